@@ -1,0 +1,548 @@
+package syntax
+
+// This file defines the abstract syntax tree produced by [Parse]. The
+// grammar structs of the parser are private; they are lowered to these
+// types. Every node records the position of its first token.
+
+// File is a parsed .wrap file.
+type File struct {
+	Filename string
+	Name     string // the name after `spec`
+	NamePos  Position
+	Decls    []Decl
+	Comments []*Comment // all comments, in source order (for fmt)
+}
+
+// Comment is one `//` or `/* */` comment, Text including its markers.
+type Comment struct {
+	Pos  Position
+	Text string
+}
+
+// Ident is a name with its position.
+type Ident struct {
+	Pos  Position
+	Name string
+}
+
+// ---------------------------------------------------------------------------
+// Declarations
+
+// Decl is a top-level declaration.
+type Decl interface {
+	declNode()
+	Position() Position
+}
+
+// ConstDecl is `const Name = Value`.
+type ConstDecl struct {
+	Pos   Position
+	Name  Ident
+	Value Expr
+}
+
+// TypeDecl is `type Name = Type`.
+type TypeDecl struct {
+	Pos  Position
+	Name Ident
+	Type TypeExpr
+}
+
+// VarDecl is `var Name: Type (= Init)?`, at top level or in a process.
+type VarDecl struct {
+	Pos  Position
+	Name Ident
+	Type TypeExpr
+	Init Expr // nil: zero value
+}
+
+// Param is `name: Type` in an fn, agent or process family header.
+type Param struct {
+	Pos  Position
+	Name Ident
+	Type TypeExpr
+}
+
+// FnDecl is `fn Name(params): Result = Body`.
+type FnDecl struct {
+	Pos    Position
+	Name   Ident
+	Params []*Param
+	Result TypeExpr
+	Body   Expr
+}
+
+// AgentDecl is `agent Name(params): Result (assume Assume)?`.
+type AgentDecl struct {
+	Pos       Position
+	Name      Ident
+	ParamsPos Position // position of "("
+	Params    []*Param
+	Result    TypeExpr
+	Assume    Expr // nil: any answer
+}
+
+// ProcessDecl is `process Name { ... }` or `process Name[i: T] { ... }`.
+type ProcessDecl struct {
+	Pos     Position
+	Name    Ident
+	Index   *Param // nil for a single process
+	Vars    []*VarDecl
+	Actions []*ActionDecl
+	Members []Decl // Vars and Actions in source order (for fmt)
+	End     Position
+}
+
+// ActionDecl is `action Name (when Guard)? { Body }`, in a process or at
+// top level (then it belongs to the implicit process `main`).
+type ActionDecl struct {
+	Pos   Position
+	Name  Ident
+	Guard Expr // nil: always enabled
+	Body  *Block
+}
+
+// InitDecl is `init { Body }`.
+type InitDecl struct {
+	Pos  Position
+	Body *Block
+}
+
+// InvariantDecl is `invariant Name: Expr`.
+type InvariantDecl struct {
+	Pos  Position
+	Name Ident
+	Expr Expr
+}
+
+// PropertyDecl is `property Name: Formula` (an LTL formula).
+type PropertyDecl struct {
+	Pos     Position
+	Name    Ident
+	Formula Expr
+}
+
+// FairnessDecl is `fairness weak|strong Process(.Action)?`.
+type FairnessDecl struct {
+	Pos     Position
+	Strong  bool
+	Process Ident
+	Action  *Ident // nil: every action of the process
+}
+
+// TerminalDecl is `terminal Expr`.
+type TerminalDecl struct {
+	Pos  Position
+	Expr Expr
+}
+
+func (*ConstDecl) declNode()     {}
+func (*TypeDecl) declNode()      {}
+func (*VarDecl) declNode()       {}
+func (*FnDecl) declNode()        {}
+func (*AgentDecl) declNode()     {}
+func (*ProcessDecl) declNode()   {}
+func (*ActionDecl) declNode()    {}
+func (*InitDecl) declNode()      {}
+func (*InvariantDecl) declNode() {}
+func (*PropertyDecl) declNode()  {}
+func (*FairnessDecl) declNode()  {}
+func (*TerminalDecl) declNode()  {}
+
+func (d *ConstDecl) Position() Position     { return d.Pos }
+func (d *TypeDecl) Position() Position      { return d.Pos }
+func (d *VarDecl) Position() Position       { return d.Pos }
+func (d *FnDecl) Position() Position        { return d.Pos }
+func (d *AgentDecl) Position() Position     { return d.Pos }
+func (d *ProcessDecl) Position() Position   { return d.Pos }
+func (d *ActionDecl) Position() Position    { return d.Pos }
+func (d *InitDecl) Position() Position      { return d.Pos }
+func (d *InvariantDecl) Position() Position { return d.Pos }
+func (d *PropertyDecl) Position() Position  { return d.Pos }
+func (d *FairnessDecl) Position() Position  { return d.Pos }
+func (d *TerminalDecl) Position() Position  { return d.Pos }
+
+// ---------------------------------------------------------------------------
+// Types
+
+// TypeExpr is a type as written.
+type TypeExpr interface {
+	typeNode()
+	Position() Position
+}
+
+// NamedType is a reference to a declared type (or, as a quantifier or
+// choose domain, possibly to a set-valued expression: the resolver decides).
+type NamedType struct {
+	Pos  Position
+	Name string
+}
+
+// BoolType is `bool`.
+type BoolType struct{ Pos Position }
+
+// RangeType is `Lo..Hi`.
+type RangeType struct {
+	Pos    Position
+	Lo, Hi Expr
+}
+
+// EnumType is `{a, b, c}` in a type position.
+type EnumType struct {
+	Pos     Position
+	Members []Ident
+}
+
+// SymmetricType is `symmetric N`.
+type SymmetricType struct {
+	Pos Position
+	N   Expr
+}
+
+// ArrayType is `[Index]Elem`.
+type ArrayType struct {
+	Pos   Position
+	Index TypeExpr
+	Elem  TypeExpr
+}
+
+// RecordType is `record { f: T, ... }`.
+type RecordType struct {
+	Pos    Position
+	Fields []*Param
+}
+
+// SetType is `set of Elem`.
+type SetType struct {
+	Pos  Position
+	Elem TypeExpr
+}
+
+func (*NamedType) typeNode()     {}
+func (*BoolType) typeNode()      {}
+func (*RangeType) typeNode()     {}
+func (*EnumType) typeNode()      {}
+func (*SymmetricType) typeNode() {}
+func (*ArrayType) typeNode()     {}
+func (*RecordType) typeNode()    {}
+func (*SetType) typeNode()       {}
+
+func (t *NamedType) Position() Position     { return t.Pos }
+func (t *BoolType) Position() Position      { return t.Pos }
+func (t *RangeType) Position() Position     { return t.Pos }
+func (t *EnumType) Position() Position      { return t.Pos }
+func (t *SymmetricType) Position() Position { return t.Pos }
+func (t *ArrayType) Position() Position     { return t.Pos }
+func (t *RecordType) Position() Position    { return t.Pos }
+func (t *SetType) Position() Position       { return t.Pos }
+
+// ---------------------------------------------------------------------------
+// Expressions (state expressions and, in properties, LTL formulas)
+
+// Expr is an expression.
+type Expr interface {
+	exprNode()
+	Position() Position
+}
+
+// Token is an operator.
+type Token uint8
+
+// Operators. Temporal operators appear only in properties.
+const (
+	Illegal Token = iota
+	// unary
+	Not
+	Neg
+	Always
+	Eventually
+	Next
+	// binary
+	Implies
+	Or
+	And
+	Eq
+	Ne
+	Lt
+	Le
+	Gt
+	Ge
+	In
+	Subset
+	Add
+	Sub
+	Union
+	Minus
+	Mul
+	Div
+	Mod
+	Intersect
+	Until
+	WeakUntil
+	Release
+	LeadsTo
+)
+
+var tokenNames = [...]string{
+	Illegal: "ILLEGAL", Not: "not", Neg: "-", Always: "always", Eventually: "eventually",
+	Next: "next", Implies: "implies", Or: "or", And: "and", Eq: "==", Ne: "!=", Lt: "<",
+	Le: "<=", Gt: ">", Ge: ">=", In: "in", Subset: "subset", Add: "+", Sub: "-",
+	Union: "union", Minus: "minus", Mul: "*", Div: "/", Mod: "%", Intersect: "intersect",
+	Until: "until", WeakUntil: "weakuntil", Release: "release", LeadsTo: "leadsto",
+}
+
+// String returns the operator as written in source.
+func (t Token) String() string {
+	if int(t) < len(tokenNames) {
+		return tokenNames[t]
+	}
+	return "ILLEGAL"
+}
+
+// IsTemporal reports whether t is an LTL operator.
+func (t Token) IsTemporal() bool {
+	switch t {
+	case Always, Eventually, Next, Until, WeakUntil, Release, LeadsTo:
+		return true
+	}
+	return false
+}
+
+// QuantKind distinguishes forall, exists and count.
+type QuantKind uint8
+
+// Quantifier kinds.
+const (
+	Forall QuantKind = iota
+	Exists
+	Count
+)
+
+func (k QuantKind) String() string {
+	return [...]string{"forall", "exists", "count"}[k]
+}
+
+// IdentExpr is a name used as a value.
+type IdentExpr struct {
+	Pos  Position
+	Name string
+}
+
+// IntLit is a decimal integer literal.
+type IntLit struct {
+	Pos   Position
+	Value int64
+	Text  string
+}
+
+// BoolLit is `true` or `false`.
+type BoolLit struct {
+	Pos   Position
+	Value bool
+}
+
+// UnaryExpr is `not X`, `-X`, `always X`, `eventually X`, `next X`.
+type UnaryExpr struct {
+	Pos Position
+	Op  Token
+	X   Expr
+}
+
+// BinaryExpr is `X op Y`.
+type BinaryExpr struct {
+	Pos   Position // position of X
+	OpPos Position
+	Op    Token
+	X, Y  Expr
+}
+
+// IndexExpr is `X[Index]`.
+type IndexExpr struct {
+	Pos   Position
+	X     Expr
+	Index Expr
+}
+
+// SelectorExpr is `X.Field` (a record field, or a process local `P.x`).
+type SelectorExpr struct {
+	Pos   Position
+	X     Expr
+	Field Ident
+}
+
+// CallExpr is `Fn(Args)`: a function call, or the builtin `card`.
+type CallExpr struct {
+	Pos  Position
+	Fn   Ident
+	Args []Expr
+}
+
+// AskExpr is `ask Agent(Args)`. It is legal only as the whole right-hand
+// side of `let x = ...` or `x := ...`; the checker rejects it elsewhere.
+type AskExpr struct {
+	Pos   Position
+	Agent Ident
+	Args  []Expr
+}
+
+// CondExpr is `if Cond then Then else Else`.
+type CondExpr struct {
+	Pos              Position
+	Cond, Then, Else Expr
+}
+
+// QuantExpr is `forall|exists|count Var in Domain: Body`.
+type QuantExpr struct {
+	Pos    Position
+	Kind   QuantKind
+	Var    Ident
+	Domain TypeExpr
+	Body   Expr
+}
+
+// SetLit is `{e1, e2, ...}` in an expression position.
+type SetLit struct {
+	Pos   Position
+	Elems []Expr
+}
+
+// RecordLit is `record { f: e, ... }`.
+type RecordLit struct {
+	Pos    Position
+	Fields []*FieldInit
+}
+
+// FieldInit is `name: value` in a record literal.
+type FieldInit struct {
+	Pos   Position
+	Name  Ident
+	Value Expr
+}
+
+// ParenExpr is `(X)`; kept so that fmt preserves the author's parentheses.
+type ParenExpr struct {
+	Pos Position
+	X   Expr
+}
+
+func (*IdentExpr) exprNode()    {}
+func (*IntLit) exprNode()       {}
+func (*BoolLit) exprNode()      {}
+func (*UnaryExpr) exprNode()    {}
+func (*BinaryExpr) exprNode()   {}
+func (*IndexExpr) exprNode()    {}
+func (*SelectorExpr) exprNode() {}
+func (*CallExpr) exprNode()     {}
+func (*AskExpr) exprNode()      {}
+func (*CondExpr) exprNode()     {}
+func (*QuantExpr) exprNode()    {}
+func (*SetLit) exprNode()       {}
+func (*RecordLit) exprNode()    {}
+func (*ParenExpr) exprNode()    {}
+
+func (e *IdentExpr) Position() Position    { return e.Pos }
+func (e *IntLit) Position() Position       { return e.Pos }
+func (e *BoolLit) Position() Position      { return e.Pos }
+func (e *UnaryExpr) Position() Position    { return e.Pos }
+func (e *BinaryExpr) Position() Position   { return e.Pos }
+func (e *IndexExpr) Position() Position    { return e.Pos }
+func (e *SelectorExpr) Position() Position { return e.Pos }
+func (e *CallExpr) Position() Position     { return e.Pos }
+func (e *AskExpr) Position() Position      { return e.Pos }
+func (e *CondExpr) Position() Position     { return e.Pos }
+func (e *QuantExpr) Position() Position    { return e.Pos }
+func (e *SetLit) Position() Position       { return e.Pos }
+func (e *RecordLit) Position() Position    { return e.Pos }
+func (e *ParenExpr) Position() Position    { return e.Pos }
+
+// ---------------------------------------------------------------------------
+// Statements
+
+// Stmt is a statement in an action or init body.
+type Stmt interface {
+	stmtNode()
+	Position() Position
+}
+
+// Block is `{ stmts }`.
+type Block struct {
+	Pos   Position // "{"
+	Stmts []Stmt
+	End   Position // "}"
+}
+
+// AssignStmt is `Target := Value`; Value may be an [AskExpr].
+type AssignStmt struct {
+	Pos    Position
+	Target Expr
+	Value  Expr
+}
+
+// LetStmt is `let Name = Value`; Value may be an [AskExpr].
+type LetStmt struct {
+	Pos   Position
+	Name  Ident
+	Value Expr
+}
+
+// ChooseStmt is `choose Var in Domain (where Where)? { Body }`.
+type ChooseStmt struct {
+	Pos    Position
+	Var    Ident
+	Domain TypeExpr
+	Where  Expr // nil: every value
+	Body   *Block
+}
+
+// IfStmt is `if Cond { Then } (else Else)?`; Else is nil, a *Block or an
+// *IfStmt (for `else if`).
+type IfStmt struct {
+	Pos  Position
+	Cond Expr
+	Then *Block
+	Else Stmt
+}
+
+// MatchStmt is `match X { cases }`.
+type MatchStmt struct {
+	Pos   Position
+	X     Expr
+	Cases []*MatchCase
+	End   Position
+}
+
+// MatchCase is `v1, v2 => Body` or `else => Body`; Body is a single
+// statement or a *Block.
+type MatchCase struct {
+	Pos    Position
+	Values []Expr // nil for `else`
+	Body   Stmt
+}
+
+// AssertStmt is `assert Cond "Msg"`.
+type AssertStmt struct {
+	Pos  Position
+	Cond Expr
+	Msg  string // unquoted; "" when absent
+}
+
+// SkipStmt is `skip`.
+type SkipStmt struct{ Pos Position }
+
+func (*Block) stmtNode()      {}
+func (*AssignStmt) stmtNode() {}
+func (*LetStmt) stmtNode()    {}
+func (*ChooseStmt) stmtNode() {}
+func (*IfStmt) stmtNode()     {}
+func (*MatchStmt) stmtNode()  {}
+func (*AssertStmt) stmtNode() {}
+func (*SkipStmt) stmtNode()   {}
+
+func (s *Block) Position() Position      { return s.Pos }
+func (s *AssignStmt) Position() Position { return s.Pos }
+func (s *LetStmt) Position() Position    { return s.Pos }
+func (s *ChooseStmt) Position() Position { return s.Pos }
+func (s *IfStmt) Position() Position     { return s.Pos }
+func (s *MatchStmt) Position() Position  { return s.Pos }
+func (s *AssertStmt) Position() Position { return s.Pos }
+func (s *SkipStmt) Position() Position   { return s.Pos }
