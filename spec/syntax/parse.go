@@ -1,0 +1,586 @@
+package syntax
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/alecthomas/participle/v2"
+	"github.com/alecthomas/participle/v2/lexer"
+)
+
+// grammar is the participle parser, built on first use. It is immutable
+// afterwards and safe for concurrent use.
+var grammar = sync.OnceValue(newParser)
+
+// maxNesting bounds the nesting of brackets and nested expression forms,
+// so that no input can exhaust the stack.
+const maxNesting = 500
+
+// Parse parses the source of a .wrap file. The error, if any, is an
+// [ErrorList] whose entries read "file:line:col: msg". Parse never panics.
+// It is safe for concurrent use.
+func Parse(filename string, src []byte) (f *File, err error) {
+	toks, comments, serr := scan(filename, src)
+	if serr != nil {
+		var list ErrorList
+		if se, ok := serr.(*scanError); ok {
+			list.Add(position(se.pos), se.msg)
+		} else {
+			list.Add(Position{Filename: filename}, serr.Error())
+		}
+		return nil, list.Err()
+	}
+	if t, ok := tooDeep(toks); ok {
+		var list ErrorList
+		list.Add(position(t.Pos), "expression nested too deeply")
+		return nil, list.Err()
+	}
+	defer func() {
+		// Last resort: participle's own invariants. Inputs that trigger
+		// this are bugs to fix in the grammar.
+		if r := recover(); r != nil {
+			var list ErrorList
+			list.Add(Position{Filename: filename, Line: 1, Col: 1}, fmt.Sprintf("internal parser error: %v", r))
+			f, err = nil, list.Err()
+		}
+	}()
+	peek, lerr := lexer.Upgrade(&sliceLexer{toks: toks})
+	if lerr != nil {
+		var list ErrorList
+		list.Add(Position{Filename: filename}, lerr.Error())
+		return nil, list.Err()
+	}
+	g, perr := grammar().ParseFromLexer(peek)
+	if perr != nil {
+		var list ErrorList
+		list.Add(syntaxError(perr, filename))
+		return nil, list.Err()
+	}
+	l := &lowerer{}
+	f = l.file(g, filename)
+	for _, c := range comments {
+		f.Comments = append(f.Comments, &Comment{Pos: position(c.Pos), Text: c.Value})
+	}
+	if err := l.errs.Err(); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// tooDeep reports the first token at which the nesting of brackets and
+// prefix forms exceeds maxNesting.
+func tooDeep(toks []lexer.Token) (lexer.Token, bool) {
+	depth := 0
+	prefix := 0 // prefix forms since the last bracket or separator
+	for _, t := range toks {
+		switch t.Value {
+		case "(", "[", "{":
+			depth++
+		case ")", "]", "}":
+			depth--
+			prefix = 0
+		case "if", "forall", "exists", "count", "set", "ask", "not", "always", "eventually", "next", "-":
+			if t.Type != tokString {
+				prefix++
+			}
+		case ";", ",", "then", "else":
+			prefix = 0
+		}
+		if t.Type == tokKeyword || t.Type == tokPunct {
+			switch t.Value {
+			case "spec", "const", "type", "var", "fn", "agent", "process", "action", "init",
+				"invariant", "property", "fairness", "terminal", "let", ":=":
+				prefix = 0
+			}
+		}
+		if depth+prefix/8 > maxNesting {
+			return t, true
+		}
+	}
+	return lexer.Token{}, false
+}
+
+func position(p lexer.Position) Position {
+	return Position{Filename: p.Filename, Offset: p.Offset, Line: p.Line, Col: p.Column}
+}
+
+// syntaxError converts a participle error to a position and a Go-style
+// message "expected X, found Y".
+func syntaxError(err error, filename string) (Position, string) {
+	var ute *participle.UnexpectedTokenError
+	if errors.As(err, &ute) {
+		return position(ute.Unexpected.Pos), "expected " + expectation(ute) + ", found " + describe(ute.Unexpected)
+	}
+	var perr participle.Error
+	if errors.As(err, &perr) {
+		return position(perr.Position()), perr.Message()
+	}
+	return Position{Filename: filename}, err.Error()
+}
+
+// describe names a token the way go/parser does: literals bare, other
+// tokens quoted.
+func describe(t lexer.Token) string {
+	switch t.Type {
+	case tokEOF:
+		return "EOF"
+	case tokIdent, tokInt, tokString:
+		return t.Value
+	}
+	return "'" + t.Value + "'"
+}
+
+// expectation turns participle's expected grammar fragment into words.
+func expectation(e *participle.UnexpectedTokenError) string {
+	msg := e.Message()
+	i := strings.Index(msg, " (expected ")
+	if i < 0 {
+		return "end of declaration"
+	}
+	x := strings.TrimSuffix(msg[i+len(" (expected "):], ")")
+	return humanize(x)
+}
+
+// nodeNames maps grammar struct names to words for error messages.
+var nodeNames = map[string]string{
+	"gDecl": "declaration", "gIdent": "name", "gType": "type", "gExpr": "expression",
+	"gStmt": "statement", "gBlock": "'{'", "gParam": "parameter", "gArgs": "'('",
+	"gPrimary": "operand", "gPostfix": "operand", "gUnaryExpr": "operand",
+	"gMatchCase": "match case", "gFieldInit": "field", "gProcessMember": "var or action",
+	"gAddExpr": "expression", "gMulExpr": "expression", "gCmpExpr": "expression",
+	"gNotExpr": "expression", "gUntilExpr": "expression", "gAndExpr": "expression",
+	"gOrExpr": "expression", "gImpliesExpr": "expression",
+}
+
+// humanize rewrites a grammar fragment such as `"}"` or `<ident>` or
+// `gExpr` into the words of an error message.
+func humanize(x string) string {
+	x = strings.TrimSpace(x)
+	if n, ok := nodeNames[x]; ok {
+		return n
+	}
+	if strings.HasPrefix(x, `"`) && strings.HasSuffix(x, `"`) && len(x) >= 2 && !strings.ContainsAny(x[1:len(x)-1], `" `) {
+		return "'" + x[1:len(x)-1] + "'"
+	}
+	switch x {
+	case "<ident>":
+		return "name"
+	case "<int>":
+		return "integer"
+	case "<string>":
+		return "string"
+	}
+	return x
+}
+
+// lowerer converts the grammar structs to the AST and collects the errors
+// that the grammar cannot express.
+type lowerer struct {
+	errs ErrorList
+}
+
+func (l *lowerer) errorf(p lexer.Position, format string, args ...any) {
+	l.errs.Add(position(p), fmt.Sprintf(format, args...))
+}
+
+func (l *lowerer) file(g *gFile, filename string) *File {
+	f := &File{Filename: filename, Name: g.Name.Name, NamePos: position(g.Name.Pos)}
+	for _, d := range g.Decls {
+		f.Decls = append(f.Decls, l.decl(d))
+	}
+	return f
+}
+
+func (l *lowerer) ident(g *gIdent) Ident {
+	return Ident{Pos: position(g.Pos), Name: g.Name}
+}
+
+func (l *lowerer) params(gs []*gParam) []*Param {
+	var ps []*Param
+	for _, g := range gs {
+		ps = append(ps, l.param(g))
+	}
+	return ps
+}
+
+func (l *lowerer) param(g *gParam) *Param {
+	return &Param{Pos: position(g.Pos), Name: l.ident(g.Name), Type: l.typ(g.Type)}
+}
+
+func (l *lowerer) decl(g *gDecl) Decl {
+	switch {
+	case g.Const != nil:
+		d := g.Const
+		return &ConstDecl{Pos: position(d.Pos), Name: l.ident(d.Name), Value: l.expr(d.Value)}
+	case g.Type != nil:
+		d := g.Type
+		return &TypeDecl{Pos: position(d.Pos), Name: l.ident(d.Name), Type: l.typ(d.Type)}
+	case g.Var != nil:
+		return l.varDecl(g.Var)
+	case g.Fn != nil:
+		d := g.Fn
+		return &FnDecl{Pos: position(d.Pos), Name: l.ident(d.Name), Params: l.params(d.Params),
+			Result: l.typ(d.Result), Body: l.expr(d.Body)}
+	case g.Agent != nil:
+		d := g.Agent
+		a := &AgentDecl{Pos: position(d.Pos), Name: l.ident(d.Name), ParamsPos: position(d.Lparen.Pos),
+			Params: l.params(d.Params), Result: l.typ(d.Result)}
+		if d.Assume != nil {
+			a.Assume = l.expr(d.Assume)
+		}
+		return a
+	case g.Process != nil:
+		d := g.Process
+		p := &ProcessDecl{Pos: position(d.Pos), Name: l.ident(d.Name), End: position(d.End.Pos)}
+		if d.Index != nil {
+			p.Index = l.param(d.Index)
+		}
+		for _, m := range d.Members {
+			if m.Var != nil {
+				v := l.varDecl(m.Var)
+				p.Vars = append(p.Vars, v)
+				p.Members = append(p.Members, v)
+			} else {
+				a := l.action(m.Action)
+				p.Actions = append(p.Actions, a)
+				p.Members = append(p.Members, a)
+			}
+		}
+		return p
+	case g.Action != nil:
+		return l.action(g.Action)
+	case g.Init != nil:
+		return &InitDecl{Pos: position(g.Init.Pos), Body: l.block(g.Init.Body)}
+	case g.Invariant != nil:
+		d := g.Invariant
+		return &InvariantDecl{Pos: position(d.Pos), Name: l.ident(d.Name), Expr: l.expr(d.Expr)}
+	case g.Property != nil:
+		d := g.Property
+		return &PropertyDecl{Pos: position(d.Pos), Name: l.ident(d.Name), Formula: l.expr(d.Formula)}
+	case g.Fairness != nil:
+		d := g.Fairness
+		fd := &FairnessDecl{Pos: position(d.Pos), Strong: d.Kind == "strong", Process: l.ident(d.Process)}
+		if d.Action != nil {
+			a := Ident{Pos: position(d.Action.Pos), Name: d.Action.Name}
+			fd.Action = &a
+		}
+		return fd
+	default:
+		d := g.Terminal
+		return &TerminalDecl{Pos: position(d.Pos), Expr: l.expr(d.Expr)}
+	}
+}
+
+func (l *lowerer) varDecl(g *gVarDecl) *VarDecl {
+	v := &VarDecl{Pos: position(g.Pos), Name: l.ident(g.Name), Type: l.typ(g.Type)}
+	if g.Init != nil {
+		v.Init = l.expr(g.Init)
+	}
+	return v
+}
+
+func (l *lowerer) action(g *gActionDecl) *ActionDecl {
+	name := Ident{Pos: position(g.Name.Pos), Name: g.Name.Name}
+	a := &ActionDecl{Pos: position(g.Pos), Name: name, Body: l.block(g.Body)}
+	if g.Guard != nil {
+		a.Guard = l.expr(g.Guard)
+	}
+	return a
+}
+
+// ---------------------------------------------------------------------------
+// Types
+
+func (l *lowerer) typ(g *gType) TypeExpr {
+	pos := position(g.Pos)
+	switch {
+	case g.Bool != "":
+		return &BoolType{Pos: pos}
+	case g.Set != nil:
+		return &SetType{Pos: pos, Elem: l.typ(g.Set)}
+	case g.Symmetric != nil:
+		return &SymmetricType{Pos: pos, N: l.addExpr(g.Symmetric)}
+	case g.Array != nil:
+		return &ArrayType{Pos: pos, Index: l.typ(g.Array.Index), Elem: l.typ(g.Array.Elem)}
+	case g.Record != nil:
+		return &RecordType{Pos: pos, Fields: l.params(g.Record.Fields)}
+	case g.Enum != nil:
+		t := &EnumType{Pos: pos}
+		for _, m := range g.Enum.Members {
+			t.Members = append(t.Members, l.ident(m))
+		}
+		return t
+	default:
+		r := g.Range
+		lo := l.addExpr(r.Lo)
+		if r.Hi != nil {
+			return &RangeType{Pos: pos, Lo: lo, Hi: l.addExpr(r.Hi)}
+		}
+		if id, ok := lo.(*IdentExpr); ok {
+			return &NamedType{Pos: pos, Name: id.Name}
+		}
+		l.errs.Add(pos, "expected type, found expression (a range needs lo..hi)")
+		return &NamedType{Pos: pos}
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Expressions
+
+func (l *lowerer) binary(x Expr, op lexer.Token, y Expr) Expr {
+	return &BinaryExpr{Pos: x.Position(), OpPos: position(op.Pos), Op: binaryOps[op.Value], X: x, Y: y}
+}
+
+var binaryOps = map[string]Token{
+	"implies": Implies, "or": Or, "and": And, "==": Eq, "!=": Ne, "<": Lt, "<=": Le,
+	">": Gt, ">=": Ge, "in": In, "subset": Subset, "+": Add, "-": Sub, "union": Union,
+	"minus": Minus, "*": Mul, "/": Div, "%": Mod, "intersect": Intersect, "until": Until,
+	"weakuntil": WeakUntil, "release": Release, "leadsto": LeadsTo,
+}
+
+var unaryOps = map[string]Token{
+	"not": Not, "-": Neg, "always": Always, "eventually": Eventually, "next": Next,
+}
+
+// foldRight builds a right-associative chain from operands and operators.
+func (l *lowerer) foldRight(xs []Expr, ops []lexer.Token) Expr {
+	e := xs[len(xs)-1]
+	for i := len(ops) - 1; i >= 0; i-- {
+		e = l.binary(xs[i], ops[i], e)
+	}
+	return e
+}
+
+func (l *lowerer) expr(g *gExpr) Expr {
+	if len(g.Rest) == 0 {
+		return l.impliesExpr(g.X)
+	}
+	xs := []Expr{l.impliesExpr(g.X)}
+	var ops []lexer.Token
+	for _, r := range g.Rest {
+		xs = append(xs, l.impliesExpr(r.Y))
+		ops = append(ops, r.Op)
+	}
+	return l.foldRight(xs, ops)
+}
+
+func (l *lowerer) impliesExpr(g *gImpliesExpr) Expr {
+	if len(g.Rest) == 0 {
+		return l.orExpr(g.X)
+	}
+	xs := []Expr{l.orExpr(g.X)}
+	var ops []lexer.Token
+	for _, r := range g.Rest {
+		xs = append(xs, l.orExpr(r.Y))
+		ops = append(ops, r.Op)
+	}
+	return l.foldRight(xs, ops)
+}
+
+func (l *lowerer) orExpr(g *gOrExpr) Expr {
+	e := l.andExpr(g.X)
+	for _, r := range g.Rest {
+		e = l.binary(e, r.Op, l.andExpr(r.Y))
+	}
+	return e
+}
+
+func (l *lowerer) andExpr(g *gAndExpr) Expr {
+	e := l.untilExpr(g.X)
+	for _, r := range g.Rest {
+		e = l.binary(e, r.Op, l.untilExpr(r.Y))
+	}
+	return e
+}
+
+func (l *lowerer) untilExpr(g *gUntilExpr) Expr {
+	if len(g.Rest) == 0 {
+		return l.notExpr(g.X)
+	}
+	xs := []Expr{l.notExpr(g.X)}
+	var ops []lexer.Token
+	for _, r := range g.Rest {
+		xs = append(xs, l.notExpr(r.Y))
+		ops = append(ops, r.Op)
+	}
+	return l.foldRight(xs, ops)
+}
+
+func (l *lowerer) notExpr(g *gNotExpr) Expr {
+	e := l.cmpExpr(g.X)
+	for i := len(g.Ops) - 1; i >= 0; i-- {
+		op := g.Ops[i]
+		e = &UnaryExpr{Pos: position(op.Pos), Op: unaryOps[op.Op], X: e}
+	}
+	return e
+}
+
+func (l *lowerer) cmpExpr(g *gCmpExpr) Expr {
+	x := l.addExpr(g.X)
+	if g.Y == nil {
+		return x
+	}
+	return l.binary(x, g.Op, l.addExpr(g.Y))
+}
+
+func (l *lowerer) addExpr(g *gAddExpr) Expr {
+	e := l.mulExpr(g.X)
+	for _, r := range g.Rest {
+		e = l.binary(e, r.Op, l.mulExpr(r.Y))
+	}
+	return e
+}
+
+func (l *lowerer) mulExpr(g *gMulExpr) Expr {
+	e := l.unaryExpr(g.X)
+	for _, r := range g.Rest {
+		e = l.binary(e, r.Op, l.unaryExpr(r.Y))
+	}
+	return e
+}
+
+func (l *lowerer) unaryExpr(g *gUnaryExpr) Expr {
+	e := l.postfix(g.X)
+	for i := len(g.Neg) - 1; i >= 0; i-- {
+		e = &UnaryExpr{Pos: position(g.Neg[i].Pos), Op: Neg, X: e}
+	}
+	return e
+}
+
+func (l *lowerer) postfix(g *gPostfix) Expr {
+	e := l.primary(g.X)
+	pos := e.Position()
+	for _, s := range g.Suffixes {
+		if s.Index != nil {
+			e = &IndexExpr{Pos: pos, X: e, Index: l.expr(s.Index)}
+		} else {
+			e = &SelectorExpr{Pos: pos, X: e, Field: l.ident(s.Field)}
+		}
+	}
+	return e
+}
+
+func (l *lowerer) args(g *gArgs) []Expr {
+	var es []Expr
+	for _, a := range g.Args {
+		es = append(es, l.expr(a))
+	}
+	return es
+}
+
+func (l *lowerer) primary(g *gPrimary) Expr {
+	pos := position(g.Pos)
+	switch {
+	case g.Int != "":
+		v, err := strconv.ParseInt(g.Int, 10, 64)
+		if err != nil {
+			l.errs.Add(pos, fmt.Sprintf("integer literal %s overflows int64", g.Int))
+		}
+		return &IntLit{Pos: pos, Value: v, Text: g.Int}
+	case g.Bool != "":
+		return &BoolLit{Pos: pos, Value: g.Bool == "true"}
+	case g.Paren != nil:
+		return &ParenExpr{Pos: pos, X: l.expr(g.Paren)}
+	case g.Set != nil:
+		s := &SetLit{Pos: pos}
+		for _, e := range g.Set.Elems {
+			s.Elems = append(s.Elems, l.expr(e))
+		}
+		return s
+	case g.Record != nil:
+		r := &RecordLit{Pos: pos}
+		for _, fi := range g.Record.Fields {
+			r.Fields = append(r.Fields, &FieldInit{Pos: position(fi.Pos), Name: l.ident(fi.Name), Value: l.expr(fi.Value)})
+		}
+		return r
+	case g.Cond != nil:
+		c := g.Cond
+		return &CondExpr{Pos: pos, Cond: l.expr(c.Cond), Then: l.expr(c.Then), Else: l.expr(c.Else)}
+	case g.Quant != nil:
+		q := g.Quant
+		kind := Forall
+		switch q.Kind {
+		case "exists":
+			kind = Exists
+		case "count":
+			kind = Count
+		}
+		return &QuantExpr{Pos: pos, Kind: kind, Var: l.ident(q.Var), Domain: l.typ(q.Domain), Body: l.expr(q.Body)}
+	case g.Ask != nil:
+		return &AskExpr{Pos: pos, Agent: l.ident(g.Ask.Agent), Args: l.args(g.Ask.Args)}
+	case g.Call != nil:
+		return &CallExpr{Pos: pos, Fn: l.ident(g.Name), Args: l.args(g.Call)}
+	default:
+		return &IdentExpr{Pos: pos, Name: g.Name.Name}
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Statements
+
+func (l *lowerer) block(g *gBlock) *Block {
+	b := &Block{Pos: position(g.Pos), End: position(g.End.Pos)}
+	for _, s := range g.Stmts {
+		b.Stmts = append(b.Stmts, l.stmt(s))
+	}
+	return b
+}
+
+func (l *lowerer) stmt(g *gStmt) Stmt {
+	pos := position(g.Pos)
+	switch {
+	case g.Let != nil:
+		return &LetStmt{Pos: pos, Name: l.ident(g.Let.Name), Value: l.expr(g.Let.Value)}
+	case g.Choose != nil:
+		c := g.Choose
+		s := &ChooseStmt{Pos: pos, Var: l.ident(c.Var), Domain: l.typ(c.Domain), Body: l.block(c.Body)}
+		if c.Where != nil {
+			s.Where = l.expr(c.Where)
+		}
+		return s
+	case g.If != nil:
+		return l.ifStmt(g.If)
+	case g.Match != nil:
+		m := g.Match
+		s := &MatchStmt{Pos: pos, X: l.expr(m.X), End: position(m.End.Pos)}
+		for _, c := range m.Cases {
+			mc := &MatchCase{Pos: position(c.Pos), Body: l.stmt(c.Body)}
+			for _, v := range c.Values {
+				mc.Values = append(mc.Values, l.expr(v))
+			}
+			s.Cases = append(s.Cases, mc)
+		}
+		return s
+	case g.Assert != nil:
+		a := &AssertStmt{Pos: pos, Cond: l.expr(g.Assert.Cond)}
+		if g.Assert.Msg != nil {
+			msg, err := strconv.Unquote(*g.Assert.Msg)
+			if err != nil {
+				l.errs.Add(pos, fmt.Sprintf("invalid string literal %s", *g.Assert.Msg))
+			}
+			a.Msg = msg
+		}
+		return a
+	case g.Skip != "":
+		return &SkipStmt{Pos: pos}
+	case g.Block != nil:
+		return l.block(g.Block)
+	default:
+		a := g.Assign
+		return &AssignStmt{Pos: pos, Target: l.postfix(a.Target), Value: l.expr(a.Value)}
+	}
+}
+
+func (l *lowerer) ifStmt(g *gIfStmt) *IfStmt {
+	s := &IfStmt{Pos: position(g.Pos), Cond: l.expr(g.Cond), Then: l.block(g.Then)}
+	switch {
+	case g.ElseIf != nil:
+		s.Else = l.ifStmt(g.ElseIf)
+	case g.Else != nil:
+		s.Else = l.block(g.Else)
+	}
+	return s
+}

@@ -1,0 +1,243 @@
+package syntax
+
+import (
+	"fmt"
+	"io"
+	"unicode/utf8"
+
+	"github.com/alecthomas/participle/v2/lexer"
+)
+
+// Token types of the lexer. Keywords have their own type so that the
+// grammar's @Ident never captures a reserved word.
+const (
+	tokEOF     = lexer.EOF
+	tokComment = lexer.EOF - 1 - iota
+	tokIdent
+	tokKeyword
+	tokInt
+	tokString
+	tokPunct
+)
+
+// keywords are the reserved words of LANGUAGE.md. `then` and `assume` are
+// not in that list; they are contextual: they are matched by value (in `if c then a
+// else b` and after an agent's result type) and stay valid names.
+var keywords = map[string]bool{
+	"spec": true, "const": true, "type": true, "var": true, "fn": true, "agent": true,
+	"process": true, "action": true, "when": true, "init": true, "invariant": true,
+	"property": true, "fairness": true, "weak": true, "strong": true, "terminal": true,
+	"let": true, "ask": true, "choose": true, "in": true, "where": true, "if": true,
+	"else": true, "match": true, "assert": true, "skip": true, "bool": true,
+	"symmetric": true, "record": true, "set": true, "of": true, "true": true,
+	"false": true, "and": true, "or": true, "not": true, "implies": true, "forall": true,
+	"exists": true, "count": true, "always": true, "eventually": true, "next": true,
+	"until": true, "release": true, "weakuntil": true, "leadsto": true,
+}
+
+// IsKeyword reports whether name is a reserved word of the language.
+func IsKeyword(name string) bool { return keywords[name] }
+
+// lexDef is the participle lexer definition. It is stateless.
+type lexDef struct{}
+
+var _ lexer.BytesDefinition = lexDef{}
+
+func (lexDef) Symbols() map[string]lexer.TokenType {
+	return map[string]lexer.TokenType{
+		"EOF":     tokEOF,
+		"Comment": tokComment,
+		"Ident":   tokIdent,
+		"Keyword": tokKeyword,
+		"Int":     tokInt,
+		"String":  tokString,
+		"Punct":   tokPunct,
+	}
+}
+
+func (d lexDef) Lex(filename string, r io.Reader) (lexer.Lexer, error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	return d.LexBytes(filename, b)
+}
+
+func (lexDef) LexBytes(filename string, src []byte) (lexer.Lexer, error) {
+	toks, _, err := scan(filename, src)
+	if err != nil {
+		return nil, err
+	}
+	return &sliceLexer{toks: toks}, nil
+}
+
+// sliceLexer replays scanned tokens; the last one is EOF.
+type sliceLexer struct {
+	toks []lexer.Token
+	i    int
+}
+
+func (l *sliceLexer) Next() (lexer.Token, error) {
+	t := l.toks[l.i]
+	if l.i < len(l.toks)-1 {
+		l.i++
+	}
+	return t, nil
+}
+
+// scanError is a lexical error.
+type scanError struct {
+	pos lexer.Position
+	msg string
+}
+
+func (e *scanError) Error() string { return fmt.Sprintf("%s: %s", e.pos, e.msg) }
+
+// scanner turns source bytes into tokens. Columns count runes.
+type scanner struct {
+	filename string
+	src      []byte
+	off      int
+	line     int
+	col      int
+}
+
+func (s *scanner) pos() lexer.Position {
+	return lexer.Position{Filename: s.filename, Offset: s.off, Line: s.line, Column: s.col}
+}
+
+// advance moves over one rune and returns it.
+func (s *scanner) advance() rune {
+	r, n := rune(s.src[s.off]), 1
+	if r >= utf8.RuneSelf {
+		r, n = utf8.DecodeRune(s.src[s.off:])
+	}
+	s.off += n
+	if r == '\n' {
+		s.line++
+		s.col = 1
+	} else {
+		s.col++
+	}
+	return r
+}
+
+func (s *scanner) peek(k int) byte {
+	if s.off+k < len(s.src) {
+		return s.src[s.off+k]
+	}
+	return 0
+}
+
+func isLetter(c byte) bool { return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+func isDigit(c byte) bool  { return '0' <= c && c <= '9' }
+
+// scan returns the tokens of src, ending with EOF, and its comments
+// separately.
+func scan(filename string, src []byte) (toks, comments []lexer.Token, err error) {
+	s := &scanner{filename: filename, src: src, line: 1, col: 1}
+	toks = make([]lexer.Token, 0, len(src)/4+1)
+	for {
+		for s.off < len(src) {
+			c := src[s.off]
+			if c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\f' {
+				break
+			}
+			s.advance()
+		}
+		start := s.pos()
+		if s.off >= len(src) {
+			toks = append(toks, lexer.Token{Type: tokEOF, Pos: start})
+			return toks, comments, nil
+		}
+		c := src[s.off]
+		typ := tokPunct
+		switch {
+		case isLetter(c):
+			for s.off < len(src) && (isLetter(src[s.off]) || isDigit(src[s.off])) {
+				s.off++
+				s.col++
+			}
+			typ = tokIdent
+			if keywords[string(src[start.Offset:s.off])] {
+				typ = tokKeyword
+			}
+		case isDigit(c):
+			for s.off < len(src) && isDigit(src[s.off]) {
+				s.off++
+				s.col++
+			}
+			typ = tokInt
+		case c == '/' && s.peek(1) == '/':
+			for s.off < len(src) && src[s.off] != '\n' {
+				s.advance()
+			}
+			end := s.off
+			if end > start.Offset && src[end-1] == '\r' {
+				end--
+			}
+			comments = append(comments, lexer.Token{Type: tokComment, Value: string(src[start.Offset:end]), Pos: start})
+			continue
+		case c == '/' && s.peek(1) == '*':
+			s.advance()
+			s.advance()
+			for {
+				if s.off >= len(src) {
+					return nil, nil, &scanError{start, "comment not terminated"}
+				}
+				if src[s.off] == '*' && s.peek(1) == '/' {
+					s.advance()
+					s.advance()
+					break
+				}
+				s.advance()
+			}
+			comments = append(comments, lexer.Token{Type: tokComment, Value: string(src[start.Offset:s.off]), Pos: start})
+			continue
+		case c == '"':
+			s.advance()
+			for {
+				if s.off >= len(src) || src[s.off] == '\n' {
+					return nil, nil, &scanError{start, "string literal not terminated"}
+				}
+				r := s.advance()
+				if r == '"' {
+					break
+				}
+				if r == '\\' && s.off < len(src) && src[s.off] != '\n' {
+					s.advance()
+				}
+			}
+			typ = tokString
+		default:
+			n := 0
+			switch c {
+			case ':', '=', '!', '<', '>':
+				if s.peek(1) == '=' {
+					n = 2
+				} else if c == '=' && s.peek(1) == '>' {
+					n = 2
+				} else if c != '!' {
+					n = 1
+				}
+			case '.':
+				n = 1
+				if s.peek(1) == '.' {
+					n = 2
+				}
+			case '(', ')', '[', ']', '{', '}', ',', ';', '+', '-', '*', '/', '%':
+				n = 1
+			}
+			if n == 0 {
+				r, _ := utf8.DecodeRune(src[s.off:])
+				if r == utf8.RuneError {
+					return nil, nil, &scanError{start, "invalid UTF-8 encoding"}
+				}
+				return nil, nil, &scanError{start, fmt.Sprintf("invalid character %q", r)}
+			}
+			s.off += n
+			s.col += n
+		}
+		toks = append(toks, lexer.Token{Type: typ, Value: string(src[start.Offset:s.off]), Pos: start})
+	}
+}
