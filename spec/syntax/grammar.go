@@ -139,226 +139,6 @@ type gTerminalDecl struct {
 }
 
 // ---------------------------------------------------------------------------
-// Types
-
-type gType struct {
-	Pos       lexer.Position
-	Bool      string       `parser:"  @'bool'"`
-	Set       *gType       `parser:"| 'set' 'of' @@"`
-	Symmetric *gAddExpr    `parser:"| 'symmetric' @@"`
-	Array     *gArrayType  `parser:"| @@"`
-	Record    *gRecordType `parser:"| @@"`
-	Enum      *gEnumType   `parser:"| @@"`
-	Range     *gRangeType  `parser:"| @@"`
-}
-
-type gArrayType struct {
-	Pos   lexer.Position
-	Index *gType `parser:"'[' @@ ']'"`
-	Elem  *gType `parser:"@@"`
-}
-
-type gRecordType struct {
-	Pos    lexer.Position
-	Fields []*gParam `parser:"'record' '{' ( @@ ( ',' @@ )* ','? )? '}'"`
-}
-
-type gEnumType struct {
-	Pos     lexer.Position
-	Members []*gIdent `parser:"'{' @@ ( ',' @@ )* ','? '}'"`
-}
-
-// gRangeType is `lo..hi`, or a type name when Hi is absent.
-type gRangeType struct {
-	Pos lexer.Position
-	Lo  *gAddExpr `parser:"@@"`
-	Hi  *gAddExpr `parser:"( '..' @@ )?"`
-}
-
-// ---------------------------------------------------------------------------
-// Expressions, lowest precedence first
-
-// gExpr is the leadsto level (right associative).
-type gExpr struct {
-	Pos  lexer.Position
-	X    *gImpliesExpr `parser:"@@"`
-	Rest []*gLeadsTo   `parser:"@@*"`
-}
-
-type gLeadsTo struct {
-	Op lexer.Token   `parser:"@'leadsto'"`
-	Y  *gImpliesExpr `parser:"@@"`
-}
-
-// gImpliesExpr is the implies level (right associative).
-type gImpliesExpr struct {
-	Pos  lexer.Position
-	X    *gOrExpr    `parser:"@@"`
-	Rest []*gImplies `parser:"@@*"`
-}
-
-type gImplies struct {
-	Op lexer.Token `parser:"@'implies'"`
-	Y  *gOrExpr    `parser:"@@"`
-}
-
-type gOrExpr struct {
-	Pos  lexer.Position
-	X    *gAndExpr `parser:"@@"`
-	Rest []*gOr    `parser:"@@*"`
-}
-
-type gOr struct {
-	Op lexer.Token `parser:"@'or'"`
-	Y  *gAndExpr   `parser:"@@"`
-}
-
-type gAndExpr struct {
-	Pos  lexer.Position
-	X    *gUntilExpr `parser:"@@"`
-	Rest []*gAnd     `parser:"@@*"`
-}
-
-type gAnd struct {
-	Op lexer.Token `parser:"@'and'"`
-	Y  *gUntilExpr `parser:"@@"`
-}
-
-// gUntilExpr is the level of until, weakuntil and release (right
-// associative): tighter than and, looser than the unary operators.
-type gUntilExpr struct {
-	Pos  lexer.Position
-	X    *gNotExpr `parser:"@@"`
-	Rest []*gUntil `parser:"@@*"`
-}
-
-type gUntil struct {
-	Op lexer.Token `parser:"@( 'until' | 'weakuntil' | 'release' )"`
-	Y  *gNotExpr   `parser:"@@"`
-}
-
-// gNotExpr is the level of not, always, eventually and next.
-type gNotExpr struct {
-	Pos lexer.Position
-	Ops []*gPrefix `parser:"@@*"`
-	X   *gCmpExpr  `parser:"@@"`
-}
-
-type gPrefix struct {
-	Pos lexer.Position
-	Op  string `parser:"@( 'not' | 'always' | 'eventually' | 'next' )"`
-}
-
-// gCmpExpr is a comparison; comparisons do not chain.
-type gCmpExpr struct {
-	Pos lexer.Position
-	X   *gAddExpr   `parser:"@@"`
-	Op  lexer.Token `parser:"( @( '==' | '!=' | '<=' | '<' | '>=' | '>' | 'in' | 'subset' )"`
-	Y   *gAddExpr   `parser:"@@ )?"`
-}
-
-type gAddExpr struct {
-	Pos  lexer.Position
-	X    *gMulExpr `parser:"@@"`
-	Rest []*gAdd   `parser:"@@*"`
-}
-
-type gAdd struct {
-	Op lexer.Token `parser:"@( '+' | '-' | 'union' | 'minus' )"`
-	Y  *gMulExpr   `parser:"@@"`
-}
-
-type gMulExpr struct {
-	Pos  lexer.Position
-	X    *gUnaryExpr `parser:"@@"`
-	Rest []*gMul     `parser:"@@*"`
-}
-
-type gMul struct {
-	Op lexer.Token `parser:"@( '*' | '/' | '%' | 'intersect' )"`
-	Y  *gUnaryExpr `parser:"@@"`
-}
-
-type gUnaryExpr struct {
-	Pos lexer.Position
-	Neg []*gNeg   `parser:"@@*"`
-	X   *gPostfix `parser:"@@"`
-}
-
-type gNeg struct {
-	Pos lexer.Position
-	Op  string `parser:"@'-'"`
-}
-
-type gPostfix struct {
-	Pos      lexer.Position
-	X        *gPrimary  `parser:"@@"`
-	Suffixes []*gSuffix `parser:"@@*"`
-}
-
-type gSuffix struct {
-	Pos   lexer.Position
-	Index *gExpr  `parser:"  '[' @@ ']'"`
-	Field *gIdent `parser:"| '.' @@"`
-}
-
-type gPrimary struct {
-	Pos    lexer.Position
-	Int    string      `parser:"  @Int"`
-	Bool   string      `parser:"| @( 'true' | 'false' )"`
-	Paren  *gExpr      `parser:"| '(' @@ ')'"`
-	Set    *gSetLit    `parser:"| @@"`
-	Record *gRecordLit `parser:"| @@"`
-	Cond   *gCondExpr  `parser:"| @@"`
-	Quant  *gQuantExpr `parser:"| @@"`
-	Ask    *gAskExpr   `parser:"| @@"`
-	Name   *gIdent     `parser:"| @@"`
-	Call   *gArgs      `parser:"  @@?"`
-}
-
-type gArgs struct {
-	Pos  lexer.Position
-	Args []*gExpr `parser:"'(' ( @@ ( ',' @@ )* )? ')'"`
-}
-
-type gSetLit struct {
-	Pos   lexer.Position
-	Elems []*gExpr `parser:"'{' ( @@ ( ',' @@ )* ','? )? '}'"`
-}
-
-type gRecordLit struct {
-	Pos    lexer.Position
-	Fields []*gFieldInit `parser:"'record' '{' ( @@ ( ',' @@ )* ','? )? '}'"`
-}
-
-type gFieldInit struct {
-	Pos   lexer.Position
-	Name  *gIdent `parser:"@@ ':'"`
-	Value *gExpr  `parser:"@@"`
-}
-
-type gCondExpr struct {
-	Pos  lexer.Position
-	Cond *gExpr `parser:"'if' @@"`
-	Then *gExpr `parser:"'then' @@"`
-	Else *gExpr `parser:"'else' @@"`
-}
-
-type gQuantExpr struct {
-	Pos    lexer.Position
-	Kind   string  `parser:"@( 'forall' | 'exists' | 'count' )"`
-	Var    *gIdent `parser:"@@ 'in'"`
-	Domain *gType  `parser:"@@ ':'"`
-	Body   *gExpr  `parser:"@@"`
-}
-
-type gAskExpr struct {
-	Pos   lexer.Position
-	Agent *gIdent `parser:"'ask' @@"`
-	Args  *gArgs  `parser:"@@"`
-}
-
-// ---------------------------------------------------------------------------
 // Statements
 
 type gBlock struct {
@@ -387,8 +167,8 @@ type gLetStmt struct {
 
 type gAssignStmt struct {
 	Pos    lexer.Position
-	Target *gPostfix `parser:"@@ ':='"`
-	Value  *gExpr    `parser:"@@"`
+	Target *gTarget `parser:"@@ ':='"`
+	Value  *gExpr   `parser:"@@"`
 }
 
 type gChooseStmt struct {
@@ -435,34 +215,45 @@ func newParser() *participle.Parser[gFile] {
 	)
 }
 
-// grammarEBNF returns the grammar in EBNF, as docs/grammar.ebnf holds it.
+// grammarEBNF returns the grammar in EBNF, as docs/grammar.ebnf holds it:
+// the participle grammar, then the productions of expressions and types
+// that exprParser implements.
 func grammarEBNF() string {
-	return grammarHeader + grammar().String() + "\n"
+	return grammarHeader + grammar().String() + "\n\n" + exprHeader + exprEBNF
 }
 
-const grammarHeader = `(* The grammar of .wrap files, generated from spec/syntax/grammar.go by
-   WRAPCHECK_UPDATE=1 go test ./spec/syntax/ ; do not edit.
+const grammarHeader = `(* The grammar of .wrap files, generated from spec/syntax/grammar.go and
+   spec/syntax/expr.go by WRAPCHECK_UPDATE=1 go test ./spec/syntax/ ; do
+   not edit.
 
-   Tokens: Ident = [A-Za-z_][A-Za-z0-9_]* that is not a keyword; Keyword =
-   a reserved word of LANGUAGE.md; Int = [0-9]+; String = a double-quoted
-   string with Go escapes (assert messages only); Punct = an operator or
-   delimiter. Comments (// and /* */) and white space, newlines included,
-   separate tokens. "then" and "assume" are contextual, not reserved.
+   Tokens: <ident> = [A-Za-z_][A-Za-z0-9_]* that is not a keyword;
+   <keyword> = a reserved word of LANGUAGE.md; <int> = [0-9]+; <string> =
+   a double-quoted string with Go escapes (assert messages only). Comments
+   (// and /* */) and white space, newlines included, separate tokens.
+   "then", "assume", "union", "minus", "intersect" and "subset" are not
+   reserved: they are identifiers where no operator or clause can be. An action name may be a keyword (actions have their own
+   namespace). *)
 
-   Expression precedence, lowest first (one production per level):
-     GExpr        leadsto                        right assoc.
-     GImpliesExpr implies                        right assoc.
-     GOrExpr      or                             left
-     GAndExpr     and                            left
-     GUntilExpr   until weakuntil release        right assoc.
-     GNotExpr     not always eventually next     prefix
-     GCmpExpr     == != < <= > >= in subset      non-associative
-     GAddExpr     + - union minus                left
-     GMulExpr     * / % intersect                left
-     GUnaryExpr   -                              prefix
-     GPostfix     a[i]  r.f                      postfix; f(x) is in GPrimary
-   if-then-else and forall/exists/count are primaries whose last operand
-   extends as far right as possible. Repetitions are folded into left or
-   right associative trees after parsing. *)
+`
+
+const exprHeader = `(* Expressions and types (GExpr, GTarget, GType above) are parsed by
+   precedence climbing; their grammar is below. Precedence, lowest first:
+     leadsto                          binary, right associative
+     implies                          binary, right associative
+     or                               binary, left associative
+     and                              binary, left associative
+     until weakuntil release          binary, right associative
+     not always eventually next       prefix; the operand is a comparison
+                                      or tighter: not a == b is not (a == b)
+     == != < <= > >= in subset        binary, non-associative (no chaining)
+     + - union minus                  binary, left associative
+     * / % intersect                  binary, left associative
+     -                                prefix
+     a[i]  r.f  f(x)                  postfix
+   A prefix operator may not be the operand of a tighter operator: write
+   a == (not b). The last operand of if-then-else and of forall, exists
+   and count extends as far right as possible. Bound, the bounds of a
+   range and of symmetric, has only the arithmetic levels. In a type, {a, b}
+   is an enumeration; in an expression, a set. *)
 
 `
