@@ -1,0 +1,545 @@
+package checker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/wrapcheck/wrapcheck/spec"
+)
+
+const (
+	ordBits  = 24 // successor ordinal bits of a tie-break key
+	ordMax   = 1<<ordBits - 1
+	noParent = 1 << 63 // link of an initial state
+)
+
+// stop reasons
+const (
+	runOK int32 = iota
+	stopStates
+	stopTimeout
+	stopInterrupt
+	stopMemory
+	stopFull
+)
+
+var stopNames = [...]string{"", "state limit", "timeout", "interrupted", "memory budget", "state limit"}
+
+// entry is a successor in this level: its index and tie-break key.
+type entry struct {
+	idx uint32
+	key uint64
+}
+
+// cand is a violation candidate found while expanding a level.
+type cand struct {
+	kind  Kind
+	key   uint64 // tie-break key: (frontier position << ordBits) | ordinal
+	state uint32 // invariant: the bad state; error, deadlock: the expanded state
+	inv   int    // invariant index
+	err   *ExecError
+	// atState: the trace ends in state (invariant, deadlock); otherwise
+	// it ends with the failing action taken in state (or in init).
+	atState bool
+	init    bool // a failure of the init block
+}
+
+type explorer struct {
+	ctx   context.Context
+	opts  Options
+	prog  *Program
+	store *Store
+	n     int
+
+	invs   []int // checked invariants
+	vacIdx []int // checked invariants with an antecedent
+
+	workers                 []*worker
+	frontier                []uint32
+	spare                   []uint32
+	lists                   [][]entry
+	levelStart              uint32
+	pending                 bool // links of states >= levelStart still hold keys
+	minParallel             int  // levels smaller than this are expanded by one worker
+	depth                   int
+	maxDepth                int
+	batch                   int
+	nbatch                  int
+	next                    atomic.Int64
+	stop                    atomic.Int32
+	peakHeap                atomic.Uint64
+	progDepth, progFrontier atomic.Int64 // for Progress
+	start                   time.Time
+}
+
+type worker struct {
+	e        *explorer
+	m        *Machine
+	vec      []uint64
+	list     []entry
+	pos      int
+	trans    int64
+	transPub int64 // trans as of the last batch, for Progress (atomic)
+	fired    []int64
+	sawOld   bool
+
+	enabled, ampleIn []int
+
+	deadlock  int // smallest frontier position of a deadlock, -1: none
+	errs      []cand
+	bad       []cand
+	witnessed []bool
+}
+
+// Run explores the state space of m breadth-first and checks every
+// invariant (or those named in opts.Only), assertion, runtime error and,
+// unless opts.NoDeadlock, deadlock. It returns a Result for every outcome
+// of the search, including a violation and a search stopped by a limit or
+// by ctx; the error reports bad options or an internal failure.
+func Run(ctx context.Context, m *spec.Model, opts Options) (*Result, error) {
+	return run(ctx, m, opts, 64)
+}
+
+// run is Run with the smallest level expanded in parallel (tests force
+// parallel expansion of tiny levels with 1).
+func run(ctx context.Context, m *spec.Model, opts Options, minParallel int) (*Result, error) {
+	if opts.Workers < 0 || opts.MaxStates < 0 || opts.MaxDepth < 0 || opts.MemoryBudget < 0 {
+		return nil, errors.New("checker: negative limit in Options")
+	}
+	prog, err := Compile(m)
+	if err != nil {
+		return nil, err
+	}
+	workers := opts.Workers
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	e := &explorer{ctx: ctx, opts: opts, prog: prog, n: prog.n, minParallel: minParallel}
+	if err := e.selectInvariants(); err != nil {
+		return nil, err
+	}
+	e.store = NewStore(prog.Words())
+	e.workers = make([]*worker, workers)
+	for i := range e.workers {
+		w := &worker{e: e, m: prog.NewMachine(), vec: make([]uint64, prog.Words()),
+			fired: make([]int64, len(m.Actions)), witnessed: make([]bool, len(prog.invs)), deadlock: -1}
+		w.m.leaf = w.onSucc
+		e.workers[i] = w
+	}
+	return e.run()
+}
+
+func (e *explorer) selectInvariants() error {
+	if len(e.opts.Only) == 0 {
+		for i := range e.prog.invs {
+			e.invs = append(e.invs, i)
+		}
+	} else {
+		for _, name := range e.opts.Only {
+			found := false
+			for i, inv := range e.prog.invs {
+				if inv.name == name {
+					if !slices.Contains(e.invs, i) {
+						e.invs = append(e.invs, i)
+					}
+					found = true
+				}
+			}
+			for _, p := range e.prog.Model.Properties {
+				if p.Name == name {
+					found = true
+				}
+			}
+			if !found {
+				return fmt.Errorf("checker: --only %s: no invariant or property of that name", name)
+			}
+		}
+		slices.Sort(e.invs)
+	}
+	for _, i := range e.invs {
+		if e.prog.invs[i].ante != nil {
+			e.vacIdx = append(e.vacIdx, i)
+		}
+	}
+	return nil
+}
+
+func (e *explorer) run() (*Result, error) {
+	e.start = time.Now()
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go e.monitor(done, &wg)
+	res, err := e.search()
+	close(done)
+	wg.Wait()
+	if err != nil {
+		return nil, err
+	}
+	e.sampleHeap()
+	res.Stats = e.stats()
+	res.Coverage = e.coverage()
+	return res, nil
+}
+
+func (e *explorer) search() (*Result, error) {
+	if r := e.ctxStop(); r != runOK {
+		return &Result{Verdict: Unknown, Reason: stopNames[r]}, nil
+	}
+	// Level 0: the initial states, in init-branch order.
+	w := e.workers[0]
+	m := w.m
+	m.leaf = w.onInit
+	if !m.runInit() {
+		ex := m.failure()
+		m.clearFailure()
+		m.leaf = w.onSucc
+		v := e.violationOf(cand{kind: ex.Kind, err: ex, init: true})
+		return &Result{Verdict: Violated, Violation: v}, nil
+	}
+	m.leaf = w.onSucc
+	if len(w.bad) > 0 {
+		c := w.bad[0] // the first initial state found bad
+		w.bad = w.bad[:0]
+		return &Result{Verdict: Violated, Violation: e.violationOf(c)}, nil
+	}
+	for {
+		if r := e.stop.Load(); r != runOK {
+			return &Result{Verdict: Unknown, Reason: stopNames[r]}, nil
+		}
+		if len(e.frontier) == 0 {
+			return &Result{Verdict: Holds}, nil
+		}
+		if e.opts.MaxDepth > 0 && e.depth >= e.opts.MaxDepth {
+			return &Result{Verdict: Unknown, Reason: "depth limit"}, nil
+		}
+		e.expandLevel()
+		if uint32(e.store.Len()) > e.levelStart {
+			e.maxDepth = e.depth + 1
+		}
+		if v := e.pickViolation(); v != nil {
+			return &Result{Verdict: Violated, Violation: v}, nil
+		}
+		if r := e.stop.Load(); r != runOK {
+			return &Result{Verdict: Unknown, Reason: stopNames[r]}, nil
+		}
+		e.nextFrontier()
+	}
+}
+
+// onInit stores an initial state.
+func (w *worker) onInit(m *Machine) {
+	e := w.e
+	src := w.canonical(m)
+	e.prog.lay.pack(w.vec, src)
+	idx, isNew, err := e.store.Insert(w.vec, noParent)
+	if err != nil {
+		e.stop.CompareAndSwap(runOK, stopFull)
+		return
+	}
+	if isNew {
+		e.frontier = append(e.frontier, idx)
+		w.checkState(m, idx, src)
+	}
+}
+
+// canonical returns the state to store for the successor in mem[:n]: the
+// check area holds a copy, canonicalised when symmetry is on.
+func (w *worker) canonical(m *Machine) []int64 {
+	p := w.e.prog
+	cs := m.mem[p.checkOff : p.checkOff+p.n]
+	copy(cs, m.mem[:p.n])
+	if w.e.opts.Canon != nil {
+		w.e.opts.Canon(cs)
+	}
+	return cs
+}
+
+// checkState checks the invariants of a new state (unpacked in the check
+// area) and tracks their antecedents.
+func (w *worker) checkState(m *Machine, idx uint32, _ []int64) {
+	p := w.e.prog
+	for _, i := range w.e.invs {
+		v := p.invs[i].eval(m)
+		if m.err != nil {
+			m.failAction = -1
+			ex := m.failure()
+			m.err = nil
+			w.bad = append(w.bad, cand{kind: RuntimeError, state: idx, inv: i, err: ex, atState: true})
+			break
+		}
+		if v == 0 {
+			w.bad = append(w.bad, cand{kind: Invariant, state: idx, inv: i, atState: true})
+			break
+		}
+	}
+	for _, i := range w.e.vacIdx {
+		if !w.witnessed[i] {
+			if p.invs[i].ante(m) != 0 {
+				w.witnessed[i] = true
+			}
+			m.err = nil
+		}
+	}
+}
+
+// onSucc handles one successor of the state at frontier position w.pos.
+func (w *worker) onSucc(m *Machine) {
+	e := w.e
+	w.trans++
+	w.fired[m.action]++
+	src := m.mem[:e.n]
+	if e.opts.Canon != nil {
+		src = w.canonical(m)
+	}
+	e.prog.lay.pack(w.vec, src)
+	key := uint64(w.pos)<<ordBits | uint64(min(m.ord, ordMax))
+	idx, isNew, err := e.store.Insert(w.vec, key)
+	if err != nil {
+		e.stop.CompareAndSwap(runOK, stopFull)
+		return
+	}
+	if isNew {
+		if e.opts.Canon == nil {
+			src = w.canonical(m)
+		}
+		w.checkState(m, idx, src)
+	} else {
+		w.sawOld = true
+		if idx >= e.levelStart {
+			l := e.store.Link(idx)
+			for {
+				old := atomic.LoadUint64(l)
+				if old <= key || atomic.CompareAndSwapUint64(l, old, key) {
+					break
+				}
+			}
+		}
+	}
+	if idx >= e.levelStart {
+		w.list = append(w.list, entry{idx, key})
+	}
+}
+
+// expand generates the successors of the state at frontier position p.
+func (w *worker) expand(p int) {
+	e := w.e
+	m := w.m
+	w.pos = p
+	s := e.frontier[p]
+	m.load(e.store.Vector(s))
+	m.ord = 0
+	if e.opts.Ample == nil {
+		for a := range e.prog.actions {
+			if !m.runAction(a) {
+				w.failed(p, s)
+				return
+			}
+		}
+	} else if !w.expandAmple(p, s) {
+		return
+	}
+	if m.ord == 0 && !e.opts.NoDeadlock {
+		if w.deadlock < 0 && !w.terminal(m) {
+			w.deadlock = p
+		}
+	}
+}
+
+func (w *worker) expandAmple(p int, s uint32) bool {
+	e := w.e
+	m := w.m
+	w.enabled = w.enabled[:0]
+	for a := range e.prog.actions {
+		if m.enabledGuard(a) {
+			w.enabled = append(w.enabled, a)
+		}
+		m.err = nil
+	}
+	if len(w.enabled) == 0 {
+		return true
+	}
+	w.ampleIn = append(w.ampleIn[:0], w.enabled...)
+	sub := e.opts.Ample(m.mem[:e.n], w.ampleIn)
+	w.sawOld = false
+	for _, a := range sub {
+		if !m.runAction(a) {
+			w.failed(p, s)
+			return false
+		}
+	}
+	if len(sub) < len(w.enabled) && (m.ord == 0 || w.sawOld) {
+		j := 0
+		for _, a := range w.enabled {
+			for j < len(sub) && sub[j] < a {
+				j++
+			}
+			if j < len(sub) && sub[j] == a {
+				continue
+			}
+			if !m.runAction(a) {
+				w.failed(p, s)
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (w *worker) terminal(m *Machine) bool {
+	p := w.e.prog
+	if p.terminal == nil {
+		return false
+	}
+	copy(m.mem[p.checkOff:p.checkOff+p.n], m.mem[:p.n])
+	v := p.terminal(m)
+	m.err = nil
+	return v != 0
+}
+
+// failed records the raised failure of the state at position p.
+func (w *worker) failed(p int, s uint32) {
+	m := w.m
+	ex := m.failure()
+	key := uint64(p)<<ordBits | uint64(min(m.failOrd, ordMax))
+	m.clearFailure()
+	m.undo(0)
+	w.errs = append(w.errs, cand{kind: ex.Kind, key: key, state: s, err: ex})
+}
+
+func (e *explorer) expandLevel() {
+	n := len(e.frontier)
+	e.progDepth.Store(int64(e.depth))
+	e.progFrontier.Store(int64(n))
+	e.levelStart = uint32(e.store.Len())
+	e.pending = true
+	nw := len(e.workers)
+	e.batch = min(max(n/(nw*8), 1), 256)
+	e.nbatch = (n + e.batch - 1) / e.batch
+	if cap(e.lists) < e.nbatch {
+		e.lists = append(e.lists[:cap(e.lists)], make([][]entry, e.nbatch-cap(e.lists))...)
+	}
+	e.lists = e.lists[:e.nbatch]
+	e.next.Store(0)
+	if nw == 1 || n < e.minParallel {
+		e.workers[0].work()
+		return
+	}
+	var wg sync.WaitGroup
+	for _, w := range e.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.work()
+		}()
+	}
+	wg.Wait()
+}
+
+func (w *worker) work() {
+	e := w.e
+	n := len(e.frontier)
+	for e.stop.Load() == runOK {
+		b := int(e.next.Add(1) - 1)
+		if b >= e.nbatch {
+			return
+		}
+		w.list = e.lists[b][:0]
+		for p := b * e.batch; p < min(n, (b+1)*e.batch); p++ {
+			w.expand(p)
+		}
+		e.lists[b] = w.list
+		w.list = nil
+		atomic.StoreInt64(&w.transPub, w.trans)
+		e.checkLimits()
+	}
+}
+
+func (e *explorer) ctxStop() int32 {
+	select {
+	case <-e.ctx.Done():
+		if errors.Is(e.ctx.Err(), context.DeadlineExceeded) {
+			return stopTimeout
+		}
+		return stopInterrupt
+	default:
+		return runOK
+	}
+}
+
+func (e *explorer) checkLimits() {
+	if r := e.ctxStop(); r != runOK {
+		e.stop.CompareAndSwap(runOK, r)
+	}
+	if e.opts.MaxStates > 0 && e.store.Len() > e.opts.MaxStates {
+		e.stop.CompareAndSwap(runOK, stopStates)
+	}
+}
+
+// pickViolation chooses, after a level, the violation to report: a
+// deadlock in the level (shortest), else the failure or bad successor
+// with the smallest (parent position, ordinal) key.
+func (e *explorer) pickViolation() *Violation {
+	dl := -1
+	var best *cand
+	for _, w := range e.workers {
+		if w.deadlock >= 0 && (dl < 0 || w.deadlock < dl) {
+			dl = w.deadlock
+		}
+		w.deadlock = -1
+		for i := range w.errs {
+			if c := &w.errs[i]; best == nil || c.key < best.key {
+				best = c
+			}
+		}
+		for i := range w.bad {
+			c := &w.bad[i]
+			c.key = atomic.LoadUint64(e.store.Link(c.state))
+			if best == nil || c.key < best.key {
+				best = c
+			}
+		}
+	}
+	var v *Violation
+	switch {
+	case dl >= 0:
+		v = e.violationOf(cand{kind: Deadlock, state: e.frontier[dl], atState: true})
+	case best != nil:
+		v = e.violationOf(*best)
+	}
+	for _, w := range e.workers {
+		w.errs = w.errs[:0]
+		w.bad = w.bad[:0]
+	}
+	return v
+}
+
+// nextFrontier builds the next level in key order and turns the keys of
+// its states into parent links.
+func (e *explorer) nextFrontier() {
+	next := e.spare[:0]
+	for b := 0; b < e.nbatch; b++ {
+		for _, en := range e.lists[b] {
+			if atomic.LoadUint64(e.store.Link(en.idx)) == en.key {
+				next = append(next, en.idx)
+			}
+		}
+	}
+	for _, idx := range next {
+		l := e.store.Link(idx)
+		*l = uint64(e.frontier[*l>>ordBits])
+	}
+	e.pending = false
+	e.spare = e.frontier
+	e.frontier = next
+	e.depth++
+	if len(next) > 0 {
+		e.maxDepth = e.depth
+	}
+}

@@ -1,0 +1,518 @@
+package checker
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/wrapcheck/wrapcheck/spec"
+)
+
+// Expressions are compiled once into Go closures over a Machine's flat
+// memory (see Machine.mem): a scalar expression becomes an evalFn, a
+// location or compound-valued expression a ref (the offset in mem where
+// its Width scalars live; static when known at compile time).
+//
+// Measured alternative: none yet; closures were chosen because the IR is
+// a tree whose leaves are mostly constants and slot loads, which the
+// specialised closures below turn into one indirect call each.
+
+type evalFn func(m *Machine) int64
+
+type refFn func(m *Machine) int
+
+// ref is a location: static offset when dyn is nil.
+type ref struct {
+	static int
+	dyn    refFn
+}
+
+func (r ref) at(m *Machine) int {
+	if r.dyn == nil {
+		return r.static
+	}
+	return r.dyn(m)
+}
+
+// site describes a runtime error or assertion location. msg is a format
+// with one %d verb for the offending value when hasVal is set.
+type site struct {
+	kind   Kind
+	pos    spec.Position
+	msg    string
+	hasVal bool
+	assign bool // out of range assignment: the message names the slot
+}
+
+// frameCtx says where an expression's state and frame slots live in mem.
+type frameCtx struct {
+	state, frame int
+}
+
+// compileError is an IR the compiler cannot handle.
+type compileError struct {
+	pos spec.Position
+	msg string
+}
+
+func (e *compileError) Error() string {
+	return fmt.Sprintf("wrapcheck internal error: %s: %s", e.pos, e.msg)
+}
+
+type compiler struct {
+	p   *Program
+	mem int // next free scratch offset
+	err error
+}
+
+func (c *compiler) fail(pos spec.Position, format string, args ...any) {
+	if c.err == nil {
+		c.err = &compileError{pos, fmt.Sprintf(format, args...)}
+	}
+}
+
+func (c *compiler) scratch(n int) int {
+	off := c.mem
+	c.mem += n
+	return off
+}
+
+func (c *compiler) site(kind Kind, pos spec.Position, msg string, hasVal bool) *site {
+	return &site{kind: kind, pos: pos, msg: msg, hasVal: hasVal}
+}
+
+func isScalar(t *spec.Type) bool { return t == nil || t.IsScalar() }
+
+func width(t *spec.Type) int {
+	if t == nil || t.Width < 1 {
+		return 1
+	}
+	return t.Width
+}
+
+// scalar compiles a scalar-valued expression.
+func (c *compiler) scalar(e *spec.Expr, cx frameCtx) evalFn {
+	if e == nil {
+		return func(*Machine) int64 { return 1 }
+	}
+	if !isScalar(e.Type) {
+		c.fail(e.Pos, "compound expression %s used as a scalar", e.Op)
+		return func(*Machine) int64 { return 0 }
+	}
+	switch e.Op {
+	case spec.OpConst:
+		v := e.Val
+		return func(*Machine) int64 { return v }
+	case spec.OpVar, spec.OpLocal, spec.OpIndex, spec.OpField:
+		r := c.ref(e, cx)
+		if r.dyn == nil {
+			off := r.static
+			return func(m *Machine) int64 { return m.mem[off] }
+		}
+		d := r.dyn
+		return func(m *Machine) int64 { return m.mem[d(m)] }
+	case spec.OpNot:
+		a := c.scalar(e.Args[0], cx)
+		return func(m *Machine) int64 {
+			if a(m) == 0 {
+				return 1
+			}
+			return 0
+		}
+	case spec.OpNeg:
+		a := c.scalar(e.Args[0], cx)
+		return func(m *Machine) int64 { return -a(m) }
+	case spec.OpAnd:
+		a, b := c.scalar(e.Args[0], cx), c.scalar(e.Args[1], cx)
+		return func(m *Machine) int64 {
+			if a(m) == 0 {
+				return 0
+			}
+			return b(m)
+		}
+	case spec.OpOr:
+		a, b := c.scalar(e.Args[0], cx), c.scalar(e.Args[1], cx)
+		return func(m *Machine) int64 {
+			if a(m) != 0 {
+				return 1
+			}
+			return b(m)
+		}
+	case spec.OpImplies:
+		a, b := c.scalar(e.Args[0], cx), c.scalar(e.Args[1], cx)
+		return func(m *Machine) int64 {
+			if a(m) == 0 {
+				return 1
+			}
+			return b(m)
+		}
+	case spec.OpEq, spec.OpNe:
+		eq := c.equal(e.Args[0], e.Args[1], cx)
+		if e.Op == spec.OpEq {
+			return eq
+		}
+		return func(m *Machine) int64 { return 1 - eq(m) }
+	case spec.OpLt, spec.OpLe, spec.OpGt, spec.OpGe:
+		return c.compare(e, cx)
+	case spec.OpAdd, spec.OpSub, spec.OpMul, spec.OpDiv, spec.OpMod,
+		spec.OpUnion, spec.OpIntersect, spec.OpMinus, spec.OpSubset:
+		return c.arith(e, cx)
+	case spec.OpIn:
+		x, s := c.scalar(e.Args[0], cx), c.scalar(e.Args[1], cx)
+		lo, size := setDomain(e.Args[1].Type)
+		return func(m *Machine) int64 {
+			d := x(m) - lo
+			if d < 0 || d >= size {
+				return 0
+			}
+			return (s(m) >> uint(d)) & 1
+		}
+	case spec.OpCard:
+		a := c.scalar(e.Args[0], cx)
+		return func(m *Machine) int64 { return int64(bits.OnesCount64(uint64(a(m)))) }
+	case spec.OpSetLit:
+		lo, size := setDomain(e.Type)
+		st := c.site(RuntimeError, e.Pos, "set element %d outside "+typeName(e.Type.Elem), true)
+		elems := make([]evalFn, len(e.Args))
+		for i, a := range e.Args {
+			elems[i] = c.scalar(a, cx)
+		}
+		return func(m *Machine) int64 {
+			var s uint64
+			for _, f := range elems {
+				v := f(m)
+				d := v - lo
+				if d < 0 || d >= size {
+					m.fail(st, v)
+					continue
+				}
+				s |= 1 << uint(d)
+			}
+			return int64(s)
+		}
+	case spec.OpCond:
+		k, a, b := c.scalar(e.Args[0], cx), c.scalar(e.Args[1], cx), c.scalar(e.Args[2], cx)
+		return func(m *Machine) int64 {
+			if k(m) != 0 {
+				return a(m)
+			}
+			return b(m)
+		}
+	case spec.OpForall, spec.OpExists, spec.OpCount:
+		return c.quant(e, cx)
+	case spec.OpLet:
+		binds := c.binds(e, cx)
+		last := c.scalar(e.Args[len(e.Args)-1], cx)
+		return func(m *Machine) int64 {
+			binds(m)
+			return last(m)
+		}
+	}
+	c.fail(e.Pos, "unexpected %s in a state expression", e.Op)
+	return func(*Machine) int64 { return 0 }
+}
+
+func typeName(t *spec.Type) string {
+	if t == nil {
+		return "?"
+	}
+	if t.Name != "" {
+		return t.Name
+	}
+	switch t.Kind {
+	case spec.RangeKind:
+		return fmt.Sprintf("%d..%d", t.Lo, t.Hi)
+	}
+	return t.Kind.String()
+}
+
+// setDomain returns the element offset and count of a set type.
+func setDomain(t *spec.Type) (lo, size int64) {
+	if t == nil || t.Elem == nil {
+		return 0, 64
+	}
+	return t.Elem.Lo, min(t.Elem.Size(), 64)
+}
+
+// binds compiles the bindings of an OpLet.
+func (c *compiler) binds(e *spec.Expr, cx frameCtx) func(m *Machine) {
+	type bind struct {
+		off int
+		w   int
+		v   evalFn
+		r   ref
+	}
+	bs := make([]bind, len(e.Args)-1)
+	for i := range bs {
+		a := e.Args[i]
+		b := bind{off: cx.frame + e.Binds[i], w: width(a.Type)}
+		if isScalar(a.Type) {
+			b.v = c.scalar(a, cx)
+		} else {
+			b.r = c.ref(a, cx)
+		}
+		bs[i] = b
+	}
+	return func(m *Machine) {
+		for i := range bs {
+			b := &bs[i]
+			if b.v != nil {
+				m.mem[b.off] = b.v(m)
+			} else {
+				src := b.r.at(m)
+				copy(m.mem[b.off:b.off+b.w], m.mem[src:src+b.w])
+			}
+		}
+	}
+}
+
+func (c *compiler) quant(e *spec.Expr, cx frameCtx) evalFn {
+	off := cx.frame + e.Slot
+	lo, hi := int64(0), int64(1)
+	if e.Dom != nil {
+		lo, hi = e.Dom.Lo, e.Dom.Hi
+	}
+	body := c.scalar(e.Args[0], cx)
+	switch e.Op {
+	case spec.OpForall:
+		return func(m *Machine) int64 {
+			for v := lo; v <= hi; v++ {
+				m.mem[off] = v
+				if body(m) == 0 {
+					return 0
+				}
+			}
+			return 1
+		}
+	case spec.OpExists:
+		return func(m *Machine) int64 {
+			for v := lo; v <= hi; v++ {
+				m.mem[off] = v
+				if body(m) != 0 {
+					return 1
+				}
+			}
+			return 0
+		}
+	}
+	return func(m *Machine) int64 {
+		var n int64
+		for v := lo; v <= hi; v++ {
+			m.mem[off] = v
+			if body(m) != 0 {
+				n++
+			}
+		}
+		return n
+	}
+}
+
+func (c *compiler) equal(a, b *spec.Expr, cx frameCtx) evalFn {
+	if isScalar(a.Type) {
+		if b.Op == spec.OpConst {
+			x, k := c.scalar(a, cx), b.Val
+			if a.Op == spec.OpVar || a.Op == spec.OpLocal {
+				off := c.ref(a, cx).static
+				return func(m *Machine) int64 { return b2i(m.mem[off] == k) }
+			}
+			return func(m *Machine) int64 { return b2i(x(m) == k) }
+		}
+		x, y := c.scalar(a, cx), c.scalar(b, cx)
+		return func(m *Machine) int64 { return b2i(x(m) == y(m)) }
+	}
+	w := width(a.Type)
+	ra, rb := c.ref(a, cx), c.ref(b, cx)
+	return func(m *Machine) int64 {
+		i, j := ra.at(m), rb.at(m)
+		for k := 0; k < w; k++ {
+			if m.mem[i+k] != m.mem[j+k] {
+				return 0
+			}
+		}
+		return 1
+	}
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func (c *compiler) compare(e *spec.Expr, cx frameCtx) evalFn {
+	x, y := c.scalar(e.Args[0], cx), c.scalar(e.Args[1], cx)
+	switch e.Op {
+	case spec.OpLt:
+		if e.Args[1].Op == spec.OpConst {
+			k := e.Args[1].Val
+			return func(m *Machine) int64 { return b2i(x(m) < k) }
+		}
+		return func(m *Machine) int64 { return b2i(x(m) < y(m)) }
+	case spec.OpLe:
+		return func(m *Machine) int64 { return b2i(x(m) <= y(m)) }
+	case spec.OpGt:
+		return func(m *Machine) int64 { return b2i(x(m) > y(m)) }
+	}
+	return func(m *Machine) int64 { return b2i(x(m) >= y(m)) }
+}
+
+func (c *compiler) arith(e *spec.Expr, cx frameCtx) evalFn {
+	x, y := c.scalar(e.Args[0], cx), c.scalar(e.Args[1], cx)
+	switch e.Op {
+	case spec.OpAdd:
+		if e.Args[1].Op == spec.OpConst {
+			k := e.Args[1].Val
+			return func(m *Machine) int64 { return x(m) + k }
+		}
+		return func(m *Machine) int64 { return x(m) + y(m) }
+	case spec.OpSub:
+		if e.Args[1].Op == spec.OpConst {
+			k := e.Args[1].Val
+			return func(m *Machine) int64 { return x(m) - k }
+		}
+		return func(m *Machine) int64 { return x(m) - y(m) }
+	case spec.OpMul:
+		return func(m *Machine) int64 { return x(m) * y(m) }
+	case spec.OpDiv, spec.OpMod:
+		msg, div := "division by zero", e.Op == spec.OpDiv
+		if !div {
+			msg = "modulo by zero"
+		}
+		st := c.site(RuntimeError, e.Pos, msg, false)
+		return func(m *Machine) int64 {
+			a, b := x(m), y(m)
+			if b == 0 {
+				m.fail(st, 0)
+				return 0
+			}
+			if div {
+				return a / b
+			}
+			return a % b
+		}
+	case spec.OpUnion:
+		return func(m *Machine) int64 { return x(m) | y(m) }
+	case spec.OpIntersect:
+		return func(m *Machine) int64 { return x(m) & y(m) }
+	case spec.OpMinus:
+		return func(m *Machine) int64 { return x(m) &^ y(m) }
+	}
+	// OpSubset
+	return func(m *Machine) int64 { return b2i(x(m)&^y(m) == 0) }
+}
+
+// ref compiles a location or a compound-valued expression to the offset
+// of its value in mem.
+func (c *compiler) ref(e *spec.Expr, cx frameCtx) ref {
+	switch e.Op {
+	case spec.OpVar:
+		return ref{static: cx.state + e.Slot}
+	case spec.OpLocal:
+		return ref{static: cx.frame + e.Slot}
+	case spec.OpField:
+		base := c.ref(e.Args[0], cx)
+		fo := int(e.Val)
+		if base.dyn == nil {
+			return ref{static: base.static + fo}
+		}
+		d := base.dyn
+		return ref{dyn: func(m *Machine) int { return d(m) + fo }}
+	case spec.OpIndex:
+		at := e.Args[0].Type
+		base := c.ref(e.Args[0], cx)
+		if at == nil || at.Index == nil || at.Elem == nil {
+			c.fail(e.Pos, "index of a non-array")
+			return ref{}
+		}
+		lo, size, ew := at.Index.Lo, at.Index.Size(), int64(width(at.Elem))
+		ix := e.Args[1]
+		if ix.Op == spec.OpConst && base.dyn == nil && ix.Val >= lo && ix.Val-lo < size {
+			return ref{static: base.static + int((ix.Val-lo)*ew)}
+		}
+		st := c.site(RuntimeError, e.Pos, fmt.Sprintf("index %%d out of range %d..%d", lo, at.Index.Hi), true)
+		idx := c.scalar(ix, cx)
+		if base.dyn == nil {
+			b := base.static
+			return ref{dyn: func(m *Machine) int {
+				v := idx(m)
+				i := v - lo
+				if i < 0 || i >= size {
+					m.fail(st, v)
+					return b
+				}
+				return b + int(i*ew)
+			}}
+		}
+		d := base.dyn
+		return ref{dyn: func(m *Machine) int {
+			b := d(m)
+			v := idx(m)
+			i := v - lo
+			if i < 0 || i >= size {
+				m.fail(st, v)
+				return b
+			}
+			return b + int(i*ew)
+		}}
+	case spec.OpCond:
+		k, a, b := c.scalar(e.Args[0], cx), c.ref(e.Args[1], cx), c.ref(e.Args[2], cx)
+		return ref{dyn: func(m *Machine) int {
+			if k(m) != 0 {
+				return a.at(m)
+			}
+			return b.at(m)
+		}}
+	case spec.OpLet:
+		binds := c.binds(e, cx)
+		last := c.ref(e.Args[len(e.Args)-1], cx)
+		return ref{dyn: func(m *Machine) int {
+			binds(m)
+			return last.at(m)
+		}}
+	case spec.OpRecordLit:
+		t := e.Type
+		off := c.scratch(width(t))
+		type field struct {
+			at int
+			w  int
+			v  evalFn
+			r  ref
+		}
+		fs := make([]field, len(e.Args))
+		for i, a := range e.Args {
+			f := field{at: off, w: width(a.Type)}
+			if i < len(t.Fields) {
+				f.at = off + t.Fields[i].Offset
+			}
+			if isScalar(a.Type) {
+				f.v = c.scalar(a, cx)
+			} else {
+				f.r = c.ref(a, cx)
+			}
+			fs[i] = f
+		}
+		return ref{dyn: func(m *Machine) int {
+			for i := range fs {
+				f := &fs[i]
+				if f.v != nil {
+					m.mem[f.at] = f.v(m)
+				} else {
+					src := f.r.at(m)
+					copy(m.mem[f.at:f.at+f.w], m.mem[src:src+f.w])
+				}
+			}
+			return off
+		}}
+	}
+	if isScalar(e.Type) {
+		// A scalar value used where a location is expected: materialise it.
+		v := c.scalar(e, cx)
+		off := c.scratch(1)
+		return ref{dyn: func(m *Machine) int {
+			m.mem[off] = v(m)
+			return off
+		}}
+	}
+	c.fail(e.Pos, "unexpected compound %s", e.Op)
+	return ref{}
+}

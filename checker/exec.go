@@ -1,0 +1,373 @@
+package checker
+
+import (
+	"github.com/wrapcheck/wrapcheck/spec"
+)
+
+// Statements are compiled once, in continuation-passing style: a
+// statement list becomes a stepFn that runs its first statement and then
+// the stepFn of the rest. A branching statement (ask, choose) calls its
+// continuation once per branch and undoes the branch's writes (the undo
+// trail) before the next; the last continuation of an action is the
+// machine's leaf, which receives each successor in mem[:n]. Nothing is
+// allocated while running.
+
+type stepFn func(m *Machine)
+
+// block compiles stmts followed by k.
+func (c *compiler) block(stmts []*spec.Stmt, cx frameCtx, k stepFn) stepFn {
+	for i := len(stmts) - 1; i >= 0; i-- {
+		k = c.stmt(stmts[i], cx, k)
+	}
+	return k
+}
+
+func (c *compiler) assignSite(pos spec.Position) *site {
+	return &site{kind: RuntimeError, pos: pos, assign: true}
+}
+
+// store compiles writing the value of v into the location r (width w).
+// It returns a function that reports false when the write failed (the
+// failure is then raised).
+func (c *compiler) store(r ref, v *spec.Expr, cx frameCtx, pos spec.Position) func(m *Machine) bool {
+	st := c.assignSite(pos)
+	if isScalar(v.Type) {
+		val := c.scalar(v, cx)
+		if r.dyn == nil {
+			off := r.static
+			return func(m *Machine) bool {
+				x := val(m)
+				if m.err != nil {
+					m.raise()
+					return false
+				}
+				return m.set(off, x, st)
+			}
+		}
+		return func(m *Machine) bool {
+			x := val(m)
+			off := r.dyn(m)
+			if m.err != nil {
+				m.raise()
+				return false
+			}
+			return m.set(off, x, st)
+		}
+	}
+	w := width(v.Type)
+	src := c.ref(v, cx)
+	return func(m *Machine) bool {
+		s := src.at(m)
+		off := r.at(m)
+		if m.err != nil {
+			m.raise()
+			return false
+		}
+		if s == off {
+			return true
+		}
+		for i := 0; i < w; i++ {
+			if !m.set(off+i, m.mem[s+i], st) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+func (c *compiler) stmt(s *spec.Stmt, cx frameCtx, k stepFn) stepFn {
+	switch s.Op {
+	case spec.SAssign:
+		st := c.store(c.ref(s.Target, cx), s.Value, cx, s.Pos)
+		return func(m *Machine) {
+			if st(m) {
+				k(m)
+			}
+		}
+	case spec.SLet:
+		st := c.store(ref{static: cx.frame + s.Slot}, s.Value, cx, s.Pos)
+		return func(m *Machine) {
+			if st(m) {
+				k(m)
+			}
+		}
+	case spec.SSkip:
+		return k
+	case spec.SAssert:
+		cond := c.scalar(s.Cond, cx)
+		msg := s.Msg
+		if msg == "" {
+			msg = "assertion failed"
+		}
+		st := &site{kind: Assertion, pos: s.Pos, msg: msg}
+		return func(m *Machine) {
+			ok := cond(m)
+			if m.err == nil && ok == 0 {
+				m.fail(st, 0)
+			}
+			if m.err != nil {
+				m.raise()
+				return
+			}
+			k(m)
+		}
+	case spec.SIf:
+		cond := c.scalar(s.Cond, cx)
+		then := c.block(s.Body, cx, k)
+		els := c.block(s.Else, cx, k)
+		return func(m *Machine) {
+			v := cond(m)
+			if m.err != nil {
+				m.raise()
+				return
+			}
+			if v != 0 {
+				then(m)
+			} else {
+				els(m)
+			}
+		}
+	case spec.SMatch:
+		return c.match(s, cx, k)
+	case spec.SChoose:
+		return c.choose(s, cx, k)
+	case spec.SAsk:
+		return c.ask(s, cx, k)
+	}
+	c.fail(s.Pos, "unknown statement %d", s.Op)
+	return k
+}
+
+func (c *compiler) match(s *spec.Stmt, cx frameCtx, k stepFn) stepFn {
+	val := c.scalar(s.Value, cx)
+	def := k
+	if s.HasElse {
+		def = c.block(s.Else, cx, k)
+	}
+	var lo, hi int64
+	first := true
+	for _, cs := range s.Cases {
+		for _, v := range cs.Values {
+			if first || v < lo {
+				lo = v
+			}
+			if first || v > hi {
+				hi = v
+			}
+			first = false
+		}
+	}
+	if first || hi-lo > 1<<16 {
+		c.fail(s.Pos, "match without small case values")
+		return k
+	}
+	table := make([]stepFn, hi-lo+1)
+	for _, cs := range s.Cases {
+		body := c.block(cs.Body, cx, k)
+		for _, v := range cs.Values {
+			if table[v-lo] == nil {
+				table[v-lo] = body
+			}
+		}
+	}
+	for i := range table {
+		if table[i] == nil {
+			table[i] = def
+		}
+	}
+	return func(m *Machine) {
+		v := val(m)
+		if m.err != nil {
+			m.raise()
+			return
+		}
+		if v < lo || v > hi {
+			def(m)
+			return
+		}
+		table[v-lo](m)
+	}
+}
+
+func (c *compiler) choose(s *spec.Stmt, cx frameCtx, k stepFn) stepFn {
+	off := cx.frame + s.Slot
+	lo, hi := int64(0), int64(1)
+	if s.Dom != nil {
+		lo, hi = s.Dom.Lo, s.Dom.Hi
+	}
+	var cond evalFn
+	if s.Cond != nil {
+		cond = c.scalar(s.Cond, cx)
+	}
+	body := c.block(s.Body, cx, k)
+	return func(m *Machine) {
+		for v := lo; v <= hi; v++ {
+			mark := len(m.trail)
+			m.set(off, v, nil)
+			if cond != nil {
+				ok := cond(m)
+				if m.err != nil {
+					m.raise()
+					return
+				}
+				if ok == 0 {
+					m.undo(mark)
+					continue
+				}
+			}
+			body(m)
+			m.undo(mark)
+			if m.abort {
+				return
+			}
+		}
+	}
+}
+
+// scalarDomains lists the value range of each scalar slot of a type, in
+// slot order (a set: every mask).
+func scalarDomains(t *spec.Type, out [][2]int64) [][2]int64 {
+	switch t.Kind {
+	case spec.ArrayKind:
+		n := t.Index.Size()
+		for i := int64(0); i < n; i++ {
+			out = scalarDomains(t.Elem, out)
+		}
+		return out
+	case spec.RecordKind:
+		for _, f := range t.Fields {
+			out = scalarDomains(f.Type, out)
+		}
+		return out
+	case spec.SetKind:
+		_, size := setDomain(t)
+		hi := int64(-1)
+		if size < 63 {
+			hi = 1<<uint(size) - 1
+		} else {
+			hi = 1<<63 - 1
+		}
+		return append(out, [2]int64{0, hi})
+	case spec.BoolKind:
+		return append(out, [2]int64{0, 1})
+	}
+	return append(out, [2]int64{t.Lo, t.Hi})
+}
+
+func (c *compiler) ask(s *spec.Stmt, cx frameCtx, k stepFn) stepFn {
+	p := c.p
+	if s.Agent < 0 || s.Agent >= len(p.Model.Agents) {
+		c.fail(s.Pos, "ask of unknown agent %d", s.Agent)
+		return k
+	}
+	ag := p.Model.Agents[s.Agent]
+	base := p.agentOff[s.Agent]
+	agent := s.Agent
+	type param struct {
+		scr, dst, w int
+		v           evalFn
+		r           ref
+	}
+	params := make([]param, len(s.Args))
+	for i, a := range s.Args {
+		w := width(a.Type)
+		pa := param{scr: c.scratch(w), w: w}
+		if i < len(ag.ParamSlots) {
+			pa.dst = base + ag.ParamSlots[i]
+		}
+		if isScalar(a.Type) {
+			pa.v = c.scalar(a, cx)
+		} else {
+			pa.r = c.ref(a, cx)
+		}
+		params[i] = pa
+	}
+	doms := scalarDomains(ag.Result, nil)
+	w := len(doms)
+	ans := c.scratch(w)
+	res := base + ag.ResultSlot
+	var assume evalFn
+	if ag.Assume != nil {
+		assume = c.scalar(ag.Assume, frameCtx{state: 0, frame: base})
+	}
+	var target ref
+	if s.Target != nil {
+		target = c.ref(s.Target, cx)
+	} else {
+		target = ref{static: cx.frame + s.Slot}
+	}
+	st := c.assignSite(s.Pos)
+	return func(m *Machine) {
+		mem := m.mem
+		for i := range params {
+			pa := &params[i]
+			if pa.v != nil {
+				mem[pa.scr] = pa.v(m)
+			} else {
+				src := pa.r.at(m)
+				copy(mem[pa.scr:pa.scr+pa.w], mem[src:src+pa.w])
+			}
+		}
+		if m.err != nil {
+			m.raise()
+			return
+		}
+		for i := 0; i < w; i++ {
+			mem[ans+i] = doms[i][0]
+		}
+		for {
+			ok := true
+			if assume != nil {
+				for i := range params {
+					pa := &params[i]
+					copy(mem[pa.dst:pa.dst+pa.w], mem[pa.scr:pa.scr+pa.w])
+				}
+				copy(mem[res:res+w], mem[ans:ans+w])
+				ok = assume(m) != 0
+				if m.err != nil {
+					m.raise()
+					return
+				}
+			}
+			if ok {
+				mark := len(m.trail)
+				t := target.at(m)
+				if m.err != nil {
+					m.raise()
+					return
+				}
+				done := true
+				for i := 0; i < w; i++ {
+					if !m.set(t+i, mem[ans+i], st) {
+						done = false
+						break
+					}
+				}
+				if done {
+					if m.record {
+						m.asked = append(m.asked, Answer{Agent: agent, Value: append([]int64(nil), mem[ans:ans+w]...)})
+						k(m)
+						m.asked = m.asked[:len(m.asked)-1]
+					} else {
+						k(m)
+					}
+				}
+				m.undo(mark)
+				if m.abort {
+					return
+				}
+			}
+			i := w - 1
+			for ; i >= 0; i-- {
+				if mem[ans+i] < doms[i][1] {
+					mem[ans+i]++
+					break
+				}
+				mem[ans+i] = doms[i][0]
+			}
+			if i < 0 {
+				return
+			}
+		}
+	}
+}

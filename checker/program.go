@@ -1,0 +1,459 @@
+package checker
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/wrapcheck/wrapcheck/spec"
+)
+
+// Program is a model compiled for execution: the packed state layout and
+// every action, init block, invariant and terminal predicate lowered to
+// closures once. A Program is immutable (except through CompileExpr) and
+// safe for concurrent use; each goroutine evaluates through its own
+// [Machine].
+type Program struct {
+	Model *spec.Model
+
+	lay  layout
+	n    int       // state slots
+	dom  []slotDom // per state slot: the values a write may store
+	zero []int64   // the zero state
+
+	frameOff      int // action frame
+	checkOff      int // unpacked state for predicates
+	checkFrameOff int // frame for predicates
+	agentOff      []int
+
+	init     stepFn
+	actions  []compiledAction
+	invs     []compiledInv
+	terminal evalFn
+
+	mu      sync.Mutex // guards comp and memSize
+	comp    *compiler
+	memSize int
+}
+
+type slotDom struct {
+	lo, hi int64
+	set    bool
+	mask   uint64 // set: the valid bits
+}
+
+type compiledAction struct {
+	guard evalFn // nil: always enabled
+	body  stepFn
+}
+
+type compiledInv struct {
+	name string
+	pos  spec.Position
+	eval evalFn
+	ante evalFn // for `forall..: a implies b`: exists..: a; nil otherwise
+}
+
+// Pred is an expression compiled by [Program.CompileExpr], evaluated over
+// a state with [Machine.Eval].
+type Pred struct {
+	eval evalFn
+	ref  ref
+	w    int
+}
+
+// Compile lowers m for execution. The error reports IR the engine cannot
+// run (an internal error of the front end).
+func Compile(m *spec.Model) (*Program, error) {
+	if m == nil {
+		return nil, errors.New("checker: nil model")
+	}
+	p := &Program{Model: m, lay: newLayout(m), n: len(m.Slots)}
+	p.dom = make([]slotDom, p.n)
+	p.zero = make([]int64, p.n)
+	for i, s := range m.Slots {
+		d := slotDom{lo: s.Lo, hi: s.Hi, set: s.Set}
+		if s.Set {
+			b := slotBits(s)
+			d.mask = ^uint64(0)
+			if b < 64 {
+				d.mask = 1<<uint(b) - 1
+			}
+		} else {
+			p.zero[i] = s.Lo
+		}
+		p.dom[i] = d
+	}
+	p.frameOff = p.n
+	p.checkOff = p.frameOff + m.Frame
+	p.checkFrameOff = p.checkOff + p.n
+	off := p.checkFrameOff + m.Frame
+	p.agentOff = make([]int, len(m.Agents))
+	for i, a := range m.Agents {
+		p.agentOff[i] = off
+		off += a.Frame
+	}
+	c := &compiler{p: p, mem: off}
+	p.comp = c
+	act := frameCtx{state: 0, frame: p.frameOff}
+	chk := frameCtx{state: p.checkOff, frame: p.checkFrameOff}
+
+	emit := func(m *Machine) {
+		m.leaf(m)
+		m.ord++
+	}
+	p.init = c.block(m.Init, act, emit)
+	p.actions = make([]compiledAction, len(m.Actions))
+	for i, a := range m.Actions {
+		ca := compiledAction{body: c.block(a.Body, act, emit)}
+		if a.Guard != nil {
+			ca.guard = c.scalar(a.Guard, act)
+		}
+		p.actions[i] = ca
+	}
+	p.invs = make([]compiledInv, len(m.Invariants))
+	for i, inv := range m.Invariants {
+		ci := compiledInv{name: inv.Name, pos: inv.Pos, eval: c.scalar(inv.Expr, chk)}
+		if a := antecedent(inv.Expr); a != nil {
+			ci.ante = c.scalar(a, chk)
+		}
+		p.invs[i] = ci
+	}
+	if m.Terminal != nil {
+		p.terminal = c.scalar(m.Terminal, chk)
+	}
+	p.memSize = c.mem
+	if c.err != nil {
+		return nil, c.err
+	}
+	return p, nil
+}
+
+// antecedent returns, for an invariant `forall x..: a implies b`, the
+// expression `exists x..: a`, or nil when e has another form.
+func antecedent(e *spec.Expr) *spec.Expr {
+	switch e.Op {
+	case spec.OpImplies:
+		return e.Args[0]
+	case spec.OpForall:
+		a := antecedent(e.Args[0])
+		if a == nil {
+			return nil
+		}
+		x := *e
+		x.Op = spec.OpExists
+		x.Args = []*spec.Expr{a}
+		return &x
+	}
+	return nil
+}
+
+// Words returns the number of uint64 words of a packed state.
+func (p *Program) Words() int { return p.lay.words }
+
+// Slots returns the number of slots of an unpacked state.
+func (p *Program) Slots() int { return p.n }
+
+// Pack encodes the unpacked state src into dst (Words long).
+func (p *Program) Pack(dst State, src []int64) { p.lay.pack(dst, src) }
+
+// Unpack decodes the packed state src into dst (Slots long).
+func (p *Program) Unpack(dst []int64, src State) { p.lay.unpack(dst, src) }
+
+// CompileExpr compiles a state expression (over state slots and the
+// predicate frame, e.g. an LTL atom) for [Machine.Eval]. Compile atoms
+// before creating the machines that evaluate them is not required:
+// machines grow their memory as needed. Safe for concurrent use.
+func (p *Program) CompileExpr(e *spec.Expr) (*Pred, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	c := p.comp
+	c.err = nil
+	chk := frameCtx{state: p.checkOff, frame: p.checkFrameOff}
+	pr := &Pred{w: width(e.Type)}
+	if isScalar(e.Type) {
+		pr.eval = c.scalar(e, chk)
+	} else {
+		pr.ref = c.ref(e, chk)
+	}
+	p.memSize = c.mem
+	if c.err != nil {
+		return nil, c.err
+	}
+	return pr, nil
+}
+
+// Eval evaluates a scalar state expression in state s. It compiles e on
+// every call and allocates a machine: use CompileExpr and Machine.Eval
+// in loops.
+func (p *Program) Eval(e *spec.Expr, s State) (int64, error) {
+	pr, err := p.CompileExpr(e)
+	if err != nil {
+		return 0, err
+	}
+	if pr.eval == nil {
+		return 0, errors.New("checker: Eval of a compound expression")
+	}
+	return p.NewMachine().Eval(pr, s)
+}
+
+// ExecError is a runtime error or a failed assertion met while executing
+// an action or the init block, or evaluating a predicate.
+type ExecError struct {
+	Kind   Kind // Assertion or RuntimeError
+	Pos    spec.Position
+	Msg    string
+	Action int // index into Model.Actions; -1 for init or a predicate
+}
+
+func (e *ExecError) Error() string {
+	return fmt.Sprintf("%s: %s: %s", e.Pos, e.Kind, e.Msg)
+}
+
+type undo struct {
+	off int32
+	old int64
+}
+
+// Machine evaluates a Program: it owns the flat memory (unpacked state,
+// frames, agent frames, scratch) the compiled closures work on. A Machine
+// is not safe for concurrent use; create one per goroutine.
+type Machine struct {
+	p     *Program
+	mem   []int64
+	trail []undo
+	vec   []uint64
+
+	err    *site // first failure of the current evaluation
+	errVal int64
+	errOff int
+	abort  bool // a failure was raised; stop the current action
+
+	action int
+	ord    int // successor ordinal within the current state
+	leaf   func(m *Machine)
+
+	// failure recorded by raise
+	failAction, failOrd int
+
+	record    bool // keep agent answers and the failing state (traces)
+	asked     []Answer
+	failState []int64
+	failAsked []Answer
+
+	visit func(action, branch int, t State)
+	start int
+}
+
+// NewMachine returns a machine for p.
+func (p *Program) NewMachine() *Machine {
+	p.mu.Lock()
+	n := p.memSize
+	p.mu.Unlock()
+	return &Machine{p: p, mem: make([]int64, n), vec: make([]uint64, p.lay.words), trail: make([]undo, 0, 64)}
+}
+
+func (m *Machine) grow() {
+	m.p.mu.Lock()
+	n := m.p.memSize
+	m.p.mu.Unlock()
+	if n > len(m.mem) {
+		mem := make([]int64, n)
+		copy(mem, m.mem)
+		m.mem = mem
+	}
+}
+
+// fail records the first failure of an evaluation.
+func (m *Machine) fail(s *site, v int64) {
+	if m.err == nil {
+		m.err = s
+		m.errVal = v
+	}
+}
+
+// raise turns the pending failure into the outcome of the current branch.
+func (m *Machine) raise() {
+	m.abort = true
+	m.failAction = m.action
+	m.failOrd = m.ord
+	m.ord++
+	if m.record {
+		m.failState = append(m.failState[:0], m.mem[:m.p.n]...)
+		m.failAsked = append(m.failAsked[:0], m.asked...)
+	}
+}
+
+// failure builds the ExecError of the pending failure.
+func (m *Machine) failure() *ExecError {
+	s := m.err
+	e := &ExecError{Kind: s.kind, Pos: s.pos, Msg: s.msg, Action: m.failAction}
+	switch {
+	case s.assign:
+		sl := m.p.Model.Slots[m.errOff]
+		name := m.p.Model.Vars[sl.Var].Name
+		if sl.Set {
+			e.Msg = fmt.Sprintf("set value %#x out of range of %s", m.errVal, name)
+		} else {
+			e.Msg = fmt.Sprintf("value %d out of range %d..%d of %s", m.errVal, sl.Lo, sl.Hi, name)
+		}
+	case s.hasVal:
+		e.Msg = fmt.Sprintf(s.msg, m.errVal)
+	}
+	return e
+}
+
+func (m *Machine) clearFailure() {
+	m.err = nil
+	m.abort = false
+}
+
+// set stores v at mem[off] through the undo trail; a state slot must
+// receive a value of its domain, else the branch fails.
+func (m *Machine) set(off int, v int64, st *site) bool {
+	if off < m.p.n {
+		d := &m.p.dom[off]
+		if d.set {
+			if uint64(v)&^d.mask != 0 {
+				m.failAssign(st, off, v)
+				return false
+			}
+		} else if v < d.lo || v > d.hi {
+			m.failAssign(st, off, v)
+			return false
+		}
+	}
+	m.trail = append(m.trail, undo{int32(off), m.mem[off]})
+	m.mem[off] = v
+	return true
+}
+
+func (m *Machine) failAssign(st *site, off int, v int64) {
+	m.fail(st, v)
+	m.errOff = off
+	m.raise()
+}
+
+func (m *Machine) undo(mark int) {
+	t := m.trail
+	for i := len(t) - 1; i >= mark; i-- {
+		m.mem[t[i].off] = t[i].old
+	}
+	m.trail = t[:mark]
+}
+
+// load unpacks s into the action state.
+func (m *Machine) load(s State) {
+	m.p.lay.unpack(m.mem[:m.p.n], s)
+}
+
+// runAction runs action a on the state in mem[:n], calling m.leaf per
+// successor. It reports false when a failure was raised (m.err is set).
+func (m *Machine) runAction(a int) bool {
+	ca := &m.p.actions[a]
+	m.action = a
+	if ca.guard != nil {
+		g := ca.guard(m)
+		if m.err != nil {
+			m.raise()
+			return false
+		}
+		if g == 0 {
+			return true
+		}
+	}
+	ca.body(m)
+	m.undo(0)
+	return !m.abort
+}
+
+// runInit resets mem[:n] to the zero state and runs the init block.
+func (m *Machine) runInit() bool {
+	copy(m.mem[:m.p.n], m.p.zero)
+	m.action = -1
+	m.ord = 0
+	m.trail = m.trail[:0]
+	m.p.init(m)
+	m.undo(0)
+	return !m.abort
+}
+
+// enabledGuard reports whether action a's guard holds in mem[:n]; an
+// evaluation failure is raised and reported as enabled.
+func (m *Machine) enabledGuard(a int) bool {
+	ca := &m.p.actions[a]
+	if ca.guard == nil {
+		return true
+	}
+	m.action = a
+	g := ca.guard(m)
+	if m.err != nil {
+		return true
+	}
+	return g != 0
+}
+
+func (m *Machine) publicLeaf(mm *Machine) {
+	m.p.lay.pack(m.vec, m.mem[:m.p.n])
+	m.visit(m.action, m.ord-m.start, m.vec)
+}
+
+// Init calls visit for each initial state, in the init block's branch
+// order (duplicates included). t is valid only during the call. A failure
+// in the init block stops the enumeration and is returned as *ExecError.
+func (m *Machine) Init(visit func(branch int, t State)) error {
+	m.grow()
+	m.clearFailure()
+	m.visit = func(_, b int, t State) { visit(b, t) }
+	m.leaf = m.publicLeaf
+	m.start = 0
+	if !m.runInit() {
+		e := m.failure()
+		m.clearFailure()
+		return e
+	}
+	return nil
+}
+
+// Successors calls visit for every successor of s: each branch of each
+// enabled action, in (action, branch) order, duplicates included. t is
+// valid only during the call. A failure stops the enumeration and is
+// returned as *ExecError.
+func (m *Machine) Successors(s State, visit func(action, branch int, t State)) error {
+	m.grow()
+	m.clearFailure()
+	m.visit = visit
+	m.leaf = m.publicLeaf
+	m.load(s)
+	m.ord = 0
+	for a := range m.p.actions {
+		m.start = m.ord
+		if !m.runAction(a) {
+			e := m.failure()
+			m.clearFailure()
+			return e
+		}
+	}
+	return nil
+}
+
+// Eval evaluates a scalar predicate compiled by CompileExpr in state s.
+func (m *Machine) Eval(pr *Pred, s State) (int64, error) {
+	m.grow()
+	m.clearFailure()
+	p := m.p
+	p.lay.unpack(m.mem[p.checkOff:p.checkOff+p.n], s)
+	var v int64
+	if pr.eval != nil {
+		v = pr.eval(m)
+	} else {
+		v = m.mem[pr.ref.at(m)]
+	}
+	if m.err != nil {
+		m.failAction = -1
+		e := m.failure()
+		m.clearFailure()
+		return 0, e
+	}
+	return v, nil
+}

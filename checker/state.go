@@ -1,0 +1,109 @@
+package checker
+
+import (
+	"math/bits"
+
+	"github.com/wrapcheck/wrapcheck/spec"
+)
+
+// State is a packed state vector: Program.Words() words. Slot i takes
+// spec.Model.Slots[i].Bits bits holding value-Lo (a set slot: its mask).
+// A slot never straddles two words.
+type State = []uint64
+
+// packSlot is the position of one slot in a packed vector.
+type packSlot struct {
+	word  int32
+	shift uint8
+	mask  uint64
+	lo    int64
+}
+
+// layout maps the slots of a model to bit fields.
+type layout struct {
+	slots []packSlot
+	words int
+}
+
+func newLayout(m *spec.Model) layout {
+	l := layout{slots: make([]packSlot, len(m.Slots))}
+	word, used := 0, 0
+	for i, s := range m.Slots {
+		b := slotBits(s)
+		lo := s.Lo
+		if s.Set {
+			lo = 0
+		}
+		if b == 0 {
+			l.slots[i] = packSlot{word: 0, shift: 0, mask: 0, lo: lo}
+			continue
+		}
+		if used+b > 64 {
+			word++
+			used = 0
+		}
+		var mask uint64 = ^uint64(0)
+		if b < 64 {
+			mask = 1<<uint(b) - 1
+		}
+		l.slots[i] = packSlot{word: int32(word), shift: uint8(used), mask: mask, lo: lo}
+		used += b
+	}
+	l.words = word + 1
+	if used == 0 && word == 0 {
+		l.words = 1 // keep at least one word so that every vector is non-empty
+	}
+	return l
+}
+
+// slotBits returns the packed width of a slot.
+func slotBits(s spec.Slot) int {
+	if s.Set {
+		n := s.Bits
+		if s.Type != nil && s.Type.Elem != nil && int(s.Type.Elem.Size()) > n {
+			n = int(s.Type.Elem.Size())
+		}
+		return min(n, 64)
+	}
+	if s.Hi <= s.Lo {
+		return 0
+	}
+	return bits.Len64(uint64(s.Hi - s.Lo))
+}
+
+// pack encodes the slot values src into dst (len words).
+func (l *layout) pack(dst []uint64, src []int64) {
+	clear(dst)
+	for i := range l.slots {
+		p := &l.slots[i]
+		dst[p.word] |= (uint64(src[i]-p.lo) & p.mask) << p.shift
+	}
+}
+
+// unpack decodes src into the slot values dst.
+func (l *layout) unpack(dst []int64, src []uint64) {
+	for i := range l.slots {
+		p := &l.slots[i]
+		dst[i] = int64((src[p.word]>>p.shift)&p.mask) + p.lo
+	}
+}
+
+const (
+	hashK0 = 0xa0761d6478bd642f
+	hashK1 = 0xe7037ed1a0b428db
+	hashK2 = 0x8ebc6af09c88c6e3
+)
+
+// hashWords is a wyhash-style 64-bit hash of a vector: each word is
+// folded in with a 64x64->128 multiply, then the result is finalised.
+func hashWords(w []uint64) uint64 {
+	h := uint64(len(w))*hashK2 ^ hashK1
+	for _, x := range w {
+		hi, lo := bits.Mul64(x^hashK0, h^hashK1)
+		h = hi ^ lo
+	}
+	hi, lo := bits.Mul64(h^hashK2, hashK0)
+	h = hi ^ lo
+	h ^= h >> 29
+	return h
+}

@@ -1,0 +1,185 @@
+package checker
+
+import (
+	"errors"
+	"sync"
+	"sync/atomic"
+)
+
+// ErrStoreFull is returned by [Store.Insert] when the store holds the
+// maximum number of states (2^32-2).
+var ErrStoreFull = errors.New("checker: visited store is full (2^32-2 states)")
+
+const (
+	chunkShift  = 15 // states per arena chunk: 32768
+	chunkStates = 1 << chunkShift
+	maxChunks   = 1 << (32 - chunkShift)
+	shardBits   = 8
+	nShards     = 1 << shardBits
+	shardInit   = 256 // initial table entries per shard
+	maxStates   = 1<<32 - 2
+	tagMask     = 0xFFFFFFFF00000000
+)
+
+// Store is the visited set: a concurrent set of fixed-width vectors, each
+// identified by a dense uint32 index in insertion order, with one
+// auxiliary "link" word per vector (the BFS keeps parent pointers there).
+//
+// Vectors live in arena chunks of 32768 records that never move, so a
+// slice returned by [Store.Vector] stays valid. Membership is an
+// open-addressing hash table (64-bit wyhash-style hash, linear probing,
+// a 32-bit hash tag next to the index, full comparison on a tag match)
+// split into 256 shards by the hash's top bits. Each shard has its own
+// mutex and grows (doubling, at 3/4 load) independently of the others, so
+// there is no stop-the-world rehash.
+//
+// The zero value is not usable; call [NewStore]. Insert, Vector, Link and
+// Len are safe for concurrent use. A vector written by Insert is visible
+// to every goroutine that obtained its index from Insert.
+type Store struct {
+	width  int // payload words per vector
+	stride int // record words: link + payload
+	n      atomic.Int64
+	chunks []atomic.Pointer[[]uint64]
+	alloc  sync.Mutex
+	bytes  atomic.Int64
+	shards [nShards]shard
+}
+
+type shard struct {
+	mu   sync.Mutex
+	tab  []uint64 // tag<<32 | idx+1; 0 = empty
+	used int
+	_    [64 - 8 - 24 - 8]byte
+}
+
+// NewStore returns an empty store of vectors of width words (width >= 1).
+func NewStore(width int) *Store {
+	s := &Store{width: width, stride: width + 1, chunks: make([]atomic.Pointer[[]uint64], maxChunks)}
+	for i := range s.shards {
+		s.shards[i].tab = make([]uint64, shardInit)
+	}
+	s.bytes.Add(int64(nShards*shardInit*8 + maxChunks*8))
+	return s
+}
+
+// Width returns the number of words of every vector.
+func (s *Store) Width() int { return s.width }
+
+// Len returns the number of stored vectors.
+func (s *Store) Len() int64 { return s.n.Load() }
+
+// Bytes returns the memory held by the store: arena chunks and tables.
+func (s *Store) Bytes() int64 { return s.bytes.Load() }
+
+// Hash returns the hash the store uses for vec.
+func (s *Store) Hash(vec []uint64) uint64 { return hashWords(vec) }
+
+// Vector returns the stored vector idx (do not modify it).
+func (s *Store) Vector(idx uint32) []uint64 {
+	c := *s.chunks[idx>>chunkShift].Load()
+	o := int(idx&(chunkStates-1))*s.stride + 1
+	return c[o : o+s.width : o+s.width]
+}
+
+// Link returns the link word of vector idx; use sync/atomic to access it
+// while other goroutines may.
+func (s *Store) Link(idx uint32) *uint64 {
+	c := *s.chunks[idx>>chunkShift].Load()
+	return &c[int(idx&(chunkStates-1))*s.stride]
+}
+
+// Insert adds vec (Width words) unless an equal vector is stored, and
+// returns the index of the stored vector and whether it was added. A new
+// vector's link word is set to link before any other goroutine can see
+// it.
+func (s *Store) Insert(vec []uint64, link uint64) (idx uint32, isNew bool, err error) {
+	h := hashWords(vec)
+	sh := &s.shards[h>>(64-shardBits)]
+	tag := h & tagMask
+	sh.mu.Lock()
+	tab := sh.tab
+	mask := uint64(len(tab) - 1)
+	i := h & mask
+	for {
+		e := tab[i]
+		if e == 0 {
+			break
+		}
+		if e&tagMask == tag {
+			j := uint32(e) - 1
+			if equalWords(s.Vector(j), vec) {
+				sh.mu.Unlock()
+				return j, false, nil
+			}
+		}
+		i = (i + 1) & mask
+	}
+	n := s.n.Add(1) - 1
+	if n >= maxStates {
+		s.n.Add(-1)
+		sh.mu.Unlock()
+		return 0, false, ErrStoreFull
+	}
+	idx = uint32(n)
+	rec := s.record(idx)
+	rec[0] = link
+	copy(rec[1:], vec)
+	tab[i] = tag | uint64(idx+1)
+	sh.used++
+	if sh.used*4 > len(tab)*3 {
+		s.grow(sh)
+	}
+	sh.mu.Unlock()
+	return idx, true, nil
+}
+
+// record returns the writable record of idx, allocating its chunk.
+func (s *Store) record(idx uint32) []uint64 {
+	cp := s.chunks[idx>>chunkShift].Load()
+	if cp == nil {
+		s.alloc.Lock()
+		cp = s.chunks[idx>>chunkShift].Load()
+		if cp == nil {
+			c := make([]uint64, chunkStates*s.stride)
+			cp = &c
+			s.chunks[idx>>chunkShift].Store(cp)
+			s.bytes.Add(int64(len(c) * 8))
+		}
+		s.alloc.Unlock()
+	}
+	o := int(idx&(chunkStates-1)) * s.stride
+	return (*cp)[o : o+s.stride]
+}
+
+// grow doubles a shard's table; the caller holds the shard's lock.
+func (s *Store) grow(sh *shard) {
+	old := sh.tab
+	tab := make([]uint64, 2*len(old))
+	mask := uint64(len(tab) - 1)
+	for _, e := range old {
+		if e == 0 {
+			continue
+		}
+		h := hashWords(s.Vector(uint32(e) - 1))
+		i := h & mask
+		for tab[i] != 0 {
+			i = (i + 1) & mask
+		}
+		tab[i] = e
+	}
+	sh.tab = tab
+	s.bytes.Add(int64(8 * (len(tab) - len(old))))
+}
+
+func equalWords(a, b []uint64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,229 @@
+package checker
+
+import (
+	"runtime/metrics"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// path returns the stored states from an initial state to idx.
+func (e *explorer) path(idx uint32) []uint32 {
+	var p []uint32
+	for {
+		p = append(p, idx)
+		l := *e.store.Link(idx)
+		if l == noParent {
+			break
+		}
+		if e.pending && idx >= e.levelStart {
+			l = uint64(e.frontier[l>>ordBits]) // a key of this level, not yet a parent
+		}
+		idx = uint32(l)
+	}
+	slices.Reverse(p)
+	return p
+}
+
+// violationOf builds the reported violation of a candidate, with a
+// concrete trace replayed from the initial state.
+func (e *explorer) violationOf(c cand) *Violation {
+	p := e.prog
+	v := &Violation{Kind: c.kind, LoopStart: -1}
+	switch {
+	case c.kind == Deadlock:
+		v.Msg = "no action is enabled and the state is not terminal"
+		v.Pos = p.Model.TerminalPos
+	case c.atState:
+		inv := p.invs[c.inv]
+		v.Name, v.Pos = inv.name, inv.pos
+		v.Msg = "invariant " + inv.name + " is violated"
+		if c.err != nil {
+			v.Pos, v.Msg = c.err.Pos, c.err.Msg+" (evaluating invariant "+inv.name+")"
+		}
+	default:
+		v.Pos, v.Msg = c.err.Pos, c.err.Msg
+		v.Name = "init"
+		if c.err.Action >= 0 {
+			v.Name = p.Model.Actions[c.err.Action].Name
+		}
+	}
+	var path []uint32
+	if !c.init {
+		path = e.path(c.state)
+	}
+	v.Trace = e.replay(path, !c.atState)
+	return v
+}
+
+// replay rebuilds a concrete trace through the stored states path (each
+// possibly canonical): from the first initial state whose canonical form
+// is path[0], each step takes the first successor, in (action, branch)
+// order, whose canonical form is the next stored state. With failing set,
+// a last step shows the first failing action of the last state (or the
+// failing init block when path is empty).
+func (e *explorer) replay(path []uint32, failing bool) []Step {
+	p := e.prog
+	m := p.NewMachine()
+	m.record = true
+	n := p.n
+	var steps []Step
+	var target []uint64
+	found := false
+	var got Step
+	m.leaf = func(m *Machine) {
+		if found {
+			return
+		}
+		cs := m.mem[p.checkOff : p.checkOff+n]
+		copy(cs, m.mem[:n])
+		if e.opts.Canon != nil {
+			e.opts.Canon(cs)
+		}
+		p.lay.pack(m.vec, cs)
+		if equalWords(m.vec, target) {
+			found = true
+			got = Step{Action: m.action, State: slices.Clone(m.mem[:n]), Asked: cloneAnswers(m.asked)}
+		}
+	}
+	failStep := func() Step {
+		return Step{Action: m.failAction, State: slices.Clone(m.failState), Asked: cloneAnswers(m.failAsked)}
+	}
+	if len(path) == 0 {
+		m.runInit()
+		return []Step{failStep()}
+	}
+	target = e.store.Vector(path[0])
+	if !m.runInit() {
+		m.clearFailure()
+	}
+	if !found {
+		panic("wrapcheck internal error: trace replay lost the initial state")
+	}
+	steps = append(steps, got)
+	for _, idx := range path[1:] {
+		cur := steps[len(steps)-1].State
+		target = e.store.Vector(idx)
+		found = false
+		copy(m.mem[:n], cur)
+		m.ord = 0
+		for a := range p.actions {
+			if !m.runAction(a) {
+				m.clearFailure()
+				m.undo(0)
+			}
+			if found {
+				break
+			}
+		}
+		if !found {
+			panic("wrapcheck internal error: trace replay lost a step")
+		}
+		steps = append(steps, got)
+	}
+	if failing {
+		cur := steps[len(steps)-1].State
+		found = true // ignore successors
+		copy(m.mem[:n], cur)
+		m.ord = 0
+		for a := range p.actions {
+			if !m.runAction(a) {
+				steps = append(steps, failStep())
+				m.clearFailure()
+				m.undo(0)
+				return steps
+			}
+		}
+		panic("wrapcheck internal error: trace replay lost the failure")
+	}
+	return steps
+}
+
+func cloneAnswers(a []Answer) []Answer {
+	if len(a) == 0 {
+		return nil
+	}
+	out := make([]Answer, len(a))
+	for i, x := range a {
+		out[i] = Answer{Agent: x.Agent, Value: slices.Clone(x.Value)}
+	}
+	return out
+}
+
+const heapMetric = "/memory/classes/heap/objects:bytes"
+
+func (e *explorer) sampleHeap() uint64 {
+	s := []metrics.Sample{{Name: heapMetric}}
+	metrics.Read(s)
+	var h uint64
+	if s[0].Value.Kind() == metrics.KindUint64 {
+		h = s[0].Value.Uint64()
+	}
+	for {
+		old := e.peakHeap.Load()
+		if h <= old || e.peakHeap.CompareAndSwap(old, h) {
+			return h
+		}
+	}
+}
+
+// monitor samples the heap every 100ms (peak, memory budget) and calls
+// Options.Progress about once a second.
+func (e *explorer) monitor(done chan struct{}, wg *sync.WaitGroup) {
+	defer wg.Done()
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	ticks := 0
+	for {
+		select {
+		case <-done:
+			return
+		case <-t.C:
+		}
+		h := e.sampleHeap()
+		if e.opts.MemoryBudget > 0 && h > uint64(e.opts.MemoryBudget) {
+			e.stop.CompareAndSwap(runOK, stopMemory)
+		}
+		ticks++
+		if e.opts.Progress != nil && ticks%10 == 0 {
+			var tr int64
+			for _, w := range e.workers {
+				tr += atomic.LoadInt64(&w.transPub)
+			}
+			e.opts.Progress(Progress{States: e.store.Len(), Transitions: tr, Depth: int(e.progDepth.Load()),
+				Frontier: int(e.progFrontier.Load()), Elapsed: time.Since(e.start), HeapBytes: h})
+		}
+	}
+}
+
+func (e *explorer) stats() Stats {
+	s := Stats{States: e.store.Len(), Depth: e.maxDepth, Seconds: time.Since(e.start).Seconds(),
+		Workers: len(e.workers), PeakHeapBytes: e.peakHeap.Load()}
+	for _, w := range e.workers {
+		s.Transitions += w.trans
+	}
+	if s.States > 0 {
+		s.BytesPerState = float64(e.store.Bytes()) / float64(s.States)
+	}
+	return s
+}
+
+func (e *explorer) coverage() Coverage {
+	c := Coverage{Fired: make([]int64, len(e.prog.actions))}
+	for _, w := range e.workers {
+		for i, f := range w.fired {
+			c.Fired[i] += f
+		}
+	}
+	for _, i := range e.vacIdx {
+		hit := false
+		for _, w := range e.workers {
+			hit = hit || w.witnessed[i]
+		}
+		if !hit {
+			c.VacuousInvariants = append(c.VacuousInvariants, e.prog.invs[i].name)
+		}
+	}
+	return c
+}
