@@ -112,7 +112,12 @@ type Model struct {
 	Filename string
 	Consts   []*Const // every constant, with its final value (after -D)
 	Types    []*Type  // every declared named type, in declaration order
-	Vars     []*Var   // global variables, then process locals per instance
+	// Vars lists the global variables, then the locals of each process
+	// instance: process after process, variable after variable, instance
+	// after instance (P[0].x, P[1].x, P[0].y, ...), so that the copies of
+	// one family local take consecutive slots and P[e].x lowers to an
+	// OpIndex over them. Var.Slot increases along Vars.
+	Vars     []*Var
 	Slots    []Slot   // the flattened state vector
 	Init     []*Stmt  // the start values of the variables, then the init block
 	Actions  []*Action
@@ -127,6 +132,8 @@ type Model struct {
 	Terminal    *Expr // nil: no state is terminal
 	TerminalPos Position
 	Frame       int // local slots needed by any unit but agent assumptions
+
+	vet *vetInfo // what [Vet] needs from the check; nil for a hand-built Model
 }
 
 // Const is a named integer constant.

@@ -1,0 +1,338 @@
+package spec
+
+import (
+	"errors"
+	"math/bits"
+)
+
+// This file holds constant folding and a small evaluator of IR
+// expressions over a frame (no state), used by [Vet] to test agent
+// assumptions. The engine has its own, faster evaluator.
+
+// fold replaces e by an OpConst when its value is known statically. It
+// keeps operations whose evaluation is a runtime error (division by zero).
+func (c *checker) fold(e *Expr) *Expr {
+	if len(e.Args) == 0 {
+		return e
+	}
+	a := e.Args[0]
+	dep := false
+	for _, x := range e.Args {
+		if c.instDep[x] {
+			dep = true
+		}
+	}
+	k := func(v int64) *Expr {
+		r := &Expr{Op: OpConst, Type: e.Type, Val: v, Pos: e.Pos}
+		if dep {
+			c.instDep[r] = true
+		}
+		return r
+	}
+	pass := func(x *Expr) *Expr {
+		if x.Op == OpConst && dep {
+			c.instDep[x] = true
+		}
+		return x
+	}
+	// short-circuit operators fold on a constant left operand
+	switch e.Op {
+	case OpAnd:
+		if a.Op == OpConst {
+			if a.Val == 0 {
+				return k(0)
+			}
+			return pass(e.Args[1])
+		}
+	case OpOr:
+		if a.Op == OpConst {
+			if a.Val != 0 {
+				return k(1)
+			}
+			return pass(e.Args[1])
+		}
+	case OpImplies:
+		if a.Op == OpConst {
+			if a.Val == 0 {
+				return k(1)
+			}
+			return pass(e.Args[1])
+		}
+	case OpCond:
+		if a.Op == OpConst {
+			b := e.Args[2]
+			if a.Val != 0 {
+				b = e.Args[1]
+			}
+			if b.Op == OpConst {
+				return k(b.Val)
+			}
+			return b
+		}
+		return e
+	}
+	for _, x := range e.Args {
+		if x.Op != OpConst || !x.Type.IsScalar() {
+			return e
+		}
+	}
+	vals := make([]int64, len(e.Args))
+	for i, x := range e.Args {
+		vals[i] = x.Val
+	}
+	v, err := evalOp(e, vals)
+	if err != nil {
+		return e
+	}
+	return k(v)
+}
+
+var errRuntime = errors.New("runtime error")
+
+// evalOp applies a scalar operator to constant operands.
+func evalOp(e *Expr, v []int64) (int64, error) {
+	b := func(x bool) int64 {
+		if x {
+			return 1
+		}
+		return 0
+	}
+	switch e.Op {
+	case OpNot:
+		return 1 - v[0], nil
+	case OpNeg:
+		return -v[0], nil
+	case OpAnd:
+		return b(v[0] != 0 && v[1] != 0), nil
+	case OpOr:
+		return b(v[0] != 0 || v[1] != 0), nil
+	case OpImplies:
+		return b(v[0] == 0 || v[1] != 0), nil
+	case OpEq:
+		return b(v[0] == v[1]), nil
+	case OpNe:
+		return b(v[0] != v[1]), nil
+	case OpLt:
+		return b(v[0] < v[1]), nil
+	case OpLe:
+		return b(v[0] <= v[1]), nil
+	case OpGt:
+		return b(v[0] > v[1]), nil
+	case OpGe:
+		return b(v[0] >= v[1]), nil
+	case OpAdd:
+		return v[0] + v[1], nil
+	case OpSub:
+		return v[0] - v[1], nil
+	case OpMul:
+		return v[0] * v[1], nil
+	case OpDiv:
+		if v[1] == 0 {
+			return 0, errRuntime
+		}
+		return v[0] / v[1], nil
+	case OpMod:
+		if v[1] == 0 {
+			return 0, errRuntime
+		}
+		return v[0] % v[1], nil
+	case OpIn:
+		el := e.Args[1].Type.Elem
+		if v[0] < el.Lo || v[0] > el.Hi {
+			return 0, nil
+		}
+		return b(v[1]&(1<<(v[0]-el.Lo)) != 0), nil
+	case OpSubset:
+		return b(v[0]&^v[1] == 0), nil
+	case OpUnion:
+		return v[0] | v[1], nil
+	case OpIntersect:
+		return v[0] & v[1], nil
+	case OpMinus:
+		return v[0] &^ v[1], nil
+	case OpCard:
+		return int64(bits.OnesCount64(uint64(v[0]))), nil
+	}
+	return 0, errRuntime
+}
+
+// frameEval evaluates IR expressions that read no state, over a frame.
+type frameEval struct {
+	frame []int64
+}
+
+// eval returns the Type.Width scalars of e's value.
+func (ev *frameEval) eval(e *Expr) ([]int64, error) {
+	switch e.Op {
+	case OpConst:
+		return []int64{e.Val}, nil
+	case OpLocal:
+		if e.Slot+e.Type.Width > len(ev.frame) {
+			return nil, errRuntime
+		}
+		return append([]int64(nil), ev.frame[e.Slot:e.Slot+e.Type.Width]...), nil
+	case OpVar:
+		return nil, errRuntime // no state here
+	case OpIndex:
+		arr, err := ev.eval(e.Args[0])
+		if err != nil {
+			return nil, err
+		}
+		i, err := ev.scalar(e.Args[1])
+		if err != nil {
+			return nil, err
+		}
+		t := e.Args[0].Type
+		if i < t.Index.Lo || i > t.Index.Hi {
+			return nil, errRuntime
+		}
+		w := t.Elem.Width
+		off := int(i-t.Index.Lo) * w
+		return arr[off : off+w], nil
+	case OpField:
+		r, err := ev.eval(e.Args[0])
+		if err != nil {
+			return nil, err
+		}
+		off := int(e.Val)
+		return r[off : off+e.Type.Width], nil
+	case OpAnd, OpOr, OpImplies:
+		a, err := ev.scalar(e.Args[0])
+		if err != nil {
+			return nil, err
+		}
+		if (e.Op == OpAnd && a == 0) || (e.Op == OpOr && a != 0) {
+			return []int64{a}, nil
+		}
+		if e.Op == OpImplies && a == 0 {
+			return []int64{1}, nil
+		}
+		bv, err := ev.scalar(e.Args[1])
+		if err != nil {
+			return nil, err
+		}
+		return []int64{boolInt(bv != 0)}, nil
+	case OpEq, OpNe:
+		a, err := ev.eval(e.Args[0])
+		if err != nil {
+			return nil, err
+		}
+		bv, err := ev.eval(e.Args[1])
+		if err != nil {
+			return nil, err
+		}
+		eq := len(a) == len(bv)
+		for i := 0; eq && i < len(a); i++ {
+			eq = a[i] == bv[i]
+		}
+		return []int64{boolInt(eq == (e.Op == OpEq))}, nil
+	case OpCond:
+		cv, err := ev.scalar(e.Args[0])
+		if err != nil {
+			return nil, err
+		}
+		if cv != 0 {
+			return ev.eval(e.Args[1])
+		}
+		return ev.eval(e.Args[2])
+	case OpSetLit:
+		el := e.Type.Elem
+		m := int64(0)
+		for _, x := range e.Args {
+			v, err := ev.scalar(x)
+			if err != nil {
+				return nil, err
+			}
+			if v < el.Lo || v > el.Hi {
+				return nil, errRuntime
+			}
+			m |= 1 << (v - el.Lo)
+		}
+		return []int64{m}, nil
+	case OpRecordLit:
+		var out []int64
+		for _, x := range e.Args {
+			v, err := ev.eval(x)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v...)
+		}
+		return out, nil
+	case OpForall, OpExists, OpCount:
+		n := int64(0)
+		for v := e.Dom.Lo; v <= e.Dom.Hi; v++ {
+			if e.Slot >= len(ev.frame) {
+				return nil, errRuntime
+			}
+			ev.frame[e.Slot] = v
+			b, err := ev.scalar(e.Args[0])
+			if err != nil {
+				return nil, err
+			}
+			switch {
+			case e.Op == OpForall && b == 0:
+				return []int64{0}, nil
+			case e.Op == OpExists && b != 0:
+				return []int64{1}, nil
+			case b != 0:
+				n++
+			}
+		}
+		if e.Op == OpForall {
+			return []int64{1}, nil
+		}
+		if e.Op == OpExists {
+			return []int64{0}, nil
+		}
+		return []int64{n}, nil
+	case OpLet:
+		last := len(e.Args) - 1
+		for i := 0; i < last; i++ {
+			v, err := ev.eval(e.Args[i])
+			if err != nil {
+				return nil, err
+			}
+			s := e.Binds[i]
+			if s+len(v) > len(ev.frame) {
+				return nil, errRuntime
+			}
+			copy(ev.frame[s:], v)
+		}
+		return ev.eval(e.Args[last])
+	}
+	if e.Op.IsTemporal() {
+		return nil, errRuntime
+	}
+	vals := make([]int64, len(e.Args))
+	for i, x := range e.Args {
+		v, err := ev.scalar(x)
+		if err != nil {
+			return nil, err
+		}
+		vals[i] = v
+	}
+	v, err := evalOp(e, vals)
+	if err != nil {
+		return nil, err
+	}
+	return []int64{v}, nil
+}
+
+func (ev *frameEval) scalar(e *Expr) (int64, error) {
+	v, err := ev.eval(e)
+	if err != nil {
+		return 0, err
+	}
+	if len(v) != 1 {
+		return 0, errRuntime
+	}
+	return v[0], nil
+}
+
+func boolInt(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}

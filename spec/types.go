@@ -1,0 +1,316 @@
+package spec
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/wrapcheck/wrapcheck/spec/syntax"
+)
+
+// maxWidth bounds the number of slots of one value, so that a huge array
+// type is an error instead of an out-of-memory crash.
+const maxWidth = 1 << 20
+
+// typeString prints t as the user would write it, by name when named.
+func typeString(t *Type) string {
+	if t == nil {
+		return "invalid type"
+	}
+	if t.Name != "" {
+		return t.Name
+	}
+	switch t.Kind {
+	case BoolKind:
+		return "bool"
+	case IntKind:
+		return "int"
+	case RangeKind:
+		return fmt.Sprintf("%d..%d", t.Lo, t.Hi)
+	case EnumKind:
+		return "{" + strings.Join(t.Names, ", ") + "}"
+	case SymmetricKind:
+		return "symmetric " + strconv.FormatInt(t.Size(), 10)
+	case ArrayKind:
+		return "[" + typeString(t.Index) + "]" + typeString(t.Elem)
+	case RecordKind:
+		var b strings.Builder
+		b.WriteString("record { ")
+		for i, f := range t.Fields {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(f.Name + ": " + typeString(f.Type))
+		}
+		b.WriteString(" }")
+		return b.String()
+	case SetKind:
+		return "set of " + typeString(t.Elem)
+	}
+	return "invalid type"
+}
+
+func isInt(t *Type) bool { return t.Kind == IntKind || t.Kind == RangeKind }
+
+func isInvalid(t *Type) bool { return t == nil || t.Kind == InvalidKind }
+
+// identical reports whether a and b are the same type. Enum and symmetric
+// types are identical only to themselves; integer types are identical when
+// both are unbounded or have the same bounds; composite types structurally.
+func identical(a, b *Type) bool {
+	if a == b {
+		return true
+	}
+	if a == nil || b == nil || a.Kind != b.Kind {
+		return false
+	}
+	switch a.Kind {
+	case BoolKind, IntKind:
+		return true
+	case RangeKind:
+		return a.Lo == b.Lo && a.Hi == b.Hi
+	case ArrayKind:
+		return identical(a.Index, b.Index) && identical(a.Elem, b.Elem)
+	case SetKind:
+		return identical(a.Elem, b.Elem)
+	case RecordKind:
+		if len(a.Fields) != len(b.Fields) {
+			return false
+		}
+		for i, f := range a.Fields {
+			g := b.Fields[i]
+			if f.Name != g.Name || !identical(f.Type, g.Type) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// assignableTo reports whether a value of type v may be stored in a
+// location of type t (integers mix; the range is checked at runtime).
+func assignableTo(v, t *Type) bool {
+	if isInt(v) && isInt(t) {
+		return true
+	}
+	return identical(v, t)
+}
+
+// comparable reports whether values of a and b may be compared with ==.
+func comparable(a, b *Type) bool { return assignableTo(a, b) }
+
+// constInt evaluates e as an integer constant expression.
+func (c *checker) constInt(e syntax.Expr, env *env, what string) (int64, bool) {
+	x := c.expr(e, env.constEnv(), nil)
+	if isInvalid(x.Type) {
+		return 0, false
+	}
+	if x.Op != OpConst || !isInt(x.Type) {
+		if x.Op == OpConst {
+			c.errorf(e.Position(), "%s must be an integer, not %s (type %s)", what, exprString(e), typeString(x.Type))
+		} else {
+			c.errorf(e.Position(), "%s must be a constant: %s is not constant", what, exprString(e))
+		}
+		return 0, false
+	}
+	return x.Val, true
+}
+
+// resolveType resolves a type expression; it returns c.tInvalid after
+// reporting an error.
+func (c *checker) resolveType(te syntax.TypeExpr, env *env) *Type {
+	switch t := te.(type) {
+	case *syntax.NamedType:
+		o := c.global.lookup(t.Name)
+		if o == nil {
+			c.errorf(t.Pos, "undefined: %s%s", t.Name, didYouMean(c.suggestKind(t.Name, objType)))
+			return c.tInvalid
+		}
+		if o.kind != objType {
+			c.errorNotes(t.Pos, []syntax.Note{note(o.pos, "%s declared here", o.name)}, "%s is not a type", t.Name)
+			return c.tInvalid
+		}
+		o.used = true
+		return c.typeOfDecl(o)
+	case *syntax.BoolType:
+		return c.tBool
+	case *syntax.RangeType:
+		lo, ok1 := c.constInt(t.Lo, env, "range bound")
+		hi, ok2 := c.constInt(t.Hi, env, "range bound")
+		if !ok1 || !ok2 {
+			return c.tInvalid
+		}
+		if lo > hi {
+			c.errorf(t.Pos, "empty range %d..%d", lo, hi)
+			return c.tInvalid
+		}
+		return &Type{Kind: RangeKind, Lo: lo, Hi: hi, Width: 1}
+	case *syntax.EnumType:
+		et := c.enums[t]
+		if et == nil || len(t.Members) == 0 {
+			return c.tInvalid
+		}
+		return et
+	case *syntax.SymmetricType:
+		if st, ok := c.syms[t]; ok {
+			return st
+		}
+		c.syms[t] = c.tInvalid // a cycle through N resolves to invalid
+		n, ok := c.constInt(t.N, env, "size of symmetric type")
+		if !ok {
+			return c.tInvalid
+		}
+		if n < 1 {
+			c.errorf(t.N.Position(), "symmetric type must have at least 1 identity, not %d", n)
+			return c.tInvalid
+		}
+		if n > 64 {
+			c.errorf(t.N.Position(), "symmetric type has %d identities; at most 64 are allowed", n)
+			return c.tInvalid
+		}
+		st := &Type{Kind: SymmetricKind, Lo: 0, Hi: n - 1, Width: 1}
+		setSymNames(st, "Id")
+		c.syms[t] = st
+		return st
+	case *syntax.ArrayType:
+		idx := c.resolveType(t.Index, env)
+		elem := c.resolveType(t.Elem, env)
+		if isInvalid(idx) || isInvalid(elem) {
+			return c.tInvalid
+		}
+		if !idx.IsFinite() {
+			c.errorf(t.Index.Position(), "invalid array index type %s: must be bool, a range, an enum or a symmetric type", typeString(idx))
+			return c.tInvalid
+		}
+		w := idx.Size() * int64(elem.Width)
+		if w > maxWidth {
+			c.errorf(t.Pos, "array type %s is too large (%d slots)", typeString(&Type{Kind: ArrayKind, Index: idx, Elem: elem}), w)
+			return c.tInvalid
+		}
+		return &Type{Kind: ArrayKind, Index: idx, Elem: elem, Width: int(w)}
+	case *syntax.RecordType:
+		rt := &Type{Kind: RecordKind}
+		seen := map[string]Position{}
+		bad := false
+		for _, f := range t.Fields {
+			ft := c.resolveType(f.Type, env)
+			if prev, ok := seen[f.Name.Name]; ok {
+				c.errorNotes(f.Name.Pos, []syntax.Note{note(prev, "other declaration of %s", f.Name.Name)}, "duplicate field %s in record type", f.Name.Name)
+				bad = true
+				continue
+			}
+			seen[f.Name.Name] = f.Name.Pos
+			if isInvalid(ft) {
+				bad = true
+				continue
+			}
+			rt.Fields = append(rt.Fields, &Field{Name: f.Name.Name, Type: ft, Offset: rt.Width})
+			rt.Width += ft.Width
+			if rt.Width > maxWidth {
+				c.errorf(t.Pos, "record type is too large")
+				return c.tInvalid
+			}
+		}
+		if bad {
+			return c.tInvalid
+		}
+		if len(rt.Fields) == 0 {
+			c.errorf(t.Pos, "record type has no fields")
+			return c.tInvalid
+		}
+		return rt
+	case *syntax.SetType:
+		elem := c.resolveType(t.Elem, env)
+		if isInvalid(elem) {
+			return c.tInvalid
+		}
+		if !elem.IsFinite() {
+			c.errorf(t.Elem.Position(), "invalid set element type %s: must be bool, a range, an enum or a symmetric type", typeString(elem))
+			return c.tInvalid
+		}
+		if elem.Size() > 64 {
+			c.errorf(t.Pos, "set of %s is too large: %s has %d values, a set may have at most 64", typeString(elem), typeString(elem), elem.Size())
+			return c.tInvalid
+		}
+		return &Type{Kind: SetKind, Elem: elem, Width: 1}
+	}
+	return c.tInvalid
+}
+
+func setSymNames(t *Type, base string) {
+	t.Names = t.Names[:0]
+	for i := int64(0); i < t.Size(); i++ {
+		t.Names = append(t.Names, base+strconv.FormatInt(i+1, 10))
+	}
+}
+
+// typeOfDecl resolves a type declaration, once.
+func (c *checker) typeOfDecl(o *object) *Type {
+	switch o.state {
+	case 2:
+		return o.typ
+	case 1:
+		c.errorNotes(o.pos, nil, "invalid recursive type %s", o.name)
+		o.typ = c.tInvalid
+		return c.tInvalid
+	}
+	o.state = 1
+	t := c.resolveType(o.tdecl.Type, c.globalEnv())
+	if o.state == 2 { // a cycle was reported and resolved meanwhile
+		return o.typ
+	}
+	if !isInvalid(t) {
+		switch t.Kind {
+		case EnumKind:
+			if t.Name == "" {
+				t.Name = o.name
+			}
+		case SymmetricKind:
+			if t.Name == "" {
+				t.Name = o.name
+				setSymNames(t, o.name)
+			}
+		case BoolKind, IntKind:
+		default:
+			if t.Name == "" {
+				cp := *t
+				cp.Name = o.name
+				t = &cp
+			}
+		}
+	}
+	o.typ = t
+	o.state = 2
+	return t
+}
+
+// flatten appends the scalar slot descriptions of a value of type t.
+func flatten(t *Type, v int, out []Slot) []Slot {
+	switch t.Kind {
+	case ArrayKind:
+		for i := int64(0); i < t.Index.Size(); i++ {
+			out = flatten(t.Elem, v, out)
+		}
+		return out
+	case RecordKind:
+		for _, f := range t.Fields {
+			out = flatten(f.Type, v, out)
+		}
+		return out
+	case SetKind:
+		return append(out, Slot{Var: v, Bits: int(t.Elem.Size()), Set: true, Type: t})
+	}
+	s := Slot{Var: v, Lo: t.Lo, Hi: t.Hi, Type: t}
+	s.Bits = bitsFor(t.Hi - t.Lo + 1)
+	return append(out, s)
+}
+
+// bitsFor returns ceil(log2(n)) (0 for n <= 1).
+func bitsFor(n int64) int {
+	b := 0
+	for int64(1)<<b < n && b < 63 {
+		b++
+	}
+	return b
+}
