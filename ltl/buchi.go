@@ -1,0 +1,946 @@
+package ltl
+
+import (
+	"bytes"
+	"fmt"
+	"math/bits"
+	"sort"
+	"strings"
+
+	"github.com/dominikbraun/graph"
+	"github.com/dominikbraun/graph/draw"
+)
+
+// Lit is a literal over the atoms: atom<<1, with the low bit set when the
+// atom is negated.
+type Lit int32
+
+// MkLit returns the literal of atom, negated when neg is true.
+func MkLit(atom int, neg bool) Lit {
+	l := Lit(atom << 1)
+	if neg {
+		l |= 1
+	}
+	return l
+}
+
+// Atom returns the atom of l.
+func (l Lit) Atom() int { return int(l >> 1) }
+
+// Neg reports whether l is a negated atom.
+func (l Lit) Neg() bool { return l&1 != 0 }
+
+// Holds reports whether l is true under the atom valuation val.
+func (l Lit) Holds(val []bool) bool { return val[l.Atom()] != l.Neg() }
+
+// Label is a conjunction of literals, sorted, at most one per atom; the
+// empty label is true.
+type Label []Lit
+
+// Holds reports whether every literal of c is true under val.
+func (c Label) Holds(val []bool) bool {
+	for _, l := range c {
+		if val[l.Atom()] == l.Neg() {
+			return false
+		}
+	}
+	return true
+}
+
+// Format prints c with atom names (p<i> beyond names).
+func (c Label) Format(names []string) string {
+	if len(c) == 0 {
+		return "true"
+	}
+	parts := make([]string, len(c))
+	for i, l := range c {
+		n := "p" + itoa(l.Atom())
+		if l.Atom() < len(names) {
+			n = names[l.Atom()]
+		}
+		if l.Neg() {
+			n = "!" + n
+		}
+		parts[i] = n
+	}
+	return strings.Join(parts, " && ")
+}
+
+func (c Label) String() string { return c.Format(nil) }
+
+// subset reports whether every literal of c is in d.
+func (c Label) subset(d Label) bool {
+	j := 0
+	for _, l := range c {
+		for j < len(d) && d[j] < l {
+			j++
+		}
+		if j == len(d) || d[j] != l {
+			return false
+		}
+	}
+	return true
+}
+
+// Edge is a transition of an [Automaton]: it may be taken from its state
+// on a letter that satisfies Label, and it belongs to the acceptance sets
+// whose bits are set in Acc.
+type Edge struct {
+	To    int
+	Label Label
+	Acc   uint64
+}
+
+// State is a state of an [Automaton]. Name describes the obligations the
+// state stands for (a conjunction of formulas), for printing only.
+type State struct {
+	Name  string
+	Edges []Edge
+}
+
+// Automaton is a transition-based generalized Büchi automaton (TGBA): a
+// run is accepting when, for each of the NumAcc acceptance sets, it takes
+// infinitely many edges of that set (with NumAcc == 0, every infinite run
+// is accepting). State Init is the only initial state; an automaton with
+// an empty language may still have states, but no accepting run. An
+// Automaton is immutable after [Translate] and safe for concurrent reads.
+type Automaton struct {
+	States []State
+	Init   int
+	NumAcc int
+	// Atoms is the number of atoms the labels may mention.
+	Atoms int
+}
+
+// MaxAcc is the largest number of acceptance sets an [Automaton] may have
+// (one per until subformula of the negation normal form).
+const MaxAcc = 64
+
+// AllAcc returns the mask of all acceptance sets.
+func (a *Automaton) AllAcc() uint64 {
+	if a.NumAcc == 64 {
+		return ^uint64(0)
+	}
+	return 1<<uint(a.NumAcc) - 1
+}
+
+// IsEmpty reports whether the automaton has no edge at all, which
+// (after [Translate] pruned useless states) means its language is empty.
+func (a *Automaton) IsEmpty() bool {
+	for _, s := range a.States {
+		if len(s.Edges) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// NumEdges returns the number of edges.
+func (a *Automaton) NumEdges() int {
+	n := 0
+	for _, s := range a.States {
+		n += len(s.Edges)
+	}
+	return n
+}
+
+// Translate returns a transition-based generalized Büchi automaton whose
+// language is the set of words that satisfy f. It implements the tableau
+// construction of Couvreur (1999) with the simplifications described in
+// the package documentation. It returns nil when f has more than [MaxAcc]
+// distinct until subformulas.
+func Translate(f *Formula) *Automaton {
+	t := &tableau{untils: map[string]int{}, index: map[string]int{}}
+	collectUntils(f, t.untils)
+	if len(t.untils) > MaxAcc {
+		return nil
+	}
+	t.stateOf(flatten([]*Formula{f}))
+	for i := 0; i < len(t.sets); i++ {
+		for _, c := range t.covers(t.sets[i]) {
+			to := t.stateOf(c.next)
+			t.edges[i] = append(t.edges[i], tedge{to: to, label: c.lits, post: c.post})
+		}
+	}
+	a := &Automaton{NumAcc: len(t.untils), Atoms: f.Atoms()}
+	all := a.AllAcc()
+	for i, set := range t.sets {
+		names := make([]string, len(set))
+		for j, g := range set {
+			names[j] = g.String()
+		}
+		s := State{Name: strings.Join(names, " && ")}
+		if len(set) == 0 {
+			s.Name = "true"
+		}
+		for _, e := range t.edges[i] {
+			s.Edges = append(s.Edges, Edge{To: e.to, Label: e.label, Acc: all &^ e.post})
+		}
+		a.States = append(a.States, s)
+	}
+	a.simplify()
+	return a
+}
+
+func collectUntils(f *Formula, m map[string]int) {
+	if f.Op == OpUntil {
+		if _, ok := m[f.key]; !ok {
+			m[f.key] = len(m)
+		}
+	}
+	for _, a := range f.Args {
+		collectUntils(a, m)
+	}
+}
+
+// flatten returns the set of conjuncts of fs: top-level conjunctions are
+// split, true is dropped, and the result is sorted by key without
+// duplicates.
+func flatten(fs []*Formula) []*Formula {
+	var out []*Formula
+	var add func(f *Formula)
+	add = func(f *Formula) {
+		switch f.Op {
+		case OpTrue:
+		case OpAnd:
+			for _, a := range f.Args {
+				add(a)
+			}
+		default:
+			out = append(out, f)
+		}
+	}
+	for _, f := range fs {
+		add(f)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].key < out[j].key })
+	res := out[:0]
+	for i, f := range out {
+		if i > 0 && f.key == out[i-1].key {
+			continue
+		}
+		res = append(res, f)
+	}
+	return res
+}
+
+func setKey(set []*Formula) string {
+	var b strings.Builder
+	for _, f := range set {
+		b.WriteString(f.key)
+		b.WriteByte(';')
+	}
+	return b.String()
+}
+
+type tableau struct {
+	untils map[string]int
+	index  map[string]int
+	sets   [][]*Formula
+	edges  [][]tedge
+}
+
+type tedge struct {
+	to    int
+	label Label
+	post  uint64
+}
+
+func (t *tableau) stateOf(set []*Formula) int {
+	k := setKey(set)
+	if i, ok := t.index[k]; ok {
+		return i
+	}
+	t.index[k] = len(t.sets)
+	t.sets = append(t.sets, set)
+	t.edges = append(t.edges, nil)
+	return len(t.sets) - 1
+}
+
+// cover is one way to satisfy a set of formulas: the literals that must
+// hold now, the formulas that must hold from the next position, and the
+// untils postponed (a U b chosen as a ∧ X(a U b)).
+type cover struct {
+	lits Label
+	next []*Formula
+	post uint64
+}
+
+type branch struct {
+	todo []*Formula
+	done map[string]bool
+	lits map[int]bool // atom -> negated
+	next []*Formula
+	post uint64
+}
+
+func (b *branch) clone() *branch {
+	c := &branch{todo: append([]*Formula(nil), b.todo...), done: make(map[string]bool, len(b.done)),
+		lits: make(map[int]bool, len(b.lits)), next: append([]*Formula(nil), b.next...), post: b.post}
+	for k, v := range b.done {
+		c.done[k] = v
+	}
+	for k, v := range b.lits {
+		c.lits[k] = v
+	}
+	return c
+}
+
+func isBranching(f *Formula) bool {
+	return f.Op == OpOr || f.Op == OpUntil || f.Op == OpRelease
+}
+
+// covers returns the covers of the conjunction set, with subsumed covers
+// removed.
+func (t *tableau) covers(set []*Formula) []cover {
+	var out []cover
+	t.expand(&branch{todo: append([]*Formula(nil), set...), done: map[string]bool{}, lits: map[int]bool{}}, &out)
+	// Canonical order, then drop duplicates and subsumed covers.
+	sort.Slice(out, func(i, j int) bool { return coverLess(out[i], out[j]) })
+	var res []cover
+	for i, c := range out {
+		sub := false
+		for j, d := range out {
+			if i == j {
+				continue
+			}
+			if d.lits.subset(c.lits) && bits.OnesCount64(d.post&^c.post) == 0 && formulaSubset(d.next, c.next) {
+				// d is at least as good as c; among equals keep the first.
+				if !(c.lits.subset(d.lits) && d.post == c.post && formulaSubset(c.next, d.next)) || j < i {
+					sub = true
+					break
+				}
+			}
+		}
+		if !sub {
+			res = append(res, c)
+		}
+	}
+	return res
+}
+
+func coverLess(a, b cover) bool {
+	if ka, kb := a.lits.String(), b.lits.String(); ka != kb {
+		return ka < kb
+	}
+	if ka, kb := setKey(a.next), setKey(b.next); ka != kb {
+		return ka < kb
+	}
+	return a.post < b.post
+}
+
+// formulaSubset reports whether every formula of the sorted set a is in the
+// sorted set b.
+func formulaSubset(a, b []*Formula) bool {
+	j := 0
+	for _, f := range a {
+		for j < len(b) && b[j].key < f.key {
+			j++
+		}
+		if j == len(b) || b[j].key != f.key {
+			return false
+		}
+	}
+	return true
+}
+
+func (t *tableau) expand(b *branch, out *[]cover) {
+	for len(b.todo) > 0 {
+		// Take a non-branching formula first.
+		k := len(b.todo) - 1
+		for i := len(b.todo) - 1; i >= 0; i-- {
+			if !isBranching(b.todo[i]) {
+				k = i
+				break
+			}
+		}
+		f := b.todo[k]
+		b.todo = append(b.todo[:k], b.todo[k+1:]...)
+		if b.done[f.key] {
+			continue
+		}
+		b.done[f.key] = true
+		switch f.Op {
+		case OpTrue:
+		case OpFalse:
+			return
+		case OpAtom, OpNotAtom:
+			neg := f.Op == OpNotAtom
+			if v, ok := b.lits[f.Atom]; ok && v != neg {
+				return
+			}
+			b.lits[f.Atom] = neg
+		case OpAnd:
+			b.todo = append(b.todo, f.Args...)
+		case OpNext:
+			b.next = append(b.next, f.Args[0])
+		case OpOr:
+			for _, a := range f.Args {
+				if b.done[a.key] {
+					goto next // already satisfied in this branch
+				}
+			}
+			for _, a := range f.Args {
+				c := b.clone()
+				c.todo = append(c.todo, a)
+				t.expand(c, out)
+			}
+			return
+		case OpUntil:
+			if b.done[f.Args[1].key] {
+				continue
+			}
+			c := b.clone()
+			c.todo = append(c.todo, f.Args[1])
+			t.expand(c, out)
+			b.todo = append(b.todo, f.Args[0])
+			b.next = append(b.next, f)
+			b.post |= 1 << uint(t.untils[f.key])
+		case OpRelease:
+			if b.done[f.Args[0].key] {
+				b.todo = append(b.todo, f.Args[1])
+				continue
+			}
+			if f.Args[0].Op != OpFalse {
+				c := b.clone()
+				c.todo = append(c.todo, f.Args[0], f.Args[1])
+				t.expand(c, out)
+			}
+			b.todo = append(b.todo, f.Args[1])
+			b.next = append(b.next, f)
+		}
+	next:
+	}
+	c := cover{next: flatten(b.next), post: b.post}
+	for a, neg := range b.lits {
+		c.lits = append(c.lits, MkLit(a, neg))
+	}
+	sort.Slice(c.lits, func(i, j int) bool { return c.lits[i] < c.lits[j] })
+	*out = append(*out, c)
+}
+
+// simplify applies the size optimisations: merging of edges, removal of
+// states that cannot reach an accepting cycle, merging of bisimilar
+// states, removal of redundant acceptance sets, and a canonical BFS
+// numbering of the states.
+func (a *Automaton) simplify() {
+	for changed := true; changed; {
+		changed = a.mergeEdges()
+		if a.prune() {
+			changed = true
+		}
+		if a.mergeStates() {
+			changed = true
+		}
+	}
+	a.reduceAcc()
+	a.renumber()
+}
+
+// mergeEdges removes, per state, duplicate and subsumed edges (same target,
+// weaker label, more acceptance sets) and joins two edges that differ in
+// the polarity of one literal. It reports whether it changed anything.
+func (a *Automaton) mergeEdges() bool {
+	changed := false
+	for si := range a.States {
+		es := a.States[si].Edges
+		for again := true; again; {
+			again = false
+		outer:
+			for i := 0; i < len(es); i++ {
+				for j := 0; j < len(es); j++ {
+					if i == j || es[i].To != es[j].To {
+						continue
+					}
+					ei, ej := es[i], es[j]
+					if ei.Label.subset(ej.Label) && ei.Acc&ej.Acc == ej.Acc {
+						// ej is subsumed (for equal edges, drop the later one).
+						if !(ej.Label.subset(ei.Label) && ei.Acc == ej.Acc) || i < j {
+							es = append(es[:j], es[j+1:]...)
+							again, changed = true, true
+							break outer
+						}
+					}
+					if ei.Acc == ej.Acc && len(ei.Label) == len(ej.Label) {
+						diff := -1
+						for k := range ei.Label {
+							if ei.Label[k] != ej.Label[k] {
+								if diff >= 0 || ei.Label[k]^1 != ej.Label[k] {
+									diff = -2
+									break
+								}
+								diff = k
+							}
+						}
+						if diff >= 0 {
+							l := append(append(Label{}, ei.Label[:diff]...), ei.Label[diff+1:]...)
+							es[i] = Edge{To: ei.To, Label: l, Acc: ei.Acc}
+							es = append(es[:j], es[j+1:]...)
+							again, changed = true, true
+							break outer
+						}
+					}
+				}
+			}
+		}
+		a.States[si].Edges = es
+	}
+	return changed
+}
+
+// sccs returns the strongly connected components of the automaton's
+// graph (computed with dominikbraun/graph), as a component number per
+// state.
+func (a *Automaton) sccs() []int {
+	g := graph.New(graph.IntHash, graph.Directed())
+	for i := range a.States {
+		_ = g.AddVertex(i)
+	}
+	for i, s := range a.States {
+		for _, e := range s.Edges {
+			_ = g.AddEdge(i, e.To) // a parallel edge is already there
+		}
+	}
+	comps, err := graph.StronglyConnectedComponents(g)
+	if err != nil {
+		panic("wrapcheck internal error: ltl: " + err.Error())
+	}
+	comp := make([]int, len(a.States))
+	for c, vs := range comps {
+		for _, v := range vs {
+			comp[v] = c
+		}
+	}
+	return comp
+}
+
+// prune removes the states from which no accepting cycle is reachable. It
+// reports whether it removed anything.
+func (a *Automaton) prune() bool {
+	comp := a.sccs()
+	acc := map[int]uint64{}
+	internal := map[int]bool{}
+	for i, s := range a.States {
+		for _, e := range s.Edges {
+			if comp[e.To] == comp[i] {
+				internal[comp[i]] = true
+				acc[comp[i]] |= e.Acc
+			}
+		}
+	}
+	all := a.AllAcc()
+	useful := make([]bool, len(a.States))
+	var work []int
+	for i := range a.States {
+		if internal[comp[i]] && acc[comp[i]] == all {
+			useful[i] = true
+			work = append(work, i)
+		}
+	}
+	pred := make([][]int, len(a.States))
+	for i, s := range a.States {
+		for _, e := range s.Edges {
+			pred[e.To] = append(pred[e.To], i)
+		}
+	}
+	for len(work) > 0 {
+		v := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, p := range pred[v] {
+			if !useful[p] {
+				useful[p] = true
+				work = append(work, p)
+			}
+		}
+	}
+	if !useful[a.Init] {
+		// Empty language: keep the initial state alone, without edges.
+		if len(a.States) == 1 && len(a.States[a.Init].Edges) == 0 {
+			return false
+		}
+		a.States = []State{{Name: a.States[a.Init].Name}}
+		a.Init = 0
+		return true
+	}
+	removed := false
+	for i := range a.States {
+		if !useful[i] {
+			removed = true
+		}
+	}
+	if !removed {
+		return false
+	}
+	return a.quotient(func(i int) int {
+		if useful[i] {
+			return i
+		}
+		return -1
+	})
+}
+
+// quotient rebuilds the automaton keeping the states with class(i) >= 0,
+// merging states of equal class (their edges must agree up to the
+// classes) and redirecting edges; edges into dropped states disappear.
+func (a *Automaton) quotient(class func(int) int) bool {
+	var ids []int // class -> new id
+	newID := map[int]int{}
+	var states []State
+	for i, s := range a.States {
+		c := class(i)
+		if c < 0 {
+			continue
+		}
+		if _, ok := newID[c]; ok {
+			continue
+		}
+		newID[c] = len(states)
+		ids = append(ids, c)
+		states = append(states, State{Name: s.Name})
+	}
+	done := map[int]bool{}
+	for i, s := range a.States {
+		c := class(i)
+		if c < 0 || done[c] {
+			continue
+		}
+		done[c] = true
+		n := newID[c]
+		for _, e := range s.Edges {
+			tc := class(e.To)
+			if tc < 0 {
+				continue
+			}
+			states[n].Edges = append(states[n].Edges, Edge{To: newID[tc], Label: e.Label, Acc: e.Acc})
+		}
+	}
+	a.Init = newID[class(a.Init)]
+	a.States = states
+	return true
+}
+
+// mergeStates merges bisimilar states (the coarsest partition in which
+// equivalent states have the same edges up to the partition). It reports
+// whether it merged anything.
+func (a *Automaton) mergeStates() bool {
+	n := len(a.States)
+	class := make([]int, n)
+	numClasses := 1
+	for {
+		sigs := map[string]int{}
+		next := make([]int, n)
+		for i, s := range a.States {
+			parts := make([]string, 0, len(s.Edges))
+			for _, e := range s.Edges {
+				parts = append(parts, fmt.Sprintf("%v|%d|%d", e.Label, e.Acc, class[e.To]))
+			}
+			sort.Strings(parts)
+			k := fmt.Sprint(class[i], parts)
+			c, ok := sigs[k]
+			if !ok {
+				c = len(sigs)
+				sigs[k] = c
+			}
+			next[i] = c
+		}
+		class = next
+		if len(sigs) == numClasses {
+			break
+		}
+		numClasses = len(sigs)
+	}
+	if numClasses == n {
+		return false
+	}
+	a.quotient(func(i int) int { return class[i] })
+	for i := range a.States { // merged states may have duplicate edges now
+		a.States[i].Edges = dedupEdges(a.States[i].Edges)
+	}
+	return true
+}
+
+func dedupEdges(es []Edge) []Edge {
+	var out []Edge
+	for _, e := range es {
+		dup := false
+		for _, o := range out {
+			if o.To == e.To && o.Acc == e.Acc && o.Label.subset(e.Label) && e.Label.subset(o.Label) {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// reduceAcc drops acceptance sets that every cycle edge belongs to and
+// merges acceptance sets that contain the same cycle edges.
+func (a *Automaton) reduceAcc() {
+	if a.NumAcc == 0 {
+		return
+	}
+	comp := a.sccs()
+	var patterns []string // per set: which internal edges carry it
+	pat := make([][]byte, a.NumAcc)
+	for i, s := range a.States {
+		for _, e := range s.Edges {
+			if comp[e.To] != comp[i] {
+				continue
+			}
+			for k := 0; k < a.NumAcc; k++ {
+				b := byte('0')
+				if e.Acc&(1<<uint(k)) != 0 {
+					b = '1'
+				}
+				pat[k] = append(pat[k], b)
+			}
+		}
+	}
+	remap := make([]int, a.NumAcc)
+	seen := map[string]int{}
+	num := 0
+	for k := 0; k < a.NumAcc; k++ {
+		p := string(pat[k])
+		if !strings.Contains(p, "0") {
+			remap[k] = -1 // on every cycle edge: vacuous
+			continue
+		}
+		if j, ok := seen[p]; ok {
+			remap[k] = j
+			continue
+		}
+		seen[p] = num
+		patterns = append(patterns, p)
+		remap[k] = num
+		num++
+	}
+	for i := range a.States {
+		for j, e := range a.States[i].Edges {
+			var acc uint64
+			for k := 0; k < a.NumAcc; k++ {
+				if remap[k] >= 0 && e.Acc&(1<<uint(k)) != 0 {
+					acc |= 1 << uint(remap[k])
+				}
+			}
+			a.States[i].Edges[j].Acc = acc
+		}
+	}
+	a.NumAcc = len(patterns)
+	for i := range a.States { // acceptance changes may make edges comparable
+		a.States[i].Edges = dedupEdges(a.States[i].Edges)
+	}
+	a.mergeEdges()
+}
+
+// renumber numbers the states in BFS order from Init and sorts the edges
+// of each state, so that equal automata print equally.
+func (a *Automaton) renumber() {
+	order := []int{a.Init}
+	id := map[int]int{a.Init: 0}
+	for k := 0; k < len(order); k++ {
+		for _, e := range a.States[order[k]].Edges {
+			if _, ok := id[e.To]; !ok {
+				id[e.To] = len(order)
+				order = append(order, e.To)
+			}
+		}
+	}
+	states := make([]State, len(order))
+	for n, old := range order {
+		s := a.States[old]
+		es := make([]Edge, len(s.Edges))
+		for j, e := range s.Edges {
+			es[j] = Edge{To: id[e.To], Label: e.Label, Acc: e.Acc}
+		}
+		sort.Slice(es, func(i, j int) bool {
+			if es[i].To != es[j].To {
+				return es[i].To < es[j].To
+			}
+			if li, lj := es[i].Label.String(), es[j].Label.String(); li != lj {
+				return li < lj
+			}
+			return es[i].Acc < es[j].Acc
+		})
+		states[n] = State{Name: s.Name, Edges: es}
+	}
+	a.States = states
+	a.Init = 0
+}
+
+// AcceptsLasso reports whether the automaton accepts the ultimately
+// periodic word prefix·loop^ω, where each letter gives the truth value of
+// every atom (len(letter) >= a.Atoms). loop must not be empty.
+func (a *Automaton) AcceptsLasso(prefix, loop [][]bool) bool {
+	word := append(append([][]bool{}, prefix...), loop...)
+	n := len(word)
+	succ := func(i int) int {
+		if i+1 < n {
+			return i + 1
+		}
+		return len(prefix)
+	}
+	// Product nodes q*n+i.
+	type pedge struct {
+		to  int
+		acc uint64
+	}
+	adj := func(v int) []pedge {
+		q, i := v/n, v%n
+		var out []pedge
+		for _, e := range a.States[q].Edges {
+			if e.Label.Holds(word[i]) {
+				out = append(out, pedge{e.To*n + succ(i), e.Acc})
+			}
+		}
+		return out
+	}
+	total := len(a.States) * n
+	comp := make([]int, total)
+	for i := range comp {
+		comp[i] = -1
+	}
+	index := make([]int, total)
+	low := make([]int, total)
+	onStack := make([]bool, total)
+	for i := range index {
+		index[i] = -1
+	}
+	var stack []int
+	counter, ncomp := 0, 0
+	var strong func(v int)
+	strong = func(v int) {
+		index[v], low[v] = counter, counter
+		counter++
+		stack = append(stack, v)
+		onStack[v] = true
+		for _, e := range adj(v) {
+			if index[e.to] < 0 {
+				strong(e.to)
+				low[v] = min(low[v], low[e.to])
+			} else if onStack[e.to] {
+				low[v] = min(low[v], index[e.to])
+			}
+		}
+		if low[v] == index[v] {
+			for {
+				w := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				onStack[w] = false
+				comp[w] = ncomp
+				if w == v {
+					break
+				}
+			}
+			ncomp++
+		}
+	}
+	strong(a.Init*n + 0)
+	acc := make([]uint64, ncomp)
+	cyc := make([]bool, ncomp)
+	for v := 0; v < total; v++ {
+		if comp[v] < 0 {
+			continue
+		}
+		for _, e := range adj(v) {
+			if comp[e.to] == comp[v] {
+				cyc[comp[v]] = true
+				acc[comp[v]] |= e.acc
+			}
+		}
+	}
+	all := a.AllAcc()
+	for c := 0; c < ncomp; c++ {
+		if cyc[c] && acc[c] == all {
+			return true
+		}
+	}
+	return false
+}
+
+// Format prints the automaton as text: a header line, then per state its
+// number and obligations, then one line per edge with its label (atom i
+// named names[i] when given), target and acceptance sets.
+func (a *Automaton) Format(names []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "states %d, edges %d, acceptance sets %d, initial %d\n", len(a.States), a.NumEdges(), a.NumAcc, a.Init)
+	for i, s := range a.States {
+		fmt.Fprintf(&b, "state %d: %s\n", i, s.Name)
+		for _, e := range s.Edges {
+			fmt.Fprintf(&b, "  -> %d  %s%s\n", e.To, e.Label.Format(names), accString(e.Acc))
+		}
+	}
+	return b.String()
+}
+
+// String returns [Automaton.Format] with the default atom names.
+func (a *Automaton) String() string { return a.Format(nil) }
+
+func accString(acc uint64) string {
+	if acc == 0 {
+		return ""
+	}
+	var parts []string
+	for k := 0; k < 64; k++ {
+		if acc&(1<<uint(k)) != 0 {
+			parts = append(parts, itoa(k))
+		}
+	}
+	return " {" + strings.Join(parts, ",") + "}"
+}
+
+// DOT returns the automaton in Graphviz DOT syntax, built with
+// dominikbraun/graph's draw package. Parallel edges are drawn as one edge
+// with one label line each; the lines are sorted, so the output is
+// deterministic.
+func (a *Automaton) DOT() string {
+	g := graph.New(graph.IntHash, graph.Directed())
+	for i, s := range a.States {
+		attrs := map[string]string{"label": fmt.Sprintf("%d", i), "tooltip": dotEscape(s.Name)}
+		if i == a.Init {
+			attrs["shape"] = "doublecircle"
+		} else {
+			attrs["shape"] = "circle"
+		}
+		_ = g.AddVertex(i, graph.VertexAttributes(attrs))
+	}
+	for i, s := range a.States {
+		var lines []string
+		group := map[int][]string{}
+		var targets []int
+		for _, e := range s.Edges {
+			if _, ok := group[e.To]; !ok {
+				targets = append(targets, e.To)
+			}
+			group[e.To] = append(group[e.To], dotEscape(e.Label.String()+accString(e.Acc)))
+		}
+		_ = lines
+		for _, t := range targets {
+			_ = g.AddEdge(i, t, graph.EdgeAttribute("label", strings.Join(group[t], `\n`)))
+		}
+	}
+	var buf bytes.Buffer
+	if err := draw.DOT(g, &buf); err != nil {
+		panic("wrapcheck internal error: ltl: " + err.Error())
+	}
+	// draw iterates over maps: sort the statements for a stable output.
+	var head, body []string
+	tail := "}"
+	for _, line := range strings.Split(buf.String(), "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case line == "":
+		case strings.HasPrefix(line, "strict digraph"):
+			head = append(head, line)
+		case line == "}":
+		default:
+			body = append(body, "\t"+line)
+		}
+	}
+	sort.Strings(body)
+	return strings.Join(append(append(head, body...), tail), "\n") + "\n"
+}
+
+func dotEscape(s string) string { return strings.ReplaceAll(s, `"`, `\"`) }

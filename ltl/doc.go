@@ -1,0 +1,84 @@
+// Package ltl checks the LTL properties of a model: it converts a
+// property to a formula in negation normal form ([FromProperty]),
+// translates the negation to a Büchi automaton ([Translate]), builds the
+// product of the model's transition system with that automaton on the fly,
+// and searches it for an accepting, fair cycle ([Check]).
+//
+// # Formulas
+//
+// A [Formula] is built only through the constructors of this package,
+// which keep it in negation normal form (negation on atoms only; X, U and
+// R as the temporal operators; F a = true U a, G a = false R a,
+// a W b = b R (a ∨ b), a ~> b = G(a → F b)) and apply the usual
+// simplifications on the fly: constant folding, flattening, sorting and
+// de-duplication of ∧ and ∨, p ∧ ¬p = false, X true = true, F F a = F a,
+// G G a = G a, F G F a = G F a, G F G a = F G a, a U F b = F b,
+// a R G b = G b, F(a U b) = F b, G(a R b) = G b, F X a = X F a,
+// X a ∧ X b = X(a ∧ b), G a ∧ G b = G(a ∧ b), F a ∨ F b = F(a ∨ b).
+// An atom is an index into the table of maximal non-temporal
+// subexpressions of the property, each a state predicate; quantifiers
+// around temporal formulas are expanded by substituting each value of
+// their (finite) domain for the bound local.
+//
+// # Translation
+//
+// [Translate] implements the tableau construction for transition-based
+// generalized Büchi automata (TGBA) of
+//
+//	J.-M. Couvreur, "On-the-fly verification of linear temporal logic",
+//	FM'99, LNCS 1708, pp. 253-271, 1999,
+//
+// which refines the tableau of Gerth, Peled, Vardi and Wolper ("Simple
+// on-the-fly automatic verification of linear temporal logic", PSTV 1995)
+// by putting acceptance on transitions. A state is a set of formulas (a
+// conjunction) that must hold from the current position. Its outgoing
+// edges are the covers of the set: expanding a U b as b ∨ (a ∧ X(a U b))
+// and a R b as (a ∧ b) ∨ (b ∧ X(a R b)), each cover is a conjunction of
+// literals (the edge label), the set of X-obligations (the target state)
+// and the untils it postponed. There is one acceptance set per until
+// subformula a U b: an edge belongs to it unless it postponed a U b. A run
+// is accepting when it takes edges of every acceptance set infinitely
+// often, i.e. no until is postponed forever.
+//
+// The automaton is kept small by the optimisations used by LTL2BA
+// (Gastin and Oddoux, "Fast LTL to Büchi automata translation", CAV 2001)
+// and Spot: formula simplification before translation; removal of
+// subsumed covers (a cover with fewer literals, fewer obligations and
+// fewer postponed untils makes another redundant); merging of edges with
+// the same target and acceptance whose labels differ in one literal;
+// removal of states from which no accepting cycle is reachable (SCCs
+// computed with dominikbraun/graph); merging of bisimilar states
+// (partition refinement on labels, acceptance and target classes); and
+// removal of acceptance sets that are vacuous on every cycle, or equal to
+// another set. The translation is tested against a direct lasso-word
+// semantics oracle and against lbt (GPVW) on random formulas.
+//
+// # Product and cycle search
+//
+// [Check] explores, breadth-first and on the fly, the product of the
+// model's transition system (explored with the engine of package checker)
+// and the automaton of ¬φ: a product node is a pair (system state,
+// automaton state); an edge pairs a system transition s → t with an
+// automaton edge whose label holds in s. A state without any enabled
+// action has a self-loop (the run stutters there forever, as the paths of
+// the language are maximal). A property is violated when the product has
+// a reachable fair accepting cycle.
+//
+// Accepting cycles are searched SCC by SCC (iterative Tarjan) with the
+// Emerson–Lei style refinement for generalized Büchi acceptance and
+// fairness: an SCC qualifies when its internal edges cover every
+// acceptance set; when, for each weakly fair unit, the unit is disabled
+// in some node of the SCC or taken by an internal edge; and when, for
+// each strongly fair unit, the unit is either taken inside the SCC or
+// never enabled in it. An SCC that fails only the strong condition is
+// refined: the nodes where an untaken strong unit is enabled are removed
+// and the SCCs of the rest are examined again. Fairness is thus handled
+// in the cycle analysis, not by enlarging the formula.
+//
+// The counterexample is a lasso: the BFS-shortest path from an initial
+// node to the nearest node of a fair accepting SCC, then a cycle inside
+// that SCC built from BFS-shortest segments that collect the edges and
+// nodes the acceptance and fairness conditions need, and back. The search
+// is sequential and visits everything in a fixed order, so the result
+// does not depend on the number of workers.
+package ltl
