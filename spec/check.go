@@ -126,7 +126,7 @@ type fnInfo struct {
 
 // agentInfo is a checked agent.
 type agentInfo struct {
-	decl  *syntax.AgentDecl
+	decl   *syntax.AgentDecl
 	index  int
 	obj    *object
 	asked  bool

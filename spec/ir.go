@@ -117,10 +117,10 @@ type Model struct {
 	// after instance (P[0].x, P[1].x, P[0].y, ...), so that the copies of
 	// one family local take consecutive slots and P[e].x lowers to an
 	// OpIndex over them. Var.Slot increases along Vars.
-	Vars     []*Var
-	Slots    []Slot   // the flattened state vector
-	Init     []*Stmt  // the start values of the variables, then the init block
-	Actions  []*Action
+	Vars    []*Var
+	Slots   []Slot  // the flattened state vector
+	Init    []*Stmt // the start values of the variables, then the init block
+	Actions []*Action
 	// Processes lists every process instance; actions of a process are
 	// listed consecutively in Actions, in declaration order, instances of a
 	// family in index order.
