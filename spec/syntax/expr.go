@@ -14,11 +14,11 @@ import (
 // errors in the words of the grammar. The grammar it accepts is exprEBNF,
 // which docs/grammar.ebnf includes.
 
-// exprEBNF is the grammar of GExpr, GTarget and GType, in the EBNF dialect
+// exprEBNF is the grammar of gExpr, gTarget and gType, in the EBNF dialect
 // that participle prints for the rest of the grammar.
-const exprEBNF = `GExpr = Expr .
-GTarget = Postfix .
-GType = Type .
+const exprEBNF = `gExpr = Expr .
+gTarget = Postfix .
+gType = Type .
 Expr = Operand (BinaryOp Operand)* .
 BinaryOp = "leadsto" | "implies" | "or" | "and" | "until" | "weakuntil" | "release"
          | "==" | "!=" | "<" | "<=" | ">" | ">=" | "in" | "subset"

@@ -149,14 +149,14 @@ type gBlock struct {
 
 type gStmt struct {
 	Pos    lexer.Position
-	Let    *gLetStmt    `parser:"  @@"`
-	Choose *gChooseStmt `parser:"| @@"`
+	Assign *gAssignStmt `parser:"  @@"`
+	Let    *gLetStmt    `parser:"| @@"`
 	If     *gIfStmt     `parser:"| @@"`
+	Choose *gChooseStmt `parser:"| @@"`
 	Match  *gMatchStmt  `parser:"| @@"`
 	Assert *gAssertStmt `parser:"| @@"`
 	Skip   string       `parser:"| @'skip'"`
 	Block  *gBlock      `parser:"| @@"`
-	Assign *gAssignStmt `parser:"| @@"`
 }
 
 type gLetStmt struct {
@@ -236,7 +236,7 @@ const grammarHeader = `(* The grammar of .wrap files, generated from spec/syntax
 
 `
 
-const exprHeader = `(* Expressions and types (GExpr, GTarget, GType above) are parsed by
+const exprHeader = `(* Expressions and types (gExpr, gTarget, gType above) are parsed by
    precedence climbing; their grammar is below. Precedence, lowest first:
      leadsto                          binary, right associative
      implies                          binary, right associative
