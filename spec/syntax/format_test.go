@@ -129,7 +129,7 @@ func TestFormat(t *testing.T) {
 		},
 		{
 			name: "if else chain and match",
-			src: "spec X\ninit { if a { skip } else if b { x := 1 } else { match v { p => skip\n q, r => { x := 2 }\n else => skip } } }\n",
+			src:  "spec X\ninit { if a { skip } else if b { x := 1 } else { match v { p => skip\n q, r => { x := 2 }\n else => skip } } }\n",
 			want: "spec X\ninit {\n  if a {\n    skip\n  } else if b {\n    x := 1\n  } else {\n" +
 				"    match v {\n      p => skip\n      q, r => {\n        x := 2\n      }\n      else => skip\n    }\n  }\n}\n",
 		},

@@ -203,15 +203,15 @@ type gMatchCase struct {
 
 type gAssertStmt struct {
 	Pos  lexer.Position
-	Cond *gExpr  `parser:"'assert' @@"`
-	Msg  *string `parser:"@String?"`
+	Cond *gExpr      `parser:"'assert' @@"`
+	Msg  lexer.Token `parser:"@String?"`
 }
 
 // newParser builds the participle parser. It is called once.
 func newParser() *participle.Parser[gFile] {
 	return participle.MustBuild[gFile](
 		participle.Lexer(lexDef{}),
-		participle.UseLookahead(1),
+		participle.UseLookahead(0),
 	)
 }
 

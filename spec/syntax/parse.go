@@ -33,6 +33,11 @@ func Parse(filename string, src []byte) (f *File, err error) {
 		}
 		return nil, list.Err()
 	}
+	if t := toks[0]; t.Type != tokKeyword || t.Value != "spec" {
+		var list ErrorList
+		list.Add(position(t.Pos), "expected 'spec', found "+describe(t))
+		return nil, list.Err()
+	}
 	if t, ok := tooDeep(toks); ok {
 		var list ErrorList
 		list.Add(position(t.Pos), "expression nested too deeply")
@@ -138,42 +143,80 @@ func expectation(e *participle.UnexpectedTokenError) string {
 	msg := e.Message()
 	i := strings.Index(msg, " (expected ")
 	if i < 0 {
-		return "end of declaration"
+		return "declaration"
 	}
-	x := strings.TrimSuffix(msg[i+len(" (expected "):], ")")
-	return humanize(x)
+	return humanize(strings.TrimSuffix(msg[i+len(" (expected "):], ")"))
 }
 
-// nodeNames maps grammar struct names to words for error messages.
+// nodeNames maps grammar productions to words for error messages.
 var nodeNames = map[string]string{
-	"gDecl": "declaration", "gIdent": "name", "gType": "type", "gExpr": "expression",
-	"gStmt": "statement", "gBlock": "'{'", "gParam": "parameter", "gArgs": "'('",
-	"gPrimary": "operand", "gPostfix": "operand", "gUnaryExpr": "operand",
-	"gMatchCase": "match case", "gFieldInit": "field", "gProcessMember": "var or action",
-	"gAddExpr": "expression", "gMulExpr": "expression", "gCmpExpr": "expression",
-	"gNotExpr": "expression", "gUntilExpr": "expression", "gAndExpr": "expression",
-	"gOrExpr": "expression", "gImpliesExpr": "expression",
+	"GDecl": "declaration", "GIdent": "name", "gType": "type", "gExpr": "expression",
+	"gTarget": "statement", "GStmt": "statement", "GBlock": "'{'", "GParam": "parameter",
+	"GMatchCase": "match case", "GProcessMember": "'var' or 'action'",
+	"GActionName": "action name", "<ident>": "name", "<int>": "integer", "<string>": "string",
+	"<keyword>": "keyword",
 }
 
-// humanize rewrites a grammar fragment such as `"}"` or `<ident>` or
-// `gExpr` into the words of an error message.
+// humanize rewrites the first element of a grammar fragment such as
+// `GIdent ":" gType` or `("weak" | "strong") GIdent` in words.
 func humanize(x string) string {
-	x = strings.TrimSpace(x)
-	if n, ok := nodeNames[x]; ok {
+	first := firstTerm(strings.TrimSpace(x))
+	first = strings.TrimRight(first, "?*+")
+	if strings.HasPrefix(first, "(") && strings.HasSuffix(first, ")") {
+		var words []string
+		for _, alt := range splitTop(first[1:len(first)-1], '|') {
+			words = append(words, humanize(alt))
+		}
+		return strings.Join(words, " or ")
+	}
+	if n, ok := nodeNames[first]; ok {
 		return n
 	}
-	if strings.HasPrefix(x, `"`) && strings.HasSuffix(x, `"`) && len(x) >= 2 && !strings.ContainsAny(x[1:len(x)-1], `" `) {
-		return "'" + x[1:len(x)-1] + "'"
+	if len(first) >= 2 && first[0] == '"' && first[len(first)-1] == '"' {
+		return "'" + first[1:len(first)-1] + "'"
 	}
-	switch x {
-	case "<ident>":
-		return "name"
-	case "<int>":
-		return "integer"
-	case "<string>":
-		return "string"
+	return first
+}
+
+// firstTerm returns the first space-separated element of an EBNF
+// fragment, keeping parenthesized groups and quoted literals whole.
+func firstTerm(x string) string {
+	depth, quoted := 0, false
+	for i := 0; i < len(x); i++ {
+		switch c := x[i]; {
+		case c == '"':
+			quoted = !quoted
+		case quoted:
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+		case c == ' ' && depth == 0:
+			return x[:i]
+		}
 	}
 	return x
+}
+
+// splitTop splits x at the separator sep outside parentheses and quotes.
+func splitTop(x string, sep byte) []string {
+	var parts []string
+	depth, quoted, start := 0, false, 0
+	for i := 0; i < len(x); i++ {
+		switch c := x[i]; {
+		case c == '"':
+			quoted = !quoted
+		case quoted:
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+		case c == sep && depth == 0:
+			parts = append(parts, x[start:i])
+			start = i + 1
+		}
+	}
+	return append(parts, x[start:])
 }
 
 // lowerer converts the grammar structs to the AST and collects the errors
@@ -333,10 +376,10 @@ func (l *lowerer) stmt(g *gStmt) Stmt {
 		return s
 	case g.Assert != nil:
 		a := &AssertStmt{Pos: pos, Cond: l.expr(g.Assert.Cond)}
-		if g.Assert.Msg != nil {
-			msg, err := strconv.Unquote(*g.Assert.Msg)
+		if m := g.Assert.Msg; m.Value != "" {
+			msg, err := strconv.Unquote(m.Value)
 			if err != nil {
-				l.errs.Add(pos, fmt.Sprintf("invalid string literal %s", *g.Assert.Msg))
+				l.errorf(m.Pos, "invalid string literal %s", m.Value)
 			}
 			a.Msg = msg
 		}

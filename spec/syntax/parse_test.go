@@ -78,6 +78,12 @@ func TestParseExpr(t *testing.T) {
 		{"short circuit example", "phase == stopped implies not released[step]",
 			"(implies (== phase stopped) (not (index released step)))"},
 		{"max int", "9223372036854775807", "9223372036854775807"},
+		{"set operators are not reserved", "union union minus minus subset", "(minus (union union minus) subset)"},
+		{"count is not reserved after in", "count x in S: x in S", "(count x S (in x S))"},
+		{"quant in comparison", "(count x in T: p == q) <= N", "(<= (paren (count x T (== p q))) N)"},
+		{"neg literal", "-1 + -x", "(+ (- 1) (- x))"},
+		{"not not", "not not a", "(not (not a))"},
+		{"eventually under and", "a and eventually b until c", "(and a (until (eventually b) c))"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
