@@ -66,6 +66,7 @@ type explorer struct {
 	lists                   [][]entry
 	levelStart              uint32
 	pending                 bool // links of states >= levelStart still hold keys
+	parallel                bool // several workers insert into the store
 	minParallel             int  // levels smaller than this are expanded by one worker
 	depth                   int
 	maxDepth                int
@@ -82,6 +83,7 @@ type worker struct {
 	e        *explorer
 	m        *Machine
 	vec      []uint64
+	parent   []uint64 // the packed state being expanded
 	list     []entry
 	pos      int
 	trans    int64
@@ -297,10 +299,20 @@ func (w *worker) onSucc(m *Machine) {
 	src := m.mem[:e.n]
 	if e.opts.Canon != nil {
 		src = w.canonical(m)
+		e.prog.lay.pack(w.vec, src)
+	} else {
+		// Repack only the slots the action wrote (the undo trail).
+		copy(w.vec, w.parent)
+		sl := e.prog.lay.slots
+		for _, u := range m.trail {
+			if int(u.off) < e.n {
+				p := &sl[u.off]
+				w.vec[p.word] = w.vec[p.word]&^(p.mask<<p.shift) | (uint64(src[u.off]-p.lo)&p.mask)<<p.shift
+			}
+		}
 	}
-	e.prog.lay.pack(w.vec, src)
 	key := uint64(w.pos)<<ordBits | uint64(min(m.ord, ordMax))
-	idx, isNew, err := e.store.Insert(w.vec, key)
+	idx, isNew, err := e.store.insert(w.vec, key, e.parallel)
 	if err != nil {
 		e.stop.CompareAndSwap(runOK, stopFull)
 		return
@@ -333,7 +345,8 @@ func (w *worker) expand(p int) {
 	m := w.m
 	w.pos = p
 	s := e.frontier[p]
-	m.load(e.store.Vector(s))
+	w.parent = e.store.Vector(s)
+	m.load(w.parent)
 	m.ord = 0
 	if e.opts.Ample == nil {
 		for a := range e.prog.actions {
@@ -428,9 +441,11 @@ func (e *explorer) expandLevel() {
 	e.lists = e.lists[:e.nbatch]
 	e.next.Store(0)
 	if nw == 1 || n < e.minParallel {
+		e.parallel = false
 		e.workers[0].work()
 		return
 	}
+	e.parallel = true
 	var wg sync.WaitGroup
 	for _, w := range e.workers {
 		wg.Add(1)

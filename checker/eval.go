@@ -271,6 +271,9 @@ func (c *compiler) quant(e *spec.Expr, cx frameCtx) evalFn {
 	if e.Dom != nil {
 		lo, hi = e.Dom.Lo, e.Dom.Hi
 	}
+	if inst := unroll(e); inst != nil {
+		return c.unrolled(e.Op, inst, cx)
+	}
 	body := c.scalar(e.Args[0], cx)
 	switch e.Op {
 	case spec.OpForall:
@@ -299,6 +302,61 @@ func (c *compiler) quant(e *spec.Expr, cx frameCtx) evalFn {
 		for v := lo; v <= hi; v++ {
 			m.mem[off] = v
 			if body(m) != 0 {
+				n++
+			}
+		}
+		return n
+	}
+}
+
+// unrolled compiles a quantifier from its instances.
+func (c *compiler) unrolled(op spec.Op, inst []*spec.Expr, cx frameCtx) evalFn {
+	var fs []evalFn
+	konst := int64(0) // count: instances folded to true
+	for _, x := range inst {
+		if x.Op == spec.OpConst {
+			switch {
+			case op == spec.OpForall && x.Val == 0:
+				return func(*Machine) int64 { return 0 }
+			case op == spec.OpExists && x.Val != 0:
+				return func(*Machine) int64 { return 1 }
+			case op == spec.OpCount && x.Val != 0:
+				konst++
+			}
+			continue
+		}
+		fs = append(fs, c.scalar(x, cx))
+	}
+	switch op {
+	case spec.OpForall:
+		if len(fs) == 1 {
+			return fs[0]
+		}
+		return func(m *Machine) int64 {
+			for _, f := range fs {
+				if f(m) == 0 {
+					return 0
+				}
+			}
+			return 1
+		}
+	case spec.OpExists:
+		if len(fs) == 1 {
+			return fs[0]
+		}
+		return func(m *Machine) int64 {
+			for _, f := range fs {
+				if f(m) != 0 {
+					return 1
+				}
+			}
+			return 0
+		}
+	}
+	return func(m *Machine) int64 {
+		n := konst
+		for _, f := range fs {
+			if f(m) != 0 {
 				n++
 			}
 		}

@@ -94,10 +94,18 @@ func (s *Store) Link(idx uint32) *uint64 {
 // vector's link word is set to link before any other goroutine can see
 // it.
 func (s *Store) Insert(vec []uint64, link uint64) (idx uint32, isNew bool, err error) {
+	return s.insert(vec, link, true)
+}
+
+// insert is Insert; lock false skips the shard locks, for a caller that
+// knows no other goroutine uses the store meanwhile.
+func (s *Store) insert(vec []uint64, link uint64, lock bool) (idx uint32, isNew bool, err error) {
 	h := hashWords(vec)
 	sh := &s.shards[h>>(64-shardBits)]
 	tag := h & tagMask
-	sh.mu.Lock()
+	if lock {
+		sh.mu.Lock()
+	}
 	tab := sh.tab
 	mask := uint64(len(tab) - 1)
 	i := h & mask
@@ -109,7 +117,9 @@ func (s *Store) Insert(vec []uint64, link uint64) (idx uint32, isNew bool, err e
 		if e&tagMask == tag {
 			j := uint32(e) - 1
 			if equalWords(s.Vector(j), vec) {
-				sh.mu.Unlock()
+				if lock {
+					sh.mu.Unlock()
+				}
 				return j, false, nil
 			}
 		}
@@ -118,7 +128,9 @@ func (s *Store) Insert(vec []uint64, link uint64) (idx uint32, isNew bool, err e
 	n := s.n.Add(1) - 1
 	if n >= maxStates {
 		s.n.Add(-1)
-		sh.mu.Unlock()
+		if lock {
+			sh.mu.Unlock()
+		}
 		return 0, false, ErrStoreFull
 	}
 	idx = uint32(n)
@@ -130,7 +142,9 @@ func (s *Store) Insert(vec []uint64, link uint64) (idx uint32, isNew bool, err e
 	if sh.used*4 > len(tab)*3 {
 		s.grow(sh)
 	}
-	sh.mu.Unlock()
+	if lock {
+		sh.mu.Unlock()
+	}
 	return idx, true, nil
 }
 

@@ -1,0 +1,57 @@
+package checker
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/wrapcheck/wrapcheck/spec"
+)
+
+// BenchmarkBFS explores the peer models of testdata/models with 1 and 2
+// workers and reports states/s and the visited store's bytes/state.
+//
+//	go test -run XXX -bench BFS -benchtime 3x ./checker/
+func BenchmarkBFS(b *testing.B) {
+	benches := []struct {
+		name, file string
+		defines    map[string]int64
+		states     int64
+	}{
+		{"pipeline-K3N2", "pipeline.wrap", map[string]int64{"K": 3, "N": 2}, 970299},
+		{"mutex-N5", "mutex.wrap", map[string]int64{"N": 5}, 104432},
+		{"philo-N14", "philo.wrap", map[string]int64{"N": 14, "DEADLOCK_OK": 1}, 228486},
+		{"toctou-D3M10", "toctou.wrap", map[string]int64{"D": 3, "M": 10, "FIXED": 1}, 681472},
+	}
+	for _, bb := range benches {
+		src, err := os.ReadFile(filepath.Join("testdata", "models", bb.file))
+		if err != nil {
+			b.Fatal(err)
+		}
+		m, err := spec.ParseFile(bb.file, src, spec.Options{Defines: bb.defines})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, workers := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/w%d", bb.name, workers), func(b *testing.B) {
+				var states int64
+				var bps float64
+				for b.Loop() {
+					r, err := Run(context.Background(), m, Options{Workers: workers})
+					if err != nil {
+						b.Fatal(err)
+					}
+					if r.Stats.States != bb.states {
+						b.Fatalf("states = %d, want %d", r.Stats.States, bb.states)
+					}
+					states += r.Stats.States
+					bps = r.Stats.BytesPerState
+				}
+				b.ReportMetric(float64(states)/b.Elapsed().Seconds(), "states/s")
+				b.ReportMetric(bps, "bytes/state")
+			})
+		}
+	}
+}

@@ -1,0 +1,60 @@
+// Package checker is the explicit-state engine of wrapcheck: it compiles a
+// *spec.Model once ([Compile]), explores its reachable states breadth-first
+// in parallel ([Run]) and reports the shortest violation of an invariant,
+// an assertion, a runtime error or a deadlock, with a concrete trace.
+//
+// # Semantics and counting
+//
+// Initial states are the zero state after Model.Init, one per init branch
+// (duplicates stored once). Each enabled action, for each of its branches
+// (every agent answer its assume allows, every choose value its where
+// allows), makes one successor. Stats.Transitions counts every successor
+// generated, duplicates and self-loops included; Stats.States counts the
+// distinct states stored (canonical states under a Canon hook).
+// Invariants are checked on each state when it is first stored.
+//
+// # State encoding
+//
+// Every slot of Model.Slots takes Slot.Bits bits of a []uint64 vector
+// ([State]) holding value-Lo (a set slot: its mask); a slot never
+// straddles two words. Vectors live in chunked arenas of the [Store], one
+// record per state: a link word (parent pointer) and the vector.
+// Evaluation unpacks a state into a Machine's flat []int64 memory, which
+// also holds the action frame, a copy of the state with its own frame for
+// predicates, one frame per agent and compile-time scratch for compound
+// temporaries. Expressions and statements are compiled once to closures
+// (statements in continuation-passing style, branches undone through an
+// undo trail), quantifiers over small domains unrolled and constant-folded
+// so that family-indexed slots become static loads. Nothing is allocated
+// per state. A successor is re-packed incrementally from its parent: only
+// the slots on the undo trail are rewritten.
+//
+// # Concurrency
+//
+// The search is level-synchronous. The frontier (a level, in a
+// deterministic order) is cut into batches that Workers goroutines claim
+// with an atomic counter; each worker owns a Machine. The visited set is
+// an open-addressing table split into 256 shards, each with its own lock
+// and its own growth, plus arenas that never move. ctx, Options.MaxStates
+// and the memory budget are checked once per batch; a monitor goroutine
+// samples the heap every 100ms and calls Options.Progress once a second.
+//
+// # Determinism
+//
+// Every successor has a key (position of its parent in the frontier,
+// ordinal of the successor among the parent's successors in (action,
+// branch) order). A state found in the current level keeps the smallest
+// key among all the transitions that reach it (CAS-min on its link word),
+// and the next frontier lists the level's new states in key order
+// (per-batch lists concatenated in batch order, filtered to the entries
+// holding the minimal key); keys then become parent pointers. A level is
+// always finished before a violation is chosen: a deadlock of the level
+// first (trace length d), else the failure or bad new state with the
+// smallest key (length d+1). So the frontier orders, the parents, the
+// reported violation and its trace are the same for every Workers value
+// and every run, and so are Stats.States and Stats.Transitions when the
+// search completes. Traces are rebuilt by replaying the actions from the
+// initial state, taking at each step the first successor whose canonical
+// form is the next stored state, which also gives concrete traces under
+// symmetry reduction.
+package checker

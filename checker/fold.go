@@ -1,0 +1,166 @@
+package checker
+
+import "github.com/wrapcheck/wrapcheck/spec"
+
+// Quantifiers over small domains are unrolled at compile time: the body
+// is copied once per value with the bound local replaced by a constant
+// and folded, so that indexes such as run[x].rel[i] become static slot
+// loads. Measured on pipeline K=3,N=2 (4 invariants, two nested
+// quantifiers each): see BenchmarkBFS and docs in doc.go.
+
+const maxUnroll = 64 // largest domain unrolled
+
+// substitute returns a copy of e with the scalar local slot replaced by
+// the constant v, folded; ok is false when e rebinds slot (the body then
+// is compiled as a loop).
+func substitute(e *spec.Expr, slot int, v int64) (out *spec.Expr, ok bool) {
+	if e == nil {
+		return nil, true
+	}
+	switch e.Op {
+	case spec.OpLocal:
+		if e.Slot == slot && isScalar(e.Type) {
+			return &spec.Expr{Op: spec.OpConst, Type: e.Type, Val: v, Pos: e.Pos}, true
+		}
+		if e.Slot <= slot && slot < e.Slot+width(e.Type) {
+			return nil, false // a compound local covering the slot
+		}
+		return e, true
+	case spec.OpForall, spec.OpExists, spec.OpCount:
+		if e.Slot == slot {
+			return nil, false
+		}
+	case spec.OpLet:
+		for _, b := range e.Binds {
+			if b == slot {
+				return nil, false
+			}
+		}
+	}
+	if len(e.Args) == 0 {
+		return e, true
+	}
+	x := *e
+	x.Args = make([]*spec.Expr, len(e.Args))
+	for i, a := range e.Args {
+		s, ok := substitute(a, slot, v)
+		if !ok {
+			return nil, false
+		}
+		x.Args[i] = s
+	}
+	return fold(&x), true
+}
+
+// fold evaluates e when its operands are constants (never a failing
+// operation: division by zero is left to run time).
+func fold(e *spec.Expr) *spec.Expr {
+	k := func(i int) (int64, bool) {
+		if i < len(e.Args) && e.Args[i].Op == spec.OpConst && isScalar(e.Args[i].Type) {
+			return e.Args[i].Val, true
+		}
+		return 0, false
+	}
+	c := func(v int64) *spec.Expr { return &spec.Expr{Op: spec.OpConst, Type: e.Type, Val: v, Pos: e.Pos} }
+	a, aok := k(0)
+	b, bok := k(1)
+	switch e.Op {
+	case spec.OpNot:
+		if aok {
+			return c(1 - b2i(a != 0))
+		}
+	case spec.OpNeg:
+		if aok {
+			return c(-a)
+		}
+	case spec.OpAnd:
+		if aok {
+			if a == 0 {
+				return c(0)
+			}
+			return e.Args[1]
+		}
+	case spec.OpOr:
+		if aok {
+			if a != 0 {
+				return c(1)
+			}
+			return e.Args[1]
+		}
+	case spec.OpImplies:
+		if aok {
+			if a == 0 {
+				return c(1)
+			}
+			return e.Args[1]
+		}
+	case spec.OpCond:
+		if aok {
+			if a != 0 {
+				return e.Args[1]
+			}
+			return e.Args[2]
+		}
+	}
+	if !aok || !bok {
+		return e
+	}
+	switch e.Op {
+	case spec.OpEq:
+		return c(b2i(a == b))
+	case spec.OpNe:
+		return c(b2i(a != b))
+	case spec.OpLt:
+		return c(b2i(a < b))
+	case spec.OpLe:
+		return c(b2i(a <= b))
+	case spec.OpGt:
+		return c(b2i(a > b))
+	case spec.OpGe:
+		return c(b2i(a >= b))
+	case spec.OpAdd:
+		return c(a + b)
+	case spec.OpSub:
+		return c(a - b)
+	case spec.OpMul:
+		return c(a * b)
+	case spec.OpDiv:
+		if b != 0 {
+			return c(a / b)
+		}
+	case spec.OpMod:
+		if b != 0 {
+			return c(a % b)
+		}
+	case spec.OpUnion:
+		return c(a | b)
+	case spec.OpIntersect:
+		return c(a & b)
+	case spec.OpMinus:
+		return c(a &^ b)
+	case spec.OpSubset:
+		return c(b2i(a&^b == 0))
+	}
+	return e
+}
+
+// unroll returns the instances of a quantifier's body, one per domain
+// value, or nil when it cannot be unrolled.
+func unroll(e *spec.Expr) []*spec.Expr {
+	lo, hi := int64(0), int64(1)
+	if e.Dom != nil {
+		lo, hi = e.Dom.Lo, e.Dom.Hi
+	}
+	if hi-lo+1 > maxUnroll || hi < lo {
+		return nil
+	}
+	var out []*spec.Expr
+	for v := lo; v <= hi; v++ {
+		s, ok := substitute(e.Args[0], e.Slot, v)
+		if !ok {
+			return nil
+		}
+		out = append(out, s)
+	}
+	return out
+}

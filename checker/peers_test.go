@@ -1,0 +1,86 @@
+package checker
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/wrapcheck/wrapcheck/spec"
+)
+
+// TestPeerCounts runs the peer translations of ../examples/peers with the
+// parameters of COUNTS.tsv and compares verdicts, state and transition
+// counts and trace lengths with the figures of SPIN, Rumur and TLC.
+func TestPeerCounts(t *testing.T) {
+	const dir = "../examples"
+	f, err := os.Open(filepath.Join(dir, "peers", "COUNTS.tsv"))
+	if err != nil {
+		t.Skipf("no peer counts: %v", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		col := strings.Split(line, "\t")
+		if len(col) < 6 {
+			continue
+		}
+		file, defs, states, trans, verdict, tlen := col[0], col[1], col[2], col[3], col[4], col[5]
+		name := file + "/" + strings.ReplaceAll(defs, " ", ",")
+		t.Run(name, func(t *testing.T) {
+			want := peerRow{Verdict: verdict, States: states, Transitions: trans, TraceLength: tlen}
+			if want.States != "-" {
+				if n, _ := strconv.Atoi(want.States); n > 200000 && testing.Short() {
+					t.Skip("large")
+				}
+				if n, _ := strconv.Atoi(want.States); n > 2000000 {
+					t.Skip("too large for a unit test")
+				}
+			}
+			opts := spec.Options{Defines: map[string]int64{}}
+			for _, d := range strings.Fields(defs) {
+				k, v, _ := strings.Cut(d, "=")
+				n, err := strconv.ParseInt(v, 10, 64)
+				if err != nil {
+					t.Fatal(err)
+				}
+				opts.Defines[k] = n
+			}
+			src, err := os.ReadFile(filepath.Join(dir, file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := spec.ParseFile(file, src, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := Run(context.Background(), m, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := peerRow{Verdict: r.Verdict.String(), States: "-", Transitions: "-", TraceLength: "-"}
+			if want.States != "-" {
+				got.States = strconv.FormatInt(r.Stats.States, 10)
+				got.Transitions = strconv.FormatInt(r.Stats.Transitions, 10)
+			}
+			if r.Violation != nil {
+				got.TraceLength = strconv.Itoa(len(r.Violation.Trace) - 1)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+type peerRow struct {
+	Verdict, States, Transitions, TraceLength string
+}
