@@ -1,0 +1,190 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/report"
+	"github.com/wrapcheck/wrapcheck/spec"
+)
+
+// checkFlags are the flags of `wrapcheck check`, copied into
+// checker.Options.
+type checkFlags struct {
+	defines    []string
+	workers    int
+	noSymmetry bool
+	noPOR      bool
+	noDeadlock bool
+	maxStates  int64
+	maxDepth   int
+	timeout    time.Duration
+	memory     string
+	format     string
+	only       []string
+	progress   string
+}
+
+func newCheckCmd() *cobra.Command {
+	var f checkFlags
+	cmd := &cobra.Command{
+		Use:   "check FILE",
+		Short: "explore every reachable state and report the shortest counterexample",
+		Long: `check explores every reachable state of the spec in FILE and checks all
+invariants, assertions, runtime errors, deadlocks and properties. A violation
+prints the shortest counterexample, the same for any --workers.
+
+Exit codes: 0 every check holds, 1 a violation was found, 2 the spec or the
+command line is wrong, 3 the search stopped early (a limit or an interrupt)
+with no violation found.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runCheck(cmd, args[0], f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringArrayVarP(&f.defines, "define", "D", nil, "override a constant: -D NAME=VALUE (repeatable)")
+	fl.IntVar(&f.workers, "workers", 0, "search goroutines (0: one per core)")
+	fl.BoolVar(&f.noSymmetry, "no-symmetry", false, "turn symmetry reduction off")
+	fl.BoolVar(&f.noPOR, "no-por", false, "turn partial-order reduction off")
+	fl.BoolVar(&f.noDeadlock, "no-deadlock", false, "do not report states with no enabled action")
+	fl.Int64Var(&f.maxStates, "max-states", 0, "stop after storing this many states (0: no limit)")
+	fl.IntVar(&f.maxDepth, "max-depth", 0, "stop at this BFS depth (0: no limit)")
+	fl.DurationVar(&f.timeout, "timeout", 0, "stop after this long, e.g. 30s or 5m (0: no limit)")
+	fl.StringVar(&f.memory, "memory", "", "memory budget the search honours, e.g. 4GiB (default: none)")
+	fl.StringVar(&f.format, "format", "text", "output format: text or json")
+	fl.StringArrayVar(&f.only, "only", nil, "check only this invariant or property (repeatable)")
+	fl.StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (a live line on a terminal), json (NDJSON lines) or off")
+	return cmd
+}
+
+func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
+	render, ok := renderers[f.format]
+	if !ok {
+		return &exitError{code: exitUsage, err: fmt.Errorf("--format %s: want text or json", f.format)}
+	}
+	if f.workers < 0 || f.maxStates < 0 || f.maxDepth < 0 || f.timeout < 0 {
+		return &exitError{code: exitUsage, err: fmt.Errorf("--workers, --max-states, --max-depth and --timeout must not be negative")}
+	}
+	mem, err := parseSize(f.memory)
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	m, err := loadModel(path, f.defines)
+	if err != nil {
+		return err
+	}
+	for _, name := range f.only {
+		if !hasCheck(m, name) {
+			return &exitError{code: exitUsage, err: fmt.Errorf("--only %s: no invariant or property of that name in %s", name, m.Name)}
+		}
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if f.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, f.timeout)
+		defer cancel()
+	}
+	opts := checker.Options{
+		Workers:      f.workers,
+		MaxStates:    f.maxStates,
+		MaxDepth:     f.maxDepth,
+		NoDeadlock:   f.noDeadlock,
+		Only:         f.only,
+		MemoryBudget: mem,
+	}
+	prog := newProgress(cmd.ErrOrStderr(), f.progress)
+	if prog != nil {
+		opts.Progress = prog.update
+	}
+	res, err := checker.Run(ctx, m, opts)
+	if prog != nil {
+		prog.done()
+	}
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	if err := render(cmd.OutOrStdout(), m, res); err != nil {
+		return err
+	}
+	switch res.Verdict {
+	case checker.Violated:
+		return &exitError{code: exitViolated}
+	case checker.Unknown:
+		return &exitError{code: exitIncomplete}
+	}
+	return nil
+}
+
+var renderers = map[string]func(io.Writer, *spec.Model, *checker.Result) error{
+	"text": report.Text,
+	"json": report.JSON,
+}
+
+func hasCheck(m *spec.Model, name string) bool {
+	for _, in := range m.Invariants {
+		if in.Name == name {
+			return true
+		}
+	}
+	for _, p := range m.Properties {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// progress prints the search's progress on stderr: a live line on a
+// terminal, NDJSON lines for tools, or nothing.
+type progress struct {
+	w     io.Writer
+	json  bool
+	live  bool
+	wrote bool
+}
+
+func newProgress(w io.Writer, mode string) *progress {
+	switch mode {
+	case "json":
+		return &progress{w: w, json: true}
+	case "auto":
+		if f, ok := w.(*os.File); ok {
+			if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+				return &progress{w: w, live: true}
+			}
+		}
+	}
+	return nil
+}
+
+func (p *progress) update(s checker.Progress) {
+	if p.json {
+		b, _ := json.Marshal(s)
+		fmt.Fprintf(p.w, "%s\n", b)
+		return
+	}
+	rate := 0.0
+	if sec := s.Elapsed.Seconds(); sec > 0 {
+		rate = float64(s.States) / sec
+	}
+	fmt.Fprintf(p.w, "\r\033[K%d states, %d in level %d, %.0f states/s, %d MiB",
+		s.States, s.Frontier, s.Depth, rate, s.HeapBytes>>20)
+	p.wrote = true
+}
+
+func (p *progress) done() {
+	if p.live && p.wrote {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/wrapcheck/wrapcheck/spec"
+)
+
+// displayPath returns path relative to the working directory, with
+// forward slashes, so that positions print the same on every OS.
+func displayPath(path string) string {
+	if filepath.IsAbs(path) {
+		if wd, err := os.Getwd(); err == nil {
+			if rel, err := filepath.Rel(wd, path); err == nil && !strings.HasPrefix(rel, "..") {
+				path = rel
+			}
+		}
+	}
+	return filepath.ToSlash(path)
+}
+
+// parseDefines turns -D NAME=VALUE flags into spec options.
+func parseDefines(defs []string) (map[string]int64, error) {
+	if len(defs) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]int64, len(defs))
+	for _, d := range defs {
+		name, val, ok := strings.Cut(d, "=")
+		if !ok || name == "" {
+			return nil, fmt.Errorf("-D %s: want NAME=VALUE", d)
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(val), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("-D %s: %q is not an integer", d, val)
+		}
+		out[strings.TrimSpace(name)] = n
+	}
+	return out, nil
+}
+
+// loadModel reads, parses, checks and lowers the spec at path. Any error
+// is a usage error (exit 2).
+func loadModel(path string, defines []string) (*spec.Model, error) {
+	defs, err := parseDefines(defines)
+	if err != nil {
+		return nil, &exitError{code: exitUsage, err: err}
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &exitError{code: exitUsage, err: err}
+	}
+	m, err := spec.ParseFile(displayPath(path), src, spec.Options{Defines: defs})
+	if err != nil {
+		return nil, &exitError{code: exitUsage, err: err}
+	}
+	return m, nil
+}
+
+// parseSize parses a memory size such as 512MiB, 4GiB, 2G or 1000000.
+func parseSize(s string) (int64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	units := []struct {
+		suffix string
+		mult   int64
+	}{
+		{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40},
+		{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
+		{"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"T", 1 << 40}, {"B", 1},
+	}
+	mult := int64(1)
+	for _, u := range units {
+		if strings.HasSuffix(s, u.suffix) {
+			s, mult = strings.TrimSuffix(s, u.suffix), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("--memory %s: want a size such as 512MiB or 4GiB", s)
+	}
+	return int64(n * float64(mult)), nil
+}

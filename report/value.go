@@ -1,0 +1,170 @@
+package report
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+
+	"github.com/wrapcheck/wrapcheck/spec"
+)
+
+// A value is rendered once into a small tree (scalar text, list or
+// object), from which both the JSON and the text renderers print. Keys of
+// objects keep declaration order, so output is byte-for-byte stable.
+
+type node struct {
+	scalar string // JSON text of a scalar (already quoted for strings)
+	text   string // the same scalar as a person reads it
+	list   []node
+	keys   []string
+	vals   []node
+	kind   nodeKind
+}
+
+type nodeKind uint8
+
+const (
+	scalarNode nodeKind = iota
+	listNode
+	setNode // a list that prints as {a, b} in text
+	objectNode
+)
+
+// scalarName returns the name of value v of scalar type t, as people read
+// it: true/false, a decimal, an enum member, an identity.
+func scalarName(t *spec.Type, v int64) string {
+	switch t.Kind {
+	case spec.BoolKind:
+		if v != 0 {
+			return "true"
+		}
+		return "false"
+	case spec.EnumKind, spec.SymmetricKind:
+		if v >= 0 && int(v) < len(t.Names) {
+			return t.Names[v]
+		}
+	}
+	return strconv.FormatInt(v, 10)
+}
+
+// valueNode renders the value of type t held in slots.
+func valueNode(t *spec.Type, slots []int64) node {
+	switch t.Kind {
+	case spec.ArrayKind:
+		n := int(t.Index.Size())
+		w := t.Elem.Width
+		keyed := t.Index.Kind == spec.EnumKind || t.Index.Kind == spec.SymmetricKind
+		out := node{kind: listNode}
+		if keyed {
+			out.kind = objectNode
+		}
+		for i := 0; i < n; i++ {
+			el := valueNode(t.Elem, slots[i*w:(i+1)*w])
+			if keyed {
+				out.keys = append(out.keys, scalarName(t.Index, t.Index.Lo+int64(i)))
+				out.vals = append(out.vals, el)
+			} else {
+				out.list = append(out.list, el)
+			}
+		}
+		return out
+	case spec.RecordKind:
+		out := node{kind: objectNode}
+		for _, f := range t.Fields {
+			out.keys = append(out.keys, f.Name)
+			out.vals = append(out.vals, valueNode(f.Type, slots[f.Offset:f.Offset+f.Type.Width]))
+		}
+		return out
+	case spec.SetKind:
+		out := node{kind: setNode}
+		mask := uint64(slots[0])
+		for k := 0; k < 64 && k < int(t.Elem.Size()); k++ {
+			if mask&(1<<uint(k)) != 0 {
+				out.list = append(out.list, scalarNode2(t.Elem, t.Elem.Lo+int64(k)))
+			}
+		}
+		return out
+	}
+	return scalarNode2(t, slots[0])
+}
+
+func scalarNode2(t *spec.Type, v int64) node {
+	name := scalarName(t, v)
+	js := name
+	if t.Kind == spec.EnumKind || t.Kind == spec.SymmetricKind {
+		js = strconv.Quote(name)
+	}
+	return node{kind: scalarNode, scalar: js, text: name}
+}
+
+// writeJSON prints n as compact JSON.
+func (n node) writeJSON(b *bytes.Buffer) {
+	switch n.kind {
+	case scalarNode:
+		b.WriteString(n.scalar)
+	case listNode, setNode:
+		b.WriteByte('[')
+		for i, el := range n.list {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			el.writeJSON(b)
+		}
+		b.WriteByte(']')
+	case objectNode:
+		b.WriteByte('{')
+		for i, k := range n.keys {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(strconv.Quote(k))
+			b.WriteString(": ")
+			n.vals[i].writeJSON(b)
+		}
+		b.WriteByte('}')
+	}
+}
+
+// String prints n as people read it: `{a, b}` for sets, `[1, 2]` for
+// arrays, `{k: v}` for records and keyed arrays.
+func (n node) String() string {
+	var b strings.Builder
+	n.writeText(&b)
+	return b.String()
+}
+
+func (n node) writeText(b *strings.Builder) {
+	switch n.kind {
+	case scalarNode:
+		b.WriteString(n.text)
+	case listNode, setNode:
+		open, close := byte('['), byte(']')
+		if n.kind == setNode {
+			open, close = '{', '}'
+		}
+		b.WriteByte(open)
+		for i, el := range n.list {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			el.writeText(b)
+		}
+		b.WriteByte(close)
+	case objectNode:
+		b.WriteByte('{')
+		for i, k := range n.keys {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(k)
+			b.WriteString(": ")
+			n.vals[i].writeText(b)
+		}
+		b.WriteByte('}')
+	}
+}
+
+// varValue returns the value of variable v in the unpacked state.
+func varValue(v *spec.Var, state []int64) node {
+	return valueNode(v.Type, state[v.Slot:v.Slot+v.Type.Width])
+}
