@@ -21,12 +21,28 @@ func Text(w io.Writer, m *spec.Model, res *checker.Result) error {
 		fmt.Fprintf(&b, "%s: incomplete: %s; no violation found in the states explored\n", m.Name, res.Reason)
 	case checker.Violated:
 		v := res.Violation
-		fmt.Fprintf(&b, "%s: %s %s is violated\n", m.Name, v.Kind, v.Name)
-		fmt.Fprintf(&b, "  %s: %s %s", v.Pos, v.Kind, v.Name)
-		if v.Msg != "" && v.Kind != checker.Invariant {
-			fmt.Fprintf(&b, ": %s", v.Msg)
+		switch {
+		case v.Kind == checker.Deadlock:
+			fmt.Fprintf(&b, "%s: deadlock: no action is enabled and the state is not terminal\n", m.Name)
+		case v.Kind == checker.RuntimeError || v.Kind == checker.Assertion:
+			fmt.Fprintf(&b, "%s: %s in action %s: %s\n", m.Name, strings.ReplaceAll(v.Kind.String(), "-", " "), v.Name, v.Msg)
+		case v.Name == "":
+			fmt.Fprintf(&b, "%s: %s\n", m.Name, v.Kind)
+		default:
+			fmt.Fprintf(&b, "%s: %s %s is violated\n", m.Name, v.Kind, v.Name)
 		}
-		b.WriteString("\n")
+		if v.Pos.IsValid() && (v.Kind == checker.RuntimeError || v.Kind == checker.Assertion) {
+			fmt.Fprintf(&b, "  %s: here\n", v.Pos)
+		} else if v.Pos.IsValid() {
+			fmt.Fprintf(&b, "  %s: %s", v.Pos, v.Kind)
+			if v.Name != "" {
+				fmt.Fprintf(&b, " %s", v.Name)
+			}
+			if v.Msg != "" && v.Kind != checker.Invariant {
+				fmt.Fprintf(&b, ": %s", v.Msg)
+			}
+			b.WriteString("\n")
+		}
 		writeTrace(&b, m, v)
 		writeReads(&b, m, v)
 	}
