@@ -92,7 +92,7 @@ func writeTrace(b *strings.Builder, m *spec.Model, v *checker.Violation) {
 		prev = st.State
 	}
 	if v.LoopStart >= 0 {
-		fmt.Fprintf(b, "  the cycle from step %d repeats forever\n", v.LoopStart)
+		b.WriteString(loopLine(m, v))
 	}
 }
 
@@ -207,4 +207,19 @@ func humanRate(r float64) string {
 		return fmt.Sprintf("%.1fk", r/1e3)
 	}
 	return fmt.Sprintf("%.0f", r)
+}
+
+// loopLine says how a lasso closes: the last entry steps back to
+// Trace[LoopStart] by the action that first led there, or, when the last
+// state has no enabled action, it repeats forever by stuttering.
+func loopLine(m *spec.Model, v *checker.Violation) string {
+	last, ls := len(v.Trace)-1, v.LoopStart
+	if ls > 0 && equal(v.Trace[ls-1].State, v.Trace[last].State) && v.Trace[ls].Action >= 0 {
+		span := fmt.Sprintf("steps %d to %d repeat", ls, last)
+		if ls == last {
+			span = fmt.Sprintf("step %d repeats", ls)
+		}
+		return fmt.Sprintf("     ↻  %s leads back to step %d: %s forever\n", m.Actions[v.Trace[ls].Action].Name, ls, span)
+	}
+	return fmt.Sprintf("     ↻  no action is enabled in step %d: it repeats forever\n", last)
 }

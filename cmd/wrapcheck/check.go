@@ -14,6 +14,7 @@ import (
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verify"
 )
 
 // checkFlags are the flags of `wrapcheck check`, copied into
@@ -95,19 +96,21 @@ func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
 		ctx, cancel = context.WithTimeout(ctx, f.timeout)
 		defer cancel()
 	}
-	opts := checker.Options{
+	opts := verify.Options{
 		Workers:      f.workers,
 		MaxStates:    f.maxStates,
 		MaxDepth:     f.maxDepth,
 		NoDeadlock:   f.noDeadlock,
 		Only:         f.only,
 		MemoryBudget: mem,
+		NoSymmetry:   f.noSymmetry,
+		NoPOR:        f.noPOR,
 	}
 	prog := newProgress(cmd.ErrOrStderr(), f.progress)
 	if prog != nil {
 		opts.Progress = prog.update
 	}
-	res, err := checker.Run(ctx, m, opts)
+	res, err := verify.Run(ctx, m, opts)
 	if prog != nil {
 		prog.done()
 	}

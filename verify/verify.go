@@ -1,0 +1,81 @@
+// Package verify runs every check of a model with one set of options:
+// the safety search of package checker (invariants, assertions, runtime
+// errors, deadlocks), then the LTL properties through package ltl, with the
+// reductions of package reduce configured from the same options. It is the
+// one library call behind `wrapcheck check`, so the CLI and the example
+// goldens cannot drift apart.
+package verify
+
+import (
+	"context"
+	"time"
+
+	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/ltl"
+	"github.com/wrapcheck/wrapcheck/spec"
+)
+
+// Options configures [Run]. The zero value is the default: one worker per
+// core, no limits, deadlock detection on, every check, reductions on.
+type Options struct {
+	Workers      int
+	MaxStates    int64
+	MaxDepth     int
+	NoDeadlock   bool
+	Only         []string // invariants and properties to check; empty: all
+	MemoryBudget int64
+	NoSymmetry   bool
+	NoPOR        bool
+	// Progress, when not nil, receives the safety search's progress.
+	Progress func(checker.Progress)
+}
+
+// Run checks m. Safety comes first: a violation there is reported with its
+// shortest trace and the properties are not searched. When every safety
+// check holds and m has properties (among opts.Only), each is checked in
+// declaration order and the first violated one is reported as a lasso.
+// Stats are those of the safety search, which counts the reachable states
+// and transitions as LANGUAGE.md defines them; Seconds covers both.
+func Run(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, error) {
+	start := time.Now()
+	copts := checker.Options{
+		Workers:      opts.Workers,
+		MaxStates:    opts.MaxStates,
+		MaxDepth:     opts.MaxDepth,
+		NoDeadlock:   opts.NoDeadlock,
+		Only:         opts.Only,
+		MemoryBudget: opts.MemoryBudget,
+		Progress:     opts.Progress,
+	}
+	res, err := checker.Run(ctx, m, copts)
+	if err != nil || res.Verdict == checker.Violated || !hasProperties(m, opts.Only) {
+		return res, err
+	}
+	lres, err := ltl.Check(ctx, m, ltl.Options{Only: opts.Only, MaxStates: opts.MaxStates, Workers: opts.Workers})
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case lres.Verdict == checker.Violated:
+		res.Verdict, res.Violation, res.Reason = checker.Violated, lres.Violation, ""
+	case lres.Verdict == checker.Unknown && res.Verdict == checker.Holds:
+		res.Verdict, res.Reason = checker.Unknown, lres.Reason
+	}
+	res.Stats.Seconds = time.Since(start).Seconds()
+	return res, nil
+}
+
+// hasProperties reports whether any property of m is selected by only.
+func hasProperties(m *spec.Model, only []string) bool {
+	for _, p := range m.Properties {
+		if len(only) == 0 {
+			return true
+		}
+		for _, name := range only {
+			if name == p.Name {
+				return true
+			}
+		}
+	}
+	return false
+}
