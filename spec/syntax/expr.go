@@ -191,8 +191,24 @@ func prefixOp(t *lexer.Token) (opInfo, bool) {
 // stops consuming tokens and returns placeholder nodes; err holds the
 // error.
 type exprParser struct {
-	lex *lexer.PeekingLexer
-	err error
+	lex   *lexer.PeekingLexer
+	err   error
+	depth int // nesting of operands and types, bounded by maxExprDepth
+}
+
+// maxExprDepth bounds the nesting of an expression, so that no input can
+// exhaust the stack.
+const maxExprDepth = 2000
+
+// enter counts one level of nesting at t; it reports false (and records
+// an error) when the expression is nested too deeply.
+func (p *exprParser) enter(t *lexer.Token) bool {
+	p.depth++
+	if p.depth > maxExprDepth {
+		p.errorf(t, "expression nested too deeply")
+		return false
+	}
+	return true
 }
 
 func (p *exprParser) peek() *lexer.Token { return p.lex.Peek() }
@@ -293,7 +309,11 @@ func (p *exprParser) binary(minBin, minPre int) Expr {
 		if info.right {
 			next = info.prec
 		}
+		if !p.enter(t) {
+			break
+		}
 		y := p.binary(next, next)
+		p.depth--
 		x = &BinaryExpr{Pos: x.Position(), OpPos: position(t.Pos), Op: info.tok, X: x, Y: y}
 		cmp = info.prec == precCmp
 	}
@@ -302,6 +322,10 @@ func (p *exprParser) binary(minBin, minPre int) Expr {
 
 func (p *exprParser) unary(minPre int) Expr {
 	t := p.peek()
+	defer func() { p.depth-- }()
+	if !p.enter(t) {
+		return &badExpr{Pos: position(t.Pos)}
+	}
 	info, ok := prefixOp(t)
 	if !ok || p.err != nil {
 		return p.postfix()
@@ -462,7 +486,8 @@ func (p *exprParser) primary() Expr {
 func (p *exprParser) typ() TypeExpr {
 	t := p.peek()
 	pos := position(t.Pos)
-	if p.err != nil {
+	defer func() { p.depth-- }()
+	if !p.enter(t) || p.err != nil {
 		return &NamedType{Pos: pos}
 	}
 	if t.Type == tokKeyword || t.Type == tokPunct {

@@ -17,7 +17,7 @@ var grammar = sync.OnceValue(newParser)
 
 // maxNesting bounds the nesting of brackets and nested expression forms,
 // so that no input can exhaust the stack.
-const maxNesting = 500
+const maxNesting = 200
 
 // Parse parses the source of a .wrap file. The error, if any, is an
 // [ErrorList] whose entries read "file:line:col: msg". Parse never panics.
@@ -76,32 +76,25 @@ func Parse(filename string, src []byte) (f *File, err error) {
 }
 
 // tooDeep reports the first token at which the nesting of brackets and
-// prefix forms exceeds maxNesting.
+// else-if chains, which the participle grammar parses recursively, exceeds
+// maxNesting. (exprParser bounds its own recursion.)
 func tooDeep(toks []lexer.Token) (lexer.Token, bool) {
 	depth := 0
-	prefix := 0 // prefix forms since the last bracket or separator
-	for _, t := range toks {
+	for i, t := range toks {
+		if t.Type != tokPunct && t.Type != tokKeyword {
+			continue
+		}
 		switch t.Value {
 		case "(", "[", "{":
 			depth++
 		case ")", "]", "}":
 			depth--
-			prefix = 0
-		case "if", "forall", "exists", "count", "set", "ask", "not", "always", "eventually", "next", "-":
-			if t.Type != tokString {
-				prefix++
-			}
-		case ";", ",", "then", "else":
-			prefix = 0
-		}
-		if t.Type == tokKeyword || t.Type == tokPunct {
-			switch t.Value {
-			case "spec", "const", "type", "var", "fn", "agent", "process", "action", "init",
-				"invariant", "property", "fairness", "terminal", "let", ":=":
-				prefix = 0
+		case "else":
+			if i+1 < len(toks) && toks[i+1].Value == "if" && toks[i+1].Type == tokKeyword {
+				depth++
 			}
 		}
-		if depth+prefix/8 > maxNesting {
+		if depth > maxNesting {
 			return t, true
 		}
 	}

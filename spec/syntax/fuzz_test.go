@@ -1,0 +1,46 @@
+package syntax
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// FuzzParse checks that Parse never panics and that, when it succeeds,
+// Format gives source that parses to the same tree and is a fixed point.
+func FuzzParse(f *testing.F) {
+	seeds := specFiles(f)
+	errs, _ := filepath.Glob(filepath.Join("testdata", "errors", "*.wrap"))
+	for _, path := range append(seeds, errs...) {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(src)
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		f1, err := Parse("fuzz.wrap", src)
+		if err != nil {
+			if strings.Contains(err.Error(), "internal parser error") {
+				t.Fatalf("Parse: %v", err)
+			}
+			return
+		}
+		out1 := Format(f1)
+		f2, err := Parse("fuzz.wrap", out1)
+		if err != nil {
+			t.Fatalf("formatted source does not parse: %v\n--- source\n%s\n--- formatted\n%s", err, src, out1)
+		}
+		if s1, s2 := sexpr(f1), sexpr(f2); s1 != s2 {
+			t.Fatalf("tree changed by Format:\n%s\n%s\n--- formatted\n%s", s1, s2, out1)
+		}
+		if c1, c2 := commentTexts(f1), commentTexts(f2); !slices.Equal(c1, c2) {
+			t.Fatalf("comments changed by Format: %q -> %q\n--- formatted\n%s", c1, c2, out1)
+		}
+		if out2 := Format(f2); string(out1) != string(out2) {
+			t.Fatalf("Format is not a fixed point:\n--- first\n%s\n--- second\n%s", out1, out2)
+		}
+	})
+}
