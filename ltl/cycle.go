@@ -1,0 +1,358 @@
+package ltl
+
+// cycleSearch finds the fair accepting SCCs of a product (see the package
+// documentation) and builds short lassos through them.
+type cycleSearch struct {
+	p  *product
+	n  int
+	uw int
+	// Tarjan state, per node.
+	index, low []int32
+	onStack    []bool
+	member     []int32 // the subgraph (token) a node belongs to
+	stamp      []int32 // the SCC a node was emitted in
+	stack      []uint32
+	calls      []tframe
+	// BFS state for lassos.
+	seen     []int32
+	prevEdge []int64
+	prevNode []uint32
+	token    int32
+}
+
+type tframe struct {
+	v uint32
+	e int64
+}
+
+func newCycleSearch(p *product) *cycleSearch {
+	n := len(p.nodeSys)
+	c := &cycleSearch{p: p, n: n, uw: p.sys.uw,
+		index: make([]int32, n), low: make([]int32, n), onStack: make([]bool, n),
+		member: make([]int32, n), stamp: make([]int32, n)}
+	for i := range c.index {
+		c.index[i] = -1
+		c.stamp[i] = -1
+	}
+	return c
+}
+
+// search returns the fair accepting SCCs, each as a list of nodes.
+func (c *cycleSearch) search() [][]uint32 {
+	all := make([]uint32, c.n)
+	for i := range all {
+		all[i] = uint32(i)
+	}
+	work := [][]uint32{all}
+	var fair [][]uint32
+	token := int32(0)
+	stampN := int32(0)
+	for len(work) > 0 {
+		sub := work[0]
+		work = work[1:]
+		for _, v := range sub {
+			c.member[v] = token
+			c.index[v] = -1
+		}
+		c.tarjan(sub, token, func(comp []uint32) {
+			for _, v := range comp {
+				c.stamp[v] = stampN
+			}
+			ok, refine := c.analyze(comp, token, stampN)
+			stampN++
+			if ok {
+				fair = append(fair, append([]uint32(nil), comp...))
+			} else if refine != nil {
+				work = append(work, refine)
+			}
+		})
+		token++
+	}
+	return fair
+}
+
+// tarjan emits the SCCs of the subgraph of the nodes with member == token
+// (iteratively, so deep graphs do not grow the goroutine stack).
+func (c *cycleSearch) tarjan(roots []uint32, token int32, emit func([]uint32)) {
+	p := c.p
+	counter := int32(0)
+	for _, root := range roots {
+		if c.index[root] >= 0 {
+			continue
+		}
+		c.index[root], c.low[root] = counter, counter
+		counter++
+		c.stack = append(c.stack, root)
+		c.onStack[root] = true
+		c.calls = append(c.calls, tframe{root, p.edgeOff[root]})
+		for len(c.calls) > 0 {
+			f := &c.calls[len(c.calls)-1]
+			v := f.v
+			if f.e < p.edgeOff[v+1] {
+				w := p.edgeTo[f.e]
+				f.e++
+				if c.member[w] != token {
+					continue
+				}
+				if c.index[w] < 0 {
+					c.index[w], c.low[w] = counter, counter
+					counter++
+					c.stack = append(c.stack, w)
+					c.onStack[w] = true
+					c.calls = append(c.calls, tframe{w, p.edgeOff[w]})
+				} else if c.onStack[w] && c.index[w] < c.low[v] {
+					c.low[v] = c.index[w]
+				}
+				continue
+			}
+			c.calls = c.calls[:len(c.calls)-1]
+			if c.low[v] == c.index[v] {
+				k := len(c.stack) - 1
+				for c.stack[k] != v {
+					k--
+				}
+				comp := c.stack[k:]
+				for _, w := range comp {
+					c.onStack[w] = false
+				}
+				emit(comp)
+				c.stack = c.stack[:k]
+			}
+			if len(c.calls) > 0 {
+				u := c.calls[len(c.calls)-1].v
+				if c.low[v] < c.low[u] {
+					c.low[u] = c.low[v]
+				}
+			}
+		}
+	}
+}
+
+// analyze decides whether the SCC comp (stamped st in subgraph token) is
+// fair and accepting. When it fails only because strongly fair units are
+// enabled in it but never taken, refine lists the nodes of comp where none
+// of them is enabled, to be examined again.
+func (c *cycleSearch) analyze(comp []uint32, token, st int32) (ok bool, refine []uint32) {
+	p := c.p
+	sys := p.sys
+	var acc uint64
+	hasEdge := false
+	taken := make([]uint64, c.uw)
+	some := make([]uint64, c.uw)
+	every := make([]uint64, c.uw)
+	for w := range every {
+		every[w] = ^uint64(0)
+	}
+	for _, v := range comp {
+		for e := p.edgeOff[v]; e < p.edgeOff[v+1]; e++ {
+			w := p.edgeTo[e]
+			if c.member[w] != token || c.stamp[w] != st {
+				continue
+			}
+			hasEdge = true
+			acc |= p.edgeAcc[e]
+			if a := p.edgeAct[e]; a >= 0 {
+				for k := 0; k < c.uw; k++ {
+					taken[k] |= sys.actionUnits[int(a)*c.uw+k]
+				}
+			}
+		}
+		en := sys.unitsEnabled(p.nodeSys[v])
+		for k := 0; k < c.uw; k++ {
+			some[k] |= en[k]
+			every[k] &= en[k]
+		}
+	}
+	if !hasEdge || acc != p.aut.AllAcc() {
+		return false, nil
+	}
+	bad := make([]uint64, c.uw)
+	anyBad := false
+	for u, un := range sys.units {
+		w, b := u/64, uint64(1)<<uint(u%64)
+		if taken[w]&b != 0 {
+			continue
+		}
+		if !un.strong && every[w]&b != 0 {
+			return false, nil // continuously enabled, never taken: no sub-SCC helps
+		}
+		if un.strong && some[w]&b != 0 {
+			bad[w] |= b
+			anyBad = true
+		}
+	}
+	if !anyBad {
+		return true, nil
+	}
+	for _, v := range comp {
+		en := sys.unitsEnabled(p.nodeSys[v])
+		keep := true
+		for k := 0; k < c.uw; k++ {
+			if en[k]&bad[k] != 0 {
+				keep = false
+				break
+			}
+		}
+		if keep {
+			refine = append(refine, v)
+		}
+	}
+	return false, refine
+}
+
+// lasso returns a cycle through n0 inside the fair SCC comp, as product
+// edges, that takes an edge of every acceptance set, satisfies every
+// weakly fair unit (an edge taking it, or a node where it is disabled) and
+// takes every strongly fair unit enabled in comp. It is built greedily
+// from BFS-shortest segments, so it is short but not always the shortest.
+func (c *cycleSearch) lasso(n0 uint32, comp []uint32) []int64 {
+	p := c.p
+	sys := p.sys
+	if c.seen == nil {
+		c.seen = make([]int32, c.n)
+		c.prevEdge = make([]int64, c.n)
+		c.prevNode = make([]uint32, c.n)
+	}
+	in := make(map[uint32]bool, len(comp))
+	for _, v := range comp {
+		in[v] = true
+	}
+	// Obligations.
+	needAcc := p.aut.AllAcc()
+	needWeak := make([]uint64, c.uw)   // edge taking u, or node with u disabled
+	needStrong := make([]uint64, c.uw) // edge taking u
+	some := make([]uint64, c.uw)
+	for _, v := range comp {
+		en := sys.unitsEnabled(p.nodeSys[v])
+		for k := range some {
+			some[k] |= en[k]
+		}
+	}
+	for u, un := range sys.units {
+		w, b := u/64, uint64(1)<<uint(u%64)
+		if some[w]&b == 0 {
+			continue
+		}
+		if un.strong {
+			needStrong[w] |= b
+		} else {
+			needWeak[w] |= b
+		}
+	}
+	visitNode := func(v uint32) {
+		en := sys.unitsEnabled(p.nodeSys[v])
+		for k := range needWeak {
+			needWeak[k] &= en[k]
+		}
+	}
+	edgeUseful := func(e int64) bool {
+		if p.edgeAcc[e]&needAcc != 0 {
+			return true
+		}
+		if a := p.edgeAct[e]; a >= 0 {
+			for k := 0; k < c.uw; k++ {
+				if sys.actionUnits[int(a)*c.uw+k]&(needWeak[k]|needStrong[k]) != 0 {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	nodeUseful := func(v uint32) bool {
+		en := sys.unitsEnabled(p.nodeSys[v])
+		for k := range needWeak {
+			if needWeak[k]&^en[k] != 0 {
+				return true
+			}
+		}
+		return false
+	}
+	takeEdge := func(e int64) {
+		needAcc &^= p.edgeAcc[e]
+		if a := p.edgeAct[e]; a >= 0 {
+			for k := 0; k < c.uw; k++ {
+				au := sys.actionUnits[int(a)*c.uw+k]
+				needWeak[k] &^= au
+				needStrong[k] &^= au
+			}
+		}
+		visitNode(p.edgeTo[e])
+	}
+	pending := func() bool {
+		if needAcc != 0 {
+			return true
+		}
+		for k := range needWeak {
+			if needWeak[k]|needStrong[k] != 0 {
+				return true
+			}
+		}
+		return false
+	}
+	var cycle []int64
+	cur := n0
+	visitNode(n0)
+	for pending() {
+		seg := c.bfs(cur, in, nodeUseful, edgeUseful)
+		if seg == nil {
+			panic("wrapcheck internal error: ltl: fair SCC without a fair cycle")
+		}
+		for _, e := range seg {
+			takeEdge(e)
+			cycle = append(cycle, e)
+		}
+		cur = p.edgeTo[seg[len(seg)-1]]
+	}
+	back := c.bfs(cur, in, nil, func(e int64) bool { return p.edgeTo[e] == n0 })
+	if back == nil {
+		panic("wrapcheck internal error: ltl: no way back to the loop start in an SCC")
+	}
+	return append(cycle, back...)
+}
+
+// bfs searches breadth-first from `from` inside the SCC for the nearest
+// node v != from with nodeHit(v), or the nearest edge with edgeHit; it
+// returns the edges of the path (ending with the hit edge), or nil.
+func (c *cycleSearch) bfs(from uint32, in map[uint32]bool, nodeHit func(uint32) bool, edgeHit func(int64) bool) []int64 {
+	p := c.p
+	c.token++
+	tok := c.token
+	c.seen[from] = tok
+	queue := []uint32{from}
+	path := func(v uint32, last int64) []int64 {
+		var out []int64
+		if last >= 0 {
+			out = append(out, last)
+		}
+		for v != from {
+			out = append(out, c.prevEdge[v])
+			v = c.prevNode[v]
+		}
+		for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+			out[i], out[j] = out[j], out[i]
+		}
+		return out
+	}
+	for len(queue) > 0 {
+		v := queue[0]
+		queue = queue[1:]
+		if v != from && nodeHit != nil && nodeHit(v) {
+			return path(v, -1)
+		}
+		for e := p.edgeOff[v]; e < p.edgeOff[v+1]; e++ {
+			w := p.edgeTo[e]
+			if !in[w] {
+				continue
+			}
+			if edgeHit(e) {
+				return path(v, e)
+			}
+			if c.seen[w] != tok {
+				c.seen[w] = tok
+				c.prevEdge[w], c.prevNode[w] = e, v
+				queue = append(queue, w)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,210 @@
+package ltl
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/internal/golden"
+	"github.com/wrapcheck/wrapcheck/spec"
+)
+
+// TestGolden checks every property of each testdata/*.txtar spec (section
+// in.wrap) separately and compares the rendered results with section
+// out/result. WRAPCHECK_UPDATE=1 rewrites the expectations.
+func TestGolden(t *testing.T) {
+	files, err := filepath.Glob("testdata/*.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no golden files")
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ar := parseTxtar(data)
+			var src []byte
+			var want string
+			wantAt := -1
+			for i, f := range ar.Files {
+				switch f.Name {
+				case "in.wrap":
+					src = f.Data
+				case "out/result":
+					want, wantAt = string(f.Data), i
+				}
+			}
+			if src == nil {
+				t.Fatal("no in.wrap section")
+			}
+			m, err := spec.ParseFile("in.wrap", src, spec.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := renderAll(t, m)
+			if golden.Update() {
+				if wantAt < 0 {
+					ar.Files = append(ar.Files, txtarFile{Name: "out/result"})
+					wantAt = len(ar.Files) - 1
+				}
+				ar.Files[wantAt].Data = []byte(got)
+				if err := os.WriteFile(file, ar.format(), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if wantAt < 0 {
+				t.Fatal("no out/result section (run WRAPCHECK_UPDATE=1 go test to create it)")
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("result mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// renderAll checks each property of m on its own, with 1 and 4 workers
+// (the results must be equal), and renders the results.
+func renderAll(t *testing.T, m *spec.Model) string {
+	var b strings.Builder
+	for _, p := range m.Properties {
+		var ps PropertyStats
+		res, err := Check(context.Background(), m, Options{Only: []string{p.Name}, OnProperty: func(s PropertyStats) { ps = s }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res4, err := Check(context.Background(), m, Options{Only: []string{p.Name}, Workers: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := render(m, res, ps)
+		if out4 := render(m, res4, ps); out4 != out {
+			t.Errorf("workers=4 differs:\n%s", cmp.Diff(out, out4))
+		}
+		b.WriteString(out)
+	}
+	return b.String()
+}
+
+func render(m *spec.Model, res *checker.Result, ps PropertyStats) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "property %s: %s\n", ps.Name, res.Verdict)
+	fmt.Fprintf(&b, "negation: %s\n", ps.Formula)
+	fmt.Fprintf(&b, "automaton: %d states, %d edges, %d acceptance sets\n", ps.AutomatonStates, ps.AutomatonEdges, ps.AcceptanceSets)
+	fmt.Fprintf(&b, "product: %d nodes, %d edges; system: %d states, %d transitions\n",
+		ps.ProductNodes, ps.ProductEdges, res.Stats.States, res.Stats.Transitions)
+	if v := res.Violation; v != nil {
+		fmt.Fprintf(&b, "%s %s: %s\n", v.Kind, v.Name, v.Msg)
+		for i, st := range v.Trace {
+			act := "(initial)"
+			if st.Action >= 0 {
+				act = m.Actions[st.Action].Name
+			}
+			mark := "  "
+			if i == v.LoopStart {
+				mark = "->"
+			}
+			fmt.Fprintf(&b, "%s %2d %-18s %s\n", mark, i, act, formatState(m, st.State))
+		}
+		if v.LoopStart >= 0 {
+			fmt.Fprintf(&b, "   (back to %d)\n", v.LoopStart)
+		}
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+func formatState(m *spec.Model, slots []int64) string {
+	var parts []string
+	for _, v := range m.Vars {
+		s, _ := formatValue(v.Type, slots[v.Slot:])
+		parts = append(parts, v.Name+"="+s)
+	}
+	return strings.Join(parts, " ")
+}
+
+func formatValue(t *spec.Type, slots []int64) (string, int) {
+	switch t.Kind {
+	case spec.BoolKind:
+		return fmt.Sprint(slots[0] != 0), 1
+	case spec.EnumKind, spec.SymmetricKind:
+		if int(slots[0]) < len(t.Names) {
+			return t.Names[slots[0]], 1
+		}
+	case spec.SetKind:
+		var els []string
+		for k := int64(0); k < t.Elem.Size(); k++ {
+			if slots[0]&(1<<uint(k)) != 0 {
+				s, _ := formatValue(t.Elem, []int64{t.Elem.Lo + k})
+				els = append(els, s)
+			}
+		}
+		return "{" + strings.Join(els, ",") + "}", 1
+	case spec.ArrayKind:
+		var els []string
+		off := 0
+		for k := int64(0); k < t.Index.Size(); k++ {
+			s, n := formatValue(t.Elem, slots[off:])
+			els = append(els, s)
+			off += n
+		}
+		return "[" + strings.Join(els, ",") + "]", off
+	case spec.RecordKind:
+		var els []string
+		for _, f := range t.Fields {
+			s, _ := formatValue(f.Type, slots[f.Offset:])
+			els = append(els, f.Name+":"+s)
+		}
+		return "{" + strings.Join(els, ",") + "}", t.Width
+	}
+	return fmt.Sprint(slots[0]), 1
+}
+
+// txtar is a txtar archive (the format of golang.org/x/tools/txtar): a
+// comment, then files introduced by "-- name --" lines.
+type txtar struct {
+	Comment []byte
+	Files   []txtarFile
+}
+
+type txtarFile struct {
+	Name string
+	Data []byte
+}
+
+func parseTxtar(data []byte) *txtar {
+	ar := &txtar{}
+	cur := &ar.Comment
+	for _, line := range strings.SplitAfter(string(data), "\n") {
+		trimmed := strings.TrimRight(line, "\r\n")
+		if strings.HasPrefix(trimmed, "-- ") && strings.HasSuffix(trimmed, " --") && len(trimmed) > 6 {
+			ar.Files = append(ar.Files, txtarFile{Name: strings.TrimSpace(trimmed[3 : len(trimmed)-3])})
+			cur = &ar.Files[len(ar.Files)-1].Data
+			continue
+		}
+		*cur = append(*cur, line...)
+	}
+	return ar
+}
+
+func (ar *txtar) format() []byte {
+	var b strings.Builder
+	b.Write(ar.Comment)
+	for _, f := range ar.Files {
+		fmt.Fprintf(&b, "-- %s --\n", f.Name)
+		b.Write(f.Data)
+		if len(f.Data) > 0 && f.Data[len(f.Data)-1] != '\n' {
+			b.WriteByte('\n')
+		}
+	}
+	return []byte(b.String())
+}

@@ -1,0 +1,666 @@
+package ltl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/spec"
+)
+
+// Options configures [Check]. The zero value is the default: every
+// property of the model, no limit.
+type Options struct {
+	// Only restricts the checked properties to these names. A name that
+	// is an invariant is ignored; a name that is neither an invariant nor
+	// a property is an error.
+	Only []string
+	// MaxStates stops the search (Verdict Unknown, Reason "state limit")
+	// once the product of one property holds more than MaxStates nodes;
+	// 0: no limit.
+	MaxStates int64
+	// Workers is accepted for symmetry with checker.Options. The product
+	// search is sequential; the result is the same for every value.
+	Workers int
+	// OnProperty, when not nil, is called after each checked property
+	// with the figures of its search.
+	OnProperty func(PropertyStats)
+}
+
+// PropertyStats are the figures of the check of one property.
+type PropertyStats struct {
+	Name            string
+	Verdict         checker.Verdict
+	Formula         string // the negated property in negation normal form
+	AutomatonStates int
+	AutomatonEdges  int
+	AcceptanceSets  int
+	ProductNodes    int64
+	ProductEdges    int64
+	FairSCCs        int // fair accepting SCCs found
+	Seconds         float64
+}
+
+// ErrTooManyEventualities is returned (wrapped) by [Check] when the
+// negation of a property has more than [MaxAcc] until subformulas.
+var ErrTooManyEventualities = errors.New("ltl: more than 64 eventualities in one property")
+
+// Check checks the LTL properties of m (all, or those named in
+// opts.Only) in declaration order, under the model's fairness
+// declarations, and stops at the first violated one. A violation is
+// reported with Kind checker.Property and a lasso trace: Trace[LoopStart:]
+// is the cycle, and the last entry steps back to Trace[LoopStart]; a
+// cycle that only stutters in a state without enabled action is the last
+// entry alone (LoopStart is its index). The trace is the prefix, then every state of the cycle
+// (each with the action that leads to it), so its last entry is the state
+// the cycle started from and Trace[LoopStart] is the first state after it.
+// An assertion or runtime error met while exploring is
+// reported as a violation of that kind, with the path to the state where
+// it happened. Stats count the distinct system states and the system
+// transitions explored; Depth is the largest BFS depth of a product node.
+// The error reports bad options, a property the translation cannot
+// handle, or an internal failure.
+func Check(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, error) {
+	start := time.Now()
+	props, err := selectProperties(m, opts.Only)
+	if err != nil {
+		return nil, err
+	}
+	prog, err := checker.Compile(m)
+	if err != nil {
+		return nil, err
+	}
+	sys := newSystem(prog)
+	res := &checker.Result{Verdict: checker.Holds}
+	finish := func() (*checker.Result, error) {
+		res.Stats.States = sys.store.Len()
+		res.Stats.Transitions = sys.transitions
+		res.Stats.Seconds = time.Since(start).Seconds()
+		res.Stats.Workers = 1
+		return res, nil
+	}
+	if err := sys.init(); err != nil {
+		var ee *checker.ExecError
+		if errors.As(err, &ee) {
+			res.Verdict = checker.Violated
+			res.Violation = &checker.Violation{Name: "init", Kind: ee.Kind, Pos: ee.Pos, Msg: ee.Msg, LoopStart: -1}
+			return finish()
+		}
+		return nil, err
+	}
+	for _, p := range props {
+		pstart := time.Now()
+		f, atoms, err := FromProperty(p)
+		if err != nil {
+			return nil, err
+		}
+		neg := Not(f)
+		aut := Translate(neg)
+		if aut == nil {
+			return nil, fmt.Errorf("property %s: %w", p.Name, ErrTooManyEventualities)
+		}
+		pr, err := newProduct(ctx, sys, aut, atoms, opts.MaxStates)
+		if err != nil {
+			return nil, fmt.Errorf("property %s: %w", p.Name, err)
+		}
+		v, reason, fair := pr.run(p)
+		if pr.maxDepth > res.Stats.Depth {
+			res.Stats.Depth = pr.maxDepth
+		}
+		st := PropertyStats{Name: p.Name, Verdict: checker.Holds, Formula: neg.String(),
+			AutomatonStates: len(aut.States), AutomatonEdges: aut.NumEdges(), AcceptanceSets: aut.NumAcc,
+			ProductNodes: int64(len(pr.nodeSys)), ProductEdges: int64(len(pr.edgeTo)), FairSCCs: fair,
+			Seconds: time.Since(pstart).Seconds()}
+		switch {
+		case v != nil:
+			st.Verdict = checker.Violated
+		case reason != "":
+			st.Verdict = checker.Unknown
+		}
+		if opts.OnProperty != nil {
+			opts.OnProperty(st)
+		}
+		if v != nil {
+			res.Verdict, res.Violation, res.Reason = checker.Violated, v, ""
+			return finish()
+		}
+		if reason != "" {
+			res.Verdict, res.Reason = checker.Unknown, reason
+			if reason == "timeout" || reason == "interrupted" {
+				return finish()
+			}
+		}
+	}
+	return finish()
+}
+
+func selectProperties(m *spec.Model, only []string) ([]*spec.Property, error) {
+	if len(only) == 0 {
+		return m.Properties, nil
+	}
+	want := map[string]bool{}
+	for _, n := range only {
+		found := false
+		for _, p := range m.Properties {
+			found = found || p.Name == n
+		}
+		for _, inv := range m.Invariants {
+			found = found || inv.Name == n
+		}
+		if !found {
+			return nil, fmt.Errorf("ltl: no property or invariant named %s", n)
+		}
+		want[n] = true
+	}
+	var out []*spec.Property
+	for _, p := range m.Properties {
+		if want[p.Name] {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// system caches the explored part of the model's transition system: the
+// distinct states (in a checker.Store), their successors (action and
+// target state, or one stutter self-loop with action -1 when no action is
+// enabled) and the fairness units enabled in each. It is shared by the
+// products of all properties. Not safe for concurrent use.
+type system struct {
+	prog  *checker.Program
+	mach  *checker.Machine
+	store *checker.Store
+	inits []uint32
+
+	expanded []bool
+	succOff  []int64 // per state: first successor in succTo/succAct
+	succN    []int32
+	succTo   []uint32
+	succAct  []int32
+	enabled  []uint64 // per state: uw words of enabled units
+	failure  []*checker.ExecError
+
+	transitions int64
+
+	units       []unit
+	uw          int      // words per unit set
+	actionUnits []uint64 // per action: uw words, the units it belongs to
+	buf         []int32
+	bufTo       []uint32
+}
+
+type unit struct {
+	strong bool
+	name   string
+}
+
+func newSystem(prog *checker.Program) *system {
+	m := prog.Model
+	s := &system{prog: prog, mach: prog.NewMachine(), store: checker.NewStore(max(prog.Words(), 1))}
+	var unitActs [][]int
+	for _, f := range m.Fairness {
+		for _, u := range f.Units {
+			s.units = append(s.units, unit{strong: f.Strong, name: f.Name})
+			unitActs = append(unitActs, u)
+		}
+	}
+	s.uw = (len(s.units) + 63) / 64
+	s.actionUnits = make([]uint64, len(m.Actions)*s.uw)
+	for k, acts := range unitActs {
+		for _, a := range acts {
+			s.actionUnits[a*s.uw+k/64] |= 1 << uint(k%64)
+		}
+	}
+	return s
+}
+
+func (s *system) add(t checker.State) (uint32, error) {
+	vec := t
+	if len(vec) == 0 {
+		vec = []uint64{0}
+	}
+	idx, isNew, err := s.store.Insert(vec, 0)
+	if err != nil {
+		return 0, err
+	}
+	if isNew {
+		s.expanded = append(s.expanded, false)
+		s.succOff = append(s.succOff, 0)
+		s.succN = append(s.succN, 0)
+		s.failure = append(s.failure, nil)
+	}
+	return idx, nil
+}
+
+func (s *system) init() error {
+	var addErr error
+	err := s.mach.Init(func(_ int, t checker.State) {
+		idx, err := s.add(t)
+		if err != nil {
+			addErr = err
+			return
+		}
+		for _, i := range s.inits {
+			if i == idx {
+				return
+			}
+		}
+		s.inits = append(s.inits, idx)
+	})
+	if err != nil {
+		return err
+	}
+	return addErr
+}
+
+// state returns the packed state idx in the layout the machine expects.
+func (s *system) state(idx uint32) checker.State {
+	if s.prog.Words() == 0 {
+		return nil
+	}
+	return s.store.Vector(idx)
+}
+
+// expand computes the successors of state idx once. An execution failure
+// is remembered and returned on every call.
+func (s *system) expand(idx uint32) error {
+	if s.expanded[idx] {
+		if f := s.failure[idx]; f != nil {
+			return f
+		}
+		return nil
+	}
+	s.expanded[idx] = true
+	s.buf, s.bufTo = s.buf[:0], s.bufTo[:0]
+	var addErr error
+	err := s.mach.Successors(s.state(idx), func(action, _ int, t checker.State) {
+		to, err := s.add(t)
+		if err != nil {
+			addErr = err
+			return
+		}
+		s.buf = append(s.buf, int32(action))
+		s.bufTo = append(s.bufTo, to)
+	})
+	if err == nil {
+		err = addErr
+	}
+	if err != nil {
+		var ee *checker.ExecError
+		if errors.As(err, &ee) {
+			s.failure[idx] = ee
+		}
+		return err
+	}
+	s.transitions += int64(len(s.buf))
+	en := make([]uint64, s.uw)
+	for _, a := range s.buf {
+		for w := 0; w < s.uw; w++ {
+			en[w] |= s.actionUnits[int(a)*s.uw+w]
+		}
+	}
+	for int64(len(s.enabled)) < int64(idx+1)*int64(s.uw) {
+		s.enabled = append(s.enabled, make([]uint64, s.uw)...)
+	}
+	copy(s.enabled[int(idx)*s.uw:], en)
+	s.succOff[idx] = int64(len(s.succTo))
+	if len(s.buf) == 0 { // no enabled action: the state repeats forever
+		s.succAct = append(s.succAct, -1)
+		s.succTo = append(s.succTo, idx)
+		s.succN[idx] = 1
+		return nil
+	}
+	s.succAct = append(s.succAct, s.buf...)
+	s.succTo = append(s.succTo, s.bufTo...)
+	s.succN[idx] = int32(len(s.buf))
+	return nil
+}
+
+// unitsEnabled returns the units enabled in the expanded state idx.
+func (s *system) unitsEnabled(idx uint32) []uint64 {
+	return s.enabled[int(idx)*s.uw : int(idx+1)*s.uw]
+}
+
+// product is the product of the system with the automaton of a negated
+// property, explored breadth-first: node ids are in BFS order, so the
+// parent links give shortest paths and a smaller id is never deeper.
+type product struct {
+	ctx   context.Context
+	sys   *system
+	aut   *Automaton
+	preds []*checker.Pred
+	aw    int      // words per atom valuation
+	vals  []uint64 // per system state: aw words of atom values
+	valOK []bool
+	limit int64
+
+	nodes     nodeTable // key: system state << 32 | automaton state
+	nodeSys   []uint32
+	nodeQ     []int32
+	parent    []uint32
+	parentAct []int32
+	depth     []int32
+	maxDepth  int
+
+	edgeOff []int64 // per node, and one past the last: its edges
+	edgeTo  []uint32
+	edgeAct []int32
+	edgeAcc []uint64
+
+	// Set when the exploration stops on a failure.
+	failNode uint32
+	failErr  *checker.ExecError
+	failPred bool
+}
+
+const noParent = ^uint32(0)
+
+func newProduct(ctx context.Context, sys *system, aut *Automaton, atoms []*spec.Expr, limit int64) (*product, error) {
+	p := &product{ctx: ctx, sys: sys, aut: aut, aw: (len(atoms) + 63) / 64, limit: limit}
+	for _, a := range atoms {
+		pr, err := sys.prog.CompileExpr(a)
+		if err != nil {
+			return nil, err
+		}
+		p.preds = append(p.preds, pr)
+	}
+	return p, nil
+}
+
+// atomValues returns the atom valuation of system state idx.
+func (p *product) atomValues(idx uint32) ([]uint64, error) {
+	for len(p.valOK) <= int(idx) {
+		p.valOK = append(p.valOK, false)
+		p.vals = append(p.vals, make([]uint64, p.aw)...)
+	}
+	v := p.vals[int(idx)*p.aw : int(idx+1)*p.aw]
+	if p.valOK[idx] {
+		return v, nil
+	}
+	st := p.sys.state(idx)
+	for i, pr := range p.preds {
+		x, err := p.sys.mach.Eval(pr, st)
+		if err != nil {
+			return nil, err
+		}
+		if x != 0 {
+			v[i/64] |= 1 << uint(i%64)
+		}
+	}
+	p.valOK[idx] = true
+	return v, nil
+}
+
+func labelHolds(l Label, vals []uint64) bool {
+	for _, lit := range l {
+		a := lit.Atom()
+		if (vals[a/64]>>uint(a%64))&1 == uint64(lit&1) {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *product) node(sysIdx uint32, q int, parent uint32, act int32, d int32) (uint32, error) {
+	if len(p.nodeSys) == int(noParent) {
+		return 0, checker.ErrStoreFull
+	}
+	id, isNew := p.nodes.insert(uint64(sysIdx)<<32|uint64(q), uint32(len(p.nodeSys)))
+	if isNew {
+		p.nodeSys = append(p.nodeSys, sysIdx)
+		p.nodeQ = append(p.nodeQ, int32(q))
+		p.parent = append(p.parent, parent)
+		p.parentAct = append(p.parentAct, act)
+		p.depth = append(p.depth, d)
+		if int(d) > p.maxDepth {
+			p.maxDepth = int(d)
+		}
+	}
+	return id, nil
+}
+
+// explore builds the reachable product. It returns a non-empty reason when
+// it stopped early (a limit, or the context), and sets failNode/failErr on
+// an execution failure.
+func (p *product) explore() (string, error) {
+	for _, s := range p.sys.inits {
+		if _, err := p.node(s, p.aut.Init, noParent, -1, 0); err != nil {
+			return "", err
+		}
+	}
+	sys := p.sys
+	for i := 0; i < len(p.nodeSys); i++ {
+		if i&1023 == 0 {
+			if err := p.ctx.Err(); err != nil {
+				if errors.Is(err, context.DeadlineExceeded) {
+					return "timeout", nil
+				}
+				return "interrupted", nil
+			}
+		}
+		if p.limit > 0 && int64(len(p.nodeSys)) > p.limit {
+			return "state limit", nil
+		}
+		id := uint32(i)
+		s, q := p.nodeSys[i], p.nodeQ[i]
+		p.edgeOff = append(p.edgeOff, int64(len(p.edgeTo)))
+		if err := sys.expand(s); err != nil {
+			var ee *checker.ExecError
+			if errors.As(err, &ee) {
+				p.failNode, p.failErr = id, ee
+				return "", nil
+			}
+			return "", err
+		}
+		vals, err := p.atomValues(s)
+		if err != nil {
+			var ee *checker.ExecError
+			if errors.As(err, &ee) {
+				p.failNode, p.failErr, p.failPred = id, ee, true
+				return "", nil
+			}
+			return "", err
+		}
+		off, n := sys.succOff[s], int64(sys.succN[s])
+		for k := off; k < off+n; k++ {
+			t, act := sys.succTo[k], sys.succAct[k]
+			for _, e := range p.aut.States[q].Edges {
+				if !labelHolds(e.Label, vals) {
+					continue
+				}
+				to, err := p.node(t, e.To, id, act, p.depth[i]+1)
+				if err != nil {
+					return "", err
+				}
+				p.edgeTo = append(p.edgeTo, to)
+				p.edgeAct = append(p.edgeAct, act)
+				p.edgeAcc = append(p.edgeAcc, e.Acc)
+			}
+		}
+	}
+	p.edgeOff = append(p.edgeOff, int64(len(p.edgeTo)))
+	return "", nil
+}
+
+// run explores the product and searches it for a fair accepting cycle. It
+// returns the violation (nil when the property holds), or the reason the
+// search stopped early, and the number of fair accepting SCCs.
+func (p *product) run(prop *spec.Property) (*checker.Violation, string, int) {
+	if p.aut.IsEmpty() {
+		return nil, "", 0
+	}
+	reason, err := p.explore()
+	if err != nil {
+		return &checker.Violation{Name: prop.Name, Kind: checker.RuntimeError, Pos: prop.Pos, Msg: err.Error(), LoopStart: -1}, "", 0
+	}
+	if reason != "" {
+		return nil, reason, 0
+	}
+	if p.failErr != nil {
+		v := &checker.Violation{Kind: p.failErr.Kind, Pos: p.failErr.Pos, Msg: p.failErr.Msg, LoopStart: -1}
+		switch {
+		case p.failPred:
+			v.Name = prop.Name
+		case p.failErr.Action >= 0:
+			v.Name = p.sys.prog.Model.Actions[p.failErr.Action].Name
+		default:
+			v.Name = "init"
+		}
+		v.Trace = p.steps(p.pathTo(p.failNode), nil)
+		return v, "", 0
+	}
+	c := newCycleSearch(p)
+	fair := c.search()
+	if len(fair) == 0 {
+		return nil, "", 0
+	}
+	// The fair node closest to an initial node: the smallest id (BFS order).
+	n0 := noParent
+	comp := -1
+	for k, nodes := range fair {
+		for _, v := range nodes {
+			if v < n0 {
+				n0, comp = v, k
+			}
+		}
+	}
+	prefix := p.pathTo(n0)
+	cycle := p.shortestPeriod(c.lasso(n0, fair[comp]))
+	steps := p.steps(prefix, cycle)
+	loop := len(p.steps(prefix, nil)) // the entry reached by the cycle's first step
+	msg := fmt.Sprintf("a run violates the property: %s, then a cycle of %s repeated forever", plural(loop-1, "step"), plural(len(steps)-loop, "step"))
+	if loop == len(steps) { // the cycle stutters in a state without enabled action
+		loop--
+		msg = fmt.Sprintf("a run violates the property: %s, then no action is enabled and the last state repeats forever", plural(loop, "step"))
+	}
+	v := &checker.Violation{Name: prop.Name, Kind: checker.Property, Pos: prop.Pos, Trace: steps, LoopStart: loop, Msg: msg}
+	return v, "", len(fair)
+}
+
+// pathTo returns the product nodes from an initial node to id.
+func (p *product) pathTo(id uint32) []uint32 {
+	var path []uint32
+	for v := id; v != noParent; v = p.parent[v] {
+		path = append(path, v)
+	}
+	for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
+		path[i], path[j] = path[j], path[i]
+	}
+	return path
+}
+
+// steps converts a product path (nodes, each reached from the previous
+// one by its parent action) and a cycle (edges from the path's last node
+// back to it) into trace steps: the cycle's states appear after the path,
+// so the last entry is the path's last state again, and it steps to the
+// first entry after the path by the cycle's first action. Stutter steps (action -1 after the first) are dropped:
+// they repeat a state without enabled action.
+func (p *product) steps(path []uint32, cycle []int64) []checker.Step {
+	var out []checker.Step
+	add := func(act int32, sysIdx uint32) {
+		if act < 0 && len(out) > 0 {
+			return
+		}
+		st := make([]int64, p.sys.prog.Slots())
+		if p.sys.prog.Words() > 0 {
+			p.sys.prog.Unpack(st, p.sys.store.Vector(sysIdx))
+		}
+		out = append(out, checker.Step{Action: int(act), State: st})
+	}
+	for i, v := range path {
+		act := p.parentAct[v]
+		if i == 0 {
+			act = -1
+		}
+		add(act, p.nodeSys[v])
+	}
+	for _, e := range cycle {
+		add(p.edgeAct[e], p.nodeSys[p.edgeTo[e]])
+	}
+	return out
+}
+
+// shortestPeriod shortens a product cycle whose projection on the system
+// (states and actions) repeats a shorter cycle d times: the system lasso
+// only needs one period. The product automaton state may differ between
+// the periods; the system run is the same.
+func (p *product) shortestPeriod(cycle []int64) []int64 {
+	m := len(cycle)
+	for d := 1; d < m; d++ {
+		if m%d != 0 {
+			continue
+		}
+		ok := true
+		for k := d; k < m && ok; k++ {
+			a, b := cycle[k], cycle[k-d]
+			ok = p.edgeAct[a] == p.edgeAct[b] && p.nodeSys[p.edgeTo[a]] == p.nodeSys[p.edgeTo[b]]
+		}
+		if ok {
+			return cycle[:d]
+		}
+	}
+	return cycle
+}
+
+// nodeTable maps product node keys to node ids: open addressing with
+// linear probing over a power-of-two table, grown at 3/4 load. The zero
+// value is an empty table. Not safe for concurrent use.
+type nodeTable struct {
+	keys []uint64 // key+1; 0 marks an empty slot
+	ids  []uint32
+	n    int
+}
+
+// insert returns the id of key, adding it with id next when absent.
+func (t *nodeTable) insert(key uint64, next uint32) (uint32, bool) {
+	if 4*(t.n+1) > 3*len(t.keys) {
+		t.grow()
+	}
+	mask := uint64(len(t.keys) - 1)
+	for i := mix(key) & mask; ; i = (i + 1) & mask {
+		switch t.keys[i] {
+		case 0:
+			t.keys[i], t.ids[i] = key+1, next
+			t.n++
+			return next, true
+		case key + 1:
+			return t.ids[i], false
+		}
+	}
+}
+
+func (t *nodeTable) grow() {
+	old, oldIDs := t.keys, t.ids
+	size := max(2*len(old), 1024)
+	t.keys, t.ids = make([]uint64, size), make([]uint32, size)
+	mask := uint64(size - 1)
+	for j, k := range old {
+		if k == 0 {
+			continue
+		}
+		i := mix(k-1) & mask
+		for t.keys[i] != 0 {
+			i = (i + 1) & mask
+		}
+		t.keys[i], t.ids[i] = k, oldIDs[j]
+	}
+}
+
+// mix is the splitmix64 finalizer.
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}

@@ -1,0 +1,331 @@
+package ltl
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"testing"
+
+	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/spec"
+)
+
+var (
+	boolType = &spec.Type{Kind: spec.BoolKind, Lo: 0, Hi: 1, Width: 1}
+)
+
+// ksys is a small random transition system: one variable s in 0..n-1,
+// actions "s == from -> s := to" owned by processes, atoms "s in set", and
+// fairness declarations over processes or single actions.
+type ksys struct {
+	n       int
+	from    []int
+	to      []int
+	proc    []int
+	atoms   [][]bool // atom -> state -> value
+	fair    []kfair
+	nprocs  int
+	formula *rf
+}
+
+type kfair struct {
+	strong bool
+	acts   []int
+}
+
+func randSystem(rng *rand.Rand) *ksys {
+	k := &ksys{n: 2 + rng.Intn(3), nprocs: 1 + rng.Intn(3)}
+	na := 1 + rng.Intn(6)
+	for i := 0; i < na; i++ {
+		k.from = append(k.from, rng.Intn(k.n))
+		k.to = append(k.to, rng.Intn(k.n))
+		k.proc = append(k.proc, rng.Intn(k.nprocs))
+	}
+	for a := 0; a < 2; a++ {
+		vals := make([]bool, k.n)
+		for s := range vals {
+			vals[s] = rng.Intn(2) == 0
+		}
+		k.atoms = append(k.atoms, vals)
+	}
+	for i := rng.Intn(3); i > 0; i-- {
+		f := kfair{strong: rng.Intn(2) == 0}
+		if rng.Intn(2) == 0 { // a process
+			p := rng.Intn(k.nprocs)
+			for a := range k.from {
+				if k.proc[a] == p {
+					f.acts = append(f.acts, a)
+				}
+			}
+		} else {
+			f.acts = []int{rng.Intn(na)}
+		}
+		if len(f.acts) > 0 {
+			k.fair = append(k.fair, f)
+		}
+	}
+	k.formula = randFormula(rng, 2, 1+rng.Intn(3))
+	return k
+}
+
+func (k *ksys) String() string {
+	s := fmt.Sprintf("n=%d", k.n)
+	for a := range k.from {
+		s += fmt.Sprintf(" a%d(P%d):%d->%d", a, k.proc[a], k.from[a], k.to[a])
+	}
+	s += fmt.Sprintf(" atoms=%v fair=%v formula=%s", k.atoms, k.fair, k.formula)
+	return s
+}
+
+// model builds the IR of k.
+func (k *ksys) model() *spec.Model {
+	st := &spec.Type{Kind: spec.RangeKind, Lo: 0, Hi: int64(k.n - 1), Width: 1}
+	bits := 0
+	for 1<<bits < k.n {
+		bits++
+	}
+	m := &spec.Model{Name: "K", Filename: "k.wrap",
+		Vars:  []*spec.Var{{Name: "s", Type: st, Slot: 0, Process: -1}},
+		Slots: []spec.Slot{{Var: 0, Lo: 0, Hi: int64(k.n - 1), Bits: bits, Type: st}}}
+	sv := func() *spec.Expr { return &spec.Expr{Op: spec.OpVar, Type: st, Slot: 0} }
+	cst := func(v int) *spec.Expr { return &spec.Expr{Op: spec.OpConst, Type: st, Val: int64(v)} }
+	eq := func(v int) *spec.Expr {
+		return &spec.Expr{Op: spec.OpEq, Type: boolType, Args: []*spec.Expr{sv(), cst(v)}}
+	}
+	for p := 0; p < k.nprocs; p++ {
+		m.Processes = append(m.Processes, &spec.Process{Name: fmt.Sprintf("P%d", p)})
+	}
+	// Actions are listed process by process, as the IR requires.
+	var order []int
+	for p := 0; p < k.nprocs; p++ {
+		for a := range k.from {
+			if k.proc[a] == p {
+				order = append(order, a)
+			}
+		}
+	}
+	index := make([]int, len(k.from))
+	for i, a := range order {
+		index[a] = i
+		m.Actions = append(m.Actions, &spec.Action{Name: fmt.Sprintf("P%d.a%d", k.proc[a], a), Short: fmt.Sprintf("a%d", a),
+			Process: k.proc[a], Guard: eq(k.from[a]),
+			Body: []*spec.Stmt{{Op: spec.SAssign, Target: sv(), Value: cst(k.to[a])}}})
+		m.Processes[k.proc[a]].Actions = append(m.Processes[k.proc[a]].Actions, i)
+	}
+	for _, f := range k.fair {
+		var u []int
+		for _, a := range f.acts {
+			u = append(u, index[a])
+		}
+		m.Fairness = append(m.Fairness, &spec.Fairness{Strong: f.strong, Name: "f", Units: [][]int{u}})
+	}
+	atom := func(i int) *spec.Expr {
+		var e *spec.Expr
+		for s := 0; s < k.n; s++ {
+			if !k.atoms[i][s] {
+				continue
+			}
+			if e == nil {
+				e = eq(s)
+			} else {
+				e = &spec.Expr{Op: spec.OpOr, Type: boolType, Args: []*spec.Expr{e, eq(s)}}
+			}
+		}
+		if e == nil {
+			// Never true, but not a constant: s != s.
+			e = &spec.Expr{Op: spec.OpNe, Type: boolType, Args: []*spec.Expr{sv(), sv()}}
+		}
+		return e
+	}
+	var conv func(r *rf) *spec.Expr
+	conv = func(r *rf) *spec.Expr {
+		op := map[string]spec.Op{"!": spec.OpNot, "&": spec.OpAnd, "|": spec.OpOr, "i": spec.OpImplies, "e": spec.OpEq,
+			"X": spec.OpNext, "F": spec.OpEventually, "G": spec.OpAlways, "U": spec.OpUntil, "R": spec.OpRelease,
+			"W": spec.OpWeakUntil, "L": spec.OpLeadsTo}
+		switch r.op {
+		case "t":
+			return &spec.Expr{Op: spec.OpConst, Type: boolType, Val: 1}
+		case "f":
+			return &spec.Expr{Op: spec.OpConst, Type: boolType, Val: 0}
+		case "p":
+			return atom(r.atom)
+		}
+		e := &spec.Expr{Op: op[r.op], Type: boolType, Args: []*spec.Expr{conv(r.a)}}
+		if r.b != nil {
+			e.Args = append(e.Args, conv(r.b))
+		}
+		return e
+	}
+	m.Properties = []*spec.Property{{Name: "Prop", Formula: conv(k.formula)}}
+	return m
+}
+
+// enabled returns the actions enabled in state s.
+func (k *ksys) enabled(s int) []int {
+	var out []int
+	for a := range k.from {
+		if k.from[a] == s {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// lassoOK reports whether the system lasso (states, with acts[i] leading
+// from states[i] to states[i+1], and acts[len-1] from the last state back
+// to states[loop]; act -1 is a stutter of a state without enabled action)
+// is fair and violates the formula.
+func (k *ksys) lassoOK(states, acts []int, loop int) bool {
+	word := func(ss []int) [][]bool {
+		var w [][]bool
+		for _, s := range ss {
+			w = append(w, []bool{k.atoms[0][s], k.atoms[1][s]})
+		}
+		return w
+	}
+	if k.formula.holds(word(states[:loop]), word(states[loop:])) {
+		return false
+	}
+	for _, f := range k.fair {
+		in := map[int]bool{}
+		for _, a := range f.acts {
+			in[a] = true
+		}
+		taken, some, every := false, false, true
+		for i := loop; i < len(states); i++ {
+			en := false
+			for _, a := range k.enabled(states[i]) {
+				en = en || in[a]
+			}
+			some = some || en
+			every = every && en
+			taken = taken || acts[i] >= 0 && in[acts[i]]
+		}
+		if !taken && (f.strong && some || !f.strong && every) {
+			return false
+		}
+	}
+	return true
+}
+
+// findLasso enumerates the lassos with at most maxLen states and reports
+// whether one is fair and violates the formula.
+func (k *ksys) findLasso(maxLen int) bool {
+	var states, acts []int
+	var dfs func() bool
+	dfs = func() bool {
+		s := states[len(states)-1]
+		en := k.enabled(s)
+		if len(en) == 0 { // stutter forever
+			acts = append(acts, -1)
+			ok := k.lassoOK(states, acts, len(states)-1)
+			acts = acts[:len(acts)-1]
+			return ok
+		}
+		for _, a := range en {
+			acts = append(acts, a)
+			for loop := range states { // close the cycle
+				if states[loop] == k.to[a] && k.lassoOK(states, acts, loop) {
+					return true
+				}
+			}
+			if len(states) < maxLen {
+				states = append(states, k.to[a])
+				if dfs() {
+					return true
+				}
+				states = states[:len(states)-1]
+			}
+			acts = acts[:len(acts)-1]
+		}
+		return false
+	}
+	states = []int{0}
+	return dfs()
+}
+
+// validLasso checks a reported lasso: every step is a transition, the
+// last entry steps back to the loop start by some action (or stutters),
+// and the lasso is fair and violates the formula.
+func (k *ksys) validLasso(v *checker.Violation, m *spec.Model) error {
+	if v.Kind != checker.Property || v.LoopStart < 0 || v.LoopStart >= len(v.Trace) {
+		return fmt.Errorf("bad violation %+v", v)
+	}
+	var states, acts []int
+	for i, st := range v.Trace {
+		s := int(st.State[0])
+		if i == 0 {
+			if s != 0 || st.Action != -1 {
+				return fmt.Errorf("bad initial step %+v", st)
+			}
+		} else {
+			var a int
+			if _, err := fmt.Sscanf(m.Actions[st.Action].Short, "a%d", &a); err != nil {
+				return err
+			}
+			if k.from[a] != states[len(states)-1] || k.to[a] != s {
+				return fmt.Errorf("step %d: a%d is no transition %d -> %d", i, a, states[len(states)-1], s)
+			}
+			acts = append(acts, a)
+		}
+		states = append(states, s)
+	}
+	last := states[len(states)-1]
+	if len(k.enabled(last)) == 0 {
+		if v.LoopStart != len(states)-1 {
+			return fmt.Errorf("stutter loop must start at the last entry")
+		}
+		if !k.lassoOK(states, append(acts, -1), v.LoopStart) {
+			return fmt.Errorf("stutter lasso is not a fair violation")
+		}
+		return nil
+	}
+	for _, a := range k.enabled(last) {
+		if k.to[a] == states[v.LoopStart] && k.lassoOK(states, append(acts, a), v.LoopStart) {
+			return nil
+		}
+	}
+	return fmt.Errorf("the lasso is not a fair violation (or does not close)")
+}
+
+// TestRandomSystems checks Check on random small systems with random
+// formulas and fairness against exhaustive lasso enumeration: a reported
+// violation must be a real fair lasso that violates the formula, and when
+// enumeration finds such a lasso, Check must report a violation.
+func TestRandomSystems(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	const runs = 2000
+	violated, holds, bad := 0, 0, 0
+	for r := 0; r < runs; r++ {
+		k := randSystem(rng)
+		m := k.model()
+		res, err := Check(context.Background(), m, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", k, err)
+		}
+		switch res.Verdict {
+		case checker.Violated:
+			violated++
+			if err := k.validLasso(res.Violation, m); err != nil {
+				bad++
+				t.Errorf("%s: %v\ntrace %+v loop %d", k, err, res.Violation.Trace, res.Violation.LoopStart)
+			}
+			again, _ := Check(context.Background(), m, Options{Workers: 4})
+			if fmt.Sprint(again.Violation) != fmt.Sprint(res.Violation) {
+				t.Errorf("%s: not deterministic", k)
+			}
+		case checker.Holds:
+			holds++
+			if k.findLasso(6) {
+				bad++
+				t.Errorf("%s: Check says holds, but a fair violating lasso exists", k)
+			}
+		default:
+			t.Fatalf("%s: verdict %v", k, res.Verdict)
+		}
+		if bad > 5 {
+			t.FailNow()
+		}
+	}
+	t.Logf("%d random systems: %d violated, %d hold, %d wrong", runs, violated, holds, bad)
+}
