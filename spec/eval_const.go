@@ -159,10 +159,14 @@ func evalOp(e *Expr, v []int64) (int64, error) {
 // frameEval evaluates IR expressions that read no state, over a frame.
 type frameEval struct {
 	frame []int64
+	steps int // evaluation budget; eval fails when it runs out
 }
 
 // eval returns the Type.Width scalars of e's value.
 func (ev *frameEval) eval(e *Expr) ([]int64, error) {
+	if ev.steps--; ev.steps < 0 {
+		return nil, errRuntime
+	}
 	switch e.Op {
 	case OpConst:
 		return []int64{e.Val}, nil

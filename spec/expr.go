@@ -993,7 +993,7 @@ func (c *checker) inferElem(e *syntax.SetLit, elems []*Expr) *Type {
 			return nil
 		}
 	}
-	if hi-lo+1 > 64 {
+	if hi-lo+1 > 64 || hi-lo+1 <= 0 {
 		c.errorf(e.Pos, "set literal %s spans %d..%d: a set may have at most 64 values", exprString(e), lo, hi)
 		return nil
 	}

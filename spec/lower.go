@@ -387,7 +387,7 @@ func (c *checker) lowerAll() {
 		if isInvalid(x.Type) {
 			continue
 		}
-		if x.Op == OpConst && x.Val == 0 {
+		if neverTrue(x) {
 			c.vet.falseTerminals = append(c.vet.falseTerminals, d.Pos)
 		}
 		if m.Terminal == nil {
@@ -508,30 +508,35 @@ func stmtsRW(ss []*Stmt, rs, ws map[int]bool) {
 }
 
 // location returns the slots a location expression may denote: a dynamic
-// index gives the whole array. state is false for frame locations and
-// non-locations.
+// index gives the whole array, and a field or element of that the whole
+// array too. state is false for frame locations and non-locations.
 func location(e *Expr) (lo, n int, state bool) {
+	lo, n, _, state = locate(e)
+	return lo, n, state
+}
+
+func locate(e *Expr) (lo, n int, exact, state bool) {
 	switch e.Op {
 	case OpVar:
-		return e.Slot, e.Type.Width, true
+		return e.Slot, e.Type.Width, true, true
 	case OpField:
-		lo, _, st := location(e.Args[0])
-		if !st {
-			return 0, 0, false
+		lo, n, exact, st := locate(e.Args[0])
+		if !st || !exact {
+			return lo, n, exact, st
 		}
-		return lo + int(e.Val), e.Type.Width, true
+		return lo + int(e.Val), e.Type.Width, true, true
 	case OpIndex:
-		lo, n, st := location(e.Args[0])
-		if !st {
-			return 0, 0, false
+		lo, n, exact, st := locate(e.Args[0])
+		if !st || !exact {
+			return lo, n, exact, st
 		}
 		at := e.Args[0].Type
 		if i := e.Args[1]; i.Op == OpConst && i.Val >= at.Index.Lo && i.Val <= at.Index.Hi {
-			return lo + int(i.Val-at.Index.Lo)*at.Elem.Width, at.Elem.Width, true
+			return lo + int(i.Val-at.Index.Lo)*at.Elem.Width, at.Elem.Width, true, true
 		}
-		return lo, n, true
+		return lo, n, false, true
 	}
-	return 0, 0, false
+	return 0, 0, false, false
 }
 
 // readPathIndexes records the reads of the index expressions of a location.

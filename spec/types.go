@@ -12,6 +12,10 @@ import (
 // type is an error instead of an out-of-memory crash.
 const maxWidth = 1 << 20
 
+// maxRange bounds the values of a range type, so that sizes and
+// intermediate arithmetic on bounds cannot overflow.
+const maxRange = 1 << 60
+
 // typeString prints t as the user would write it, by name when named.
 func typeString(t *Type) string {
 	if t == nil {
@@ -145,6 +149,10 @@ func (c *checker) resolveType(te syntax.TypeExpr, env *env) *Type {
 			c.errorf(t.Pos, "empty range %d..%d", lo, hi)
 			return c.tInvalid
 		}
+		if lo < -maxRange || hi > maxRange {
+			c.errorf(t.Pos, "range %d..%d is too large: bounds must lie within -%d..%d", lo, hi, int64(maxRange), int64(maxRange))
+			return c.tInvalid
+		}
 		return &Type{Kind: RangeKind, Lo: lo, Hi: hi, Width: 1}
 	case *syntax.EnumType:
 		et := c.enums[t]
@@ -184,7 +192,7 @@ func (c *checker) resolveType(te syntax.TypeExpr, env *env) *Type {
 			return c.tInvalid
 		}
 		w := idx.Size() * int64(elem.Width)
-		if w > maxWidth {
+		if idx.Size() > maxWidth || w > maxWidth {
 			c.errorf(t.Pos, "array type %s is too large (%d slots)", typeString(&Type{Kind: ArrayKind, Index: idx, Elem: elem}), w)
 			return c.tInvalid
 		}

@@ -26,6 +26,9 @@ type vetInfo struct {
 // maxVetArgs bounds the argument tuples Vet enumerates per agent.
 const maxVetArgs = 100000
 
+// maxVetSteps bounds the evaluation work of Vet per agent.
+const maxVetSteps = 50_000_000
+
 // collectVet records unused declarations and agents never asked.
 func (c *checker) collectVet() {
 	add := func(pos Position, format string, args ...any) {
@@ -119,7 +122,7 @@ func vetAssume(a *Agent) (Warning, bool) {
 	if argN < 0 || resN < 0 || argN > maxVetArgs || argN*resN > 10*maxVetArgs {
 		return Warning{}, false
 	}
-	ev := &frameEval{frame: make([]int64, max(a.Frame, a.ResultSlot+a.Result.Width))}
+	ev := &frameEval{frame: make([]int64, max(a.Frame, a.ResultSlot+a.Result.Width)), steps: maxVetSteps}
 	argSlots := make([]int, 0, len(argDom))
 	for i, p := range a.Params {
 		for k := 0; k < p.Width; k++ {
@@ -152,7 +155,7 @@ func vetAssume(a *Agent) (Warning, bool) {
 			}
 		}
 	})
-	if failing == 0 {
+	if failing == 0 || ev.steps < 0 {
 		return Warning{}, false
 	}
 	pos := a.Assume.Pos
@@ -217,4 +220,39 @@ func formatValue(t *Type, v []int64) string {
 		return "?"
 	}
 	return valueString(t, v[0])
+}
+
+// neverTrue reports whether the boolean e is false in every state, judged
+// syntactically after folding.
+func neverTrue(e *Expr) bool {
+	switch e.Op {
+	case OpConst:
+		return e.Val == 0
+	case OpAnd:
+		return neverTrue(e.Args[0]) || neverTrue(e.Args[1])
+	case OpOr:
+		return neverTrue(e.Args[0]) && neverTrue(e.Args[1])
+	case OpNot:
+		return alwaysTrue(e.Args[0])
+	}
+	return false
+}
+
+// alwaysTrue reports whether the boolean e is true in every state, judged
+// syntactically after folding.
+func alwaysTrue(e *Expr) bool {
+	switch e.Op {
+	case OpConst:
+		return e.Val != 0
+	case OpAnd:
+		return alwaysTrue(e.Args[0]) && alwaysTrue(e.Args[1])
+	case OpOr, OpImplies:
+		if e.Op == OpImplies {
+			return neverTrue(e.Args[0]) || alwaysTrue(e.Args[1])
+		}
+		return alwaysTrue(e.Args[0]) || alwaysTrue(e.Args[1])
+	case OpNot:
+		return neverTrue(e.Args[0])
+	}
+	return false
 }

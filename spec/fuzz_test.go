@@ -1,0 +1,38 @@
+package spec
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/wrapcheck/wrapcheck/spec/syntax"
+)
+
+// FuzzCheck checks that no input makes Check (or Vet) panic, and that a
+// spec that checks lowers to well-typed IR.
+func FuzzCheck(f *testing.F) {
+	for _, pat := range []string{"testdata/ok/*.wrap", "testdata/errors/*.wrap"} {
+		files, _ := filepath.Glob(pat)
+		for _, fn := range files {
+			src, err := os.ReadFile(fn)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(src)
+		}
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		file, err := syntax.Parse("fuzz.wrap", src)
+		if err != nil {
+			return
+		}
+		m, err := Check(file, Options{})
+		if err != nil {
+			return
+		}
+		if msg := wellTyped(m); msg != "" {
+			t.Fatal(msg)
+		}
+		Vet(file, m)
+	})
+}

@@ -1,0 +1,123 @@
+package spec
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/wrapcheck/wrapcheck/spec/syntax"
+)
+
+func TestVet(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		want []string
+	}{
+		{
+			name: "clean",
+			src: `spec S
+var x: bool
+action a { x := not x }
+invariant I: x or not x
+`,
+			want: nil,
+		},
+		{
+			name: "unused",
+			src: `spec S
+type T = 0..3
+type U = {u1, u2}
+type W = bool
+var x: bool
+var y: U
+fn f(n: T): bool = n > 0
+process P { var z: 0..1  action a { x := not x } }
+`,
+			want: []string{
+				"x.wrap:4:6: type W is never used",
+				"x.wrap:6:5: variable y is never used",
+				"x.wrap:7:4: fn f is never used",
+				"x.wrap:8:17: variable P.z is never used",
+			},
+		},
+		{
+			name: "agents",
+			src: `spec S
+type Verdict = {pass, fail}
+var v: Verdict
+var n: 0..3
+agent idle(): bool
+agent never(k: 0..3): Verdict assume result == pass and result == fail
+agent picky(k: 0..3): Verdict assume k >= 2 implies result == pass and k == 2
+action a {
+  v := ask never(n)
+  v := ask picky(n)
+}
+`,
+			want: []string{
+				"x.wrap:5:7: agent idle is never asked",
+				"x.wrap:6:38: assume of agent never can never hold: no answer satisfies it for any arguments",
+				"x.wrap:7:38: assume of agent picky can never hold for some arguments, e.g. picky(3): no answer satisfies it, so asking disables the action",
+			},
+		},
+		{
+			name: "assume over sets and records",
+			src: `spec S
+type C = {c1, c2}
+type R = record { ok: bool, cites: set of C }
+var r: R
+var b: set of C
+agent judge(brief: set of C): R assume result.ok implies result.cites subset brief
+agent strict(brief: set of C): R assume result.ok and result.cites == brief and card(brief) > 0
+action a {
+  r := ask judge(b)
+  r := ask strict(b)
+}
+`,
+			want: []string{
+				"x.wrap:7:41: assume of agent strict can never hold for some arguments, e.g. strict({}): no answer satisfies it, so asking disables the action",
+			},
+		},
+		{
+			name: "terminal",
+			src: `spec S
+const DONE = 0
+var x: bool
+action a { x := not x }
+terminal DONE == 1
+terminal x and false
+`,
+			want: []string{
+				"x.wrap:5:1: terminal condition can never hold (it is always false)",
+				"x.wrap:6:1: terminal condition can never hold (it is always false)",
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := syntax.Parse("x.wrap", []byte(tt.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := Check(f, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, w := range Vet(f, m) {
+				got = append(got, w.String())
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Vet (-want +got):\n%s", diff)
+			}
+			// Vet without a model checks the file itself.
+			var again []string
+			for _, w := range Vet(f, nil) {
+				again = append(again, w.String())
+			}
+			if diff := cmp.Diff(got, again); diff != "" {
+				t.Errorf("Vet(f, nil) differs (-with model +without):\n%s", diff)
+			}
+		})
+	}
+}
