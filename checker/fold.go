@@ -164,3 +164,83 @@ func unroll(e *spec.Expr) []*spec.Expr {
 	}
 	return out
 }
+
+// simplify returns e with constant subexpressions folded and the lets
+// that bind constants (inlined fn calls with constant arguments, e.g.
+// right(p) in a family instance) substituted. e is not modified.
+func simplify(e *spec.Expr) *spec.Expr {
+	if e == nil || len(e.Args) == 0 {
+		return e
+	}
+	x := *e
+	x.Args = make([]*spec.Expr, len(e.Args))
+	changed := false
+	for i, a := range e.Args {
+		x.Args[i] = simplify(a)
+		changed = changed || x.Args[i] != a
+	}
+	if x.Op == spec.OpLet {
+		if b, ok := letConst(&x); ok {
+			return b
+		}
+	}
+	if !changed {
+		x.Args = e.Args
+	}
+	f := fold(&x)
+	if f == &x && !changed {
+		return e
+	}
+	return f
+}
+
+// letConst substitutes the constant scalar bindings of a let into its
+// body.
+func letConst(e *spec.Expr) (*spec.Expr, bool) {
+	n := len(e.Args) - 1
+	body := e.Args[n]
+	for i := 0; i < n; i++ {
+		a := e.Args[i]
+		if a.Op != spec.OpConst || !isScalar(a.Type) {
+			return nil, false
+		}
+	}
+	for i := 0; i < n; i++ {
+		b, ok := substitute(body, e.Binds[i], e.Args[i].Val)
+		if !ok {
+			return nil, false
+		}
+		body = b
+	}
+	return simplify(body), true
+}
+
+// simplifyStmts returns copies of stmts with simplified expressions.
+func simplifyStmts(stmts []*spec.Stmt) []*spec.Stmt {
+	if stmts == nil {
+		return nil
+	}
+	out := make([]*spec.Stmt, len(stmts))
+	for i, s := range stmts {
+		x := *s
+		x.Target = simplify(s.Target)
+		x.Value = simplify(s.Value)
+		x.Cond = simplify(s.Cond)
+		if s.Args != nil {
+			x.Args = make([]*spec.Expr, len(s.Args))
+			for j, a := range s.Args {
+				x.Args[j] = simplify(a)
+			}
+		}
+		x.Body = simplifyStmts(s.Body)
+		x.Else = simplifyStmts(s.Else)
+		if s.Cases != nil {
+			x.Cases = make([]*spec.Case, len(s.Cases))
+			for j, c := range s.Cases {
+				x.Cases[j] = &spec.Case{Values: c.Values, Body: simplifyStmts(c.Body)}
+			}
+		}
+		out[i] = &x
+	}
+	return out
+}

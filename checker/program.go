@@ -102,25 +102,25 @@ func Compile(m *spec.Model) (*Program, error) {
 		m.leaf(m)
 		m.ord++
 	}
-	p.init = c.block(m.Init, act, emit)
+	p.init = c.block(simplifyStmts(m.Init), act, emit)
 	p.actions = make([]compiledAction, len(m.Actions))
 	for i, a := range m.Actions {
-		ca := compiledAction{body: c.block(a.Body, act, emit)}
+		ca := compiledAction{body: c.block(simplifyStmts(a.Body), act, emit)}
 		if a.Guard != nil {
-			ca.guard = c.scalar(a.Guard, act)
+			ca.guard = c.scalar(simplify(a.Guard), act)
 		}
 		p.actions[i] = ca
 	}
 	p.invs = make([]compiledInv, len(m.Invariants))
 	for i, inv := range m.Invariants {
-		ci := compiledInv{name: inv.Name, pos: inv.Pos, eval: c.scalar(inv.Expr, chk)}
+		ci := compiledInv{name: inv.Name, pos: inv.Pos, eval: c.scalar(simplify(inv.Expr), chk)}
 		if a := antecedent(inv.Expr); a != nil {
-			ci.ante = c.scalar(a, chk)
+			ci.ante = c.scalar(simplify(a), chk)
 		}
 		p.invs[i] = ci
 	}
 	if m.Terminal != nil {
-		p.terminal = c.scalar(m.Terminal, chk)
+		p.terminal = c.scalar(simplify(m.Terminal), chk)
 	}
 	p.memSize = c.mem
 	if c.err != nil {
@@ -171,6 +171,7 @@ func (p *Program) CompileExpr(e *spec.Expr) (*Pred, error) {
 	c.err = nil
 	chk := frameCtx{state: p.checkOff, frame: p.checkFrameOff}
 	pr := &Pred{w: width(e.Type)}
+	e = simplify(e)
 	if isScalar(e.Type) {
 		pr.eval = c.scalar(e, chk)
 	} else {

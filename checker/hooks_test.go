@@ -1,0 +1,176 @@
+package checker
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/wrapcheck/wrapcheck/spec"
+)
+
+// pairModel: two interchangeable counters a, b in 0..2.
+func pairModel(invariant bool) *spec.Model {
+	b := newBuilder("pair")
+	x := b.global("a", rangeT(0, 2))
+	y := b.global("b", rangeT(0, 2))
+	b.action("inca", lt(x, num(2)), assign(x, add(x, num(1))))
+	b.action("incb", lt(y, num(2)), assign(y, add(y, num(1))))
+	if invariant {
+		b.invariant("SumBelow3", lt(add(x, y), num(3)))
+	}
+	b.m.Terminal = tru()
+	return b.build()
+}
+
+func sortPair(s []int64) {
+	if s[0] > s[1] {
+		s[0], s[1] = s[1], s[0]
+	}
+}
+
+func TestHooks(t *testing.T) {
+	firstEnabled := func(_ []int64, enabled []int) []int { return enabled[:1] }
+	tests := []struct {
+		name  string
+		model *spec.Model
+		opts  Options
+		want  outcome
+	}{
+		{"no-reduction", pairModel(false), Options{}, outcome{Verdict: "holds", States: 9, Transitions: 12, Depth: 4}},
+		{"canon", pairModel(false), Options{Canon: sortPair}, outcome{Verdict: "holds", States: 6, Transitions: 8, Depth: 4}},
+		// Under symmetry the trace is still concrete: (0,0) inca (1,0) incb (1,1) inca (2,1).
+		{"canon-trace", pairModel(true), Options{Canon: sortPair}, outcome{Verdict: "violated", States: 5, Transitions: 7, Depth: 3,
+			Kind: "invariant", Name: "SumBelow3", Msg: "invariant SumBelow3 is violated", Actions: []int{-1, 0, 1, 0}, Last: []int64{2, 1}}},
+		{"ample", pairModel(false), Options{Ample: firstEnabled}, outcome{Verdict: "holds", States: 5, Transitions: 4, Depth: 4}},
+	}
+	for _, tt := range tests {
+		for _, workers := range []int{1, 3} {
+			opts := tt.opts
+			opts.Workers = workers
+			r, err := run(context.Background(), tt.model, opts, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, summarize(r)); diff != "" {
+				t.Errorf("%s/w%d (-want +got):\n%s", tt.name, workers, diff)
+			}
+		}
+	}
+}
+
+func TestProgramAPI(t *testing.T) {
+	p, err := Compile(pairModel(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := p.NewMachine()
+	var inits [][]int64
+	err = m.Init(func(branch int, s State) {
+		u := make([]int64, p.Slots())
+		p.Unpack(u, s)
+		inits = append(inits, u)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([][]int64{{0, 0}}, inits); diff != "" {
+		t.Errorf("Init (-want +got):\n%s", diff)
+	}
+	type succ struct {
+		Action, Branch int
+		State          []int64
+	}
+	s := make(State, p.Words())
+	p.Pack(s, []int64{1, 2})
+	var got []succ
+	err = m.Successors(s, func(a, b int, t State) {
+		u := make([]int64, p.Slots())
+		p.Unpack(u, t)
+		got = append(got, succ{a, b, u})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]succ{{0, 0, []int64{2, 2}}}, got); diff != "" {
+		t.Errorf("Successors (-want +got):\n%s", diff)
+	}
+	pr, err := p.CompileExpr(p.Model.Invariants[0].Expr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		state []int64
+		want  int64
+	}{{[]int64{1, 1}, 1}, {[]int64{1, 2}, 0}} {
+		p.Pack(s, tc.state)
+		v, err := m.Eval(pr, s)
+		if err != nil || v != tc.want {
+			t.Errorf("Eval(%v) = %d, %v; want %d", tc.state, v, err, tc.want)
+		}
+	}
+	// A failing action is returned as *ExecError.
+	po, err := Compile(overflowModel())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s1 := make(State, po.Words())
+	po.Pack(s1, []int64{2})
+	err = po.NewMachine().Successors(s1, func(int, int, State) {})
+	ex, ok := err.(*ExecError)
+	if !ok || ex.Kind != RuntimeError || ex.Action != 0 {
+		t.Errorf("Successors on overflow: %v, want a runtime error of action 0", err)
+	}
+}
+
+func TestStore(t *testing.T) {
+	s := NewStore(2)
+	vecs := [][]uint64{{1, 2}, {2, 1}, {1, 2}, {0, 0}}
+	type ins struct {
+		Idx   uint32
+		IsNew bool
+	}
+	var got []ins
+	for _, v := range vecs {
+		i, n, err := s.Insert(v, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, ins{i, n})
+	}
+	want := []ins{{0, true}, {1, true}, {0, false}, {2, true}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	// Grow well past the initial tables.
+	for i := range uint64(100000) {
+		if _, n, _ := s.Insert([]uint64{i, i * 3}, 0); n != (i > 0) {
+			// {0,0} is already stored
+			t.Fatalf("insert %d: new = %v", i, n)
+		}
+	}
+	if s.Len() != 100002 {
+		t.Errorf("Len = %d, want 100002", s.Len())
+	}
+	if diff := cmp.Diff([]uint64{5, 15}, s.Vector(func() uint32 { i, _, _ := s.Insert([]uint64{5, 15}, 0); return i }())); diff != "" {
+		t.Errorf("Vector (-want +got):\n%s", diff)
+	}
+}
+
+func TestMemoryBudget(t *testing.T) {
+	b := newBuilder("big")
+	var vars []*spec.Expr
+	for _, n := range []string{"a", "b", "c", "d"} {
+		vars = append(vars, b.global(n, rangeT(0, 63)))
+	}
+	for i, v := range vars {
+		b.action("inc"+string(rune('a'+i)), lt(v, num(63)), assign(v, add(v, num(1))))
+	}
+	b.m.Terminal = tru()
+	r, err := Run(context.Background(), b.build(), Options{MemoryBudget: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Verdict != Unknown || r.Reason != "memory budget" {
+		t.Errorf("got %v %q, want incomplete, memory budget", r.Verdict, r.Reason)
+	}
+}
