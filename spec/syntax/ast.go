@@ -191,6 +191,7 @@ type RangeType struct {
 type EnumType struct {
 	Pos     Position
 	Members []Ident
+	End     Position // "}" (for fmt)
 }
 
 // SymmetricType is `symmetric N`.
@@ -210,6 +211,7 @@ type ArrayType struct {
 type RecordType struct {
 	Pos    Position
 	Fields []*Param
+	End    Position // "}" (for fmt)
 }
 
 // SetType is `set of Elem`.
@@ -361,6 +363,7 @@ type IndexExpr struct {
 	Pos   Position
 	X     Expr
 	Index Expr
+	End   Position // "]" (for fmt)
 }
 
 // SelectorExpr is `X.Field` (a record field, or a process local `P.x`).
@@ -375,6 +378,7 @@ type CallExpr struct {
 	Pos  Position
 	Fn   Ident
 	Args []Expr
+	End  Position // ")" (for fmt)
 }
 
 // AskExpr is `ask Agent(Args)`. It is legal only as the whole right-hand
@@ -383,6 +387,7 @@ type AskExpr struct {
 	Pos   Position
 	Agent Ident
 	Args  []Expr
+	End   Position // ")" (for fmt)
 }
 
 // CondExpr is `if Cond then Then else Else`.
@@ -404,12 +409,14 @@ type QuantExpr struct {
 type SetLit struct {
 	Pos   Position
 	Elems []Expr
+	End   Position // "}" (for fmt)
 }
 
 // RecordLit is `record { f: e, ... }`.
 type RecordLit struct {
 	Pos    Position
 	Fields []*FieldInit
+	End    Position // "}" (for fmt)
 }
 
 // FieldInit is `name: value` in a record literal.
@@ -423,6 +430,7 @@ type FieldInit struct {
 type ParenExpr struct {
 	Pos Position
 	X   Expr
+	End Position // ")" (for fmt)
 }
 
 func (*IdentExpr) exprNode()    {}

@@ -35,3 +35,14 @@ func BenchmarkParse(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkFormat(b *testing.B) {
+	f, err := Parse("big.wrap", bigSpec(b, 1000))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		Format(f)
+	}
+}

@@ -79,3 +79,33 @@ func positionAfter(filename string, src []byte, off int) Position {
 	start := strings.LastIndexByte(string(src[:off]), '\n') + 1
 	return Position{Filename: filename, Offset: off, Line: line, Col: 1 + utf8.RuneCount(src[start:off])}
 }
+
+// TestNestingLimits checks that pathological nesting is an error, not a
+// stack overflow, and that long flat sequences are not.
+func TestNestingLimits(t *testing.T) {
+	tests := []struct {
+		name, src, wantErr string
+	}{
+		{"parens", "const N = " + strings.Repeat("(", 300) + "1" + strings.Repeat(")", 300), "nested too deeply"},
+		{"blocks", "init " + strings.Repeat("{", 300) + strings.Repeat("}", 300), "nested too deeply"},
+		{"else-if chain", "init {" + strings.Repeat("if a {} else ", 300) + "{}}", "nested too deeply"},
+		{"prefix operators", "const N = " + strings.Repeat("not ", 5000) + "a", "expression nested too deeply"},
+		{"right associative chain", "const N = " + strings.Repeat("a implies ", 5000) + "a", "expression nested too deeply"},
+		{"conditional chain", "const N = " + strings.Repeat("if a then b else ", 5000) + "a", "nested too deeply"},
+		{"many else-if chains", "init {" + strings.Repeat("if a {} else if b {}\n", 500) + "}", ""},
+		{"long left associative chain", "const N = " + strings.Repeat("a + ", 20000) + "a", ""},
+		{"many statements", "init {" + strings.Repeat("if a { x := 1 }\n", 2000) + "}", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse("deep.wrap", []byte("spec X\n"+tt.src+"\n"))
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if tt.wantErr == "" && err != nil || !strings.Contains(got, tt.wantErr) {
+				t.Errorf("Parse error = %q, want one containing %q", got, tt.wantErr)
+			}
+		})
+	}
+}

@@ -351,8 +351,8 @@ func (p *exprParser) postfix() Expr {
 		case p.is("["):
 			p.next()
 			i := p.expr(precLeadsTo)
-			p.expect("]")
-			x = &IndexExpr{Pos: x.Position(), X: x, Index: i}
+			end := p.expect("]")
+			x = &IndexExpr{Pos: x.Position(), X: x, Index: i, End: position(end)}
 		case p.is("."):
 			p.next()
 			x = &SelectorExpr{Pos: x.Position(), X: x, Field: p.ident()}
@@ -363,7 +363,8 @@ func (p *exprParser) postfix() Expr {
 	return x
 }
 
-func (p *exprParser) args() []Expr {
+// args parses "(args)" and returns the position of ")".
+func (p *exprParser) args() ([]Expr, Position) {
 	p.expect("(")
 	var args []Expr
 	for p.err == nil && !p.is(")") {
@@ -377,8 +378,7 @@ func (p *exprParser) args() []Expr {
 			p.errorf(t, "expected expression, found ')'")
 		}
 	}
-	p.expect(")")
-	return args
+	return args, position(p.expect(")"))
 }
 
 func (p *exprParser) primary() Expr {
@@ -391,7 +391,9 @@ func (p *exprParser) primary() Expr {
 	case tokIdent:
 		p.next()
 		if p.is("(") {
-			return &CallExpr{Pos: pos, Fn: Ident{Pos: pos, Name: t.Value}, Args: p.args()}
+			c := &CallExpr{Pos: pos, Fn: Ident{Pos: pos, Name: t.Value}}
+			c.Args, c.End = p.args()
+			return c
 		}
 		return &IdentExpr{Pos: pos, Name: t.Value}
 	case tokInt:
@@ -420,7 +422,7 @@ func (p *exprParser) primary() Expr {
 				}
 				p.next()
 			}
-			p.expect("}")
+			r.End = position(p.expect("}"))
 			return r
 		case "if":
 			p.next()
@@ -454,7 +456,7 @@ func (p *exprParser) primary() Expr {
 		case "ask":
 			p.next()
 			a := &AskExpr{Pos: pos, Agent: p.ident()}
-			a.Args = p.args()
+			a.Args, a.End = p.args()
 			return a
 		}
 	case tokPunct:
@@ -462,8 +464,7 @@ func (p *exprParser) primary() Expr {
 		case "(":
 			p.next()
 			x := p.expr(precLeadsTo)
-			p.expect(")")
-			return &ParenExpr{Pos: pos, X: x}
+			return &ParenExpr{Pos: pos, X: x, End: position(p.expect(")"))}
 		case "{":
 			p.next()
 			s := &SetLit{Pos: pos}
@@ -474,7 +475,7 @@ func (p *exprParser) primary() Expr {
 				}
 				p.next()
 			}
-			p.expect("}")
+			s.End = position(p.expect("}"))
 			return s
 		}
 	}
@@ -522,7 +523,7 @@ func (p *exprParser) typ() TypeExpr {
 				}
 				p.next()
 			}
-			p.expect("}")
+			r.End = position(p.expect("}"))
 			return r
 		case "{":
 			p.next()
@@ -537,7 +538,7 @@ func (p *exprParser) typ() TypeExpr {
 					break
 				}
 			}
-			p.expect("}")
+			e.End = position(p.expect("}"))
 			return e
 		}
 	}

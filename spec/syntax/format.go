@@ -297,6 +297,7 @@ func (p *printer) typ(t TypeExpr) {
 			p.ident(m)
 		}
 		p.write("}")
+		p.mark(t.End)
 	case *SymmetricType:
 		p.write("symmetric ")
 		p.exprAt(t.N, precAdd, precAdd, true)
@@ -308,6 +309,7 @@ func (p *printer) typ(t TypeExpr) {
 	case *RecordType:
 		if len(t.Fields) == 0 {
 			p.write("record {}")
+			p.mark(t.End)
 			return
 		}
 		p.write("record { ")
@@ -318,6 +320,7 @@ func (p *printer) typ(t TypeExpr) {
 			p.param(f)
 		}
 		p.write(" }")
+		p.mark(t.End)
 	case *SetType:
 		p.write("set of ")
 		p.typ(t.Elem)
@@ -393,6 +396,7 @@ func (p *printer) exprAt(e Expr, minBin, minPre int, tail bool) {
 		p.write("[")
 		p.expr(e.Index)
 		p.write("]")
+		p.mark(e.End)
 	case *SelectorExpr:
 		p.exprAt(e.X, precPostfix, precPostfix, false)
 		p.write(".")
@@ -400,10 +404,12 @@ func (p *printer) exprAt(e Expr, minBin, minPre int, tail bool) {
 	case *CallExpr:
 		p.ident(e.Fn)
 		p.args(e.Args)
+		p.mark(e.End)
 	case *AskExpr:
 		p.write("ask ")
 		p.ident(e.Agent)
 		p.args(e.Args)
+		p.mark(e.End)
 	case *CondExpr:
 		if !tail {
 			p.paren(e)
@@ -435,9 +441,11 @@ func (p *printer) exprAt(e Expr, minBin, minPre int, tail bool) {
 			p.expr(x)
 		}
 		p.write("}")
+		p.mark(e.End)
 	case *RecordLit:
 		if len(e.Fields) == 0 {
 			p.write("record {}")
+			p.mark(e.End)
 			return
 		}
 		p.write("record { ")
@@ -450,10 +458,12 @@ func (p *printer) exprAt(e Expr, minBin, minPre int, tail bool) {
 			p.expr(f.Value)
 		}
 		p.write(" }")
+		p.mark(e.End)
 	case *ParenExpr:
 		p.write("(")
 		p.expr(e.X)
 		p.write(")")
+		p.mark(e.End)
 	case *badExpr:
 		p.write("_")
 	}

@@ -153,6 +153,13 @@ func TestFormat(t *testing.T) {
 			want: "",
 		},
 		{
+			name: "multi-line literals join without blank lines",
+			src: "spec X\nvar b: set of C = {\n  a,\n  b,\n}\nvar x: bool\nconst N = f(\n  1\n)\nconst M = 2\n" +
+				"type R = record {\n  f: bool\n}\ntype E = {\n  p,\n  q\n}\nconst P = (\n 1\n)\nconst Q = a[\n1\n]\nconst S = 1\n",
+			want: "spec X\nvar b: set of C = {a, b}\nvar x: bool\nconst N = f(1)\nconst M = 2\n" +
+				"type R = record { f: bool }\ntype E = {p, q}\nconst P = (1)\nconst Q = a[1]\nconst S = 1\n",
+		},
+		{
 			name: "fairness",
 			src:  "spec X\nfairness weak P\nfairness strong P . a\n",
 			want: "spec X\nfairness weak P\nfairness strong P.a\n",

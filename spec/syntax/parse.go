@@ -15,8 +15,9 @@ import (
 // afterwards and safe for concurrent use.
 var grammar = sync.OnceValue(newParser)
 
-// maxNesting bounds the nesting of brackets and nested expression forms,
-// so that no input can exhaust the stack.
+// maxNesting bounds the nesting of brackets and else-if chains, which
+// the participle grammar parses recursively, so that no input can exhaust
+// the stack or take quadratic time.
 const maxNesting = 200
 
 // Parse parses the source of a .wrap file. The error, if any, is an
@@ -40,7 +41,7 @@ func Parse(filename string, src []byte) (f *File, err error) {
 	}
 	if t, ok := tooDeep(toks); ok {
 		var list ErrorList
-		list.Add(position(t.Pos), "expression nested too deeply")
+		list.Add(position(t.Pos), "nested too deeply")
 		return nil, list.Err()
 	}
 	defer func() {
@@ -80,6 +81,8 @@ func Parse(filename string, src []byte) (f *File, err error) {
 // maxNesting. (exprParser bounds its own recursion.)
 func tooDeep(toks []lexer.Token) (lexer.Token, bool) {
 	depth := 0
+	chains := []int{0} // length of the else-if chain open at each depth
+	extra := 0         // sum of chains
 	for i, t := range toks {
 		if t.Type != tokPunct && t.Type != tokKeyword {
 			continue
@@ -87,14 +90,25 @@ func tooDeep(toks []lexer.Token) (lexer.Token, bool) {
 		switch t.Value {
 		case "(", "[", "{":
 			depth++
+			if depth == len(chains) {
+				chains = append(chains, 0)
+			}
+			chains[depth] = 0
 		case ")", "]", "}":
-			depth--
+			extra -= chains[max(depth, 0)]
+			chains[max(depth, 0)] = 0
+			depth = max(depth-1, 0)
+			if next := toks[min(i+1, len(toks)-1)]; next.Value != "else" || next.Type != tokKeyword {
+				extra -= chains[depth]
+				chains[depth] = 0
+			}
 		case "else":
-			if i+1 < len(toks) && toks[i+1].Value == "if" && toks[i+1].Type == tokKeyword {
-				depth++
+			if next := toks[min(i+1, len(toks)-1)]; next.Value == "if" && next.Type == tokKeyword {
+				chains[depth]++
+				extra++
 			}
 		}
-		if depth > maxNesting {
+		if depth+extra > maxNesting {
 			return t, true
 		}
 	}
