@@ -177,6 +177,7 @@ type checker struct {
 	fairs     []*syntax.FairnessDecl
 	terms     []*syntax.TerminalDecl
 	inlineDep int
+	lastDep   bool // the last constInt depended on a family index
 
 	frameTop, frameMax int
 

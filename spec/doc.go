@@ -9,10 +9,44 @@
 //
 // [ParseFile] runs both steps. Errors are collected in an [ErrorList],
 // sorted by position, one per line, at most [syntax.MaxErrors]; each prints
-// as file:line:col: msg. No input makes the front end panic.
+// as file:line:col: msg. No input makes the front end panic. [Vet] reports
+// likely mistakes (unused declarations, agents never asked, assumptions no
+// answer satisfies, terminal conditions that never hold).
+//
+// # Checking
+//
+// Check works in three passes over the declarations: collect (declare
+// every global name, every enum member and every process local), resolve
+// (constants, with -D overrides applied before any bound is computed;
+// types; fn and agent signatures; recursion; the state layout) and lower
+// (start values, init, actions once per family instance, invariants,
+// properties, terminal, fairness, read and write sets). An expression that
+// fails to check gets the invalid type and causes no further errors.
+//
+// Rules beyond the obvious ones of the language reference:
+//   - A `let` binding may be reassigned (LANGUAGE.md: "assignment to a
+//     state variable or a let"); constants, enum members, family indices,
+//     quantified and chosen variables and parameters may not.
+//   - A `let` of an integer value has the unbounded int type.
+//   - An fn sees its parameters, constants and (being inlined) global state
+//     variables; an fn that reads state may not be called where state is
+//     invisible: in constant expressions and agent assumptions (the
+//     blindness rule).
+//   - A constant stored into a range it does not fit is an error, unless
+//     it depends on a family index (the guard may make it unreachable).
+//   - A set or record literal takes its type from its context (assignment
+//     target, parameter, other operand); `x in {a, b}` lowers to
+//     `x == a or x == b`.
+//   - Integers mix freely with ranges, also as array elements and record
+//     fields; sets need identical element types.
 //
 // # IR invariants
 //
 // See ir.go: every name is a slot, constants are folded, fn calls are
-// inlined, families are expanded, every Expr has a non-invalid Type.
+// inlined (OpLet binds the non-constant arguments in fresh frame slots),
+// families are expanded (the index is a constant in each instance; the
+// copies of a family local are consecutive, so P[e].x is an OpIndex over
+// them), and every Expr has a non-invalid Type. Statement-level frame
+// slots (let, choose) are never reused within a unit; expression-level
+// ones (quantifiers, inlined parameters) are, after their expression.
 package spec

@@ -902,6 +902,21 @@ func (c *checker) quant(e *syntax.QuantExpr, env *env) *Expr {
 	case syntax.Count:
 		op, t = OpCount, c.tInt
 	}
+	if dom.Size() <= 0 || body.Op == OpConst {
+		// an empty domain (0..i-1 in instance 0), or a constant body
+		v := int64(0)
+		switch {
+		case dom.Size() <= 0:
+			v = boolInt(op == OpForall)
+		case op == OpCount:
+			v = body.Val * dom.Size()
+		default:
+			v = body.Val
+		}
+		x := c.constExpr(t, v, e.Pos)
+		c.instDep[x] = true
+		return x
+	}
 	return &Expr{Op: op, Type: t, Args: []*Expr{body}, Slot: o.slot, Dom: dom, Pos: e.Pos}
 }
 

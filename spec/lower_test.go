@@ -360,6 +360,37 @@ terminal v == fail
 	}
 }
 
+func TestLowerFamilyDomains(t *testing.T) {
+	m := mustCheck(t, `spec F
+const N = 3
+type Node = 0..N-1
+var v: [Node]bool
+process P[i: Node] {
+  action a when forall j in 0..i-1: v[j] {
+    v[i] := true
+  }
+  action b when i < N - 1 and v[i + 1] {
+    v[i + 1] := false
+  }
+}
+`, Options{})
+	var got []string
+	for _, a := range m.Actions {
+		got = append(got, a.Name+" "+sexpr(a.Guard)+" "+sexpr(a.Body[0].Target))
+	}
+	want := []string{
+		"P[0].a nil (index $0 0)", // a constant true guard is dropped
+		"P[0].b (index $0 1) (index $0 1)",
+		"P[1].a (forall @0:0..0 (index $0 @0)) (index $0 1)",
+		"P[1].b (index $0 2) (index $0 2)",
+		"P[2].a (forall @0:0..1 (index $0 @0)) (index $0 2)",
+		"P[2].b 0 (index $0 3)", // never enabled; the store would be a runtime error
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
 func TestDefines(t *testing.T) {
 	const src = `spec D
 const N = 2

@@ -93,9 +93,31 @@ func identical(a, b *Type) bool {
 }
 
 // assignableTo reports whether a value of type v may be stored in a
-// location of type t (integers mix; the range is checked at runtime).
+// location of type t: integers mix (a stored value's range is checked at
+// runtime), also inside arrays and records; everything else must be
+// identical (a set's bitmask depends on its element type's bounds).
 func assignableTo(v, t *Type) bool {
+	if v == nil || t == nil {
+		return false
+	}
 	if isInt(v) && isInt(t) {
+		return true
+	}
+	if v.Kind != t.Kind {
+		return false
+	}
+	switch t.Kind {
+	case ArrayKind:
+		return identical(v.Index, t.Index) && assignableTo(v.Elem, t.Elem)
+	case RecordKind:
+		if len(v.Fields) != len(t.Fields) {
+			return false
+		}
+		for i, f := range t.Fields {
+			if v.Fields[i].Name != f.Name || !assignableTo(v.Fields[i].Type, f.Type) {
+				return false
+			}
+		}
 		return true
 	}
 	return identical(v, t)
@@ -110,6 +132,7 @@ func (c *checker) constInt(e syntax.Expr, env *env, what string) (int64, bool) {
 	if isInvalid(x.Type) {
 		return 0, false
 	}
+	c.lastDep = c.instDep[x]
 	if x.Op != OpConst || !isInt(x.Type) {
 		if x.Op == OpConst {
 			c.errorf(e.Position(), "%s must be an integer, not %s (type %s)", what, exprString(e), typeString(x.Type))
@@ -141,9 +164,15 @@ func (c *checker) resolveType(te syntax.TypeExpr, env *env) *Type {
 		return c.tBool
 	case *syntax.RangeType:
 		lo, ok1 := c.constInt(t.Lo, env, "range bound")
+		dep := c.lastDep
 		hi, ok2 := c.constInt(t.Hi, env, "range bound")
+		dep = dep || c.lastDep
 		if !ok1 || !ok2 {
 			return c.tInvalid
+		}
+		if lo > hi && dep && lo > -maxRange && lo < maxRange {
+			// a domain like 0..i-1 in a family instance may be empty
+			return &Type{Kind: RangeKind, Lo: lo, Hi: lo - 1, Width: 1}
 		}
 		if lo > hi {
 			c.errorf(t.Pos, "empty range %d..%d", lo, hi)
