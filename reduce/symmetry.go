@@ -1,0 +1,667 @@
+package reduce
+
+import (
+	"fmt"
+	"math/bits"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/spec"
+)
+
+// Value kinds of a slot, as a permutation sees them.
+const (
+	valPlain uint8 = iota // not symmetric: unchanged by every permutation
+	valSym                // an identity of a symmetric type: v -> π(v)
+	valSet                // a set of a symmetric type: bit v -> bit π(v)
+)
+
+// canon is the precomputed action of the symmetry group on the slots of
+// one model. It is immutable after [Symmetry]; the per-call buffers live in
+// a scratch taken from pool.
+type canon struct {
+	n     int   // slots
+	sizes []int // identities per symmetric type
+	// Per slot: the value kind and its symmetric type (-1: none), the
+	// invariant class seed, and its coordinates [coordStart[d],
+	// coordStart[d+1]) into coordTyp/coordVal/coordStride: the symmetric
+	// array indexes and family indexes on the slot's path, with the
+	// distance in slots between neighbouring index values.
+	vkind      []uint8
+	vtyp       []int32
+	class      []uint64
+	coordStart []int32
+	coordTyp   []int32
+	coordVal   []int32
+	coordStr   []int32
+	// relevant lists the slots some permutation can change, ascending.
+	relevant []int32
+	// relevantOf[t] lists the slots a permutation of type t can change.
+	relevantOf [][]int32
+	pool       sync.Pool
+}
+
+// scratch holds the buffers of one canonicalisation.
+type scratch struct {
+	best  []int64
+	sig   [][]uint64 // per type, per identity
+	order [][]int32  // per type: order[j] = old identity that becomes j (π⁻¹)
+	fwd   [][]int32  // per type: fwd[i] = π(i)
+	// tie groups (all types), for the enumeration of candidates
+	groups []group
+}
+
+// group is a run of identities of one type with equal signatures, at
+// positions [lo, lo+len(members)) of the sorted order.
+type group struct {
+	typ     int
+	lo      int
+	members []int32 // the identities, ascending
+	labels  []int32 // twin class of the member placed at each position
+	first   []int32 // per twin class, its members start here in byClass
+	byClass []int32 // members sorted by twin class (stable)
+}
+
+// Symmetry returns the canonicalisation hook for the symmetric types of m:
+// a function that maps a state to the lexicographically smallest state of
+// its orbit under the permutations allowed by the signature order (see the
+// package documentation for why this is exact). It returns nil, nil when
+// m has no symmetric type with two or more identities. The returned
+// function is safe for concurrent use and allocates nothing in the steady
+// state.
+func Symmetry(m *spec.Model) (checker.CanonFunc, error) {
+	c, err := newCanon(m)
+	if err != nil || c == nil {
+		return nil, err
+	}
+	return c.canonicalize, nil
+}
+
+// newCanon analyses m; nil when there is nothing to permute.
+func newCanon(m *spec.Model) (*canon, error) {
+	b := &builder{m: m, typeIdx: map[*spec.Type]int{}}
+	for _, v := range m.Vars {
+		b.findTypes(v.Type)
+	}
+	for _, p := range m.Processes {
+		if p.IndexType != nil {
+			b.findTypes(p.IndexType)
+		}
+	}
+	if len(b.types) == 0 {
+		return nil, nil
+	}
+	return b.build()
+}
+
+type builder struct {
+	m       *spec.Model
+	types   []*spec.Type
+	typeIdx map[*spec.Type]int
+	c       *canon
+	classes map[string]int
+	coords  [][]coordTmp
+}
+
+type coordTmp struct{ typ, val, stride int32 }
+
+// findTypes records the symmetric types (of two or more identities) in t.
+func (b *builder) findTypes(t *spec.Type) {
+	switch t.Kind {
+	case spec.SymmetricKind:
+		if _, ok := b.typeIdx[t]; !ok && t.Size() >= 2 {
+			b.typeIdx[t] = len(b.types)
+			b.types = append(b.types, t)
+		}
+	case spec.ArrayKind:
+		b.findTypes(t.Index)
+		b.findTypes(t.Elem)
+	case spec.SetKind:
+		b.findTypes(t.Elem)
+	case spec.RecordKind:
+		for _, f := range t.Fields {
+			b.findTypes(f.Type)
+		}
+	}
+}
+
+func (b *builder) symIndex(t *spec.Type) int {
+	if t == nil || t.Kind != spec.SymmetricKind {
+		return -1
+	}
+	if i, ok := b.typeIdx[t]; ok {
+		return i
+	}
+	return -1
+}
+
+func (b *builder) build() (*canon, error) {
+	m := b.m
+	n := len(m.Slots)
+	c := &canon{
+		n:     n,
+		vkind: make([]uint8, n),
+		vtyp:  make([]int32, n),
+		class: make([]uint64, n),
+	}
+	for _, t := range b.types {
+		c.sizes = append(c.sizes, int(t.Size()))
+	}
+	b.c = c
+	b.classes = map[string]int{}
+	b.coords = make([][]coordTmp, n)
+	seen := make([]bool, n)
+
+	// Family locals: instance i of a family indexed by a symmetric type
+	// is a coordinate; the copies of one local must be evenly spaced.
+	type famKey struct{ fam, local string }
+	fams := map[famKey][]*spec.Var{}
+	for _, v := range m.Vars {
+		if v.Process < 0 {
+			continue
+		}
+		p := m.Processes[v.Process]
+		if b.symIndex(p.IndexType) < 0 {
+			continue
+		}
+		k := famKey{p.Family, localName(v.Name)}
+		inst := fams[k]
+		if inst == nil {
+			inst = make([]*spec.Var, p.IndexType.Size())
+			fams[k] = inst
+		}
+		if p.Index < 0 || p.Index >= int64(len(inst)) || inst[p.Index] != nil {
+			return nil, fmt.Errorf("reduce: family %s: unexpected instance %d of local %s", p.Family, p.Index, v.Name)
+		}
+		inst[p.Index] = v
+	}
+	for vi, v := range m.Vars {
+		var cs []coordTmp
+		key := "v" + strconv.Itoa(vi)
+		if v.Process >= 0 {
+			p := m.Processes[v.Process]
+			if t := b.symIndex(p.IndexType); t >= 0 {
+				inst := fams[famKey{p.Family, localName(v.Name)}]
+				for i, w := range inst {
+					if w == nil {
+						return nil, fmt.Errorf("reduce: family %s: instance %d of local %s missing", p.Family, i, localName(v.Name))
+					}
+					if w.Type != inst[0].Type && (w.Type.Width != inst[0].Type.Width) {
+						return nil, fmt.Errorf("reduce: family %s: local %s differs between instances", p.Family, localName(v.Name))
+					}
+				}
+				stride := inst[1].Slot - inst[0].Slot
+				for i, w := range inst {
+					if w.Slot != inst[0].Slot+i*stride {
+						return nil, fmt.Errorf("reduce: family %s: copies of local %s are not evenly spaced", p.Family, localName(v.Name))
+					}
+				}
+				cs = append(cs, coordTmp{int32(t), int32(p.Index), int32(stride)})
+				key = "f" + p.Family + "." + localName(v.Name)
+			}
+		}
+		b.walk(v.Type, v.Slot, cs, key, seen)
+	}
+	for d := range n {
+		if !seen[d] {
+			return nil, fmt.Errorf("reduce: slot %d belongs to no variable", d)
+		}
+	}
+	// Flatten.
+	c.coordStart = make([]int32, n+1)
+	c.relevantOf = make([][]int32, len(b.types))
+	for d := range n {
+		c.coordStart[d] = int32(len(c.coordTyp))
+		rel := make([]bool, len(b.types))
+		for _, ct := range b.coords[d] {
+			c.coordTyp = append(c.coordTyp, ct.typ)
+			c.coordVal = append(c.coordVal, ct.val)
+			c.coordStr = append(c.coordStr, ct.stride)
+			rel[ct.typ] = true
+		}
+		if c.vkind[d] != valPlain {
+			rel[c.vtyp[d]] = true
+		}
+		any := false
+		for t, r := range rel {
+			if r {
+				c.relevantOf[t] = append(c.relevantOf[t], int32(d))
+				any = true
+			}
+		}
+		if any {
+			c.relevant = append(c.relevant, int32(d))
+		}
+	}
+	c.coordStart[n] = int32(len(c.coordTyp))
+	c.pool.New = func() any { return c.newScratch() }
+	return c, nil
+}
+
+// localName returns x for "P[Run1].x".
+func localName(name string) string {
+	if i := strings.LastIndex(name, "."); i >= 0 {
+		return name[i+1:]
+	}
+	return name
+}
+
+// walk describes the slots of a value of type t at slot base. path is the
+// slot's class key: its variable (or family local) and its non-symmetric
+// indexes and fields, so that a permutation maps a slot to a slot of the
+// same class.
+func (b *builder) walk(t *spec.Type, base int, cs []coordTmp, path string, seen []bool) {
+	c := b.c
+	switch t.Kind {
+	case spec.ArrayKind:
+		st := b.symIndex(t.Index)
+		for i := int64(0); i < t.Index.Size(); i++ {
+			at := base + int(i)*t.Elem.Width
+			if st >= 0 {
+				ncs := append(cs[:len(cs):len(cs)], coordTmp{int32(st), int32(i), int32(t.Elem.Width)})
+				b.walk(t.Elem, at, ncs, path+"[*]", seen)
+			} else {
+				b.walk(t.Elem, at, cs, path+"["+strconv.FormatInt(i, 10)+"]", seen)
+			}
+		}
+	case spec.RecordKind:
+		for _, f := range t.Fields {
+			b.walk(f.Type, base+f.Offset, cs, path+"."+f.Name, seen)
+		}
+	default:
+		seen[base] = true
+		b.coords[base] = cs
+		c.vtyp[base] = -1
+		switch {
+		case t.Kind == spec.SymmetricKind && b.symIndex(t) >= 0:
+			c.vkind[base] = valSym
+			c.vtyp[base] = int32(b.symIndex(t))
+		case t.Kind == spec.SetKind && b.symIndex(t.Elem) >= 0:
+			c.vkind[base] = valSet
+			c.vtyp[base] = int32(b.symIndex(t.Elem))
+		}
+		id, ok := b.classes[path]
+		if !ok {
+			id = len(b.classes)
+			b.classes[path] = id
+		}
+		c.class[base] = mix(uint64(id)*0x9e3779b97f4a7c15 + 0x632be59bd9b4e019)
+	}
+}
+
+func (c *canon) newScratch() *scratch {
+	s := &scratch{best: make([]int64, c.n)}
+	for _, n := range c.sizes {
+		s.sig = append(s.sig, make([]uint64, n))
+		s.order = append(s.order, make([]int32, n))
+		s.fwd = append(s.fwd, make([]int32, n))
+	}
+	return s
+}
+
+// mix is a 64-bit finaliser (splitmix64).
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
+}
+
+// Signature tags, mixed into the contributions so that different roles
+// of a slot hash differently.
+const (
+	tagRow    = 0x1000
+	tagSelf   = 0x2000
+	tagOther  = 0x3000
+	tagForeig = 0x4000
+	tagRef    = 0x5000
+	tagMember = 0x6000
+	tagDiag   = 0x7000
+)
+
+// canonicalize rewrites s into its canonical representative.
+//
+// Exactness. sig(s, i) is a signature of identity i in state s such that
+// sig(π(s), π(i)) = sig(s, i) for every permutation π of the group: it
+// sums (a commutative, hence order-free, combination) hashed
+// contributions of the slots indexed by i and of the slots that hold i,
+// each made of the slot's class (invariant: a permutation maps a slot to
+// one of the same class) and a permutation-invariant abstraction of the
+// value (identities of the same type reduced to "equals i" or not, other
+// symmetric values to a constant, sets of identities to their cardinality
+// and whether they hold i). Let P(s) be the permutations π that send the
+// identities, sorted by signature, to 0, 1, 2, ... in that order (ties in
+// any order). Then P(σ(s)) = P(s)·σ⁻¹, so {π(s) : π ∈ P(s)} is the same
+// set for every state of an orbit, and its lexicographic minimum, which
+// this function returns, is one state per orbit. Signature collisions only
+// make ties larger (more candidates), never wrong. Two tied identities
+// whose transposition fixes s ("twins") need not be tried in both orders:
+// πτ(s) = π(s), so only one assignment per twin class is enumerated.
+func (c *canon) canonicalize(s []int64) {
+	sc := c.pool.Get().(*scratch)
+	c.signatures(s, sc)
+	single := c.prepare(s, sc)
+	if single {
+		c.applyAll(s, sc)
+	} else {
+		c.applyAll(s, sc)
+		for c.nextCandidate(sc) {
+			c.applyMin(s, sc)
+		}
+	}
+	best := sc.best
+	for _, d := range c.relevant {
+		s[d] = best[d]
+	}
+	c.pool.Put(sc)
+}
+
+// signatures computes sc.sig for every type.
+func (c *canon) signatures(s []int64, sc *scratch) {
+	for t := range sc.sig {
+		clear(sc.sig[t])
+	}
+	for _, d32 := range c.relevant {
+		d := int(d32)
+		v := s[d]
+		cls := c.class[d]
+		vk := c.vkind[d]
+		vt := c.vtyp[d]
+		lo, hi := c.coordStart[d], c.coordStart[d+1]
+		for k := lo; k < hi; k++ {
+			t := c.coordTyp[k]
+			i := c.coordVal[k]
+			h := cls + uint64(k-lo)*tagRow
+			switch {
+			case vk == valPlain:
+				h += mix(uint64(v) + tagRow)
+			case vk == valSym && vt == t:
+				if v == int64(i) {
+					h += tagSelf
+				} else {
+					h += tagOther
+				}
+			case vk == valSym:
+				h += tagForeig
+			case vk == valSet && vt == t:
+				h += mix(uint64(bits.OnesCount64(uint64(v)))+tagMember) + uint64(v>>i&1)*tagSelf
+			default: // a set of another type
+				h += mix(uint64(bits.OnesCount64(uint64(v))) + tagForeig)
+			}
+			// other coordinates of the same type on the diagonal
+			for k2 := lo; k2 < hi; k2++ {
+				if k2 != k && c.coordTyp[k2] == t && c.coordVal[k2] == i {
+					h += tagDiag * uint64(k2-lo+1)
+				}
+			}
+			sc.sig[t][i] += mix(h)
+		}
+		switch vk {
+		case valSym:
+			sc.sig[vt][v] += mix(cls + tagRef)
+		case valSet:
+			card := uint64(bits.OnesCount64(uint64(v)))
+			h := mix(cls + tagMember + card)
+			for m := uint64(v); m != 0; m &= m - 1 {
+				sc.sig[vt][bits.TrailingZeros64(m)] += h
+			}
+		}
+	}
+}
+
+// prepare sorts the identities of every type by signature, finds the tie
+// groups and their twin classes, and sets up the first candidate. It
+// reports whether that candidate is the only one.
+func (c *canon) prepare(s []int64, sc *scratch) bool {
+	sc.groups = sc.groups[:0]
+	single := true
+	for t, sig := range sc.sig {
+		order := sc.order[t]
+		for i := range order {
+			order[i] = int32(i)
+		}
+		// insertion sort by (signature, identity): stable and allocation free
+		for i := 1; i < len(order); i++ {
+			x := order[i]
+			j := i
+			for j > 0 && sig[order[j-1]] > sig[x] {
+				order[j] = order[j-1]
+				j--
+			}
+			order[j] = x
+		}
+		for lo := 0; lo < len(order); {
+			hi := lo + 1
+			for hi < len(order) && sig[order[hi]] == sig[order[lo]] {
+				hi++
+			}
+			if hi-lo >= 2 {
+				if !c.addGroup(s, sc, t, lo, hi) {
+					single = false
+				}
+			}
+			lo = hi
+		}
+	}
+	for t := range sc.order {
+		for j, i := range sc.order[t] {
+			sc.fwd[t][i] = int32(j)
+		}
+	}
+	return single
+}
+
+// addGroup records the tie group order[lo:hi] of type t with its twin
+// classes, and reports whether all its members are twins (one candidate).
+func (c *canon) addGroup(s []int64, sc *scratch, t, lo, hi int) bool {
+	if cap(sc.groups) > len(sc.groups) {
+		sc.groups = sc.groups[:len(sc.groups)+1]
+	} else {
+		sc.groups = append(sc.groups, group{})
+	}
+	g := &sc.groups[len(sc.groups)-1]
+	g.typ, g.lo = t, lo
+	g.members = append(g.members[:0], sc.order[t][lo:hi]...)
+	g.labels = g.labels[:0]
+	g.first = g.first[:0]
+	// Twin classes: compare each member with each class representative.
+	reps := g.byClass[:0] // temporarily: representatives
+	for _, mbr := range g.members {
+		lab := -1
+		for r, rep := range reps {
+			if c.fixesSwap(s, t, rep, mbr) {
+				lab = r
+				break
+			}
+		}
+		if lab < 0 {
+			lab = len(reps)
+			reps = append(reps, mbr)
+		}
+		g.labels = append(g.labels, int32(lab))
+	}
+	nclass := len(reps)
+	// byClass: members grouped by class, ascending inside a class.
+	g.byClass = reps[:0]
+	for cl := range nclass {
+		g.first = append(g.first, int32(len(g.byClass)))
+		for k, mbr := range g.members {
+			if int(g.labels[k]) == cl {
+				g.byClass = append(g.byClass, mbr)
+			}
+		}
+	}
+	g.first = append(g.first, int32(len(g.byClass)))
+	if nclass == 1 {
+		// One assignment: keep the order as sorted (ascending identities).
+		sc.groups = sc.groups[:len(sc.groups)-1]
+		return true
+	}
+	// labels: the smallest arrangement of the class multiset (sorted).
+	k := 0
+	for cl := range nclass {
+		for range g.first[cl+1] - g.first[cl] {
+			g.labels[k] = int32(cl)
+			k++
+		}
+	}
+	c.assign(sc, g)
+	return false
+}
+
+// assign writes the arrangement g.labels into the order of g's type: the
+// position with label l gets the next member of class l.
+func (c *canon) assign(sc *scratch, g *group) {
+	order := sc.order[g.typ]
+	var cnt [64]int32
+	var counts []int32
+	if len(g.first) <= len(cnt) {
+		counts = cnt[:len(g.first)-1]
+	} else {
+		counts = make([]int32, len(g.first)-1)
+	}
+	for p, l := range g.labels {
+		order[g.lo+p] = g.byClass[g.first[l]+counts[l]]
+		counts[l]++
+	}
+}
+
+// nextCandidate advances the enumeration (an odometer over the groups,
+// each stepping through the distinct arrangements of its classes) and
+// reports whether there is one more candidate.
+func (c *canon) nextCandidate(sc *scratch) bool {
+	for gi := range sc.groups {
+		g := &sc.groups[gi]
+		more := nextPermutation(g.labels)
+		c.assign(sc, g)
+		t := g.typ
+		for j := g.lo; j < g.lo+len(g.labels); j++ {
+			sc.fwd[t][sc.order[t][j]] = int32(j)
+		}
+		if more {
+			return true
+		}
+		// wrapped around to the smallest arrangement: carry
+	}
+	return false
+}
+
+// nextPermutation rearranges a into the next lexicographic arrangement of
+// its multiset; at the last one it restores the first and returns false.
+func nextPermutation(a []int32) bool {
+	i := len(a) - 2
+	for i >= 0 && a[i] >= a[i+1] {
+		i--
+	}
+	if i < 0 {
+		reverse(a)
+		return false
+	}
+	j := len(a) - 1
+	for a[j] <= a[i] {
+		j--
+	}
+	a[i], a[j] = a[j], a[i]
+	reverse(a[i+1:])
+	return true
+}
+
+func reverse(a []int32) {
+	for i, j := 0, len(a)-1; i < j; i, j = i+1, j-1 {
+		a[i], a[j] = a[j], a[i]
+	}
+}
+
+// fixesSwap reports whether exchanging identities a and b of type t leaves
+// s unchanged.
+func (c *canon) fixesSwap(s []int64, t int, a, b int32) bool {
+	t32 := int32(t)
+	for _, d32 := range c.relevantOf[t] {
+		d := int(d32)
+		src := d
+		for k := c.coordStart[d]; k < c.coordStart[d+1]; k++ {
+			if c.coordTyp[k] != t32 {
+				continue
+			}
+			switch c.coordVal[k] {
+			case a:
+				src += int(b-a) * int(c.coordStr[k])
+			case b:
+				src += int(a-b) * int(c.coordStr[k])
+			}
+		}
+		v := s[src]
+		if c.vtyp[d] == t32 {
+			switch c.vkind[d] {
+			case valSym:
+				if v == int64(a) {
+					v = int64(b)
+				} else if v == int64(b) {
+					v = int64(a)
+				}
+			case valSet:
+				ba, bb := v>>a&1, v>>b&1
+				v = v&^(1<<a|1<<b) | ba<<b | bb<<a
+			}
+		}
+		if v != s[d] {
+			return false
+		}
+	}
+	return true
+}
+
+// value returns slot d of the current candidate π(s): the slot it comes
+// from, with its value mapped.
+func (c *canon) value(s []int64, sc *scratch, d int) int64 {
+	src := d
+	for k := c.coordStart[d]; k < c.coordStart[d+1]; k++ {
+		i := c.coordVal[k]
+		src += int(sc.order[c.coordTyp[k]][i]-i) * int(c.coordStr[k])
+	}
+	v := s[src]
+	switch c.vkind[d] {
+	case valSym:
+		v = int64(sc.fwd[c.vtyp[d]][v])
+	case valSet:
+		fwd := sc.fwd[c.vtyp[d]]
+		r := int64(0)
+		for m := uint64(v); m != 0; m &= m - 1 {
+			r |= 1 << fwd[bits.TrailingZeros64(m)]
+		}
+		v = r
+	}
+	return v
+}
+
+// applyAll writes the current candidate into sc.best.
+func (c *canon) applyAll(s []int64, sc *scratch) {
+	best := sc.best
+	for _, d := range c.relevant {
+		best[d] = c.value(s, sc, int(d))
+	}
+}
+
+// applyMin replaces sc.best with the current candidate if it is smaller.
+func (c *canon) applyMin(s []int64, sc *scratch) {
+	best := sc.best
+	rel := c.relevant
+	for x, d32 := range rel {
+		d := int(d32)
+		v := c.value(s, sc, d)
+		if v > best[d] {
+			return
+		}
+		if v < best[d] {
+			best[d] = v
+			for _, e := range rel[x+1:] {
+				best[e] = c.value(s, sc, int(e))
+			}
+			return
+		}
+	}
+}
