@@ -330,9 +330,9 @@ type product struct {
 	ctx   context.Context
 	sys   *system
 	aut   *Automaton
-	preds []*checker.Pred
-	aw    int      // words per atom valuation
-	vals  []uint64 // per system state: aw words of atom values
+	preds []*checker.Pred // per group of atomGroup atoms: their bit mask
+	aw    int             // words per atom valuation
+	vals  []uint64        // per system state: aw words of atom values
 	valOK []bool
 	limit int64
 
@@ -359,8 +359,23 @@ const noParent = ^uint32(0)
 
 func newProduct(ctx context.Context, sys *system, aut *Automaton, atoms []*spec.Expr, limit int64) (*product, error) {
 	p := &product{ctx: ctx, sys: sys, aut: aut, aw: (len(atoms) + 63) / 64, limit: limit}
-	for _, a := range atoms {
-		pr, err := sys.prog.CompileExpr(a)
+	// Atoms are evaluated in groups of up to 62 by one predicate that
+	// computes their bit mask (sum of if atom_i then 2^i else 0), so the
+	// state is unpacked once per group.
+	intT := &spec.Type{Kind: spec.IntKind, Width: 1}
+	for lo := 0; lo < len(atoms); lo += atomGroup {
+		var sum *spec.Expr
+		for i := lo; i < min(lo+atomGroup, len(atoms)); i++ {
+			a := atoms[i]
+			bit := &spec.Expr{Op: spec.OpCond, Type: intT, Pos: a.Pos, Args: []*spec.Expr{a,
+				{Op: spec.OpConst, Type: intT, Val: 1 << uint(i-lo)}, {Op: spec.OpConst, Type: intT, Val: 0}}}
+			if sum == nil {
+				sum = bit
+			} else {
+				sum = &spec.Expr{Op: spec.OpAdd, Type: intT, Pos: a.Pos, Args: []*spec.Expr{sum, bit}}
+			}
+		}
+		pr, err := sys.prog.CompileExpr(sum)
 		if err != nil {
 			return nil, err
 		}
@@ -368,6 +383,8 @@ func newProduct(ctx context.Context, sys *system, aut *Automaton, atoms []*spec.
 	}
 	return p, nil
 }
+
+const atomGroup = 62
 
 // atomValues returns the atom valuation of system state idx.
 func (p *product) atomValues(idx uint32) ([]uint64, error) {
@@ -380,13 +397,17 @@ func (p *product) atomValues(idx uint32) ([]uint64, error) {
 		return v, nil
 	}
 	st := p.sys.state(idx)
-	for i, pr := range p.preds {
+	for g, pr := range p.preds {
 		x, err := p.sys.mach.Eval(pr, st)
 		if err != nil {
 			return nil, err
 		}
-		if x != 0 {
-			v[i/64] |= 1 << uint(i%64)
+		for k := 0; x != 0; k++ {
+			if x&1 != 0 {
+				i := g*atomGroup + k
+				v[i/64] |= 1 << uint(i%64)
+			}
+			x >>= 1
 		}
 	}
 	p.valOK[idx] = true

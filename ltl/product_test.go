@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
+	"os"
 	"testing"
 
 	"github.com/wrapcheck/wrapcheck/checker"
@@ -328,4 +329,80 @@ func TestRandomSystems(t *testing.T) {
 		}
 	}
 	t.Logf("%d random systems: %d violated, %d hold, %d wrong", runs, violated, holds, bad)
+}
+
+// TestManyAtoms checks a property with 140 atoms (three evaluation groups):
+// forall i in 0..69: always (x == i implies next x == i + 1) on a counter
+// that stops at 69 is violated there, after 69 steps, by the stutter.
+func TestManyAtoms(t *testing.T) {
+	st := &spec.Type{Kind: spec.RangeKind, Lo: 0, Hi: 69, Width: 1}
+	dom := &spec.Type{Kind: spec.RangeKind, Lo: 0, Hi: 69, Width: 1}
+	intT := &spec.Type{Kind: spec.IntKind, Width: 1}
+	x := func() *spec.Expr { return &spec.Expr{Op: spec.OpVar, Type: st, Slot: 0} }
+	i := func() *spec.Expr { return &spec.Expr{Op: spec.OpLocal, Type: dom, Slot: 0} }
+	c := func(v int64) *spec.Expr { return &spec.Expr{Op: spec.OpConst, Type: intT, Val: v} }
+	eq := func(a, b *spec.Expr) *spec.Expr {
+		return &spec.Expr{Op: spec.OpEq, Type: boolType, Args: []*spec.Expr{a, b}}
+	}
+	next := &spec.Expr{Op: spec.OpNext, Type: boolType, Args: []*spec.Expr{
+		eq(x(), &spec.Expr{Op: spec.OpAdd, Type: intT, Args: []*spec.Expr{i(), c(1)}})}}
+	body := &spec.Expr{Op: spec.OpAlways, Type: boolType, Args: []*spec.Expr{
+		{Op: spec.OpImplies, Type: boolType, Args: []*spec.Expr{eq(x(), i()), next}}}}
+	m := &spec.Model{Name: "Many", Frame: 1,
+		Vars:  []*spec.Var{{Name: "x", Type: st, Process: -1}},
+		Slots: []spec.Slot{{Var: 0, Lo: 0, Hi: 69, Bits: 7, Type: st}},
+		Actions: []*spec.Action{{Name: "inc", Short: "inc",
+			Guard: &spec.Expr{Op: spec.OpLt, Type: boolType, Args: []*spec.Expr{x(), c(69)}},
+			Body: []*spec.Stmt{{Op: spec.SAssign, Target: x(),
+				Value: &spec.Expr{Op: spec.OpAdd, Type: intT, Args: []*spec.Expr{x(), c(1)}}}}}},
+		Processes:  []*spec.Process{{Name: "main", Actions: []int{0}}},
+		Properties: []*spec.Property{{Name: "Counts", Formula: &spec.Expr{Op: spec.OpForall, Type: boolType, Slot: 0, Dom: dom, Args: []*spec.Expr{body}}}},
+	}
+	f, atoms, err := FromProperty(m.Properties[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(atoms) != 140 {
+		t.Errorf("want 140 atoms, got %d (%s)", len(atoms), f)
+	}
+	res, err := Check(context.Background(), m, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != checker.Violated || res.Violation.LoopStart != 69 || len(res.Violation.Trace) != 70 {
+		t.Fatalf("got %v, loop %d, trace %d; want violated, loop 69, trace 70", res.Verdict, res.Violation.LoopStart, len(res.Violation.Trace))
+	}
+}
+
+func BenchmarkCheck(b *testing.B) {
+	for _, bc := range []struct{ name, file, prop string }{
+		{"pipeline_ends", "testdata/pipeline_ends.txtar", "EveryRunEnds"},
+		{"peterson_fair", "testdata/peterson_fair.txtar", "StarvationFree"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			data, err := os.ReadFile(bc.file)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var src []byte
+			for _, f := range parseTxtar(data).Files {
+				if f.Name == "in.wrap" {
+					src = f.Data
+				}
+			}
+			m, err := spec.ParseFile("in.wrap", src, spec.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			var nodes int64
+			b.ResetTimer()
+			for n := 0; n < b.N; n++ {
+				_, err := Check(context.Background(), m, Options{Only: []string{bc.prop}, OnProperty: func(s PropertyStats) { nodes = s.ProductNodes }})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(nodes)*float64(b.N)/b.Elapsed().Seconds(), "nodes/s")
+		})
+	}
 }
