@@ -46,7 +46,7 @@
 // inlined (OpLet binds the non-constant arguments in fresh frame slots),
 // families are expanded (the index is a constant in each instance; the
 // copies of a family local are consecutive, so P[e].x is an OpIndex over
-// them), and every Expr has a non-invalid Type. Statement-level frame
-// slots (let, choose) are never reused within a unit; expression-level
-// ones (quantifiers, inlined parameters) are, after their expression.
+// them), and every Expr has a non-invalid Type. Frame slots (let, choose,
+// quantified variables, inlined parameters) are never reused within a
+// unit, so no two bindings alias.
 package spec

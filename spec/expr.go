@@ -120,6 +120,7 @@ func (c *checker) expr(e syntax.Expr, env *env, want *Type) *Expr {
 		return c.recordLit(e, env, want)
 	}
 	if e == nil {
+		c.errorf(Position{Filename: c.file.Filename}, "missing expression")
 		return c.bad(Position{})
 	}
 	c.errorf(e.Position(), "unexpected expression")
@@ -743,7 +744,6 @@ func (c *checker) inline(fi *fnInfo, args []*Expr, pos Position) *Expr {
 	c.inlineDep++
 	defer func() { c.inlineDep-- }()
 	sc := newScope(c.global)
-	top := c.frameTop
 	var binds []int
 	var vals []*Expr
 	for i, p := range fi.decl.Params {
@@ -766,7 +766,6 @@ func (c *checker) inline(fi *fnInfo, args []*Expr, pos Position) *Expr {
 	c.quiet++
 	body := c.expr(fi.decl.Body, &env{kind: uFn, scope: sc, fn: fi, where: "fn " + fi.obj.name}, fi.result)
 	c.quiet--
-	c.frameTop = top
 	if isInvalid(body.Type) {
 		return c.bad(pos)
 	}
@@ -784,7 +783,9 @@ func (c *checker) inline(fi *fnInfo, args []*Expr, pos Position) *Expr {
 	return &Expr{Op: OpLet, Type: fi.result, Binds: binds, Args: append(vals, body), Pos: pos}
 }
 
-// alloc reserves w frame slots.
+// alloc reserves w frame slots. Within a unit, slots are never reused:
+// the engine evaluates OpLet bindings one after the other and may refer to
+// a compound value in place, so two live expressions must not share a slot.
 func (c *checker) alloc(w int) int {
 	s := c.frameTop
 	c.frameTop += w
@@ -877,13 +878,11 @@ func (c *checker) quant(e *syntax.QuantExpr, env *env) *Expr {
 	dom, set := c.domain(e.Domain, env)
 	sc := newScope(env.scope)
 	o := &object{kind: objBound, name: e.Var.Name, pos: e.Var.Pos, typ: dom, what: "quantified variable", used: true}
-	top := c.frameTop
 	if !isInvalid(dom) {
 		o.slot = c.alloc(1)
 	}
 	c.declare(sc, o)
 	body := c.boolExpr(e.Body, env.with(sc), "body of "+e.Kind.String())
-	c.frameTop = top
 	if isInvalid(dom) || isInvalid(body.Type) {
 		return c.bad(e.Pos)
 	}

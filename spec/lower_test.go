@@ -272,6 +272,8 @@ process P[p: Proc] { var st: C  action a { skip } }
 		{"inline const args", "gt(2, 1)", "1"},
 		{"inline with let", "gt(n, 1)", "(let [0] $0 (> @0 1))"},
 		{"inline nested", "inc(inc(1)) == n", "(== 3 $0)"},
+		{"sibling calls do not alias", "gt(n, 1) == gt(1, n)", "(== (let [0] $0 (> @0 1)) (let [1] $0 (> 1 @1)))"},
+		{"nested calls do not alias", "gt(inc(n), inc(n + 1))", "(let [2 3] (let [0] $0 (+ @0 1)) (let [1] (+ $0 1) (+ @1 1)) (> @2 @3))"},
 		{"inline record", "flip(r) == r", "(== (let [0] $2 (recordlit (field +0 @0) (not (field +1 @0)))) $2)"},
 		{"in literal", "ca in {ca, cc}", "1"},
 		{"in literal dynamic", "n in {1, 2}", "(or (== $0 1) (== $0 2))"},

@@ -272,6 +272,11 @@ func (c *checker) resolveType(te syntax.TypeExpr, env *env) *Type {
 		}
 		return &Type{Kind: SetKind, Elem: elem, Width: 1}
 	}
+	if te == nil {
+		c.errorf(Position{Filename: c.file.Filename}, "missing type")
+	} else {
+		c.errorf(te.Position(), "unexpected type")
+	}
 	return c.tInvalid
 }
 
