@@ -11,7 +11,7 @@ import (
 // FuzzParse checks that Parse never panics and that, when it succeeds,
 // Format gives source that parses to the same tree and is a fixed point.
 func FuzzParse(f *testing.F) {
-	seeds := specFiles(f)
+	seeds := specFiles(f, true)
 	errs, _ := filepath.Glob(filepath.Join("testdata", "errors", "*.wrap"))
 	for _, path := range append(seeds, errs...) {
 		src, err := os.ReadFile(path)

@@ -231,8 +231,8 @@ const grammarHeader = `(* The grammar of .wrap files, generated from spec/syntax
    a double-quoted string with Go escapes (assert messages only). Comments
    (// and /* */) and white space, newlines included, separate tokens.
    "then", "assume", "union", "minus", "intersect" and "subset" are not
-   reserved: they are identifiers where no operator or clause can be. An action name may be a keyword (actions have their own
-   namespace). *)
+   reserved: they are names wherever no clause or operator can be. An
+   action name may be a keyword (actions have their own namespace). *)
 
 `
 
@@ -244,7 +244,8 @@ const exprHeader = `(* Expressions and types (gExpr, gTarget, gType above) are p
      and                              binary, left associative
      until weakuntil release          binary, right associative
      not always eventually next       prefix; the operand is a comparison
-                                      or tighter: not a == b is not (a == b)
+                                      or tighter: not a == b means
+                                      not (a == b)
      == != < <= > >= in subset        binary, non-associative (no chaining)
      + - union minus                  binary, left associative
      * / % intersect                  binary, left associative
