@@ -1,0 +1,383 @@
+package reduce
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/spec"
+)
+
+// maxDiffStates bounds the unreduced searches of the differential tests.
+const maxDiffStates = 300000
+
+// exampleFiles returns every examples/**/*.wrap.
+func exampleFiles(t *testing.T) []string {
+	var files []string
+	err := filepath.WalkDir("../examples", func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".wrap") {
+			files = append(files, path)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// outcome is what the reductions must not change.
+type outcome struct {
+	Verdict string
+	Kind    string
+	Name    string
+}
+
+func outcomeOf(r *checker.Result) outcome {
+	o := outcome{Verdict: r.Verdict.String()}
+	if v := r.Violation; v != nil {
+		o.Kind, o.Name = v.Kind.String(), v.Name
+	}
+	return o
+}
+
+// TestDifferentialExamples checks every example with each reduction on
+// and off: same verdict and violation, replayable counterexamples, and
+// (with symmetry) no more states than without.
+func TestDifferentialExamples(t *testing.T) {
+	for _, file := range exampleFiles(t) {
+		t.Run(strings.TrimPrefix(file, "../examples/"), func(t *testing.T) {
+			src, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := spec.ParseFile(file, src, spec.Options{})
+			if err != nil {
+				t.Skipf("does not check statically: %v", err)
+			}
+			differential(t, m)
+		})
+	}
+}
+
+// differential runs m unreduced and with every combination of the
+// reductions, and compares.
+func differential(t *testing.T, m *spec.Model) {
+	t.Helper()
+	ctx := context.Background()
+	base, err := checker.Run(ctx, m, checker.Options{MaxStates: maxDiffStates})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if base.Verdict == checker.Unknown {
+		t.Skipf("unreduced search incomplete (%s)", base.Reason)
+	}
+	canon := symmetry(t, m)
+	ample := POR(m, Visible(m, nil))
+	prog, err := checker.Compile(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	configs := []struct {
+		name string
+		opts checker.Options
+	}{
+		{"symmetry", checker.Options{Canon: canon}},
+		{"por", checker.Options{Ample: ample}},
+		{"both", checker.Options{Canon: canon, Ample: ample}},
+		{"both-1worker", checker.Options{Canon: canon, Ample: ample, Workers: 1}},
+	}
+	for _, c := range configs {
+		if c.opts.Canon == nil && c.opts.Ample == nil {
+			continue
+		}
+		r, err := checker.Run(ctx, m, c.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, got := outcomeOf(base), outcomeOf(r)
+		if want != got && !sameDepthAlternative(t, m, base, r) {
+			t.Errorf("%s: outcome (-unreduced +reduced):\n%s", c.name, cmp.Diff(want, got))
+		}
+		t.Logf("%s: %s, %d states (unreduced %d)", c.name, got.Verdict, r.Stats.States, base.Stats.States)
+		// A violation may be met later with ample sets (the reduced graph
+		// has other shortest paths), so compare the counts of complete
+		// searches, and of every symmetry-only search (same BFS levels).
+		if (r.Verdict == checker.Holds || c.opts.Ample == nil) && r.Stats.States > base.Stats.States {
+			t.Errorf("%s: %d states stored, more than the %d unreduced", c.name, r.Stats.States, base.Stats.States)
+		}
+		if r.Violation != nil {
+			if c.opts.Ample == nil && len(r.Violation.Trace) != len(base.Violation.Trace) {
+				t.Errorf("%s: trace of %d steps, unreduced %d", c.name, len(r.Violation.Trace)-1, len(base.Violation.Trace)-1)
+			}
+			if err := replay(prog, r.Violation); err != nil {
+				t.Errorf("%s: counterexample does not replay on the unreduced system: %v", c.name, err)
+			}
+		}
+	}
+}
+
+// sameDepthAlternative reports whether the reduced run found another
+// violation that is also real: when several invariants fail, which one a
+// search reports first may depend on the order in which it meets states.
+// The unreduced search restricted to the reported invariant must find it.
+func sameDepthAlternative(t *testing.T, m *spec.Model, base, red *checker.Result) bool {
+	if base.Violation == nil || red.Violation == nil || red.Violation.Kind != checker.Invariant {
+		return false
+	}
+	r, err := checker.Run(context.Background(), m, checker.Options{Only: []string{red.Violation.Name}, MaxStates: maxDiffStates})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := r.Verdict == checker.Violated && r.Violation.Kind == checker.Invariant && r.Violation.Name == red.Violation.Name
+	if ok {
+		t.Logf("several invariants fail: unreduced reports %s, reduced %s (also violated unreduced)", base.Violation.Name, red.Violation.Name)
+	}
+	return ok
+}
+
+// replay checks that v's trace is a path of the unreduced system: the
+// first state is initial, each step's state is a successor of the previous
+// one by the named action, and a failing last step fails.
+func replay(prog *checker.Program, v *checker.Violation) error {
+	mach := prog.NewMachine()
+	tr := v.Trace
+	if len(tr) == 0 {
+		return errors.New("empty trace")
+	}
+	vec := make(checker.State, prog.Words())
+	got := make([]int64, prog.Slots())
+	found := false
+	err := mach.Init(func(_ int, s checker.State) {
+		prog.Unpack(got, s)
+		found = found || slices.Equal(got, tr[0].State)
+	})
+	if err != nil && !(len(tr) == 1 && isFailure(v.Kind)) {
+		return fmt.Errorf("init: %v", err)
+	}
+	if !found && !(len(tr) == 1 && isFailure(v.Kind)) {
+		return errors.New("step 0 is not an initial state")
+	}
+	for i := 1; i < len(tr); i++ {
+		prog.Pack(vec, tr[i-1].State)
+		found := false
+		err := mach.Successors(vec, func(a, _ int, s checker.State) {
+			if a == tr[i].Action {
+				prog.Unpack(got, s)
+				found = found || slices.Equal(got, tr[i].State)
+			}
+		})
+		last := i == len(tr)-1
+		if last && isFailure(v.Kind) {
+			var ex *checker.ExecError
+			if errors.As(err, &ex) && ex.Action == tr[i].Action {
+				return nil
+			}
+			return fmt.Errorf("step %d: action %d does not fail (%v)", i, tr[i].Action, err)
+		}
+		if !found {
+			return fmt.Errorf("step %d: not a successor by action %d (enumeration error: %v)", i, tr[i].Action, err)
+		}
+	}
+	return nil
+}
+
+func isFailure(k checker.Kind) bool { return k == checker.Assertion || k == checker.RuntimeError }
+
+// reachable enumerates the states of m (unpacked) reachable from the
+// initial states and, when c is not nil, from their images under every
+// element of c's group (the zero value of a symmetric type is its first
+// identity, so the initial states need not be symmetric). It reports false
+// when there are more than limit states or an action fails.
+func reachable(t *testing.T, m *spec.Model, limit int, c *canon) ([][]int64, bool) {
+	prog, err := checker.Compile(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mach := prog.NewMachine()
+	seen := map[string]bool{}
+	var states [][]int64
+	var queue []checker.State
+	add := func(s checker.State) {
+		k := key(s)
+		if seen[k] {
+			return
+		}
+		seen[k] = true
+		u := make([]int64, prog.Slots())
+		prog.Unpack(u, s)
+		states = append(states, u)
+		queue = append(queue, slices.Clone(s))
+	}
+	if err := mach.Init(func(_ int, s checker.State) { add(s) }); err != nil {
+		return nil, false
+	}
+	if c != nil {
+		vec := make(checker.State, prog.Words())
+		for _, s := range slices.Clone(states) {
+			c.group(func(fwd [][]int32) {
+				prog.Pack(vec, c.permute(s, fwd))
+				add(vec)
+			})
+		}
+	}
+	for len(queue) > 0 {
+		if len(states) > limit {
+			return nil, false
+		}
+		s := queue[0]
+		queue = queue[1:]
+		if err := mach.Successors(s, func(_, _ int, u checker.State) { add(u) }); err != nil {
+			return nil, false
+		}
+	}
+	return states, true
+}
+
+func key(s checker.State) string {
+	b := make([]byte, 8*len(s))
+	for i, w := range s {
+		binary.LittleEndian.PutUint64(b[8*i:], w)
+	}
+	return string(b)
+}
+
+// group enumerates every element of the symmetry group of c: one
+// permutation per symmetric type (fwd[t][i] = π(i)).
+func (c *canon) group(visit func(fwd [][]int32)) {
+	perms := make([][][]int32, len(c.sizes))
+	for t, n := range c.sizes {
+		p := make([]int32, n)
+		for i := range p {
+			p[i] = int32(i)
+		}
+		for {
+			perms[t] = append(perms[t], slices.Clone(p))
+			if !nextPermutation(p) {
+				break
+			}
+		}
+	}
+	idx := make([]int, len(c.sizes))
+	fwd := make([][]int32, len(c.sizes))
+	for {
+		for t := range idx {
+			fwd[t] = perms[t][idx[t]]
+		}
+		visit(fwd)
+		t := 0
+		for ; t < len(idx); t++ {
+			idx[t]++
+			if idx[t] < len(perms[t]) {
+				break
+			}
+			idx[t] = 0
+		}
+		if t == len(idx) {
+			return
+		}
+	}
+}
+
+// permute returns π(s) for the group element fwd.
+func (c *canon) permute(s []int64, fwd [][]int32) []int64 {
+	sc := c.newScratch()
+	for t := range fwd {
+		copy(sc.fwd[t], fwd[t])
+		for i, j := range fwd[t] {
+			sc.order[t][j] = int32(i)
+		}
+	}
+	out := slices.Clone(s)
+	for _, d := range c.relevant {
+		out[d] = c.value(s, sc, int(d))
+	}
+	return out
+}
+
+// checkOrbits checks, on the reachable state set of m closed under the
+// symmetry group (see reachable), that every
+// group element maps reachable states to reachable states, that the
+// canonical form is constant on orbits and lies in the orbit, and that
+// the symmetry-reduced search stores exactly one state per orbit.
+func checkOrbits(t *testing.T, m *spec.Model, limit int) {
+	t.Helper()
+	c, err := newCanon(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c == nil {
+		return
+	}
+	states, ok := reachable(t, m, limit, c)
+	if !ok {
+		t.Logf("orbit check skipped: more than %d states or a failing action", limit)
+		return
+	}
+	seen := map[string]bool{}
+	for _, s := range states {
+		seen[fmt.Sprint(s)] = true
+	}
+	orbits := map[string]bool{}
+	bad := 0
+	for _, s := range states {
+		cs := slices.Clone(s)
+		c.canonicalize(cs)
+		ck := fmt.Sprint(cs)
+		orbits[ck] = true
+		inOrbit := false
+		c.group(func(fwd [][]int32) {
+			p := c.permute(s, fwd)
+			if !seen[fmt.Sprint(p)] && bad < 3 {
+				bad++
+				t.Errorf("π(s) is not reachable: s=%v π=%v π(s)=%v", s, fwd, p)
+			}
+			inOrbit = inOrbit || slices.Equal(p, cs)
+			c.canonicalize(p)
+			if !slices.Equal(p, cs) && bad < 3 {
+				bad++
+				t.Errorf("canonical forms differ within an orbit: s=%v π=%v: %v vs %v", s, fwd, p, cs)
+			}
+		})
+		if !inOrbit && bad < 3 {
+			bad++
+			t.Errorf("canonical form %v of %v is not in its orbit", cs, s)
+		}
+	}
+	t.Logf("%d reachable states, %d orbits", len(states), len(orbits))
+	r, err := checker.Run(context.Background(), m, checker.Options{Canon: c.canonicalize, NoDeadlock: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Verdict != checker.Violated || r.Violation.Kind != checker.Invariant {
+		if got, want := r.Stats.States, int64(len(orbits)); got != want {
+			t.Errorf("symmetry-reduced search stored %d states, brute-force orbit count is %d (of %d states)", got, want, len(states))
+		}
+	}
+}
+
+// TestOrbitsExamples brute-forces the orbits of the small examples that
+// have symmetric types.
+func TestOrbitsExamples(t *testing.T) {
+	for _, file := range exampleFiles(t) {
+		t.Run(strings.TrimPrefix(file, "../examples/"), func(t *testing.T) {
+			src, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := spec.ParseFile(file, src, spec.Options{})
+			if err != nil {
+				t.Skipf("does not check statically: %v", err)
+			}
+			checkOrbits(t, m, 20000)
+		})
+	}
+}
