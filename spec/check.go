@@ -46,6 +46,9 @@ func Check(f *syntax.File, opts Options) (m *Model, err error) {
 	if err := c.errs.Err(); err != nil {
 		return nil, err
 	}
+	if msg := wellTyped(c.model); msg != "" {
+		return nil, fmt.Errorf("wrapcheck internal error: %s", msg)
+	}
 	return c.model, nil
 }
 
@@ -177,6 +180,7 @@ type checker struct {
 	fairs     []*syntax.FairnessDecl
 	terms     []*syntax.TerminalDecl
 	inlineDep int
+	inlined   int // fn calls inlined so far
 	lastDep   bool // the last constInt depended on a family index
 
 	frameTop, frameMax int

@@ -735,10 +735,29 @@ func (c *checker) call(e *syntax.CallExpr, env *env) *Expr {
 	return c.inline(fi, args, e.Pos)
 }
 
+// maxInline bounds the nesting of inlined fn calls.
+const maxInline = 200
+
+// maxInlined bounds the number of fn calls inlined in one spec.
+const maxInlined = 1 << 18
+
 // inline expands a call of fi: parameters bound to constants are
 // substituted, the others are stored in fresh frame slots by an OpLet.
 func (c *checker) inline(fi *fnInfo, args []*Expr, pos Position) *Expr {
-	if c.inlineDep > 64 {
+	if c.inlined++; c.inlined > maxInlined {
+		if c.inlined == maxInlined+1 {
+			q := c.quiet
+			c.quiet = 0
+			c.errorf(pos, "fn calls expand to too large a program (more than %d inlined calls)", maxInlined)
+			c.quiet = q
+		}
+		return c.bad(pos)
+	}
+	if c.inlineDep >= maxInline {
+		q := c.quiet
+		c.quiet = 0
+		c.errorf(pos, "fn calls nested too deeply (more than %d)", maxInline)
+		c.quiet = q
 		return c.bad(pos)
 	}
 	c.inlineDep++
@@ -846,6 +865,18 @@ func (c *checker) cond(e *syntax.CondExpr, env *env, want *Type) *Expr {
 // domain resolves the domain of a quantifier or choose: a finite type, or
 // a set-valued expression (then set is non-nil and dom its element type).
 func (c *checker) domain(te syntax.TypeExpr, env *env) (dom *Type, set *Expr) {
+	if et, ok := te.(*syntax.EnumType); ok {
+		// `forall c in {red, green}`: the listed values, not a new enum
+		lit := &syntax.SetLit{Pos: et.Pos}
+		for _, m := range et.Members {
+			lit.Elems = append(lit.Elems, &syntax.IdentExpr{Pos: m.Pos, Name: m.Name})
+		}
+		x := c.setLit(lit, env.flat(), nil)
+		if isInvalid(x.Type) {
+			return c.tInvalid, nil
+		}
+		return x.Type.Elem, x
+	}
 	if nt, ok := te.(*syntax.NamedType); ok {
 		o := env.scope.lookup(nt.Name)
 		if o != nil && o.kind != objType {

@@ -282,6 +282,7 @@ process P[p: Proc] { var st: C  action a { skip } }
 		{"set literal dynamic", "s == {ca} union s", "(== $1 (union 1 $1))"},
 		{"card", "card(s) > 1", "(> (card $1) 1)"},
 		{"quantifier over set", "forall c in s: c != cb", "(forall @0:0..2 (implies (in @0 $1) (!= @0 1)))"},
+		{"quantifier over listed values", "exists c in {ca, cc}: c in s", "(exists @0:0..2 (and (in @0 5) (in @0 $1)))"},
 		{"count", "(count i in 0..2: arr[i] > 0) == 2", "(== (count @0:0..2 (> (index $4 @0) 0)) 2)"},
 		{"family local const", "P[p].st == ca", "x"},
 		{"record field", "r.b and r.a < 3", "(and (field +1 $2) (< (field +0 $2) 3))"},

@@ -185,7 +185,11 @@ func (c *checker) resolveType(te syntax.TypeExpr, env *env) *Type {
 		return &Type{Kind: RangeKind, Lo: lo, Hi: hi, Width: 1}
 	case *syntax.EnumType:
 		et := c.enums[t]
-		if et == nil || len(t.Members) == 0 {
+		if et == nil {
+			c.errorf(t.Pos, "an enumeration may be declared only in a declaration's type")
+			return c.tInvalid
+		}
+		if len(t.Members) == 0 {
 			return c.tInvalid
 		}
 		return et

@@ -4,7 +4,9 @@ import "fmt"
 
 // wellTyped checks the IR invariants of ir.go on m: every Expr has a
 // valid type, assignment targets are locations, quantifiers and chooses
-// have a domain, and slots stay inside the state and frames.
+// have a domain, and slots stay inside the state and frames. It returns ""
+// when they hold. Check runs it on every model it returns, so that a
+// checker bug gives an internal error instead of a broken model.
 func wellTyped(m *Model) string {
 	var msg string
 	var expr func(e *Expr, frame int, state bool)
