@@ -180,7 +180,7 @@ type checker struct {
 	fairs     []*syntax.FairnessDecl
 	terms     []*syntax.TerminalDecl
 	inlineDep int
-	inlined   int // fn calls inlined so far
+	inlined   int  // fn calls inlined so far
 	lastDep   bool // the last constInt depended on a family index
 
 	frameTop, frameMax int
