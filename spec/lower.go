@@ -10,6 +10,7 @@ import (
 // resolveDecls resolves constants, types, signatures and variables, and
 // lays out the state vector.
 func (c *checker) resolveDecls() {
+	c.checkRecursion() // before any call is inlined
 	for _, o := range c.consts {
 		v, t := c.constVal(o)
 		if !isInvalid(t) {
@@ -26,10 +27,6 @@ func (c *checker) resolveDecls() {
 	}
 	for _, ai := range c.agents {
 		c.checkAgentSig(ai)
-	}
-	c.checkRecursion()
-	for _, fi := range c.fns {
-		c.checkFnBody(fi)
 	}
 	genv := c.globalEnv()
 	for _, o := range c.vars {
@@ -102,6 +99,10 @@ func (c *checker) resolveDecls() {
 				}
 			}
 		}
+	}
+	// fn bodies may read global state: after the layout
+	for _, fi := range c.fns {
+		c.checkFnBody(fi)
 	}
 	for _, ai := range c.agents {
 		c.lowerAgent(ai)
