@@ -5,33 +5,19 @@ import (
 	"github.com/alecthomas/participle/v2/lexer"
 )
 
-// This file holds the participle grammar. Its structs are private and are
-// lowered to the AST of ast.go by parse.go. Each precedence level of the
-// expression grammar is one struct, from the lowest (gExpr, leadsto) to the
-// highest (gPostfix). Binary operators are written as repetitions, and the
-// lowering folds them left or right; this keeps the recursion depth of the
-// parser independent of the length of an operator chain.
+// This file holds the participle grammar of declarations and statements.
+// Its structs are private and are lowered to the AST of ast.go by
+// parse.go; expressions and types are parsed by exprParser (expr.go).
+// Positions come from captured tokens (lexer.Token fields) rather than
+// Pos fields: participle fills a Pos field for every attempted
+// alternative, a captured token only for the one that matches.
 
 type gFile struct {
-	Name  *gIdent  `parser:"'spec' @@"`
-	Decls []*gDecl `parser:"( @@ ';'* )*"`
-}
-
-type gIdent struct {
-	Pos  lexer.Position
-	Name string `parser:"@Ident"`
-}
-
-// gActionName is the name of an action. Actions have their own namespace,
-// so a keyword is a valid action name (the example of LANGUAGE.md has an
-// action called release).
-type gActionName struct {
-	Pos  lexer.Position
-	Name string `parser:"@( Ident | Keyword )"`
+	Name  lexer.Token `parser:"'spec' @Ident"`
+	Decls []*gDecl    `parser:"( @@ ';'* )*"`
 }
 
 type gDecl struct {
-	Pos       lexer.Position
 	Const     *gConstDecl     `parser:"  @@"`
 	Type      *gTypeDecl      `parser:"| @@"`
 	Var       *gVarDecl       `parser:"| @@"`
@@ -47,41 +33,40 @@ type gDecl struct {
 }
 
 type gConstDecl struct {
-	Pos   lexer.Position
-	Name  *gIdent `parser:"'const' @@ '='"`
-	Value *gExpr  `parser:"@@"`
+	Kw    lexer.Token `parser:"@'const'"`
+	Name  lexer.Token `parser:"@Ident '='"`
+	Value *gExpr      `parser:"@@"`
 }
 
 type gTypeDecl struct {
-	Pos  lexer.Position
-	Name *gIdent `parser:"'type' @@ '='"`
-	Type *gType  `parser:"@@"`
+	Kw   lexer.Token `parser:"@'type'"`
+	Name lexer.Token `parser:"@Ident '='"`
+	Type *gType      `parser:"@@"`
 }
 
 type gVarDecl struct {
-	Pos  lexer.Position
-	Name *gIdent `parser:"'var' @@ ':'"`
-	Type *gType  `parser:"@@"`
-	Init *gExpr  `parser:"( '=' @@ )?"`
+	Kw   lexer.Token `parser:"@'var'"`
+	Name lexer.Token `parser:"@Ident ':'"`
+	Type *gType      `parser:"@@"`
+	Init *gExpr      `parser:"( '=' @@ )?"`
 }
 
 type gParam struct {
-	Pos  lexer.Position
-	Name *gIdent `parser:"@@ ':'"`
-	Type *gType  `parser:"@@"`
+	Name lexer.Token `parser:"@Ident ':'"`
+	Type *gType      `parser:"@@"`
 }
 
 type gFnDecl struct {
-	Pos    lexer.Position
-	Name   *gIdent   `parser:"'fn' @@"`
-	Params []*gParam `parser:"'(' ( @@ ( ',' @@ )* )? ')' ':'"`
-	Result *gType    `parser:"@@ '='"`
-	Body   *gExpr    `parser:"@@"`
+	Kw     lexer.Token `parser:"@'fn'"`
+	Name   lexer.Token `parser:"@Ident"`
+	Params []*gParam   `parser:"'(' ( @@ ( ',' @@ )* )? ')' ':'"`
+	Result *gType      `parser:"@@ '='"`
+	Body   *gExpr      `parser:"@@"`
 }
 
 type gAgentDecl struct {
-	Pos    lexer.Position
-	Name   *gIdent     `parser:"'agent' @@"`
+	Kw     lexer.Token `parser:"@'agent'"`
+	Name   lexer.Token `parser:"@Ident"`
 	Lparen lexer.Token `parser:"@'('"`
 	Params []*gParam   `parser:"( @@ ( ',' @@ )* )? ')' ':'"`
 	Result *gType      `parser:"@@"`
@@ -89,121 +74,120 @@ type gAgentDecl struct {
 }
 
 type gProcessDecl struct {
-	Pos     lexer.Position
-	Name    *gIdent           `parser:"'process' @@"`
+	Kw      lexer.Token       `parser:"@'process'"`
+	Name    lexer.Token       `parser:"@Ident"`
 	Index   *gParam           `parser:"( '[' @@ ']' )? '{' ';'*"`
 	Members []*gProcessMember `parser:"( @@ ';'* )*"`
 	End     lexer.Token       `parser:"@'}'"`
 }
 
 type gProcessMember struct {
-	Pos    lexer.Position
 	Var    *gVarDecl    `parser:"  @@"`
 	Action *gActionDecl `parser:"| @@"`
 }
 
+// gActionDecl is an action. Actions have their own namespace, so a
+// keyword is a valid action name (the example of LANGUAGE.md has an action
+// called release).
 type gActionDecl struct {
-	Pos   lexer.Position
-	Name  *gActionName `parser:"'action' @@"`
-	Guard *gExpr       `parser:"( 'when' @@ )?"`
-	Body  *gBlock      `parser:"@@"`
+	Kw    lexer.Token `parser:"@'action'"`
+	Name  lexer.Token `parser:"@( Ident | Keyword )"`
+	Guard *gExpr      `parser:"( 'when' @@ )?"`
+	Body  *gBlock     `parser:"@@"`
 }
 
 type gInitDecl struct {
-	Pos  lexer.Position
-	Body *gBlock `parser:"'init' @@"`
+	Kw   lexer.Token `parser:"@'init'"`
+	Body *gBlock     `parser:"@@"`
 }
 
 type gInvariantDecl struct {
-	Pos  lexer.Position
-	Name *gIdent `parser:"'invariant' @@ ':'"`
-	Expr *gExpr  `parser:"@@"`
+	Kw   lexer.Token `parser:"@'invariant'"`
+	Name lexer.Token `parser:"@Ident ':'"`
+	Expr *gExpr      `parser:"@@"`
 }
 
 type gPropertyDecl struct {
-	Pos     lexer.Position
-	Name    *gIdent `parser:"'property' @@ ':'"`
-	Formula *gExpr  `parser:"@@"`
+	Kw      lexer.Token `parser:"@'property'"`
+	Name    lexer.Token `parser:"@Ident ':'"`
+	Formula *gExpr      `parser:"@@"`
 }
 
 type gFairnessDecl struct {
-	Pos     lexer.Position
-	Kind    string       `parser:"'fairness' @( 'weak' | 'strong' )"`
-	Process *gIdent      `parser:"@@"`
-	Action  *gActionName `parser:"( '.' @@ )?"`
+	Kw      lexer.Token  `parser:"@'fairness'"`
+	Kind    string       `parser:"@( 'weak' | 'strong' )"`
+	Process lexer.Token  `parser:"@Ident"`
+	Action  *lexer.Token `parser:"( '.' @( Ident | Keyword ) )?"`
 }
 
 type gTerminalDecl struct {
-	Pos  lexer.Position
-	Expr *gExpr `parser:"'terminal' @@"`
+	Kw   lexer.Token `parser:"@'terminal'"`
+	Expr *gExpr      `parser:"@@"`
 }
 
 // ---------------------------------------------------------------------------
 // Statements
 
 type gBlock struct {
-	Pos   lexer.Position
-	Stmts []*gStmt    `parser:"'{' ';'* ( @@ ';'* )*"`
-	End   lexer.Token `parser:"@'}'"`
+	Lbrace lexer.Token `parser:"@'{' ';'*"`
+	Stmts  []*gStmt    `parser:"( @@ ';'* )*"`
+	End    lexer.Token `parser:"@'}'"`
 }
 
 type gStmt struct {
-	Pos    lexer.Position
 	Assign *gAssignStmt `parser:"  @@"`
 	Let    *gLetStmt    `parser:"| @@"`
 	If     *gIfStmt     `parser:"| @@"`
 	Choose *gChooseStmt `parser:"| @@"`
 	Match  *gMatchStmt  `parser:"| @@"`
 	Assert *gAssertStmt `parser:"| @@"`
-	Skip   string       `parser:"| @'skip'"`
+	Skip   *lexer.Token `parser:"| @'skip'"`
 	Block  *gBlock      `parser:"| @@"`
 }
 
 type gLetStmt struct {
-	Pos   lexer.Position
-	Name  *gIdent `parser:"'let' @@ '='"`
-	Value *gExpr  `parser:"@@"`
+	Kw    lexer.Token `parser:"@'let'"`
+	Name  lexer.Token `parser:"@Ident '='"`
+	Value *gExpr      `parser:"@@"`
 }
 
 type gAssignStmt struct {
-	Pos    lexer.Position
 	Target *gTarget `parser:"@@ ':='"`
 	Value  *gExpr   `parser:"@@"`
 }
 
 type gChooseStmt struct {
-	Pos    lexer.Position
-	Var    *gIdent `parser:"'choose' @@ 'in'"`
-	Domain *gType  `parser:"@@"`
-	Where  *gExpr  `parser:"( 'where' @@ )?"`
-	Body   *gBlock `parser:"@@"`
+	Kw     lexer.Token `parser:"@'choose'"`
+	Var    lexer.Token `parser:"@Ident 'in'"`
+	Domain *gType      `parser:"@@"`
+	Where  *gExpr      `parser:"( 'where' @@ )?"`
+	Body   *gBlock     `parser:"@@"`
 }
 
 type gIfStmt struct {
-	Pos    lexer.Position
-	Cond   *gExpr   `parser:"'if' @@"`
-	Then   *gBlock  `parser:"@@"`
-	ElseIf *gIfStmt `parser:"( 'else' ( @@"`
-	Else   *gBlock  `parser:"| @@ ) )?"`
+	Kw     lexer.Token `parser:"@'if'"`
+	Cond   *gExpr      `parser:"@@"`
+	Then   *gBlock     `parser:"@@"`
+	ElseIf *gIfStmt    `parser:"( 'else' ( @@"`
+	Else   *gBlock     `parser:"| @@ ) )?"`
 }
 
 type gMatchStmt struct {
-	Pos   lexer.Position
-	X     *gExpr        `parser:"'match' @@ '{' ';'*"`
+	Kw    lexer.Token   `parser:"@'match'"`
+	X     *gExpr        `parser:"@@ '{' ';'*"`
 	Cases []*gMatchCase `parser:"( @@ ';'* )*"`
 	End   lexer.Token   `parser:"@'}'"`
 }
 
 type gMatchCase struct {
-	Pos    lexer.Position
-	Else   string   `parser:"( @'else'"`
-	Values []*gExpr `parser:"| @@ ( ',' @@ )* ) '=>'"`
-	Body   *gStmt   `parser:"@@"`
+	Else   *lexer.Token `parser:"( @'else'"`
+	Values []*gExpr     `parser:"| @@ ( ',' @@ )* ) '=>'"`
+	Body   *gStmt       `parser:"@@"`
 }
 
 type gAssertStmt struct {
-	Pos  lexer.Position
-	Cond *gExpr      `parser:"'assert' @@"`
+	Kw   lexer.Token `parser:"@'assert'"`
+	Cond *gExpr      `parser:"@@"`
 	Msg  lexer.Token `parser:"@String?"`
 }
 

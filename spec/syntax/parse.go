@@ -237,15 +237,16 @@ func (l *lowerer) errorf(p lexer.Position, format string, args ...any) {
 }
 
 func (l *lowerer) file(g *gFile, filename string) *File {
-	f := &File{Filename: filename, Name: g.Name.Name, NamePos: position(g.Name.Pos)}
+	f := &File{Filename: filename, Name: g.Name.Value, NamePos: position(g.Name.Pos)}
 	for _, d := range g.Decls {
 		f.Decls = append(f.Decls, l.decl(d))
 	}
 	return f
 }
 
-func (l *lowerer) ident(g *gIdent) Ident {
-	return Ident{Pos: position(g.Pos), Name: g.Name}
+// ident converts a captured name token.
+func ident(t lexer.Token) Ident {
+	return Ident{Pos: position(t.Pos), Name: t.Value}
 }
 
 func (l *lowerer) params(gs []*gParam) []*Param {
@@ -257,26 +258,26 @@ func (l *lowerer) params(gs []*gParam) []*Param {
 }
 
 func (l *lowerer) param(g *gParam) *Param {
-	return &Param{Pos: position(g.Pos), Name: l.ident(g.Name), Type: l.typ(g.Type)}
+	return &Param{Pos: position(g.Name.Pos), Name: ident(g.Name), Type: l.typ(g.Type)}
 }
 
 func (l *lowerer) decl(g *gDecl) Decl {
 	switch {
 	case g.Const != nil:
 		d := g.Const
-		return &ConstDecl{Pos: position(d.Pos), Name: l.ident(d.Name), Value: l.expr(d.Value)}
+		return &ConstDecl{Pos: position(d.Kw.Pos), Name: ident(d.Name), Value: l.expr(d.Value)}
 	case g.Type != nil:
 		d := g.Type
-		return &TypeDecl{Pos: position(d.Pos), Name: l.ident(d.Name), Type: l.typ(d.Type)}
+		return &TypeDecl{Pos: position(d.Kw.Pos), Name: ident(d.Name), Type: l.typ(d.Type)}
 	case g.Var != nil:
 		return l.varDecl(g.Var)
 	case g.Fn != nil:
 		d := g.Fn
-		return &FnDecl{Pos: position(d.Pos), Name: l.ident(d.Name), Params: l.params(d.Params),
+		return &FnDecl{Pos: position(d.Kw.Pos), Name: ident(d.Name), Params: l.params(d.Params),
 			Result: l.typ(d.Result), Body: l.expr(d.Body)}
 	case g.Agent != nil:
 		d := g.Agent
-		a := &AgentDecl{Pos: position(d.Pos), Name: l.ident(d.Name), ParamsPos: position(d.Lparen.Pos),
+		a := &AgentDecl{Pos: position(d.Kw.Pos), Name: ident(d.Name), ParamsPos: position(d.Lparen.Pos),
 			Params: l.params(d.Params), Result: l.typ(d.Result)}
 		if d.Assume != nil {
 			a.Assume = l.expr(d.Assume)
@@ -284,7 +285,7 @@ func (l *lowerer) decl(g *gDecl) Decl {
 		return a
 	case g.Process != nil:
 		d := g.Process
-		p := &ProcessDecl{Pos: position(d.Pos), Name: l.ident(d.Name), End: position(d.End.Pos)}
+		p := &ProcessDecl{Pos: position(d.Kw.Pos), Name: ident(d.Name), End: position(d.End.Pos)}
 		if d.Index != nil {
 			p.Index = l.param(d.Index)
 		}
@@ -303,29 +304,29 @@ func (l *lowerer) decl(g *gDecl) Decl {
 	case g.Action != nil:
 		return l.action(g.Action)
 	case g.Init != nil:
-		return &InitDecl{Pos: position(g.Init.Pos), Body: l.block(g.Init.Body)}
+		return &InitDecl{Pos: position(g.Init.Kw.Pos), Body: l.block(g.Init.Body)}
 	case g.Invariant != nil:
 		d := g.Invariant
-		return &InvariantDecl{Pos: position(d.Pos), Name: l.ident(d.Name), Expr: l.expr(d.Expr)}
+		return &InvariantDecl{Pos: position(d.Kw.Pos), Name: ident(d.Name), Expr: l.expr(d.Expr)}
 	case g.Property != nil:
 		d := g.Property
-		return &PropertyDecl{Pos: position(d.Pos), Name: l.ident(d.Name), Formula: l.expr(d.Formula)}
+		return &PropertyDecl{Pos: position(d.Kw.Pos), Name: ident(d.Name), Formula: l.expr(d.Formula)}
 	case g.Fairness != nil:
 		d := g.Fairness
-		fd := &FairnessDecl{Pos: position(d.Pos), Strong: d.Kind == "strong", Process: l.ident(d.Process)}
+		fd := &FairnessDecl{Pos: position(d.Kw.Pos), Strong: d.Kind == "strong", Process: ident(d.Process)}
 		if d.Action != nil {
-			a := Ident{Pos: position(d.Action.Pos), Name: d.Action.Name}
+			a := ident(*d.Action)
 			fd.Action = &a
 		}
 		return fd
 	default:
 		d := g.Terminal
-		return &TerminalDecl{Pos: position(d.Pos), Expr: l.expr(d.Expr)}
+		return &TerminalDecl{Pos: position(d.Kw.Pos), Expr: l.expr(d.Expr)}
 	}
 }
 
 func (l *lowerer) varDecl(g *gVarDecl) *VarDecl {
-	v := &VarDecl{Pos: position(g.Pos), Name: l.ident(g.Name), Type: l.typ(g.Type)}
+	v := &VarDecl{Pos: position(g.Kw.Pos), Name: ident(g.Name), Type: l.typ(g.Type)}
 	if g.Init != nil {
 		v.Init = l.expr(g.Init)
 	}
@@ -333,13 +334,15 @@ func (l *lowerer) varDecl(g *gVarDecl) *VarDecl {
 }
 
 func (l *lowerer) action(g *gActionDecl) *ActionDecl {
-	name := Ident{Pos: position(g.Name.Pos), Name: g.Name.Name}
-	a := &ActionDecl{Pos: position(g.Pos), Name: name, Body: l.block(g.Body)}
+	a := &ActionDecl{Pos: position(g.Kw.Pos), Name: ident(g.Name), Body: l.block(g.Body)}
 	if g.Guard != nil {
 		a.Guard = l.expr(g.Guard)
 	}
 	return a
 }
+
+// ---------------------------------------------------------------------------
+// Types and expressions
 
 func (l *lowerer) typ(g *gType) TypeExpr { return g.T }
 
@@ -349,7 +352,7 @@ func (l *lowerer) expr(g *gExpr) Expr { return g.X }
 // Statements
 
 func (l *lowerer) block(g *gBlock) *Block {
-	b := &Block{Pos: position(g.Pos), End: position(g.End.Pos)}
+	b := &Block{Pos: position(g.Lbrace.Pos), End: position(g.End.Pos)}
 	for _, s := range g.Stmts {
 		b.Stmts = append(b.Stmts, l.stmt(s))
 	}
@@ -357,13 +360,15 @@ func (l *lowerer) block(g *gBlock) *Block {
 }
 
 func (l *lowerer) stmt(g *gStmt) Stmt {
-	pos := position(g.Pos)
 	switch {
+	case g.Assign != nil:
+		a := g.Assign
+		return &AssignStmt{Pos: a.Target.X.Position(), Target: a.Target.X, Value: l.expr(a.Value)}
 	case g.Let != nil:
-		return &LetStmt{Pos: pos, Name: l.ident(g.Let.Name), Value: l.expr(g.Let.Value)}
+		return &LetStmt{Pos: position(g.Let.Kw.Pos), Name: ident(g.Let.Name), Value: l.expr(g.Let.Value)}
 	case g.Choose != nil:
 		c := g.Choose
-		s := &ChooseStmt{Pos: pos, Var: l.ident(c.Var), Domain: l.typ(c.Domain), Body: l.block(c.Body)}
+		s := &ChooseStmt{Pos: position(c.Kw.Pos), Var: ident(c.Var), Domain: l.typ(c.Domain), Body: l.block(c.Body)}
 		if c.Where != nil {
 			s.Where = l.expr(c.Where)
 		}
@@ -372,9 +377,14 @@ func (l *lowerer) stmt(g *gStmt) Stmt {
 		return l.ifStmt(g.If)
 	case g.Match != nil:
 		m := g.Match
-		s := &MatchStmt{Pos: pos, X: l.expr(m.X), End: position(m.End.Pos)}
+		s := &MatchStmt{Pos: position(m.Kw.Pos), X: l.expr(m.X), End: position(m.End.Pos)}
 		for _, c := range m.Cases {
-			mc := &MatchCase{Pos: position(c.Pos), Body: l.stmt(c.Body)}
+			mc := &MatchCase{Body: l.stmt(c.Body)}
+			if c.Else != nil {
+				mc.Pos = position(c.Else.Pos)
+			} else {
+				mc.Pos = c.Values[0].X.Position()
+			}
 			for _, v := range c.Values {
 				mc.Values = append(mc.Values, l.expr(v))
 			}
@@ -382,7 +392,7 @@ func (l *lowerer) stmt(g *gStmt) Stmt {
 		}
 		return s
 	case g.Assert != nil:
-		a := &AssertStmt{Pos: pos, Cond: l.expr(g.Assert.Cond)}
+		a := &AssertStmt{Pos: position(g.Assert.Kw.Pos), Cond: l.expr(g.Assert.Cond)}
 		if m := g.Assert.Msg; m.Value != "" {
 			msg, err := strconv.Unquote(m.Value)
 			if err != nil {
@@ -391,18 +401,15 @@ func (l *lowerer) stmt(g *gStmt) Stmt {
 			a.Msg = msg
 		}
 		return a
-	case g.Skip != "":
-		return &SkipStmt{Pos: pos}
-	case g.Block != nil:
-		return l.block(g.Block)
+	case g.Skip != nil:
+		return &SkipStmt{Pos: position(g.Skip.Pos)}
 	default:
-		a := g.Assign
-		return &AssignStmt{Pos: pos, Target: a.Target.X, Value: l.expr(a.Value)}
+		return l.block(g.Block)
 	}
 }
 
 func (l *lowerer) ifStmt(g *gIfStmt) *IfStmt {
-	s := &IfStmt{Pos: position(g.Pos), Cond: l.expr(g.Cond), Then: l.block(g.Then)}
+	s := &IfStmt{Pos: position(g.Kw.Pos), Cond: l.expr(g.Cond), Then: l.block(g.Then)}
 	switch {
 	case g.ElseIf != nil:
 		s.Else = l.ifStmt(g.ElseIf)
