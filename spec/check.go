@@ -236,7 +236,7 @@ func (c *checker) declare(s *scope, o *object) {
 		return
 	}
 	if prev, ok := s.names[o.name]; ok {
-		c.errorNotes(o.pos, []syntax.Note{note(prev.pos, "other declaration of %s", o.name)},
+		c.errorNotes(o.pos, []syntax.Note{note(prev.pos, "%s declared here", o.name)},
 			"%s redeclared in this scope", o.name)
 		return
 	}
@@ -353,7 +353,7 @@ func (c *checker) collect() {
 	seen := map[string]Position{}
 	check := func(id syntax.Ident) {
 		if prev, ok := seen[id.Name]; ok {
-			c.errorNotes(id.Pos, []syntax.Note{note(prev, "other declaration of %s", id.Name)}, "%s redeclared: invariant and property names must be unique", id.Name)
+			c.errorNotes(id.Pos, []syntax.Note{note(prev, "%s declared here", id.Name)}, "%s redeclared: invariant and property names must be unique", id.Name)
 			return
 		}
 		seen[id.Name] = id.Pos
@@ -370,7 +370,7 @@ func (c *checker) checkActionNames(proc string, acts []*syntax.ActionDecl) {
 	seen := map[string]Position{}
 	for _, a := range acts {
 		if prev, ok := seen[a.Name.Name]; ok {
-			c.errorNotes(a.Name.Pos, []syntax.Note{note(prev, "other declaration of %s", a.Name.Name)},
+			c.errorNotes(a.Name.Pos, []syntax.Note{note(prev, "%s declared here", a.Name.Name)},
 				"action %s redeclared in process %s", a.Name.Name, proc)
 			continue
 		}

@@ -237,7 +237,7 @@ func (c *checker) resolveType(te syntax.TypeExpr, env *env) *Type {
 		for _, f := range t.Fields {
 			ft := c.resolveType(f.Type, env)
 			if prev, ok := seen[f.Name.Name]; ok {
-				c.errorNotes(f.Name.Pos, []syntax.Note{note(prev, "other declaration of %s", f.Name.Name)}, "duplicate field %s in record type", f.Name.Name)
+				c.errorNotes(f.Name.Pos, []syntax.Note{note(prev, "%s declared here", f.Name.Name)}, "duplicate field %s in record type", f.Name.Name)
 				bad = true
 				continue
 			}
