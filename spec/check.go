@@ -37,7 +37,8 @@ func Check(f *syntax.File, opts Options) (m *Model, err error) {
 				m, err = nil, c.errs.Err()
 				return
 			}
-			panic(r)
+			// a checker bug: report it instead of crashing the caller
+			m, err = nil, fmt.Errorf("wrapcheck internal error: %v", r)
 		}
 	}()
 	if err := c.run(); err != nil {

@@ -3,6 +3,7 @@ package spec
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/wrapcheck/wrapcheck/spec/syntax"
@@ -28,6 +29,9 @@ func FuzzCheck(f *testing.F) {
 		}
 		m, err := Check(file, Options{})
 		if err != nil {
+			if strings.Contains(err.Error(), "internal error") {
+				t.Fatal(err)
+			}
 			return
 		}
 		if msg := wellTyped(m); msg != "" {
