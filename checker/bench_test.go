@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/wrapcheck/wrapcheck/spec"
 )
@@ -38,6 +40,7 @@ func BenchmarkBFS(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/w%d", bb.name, workers), func(b *testing.B) {
 				var states int64
 				var bps float64
+				cpu0 := cpuTime()
 				for b.Loop() {
 					r, err := Run(context.Background(), m, Options{Workers: workers})
 					if err != nil {
@@ -51,7 +54,18 @@ func BenchmarkBFS(b *testing.B) {
 				}
 				b.ReportMetric(float64(states)/b.Elapsed().Seconds(), "states/s")
 				b.ReportMetric(bps, "bytes/state")
+				b.ReportMetric(float64(states)/(cpuTime()-cpu0).Seconds(), "states/cpu-s")
 			})
 		}
 	}
+}
+
+// cpuTime is the process's user+system CPU time: on a loaded machine
+// states per CPU-second is steadier than states per second.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -31,10 +31,10 @@ const (
 
 var stopNames = [...]string{"", "state limit", "timeout", "interrupted", "memory budget", "state limit"}
 
-// entry is a successor in this level: its index and tie-break key.
+// entry is a state of the next level: its tie-break key and index.
 type entry struct {
-	idx uint32
 	key uint64
+	idx uint32
 }
 
 // cand is a violation candidate found while expanding a level.
@@ -63,7 +63,8 @@ type explorer struct {
 	workers                 []*worker
 	frontier                []uint32
 	spare                   []uint32
-	lists                   [][]entry
+	pairs                   []entry // next level, bucketed and sorted by key
+	buckets                 []int
 	levelStart              uint32
 	pending                 bool // links of states >= levelStart still hold keys
 	parallel                bool // several workers insert into the store
@@ -84,7 +85,6 @@ type worker struct {
 	m        *Machine
 	vec      []uint64
 	parent   []uint64 // the packed state being expanded
-	list     []entry
 	pos      int
 	trans    int64
 	transPub int64 // trans as of the last batch, for Progress (atomic)
@@ -334,9 +334,6 @@ func (w *worker) onSucc(m *Machine) {
 			}
 		}
 	}
-	if idx >= e.levelStart {
-		w.list = append(w.list, entry{idx, key})
-	}
 }
 
 // expand generates the successors of the state at frontier position p.
@@ -435,10 +432,6 @@ func (e *explorer) expandLevel() {
 	nw := len(e.workers)
 	e.batch = min(max(n/(nw*8), 1), 256)
 	e.nbatch = (n + e.batch - 1) / e.batch
-	if cap(e.lists) < e.nbatch {
-		e.lists = append(e.lists[:cap(e.lists)], make([][]entry, e.nbatch-cap(e.lists))...)
-	}
-	e.lists = e.lists[:e.nbatch]
 	e.next.Store(0)
 	if nw == 1 || n < e.minParallel {
 		e.parallel = false
@@ -465,12 +458,9 @@ func (w *worker) work() {
 		if b >= e.nbatch {
 			return
 		}
-		w.list = e.lists[b][:0]
 		for p := b * e.batch; p < min(n, (b+1)*e.batch); p++ {
 			w.expand(p)
 		}
-		e.lists[b] = w.list
-		w.list = nil
 		atomic.StoreInt64(&w.transPub, w.trans)
 		e.checkLimits()
 	}
@@ -535,21 +525,47 @@ func (e *explorer) pickViolation() *Violation {
 	return v
 }
 
-// nextFrontier builds the next level in key order and turns the keys of
-// its states into parent links.
+// nextFrontier builds the next level: the states stored during this
+// level (indexes levelStart..), in the order of their minimal keys, and
+// turns the keys into parent links. The keys are bucketed by the batch of
+// their parent (a counting sort over a sequential scan of the links),
+// then each bucket is sorted, in parallel.
 func (e *explorer) nextFrontier() {
+	start, end := e.levelStart, uint32(e.store.Len())
+	nn := int(end - start)
+	nb := e.nbatch
+	bk := append(e.buckets[:0], make([]int, nb+1)...)
+	for i := start; i < end; i++ {
+		bk[int(*e.store.Link(i)>>ordBits)/e.batch+1]++
+	}
+	for b := 1; b <= nb; b++ {
+		bk[b] += bk[b-1]
+	}
+	if cap(e.pairs) < nn {
+		e.pairs = make([]entry, nn, nn+nn/4)
+	}
+	pairs := e.pairs[:nn]
+	fill := append([]int(nil), bk[:nb]...)
+	for i := start; i < end; i++ {
+		k := *e.store.Link(i)
+		b := int(k>>ordBits) / e.batch
+		pairs[fill[b]] = entry{k, i}
+		fill[b]++
+	}
 	next := e.spare[:0]
-	for b := 0; b < e.nbatch; b++ {
-		for _, en := range e.lists[b] {
-			if atomic.LoadUint64(e.store.Link(en.idx)) == en.key {
-				next = append(next, en.idx)
-			}
+	if cap(next) < nn {
+		next = make([]uint32, 0, nn+nn/4)
+	}
+	next = next[:nn]
+	e.parallelFor(nb, func(b int) {
+		ps := pairs[bk[b]:bk[b+1]]
+		slices.SortFunc(ps, func(x, y entry) int { return cmpUint64(x.key, y.key) })
+		for j, pr := range ps {
+			next[bk[b]+j] = pr.idx
+			*e.store.Link(pr.idx) = uint64(e.frontier[pr.key>>ordBits])
 		}
-	}
-	for _, idx := range next {
-		l := e.store.Link(idx)
-		*l = uint64(e.frontier[*l>>ordBits])
-	}
+	})
+	e.buckets = bk
 	e.pending = false
 	e.spare = e.frontier
 	e.frontier = next
@@ -557,4 +573,41 @@ func (e *explorer) nextFrontier() {
 	if len(next) > 0 {
 		e.maxDepth = e.depth
 	}
+}
+
+func cmpUint64(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// parallelFor calls f(0..n-1) from the worker goroutines.
+func (e *explorer) parallelFor(n int, f func(i int)) {
+	nw := min(len(e.workers), n)
+	if nw <= 1 || n < 8 {
+		for i := range n {
+			f(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range nw {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
 }

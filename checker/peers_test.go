@@ -38,8 +38,8 @@ func TestPeerCounts(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			want := peerRow{Verdict: verdict, States: states, Transitions: trans, TraceLength: tlen}
 			if want.States != "-" {
-				if n, _ := strconv.Atoi(want.States); n > 200000 && testing.Short() {
-					t.Skip("large")
+				if n, _ := strconv.Atoi(want.States); n > 200000 && (testing.Short() || raceEnabled) {
+					t.Skip("large model skipped in -short and -race runs")
 				}
 				if n, _ := strconv.Atoi(want.States); n > 2000000 {
 					t.Skip("too large for a unit test")
