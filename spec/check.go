@@ -183,6 +183,9 @@ type checker struct {
 	inlineDep int
 	inlined   int  // fn calls inlined so far
 	lastDep   bool // the last constInt depended on a family index
+	// dupNames are global names declared twice: their uses are invalid
+	// without further errors (the redeclaration was reported).
+	dupNames map[string]bool
 
 	frameTop, frameMax int
 
@@ -191,13 +194,14 @@ type checker struct {
 
 func newChecker(f *syntax.File, opts Options) *checker {
 	c := &checker{
-		file:    f,
-		opts:    opts,
-		global:  newScope(nil),
-		enums:   map[*syntax.EnumType]*Type{},
-		syms:    map[*syntax.SymmetricType]*Type{},
-		instDep: map[*Expr]bool{},
-		vet:     &vetInfo{},
+		file:     f,
+		opts:     opts,
+		global:   newScope(nil),
+		enums:    map[*syntax.EnumType]*Type{},
+		syms:     map[*syntax.SymmetricType]*Type{},
+		instDep:  map[*Expr]bool{},
+		dupNames: map[string]bool{},
+		vet:      &vetInfo{},
 	}
 	c.tBool = &Type{Kind: BoolKind, Name: "bool", Lo: 0, Hi: 1, Width: 1}
 	c.tInt = &Type{Kind: IntKind, Name: "int", Width: 1}
@@ -237,6 +241,9 @@ func (c *checker) declare(s *scope, o *object) {
 		return
 	}
 	if prev, ok := s.names[o.name]; ok {
+		if s == c.global {
+			c.dupNames[o.name] = true
+		}
 		c.errorNotes(o.pos, []syntax.Note{note(prev.pos, "%s declared here", o.name)},
 			"%s redeclared in this scope", o.name)
 		return

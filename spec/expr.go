@@ -159,6 +159,9 @@ func (c *checker) ident(e *syntax.IdentExpr, env *env) *Expr {
 		return c.bad(e.Pos)
 	}
 	o.used = true
+	if c.dupNames[e.Name] && c.global.names[e.Name] == o {
+		return c.bad(e.Pos)
+	}
 	switch o.kind {
 	case objConst:
 		v, t := c.constVal(o)

@@ -154,6 +154,9 @@ func (c *checker) resolveType(te syntax.TypeExpr, env *env) *Type {
 			c.errorf(t.Pos, "undefined: %s%s", t.Name, didYouMean(c.suggestKind(t.Name, objType)))
 			return c.tInvalid
 		}
+		if c.dupNames[t.Name] {
+			return c.tInvalid
+		}
 		if o.kind != objType {
 			c.errorNotes(t.Pos, []syntax.Note{note(o.pos, "%s declared here", o.name)}, "%s is not a type", t.Name)
 			return c.tInvalid
