@@ -38,8 +38,11 @@ type canon struct {
 	coordStr   []int32
 	// relevant lists the slots some permutation can change, ascending.
 	relevant []int32
-	// relevantOf[t] lists the slots a permutation of type t can change.
-	relevantOf [][]int32
+	// rows[t][i] lists the slots with a coordinate i of type t, and
+	// valueSlots[t] the slots holding identities or sets of type t: the
+	// slots that exchanging two identities of t can change.
+	rows       [][][]int32
+	valueSlots [][]int32
 	pool       sync.Pool
 }
 
@@ -211,27 +214,25 @@ func (b *builder) build() (*canon, error) {
 	}
 	// Flatten.
 	c.coordStart = make([]int32, n+1)
-	c.relevantOf = make([][]int32, len(b.types))
+	c.rows = make([][][]int32, len(b.types))
+	c.valueSlots = make([][]int32, len(b.types))
+	for t, size := range c.sizes {
+		c.rows[t] = make([][]int32, size)
+	}
 	for d := range n {
 		c.coordStart[d] = int32(len(c.coordTyp))
-		rel := make([]bool, len(b.types))
 		for _, ct := range b.coords[d] {
 			c.coordTyp = append(c.coordTyp, ct.typ)
 			c.coordVal = append(c.coordVal, ct.val)
 			c.coordStr = append(c.coordStr, ct.stride)
-			rel[ct.typ] = true
-		}
-		if c.vkind[d] != valPlain {
-			rel[c.vtyp[d]] = true
-		}
-		any := false
-		for t, r := range rel {
-			if r {
-				c.relevantOf[t] = append(c.relevantOf[t], int32(d))
-				any = true
+			if r := c.rows[ct.typ][ct.val]; len(r) == 0 || r[len(r)-1] != int32(d) {
+				c.rows[ct.typ][ct.val] = append(r, int32(d))
 			}
 		}
-		if any {
+		if c.vkind[d] != valPlain {
+			c.valueSlots[c.vtyp[d]] = append(c.valueSlots[c.vtyp[d]], int32(d))
+		}
+		if len(b.coords[d]) > 0 || c.vkind[d] != valPlain {
 			c.relevant = append(c.relevant, int32(d))
 		}
 	}
@@ -579,8 +580,16 @@ func reverse(a []int32) {
 // fixesSwap reports whether exchanging identities a and b of type t leaves
 // s unchanged.
 func (c *canon) fixesSwap(s []int64, t int, a, b int32) bool {
+	return c.fixesSwapOn(s, t, a, b, c.rows[t][a]) &&
+		c.fixesSwapOn(s, t, a, b, c.rows[t][b]) &&
+		c.fixesSwapOn(s, t, a, b, c.valueSlots[t])
+}
+
+// fixesSwapOn reports whether exchanging a and b leaves the slots ds of s
+// unchanged.
+func (c *canon) fixesSwapOn(s []int64, t int, a, b int32, ds []int32) bool {
 	t32 := int32(t)
-	for _, d32 := range c.relevantOf[t] {
+	for _, d32 := range ds {
 		d := int(d32)
 		src := d
 		for k := c.coordStart[d]; k < c.coordStart[d+1]; k++ {
