@@ -6,9 +6,9 @@ import (
 	"github.com/wrapcheck/wrapcheck/spec/syntax"
 )
 
-// block checks and lowers a statement list in a new scope. Frame slots of
-// statement-level bindings (let, choose) are never reused within a unit,
-// so that the engine may branch (ask, choose) without saving the frame.
+// block checks and lowers a statement list in a new scope. Frame slots
+// are never reused within a unit (see alloc), so the engine may branch
+// (ask, choose) without saving the frame.
 func (c *checker) block(stmts []syntax.Stmt, env *env) []*Stmt {
 	benv := env.with(newScope(env.scope))
 	var out []*Stmt
