@@ -92,6 +92,7 @@ type worker struct {
 	sawOld   bool
 
 	enabled, ampleIn []int
+	_                [128]byte // keep workers' hot fields on separate cache lines
 
 	deadlock  int // smallest frontier position of a deadlock, -1: none
 	errs      []cand
@@ -130,7 +131,7 @@ func run(ctx context.Context, m *spec.Model, opts Options, minParallel int) (*Re
 	e.workers = make([]*worker, workers)
 	for i := range e.workers {
 		w := &worker{e: e, m: prog.NewMachine(), vec: make([]uint64, prog.Words()),
-			fired: make([]int64, len(m.Actions)), witnessed: make([]bool, len(prog.invs)), deadlock: -1}
+			fired: padded(len(m.Actions)), witnessed: make([]bool, len(prog.invs)), deadlock: -1}
 		w.m.leaf = w.onSucc
 		e.workers[i] = w
 	}
@@ -610,4 +611,11 @@ func (e *explorer) parallelFor(n int, f func(i int)) {
 		}()
 	}
 	wg.Wait()
+}
+
+// padded returns a zeroed slice of n counters with a cache line of slack
+// on both sides, so that workers' counters never share a cache line.
+func padded(n int) []int64 {
+	b := make([]int64, n+32)
+	return b[16 : 16+n : 16+n]
 }

@@ -111,6 +111,9 @@ func (c *compiler) scalar(e *spec.Expr, cx frameCtx) evalFn {
 		d := r.dyn
 		return func(m *Machine) int64 { return m.mem[d(m)] }
 	case spec.OpNot:
+		if off, ok := staticOff(e.Args[0], cx); ok {
+			return func(m *Machine) int64 { return 1 - m.mem[off] }
+		}
 		a := c.scalar(e.Args[0], cx)
 		return func(m *Machine) int64 {
 			if a(m) == 0 {
@@ -367,12 +370,17 @@ func (c *compiler) unrolled(op spec.Op, inst []*spec.Expr, cx frameCtx) evalFn {
 func (c *compiler) equal(a, b *spec.Expr, cx frameCtx) evalFn {
 	if isScalar(a.Type) {
 		if b.Op == spec.OpConst {
-			x, k := c.scalar(a, cx), b.Val
-			if a.Op == spec.OpVar || a.Op == spec.OpLocal {
-				off := c.ref(a, cx).static
+			k := b.Val
+			if off, ok := staticOff(a, cx); ok {
 				return func(m *Machine) int64 { return b2i(m.mem[off] == k) }
 			}
+			x := c.scalar(a, cx)
 			return func(m *Machine) int64 { return b2i(x(m) == k) }
+		}
+		if offA, ok := staticOff(a, cx); ok {
+			if offB, ok := staticOff(b, cx); ok {
+				return func(m *Machine) int64 { return b2i(m.mem[offA] == m.mem[offB]) }
+			}
 		}
 		x, y := c.scalar(a, cx), c.scalar(b, cx)
 		return func(m *Machine) int64 { return b2i(x(m) == y(m)) }
@@ -390,6 +398,33 @@ func (c *compiler) equal(a, b *spec.Expr, cx frameCtx) evalFn {
 	}
 }
 
+// staticOff returns the mem offset of a location known at compile time.
+func staticOff(e *spec.Expr, cx frameCtx) (int, bool) {
+	switch e.Op {
+	case spec.OpVar:
+		return cx.state + e.Slot, true
+	case spec.OpLocal:
+		return cx.frame + e.Slot, true
+	case spec.OpField:
+		if b, ok := staticOff(e.Args[0], cx); ok {
+			return b + int(e.Val), true
+		}
+	case spec.OpIndex:
+		at, ix := e.Args[0].Type, e.Args[1]
+		if at == nil || at.Index == nil || at.Elem == nil || ix.Op != spec.OpConst {
+			return 0, false
+		}
+		lo, size := at.Index.Lo, at.Index.Size()
+		if ix.Val < lo || ix.Val-lo >= size {
+			return 0, false
+		}
+		if b, ok := staticOff(e.Args[0], cx); ok {
+			return b + int((ix.Val-lo)*int64(width(at.Elem))), true
+		}
+	}
+	return 0, false
+}
+
 func b2i(b bool) int64 {
 	if b {
 		return 1
@@ -398,6 +433,19 @@ func b2i(b bool) int64 {
 }
 
 func (c *compiler) compare(e *spec.Expr, cx frameCtx) evalFn {
+	if off, ok := staticOff(e.Args[0], cx); ok && e.Args[1].Op == spec.OpConst {
+		k := e.Args[1].Val
+		switch e.Op {
+		case spec.OpLt:
+			return func(m *Machine) int64 { return b2i(m.mem[off] < k) }
+		case spec.OpLe:
+			return func(m *Machine) int64 { return b2i(m.mem[off] <= k) }
+		case spec.OpGt:
+			return func(m *Machine) int64 { return b2i(m.mem[off] > k) }
+		default:
+			return func(m *Machine) int64 { return b2i(m.mem[off] >= k) }
+		}
+	}
 	x, y := c.scalar(e.Args[0], cx), c.scalar(e.Args[1], cx)
 	switch e.Op {
 	case spec.OpLt:
@@ -420,6 +468,9 @@ func (c *compiler) arith(e *spec.Expr, cx frameCtx) evalFn {
 	case spec.OpAdd:
 		if e.Args[1].Op == spec.OpConst {
 			k := e.Args[1].Val
+			if off, ok := staticOff(e.Args[0], cx); ok {
+				return func(m *Machine) int64 { return m.mem[off] + k }
+			}
 			return func(m *Machine) int64 { return x(m) + k }
 		}
 		return func(m *Machine) int64 { return x(m) + y(m) }

@@ -251,7 +251,7 @@ func (p *Program) NewMachine() *Machine {
 	p.mu.Lock()
 	n := p.memSize
 	p.mu.Unlock()
-	return &Machine{p: p, mem: make([]int64, n), vec: make([]uint64, p.lay.words), trail: make([]undo, 0, 64)}
+	return &Machine{p: p, mem: padded(n), vec: make([]uint64, p.lay.words), trail: make([]undo, 0, 64)}
 }
 
 func (m *Machine) grow() {
@@ -259,7 +259,7 @@ func (m *Machine) grow() {
 	n := m.p.memSize
 	m.p.mu.Unlock()
 	if n > len(m.mem) {
-		mem := make([]int64, n)
+		mem := padded(n)
 		copy(mem, m.mem)
 		m.mem = mem
 	}

@@ -1,0 +1,74 @@
+package checker_test
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/spec"
+)
+
+const approval = `spec ApprovalTOCTOU
+const MAXV = 3
+type Version = 0..MAXV
+var content:  Version = 0
+var approved: Version = 0
+var granted:  bool = false
+var released: bool = false
+var shipped:  Version = 0
+process approver {
+  action approve when not granted { approved := content; granted := true }
+}
+process editor {
+  action edit when content < MAXV and not released { content := content + 1 }
+}
+process releaser {
+  action release when granted and not released { released := true; shipped := content }
+}
+invariant ShippedWhatWasApproved: released implies shipped == approved
+terminal released
+`
+
+func ExampleRun() {
+	m, err := spec.ParseFile("approval.wrap", []byte(approval), spec.Options{})
+	if err != nil {
+		panic(err)
+	}
+	res, err := checker.Run(context.Background(), m, checker.Options{})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(res.Verdict, res.Violation.Kind, res.Violation.Name)
+	for _, s := range res.Violation.Trace[1:] {
+		fmt.Println(m.Actions[s.Action].Name)
+	}
+	fmt.Println(res.Stats.States, "states,", res.Stats.Transitions, "transitions")
+	// Output:
+	// violated invariant ShippedWhatWasApproved
+	// approver.approve
+	// editor.edit
+	// releaser.release
+	// 13 states, 12 transitions
+}
+
+func ExampleMachine_Successors() {
+	m, err := spec.ParseFile("approval.wrap", []byte(approval), spec.Options{})
+	if err != nil {
+		panic(err)
+	}
+	prog, err := checker.Compile(m)
+	if err != nil {
+		panic(err)
+	}
+	mach := prog.NewMachine()
+	var init checker.State
+	mach.Init(func(_ int, s checker.State) { init = append(checker.State(nil), s...) })
+	mach.Successors(init, func(action, branch int, t checker.State) {
+		u := make([]int64, prog.Slots())
+		prog.Unpack(u, t)
+		fmt.Println(m.Actions[action].Name, branch, u)
+	})
+	// Output:
+	// approver.approve 0 [0 0 1 0 0]
+	// editor.edit 0 [1 0 0 0 0]
+}
