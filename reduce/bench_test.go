@@ -128,7 +128,7 @@ func BenchmarkPipelineK6(b *testing.B) {
 	m := load(b, "../examples/peers/pipeline.wrap", map[string]int64{"K": 6, "N": 1})
 	canon := symmetry(b, m)
 	t0 := cpuTime()
-	defer func() { b.ReportMetric((cpuTime() - t0).Seconds()/float64(b.N), "cpu-s/op") }()
+	defer func() { b.ReportMetric((cpuTime()-t0).Seconds()/float64(b.N), "cpu-s/op") }()
 	for b.Loop() {
 		r, err := checker.Run(context.Background(), m, checker.Options{Canon: canon})
 		if err != nil {

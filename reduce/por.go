@@ -30,8 +30,8 @@ type por struct {
 //     the instance that is disabled has a guard that reads no slot that
 //     another instance writes;
 //   - C2 (invisibility): no enabled action of the instance writes a slot
-//     in visible (the slots read by the checked invariants, the terminal
-//     predicate and the atoms of checked properties; see [Visible]).
+//     in visible (the slots read by the checked invariants and, for LTL,
+//     the atoms of the checked properties; see [Visible]).
 //
 // When no instance qualifies it returns every enabled action. The cycle
 // proviso C3 is applied by the checker. It returns nil when no instance can
@@ -191,9 +191,12 @@ func ExprSlots(dst []int, e *spec.Expr) []int {
 
 // Visible returns the slots, sorted and unique, that the safety search
 // observes: those read by the invariants selected by only (every
-// invariant when only is empty) and by the terminal predicate. An engine
-// that checks LTL properties adds the slots of their atoms (with
-// [ExprSlots]) before calling [POR].
+// invariant when only is empty). The terminal predicate need not be
+// visible for the safety search: it is evaluated only in states without a
+// successor, and ample sets that satisfy C1 reach every reachable such
+// state (see the package documentation). An engine that checks LTL
+// properties adds the slots of their atoms, and of the terminal predicate
+// when maximal finite paths matter, with [ExprSlots] before calling [POR].
 func Visible(m *spec.Model, only []string) []int {
 	var s []int
 	for _, inv := range m.Invariants {
@@ -201,7 +204,6 @@ func Visible(m *spec.Model, only []string) []int {
 			s = ExprSlots(s, inv.Expr)
 		}
 	}
-	s = ExprSlots(s, m.Terminal)
 	slices.Sort(s)
 	return slices.Compact(s)
 }
