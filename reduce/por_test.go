@@ -1,6 +1,7 @@
 package reduce
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -16,9 +17,11 @@ func TestPORReduces(t *testing.T) {
 		full int64
 	}{
 		{"testdata/indep.wrap", map[string]int64{"K": 3}, 3 * 5 * 5 * 5},
+		// S1^K with S1 = 15 (the peers' closed form)
+		{"testdata/pipeline_procs.wrap", map[string]int64{"K": 3, "N": 1}, 15 * 15 * 15},
 	}
 	for _, tt := range tests {
-		t.Run(tt.file, func(t *testing.T) {
+		t.Run(filepath.Base(tt.file), func(t *testing.T) {
 			m := load(t, tt.file, tt.defs)
 			full := run(t, m, checker.Options{})
 			ample := POR(m, Visible(m, nil))

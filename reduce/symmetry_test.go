@@ -1,6 +1,8 @@
 package reduce
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -36,8 +38,8 @@ func TestOrbitCounts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		name := tt.file[len("../examples/"):]
-		for k, v := range tt.defs {
-			name += "," + k + "=" + strconv.FormatInt(v, 10)
+		for _, k := range slices.Sorted(maps.Keys(tt.defs)) {
+			name += "," + k + "=" + strconv.FormatInt(tt.defs[k], 10)
 		}
 		t.Run(name, func(t *testing.T) {
 			if tt.large && testing.Short() {
