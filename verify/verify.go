@@ -12,6 +12,7 @@ import (
 
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/ltl"
+	"github.com/wrapcheck/wrapcheck/reduce"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -46,6 +47,16 @@ func Run(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, err
 		Only:         opts.Only,
 		MemoryBudget: opts.MemoryBudget,
 		Progress:     opts.Progress,
+	}
+	if !opts.NoSymmetry {
+		canon, err := reduce.Symmetry(m)
+		if err != nil {
+			return nil, err
+		}
+		copts.Canon = canon
+	}
+	if !opts.NoPOR {
+		copts.Ample = reduce.POR(m, reduce.Visible(m, opts.Only))
 	}
 	res, err := checker.Run(ctx, m, copts)
 	if err != nil || res.Verdict == checker.Violated || !hasProperties(m, opts.Only) {
