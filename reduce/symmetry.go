@@ -71,7 +71,10 @@ type group struct {
 // a function that maps a state to the lexicographically smallest state of
 // its orbit under the permutations allowed by the signature order (see the
 // package documentation for why this is exact). It returns nil, nil when
-// m has no symmetric type with two or more identities. The returned
+// no slot of the state depends on a symmetric type with two or more
+// identities. The error reports a state layout the permutations cannot
+// act on (copies of a family local that are not evenly spaced), which
+// the IR's contract rules out. The returned
 // function is safe for concurrent use and allocates nothing in the steady
 // state.
 func Symmetry(m *spec.Model) (checker.CanonFunc, error) {
@@ -237,6 +240,9 @@ func (b *builder) build() (*canon, error) {
 		}
 	}
 	c.coordStart[n] = int32(len(c.coordTyp))
+	if len(c.relevant) == 0 {
+		return nil, nil // e.g. a family indexed by a symmetric type, without locals
+	}
 	c.pool.New = func() any { return c.newScratch() }
 	return c, nil
 }
