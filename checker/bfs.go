@@ -92,6 +92,9 @@ type worker struct {
 	sawOld   bool
 
 	enabled, ampleIn []int
+	pendVec          []uint64
+	pend             []pending
+	sink             uint64
 	_                [128]byte // keep workers' hot fields on separate cache lines
 
 	deadlock  int // smallest frontier position of a deadlock, -1: none
@@ -313,28 +316,61 @@ func (w *worker) onSucc(m *Machine) {
 		}
 	}
 	key := uint64(w.pos)<<ordBits | uint64(min(m.ord, ordMax))
-	idx, isNew, err := e.store.insert(w.vec, key, e.parallel)
-	if err != nil {
-		e.stop.CompareAndSwap(runOK, stopFull)
-		return
+	w.pendVec = append(w.pendVec, w.vec...)
+	w.pend = append(w.pend, pending{hashWords(w.vec), key})
+	if len(w.pend) >= 64 {
+		w.flush()
 	}
-	if isNew {
-		if e.opts.Canon == nil {
-			src = w.canonical(m)
+}
+
+// pending is a successor waiting in flush: its hash and tie-break key.
+type pending struct {
+	h, key uint64
+}
+
+// flush inserts the pending successors into the store. Their hash-table
+// slots are touched first in a tight loop, so that the cache misses of a
+// batch overlap instead of being paid one after the other (single-worker
+// levels only: the tables are read without their locks).
+func (w *worker) flush() {
+	e := w.e
+	st := e.store
+	if !e.parallel {
+		var sink uint64
+		for _, pd := range w.pend {
+			sh := &st.shards[pd.h>>(64-shardBits)]
+			sink += sh.tab[(pd.h>>32)&uint64(len(sh.tab)-1)]
 		}
-		w.checkState(m, idx, src)
-	} else {
-		w.sawOld = true
-		if idx >= e.levelStart {
-			l := e.store.Link(idx)
-			for {
-				old := atomic.LoadUint64(l)
-				if old <= key || atomic.CompareAndSwapUint64(l, old, key) {
-					break
+		w.sink += sink
+	}
+	m := w.m
+	p := e.prog
+	nw := p.lay.words
+	for i, pd := range w.pend {
+		vec := w.pendVec[i*nw : (i+1)*nw]
+		idx, isNew, err := st.insertHashed(vec, pd.h, pd.key, e.parallel)
+		if err != nil {
+			e.stop.CompareAndSwap(runOK, stopFull)
+			break
+		}
+		if isNew {
+			p.lay.unpack(m.mem[p.checkOff:p.checkOff+p.n], vec)
+			w.checkState(m, idx, nil)
+		} else {
+			w.sawOld = true
+			if idx >= e.levelStart {
+				l := st.Link(idx)
+				for {
+					old := atomic.LoadUint64(l)
+					if old <= pd.key || atomic.CompareAndSwapUint64(l, old, pd.key) {
+						break
+					}
 				}
 			}
 		}
 	}
+	w.pend = w.pend[:0]
+	w.pendVec = w.pendVec[:0]
 }
 
 // expand generates the successors of the state at frontier position p.
@@ -350,9 +386,11 @@ func (w *worker) expand(p int) {
 		for a := range e.prog.actions {
 			if !m.runAction(a) {
 				w.failed(p, s)
+				w.flush()
 				return
 			}
 		}
+		w.flush()
 	} else if !w.expandAmple(p, s) {
 		return
 	}
@@ -382,9 +420,11 @@ func (w *worker) expandAmple(p int, s uint32) bool {
 	for _, a := range sub {
 		if !m.runAction(a) {
 			w.failed(p, s)
+			w.flush()
 			return false
 		}
 	}
+	w.flush()
 	if len(sub) < len(w.enabled) && (m.ord == 0 || w.sawOld) {
 		j := 0
 		for _, a := range w.enabled {
@@ -396,9 +436,11 @@ func (w *worker) expandAmple(p int, s uint32) bool {
 			}
 			if !m.runAction(a) {
 				w.failed(p, s)
+				w.flush()
 				return false
 			}
 		}
+		w.flush()
 	}
 	return true
 }

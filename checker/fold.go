@@ -49,6 +49,11 @@ func substitute(e *spec.Expr, slot int, v int64) (out *spec.Expr, ok bool) {
 		}
 		x.Args[i] = s
 	}
+	if x.Op == spec.OpLet {
+		if b, ok := letConst(&x); ok {
+			return b, true
+		}
+	}
 	return fold(&x), true
 }
 

@@ -28,8 +28,10 @@ const (
 // Vectors live in arena chunks of 32768 records that never move, so a
 // slice returned by [Store.Vector] stays valid. Membership is an
 // open-addressing hash table (64-bit wyhash-style hash, linear probing,
-// a 32-bit hash tag next to the index, full comparison on a tag match)
-// split into 256 shards by the hash's top bits. Each shard has its own
+// the hash's top 32 bits stored next to the index and compared before the
+// vectors) split into 256 shards by the hash's top 8 bits. A slot's
+// position comes from the stored bits (32..55), so growing a table never
+// reads the vectors. Each shard has its own
 // mutex and grows (doubling, at 3/4 load) independently of the others, so
 // there is no stop-the-world rehash.
 //
@@ -100,7 +102,11 @@ func (s *Store) Insert(vec []uint64, link uint64) (idx uint32, isNew bool, err e
 // insert is Insert; lock false skips the shard locks, for a caller that
 // knows no other goroutine uses the store meanwhile.
 func (s *Store) insert(vec []uint64, link uint64, lock bool) (idx uint32, isNew bool, err error) {
-	h := hashWords(vec)
+	return s.insertHashed(vec, hashWords(vec), link, lock)
+}
+
+// insertHashed is insert with the hash of vec already computed.
+func (s *Store) insertHashed(vec []uint64, h, link uint64, lock bool) (idx uint32, isNew bool, err error) {
 	sh := &s.shards[h>>(64-shardBits)]
 	tag := h & tagMask
 	if lock {
@@ -108,7 +114,7 @@ func (s *Store) insert(vec []uint64, link uint64, lock bool) (idx uint32, isNew 
 	}
 	tab := sh.tab
 	mask := uint64(len(tab) - 1)
-	i := h & mask
+	i := (h >> 32) & mask
 	for {
 		e := tab[i]
 		if e == 0 {
@@ -175,8 +181,7 @@ func (s *Store) grow(sh *shard) {
 		if e == 0 {
 			continue
 		}
-		h := hashWords(s.Vector(uint32(e) - 1))
-		i := h & mask
+		i := (e >> 32) & mask // the position bits are part of the stored tag
 		for tab[i] != 0 {
 			i = (i + 1) & mask
 		}
