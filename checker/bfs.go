@@ -251,7 +251,7 @@ func (w *worker) onInit(m *Machine) {
 	}
 	if isNew {
 		e.frontier = append(e.frontier, idx)
-		w.checkState(m, idx, src)
+		w.checkState(m, idx, w.vec, nil, true)
 	}
 }
 
@@ -267,32 +267,59 @@ func (w *worker) canonical(m *Machine) []int64 {
 	return cs
 }
 
-// checkState checks the invariants of a new state (unpacked in the check
-// area) and tracks their antecedents.
-func (w *worker) checkState(m *Machine, idx uint32, _ []int64) {
+// checkState checks the invariants of a new state and tracks their
+// antecedents. The state is vec, unpacked in the check area when
+// unpacked is set (else unpacked on demand); parent is the packed state it
+// was generated from (nil for an initial state): conjuncts that read no
+// bit changed from parent hold, as they held in parent.
+func (w *worker) checkState(m *Machine, idx uint32, vec, parent []uint64, unpacked bool) {
 	p := w.e.prog
-	for _, i := range w.e.invs {
-		v := p.invs[i].eval(m)
-		if m.err != nil {
-			m.failAction = -1
-			ex := m.failure()
-			m.err = nil
-			w.bad = append(w.bad, cand{kind: RuntimeError, state: idx, inv: i, err: ex, atState: true})
-			break
+	load := func() {
+		if !unpacked {
+			p.lay.unpack(m.mem[p.checkOff:p.checkOff+p.n], vec)
+			unpacked = true
 		}
-		if v == 0 {
-			w.bad = append(w.bad, cand{kind: Invariant, state: idx, inv: i, atState: true})
-			break
+	}
+invariants:
+	for _, i := range w.e.invs {
+		for _, cj := range p.invs[i].conjs {
+			if parent != nil && !changes(cj.mask, parent, vec) {
+				continue
+			}
+			load()
+			v := cj.eval(m)
+			if m.err != nil {
+				m.failAction = -1
+				ex := m.failure()
+				m.err = nil
+				w.bad = append(w.bad, cand{kind: RuntimeError, state: idx, inv: i, err: ex, atState: true})
+				break invariants
+			}
+			if v == 0 {
+				w.bad = append(w.bad, cand{kind: Invariant, state: idx, inv: i, atState: true})
+				break invariants
+			}
 		}
 	}
 	for _, i := range w.e.vacIdx {
 		if !w.witnessed[i] {
+			load()
 			if p.invs[i].ante(m) != 0 {
 				w.witnessed[i] = true
 			}
 			m.err = nil
 		}
 	}
+}
+
+// changes reports whether a and b differ in a bit of mask.
+func changes(mask, a, b []uint64) bool {
+	for i, k := range mask {
+		if k&(a[i]^b[i]) != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // onSucc handles one successor of the state at frontier position w.pos.
@@ -354,8 +381,7 @@ func (w *worker) flush() {
 			break
 		}
 		if isNew {
-			p.lay.unpack(m.mem[p.checkOff:p.checkOff+p.n], vec)
-			w.checkState(m, idx, nil)
+			w.checkState(m, idx, vec, w.parent, false)
 		} else {
 			w.sawOld = true
 			if idx >= e.levelStart {

@@ -48,10 +48,19 @@ type compiledAction struct {
 }
 
 type compiledInv struct {
-	name string
-	pos  spec.Position
+	name  string
+	pos   spec.Position
+	conjs []conj // the invariant is the conjunction, evaluated in order
+	ante  evalFn // for `forall..: a implies b`: exists..: a; nil otherwise
+}
+
+// conj is one conjunct of an invariant (a top-level `and` operand or an
+// unrolled forall instance) with the packed-vector bits it may read. A
+// state is only expanded when it satisfies every invariant, so a
+// successor need not re-evaluate a conjunct whose bits it did not change.
+type conj struct {
 	eval evalFn
-	ante evalFn // for `forall..: a implies b`: exists..: a; nil otherwise
+	mask []uint64
 }
 
 // Pred is an expression compiled by [Program.CompileExpr], evaluated over
@@ -113,7 +122,7 @@ func Compile(m *spec.Model) (*Program, error) {
 	}
 	p.invs = make([]compiledInv, len(m.Invariants))
 	for i, inv := range m.Invariants {
-		ci := compiledInv{name: inv.Name, pos: inv.Pos, eval: c.scalar(simplify(inv.Expr), chk)}
+		ci := compiledInv{name: inv.Name, pos: inv.Pos, conjs: c.conjuncts(simplify(inv.Expr), chk, nil)}
 		if a := antecedent(inv.Expr); a != nil {
 			ci.ante = c.scalar(simplify(a), chk)
 		}
@@ -457,4 +466,52 @@ func (m *Machine) Eval(pr *Pred, s State) (int64, error) {
 		return 0, e
 	}
 	return v, nil
+}
+
+// conjuncts splits an invariant into its conjuncts, left to right.
+// Evaluating them in order and stopping at the first false one is the
+// short-circuit evaluation of the whole.
+func (c *compiler) conjuncts(e *spec.Expr, cx frameCtx, out []conj) []conj {
+	switch e.Op {
+	case spec.OpAnd:
+		return c.conjuncts(e.Args[1], cx, c.conjuncts(e.Args[0], cx, out))
+	case spec.OpForall:
+		if inst := unroll(e); inst != nil {
+			for _, x := range inst {
+				out = c.conjuncts(x, cx, out)
+			}
+			return out
+		}
+	case spec.OpConst:
+		if e.Val != 0 {
+			return out
+		}
+	}
+	mask := make([]uint64, c.p.lay.words)
+	c.reads(e, mask)
+	return append(out, conj{eval: c.scalar(e, cx), mask: mask})
+}
+
+// reads marks in mask the packed bits of every state slot e may read.
+func (c *compiler) reads(e *spec.Expr, mask []uint64) {
+	switch e.Op {
+	case spec.OpVar:
+		c.markSlots(mask, e.Slot, width(e.Type))
+		return
+	case spec.OpIndex, spec.OpField:
+		if off, ok := staticOff(e, frameCtx{state: 0, frame: -1 << 40}); ok && off >= 0 {
+			c.markSlots(mask, off, width(e.Type))
+			return
+		}
+	}
+	for _, a := range e.Args {
+		c.reads(a, mask)
+	}
+}
+
+func (c *compiler) markSlots(mask []uint64, first, w int) {
+	sl := c.p.lay.slots
+	for s := first; s < first+w && s < len(sl); s++ {
+		mask[sl[s].word] |= sl[s].mask << sl[s].shift
+	}
 }
