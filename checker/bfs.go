@@ -357,19 +357,15 @@ type pending struct {
 
 // flush inserts the pending successors into the store. Their hash-table
 // slots are touched first in a tight loop, so that the cache misses of a
-// batch overlap instead of being paid one after the other (single-worker
-// levels only: the tables are read without their locks).
+// batch overlap instead of being paid one after the other.
 func (w *worker) flush() {
 	e := w.e
 	st := e.store
-	if !e.parallel {
-		var sink uint64
-		for _, pd := range w.pend {
-			sh := &st.shards[pd.h>>(64-shardBits)]
-			sink += sh.tab[(pd.h>>32)&uint64(len(sh.tab)-1)]
-		}
-		w.sink += sink
+	var sink uint64
+	for _, pd := range w.pend {
+		sink += st.touch(pd.h)
 	}
+	w.sink += sink
 	m := w.m
 	p := e.prog
 	nw := p.lay.words

@@ -50,16 +50,17 @@ type Store struct {
 
 type shard struct {
 	mu   sync.Mutex
-	tab  []uint64 // tag<<32 | idx+1; 0 = empty
+	tab  atomic.Pointer[[]uint64] // tag<<32 | idx+1; 0 = empty; entries written atomically
 	used int
-	_    [64 - 8 - 24 - 8]byte
+	_    [64 - 8 - 8 - 8]byte
 }
 
 // NewStore returns an empty store of vectors of width words (width >= 1).
 func NewStore(width int) *Store {
 	s := &Store{width: width, stride: width + 1, chunks: make([]atomic.Pointer[[]uint64], maxChunks)}
 	for i := range s.shards {
-		s.shards[i].tab = make([]uint64, shardInit)
+		t := make([]uint64, shardInit)
+		s.shards[i].tab.Store(&t)
 	}
 	s.bytes.Add(int64(nShards*shardInit*8 + maxChunks*8))
 	return s
@@ -112,11 +113,11 @@ func (s *Store) insertHashed(vec []uint64, h, link uint64, lock bool) (idx uint3
 	if lock {
 		sh.mu.Lock()
 	}
-	tab := sh.tab
+	tab := *sh.tab.Load()
 	mask := uint64(len(tab) - 1)
 	i := (h >> 32) & mask
 	for {
-		e := tab[i]
+		e := atomic.LoadUint64(&tab[i])
 		if e == 0 {
 			break
 		}
@@ -143,7 +144,7 @@ func (s *Store) insertHashed(vec []uint64, h, link uint64, lock bool) (idx uint3
 	rec := s.record(idx)
 	rec[0] = link
 	copy(rec[1:], vec)
-	tab[i] = tag | uint64(idx+1)
+	atomic.StoreUint64(&tab[i], tag|uint64(idx+1))
 	sh.used++
 	if sh.used*4 > len(tab)*3 {
 		s.grow(sh)
@@ -174,7 +175,7 @@ func (s *Store) record(idx uint32) []uint64 {
 
 // grow doubles a shard's table; the caller holds the shard's lock.
 func (s *Store) grow(sh *shard) {
-	old := sh.tab
+	old := *sh.tab.Load()
 	tab := make([]uint64, 2*len(old))
 	mask := uint64(len(tab) - 1)
 	for _, e := range old {
@@ -187,7 +188,7 @@ func (s *Store) grow(sh *shard) {
 		}
 		tab[i] = e
 	}
-	sh.tab = tab
+	sh.tab.Store(&tab)
 	s.bytes.Add(int64(8 * (len(tab) - len(old))))
 }
 
@@ -201,4 +202,11 @@ func equalWords(a, b []uint64) bool {
 		}
 	}
 	return true
+}
+
+// touch loads the table slot of hash h so that a following insert finds
+// it in cache. It takes no lock and may read a stale table.
+func (s *Store) touch(h uint64) uint64 {
+	tab := *s.shards[h>>(64-shardBits)].tab.Load()
+	return atomic.LoadUint64(&tab[(h>>32)&uint64(len(tab)-1)])
 }
