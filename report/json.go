@@ -88,15 +88,8 @@ func stepJSON(b *bytes.Buffer, m *spec.Model, i int, st checker.Step) {
 	} else {
 		b.WriteString("null")
 	}
-	b.WriteString(`, "state": {`)
-	for j, v := range m.Vars {
-		if j > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(strconv.Quote(v.Name) + ": ")
-		varValue(v, st.State).writeJSON(b)
-	}
-	b.WriteByte('}')
+	b.WriteString(`, "state": `)
+	stateJSON(b, m, st.State)
 	if len(st.Asked) > 0 {
 		b.WriteString(`, "asked": {`)
 		for j, a := range st.Asked {
@@ -108,6 +101,20 @@ func stepJSON(b *bytes.Buffer, m *spec.Model, i int, st checker.Step) {
 			valueNode(ag.Result, a.Value).writeJSON(b)
 		}
 		b.WriteByte('}')
+	}
+	b.WriteByte('}')
+}
+
+// stateJSON writes a whole state as a JSON object: globals by name,
+// locals as "family[value].name", in declaration order.
+func stateJSON(b *bytes.Buffer, m *spec.Model, state []int64) {
+	b.WriteByte('{')
+	for j, v := range m.Vars {
+		if j > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Quote(v.Name) + ": ")
+		varValue(v, state).writeJSON(b)
 	}
 	b.WriteByte('}')
 }

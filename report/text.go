@@ -11,26 +11,50 @@ import (
 
 // Text writes res for people: the verdict, the counterexample with only
 // the variables each step changed, what the violated invariant reads in
-// the last state, the statistics and the coverage warnings.
+// the last state, the statistics and the coverage warnings. It never
+// prints colour; see [TextOptions].
 func Text(w io.Writer, m *spec.Model, res *checker.Result) error {
+	return TextOptions{}.Render(w, m, res)
+}
+
+// TextOptions configures the text renderer. The zero value prints plain
+// text, as [Text] does.
+type TextOptions struct {
+	// Color marks the verdict, the steps and the agent answers with ANSI
+	// colours. Set it only when the output is a terminal and NO_COLOR is
+	// unset; the text is otherwise the same.
+	Color bool
+}
+
+// ANSI styles of the text renderer.
+const (
+	ansiRed    = "\033[1;31m"
+	ansiGreen  = "\033[1;32m"
+	ansiYellow = "\033[33m"
+	ansiBold   = "\033[1m"
+	ansiCyan   = "\033[36m"
+	ansiReset  = "\033[0m"
+)
+
+// paint wraps s in the ANSI style when colour is on.
+func (o TextOptions) paint(style, s string) string {
+	if !o.Color || s == "" {
+		return s
+	}
+	return style + s + ansiReset
+}
+
+// Render writes res as [Text] does, with the options of o.
+func (o TextOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) error {
 	var b strings.Builder
 	switch res.Verdict {
 	case checker.Holds:
-		fmt.Fprintf(&b, "%s: every check holds\n", m.Name)
+		b.WriteString(o.paint(ansiGreen, fmt.Sprintf("%s: every check holds", m.Name)) + "\n")
 	case checker.Unknown:
-		fmt.Fprintf(&b, "%s: incomplete: %s; no violation found in the states explored\n", m.Name, res.Reason)
+		b.WriteString(o.paint(ansiYellow, fmt.Sprintf("%s: incomplete: %s; no violation found in the states explored", m.Name, res.Reason)) + "\n")
 	case checker.Violated:
 		v := res.Violation
-		switch {
-		case v.Kind == checker.Deadlock:
-			fmt.Fprintf(&b, "%s: deadlock: no action is enabled and the state is not terminal\n", m.Name)
-		case v.Kind == checker.RuntimeError || v.Kind == checker.Assertion:
-			fmt.Fprintf(&b, "%s: %s in action %s: %s\n", m.Name, strings.ReplaceAll(v.Kind.String(), "-", " "), v.Name, v.Msg)
-		case v.Name == "":
-			fmt.Fprintf(&b, "%s: %s\n", m.Name, v.Kind)
-		default:
-			fmt.Fprintf(&b, "%s: %s %s is violated\n", m.Name, v.Kind, v.Name)
-		}
+		b.WriteString(o.paint(ansiRed, Headline(m, v)) + "\n")
 		if v.Pos.IsValid() && (v.Kind == checker.RuntimeError || v.Kind == checker.Assertion) {
 			fmt.Fprintf(&b, "  %s: here\n", v.Pos)
 		} else if v.Pos.IsValid() {
@@ -43,7 +67,7 @@ func Text(w io.Writer, m *spec.Model, res *checker.Result) error {
 			}
 			b.WriteString("\n")
 		}
-		writeTrace(&b, m, v)
+		o.writeTrace(&b, m, v)
 		writeReads(&b, m, v)
 	}
 	s := res.Stats
@@ -53,13 +77,27 @@ func Text(w io.Writer, m *spec.Model, res *checker.Result) error {
 	}
 	fmt.Fprintf(&b, ", %d workers\n", s.Workers)
 	if res.Verdict == checker.Holds {
-		writeCoverage(&b, m, res)
+		o.writeCoverage(&b, m, res)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-func writeTrace(b *strings.Builder, m *spec.Model, v *checker.Violation) {
+// Headline is the one-line summary of a violation: "Spec: invariant X is
+// violated", "Spec: deadlock: ...", "Spec: assertion in action A: msg".
+func Headline(m *spec.Model, v *checker.Violation) string {
+	switch {
+	case v.Kind == checker.Deadlock:
+		return fmt.Sprintf("%s: deadlock: no action is enabled and the state is not terminal", m.Name)
+	case v.Kind == checker.RuntimeError || v.Kind == checker.Assertion:
+		return fmt.Sprintf("%s: %s in action %s: %s", m.Name, strings.ReplaceAll(v.Kind.String(), "-", " "), v.Name, v.Msg)
+	case v.Name == "":
+		return fmt.Sprintf("%s: %s", m.Name, v.Kind)
+	}
+	return fmt.Sprintf("%s: %s %s is violated", m.Name, v.Kind, v.Name)
+}
+
+func (o TextOptions) writeTrace(b *strings.Builder, m *spec.Model, v *checker.Violation) {
 	steps := len(v.Trace) - 1
 	word := "steps"
 	if steps == 1 {
@@ -70,15 +108,15 @@ func writeTrace(b *strings.Builder, m *spec.Model, v *checker.Violation) {
 	for i, st := range v.Trace {
 		marker := "  "
 		if v.LoopStart >= 0 && i == v.LoopStart {
-			marker = "->"
+			marker = o.paint(ansiYellow, "->")
 		}
 		if st.Action < 0 {
-			fmt.Fprintf(b, "%s%3d  initial state\n", marker, i)
+			fmt.Fprintf(b, "%s%3d  %s\n", marker, i, o.paint(ansiBold, "initial state"))
 		} else {
-			fmt.Fprintf(b, "%s%3d  %s", marker, i, m.Actions[st.Action].Name)
+			fmt.Fprintf(b, "%s%3d  %s", marker, i, o.paint(ansiBold, m.Actions[st.Action].Name))
 			for _, a := range st.Asked {
 				ag := m.Agents[a.Agent]
-				fmt.Fprintf(b, "   %s → %s", ag.Name, valueNode(ag.Result, a.Value))
+				fmt.Fprintf(b, "   %s", o.paint(ansiCyan, fmt.Sprintf("%s → %s", ag.Name, valueNode(ag.Result, a.Value).folded(foldLimit))))
 			}
 			b.WriteString("\n")
 		}
@@ -92,7 +130,7 @@ func writeTrace(b *strings.Builder, m *spec.Model, v *checker.Violation) {
 		prev = st.State
 	}
 	if v.LoopStart >= 0 {
-		b.WriteString(loopLine(m, v))
+		b.WriteString(o.paint(ansiYellow, loopLine(m, v)))
 	}
 }
 
@@ -100,6 +138,15 @@ func writeTrace(b *strings.Builder, m *spec.Model, v *checker.Violation) {
 // from old (everything when old is nil): one line per changed scalar,
 // array element or record field; a set prints whole.
 func writeChanges(b *strings.Builder, path string, t *spec.Type, old, cur []int64) {
+	changes(path, t, old, cur, func(path string, n node) {
+		fmt.Fprintf(b, "         %s = %s\n", path, n.folded(foldLimit))
+	})
+}
+
+// changes calls emit for each part of a value that differs from old
+// (everything when old is nil): each changed scalar, array element or
+// record field; a set, and a fresh scalar array, whole.
+func changes(path string, t *spec.Type, old, cur []int64, emit func(path string, n node)) {
 	if old != nil && equal(old, cur) {
 		return
 	}
@@ -114,7 +161,7 @@ func writeChanges(b *strings.Builder, path string, t *spec.Type, old, cur []int6
 			if old != nil {
 				o = old[i*w : (i+1)*w]
 			}
-			writeChanges(b, path+"["+scalarName(t.Index, t.Index.Lo+int64(i))+"]", t.Elem, o, cur[i*w:(i+1)*w])
+			changes(path+"["+scalarName(t.Index, t.Index.Lo+int64(i))+"]", t.Elem, o, cur[i*w:(i+1)*w], emit)
 		}
 		return
 	case spec.RecordKind:
@@ -123,11 +170,11 @@ func writeChanges(b *strings.Builder, path string, t *spec.Type, old, cur []int6
 		}
 		for _, f := range t.Fields {
 			sl := func(s []int64) []int64 { return s[f.Offset : f.Offset+f.Type.Width] }
-			writeChanges(b, path+"."+f.Name, f.Type, sl(old), sl(cur))
+			changes(path+"."+f.Name, f.Type, sl(old), sl(cur), emit)
 		}
 		return
 	}
-	fmt.Fprintf(b, "         %s = %s\n", path, valueNode(t, cur))
+	emit(path, valueNode(t, cur))
 }
 
 func equal(a, b []int64) bool {
@@ -180,20 +227,21 @@ func writeReads(b *strings.Builder, m *spec.Model, v *checker.Violation) {
 	fmt.Fprintf(b, "\n%s reads, in the last state:\n", v.Name)
 	for _, vi := range vars {
 		vr := m.Vars[vi]
-		fmt.Fprintf(b, "         %s = %s\n", vr.Name, varValue(vr, last))
+		fmt.Fprintf(b, "         %s = %s\n", vr.Name, varValue(vr, last).folded(foldLimit))
 	}
 }
 
-func writeCoverage(b *strings.Builder, m *spec.Model, res *checker.Result) {
+func (o TextOptions) writeCoverage(b *strings.Builder, m *spec.Model, res *checker.Result) {
+	warn := o.paint(ansiYellow, "warning:")
 	for i, a := range m.Actions {
 		if i < len(res.Coverage.Fired) && res.Coverage.Fired[i] == 0 {
-			fmt.Fprintf(b, "warning: %s: action %s never fired\n", a.Pos, a.Name)
+			fmt.Fprintf(b, "%s %s: action %s never fired\n", warn, a.Pos, a.Name)
 		}
 	}
 	for _, name := range res.Coverage.VacuousInvariants {
 		for _, in := range m.Invariants {
 			if in.Name == name {
-				fmt.Fprintf(b, "warning: %s: invariant %s holds vacuously: its antecedent never held\n", in.Pos, name)
+				fmt.Fprintf(b, "%s %s: invariant %s holds vacuously: its antecedent never held\n", warn, in.Pos, name)
 			}
 		}
 	}

@@ -19,6 +19,7 @@ type node struct {
 	keys   []string
 	vals   []node
 	kind   nodeKind
+	keyed  bool // an object that is an array indexed by an enum or identity
 }
 
 type nodeKind uint8
@@ -57,6 +58,7 @@ func valueNode(t *spec.Type, slots []int64) node {
 		out := node{kind: listNode}
 		if keyed {
 			out.kind = objectNode
+			out.keyed = true
 		}
 		for i := 0; i < n; i++ {
 			el := valueNode(t.Elem, slots[i*w:(i+1)*w])
@@ -167,4 +169,86 @@ func (n node) writeText(b *strings.Builder) {
 // varValue returns the value of variable v in the unpacked state.
 func varValue(v *spec.Var, state []int64) node {
 	return valueNode(v.Type, state[v.Slot:v.Slot+v.Type.Width])
+}
+
+// foldLimit is the length beyond which the text renderer folds a set or
+// an array: it shows the elements that fit, an ellipsis and the count.
+const foldLimit = 100
+
+// folded prints n as people read it, like String, but a set, array or
+// keyed array whose text is longer than limit shows only its first
+// elements, then `…` and the number of elements: `{a, b, …} (12 elements)`.
+// Records print whole (their fields fold one by one).
+func (n node) folded(limit int) string {
+	s := n.String()
+	if len([]rune(s)) <= limit {
+		return s
+	}
+	count := len(n.list)
+	switch n.kind {
+	case objectNode:
+		count = len(n.keys)
+		if count > 0 && n.keys[0] != "" && !isKeyedArray(n) {
+			return n.foldedRecord(limit)
+		}
+	case scalarNode:
+		return s
+	}
+	open, close := "[", "]"
+	if n.kind != listNode {
+		open, close = "{", "}"
+	}
+	var b strings.Builder
+	b.WriteString(open)
+	budget := limit - 20
+	shown := 0
+	for i := 0; i < count; i++ {
+		var el string
+		if n.kind == objectNode {
+			el = n.keys[i] + ": " + n.vals[i].folded(limit/2)
+		} else {
+			el = n.list[i].folded(limit / 2)
+		}
+		if shown > 0 && b.Len()+len(el) > budget {
+			break
+		}
+		if shown > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(el)
+		shown++
+	}
+	if shown < count {
+		b.WriteString(", …")
+	}
+	b.WriteString(close)
+	word := "elements"
+	if count == 1 {
+		word = "element"
+	}
+	return b.String() + " (" + strconv.Itoa(count) + " " + word + ")"
+}
+
+// foldedRecord prints a record whose fields are folded one by one.
+func (n node) foldedRecord(limit int) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, k := range n.keys {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(k + ": " + n.vals[i].folded(limit/2))
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// isKeyedArray reports whether the object n was an array indexed by an
+// enum or identity (marked when built).
+func isKeyedArray(n node) bool { return n.keyed }
+
+// ValueText prints the value of type t held in slots (unpacked, one
+// int64 per scalar) as people read it, folded when long.
+func ValueText(t *spec.Type, slots []int64) string {
+	return valueNode(t, slots).folded(foldLimit)
 }

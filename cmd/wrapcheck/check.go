@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wrapcheck/wrapcheck/checker"
-	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
@@ -61,16 +60,16 @@ with no violation found.`,
 	fl.IntVar(&f.maxDepth, "max-depth", 0, "stop at this BFS depth (0: no limit)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "stop after this long, e.g. 30s or 5m (0: no limit)")
 	fl.StringVar(&f.memory, "memory", "", "memory budget the search honours, e.g. 4GiB (default: none)")
-	fl.StringVar(&f.format, "format", "text", "output format: text or json")
+	fl.StringVar(&f.format, "format", "text", "output format: text, json, sarif, junit, mermaid or dot")
 	fl.StringArrayVar(&f.only, "only", nil, "check only this invariant or property (repeatable)")
 	fl.StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (a live line on a terminal), json (NDJSON lines) or off")
 	return cmd
 }
 
 func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
-	render, ok := renderers[f.format]
-	if !ok {
-		return &exitError{code: exitUsage, err: fmt.Errorf("--format %s: want text or json", f.format)}
+	render, err := newRenderer(cmd, f)
+	if err != nil {
+		return err
 	}
 	if f.workers < 0 || f.maxStates < 0 || f.maxDepth < 0 || f.timeout < 0 {
 		return &exitError{code: exitUsage, err: fmt.Errorf("--workers, --max-states, --max-depth and --timeout must not be negative")}
@@ -120,6 +119,9 @@ func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
 	if err := render(cmd.OutOrStdout(), m, res); err != nil {
 		return err
 	}
+	if err := annotate(cmd, m, res); err != nil {
+		return err
+	}
 	switch res.Verdict {
 	case checker.Violated:
 		return &exitError{code: exitViolated}
@@ -127,11 +129,6 @@ func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
 		return &exitError{code: exitIncomplete}
 	}
 	return nil
-}
-
-var renderers = map[string]func(io.Writer, *spec.Model, *checker.Result) error{
-	"text": report.Text,
-	"json": report.JSON,
 }
 
 func hasCheck(m *spec.Model, name string) bool {

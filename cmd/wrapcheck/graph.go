@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"slices"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/report"
+	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verify"
+)
+
+// graphFlags are the flags of `wrapcheck graph`.
+type graphFlags struct {
+	defines   []string
+	format    string
+	maxStates int64
+	noCheck   bool
+}
+
+func newGraphCmd() *cobra.Command {
+	var f graphFlags
+	cmd := &cobra.Command{
+		Use:   "graph FILE",
+		Short: "export the reachable state graph as DOT or JSON",
+		Long: `graph explores the reachable states of the spec in FILE, breadth-first and
+without reduction, up to --max-states states, and prints the state graph: one
+node per state (labelled x=1 y=true), one edge per pair of states an action
+leads between (labelled with the actions). It also runs check and draws the
+counterexample it finds, if any, in red.
+
+Exit codes: 0 the whole graph is printed, 2 the spec or the command line is
+wrong, 3 the graph was truncated at --max-states.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runGraph(cmd, args[0], f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringArrayVarP(&f.defines, "define", "D", nil, "override a constant: -D NAME=VALUE (repeatable)")
+	fl.StringVar(&f.format, "format", "dot", "output format: dot or json")
+	fl.Int64Var(&f.maxStates, "max-states", 1000, "explore at most this many states")
+	fl.BoolVar(&f.noCheck, "no-check", false, "do not run check to highlight a counterexample")
+	return cmd
+}
+
+func runGraph(cmd *cobra.Command, path string, f graphFlags) error {
+	if f.format != "dot" && f.format != "json" {
+		return &exitError{code: exitUsage, err: fmt.Errorf("--format %s: want dot or json", f.format)}
+	}
+	if f.maxStates <= 0 {
+		return &exitError{code: exitUsage, err: fmt.Errorf("--max-states must be positive")}
+	}
+	m, err := loadModel(path, f.defines)
+	if err != nil {
+		return err
+	}
+	g, err := exploreGraph(m, f.maxStates)
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	var v *checker.Violation
+	if !f.noCheck {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		res, err := verify.Run(ctx, m, verify.Options{MaxStates: f.maxStates})
+		if err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+		if res.Verdict == checker.Violated {
+			v = res.Violation
+		}
+	}
+	render := g.DOT
+	if f.format == "json" {
+		render = g.JSON
+	}
+	if err := render(cmd.OutOrStdout(), m, v); err != nil {
+		return err
+	}
+	if g.Truncated {
+		return &exitError{code: exitIncomplete, err: fmt.Errorf("graph truncated at %d states (--max-states)", len(g.Nodes))}
+	}
+	return nil
+}
+
+// exploreGraph builds the state graph of m breadth-first, without
+// reduction, keeping at most max states: successors beyond the limit
+// are dropped and the graph is marked truncated. A runtime error or
+// failed assertion in a state ends its successors there (check reports
+// it). The visited set is the engine's Store: state identity is the
+// packed vector.
+func exploreGraph(m *spec.Model, limit int64) (*report.StateGraph, error) {
+	prog, err := checker.Compile(m)
+	if err != nil {
+		return nil, err
+	}
+	mach := prog.NewMachine()
+	store := checker.NewStore(max(prog.Words(), 1))
+	g := &report.StateGraph{}
+	add := func(t checker.State, initial bool) (int, bool) {
+		vec := t
+		if len(vec) == 0 {
+			vec = []uint64{0}
+		}
+		idx, isNew, err := store.Insert(vec, 0)
+		if err != nil || int64(idx) >= limit {
+			g.Truncated = true
+			return 0, false
+		}
+		if isNew {
+			st := make([]int64, prog.Slots())
+			prog.Unpack(st, t)
+			g.Nodes = append(g.Nodes, report.GraphNode{State: st, Initial: initial})
+		} else if initial {
+			g.Nodes[idx].Initial = true
+		}
+		return int(idx), true
+	}
+	err = mach.Init(func(_ int, t checker.State) { add(t, true) })
+	if err != nil {
+		return g, nil // the init block fails: check reports it
+	}
+	packed := make(checker.State, prog.Words())
+	for i := 0; i < len(g.Nodes); i++ {
+		prog.Pack(packed, g.Nodes[i].State)
+		edges := map[int][]int{}
+		var targets []int
+		_ = mach.Successors(packed, func(action, _ int, t checker.State) {
+			j, ok := add(t, false)
+			if !ok {
+				return
+			}
+			if _, seen := edges[j]; !seen {
+				targets = append(targets, j)
+			}
+			if as := edges[j]; !slices.Contains(as, action) {
+				edges[j] = append(as, action)
+			}
+		})
+		slices.Sort(targets)
+		for _, j := range targets {
+			g.Edges = append(g.Edges, report.GraphEdge{From: i, To: j, Actions: edges[j]})
+		}
+	}
+	return g, nil
+}

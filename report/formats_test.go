@@ -1,0 +1,451 @@
+package report_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/report"
+	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verify"
+)
+
+// runtimeSpec fails with a runtime error after one step.
+const runtimeSpec = `spec Range
+var x: 0..3
+action grow { x := x + 2 }
+`
+
+// cases are the results every renderer is tested on: an invariant, a
+// trace with agent answers, a lasso, a deadlock, a runtime error, a spec
+// that holds and an incomplete search.
+var cases = []struct {
+	name, path string
+	src        string // instead of path
+	opts       verify.Options
+	verdict    checker.Verdict
+}{
+	{name: "invariant", path: "approval/toctou.wrap", verdict: checker.Violated},
+	{name: "agents", path: "pipeline/pass_with_issues.wrap", verdict: checker.Violated},
+	{name: "lasso", path: "classic/traffic_light_weak.wrap", verdict: checker.Violated},
+	{name: "deadlock", path: "classic/naive_mutex_deadlock.wrap", verdict: checker.Violated},
+	{name: "runtime", src: runtimeSpec, verdict: checker.Violated},
+	{name: "holds", path: "classic/traffic_light.wrap", verdict: checker.Holds},
+	{name: "incomplete", path: "pipeline/pipeline.wrap", opts: verify.Options{MaxStates: 10}, verdict: checker.Unknown},
+}
+
+type result struct {
+	m   *spec.Model
+	res *checker.Result
+}
+
+func checkCase(t *testing.T, i int) result {
+	t.Helper()
+	c := cases[i]
+	src := []byte(c.src)
+	name := c.name + ".wrap"
+	if c.path != "" {
+		var err error
+		src, err = os.ReadFile(filepath.Join("..", "examples", c.path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		name = c.path
+	}
+	m, err := spec.ParseFile(name, src, spec.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := c.opts
+	opts.Workers = 1
+	res, err := verify.Run(context.Background(), m, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != c.verdict {
+		t.Fatalf("verdict %v, want %v", res.Verdict, c.verdict)
+	}
+	return result{m, res}
+}
+
+func render(t *testing.T, f func(w *bytes.Buffer) error) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := f(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// TestJSONSchema validates the JSON output of the examples against
+// docs/json-schema.json.
+func TestJSONSchema(t *testing.T) {
+	s := loadSchema(t, "../docs/json-schema.json")
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := checkCase(t, i)
+			out := render(t, func(w *bytes.Buffer) error { return report.JSON(w, r.m, r.res) })
+			x, err := decodeJSON(out)
+			if err != nil {
+				t.Fatalf("output is not one JSON value: %v\n%s", err, out)
+			}
+			for _, e := range s.validate(x) {
+				t.Error(e)
+			}
+		})
+	}
+}
+
+// TestGraphJSONSchema validates a state graph (the trace, as a graph)
+// against docs/json-schema-graph.json.
+func TestGraphJSONSchema(t *testing.T) {
+	s := loadSchema(t, "../docs/json-schema-graph.json")
+	for i, c := range cases[:3] {
+		t.Run(c.name, func(t *testing.T) {
+			r := checkCase(t, i)
+			v := r.res.Violation
+			g := &report.StateGraph{Truncated: true}
+			for j, st := range v.Trace {
+				g.Nodes = append(g.Nodes, report.GraphNode{State: st.State, Initial: j == 0})
+				if j > 0 {
+					g.Edges = append(g.Edges, report.GraphEdge{From: j - 1, To: j, Actions: []int{st.Action}})
+				}
+			}
+			out := render(t, func(w *bytes.Buffer) error { return g.JSON(w, r.m, v) })
+			x, err := decodeJSON(out)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			for _, e := range s.validate(x) {
+				t.Error(e)
+			}
+			if !strings.Contains(string(out), `"on_trace": true`) {
+				t.Errorf("no node or edge on the trace:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestSARIF validates the SARIF output against the vendored subset of
+// the SARIF 2.1.0 schema and checks the result and its code flow.
+func TestSARIF(t *testing.T) {
+	s := loadSchema(t, "testdata/sarif-2.1.0-subset.json")
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := checkCase(t, i)
+			out := render(t, func(w *bytes.Buffer) error { return report.SARIF(w, r.m, r.res) })
+			x, err := decodeJSON(out)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			for _, e := range s.validate(x) {
+				t.Error(e)
+			}
+			run := x.(map[string]any)["runs"].([]any)[0].(map[string]any)
+			results := run["results"].([]any)
+			v := r.res.Violation
+			if v == nil {
+				if len(results) != 0 {
+					t.Errorf("%d results, want none", len(results))
+				}
+				return
+			}
+			if len(results) != 1 {
+				t.Fatalf("%d results, want 1", len(results))
+			}
+			res := results[0].(map[string]any)
+			want := v.Name
+			if v.Kind != checker.Invariant && v.Kind != checker.Property {
+				want = v.Kind.String()
+			}
+			if res["ruleId"] != want || res["level"] != "error" {
+				t.Errorf("ruleId %v level %v, want %s error", res["ruleId"], res["level"], want)
+			}
+			rules := map[any]bool{}
+			for _, rule := range run["tool"].(map[string]any)["driver"].(map[string]any)["rules"].([]any) {
+				rules[rule.(map[string]any)["id"]] = true
+			}
+			if !rules[want] {
+				t.Errorf("no rule %s among %v", want, rules)
+			}
+			tf := res["codeFlows"].([]any)[0].(map[string]any)["threadFlows"].([]any)[0].(map[string]any)
+			if n := len(tf["locations"].([]any)); n != len(v.Trace) {
+				t.Errorf("%d thread-flow locations, want one per step (%d)", n, len(v.Trace))
+			}
+		})
+	}
+}
+
+// TestJUnit parses the JUnit output and checks one testcase per check,
+// with the right status.
+func TestJUnit(t *testing.T) {
+	type tcase struct {
+		Name    string    `xml:"name,attr"`
+		Failure *struct{} `xml:"failure"`
+		Skipped *struct{} `xml:"skipped"`
+	}
+	type suites struct {
+		Suites []struct {
+			Name     string  `xml:"name,attr"`
+			Tests    int     `xml:"tests,attr"`
+			Failures int     `xml:"failures,attr"`
+			Skipped  int     `xml:"skipped,attr"`
+			Cases    []tcase `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := checkCase(t, i)
+			out := render(t, func(w *bytes.Buffer) error { return report.JUnit(w, r.m, r.res) })
+			var got suites
+			if err := xml.Unmarshal(out, &got); err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			if len(got.Suites) != 1 || got.Suites[0].Name != r.m.Name {
+				t.Fatalf("want one testsuite %s:\n%s", r.m.Name, out)
+			}
+			s := got.Suites[0]
+			wantTests := len(r.m.Invariants) + len(r.m.Properties) + 1
+			if v := r.res.Violation; v != nil && (v.Kind == checker.Assertion || v.Kind == checker.RuntimeError) {
+				wantTests++
+			}
+			failures, skipped := 0, 0
+			for _, tc := range s.Cases {
+				if tc.Failure != nil {
+					failures++
+				}
+				if tc.Skipped != nil {
+					skipped++
+				}
+			}
+			if diff := cmp.Diff([]int{wantTests, failures, skipped}, []int{s.Tests, s.Failures, s.Skipped}); diff != "" || len(s.Cases) != wantTests {
+				t.Errorf("tests, failures, skipped (-want +got):\n%s", diff)
+			}
+			switch c.verdict {
+			case checker.Violated:
+				if failures != 1 {
+					t.Errorf("%d failures, want 1", failures)
+				}
+			case checker.Holds:
+				if failures+skipped != 0 {
+					t.Errorf("%d failures, %d skipped, want none", failures, skipped)
+				}
+			case checker.Unknown:
+				if skipped != wantTests {
+					t.Errorf("%d skipped, want all %d", skipped, wantTests)
+				}
+			}
+		})
+	}
+}
+
+// TestMermaidSyntax checks the Mermaid output line by line against the
+// sequenceDiagram grammar wrapcheck emits (the mermaid CLI needs a
+// browser): declared participants, messages between them, notes, loop
+// blocks closed by end, and texts free of statement separators.
+func TestMermaidSyntax(t *testing.T) {
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := checkCase(t, i)
+			out := string(render(t, func(w *bytes.Buffer) error { return report.Mermaid(w, r.m, r.res) }))
+			if errs := checkMermaid(out); len(errs) > 0 {
+				t.Errorf("%s\n%s", strings.Join(errs, "\n"), out)
+			}
+			v := r.res.Violation
+			if v == nil {
+				return
+			}
+			if got, want := strings.Count(out, "\n  loop ")+strings.Count(out, "\n    loop "), btoi(v.LoopStart >= 0); got != want {
+				t.Errorf("%d loop blocks, want %d", got, want)
+			}
+			asks := 0
+			for _, st := range v.Trace {
+				asks += len(st.Asked)
+			}
+			if got := strings.Count(out, ": ask "); got != asks {
+				t.Errorf("%d agent requests, want %d", got, asks)
+			}
+		})
+	}
+	if errs := checkMermaid("sequenceDiagram\n  participant p0 as a\n  p0->>p1: x; y\n  loop l\n"); len(errs) != 3 {
+		t.Errorf("the checker accepts bad diagrams: %v", errs)
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+var (
+	mmParticipant = regexp.MustCompile(`^participant ([A-Za-z][A-Za-z0-9_]*)( as (.+))?$`)
+	mmMessage     = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9_]*)(->>|-->>|->|-->|-x|--x)([A-Za-z][A-Za-z0-9_]*): (.+)$`)
+	mmNote        = regexp.MustCompile(`^Note (over|left of|right of) ([A-Za-z][A-Za-z0-9_]*)(,([A-Za-z][A-Za-z0-9_]*))?: (.+)$`)
+	mmLoop        = regexp.MustCompile(`^loop (.+)$`)
+	mmEntity      = regexp.MustCompile(`#([0-9]+|[a-z]+);`)
+)
+
+// checkMermaid returns the grammar errors of a sequenceDiagram.
+func checkMermaid(src string) []string {
+	var errs []string
+	lines := strings.Split(strings.TrimSuffix(src, "\n"), "\n")
+	if len(lines) == 0 || lines[0] != "sequenceDiagram" {
+		return []string{"line 1: want sequenceDiagram"}
+	}
+	declared := map[string]bool{}
+	depth := 0
+	text := func(n int, s string) {
+		s = mmEntity.ReplaceAllString(s, "")
+		if strings.ContainsAny(s, ";#") {
+			errs = append(errs, fmt.Sprintf("line %d: unescaped ; or # in %q", n, s))
+		}
+	}
+	use := func(n int, ids ...string) {
+		for _, id := range ids {
+			if id != "" && !declared[id] {
+				errs = append(errs, fmt.Sprintf("line %d: undeclared participant %s", n, id))
+			}
+		}
+	}
+	for i, line := range lines[1:] {
+		n := i + 2
+		l := strings.TrimSpace(line)
+		switch {
+		case mmParticipant.MatchString(l):
+			sm := mmParticipant.FindStringSubmatch(l)
+			if declared[sm[1]] {
+				errs = append(errs, fmt.Sprintf("line %d: participant %s declared twice", n, sm[1]))
+			}
+			declared[sm[1]] = true
+			text(n, sm[3])
+		case mmMessage.MatchString(l):
+			sm := mmMessage.FindStringSubmatch(l)
+			use(n, sm[1], sm[3])
+			text(n, sm[4])
+		case mmNote.MatchString(l):
+			sm := mmNote.FindStringSubmatch(l)
+			use(n, sm[2], sm[4])
+			text(n, sm[5])
+		case mmLoop.MatchString(l):
+			depth++
+			text(n, mmLoop.FindStringSubmatch(l)[1])
+		case l == "end":
+			if depth == 0 {
+				errs = append(errs, fmt.Sprintf("line %d: end without loop", n))
+			}
+			depth--
+		default:
+			errs = append(errs, fmt.Sprintf("line %d: not a sequenceDiagram statement: %q", n, l))
+		}
+	}
+	if depth > 0 {
+		errs = append(errs, "loop without end")
+	}
+	return errs
+}
+
+// TestDOT checks the trace DOT output is a well-formed digraph: balanced
+// braces and quotes, one node per trace entry, the last one red.
+func TestDOT(t *testing.T) {
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := checkCase(t, i)
+			out := string(render(t, func(w *bytes.Buffer) error { return report.DOT(w, r.m, r.res) }))
+			if !strings.HasPrefix(out, "strict digraph {\n") || !strings.HasSuffix(out, "}\n") {
+				t.Fatalf("not a digraph:\n%s", out)
+			}
+			for _, line := range strings.Split(out, "\n") {
+				if strings.Count(strings.ReplaceAll(line, `\"`, ""), `"`)%2 != 0 {
+					t.Errorf("unbalanced quotes: %s", line)
+				}
+			}
+			if v := r.res.Violation; v != nil {
+				nodes := regexp.MustCompile(`(?m)^\t"s\d+" \[`).FindAllString(out, -1)
+				if len(nodes) != len(v.Trace) {
+					t.Errorf("%d nodes, want %d", len(nodes), len(v.Trace))
+				}
+				if !strings.Contains(out, `color="red"`) {
+					t.Error("no red node")
+				}
+			}
+		})
+	}
+}
+
+// TestFold checks that long sets and arrays fold with an ellipsis and
+// their count, and short ones print whole.
+func TestFold(t *testing.T) {
+	elem := &spec.Type{Kind: spec.RangeKind, Lo: 0, Hi: 63, Width: 1}
+	set := &spec.Type{Kind: spec.SetKind, Elem: elem, Width: 1}
+	tests := []struct {
+		name string
+		mask int64
+		want string
+	}{
+		{"short", 0b1011, "{0, 1, 3}"},
+		{"empty", 0, "{}"},
+		{"long", -1, `^\{0, 1, 2, .*, …\} \(64 elements\)$`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := report.ValueText(set, []int64{tt.mask})
+			if tt.name == "long" {
+				if !regexp.MustCompile(tt.want).MatchString(got) || len([]rune(got)) > 110 {
+					t.Errorf("got %q, want a fold matching %s", got, tt.want)
+				}
+				return
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestTextColor checks that colour appears only when asked, and that
+// the text is otherwise the same.
+func TestTextColor(t *testing.T) {
+	r := checkCase(t, 0)
+	plain := render(t, func(w *bytes.Buffer) error { return report.Text(w, r.m, r.res) })
+	color := render(t, func(w *bytes.Buffer) error { return report.TextOptions{Color: true}.Render(w, r.m, r.res) })
+	if bytes.Contains(plain, []byte("\033[")) {
+		t.Error("plain text has ANSI escapes")
+	}
+	if !bytes.Contains(color, []byte("\033[1;31m")) {
+		t.Error("coloured text has no red headline")
+	}
+	strip := regexp.MustCompile("\033\\[[0-9;]*m").ReplaceAll(color, nil)
+	if diff := cmp.Diff(string(plain), string(strip)); diff != "" {
+		t.Errorf("text without colour codes differs (-plain +stripped):\n%s", diff)
+	}
+}
+
+// TestGitHub checks the workflow command of a violation.
+func TestGitHub(t *testing.T) {
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := checkCase(t, i)
+			out := string(render(t, func(w *bytes.Buffer) error { return report.GitHub(w, r.m, r.res) }))
+			if r.res.Violation == nil {
+				if out != "" {
+					t.Errorf("annotation without a violation: %s", out)
+				}
+				return
+			}
+			re := regexp.MustCompile(`^::error file=[^,:]+,line=\d+,col=\d+,title=[^:,]+::[^\n\r]+\n$`)
+			if !re.MatchString(out) {
+				t.Errorf("not a workflow command: %q", out)
+			}
+		})
+	}
+}

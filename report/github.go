@@ -1,0 +1,51 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/spec"
+)
+
+// GitHub writes a GitHub Actions workflow command for a violation of res
+// (nothing when every check holds or the search was incomplete):
+//
+//	::error file=F,line=L,col=C,title=T::message
+//
+// located at the violated check, titled with its kind and name, the
+// message holding the headline and the trace, one step a line. The CLI
+// prints it on stderr when GITHUB_ACTIONS=true, beside the chosen format.
+func GitHub(w io.Writer, m *spec.Model, res *checker.Result) error {
+	v := res.Violation
+	if res.Verdict != checker.Violated || v == nil {
+		return nil
+	}
+	p := checkPos(m, v)
+	lines := []string{Headline(m, v)}
+	if v.Msg != "" && v.Kind == checker.Property {
+		lines[0] += ": " + v.Msg
+	}
+	for i := range v.Trace {
+		marker := ""
+		if i == v.LoopStart {
+			marker = " (the cycle starts here)"
+		}
+		lines = append(lines, fmt.Sprintf("%d. %s%s", i, stepSummary(m, v.Trace, i), marker))
+	}
+	title := "wrapcheck: " + checkTitle(v.Kind, v.Name)
+	_, err := fmt.Fprintf(w, "::error file=%s,line=%d,col=%d,title=%s::%s\n",
+		ghProperty(p.Filename), p.Line, p.Col, ghProperty(title), ghData(strings.Join(lines, "\n")))
+	return err
+}
+
+// ghData escapes the message of a workflow command.
+func ghData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+// ghProperty escapes a property value of a workflow command.
+func ghProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}

@@ -1,0 +1,94 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/spec"
+)
+
+// Mermaid writes the counterexample of res as a Mermaid sequenceDiagram:
+// one participant per process instance (p0, p1, ...) and per agent (a0,
+// ...); the initial state as a note; each step as a message from the
+// acting process to itself, numbered, with what it changed, preceded by
+// a request/reply pair with each agent it asked; a lasso's cycle inside a
+// `loop` block; the violation as a final note. When every check holds or
+// the search is incomplete, the diagram holds only that note.
+func Mermaid(w io.Writer, m *spec.Model, res *checker.Result) error {
+	var b strings.Builder
+	b.WriteString("sequenceDiagram\n")
+	for i, p := range m.Processes {
+		fmt.Fprintf(&b, "  participant p%d as %s\n", i, mermaidText(p.Name))
+	}
+	for i, a := range m.Agents {
+		fmt.Fprintf(&b, "  participant a%d as %s (agent)\n", i, mermaidText(a.Name))
+	}
+	if len(m.Processes) == 0 {
+		b.WriteString("  participant p0 as " + mermaidText(m.Name) + "\n")
+	}
+	over := "p0"
+	if n := len(m.Processes); n > 1 {
+		over = fmt.Sprintf("p0,p%d", n-1)
+	}
+	v := res.Violation
+	if res.Verdict != checker.Violated || v == nil {
+		text := m.Name + ": every check holds"
+		if res.Verdict == checker.Unknown {
+			text = m.Name + ": incomplete: " + res.Reason + "; no violation found"
+		}
+		fmt.Fprintf(&b, "  Note over %s: %s\n", over, mermaidText(text))
+		_, err := io.WriteString(w, b.String())
+		return err
+	}
+	indent := "  "
+	for i, st := range v.Trace {
+		if i == v.LoopStart {
+			fmt.Fprintf(&b, "  loop %s\n", mermaidText(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(loopLine(m, v)), "↻"))))
+			indent = "    "
+		}
+		lines := changedVars(m, v.Trace, i)
+		if st.Action < 0 {
+			text := append([]string{"0. initial state"}, lines...)
+			fmt.Fprintf(&b, "%sNote over %s: %s\n", indent, over, mermaidLines(text))
+			continue
+		}
+		a := m.Actions[st.Action]
+		p := fmt.Sprintf("p%d", a.Process)
+		for _, ans := range st.Asked {
+			ag := m.Agents[ans.Agent]
+			fmt.Fprintf(&b, "%s%s->>a%d: ask %s\n", indent, p, ans.Agent, mermaidText(ag.Name))
+			fmt.Fprintf(&b, "%sa%d-->>%s: %s\n", indent, ans.Agent, p, mermaidText(valueNode(ag.Result, ans.Value).folded(foldLimit)))
+		}
+		if len(lines) == 0 {
+			lines = []string{"no change"}
+		}
+		text := append([]string{fmt.Sprintf("%d. %s", i, a.Name)}, lines...)
+		fmt.Fprintf(&b, "%s%s->>%s: %s\n", indent, p, p, mermaidLines(text))
+	}
+	if v.LoopStart >= 0 {
+		b.WriteString("  end\n")
+	}
+	head := Headline(m, v)
+	if v.Msg != "" && v.Kind == checker.Property {
+		head += ": " + v.Msg
+	}
+	fmt.Fprintf(&b, "  Note over %s: %s\n", over, mermaidText(head))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// mermaidLines joins lines with <br/>, each escaped.
+func mermaidLines(lines []string) string {
+	for i, l := range lines {
+		lines[i] = mermaidText(l)
+	}
+	return strings.Join(lines, "<br/>")
+}
+
+// mermaidText escapes the characters that end or alter a Mermaid
+// statement: `#` and `;` (entity codes), `<` and `>`, and newlines.
+func mermaidText(s string) string {
+	return strings.NewReplacer("#", "#35;", ";", "#59;", "<", "#lt;", ">", "#gt;", "\n", " ", "\r", " ").Replace(s)
+}

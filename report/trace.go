@@ -1,0 +1,108 @@
+package report
+
+import (
+	"strings"
+
+	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/spec"
+)
+
+// Helpers shared by the trace pictures (SARIF, JUnit, Mermaid, DOT,
+// GitHub annotations): the same words as the text trace, on one line.
+
+// stepLabel names what step i of a trace did: "initial state" or the
+// action's name.
+func stepLabel(m *spec.Model, st checker.Step) string {
+	if st.Action < 0 {
+		return "initial state"
+	}
+	return m.Actions[st.Action].Name
+}
+
+// changedVars lists, as `path = value`, what step i changed (every
+// variable for the initial state), values folded.
+func changedVars(m *spec.Model, trace []checker.Step, i int) []string {
+	var out []string
+	var prev []int64
+	if i > 0 {
+		prev = trace[i-1].State
+	}
+	cur := trace[i].State
+	for _, vr := range m.Vars {
+		var old []int64
+		if prev != nil {
+			old = prev[vr.Slot : vr.Slot+vr.Type.Width]
+		}
+		changes(vr.Name, vr.Type, old, cur[vr.Slot:vr.Slot+vr.Type.Width], func(path string, n node) {
+			out = append(out, path+" = "+n.folded(foldLimit))
+		})
+	}
+	return out
+}
+
+// answers lists the agent answers of a step as `agent → value`.
+func answers(m *spec.Model, st checker.Step) []string {
+	var out []string
+	for _, a := range st.Asked {
+		ag := m.Agents[a.Agent]
+		out = append(out, ag.Name+" → "+valueNode(ag.Result, a.Value).folded(foldLimit))
+	}
+	return out
+}
+
+// compactState prints a whole state on one line: `x=1 y=true`.
+func compactState(m *spec.Model, state []int64) string {
+	parts := make([]string, len(m.Vars))
+	for i, vr := range m.Vars {
+		parts[i] = vr.Name + "=" + varValue(vr, state).folded(foldLimit/2)
+	}
+	return strings.Join(parts, " ")
+}
+
+// stepSummary is one line for step i: the action, its answers and what
+// it changed, e.g. "editor.edit: content = 1".
+func stepSummary(m *spec.Model, trace []checker.Step, i int) string {
+	s := stepLabel(m, trace[i])
+	if as := answers(m, trace[i]); len(as) > 0 {
+		s += " (" + strings.Join(as, ", ") + ")"
+	}
+	if ch := changedVars(m, trace, i); len(ch) > 0 {
+		s += ": " + strings.Join(ch, ", ")
+	} else {
+		s += ": no change"
+	}
+	return s
+}
+
+// actionPos is the declaration of the action of a step; for the initial
+// state, the first line of the spec file.
+func actionPos(m *spec.Model, st checker.Step) spec.Position {
+	if st.Action >= 0 {
+		return m.Actions[st.Action].Pos
+	}
+	return spec.Position{Filename: m.Filename, Line: 1, Col: 1}
+}
+
+// checkPos is where a violation is located: the check's declaration, the
+// failing statement, or (for a deadlock, which has none) the terminal
+// declaration or the top of the file.
+func checkPos(m *spec.Model, v *checker.Violation) spec.Position {
+	if v.Pos.IsValid() {
+		return v.Pos
+	}
+	if v.Kind == checker.Deadlock && m.TerminalPos.IsValid() {
+		return m.TerminalPos
+	}
+	return spec.Position{Filename: m.Filename, Line: 1, Col: 1}
+}
+
+// ruleID names the check a violation breaks: the invariant or property
+// name, else the kind (deadlock, assertion, runtime-error).
+func ruleID(v *checker.Violation) string {
+	if v.Kind == checker.Invariant || v.Kind == checker.Property {
+		if v.Name != "" {
+			return v.Name
+		}
+	}
+	return v.Kind.String()
+}
