@@ -3,6 +3,7 @@ package checker
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wrapcheck/wrapcheck/spec"
@@ -172,5 +173,34 @@ func TestMemoryBudget(t *testing.T) {
 	}
 	if r.Verdict != Unknown || r.Reason != "memory budget" {
 		t.Errorf("got %v %q, want incomplete, memory budget", r.Verdict, r.Reason)
+	}
+}
+
+func TestProgressAndTimeout(t *testing.T) {
+	b := newBuilder("big")
+	var vars []*spec.Expr
+	for _, n := range []string{"a", "b", "c", "d"} {
+		vars = append(vars, b.global(n, rangeT(0, 63)))
+	}
+	for i, v := range vars {
+		b.action("inc"+string(rune('a'+i)), lt(v, num(63)), assign(v, add(v, num(1))))
+	}
+	b.m.Terminal = tru()
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	calls := 0
+	var last Progress
+	r, err := Run(ctx, b.build(), Options{Progress: func(p Progress) { calls++; last = p }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Verdict != Unknown || r.Reason != "timeout" {
+		t.Errorf("got %v %q, want incomplete, timeout", r.Verdict, r.Reason)
+	}
+	if calls == 0 || last.States == 0 || last.Elapsed <= 0 {
+		t.Errorf("Progress called %d times, last %+v", calls, last)
+	}
+	if r.Stats.States == 0 || r.Stats.PeakHeapBytes == 0 {
+		t.Errorf("stats so far missing: %+v", r.Stats)
 	}
 }

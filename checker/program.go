@@ -515,3 +515,23 @@ func (c *compiler) markSlots(mask []uint64, first, w int) {
 		mask[sl[s].word] |= sl[s].mask << sl[s].shift
 	}
 }
+
+// IsTerminal reports whether s satisfies the model's terminal predicate
+// (false when the model has none).
+func (m *Machine) IsTerminal(s State) (bool, error) {
+	p := m.p
+	if p.terminal == nil {
+		return false, nil
+	}
+	m.grow()
+	m.clearFailure()
+	p.lay.unpack(m.mem[p.checkOff:p.checkOff+p.n], s)
+	v := p.terminal(m)
+	if m.err != nil {
+		m.failAction = -1
+		e := m.failure()
+		m.clearFailure()
+		return false, e
+	}
+	return v != 0, nil
+}
