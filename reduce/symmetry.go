@@ -36,6 +36,10 @@ type canon struct {
 	coordTyp   []int32
 	coordVal   []int32
 	coordStr   []int32
+	// Signature seeds: per coordinate entry (class and position), and per
+	// slot for the slots that hold an identity or a set of identities.
+	coordSeed []uint64
+	refSeed   []uint64
 	// relevant lists the slots some permutation can change, ascending.
 	relevant []int32
 	// rows[t][i] lists the slots with a coordinate i of type t, and
@@ -228,10 +232,16 @@ func (b *builder) build() (*canon, error) {
 			c.coordTyp = append(c.coordTyp, ct.typ)
 			c.coordVal = append(c.coordVal, ct.val)
 			c.coordStr = append(c.coordStr, ct.stride)
+			c.coordSeed = append(c.coordSeed, mix(c.class[d]+uint64(len(c.coordStr)-1-int(c.coordStart[d]))*tagRow)|1)
 			if r := c.rows[ct.typ][ct.val]; len(r) == 0 || r[len(r)-1] != int32(d) {
 				c.rows[ct.typ][ct.val] = append(r, int32(d))
 			}
 		}
+		tag := uint64(tagRef)
+		if c.vkind[d] == valSet {
+			tag = tagMember
+		}
+		c.refSeed = append(c.refSeed, mix(c.class[d]+tag)|1)
 		if c.vkind[d] != valPlain {
 			c.valueSlots[c.vtyp[d]] = append(c.valueSlots[c.vtyp[d]], int32(d))
 		}
@@ -322,9 +332,6 @@ func mix(x uint64) uint64 {
 // of a slot hash differently.
 const (
 	tagRow    = 0x1000
-	tagSelf   = 0x2000
-	tagOther  = 0x3000
-	tagForeig = 0x4000
 	tagRef    = 0x5000
 	tagMember = 0x6000
 	tagDiag   = 0x7000
@@ -367,7 +374,11 @@ func (c *canon) canonicalize(s []int64) {
 	c.pool.Put(sc)
 }
 
-// signatures computes sc.sig for every type.
+// signatures computes sc.sig for every type: per identity, the sum over
+// the slots indexed by it of (slot seed × abstract value), plus a seed per
+// slot that holds it. The seeds are random-looking odd constants, one per
+// slot class and coordinate position, so the sum is permutation-invariant
+// and, in practice, separates different rows.
 func (c *canon) signatures(s []int64, sc *scratch) {
 	for t := range sc.sig {
 		clear(sc.sig[t])
@@ -375,44 +386,46 @@ func (c *canon) signatures(s []int64, sc *scratch) {
 	for _, d32 := range c.relevant {
 		d := int(d32)
 		v := s[d]
-		cls := c.class[d]
 		vk := c.vkind[d]
 		vt := c.vtyp[d]
 		lo, hi := c.coordStart[d], c.coordStart[d+1]
 		for k := lo; k < hi; k++ {
 			t := c.coordTyp[k]
 			i := c.coordVal[k]
-			h := cls + uint64(k-lo)*tagRow
+			var a uint64
 			switch {
 			case vk == valPlain:
-				h += mix(uint64(v) + tagRow)
+				a = uint64(v) + 1
 			case vk == valSym && vt == t:
+				a = 2
 				if v == int64(i) {
-					h += tagSelf
-				} else {
-					h += tagOther
+					a = 1
 				}
 			case vk == valSym:
-				h += tagForeig
+				a = 3
 			case vk == valSet && vt == t:
-				h += mix(uint64(bits.OnesCount64(uint64(v)))+tagMember) + uint64(v>>i&1)*tagSelf
+				a = uint64(bits.OnesCount64(uint64(v)))<<1 | uint64(v>>i&1) + 1
 			default: // a set of another type
-				h += mix(uint64(bits.OnesCount64(uint64(v))) + tagForeig)
+				a = uint64(bits.OnesCount64(uint64(v))) + 1
 			}
-			// other coordinates of the same type on the diagonal
-			for k2 := lo; k2 < hi; k2++ {
-				if k2 != k && c.coordTyp[k2] == t && c.coordVal[k2] == i {
-					h += tagDiag * uint64(k2-lo+1)
+			if hi-lo > 1 {
+				// Several coordinates: slots of the same class add up,
+				// so make the value non-linear, with the diagonal (other
+				// coordinates of the same type equal to i) folded in.
+				for k2 := lo; k2 < hi; k2++ {
+					if k2 != k && c.coordTyp[k2] == t && c.coordVal[k2] == i {
+						a += tagDiag * uint64(k2-lo+1)
+					}
 				}
+				a = mix(a)
 			}
-			sc.sig[t][i] += mix(h)
+			sc.sig[t][i] += c.coordSeed[k] * a
 		}
 		switch vk {
 		case valSym:
-			sc.sig[vt][v] += mix(cls + tagRef)
+			sc.sig[vt][v] += c.refSeed[d]
 		case valSet:
-			card := uint64(bits.OnesCount64(uint64(v)))
-			h := mix(cls + tagMember + card)
+			h := c.refSeed[d] * uint64(bits.OnesCount64(uint64(v))+1)
 			for m := uint64(v); m != 0; m &= m - 1 {
 				sc.sig[vt][bits.TrailingZeros64(m)] += h
 			}
