@@ -200,7 +200,7 @@ func BenchmarkSearch(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
-				b.ReportMetric((cpuTime() - t0).Seconds()/float64(b.N), "cpu-s/op")
+				b.ReportMetric((cpuTime()-t0).Seconds()/float64(b.N), "cpu-s/op")
 				b.ReportMetric(float64(r.Stats.States), "states")
 			})
 		}
