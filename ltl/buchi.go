@@ -3,7 +3,6 @@ package ltl
 import (
 	"bytes"
 	"fmt"
-	"math/bits"
 	"sort"
 	"strings"
 
@@ -150,7 +149,7 @@ func (a *Automaton) NumEdges() int {
 // the package documentation. It returns nil when f has more than [MaxAcc]
 // distinct until subformulas.
 func Translate(f *Formula) *Automaton {
-	t := &tableau{untils: map[string]int{}, index: map[string]int{}}
+	t := &tableau{memo: map[string][]cover{}, untils: map[string]int{}, index: map[string]int{}}
 	collectUntils(f, t.untils)
 	if len(t.untils) > MaxAcc {
 		return nil
@@ -234,6 +233,7 @@ func setKey(set []*Formula) string {
 }
 
 type tableau struct {
+	memo   map[string][]cover
 	untils map[string]int
 	index  map[string]int
 	sets   [][]*Formula
@@ -257,76 +257,205 @@ func (t *tableau) stateOf(set []*Formula) int {
 	return len(t.sets) - 1
 }
 
-// cover is one way to satisfy a set of formulas: the literals that must
-// hold now, the formulas that must hold from the next position, and the
-// untils postponed (a U b chosen as a ∧ X(a U b)).
+// cover is one way to satisfy a conjunction of formulas: the literals
+// that must hold now, the formulas that must hold from the next position,
+// and the untils it postponed (a U b satisfied as a ∧ X(a U b)).
 type cover struct {
 	lits Label
-	next []*Formula
+	next []*Formula // sorted by key, distinct
 	post uint64
 }
 
-type branch struct {
-	todo []*Formula
-	done map[string]bool
-	lits map[int]bool // atom -> negated
-	next []*Formula
-	post uint64
+func mkCover(lits Label, next []*Formula, post uint64) cover {
+	return cover{lits: lits, next: next, post: post}
 }
 
-func (b *branch) clone() *branch {
-	c := &branch{todo: append([]*Formula(nil), b.todo...), done: make(map[string]bool, len(b.done)),
-		lits: make(map[int]bool, len(b.lits)), next: append([]*Formula(nil), b.next...), post: b.post}
-	for k, v := range b.done {
-		c.done[k] = v
+// compareCovers orders covers by label length, then label, then next
+// obligations, then postponed untils.
+func compareCovers(a, b cover) int {
+	if len(a.lits) != len(b.lits) {
+		return len(a.lits) - len(b.lits)
 	}
-	for k, v := range b.lits {
-		c.lits[k] = v
+	for i := range a.lits {
+		if a.lits[i] != b.lits[i] {
+			return int(a.lits[i]) - int(b.lits[i])
+		}
 	}
-	return c
+	if len(a.next) != len(b.next) {
+		return len(a.next) - len(b.next)
+	}
+	for i := range a.next {
+		if c := strings.Compare(a.next[i].key, b.next[i].key); c != 0 {
+			return c
+		}
+	}
+	switch {
+	case a.post < b.post:
+		return -1
+	case a.post > b.post:
+		return 1
+	}
+	return 0
 }
 
-func isBranching(f *Formula) bool {
-	return f.Op == OpOr || f.Op == OpUntil || f.Op == OpRelease
-}
-
-// covers returns the covers of the conjunction set, with subsumed covers
-// removed.
+// covers returns the covers of the conjunction set: the product of the
+// cover sets of its formulas, without subsumed covers.
 func (t *tableau) covers(set []*Formula) []cover {
+	cs := []cover{mkCover(nil, nil, 0)}
+	for _, f := range set {
+		cs = conjoin(cs, t.formulaCovers(f))
+	}
+	return cs
+}
+
+// formulaCovers returns the covers of f (memoized), following the
+// expansion laws a U b = b ∨ (a ∧ X(a U b)) and
+// a R b = (a ∧ b) ∨ (b ∧ X(a R b)).
+func (t *tableau) formulaCovers(f *Formula) []cover {
+	if cs, ok := t.memo[f.key]; ok {
+		return cs
+	}
+	var cs []cover
+	switch f.Op {
+	case OpTrue:
+		cs = []cover{mkCover(nil, nil, 0)}
+	case OpFalse:
+	case OpAtom, OpNotAtom:
+		cs = []cover{mkCover(Label{MkLit(f.Atom, f.Op == OpNotAtom)}, nil, 0)}
+	case OpAnd:
+		cs = []cover{mkCover(nil, nil, 0)}
+		for _, a := range f.Args {
+			cs = conjoin(cs, t.formulaCovers(a))
+		}
+	case OpOr:
+		for _, a := range f.Args {
+			cs = append(cs, t.formulaCovers(a)...)
+		}
+		cs = reduce(cs)
+	case OpNext:
+		cs = []cover{mkCover(nil, flatten(f.Args), 0)}
+	case OpUntil:
+		later := conjoin(t.formulaCovers(f.Args[0]), []cover{mkCover(nil, []*Formula{f}, 1<<uint(t.untils[f.key]))})
+		cs = reduce(append(append([]cover{}, t.formulaCovers(f.Args[1])...), later...))
+	case OpRelease:
+		now := conjoin(t.formulaCovers(f.Args[0]), t.formulaCovers(f.Args[1]))
+		later := conjoin(t.formulaCovers(f.Args[1]), []cover{mkCover(nil, []*Formula{f}, 0)})
+		cs = reduce(append(now, later...))
+	}
+	t.memo[f.key] = cs
+	return cs
+}
+
+// conjoin returns the covers of the conjunction of two cover sets.
+func conjoin(as, bs []cover) []cover {
 	var out []cover
-	t.expand(&branch{todo: append([]*Formula(nil), set...), done: map[string]bool{}, lits: map[int]bool{}}, &out)
-	// Canonical order, then drop duplicates and subsumed covers.
-	sort.Slice(out, func(i, j int) bool { return coverLess(out[i], out[j]) })
-	var res []cover
-	for i, c := range out {
-		sub := false
-		for j, d := range out {
-			if i == j {
+	for _, a := range as {
+		for _, b := range bs {
+			lits, ok := mergeLabels(a.lits, b.lits)
+			if !ok {
 				continue
 			}
-			if d.lits.subset(c.lits) && bits.OnesCount64(d.post&^c.post) == 0 && formulaSubset(d.next, c.next) {
-				// d is at least as good as c; among equals keep the first.
-				if !(c.lits.subset(d.lits) && d.post == c.post && formulaSubset(c.next, d.next)) || j < i {
-					sub = true
-					break
-				}
+			out = append(out, mkCover(lits, mergeSets(a.next, b.next), a.post|b.post))
+		}
+	}
+	return reduce(out)
+}
+
+// mergeLabels returns the conjunction of two labels, or false when they
+// contradict each other.
+func mergeLabels(a, b Label) (Label, bool) {
+	out := make(Label, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case j == len(b) || i < len(a) && a[i] < b[j]:
+			out = append(out, a[i])
+			i++
+		case i == len(a) || b[j] < a[i]:
+			out = append(out, b[j])
+			j++
+		default:
+			out = append(out, a[i])
+			i++
+			j++
+		}
+	}
+	for k := 1; k < len(out); k++ {
+		if out[k].Atom() == out[k-1].Atom() {
+			return nil, false
+		}
+	}
+	return out, true
+}
+
+// mergeSets returns the union of two sorted formula sets.
+func mergeSets(a, b []*Formula) []*Formula {
+	if len(a) == 0 {
+		return b
+	}
+	if len(b) == 0 {
+		return a
+	}
+	out := make([]*Formula, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case j == len(b) || i < len(a) && a[i].key < b[j].key:
+			out = append(out, a[i])
+			i++
+		case i == len(a) || b[j].key < a[i].key:
+			out = append(out, b[j])
+			j++
+		default:
+			out = append(out, a[i])
+			i++
+			j++
+		}
+	}
+	return out
+}
+
+// reduce sorts covers canonically and removes duplicates and subsumed
+// covers: d subsumes c when d needs a subset of c's literals and next
+// obligations and postpones a subset of c's untils.
+func reduce(cs []cover) []cover {
+	sort.Slice(cs, func(i, j int) bool { return compareCovers(cs[i], cs[j]) < 0 })
+	var res []cover
+	for i, c := range cs {
+		if i > 0 && compareCovers(c, cs[i-1]) == 0 {
+			continue
+		}
+		sub := false
+		for _, d := range res { // only smaller-or-equal labels can subsume
+			if d.post&^c.post == 0 && d.lits.subset(c.lits) && formulaSubset(d.next, c.next) {
+				sub = true
+				break
 			}
 		}
 		if !sub {
 			res = append(res, c)
 		}
 	}
+	// Covers are sorted by label length, and a subsuming cover's label is
+	// a subset, so it comes first: one pass suffices, except among covers
+	// of equal labels, where the subset check on next and post applies
+	// both ways; drop the ones a later equal-label cover subsumes.
+	out := res[:0]
+	for i, c := range res {
+		sub := false
+		for j := i + 1; j < len(res) && len(res[j].lits) == len(c.lits); j++ {
+			d := res[j]
+			if d.post&^c.post == 0 && d.lits.subset(c.lits) && formulaSubset(d.next, c.next) {
+				sub = true
+				break
+			}
+		}
+		if !sub {
+			out = append(out, c)
+		}
+	}
+	res = out
 	return res
-}
-
-func coverLess(a, b cover) bool {
-	if ka, kb := a.lits.String(), b.lits.String(); ka != kb {
-		return ka < kb
-	}
-	if ka, kb := setKey(a.next), setKey(b.next); ka != kb {
-		return ka < kb
-	}
-	return a.post < b.post
 }
 
 // formulaSubset reports whether every formula of the sorted set a is in the
@@ -342,81 +471,6 @@ func formulaSubset(a, b []*Formula) bool {
 		}
 	}
 	return true
-}
-
-func (t *tableau) expand(b *branch, out *[]cover) {
-	for len(b.todo) > 0 {
-		// Take a non-branching formula first.
-		k := len(b.todo) - 1
-		for i := len(b.todo) - 1; i >= 0; i-- {
-			if !isBranching(b.todo[i]) {
-				k = i
-				break
-			}
-		}
-		f := b.todo[k]
-		b.todo = append(b.todo[:k], b.todo[k+1:]...)
-		if b.done[f.key] {
-			continue
-		}
-		b.done[f.key] = true
-		switch f.Op {
-		case OpTrue:
-		case OpFalse:
-			return
-		case OpAtom, OpNotAtom:
-			neg := f.Op == OpNotAtom
-			if v, ok := b.lits[f.Atom]; ok && v != neg {
-				return
-			}
-			b.lits[f.Atom] = neg
-		case OpAnd:
-			b.todo = append(b.todo, f.Args...)
-		case OpNext:
-			b.next = append(b.next, f.Args[0])
-		case OpOr:
-			for _, a := range f.Args {
-				if b.done[a.key] {
-					goto next // already satisfied in this branch
-				}
-			}
-			for _, a := range f.Args {
-				c := b.clone()
-				c.todo = append(c.todo, a)
-				t.expand(c, out)
-			}
-			return
-		case OpUntil:
-			if b.done[f.Args[1].key] {
-				continue
-			}
-			c := b.clone()
-			c.todo = append(c.todo, f.Args[1])
-			t.expand(c, out)
-			b.todo = append(b.todo, f.Args[0])
-			b.next = append(b.next, f)
-			b.post |= 1 << uint(t.untils[f.key])
-		case OpRelease:
-			if b.done[f.Args[0].key] {
-				b.todo = append(b.todo, f.Args[1])
-				continue
-			}
-			if f.Args[0].Op != OpFalse {
-				c := b.clone()
-				c.todo = append(c.todo, f.Args[0], f.Args[1])
-				t.expand(c, out)
-			}
-			b.todo = append(b.todo, f.Args[1])
-			b.next = append(b.next, f)
-		}
-	next:
-	}
-	c := cover{next: flatten(b.next), post: b.post}
-	for a, neg := range b.lits {
-		c.lits = append(c.lits, MkLit(a, neg))
-	}
-	sort.Slice(c.lits, func(i, j int) bool { return c.lits[i] < c.lits[j] })
-	*out = append(*out, c)
 }
 
 // simplify applies the size optimisations: merging of edges, removal of

@@ -194,7 +194,10 @@ func runLBT(t *testing.T, path, formula string, atoms int) (*Automaton, error) {
 func TestLBT(t *testing.T) {
 	path := requireLBT(t)
 	rng := rand.New(rand.NewSource(2))
-	const numFormulas, wordsPer = 400, 40
+	numFormulas, wordsPer := 300, 40
+	if testing.Short() {
+		numFormulas = 50
+	}
 	disagree, checked, ours, theirs, crashes := 0, 0, 0, 0, 0
 	for k := 0; k < numFormulas; k++ {
 		atoms := 2 + rng.Intn(2)

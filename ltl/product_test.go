@@ -295,7 +295,10 @@ func (k *ksys) validLasso(v *checker.Violation, m *spec.Model) error {
 // enumeration finds such a lasso, Check must report a violation.
 func TestRandomSystems(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
-	const runs = 2000
+	runs := 1500
+	if testing.Short() {
+		runs = 200
+	}
 	violated, holds, bad := 0, 0, 0
 	for r := 0; r < runs; r++ {
 		k := randSystem(rng)
