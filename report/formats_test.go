@@ -396,6 +396,18 @@ func TestFold(t *testing.T) {
 		{"empty", 0, "{}"},
 		{"long", -1, `^\{0, 1, 2, .*, …\} \(64 elements\)$`},
 	}
+	idx := &spec.Type{Kind: spec.RangeKind, Lo: 0, Hi: 39, Width: 1}
+	arr := &spec.Type{Kind: spec.ArrayKind, Index: idx, Elem: elem, Width: 40}
+	slots := make([]int64, 40)
+	for i := range slots {
+		slots[i] = int64(i)
+	}
+	if got := report.ValueText(arr, slots); !regexp.MustCompile(`^\[0, 1, 2, .*, …\] \(40 elements\)$`).MatchString(got) {
+		t.Errorf("array: got %q", got)
+	}
+	if got := report.ValueText(arr, slots[:40]); len([]rune(got)) > 110 {
+		t.Errorf("array fold too long: %q", got)
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := report.ValueText(set, []int64{tt.mask})

@@ -130,7 +130,7 @@ func (o TextOptions) writeTrace(b *strings.Builder, m *spec.Model, v *checker.Vi
 		prev = st.State
 	}
 	if v.LoopStart >= 0 {
-		b.WriteString(o.paint(ansiYellow, loopLine(m, v)))
+		b.WriteString(o.paint(ansiYellow, strings.TrimSuffix(loopLine(m, v), "\n")) + "\n")
 	}
 }
 

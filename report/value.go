@@ -188,7 +188,7 @@ func (n node) folded(limit int) string {
 	switch n.kind {
 	case objectNode:
 		count = len(n.keys)
-		if count > 0 && n.keys[0] != "" && !isKeyedArray(n) {
+		if !n.keyed {
 			return n.foldedRecord(limit)
 		}
 	case scalarNode:
@@ -242,10 +242,6 @@ func (n node) foldedRecord(limit int) string {
 	b.WriteByte('}')
 	return b.String()
 }
-
-// isKeyedArray reports whether the object n was an array indexed by an
-// enum or identity (marked when built).
-func isKeyedArray(n node) bool { return n.keyed }
 
 // ValueText prints the value of type t held in slots (unpacked, one
 // int64 per scalar) as people read it, folded when long.
