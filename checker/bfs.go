@@ -163,7 +163,7 @@ func (e *explorer) selectInvariants() error {
 				}
 			}
 			if !found {
-				return fmt.Errorf("checker: --only %s: no invariant or property of that name", name)
+				return fmt.Errorf("checker: Options.Only: no invariant or property named %s", name)
 			}
 		}
 		slices.Sort(e.invs)

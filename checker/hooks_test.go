@@ -204,3 +204,20 @@ func TestProgressAndTimeout(t *testing.T) {
 		t.Errorf("stats so far missing: %+v", r.Stats)
 	}
 }
+
+func TestAskedAnswers(t *testing.T) {
+	p, err := Compile(askEnumModel())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := p.NewMachine()
+	m.RecordAnswers(true)
+	var init State
+	m.Init(func(_ int, s State) { init = append(State(nil), s...) })
+	var got [][]Answer
+	m.Successors(init, func(_, _ int, _ State) { got = append(got, cloneAnswers(m.Asked())) })
+	want := [][]Answer{{{Agent: 0, Value: []int64{0}}}, {{Agent: 0, Value: []int64{1}}}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}

@@ -535,3 +535,13 @@ func (m *Machine) IsTerminal(s State) (bool, error) {
 	}
 	return v != 0, nil
 }
+
+// RecordAnswers turns on (or off) the recording of agent answers, which
+// Asked then reports during a visit callback of Init or Successors.
+// Recording allocates; leave it off in searches.
+func (m *Machine) RecordAnswers(on bool) { m.record = on }
+
+// Asked returns the agent answers taken on the branch being visited, in
+// the order asked, when RecordAnswers is on. The slice is valid only
+// during the callback.
+func (m *Machine) Asked() []Answer { return m.asked }
