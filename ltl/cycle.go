@@ -135,8 +135,25 @@ func (c *cycleSearch) tarjan(roots []uint32, token int32, emit func([]uint32)) {
 func (c *cycleSearch) analyze(comp []uint32, token, st int32) (ok bool, refine []uint32) {
 	p := c.p
 	sys := p.sys
+	// Acceptance first, without allocating: most SCCs are single nodes.
 	var acc uint64
 	hasEdge := false
+	for _, v := range comp {
+		for e := p.edgeOff[v]; e < p.edgeOff[v+1]; e++ {
+			w := p.edgeTo[e]
+			if c.member[w] != token || c.stamp[w] != st {
+				continue
+			}
+			hasEdge = true
+			acc |= p.edgeAcc[e]
+		}
+	}
+	if !hasEdge || acc != p.aut.AllAcc() {
+		return false, nil
+	}
+	if len(sys.units) == 0 {
+		return true, nil
+	}
 	taken := make([]uint64, c.uw)
 	some := make([]uint64, c.uw)
 	every := make([]uint64, c.uw)
@@ -149,8 +166,6 @@ func (c *cycleSearch) analyze(comp []uint32, token, st int32) (ok bool, refine [
 			if c.member[w] != token || c.stamp[w] != st {
 				continue
 			}
-			hasEdge = true
-			acc |= p.edgeAcc[e]
 			if a := p.edgeAct[e]; a >= 0 {
 				for k := 0; k < c.uw; k++ {
 					taken[k] |= sys.actionUnits[int(a)*c.uw+k]
@@ -162,9 +177,6 @@ func (c *cycleSearch) analyze(comp []uint32, token, st int32) (ok bool, refine [
 			some[k] |= en[k]
 			every[k] &= en[k]
 		}
-	}
-	if !hasEdge || acc != p.aut.AllAcc() {
-		return false, nil
 	}
 	bad := make([]uint64, c.uw)
 	anyBad := false

@@ -467,19 +467,31 @@ func (p *product) explore() (string, error) {
 		id := uint32(i)
 		s, q := p.nodeSys[i], p.nodeQ[i]
 		p.edgeOff = append(p.edgeOff, int64(len(p.edgeTo)))
-		if err := sys.expand(s); err != nil {
-			var ee *checker.ExecError
-			if errors.As(err, &ee) {
-				p.failNode, p.failErr = id, ee
-				return "", nil
-			}
-			return "", err
-		}
 		vals, err := p.atomValues(s)
 		if err != nil {
 			var ee *checker.ExecError
 			if errors.As(err, &ee) {
 				p.failNode, p.failErr, p.failPred = id, ee, true
+				return "", nil
+			}
+			return "", err
+		}
+		// The successors are only needed when an automaton edge can be
+		// taken here (on the fly: the automaton prunes the system).
+		live := false
+		for _, e := range p.aut.States[q].Edges {
+			if labelHolds(e.Label, vals) {
+				live = true
+				break
+			}
+		}
+		if !live {
+			continue
+		}
+		if err := sys.expand(s); err != nil {
+			var ee *checker.ExecError
+			if errors.As(err, &ee) {
+				p.failNode, p.failErr = id, ee
 				return "", nil
 			}
 			return "", err

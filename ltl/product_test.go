@@ -409,3 +409,47 @@ func BenchmarkCheck(b *testing.B) {
 		})
 	}
 }
+
+// TestLimits checks that the state limit and a cancelled context stop the
+// search with Verdict Unknown and the reason.
+func TestLimits(t *testing.T) {
+	data, err := os.ReadFile("testdata/pipeline_ends.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var src []byte
+	for _, f := range parseTxtar(data).Files {
+		if f.Name == "in.wrap" {
+			src = f.Data
+		}
+	}
+	m, err := spec.ParseFile("in.wrap", src, spec.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	tests := []struct {
+		name   string
+		ctx    context.Context
+		opts   Options
+		reason string
+	}{
+		{"state-limit", context.Background(), Options{MaxStates: 100}, "state limit"},
+		{"interrupted", cancelled, Options{}, "interrupted"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := Check(tt.ctx, m, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Verdict != checker.Unknown || res.Reason != tt.reason {
+				t.Errorf("got %v %q, want %v %q", res.Verdict, res.Reason, checker.Unknown, tt.reason)
+			}
+		})
+	}
+	if _, err := Check(context.Background(), m, Options{Only: []string{"NoSuchProperty"}}); err == nil {
+		t.Error("want an error for an unknown name in Only")
+	}
+}
