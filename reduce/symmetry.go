@@ -24,14 +24,13 @@ const (
 type canon struct {
 	n     int   // slots
 	sizes []int // identities per symmetric type
-	// Per slot: the value kind and its symmetric type (-1: none), the
-	// invariant class seed, and its coordinates [coordStart[d],
-	// coordStart[d+1]) into coordTyp/coordVal/coordStride: the symmetric
-	// array indexes and family indexes on the slot's path, with the
-	// distance in slots between neighbouring index values.
+	// Per slot: the value kind and its symmetric type (-1: none), and its
+	// coordinates [coordStart[d], coordStart[d+1]) into coordTyp/coordVal/
+	// coordStr: the symmetric array indexes and family indexes on the
+	// slot's path, with the distance in slots between neighbouring index
+	// values.
 	vkind      []uint8
 	vtyp       []int32
-	class      []uint64
 	coordStart []int32
 	coordTyp   []int32
 	coordVal   []int32
@@ -112,6 +111,7 @@ type builder struct {
 	typeIdx map[*spec.Type]int
 	c       *canon
 	classes map[string]int
+	class   []uint64 // per slot, a seed for its class
 	coords  [][]coordTmp
 }
 
@@ -154,8 +154,8 @@ func (b *builder) build() (*canon, error) {
 		n:     n,
 		vkind: make([]uint8, n),
 		vtyp:  make([]int32, n),
-		class: make([]uint64, n),
 	}
+	b.class = make([]uint64, n)
 	for _, t := range b.types {
 		c.sizes = append(c.sizes, int(t.Size()))
 	}
@@ -198,7 +198,7 @@ func (b *builder) build() (*canon, error) {
 					if w == nil {
 						return nil, fmt.Errorf("reduce: family %s: instance %d of local %s missing", p.Family, i, localName(v.Name))
 					}
-					if w.Type != inst[0].Type && (w.Type.Width != inst[0].Type.Width) {
+					if w.Type.Width != inst[0].Type.Width {
 						return nil, fmt.Errorf("reduce: family %s: local %s differs between instances", p.Family, localName(v.Name))
 					}
 				}
@@ -232,7 +232,7 @@ func (b *builder) build() (*canon, error) {
 			c.coordTyp = append(c.coordTyp, ct.typ)
 			c.coordVal = append(c.coordVal, ct.val)
 			c.coordStr = append(c.coordStr, ct.stride)
-			c.coordSeed = append(c.coordSeed, mix(c.class[d]+uint64(len(c.coordStr)-1-int(c.coordStart[d]))*tagRow)|1)
+			c.coordSeed = append(c.coordSeed, mix(b.class[d]+uint64(len(c.coordStr)-1-int(c.coordStart[d]))*tagRow)|1)
 			if r := c.rows[ct.typ][ct.val]; len(r) == 0 || r[len(r)-1] != int32(d) {
 				c.rows[ct.typ][ct.val] = append(r, int32(d))
 			}
@@ -241,7 +241,7 @@ func (b *builder) build() (*canon, error) {
 		if c.vkind[d] == valSet {
 			tag = tagMember
 		}
-		c.refSeed = append(c.refSeed, mix(c.class[d]+tag)|1)
+		c.refSeed = append(c.refSeed, mix(b.class[d]+tag)|1)
 		if c.vkind[d] != valPlain {
 			c.valueSlots[c.vtyp[d]] = append(c.valueSlots[c.vtyp[d]], int32(d))
 		}
@@ -304,7 +304,7 @@ func (b *builder) walk(t *spec.Type, base int, cs []coordTmp, path string, seen 
 			id = len(b.classes)
 			b.classes[path] = id
 		}
-		c.class[base] = mix(uint64(id)*0x9e3779b97f4a7c15 + 0x632be59bd9b4e019)
+		b.class[base] = mix(uint64(id)*0x9e3779b97f4a7c15 + 0x632be59bd9b4e019)
 	}
 }
 
@@ -328,8 +328,8 @@ func mix(x uint64) uint64 {
 	return x
 }
 
-// Signature tags, mixed into the contributions so that different roles
-// of a slot hash differently.
+// Signature tags, mixed into the seeds so that different roles of a slot
+// get different seeds.
 const (
 	tagRow    = 0x1000
 	tagRef    = 0x5000
@@ -341,10 +341,10 @@ const (
 //
 // Exactness. sig(s, i) is a signature of identity i in state s such that
 // sig(π(s), π(i)) = sig(s, i) for every permutation π of the group: it
-// sums (a commutative, hence order-free, combination) hashed
-// contributions of the slots indexed by i and of the slots that hold i,
-// each made of the slot's class (invariant: a permutation maps a slot to
-// one of the same class) and a permutation-invariant abstraction of the
+// sums (a commutative, hence order-free, combination) contributions of
+// the slots indexed by i and of the slots that hold i, each made of a
+// seed for the slot's class (invariant: a permutation maps a slot to one
+// of the same class) and a permutation-invariant abstraction of the
 // value (identities of the same type reduced to "equals i" or not, other
 // symmetric values to a constant, sets of identities to their cardinality
 // and whether they hold i). Let P(s) be the permutations π that send the
@@ -359,10 +359,8 @@ func (c *canon) canonicalize(s []int64) {
 	sc := c.pool.Get().(*scratch)
 	c.signatures(s, sc)
 	single := c.prepare(s, sc)
-	if single {
-		c.applyAll(s, sc)
-	} else {
-		c.applyAll(s, sc)
+	c.applyAll(s, sc)
+	if !single {
 		for c.nextCandidate(sc) {
 			c.applyMin(s, sc)
 		}
