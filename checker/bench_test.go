@@ -69,3 +69,34 @@ func cpuTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// TestAllocsPerState checks that the search allocates nothing per state:
+// only per run, per level and per arena chunk or table growth.
+func TestAllocsPerState(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("testdata", "models", "pipeline.wrap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := spec.ParseFile("pipeline.wrap", src, spec.Options{Defines: map[string]int64{"K": 4, "N": 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, err := Compile(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, workers := range []int{1, 2} {
+		var r *Result
+		allocs := testing.AllocsPerRun(1, func() {
+			r, err = runProgram(context.Background(), prog, Options{Workers: workers}, 64)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if per := allocs / float64(r.Stats.States); per > 0.05 {
+			t.Errorf("workers %d: %.0f allocations for %d states (%.3f per state)", workers, allocs, r.Stats.States, per)
+		} else {
+			t.Logf("workers %d: %.0f allocations for %d states", workers, allocs, r.Stats.States)
+		}
+	}
+}

@@ -122,6 +122,12 @@ func run(ctx context.Context, m *spec.Model, opts Options, minParallel int) (*Re
 	if err != nil {
 		return nil, err
 	}
+	return runProgram(ctx, prog, opts, minParallel)
+}
+
+// runProgram searches the state space of a compiled model.
+func runProgram(ctx context.Context, prog *Program, opts Options, minParallel int) (*Result, error) {
+	m := prog.Model
 	workers := opts.Workers
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
