@@ -24,6 +24,11 @@ type TextOptions struct {
 	// colours. Set it only when the output is a terminal and NO_COLOR is
 	// unset; the text is otherwise the same.
 	Color bool
+	// Explain adds, below what a violated invariant reads, the values of
+	// its parts in the last state: each operand of its top-level implies,
+	// and, or or comparison that is more than a variable, e.g.
+	// `shipped == approved: false`.
+	Explain bool
 }
 
 // ANSI styles of the text renderer.
@@ -69,6 +74,9 @@ func (o TextOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) err
 		}
 		o.writeTrace(&b, m, v)
 		writeReads(&b, m, v)
+		if o.Explain {
+			writeParts(&b, m, v)
+		}
 	}
 	s := res.Stats
 	fmt.Fprintf(&b, "\n%d states, %d transitions, depth %d, %.3f s", s.States, s.Transitions, s.Depth, s.Seconds)
@@ -228,6 +236,26 @@ func writeReads(b *strings.Builder, m *spec.Model, v *checker.Violation) {
 	for _, vi := range vars {
 		vr := m.Vars[vi]
 		fmt.Fprintf(b, "         %s = %s\n", vr.Name, varValue(vr, last).folded(foldLimit))
+	}
+}
+
+// writeParts shows the values of the parts of a violated invariant.
+func writeParts(b *strings.Builder, m *spec.Model, v *checker.Violation) {
+	if v.Kind != checker.Invariant || len(v.Trace) == 0 {
+		return
+	}
+	for _, in := range m.Invariants {
+		if in.Name != v.Name {
+			continue
+		}
+		parts := invariantParts(m, in.Expr, v.Trace[len(v.Trace)-1].State)
+		if len(parts) == 0 {
+			return
+		}
+		b.WriteString("       and its parts evaluate to:\n")
+		for _, p := range parts {
+			fmt.Fprintf(b, "         %s\n", p)
+		}
 	}
 }
 

@@ -24,7 +24,7 @@ var formatNames = []string{"text", "json", "sarif", "junit", "mermaid", "dot"}
 func newRenderer(cmd *cobra.Command, f checkFlags) (renderFunc, error) {
 	switch f.format {
 	case "text":
-		return report.TextOptions{Color: isColorTerminal(cmd.OutOrStdout())}.Render, nil
+		return report.TextOptions{Color: isColorTerminal(cmd.OutOrStdout()), Explain: true}.Render, nil
 	case "json":
 		return report.JSON, nil
 	case "sarif":

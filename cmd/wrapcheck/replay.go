@@ -544,7 +544,7 @@ func (r *replayer) render(cmd *cobra.Command, out outcome, format string) error 
 				where = fmt.Sprintf("%s:%d", r.run, out.line)
 			}
 			fmt.Fprintf(w, "%s: the run reaches a violation of the spec\n", where)
-			err = report.TextOptions{Color: isColorTerminal(w)}.Render(w, r.m, res)
+			err = report.TextOptions{Color: isColorTerminal(w), Explain: true}.Render(w, r.m, res)
 		}
 		if err != nil {
 			return err

@@ -1,0 +1,166 @@
+package report
+
+import (
+	"strings"
+
+	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/spec"
+)
+
+// The parts of a violated invariant: the operands of its top-level
+// implies, and, or or comparison, printed back from the IR and evaluated
+// in the last state of the trace with checker.Program.Eval. Only state
+// expressions the printer knows are shown (no quantifiers, no bound
+// names): the section is a help, never a second semantics.
+
+// binary operators: spelling and precedence (higher binds tighter).
+var binaryOps = map[spec.Op]struct {
+	text string
+	prec int
+}{
+	spec.OpImplies: {"implies", 1}, spec.OpOr: {"or", 2}, spec.OpAnd: {"and", 3},
+	spec.OpEq: {"==", 5}, spec.OpNe: {"!=", 5}, spec.OpLt: {"<", 5}, spec.OpLe: {"<=", 5},
+	spec.OpGt: {">", 5}, spec.OpGe: {">=", 5}, spec.OpIn: {"in", 5}, spec.OpSubset: {"subset", 5},
+	spec.OpAdd: {"+", 6}, spec.OpSub: {"-", 6}, spec.OpUnion: {"union", 6}, spec.OpMinus: {"minus", 6},
+	spec.OpMul: {"*", 7}, spec.OpDiv: {"/", 7}, spec.OpMod: {"%", 7}, spec.OpIntersect: {"intersect", 7},
+}
+
+// exprText prints e as wrap source, or reports false for a form it does
+// not print (quantifiers, bound names, element loads folded to a slot).
+func exprText(m *spec.Model, e *spec.Expr) (string, bool) {
+	s, _, ok := exprPrec(m, e)
+	return s, ok
+}
+
+func exprPrec(m *spec.Model, e *spec.Expr) (string, int, bool) {
+	const atom = 10
+	if op, ok := binaryOps[e.Op]; ok && len(e.Args) == 2 {
+		l, lp, ok1 := exprPrec(m, e.Args[0])
+		r, rp, ok2 := exprPrec(m, e.Args[1])
+		if !ok1 || !ok2 {
+			return "", 0, false
+		}
+		// implies is right-associative; the others left.
+		if lp < op.prec || lp == op.prec && (e.Op == spec.OpImplies || op.prec == 5) {
+			l = "(" + l + ")"
+		}
+		if rp < op.prec || rp == op.prec && e.Op != spec.OpImplies {
+			r = "(" + r + ")"
+		}
+		return l + " " + op.text + " " + r, op.prec, true
+	}
+	switch e.Op {
+	case spec.OpConst:
+		switch {
+		case e.Type.IsScalar():
+			return scalarName(e.Type, e.Val), atom, true
+		case e.Type.Kind == spec.SetKind:
+			return valueNode(e.Type, []int64{e.Val}).String(), atom, true
+		}
+	case spec.OpVar:
+		if e.Slot < 0 || e.Slot >= len(m.Slots) {
+			break
+		}
+		v := m.Vars[m.Slots[e.Slot].Var]
+		if v.Slot == e.Slot && v.Type.Width == e.Type.Width {
+			return v.Name, atom, true
+		}
+	case spec.OpIndex:
+		a, ap, ok1 := exprPrec(m, e.Args[0])
+		i, _, ok2 := exprPrec(m, e.Args[1])
+		if ok1 && ok2 && ap == atom {
+			return a + "[" + i + "]", atom, true
+		}
+	case spec.OpField:
+		a, ap, ok := exprPrec(m, e.Args[0])
+		if !ok || ap != atom || e.Args[0].Type.Kind != spec.RecordKind {
+			break
+		}
+		for _, f := range e.Args[0].Type.Fields {
+			if int64(f.Offset) == e.Val {
+				return a + "." + f.Name, atom, true
+			}
+		}
+	case spec.OpNot, spec.OpNeg:
+		a, ap, ok := exprPrec(m, e.Args[0])
+		if !ok {
+			break
+		}
+		if e.Op == spec.OpNeg {
+			if ap < 8 {
+				a = "(" + a + ")"
+			}
+			return "-" + a, 8, true
+		}
+		if ap < 4 {
+			a = "(" + a + ")"
+		}
+		return "not " + a, 4, true
+	case spec.OpCard:
+		a, _, ok := exprPrec(m, e.Args[0])
+		if ok {
+			return "card(" + a + ")", atom, true
+		}
+	case spec.OpSetLit:
+		parts := make([]string, len(e.Args))
+		for i, a := range e.Args {
+			s, _, ok := exprPrec(m, a)
+			if !ok {
+				return "", 0, false
+			}
+			parts[i] = s
+		}
+		return "{" + strings.Join(parts, ", ") + "}", atom, true
+	}
+	return "", 0, false
+}
+
+// invariantParts returns `text: value` lines for the operands of the
+// top-level operator of expr, evaluated in state (unpacked). Operands
+// that are a bare variable or constant are left out (the reads show
+// them), and so is anything exprText cannot print or Eval cannot
+// evaluate.
+func invariantParts(m *spec.Model, expr *spec.Expr, state []int64) []string {
+	op, ok := binaryOps[expr.Op]
+	if !ok || op.prec > 5 || len(expr.Args) != 2 {
+		return nil
+	}
+	var operands []*spec.Expr
+	var collect func(e *spec.Expr)
+	collect = func(e *spec.Expr) {
+		// flatten chains of the same and/or: a and b and c
+		if (e.Op == spec.OpAnd || e.Op == spec.OpOr) && e.Op == expr.Op && len(e.Args) == 2 {
+			collect(e.Args[0])
+			collect(e.Args[1])
+			return
+		}
+		operands = append(operands, e)
+	}
+	if expr.Op == spec.OpAnd || expr.Op == spec.OpOr {
+		collect(expr)
+	} else {
+		operands = expr.Args
+	}
+	prog, err := checker.Compile(m)
+	if err != nil {
+		return nil
+	}
+	packed := make(checker.State, prog.Words())
+	prog.Pack(packed, state)
+	var out []string
+	for _, e := range operands {
+		if e.Op == spec.OpVar || e.Op == spec.OpConst || !e.Type.IsScalar() {
+			continue
+		}
+		text, ok := exprText(m, e)
+		if !ok {
+			continue
+		}
+		v, err := prog.Eval(e, packed)
+		if err != nil {
+			continue
+		}
+		out = append(out, text+": "+scalarName(e.Type, v))
+	}
+	return out
+}
