@@ -95,8 +95,8 @@ type Stats struct {
 	Workers     int
 	// PeakHeapBytes is the largest Go heap size sampled during the search.
 	PeakHeapBytes uint64
-	// BytesPerState is the memory of the visited store (state vectors,
-	// parent links and hash table) divided by States.
+	// BytesPerState is the visited store's memory per state: the packed
+	// vector and parent link, plus the hash tables divided by States.
 	BytesPerState float64
 }
 

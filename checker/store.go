@@ -44,7 +44,8 @@ type Store struct {
 	n      atomic.Int64
 	chunks []atomic.Pointer[[]uint64]
 	alloc  sync.Mutex
-	bytes  atomic.Int64
+	bytes  atomic.Int64 // arena chunks, tables and chunk directory
+	tables atomic.Int64 // hash-table bytes
 	shards [nShards]shard
 }
 
@@ -63,6 +64,7 @@ func NewStore(width int) *Store {
 		s.shards[i].tab.Store(&t)
 	}
 	s.bytes.Add(int64(nShards*shardInit*8 + maxChunks*8))
+	s.tables.Add(int64(nShards * shardInit * 8))
 	return s
 }
 
@@ -74,6 +76,18 @@ func (s *Store) Len() int64 { return s.n.Load() }
 
 // Bytes returns the memory held by the store: arena chunks and tables.
 func (s *Store) Bytes() int64 { return s.bytes.Load() }
+
+// BytesPerVector returns the store's memory per stored vector: its
+// record (link and vector words) plus its share of the hash tables. The
+// preallocated chunk directory and the unused tail of the last chunk are
+// not counted.
+func (s *Store) BytesPerVector() float64 {
+	n := s.n.Load()
+	if n == 0 {
+		return 0
+	}
+	return float64(s.stride*8) + float64(s.tables.Load())/float64(n)
+}
 
 // Hash returns the hash the store uses for vec.
 func (s *Store) Hash(vec []uint64) uint64 { return hashWords(vec) }
@@ -190,6 +204,7 @@ func (s *Store) grow(sh *shard) {
 	}
 	sh.tab.Store(&tab)
 	s.bytes.Add(int64(8 * (len(tab) - len(old))))
+	s.tables.Add(int64(8 * (len(tab) - len(old))))
 }
 
 func equalWords(a, b []uint64) bool {

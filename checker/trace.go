@@ -203,9 +203,7 @@ func (e *explorer) stats() Stats {
 	for _, w := range e.workers {
 		s.Transitions += w.trans
 	}
-	if s.States > 0 {
-		s.BytesPerState = float64(e.store.Bytes()) / float64(s.States)
-	}
+	s.BytesPerState = e.store.BytesPerVector()
 	return s
 }
 
