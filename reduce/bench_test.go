@@ -19,6 +19,7 @@ var benchModels = []struct {
 	{"pipeline_K=6_N=1", "../examples/peers/pipeline.wrap", map[string]int64{"K": 6, "N": 1}},
 	{"pipeline_K=3_N=2", "../examples/peers/pipeline.wrap", map[string]int64{"K": 3, "N": 2}},
 	{"toctou_D=4_M=2", "../examples/peers/toctou.wrap", map[string]int64{"D": 4, "M": 2, "FIXED": 1}},
+	{"pointers_K=5", "testdata/pointers.wrap", map[string]int64{"K": 5}},
 }
 
 // benchStates returns up to n reachable states of a model (BFS order).

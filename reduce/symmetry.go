@@ -46,13 +46,18 @@ type canon struct {
 	// slots that exchanging two identities of t can change.
 	rows       [][][]int32
 	valueSlots [][]int32
-	pool       sync.Pool
+	// linked lists the slots that hold identities or sets of identities
+	// and have coordinates: they link identities to identities, and
+	// refining the signatures along them can split ties.
+	linked []int32
+	pool   sync.Pool
 }
 
 // scratch holds the buffers of one canonicalisation.
 type scratch struct {
 	best  []int64
 	sig   [][]uint64 // per type, per identity
+	sig2  [][]uint64 // the next round of refine
 	order [][]int32  // per type: order[j] = old identity that becomes j (π⁻¹)
 	fwd   [][]int32  // per type: fwd[i] = π(i)
 	// tie groups (all types), for the enumeration of candidates
@@ -248,6 +253,9 @@ func (b *builder) build() (*canon, error) {
 		if len(b.coords[d]) > 0 || c.vkind[d] != valPlain {
 			c.relevant = append(c.relevant, int32(d))
 		}
+		if len(b.coords[d]) > 0 && c.vkind[d] != valPlain {
+			c.linked = append(c.linked, int32(d))
+		}
 	}
 	c.coordStart[n] = int32(len(c.coordTyp))
 	if len(c.relevant) == 0 {
@@ -312,6 +320,7 @@ func (c *canon) newScratch() *scratch {
 	s := &scratch{best: make([]int64, c.n)}
 	for _, n := range c.sizes {
 		s.sig = append(s.sig, make([]uint64, n))
+		s.sig2 = append(s.sig2, make([]uint64, n))
 		s.order = append(s.order, make([]int32, n))
 		s.fwd = append(s.fwd, make([]int32, n))
 	}
@@ -359,6 +368,10 @@ func (c *canon) canonicalize(s []int64) {
 	sc := c.pool.Get().(*scratch)
 	c.signatures(s, sc)
 	single := c.prepare(s, sc)
+	for round := 0; round < refineRounds && !single && len(c.linked) > 0; round++ {
+		c.refine(s, sc)
+		single = c.prepare(s, sc)
+	}
 	c.applyAll(s, sc)
 	if !single {
 		for c.nextCandidate(sc) {
@@ -429,6 +442,47 @@ func (c *canon) signatures(s []int64, sc *scratch) {
 			}
 		}
 	}
+}
+
+// refineRounds bounds the refinement of signatures when a tie is left
+// between identities that are not twins.
+const refineRounds = 2
+
+// refine replaces the signatures by finer ones, still invariant: a slot
+// indexed by identity i that holds identity v (or a set) adds v's current
+// signature to i's, and i's to v's, as colour refinement does on a graph.
+// Only the linked slots contribute, on top of the current signatures.
+func (c *canon) refine(s []int64, sc *scratch) {
+	for t := range sc.sig {
+		copy(sc.sig2[t], sc.sig[t])
+	}
+	for _, d32 := range c.linked {
+		d := int(d32)
+		v := s[d]
+		u := c.vtyp[d]
+		var val uint64 // the current signatures of what the slot holds
+		if c.vkind[d] == valSym {
+			val = sc.sig[u][v]
+		} else {
+			for m := uint64(v); m != 0; m &= m - 1 {
+				val += mix(sc.sig[u][bits.TrailingZeros64(m)])
+			}
+		}
+		lo, hi := c.coordStart[d], c.coordStart[d+1]
+		for k := lo; k < hi; k++ {
+			t, i := c.coordTyp[k], c.coordVal[k]
+			sc.sig2[t][i] += c.coordSeed[k] * mix(val+tagRef)
+			back := c.refSeed[d] * mix(sc.sig[t][i]+uint64(k-lo)*tagRow)
+			if c.vkind[d] == valSym {
+				sc.sig2[u][v] += back
+			} else {
+				for m := uint64(v); m != 0; m &= m - 1 {
+					sc.sig2[u][bits.TrailingZeros64(m)] += back
+				}
+			}
+		}
+	}
+	sc.sig, sc.sig2 = sc.sig2, sc.sig
 }
 
 // prepare sorts the identities of every type by signature, finds the tie
