@@ -35,7 +35,11 @@
 // edges are the covers of the set: expanding a U b as b ∨ (a ∧ X(a U b))
 // and a R b as (a ∧ b) ∨ (b ∧ X(a R b)), each cover is a conjunction of
 // literals (the edge label), the set of X-obligations (the target state)
-// and the untils it postponed. There is one acceptance set per until
+// and the untils it postponed. The cover set of a formula is memoized and
+// the cover set of a conjunction is the product of its operands' cover
+// sets, with duplicate and subsumed covers removed after every product
+// (a cover with fewer literals, fewer obligations and fewer postponed
+// untils makes another redundant). There is one acceptance set per until
 // subformula a U b: an edge belongs to it unless it postponed a U b. A run
 // is accepting when it takes edges of every acceptance set infinitely
 // often, i.e. no until is postponed forever.
@@ -43,8 +47,7 @@
 // The automaton is kept small by the optimisations used by LTL2BA
 // (Gastin and Oddoux, "Fast LTL to Büchi automata translation", CAV 2001)
 // and Spot: formula simplification before translation; removal of
-// subsumed covers (a cover with fewer literals, fewer obligations and
-// fewer postponed untils makes another redundant); merging of edges with
+// subsumed covers; merging of edges with
 // the same target and acceptance whose labels differ in one literal;
 // removal of states from which no accepting cycle is reachable (SCCs
 // computed with dominikbraun/graph); merging of bisimilar states
@@ -52,6 +55,13 @@
 // removal of acceptance sets that are vacuous on every cycle, or equal to
 // another set. The translation is tested against a direct lasso-word
 // semantics oracle and against lbt (GPVW) on random formulas.
+//
+// # Limits
+//
+// At most [MaxAcc] (64) until subformulas per negated property; the
+// atoms of a property are unlimited. Symmetry and partial-order reduction
+// are not applied to the product ([Formula.HasNext] tells whether a
+// property is stutter invariant, the precondition for the latter).
 //
 // # Product and cycle search
 //
@@ -74,6 +84,13 @@
 // refined: the nodes where an untaken strong unit is enabled are removed
 // and the SCCs of the rest are examined again. Fairness is thus handled
 // in the cycle analysis, not by enlarging the formula.
+//
+// The product is built on the fly: the successors of a system state are
+// computed (once, and shared by the products of all properties) only when
+// some product node with that state has an automaton edge whose label
+// holds there. The explored product is kept as an adjacency array (node
+// ids in BFS order, parent links, per edge its target, action and
+// acceptance marks); system states live in a checker.Store.
 //
 // The counterexample is a lasso: the BFS-shortest path from an initial
 // node to the nearest node of a fair accepting SCC, then a cycle inside
