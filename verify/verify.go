@@ -59,8 +59,19 @@ func Run(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, err
 		copts.Ample = reduce.POR(m, reduce.Visible(m, opts.Only))
 	}
 	res, err := checker.Run(ctx, m, copts)
-	if err != nil || res.Verdict == checker.Violated || !hasProperties(m, opts.Only) {
-		return res, err
+	if err != nil {
+		return nil, err
+	}
+	if res.Verdict == checker.Violated && copts.Ample != nil {
+		// Partial-order reduction keeps some violation reachable but not
+		// the shortest path to it. The reduced search bounds the depth of
+		// the shortest one, so an unreduced search to that depth finds it.
+		if err := shortest(ctx, m, copts, res); err != nil {
+			return nil, err
+		}
+	}
+	if res.Verdict == checker.Violated || !hasProperties(m, opts.Only) {
+		return res, nil
 	}
 	lres, err := ltl.Check(ctx, m, ltl.Options{Only: opts.Only, MaxStates: opts.MaxStates, Workers: opts.Workers})
 	if err != nil {
@@ -89,4 +100,23 @@ func hasProperties(m *spec.Model, only []string) bool {
 		}
 	}
 	return false
+}
+
+// shortest replaces res.Violation, found with partial-order reduction, by
+// the shortest violation of the unreduced system (symmetry keeps distances,
+// so it stays on). That violation is at most as deep as the one found, so
+// the search is bounded by the found trace's length; the statistics stay
+// those of the reduced search.
+func shortest(ctx context.Context, m *spec.Model, copts checker.Options, res *checker.Result) error {
+	copts.Ample = nil
+	copts.MaxDepth = len(res.Violation.Trace) // one more than the trace's steps: deadlocks at its depth are found
+	copts.Progress = nil
+	full, err := checker.Run(ctx, m, copts)
+	if err != nil {
+		return err
+	}
+	if full.Verdict == checker.Violated {
+		res.Violation = full.Violation
+	}
+	return nil
 }
