@@ -249,3 +249,43 @@ func TestReference(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCheck builds a random model from the fuzzer's seed and checks that
+// 1 and 4 workers give the same Result (outcome, stats and violation) as
+// each other and as the reference search.
+func FuzzCheck(f *testing.F) {
+	for i := range uint64(8) {
+		f.Add(i, i*7+1, i%2 == 0)
+	}
+	f.Fuzz(func(t *testing.T, s1, s2 uint64, rich bool) {
+		r := rand.New(rand.NewPCG(s1, s2))
+		var m *spec.Model
+		if rich {
+			m = richModel(r)
+		} else {
+			m = randomModel(r)
+		}
+		want := referenceBFS(t, m, false)
+		var first *Result
+		for _, workers := range []int{1, 4} {
+			res, err := run(context.Background(), m, Options{Workers: workers}, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := engineResult(m, res)
+			if want.Verdict == "violated" && want.Transitions == 0 {
+				got.Transitions = 0
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("workers %d (-reference +engine):\n%s", workers, diff)
+			}
+			if first == nil {
+				first = res
+				continue
+			}
+			if diff := cmp.Diff(first.Violation, res.Violation); diff != "" {
+				t.Fatalf("violation, workers 1 vs 4 (-w1 +w4):\n%s", diff)
+			}
+		}
+	})
+}
