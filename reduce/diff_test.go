@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -64,6 +65,33 @@ func TestDifferentialExamples(t *testing.T) {
 				t.Skipf("does not check statically: %v", err)
 			}
 			differential(t, m)
+		})
+	}
+}
+
+// TestDifferentialDefines runs the differential checks on the peer
+// translations with parameters that make their symmetry non-trivial,
+// including violated variants.
+func TestDifferentialDefines(t *testing.T) {
+	tests := []struct {
+		file string
+		defs map[string]int64
+	}{
+		{"../examples/peers/pipeline.wrap", map[string]int64{"K": 2, "N": 2, "BUG": 1}},
+		{"../examples/peers/pipeline.wrap", map[string]int64{"K": 3, "N": 1, "BUG": 1}},
+		{"../examples/peers/toctou.wrap", map[string]int64{"D": 2, "M": 2}},
+		{"../examples/peers/toctou.wrap", map[string]int64{"D": 3, "M": 1, "FIXED": 1}},
+		{"../examples/peers/mutex_sym.wrap", map[string]int64{"N": 4}},
+	}
+	for _, tt := range tests {
+		name := strings.TrimPrefix(tt.file, "../examples/")
+		for _, k := range slices.Sorted(maps.Keys(tt.defs)) {
+			name += fmt.Sprintf(",%s=%d", k, tt.defs[k])
+		}
+		t.Run(name, func(t *testing.T) {
+			m := load(t, tt.file, tt.defs)
+			differential(t, m)
+			checkOrbits(t, m, 30000)
 		})
 	}
 }
