@@ -8,7 +8,31 @@ import "github.com/wrapcheck/wrapcheck/spec"
 // loads. Measured on pipeline K=3,N=2 (4 invariants, two nested
 // quantifiers each): see BenchmarkBFS and docs in doc.go.
 
-const maxUnroll = 64 // largest domain unrolled
+const (
+	maxUnroll     = 64   // largest domain unrolled
+	maxUnrollSize = 4096 // largest unrolled expression, in nodes
+)
+
+// expandedSize is the number of nodes of e once its quantifiers are
+// unrolled.
+func expandedSize(e *spec.Expr) int {
+	n := 1
+	for _, a := range e.Args {
+		n += expandedSize(a)
+		if n > maxUnrollSize {
+			return n
+		}
+	}
+	switch e.Op {
+	case spec.OpForall, spec.OpExists, spec.OpCount:
+		if e.Dom != nil {
+			n *= int(min(e.Dom.Size(), maxUnroll+1))
+		} else {
+			n *= 2
+		}
+	}
+	return n
+}
 
 // substitute returns a copy of e with the scalar local slot replaced by
 // the constant v, folded; ok is false when e rebinds slot (the body then
@@ -156,7 +180,7 @@ func unroll(e *spec.Expr) []*spec.Expr {
 	if e.Dom != nil {
 		lo, hi = e.Dom.Lo, e.Dom.Hi
 	}
-	if hi-lo+1 > maxUnroll || hi < lo {
+	if hi-lo+1 > maxUnroll || hi < lo || (hi-lo+1)*int64(expandedSize(e.Args[0])) > maxUnrollSize {
 		return nil
 	}
 	var out []*spec.Expr
