@@ -170,9 +170,9 @@ func (p *Program) Pack(dst State, src []int64) { p.lay.pack(dst, src) }
 func (p *Program) Unpack(dst []int64, src State) { p.lay.unpack(dst, src) }
 
 // CompileExpr compiles a state expression (over state slots and the
-// predicate frame, e.g. an LTL atom) for [Machine.Eval]. Compile atoms
-// before creating the machines that evaluate them is not required:
-// machines grow their memory as needed. Safe for concurrent use.
+// predicate frame, e.g. an LTL atom) for [Machine.Eval]. It may be called
+// after machines were created: they grow their memory as needed. Safe for
+// concurrent use.
 func (p *Program) CompileExpr(e *spec.Expr) (*Pred, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
