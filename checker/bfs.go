@@ -385,7 +385,13 @@ func (w *worker) flush() {
 		if isNew {
 			w.checkState(m, idx, vec, w.parent, false)
 		} else {
-			w.sawOld = true
+			// The cycle proviso looks only at states stored before this
+			// level (levels no deeper than the parent): every cycle has such
+			// an edge, and unlike "already stored" it does not depend on
+			// which worker stored a state of the next level first.
+			if idx < e.levelStart {
+				w.sawOld = true
+			}
 			if idx >= e.levelStart {
 				l := st.Link(idx)
 				for {

@@ -50,9 +50,10 @@ type CanonFunc func(slots []int64)
 // every worker and must be safe for concurrent use.
 //
 // The checker enforces the BFS cycle proviso itself: when the returned
-// subset is proper and one of its successors was already stored (or it
-// yields no successor at all), the remaining enabled actions are expanded
-// too.
+// subset is proper and one of its successors was stored before the
+// current level (a state no deeper than the expanded one, which every
+// cycle has), or it yields no successor at all, the remaining enabled
+// actions are expanded too. This does not depend on the worker count.
 type AmpleFunc func(slots []int64, enabled []int) []int
 
 // Progress is a snapshot of a running search.
