@@ -91,3 +91,46 @@ property Settles: eventually always x == 1
 		t.Errorf("--only of an unknown name must not hold silently")
 	}
 }
+
+// TestReducedCountsIndependentOfWorkers: with partial-order reduction (and
+// symmetry) the stored states and transitions are the same for any number
+// of workers, because the cycle proviso does not depend on which worker
+// stored a state first.
+func TestReducedCountsIndependentOfWorkers(t *testing.T) {
+	m := mustModel(t, `spec Indep
+type W = symmetric 4
+process w[i: W] {
+  var c: 0..3
+  var d: 0..2
+  action inc when c < 3 { c := c + 1 }
+  action dec when c > 0 and d < 2 { c := c - 1; d := d + 1 }
+}
+process p[j: 0..2] {
+  var e: 0..2
+  action step { e := (e + 1) % 3 }
+}
+`)
+	var want checker.Stats
+	for i, workers := range []int{1, 2, 4} {
+		res, err := Run(context.Background(), m, Options{Workers: workers, NoDeadlock: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := res.Stats
+		got.Seconds, got.Workers, got.PeakHeapBytes, got.BytesPerState = 0, 0, 0, 0
+		if i == 0 {
+			want = got
+			continue
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("workers=%d (-workers=1 +got):\n%s", workers, diff)
+		}
+	}
+	full, err := Run(context.Background(), m, Options{NoPOR: true, NoSymmetry: true, NoDeadlock: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want.States >= full.Stats.States {
+		t.Errorf("reductions stored %d states, the full system has %d: no reduction", want.States, full.Stats.States)
+	}
+}
