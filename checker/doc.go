@@ -58,6 +58,16 @@
 // form is the next stored state, which also gives concrete traces under
 // symmetry reduction.
 //
+// # Reuse by other engines
+//
+// The LTL product search and the reduction hooks use the same core:
+// [Compile] gives a [Program]; each goroutine takes a [Machine]
+// (Program.NewMachine) whose Init and Successors enumerate packed
+// [State] vectors in (action, branch) order and whose Eval evaluates
+// expressions compiled once with Program.CompileExpr; [Store] is the
+// visited set for vectors of any width (a system state plus automaton
+// words, say), with a link word per vector.
+//
 // # Performance
 //
 // Measured with `go test -run XXX -bench BFS -benchtime 3x ./checker/` on
