@@ -389,7 +389,9 @@ func (w *worker) flush() {
 			// level (levels no deeper than the parent): every cycle has such
 			// an edge, and unlike "already stored" it does not depend on
 			// which worker stored a state of the next level first.
-			w.sawOld = true
+			if idx < e.levelStart {
+				w.sawOld = true
+			}
 			if idx >= e.levelStart {
 				l := st.Link(idx)
 				for {

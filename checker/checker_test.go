@@ -164,6 +164,13 @@ func blockedAskModel() *spec.Model {
 	return b.build()
 }
 
+// emptyModel has no variable and one action that changes nothing.
+func emptyModel() *spec.Model {
+	b := newBuilder("empty")
+	b.action("tick", nil, &spec.Stmt{Op: spec.SSkip})
+	return b.build()
+}
+
 func TestRun(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -191,6 +198,7 @@ func TestRun(t *testing.T) {
 			Kind: "runtime-error", Name: "set", Msg: "index 3 out of range 0..2", Actions: []int{-1, 0, 0, 0, 0}, Last: []int64{3, 1, 1, 1}}},
 		{"blocked-ask", blockedAskModel(), Options{}, outcome{Verdict: "violated", States: 1, Transitions: 0, Depth: 0,
 			Kind: "deadlock", Msg: "no action is enabled and the state is not terminal", Actions: []int{-1}, Last: []int64{0}}},
+		{"no-variables", emptyModel(), Options{}, outcome{Verdict: "holds", States: 1, Transitions: 1, Depth: 0}},
 		{"max-states", twoCounters(), Options{MaxStates: 5, Workers: 1}, outcome{Verdict: "incomplete", Reason: "state limit", States: 6, Transitions: 6, Depth: 2}},
 		{"max-depth", twoCounters(), Options{MaxDepth: 2}, outcome{Verdict: "incomplete", Reason: "depth limit", States: 6, Transitions: 6, Depth: 2}},
 	}
