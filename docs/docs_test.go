@@ -1,0 +1,382 @@
+// Package docs holds the user documentation and the test that keeps it
+// true: every command shown in the docs is run, and its output must be
+// the output shown.
+//
+// # The rules
+//
+// The test reads every docs/*.md and the repository's README.md.
+//
+// A fenced block whose info string is "console" is a session:
+//
+//	```console
+//	$ wrapcheck check docs/testdata/tutorial/gate.wrap
+//	<expected output>
+//	```
+//
+// Every line that starts with "$ " is a command; the lines after it, up to
+// the next command or the end of the block, are its expected output. Only
+// `wrapcheck` commands may appear. A command is split into words as a shell
+// would for simple cases (single and double quotes, no expansion), and runs
+// from the repository root with a wrapcheck binary built once from
+// ./cmd/wrapcheck, NO_COLOR=1 and GITHUB_ACTIONS unset. Its output is
+// stdout and stderr as one stream, as on a terminal; a non-zero exit status
+// adds a final line "[exit N]".
+//
+// Timings depend on the machine, so both the expected and the actual output
+// are normalised before they are compared: in the text summary line,
+// ", 0.003 s (20.7k states/s), 2 workers" becomes ", <time>"; in JSON,
+// "seconds" and "workers" values become 0. Everything else must match
+// exactly, including the state and transition counts.
+//
+// A fenced block whose info string is "wrap file=PATH" shows the whole of
+// the spec in PATH (relative to the repository root): its text must equal
+// the file, so that a reader who types the spec in gets what the commands
+// ran.
+//
+// Relative links in the documents this package owns (see owned) must name
+// files that exist.
+//
+// WRAPCHECK_UPDATE=1 go test ./docs/ rewrites, in place, every console
+// block whose output differs after normalisation (a block that differs only
+// in timings is left alone, so updates do not churn), and every wrap block
+// from its file.
+package docs
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/wrapcheck/wrapcheck/internal/golden"
+)
+
+// root is the repository root, relative to this package's directory.
+const root = ".."
+
+// binary is the wrapcheck command built by TestMain.
+var binary string
+
+func TestMain(m *testing.M) {
+	os.Exit(mainTest(m))
+}
+
+func mainTest(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "wrapcheck-docs-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	binary = filepath.Join(dir, "wrapcheck")
+	build := exec.Command("go", "build", "-o", binary, "./cmd/wrapcheck")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "go build ./cmd/wrapcheck: %v\n%s", err, out)
+		return 1
+	}
+	return m.Run()
+}
+
+// owned lists the documents whose relative links are checked.
+var owned = []string{"docs/README.md", "docs/tutorial.md", "docs/safety-vs-liveness.md", "docs/patterns.md"}
+
+// documents returns the Markdown files the test reads, relative to root.
+func documents(t *testing.T) []string {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []string
+	for _, p := range paths {
+		rel, _ := filepath.Rel(root, p)
+		docs = append(docs, filepath.ToSlash(rel))
+	}
+	docs = append(docs, "README.md")
+	sort.Strings(docs)
+	return docs
+}
+
+// block is one fenced block of a document.
+type block struct {
+	info  string // the info string after the opening fence
+	line  int    // 1-based line of the opening fence
+	start int    // index of the first content line
+	end   int    // index of the closing fence
+}
+
+// fences returns the fenced blocks of lines (``` fences only).
+func fences(lines []string) []block {
+	var bs []block
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		if !strings.HasPrefix(l, "```") {
+			continue
+		}
+		b := block{info: strings.TrimSpace(strings.TrimPrefix(l, "```")), line: i + 1, start: i + 1}
+		j := i + 1
+		for j < len(lines) && strings.TrimRight(lines[j], " ") != "```" {
+			j++
+		}
+		b.end = j
+		bs = append(bs, b)
+		i = j
+	}
+	return bs
+}
+
+// session is one command of a console block and its expected output.
+type session struct {
+	cmd  string
+	line int      // 1-based line of the command
+	want []string // expected output lines
+}
+
+func sessions(lines []string, b block) []session {
+	var ss []session
+	for i := b.start; i < b.end; i++ {
+		if cmd, ok := strings.CutPrefix(lines[i], "$ "); ok {
+			ss = append(ss, session{cmd: cmd, line: i + 1})
+		} else if len(ss) > 0 {
+			ss[len(ss)-1].want = append(ss[len(ss)-1].want, lines[i])
+		}
+	}
+	return ss
+}
+
+// split splits a command line into words: blanks separate words, single
+// and double quotes group (no escapes, no expansion).
+func split(s string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	var quote rune
+	for _, r := range s {
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+			cur.WriteRune(r)
+		case r == '\'' || r == '"':
+			quote, inWord = r, true
+		case r == ' ' || r == '\t':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	if quote != 0 {
+		return nil, errors.New("unterminated quote")
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words, nil
+}
+
+// run runs one documented command and returns its output as the docs show
+// it: stdout and stderr interleaved, then "[exit N]" when N is not 0.
+func run(t *testing.T, command string) string {
+	t.Helper()
+	words, err := split(command)
+	if err != nil {
+		t.Fatalf("%s: %v", command, err)
+	}
+	if len(words) == 0 || words[0] != "wrapcheck" {
+		t.Fatalf("%q: only wrapcheck commands may appear in a console block", command)
+	}
+	cmd := exec.Command(binary, words[1:]...)
+	cmd.Dir = root
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GITHUB_ACTIONS=") && !strings.HasPrefix(kv, "NO_COLOR=") {
+			env = append(env, kv)
+		}
+	}
+	cmd.Env = append(env, "NO_COLOR=1")
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	err = cmd.Run()
+	text := strings.TrimRight(out.String(), "\n")
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		if text != "" {
+			text += "\n"
+		}
+		text += fmt.Sprintf("[exit %d]", exit.ExitCode())
+	case err != nil:
+		t.Fatalf("%s: %v", command, err)
+	}
+	return text
+}
+
+var (
+	textTiming = regexp.MustCompile(`, [0-9]+\.[0-9]+ s( \([^)]*states/s\))?, [0-9]+ workers?`)
+	jsonTiming = regexp.MustCompile(`"seconds": [0-9.e+-]+, "workers": [0-9]+`)
+)
+
+// normalise replaces what depends on the machine by placeholders.
+func normalise(s string) string {
+	s = textTiming.ReplaceAllString(s, ", <time>")
+	s = jsonTiming.ReplaceAllString(s, `"seconds": 0, "workers": 0`)
+	return strings.TrimRight(s, "\n")
+}
+
+// TestCommands runs every command of every console block and compares its
+// output with the block.
+func TestCommands(t *testing.T) {
+	for _, doc := range documents(t) {
+		t.Run(strings.TrimSuffix(doc, ".md"), func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join(root, doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(string(data), "\n")
+			var edits []edit
+			for _, b := range fences(lines) {
+				if b.info != "console" {
+					continue
+				}
+				ss := sessions(lines, b)
+				if len(ss) == 0 {
+					t.Errorf("%s:%d: console block without a command", doc, b.line)
+				}
+				var block []string
+				changed := false
+				for _, s := range ss {
+					got := run(t, s.cmd)
+					want := strings.Join(s.want, "\n")
+					block = append(block, "$ "+s.cmd)
+					if normalise(want) == normalise(got) {
+						block = append(block, s.want...)
+						continue
+					}
+					changed = true
+					block = append(block, strings.Split(got, "\n")...)
+					if !golden.Update() {
+						t.Errorf("%s:%d: $ %s: output differs (-want +got):\n%s", doc, s.line, s.cmd,
+							cmp.Diff(normalise(want), normalise(got)))
+					}
+				}
+				if changed {
+					edits = append(edits, edit{b.start, b.end, block})
+				}
+			}
+			rewrite(t, doc, lines, edits)
+		})
+	}
+}
+
+// TestSpecBlocks checks that every ```wrap file=PATH block shows PATH.
+func TestSpecBlocks(t *testing.T) {
+	for _, doc := range documents(t) {
+		data, err := os.ReadFile(filepath.Join(root, doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(string(data), "\n")
+		var edits []edit
+		for _, b := range fences(lines) {
+			lang, attr, _ := strings.Cut(b.info, " ")
+			path, ok := strings.CutPrefix(strings.TrimSpace(attr), "file=")
+			if lang != "wrap" || !ok {
+				continue
+			}
+			src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(path)))
+			if err != nil {
+				t.Errorf("%s:%d: %v", doc, b.line, err)
+				continue
+			}
+			want := strings.TrimRight(string(src), "\n")
+			got := strings.Join(lines[b.start:b.end], "\n")
+			if got == want {
+				continue
+			}
+			if !golden.Update() {
+				t.Errorf("%s:%d: the block differs from %s (-file +block):\n%s", doc, b.line, path, cmp.Diff(want, got))
+			}
+			edits = append(edits, edit{b.start, b.end, strings.Split(want, "\n")})
+		}
+		rewrite(t, doc, lines, edits)
+	}
+}
+
+// edit replaces lines[start:end] by repl.
+type edit struct {
+	start, end int
+	repl       []string
+}
+
+// rewrite applies edits (in order, not overlapping) to doc when updating.
+func rewrite(t *testing.T, doc string, lines []string, edits []edit) {
+	t.Helper()
+	if !golden.Update() || len(edits) == 0 {
+		return
+	}
+	var out []string
+	prev := 0
+	for _, e := range edits {
+		out = append(out, lines[prev:e.start]...)
+		out = append(out, e.repl...)
+		prev = e.end
+	}
+	out = append(out, lines[prev:]...)
+	if err := os.WriteFile(filepath.Join(root, doc), []byte(strings.Join(out, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+var link = regexp.MustCompile(`\]\(([^)#\s]+)(#[^)]*)?\)`)
+
+// TestLinks checks the relative links of the documents this package owns.
+func TestLinks(t *testing.T) {
+	for _, doc := range owned {
+		data, err := os.ReadFile(filepath.Join(root, doc))
+		if err != nil {
+			t.Error(err)
+			continue
+		}
+		for i, l := range strings.Split(string(data), "\n") {
+			for _, m := range link.FindAllStringSubmatch(l, -1) {
+				target := m[1]
+				if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+					continue
+				}
+				p := filepath.Join(root, filepath.Dir(doc), filepath.FromSlash(target))
+				if _, err := os.Stat(p); err != nil {
+					t.Errorf("%s:%d: broken link %s", doc, i+1, target)
+				}
+			}
+		}
+	}
+}
+
+// TestTutorialSpecsNamed checks that the tutorial names every spec under
+// testdata/tutorial, so that no file there is left unexplained.
+func TestTutorialSpecsNamed(t *testing.T) {
+	data, err := os.ReadFile("tutorial.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob("testdata/tutorial/*.wrap")
+	for _, f := range files {
+		if !bytes.Contains(data, []byte("docs/"+filepath.ToSlash(f))) {
+			t.Errorf("tutorial.md does not name docs/%s", filepath.ToSlash(f))
+		}
+	}
+}
