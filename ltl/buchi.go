@@ -544,15 +544,17 @@ func (a *Automaton) mergeEdges() bool {
 
 // sccs returns the strongly connected components of the automaton's
 // graph (computed with dominikbraun/graph), as a component number per
-// state.
+// state. Vertex keys are state+1: graph v0.23.0's Tarjan never emits the
+// component of the vertex whose key is the zero value (it pops the stack
+// "until hash != vertex", starting from a zero hash).
 func (a *Automaton) sccs() []int {
 	g := graph.New(graph.IntHash, graph.Directed())
 	for i := range a.States {
-		_ = g.AddVertex(i)
+		_ = g.AddVertex(i + 1)
 	}
 	for i, s := range a.States {
 		for _, e := range s.Edges {
-			_ = g.AddEdge(i, e.To) // a parallel edge is already there
+			_ = g.AddEdge(i+1, e.To+1) // a parallel edge is already there
 		}
 	}
 	comps, err := graph.StronglyConnectedComponents(g)
@@ -560,9 +562,17 @@ func (a *Automaton) sccs() []int {
 		panic("wrapcheck internal error: ltl: " + err.Error())
 	}
 	comp := make([]int, len(a.States))
+	for i := range comp {
+		comp[i] = -1
+	}
 	for c, vs := range comps {
 		for _, v := range vs {
-			comp[v] = c
+			comp[v-1] = c
+		}
+	}
+	for _, c := range comp {
+		if c < 0 {
+			panic("wrapcheck internal error: ltl: a state without SCC")
 		}
 	}
 	return comp

@@ -297,6 +297,9 @@ func TestLassoOracle(t *testing.T) {
 		}
 		states += len(a.States)
 		edges += a.NumEdges()
+		if b := Translate(f); b.String() != a.String() || b.DOT() != a.DOT() {
+			t.Errorf("%s: translation is not deterministic:\n%s\n%s", f, a, b)
+		}
 		for w := 0; w < wordsPer; w++ {
 			u, v := randWord(rng, atoms)
 			want := r.holds(u, v)
