@@ -125,6 +125,13 @@ func (s *Store) insertHashed(vec []uint64, h, link uint64, lock bool) (idx uint3
 	sh := &s.shards[h>>(64-shardBits)]
 	tag := h & tagMask
 	if lock {
+		// Look up without the lock first: an entry is published (atomic
+		// store) after its record is written, so a vector found here is
+		// complete. Missing it (a concurrent insert, or a table replaced
+		// by growth) only sends us to the locked path below.
+		if j, ok := s.lookup(sh, vec, h); ok {
+			return j, false, nil
+		}
 		sh.mu.Lock()
 	}
 	tab := *sh.tab.Load()
@@ -167,6 +174,24 @@ func (s *Store) insertHashed(vec []uint64, h, link uint64, lock bool) (idx uint3
 		sh.mu.Unlock()
 	}
 	return idx, true, nil
+}
+
+// lookup finds vec in a shard without its lock.
+func (s *Store) lookup(sh *shard, vec []uint64, h uint64) (uint32, bool) {
+	tag := h & tagMask
+	tab := *sh.tab.Load()
+	mask := uint64(len(tab) - 1)
+	for i := (h >> 32) & mask; ; i = (i + 1) & mask {
+		e := atomic.LoadUint64(&tab[i])
+		if e == 0 {
+			return 0, false
+		}
+		if e&tagMask == tag {
+			if j := uint32(e) - 1; equalWords(s.Vector(j), vec) {
+				return j, true
+			}
+		}
+	}
 }
 
 // record returns the writable record of idx, allocating its chunk.
