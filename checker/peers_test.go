@@ -84,3 +84,43 @@ func TestPeerCounts(t *testing.T) {
 type peerRow struct {
 	Verdict, States, Transitions, TraceLength string
 }
+
+// TestDeterminismLarge checks on peer models with large levels that the
+// verdict, the counts and the whole violation do not depend on Workers.
+func TestDeterminismLarge(t *testing.T) {
+	cases := []struct {
+		file    string
+		defines map[string]int64
+	}{
+		{"pipeline.wrap", map[string]int64{"K": 3, "N": 2, "BUG": 1}},
+		{"philo.wrap", map[string]int64{"N": 10}},
+		{"mutex.wrap", map[string]int64{"N": 4}},
+		{"pipeline.wrap", map[string]int64{"K": 2, "N": 2}},
+		{"toctou.wrap", map[string]int64{"D": 3, "M": 3, "FIXED": 1}},
+	}
+	for _, c := range cases {
+		src, err := os.ReadFile(filepath.Join("testdata", "models", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := spec.ParseFile(c.file, src, spec.Options{Defines: c.defines})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var first *Result
+		for _, workers := range []int{1, 2, 4} {
+			r, err := run(context.Background(), m, Options{Workers: workers}, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Stats.Seconds, r.Stats.PeakHeapBytes, r.Stats.Workers = 0, 0, 0
+			if first == nil {
+				first = r
+				continue
+			}
+			if diff := cmp.Diff(first, r); diff != "" {
+				t.Errorf("%s: workers 1 vs %d (-w1 +w%d):\n%s", c.file, workers, workers, diff)
+			}
+		}
+	}
+}
