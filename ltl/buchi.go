@@ -956,22 +956,21 @@ func accString(acc uint64) string {
 }
 
 // DOT returns the automaton in Graphviz DOT syntax, built with
-// dominikbraun/graph's draw package. Parallel edges are drawn as one edge
-// with one label line each; the lines are sorted, so the output is
-// deterministic.
+// dominikbraun/graph's draw package: one circle per state (labelled with
+// its number, its obligations as tooltip), an arrow from an invisible
+// "start" point to the initial state, and one edge per pair of states
+// whose label lists the edges' labels and acceptance sets, one per line.
+// The statements are sorted, so the output is deterministic.
 func (a *Automaton) DOT() string {
-	g := graph.New(graph.IntHash, graph.Directed())
+	g := graph.New(graph.StringHash, graph.Directed())
+	key := func(i int) string { return "q" + itoa(i) }
+	_ = g.AddVertex("start", graph.VertexAttributes(map[string]string{"shape": "point", "style": "invis"}))
 	for i, s := range a.States {
-		attrs := map[string]string{"label": fmt.Sprintf("%d", i), "tooltip": dotEscape(s.Name)}
-		if i == a.Init {
-			attrs["shape"] = "doublecircle"
-		} else {
-			attrs["shape"] = "circle"
-		}
-		_ = g.AddVertex(i, graph.VertexAttributes(attrs))
+		_ = g.AddVertex(key(i), graph.VertexAttributes(map[string]string{
+			"label": itoa(i), "shape": "circle", "tooltip": dotEscape(s.Name)}))
 	}
+	_ = g.AddEdge("start", key(a.Init))
 	for i, s := range a.States {
-		var lines []string
 		group := map[int][]string{}
 		var targets []int
 		for _, e := range s.Edges {
@@ -980,9 +979,8 @@ func (a *Automaton) DOT() string {
 			}
 			group[e.To] = append(group[e.To], dotEscape(e.Label.String()+accString(e.Acc)))
 		}
-		_ = lines
 		for _, t := range targets {
-			_ = g.AddEdge(i, t, graph.EdgeAttribute("label", strings.Join(group[t], `\n`)))
+			_ = g.AddEdge(key(i), key(t), graph.EdgeAttribute("label", strings.Join(group[t], `\n`)))
 		}
 	}
 	var buf bytes.Buffer
@@ -991,20 +989,18 @@ func (a *Automaton) DOT() string {
 	}
 	// draw iterates over maps: sort the statements for a stable output.
 	var head, body []string
-	tail := "}"
 	for _, line := range strings.Split(buf.String(), "\n") {
 		line = strings.TrimSpace(line)
 		switch {
-		case line == "":
+		case line == "" || line == "}":
 		case strings.HasPrefix(line, "strict digraph"):
 			head = append(head, line)
-		case line == "}":
 		default:
 			body = append(body, "\t"+line)
 		}
 	}
 	sort.Strings(body)
-	return strings.Join(append(append(head, body...), tail), "\n") + "\n"
+	return strings.Join(append(append(head, body...), "}"), "\n") + "\n"
 }
 
 func dotEscape(s string) string { return strings.ReplaceAll(s, `"`, `\"`) }
