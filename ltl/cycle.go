@@ -25,8 +25,11 @@ type tframe struct {
 	e int64
 }
 
+// newCycleSearch prepares the search over the expanded nodes of p; edges
+// into nodes not yet expanded are ignored (such a node has no edges yet,
+// so it lies on no cycle).
 func newCycleSearch(p *product) *cycleSearch {
-	n := len(p.nodeSys)
+	n := p.expanded()
 	c := &cycleSearch{p: p, n: n, uw: p.sys.uw,
 		index: make([]int32, n), low: make([]int32, n), onStack: make([]bool, n),
 		member: make([]int32, n), stamp: make([]int32, n)}
@@ -91,7 +94,7 @@ func (c *cycleSearch) tarjan(roots []uint32, token int32, emit func([]uint32)) {
 			if f.e < p.edgeOff[v+1] {
 				w := p.edgeTo[f.e]
 				f.e++
-				if c.member[w] != token {
+				if int(w) >= c.n || c.member[w] != token {
 					continue
 				}
 				if c.index[w] < 0 {
@@ -141,7 +144,7 @@ func (c *cycleSearch) analyze(comp []uint32, token, st int32) (ok bool, refine [
 	for _, v := range comp {
 		for e := p.edgeOff[v]; e < p.edgeOff[v+1]; e++ {
 			w := p.edgeTo[e]
-			if c.member[w] != token || c.stamp[w] != st {
+			if int(w) >= c.n || c.member[w] != token || c.stamp[w] != st {
 				continue
 			}
 			hasEdge = true
@@ -163,7 +166,7 @@ func (c *cycleSearch) analyze(comp []uint32, token, st int32) (ok bool, refine [
 	for _, v := range comp {
 		for e := p.edgeOff[v]; e < p.edgeOff[v+1]; e++ {
 			w := p.edgeTo[e]
-			if c.member[w] != token || c.stamp[w] != st {
+			if int(w) >= c.n || c.member[w] != token || c.stamp[w] != st {
 				continue
 			}
 			if a := p.edgeAct[e]; a >= 0 {

@@ -27,6 +27,9 @@ type Options struct {
 	// OnProperty, when not nil, is called after each checked property
 	// with the figures of its search.
 	OnProperty func(PropertyStats)
+
+	// firstCheck overrides the first cycle-search checkpoint (tests).
+	firstCheck int
 }
 
 // PropertyStats are the figures of the check of one property.
@@ -102,6 +105,9 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, e
 			return nil, fmt.Errorf("property %s: %w", p.Name, ErrTooManyEventualities)
 		}
 		pr, err := newProduct(ctx, sys, aut, atoms, opts.MaxStates)
+		if opts.firstCheck > 0 {
+			pr.firstCheck = opts.firstCheck
+		}
 		if err != nil {
 			return nil, fmt.Errorf("property %s: %w", p.Name, err)
 		}
@@ -336,6 +342,8 @@ type product struct {
 	valOK []bool
 	limit int64
 
+	firstCheck int // expanded nodes at the first cycle search
+
 	nodes     nodeTable // key: system state << 32 | automaton state
 	nodeSys   []uint32
 	nodeQ     []int32
@@ -344,7 +352,7 @@ type product struct {
 	depth     []int32
 	maxDepth  int
 
-	edgeOff []int64 // per node, and one past the last: its edges
+	edgeOff []int64 // per expanded node, and one past the last: its edges
 	edgeTo  []uint32
 	edgeAct []int32
 	edgeAcc []uint64
@@ -358,7 +366,7 @@ type product struct {
 const noParent = ^uint32(0)
 
 func newProduct(ctx context.Context, sys *system, aut *Automaton, atoms []*spec.Expr, limit int64) (*product, error) {
-	p := &product{ctx: ctx, sys: sys, aut: aut, aw: (len(atoms) + 63) / 64, limit: limit}
+	p := &product{ctx: ctx, sys: sys, aut: aut, aw: (len(atoms) + 63) / 64, limit: limit, firstCheck: defaultFirstCheck}
 	// Atoms are evaluated in groups of up to 62 by one predicate that
 	// computes their bit mask (sum of if atom_i then 2^i else 0), so the
 	// state is unpacked once per group.
@@ -442,112 +450,167 @@ func (p *product) node(sysIdx uint32, q int, parent uint32, act int32, d int32) 
 	return id, nil
 }
 
-// explore builds the reachable product. It returns a non-empty reason when
-// it stopped early (a limit, or the context), and sets failNode/failErr on
-// an execution failure.
-func (p *product) explore() (string, error) {
+// start adds the initial product nodes.
+func (p *product) start() error {
+	p.edgeOff = []int64{0}
 	for _, s := range p.sys.inits {
 		if _, err := p.node(s, p.aut.Init, noParent, -1, 0); err != nil {
-			return "", err
+			return err
 		}
 	}
-	sys := p.sys
-	for i := 0; i < len(p.nodeSys); i++ {
+	return nil
+}
+
+// expanded returns the number of expanded nodes: nodes 0..expanded()-1
+// have their edges at edgeOff[i]..edgeOff[i+1].
+func (p *product) expanded() int { return len(p.edgeOff) - 1 }
+
+// explore expands nodes in BFS order until upto nodes are expanded or the
+// product is complete (done). It returns a non-empty reason when it
+// stopped early (a limit, or the context), and sets failNode/failErr on an
+// execution failure.
+func (p *product) explore(upto int) (reason string, done bool, err error) {
+	for i := p.expanded(); i < len(p.nodeSys); i++ {
+		if i >= upto {
+			return "", false, nil
+		}
 		if i&1023 == 0 {
 			if err := p.ctx.Err(); err != nil {
 				if errors.Is(err, context.DeadlineExceeded) {
-					return "timeout", nil
+					return "timeout", false, nil
 				}
-				return "interrupted", nil
+				return "interrupted", false, nil
 			}
 		}
 		if p.limit > 0 && int64(len(p.nodeSys)) > p.limit {
-			return "state limit", nil
+			return "state limit", false, nil
 		}
-		id := uint32(i)
-		s, q := p.nodeSys[i], p.nodeQ[i]
+		stop, err := p.expandNode(i)
+		if err != nil || stop {
+			return "", false, err
+		}
 		p.edgeOff = append(p.edgeOff, int64(len(p.edgeTo)))
-		vals, err := p.atomValues(s)
-		if err != nil {
-			var ee *checker.ExecError
-			if errors.As(err, &ee) {
-				p.failNode, p.failErr, p.failPred = id, ee, true
-				return "", nil
-			}
-			return "", err
-		}
-		// The successors are only needed when an automaton edge can be
-		// taken here (on the fly: the automaton prunes the system).
-		live := false
-		for _, e := range p.aut.States[q].Edges {
-			if labelHolds(e.Label, vals) {
-				live = true
-				break
-			}
-		}
-		if !live {
-			continue
-		}
-		if err := sys.expand(s); err != nil {
-			var ee *checker.ExecError
-			if errors.As(err, &ee) {
-				p.failNode, p.failErr = id, ee
-				return "", nil
-			}
-			return "", err
-		}
-		off, n := sys.succOff[s], int64(sys.succN[s])
-		for k := off; k < off+n; k++ {
-			t, act := sys.succTo[k], sys.succAct[k]
-			for _, e := range p.aut.States[q].Edges {
-				if !labelHolds(e.Label, vals) {
-					continue
-				}
-				to, err := p.node(t, e.To, id, act, p.depth[i]+1)
-				if err != nil {
-					return "", err
-				}
-				p.edgeTo = append(p.edgeTo, to)
-				p.edgeAct = append(p.edgeAct, act)
-				p.edgeAcc = append(p.edgeAcc, e.Acc)
-			}
-		}
 	}
-	p.edgeOff = append(p.edgeOff, int64(len(p.edgeTo)))
-	return "", nil
+	return "", true, nil
 }
 
-// run explores the product and searches it for a fair accepting cycle. It
+// expandNode adds the edges of node i. It reports stop on an execution
+// failure (recorded in failNode/failErr).
+func (p *product) expandNode(i int) (stop bool, err error) {
+	sys := p.sys
+	id := uint32(i)
+	s, q := p.nodeSys[i], p.nodeQ[i]
+	vals, err := p.atomValues(s)
+	if err != nil {
+		var ee *checker.ExecError
+		if errors.As(err, &ee) {
+			p.failNode, p.failErr, p.failPred = id, ee, true
+			return true, nil
+		}
+		return false, err
+	}
+	// The successors are only needed when an automaton edge can be taken
+	// here (on the fly: the automaton prunes the system).
+	live := false
+	for _, e := range p.aut.States[q].Edges {
+		if labelHolds(e.Label, vals) {
+			live = true
+			break
+		}
+	}
+	if !live {
+		return false, nil
+	}
+	if err := sys.expand(s); err != nil {
+		var ee *checker.ExecError
+		if errors.As(err, &ee) {
+			p.failNode, p.failErr = id, ee
+			return true, nil
+		}
+		return false, err
+	}
+	off, n := sys.succOff[s], int64(sys.succN[s])
+	for k := off; k < off+n; k++ {
+		t, act := sys.succTo[k], sys.succAct[k]
+		for _, e := range p.aut.States[q].Edges {
+			if !labelHolds(e.Label, vals) {
+				continue
+			}
+			to, err := p.node(t, e.To, id, act, p.depth[i]+1)
+			if err != nil {
+				return false, err
+			}
+			p.edgeTo = append(p.edgeTo, to)
+			p.edgeAct = append(p.edgeAct, act)
+			p.edgeAcc = append(p.edgeAcc, e.Acc)
+		}
+	}
+	return false, nil
+}
+
+// defaultFirstCheck is the number of expanded nodes at which the cycle
+// search first runs; it runs again each time the expanded part has grown
+// checkGrowth times, and when the product is complete.
+const (
+	defaultFirstCheck = 1 << 12
+	checkGrowth       = 4
+)
+
+// run explores the product and searches it for a fair accepting cycle. A
+// fair accepting cycle of the expanded part is one of the whole product,
+// so the search runs at geometrically growing checkpoints and stops at
+// the first one that finds a violation (the total work stays linear). It
 // returns the violation (nil when the property holds), or the reason the
-// search stopped early, and the number of fair accepting SCCs.
+// search stopped early, and the number of fair accepting SCCs found.
 func (p *product) run(prop *spec.Property) (*checker.Violation, string, int) {
 	if p.aut.IsEmpty() {
 		return nil, "", 0
 	}
-	reason, err := p.explore()
-	if err != nil {
+	internal := func(err error) (*checker.Violation, string, int) {
 		return &checker.Violation{Name: prop.Name, Kind: checker.RuntimeError, Pos: prop.Pos, Msg: err.Error(), LoopStart: -1}, "", 0
 	}
-	if reason != "" {
-		return nil, reason, 0
+	if err := p.start(); err != nil {
+		return internal(err)
 	}
-	if p.failErr != nil {
-		v := &checker.Violation{Kind: p.failErr.Kind, Pos: p.failErr.Pos, Msg: p.failErr.Msg, LoopStart: -1}
-		switch {
-		case p.failPred:
-			v.Name = prop.Name
-		case p.failErr.Action >= 0:
-			v.Name = p.sys.prog.Model.Actions[p.failErr.Action].Name
-		default:
-			v.Name = "init"
+	for upto := p.firstCheck; ; upto *= checkGrowth {
+		reason, done, err := p.explore(upto)
+		if err != nil {
+			return internal(err)
 		}
-		v.Trace = p.steps(p.pathTo(p.failNode), nil)
-		return v, "", 0
+		if reason != "" {
+			return nil, reason, 0
+		}
+		if p.failErr != nil {
+			return p.failure(prop), "", 0
+		}
+		if v, n := p.search(prop); v != nil || done {
+			return v, "", n
+		}
 	}
+}
+
+func (p *product) failure(prop *spec.Property) *checker.Violation {
+	v := &checker.Violation{Kind: p.failErr.Kind, Pos: p.failErr.Pos, Msg: p.failErr.Msg, LoopStart: -1}
+	switch {
+	case p.failPred:
+		v.Name = prop.Name
+	case p.failErr.Action >= 0:
+		v.Name = p.sys.prog.Model.Actions[p.failErr.Action].Name
+	default:
+		v.Name = "init"
+	}
+	v.Trace = p.steps(p.pathTo(p.failNode), nil)
+	return v
+}
+
+// search looks for a fair accepting SCC in the expanded part and, when
+// there is one, returns the lasso through the fair node closest to an
+// initial node.
+func (p *product) search(prop *spec.Property) (*checker.Violation, int) {
 	c := newCycleSearch(p)
 	fair := c.search()
 	if len(fair) == 0 {
-		return nil, "", 0
+		return nil, 0
 	}
 	// The fair node closest to an initial node: the smallest id (BFS order).
 	n0 := noParent
@@ -568,8 +631,7 @@ func (p *product) run(prop *spec.Property) (*checker.Violation, string, int) {
 		loop--
 		msg = fmt.Sprintf("a run violates the property: %s, then no action is enabled and the last state repeats forever", plural(loop, "step"))
 	}
-	v := &checker.Violation{Name: prop.Name, Kind: checker.Property, Pos: prop.Pos, Trace: steps, LoopStart: loop, Msg: msg}
-	return v, "", len(fair)
+	return &checker.Violation{Name: prop.Name, Kind: checker.Property, Pos: prop.Pos, Trace: steps, LoopStart: loop, Msg: msg}, len(fair)
 }
 
 // pathTo returns the product nodes from an initial node to id.

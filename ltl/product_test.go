@@ -307,6 +307,21 @@ func TestRandomSystems(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", k, err)
 		}
+		// Cycle searches after 1, 4, 16, ... expanded nodes find a
+		// violation in a partial product: the verdict must be the same.
+		early, err := Check(context.Background(), m, Options{firstCheck: 1})
+		if err != nil {
+			t.Fatalf("%s: %v", k, err)
+		}
+		if early.Verdict != res.Verdict {
+			bad++
+			t.Errorf("%s: verdict %v with early checks, %v without", k, early.Verdict, res.Verdict)
+		} else if early.Verdict == checker.Violated {
+			if err := k.validLasso(early.Violation, m); err != nil {
+				bad++
+				t.Errorf("%s: early check: %v", k, err)
+			}
+		}
 		switch res.Verdict {
 		case checker.Violated:
 			violated++
