@@ -92,8 +92,15 @@
 // ids in BFS order, parent links, per edge its target, action and
 // acceptance marks); system states live in a checker.Store.
 //
+// A fair accepting cycle among the nodes expanded so far is one of the
+// whole product, so the SCC search runs at checkpoints (after 4096
+// expanded nodes, then each time the expanded part has grown fourfold,
+// and at the end): a violation is usually found after a small part of
+// the product, and the total work stays linear.
+//
 // The counterexample is a lasso: the BFS-shortest path from an initial
-// node to the nearest node of a fair accepting SCC, then a cycle inside
+// node to the nearest node of a fair accepting SCC found at the first
+// successful checkpoint, then a cycle inside
 // that SCC built from BFS-shortest segments that collect the edges and
 // nodes the acceptance and fairness conditions need, and back. The search
 // is sequential and visits everything in a fixed order, so the result
