@@ -36,6 +36,10 @@
 // Relative links in the documents this package owns (see owned) must name
 // files that exist.
 //
+// The test opens every .go, .wrap, go.mod and go.sum file of the repository
+// (consultInputs), so that the go test cache reruns it when the tool or a
+// spec changes.
+//
 // WRAPCHECK_UPDATE=1 go test ./docs/ rewrites, in place, every console
 // block whose output differs after normalisation (a block that differs only
 // in timings is left alone, so updates do not churn), and every wrap block
@@ -237,9 +241,41 @@ func normalise(s string) string {
 	return strings.TrimRight(s, "\n")
 }
 
+// consultInputs opens every Go source, go.mod, go.sum and .wrap file of the
+// repository. The wrapcheck binary and the specs are read by child
+// processes, which the go test cache does not see; opening them here makes
+// a change to any of them invalidate a cached result of this package.
+func consultInputs(t *testing.T) {
+	t.Helper()
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if strings.HasPrefix(d.Name(), ".") && path != root {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		switch name := d.Name(); {
+		case strings.HasSuffix(name, ".go"), strings.HasSuffix(name, ".wrap"), name == "go.mod", name == "go.sum":
+			f, err := os.Open(path)
+			if err != nil {
+				return err
+			}
+			f.Close()
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestCommands runs every command of every console block and compares its
 // output with the block.
 func TestCommands(t *testing.T) {
+	consultInputs(t)
 	for _, doc := range documents(t) {
 		t.Run(strings.TrimSuffix(doc, ".md"), func(t *testing.T) {
 			data, err := os.ReadFile(filepath.Join(root, doc))
