@@ -216,30 +216,48 @@ func (e *explorer) search() (*Result, error) {
 		return &Result{Verdict: Violated, Violation: v}, nil
 	}
 	m.leaf = w.onSucc
+	// first is the violation to report: the one of the shallowest level
+	// that has any, chosen when that level is complete. Unless FailFast,
+	// the search then goes on, so that the stats describe the whole
+	// reachable state space; later levels cannot change first.
+	var first *Violation
 	if len(w.bad) > 0 {
-		c := w.bad[0] // the first initial state found bad
+		first = e.violationOf(w.bad[0]) // the first initial state found bad
 		w.bad = w.bad[:0]
-		return &Result{Verdict: Violated, Violation: e.violationOf(c)}, nil
+	}
+	// end returns the result once the search stops for reason (a stop
+	// name, "" when the state space is exhausted).
+	end := func(reason string) (*Result, error) {
+		switch {
+		case first != nil:
+			return &Result{Verdict: Violated, Violation: first}, nil
+		case reason != "":
+			return &Result{Verdict: Unknown, Reason: reason}, nil
+		}
+		return &Result{Verdict: Holds}, nil
 	}
 	for {
+		if first != nil && e.opts.FailFast {
+			return end("")
+		}
 		if r := e.stop.Load(); r != runOK {
-			return &Result{Verdict: Unknown, Reason: stopNames[r]}, nil
+			return end(stopNames[r])
 		}
 		if len(e.frontier) == 0 {
-			return &Result{Verdict: Holds}, nil
+			return end("")
 		}
 		if e.opts.MaxDepth > 0 && e.depth >= e.opts.MaxDepth {
-			return &Result{Verdict: Unknown, Reason: "depth limit"}, nil
+			return end("depth limit")
 		}
 		e.expandLevel()
 		if uint32(e.store.Len()) > e.levelStart {
 			e.maxDepth = e.depth + 1
 		}
-		if v := e.pickViolation(); v != nil {
-			return &Result{Verdict: Violated, Violation: v}, nil
+		if v := e.pickViolation(); v != nil && first == nil {
+			first = v
 		}
 		if r := e.stop.Load(); r != runOK {
-			return &Result{Verdict: Unknown, Reason: stopNames[r]}, nil
+			return end(stopNames[r])
 		}
 		e.nextFrontier()
 	}

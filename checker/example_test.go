@@ -48,7 +48,7 @@ func ExampleRun() {
 	// approver.approve
 	// editor.edit
 	// releaser.release
-	// 13 states, 12 transitions
+	// 24 states, 23 transitions
 }
 
 func ExampleMachine_Successors() {

@@ -17,6 +17,12 @@ type Options struct {
 	MaxDepth int
 	// NoDeadlock turns deadlock detection off.
 	NoDeadlock bool
+	// FailFast stops the search at the end of the level where the first
+	// violation is found. By default the search goes on to the end, so
+	// that Stats are the figures of the whole reachable state space even
+	// when a check fails (as LANGUAGE.md's output sample shows); the
+	// reported violation is the same either way.
+	FailFast bool
 	// Only restricts the checked invariants (and, for other engines,
 	// properties) to these names. Assertions and runtime errors are always
 	// checked. A name that is neither an invariant nor a property is an

@@ -23,6 +23,7 @@ type Options struct {
 	MaxStates    int64
 	MaxDepth     int
 	NoDeadlock   bool
+	FailFast     bool     // stop after the level of the first violation (partial counts)
 	Only         []string // invariants and properties to check; empty: all
 	MemoryBudget int64
 	NoSymmetry   bool
@@ -44,6 +45,7 @@ func Run(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, err
 		MaxStates:    opts.MaxStates,
 		MaxDepth:     opts.MaxDepth,
 		NoDeadlock:   opts.NoDeadlock,
+		FailFast:     opts.FailFast,
 		Only:         opts.Only,
 		MemoryBudget: opts.MemoryBudget,
 		Progress:     opts.Progress,
@@ -109,6 +111,7 @@ func hasProperties(m *spec.Model, only []string) bool {
 // those of the reduced search.
 func shortest(ctx context.Context, m *spec.Model, copts checker.Options, res *checker.Result) error {
 	copts.Ample = nil
+	copts.FailFast = true
 	copts.MaxDepth = len(res.Violation.Trace) // one more than the trace's steps: deadlocks at its depth are found
 	copts.Progress = nil
 	full, err := checker.Run(ctx, m, copts)

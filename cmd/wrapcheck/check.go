@@ -24,6 +24,7 @@ type checkFlags struct {
 	noSymmetry bool
 	noPOR      bool
 	noDeadlock bool
+	failFast   bool
 	maxStates  int64
 	maxDepth   int
 	timeout    time.Duration
@@ -56,6 +57,7 @@ with no violation found.`,
 	fl.BoolVar(&f.noSymmetry, "no-symmetry", false, "turn symmetry reduction off")
 	fl.BoolVar(&f.noPOR, "no-por", false, "turn partial-order reduction off")
 	fl.BoolVar(&f.noDeadlock, "no-deadlock", false, "do not report states with no enabled action")
+	fl.BoolVar(&f.failFast, "fail-fast", false, "stop at the first violation's depth (same counterexample; the stats then cover only the states explored)")
 	fl.Int64Var(&f.maxStates, "max-states", 0, "stop after storing this many states (0: no limit)")
 	fl.IntVar(&f.maxDepth, "max-depth", 0, "stop at this BFS depth (0: no limit)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "stop after this long, e.g. 30s or 5m (0: no limit)")
@@ -100,6 +102,7 @@ func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
 		MaxStates:    f.maxStates,
 		MaxDepth:     f.maxDepth,
 		NoDeadlock:   f.noDeadlock,
+		FailFast:     f.failFast,
 		Only:         f.only,
 		MemoryBudget: mem,
 		NoSymmetry:   f.noSymmetry,
