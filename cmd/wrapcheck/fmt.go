@@ -19,20 +19,7 @@ With -w it rewrites the files in place instead; with -l it lists the files
 whose layout differs.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			code := exitHolds
-			for _, path := range args {
-				src, err := os.ReadFile(path)
-				if err != nil {
-					fmt.Fprintln(cmd.ErrOrStderr(), err)
-					code = exitUsage
-					continue
-				}
-				f, err := syntax.Parse(displayPath(path), src)
-				if err != nil {
-					fmt.Fprintln(cmd.ErrOrStderr(), err)
-					code = exitUsage
-					continue
-				}
+			return eachFile(cmd, args, func(path string, src []byte, f *syntax.File) error {
 				out := syntax.Format(f)
 				switch {
 				case list:
@@ -41,19 +28,14 @@ whose layout differs.`,
 					}
 				case write:
 					if !bytes.Equal(out, src) {
-						if err := os.WriteFile(path, out, 0o644); err != nil {
-							fmt.Fprintln(cmd.ErrOrStderr(), err)
-							code = exitUsage
-						}
+						return os.WriteFile(path, out, 0o644)
 					}
 				default:
-					cmd.OutOrStdout().Write(out)
+					_, err := cmd.OutOrStdout().Write(out)
+					return err
 				}
-			}
-			if code != exitHolds {
-				return &exitError{code: code}
-			}
-			return nil
+				return nil
+			})
 		},
 	}
 	cmd.Flags().BoolVarP(&write, "write", "w", false, "write the result to the file instead of stdout")

@@ -7,7 +7,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/spec/syntax"
 )
 
 // displayPath returns path relative to the working directory, with
@@ -86,4 +88,29 @@ func parseSize(s string) (int64, error) {
 		return 0, fmt.Errorf("--memory %s: want a size such as 512MiB or 4GiB", s)
 	}
 	return int64(n * float64(mult)), nil
+}
+
+// eachFile parses every file in paths and calls do with its source and
+// syntax tree. A file that cannot be read or parsed, or for which do
+// fails, is reported on stderr and makes the command exit 2 after the
+// other files were handled.
+func eachFile(cmd *cobra.Command, paths []string, do func(path string, src []byte, f *syntax.File) error) error {
+	failed := false
+	for _, path := range paths {
+		src, err := os.ReadFile(path)
+		if err == nil {
+			var f *syntax.File
+			if f, err = syntax.Parse(displayPath(path), src); err == nil {
+				err = do(path, src, f)
+			}
+		}
+		if err != nil {
+			fmt.Fprintln(cmd.ErrOrStderr(), err)
+			failed = true
+		}
+	}
+	if failed {
+		return &exitError{code: exitUsage}
+	}
+	return nil
 }

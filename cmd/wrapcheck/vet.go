@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 	"github.com/wrapcheck/wrapcheck/spec"
@@ -27,38 +26,22 @@ hold. Warnings exit 0 unless --strict.`,
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
-			code := exitHolds
-			for _, path := range args {
-				src, err := os.ReadFile(path)
-				if err != nil {
-					fmt.Fprintln(cmd.ErrOrStderr(), err)
-					code = exitUsage
-					continue
-				}
-				f, err := syntax.Parse(displayPath(path), src)
-				if err != nil {
-					fmt.Fprintln(cmd.ErrOrStderr(), err)
-					code = exitUsage
-					continue
-				}
+			warned := false
+			err = eachFile(cmd, args, func(_ string, _ []byte, f *syntax.File) error {
 				m, err := spec.Check(f, spec.Options{Defines: defs})
 				if err != nil {
-					fmt.Fprintln(cmd.ErrOrStderr(), err)
-					code = exitUsage
-					continue
+					return err
 				}
-				ws := spec.Vet(f, m)
-				for _, w := range ws {
+				for _, w := range spec.Vet(f, m) {
 					fmt.Fprintf(cmd.ErrOrStderr(), "%s: warning: %s\n", w.Pos, w.Msg)
+					warned = true
 				}
-				if strict && len(ws) > 0 && code == exitHolds {
-					code = exitViolated
-				}
+				return nil
+			})
+			if err == nil && strict && warned {
+				return &exitError{code: exitViolated}
 			}
-			if code != exitHolds {
-				return &exitError{code: code}
-			}
-			return nil
+			return err
 		},
 	}
 	cmd.Flags().StringArrayVarP(&defines, "define", "D", nil, "override a constant: -D NAME=VALUE (repeatable)")
