@@ -3,6 +3,7 @@ package ltl
 import (
 	"bytes"
 	"fmt"
+	"math/bits"
 	"sort"
 	"strings"
 
@@ -149,15 +150,15 @@ func (a *Automaton) NumEdges() int {
 // the package documentation. It returns nil when f has more than [MaxAcc]
 // distinct until subformulas.
 func Translate(f *Formula) *Automaton {
-	t := &tableau{memo: map[string][]cover{}, untils: map[string]int{}, index: map[string]int{}}
+	t := &tableau{memo: map[string][]cover{}, imp: map[[2]*Formula]bool{}, untils: map[string]int{}, index: map[string]int{}}
 	collectUntils(f, t.untils)
 	if len(t.untils) > MaxAcc {
 		return nil
 	}
-	t.stateOf(flatten([]*Formula{f}))
+	t.stateOf(t.reduceSet(flatten([]*Formula{f})))
 	for i := 0; i < len(t.sets); i++ {
 		for _, c := range t.covers(t.sets[i]) {
-			to := t.stateOf(c.next)
+			to := t.stateOf(t.reduceSet(c.next))
 			t.edges[i] = append(t.edges[i], tedge{to: to, label: c.lits, post: c.post})
 		}
 	}
@@ -234,6 +235,7 @@ func setKey(set []*Formula) string {
 
 type tableau struct {
 	memo   map[string][]cover
+	imp    map[[2]*Formula]bool
 	untils map[string]int
 	index  map[string]int
 	sets   [][]*Formula
@@ -255,6 +257,101 @@ func (t *tableau) stateOf(set []*Formula) int {
 	t.sets = append(t.sets, set)
 	t.edges = append(t.edges, nil)
 	return len(t.sets) - 1
+}
+
+// reduceSet drops from a state's formula set the formulas implied by
+// another one of the set (e.g. F p next to G(F p ∧ F q)): the conjunction
+// is the same, and states that differ only in such formulas coincide.
+func (t *tableau) reduceSet(set []*Formula) []*Formula {
+	if len(set) < 2 {
+		return set
+	}
+	drop := make([]bool, len(set))
+	for i, g := range set {
+		for j, f := range set {
+			if i != j && !drop[j] && t.implies(f, g) {
+				drop[i] = true
+				break
+			}
+		}
+	}
+	var out []*Formula
+	for i, g := range set {
+		if !drop[i] {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// implies reports whether f syntactically implies g, by sound rules in
+// the style of LTL2BA and Somenzi–Bloem: f = g; g = true; f = false;
+// conjunctions and disjunctions on either side; f ⇒ b gives f ⇒ a U b;
+// f ⇒ a and f ⇒ b give f ⇒ a R b; a R b ⇒ b; a U b ⇒ g when a ⇒ g and
+// b ⇒ g; X a ⇒ X b when a ⇒ b. It is memoized and may miss implications.
+func (t *tableau) implies(f, g *Formula) bool {
+	if f == g || f.key == g.key || g.Op == OpTrue || f.Op == OpFalse {
+		return true
+	}
+	k := [2]*Formula{f, g}
+	if v, ok := t.imp[k]; ok {
+		return v
+	}
+	t.imp[k] = false // cut cycles (none are expected: operands are smaller)
+	v := t.impliesRules(f, g)
+	t.imp[k] = v
+	return v
+}
+
+func (t *tableau) impliesRules(f, g *Formula) bool {
+	switch g.Op {
+	case OpAnd:
+		for _, a := range g.Args {
+			if !t.implies(f, a) {
+				goto left
+			}
+		}
+		return true
+	case OpOr:
+		for _, a := range g.Args {
+			if t.implies(f, a) {
+				return true
+			}
+		}
+	case OpUntil:
+		if t.implies(f, g.Args[1]) {
+			return true
+		}
+	case OpRelease:
+		if t.implies(f, g.Args[0]) && t.implies(f, g.Args[1]) {
+			return true
+		}
+	case OpNext:
+		if f.Op == OpNext && t.implies(f.Args[0], g.Args[0]) {
+			return true
+		}
+	}
+left:
+	switch f.Op {
+	case OpAnd:
+		for _, a := range f.Args {
+			if t.implies(a, g) {
+				return true
+			}
+		}
+	case OpOr:
+		for _, a := range f.Args {
+			if !t.implies(a, g) {
+				return false
+			}
+		}
+		return true
+	case OpRelease:
+		return t.implies(f.Args[1], g)
+	case OpUntil:
+		return t.implies(f.Args[0], g) && t.implies(f.Args[1], g)
+	}
+	return false
 }
 
 // cover is one way to satisfy a conjunction of formulas: the literals
@@ -498,48 +595,105 @@ func (a *Automaton) mergeEdges() bool {
 	changed := false
 	for si := range a.States {
 		es := a.States[si].Edges
-		for again := true; again; {
-			again = false
-		outer:
-			for i := 0; i < len(es); i++ {
-				for j := 0; j < len(es); j++ {
-					if i == j || es[i].To != es[j].To {
-						continue
-					}
-					ei, ej := es[i], es[j]
-					if ei.Label.subset(ej.Label) && ei.Acc&ej.Acc == ej.Acc {
-						// ej is subsumed (for equal edges, drop the later one).
-						if !(ej.Label.subset(ei.Label) && ei.Acc == ej.Acc) || i < j {
-							es = append(es[:j], es[j+1:]...)
-							again, changed = true, true
-							break outer
-						}
-					}
-					if ei.Acc == ej.Acc && len(ei.Label) == len(ej.Label) {
-						diff := -1
-						for k := range ei.Label {
-							if ei.Label[k] != ej.Label[k] {
-								if diff >= 0 || ei.Label[k]^1 != ej.Label[k] {
-									diff = -2
-									break
-								}
-								diff = k
-							}
-						}
-						if diff >= 0 {
-							l := append(append(Label{}, ei.Label[:diff]...), ei.Label[diff+1:]...)
-							es[i] = Edge{To: ei.To, Label: l, Acc: ei.Acc}
-							es = append(es[:j], es[j+1:]...)
-							again, changed = true, true
-							break outer
-						}
-					}
-				}
+		for {
+			n := len(es)
+			es = mergePolarity(subsumeEdges(es))
+			if len(es) == n {
+				break
 			}
+			changed = true
 		}
 		a.States[si].Edges = es
 	}
 	return changed
+}
+
+// subsumeEdges drops the edges made redundant by another edge to the same
+// target with a label that is a subset and acceptance sets that are a
+// superset (keeping the first of equal edges). The order is kept.
+func subsumeEdges(es []Edge) []Edge {
+	order := make([]int, len(es))
+	for i := range order {
+		order[i] = i
+	}
+	// A subsuming edge has a label at most as long and at least as many
+	// acceptance sets: look at those first.
+	sort.SliceStable(order, func(i, j int) bool {
+		a, b := es[order[i]], es[order[j]]
+		if len(a.Label) != len(b.Label) {
+			return len(a.Label) < len(b.Label)
+		}
+		return bits.OnesCount64(a.Acc) > bits.OnesCount64(b.Acc)
+	})
+	keep := make([]bool, len(es))
+	var kept []int
+	for _, i := range order {
+		e := es[i]
+		sub := false
+		for _, k := range kept {
+			d := es[k]
+			if d.To == e.To && d.Acc&e.Acc == e.Acc && d.Label.subset(e.Label) {
+				sub = true
+				break
+			}
+		}
+		if !sub {
+			keep[i] = true
+			kept = append(kept, i)
+		}
+	}
+	out := es[:0:0]
+	for i, e := range es {
+		if keep[i] {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// mergePolarity joins pairs of edges with the same target and acceptance
+// sets whose labels differ only in the polarity of one literal
+// (l ∧ c) ∨ (¬l ∧ c) = c. One pass; the caller repeats to a fixpoint.
+func mergePolarity(es []Edge) []Edge {
+	type slot struct {
+		edge int
+		neg  bool
+	}
+	seen := map[string]slot{}
+	gone := make([]bool, len(es))
+	dirty := make([]bool, len(es)) // label changed: its keys in seen are stale
+	var b strings.Builder
+	for i := range es {
+		if gone[i] {
+			continue
+		}
+		e := es[i]
+		for k, l := range e.Label {
+			b.Reset()
+			fmt.Fprintf(&b, "%d|%d|%d|", e.To, e.Acc, l.Atom())
+			for j, m := range e.Label {
+				if j != k {
+					fmt.Fprintf(&b, "%d,", m)
+				}
+			}
+			key := b.String()
+			if o, ok := seen[key]; ok && !gone[o.edge] && !dirty[o.edge] && o.neg != l.Neg() {
+				lab := append(append(Label{}, e.Label[:k]...), e.Label[k+1:]...)
+				es[o.edge] = Edge{To: e.To, Label: lab, Acc: e.Acc}
+				dirty[o.edge] = true
+				gone[i] = true
+				break
+			}
+			seen[key] = slot{i, l.Neg()}
+		}
+	}
+	out := es[:0:0]
+	for i, e := range es {
+		if !gone[i] {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // sccs returns the strongly connected components of the automaton's
