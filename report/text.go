@@ -83,7 +83,11 @@ func (o TextOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) err
 	if s.Seconds > 0 {
 		fmt.Fprintf(&b, " (%s states/s)", humanRate(float64(s.States)/s.Seconds))
 	}
-	fmt.Fprintf(&b, ", %d workers\n", s.Workers)
+	word := "workers"
+	if s.Workers == 1 {
+		word = "worker"
+	}
+	fmt.Fprintf(&b, ", %d %s\n", s.Workers, word)
 	if res.Verdict == checker.Holds {
 		o.writeCoverage(&b, m, res)
 	}

@@ -17,8 +17,8 @@ func newVetCmd() *cobra.Command {
 		Use:   "vet FILE...",
 		Short: "report static errors and suspicious constructs without exploring states",
 		Long: `vet parses and checks each FILE and reports every static error (exit 2) and
-warnings: an agent never asked, an assume no answer can satisfy for some
-arguments, unused variables, functions and types, a terminal that can never
+warnings: an agent never asked, an assume that no answer satisfies (for some
+or for all arguments), unused variables, functions and types, a terminal that can never
 hold. Warnings exit 0 unless --strict.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
