@@ -66,7 +66,8 @@ func (c *checker) collectVet() {
 // Vet reports likely mistakes in a spec that checks: unused variables,
 // functions and types, agents never asked, an agent assumption that no
 // answer satisfies for some arguments (so the asking action is silently
-// disabled), and a terminal condition that can never hold. m must be the
+// disabled), a terminal condition that can never hold, and a property
+// without a temporal operator (it speaks only of the initial states). m must be the
 // result of [Check] on f; when m is nil Vet checks f with default options
 // (and returns nil if it does not check). The warnings are sorted by
 // position.
@@ -88,6 +89,11 @@ func Vet(f *syntax.File, m *Model) []Warning {
 	for _, a := range m.Agents {
 		if w, ok := vetAssume(a); ok {
 			ws = append(ws, w)
+		}
+	}
+	for _, p := range m.Properties {
+		if !hasTemporal(p.Formula) {
+			ws = append(ws, Warning{Pos: p.Pos, Msg: fmt.Sprintf("property %s has no temporal operator: it speaks only of the initial states (did you mean always or eventually, or an invariant?)", p.Name)})
 		}
 	}
 	sort.SliceStable(ws, func(i, j int) bool { return ws[i].Pos.Before(ws[j].Pos) })
@@ -253,6 +259,19 @@ func alwaysTrue(e *Expr) bool {
 		return alwaysTrue(e.Args[0]) || alwaysTrue(e.Args[1])
 	case OpNot:
 		return neverTrue(e.Args[0])
+	}
+	return false
+}
+
+// hasTemporal reports whether e contains an LTL operator.
+func hasTemporal(e *Expr) bool {
+	if e.Op.IsTemporal() {
+		return true
+	}
+	for _, a := range e.Args {
+		if hasTemporal(a) {
+			return true
+		}
 	}
 	return false
 }

@@ -23,6 +23,18 @@ invariant I: x or not x
 			want: nil,
 		},
 		{
+			name: "property without temporal operator",
+			src: `spec S
+var x: 0..2
+action a when x < 2 { x := x + 1 }
+property Two: x == 2
+property Ends: eventually x == 2
+`,
+			want: []string{
+				"x.wrap:4:1: property Two has no temporal operator: it speaks only of the initial states (did you mean always or eventually, or an invariant?)",
+			},
+		},
+		{
 			name: "unused",
 			src: `spec S
 type T = 0..3
