@@ -47,7 +47,9 @@
 // The automaton is kept small by the optimisations used by LTL2BA
 // (Gastin and Oddoux, "Fast LTL to Büchi automata translation", CAV 2001)
 // and Spot: formula simplification before translation; removal of
-// subsumed covers; merging of edges with
+// subsumed covers; removal from a state of the formulas syntactically
+// implied by another one of the state (F p next to G(F p ∧ F q)), so that
+// states differing only in implied obligations coincide; merging of edges with
 // the same target and acceptance whose labels differ in one literal;
 // removal of states from which no accepting cycle is reachable (SCCs
 // computed with dominikbraun/graph); merging of bisimilar states
