@@ -223,7 +223,7 @@ func (p *exprParser) is(s string) bool {
 
 func (p *exprParser) errorf(t *lexer.Token, msg string) {
 	if p.err == nil {
-		p.err = participle.Errorf(t.Pos, "%s", msg)
+		p.err = participle.Errorf(t.Pos, "%s", msg+hint(*t))
 	}
 }
 

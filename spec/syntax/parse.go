@@ -124,7 +124,7 @@ func position(p lexer.Position) Position {
 func syntaxError(err error, filename string) (Position, string) {
 	var ute *participle.UnexpectedTokenError
 	if errors.As(err, &ute) {
-		return position(ute.Unexpected.Pos), "expected " + expectation(ute) + ", found " + describe(ute.Unexpected)
+		return position(ute.Unexpected.Pos), "expected " + expectation(ute) + ", found " + describe(ute.Unexpected) + hint(ute.Unexpected)
 	}
 	var perr participle.Error
 	if errors.As(err, &perr) {
@@ -143,6 +143,15 @@ func describe(t lexer.Token) string {
 		return t.Value
 	}
 	return "'" + t.Value + "'"
+}
+
+// hint adds advice for a token that is a common slip: `=` where the
+// language wants `==` or `:=`.
+func hint(t lexer.Token) string {
+	if t.Value == "=" && t.Type != tokString {
+		return " (use == to compare, := to assign)"
+	}
+	return ""
 }
 
 // expectation turns participle's expected grammar fragment into words.
