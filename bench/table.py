@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Print the peers table of bench/peers.sh from its results.tsv.
+
+results.tsv columns: model params tool config states edges wall_s rss_kib status.
+Ratios are of the same run. Targets (docs/performance.md):
+  w1 states/s >= SPIN dfs-noreduce states/s and >= 5x Rumur t1 (TLC x10 proxy);
+  w2 >= 1.7x w1; bytes/state (peak RSS / states) <= SPIN's; compact <= 16 B/state;
+  reduced wall time < every peer's reduced wall time on symmetric models.
+"""
+import sys
+from collections import OrderedDict
+
+rows = OrderedDict()
+for line in open(sys.argv[1]):
+    f = line.rstrip("\n").split("\t")
+    if len(f) < 9:
+        continue
+    model, params, tool, cfg, s, e, wall, rss, st = f[:9]
+    key = (model, params)
+    rows.setdefault(key, {})[f"{tool}/{cfg}"] = dict(
+        states=int(s) if s else None, edges=int(e) if e else None,
+        wall=float(wall) if wall else None, rss=int(rss) if rss else None, status=st)
+
+
+def get(r, k):
+    x = r.get(k)
+    return x if x and x["status"] == "ok" else None
+
+
+def rate(x):
+    return x["states"] / max(x["wall"], 0.01)
+
+
+def bps(x):
+    return x["rss"] * 1024 / x["states"]
+
+
+def fmt(v, spec):
+    return "–" if v is None else format(v, spec)
+
+
+FULL = ["spin/dfs-noreduce", "spin/dfs-por", "rumur/t1-symoff", "rumur/t2-symoff",
+        "wrapcheck/w1", "wrapcheck/w2", "wrapcheck/w1-compact"]
+print()
+print("| model | params | states | SPIN s | Rumur t1 s | wc w1 s | wc w1 states/s | w1÷SPIN | w1÷(5·Rumur t1) | wc w2 s | w2÷w1 | B/state wc | B/state SPIN | B/state compact | reduced: wc s (states) | best peer reduced s | peer÷wc | counts |")
+print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+bad = 0
+for (model, params), r in rows.items():
+    full = {k: r[k] for k in FULL if k in r and r[k]["states"] is not None and r[k]["status"] == "ok"}
+    pairs = {(v["states"], v["edges"]) for v in full.values()}
+    agree = "agree" if len(pairs) == 1 else "DISAGREE " + ", ".join(f"{k}={v['states']}/{v['edges']}" for k, v in full.items())
+    if len(pairs) != 1:
+        bad += 1
+    sp, ru, w1, w2, wc = (get(r, k) for k in ("spin/dfs-noreduce", "rumur/t1-symoff", "wrapcheck/w1", "wrapcheck/w2", "wrapcheck/w1-compact"))
+    red = get(r, "wrapcheck/reduced")
+    peers_red = [(k, v) for k, v in r.items() if v["status"] == "ok" and (k == "spin/dfs-por" or k.startswith("rumur/") and "symheur" in k)]
+    if not any("symheur" in k for k, _ in peers_red):
+        peers_red = [(k, v) for k, v in peers_red]  # no symmetry peer: POR only
+    bp = min(peers_red, key=lambda kv: kv[1]["wall"]) if peers_red else None
+    states = next(iter(pairs))[0] if pairs else None
+    sym_agree = ""
+    rs, ws = get(r, "rumur/t1-symheur"), get(r, "wrapcheck/sym")
+    if rs and ws:
+        ok = rs["states"] == ws["states"] and rs["edges"] == ws["edges"]
+        sym_agree = "; orbits agree" if ok else f"; orbits DIFFER rumur {rs['states']}/{rs['edges']} wc {ws['states']}/{ws['edges']}"
+        bad += 0 if ok else 1
+    print("| " + " | ".join([
+        model, params, fmt(states, ","),
+        fmt(sp and sp["wall"], ".2f"), fmt(ru and ru["wall"], ".2f"),
+        fmt(w1 and w1["wall"], ".2f"), fmt(w1 and rate(w1) / 1e6, ".2f") + (" M" if w1 else ""),
+        fmt(w1 and sp and rate(w1) / rate(sp), ".2f"), fmt(w1 and ru and rate(w1) / rate(ru) / 5, ".2f"),
+        fmt(w2 and w2["wall"], ".2f"), fmt(w1 and w2 and w1["wall"] / w2["wall"], ".2f"),
+        fmt(w1 and bps(w1), ".0f"), fmt(sp and bps(sp), ".0f"), fmt(wc and bps(wc), ".1f"),
+        (fmt(red and red["wall"], ".2f") + (f" ({red['states']:,})" if red else "")),
+        (fmt(bp and bp[1]["wall"], ".2f") + (f" ({bp[0]})" if bp else "")),
+        fmt(red and bp and bp[1]["wall"] / max(red["wall"], 0.01), ".2f"),
+        agree + sym_agree]) + " |")
+print()
+print("ratios ≥ 1 meet the throughput targets; w2÷w1 target 1.7; B/state = peak RSS / states (whole process).")
+print(f"count checks: {'all agree' if bad == 0 else f'{bad} disagreement(s)'}")
+for line in open(sys.argv[2]):
+    print("  " + line.rstrip())
+sys.exit(1 if bad else 0)
