@@ -18,6 +18,7 @@ import (
 	"github.com/wrapcheck/wrapcheck/internal/golden"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/spec/syntax"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
 
@@ -235,6 +236,26 @@ func TestPeerCounts(t *testing.T) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// TestFormatted: `wrapcheck fmt` leaves every example (and every spec the
+// docs show) as it is.
+func TestFormatted(t *testing.T) {
+	docs, _ := filepath.Glob("../docs/testdata/*/*.wrap")
+	for _, path := range append(specs(t), docs...) {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := syntax.Parse(path, src)
+		if err != nil {
+			t.Errorf("%s: %v", path, err)
+			continue
+		}
+		if diff := cmp.Diff(string(src), string(syntax.Format(f))); diff != "" {
+			t.Errorf("%s is not in fmt's layout (-file +fmt):\n%s", path, diff)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Format prints f in the canonical layout: one declaration or statement
@@ -25,7 +26,72 @@ func Format(f *File) []byte {
 	}
 	p.flush(Position{})
 	p.newline()
-	return p.buf.Bytes()
+	return alignComments(p.buf.Bytes())
+}
+
+// alignComments aligns the trailing // comments of consecutive lines at
+// the same indentation in one column, one space after the longest code,
+// as gofmt does. A line without a trailing comment, or at another
+// indentation, ends a run.
+func alignComments(src []byte) []byte {
+	lines := bytes.Split(src, []byte("\n"))
+	type trailing struct{ code, comment []byte }
+	parts := make([]trailing, len(lines))
+	for i, l := range lines {
+		if at := trailingComment(l); at > 0 {
+			parts[i] = trailing{bytes.TrimRight(l[:at], " "), l[at:]}
+		}
+	}
+	indent := func(l []byte) int { return len(l) - len(bytes.TrimLeft(l, " ")) }
+	var out bytes.Buffer
+	for i := 0; i < len(lines); {
+		if parts[i].comment == nil {
+			out.Write(lines[i])
+			if i < len(lines)-1 {
+				out.WriteByte('\n')
+			}
+			i++
+			continue
+		}
+		j, width := i, 0
+		for j < len(lines) && parts[j].comment != nil && indent(lines[j]) == indent(lines[i]) {
+			width = max(width, utf8.RuneCount(parts[j].code))
+			j++
+		}
+		for k := i; k < j; k++ {
+			out.Write(parts[k].code)
+			out.Write(bytes.Repeat([]byte(" "), width-utf8.RuneCount(parts[k].code)+1))
+			out.Write(parts[k].comment)
+			if k < len(lines)-1 {
+				out.WriteByte('\n')
+			}
+		}
+		i = j
+	}
+	return out.Bytes()
+}
+
+// trailingComment returns the byte offset of a // comment that follows
+// code on line l, or -1 (no comment, or a comment alone on its line).
+func trailingComment(l []byte) int {
+	inString := false
+	for i := 0; i < len(l); i++ {
+		switch c := l[i]; {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case !inString && c == '/' && i+1 < len(l) && l[i+1] == '/':
+			if len(bytes.TrimSpace(l[:i])) == 0 {
+				return -1
+			}
+			return i
+		case !inString && c == '/' && i+1 < len(l) && l[i+1] == '*':
+			// A block comment inside code: do not align this line.
+			return -1
+		}
+	}
+	return -1
 }
 
 // printer writes the canonical layout. Positions, when known, place
