@@ -87,7 +87,11 @@ func (o TextOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) err
 	if s.Workers == 1 {
 		word = "worker"
 	}
-	fmt.Fprintf(&b, ", %d %s\n", s.Workers, word)
+	fmt.Fprintf(&b, ", %d %s", s.Workers, word)
+	if s.PeakHeapBytes > 0 {
+		fmt.Fprintf(&b, ", %s peak heap", humanBytes(s.PeakHeapBytes))
+	}
+	b.WriteString("\n")
 	if res.Verdict == checker.Holds {
 		o.writeCoverage(&b, m, res)
 	}
@@ -302,4 +306,14 @@ func loopLine(m *spec.Model, v *checker.Violation) string {
 		return fmt.Sprintf("     ↻  %s leads back to step %d: %s forever\n", m.Actions[v.Trace[ls].Action].Name, ls, span)
 	}
 	return fmt.Sprintf("     ↻  no action is enabled in step %d: it repeats forever\n", last)
+}
+
+func humanBytes(n uint64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%.0f KiB", float64(n)/(1<<10))
 }
