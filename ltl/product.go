@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/wrapcheck/wrapcheck/checker"
@@ -654,6 +655,7 @@ func (p *product) pathTo(id uint32) []uint32 {
 // they repeat a state without enabled action.
 func (p *product) steps(path []uint32, cycle []int64) []checker.Step {
 	var out []checker.Step
+	var idx []uint32 // the system state of each step
 	add := func(act int32, sysIdx uint32) {
 		if act < 0 && len(out) > 0 {
 			return
@@ -663,6 +665,7 @@ func (p *product) steps(path []uint32, cycle []int64) []checker.Step {
 			p.sys.prog.Unpack(st, p.sys.store.Vector(sysIdx))
 		}
 		out = append(out, checker.Step{Action: int(act), State: st})
+		idx = append(idx, sysIdx)
 	}
 	for i, v := range path {
 		act := p.parentAct[v]
@@ -674,7 +677,33 @@ func (p *product) steps(path []uint32, cycle []int64) []checker.Step {
 	for _, e := range cycle {
 		add(p.edgeAct[e], p.nodeSys[p.edgeTo[e]])
 	}
+	p.answers(out, idx)
 	return out
+}
+
+// answers fills in the agent answers of each step: it replays the step's
+// action from the previous state and takes the answers of the first branch
+// that reaches the step's state (the branch order is the engine's, so the
+// choice is deterministic).
+func (p *product) answers(out []checker.Step, idx []uint32) {
+	if len(p.sys.prog.Model.Agents) == 0 {
+		return
+	}
+	m := p.sys.prog.NewMachine()
+	m.RecordAnswers(true)
+	for i := 1; i < len(out); i++ {
+		want := p.sys.store.Vector(idx[i])
+		found := false
+		_ = m.Successors(p.sys.store.Vector(idx[i-1]), func(action, _ int, t checker.State) {
+			if found || action != out[i].Action || !slices.Equal(t, want) {
+				return
+			}
+			found = true
+			for _, a := range m.Asked() {
+				out[i].Asked = append(out[i].Asked, checker.Answer{Agent: a.Agent, Value: slices.Clone(a.Value)})
+			}
+		})
+	}
 }
 
 // shortestPeriod shortens a product cycle whose projection on the system
