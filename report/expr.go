@@ -164,3 +164,12 @@ func invariantParts(m *spec.Model, expr *spec.Expr, state []int64) []string {
 	}
 	return out
 }
+
+// ExprString prints the state expression e of m as wrap source, or returns
+// fallback for a form it cannot print (quantifiers, bound names).
+func ExprString(m *spec.Model, e *spec.Expr, fallback string) string {
+	if s, ok := exprText(m, e); ok {
+		return s
+	}
+	return fallback
+}
