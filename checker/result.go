@@ -51,6 +51,9 @@ type Result struct {
 	// Reason says why the verdict is Unknown: "state limit", "depth
 	// limit", "timeout", "interrupted" or "memory budget".
 	Reason string
+	// Notes are remarks for the reader that are not part of the verdict,
+	// such as the fairness a property needed or a process a lasso starves.
+	Notes []string
 }
 
 // Violation is a violated check with a shortest trace that reaches it.

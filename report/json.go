@@ -55,6 +55,16 @@ func JSON(w io.Writer, m *spec.Model, res *checker.Result) error {
 	} else {
 		b.WriteString("null,\n")
 	}
+	if len(res.Notes) > 0 {
+		b.WriteString(`  "notes": [`)
+		for i, n := range res.Notes {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(strconv.Quote(n))
+		}
+		b.WriteString("],\n")
+	}
 	s := res.Stats
 	b.WriteString(`  "stats": {"states": ` + strconv.FormatInt(s.States, 10) +
 		`, "transitions": ` + strconv.FormatInt(s.Transitions, 10) +

@@ -78,6 +78,12 @@ func (o TextOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) err
 			writeParts(&b, m, v)
 		}
 	}
+	if len(res.Notes) > 0 {
+		b.WriteString("\n")
+		for _, n := range res.Notes {
+			fmt.Fprintf(&b, "note: %s\n", n)
+		}
+	}
 	s := res.Stats
 	fmt.Fprintf(&b, "\n%d states, %d transitions, depth %d, %.3f s", s.States, s.Transitions, s.Depth, s.Seconds)
 	if s.Seconds > 0 {

@@ -54,8 +54,19 @@ func Run(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, err
 	switch {
 	case lres.Verdict == checker.Violated:
 		res.Verdict, res.Violation, res.Reason = checker.Violated, lres.Violation, ""
+		notes, err := starvation(m, res.Violation)
+		if err != nil {
+			return nil, err
+		}
+		res.Notes = append(res.Notes, notes...)
 	case lres.Verdict == checker.Unknown && res.Verdict == checker.Holds:
 		res.Verdict, res.Reason = checker.Unknown, lres.Reason
+	case lres.Verdict == checker.Holds && res.Verdict == checker.Holds && len(m.Fairness) > 0:
+		notes, err := neededFairness(ctx, m, opts)
+		if err != nil {
+			return nil, err
+		}
+		res.Notes = append(res.Notes, notes...)
 	}
 	res.Stats.Seconds = time.Since(start).Seconds()
 	return res, nil

@@ -134,3 +134,40 @@ process p[j: 0..2] {
 		t.Errorf("reductions stored %d states, the full system has %d: no reduction", want.States, full.Stats.States)
 	}
 }
+
+// TestFairnessNotes: a lasso that starves a process says which fairness
+// would exclude it; a property that holds says which fairness it needed.
+func TestFairnessNotes(t *testing.T) {
+	const body = `
+var done: bool
+var tick: 0..1
+process worker {
+  action finish when not done { done := true }
+}
+process clock {
+  action step { tick := 1 - tick }
+}
+property Finishes: eventually done
+`
+	starved := mustModel(t, "spec S\n"+body)
+	res, err := Run(context.Background(), starved, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"the cycle starves worker: it is enabled throughout the cycle but never steps; `fairness weak worker` would exclude this cycle"}
+	if diff := cmp.Diff(want, res.Notes); diff != "" {
+		t.Errorf("starved (-want +got):\n%s", diff)
+	}
+	fair := mustModel(t, "spec F\n"+body+"fairness weak worker\nfairness weak clock\n")
+	res, err = Run(context.Background(), fair, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = []string{
+		"property Finishes needs `fairness weak worker` (t.wrap:12:1): without it, it fails",
+		"`fairness weak clock` (t.wrap:13:1) is not needed by the properties checked",
+	}
+	if diff := cmp.Diff(want, res.Notes); diff != "" {
+		t.Errorf("fair (-want +got):\n%s", diff)
+	}
+}
