@@ -98,6 +98,7 @@ func runReplay(cmd *cobra.Command, specPath, runPath string, f replayFlags) erro
 		return &exitError{code: exitUsage, err: err}
 	}
 	r := &replayer{m: m, prog: prog, mach: prog.NewMachine(), run: displayPath(runPath)}
+	r.mach.RecordAnswers(true)
 	for _, in := range m.Invariants {
 		pr, err := prog.CompileExpr(in.Expr)
 		if err != nil {
@@ -395,8 +396,8 @@ func (r *replayer) replay(lines []want) outcome {
 				if !enabled {
 					enabled, first = true, slices.Clone(t)
 				}
-				if r.matches(t, w.vars) {
-					next = add(next, &cand{state: slices.Clone(t), parent: c, action: a, asked: w.asked})
+				if r.matches(t, w.vars) && answersMatch(r.mach.Asked(), w.asked) {
+					next = add(next, &cand{state: slices.Clone(t), parent: c, action: a, asked: cloneAnswers(r.mach.Asked())})
 				}
 			})
 			if err != nil {
@@ -574,7 +575,7 @@ func (r *replayer) render(cmd *cobra.Command, out outcome, format string) error 
 			fmt.Fprintf(w, "%s\n", b)
 		} else {
 			if d.enabled {
-				fmt.Fprintf(w, "%s:%d: %s: %s leads to no state that matches the recorded state\n", r.run, d.line, r.m.Name, d.action)
+				fmt.Fprintf(w, "%s:%d: %s: %s leads to no state that matches the recorded state and answers\n", r.run, d.line, r.m.Name, d.action)
 				for _, mm := range d.mismatch {
 					fmt.Fprintf(w, "\t%s\n", mm)
 				}
@@ -615,4 +616,26 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// answersMatch reports whether the answers a branch took include every
+// answer the recorded line names (an agent asked twice on one step
+// matches when any of its answers is the recorded one).
+func answersMatch(got, want []checker.Answer) bool {
+	for _, w := range want {
+		if !slices.ContainsFunc(got, func(g checker.Answer) bool {
+			return g.Agent == w.Agent && slices.Equal(g.Value, w.Value)
+		}) {
+			return false
+		}
+	}
+	return true
+}
+
+func cloneAnswers(as []checker.Answer) []checker.Answer {
+	var out []checker.Answer
+	for _, a := range as {
+		out = append(out, checker.Answer{Agent: a.Agent, Value: slices.Clone(a.Value)})
+	}
+	return out
 }
