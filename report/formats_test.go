@@ -137,6 +137,10 @@ func TestGraphJSONSchema(t *testing.T) {
 // TestSARIF validates the SARIF output against the vendored subset of
 // the SARIF 2.1.0 schema and checks the result and its code flow.
 func TestSARIF(t *testing.T) {
+	// sarif-2.1.0-rtm.5.json is the official OASIS schema, as shipped in
+	// the npm package @microsoft/jest-sarif 1.0.0-beta.0 (MIT);
+	// sarif-2.1.0-subset.json is our stricter reading of the parts we emit.
+	official := loadSchema(t, "testdata/sarif-2.1.0-rtm.5.json")
 	s := loadSchema(t, "testdata/sarif-2.1.0-subset.json")
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -148,6 +152,9 @@ func TestSARIF(t *testing.T) {
 			}
 			for _, e := range s.validate(x) {
 				t.Error(e)
+			}
+			for _, e := range official.validate(x) {
+				t.Errorf("official schema: %s", e)
 			}
 			run := x.(map[string]any)["runs"].([]any)[0].(map[string]any)
 			results := run["results"].([]any)
@@ -459,5 +466,24 @@ func TestGitHub(t *testing.T) {
 				t.Errorf("not a workflow command: %q", out)
 			}
 		})
+	}
+}
+
+// TestOfficialSARIFRejects: the official schema, through our validator,
+// does reject malformed logs (so TestSARIF can fail).
+func TestOfficialSARIFRejects(t *testing.T) {
+	s := loadSchema(t, "testdata/sarif-2.1.0-rtm.5.json")
+	for _, bad := range []string{
+		`{"version": "2.1.0", "runs": [{"tool": {}}]}`,
+		`{"version": "2.0.0", "runs": []}`,
+		`{"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "w"}}, "results": [{"message": {"text": "x"}, "level": "fatal"}]}]}`,
+	} {
+		x, err := decodeJSON([]byte(bad))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(s.validate(x)) == 0 {
+			t.Errorf("the official schema accepts %s", bad)
+		}
 	}
 }

@@ -55,7 +55,11 @@ func (s *schema) validate(x any) []string {
 	return errs
 }
 
-var annotations = map[string]bool{"$schema": true, "$id": true, "title": true, "description": true, "$comment": true, "$defs": true}
+var annotations = map[string]bool{"$schema": true, "$id": true, "id": true, "title": true, "description": true,
+	"$comment": true, "$defs": true, "definitions": true, "default": true,
+	// format is an annotation unless a validator opts in (draft-04 and
+	// 2020-12 both allow that); we do not check it.
+	"format": true}
 
 func (s *schema) check(sch any, x any, path string, errs *[]string) {
 	fail := func(format string, args ...any) {
@@ -142,6 +146,28 @@ func (s *schema) check(sch any, x any, path string, errs *[]string) {
 					for i, el := range arr {
 						s.check(kw, el, fmt.Sprintf("%s[%d]", path, i), errs)
 					}
+				}
+			case "uniqueItems":
+				if arr, ok := x.([]any); ok && kw == true {
+					for i := range arr {
+						for j := i + 1; j < len(arr); j++ {
+							if reflect.DeepEqual(arr[i], arr[j]) {
+								fail("items %d and %d are equal, the schema wants unique items", i, j)
+							}
+						}
+					}
+				}
+			case "oneOf":
+				n := 0
+				for _, sub := range kw.([]any) {
+					var e []string
+					s.check(sub, x, path, &e)
+					if len(e) == 0 {
+						n++
+					}
+				}
+				if n != 1 {
+					fail("matches %d alternatives of oneOf, want exactly 1", n)
 				}
 			case "minItems":
 				if arr, ok := x.([]any); ok && int64(len(arr)) < intOf(kw) {
