@@ -101,7 +101,9 @@ func TestDifferentialDefines(t *testing.T) {
 func differential(t *testing.T, m *spec.Model) {
 	t.Helper()
 	ctx := context.Background()
-	base, err := checker.Run(ctx, m, checker.Options{MaxStates: maxDiffStates})
+	// FailFast: the verdicts and traces are compared, and a violated spec
+	// need not be explored to its end (the search goes on by default).
+	base, err := checker.Run(ctx, m, checker.Options{MaxStates: maxDiffStates, FailFast: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,6 +124,9 @@ func differential(t *testing.T, m *spec.Model) {
 		{"por", checker.Options{Ample: ample}},
 		{"both", checker.Options{Canon: canon, Ample: ample}},
 		{"both-1worker", checker.Options{Canon: canon, Ample: ample, Workers: 1}},
+	}
+	for i := range configs {
+		configs[i].opts.FailFast = true
 	}
 	for _, c := range configs {
 		if c.opts.Canon == nil && c.opts.Ample == nil {
@@ -161,7 +166,7 @@ func sameDepthAlternative(t *testing.T, m *spec.Model, base, red *checker.Result
 	if base.Violation == nil || red.Violation == nil || red.Violation.Kind != checker.Invariant {
 		return false
 	}
-	r, err := checker.Run(context.Background(), m, checker.Options{Only: []string{red.Violation.Name}, MaxStates: maxDiffStates})
+	r, err := checker.Run(context.Background(), m, checker.Options{Only: []string{red.Violation.Name}, MaxStates: maxDiffStates, FailFast: true})
 	if err != nil {
 		t.Fatal(err)
 	}
