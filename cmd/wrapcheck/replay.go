@@ -1,19 +1,14 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/replay"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
@@ -50,37 +45,6 @@ command line is wrong.`,
 	return cmd
 }
 
-// runLine is one line of a recorded run. Step is accepted, and ignored,
-// so that the trace of `check --format json` replays as it is.
-type runLine struct {
-	Step   *int                       `json:"step"`
-	Action *string                    `json:"action"`
-	Asked  map[string]json.RawMessage `json:"asked"`
-	State  map[string]json.RawMessage `json:"state"`
-}
-
-// want is a parsed line: the action index (-1: the initial state), the
-// recorded variables (index into Model.Vars, encoded value) and answers.
-type want struct {
-	line   int
-	action int
-	vars   []wantVar
-	asked  []checker.Answer
-}
-
-type wantVar struct {
-	v   *spec.Var
-	val []int64
-}
-
-// cand is a state of the spec consistent with the run so far.
-type cand struct {
-	state  checker.State
-	parent *cand
-	action int
-	asked  []checker.Answer
-}
-
 func runReplay(cmd *cobra.Command, specPath, runPath string, f replayFlags) error {
 	if f.format != "text" && f.format != "json" {
 		return &exitError{code: exitUsage, err: fmt.Errorf("--format %s: want text or json", f.format)}
@@ -89,473 +53,51 @@ func runReplay(cmd *cobra.Command, specPath, runPath string, f replayFlags) erro
 	if err != nil {
 		return err
 	}
-	lines, err := readRun(m, runPath)
+	file, err := os.Open(runPath)
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
-	prog, err := checker.Compile(m)
+	defer file.Close()
+	run := displayPath(runPath)
+	lines, err := replay.Read(m, run, file)
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
-	r := &replayer{m: m, prog: prog, mach: prog.NewMachine(), run: displayPath(runPath)}
-	r.mach.RecordAnswers(true)
-	for _, in := range m.Invariants {
-		pr, err := prog.CompileExpr(in.Expr)
-		if err != nil {
-			return &exitError{code: exitUsage, err: err}
-		}
-		r.invs = append(r.invs, pr)
-	}
-	out := r.replay(lines)
-	return r.render(cmd, out, f.format)
-}
-
-// readRun parses the run file: one JSON object a line, blank lines
-// skipped. Names and values are checked against m.
-func readRun(m *spec.Model, path string) ([]want, error) {
-	data, err := os.ReadFile(path)
+	out, err := replay.Check(m, lines)
 	if err != nil {
-		return nil, err
+		return &exitError{code: exitUsage, err: err}
 	}
-	name := displayPath(path)
-	actions := map[string]int{}
-	for i, a := range m.Actions {
-		actions[a.Name] = i
-	}
-	vars := map[string]*spec.Var{}
-	for _, v := range m.Vars {
-		vars[v.Name] = v
-	}
-	agents := map[string]int{}
-	for i, a := range m.Agents {
-		agents[a.Name] = i
-	}
-	var out []want
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 64<<20)
-	for n := 1; sc.Scan(); n++ {
-		text := strings.TrimSpace(sc.Text())
-		if text == "" {
-			continue
-		}
-		bad := func(format string, args ...any) error {
-			return fmt.Errorf("%s:%d: %s", name, n, fmt.Sprintf(format, args...))
-		}
-		dec := json.NewDecoder(strings.NewReader(text))
-		dec.DisallowUnknownFields()
-		var l runLine
-		if err := dec.Decode(&l); err != nil {
-			return nil, bad("%v", err)
-		}
-		if dec.More() {
-			return nil, bad("want one JSON object a line")
-		}
-		w := want{line: n, action: -1}
-		if l.Action != nil {
-			a, ok := actions[*l.Action]
-			if !ok {
-				return nil, bad("no action %s in %s", *l.Action, m.Name)
-			}
-			w.action = a
-		} else if len(out) > 0 {
-			return nil, bad("only the first line may omit the action (it constrains the initial state)")
-		}
-		for _, k := range sortedKeys(l.State) {
-			v, ok := vars[k]
-			if !ok {
-				return nil, bad("state: no variable %s in %s", k, m.Name)
-			}
-			val, err := encodeValue(v.Type, l.State[k])
-			if err != nil {
-				return nil, bad("state.%s: %v", k, err)
-			}
-			w.vars = append(w.vars, wantVar{v, val})
-		}
-		for _, k := range sortedKeys(l.Asked) {
-			ag, ok := agents[k]
-			if !ok {
-				return nil, bad("asked: no agent %s in %s", k, m.Name)
-			}
-			val, err := encodeValue(m.Agents[ag].Result, l.Asked[k])
-			if err != nil {
-				return nil, bad("asked.%s: %v", k, err)
-			}
-			w.asked = append(w.asked, checker.Answer{Agent: ag, Value: val})
-		}
-		slices.SortFunc(w.asked, func(a, b checker.Answer) int { return a.Agent - b.Agent })
-		out = append(out, w)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return out, nil
+	return renderReplay(cmd, m, run, out, f.format)
 }
 
-func sortedKeys[V any](mp map[string]V) []string {
-	keys := make([]string, 0, len(mp))
-	for k := range mp {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
-// encodeValue turns the JSON of a value (as `check --format json` prints
-// it) into the unpacked slots of type t.
-func encodeValue(t *spec.Type, raw json.RawMessage) ([]int64, error) {
-	var x any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&x); err != nil {
-		return nil, err
-	}
-	out := make([]int64, t.Width)
-	return out, encodeInto(t, x, out)
-}
-
-func encodeInto(t *spec.Type, x any, out []int64) error {
-	switch t.Kind {
-	case spec.BoolKind:
-		b, ok := x.(bool)
-		if !ok {
-			return fmt.Errorf("want true or false, found %s", jsonText(x))
-		}
-		out[0] = 0
-		if b {
-			out[0] = 1
-		}
-		return nil
-	case spec.EnumKind, spec.SymmetricKind:
-		s, ok := x.(string)
-		if i := slices.Index(t.Names, s); ok && i >= 0 {
-			out[0] = int64(i)
-			return nil
-		}
-		return fmt.Errorf("want one of %s, found %s", strings.Join(t.Names, ", "), jsonText(x))
-	case spec.ArrayKind:
-		n, w := int(t.Index.Size()), t.Elem.Width
-		if t.Index.Kind == spec.EnumKind || t.Index.Kind == spec.SymmetricKind {
-			obj, ok := x.(map[string]any)
-			if !ok || len(obj) != n {
-				return fmt.Errorf("want an object with the %d keys %s, found %s", n, strings.Join(t.Index.Names, ", "), jsonText(x))
-			}
-			for i, k := range t.Index.Names {
-				el, ok := obj[k]
-				if !ok {
-					return fmt.Errorf("missing key %s", k)
-				}
-				if err := encodeInto(t.Elem, el, out[i*w:(i+1)*w]); err != nil {
-					return fmt.Errorf("[%s]: %w", k, err)
-				}
-			}
-			return nil
-		}
-		arr, ok := x.([]any)
-		if !ok || len(arr) != n {
-			return fmt.Errorf("want an array of %d elements, found %s", n, jsonText(x))
-		}
-		for i, el := range arr {
-			if err := encodeInto(t.Elem, el, out[i*w:(i+1)*w]); err != nil {
-				return fmt.Errorf("[%d]: %w", i, err)
-			}
-		}
-		return nil
-	case spec.RecordKind:
-		obj, ok := x.(map[string]any)
-		if !ok || len(obj) != len(t.Fields) {
-			return fmt.Errorf("want an object with every field of the record, found %s", jsonText(x))
-		}
-		for _, fd := range t.Fields {
-			el, ok := obj[fd.Name]
-			if !ok {
-				return fmt.Errorf("missing field %s", fd.Name)
-			}
-			if err := encodeInto(fd.Type, el, out[fd.Offset:fd.Offset+fd.Type.Width]); err != nil {
-				return fmt.Errorf(".%s: %w", fd.Name, err)
-			}
-		}
-		return nil
-	case spec.SetKind:
-		arr, ok := x.([]any)
-		if !ok {
-			return fmt.Errorf("want an array (a set), found %s", jsonText(x))
-		}
-		var mask int64
-		el := make([]int64, 1)
-		for _, e := range arr {
-			if err := encodeInto(t.Elem, e, el); err != nil {
-				return err
-			}
-			mask |= 1 << uint(el[0]-t.Elem.Lo)
-		}
-		out[0] = mask
-		return nil
-	}
-	// an integer range
-	num, ok := x.(json.Number)
-	if !ok {
-		return fmt.Errorf("want an integer, found %s", jsonText(x))
-	}
-	v, err := strconv.ParseInt(num.String(), 10, 64)
-	if err != nil {
-		return fmt.Errorf("want an integer, found %s", num)
-	}
-	if v < t.Lo || v > t.Hi {
-		return fmt.Errorf("%d is out of range %d..%d", v, t.Lo, t.Hi)
-	}
-	out[0] = v
-	return nil
-}
-
-func jsonText(x any) string {
-	b, _ := json.Marshal(x)
-	return string(b)
-}
-
-// replayer follows a run through the spec. It keeps every state of the
-// spec consistent with the run so far (a log may leave the state
-// under-determined: then all are followed).
-type replayer struct {
-	m    *spec.Model
-	prog *checker.Program
-	mach *checker.Machine
-	invs []*checker.Pred
-	run  string
-
-	states, transitions int64
-}
-
-// outcome is the result of a replay: conforms, a divergence at a line,
-// or a violation reached.
-type outcome struct {
-	steps     int
-	finals    int
-	diverged  *divergence
-	violation *checker.Violation
-	line      int // the line where the violation was reached
-}
-
-type divergence struct {
-	line     int
-	action   string
-	enabled  bool     // the action had successors, but none matched the state
-	mismatch []string // for enabled: what the first successor differs in
-	allowed  []string
-}
-
-func (r *replayer) replay(lines []want) outcome {
-	var cur []*cand
-	seen := map[string]bool{}
-	add := func(list []*cand, c *cand) []*cand {
-		k := stateKey(c.state)
-		if seen[k] {
-			return list
-		}
-		seen[k] = true
-		r.states++
-		return append(list, c)
-	}
-	err := r.mach.Init(func(_ int, t checker.State) {
-		cur = add(cur, &cand{state: slices.Clone(t), action: -1})
-	})
-	if err != nil {
-		return outcome{violation: r.execViolation(err, nil, -1, nil), line: 0}
-	}
-	if len(lines) > 0 && lines[0].action < 0 {
-		w := lines[0]
-		var keep []*cand
-		for _, c := range cur {
-			if r.matches(c.state, w.vars) {
-				keep = append(keep, c)
-			}
-		}
-		if len(keep) == 0 {
-			return outcome{diverged: &divergence{line: w.line, action: "(initial state)", enabled: true,
-				mismatch: r.mismatch(cur[0].state, w.vars), allowed: r.allowed(cur)}}
-		}
-		cur, lines = keep, lines[1:]
-		cur[0].asked = w.asked
-	}
-	for _, c := range cur {
-		if v := r.checkInvariants(c); v != nil {
-			return outcome{violation: v, line: 0}
-		}
-	}
-	steps := 0
-	for _, w := range lines {
-		clear(seen)
-		var next []*cand
-		enabled := false
-		var first checker.State
-		for _, c := range cur {
-			err := r.mach.Successors(c.state, func(a, _ int, t checker.State) {
-				r.transitions++
-				if a != w.action {
-					return
-				}
-				if !enabled {
-					enabled, first = true, slices.Clone(t)
-				}
-				if r.matches(t, w.vars) && answersMatch(r.mach.Asked(), w.asked) {
-					next = add(next, &cand{state: slices.Clone(t), parent: c, action: a, asked: cloneAnswers(r.mach.Asked())})
-				}
-			})
-			if err != nil {
-				return outcome{steps: steps, violation: r.execViolation(err, c, w.action, w.asked), line: w.line}
-			}
-		}
-		if len(next) == 0 {
-			d := &divergence{line: w.line, action: r.m.Actions[w.action].Name, enabled: enabled, allowed: r.allowed(cur)}
-			if enabled {
-				d.mismatch = r.mismatch(first, w.vars)
-			}
-			return outcome{steps: steps, diverged: d}
-		}
-		steps++
-		for _, c := range next {
-			if v := r.checkInvariants(c); v != nil {
-				return outcome{steps: steps, violation: v, line: w.line}
-			}
-		}
-		cur = next
-	}
-	return outcome{steps: steps, finals: len(cur)}
-}
-
-func stateKey(s checker.State) string {
-	b := make([]byte, 0, 8*len(s))
-	for _, x := range s {
-		b = binary.LittleEndian.AppendUint64(b, x)
-	}
-	return string(b)
-}
-
-func (r *replayer) unpack(s checker.State) []int64 {
-	out := make([]int64, r.prog.Slots())
-	r.prog.Unpack(out, s)
-	return out
-}
-
-func (r *replayer) matches(s checker.State, vars []wantVar) bool {
-	if len(vars) == 0 {
-		return true
-	}
-	st := r.unpack(s)
-	for _, wv := range vars {
-		if !slices.Equal(st[wv.v.Slot:wv.v.Slot+wv.v.Type.Width], wv.val) {
-			return false
-		}
-	}
-	return true
-}
-
-// mismatch says how state s differs from the recorded variables.
-func (r *replayer) mismatch(s checker.State, vars []wantVar) []string {
-	st := r.unpack(s)
-	var out []string
-	for _, wv := range vars {
-		got := st[wv.v.Slot : wv.v.Slot+wv.v.Type.Width]
-		if !slices.Equal(got, wv.val) {
-			out = append(out, fmt.Sprintf("%s: recorded %s, the spec gives %s", wv.v.Name,
-				report.ValueText(wv.v.Type, wv.val), report.ValueText(wv.v.Type, got)))
-		}
-	}
-	return out
-}
-
-// allowed lists the actions enabled in some current state, in model order.
-func (r *replayer) allowed(cur []*cand) []string {
-	on := make([]bool, len(r.m.Actions))
-	for _, c := range cur {
-		_ = r.mach.Successors(c.state, func(a, _ int, _ checker.State) { on[a] = true })
-	}
-	var out []string
-	for i, ok := range on {
-		if ok {
-			out = append(out, r.m.Actions[i].Name)
-		}
-	}
-	return out
-}
-
-// trace rebuilds the steps from an initial state to c.
-func (r *replayer) trace(c *cand) []checker.Step {
-	var steps []checker.Step
-	for ; c != nil; c = c.parent {
-		steps = append(steps, checker.Step{Action: c.action, State: r.unpack(c.state), Asked: c.asked})
-	}
-	slices.Reverse(steps)
-	return steps
-}
-
-func (r *replayer) checkInvariants(c *cand) *checker.Violation {
-	for i, pr := range r.invs {
-		in := r.m.Invariants[i]
-		v, err := r.mach.Eval(pr, c.state)
-		if err != nil {
-			var ee *checker.ExecError
-			if errors.As(err, &ee) {
-				return &checker.Violation{Name: in.Name, Kind: ee.Kind, Pos: ee.Pos, Msg: ee.Msg, Trace: r.trace(c), LoopStart: -1}
-			}
-			return &checker.Violation{Name: in.Name, Kind: checker.RuntimeError, Pos: in.Pos, Msg: err.Error(), Trace: r.trace(c), LoopStart: -1}
-		}
-		if v == 0 {
-			return &checker.Violation{Name: in.Name, Kind: checker.Invariant, Pos: in.Pos, Trace: r.trace(c), LoopStart: -1}
-		}
-	}
-	return nil
-}
-
-// execViolation reports a failure met while executing the successors of
-// c (nil: the init block): the trace to c, then the failing action.
-func (r *replayer) execViolation(err error, c *cand, action int, asked []checker.Answer) *checker.Violation {
-	var ee *checker.ExecError
-	if !errors.As(err, &ee) {
-		ee = &checker.ExecError{Kind: checker.RuntimeError, Msg: err.Error(), Action: action}
-	}
-	name := "init"
-	if ee.Action >= 0 {
-		name = r.m.Actions[ee.Action].Name
-	}
-	var trace []checker.Step
-	if c != nil {
-		trace = r.trace(c)
-		if ee.Action != action {
-			asked = nil
-		}
-		trace = append(trace, checker.Step{Action: ee.Action, State: slices.Clone(trace[len(trace)-1].State), Asked: asked})
-	} else {
-		trace = []checker.Step{{Action: -1, State: make([]int64, r.prog.Slots())}}
-	}
-	return &checker.Violation{Name: name, Kind: ee.Kind, Pos: ee.Pos, Msg: ee.Msg, Trace: trace, LoopStart: -1}
-}
-
-func (r *replayer) render(cmd *cobra.Command, out outcome, format string) error {
+// renderReplay prints the outcome of a replay: a violation as check
+// renders it, a divergence with the actions allowed there, or "conforms".
+func renderReplay(cmd *cobra.Command, m *spec.Model, run string, out *replay.Result, format string) error {
 	w := cmd.OutOrStdout()
 	switch {
-	case out.violation != nil:
-		res := &checker.Result{Verdict: checker.Violated, Violation: out.violation,
-			Stats: checker.Stats{States: r.states, Transitions: r.transitions, Depth: out.steps, Workers: 1}}
+	case out.Violation != nil:
+		res := &checker.Result{Verdict: checker.Violated, Violation: out.Violation,
+			Stats: checker.Stats{States: out.States, Transitions: out.Transitions, Depth: out.Steps, Workers: 1}}
 		var err error
 		if format == "json" {
-			err = report.JSON(w, r.m, res)
+			err = report.JSON(w, m, res)
 		} else {
-			where := r.run + ": in the initial state"
-			if out.line > 0 {
-				where = fmt.Sprintf("%s:%d", r.run, out.line)
+			where := run + ": in the initial state"
+			if out.Line > 0 {
+				where = fmt.Sprintf("%s:%d", run, out.Line)
 			}
 			fmt.Fprintf(w, "%s: the run reaches a violation of the spec\n", where)
-			err = report.TextOptions{Color: isColorTerminal(w), Explain: true}.Render(w, r.m, res)
+			err = report.TextOptions{Color: isColorTerminal(w), Explain: true}.Render(w, m, res)
 		}
 		if err != nil {
 			return err
 		}
-		if err := annotate(cmd, r.m, res); err != nil {
+		if err := annotate(cmd, m, res); err != nil {
 			return err
 		}
 		return &exitError{code: exitViolated}
-	case out.diverged != nil:
-		d := out.diverged
+	case out.Diverged != nil:
+		d := out.Diverged
 		if format == "json" {
 			b, err := json.MarshalIndent(struct {
 				Format   int      `json:"format"`
@@ -568,37 +110,37 @@ func (r *replayer) render(cmd *cobra.Command, out outcome, format string) error 
 				Mismatch []string `json:"mismatch"`
 				Allowed  []string `json:"allowed"`
 				Steps    int      `json:"steps"`
-			}{report.FormatVersion, r.m.Name, "diverges", r.run, d.line, d.action, d.enabled, nonNil(d.mismatch), nonNil(d.allowed), out.steps}, "", "  ")
+			}{report.FormatVersion, m.Name, "diverges", run, d.Line, d.Action, d.Enabled, nonNil(d.Mismatch), nonNil(d.Allowed), out.Steps}, "", "  ")
 			if err != nil {
 				return err
 			}
 			fmt.Fprintf(w, "%s\n", b)
 		} else {
-			if d.enabled {
-				fmt.Fprintf(w, "%s:%d: %s: %s leads to no state that matches the recorded state and answers\n", r.run, d.line, r.m.Name, d.action)
-				for _, mm := range d.mismatch {
+			if d.Enabled {
+				fmt.Fprintf(w, "%s:%d: %s: %s leads to no state that matches the recorded state and answers\n", run, d.Line, m.Name, d.Action)
+				for _, mm := range d.Mismatch {
 					fmt.Fprintf(w, "\t%s\n", mm)
 				}
 			} else {
-				fmt.Fprintf(w, "%s:%d: %s: the spec does not allow %s here\n", r.run, d.line, r.m.Name, d.action)
+				fmt.Fprintf(w, "%s:%d: %s: the spec does not allow %s here\n", run, d.Line, m.Name, d.Action)
 			}
 			allowed := "none (no action is enabled)"
-			if len(d.allowed) > 0 {
-				allowed = strings.Join(d.allowed, ", ")
+			if len(d.Allowed) > 0 {
+				allowed = strings.Join(d.Allowed, ", ")
 			}
 			fmt.Fprintf(w, "\tallowed here: %s\n", allowed)
-			fmt.Fprintf(w, "\t%d %s of the run %s before this line\n", out.steps, plural(out.steps, "step", "steps"), plural(out.steps, "conforms", "conform"))
+			fmt.Fprintf(w, "\t%d %s of the run %s before this line\n", out.Steps, plural(out.Steps, "step", "steps"), plural(out.Steps, "conforms", "conform"))
 		}
 		return &exitError{code: exitViolated}
 	}
 	if format == "json" {
 		fmt.Fprintf(w, "{\"format\": %d, \"spec\": %q, \"verdict\": \"conforms\", \"run\": %q, \"steps\": %d, \"states\": %d}\n",
-			report.FormatVersion, r.m.Name, r.run, out.steps, out.finals)
+			report.FormatVersion, m.Name, run, out.Steps, out.Finals)
 		return nil
 	}
-	fmt.Fprintf(w, "%s: %s conforms: %d %s replayed", r.m.Name, r.run, out.steps, plural(out.steps, "step", "steps"))
-	if out.finals > 1 {
-		fmt.Fprintf(w, " (%d states of the spec match the run)", out.finals)
+	fmt.Fprintf(w, "%s: %s conforms: %d %s replayed", m.Name, run, out.Steps, plural(out.Steps, "step", "steps"))
+	if out.Finals > 1 {
+		fmt.Fprintf(w, " (%d states of the spec match the run)", out.Finals)
 	}
 	fmt.Fprintln(w)
 	return nil
@@ -616,26 +158,4 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// answersMatch reports whether the answers a branch took include every
-// answer the recorded line names (an agent asked twice on one step
-// matches when any of its answers is the recorded one).
-func answersMatch(got, want []checker.Answer) bool {
-	for _, w := range want {
-		if !slices.ContainsFunc(got, func(g checker.Answer) bool {
-			return g.Agent == w.Agent && slices.Equal(g.Value, w.Value)
-		}) {
-			return false
-		}
-	}
-	return true
-}
-
-func cloneAnswers(as []checker.Answer) []checker.Answer {
-	var out []checker.Answer
-	for _, a := range as {
-		out = append(out, checker.Answer{Agent: a.Agent, Value: slices.Clone(a.Value)})
-	}
-	return out
 }
