@@ -90,7 +90,7 @@ func neededFairness(ctx context.Context, m *spec.Model, opts Options) ([]string,
 		case checker.Violated:
 			notes = append(notes, fmt.Sprintf("property %s needs `fairness %s %s` (%s): without it, it fails", res.Violation.Name, kind, f.Name, f.Pos))
 		case checker.Holds:
-			notes = append(notes, fmt.Sprintf("`fairness %s %s` (%s) is not needed by the properties checked", kind, f.Name, f.Pos))
+			notes = append(notes, fmt.Sprintf("`fairness %s %s` (%s): the properties hold without it (the other fairness declarations kept)", kind, f.Name, f.Pos))
 		}
 	}
 	return notes, nil

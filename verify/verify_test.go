@@ -165,7 +165,7 @@ property Finishes: eventually done
 	}
 	want = []string{
 		"property Finishes needs `fairness weak worker` (t.wrap:12:1): without it, it fails",
-		"`fairness weak clock` (t.wrap:13:1) is not needed by the properties checked",
+		"`fairness weak clock` (t.wrap:13:1): the properties hold without it (the other fairness declarations kept)",
 	}
 	if diff := cmp.Diff(want, res.Notes); diff != "" {
 		t.Errorf("fair (-want +got):\n%s", diff)
