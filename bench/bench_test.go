@@ -16,7 +16,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/spec"
@@ -64,8 +66,19 @@ func parse(b *testing.B, file string, defines map[string]int64) *spec.Model {
 	return m
 }
 
-func report(b *testing.B, states, trans int64, last *checker.Result) {
+// cpuTime is the process's user+system CPU time: on the shared machine
+// states per CPU-second is steadier than states per second.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func report(b *testing.B, cpu0 time.Duration, states, trans int64, last *checker.Result) {
 	sec := b.Elapsed().Seconds()
+	b.ReportMetric(float64(states)/(cpuTime()-cpu0).Seconds(), "states/cpu-s")
 	b.ReportMetric(float64(states)/sec, "states/s")
 	b.ReportMetric(float64(trans)/sec, "transitions/s")
 	b.ReportMetric(last.Stats.BytesPerState, "bytes/state")
@@ -86,6 +99,7 @@ func BenchmarkPeers(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/w%d", mm.name, workers), func(b *testing.B) {
 				var states, trans int64
 				var last *checker.Result
+				cpu0 := cpuTime()
 				for b.Loop() {
 					r, err := checker.Run(context.Background(), m, checker.Options{Workers: workers})
 					if err != nil {
@@ -98,7 +112,7 @@ func BenchmarkPeers(b *testing.B) {
 					trans += r.Stats.Transitions
 					last = r
 				}
-				report(b, states, trans, last)
+				report(b, cpu0, states, trans, last)
 			})
 		}
 	}
@@ -112,6 +126,7 @@ func BenchmarkReduced(b *testing.B) {
 		b.Run(rm.name, func(b *testing.B) {
 			var states, trans int64
 			var last *checker.Result
+			cpu0 := cpuTime()
 			for b.Loop() {
 				r, err := verify.Run(context.Background(), m, verify.Options{})
 				if err != nil {
@@ -124,7 +139,7 @@ func BenchmarkReduced(b *testing.B) {
 				trans += r.Stats.Transitions
 				last = r
 			}
-			report(b, states, trans, last)
+			report(b, cpu0, states, trans, last)
 		})
 	}
 }

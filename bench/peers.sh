@@ -61,20 +61,22 @@ WC=$OUT/wrapcheck
 cat "$OUT/versions.txt" >&2
 
 # timed DIR LOG CMD...: run CMD in DIR under timeout and /usr/bin/time;
-# sets WALL (s) and RSS (KiB), returns 124 on timeout.
+# sets WALL (s), RSS (KiB) and CPU (user+sys s), returns 124 on timeout.
 timed() {
 	local dir=$1 log=$2
 	shift 2
 	local rc=0
-	(cd "$dir" && /usr/bin/time -f '%e %M' -o "$log.time" timeout "$TIMEOUT" "$@") >"$log" 2>&1 || rc=$?
-	read -r WALL RSS < <(tail -1 "$log.time")
+	(cd "$dir" && /usr/bin/time -f '%e %M %U %S' -o "$log.time" timeout "$TIMEOUT" "$@") >"$log" 2>&1 || rc=$?
+	local u sy
+	read -r WALL RSS u sy < <(tail -1 "$log.time")
+	CPU=$(awk -v a="$u" -v b="$sy" 'BEGIN{printf "%.2f", a+b}')
 	return $rc
 }
 
-# record MODEL PARAMS TOOL CONFIG STATES EDGES WALL RSS STATUS
+# record MODEL PARAMS TOOL CONFIG STATES EDGES WALL RSS STATUS (CPU appended)
 record() {
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >>"$RES"
-	printf '%-9s %-10s %-6s %-12s %10s %10s %8s s %8s KiB %s\n' "$@" >&2
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" "$CPU" >>"$RES"
+	printf '%-9s %-10s %-6s %-12s %10s %10s %8s s %8s KiB %s cpu %s s\n' "$@" "$CPU" >&2
 }
 
 # best REPEATS FN ARGS...: run FN (which sets S E WALL RSS ST) REPEATS
@@ -82,15 +84,15 @@ record() {
 best() {
 	local n=$1 i
 	shift
-	local bw="" bs="" be="" br="" bst=""
+	local bw="" bs="" be="" br="" bst="" bc=""
 	for ((i = 0; i < n; i++)); do
 		"$@"
 		if [ -z "$bw" ] || awk -v a="$WALL" -v b="$bw" 'BEGIN{exit !(a<b)}'; then
-			bw=$WALL bs=$S be=$E br=$RSS bst=$ST
+			bw=$WALL bs=$S be=$E br=$RSS bst=$ST bc=$CPU
 		fi
 		[ "$ST" = ok ] || break
 	done
-	WALL=$bw S=$bs E=$be RSS=$br ST=$bst
+	WALL=$bw S=$bs E=$be RSS=$br ST=$bst CPU=$bc
 }
 
 hashbits() { awk -v s="$1" 'BEGIN{w=int(log(s*1.5+1)/log(2)+0.999999); if(w<18)w=18; if(w>28)w=28; print w}'; }
@@ -199,6 +201,10 @@ if [ "$QUICK" = 0 ]; then
 	model mutex "N=6" mutex.pml "-DN=6" "-m1055504" mutex.m "N=6" peers/mutex_sym.wrap "N=6" peers/mutex_sym.wrap 2111008 yes yes
 	model pipeline "K=6 N=1" pipeline.pml "-DK=6 -DN=1" "-m10000" pipeline.m "K=6 N=1 BUG=false" peers/pipeline.wrap "K=6 N=1" peers/pipeline.wrap 11390625 no yes
 	model pipeline "K=2 N=4" pipeline.pml "-DK=2 -DN=4" "-m10000" pipeline.m "K=2 N=4 BUG=false" peers/pipeline.wrap "K=2 N=4" peers/pipeline.wrap 13155129 no yes
+	for k in 4 5; do # growth series with K=6 N=1 above: 5*10^4, 7.6*10^5, 1.1*10^7 states
+		best "$REPEAT" wc_one peers/pipeline.wrap "K=$k N=1" --no-symmetry --no-por --workers 1
+		record pipeline "K=$k N=1" wrapcheck w1 "$S" "$E" "$WALL" "$RSS" "$ST"
+	done
 fi
 
 uptime >>"$OUT/versions.txt"

@@ -16,9 +16,10 @@ for line in open(sys.argv[1]):
     if len(f) < 9:
         continue
     model, params, tool, cfg, s, e, wall, rss, st = f[:9]
+    cpu = float(f[9]) if len(f) > 9 and f[9] else None
     key = (model, params)
     rows.setdefault(key, {})[f"{tool}/{cfg}"] = dict(
-        states=int(s) if s else None, edges=int(e) if e else None,
+        states=int(s) if s else None, edges=int(e) if e else None, cpu=cpu,
         wall=float(wall) if wall else None, rss=int(rss) if rss else None, status=st)
 
 
@@ -29,6 +30,10 @@ def get(r, k):
 
 def rate(x):
     return x["states"] / max(x["wall"], 0.01)
+
+
+def crate(x):
+    return x["states"] / max(x["cpu"], 0.01) if x and x.get("cpu") else None
 
 
 def bps(x):
@@ -42,8 +47,8 @@ def fmt(v, spec):
 FULL = ["spin/dfs-noreduce", "spin/dfs-por", "rumur/t1-symoff", "rumur/t2-symoff",
         "wrapcheck/w1", "wrapcheck/w2", "wrapcheck/w1-compact"]
 print()
-print("| model | params | states | SPIN s | Rumur t1 s | wc w1 s | wc w1 states/s | w1÷SPIN | w1÷(5·Rumur t1) | wc w2 s | w2÷w1 | B/state wc | B/state SPIN | B/state compact | reduced: wc s (states) | best peer reduced s | peer÷wc | counts |")
-print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+print("| model | params | states | SPIN s | Rumur t1 s | wc w1 s | wc w1 states/s | w1÷SPIN | w1÷SPIN cpu | w1÷(5·Rumur t1) | wc w2 s | w2÷w1 | B/state wc | B/state SPIN | B/state compact | reduced: wc s (states) | best peer reduced s | peer÷wc | counts |")
+print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
 bad = 0
 for (model, params), r in rows.items():
     full = {k: r[k] for k in FULL if k in r and r[k]["states"] is not None and r[k]["status"] == "ok"}
@@ -68,7 +73,8 @@ for (model, params), r in rows.items():
         model, params, fmt(states, ","),
         fmt(sp and sp["wall"], ".2f"), fmt(ru and ru["wall"], ".2f"),
         fmt(w1 and w1["wall"], ".2f"), fmt(w1 and rate(w1) / 1e6, ".2f") + (" M" if w1 else ""),
-        fmt(w1 and sp and rate(w1) / rate(sp), ".2f"), fmt(w1 and ru and rate(w1) / rate(ru) / 5, ".2f"),
+        fmt(w1 and sp and rate(w1) / rate(sp), ".2f"),
+        fmt(w1 and sp and crate(sp) and crate(w1) / crate(sp), ".2f"), fmt(w1 and ru and rate(w1) / rate(ru) / 5, ".2f"),
         fmt(w2 and w2["wall"], ".2f"), fmt(w1 and w2 and w1["wall"] / w2["wall"], ".2f"),
         fmt(w1 and bps(w1), ".0f"), fmt(sp and bps(sp), ".0f"), fmt(wc and bps(wc), ".1f"),
         (fmt(red and red["wall"], ".2f") + (f" ({red['states']:,})" if red else "")),
@@ -76,7 +82,11 @@ for (model, params), r in rows.items():
         fmt(red and bp and bp[1]["wall"] / max(red["wall"], 0.01), ".2f"),
         agree + sym_agree]) + " |")
 print()
-print("ratios ≥ 1 meet the throughput targets; w2÷w1 target 1.7; B/state = peak RSS / states (whole process).")
+g = [(p, r["wrapcheck/w1"]) for (m, p), r in rows.items() if m == "pipeline" and p.endswith("N=1") and get(r, "wrapcheck/w1")]
+if g:
+    print("growth (pipeline N=1, wrapcheck w1, no reduction): " + "; ".join(
+        f"{p}: {x['states']:,} states {rate(x)/1e6:.2f} M/s, {fmt(crate(x) and crate(x)/1e6, '.2f')} M/cpu-s" for p, x in g))
+print("ratios ≥ 1 meet the throughput targets (cpu: states per CPU-second, steadier under load); w2÷w1 target 1.7; B/state = peak RSS / states (whole process).")
 print(f"count checks: {'all agree' if bad == 0 else f'{bad} disagreement(s)'}")
 for line in open(sys.argv[2]):
     print("  " + line.rstrip())

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -184,6 +185,13 @@ func (e *explorer) selectInvariants() error {
 
 func (e *explorer) run() (*Result, error) {
 	e.start = time.Now()
+	if b := e.opts.MemoryBudget; b > 0 {
+		// Let the garbage collector work harder as the heap nears the
+		// budget, instead of letting garbage (old shard tables, frontier
+		// slices) take the process past it before the monitor sees it.
+		old := debug.SetMemoryLimit(b + b/8)
+		defer debug.SetMemoryLimit(old)
+	}
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -388,6 +396,10 @@ func (w *worker) flush() {
 	var sink uint64
 	for _, pd := range w.pend {
 		sink += st.touch(pd.h)
+	}
+	// Second round, slots now in cache: the records of likely duplicates.
+	for _, pd := range w.pend {
+		sink += st.touchRecord(pd.h)
 	}
 	w.sink += sink
 	m := w.m

@@ -19,6 +19,7 @@ const (
 	shardInit   = 256 // initial table entries per shard
 	maxStates   = 1<<32 - 2
 	tagMask     = 0xFFFFFFFF00000000
+	cacheLine   = 64
 )
 
 // Store is the visited set: a concurrent set of fixed-width vectors, each
@@ -41,8 +42,13 @@ const (
 type Store struct {
 	width  int // payload words per vector
 	stride int // record words: link + payload
-	n      atomic.Int64
 	chunks []atomic.Pointer[[]uint64]
+	// n is incremented by every new state: on a cache line of its own,
+	// so that the workers' reads of the fields above (every Vector and
+	// Link) do not miss whenever another worker stores a state.
+	_      [cacheLine]byte
+	n      atomic.Int64
+	_      [cacheLine - 8]byte
 	alloc  sync.Mutex
 	bytes  atomic.Int64 // arena chunks, tables and chunk directory
 	tables atomic.Int64 // hash-table bytes
@@ -242,6 +248,24 @@ func equalWords(a, b []uint64) bool {
 		}
 	}
 	return true
+}
+
+// touchRecord loads the first word of the record that the first table
+// slot of hash h names, if its tag matches: a duplicate's vector is then
+// in cache for the comparison of the following insert. Like touch, it
+// takes no lock and may read a stale table.
+func (s *Store) touchRecord(h uint64) uint64 {
+	tab := *s.shards[h>>(64-shardBits)].tab.Load()
+	e := atomic.LoadUint64(&tab[(h>>32)&uint64(len(tab)-1)])
+	if e == 0 || e&tagMask != h&tagMask {
+		return 0
+	}
+	idx := uint32(e) - 1
+	cp := s.chunks[idx>>chunkShift].Load()
+	if cp == nil {
+		return 0
+	}
+	return (*cp)[int(idx&(chunkStates-1))*s.stride+1]
 }
 
 // touch loads the table slot of hash h so that a following insert finds
