@@ -1,0 +1,48 @@
+package ltl
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/wrapcheck/wrapcheck/spec"
+)
+
+// BenchmarkPeers checks the LTL properties of the peers' pipeline model
+// (examples/peers) at K=3 N=2, the figures of docs/performance.md's
+// liveness table: product nodes and edges, and nodes/s.
+//
+//	go test -run XXX -bench Peers -benchtime 1x ./ltl/
+func BenchmarkPeers(b *testing.B) {
+	for _, bc := range []struct {
+		name, file, prop string
+		heartbeat        int64
+	}{
+		{"fin", "pipeline_ltl.wrap", "AllRunsEnd", 0},
+		{"resp", "pipeline_ltl.wrap", "FailIsResolved", 0},
+		{"fin-heartbeat-weak", "pipeline_ltl_fair.wrap", "AllRunsEnd", 1},
+		{"resp-heartbeat-weak", "pipeline_ltl_fair.wrap", "FailIsResolved", 1},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			path := "../examples/peers/" + bc.file
+			src, err := os.ReadFile(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			m, err := spec.ParseFile(path, src, spec.Options{Defines: map[string]int64{"K": 3, "N": 2, "HEARTBEAT": bc.heartbeat}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			var st PropertyStats
+			b.ResetTimer()
+			for n := 0; n < b.N; n++ {
+				if _, err := Check(context.Background(), m, Options{Only: []string{bc.prop}, OnProperty: func(s PropertyStats) { st = s }}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(st.ProductNodes), "nodes")
+			b.ReportMetric(float64(st.ProductEdges), "edges")
+			b.ReportMetric(float64(st.ProductNodes)*float64(b.N)/b.Elapsed().Seconds(), "nodes/s")
+		})
+	}
+}
