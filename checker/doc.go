@@ -72,9 +72,9 @@
 //
 // Measured with `go test -run XXX -bench BFS -benchtime 3x ./checker/` on
 // the 2-core development machine while it was shared (load 5-8), so
-// states per CPU-second is the steadier figure (single worker; 2 workers
-// spend 0.8-1.0x as much CPU per state, i.e. near-linear speed-up when
-// both cores are free):
+// states per CPU-second is the steadier figure (single worker; measured
+// with both cores free, 2 workers spend 1.2-1.35x as much CPU per state
+// and run 1.4-1.6x faster than one, see docs/performance.md):
 //
 //	model (peers)       states    states/cpu-s  bytes/state
 //	pipeline K=3 N=2    970 299   0.7-1.08 M    34.6
