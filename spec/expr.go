@@ -529,7 +529,12 @@ func (c *checker) index(e *syntax.IndexExpr, env *env) *Expr {
 			return c.bad(e.Pos)
 		}
 	}
-	x := c.expr(e.X, env, nil)
+	return c.indexInto(c.expr(e.X, env, nil), e, env)
+}
+
+// indexInto checks e.Index against the array x (e.X already checked, as a
+// value or as an assignment target) and builds the element access.
+func (c *checker) indexInto(x *Expr, e *syntax.IndexExpr, env *env) *Expr {
 	if isInvalid(x.Type) {
 		c.expr(e.Index, env, nil)
 		return c.bad(e.Pos)

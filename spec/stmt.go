@@ -229,25 +229,7 @@ func (c *checker) target(e syntax.Expr, env *env) *Expr {
 				return c.index(t, env) // reports the error
 			}
 		}
-		base := c.target(t.X, env)
-		if isInvalid(base.Type) {
-			c.expr(t.Index, env, nil)
-			return base
-		}
-		if base.Type.Kind != ArrayKind {
-			c.expr(t.Index, env, nil)
-			c.errorf(t.Pos, "invalid operation: cannot index %s (type %s)", exprString(t.X), typeString(base.Type))
-			return c.bad(t.Pos)
-		}
-		i := c.expr(t.Index, env, base.Type.Index)
-		if isInvalid(i.Type) {
-			return c.bad(t.Pos)
-		}
-		if !assignableTo(i.Type, base.Type.Index) {
-			c.errorf(t.Index.Position(), "cannot use %s (type %s) as %s value in index of %s", exprString(t.Index), typeString(i.Type), typeString(base.Type.Index), exprString(t.X))
-			return c.bad(t.Pos)
-		}
-		return &Expr{Op: OpIndex, Type: base.Type.Elem, Args: []*Expr{base, i}, Pos: t.Pos}
+		return c.indexInto(c.target(t.X, env), t, env)
 	case *syntax.SelectorExpr:
 		switch x := unparen(t.X).(type) {
 		case *syntax.IdentExpr:
