@@ -281,7 +281,16 @@ func TestOracleFormulas(t *testing.T) {
 }
 
 func readRecordedLBT(t *testing.T) map[string]string {
-	f, err := os.Open("testdata/oracles/lbt.txt")
+	t.Helper()
+	return readRecorded(t, "testdata/oracles/lbt.txt")
+}
+
+// readRecorded reads a recorded oracle file of the peers: per formula id,
+// the text after its "### id: ..." header line ("###" lines indented by
+// two more spaces continue a header).
+func readRecorded(t *testing.T, path string) map[string]string {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,6 +307,9 @@ func readRecordedLBT(t *testing.T) map[string]string {
 			continue
 		}
 		out[id] += line + "\n"
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
 	}
 	return out
 }

@@ -1,7 +1,6 @@
 package ltl
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"math/rand"
@@ -589,26 +588,7 @@ func runSpin(path, formula string, timeout time.Duration) (string, error) {
 // spin -f output): per formula id, the text after its "### id: ..." line.
 func readRecordedSpin(t *testing.T) map[string]string {
 	t.Helper()
-	f, err := os.Open("testdata/oracles/spin_f.txt")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	out := map[string]string{}
-	id := ""
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "### ") {
-			id = strings.SplitN(strings.TrimPrefix(line, "### "), ":", 2)[0]
-			continue
-		}
-		out[id] += line + "\n"
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return readRecorded(t, "testdata/oracles/spin_f.txt")
 }
 
 // TestSpinClaimParse checks the parser on hand-written claims using the
