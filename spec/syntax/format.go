@@ -29,6 +29,25 @@ func Format(f *File) []byte {
 	return alignComments(p.buf.Bytes())
 }
 
+// record prints `record { f1, f2 }` (a record type or literal) with
+// field(i) printing field i, and `record {}` when there are none.
+func (p *printer) record(n int, end Position, field func(i int)) {
+	if n == 0 {
+		p.write("record {}")
+		p.mark(end)
+		return
+	}
+	p.write("record { ")
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			p.write(", ")
+		}
+		field(i)
+	}
+	p.write(" }")
+	p.mark(end)
+}
+
 // alignComments aligns the trailing // comments of consecutive lines at
 // the same indentation in one column, one space after the longest code,
 // as gofmt does. A line without a trailing comment, or at another
@@ -373,20 +392,7 @@ func (p *printer) typ(t TypeExpr) {
 		p.write("]")
 		p.typ(t.Elem)
 	case *RecordType:
-		if len(t.Fields) == 0 {
-			p.write("record {}")
-			p.mark(t.End)
-			return
-		}
-		p.write("record { ")
-		for i, f := range t.Fields {
-			if i > 0 {
-				p.write(", ")
-			}
-			p.param(f)
-		}
-		p.write(" }")
-		p.mark(t.End)
+		p.record(len(t.Fields), t.End, func(i int) { p.param(t.Fields[i]) })
 	case *SetType:
 		p.write("set of ")
 		p.typ(t.Elem)
@@ -509,22 +515,11 @@ func (p *printer) exprAt(e Expr, minBin, minPre int, tail bool) {
 		p.write("}")
 		p.mark(e.End)
 	case *RecordLit:
-		if len(e.Fields) == 0 {
-			p.write("record {}")
-			p.mark(e.End)
-			return
-		}
-		p.write("record { ")
-		for i, f := range e.Fields {
-			if i > 0 {
-				p.write(", ")
-			}
-			p.ident(f.Name)
+		p.record(len(e.Fields), e.End, func(i int) {
+			p.ident(e.Fields[i].Name)
 			p.write(": ")
-			p.expr(f.Value)
-		}
-		p.write(" }")
-		p.mark(e.End)
+			p.expr(e.Fields[i].Value)
+		})
 	case *ParenExpr:
 		p.write("(")
 		p.expr(e.X)
