@@ -713,31 +713,11 @@ func (c *checker) call(e *syntax.CallExpr, env *env) *Expr {
 			}
 		}
 	}
-	args := make([]*Expr, len(e.Args))
-	bad := false
-	for i, a := range e.Args {
-		var want *Type
-		if i < len(fi.params) {
-			want = fi.params[i]
-		}
-		args[i] = c.expr(a, env, want)
-		if isInvalid(args[i].Type) {
-			bad = true
-			continue
-		}
-		if want != nil && !isInvalid(want) && !c.assignable(args[i], want, a, "argument to "+o.name) {
-			bad = true
-		}
-	}
-	if len(e.Args) != len(fi.decl.Params) {
-		which := "not enough"
-		if len(e.Args) > len(fi.decl.Params) {
-			which = "too many"
-		}
-		c.errorf(e.Pos, "%s arguments in call to %s: have %d, want %d", which, o.name, len(e.Args), len(fi.decl.Params))
+	args, ok := c.args(e.Args, fi.params, len(fi.decl.Params), e.Pos, env, "call to "+o.name, "argument to "+o.name)
+	if !ok {
 		return c.bad(e.Pos)
 	}
-	if bad || fi.bad || isInvalid(fi.result) {
+	if fi.bad || isInvalid(fi.result) {
 		return c.bad(e.Pos)
 	}
 	return c.inline(fi, args, e.Pos)
@@ -1250,4 +1230,37 @@ func writeType(b *strings.Builder, t syntax.TypeExpr) {
 	default:
 		b.WriteString("?")
 	}
+}
+
+// args checks the arguments of a call or an ask against the parameter
+// types (n parameters declared; params may be shorter when some failed to
+// resolve). It reports a wrong argument count at pos, "in <where>", and
+// each mismatched argument as a use in <what>. ok is false when
+// any argument or the count is wrong.
+func (c *checker) args(xs []syntax.Expr, params []*Type, n int, pos Position, env *env, where, what string) ([]*Expr, bool) {
+	args := make([]*Expr, len(xs))
+	ok := true
+	for i, x := range xs {
+		var want *Type
+		if i < len(params) {
+			want = params[i]
+		}
+		args[i] = c.expr(x, env, want)
+		if isInvalid(args[i].Type) {
+			ok = false
+			continue
+		}
+		if want != nil && !isInvalid(want) && !c.assignable(args[i], want, x, what) {
+			ok = false
+		}
+	}
+	if len(xs) != n {
+		which := "not enough"
+		if len(xs) > n {
+			which = "too many"
+		}
+		c.errorf(pos, "%s arguments in %s: have %d, want %d", which, where, len(xs), n)
+		return nil, false
+	}
+	return args, ok
 }

@@ -159,28 +159,8 @@ func (c *checker) ask(a *syntax.AskExpr, env *env) (*agentInfo, []*Expr, bool) {
 	ai := o.agent
 	ai.asked = true
 	c.checkAgentSig(ai)
-	args := make([]*Expr, len(a.Args))
-	ok := true
-	for i, x := range a.Args {
-		var want *Type
-		if i < len(ai.params) {
-			want = ai.params[i]
-		}
-		args[i] = c.expr(x, env, want)
-		if isInvalid(args[i].Type) {
-			ok = false
-			continue
-		}
-		if want != nil && !c.assignable(args[i], want, x, "argument to agent "+o.name) {
-			ok = false
-		}
-	}
-	if len(a.Args) != len(ai.decl.Params) {
-		which := "not enough"
-		if len(a.Args) > len(ai.decl.Params) {
-			which = "too many"
-		}
-		c.errorf(a.Pos, "%s arguments in ask %s: have %d, want %d", which, o.name, len(a.Args), len(ai.decl.Params))
+	args, ok := c.args(a.Args, ai.params, len(ai.decl.Params), a.Pos, env, "ask "+o.name, "argument to agent "+o.name)
+	if args == nil {
 		return nil, nil, false
 	}
 	if isInvalid(ai.result) {
