@@ -430,21 +430,7 @@ func (m *Machine) Init(visit func(branch int, t State)) error {
 // valid only during the call. A failure stops the enumeration and is
 // returned as *ExecError.
 func (m *Machine) Successors(s State, visit func(action, branch int, t State)) error {
-	m.grow()
-	m.clearFailure()
-	m.visit = visit
-	m.leaf = m.publicLeaf
-	m.load(s)
-	m.ord = 0
-	for a := range m.p.actions {
-		m.start = m.ord
-		if !m.runAction(a) {
-			e := m.failure()
-			m.clearFailure()
-			return e
-		}
-	}
-	return nil
+	return m.SuccessorsOf(s, nil, visit)
 }
 
 // Eval evaluates a scalar predicate compiled by CompileExpr in state s.

@@ -61,9 +61,49 @@
 // # Limits
 //
 // At most [MaxAcc] (64) until subformulas per negated property; the
-// atoms of a property are unlimited. Symmetry and partial-order reduction
-// are not applied to the product ([Formula.HasNext] tells whether a
-// property is stutter invariant, the precondition for the latter).
+// atoms of a property are unlimited.
+//
+// # Reductions
+//
+// With Options.Symmetry, a property is checked on the quotient of the
+// system by a subgroup G of its symmetry group (package reduce): system
+// states are stored in canonical form, product nodes are pairs (canonical
+// state, automaton state). This is exact when every atom of the property
+// and every fairness unit is invariant under G: a run of the system and
+// its image under any element of G then have the same atom values, the
+// same enabled and taken units, hence the same automaton runs and the
+// same fairness, and every run of the quotient lifts to a run of the
+// system (the group maps transitions to transitions). A symmetric type T
+// is left out of G, with a note, when an atom names single identities of
+// T (a quantifier over T under a temporal operator is expanded into
+// atoms that do) or when a fairness declaration has one unit per
+// instance of a family indexed by T (the units are permuted among
+// themselves; tracking them through the quotient is not implemented).
+//
+// A property `forall x in T: φ(x)` (the quantifier outermost) over a
+// symmetric T is checked as φ(t₁) for the first identity t₁ alone when
+// the initial states are closed under permuting T: if a fair run violates
+// φ(t), the permutation exchanging t and t₁ maps it to a fair run (the
+// fairness declarations as a whole are symmetric) that violates φ(t₁).
+// The atoms of φ(t₁) name t₁, so G keeps t₁ in place (its stabiliser,
+// reduce.Group.Fixed). A note says so when such a property is violated.
+//
+// The counterexample of a quotient is made concrete: from a real initial
+// state, each step takes the first successor whose canonical form is the
+// next canonical state; a pass over the cycle ends in the orbit of the
+// state it started from, and passes repeat until one ends in a concrete
+// state where an earlier one ended, which closes a real cycle.
+//
+// With Options.POR, a property without next in a model without fairness
+// declarations is checked on a system reduced by ample sets (reduce.POR)
+// whose visible slots are those the property's atoms read. The cycle
+// proviso is applied in the product: a node with an edge to a node no
+// deeper than itself takes every enabled action, so every cycle of the
+// explored product has a fully expanded node. With next the property is
+// not stutter invariant and POR is off, with a note; with fairness it is
+// off too (an ample set may postpone an action the fairness of the full
+// system would force; the differential tests find such false lassos when
+// it is turned on).
 //
 // # Product and cycle search
 //

@@ -93,12 +93,7 @@ func (r *rf) formula() *Formula {
 // least and release a greatest fixpoint over the finite positions.
 func (r *rf) eval(word [][]bool, loop int) []bool {
 	n := len(word)
-	succ := func(i int) int {
-		if i+1 < n {
-			return i + 1
-		}
-		return loop
-	}
+	succ := lassoSucc(n, loop)
 	out := make([]bool, n)
 	switch r.op {
 	case "t":
@@ -120,18 +115,7 @@ func (r *rf) eval(word [][]bool, loop int) []bool {
 		b = r.b.eval(word, loop)
 	}
 	fix := func(init bool, step func(i int, cur []bool) bool) []bool {
-		for i := range out {
-			out[i] = init
-		}
-		for changed := true; changed; {
-			changed = false
-			for i := n - 1; i >= 0; i-- {
-				if v := step(i, out); v != out[i] {
-					out[i], changed = v, true
-				}
-			}
-		}
-		return out
+		return lassoFix(out, init, func(i int) bool { return step(i, out) })
 	}
 	switch r.op {
 	case "!":
@@ -179,6 +163,35 @@ func (r *rf) eval(word [][]bool, loop int) []bool {
 		return fix(true, func(i int, cur []bool) bool { return (!a[i] || fb[i]) && cur[succ(i)] })
 	default:
 		panic(r.op)
+	}
+	return out
+}
+
+// lassoSucc returns the successor of each position of a lasso of n
+// positions whose last one steps back to loop.
+func lassoSucc(n, loop int) func(int) int {
+	return func(i int) int {
+		if i+1 < n {
+			return i + 1
+		}
+		return loop
+	}
+}
+
+// lassoFix sets out to init and applies step at every position, from the
+// last to the first, until nothing changes: the fixpoint of an until
+// (init false) or release (init true) over a lasso.
+func lassoFix(out []bool, init bool, step func(i int) bool) []bool {
+	for i := range out {
+		out[i] = init
+	}
+	for changed := true; changed; {
+		changed = false
+		for i := len(out) - 1; i >= 0; i-- {
+			if v := step(i); v != out[i] {
+				out[i], changed = v, true
+			}
+		}
 	}
 	return out
 }

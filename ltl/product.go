@@ -28,6 +28,15 @@ type Options struct {
 	// OnProperty, when not nil, is called after each checked property
 	// with the figures of its search.
 	OnProperty func(PropertyStats)
+	// Symmetry turns on symmetry reduction of the product where it is
+	// sound for the property, and the check of a top-level forall over a
+	// symmetric type for its first identity (see the package
+	// documentation, "Reductions"). Result.Notes says where it is off.
+	Symmetry bool
+	// POR turns on partial-order reduction for next-free properties of
+	// models without fairness declarations; Result.Notes says where it is
+	// off.
+	POR bool
 
 	// firstCheck overrides the first cycle-search checkpoint (tests).
 	firstCheck int
@@ -76,27 +85,49 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, e
 	if err != nil {
 		return nil, err
 	}
-	sys := newSystem(prog)
+	planner, err := newPlanner(m, prog, opts)
+	if err != nil {
+		return nil, err
+	}
+	systems := map[string]*system{}
+	var order []*system
 	res := &checker.Result{Verdict: checker.Holds}
 	finish := func() (*checker.Result, error) {
-		res.Stats.States = sys.store.Len()
-		res.Stats.Transitions = sys.transitions
+		for _, sys := range order {
+			res.Stats.States += sys.store.Len()
+			res.Stats.Transitions += sys.transitions
+		}
 		res.Stats.Seconds = time.Since(start).Seconds()
 		res.Stats.Workers = 1
 		return res, nil
 	}
-	if err := sys.init(); err != nil {
-		var ee *checker.ExecError
-		if errors.As(err, &ee) {
-			res.Verdict = checker.Violated
-			res.Violation = &checker.Violation{Name: "init", Kind: ee.Kind, Pos: ee.Pos, Msg: ee.Msg, LoopStart: -1}
-			return finish()
-		}
-		return nil, err
-	}
 	for _, p := range props {
 		pstart := time.Now()
-		f, atoms, err := FromProperty(p)
+		pn, err := planner.plan(p)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range pn.notes {
+			if !slices.Contains(res.Notes, n) {
+				res.Notes = append(res.Notes, n)
+			}
+		}
+		sys := systems[pn.key]
+		if sys == nil {
+			sys = newSystem(prog, pn.canon, pn.ample)
+			systems[pn.key] = sys
+			order = append(order, sys)
+			if err := sys.init(); err != nil {
+				var ee *checker.ExecError
+				if errors.As(err, &ee) {
+					res.Verdict = checker.Violated
+					res.Violation = &checker.Violation{Name: "init", Kind: ee.Kind, Pos: ee.Pos, Msg: ee.Msg, LoopStart: -1}
+					return finish()
+				}
+				return nil, err
+			}
+		}
+		f, atoms, err := FromProperty(pn.prop)
 		if err != nil {
 			return nil, err
 		}
@@ -130,6 +161,10 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, e
 			opts.OnProperty(st)
 		}
 		if v != nil {
+			if pn.pinned != nil && v.Kind == checker.Property {
+				res.Notes = append(res.Notes, fmt.Sprintf("property %s was checked for %s alone: the model is symmetric in %s, so a run that violates it for one %s violates it, permuted, for %s",
+					p.Name, pn.pinned.Names[0], pn.pinned.Name, pn.pinned.Name, pn.pinned.Names[0]))
+			}
 			res.Verdict, res.Violation, res.Reason = checker.Violated, v, ""
 			return finish()
 		}
@@ -181,6 +216,18 @@ type system struct {
 	store *checker.Store
 	inits []uint32
 
+	// Reductions: states are stored canonical (canon != nil), and the
+	// successors of a state are first those of an ample set (ample !=
+	// nil); rest holds, for a state whose ample set is proper, the
+	// successors by the other enabled actions once asked for.
+	canon   checker.CanonFunc
+	ample   checker.AmpleFunc
+	reduced []bool
+	rest    map[uint32][2]int64 // state: offset and count in succTo/succAct
+	unp     []int64
+	packed  []uint64
+	en      []int
+
 	expanded []bool
 	succOff  []int64 // per state: first successor in succTo/succAct
 	succN    []int32
@@ -203,9 +250,11 @@ type unit struct {
 	name   string
 }
 
-func newSystem(prog *checker.Program) *system {
+func newSystem(prog *checker.Program, canon checker.CanonFunc, ample checker.AmpleFunc) *system {
 	m := prog.Model
-	s := &system{prog: prog, mach: prog.NewMachine(), store: checker.NewStore(max(prog.Words(), 1))}
+	s := &system{prog: prog, mach: prog.NewMachine(), store: checker.NewStore(max(prog.Words(), 1)),
+		canon: canon, ample: ample, rest: map[uint32][2]int64{},
+		unp: make([]int64, prog.Slots()), packed: make([]uint64, prog.Words())}
 	var unitActs [][]int
 	for _, f := range m.Fairness {
 		for _, u := range f.Units {
@@ -225,6 +274,12 @@ func newSystem(prog *checker.Program) *system {
 
 func (s *system) add(t checker.State) (uint32, error) {
 	vec := t
+	if s.canon != nil {
+		s.prog.Unpack(s.unp, t)
+		s.canon(s.unp)
+		s.prog.Pack(s.packed, s.unp)
+		vec = s.packed
+	}
 	if len(vec) == 0 {
 		vec = []uint64{0}
 	}
@@ -237,6 +292,7 @@ func (s *system) add(t checker.State) (uint32, error) {
 		s.succOff = append(s.succOff, 0)
 		s.succN = append(s.succN, 0)
 		s.failure = append(s.failure, nil)
+		s.reduced = append(s.reduced, false)
 	}
 	return idx, nil
 }
@@ -270,8 +326,10 @@ func (s *system) state(idx uint32) checker.State {
 	return s.store.Vector(idx)
 }
 
-// expand computes the successors of state idx once. An execution failure
-// is remembered and returned on every call.
+// expand computes the successors of state idx once: those of its ample
+// set under partial-order reduction (reduced[idx] is then set when the
+// set is proper), else all. An execution failure is remembered and
+// returned on every call.
 func (s *system) expand(idx uint32) error {
 	if s.expanded[idx] {
 		if f := s.failure[idx]; f != nil {
@@ -280,19 +338,21 @@ func (s *system) expand(idx uint32) error {
 		return nil
 	}
 	s.expanded[idx] = true
-	s.buf, s.bufTo = s.buf[:0], s.bufTo[:0]
-	var addErr error
-	err := s.mach.Successors(s.state(idx), func(action, _ int, t checker.State) {
-		to, err := s.add(t)
-		if err != nil {
-			addErr = err
-			return
+	st := s.state(idx)
+	var acts []int // nil: every action
+	if s.ample != nil {
+		en, sub := s.ampleSet(st)
+		if len(sub) < len(en) {
+			acts = sub
 		}
-		s.buf = append(s.buf, int32(action))
-		s.bufTo = append(s.bufTo, to)
-	})
-	if err == nil {
-		err = addErr
+	}
+	err := s.successors(st, acts)
+	if err == nil && acts != nil {
+		if len(s.buf) > 0 {
+			s.reduced[idx] = true
+		} else { // the ample set yields no successor: take every action
+			err = s.successors(st, nil)
+		}
 	}
 	if err != nil {
 		var ee *checker.ExecError
@@ -323,6 +383,70 @@ func (s *system) expand(idx uint32) error {
 	s.succTo = append(s.succTo, s.bufTo...)
 	s.succN[idx] = int32(len(s.buf))
 	return nil
+}
+
+// ampleSet returns the enabled actions of st and the ample subset the
+// partial-order reduction chooses (a fresh slice each).
+func (s *system) ampleSet(st checker.State) (en, sub []int) {
+	s.en = s.mach.Enabled(st, s.en[:0])
+	if len(s.en) == 0 {
+		return nil, nil
+	}
+	s.prog.Unpack(s.unp, st)
+	sub = slices.Clone(s.ample(s.unp, slices.Clone(s.en)))
+	return slices.Clone(s.en), sub
+}
+
+// successors fills s.buf/s.bufTo with the successors of st by acts
+// (nil: every action), adding them to the store.
+func (s *system) successors(st checker.State, acts []int) error {
+	s.buf, s.bufTo = s.buf[:0], s.bufTo[:0]
+	var addErr error
+	visit := func(action, _ int, t checker.State) {
+		to, err := s.add(t)
+		if err != nil {
+			addErr = err
+			return
+		}
+		s.buf = append(s.buf, int32(action))
+		s.bufTo = append(s.bufTo, to)
+	}
+	var err error
+	if acts == nil {
+		err = s.mach.Successors(st, visit)
+	} else {
+		err = s.mach.SuccessorsOf(st, acts, visit)
+	}
+	if err == nil {
+		err = addErr
+	}
+	return err
+}
+
+// restOf returns the successors of the expanded, reduced state idx by the
+// enabled actions outside its ample set, as an offset and a count into
+// succTo/succAct, computing them once.
+func (s *system) restOf(idx uint32) (int64, int64, error) {
+	if r, ok := s.rest[idx]; ok {
+		return r[0], r[1], nil
+	}
+	st := s.state(idx)
+	en, sub := s.ampleSet(st)
+	var others []int
+	for _, a := range en {
+		if !slices.Contains(sub, a) {
+			others = append(others, a)
+		}
+	}
+	if err := s.successors(st, others); err != nil {
+		return 0, 0, err
+	}
+	off := int64(len(s.succTo))
+	s.succAct = append(s.succAct, s.buf...)
+	s.succTo = append(s.succTo, s.bufTo...)
+	s.transitions += int64(len(s.buf))
+	s.rest[idx] = [2]int64{off, int64(len(s.buf))}
+	return off, int64(len(s.buf)), nil
 }
 
 // unitsEnabled returns the units enabled in the expanded state idx.
@@ -530,23 +654,50 @@ func (p *product) expandNode(i int) (stop bool, err error) {
 		}
 		return false, err
 	}
-	off, n := sys.succOff[s], int64(sys.succN[s])
+	back, err := p.addEdges(i, q, vals, sys.succOff[s], int64(sys.succN[s]))
+	if err != nil || !back || !sys.reduced[s] {
+		return false, err
+	}
+	// Cycle proviso (partial-order reduction): an edge back to a node
+	// no deeper than this one may close a cycle, and a cycle must not
+	// postpone an enabled action forever, so this node takes every
+	// enabled action. Every cycle has such an edge (depths cannot grow
+	// all the way round), hence a fully expanded node.
+	off, n, err := sys.restOf(s)
+	if err != nil {
+		var ee *checker.ExecError
+		if errors.As(err, &ee) {
+			p.failNode, p.failErr = id, ee
+			return true, nil
+		}
+		return false, err
+	}
+	_, err = p.addEdges(i, q, vals, off, n)
+	return false, err
+}
+
+// addEdges adds the product edges of node i (automaton state q, atom
+// values vals) by the system successors succTo/succAct[off:off+n], and
+// reports whether one of them leads to a node no deeper than i.
+func (p *product) addEdges(i int, q int32, vals []uint64, off, n int64) (back bool, err error) {
+	sys := p.sys
 	for k := off; k < off+n; k++ {
 		t, act := sys.succTo[k], sys.succAct[k]
 		for _, e := range p.aut.States[q].Edges {
 			if !labelHolds(e.Label, vals) {
 				continue
 			}
-			to, err := p.node(t, e.To, id, act, p.depth[i]+1)
+			to, err := p.node(t, e.To, uint32(i), act, p.depth[i]+1)
 			if err != nil {
 				return false, err
 			}
+			back = back || p.depth[to] <= p.depth[i]
 			p.edgeTo = append(p.edgeTo, to)
 			p.edgeAct = append(p.edgeAct, act)
 			p.edgeAcc = append(p.edgeAcc, e.Acc)
 		}
 	}
-	return false, nil
+	return back, nil
 }
 
 // defaultFirstCheck is the number of expanded nodes at which the cycle
@@ -600,7 +751,11 @@ func (p *product) failure(prop *spec.Property) *checker.Violation {
 	default:
 		v.Name = "init"
 	}
-	v.Trace = p.steps(p.pathTo(p.failNode), nil)
+	tr, _, err := p.trace(p.pathTo(p.failNode), nil)
+	if err != nil {
+		v.Msg += " (" + err.Error() + ")"
+	}
+	v.Trace = tr
 	return v
 }
 
@@ -625,8 +780,10 @@ func (p *product) search(prop *spec.Property) (*checker.Violation, int) {
 	}
 	prefix := p.pathTo(n0)
 	cycle := p.shortestPeriod(c.lasso(n0, fair[comp]))
-	steps := p.steps(prefix, cycle)
-	loop := len(p.steps(prefix, nil)) // the entry reached by the cycle's first step
+	steps, loop, err := p.trace(prefix, cycle)
+	if err != nil {
+		return &checker.Violation{Name: prop.Name, Kind: checker.RuntimeError, Pos: prop.Pos, Msg: err.Error(), LoopStart: -1}, len(fair)
+	}
 	msg := fmt.Sprintf("a run violates the property: %s, then a cycle of %s repeated forever", plural(loop-1, "step"), plural(len(steps)-loop, "step"))
 	if loop == len(steps) { // the cycle stutters in a state without enabled action
 		loop--
@@ -647,54 +804,81 @@ func (p *product) pathTo(id uint32) []uint32 {
 	return path
 }
 
-// steps converts a product path (nodes, each reached from the previous
+// trace converts a product path (nodes, each reached from the previous
 // one by its parent action) and a cycle (edges from the path's last node
-// back to it) into trace steps: the cycle's states appear after the path,
-// so the last entry is the path's last state again, and it steps to the
-// first entry after the path by the cycle's first action. Stutter steps (action -1 after the first) are dropped:
-// they repeat a state without enabled action.
-func (p *product) steps(path []uint32, cycle []int64) []checker.Step {
-	var out []checker.Step
-	var idx []uint32 // the system state of each step
-	add := func(act int32, sysIdx uint32) {
-		if act < 0 && len(out) > 0 {
-			return
-		}
-		st := make([]int64, p.sys.prog.Slots())
-		if p.sys.prog.Words() > 0 {
-			p.sys.prog.Unpack(st, p.sys.store.Vector(sysIdx))
-		}
-		out = append(out, checker.Step{Action: int(act), State: st})
-		idx = append(idx, sysIdx)
-	}
+// back to it) into trace steps of the unreduced system, and returns the
+// index of the entry the cycle's first step reaches. The cycle's states
+// appear after the path, so the last entry is the state the cycle starts
+// from. Stutter steps (action -1 after the first) are dropped: they
+// repeat a state without enabled action. Under symmetry reduction the
+// canonical states are replaced by a real run (see concretize), whose
+// cycle may be the product cycle repeated.
+func (p *product) trace(path []uint32, cycle []int64) ([]checker.Step, int, error) {
+	var seq []uint32
+	var acts []int32
 	for i, v := range path {
 		act := p.parentAct[v]
 		if i == 0 {
 			act = -1
 		}
-		add(act, p.nodeSys[v])
+		seq = append(seq, p.nodeSys[v])
+		acts = append(acts, act)
 	}
 	for _, e := range cycle {
-		add(p.edgeAct[e], p.nodeSys[p.edgeTo[e]])
+		seq = append(seq, p.nodeSys[p.edgeTo[e]])
+		acts = append(acts, p.edgeAct[e])
 	}
-	p.answers(out, idx)
-	return out
+	var vecs [][]uint64
+	loopAt := len(path)
+	if p.sys.canon == nil {
+		for _, idx := range seq {
+			vecs = append(vecs, p.sys.state(idx))
+		}
+	} else {
+		var err error
+		vecs, acts, loopAt, err = p.sys.concretize(seq, acts, len(path))
+		if err != nil {
+			return nil, 0, err
+		}
+	}
+	var out []checker.Step
+	var kept [][]uint64
+	loop := -1
+	for i, vec := range vecs {
+		if i == loopAt {
+			loop = len(out)
+		}
+		if acts[i] < 0 && len(out) > 0 {
+			continue
+		}
+		st := make([]int64, p.sys.prog.Slots())
+		if p.sys.prog.Words() > 0 {
+			p.sys.prog.Unpack(st, vec)
+		}
+		out = append(out, checker.Step{Action: int(acts[i]), State: st})
+		kept = append(kept, vec)
+	}
+	if loop < 0 {
+		loop = len(out)
+	}
+	p.answers(out, kept)
+	return out, loop, nil
 }
 
 // answers fills in the agent answers of each step: it replays the step's
 // action from the previous state and takes the answers of the first branch
 // that reaches the step's state (the branch order is the engine's, so the
 // choice is deterministic).
-func (p *product) answers(out []checker.Step, idx []uint32) {
+func (p *product) answers(out []checker.Step, vecs [][]uint64) {
 	if len(p.sys.prog.Model.Agents) == 0 {
 		return
 	}
 	m := p.sys.prog.NewMachine()
 	m.RecordAnswers(true)
 	for i := 1; i < len(out); i++ {
-		want := p.sys.store.Vector(idx[i])
+		want := vecs[i]
 		found := false
-		_ = m.Successors(p.sys.store.Vector(idx[i-1]), func(action, _ int, t checker.State) {
+		_ = m.Successors(vecs[i-1], func(action, _ int, t checker.State) {
 			if found || action != out[i].Action || !slices.Equal(t, want) {
 				return
 			}

@@ -72,7 +72,7 @@ func cpuTime() time.Duration {
 func BenchmarkCanon(b *testing.B) {
 	for _, bm := range benchModels {
 		m := load(b, bm.file, bm.defs)
-		c, err := newCanon(m)
+		c, err := newCanon(m, Group{})
 		if err != nil || c == nil {
 			b.Fatal(err)
 		}
@@ -183,7 +183,7 @@ func (c *canon) allPermutations() checker.CanonFunc {
 func BenchmarkSearch(b *testing.B) {
 	for _, bm := range benchModels {
 		m := load(b, bm.file, bm.defs)
-		c, err := newCanon(m)
+		c, err := newCanon(m, Group{})
 		if err != nil || c == nil {
 			b.Fatal(err)
 		}

@@ -54,6 +54,14 @@ func outcomeOf(r *checker.Result) outcome {
 // and off: same verdict and violation, replayable counterexamples, and
 // (with symmetry) no more states than without.
 func TestDifferentialExamples(t *testing.T) {
+	forExamples(t, func(t *testing.T, m *spec.Model) {
+		differential(t, m)
+	})
+}
+
+// forExamples runs f as a subtest on every example that checks
+// statically.
+func forExamples(t *testing.T, f func(t *testing.T, m *spec.Model)) {
 	for _, file := range exampleFiles(t) {
 		t.Run(strings.TrimPrefix(file, "../examples/"), func(t *testing.T) {
 			src, err := os.ReadFile(file)
@@ -64,7 +72,7 @@ func TestDifferentialExamples(t *testing.T) {
 			if err != nil {
 				t.Skipf("does not check statically: %v", err)
 			}
-			differential(t, m)
+			f(t, m)
 		})
 	}
 }
@@ -343,7 +351,7 @@ func (c *canon) permute(s []int64, fwd [][]int32) []int64 {
 // the symmetry-reduced search stores exactly one state per orbit.
 func checkOrbits(t *testing.T, m *spec.Model, limit int) {
 	t.Helper()
-	c, err := newCanon(m)
+	c, err := newCanon(m, Group{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -400,17 +408,7 @@ func checkOrbits(t *testing.T, m *spec.Model, limit int) {
 // TestOrbitsExamples brute-forces the orbits of the small examples that
 // have symmetric types.
 func TestOrbitsExamples(t *testing.T) {
-	for _, file := range exampleFiles(t) {
-		t.Run(strings.TrimPrefix(file, "../examples/"), func(t *testing.T) {
-			src, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, err := spec.ParseFile(file, src, spec.Options{})
-			if err != nil {
-				t.Skipf("does not check statically: %v", err)
-			}
-			checkOrbits(t, m, 20000)
-		})
-	}
+	forExamples(t, func(t *testing.T, m *spec.Model) {
+		checkOrbits(t, m, 20000)
+	})
 }

@@ -3,6 +3,7 @@ package reduce
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,8 +23,9 @@ const (
 // one model. It is immutable after [Symmetry]; the per-call buffers live in
 // a scratch taken from pool.
 type canon struct {
-	n     int   // slots
-	sizes []int // identities per symmetric type
+	n     int          // slots
+	types []*spec.Type // the permuted symmetric types
+	sizes []int        // identities per symmetric type
 	// Per slot: the value kind and its symmetric type (-1: none), and its
 	// coordinates [coordStart[d], coordStart[d+1]) into coordTyp/coordVal/
 	// coordStr: the symmetric array indexes and family indexes on the
@@ -50,7 +52,11 @@ type canon struct {
 	// and have coordinates: they link identities to identities, and
 	// refining the signatures along them can split ties.
 	linked []int32
-	pool   sync.Pool
+	// pinned[t]: the first identity of type t stays in place (the group
+	// is its stabiliser); it gets a signature below every other.
+	pinned    []bool
+	anyPinned bool
+	pool      sync.Pool
 }
 
 // scratch holds the buffers of one canonicalisation.
@@ -86,7 +92,23 @@ type group struct {
 // function is safe for concurrent use and allocates nothing in the steady
 // state.
 func Symmetry(m *spec.Model) (checker.CanonFunc, error) {
-	c, err := newCanon(m)
+	return SymmetryOf(m, Group{})
+}
+
+// Group selects a subgroup of the symmetry group of a model: the
+// permutations of every symmetric type except those in Off, which keep
+// the first identity of each type in Fixed in place (its stabiliser).
+// The zero value is the whole group.
+type Group struct {
+	Off   []*spec.Type // types not permuted
+	Fixed []*spec.Type // types whose first identity stays in place
+}
+
+// SymmetryOf is [Symmetry] for the subgroup g: the returned function maps
+// a state to the smallest state of its orbit under g (exactly one state
+// per orbit of g). It returns nil, nil when g permutes no slot.
+func SymmetryOf(m *spec.Model, g Group) (checker.CanonFunc, error) {
+	c, err := newCanon(m, g)
 	if err != nil || c == nil {
 		return nil, err
 	}
@@ -94,8 +116,8 @@ func Symmetry(m *spec.Model) (checker.CanonFunc, error) {
 }
 
 // newCanon analyses m; nil when there is nothing to permute.
-func newCanon(m *spec.Model) (*canon, error) {
-	b := &builder{m: m, typeIdx: map[*spec.Type]int{}}
+func newCanon(m *spec.Model, g Group) (*canon, error) {
+	b := &builder{m: m, typeIdx: map[*spec.Type]int{}, off: g.Off}
 	for _, v := range m.Vars {
 		b.findTypes(v.Type)
 	}
@@ -107,11 +129,58 @@ func newCanon(m *spec.Model) (*canon, error) {
 	if len(b.types) == 0 {
 		return nil, nil
 	}
-	return b.build()
+	c, err := b.build()
+	if err != nil || c == nil {
+		return c, err
+	}
+	c.pinned = make([]bool, len(b.types))
+	for _, t := range g.Fixed {
+		if i := b.symIndex(t); i >= 0 {
+			c.pinned[i] = true
+			c.anyPinned = true
+		}
+	}
+	return c, nil
+}
+
+// Transposer exchanges two identities of a symmetric type in unpacked
+// states of one model, as the symmetry group acts on them.
+type Transposer struct{ c *canon }
+
+// NewTransposer returns a Transposer for the symmetric types of m, or
+// nil when no slot depends on one.
+func NewTransposer(m *spec.Model) (*Transposer, error) {
+	c, err := newCanon(m, Group{})
+	if err != nil || c == nil {
+		return nil, err
+	}
+	return &Transposer{c: c}, nil
+}
+
+// Types returns the symmetric types (of two or more identities) that
+// some slot of the state depends on, in order of first appearance.
+func (x *Transposer) Types() []*spec.Type { return slices.Clone(x.c.types) }
+
+// Swap writes into dst the state s with identities a and b of type t
+// exchanged, and reports false (leaving dst alone) when t is not a
+// symmetric type of the model's state. dst and s must not overlap.
+func (x *Transposer) Swap(dst, s []int64, t *spec.Type, a, b int) bool {
+	ti := slices.Index(x.c.types, t)
+	if ti < 0 {
+		return false
+	}
+	copy(dst, s)
+	c := x.c
+	for _, d32 := range c.relevant {
+		d := int(d32)
+		dst[d] = c.swapped(s, ti, int32(a), int32(b), d)
+	}
+	return true
 }
 
 type builder struct {
 	m       *spec.Model
+	off     []*spec.Type // types left out of the group
 	types   []*spec.Type
 	typeIdx map[*spec.Type]int
 	c       *canon
@@ -126,7 +195,7 @@ type coordTmp struct{ typ, val, stride int32 }
 func (b *builder) findTypes(t *spec.Type) {
 	switch t.Kind {
 	case spec.SymmetricKind:
-		if _, ok := b.typeIdx[t]; !ok && t.Size() >= 2 {
+		if _, ok := b.typeIdx[t]; !ok && t.Size() >= 2 && !slices.Contains(b.off, t) {
 			b.typeIdx[t] = len(b.types)
 			b.types = append(b.types, t)
 		}
@@ -161,6 +230,7 @@ func (b *builder) build() (*canon, error) {
 		vtyp:  make([]int32, n),
 	}
 	b.class = make([]uint64, n)
+	c.types = b.types
 	for _, t := range b.types {
 		c.sizes = append(c.sizes, int(t.Size()))
 	}
@@ -367,9 +437,11 @@ const (
 func (c *canon) canonicalize(s []int64) {
 	sc := c.pool.Get().(*scratch)
 	c.signatures(s, sc)
+	c.pin(sc)
 	single := c.prepare(s, sc)
 	for round := 0; round < refineRounds && !single && len(c.linked) > 0; round++ {
 		c.refine(s, sc)
+		c.pin(sc)
 		single = c.prepare(s, sc)
 	}
 	c.applyAll(s, sc)
@@ -383,6 +455,28 @@ func (c *canon) canonicalize(s []int64) {
 		s[d] = best[d]
 	}
 	c.pool.Put(sc)
+}
+
+// pin gives the first identity of each pinned type the signature 0 and
+// every other identity a non-zero one, so that the sort keeps it first
+// and every candidate permutation fixes it. Both rewrites depend only on
+// the signature, so the signatures stay invariant under the stabiliser.
+func (c *canon) pin(sc *scratch) {
+	if !c.anyPinned {
+		return
+	}
+	for t, on := range c.pinned {
+		if !on {
+			continue
+		}
+		sig := sc.sig[t]
+		for i := 1; i < len(sig); i++ {
+			if sig[i] == 0 {
+				sig[i] = 1
+			}
+		}
+		sig[0] = 0
+	}
 }
 
 // signatures computes sc.sig for every type: per identity, the sum over
@@ -659,40 +753,45 @@ func (c *canon) fixesSwap(s []int64, t int, a, b int32) bool {
 // fixesSwapOn reports whether exchanging a and b leaves the slots ds of s
 // unchanged.
 func (c *canon) fixesSwapOn(s []int64, t int, a, b int32, ds []int32) bool {
-	t32 := int32(t)
 	for _, d32 := range ds {
-		d := int(d32)
-		src := d
-		for k := c.coordStart[d]; k < c.coordStart[d+1]; k++ {
-			if c.coordTyp[k] != t32 {
-				continue
-			}
-			switch c.coordVal[k] {
-			case a:
-				src += int(b-a) * int(c.coordStr[k])
-			case b:
-				src += int(a-b) * int(c.coordStr[k])
-			}
-		}
-		v := s[src]
-		if c.vtyp[d] == t32 {
-			switch c.vkind[d] {
-			case valSym:
-				if v == int64(a) {
-					v = int64(b)
-				} else if v == int64(b) {
-					v = int64(a)
-				}
-			case valSet:
-				ba, bb := v>>a&1, v>>b&1
-				v = v&^(1<<a|1<<b) | ba<<b | bb<<a
-			}
-		}
-		if v != s[d] {
+		if c.swapped(s, t, a, b, int(d32)) != s[d32] {
 			return false
 		}
 	}
 	return true
+}
+
+// swapped returns slot d of the state s with identities a and b of type t
+// exchanged: the slot it comes from, with its value mapped.
+func (c *canon) swapped(s []int64, t int, a, b int32, d int) int64 {
+	t32 := int32(t)
+	src := d
+	for k := c.coordStart[d]; k < c.coordStart[d+1]; k++ {
+		if c.coordTyp[k] != t32 {
+			continue
+		}
+		switch c.coordVal[k] {
+		case a:
+			src += int(b-a) * int(c.coordStr[k])
+		case b:
+			src += int(a-b) * int(c.coordStr[k])
+		}
+	}
+	v := s[src]
+	if c.vtyp[d] == t32 {
+		switch c.vkind[d] {
+		case valSym:
+			if v == int64(a) {
+				v = int64(b)
+			} else if v == int64(b) {
+				v = int64(a)
+			}
+		case valSet:
+			ba, bb := v>>a&1, v>>b&1
+			v = v&^(1<<a|1<<b) | ba<<b | bb<<a
+		}
+	}
+	return v
 }
 
 // value returns slot d of the current candidate π(s): the slot it comes

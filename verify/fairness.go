@@ -78,7 +78,7 @@ func neededFairness(ctx context.Context, m *spec.Model, opts Options) ([]string,
 	for i, f := range m.Fairness {
 		without := *m
 		without.Fairness = append(append([]*spec.Fairness(nil), m.Fairness[:i]...), m.Fairness[i+1:]...)
-		res, err := ltl.Check(ctx, &without, ltl.Options{Only: opts.Only, MaxStates: opts.MaxStates, Workers: opts.Workers})
+		res, err := ltl.Check(ctx, &without, ltlOptions(opts))
 		if err != nil {
 			return nil, err
 		}

@@ -47,10 +47,11 @@ func Run(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, err
 	if res.Verdict == checker.Violated || !hasProperties(m, opts.Only) {
 		return res, nil
 	}
-	lres, err := ltl.Check(ctx, m, ltl.Options{Only: opts.Only, MaxStates: opts.MaxStates, Workers: opts.Workers})
+	lres, err := ltl.Check(ctx, m, ltlOptions(opts))
 	if err != nil {
 		return nil, err
 	}
+	res.Notes = append(res.Notes, lres.Notes...)
 	switch {
 	case lres.Verdict == checker.Violated:
 		res.Verdict, res.Violation, res.Reason = checker.Violated, lres.Violation, ""
@@ -109,6 +110,12 @@ func Safety(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, 
 		}
 	}
 	return res, nil
+}
+
+// ltlOptions returns the options of the LTL check for opts.
+func ltlOptions(opts Options) ltl.Options {
+	return ltl.Options{Only: opts.Only, MaxStates: opts.MaxStates, Workers: opts.Workers,
+		Symmetry: !opts.NoSymmetry, POR: !opts.NoPOR}
 }
 
 // hasProperties reports whether any property of m is selected by only.

@@ -1,0 +1,47 @@
+package checker
+
+// Enabled appends to dst the actions whose guard holds in s, ascending,
+// and returns the extended slice. A guard whose evaluation fails counts
+// as enabled (running the action reports the failure), as in the search.
+func (m *Machine) Enabled(s State, dst []int) []int {
+	m.grow()
+	m.clearFailure()
+	m.load(s)
+	for a := range m.p.actions {
+		if m.enabledGuard(a) {
+			dst = append(dst, a)
+		}
+		m.err = nil
+	}
+	return dst
+}
+
+// SuccessorsOf is [Machine.Successors] restricted to the given actions
+// (ascending; nil: every action): it calls visit for each branch of each
+// of them that is enabled in s, in (action, branch) order. Branch numbers
+// are counted within the action, as Successors counts them.
+func (m *Machine) SuccessorsOf(s State, actions []int, visit func(action, branch int, t State)) error {
+	m.grow()
+	m.clearFailure()
+	m.visit = visit
+	m.leaf = m.publicLeaf
+	m.load(s)
+	m.ord = 0
+	n := len(actions)
+	if actions == nil {
+		n = len(m.p.actions)
+	}
+	for k := range n {
+		a := k
+		if actions != nil {
+			a = actions[k]
+		}
+		m.start = m.ord
+		if !m.runAction(a) {
+			e := m.failure()
+			m.clearFailure()
+			return e
+		}
+	}
+	return nil
+}

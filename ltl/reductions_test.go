@@ -1,0 +1,454 @@
+package ltl
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/spec"
+)
+
+// reductionModes are the option sets the differential tests compare
+// with the plain product.
+var reductionModes = []struct {
+	name string
+	opts Options
+}{
+	{"symmetry", Options{Symmetry: true}},
+	{"por", Options{POR: true}},
+	{"both", Options{Symmetry: true, POR: true}},
+}
+
+// differentialLTL checks every property of m on its own with each
+// reduction mode against the plain product: the same verdict, and every
+// reported lasso a fair run of the unreduced system that violates the
+// property as written. It returns the number of violated properties.
+func differentialLTL(t *testing.T, m *spec.Model) int {
+	t.Helper()
+	violated := 0
+	for _, p := range m.Properties {
+		plain, err := Check(context.Background(), m, Options{Only: []string{p.Name}, MaxStates: 400000})
+		if err != nil {
+			t.Fatalf("%s: %v", p.Name, err)
+		}
+		if plain.Verdict == checker.Unknown {
+			continue
+		}
+		if plain.Verdict == checker.Violated {
+			violated++
+			if err := validLasso(m, p, plain.Violation); err != nil {
+				t.Errorf("%s plain: %v", p.Name, err)
+			}
+		}
+		for _, mode := range reductionModes {
+			opts := mode.opts
+			opts.Only = []string{p.Name}
+			red, err := Check(context.Background(), m, opts)
+			if err != nil {
+				t.Fatalf("%s %s: %v", p.Name, mode.name, err)
+			}
+			if red.Verdict != plain.Verdict {
+				t.Errorf("%s: %s says %s, the plain product %s (notes %q)", p.Name, mode.name, red.Verdict, plain.Verdict, red.Notes)
+				continue
+			}
+			if red.Verdict == checker.Holds && red.Stats.States > plain.Stats.States {
+				t.Errorf("%s: %s stored %d states, more than the plain product's %d", p.Name, mode.name, red.Stats.States, plain.Stats.States)
+			}
+			if red.Verdict == checker.Violated {
+				if plain.Violation.Kind != red.Violation.Kind {
+					t.Errorf("%s: %s reports a %s, the plain product a %s", p.Name, mode.name, red.Violation.Kind, plain.Violation.Kind)
+				} else if red.Violation.Kind == checker.Property {
+					if err := validLasso(m, p, red.Violation); err != nil {
+						t.Errorf("%s %s: %v", p.Name, mode.name, err)
+					}
+				}
+			}
+		}
+	}
+	return violated
+}
+
+// validLasso checks that v's trace is a run of the unreduced system of m
+// (an initial state, then successors by the recorded actions, the last
+// state stepping back to Trace[LoopStart], or a state without successor
+// that repeats), that its cycle is fair, and that the run violates p.
+func validLasso(m *spec.Model, p *spec.Property, v *checker.Violation) error {
+	prog, err := checker.Compile(m)
+	if err != nil {
+		return err
+	}
+	mach := prog.NewMachine()
+	tr := v.Trace
+	n := len(tr)
+	if v.Kind != checker.Property || v.LoopStart < 0 || v.LoopStart >= n {
+		return fmt.Errorf("bad lasso: kind %s, loop %d of %d", v.Kind, v.LoopStart, n)
+	}
+	pack := func(i int) checker.State {
+		s := make(checker.State, prog.Words())
+		prog.Pack(s, tr[i].State)
+		return s
+	}
+	type succ struct {
+		action int
+		to     checker.State
+	}
+	succs := func(s checker.State) []succ {
+		var out []succ
+		if err := mach.Successors(s, func(a, _ int, t checker.State) { out = append(out, succ{a, slices.Clone(t)}) }); err != nil {
+			return nil
+		}
+		return out
+	}
+	isInit := false
+	_ = mach.Init(func(_ int, t checker.State) { isInit = isInit || slices.Equal(t, pack(0)) })
+	if !isInit {
+		return fmt.Errorf("the first state is not initial")
+	}
+	step := func(from, to int) bool {
+		for _, s := range succs(pack(from)) {
+			if s.action == tr[to].Action && slices.Equal(s.to, pack(to)) {
+				return true
+			}
+		}
+		return false
+	}
+	for i := 1; i < n; i++ {
+		if !step(i-1, i) {
+			return fmt.Errorf("step %d (%s) is not a transition of the unreduced system", i, m.Actions[tr[i].Action].Name)
+		}
+	}
+	stutter := len(succs(pack(n-1))) == 0
+	var cycleActs []int
+	switch {
+	case stutter:
+		if v.LoopStart != n-1 {
+			return fmt.Errorf("a stutter cycle must start at the last entry")
+		}
+	case !step(n-1, v.LoopStart):
+		return fmt.Errorf("the last state does not step back to entry %d", v.LoopStart)
+	default:
+		for i := v.LoopStart; i < n; i++ {
+			cycleActs = append(cycleActs, tr[i].Action)
+		}
+	}
+	// Fairness of the cycle.
+	for _, f := range m.Fairness {
+		for _, u := range f.Units {
+			taken, some, every := false, false, true
+			for _, a := range cycleActs {
+				taken = taken || slices.Contains(u, a)
+			}
+			for i := v.LoopStart; i < n; i++ {
+				en := false
+				for _, s := range succs(pack(i)) {
+					en = en || slices.Contains(u, s.action)
+				}
+				some, every = some || en, every && en
+			}
+			if !taken && (f.Strong && some || !f.Strong && every) {
+				return fmt.Errorf("the cycle is unfair to a unit of fairness %s", f.Name)
+			}
+		}
+	}
+	// The run violates the property as written.
+	f, atoms, err := FromProperty(p)
+	if err != nil {
+		return err
+	}
+	word := make([][]bool, n)
+	for i := range word {
+		for _, a := range atoms {
+			x, err := prog.Eval(a, pack(i))
+			if err != nil {
+				return err
+			}
+			word[i] = append(word[i], x != 0)
+		}
+	}
+	if evalLasso(f, word, v.LoopStart)[0] {
+		return fmt.Errorf("the lasso satisfies the property")
+	}
+	return nil
+}
+
+// evalLasso returns, per position of the lasso word[:loop]·word[loop:]^ω,
+// whether f holds there (fixpoints over the positions).
+func evalLasso(f *Formula, word [][]bool, loop int) []bool {
+	n := len(word)
+	succ := lassoSucc(n, loop)
+	out := make([]bool, n)
+	switch f.Op {
+	case OpTrue:
+		for i := range out {
+			out[i] = true
+		}
+		return out
+	case OpFalse:
+		return out
+	case OpAtom, OpNotAtom:
+		for i := range out {
+			out[i] = word[i][f.Atom] == (f.Op == OpAtom)
+		}
+		return out
+	}
+	args := make([][]bool, len(f.Args))
+	for k, a := range f.Args {
+		args[k] = evalLasso(a, word, loop)
+	}
+	switch f.Op {
+	case OpAnd, OpOr:
+		for i := range out {
+			out[i] = f.Op == OpAnd
+			for _, a := range args {
+				if f.Op == OpAnd {
+					out[i] = out[i] && a[i]
+				} else {
+					out[i] = out[i] || a[i]
+				}
+			}
+		}
+	case OpNext:
+		for i := range out {
+			out[i] = args[0][succ(i)]
+		}
+	case OpUntil:
+		return lassoFix(out, false, func(i int) bool { return args[1][i] || args[0][i] && out[succ(i)] })
+	case OpRelease:
+		return lassoFix(out, true, func(i int) bool { return args[1][i] && (args[0][i] || out[succ(i)]) })
+	}
+	return out
+}
+
+// TestReductionsExamples runs the differential check on every example
+// with properties.
+func TestReductionsExamples(t *testing.T) {
+	files, err := filepath.Glob("../examples/*/*.wrap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, file := range files {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := spec.ParseFile(file, src, spec.Options{})
+		if err != nil || len(m.Properties) == 0 {
+			continue
+		}
+		checked++
+		t.Run(strings.TrimPrefix(file, "../examples/"), func(t *testing.T) {
+			differentialLTL(t, m)
+		})
+	}
+	if checked < 5 {
+		t.Errorf("only %d examples with properties", checked)
+	}
+}
+
+// randomLTLSpec writes a small random spec with a symmetric type: a
+// family of workers indexed by it, shared state, optional independent
+// processes and fairness, and properties of every shape the reductions
+// treat differently (top-level forall, symmetric atoms, quantifiers under
+// temporal operators, next).
+func randomLTLSpec(r *rand.Rand) string {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
+	k := 2 + r.IntN(2)
+	p("spec RandomLTL")
+	p("const K = %d", k)
+	p("type Id = symmetric K")
+	p("var flags: [Id]bool")
+	p("var members: set of Id")
+	p("var cnt: 0..2 = 0")
+	p("agent judge(): bool")
+	acts := []string{
+		"action step when st < 2 { st := st + 1 }",
+		"action reset when st == 2 { st := 0 }",
+		"action grab when not flags[i] and card(members) < 2 { flags[i] := true\n members := members union {i} }",
+		"action drop when flags[i] { flags[i] := false\n members := members minus {i} }",
+		"action ask when st == 1 { let ok = ask judge()\n if ok { st := 2 } else { st := 0 } }",
+		"action bump when cnt < 2 and st == 2 { cnt := cnt + 1 }",
+		"action finish when st == 2 and cnt > 0 { done := true }",
+	}
+	p("process worker[i: Id] {")
+	p("  var st: 0..2 = 0")
+	p("  var done: bool = false")
+	n := 0
+	for _, a := range acts {
+		if r.IntN(2) == 0 {
+			p("  %s", a)
+			n++
+		}
+	}
+	if n == 0 {
+		p("  %s", acts[0])
+	}
+	p("}")
+	counter := r.IntN(2) == 0
+	if counter {
+		p("process counter {")
+		p("  action tick when cnt > 0 { cnt := cnt - 1 }")
+		p("}")
+	}
+	if r.IntN(2) == 0 {
+		p("process solo[s: Id] {")
+		p("  var z: 0..1 = 0")
+		p("  action flip { z := 1 - z }")
+		p("}")
+	}
+	props := []string{
+		"property EachSettles: forall j in Id: always (worker[j].st == 1 implies eventually worker[j].st != 1)",
+		"property SomeFlag: eventually (exists j in Id: flags[j])",
+		"property CntReturns: always eventually cnt == 0",
+		"property FlagsClear: forall j in Id: eventually always not flags[j]",
+		"property AllRecover: always (forall j in Id: eventually worker[j].st == 0)",
+		"property MembersEmpty: (exists j in Id: flags[j]) leadsto card(members) == 0",
+		"property NextKeep: forall j in Id: always (flags[j] implies next (flags[j] or card(members) < 2))",
+		"property Done: forall j in Id: eventually worker[j].done",
+	}
+	for _, pr := range props {
+		if r.IntN(2) == 0 {
+			p("%s", pr)
+		}
+	}
+	switch r.IntN(4) {
+	case 0:
+		p("fairness weak worker")
+	case 1:
+		if counter {
+			p("fairness weak counter")
+		}
+	case 2:
+		p("fairness strong worker")
+	}
+	return b.String()
+}
+
+// TestReductionsRandom runs the differential check on random specs.
+func TestReductionsRandom(t *testing.T) {
+	n := 40
+	if testing.Short() {
+		n = 12
+	}
+	checked, violated := 0, 0
+	for seed := range n {
+		src := randomLTLSpec(rand.New(rand.NewPCG(uint64(seed), 11)))
+		name := fmt.Sprintf("seed%d", seed)
+		m, err := spec.ParseFile(name+".wrap", []byte(src), spec.Options{})
+		if err != nil {
+			t.Logf("%s does not check: %v\n%s", name, err, src)
+			continue
+		}
+		if len(m.Properties) == 0 {
+			continue
+		}
+		checked++
+		t.Run(name, func(t *testing.T) {
+			violated += differentialLTL(t, m)
+			if t.Failed() {
+				t.Logf("spec:\n%s", src)
+			}
+		})
+	}
+	if checked < n/2 {
+		t.Errorf("only %d of %d random specs check statically", checked, n)
+	}
+	if violated == 0 {
+		t.Errorf("no random property is violated: the lasso checks never ran")
+	}
+	t.Logf("%d specs, %d violated properties", checked, violated)
+}
+
+// TestPlans checks which reductions each property shape gets.
+func TestPlans(t *testing.T) {
+	const base = `spec Plans
+type Id = symmetric 3
+var flags: [Id]bool
+var cnt: 0..2 = 0
+process worker[i: Id] {
+  var st: 0..2 = 0
+  action step when st < 2 { st := st + 1 }
+  action grab when not flags[i] { flags[i] := true }
+}
+process counter {
+  action tick when cnt < 2 { cnt := cnt + 1 }
+}
+property Pinned: forall j in Id: always (worker[j].st == 1 implies eventually worker[j].st == 2)
+property Symmetric: eventually (exists j in Id: flags[j])
+property Nested: always (forall j in Id: eventually worker[j].st == 2)
+property Next: always (cnt == 1 implies next cnt >= 1)
+`
+	type want struct {
+		Pinned, Canon, Ample bool
+		Notes                []string
+	}
+	tests := []struct {
+		name  string
+		extra string
+		init  string
+		want  map[string]want
+	}{
+		{"no fairness", "", "", map[string]want{
+			"Pinned":    {Pinned: true, Canon: true, Ample: true},
+			"Symmetric": {Canon: true, Ample: true},
+			"Nested":    {Ample: true, Notes: []string{"symmetry over Id is off for property Nested: its formula applies temporal operators to single identities (a quantifier over Id inside a temporal operator)"}},
+			"Next":      {Canon: true, Notes: []string{"partial-order reduction is off for property Next: it uses next"}},
+		}},
+		{"fair counter", "fairness weak counter\n", "", map[string]want{
+			"Pinned":    {Pinned: true, Canon: true},
+			"Symmetric": {Canon: true},
+		}},
+		{"fair workers", "fairness weak worker\n", "", map[string]want{
+			"Pinned":    {Pinned: true, Notes: []string{"symmetry over Id is off for property Pinned: fairness weak worker is per instance of a family indexed by Id"}},
+			"Symmetric": {Notes: []string{"symmetry over Id is off for property Symmetric: fairness weak worker is per instance of a family indexed by Id"}},
+		}},
+		{"asymmetric init", "", "init { worker[i].st := 0 }\n", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := base + tt.extra
+			if tt.init != "" {
+				src = strings.Replace(base, "var cnt: 0..2 = 0", "var cnt: 0..2 = 0\nvar leader: Id", 1) + tt.extra
+			}
+			m, err := spec.ParseFile("plans.wrap", []byte(src), spec.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			prog, err := checker.Compile(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pl, err := newPlanner(m, prog, Options{Symmetry: true, POR: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range m.Properties {
+				pn, err := pl.plan(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tt.want == nil { // leader starts at Id1: the initial state is not symmetric
+					if pn.pinned != nil {
+						t.Errorf("%s pinned although the initial state is not symmetric", p.Name)
+					}
+					continue
+				}
+				w, ok := tt.want[p.Name]
+				if !ok {
+					continue
+				}
+				got := want{Pinned: pn.pinned != nil, Canon: pn.canon != nil, Ample: pn.ample != nil, Notes: pn.notes}
+				if !slices.Equal(got.Notes, w.Notes) || got.Pinned != w.Pinned || got.Canon != w.Canon || got.Ample != w.Ample {
+					t.Errorf("%s: got %+v, want %+v", p.Name, got, w)
+				}
+			}
+		})
+	}
+}

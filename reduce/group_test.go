@@ -1,0 +1,107 @@
+package reduce
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/wrapcheck/wrapcheck/spec"
+)
+
+// TestSubgroups checks, by brute force on the small examples with
+// symmetric types, the canonical forms of the subgroups of [Group]: with
+// the first identity of every type pinned, the canonical form is constant
+// on the orbits of the stabiliser, lies in the orbit and keeps identity 0
+// in place; with a type left out, that type is never permuted. It also
+// checks Transposer.Swap against the group action.
+func TestSubgroups(t *testing.T) {
+	forExamples(t, func(t *testing.T, m *spec.Model) {
+		full, err := newCanon(m, Group{})
+		if err != nil || full == nil {
+			return
+		}
+		states, ok := reachable(t, m, 5000, full)
+		if !ok {
+			t.Skip("too many states")
+		}
+		pinned, err := newCanon(m, Group{Fixed: full.types})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fixes0 := func(fwd [][]int32) bool {
+			for _, p := range fwd {
+				if p[0] != 0 {
+					return false
+				}
+			}
+			return true
+		}
+		checkSubgroup(t, "pinned", full, pinned, states, fixes0)
+		off, err := newCanon(m, Group{Off: full.types[:1]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		identity0 := func(fwd [][]int32) bool {
+			for i, v := range fwd[0] {
+				if int(v) != i {
+					return false
+				}
+			}
+			return true
+		}
+		if off != nil {
+			checkSubgroup(t, "off", full, off, states, identity0)
+		}
+		tr, err := NewTransposer(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := make([]int64, len(m.Slots))
+		for ti, typ := range full.types {
+			fwd := make([][]int32, len(full.types))
+			for k, n := range full.sizes {
+				fwd[k] = make([]int32, n)
+				for i := range fwd[k] {
+					fwd[k][i] = int32(i)
+				}
+			}
+			fwd[ti][0], fwd[ti][1] = 1, 0
+			for _, s := range states[:min(len(states), 200)] {
+				if !tr.Swap(dst, s, typ, 0, 1) {
+					t.Fatalf("Swap refused type %s", typ.Name)
+				}
+				if want := full.permute(s, fwd); !slices.Equal(dst, want) {
+					t.Fatalf("Swap(%v, %s, 0, 1) = %v, want %v", s, typ.Name, dst, want)
+				}
+			}
+		}
+	})
+}
+
+// checkSubgroup checks that sub canonicalises exactly for the subgroup
+// of full's group whose elements satisfy in.
+func checkSubgroup(t *testing.T, name string, full, sub *canon, states [][]int64, in func([][]int32) bool) {
+	t.Helper()
+	bad := 0
+	for _, s := range states {
+		cs := slices.Clone(s)
+		sub.canonicalize(cs)
+		inOrbit := false
+		full.group(func(fwd [][]int32) {
+			if !in(fwd) || bad >= 3 {
+				return
+			}
+			p := full.permute(s, fwd)
+			inOrbit = inOrbit || slices.Equal(p, cs)
+			sub.canonicalize(p)
+			if !slices.Equal(p, cs) {
+				bad++
+				t.Errorf("%s: canonical forms differ within an orbit: s=%v π=%v: %v vs %v", name, s, fmt.Sprint(fwd), p, cs)
+			}
+		})
+		if !inOrbit && bad < 3 {
+			bad++
+			t.Errorf("%s: canonical form %v of %v is not in its orbit", name, cs, s)
+		}
+	}
+}
