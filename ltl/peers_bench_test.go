@@ -10,7 +10,8 @@ import (
 
 // BenchmarkPeers checks the LTL properties of the peers' pipeline model
 // (examples/peers) at K=3 N=2, the figures of docs/performance.md's
-// liveness table: product nodes and edges, and nodes/s.
+// liveness tables: system states, product nodes and edges, and nodes/s,
+// without reductions and with each.
 //
 //	go test -run XXX -bench Peers -benchtime 1x ./ltl/
 func BenchmarkPeers(b *testing.B) {
@@ -23,26 +24,38 @@ func BenchmarkPeers(b *testing.B) {
 		{"fin-heartbeat-weak", "pipeline_ltl_fair.wrap", "AllRunsEnd", 1},
 		{"resp-heartbeat-weak", "pipeline_ltl_fair.wrap", "FailIsResolved", 1},
 	} {
-		b.Run(bc.name, func(b *testing.B) {
-			path := "../examples/peers/" + bc.file
-			src, err := os.ReadFile(path)
-			if err != nil {
-				b.Fatal(err)
-			}
-			m, err := spec.ParseFile(path, src, spec.Options{Defines: map[string]int64{"K": 3, "N": 2, "HEARTBEAT": bc.heartbeat}})
-			if err != nil {
-				b.Fatal(err)
-			}
-			var st PropertyStats
-			b.ResetTimer()
-			for n := 0; n < b.N; n++ {
-				if _, err := Check(context.Background(), m, Options{Only: []string{bc.prop}, OnProperty: func(s PropertyStats) { st = s }}); err != nil {
+		for _, mode := range append([]struct {
+			name string
+			opts Options
+		}{{"plain", Options{}}}, reductionModes...) {
+			b.Run(bc.name+"/"+mode.name, func(b *testing.B) {
+				path := "../examples/peers/" + bc.file
+				src, err := os.ReadFile(path)
+				if err != nil {
 					b.Fatal(err)
 				}
-			}
-			b.ReportMetric(float64(st.ProductNodes), "nodes")
-			b.ReportMetric(float64(st.ProductEdges), "edges")
-			b.ReportMetric(float64(st.ProductNodes)*float64(b.N)/b.Elapsed().Seconds(), "nodes/s")
-		})
+				m, err := spec.ParseFile(path, src, spec.Options{Defines: map[string]int64{"K": 3, "N": 2, "HEARTBEAT": bc.heartbeat}})
+				if err != nil {
+					b.Fatal(err)
+				}
+				var st PropertyStats
+				var states int64
+				opts := mode.opts
+				opts.Only = []string{bc.prop}
+				opts.OnProperty = func(s PropertyStats) { st = s }
+				b.ResetTimer()
+				for n := 0; n < b.N; n++ {
+					res, err := Check(context.Background(), m, opts)
+					if err != nil {
+						b.Fatal(err)
+					}
+					states = res.Stats.States
+				}
+				b.ReportMetric(float64(states), "states")
+				b.ReportMetric(float64(st.ProductNodes), "nodes")
+				b.ReportMetric(float64(st.ProductEdges), "edges")
+				b.ReportMetric(float64(st.ProductNodes)*float64(b.N)/b.Elapsed().Seconds(), "nodes/s")
+			})
+		}
 	}
 }
