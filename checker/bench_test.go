@@ -70,8 +70,9 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// TestAllocsPerState checks that the search allocates nothing per state:
-// only per run, per level and per arena chunk or table growth.
+// TestAllocsPerState checks that the search, full or hash-compacted,
+// allocates nothing per state: only per run, per level and per arena
+// chunk or table growth.
 func TestAllocsPerState(t *testing.T) {
 	src, err := os.ReadFile(filepath.Join("testdata", "models", "pipeline.wrap"))
 	if err != nil {
@@ -85,18 +86,18 @@ func TestAllocsPerState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, workers := range []int{1, 2} {
+	for _, opts := range []Options{{Workers: 1}, {Workers: 2}, {Workers: 1, HashCompact: true}, {Workers: 2, HashCompact: true}} {
 		var r *Result
 		allocs := testing.AllocsPerRun(1, func() {
-			r, err = runProgram(context.Background(), prog, Options{Workers: workers}, 64)
+			r, err = runProgram(context.Background(), prog, opts, 64)
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if per := allocs / float64(r.Stats.States); per > 0.05 {
-			t.Errorf("workers %d: %.0f allocations for %d states (%.3f per state)", workers, allocs, r.Stats.States, per)
+			t.Errorf("workers %d, compact %v: %.0f allocations for %d states (%.3f per state)", opts.Workers, opts.HashCompact, allocs, r.Stats.States, per)
 		} else {
-			t.Logf("workers %d: %.0f allocations for %d states", workers, allocs, r.Stats.States)
+			t.Logf("workers %d, compact %v: %.0f allocations for %d states", opts.Workers, opts.HashCompact, allocs, r.Stats.States)
 		}
 	}
 }

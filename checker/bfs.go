@@ -55,8 +55,18 @@ type explorer struct {
 	ctx   context.Context
 	opts  Options
 	prog  *Program
-	store *Store
+	store *Store // the visited set; under HashCompact, the level being built
 	n     int
+
+	// Hash compaction (compact.go); fps is nil in the full mode.
+	fps      *fpSet
+	recs     records
+	base     int64        // global index of frontier[0]
+	promoted atomic.Int64 // states with a global index
+	initDone bool
+	curVecs  []uint64 // the vectors of the frontier, in order
+	nextVecs []uint64 // the next level's, being promoted
+	fpSorted []uint64 // its fingerprints, by shard
 
 	invs   []int // checked invariants
 	vacIdx []int // checked invariants with an antecedent
@@ -138,6 +148,9 @@ func runProgram(ctx context.Context, prog *Program, opts Options, minParallel in
 		return nil, err
 	}
 	e.store = NewStore(prog.Words())
+	if opts.HashCompact {
+		e.fps = newFPSet()
+	}
 	e.workers = make([]*worker, workers)
 	for i := range e.workers {
 		w := &worker{e: e, m: prog.NewMachine(), vec: make([]uint64, prog.Words()),
@@ -192,6 +205,12 @@ func (e *explorer) run() (*Result, error) {
 		old := debug.SetMemoryLimit(b + b/8)
 		defer debug.SetMemoryLimit(old)
 	}
+	if e.fps != nil {
+		// The fingerprint tables are most of the heap and all that grows;
+		// collect the old tables of a growth wave before the heap doubles.
+		old := debug.SetGCPercent(compactGCPercent)
+		defer debug.SetGCPercent(old)
+	}
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -205,6 +224,9 @@ func (e *explorer) run() (*Result, error) {
 	e.sampleHeap()
 	res.Stats = e.stats()
 	res.Coverage = e.coverage()
+	if e.fps != nil {
+		res.Notes = append(res.Notes, e.compactNote(res.Stats.States))
+	}
 	return res, nil
 }
 
@@ -224,15 +246,18 @@ func (e *explorer) search() (*Result, error) {
 		return &Result{Verdict: Violated, Violation: v}, nil
 	}
 	m.leaf = w.onSucc
-	// first is the violation to report: the one of the shallowest level
-	// that has any, chosen when that level is complete. Unless FailFast,
-	// the search then goes on, so that the stats describe the whole
-	// reachable state space; later levels cannot change first.
 	var first *Violation
 	if len(w.bad) > 0 {
 		first = e.violationOf(w.bad[0]) // the first initial state found bad
 		w.bad = w.bad[:0]
 	}
+	if e.fps != nil {
+		e.promoteInit()
+	}
+	// first is the violation to report: the one of the shallowest level
+	// that has any, chosen when that level is complete. Unless FailFast,
+	// the search then goes on, so that the stats describe the whole
+	// reachable state space; later levels cannot change first.
 	// end returns the result once the search stops for reason (a stop
 	// name, "" when the state space is exhausted).
 	end := func(reason string) (*Result, error) {
@@ -276,7 +301,11 @@ func (w *worker) onInit(m *Machine) {
 	e := w.e
 	src := w.canonical(m)
 	e.prog.lay.pack(w.vec, src)
-	idx, isNew, err := e.store.Insert(w.vec, noParent)
+	link := uint64(noParent)
+	if e.fps != nil {
+		link = uint64(min(m.ord, ordMax)) // the init ordinal, for the trace record
+	}
+	idx, isNew, err := e.store.Insert(w.vec, link)
 	if err != nil {
 		e.stop.CompareAndSwap(runOK, stopFull)
 		return
@@ -393,9 +422,13 @@ type pending struct {
 func (w *worker) flush() {
 	e := w.e
 	st := e.store
+	fps := e.fps
 	var sink uint64
 	for _, pd := range w.pend {
 		sink += st.touch(pd.h)
+		if fps != nil {
+			sink += fps.touch(fingerprint(pd.h))
+		}
 	}
 	// Second round, slots now in cache: the records of likely duplicates.
 	for _, pd := range w.pend {
@@ -407,6 +440,10 @@ func (w *worker) flush() {
 	nw := p.lay.words
 	for i, pd := range w.pend {
 		vec := w.pendVec[i*nw : (i+1)*nw]
+		if fps != nil && fps.has(fingerprint(pd.h)) {
+			w.sawOld = true // a state of an earlier level, or one colliding with it
+			continue
+		}
 		idx, isNew, err := st.insertHashed(vec, pd.h, pd.key, e.parallel)
 		if err != nil {
 			e.stop.CompareAndSwap(runOK, stopFull)
@@ -443,7 +480,7 @@ func (w *worker) expand(p int) {
 	m := w.m
 	w.pos = p
 	s := e.frontier[p]
-	w.parent = e.store.Vector(s)
+	w.parent = e.frontierVector(p)
 	m.load(w.parent)
 	m.ord = 0
 	if e.opts.Ample == nil {
@@ -589,8 +626,12 @@ func (e *explorer) checkLimits() {
 	if r := e.ctxStop(); r != runOK {
 		e.stop.CompareAndSwap(runOK, r)
 	}
-	if e.opts.MaxStates > 0 && e.store.Len() > e.opts.MaxStates {
+	n := e.states()
+	if e.opts.MaxStates > 0 && n > e.opts.MaxStates {
 		e.stop.CompareAndSwap(runOK, stopStates)
+	}
+	if e.fps != nil && n >= maxStates {
+		e.stop.CompareAndSwap(runOK, stopFull)
 	}
 }
 
@@ -621,7 +662,7 @@ func (e *explorer) pickViolation() *Violation {
 	var v *Violation
 	switch {
 	case dl >= 0:
-		v = e.violationOf(cand{kind: Deadlock, state: e.frontier[dl], atState: true})
+		v = e.violationOf(cand{kind: Deadlock, key: uint64(dl) << ordBits, state: e.frontier[dl], atState: true})
 	case best != nil:
 		v = e.violationOf(*best)
 	}
@@ -664,14 +705,31 @@ func (e *explorer) nextFrontier() {
 		next = make([]uint32, 0, nn+nn/4)
 	}
 	next = next[:nn]
+	compact := e.fps != nil
+	w0 := e.workers[0].vec
+	var gbase int64
+	if compact {
+		gbase = e.promoted.Load()
+		e.recs.reserve(gbase + int64(nn))
+		e.nextVecs = slices.Grow(e.nextVecs[:0], nn*e.prog.lay.words)[:nn*e.prog.lay.words]
+	}
 	e.parallelFor(nb, func(b int) {
 		ps := pairs[bk[b]:bk[b+1]]
 		slices.SortFunc(ps, func(x, y entry) int { return cmpUint64(x.key, y.key) })
 		for j, pr := range ps {
-			next[bk[b]+j] = pr.idx
-			*e.store.Link(pr.idx) = uint64(e.frontier[pr.key>>ordBits])
+			k := bk[b] + j
+			next[k] = pr.idx
+			if compact {
+				e.recs.set(uint32(gbase+int64(k)), uint32(e.base+int64(pr.key>>ordBits)), pr.key&ordMax)
+				copy(e.nextVecs[k*len(w0):], e.store.Vector(pr.idx))
+			} else {
+				*e.store.Link(pr.idx) = uint64(e.frontier[pr.key>>ordBits])
+			}
 		}
 	})
+	if compact {
+		e.promote(nn)
+	}
 	e.buckets = bk
 	e.pending = false
 	e.spare = e.frontier
@@ -717,6 +775,15 @@ func (e *explorer) parallelFor(n int, f func(i int)) {
 		}()
 	}
 	wg.Wait()
+}
+
+// states returns the number of states stored; the monitor may call it
+// during the search.
+func (e *explorer) states() int64 {
+	if e.fps == nil {
+		return e.store.Len()
+	}
+	return e.promoted.Load() + e.store.Len()
 }
 
 // padded returns a zeroed slice of n counters with a cache line of slack

@@ -31,6 +31,14 @@ type Options struct {
 	// MemoryBudget stops the search (Reason "memory budget") when the Go
 	// heap grows beyond this many bytes; 0: no budget.
 	MemoryBudget int64
+	// HashCompact keeps only a 64-bit fingerprint and a 5-byte trace
+	// record per visited state, instead of its vector: about 14-16 bytes
+	// per state whatever the vector's width. Two states with the same
+	// fingerprint count as one, so the search may miss states; Result.Notes
+	// then gives the probability of that (n²/2⁶⁵ for n states). Verdicts,
+	// counts and traces are those of the full search when no collision
+	// occurs.
+	HashCompact bool
 	// Canon is the symmetry hook; nil: no symmetry reduction.
 	Canon CanonFunc
 	// Ample is the partial-order reduction hook; nil: every enabled action

@@ -274,3 +274,16 @@ func (s *Store) touch(h uint64) uint64 {
 	tab := *s.shards[h>>(64-shardBits)].tab.Load()
 	return atomic.LoadUint64(&tab[(h>>32)&uint64(len(tab)-1)])
 }
+
+// reset empties the store for reuse, keeping its chunks and tables; the
+// caller is the only goroutine using the store.
+func (s *Store) reset() {
+	s.n.Store(0)
+	for i := range s.shards {
+		sh := &s.shards[i]
+		if sh.used > 0 {
+			clear(*sh.tab.Load())
+			sh.used = 0
+		}
+	}
+}

@@ -49,21 +49,27 @@ func (e *explorer) violationOf(c cand) *Violation {
 			v.Name = p.Model.Actions[c.err.Action].Name
 		}
 	}
-	var path []uint32
-	if !c.init {
-		path = e.path(c.state)
+	var targets [][]uint64
+	switch {
+	case c.init:
+	case e.fps != nil:
+		targets = e.compactTargets(c)
+	default:
+		for _, idx := range e.path(c.state) {
+			targets = append(targets, e.store.Vector(idx))
+		}
 	}
-	v.Trace = e.replay(path, !c.atState)
+	v.Trace = e.replay(targets, !c.atState)
 	return v
 }
 
-// replay rebuilds a concrete trace through the stored states path (each
-// possibly canonical): from the first initial state whose canonical form
-// is path[0], each step takes the first successor, in (action, branch)
-// order, whose canonical form is the next stored state. With failing set,
-// a last step shows the first failing action of the last state (or the
-// failing init block when path is empty).
-func (e *explorer) replay(path []uint32, failing bool) []Step {
+// replay rebuilds a concrete trace through the stored (packed, possibly
+// canonical) states path: from the first initial state whose canonical
+// form is path[0], each step takes the first successor, in (action,
+// branch) order, whose canonical form is the next stored state. With
+// failing set, a last step shows the first failing action of the last
+// state (or the failing init block when path is empty).
+func (e *explorer) replay(path [][]uint64, failing bool) []Step {
 	p := e.prog
 	m := p.NewMachine()
 	m.record = true
@@ -94,7 +100,7 @@ func (e *explorer) replay(path []uint32, failing bool) []Step {
 		m.runInit()
 		return []Step{failStep()}
 	}
-	target = e.store.Vector(path[0])
+	target = path[0]
 	if !m.runInit() {
 		m.clearFailure()
 	}
@@ -102,9 +108,9 @@ func (e *explorer) replay(path []uint32, failing bool) []Step {
 		panic("wrapcheck internal error: trace replay lost the initial state")
 	}
 	steps = append(steps, got)
-	for _, idx := range path[1:] {
+	for _, t := range path[1:] {
 		cur := steps[len(steps)-1].State
-		target = e.store.Vector(idx)
+		target = t
 		found = false
 		copy(m.mem[:n], cur)
 		m.ord = 0
@@ -191,19 +197,22 @@ func (e *explorer) monitor(done chan struct{}, wg *sync.WaitGroup) {
 			for _, w := range e.workers {
 				tr += atomic.LoadInt64(&w.transPub)
 			}
-			e.opts.Progress(Progress{States: e.store.Len(), Transitions: tr, Depth: int(e.progDepth.Load()),
+			e.opts.Progress(Progress{States: e.states(), Transitions: tr, Depth: int(e.progDepth.Load()),
 				Frontier: int(e.progFrontier.Load()), Elapsed: time.Since(e.start), HeapBytes: h})
 		}
 	}
 }
 
 func (e *explorer) stats() Stats {
-	s := Stats{States: e.store.Len(), Depth: e.maxDepth, Seconds: time.Since(e.start).Seconds(),
+	s := Stats{States: e.states(), Depth: e.maxDepth, Seconds: time.Since(e.start).Seconds(),
 		Workers: len(e.workers), PeakHeapBytes: e.peakHeap.Load()}
 	for _, w := range e.workers {
 		s.Transitions += w.trans
 	}
 	s.BytesPerState = e.store.BytesPerVector()
+	if e.fps != nil && s.States > 0 {
+		s.BytesPerState = float64(e.fps.bytes.Load()+e.recs.bytes(s.States)) / float64(s.States)
+	}
 	return s
 }
 

@@ -28,6 +28,7 @@ type Options struct {
 	MemoryBudget int64
 	NoSymmetry   bool
 	NoPOR        bool
+	HashCompact  bool // visited states as 64-bit fingerprints (checker.Options.HashCompact)
 	// Progress, when not nil, receives the safety search's progress.
 	Progress func(checker.Progress)
 }
@@ -86,6 +87,7 @@ func Safety(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, 
 		Only:         opts.Only,
 		MemoryBudget: opts.MemoryBudget,
 		Progress:     opts.Progress,
+		HashCompact:  opts.HashCompact,
 	}
 	if !opts.NoSymmetry {
 		canon, err := reduce.Symmetry(m)

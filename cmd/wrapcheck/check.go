@@ -23,6 +23,7 @@ type checkFlags struct {
 	workers    int
 	noSymmetry bool
 	noPOR      bool
+	compact    bool
 	noDeadlock bool
 	failFast   bool
 	explain    bool
@@ -57,6 +58,7 @@ with no violation found.`,
 	fl.IntVar(&f.workers, "workers", 0, "search goroutines (0: one per core)")
 	fl.BoolVar(&f.noSymmetry, "no-symmetry", false, "turn symmetry reduction off")
 	fl.BoolVar(&f.noPOR, "no-por", false, "turn partial-order reduction off")
+	fl.BoolVar(&f.compact, "hash-compact", false, "store visited states as 64-bit fingerprints (~16 bytes/state; reports the collision probability)")
 	fl.BoolVar(&f.explain, "explain-reduction", false, "also search with each combination of reductions and print the stored states of each")
 	fl.BoolVar(&f.noDeadlock, "no-deadlock", false, "do not report states with no enabled action")
 	fl.BoolVar(&f.failFast, "fail-fast", false, "stop at the first violation's depth (same counterexample; the stats then cover only the states explored)")
@@ -109,6 +111,7 @@ func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
 		MemoryBudget: mem,
 		NoSymmetry:   f.noSymmetry,
 		NoPOR:        f.noPOR,
+		HashCompact:  f.compact,
 	}
 	prog := newProgress(cmd.ErrOrStderr(), f.progress)
 	if prog != nil {

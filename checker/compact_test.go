@@ -1,0 +1,216 @@
+package checker
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/wrapcheck/wrapcheck/spec"
+)
+
+// compactView is the part of a Result that hash compaction must not
+// change when no fingerprint collision occurs: everything but timings,
+// memory figures and notes.
+type compactView struct {
+	Verdict     Verdict
+	Reason      string
+	States      int64
+	Transitions int64
+	Depth       int
+	Violation   *Violation
+	Coverage    Coverage
+}
+
+func comparableOf(r *Result) compactView {
+	return compactView{r.Verdict, r.Reason, r.Stats.States, r.Stats.Transitions, r.Stats.Depth, r.Violation, r.Coverage}
+}
+
+// sameAsFull checks m with opts in the full mode (one worker) and with
+// hash compaction (one worker, and four expanding every level in
+// parallel): the results must be the same, and the compact ones carry the
+// collision note.
+func sameAsFull(t *testing.T, name string, m *spec.Model, opts Options) {
+	t.Helper()
+	opts.Workers = 1
+	full, err := Run(context.Background(), m, opts)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	want := comparableOf(full)
+	opts.HashCompact = true
+	for _, workers := range []int{1, 4} {
+		opts.Workers = workers
+		r, err := run(context.Background(), m, opts, 1)
+		if err != nil {
+			t.Fatalf("%s: compact w%d: %v", name, workers, err)
+		}
+		if diff := cmp.Diff(want, comparableOf(r)); diff != "" {
+			t.Fatalf("%s: full vs compact w%d (-full +compact):\n%s", name, workers, diff)
+		}
+		if len(r.Notes) == 0 || !strings.HasPrefix(r.Notes[len(r.Notes)-1], "hash compaction: ") {
+			t.Errorf("%s: compact w%d: notes %q, want the collision probability", name, workers, r.Notes)
+		}
+	}
+}
+
+// TestCompactDifferential compares hash compaction with the full search
+// on the unit models, the engine goldens and 300 random models, with
+// every level expanded in parallel; TestCompactExamples has the examples.
+func TestCompactDifferential(t *testing.T) {
+	units := []struct {
+		name  string
+		model *spec.Model
+		opts  Options
+	}{
+		{"counter/terminal", counterModel(5, true), Options{}},
+		{"counter/deadlock", counterModel(5, false), Options{}},
+		{"two-counters", twoCounters(), Options{}},
+		{"ask-enum", askEnumModel(), Options{}},
+		{"choose-where", chooseModel(), Options{}},
+		{"branching-init", initModel(), Options{}},
+		{"runtime-error", overflowModel(), Options{}},
+		{"assert", assertModel(), Options{}},
+		{"record-answer", recordAskModel(), Options{}},
+		{"approval", approvalModel(), Options{}},
+		{"approval-failfast", approvalModel(), Options{FailFast: true}},
+		{"index-error", indexModel(), Options{}},
+		{"blocked-ask", blockedAskModel(), Options{}},
+		{"no-variables", emptyModel(), Options{}},
+		{"max-depth", twoCounters(), Options{MaxDepth: 2}},
+		{"canon", pairModel(false), Options{Canon: sortPair}},
+		{"canon-trace", pairModel(true), Options{Canon: sortPair}},
+		{"ample", pairModel(false), Options{Ample: func(_ []int64, en []int) []int { return en[:1] }}},
+		{"ample-last", pairModel(true), Options{Ample: func(_ []int64, en []int) []int { return en[len(en)-1:] }}},
+	}
+	for _, u := range units {
+		sameAsFull(t, u.name, u.model, u.opts)
+	}
+
+	files, err := filepath.Glob(filepath.Join("testdata", "*.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range files {
+		ar, err := parseTxtar(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var src []byte
+		defines := map[string]int64{}
+		var opts Options
+		for _, f := range ar.Files {
+			switch f.Name {
+			case "in.wrap":
+				src = f.Data
+			case "defines":
+				for _, d := range strings.Fields(string(f.Data)) {
+					k, v, _ := strings.Cut(d, "=")
+					var n int64
+					fmt.Sscan(v, &n)
+					defines[k] = n
+				}
+			case "options":
+				opts.NoDeadlock = strings.Contains(string(f.Data), "no-deadlock")
+			}
+		}
+		m, err := spec.ParseFile(filepath.Base(file), src, spec.Options{Defines: defines})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameAsFull(t, file, m, opts)
+	}
+
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range 300 {
+		sameAsFull(t, fmt.Sprintf("random model %d", i), randomModel(r), Options{NoDeadlock: r.IntN(2) == 0})
+	}
+
+}
+
+// TestCompactLimits: a limit or a cancelled search ends a compact search
+// with Unknown and the counts so far, as in the full mode.
+func TestCompactLimits(t *testing.T) {
+	r, err := Run(context.Background(), twoCounters(), Options{HashCompact: true, MaxStates: 5, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(outcome{Verdict: "incomplete", Reason: "state limit", States: 6, Transitions: 6, Depth: 2}, summarize(r)); diff != "" {
+		t.Errorf("max-states (-want +got):\n%s", diff)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if r, err = Run(ctx, twoCounters(), Options{HashCompact: true}); err != nil || r.Reason != "interrupted" {
+		t.Errorf("cancelled: %v, %v; want interrupted", r, err)
+	}
+
+	b := newBuilder("big")
+	for _, n := range []string{"a", "b", "c", "d"} {
+		v := b.global(n, rangeT(0, 63))
+		b.action("inc"+n, lt(v, num(63)), assign(v, add(v, num(1))))
+	}
+	b.m.Terminal = tru()
+	big := b.build()
+	r, err = Run(context.Background(), big, Options{HashCompact: true, MemoryBudget: 1})
+	if err != nil || r.Verdict != Unknown || r.Reason != "memory budget" {
+		t.Errorf("memory budget: %v %q %v", r.Verdict, r.Reason, err)
+	}
+	ctx, cancel = context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	r, err = Run(ctx, big, Options{HashCompact: true, Workers: 2})
+	if err != nil || r.Verdict != Unknown || r.Reason != "timeout" || r.Stats.States == 0 {
+		t.Errorf("timeout: %v %q %d states, %v", r.Verdict, r.Reason, r.Stats.States, err)
+	}
+}
+
+// TestFPSet checks the fingerprint set against a map, through many
+// rebuilds and runs that shift.
+func TestFPSet(t *testing.T) {
+	s := newFPSet()
+	r := rand.New(rand.NewPCG(5, 6))
+	want := map[uint64]bool{}
+	var batch [nShards][]uint64
+	for round := range 40 {
+		for k := range 2000 * (round + 1) {
+			fp := fingerprint(r.Uint64())
+			if round%3 == 0 && k < 2000 {
+				fp = fingerprint(r.Uint64() & 0xFF000000000003FF) // crowd a few homes
+			}
+			sh := fp >> (64 - shardBits)
+			batch[sh] = append(batch[sh], fp)
+			want[fp] = true
+		}
+		for i := range batch {
+			s.insertShard(i, batch[i])
+			batch[i] = batch[i][:0]
+		}
+	}
+	if got := s.Len(); got != int64(len(want)) {
+		t.Errorf("Len = %d, want %d", got, len(want))
+	}
+	for fp := range want {
+		if !s.has(fp) {
+			t.Fatalf("lost %#x", fp)
+		}
+	}
+	for range 100000 {
+		fp := fingerprint(r.Uint64())
+		if s.has(fp) != want[fp] {
+			t.Fatalf("has(%#x) = %v", fp, !want[fp])
+		}
+	}
+	for i := range s.shards {
+		sh := &s.shards[i]
+		if !slices.IsSorted(slices.DeleteFunc(slices.Clone(sh.tab), func(e uint64) bool { return e == 0 })) {
+			t.Fatalf("shard %d is not sorted", i)
+		}
+	}
+	if bpf := float64(s.bytes.Load()) / float64(s.Len()); bpf > 11 {
+		t.Errorf("%.1f bytes per fingerprint, want <= 11", bpf)
+	}
+}
