@@ -87,7 +87,9 @@ func report(b *testing.B, cpu0 time.Duration, states, trans int64, last *checker
 }
 
 // BenchmarkPeers explores each peer model without reductions with 1 and 2
-// workers. The models beyond 10^7 states run only when
+// workers, and with one worker and hash compaction (w1-compact: its
+// bytes/state is the fingerprint set and trace records). The models beyond
+// 10^7 states run only when
 // WRAPCHECK_BENCH_LARGE=1.
 func BenchmarkPeers(b *testing.B) {
 	for _, mm := range models {
@@ -95,13 +97,17 @@ func BenchmarkPeers(b *testing.B) {
 			continue
 		}
 		m := parse(b, mm.file, mm.defines)
-		for _, workers := range []int{1, 2} {
-			b.Run(fmt.Sprintf("%s/w%d", mm.name, workers), func(b *testing.B) {
+		for _, opts := range []checker.Options{{Workers: 1}, {Workers: 2}, {Workers: 1, HashCompact: true}} {
+			name := fmt.Sprintf("%s/w%d", mm.name, opts.Workers)
+			if opts.HashCompact {
+				name += "-compact"
+			}
+			b.Run(name, func(b *testing.B) {
 				var states, trans int64
 				var last *checker.Result
 				cpu0 := cpuTime()
 				for b.Loop() {
-					r, err := checker.Run(context.Background(), m, checker.Options{Workers: workers})
+					r, err := checker.Run(context.Background(), m, opts)
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -17,8 +17,10 @@
 # -DNOREDUCE); ./pan -w<bits> -m<depth> as in peers/bench.py. Rumur:
 # rumur --threads T --symmetry-reduction off|heuristic --deadlock-detection
 # off; gcc -O2 -mcx16 -pthread. wrapcheck: go build -o, then `check` with
-# --no-symmetry --no-por --workers 1|2 (full) or the defaults (symmetry and
-# POR on, one worker per core). Wall time and peak RSS: /usr/bin/time.
+# --no-symmetry --no-por --workers 1|2 (full), the same with --workers 1
+# --hash-compact (the "B/state compact" column and the "compact" line), or
+# the defaults (symmetry and POR on, one worker per core). Wall time and
+# peak RSS: /usr/bin/time.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

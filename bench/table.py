@@ -86,6 +86,11 @@ g = [(p, r["wrapcheck/w1"]) for (m, p), r in rows.items() if m == "pipeline" and
 if g:
     print("growth (pipeline N=1, wrapcheck w1, no reduction): " + "; ".join(
         f"{p}: {x['states']:,} states {rate(x)/1e6:.2f} M/s, {fmt(crate(x) and crate(x)/1e6, '.2f')} M/cpu-s" for p, x in g))
+c = [(m, p, r["wrapcheck/w1"], r["wrapcheck/w1-compact"]) for (m, p), r in rows.items()
+     if get(r, "wrapcheck/w1") and get(r, "wrapcheck/w1-compact")]
+if c:
+    print("compact (w1 --hash-compact vs w1): " + "; ".join(
+        f"{m} {p}: {bps(y):.1f} vs {bps(x):.1f} B/state, {rate(y)/1e6:.2f} vs {rate(x)/1e6:.2f} M states/s" for m, p, x, y in c))
 print("ratios ≥ 1 meet the throughput targets (cpu: states per CPU-second, steadier under load); w2÷w1 target 1.7; B/state = peak RSS / states (whole process).")
 print(f"count checks: {'all agree' if bad == 0 else f'{bad} disagreement(s)'}")
 for line in open(sys.argv[2]):

@@ -13,7 +13,8 @@ import (
 )
 
 // BenchmarkBFS explores the peer models of testdata/models with 1 and 2
-// workers and reports states/s and the visited store's bytes/state.
+// workers, with and without hash compaction (-compact), and reports
+// states/s and the visited store's bytes/state.
 //
 //	go test -run XXX -bench BFS -benchtime 3x ./checker/
 func BenchmarkBFS(b *testing.B) {
@@ -36,13 +37,20 @@ func BenchmarkBFS(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, workers := range []int{1, 2} {
-			b.Run(fmt.Sprintf("%s/w%d", bb.name, workers), func(b *testing.B) {
+		for _, mode := range []struct {
+			workers int
+			compact bool
+		}{{1, false}, {2, false}, {1, true}, {2, true}} {
+			name := fmt.Sprintf("%s/w%d", bb.name, mode.workers)
+			if mode.compact {
+				name += "-compact"
+			}
+			b.Run(name, func(b *testing.B) {
 				var states int64
 				var bps float64
 				cpu0 := cpuTime()
 				for b.Loop() {
-					r, err := Run(context.Background(), m, Options{Workers: workers})
+					r, err := Run(context.Background(), m, Options{Workers: mode.workers, HashCompact: mode.compact})
 					if err != nil {
 						b.Fatal(err)
 					}
