@@ -185,7 +185,7 @@ func (c *cycleSearch) analyze(comp []uint32, token, st int32) (ok bool, refine [
 	anyBad := false
 	for u, un := range sys.units {
 		w, b := u/64, uint64(1)<<uint(u%64)
-		if taken[w]&b != 0 {
+		if taken[w]&b != 0 || un.threaded {
 			continue
 		}
 		if !un.strong && every[w]&b != 0 {
@@ -196,23 +196,143 @@ func (c *cycleSearch) analyze(comp []uint32, token, st int32) (ok bool, refine [
 			anyBad = true
 		}
 	}
-	if !anyBad {
+	var badNode []bool // per position in comp: a thread's strong unit fails there
+	if len(sys.threads) > 0 {
+		var weakFails bool
+		badNode, weakFails = c.threadFairness(comp, token, st)
+		if weakFails {
+			return false, nil
+		}
+	}
+	if !anyBad && badNode == nil {
 		return true, nil
 	}
-	for _, v := range comp {
+	for k, v := range comp {
 		en := sys.unitsEnabled(p.nodeSys[v])
-		keep := true
-		for k := 0; k < c.uw; k++ {
-			if en[k]&bad[k] != 0 {
-				keep = false
-				break
-			}
+		keep := badNode == nil || !badNode[k]
+		for k := 0; k < c.uw && keep; k++ {
+			keep = en[k]&bad[k] == 0
 		}
 		if keep {
 			refine = append(refine, v)
 		}
 	}
 	return false, refine
+}
+
+// threadFairness checks the fairness declarations with one unit per
+// instance of a family indexed by a permuted type on the SCC comp of the
+// quotient product. Instance i at node v is a thread (v, i); an edge
+// v → w whose successor was canonicalised by π continues thread (v, i) as
+// (w, π(i)). The threads of comp fall into components (connected, hence
+// strongly connected: the permutations are bijections), and a run that
+// stays in comp and covers it can make every instance go round all of
+// its component infinitely often, while every run in comp leaves each
+// instance in one component (docs/impl.md). So a weakly fair unit is
+// satisfiable iff each component holds an edge that takes the unit of
+// its instance or a thread where that unit is disabled (weakFails
+// otherwise: no sub-SCC helps either), and a strongly fair one iff each
+// component takes it or never has it enabled; badNode marks the nodes
+// where a component that fails the strong condition has it enabled,
+// for the refinement. badNode is nil when no strong condition fails.
+func (c *cycleSearch) threadFairness(comp []uint32, token, st int32) (badNode []bool, weakFails bool) {
+	p := c.p
+	sys := p.sys
+	pos := make(map[uint32]int32, len(comp))
+	for k, v := range comp {
+		pos[v] = int32(k)
+	}
+	for ti, td := range sys.threads {
+		n := len(td.units)
+		typ := sys.typeOf[ti]
+		parent := make([]int32, len(comp)*n)
+		for x := range parent {
+			parent[x] = int32(x)
+		}
+		var find func(x int32) int32
+		find = func(x int32) int32 {
+			for parent[x] != x {
+				parent[x] = parent[parent[x]]
+				x = parent[x]
+			}
+			return x
+		}
+		internal := func(e int64) (int32, bool) {
+			w := p.edgeTo[e]
+			if int(w) >= c.n || c.member[w] != token || c.stamp[w] != st {
+				return 0, false
+			}
+			return pos[w], true
+		}
+		for k, v := range comp {
+			for e := p.edgeOff[v]; e < p.edgeOff[v+1]; e++ {
+				kw, ok := internal(e)
+				if !ok {
+					continue
+				}
+				perm := sys.perms[p.edgePerm[e]][typ]
+				for i := range n {
+					a, b := find(int32(k*n+i)), find(kw*int32(n)+perm[i])
+					if a != b {
+						parent[a] = b
+					}
+				}
+			}
+		}
+		taken := make([]bool, len(parent))
+		enabled := make([]bool, len(parent))
+		disabled := make([]bool, len(parent))
+		has := func(set []uint64, u int) bool { return set[u/64]>>uint(u%64)&1 != 0 }
+		for k, v := range comp {
+			en := sys.unitsEnabled(p.nodeSys[v])
+			for i, u := range td.units {
+				r := find(int32(k*n + i))
+				if has(en, u) {
+					enabled[r] = true
+				} else {
+					disabled[r] = true
+				}
+			}
+			for e := p.edgeOff[v]; e < p.edgeOff[v+1]; e++ {
+				a := p.edgeAct[e]
+				if _, ok := internal(e); !ok || a < 0 {
+					continue
+				}
+				au := sys.actionUnits[int(a)*c.uw : int(a+1)*c.uw]
+				for i, u := range td.units {
+					if has(au, u) {
+						taken[find(int32(k*n+i))] = true
+					}
+				}
+			}
+		}
+		strong := sys.units[td.units[0]].strong
+		for x := range parent {
+			r := int32(x)
+			if parent[r] != r || taken[r] {
+				continue
+			}
+			if !strong && !disabled[r] {
+				return nil, true
+			}
+		}
+		if !strong {
+			continue
+		}
+		for k, v := range comp {
+			en := sys.unitsEnabled(p.nodeSys[v])
+			for i, u := range td.units {
+				r := find(int32(k*n + i))
+				if !taken[r] && has(en, u) {
+					if badNode == nil {
+						badNode = make([]bool, len(comp))
+					}
+					badNode[k] = true
+				}
+			}
+		}
+	}
+	return badNode, false
 }
 
 // lasso returns a cycle through n0 inside the fair SCC comp, as product
@@ -245,7 +365,7 @@ func (c *cycleSearch) lasso(n0 uint32, comp []uint32) []int64 {
 	}
 	for u, un := range sys.units {
 		w, b := u/64, uint64(1)<<uint(u%64)
-		if some[w]&b == 0 {
+		if some[w]&b == 0 || un.threaded {
 			continue
 		}
 		if un.strong {

@@ -76,9 +76,13 @@
 // system (the group maps transitions to transitions). A symmetric type T
 // is left out of G, with a note, when an atom names single identities of
 // T (a quantifier over T under a temporal operator is expanded into
-// atoms that do) or when a fairness declaration has one unit per
-// instance of a family indexed by T (the units are permuted among
-// themselves; tracking them through the quotient is not implemented).
+// atoms that do). A fairness declaration with one unit per instance of a
+// family indexed by T is not invariant (a permutation exchanges its
+// units); it is followed through the quotient instead: each edge records
+// the permutation that canonicalised its target, instance i at the source
+// continues as instance π(i) at the target, and the SCC analysis checks
+// the fairness of each component of these threads (see threadFairness).
+// A lasso found that way is rebuilt from the product without symmetry.
 //
 // A property `forall x in T: φ(x)` (the quantifier outermost) over a
 // symmetric T is checked as φ(t₁) for the first identity t₁ alone when

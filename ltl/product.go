@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/wrapcheck/wrapcheck/checker"
+	red "github.com/wrapcheck/wrapcheck/reduce"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -112,20 +114,28 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, e
 				res.Notes = append(res.Notes, n)
 			}
 		}
-		sys := systems[pn.key]
-		if sys == nil {
-			sys = newSystem(prog, pn.canon, pn.ample)
-			systems[pn.key] = sys
-			order = append(order, sys)
-			if err := sys.init(); err != nil {
-				var ee *checker.ExecError
-				if errors.As(err, &ee) {
-					res.Verdict = checker.Violated
-					res.Violation = &checker.Violation{Name: "init", Kind: ee.Kind, Pos: ee.Pos, Msg: ee.Msg, LoopStart: -1}
-					return finish()
-				}
-				return nil, err
+		// system returns the system of plan q, built once per key.
+		system := func(q *plan) (*system, error) {
+			if sys := systems[q.key]; sys != nil {
+				return sys, nil
 			}
+			sys := newSystem(prog, q)
+			systems[q.key] = sys
+			order = append(order, sys)
+			return sys, sys.init()
+		}
+		initFailed := func(err error) (*checker.Result, error) {
+			var ee *checker.ExecError
+			if errors.As(err, &ee) {
+				res.Verdict = checker.Violated
+				res.Violation = &checker.Violation{Name: "init", Kind: ee.Kind, Pos: ee.Pos, Msg: ee.Msg, LoopStart: -1}
+				return finish()
+			}
+			return nil, err
+		}
+		sys, err := system(pn)
+		if err != nil {
+			return initFailed(err)
 		}
 		f, atoms, err := FromProperty(pn.prop)
 		if err != nil {
@@ -144,6 +154,23 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, e
 			return nil, fmt.Errorf("property %s: %w", p.Name, err)
 		}
 		v, reason, fair := pr.run(p)
+		if v != nil && v.Kind == checker.Property && sys.threads != nil {
+			// The quotient's cycle is fair for some run, but which passes
+			// make every instance fair is not tracked: the lasso comes from
+			// the product without symmetry, which has one (see cycle.go).
+			plainSys, err := system(&plan{prop: pn.prop, key: "nosym;"})
+			if err != nil {
+				return initFailed(err)
+			}
+			plain, err := newProduct(ctx, plainSys, aut, atoms, opts.MaxStates)
+			if err != nil {
+				return nil, fmt.Errorf("property %s: %w", p.Name, err)
+			}
+			v, reason, _ = plain.run(p)
+			if v == nil && reason == "" {
+				return nil, fmt.Errorf("ltl: internal error: property %s: the symmetry-reduced product has a fair cycle, the product without symmetry has none", p.Name)
+			}
+		}
 		if pr.maxDepth > res.Stats.Depth {
 			res.Stats.Depth = pr.maxDepth
 		}
@@ -220,13 +247,23 @@ type system struct {
 	// successors of a state are first those of an ample set (ample !=
 	// nil); rest holds, for a state whose ample set is proper, the
 	// successors by the other enabled actions once asked for.
-	canon   checker.CanonFunc
+	canon   *red.Canon
 	ample   checker.AmpleFunc
 	reduced []bool
-	rest    map[uint32][2]int64 // state: offset and count in succTo/succAct
-	unp     []int64
-	packed  []uint64
-	en      []int
+	// Thread tracking (threads not empty): per successor, the permutation
+	// that canonicalised it, as an id into perms (0: the identity).
+	threads  []threadDecl
+	typeOf   []int // per thread declaration: its type's index in perms[id]
+	perms    [][][]int32
+	permIDs  map[string]uint32
+	permBuf  [][]int32
+	succPerm []uint32
+	bufPerm  []uint32
+	lastPerm uint32
+	rest     map[uint32][2]int64 // state: offset and count in succTo/succAct
+	unp      []int64
+	packed   []uint64
+	en       []int
 
 	expanded []bool
 	succOff  []int64 // per state: first successor in succTo/succAct
@@ -246,14 +283,15 @@ type system struct {
 }
 
 type unit struct {
-	strong bool
-	name   string
+	strong   bool
+	name     string
+	threaded bool // checked per thread (cycle.go), not as a unit
 }
 
-func newSystem(prog *checker.Program, canon checker.CanonFunc, ample checker.AmpleFunc) *system {
+func newSystem(prog *checker.Program, pn *plan) *system {
 	m := prog.Model
 	s := &system{prog: prog, mach: prog.NewMachine(), store: checker.NewStore(max(prog.Words(), 1)),
-		canon: canon, ample: ample, rest: map[uint32][2]int64{},
+		canon: pn.canon, ample: pn.ample, rest: map[uint32][2]int64{},
 		unp: make([]int64, prog.Slots()), packed: make([]uint64, prog.Words())}
 	var unitActs [][]int
 	for _, f := range m.Fairness {
@@ -261,6 +299,24 @@ func newSystem(prog *checker.Program, canon checker.CanonFunc, ample checker.Amp
 			s.units = append(s.units, unit{strong: f.Strong, name: f.Name})
 			unitActs = append(unitActs, u)
 		}
+	}
+	if s.canon != nil && len(pn.threads) > 0 {
+		s.threads = pn.threads
+		types := s.canon.Types()
+		for _, td := range s.threads {
+			s.typeOf = append(s.typeOf, slices.Index(types, td.typ))
+			for _, u := range td.units {
+				s.units[u].threaded = true
+			}
+		}
+		s.permIDs = map[string]uint32{}
+		for _, t := range types {
+			s.permBuf = append(s.permBuf, make([]int32, t.Size()))
+			for i := range s.permBuf[len(s.permBuf)-1] {
+				s.permBuf[len(s.permBuf)-1][i] = int32(i)
+			}
+		}
+		s.internPerm() // the identity gets id 0
 	}
 	s.uw = (len(s.units) + 63) / 64
 	s.actionUnits = make([]uint64, len(m.Actions)*s.uw)
@@ -272,11 +328,41 @@ func newSystem(prog *checker.Program, canon checker.CanonFunc, ample checker.Amp
 	return s
 }
 
+// internPerm returns the id of the permutation in s.permBuf.
+func (s *system) internPerm() uint32 {
+	var b strings.Builder
+	for _, p := range s.permBuf {
+		for _, x := range p {
+			b.WriteByte(byte(x))
+		}
+		b.WriteByte(0xff)
+	}
+	k := b.String()
+	id, ok := s.permIDs[k]
+	if !ok {
+		id = uint32(len(s.perms))
+		s.permIDs[k] = id
+		cp := make([][]int32, len(s.permBuf))
+		for t, p := range s.permBuf {
+			cp[t] = slices.Clone(p)
+		}
+		s.perms = append(s.perms, cp)
+	}
+	return id
+}
+
+// add stores the canonical form of t. Under thread tracking, s.lastPerm
+// is the id of the permutation that canonicalised it.
 func (s *system) add(t checker.State) (uint32, error) {
 	vec := t
 	if s.canon != nil {
 		s.prog.Unpack(s.unp, t)
-		s.canon(s.unp)
+		if s.threads != nil {
+			s.canon.Perm(s.unp, s.permBuf)
+			s.lastPerm = s.internPerm()
+		} else {
+			s.canon.Func()(s.unp)
+		}
 		s.prog.Pack(s.packed, s.unp)
 		vec = s.packed
 	}
@@ -376,13 +462,24 @@ func (s *system) expand(idx uint32) error {
 	if len(s.buf) == 0 { // no enabled action: the state repeats forever
 		s.succAct = append(s.succAct, -1)
 		s.succTo = append(s.succTo, idx)
+		if s.threads != nil {
+			s.succPerm = append(s.succPerm, 0)
+		}
 		s.succN[idx] = 1
 		return nil
 	}
-	s.succAct = append(s.succAct, s.buf...)
-	s.succTo = append(s.succTo, s.bufTo...)
+	s.appendSuccs()
 	s.succN[idx] = int32(len(s.buf))
 	return nil
+}
+
+// appendSuccs appends the successors in buf to succTo/succAct/succPerm.
+func (s *system) appendSuccs() {
+	s.succAct = append(s.succAct, s.buf...)
+	s.succTo = append(s.succTo, s.bufTo...)
+	if s.threads != nil {
+		s.succPerm = append(s.succPerm, s.bufPerm...)
+	}
 }
 
 // ampleSet returns the enabled actions of st and the ample subset the
@@ -400,7 +497,7 @@ func (s *system) ampleSet(st checker.State) (en, sub []int) {
 // successors fills s.buf/s.bufTo with the successors of st by acts
 // (nil: every action), adding them to the store.
 func (s *system) successors(st checker.State, acts []int) error {
-	s.buf, s.bufTo = s.buf[:0], s.bufTo[:0]
+	s.buf, s.bufTo, s.bufPerm = s.buf[:0], s.bufTo[:0], s.bufPerm[:0]
 	var addErr error
 	visit := func(action, _ int, t checker.State) {
 		to, err := s.add(t)
@@ -410,6 +507,9 @@ func (s *system) successors(st checker.State, acts []int) error {
 		}
 		s.buf = append(s.buf, int32(action))
 		s.bufTo = append(s.bufTo, to)
+		if s.threads != nil {
+			s.bufPerm = append(s.bufPerm, s.lastPerm)
+		}
 	}
 	var err error
 	if acts == nil {
@@ -442,8 +542,7 @@ func (s *system) restOf(idx uint32) (int64, int64, error) {
 		return 0, 0, err
 	}
 	off := int64(len(s.succTo))
-	s.succAct = append(s.succAct, s.buf...)
-	s.succTo = append(s.succTo, s.bufTo...)
+	s.appendSuccs()
 	s.transitions += int64(len(s.buf))
 	s.rest[idx] = [2]int64{off, int64(len(s.buf))}
 	return off, int64(len(s.buf)), nil
@@ -481,6 +580,9 @@ type product struct {
 	edgeTo  []uint32
 	edgeAct []int32
 	edgeAcc []uint64
+	// edgePerm: per edge, the permutation id of its system successor
+	// (thread tracking only)
+	edgePerm []uint32
 
 	// Set when the exploration stops on a failure.
 	failNode uint32
@@ -692,6 +794,9 @@ func (p *product) addEdges(i int, q int32, vals []uint64, off, n int64) (back bo
 				return false, err
 			}
 			back = back || p.depth[to] <= p.depth[i]
+			if sys.threads != nil {
+				p.edgePerm = append(p.edgePerm, sys.succPerm[k])
+			}
 			p.edgeTo = append(p.edgeTo, to)
 			p.edgeAct = append(p.edgeAct, act)
 			p.edgeAcc = append(p.edgeAcc, e.Acc)

@@ -17,10 +17,14 @@ type plan struct {
 	prop   *spec.Property // the property as checked
 	pinned *spec.Type     // the top-level forall reduced to its first identity, or nil
 	group  red.Group      // the symmetry subgroup (when canon != nil)
-	canon  checker.CanonFunc
-	ample  checker.AmpleFunc
-	key    string   // systems with equal keys are the same reduced system
-	notes  []string // why a reduction is off for this property
+	canon  *red.Canon
+	// threads are the fairness declarations with one unit per instance of
+	// a family indexed by a permuted type: their units are followed
+	// through the permutations of the quotient (see cycle.go).
+	threads []threadDecl
+	ample   checker.AmpleFunc
+	key     string   // systems with equal keys are the same reduced system
+	notes   []string // why a reduction is off for this property
 }
 
 // planner computes the plans of the properties of one model.
@@ -85,9 +89,15 @@ func (pl *planner) plan(p *spec.Property) (*plan, error) {
 			pn.group.Fixed = []*spec.Type{pn.pinned}
 			fmt.Fprintf(&key, "fixed %p;", pn.pinned)
 		}
-		pn.canon, err = red.SymmetryOf(pl.m, pn.group)
+		pn.canon, err = red.NewCanon(pl.m, pn.group)
 		if err != nil {
 			return nil, err
+		}
+		if pn.canon != nil {
+			pn.threads = pl.threadDecls(pn.canon.Types())
+			if len(pn.threads) > 0 {
+				key.WriteString("threads;")
+			}
 		}
 	}
 	if pn.canon == nil {
@@ -127,13 +137,63 @@ func (pl *planner) breaks(t *spec.Type, pn *plan, atoms []*spec.Expr) string {
 		}
 	}
 	for _, f := range pl.m.Fairness {
+		invariant := true
 		for _, u := range f.Units {
-			if !unitInvariant(pl.m, u, t) {
-				return fmt.Sprintf("fairness %s %s is per instance of a family indexed by %s", strength(f.Strong), f.Name, t.Name)
-			}
+			invariant = invariant && unitInvariant(pl.m, u, t)
+		}
+		if !invariant && instanceUnits(pl.m, f, t) == nil {
+			return fmt.Sprintf("the units of fairness %s %s are not one per instance of a family indexed by %s", strength(f.Strong), f.Name, t.Name)
 		}
 	}
 	return ""
+}
+
+// threadDecl is a fairness declaration with one unit per instance of a
+// family indexed by a permuted symmetric type.
+type threadDecl struct {
+	typ   *spec.Type
+	units []int // per instance: the index of its unit among all units
+}
+
+// instanceUnits returns, for a fairness declaration f whose units are
+// one per instance of a family indexed by t (each made of that
+// instance's copies of the same actions), the unit of each instance
+// (index into f.Units); nil when f is not of that form.
+func instanceUnits(m *spec.Model, f *spec.Fairness, t *spec.Type) []int {
+	if len(f.Units) != int(t.Size()) {
+		return nil
+	}
+	of := make([]int, t.Size())
+	for i := range of {
+		of[i] = -1
+	}
+	var shorts []string
+	for k, u := range f.Units {
+		if len(u) == 0 {
+			return nil
+		}
+		inst := int64(-1)
+		var names []string
+		for _, a := range u {
+			pr := m.Processes[m.Actions[a].Process]
+			if pr.IndexType != t || (inst >= 0 && pr.Index != inst) {
+				return nil
+			}
+			inst = pr.Index
+			names = append(names, m.Actions[a].Short)
+		}
+		slices.Sort(names)
+		if shorts == nil {
+			shorts = names
+		} else if !slices.Equal(shorts, names) {
+			return nil
+		}
+		if of[inst-t.Lo] >= 0 {
+			return nil
+		}
+		of[inst-t.Lo] = k
+	}
+	return of
 }
 
 func strength(strong bool) string {
@@ -179,6 +239,31 @@ func unitInvariant(m *spec.Model, u []int, t *spec.Type) bool {
 		}
 	}
 	return true
+}
+
+// threadDecls returns the fairness declarations with one unit per
+// instance of a family indexed by one of the permuted types.
+func (pl *planner) threadDecls(types []*spec.Type) []threadDecl {
+	var out []threadDecl
+	base := 0 // index of the declaration's first unit among all units
+	for _, f := range pl.m.Fairness {
+		for _, t := range types {
+			invariant := true
+			for _, u := range f.Units {
+				invariant = invariant && unitInvariant(pl.m, u, t)
+			}
+			if invariant {
+				continue
+			}
+			td := threadDecl{typ: t}
+			for _, k := range instanceUnits(pl.m, f, t) {
+				td.units = append(td.units, base+k)
+			}
+			out = append(out, td)
+		}
+		base += len(f.Units)
+	}
+	return out
 }
 
 // hasNext reports whether e uses the next operator.
@@ -302,7 +387,7 @@ func (s *system) concretize(seq []uint32, acts []int32, m int) ([][]uint64, []in
 // idx.
 func (s *system) canonicalIs(t checker.State, idx uint32) bool {
 	s.prog.Unpack(s.unp, t)
-	s.canon(s.unp)
+	s.canon.Func()(s.unp)
 	s.prog.Pack(s.packed, s.unp)
 	return slices.Equal(s.packed, s.state(idx))
 }

@@ -387,6 +387,7 @@ property Next: always (cnt == 1 implies next cnt >= 1)
 `
 	type want struct {
 		Pinned, Canon, Ample bool
+		Threads              int
 		Notes                []string
 	}
 	tests := []struct {
@@ -406,8 +407,8 @@ property Next: always (cnt == 1 implies next cnt >= 1)
 			"Symmetric": {Canon: true},
 		}},
 		{"fair workers", "fairness weak worker\n", "", map[string]want{
-			"Pinned":    {Pinned: true, Notes: []string{"symmetry over Id is off for property Pinned: fairness weak worker is per instance of a family indexed by Id"}},
-			"Symmetric": {Notes: []string{"symmetry over Id is off for property Symmetric: fairness weak worker is per instance of a family indexed by Id"}},
+			"Pinned":    {Pinned: true, Canon: true, Threads: 1},
+			"Symmetric": {Canon: true, Threads: 1},
 		}},
 		{"asymmetric init", "", "init { worker[i].st := 0 }\n", nil},
 	}
@@ -444,11 +445,95 @@ property Next: always (cnt == 1 implies next cnt >= 1)
 				if !ok {
 					continue
 				}
-				got := want{Pinned: pn.pinned != nil, Canon: pn.canon != nil, Ample: pn.ample != nil, Notes: pn.notes}
-				if !slices.Equal(got.Notes, w.Notes) || got.Pinned != w.Pinned || got.Canon != w.Canon || got.Ample != w.Ample {
+				got := want{Pinned: pn.pinned != nil, Canon: pn.canon != nil, Ample: pn.ample != nil, Threads: len(pn.threads), Notes: pn.notes}
+				if !slices.Equal(got.Notes, w.Notes) || got.Pinned != w.Pinned || got.Canon != w.Canon || got.Ample != w.Ample || got.Threads != w.Threads {
 					t.Errorf("%s: got %+v, want %+v", p.Name, got, w)
 				}
 			}
 		})
 	}
+}
+
+// TestThreads checks fairness per instance of a family under symmetry on
+// specs where following instances through the permutations decides the
+// verdict: each worker is continuously enabled (stop) and takes `go` only
+// when another worker went last, so in the quotient (last worker = the
+// first identity) the worker that takes the step is always the second
+// one, and only the permutations show that every worker takes steps.
+func TestThreads(t *testing.T) {
+	src := func(k int, strength string, prop string) string {
+		return fmt.Sprintf(`spec Threads
+type Id = symmetric %d
+var last: Id
+var stopped: bool = false
+init {
+  choose j in Id {
+    last := j
+  }
+}
+process w[i: Id] {
+  action go when not stopped and last != i { last := i }
+  action stop when not stopped { stopped := true }
+}
+fairness %s w
+%s
+`, k, strength, prop)
+	}
+	tests := []struct {
+		k        int
+		strength string
+		prop     string
+		want     checker.Verdict
+	}{
+		{2, "weak", "property Stops: eventually stopped", checker.Violated},
+		{3, "weak", "property Stops: eventually stopped", checker.Violated},
+		{3, "strong", "property Stops: eventually stopped", checker.Violated},
+		{3, "weak", "property Turns: forall j in Id: always eventually (stopped or last == j)", checker.Holds},
+		{4, "strong", "property Turns: forall j in Id: always eventually (stopped or last == j)", checker.Holds},
+		{3, "weak", "property Settles: eventually always (stopped or last == last)", checker.Holds},
+	}
+	for _, tt := range tests {
+		name := fmt.Sprintf("%s/K=%d/%s", tt.prop[9:strings.Index(tt.prop, ":")], tt.k, tt.strength)
+		t.Run(name, func(t *testing.T) {
+			m, err := spec.ParseFile("threads.wrap", []byte(src(tt.k, tt.strength, tt.prop)), spec.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			pl, err := newPlanner(m, mustCompile(t, m), Options{Symmetry: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			pn, err := pl.plan(m.Properties[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(pn.threads) == 0 {
+				t.Fatalf("no thread tracking (notes %q)", pn.notes)
+			}
+			var st PropertyStats
+			res, err := Check(context.Background(), m, Options{Symmetry: true, OnProperty: func(s PropertyStats) { st = s }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Verdict != tt.want {
+				t.Fatalf("verdict %s, want %s", res.Verdict, tt.want)
+			}
+			if res.Verdict == checker.Violated {
+				if err := validLasso(m, m.Properties[0], res.Violation); err != nil {
+					t.Error(err)
+				}
+			}
+			t.Logf("%d product nodes", st.ProductNodes)
+			differentialLTL(t, m)
+		})
+	}
+}
+
+func mustCompile(t *testing.T, m *spec.Model) *checker.Program {
+	t.Helper()
+	prog, err := checker.Compile(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return prog
 }

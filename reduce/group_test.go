@@ -2,6 +2,7 @@ package reduce
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -51,6 +52,20 @@ func TestSubgroups(t *testing.T) {
 		}
 		if off != nil {
 			checkSubgroup(t, "off", full, off, states, identity0)
+		}
+		for _, c := range []*canon{full, pinned} {
+			perm := make([][]int32, len(c.sizes))
+			for t, n := range c.sizes {
+				perm[t] = make([]int32, n)
+			}
+			k := &Canon{c}
+			for _, s := range states[:min(len(states), 300)] {
+				cs := slices.Clone(s)
+				k.Perm(cs, perm)
+				if got := full.permute(s, perm); !slices.Equal(got, cs) {
+					t.Fatalf("Perm(%v) = %v with π = %v, but π(s) = %v", s, cs, perm, got)
+				}
+			}
 		}
 		tr, err := NewTransposer(m)
 		if err != nil {
@@ -103,5 +118,47 @@ func checkSubgroup(t *testing.T, name string, full, sub *canon, states [][]int64
 			bad++
 			t.Errorf("%s: canonical form %v of %v is not in its orbit", name, cs, s)
 		}
+	}
+}
+
+// TestCanonPermRandom checks Canon.Perm on the reachable states of random
+// specs, whose identities stored in arrays indexed by their own type leave
+// ties that only the enumeration of candidates resolves.
+func TestCanonPermRandom(t *testing.T) {
+	enumerated := 0
+	for seed := range 30 {
+		src := randomSpec(rand.New(rand.NewPCG(uint64(seed), 7)))
+		m, err := spec.ParseFile("r.wrap", []byte(src), spec.Options{})
+		if err != nil {
+			continue
+		}
+		c, err := newCanon(m, Group{})
+		if err != nil || c == nil {
+			continue
+		}
+		states, ok := reachable(t, m, 20000, nil)
+		if !ok {
+			continue
+		}
+		perm := make([][]int32, len(c.sizes))
+		for ti, n := range c.sizes {
+			perm[ti] = make([]int32, n)
+		}
+		k := &Canon{c}
+		for _, s := range states {
+			cs := slices.Clone(s)
+			k.Perm(cs, perm)
+			if got := c.permute(s, perm); !slices.Equal(got, cs) {
+				t.Fatalf("seed %d: Perm(%v) = %v with π = %v, but π(s) = %v", seed, s, cs, perm, got)
+			}
+			sc := c.newScratch()
+			c.signatures(s, sc)
+			if !c.prepare(s, sc) {
+				enumerated++
+			}
+		}
+	}
+	if enumerated == 0 {
+		t.Errorf("no state needed the enumeration of candidates")
 	}
 }

@@ -143,6 +143,33 @@ func newCanon(m *spec.Model, g Group) (*canon, error) {
 	return c, nil
 }
 
+// Canon is the canonicalisation of [SymmetryOf] that can also report the
+// permutation it applies.
+type Canon struct{ c *canon }
+
+// NewCanon returns the canonicalisation for the subgroup g of m's
+// symmetry group, or nil when g permutes no slot.
+func NewCanon(m *spec.Model, g Group) (*Canon, error) {
+	c, err := newCanon(m, g)
+	if err != nil || c == nil {
+		return nil, err
+	}
+	return &Canon{c}, nil
+}
+
+// Func returns the canonicalisation as a checker hook.
+func (k *Canon) Func() checker.CanonFunc { return k.c.canonicalize }
+
+// Types returns the permuted types, in the order of the perm argument
+// of [Canon.Perm].
+func (k *Canon) Types() []*spec.Type { return slices.Clone(k.c.types) }
+
+// Perm rewrites s into its canonical form, like Func, and writes the
+// permutation π it applied into perm: perm[t][i] = π(i) for the t-th type
+// of Types (identity i of s is identity π(i) of the result). perm must
+// have one slice per type, each as long as the type is large.
+func (k *Canon) Perm(s []int64, perm [][]int32) { k.c.canonicalizePerm(s, perm) }
+
 // Transposer exchanges two identities of a symmetric type in unpacked
 // states of one model, as the symmetry group acts on them.
 type Transposer struct{ c *canon }
@@ -434,7 +461,12 @@ const (
 // make ties larger (more candidates), never wrong. Two tied identities
 // whose transposition fixes s ("twins") need not be tried in both orders:
 // πτ(s) = π(s), so only one assignment per twin class is enumerated.
-func (c *canon) canonicalize(s []int64) {
+func (c *canon) canonicalize(s []int64) { c.canonicalizePerm(s, nil) }
+
+// canonicalizePerm is canonicalize that also writes the permutation it
+// applied into perm (perm[t][i] = π(i) for the t-th permuted type), when
+// perm is not nil.
+func (c *canon) canonicalizePerm(s []int64, perm [][]int32) {
 	sc := c.pool.Get().(*scratch)
 	c.signatures(s, sc)
 	c.pin(sc)
@@ -445,9 +477,18 @@ func (c *canon) canonicalize(s []int64) {
 		single = c.prepare(s, sc)
 	}
 	c.applyAll(s, sc)
+	if perm != nil {
+		for t := range perm {
+			copy(perm[t], sc.fwd[t])
+		}
+	}
 	if !single {
 		for c.nextCandidate(sc) {
-			c.applyMin(s, sc)
+			if c.applyMin(s, sc) && perm != nil {
+				for t := range perm {
+					copy(perm[t], sc.fwd[t])
+				}
+			}
 		}
 	}
 	best := sc.best
@@ -825,22 +866,24 @@ func (c *canon) applyAll(s []int64, sc *scratch) {
 	}
 }
 
-// applyMin replaces sc.best with the current candidate if it is smaller.
-func (c *canon) applyMin(s []int64, sc *scratch) {
+// applyMin replaces sc.best with the current candidate if it is smaller,
+// and reports whether it did.
+func (c *canon) applyMin(s []int64, sc *scratch) bool {
 	best := sc.best
 	rel := c.relevant
 	for x, d32 := range rel {
 		d := int(d32)
 		v := c.value(s, sc, d)
 		if v > best[d] {
-			return
+			return false
 		}
 		if v < best[d] {
 			best[d] = v
 			for _, e := range rel[x+1:] {
 				best[e] = c.value(s, sc, int(e))
 			}
-			return
+			return true
 		}
 	}
+	return false
 }
