@@ -15,8 +15,8 @@ import (
 // indexed by a global state index that is the state's position in BFS
 // order (level by level, each level in key order), so it is the same for
 // every worker count. Full vectors are kept only for the level being
-// expanded (explorer.cur) and the level being built (explorer.store, a
-// Store reset at every level): a successor whose fingerprint is in the
+// expanded (explorer.curVecs, in frontier order) and the level being
+// built (explorer.store, a Store emptied at every level): a successor whose fingerprint is in the
 // fingerprint set is a state of an earlier level (or collides with one and
 // is lost); otherwise it is inserted, exactly, into the level store, which
 // keeps its smallest key as in the full mode. When a level is complete its
@@ -28,7 +28,9 @@ import (
 // search generated them, ample sets included) each step took; replaying
 // them from the init block gives the stored (canonical) states of the
 // path, and the common replay then turns those into the concrete trace of
-// the full mode.
+// the full mode. (Keys cap ordinals at 2^24-1, so a trace through a state
+// with more successors than that cannot be rebuilt; the replay then fails
+// with an internal error.)
 
 const (
 	fpSlack     = 64 // table slots past the last home position

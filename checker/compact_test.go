@@ -59,6 +59,21 @@ func sameAsFull(t *testing.T, name string, m *spec.Model, opts Options) {
 	}
 }
 
+// wideModel has 300 successors of its initial state; its violation's
+// trace goes through the 281st, whose trace record's ordinal does not fit
+// in a byte.
+func wideModel() *spec.Model {
+	b := newBuilder("wide")
+	x := b.global("x", rangeT(0, 299))
+	z := b.global("z", rangeT(0, 2))
+	y := b.local(0, rangeT(0, 299))
+	b.action("pick", eq(z, num(0)), choose(0, rangeT(0, 299), nil, assign(x, y), assign(z, num(1))))
+	b.action("bump", and(eq(x, num(280)), eq(z, num(1))), assign(z, num(2)))
+	b.invariant("NotBumped", ne(z, num(2)))
+	b.m.Terminal = tru()
+	return b.build()
+}
+
 // TestCompactDifferential compares hash compaction with the full search
 // on the unit models, the engine goldens and 300 random models, with
 // every level expanded in parallel; TestCompactExamples has the examples.
@@ -87,9 +102,13 @@ func TestCompactDifferential(t *testing.T) {
 		{"canon-trace", pairModel(true), Options{Canon: sortPair}},
 		{"ample", pairModel(false), Options{Ample: func(_ []int64, en []int) []int { return en[:1] }}},
 		{"ample-last", pairModel(true), Options{Ample: func(_ []int64, en []int) []int { return en[len(en)-1:] }}},
+		{"wide", wideModel(), Options{}},
 	}
 	for _, u := range units {
 		sameAsFull(t, u.name, u.model, u.opts)
+	}
+	if r, _ := Run(context.Background(), wideModel(), Options{HashCompact: true}); summarize(r).Actions == nil || r.Violation.Trace[1].State[0] != 280 {
+		t.Errorf("wide: %+v, want a violation through x = 280", summarize(r))
 	}
 
 	files, err := filepath.Glob(filepath.Join("testdata", "*.txtar"))
