@@ -58,7 +58,7 @@ with no violation found.`,
 	fl.IntVar(&f.workers, "workers", 0, "search goroutines (0: one per core)")
 	fl.BoolVar(&f.noSymmetry, "no-symmetry", false, "turn symmetry reduction off")
 	fl.BoolVar(&f.noPOR, "no-por", false, "turn partial-order reduction off")
-	fl.BoolVar(&f.compact, "hash-compact", false, "store visited states as 64-bit fingerprints (~16 bytes/state; reports the collision probability)")
+	fl.BoolVar(&f.compact, "hash-compact", false, "store visited states as 64-bit fingerprints (~15 bytes per visited state plus the two BFS levels; reports the collision probability)")
 	fl.BoolVar(&f.explain, "explain-reduction", false, "also search with each combination of reductions and print the stored states of each")
 	fl.BoolVar(&f.noDeadlock, "no-deadlock", false, "do not report states with no enabled action")
 	fl.BoolVar(&f.failFast, "fail-fast", false, "stop at the first violation's depth (same counterexample; the stats then cover only the states explored)")
@@ -203,7 +203,8 @@ func (p *progress) done() {
 }
 
 // explainReduction prints what each reduction buys: the safety search's
-// figures with none, symmetry, partial-order reduction and both. The table
+// figures with none, symmetry, partial-order reduction and both, and the
+// LTL product's nodes when the spec has properties. The table
 // goes to stdout after a text result, to stderr after other formats.
 func explainReduction(cmd *cobra.Command, ctx context.Context, m *spec.Model, opts verify.Options, text bool) error {
 	rows, err := verify.Explain(ctx, m, opts)
@@ -215,8 +216,24 @@ func explainReduction(cmd *cobra.Command, ctx context.Context, m *spec.Model, op
 		w = cmd.OutOrStdout()
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "%-13s %12s %14s %9s  %s\n", "reduction", "states", "transitions", "seconds", "verdict")
+	product := false
 	for _, r := range rows {
+		product = product || r.ProductNodes >= 0
+	}
+	if product {
+		fmt.Fprintf(w, "%-13s %12s %14s %14s %9s  %s\n", "reduction", "states", "transitions", "product nodes", "seconds", "verdict")
+	} else {
+		fmt.Fprintf(w, "%-13s %12s %14s %9s  %s\n", "reduction", "states", "transitions", "seconds", "verdict")
+	}
+	for _, r := range rows {
+		if product {
+			nodes := "–"
+			if r.ProductNodes >= 0 {
+				nodes = fmt.Sprint(r.ProductNodes)
+			}
+			fmt.Fprintf(w, "%-13s %12d %14d %14s %9.3f  %s\n", r.Name, r.States, r.Transitions, nodes, r.Seconds, r.Verdict)
+			continue
+		}
 		fmt.Fprintf(w, "%-13s %12d %14d %9.3f  %s\n", r.Name, r.States, r.Transitions, r.Seconds, r.Verdict)
 	}
 	return nil
