@@ -347,7 +347,11 @@ invariants:
 			if parent != nil && !changes(cj.mask, parent, vec) {
 				continue
 			}
-			load()
+			if !unpacked {
+				// A conjunct reads only its slots: unpack those alone
+				// (most states need a few of them, not the whole state).
+				p.lay.unpackSlots(m.mem[p.checkOff:p.checkOff+p.n], vec, cj.slots)
+			}
 			v := cj.eval(m)
 			if m.err != nil {
 				m.failAction = -1

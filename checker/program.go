@@ -59,8 +59,9 @@ type compiledInv struct {
 // state is only expanded when it satisfies every invariant, so a
 // successor need not re-evaluate a conjunct whose bits it did not change.
 type conj struct {
-	eval evalFn
-	mask []uint64
+	eval  evalFn
+	mask  []uint64
+	slots []int32 // the state slots it may read: all it needs unpacked
 }
 
 // Pred is an expression compiled by [Program.CompileExpr], evaluated over
@@ -474,31 +475,40 @@ func (c *compiler) conjuncts(e *spec.Expr, cx frameCtx, out []conj) []conj {
 		}
 	}
 	mask := make([]uint64, c.p.lay.words)
-	c.reads(e, mask)
-	return append(out, conj{eval: c.scalar(e, cx), mask: mask})
+	read := make([]bool, len(c.p.lay.slots))
+	c.reads(e, mask, read)
+	var slots []int32
+	for s, r := range read {
+		if r {
+			slots = append(slots, int32(s))
+		}
+	}
+	return append(out, conj{eval: c.scalar(e, cx), mask: mask, slots: slots})
 }
 
-// reads marks in mask the packed bits of every state slot e may read.
-func (c *compiler) reads(e *spec.Expr, mask []uint64) {
+// reads marks in mask the packed bits, and in read the slots, of every
+// state slot e may read.
+func (c *compiler) reads(e *spec.Expr, mask []uint64, read []bool) {
 	switch e.Op {
 	case spec.OpVar:
-		c.markSlots(mask, e.Slot, width(e.Type))
+		c.markSlots(mask, read, e.Slot, width(e.Type))
 		return
 	case spec.OpIndex, spec.OpField:
 		if off, ok := staticOff(e, frameCtx{state: 0, frame: -1 << 40}); ok && off >= 0 {
-			c.markSlots(mask, off, width(e.Type))
+			c.markSlots(mask, read, off, width(e.Type))
 			return
 		}
 	}
 	for _, a := range e.Args {
-		c.reads(a, mask)
+		c.reads(a, mask, read)
 	}
 }
 
-func (c *compiler) markSlots(mask []uint64, first, w int) {
+func (c *compiler) markSlots(mask []uint64, read []bool, first, w int) {
 	sl := c.p.lay.slots
 	for s := first; s < first+w && s < len(sl); s++ {
 		mask[sl[s].word] |= sl[s].mask << sl[s].shift
+		read[s] = true
 	}
 }
 

@@ -88,6 +88,14 @@ func (l *layout) unpack(dst []int64, src []uint64) {
 	}
 }
 
+// unpackSlots unpacks only the given slots of src into dst.
+func (l *layout) unpackSlots(dst []int64, src []uint64, slots []int32) {
+	for _, i := range slots {
+		p := &l.slots[i]
+		dst[i] = int64((src[p.word]>>p.shift)&p.mask) + p.lo
+	}
+}
+
 const (
 	hashK0 = 0xa0761d6478bd642f
 	hashK1 = 0xe7037ed1a0b428db
