@@ -84,8 +84,9 @@
 // the fairness of each component of these threads (see threadFairness).
 // A lasso found that way is rebuilt from the product without symmetry.
 //
-// A property `forall x in T: φ(x)` (the quantifier outermost) over a
-// symmetric T is checked as φ(t₁) for the first identity t₁ alone when
+// A property `forall x in T: φ(x)` (the quantifier outermost, after
+// rewriting `always (forall x in T: φ)` to `forall x in T: always φ`) over
+// a symmetric T is checked as φ(t₁) for the first identity t₁ alone when
 // the initial states are closed under permuting T: if a fair run violates
 // φ(t), the permutation exchanging t and t₁ maps it to a fair run (the
 // fairness declarations as a whole are symmetric) that violates φ(t₁).

@@ -65,6 +65,9 @@ func newPlanner(m *spec.Model, prog *checker.Program, opts Options) (*planner, e
 func (pl *planner) plan(p *spec.Property) (*plan, error) {
 	pn := &plan{prop: p}
 	f := p.Formula
+	if pl.opts.Symmetry {
+		f = hoistForall(f)
+	}
 	if pl.opts.Symmetry && f.Op == spec.OpForall && f.Dom != nil && f.Dom.Kind == spec.SymmetricKind &&
 		f.Dom.Size() >= 2 && len(f.Args) == 1 && isTemporal(f.Args[0]) && pl.initsSymmetric(f.Dom) {
 		body := substitute(f.Args[0], f.Slot, &spec.Expr{Op: spec.OpConst, Type: f.Dom, Val: f.Dom.Lo, Pos: f.Pos})
@@ -124,6 +127,29 @@ func (pl *planner) plan(p *spec.Property) (*plan, error) {
 	}
 	pn.key = key.String()
 	return pn, nil
+}
+
+// hoistForall rewrites `always (forall x in T: φ)` with a temporal φ into
+// `forall x in T: always φ` (always distributes over a conjunction), so
+// that the quantifier is outermost and can be checked for one identity.
+func hoistForall(e *spec.Expr) *spec.Expr {
+	if e.Op != spec.OpAlways || len(e.Args) != 1 {
+		return e
+	}
+	q := hoistForall(e.Args[0])
+	if q.Op != spec.OpForall || len(q.Args) != 1 || !isTemporal(q.Args[0]) {
+		if q == e.Args[0] {
+			return e
+		}
+		n := *e
+		n.Args = []*spec.Expr{q}
+		return &n
+	}
+	always := *e
+	always.Args = []*spec.Expr{q.Args[0]}
+	forall := *q
+	forall.Args = []*spec.Expr{&always}
+	return &forall
 }
 
 // breaks returns why the quotient by symmetric type t would be unsound

@@ -382,7 +382,8 @@ process counter {
 }
 property Pinned: forall j in Id: always (worker[j].st == 1 implies eventually worker[j].st == 2)
 property Symmetric: eventually (exists j in Id: flags[j])
-property Nested: always (forall j in Id: eventually worker[j].st == 2)
+property Nested: eventually (forall j in Id: always worker[j].st == 2)
+property Hoisted: always (forall j in Id: eventually worker[j].st == 2)
 property Next: always (cnt == 1 implies next cnt >= 1)
 `
 	type want struct {
