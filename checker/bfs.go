@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/bits"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -70,6 +71,13 @@ type explorer struct {
 
 	invs   []int // checked invariants
 	vacIdx []int // checked invariants with an antecedent
+	// The conjuncts of the checked invariants, numbered in checking order
+	// (invariant, then conjunct), and per slot the numbers of those that
+	// read it, ascending: a successor re-checks only the conjuncts of the
+	// slots its action changed.
+	conjRef   []conjRef
+	slotConjs [][]int32
+	bitSlot   []int32 // per bit of the packed vector: its slot, -1: none
 
 	workers                 []*worker
 	frontier                []uint32
@@ -112,6 +120,12 @@ type worker struct {
 	errs      []cand
 	bad       []cand
 	witnessed []bool
+
+	// checkState's candidate conjuncts: stamp[g] == stampCur marks g as
+	// collected for the current state.
+	stamp    []uint32
+	stampCur uint32
+	cands    []int32
 }
 
 // Run explores the state space of m breadth-first and checks every
@@ -193,7 +207,37 @@ func (e *explorer) selectInvariants() error {
 			e.vacIdx = append(e.vacIdx, i)
 		}
 	}
+	e.indexConjuncts()
 	return nil
+}
+
+// conjRef names conjunct k of invariant inv.
+type conjRef struct{ inv, k int32 }
+
+// indexConjuncts builds conjRef, slotConjs and bitSlot.
+func (e *explorer) indexConjuncts() {
+	lay := &e.prog.lay
+	e.slotConjs = make([][]int32, len(lay.slots))
+	for _, i := range e.invs {
+		for k, cj := range e.prog.invs[i].conjs {
+			g := int32(len(e.conjRef))
+			e.conjRef = append(e.conjRef, conjRef{int32(i), int32(k)})
+			for _, sl := range cj.slots {
+				e.slotConjs[sl] = append(e.slotConjs[sl], g)
+			}
+		}
+	}
+	e.bitSlot = make([]int32, lay.words*64)
+	for b := range e.bitSlot {
+		e.bitSlot[b] = -1
+	}
+	for i, ps := range lay.slots {
+		for b := 0; b < 64; b++ {
+			if ps.mask<<ps.shift>>b&1 != 0 {
+				e.bitSlot[int(ps.word)*64+b] = int32(i)
+			}
+		}
+	}
 }
 
 func (e *explorer) run() (*Result, error) {
@@ -334,39 +378,54 @@ func (w *worker) canonical(m *Machine) []int64 {
 // was generated from (nil for an initial state): conjuncts that read no
 // bit changed from parent hold, as they held in parent.
 func (w *worker) checkState(m *Machine, idx uint32, vec, parent []uint64, unpacked bool) {
-	p := w.e.prog
+	e := w.e
+	p := e.prog
 	load := func() {
 		if !unpacked {
 			p.lay.unpack(m.mem[p.checkOff:p.checkOff+p.n], vec)
 			unpacked = true
 		}
 	}
-invariants:
-	for _, i := range w.e.invs {
-		for _, cj := range p.invs[i].conjs {
-			if parent != nil && !changes(cj.mask, parent, vec) {
-				continue
+	// check evaluates conjunct g; it reports false after recording the
+	// state's violation (the first in checking order ends the check).
+	check := func(g int32) bool {
+		ref := e.conjRef[g]
+		cj := &p.invs[ref.inv].conjs[ref.k]
+		if !unpacked {
+			// A conjunct reads only its slots: unpack those alone (most
+			// states need a few of them, not the whole state).
+			p.lay.unpackSlots(m.mem[p.checkOff:p.checkOff+p.n], vec, cj.slots)
+		}
+		v := cj.eval(m)
+		if m.err != nil {
+			m.failAction = -1
+			ex := m.failure()
+			m.err = nil
+			w.bad = append(w.bad, cand{kind: RuntimeError, state: idx, inv: int(ref.inv), err: ex, atState: true})
+			return false
+		}
+		if v == 0 {
+			w.bad = append(w.bad, cand{kind: Invariant, state: idx, inv: int(ref.inv), atState: true})
+			return false
+		}
+		return true
+	}
+	if parent == nil {
+		for g := range e.conjRef {
+			if !check(int32(g)) {
+				break
 			}
-			if !unpacked {
-				// A conjunct reads only its slots: unpack those alone
-				// (most states need a few of them, not the whole state).
-				p.lay.unpackSlots(m.mem[p.checkOff:p.checkOff+p.n], vec, cj.slots)
-			}
-			v := cj.eval(m)
-			if m.err != nil {
-				m.failAction = -1
-				ex := m.failure()
-				m.err = nil
-				w.bad = append(w.bad, cand{kind: RuntimeError, state: idx, inv: i, err: ex, atState: true})
-				break invariants
-			}
-			if v == 0 {
-				w.bad = append(w.bad, cand{kind: Invariant, state: idx, inv: i, atState: true})
-				break invariants
+		}
+	} else {
+		// A state is only expanded when it satisfies every invariant, so
+		// a conjunct that reads no slot changed from parent holds.
+		for _, g := range w.changedConjuncts(vec, parent) {
+			if !check(g) {
+				break
 			}
 		}
 	}
-	for _, i := range w.e.vacIdx {
+	for _, i := range e.vacIdx {
 		if !w.witnessed[i] {
 			load()
 			if p.invs[i].ante(m) != 0 {
@@ -377,14 +436,46 @@ invariants:
 	}
 }
 
-// changes reports whether a and b differ in a bit of mask.
-func changes(mask, a, b []uint64) bool {
-	for i, k := range mask {
-		if k&(a[i]^b[i]) != 0 {
-			return true
+// changedConjuncts returns, in checking order, the conjuncts that read a
+// slot in which vec differs from parent.
+func (w *worker) changedConjuncts(vec, parent []uint64) []int32 {
+	e := w.e
+	if len(w.stamp) != len(e.conjRef) {
+		w.stamp = make([]uint32, len(e.conjRef))
+	}
+	w.stampCur++
+	if w.stampCur == 0 {
+		clear(w.stamp)
+		w.stampCur = 1
+	}
+	cur := w.stampCur
+	c := w.cands[:0]
+	sorted := true
+	for wd := range vec {
+		d := vec[wd] ^ parent[wd]
+		for d != 0 {
+			b := bits.TrailingZeros64(d)
+			sl := e.bitSlot[wd*64+b]
+			if sl < 0 {
+				d &= d - 1
+				continue
+			}
+			ps := &e.prog.lay.slots[sl]
+			d &^= ps.mask << ps.shift
+			for _, g := range e.slotConjs[sl] {
+				if w.stamp[g] != cur {
+					w.stamp[g] = cur
+					sorted = sorted && (len(c) == 0 || c[len(c)-1] < g)
+					c = append(c, g)
+				}
+			}
 		}
 	}
-	return false
+	if !sorted {
+		slices.Sort(c)
+	}
+	w.cands = c
+	return c
 }
 
 // onSucc handles one successor of the state at frontier position w.pos.

@@ -55,13 +55,12 @@ type compiledInv struct {
 }
 
 // conj is one conjunct of an invariant (a top-level `and` operand or an
-// unrolled forall instance) with the packed-vector bits it may read. A
-// state is only expanded when it satisfies every invariant, so a
-// successor need not re-evaluate a conjunct whose bits it did not change.
+// unrolled forall instance) with the state slots it may read. A state is
+// only expanded when it satisfies every invariant, so a successor need
+// not re-evaluate a conjunct whose slots it did not change.
 type conj struct {
 	eval  evalFn
-	mask  []uint64
-	slots []int32 // the state slots it may read: all it needs unpacked
+	slots []int32 // the state slots it may read, ascending
 }
 
 // Pred is an expression compiled by [Program.CompileExpr], evaluated over
@@ -474,40 +473,37 @@ func (c *compiler) conjuncts(e *spec.Expr, cx frameCtx, out []conj) []conj {
 			return out
 		}
 	}
-	mask := make([]uint64, c.p.lay.words)
 	read := make([]bool, len(c.p.lay.slots))
-	c.reads(e, mask, read)
+	c.reads(e, read)
 	var slots []int32
 	for s, r := range read {
 		if r {
 			slots = append(slots, int32(s))
 		}
 	}
-	return append(out, conj{eval: c.scalar(e, cx), mask: mask, slots: slots})
+	return append(out, conj{eval: c.scalar(e, cx), slots: slots})
 }
 
-// reads marks in mask the packed bits, and in read the slots, of every
-// state slot e may read.
-func (c *compiler) reads(e *spec.Expr, mask []uint64, read []bool) {
+// reads marks in read every state slot e may read (every slot of an
+// array indexed by a computed index).
+func (c *compiler) reads(e *spec.Expr, read []bool) {
 	switch e.Op {
 	case spec.OpVar:
-		c.markSlots(mask, read, e.Slot, width(e.Type))
+		markSlots(read, e.Slot, width(e.Type))
 		return
 	case spec.OpIndex, spec.OpField:
 		if off, ok := staticOff(e, frameCtx{state: 0, frame: -1 << 40}); ok && off >= 0 {
-			c.markSlots(mask, read, off, width(e.Type))
+			markSlots(read, off, width(e.Type))
 			return
 		}
 	}
 	for _, a := range e.Args {
-		c.reads(a, mask, read)
+		c.reads(a, read)
 	}
 }
 
-func (c *compiler) markSlots(mask []uint64, read []bool, first, w int) {
-	sl := c.p.lay.slots
-	for s := first; s < first+w && s < len(sl); s++ {
-		mask[sl[s].word] |= sl[s].mask << sl[s].shift
+func markSlots(read []bool, first, w int) {
+	for s := first; s < first+w && s < len(read); s++ {
 		read[s] = true
 	}
 }
