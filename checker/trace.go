@@ -159,13 +159,20 @@ func cloneAnswers(a []Answer) []Answer {
 
 const heapMetric = "/memory/classes/heap/objects:bytes"
 
-func (e *explorer) sampleHeap() uint64 {
+// HeapBytes returns the bytes of the Go heap's objects (live or not yet
+// collected), the measure the memory budget is checked against. It does
+// not stop the world.
+func HeapBytes() uint64 {
 	s := []metrics.Sample{{Name: heapMetric}}
 	metrics.Read(s)
-	var h uint64
 	if s[0].Value.Kind() == metrics.KindUint64 {
-		h = s[0].Value.Uint64()
+		return s[0].Value.Uint64()
 	}
+	return 0
+}
+
+func (e *explorer) sampleHeap() uint64 {
+	h := HeapBytes()
 	for {
 		old := e.peakHeap.Load()
 		if h <= old || e.peakHeap.CompareAndSwap(old, h) {

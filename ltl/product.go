@@ -24,6 +24,9 @@ type Options struct {
 	// once the product of one property holds more than MaxStates nodes;
 	// 0: no limit.
 	MaxStates int64
+	// MemoryBudget stops the search (Verdict Unknown, Reason "memory
+	// budget") once the Go heap grows beyond this many bytes; 0: none.
+	MemoryBudget int64
 	// Workers is accepted for symmetry with checker.Options. The product
 	// search is sequential; the result is the same for every value.
 	Workers int
@@ -147,6 +150,7 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, e
 			return nil, fmt.Errorf("property %s: %w", p.Name, ErrTooManyEventualities)
 		}
 		pr, err := newProduct(ctx, sys, aut, atoms, opts.MaxStates)
+		pr.budget = opts.MemoryBudget
 		if opts.firstCheck > 0 {
 			pr.firstCheck = opts.firstCheck
 		}
@@ -166,6 +170,7 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, e
 			if err != nil {
 				return nil, fmt.Errorf("property %s: %w", p.Name, err)
 			}
+			plain.budget = opts.MemoryBudget
 			v, reason, _ = plain.run(p)
 			if v == nil && reason == "" {
 				return nil, fmt.Errorf("ltl: internal error: property %s: the symmetry-reduced product has a fair cycle, the product without symmetry has none", p.Name)
@@ -197,7 +202,7 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, e
 		}
 		if reason != "" {
 			res.Verdict, res.Reason = checker.Unknown, reason
-			if reason == "timeout" || reason == "interrupted" {
+			if reason == "timeout" || reason == "interrupted" || reason == "memory budget" {
 				return finish()
 			}
 		}
@@ -557,14 +562,15 @@ func (s *system) unitsEnabled(idx uint32) []uint64 {
 // property, explored breadth-first: node ids are in BFS order, so the
 // parent links give shortest paths and a smaller id is never deeper.
 type product struct {
-	ctx   context.Context
-	sys   *system
-	aut   *Automaton
-	preds []*checker.Pred // per group of atomGroup atoms: their bit mask
-	aw    int             // words per atom valuation
-	vals  []uint64        // per system state: aw words of atom values
-	valOK []bool
-	limit int64
+	ctx    context.Context
+	sys    *system
+	aut    *Automaton
+	preds  []*checker.Pred // per group of atomGroup atoms: their bit mask
+	aw     int             // words per atom valuation
+	vals   []uint64        // per system state: aw words of atom values
+	valOK  []bool
+	limit  int64
+	budget int64 // heap bytes; 0: none
 
 	firstCheck int // expanded nodes at the first cycle search
 
@@ -711,6 +717,9 @@ func (p *product) explore(upto int) (reason string, done bool, err error) {
 		}
 		if p.limit > 0 && int64(len(p.nodeSys)) > p.limit {
 			return "state limit", false, nil
+		}
+		if p.budget > 0 && i&(1<<14-1) == 0 && checker.HeapBytes() > uint64(p.budget) {
+			return "memory budget", false, nil
 		}
 		stop, err := p.expandNode(i)
 		if err != nil || stop {

@@ -452,6 +452,7 @@ func TestLimits(t *testing.T) {
 	}{
 		{"state-limit", context.Background(), Options{MaxStates: 100}, "state limit"},
 		{"interrupted", cancelled, Options{}, "interrupted"},
+		{"memory-budget", context.Background(), Options{MemoryBudget: 1}, "memory budget"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -116,8 +116,8 @@ func Safety(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, 
 
 // ltlOptions returns the options of the LTL check for opts.
 func ltlOptions(opts Options) ltl.Options {
-	return ltl.Options{Only: opts.Only, MaxStates: opts.MaxStates, Workers: opts.Workers,
-		Symmetry: !opts.NoSymmetry, POR: !opts.NoPOR}
+	return ltl.Options{Only: opts.Only, MaxStates: opts.MaxStates, MemoryBudget: opts.MemoryBudget,
+		Workers: opts.Workers, Symmetry: !opts.NoSymmetry, POR: !opts.NoPOR}
 }
 
 // hasProperties reports whether any property of m is selected by only.
