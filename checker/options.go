@@ -78,4 +78,9 @@ type Progress struct {
 	Frontier    int // states in that level
 	Elapsed     time.Duration
 	HeapBytes   uint64
+	// Property is the LTL property being checked (package ltl), "" in the
+	// safety search. For a property, States and Transitions count the
+	// product's nodes and edges, Depth is the deepest node so far and
+	// Frontier the nodes not yet expanded.
+	Property string `json:",omitempty"`
 }

@@ -33,6 +33,9 @@ type Options struct {
 	// OnProperty, when not nil, is called after each checked property
 	// with the figures of its search.
 	OnProperty func(PropertyStats)
+	// Progress, when not nil, is called about once a second during the
+	// product search, with Progress.Property set.
+	Progress func(checker.Progress)
 	// Symmetry turns on symmetry reduction of the product where it is
 	// sound for the property, and the check of a top-level forall over a
 	// symmetric type for its first identity (see the package
@@ -151,6 +154,7 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, e
 		}
 		pr, err := newProduct(ctx, sys, aut, atoms, opts.MaxStates)
 		pr.budget = opts.MemoryBudget
+		pr.progress, pr.name, pr.started = opts.Progress, p.Name, pstart
 		if opts.firstCheck > 0 {
 			pr.firstCheck = opts.firstCheck
 		}
@@ -572,6 +576,11 @@ type product struct {
 	limit  int64
 	budget int64 // heap bytes; 0: none
 
+	progress func(checker.Progress)
+	name     string    // the property, for progress
+	started  time.Time // the check's start, for progress
+	lastProg time.Time
+
 	firstCheck int // expanded nodes at the first cycle search
 
 	nodes     nodeTable // key: system state << 32 | automaton state
@@ -720,6 +729,11 @@ func (p *product) explore(upto int) (reason string, done bool, err error) {
 		}
 		if p.budget > 0 && i&(1<<14-1) == 0 && checker.HeapBytes() > uint64(p.budget) {
 			return "memory budget", false, nil
+		}
+		if p.progress != nil && i&(1<<12-1) == 0 && time.Since(p.lastProg) >= time.Second {
+			p.lastProg = time.Now()
+			p.progress(checker.Progress{Property: p.name, States: int64(len(p.nodeSys)), Transitions: int64(len(p.edgeTo)),
+				Depth: p.maxDepth, Frontier: len(p.nodeSys) - i, Elapsed: time.Since(p.started), HeapBytes: checker.HeapBytes()})
 		}
 		stop, err := p.expandNode(i)
 		if err != nil || stop {

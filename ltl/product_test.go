@@ -469,3 +469,25 @@ func TestLimits(t *testing.T) {
 		t.Error("want an error for an unknown name in Only")
 	}
 }
+
+// TestProgress checks that the product search reports its progress with
+// the property's name.
+func TestProgress(t *testing.T) {
+	src := `spec P
+var x: 0..3
+action a when x < 3 { x := x + 1 }
+terminal x == 3
+property Ends: eventually x == 3
+`
+	m, err := spec.ParseFile("p.wrap", []byte(src), spec.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []checker.Progress
+	if _, err := Check(context.Background(), m, Options{Progress: func(p checker.Progress) { got = append(got, p) }}); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) == 0 || got[0].Property != "Ends" || got[0].States < 1 {
+		t.Errorf("progress %+v, want a report for Ends", got)
+	}
+}

@@ -117,7 +117,7 @@ func Safety(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, 
 // ltlOptions returns the options of the LTL check for opts.
 func ltlOptions(opts Options) ltl.Options {
 	return ltl.Options{Only: opts.Only, MaxStates: opts.MaxStates, MemoryBudget: opts.MemoryBudget,
-		Workers: opts.Workers, Symmetry: !opts.NoSymmetry, POR: !opts.NoPOR}
+		Workers: opts.Workers, Symmetry: !opts.NoSymmetry, POR: !opts.NoPOR, Progress: opts.Progress}
 }
 
 // hasProperties reports whether any property of m is selected by only.

@@ -191,6 +191,12 @@ func (p *progress) update(s checker.Progress) {
 	if sec := s.Elapsed.Seconds(); sec > 0 {
 		rate = float64(s.States) / sec
 	}
+	if s.Property != "" {
+		fmt.Fprintf(p.w, "\r\033[Kproperty %s: %d product nodes, %d to expand, depth %d, %.0f nodes/s, %d MiB",
+			s.Property, s.States, s.Frontier, s.Depth, rate, s.HeapBytes>>20)
+		p.wrote = true
+		return
+	}
 	fmt.Fprintf(p.w, "\r\033[K%d states, %d in level %d, %.0f states/s, %d MiB",
 		s.States, s.Frontier, s.Depth, rate, s.HeapBytes>>20)
 	p.wrote = true
