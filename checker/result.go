@@ -95,7 +95,10 @@ type Stats struct {
 	Transitions int64 // successors generated, duplicates included
 	Depth       int   // the largest BFS level that holds a stored state
 	Seconds     float64
-	Workers     int
+	// PropertySeconds is the part of Seconds spent on LTL properties
+	// (set by package verify; 0 when there were none).
+	PropertySeconds float64
+	Workers         int
 	// PeakHeapBytes is the largest Go heap size sampled during the search.
 	PeakHeapBytes uint64
 	// BytesPerState is the visited store's memory per state: the packed

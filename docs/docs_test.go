@@ -230,7 +230,7 @@ func run(t *testing.T, command string) string {
 }
 
 var (
-	textTiming = regexp.MustCompile(`, [0-9]+\.[0-9]+ s( \([^)]*states/s\))?, [0-9]+ workers?(, [0-9.]+ [KMG]iB peak heap)?`)
+	textTiming = regexp.MustCompile(`, [0-9]+\.[0-9]+ s( \([^)]*\))?, [0-9]+ workers?(, [0-9.]+ [KMG]iB peak heap)?`)
 	jsonTiming = regexp.MustCompile(`"seconds": [0-9.e+-]+, "workers": [0-9]+`)
 )
 

@@ -95,6 +95,7 @@ func TestEveryGoldenHasSpec(t *testing.T) {
 
 func normalise(res *checker.Result) {
 	res.Stats.Seconds = 0
+	res.Stats.PropertySeconds = 0
 	res.Stats.Workers = 0
 	res.Stats.PeakHeapBytes = 0
 	res.Stats.BytesPerState = 0

@@ -86,7 +86,10 @@ func (o TextOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) err
 	}
 	s := res.Stats
 	fmt.Fprintf(&b, "\n%d states, %d transitions, depth %d, %.3f s", s.States, s.Transitions, s.Depth, s.Seconds)
-	if s.Seconds > 0 {
+	switch safety := s.Seconds - s.PropertySeconds; {
+	case s.PropertySeconds > 0 && safety > 0:
+		fmt.Fprintf(&b, " (safety %.3f s, %s states/s; properties %.3f s)", safety, humanRate(float64(s.States)/safety), s.PropertySeconds)
+	case s.Seconds > 0:
 		fmt.Fprintf(&b, " (%s states/s)", humanRate(float64(s.States)/s.Seconds))
 	}
 	word := "workers"

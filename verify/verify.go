@@ -45,6 +45,7 @@ func Run(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, err
 	if err != nil {
 		return nil, err
 	}
+	safetyDone := time.Now()
 	if res.Verdict == checker.Violated || !hasProperties(m, opts.Only) {
 		return res, nil
 	}
@@ -71,6 +72,7 @@ func Run(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, err
 		res.Notes = append(res.Notes, notes...)
 	}
 	res.Stats.Seconds = time.Since(start).Seconds()
+	res.Stats.PropertySeconds = time.Since(safetyDone).Seconds()
 	return res, nil
 }
 
