@@ -124,4 +124,16 @@
 // orbit, and the proviso on the quotient graph covers every cycle of the
 // reduced graph [Emerson, Jha and Peled, "Combining partial order and
 // symmetry reductions", TACAS 1997].
+//
+// # Subgroups, for liveness
+//
+// [SymmetryOf] and [NewCanon] canonicalise for a subgroup ([Group]):
+// symmetric types left out, and types whose first identity stays in
+// place (it gets a signature below every other, so the signature sort
+// never moves it; the argument above holds for the stabiliser unchanged).
+// [Canon.Perm] also reports the permutation applied, and [Transposer]
+// applies one transposition. Package ltl uses them to check a property
+// on the quotient by the permutations that leave its atoms alone, and to
+// follow per-instance fairness through the quotient (see its package
+// documentation, "Reductions").
 package reduce
