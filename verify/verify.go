@@ -54,6 +54,9 @@ func Run(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, err
 		return nil, err
 	}
 	res.Notes = append(res.Notes, lres.Notes...)
+	if opts.HashCompact {
+		res.Notes = append(res.Notes, "hash compaction covers the safety search only: the properties were checked with full state vectors")
+	}
 	switch {
 	case lres.Verdict == checker.Violated:
 		res.Verdict, res.Violation, res.Reason = checker.Violated, lres.Violation, ""
