@@ -185,7 +185,7 @@ func (c *cycleSearch) analyze(comp []uint32, token, st int32) (ok bool, refine [
 	anyBad := false
 	for u, un := range sys.units {
 		w, b := u/64, uint64(1)<<uint(u%64)
-		if taken[w]&b != 0 || un.threaded {
+		if taken[w]&b != 0 || un.threaded || p.ignored[u] {
 			continue
 		}
 		if !un.strong && every[w]&b != 0 {
@@ -243,6 +243,9 @@ func (c *cycleSearch) threadFairness(comp []uint32, token, st int32) (badNode []
 		pos[v] = int32(k)
 	}
 	for ti, td := range sys.threads {
+		if p.ignored[td.units[0]] {
+			continue
+		}
 		n := len(td.units)
 		typ := sys.typeOf[ti]
 		parent := make([]int32, len(comp)*n)
@@ -365,7 +368,7 @@ func (c *cycleSearch) lasso(n0 uint32, comp []uint32) []int64 {
 	}
 	for u, un := range sys.units {
 		w, b := u/64, uint64(1)<<uint(u%64)
-		if some[w]&b == 0 || un.threaded {
+		if some[w]&b == 0 || un.threaded || p.ignored[u] {
 			continue
 		}
 		if un.strong {

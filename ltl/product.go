@@ -36,6 +36,10 @@ type Options struct {
 	// Progress, when not nil, is called about once a second during the
 	// product search, with Progress.Property set.
 	Progress func(checker.Progress)
+	// IgnoreFairness lists fairness declarations (indexes into
+	// spec.Model.Fairness) to check without: the result is that of the
+	// model without them.
+	IgnoreFairness []int
 	// Symmetry turns on symmetry reduction of the product where it is
 	// sound for the property, and the check of a top-level forall over a
 	// symmetric type for its first identity (see the package
@@ -84,21 +88,50 @@ var ErrTooManyEventualities = errors.New("ltl: more than 64 eventualities in one
 // The error reports bad options, a property the translation cannot
 // handle, or an internal failure.
 func Check(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, error) {
+	c, err := NewChecker(m)
+	if err != nil {
+		return nil, err
+	}
+	return c.Check(ctx, opts)
+}
+
+// Checker checks the properties of one model several times (with other
+// options, e.g. other IgnoreFairness) and keeps the explored transition
+// systems between the checks, so that a later check only explores what
+// the earlier ones did not. Not safe for concurrent use.
+type Checker struct {
+	m       *spec.Model
+	prog    *checker.Program
+	systems map[string]*system
+}
+
+// NewChecker returns a Checker for m.
+func NewChecker(m *spec.Model) (*Checker, error) {
+	prog, err := checker.Compile(m)
+	if err != nil {
+		return nil, err
+	}
+	return &Checker{m: m, prog: prog, systems: map[string]*system{}}, nil
+}
+
+// Check is [Check] on the Checker's model.
+func (c *Checker) Check(ctx context.Context, opts Options) (*checker.Result, error) {
 	start := time.Now()
+	m, prog, systems := c.m, c.prog, c.systems
 	props, err := selectProperties(m, opts.Only)
 	if err != nil {
 		return nil, err
 	}
-	prog, err := checker.Compile(m)
-	if err != nil {
-		return nil, err
+	for _, d := range opts.IgnoreFairness {
+		if d < 0 || d >= len(m.Fairness) {
+			return nil, fmt.Errorf("ltl: Options.IgnoreFairness: no fairness declaration %d", d)
+		}
 	}
 	planner, err := newPlanner(m, prog, opts)
 	if err != nil {
 		return nil, err
 	}
-	systems := map[string]*system{}
-	var order []*system
+	var order []*system // the systems this check used
 	res := &checker.Result{Verdict: checker.Holds}
 	finish := func() (*checker.Result, error) {
 		for _, sys := range order {
@@ -123,12 +156,16 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, e
 		// system returns the system of plan q, built once per key.
 		system := func(q *plan) (*system, error) {
 			if sys := systems[q.key]; sys != nil {
-				return sys, nil
+				if !slices.Contains(order, sys) {
+					order = append(order, sys)
+				}
+				return sys, sys.initErr
 			}
 			sys := newSystem(prog, q)
 			systems[q.key] = sys
 			order = append(order, sys)
-			return sys, sys.init()
+			sys.initErr = sys.init()
+			return sys, sys.initErr
 		}
 		initFailed := func(err error) (*checker.Result, error) {
 			var ee *checker.ExecError
@@ -154,6 +191,7 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, e
 		}
 		pr, err := newProduct(ctx, sys, aut, atoms, opts.MaxStates)
 		pr.budget = opts.MemoryBudget
+		pr.ignore(opts.IgnoreFairness)
 		pr.progress, pr.name, pr.started = opts.Progress, p.Name, pstart
 		if opts.firstCheck > 0 {
 			pr.firstCheck = opts.firstCheck
@@ -175,6 +213,7 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, e
 				return nil, fmt.Errorf("property %s: %w", p.Name, err)
 			}
 			plain.budget = opts.MemoryBudget
+			plain.ignore(opts.IgnoreFairness)
 			v, reason, _ = plain.run(p)
 			if v == nil && reason == "" {
 				return nil, fmt.Errorf("ltl: internal error: property %s: the symmetry-reduced product has a fair cycle, the product without symmetry has none", p.Name)
@@ -247,10 +286,11 @@ func selectProperties(m *spec.Model, only []string) ([]*spec.Property, error) {
 // enabled) and the fairness units enabled in each. It is shared by the
 // products of all properties. Not safe for concurrent use.
 type system struct {
-	prog  *checker.Program
-	mach  *checker.Machine
-	store *checker.Store
-	inits []uint32
+	prog    *checker.Program
+	mach    *checker.Machine
+	store   *checker.Store
+	inits   []uint32
+	initErr error // the init block's failure, returned to every user
 
 	// Reductions: states are stored canonical (canon != nil), and the
 	// successors of a state are first those of an ample set (ample !=
@@ -285,6 +325,7 @@ type system struct {
 	transitions int64
 
 	units       []unit
+	unitDecl    []int    // per unit: its fairness declaration
 	uw          int      // words per unit set
 	actionUnits []uint64 // per action: uw words, the units it belongs to
 	buf         []int32
@@ -303,9 +344,10 @@ func newSystem(prog *checker.Program, pn *plan) *system {
 		canon: pn.canon, ample: pn.ample, rest: map[uint32][2]int64{},
 		unp: make([]int64, prog.Slots()), packed: make([]uint64, prog.Words())}
 	var unitActs [][]int
-	for _, f := range m.Fairness {
+	for d, f := range m.Fairness {
 		for _, u := range f.Units {
 			s.units = append(s.units, unit{strong: f.Strong, name: f.Name})
+			s.unitDecl = append(s.unitDecl, d)
 			unitActs = append(unitActs, u)
 		}
 	}
@@ -566,15 +608,16 @@ func (s *system) unitsEnabled(idx uint32) []uint64 {
 // property, explored breadth-first: node ids are in BFS order, so the
 // parent links give shortest paths and a smaller id is never deeper.
 type product struct {
-	ctx    context.Context
-	sys    *system
-	aut    *Automaton
-	preds  []*checker.Pred // per group of atomGroup atoms: their bit mask
-	aw     int             // words per atom valuation
-	vals   []uint64        // per system state: aw words of atom values
-	valOK  []bool
-	limit  int64
-	budget int64 // heap bytes; 0: none
+	ctx     context.Context
+	sys     *system
+	aut     *Automaton
+	preds   []*checker.Pred // per group of atomGroup atoms: their bit mask
+	aw      int             // words per atom valuation
+	vals    []uint64        // per system state: aw words of atom values
+	valOK   []bool
+	limit   int64
+	budget  int64  // heap bytes; 0: none
+	ignored []bool // per unit of sys: left out (Options.IgnoreFairness)
 
 	progress func(checker.Progress)
 	name     string    // the property, for progress
@@ -608,7 +651,8 @@ type product struct {
 const noParent = ^uint32(0)
 
 func newProduct(ctx context.Context, sys *system, aut *Automaton, atoms []*spec.Expr, limit int64) (*product, error) {
-	p := &product{ctx: ctx, sys: sys, aut: aut, aw: (len(atoms) + 63) / 64, limit: limit, firstCheck: defaultFirstCheck}
+	p := &product{ctx: ctx, sys: sys, aut: aut, aw: (len(atoms) + 63) / 64, limit: limit, firstCheck: defaultFirstCheck,
+		ignored: make([]bool, len(sys.units))}
 	// Atoms are evaluated in groups of up to 62 by one predicate that
 	// computes their bit mask (sum of if atom_i then 2^i else 0), so the
 	// state is unpacked once per group.
@@ -635,6 +679,14 @@ func newProduct(ctx context.Context, sys *system, aut *Automaton, atoms []*spec.
 }
 
 const atomGroup = 62
+
+// ignore leaves out the units of the given fairness declarations.
+func (p *product) ignore(decls []int) {
+	p.ignored = make([]bool, len(p.sys.units))
+	for u, d := range p.sys.unitDecl {
+		p.ignored[u] = slices.Contains(decls, d)
+	}
+}
 
 // atomValues returns the atom valuation of system state idx.
 func (p *product) atomValues(idx uint32) ([]uint64, error) {

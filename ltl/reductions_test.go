@@ -538,3 +538,65 @@ func mustCompile(t *testing.T, m *spec.Model) *checker.Program {
 	}
 	return prog
 }
+
+// TestIgnoreFairness checks that checking with a fairness declaration
+// ignored, on a Checker that already checked the model (sharing its
+// explored systems), gives the verdict of the model without that
+// declaration, with and without reductions.
+func TestIgnoreFairness(t *testing.T) {
+	var models []*spec.Model
+	files, err := filepath.Glob("../examples/*/*.wrap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range files {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m, err := spec.ParseFile(file, src, spec.Options{}); err == nil && len(m.Properties) > 0 && len(m.Fairness) > 0 {
+			models = append(models, m)
+		}
+	}
+	for seed := range 40 {
+		src := randomLTLSpec(rand.New(rand.NewPCG(uint64(seed), 11)))
+		if m, err := spec.ParseFile("r.wrap", []byte(src), spec.Options{}); err == nil && len(m.Properties) > 0 && len(m.Fairness) > 0 {
+			models = append(models, m)
+		}
+	}
+	if len(models) < 10 {
+		t.Fatalf("only %d models with properties and fairness", len(models))
+	}
+	for _, m := range models {
+		for _, mode := range append([]struct {
+			name string
+			opts Options
+		}{{"plain", Options{}}}, reductionModes...) {
+			lc, err := NewChecker(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := lc.Check(context.Background(), mode.opts); err != nil {
+				t.Fatal(err)
+			}
+			for i := range m.Fairness {
+				opts := mode.opts
+				opts.IgnoreFairness = []int{i}
+				got, err := lc.Check(context.Background(), opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				without := *m
+				without.Fairness = append(append([]*spec.Fairness(nil), m.Fairness[:i]...), m.Fairness[i+1:]...)
+				want, err := Check(context.Background(), &without, mode.opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.Verdict != want.Verdict || (got.Violation == nil) != (want.Violation == nil) ||
+					got.Violation != nil && got.Violation.Name != want.Violation.Name {
+					t.Errorf("%s %s without fairness %d: got %s, want %s", m.Name, mode.name, i, got.Verdict, want.Verdict)
+				}
+			}
+		}
+	}
+}

@@ -73,12 +73,12 @@ func starvation(m *spec.Model, v *checker.Violation) ([]string, error) {
 // neededFairness reports, for a model whose selected properties hold, the
 // fairness declarations without which one of them fails: it checks the
 // properties again with each declaration left out.
-func neededFairness(ctx context.Context, m *spec.Model, opts Options) ([]string, error) {
+func neededFairness(ctx context.Context, lc *ltl.Checker, m *spec.Model, opts Options) ([]string, error) {
 	var notes []string
 	for i, f := range m.Fairness {
-		without := *m
-		without.Fairness = append(append([]*spec.Fairness(nil), m.Fairness[:i]...), m.Fairness[i+1:]...)
-		res, err := ltl.Check(ctx, &without, ltlOptions(opts))
+		lo := ltlOptions(opts)
+		lo.IgnoreFairness = []int{i}
+		res, err := lc.Check(ctx, lo)
 		if err != nil {
 			return nil, err
 		}

@@ -49,7 +49,11 @@ func Run(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, err
 	if res.Verdict == checker.Violated || !hasProperties(m, opts.Only) {
 		return res, nil
 	}
-	lres, err := ltl.Check(ctx, m, ltlOptions(opts))
+	lc, err := ltl.NewChecker(m)
+	if err != nil {
+		return nil, err
+	}
+	lres, err := lc.Check(ctx, ltlOptions(opts))
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +72,7 @@ func Run(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, err
 	case lres.Verdict == checker.Unknown && res.Verdict == checker.Holds:
 		res.Verdict, res.Reason = checker.Unknown, lres.Reason
 	case lres.Verdict == checker.Holds && res.Verdict == checker.Holds && len(m.Fairness) > 0:
-		notes, err := neededFairness(ctx, m, opts)
+		notes, err := neededFairness(ctx, lc, m, opts)
 		if err != nil {
 			return nil, err
 		}
