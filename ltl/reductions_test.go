@@ -312,6 +312,8 @@ func randomLTLSpec(r *rand.Rand) string {
 		"property MembersEmpty: (exists j in Id: flags[j]) leadsto card(members) == 0",
 		"property NextKeep: forall j in Id: always (flags[j] implies next (flags[j] or card(members) < 2))",
 		"property Done: forall j in Id: eventually worker[j].done",
+		"property Nested: eventually (forall j in Id: always not flags[j])",
+		"property SomeStays: exists j in Id: eventually always worker[j].st == 2",
 	}
 	for _, pr := range props {
 		if r.IntN(2) == 0 {
