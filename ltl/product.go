@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/wrapcheck/wrapcheck/checker"
@@ -142,6 +141,29 @@ func (c *Checker) Check(ctx context.Context, opts Options) (*checker.Result, err
 		res.Stats.Workers = 1
 		return res, nil
 	}
+	// system returns the system of plan q, built once per key.
+	system := func(q *plan) (*system, error) {
+		if sys := systems[q.key]; sys != nil {
+			if !slices.Contains(order, sys) {
+				order = append(order, sys)
+			}
+			return sys, sys.initErr
+		}
+		sys := newSystem(prog, q)
+		systems[q.key] = sys
+		order = append(order, sys)
+		sys.initErr = sys.init()
+		return sys, sys.initErr
+	}
+	initFailed := func(err error) (*checker.Result, error) {
+		var ee *checker.ExecError
+		if errors.As(err, &ee) {
+			res.Verdict = checker.Violated
+			res.Violation = &checker.Violation{Name: "init", Kind: ee.Kind, Pos: ee.Pos, Msg: ee.Msg, LoopStart: -1}
+			return finish()
+		}
+		return nil, err
+	}
 	for _, p := range props {
 		pstart := time.Now()
 		pn, err := planner.plan(p)
@@ -152,29 +174,6 @@ func (c *Checker) Check(ctx context.Context, opts Options) (*checker.Result, err
 			if !slices.Contains(res.Notes, n) {
 				res.Notes = append(res.Notes, n)
 			}
-		}
-		// system returns the system of plan q, built once per key.
-		system := func(q *plan) (*system, error) {
-			if sys := systems[q.key]; sys != nil {
-				if !slices.Contains(order, sys) {
-					order = append(order, sys)
-				}
-				return sys, sys.initErr
-			}
-			sys := newSystem(prog, q)
-			systems[q.key] = sys
-			order = append(order, sys)
-			sys.initErr = sys.init()
-			return sys, sys.initErr
-		}
-		initFailed := func(err error) (*checker.Result, error) {
-			var ee *checker.ExecError
-			if errors.As(err, &ee) {
-				res.Verdict = checker.Violated
-				res.Violation = &checker.Violation{Name: "init", Kind: ee.Kind, Pos: ee.Pos, Msg: ee.Msg, LoopStart: -1}
-				return finish()
-			}
-			return nil, err
 		}
 		sys, err := system(pn)
 		if err != nil {
@@ -297,6 +296,7 @@ type system struct {
 	// nil); rest holds, for a state whose ample set is proper, the
 	// successors by the other enabled actions once asked for.
 	canon   *red.Canon
+	canonFn checker.CanonFunc // canon.Func(), taken once
 	ample   checker.AmpleFunc
 	reduced []bool
 	// Thread tracking (threads not empty): per successor, the permutation
@@ -306,6 +306,7 @@ type system struct {
 	perms    [][][]int32
 	permIDs  map[string]uint32
 	permBuf  [][]int32
+	permKey  []byte // permBuf as a map key, reused
 	succPerm []uint32
 	bufPerm  []uint32
 	lastPerm uint32
@@ -343,6 +344,9 @@ func newSystem(prog *checker.Program, pn *plan) *system {
 	s := &system{prog: prog, mach: prog.NewMachine(), store: checker.NewStore(max(prog.Words(), 1)),
 		canon: pn.canon, ample: pn.ample, rest: map[uint32][2]int64{},
 		unp: make([]int64, prog.Slots()), packed: make([]uint64, prog.Words())}
+	if s.canon != nil {
+		s.canonFn = s.canon.Func()
+	}
 	var unitActs [][]int
 	for d, f := range m.Fairness {
 		for _, u := range f.Units {
@@ -381,18 +385,18 @@ func newSystem(prog *checker.Program, pn *plan) *system {
 
 // internPerm returns the id of the permutation in s.permBuf.
 func (s *system) internPerm() uint32 {
-	var b strings.Builder
+	b := s.permKey[:0]
 	for _, p := range s.permBuf {
 		for _, x := range p {
-			b.WriteByte(byte(x))
+			b = append(b, byte(x))
 		}
-		b.WriteByte(0xff)
+		b = append(b, 0xff)
 	}
-	k := b.String()
-	id, ok := s.permIDs[k]
+	s.permKey = b
+	id, ok := s.permIDs[string(b)] // no allocation: a lookup
 	if !ok {
 		id = uint32(len(s.perms))
-		s.permIDs[k] = id
+		s.permIDs[string(b)] = id
 		cp := make([][]int32, len(s.permBuf))
 		for t, p := range s.permBuf {
 			cp[t] = slices.Clone(p)
@@ -412,7 +416,7 @@ func (s *system) add(t checker.State) (uint32, error) {
 			s.canon.Perm(s.unp, s.permBuf)
 			s.lastPerm = s.internPerm()
 		} else {
-			s.canon.Func()(s.unp)
+			s.canonFn(s.unp)
 		}
 		s.prog.Pack(s.packed, s.unp)
 		vec = s.packed

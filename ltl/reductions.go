@@ -31,8 +31,8 @@ type plan struct {
 type planner struct {
 	m     *spec.Model
 	opts  Options
-	trans *red.Transposer
-	inits [][]int64 // the concrete initial states, unpacked
+	full  *red.Canon // the whole symmetry group: transpositions
+	inits [][]int64  // the concrete initial states, unpacked
 	// symTypes are the symmetric types of two or more identities that
 	// some state slot depends on, in order of appearance.
 	symTypes []*spec.Type
@@ -43,12 +43,12 @@ func newPlanner(m *spec.Model, prog *checker.Program, opts Options) (*planner, e
 	if !opts.Symmetry {
 		return pl, nil
 	}
-	tr, err := red.NewTransposer(m)
-	if err != nil || tr == nil {
+	full, err := red.NewCanon(m, red.Group{})
+	if err != nil || full == nil {
 		return pl, err
 	}
-	pl.trans = tr
-	pl.symTypes = tr.Types()
+	pl.full = full
+	pl.symTypes = full.Types()
 	mach := prog.NewMachine()
 	err = mach.Init(func(_ int, t checker.State) {
 		u := make([]int64, prog.Slots())
@@ -74,7 +74,7 @@ func (pl *planner) plan(p *spec.Property) (*plan, error) {
 		pn.prop = &spec.Property{Name: p.Name, Formula: body, Pos: p.Pos}
 		pn.pinned = f.Dom
 	}
-	_, atoms, err := FromProperty(pn.prop)
+	formula, atoms, err := FromProperty(pn.prop)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +112,7 @@ func (pl *planner) plan(p *spec.Property) (*plan, error) {
 		case len(pl.m.Fairness) > 0:
 			// Off without a note: fairness is a model-wide choice, and
 			// the note would repeat on every fair model (docs/impl.md).
-		case hasNext(pn.prop.Formula):
+		case formula.HasNext():
 			pn.notes = append(pn.notes, fmt.Sprintf("partial-order reduction is off for property %s: it uses next", p.Name))
 		default:
 			var vis []int
@@ -163,11 +163,7 @@ func (pl *planner) breaks(t *spec.Type, pn *plan, atoms []*spec.Expr) string {
 		}
 	}
 	for _, f := range pl.m.Fairness {
-		invariant := true
-		for _, u := range f.Units {
-			invariant = invariant && unitInvariant(pl.m, u, t)
-		}
-		if !invariant && instanceUnits(pl.m, f, t) == nil {
+		if !declInvariant(pl.m, f, t) && instanceUnits(pl.m, f, t) == nil {
 			return fmt.Sprintf("the units of fairness %s %s are not one per instance of a family indexed by %s", strength(f.Strong), f.Name, t.Name)
 		}
 	}
@@ -246,6 +242,17 @@ func namesIdentity(e *spec.Expr, t *spec.Type, exceptFirst bool) bool {
 	return false
 }
 
+// declInvariant reports whether every unit of fairness declaration f is
+// invariant under the permutations of t.
+func declInvariant(m *spec.Model, f *spec.Fairness, t *spec.Type) bool {
+	for _, u := range f.Units {
+		if !unitInvariant(m, u, t) {
+			return false
+		}
+	}
+	return true
+}
+
 // unitInvariant reports whether the fairness unit u (a set of actions) is
 // mapped onto itself by the permutations of t: with every action of an
 // instance of a family indexed by t, it holds the same action of every
@@ -274,11 +281,7 @@ func (pl *planner) threadDecls(types []*spec.Type) []threadDecl {
 	base := 0 // index of the declaration's first unit among all units
 	for _, f := range pl.m.Fairness {
 		for _, t := range types {
-			invariant := true
-			for _, u := range f.Units {
-				invariant = invariant && unitInvariant(pl.m, u, t)
-			}
-			if invariant {
+			if declInvariant(pl.m, f, t) {
 				continue
 			}
 			td := threadDecl{typ: t}
@@ -290,22 +293,6 @@ func (pl *planner) threadDecls(types []*spec.Type) []threadDecl {
 		base += len(f.Units)
 	}
 	return out
-}
-
-// hasNext reports whether e uses the next operator.
-func hasNext(e *spec.Expr) bool {
-	if e == nil {
-		return false
-	}
-	if e.Op == spec.OpNext {
-		return true
-	}
-	for _, a := range e.Args {
-		if hasNext(a) {
-			return true
-		}
-	}
-	return false
 }
 
 // initsSymmetric reports whether the set of initial states is closed
@@ -326,7 +313,7 @@ func (pl *planner) initsSymmetric(t *spec.Type) bool {
 	dst := make([]int64, len(pl.m.Slots))
 	for i := 0; i+1 < int(t.Size()); i++ {
 		for _, s := range pl.inits {
-			if !pl.trans.Swap(dst, s, t, i, i+1) || !set[fmt.Sprint(dst)] {
+			if !pl.full.Swap(dst, s, t, i, i+1) || !set[fmt.Sprint(dst)] {
 				return false
 			}
 		}
@@ -413,7 +400,7 @@ func (s *system) concretize(seq []uint32, acts []int32, m int) ([][]uint64, []in
 // idx.
 func (s *system) canonicalIs(t checker.State, idx uint32) bool {
 	s.prog.Unpack(s.unp, t)
-	s.canon.Func()(s.unp)
+	s.canonFn(s.unp)
 	s.prog.Pack(s.packed, s.unp)
 	return slices.Equal(s.packed, s.state(idx))
 }

@@ -131,7 +131,7 @@
 // symmetric types left out, and types whose first identity stays in
 // place (it gets a signature below every other, so the signature sort
 // never moves it; the argument above holds for the stabiliser unchanged).
-// [Canon.Perm] also reports the permutation applied, and [Transposer]
+// [Canon.Perm] also reports the permutation applied, and [Canon.Swap]
 // applies one transposition. Package ltl uses them to check a property
 // on the quotient by the permutations that leave its atoms alone, and to
 // follow per-instance fairness through the quotient (see its package

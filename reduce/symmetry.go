@@ -170,34 +170,16 @@ func (k *Canon) Types() []*spec.Type { return slices.Clone(k.c.types) }
 // have one slice per type, each as long as the type is large.
 func (k *Canon) Perm(s []int64, perm [][]int32) { k.c.canonicalizePerm(s, perm) }
 
-// Transposer exchanges two identities of a symmetric type in unpacked
-// states of one model, as the symmetry group acts on them.
-type Transposer struct{ c *canon }
-
-// NewTransposer returns a Transposer for the symmetric types of m, or
-// nil when no slot depends on one.
-func NewTransposer(m *spec.Model) (*Transposer, error) {
-	c, err := newCanon(m, Group{})
-	if err != nil || c == nil {
-		return nil, err
-	}
-	return &Transposer{c: c}, nil
-}
-
-// Types returns the symmetric types (of two or more identities) that
-// some slot of the state depends on, in order of first appearance.
-func (x *Transposer) Types() []*spec.Type { return slices.Clone(x.c.types) }
-
 // Swap writes into dst the state s with identities a and b of type t
-// exchanged, and reports false (leaving dst alone) when t is not a
-// symmetric type of the model's state. dst and s must not overlap.
-func (x *Transposer) Swap(dst, s []int64, t *spec.Type, a, b int) bool {
-	ti := slices.Index(x.c.types, t)
+// exchanged, and reports false (leaving dst alone) when t is not one of
+// the permuted types. dst and s must not overlap.
+func (k *Canon) Swap(dst, s []int64, t *spec.Type, a, b int) bool {
+	ti := slices.Index(k.c.types, t)
 	if ti < 0 {
 		return false
 	}
 	copy(dst, s)
-	c := x.c
+	c := k.c
 	for _, d32 := range c.relevant {
 		d := int(d32)
 		dst[d] = c.swapped(s, ti, int32(a), int32(b), d)
