@@ -88,7 +88,7 @@ func report(b *testing.B, cpu0 time.Duration, states, trans int64, last *checker
 
 // BenchmarkPeers explores each peer model without reductions with 1 and 2
 // workers, and with one worker and hash compaction (w1-compact: its
-// bytes/state is the fingerprint set and trace records). The models beyond
+// bytes/state is the fingerprint set; the trace records are on disk). The models beyond
 // 10^7 states run only when
 // WRAPCHECK_BENCH_LARGE=1.
 func BenchmarkPeers(b *testing.B) {

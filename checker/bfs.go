@@ -33,10 +33,16 @@ const (
 
 var stopNames = [...]string{"", "state limit", "timeout", "interrupted", "memory budget", "state limit"}
 
-// entry is a state of the next level: its tie-break key and index.
-type entry struct {
-	key uint64
-	idx uint32
+// An entry is a state of the next level in one word: its tie-break key,
+// with the parent's frontier position relative to the first position of
+// its bucket (8 bits: a batch has at most 256 positions), and its store
+// index. Sorted as integers, a bucket's entries are in key order.
+func packEntry(rel int, ord uint64, idx uint32) uint64 {
+	return uint64(rel)<<56 | ord<<32 | uint64(idx)
+}
+
+func unpackEntry(x uint64) (rel int, ord uint64, idx uint32) {
+	return int(x >> 56), x >> 32 & ordMax, uint32(x)
 }
 
 // cand is a violation candidate found while expanding a level.
@@ -60,14 +66,14 @@ type explorer struct {
 	n     int
 
 	// Hash compaction (compact.go); fps is nil in the full mode.
-	fps      *fpSet
-	recs     records
-	base     int64        // global index of frontier[0]
-	promoted atomic.Int64 // states with a global index
-	initDone bool
-	curVecs  []uint64 // the vectors of the frontier, in order
-	nextVecs []uint64 // the next level's, being promoted
-	fpSorted []uint64 // its fingerprints, by shard
+	fps       *fpSet
+	recs      records
+	base      int64        // global index of frontier[0]
+	promoted  atomic.Int64 // states with a global index
+	initDone  bool
+	vecs      *spill   // the vectors of the frontier, in order
+	spillBufs [][]byte // per parallelFor slot
+	levelMax  int      // the widest level the level store held
 
 	invs   []int // checked invariants
 	vacIdx []int // checked invariants with an antecedent
@@ -80,9 +86,10 @@ type explorer struct {
 	bitSlot   []int32 // per bit of the packed vector: its slot, -1: none
 
 	workers                 []*worker
-	frontier                []uint32
+	frontier                []uint32 // store indexes; nil under HashCompact
+	nfront                  int      // states in the frontier
 	spare                   []uint32
-	pairs                   []entry // next level, bucketed and sorted by key
+	pairs                   []uint64 // next level, bucketed and sorted by key (packEntry)
 	buckets                 []int
 	levelStart              uint32
 	pending                 bool // links of states >= levelStart still hold keys
@@ -111,10 +118,15 @@ type worker struct {
 	sawOld   bool
 
 	enabled, ampleIn []int
-	pendVec          []uint64
-	pend             []pending
-	sink             uint64
-	_                [128]byte // keep workers' hot fields on separate cache lines
+	// Under HashCompact, the vectors of the batch being expanded, from
+	// frontier position batchStart on.
+	batchVecs  []uint64
+	batchBuf   []byte
+	batchStart int
+	pendVec    []uint64
+	pend       []pending
+	sink       uint64
+	_          [128]byte // keep workers' hot fields on separate cache lines
 
 	deadlock  int // smallest frontier position of a deadlock, -1: none
 	errs      []cand
@@ -164,6 +176,11 @@ func runProgram(ctx context.Context, prog *Program, opts Options, minParallel in
 	e.store = NewStore(prog.Words())
 	if opts.HashCompact {
 		e.fps = newFPSet()
+		if err := e.openSpills(); err != nil {
+			return nil, err
+		}
+		defer e.closeSpills()
+		e.spillBufs = make([][]byte, workers)
 	}
 	e.workers = make([]*worker, workers)
 	for i := range e.workers {
@@ -262,6 +279,9 @@ func (e *explorer) run() (*Result, error) {
 	res, err := e.search()
 	close(done)
 	wg.Wait()
+	if err == nil {
+		err = e.spillErr()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -295,6 +315,7 @@ func (e *explorer) search() (*Result, error) {
 		first = e.violationOf(w.bad[0]) // the first initial state found bad
 		w.bad = w.bad[:0]
 	}
+	e.nfront = len(e.frontier)
 	if e.fps != nil {
 		e.promoteInit()
 	}
@@ -320,7 +341,7 @@ func (e *explorer) search() (*Result, error) {
 		if r := e.stop.Load(); r != runOK {
 			return end(stopNames[r])
 		}
-		if len(e.frontier) == 0 {
+		if e.nfront == 0 {
 			return end("")
 		}
 		if e.opts.MaxDepth > 0 && e.depth >= e.opts.MaxDepth {
@@ -574,8 +595,8 @@ func (w *worker) expand(p int) {
 	e := w.e
 	m := w.m
 	w.pos = p
-	s := e.frontier[p]
-	w.parent = e.frontierVector(p)
+	s := e.frontierIdx(p)
+	w.parent = w.frontierVector(p)
 	m.load(w.parent)
 	m.ord = 0
 	if e.opts.Ample == nil {
@@ -663,7 +684,7 @@ func (w *worker) failed(p int, s uint32) {
 }
 
 func (e *explorer) expandLevel() {
-	n := len(e.frontier)
+	n := e.nfront
 	e.progDepth.Store(int64(e.depth))
 	e.progFrontier.Store(int64(n))
 	e.levelStart = uint32(e.store.Len())
@@ -691,13 +712,17 @@ func (e *explorer) expandLevel() {
 
 func (w *worker) work() {
 	e := w.e
-	n := len(e.frontier)
+	n := e.nfront
 	for e.stop.Load() == runOK {
 		b := int(e.next.Add(1) - 1)
 		if b >= e.nbatch {
 			return
 		}
-		for p := b * e.batch; p < min(n, (b+1)*e.batch); p++ {
+		p0, p1 := b*e.batch, min(n, (b+1)*e.batch)
+		if e.fps != nil {
+			w.loadBatch(p0, p1)
+		}
+		for p := p0; p < p1; p++ {
 			w.expand(p)
 		}
 		atomic.StoreInt64(&w.transPub, w.trans)
@@ -757,7 +782,7 @@ func (e *explorer) pickViolation() *Violation {
 	var v *Violation
 	switch {
 	case dl >= 0:
-		v = e.violationOf(cand{kind: Deadlock, key: uint64(dl) << ordBits, state: e.frontier[dl], atState: true})
+		v = e.violationOf(cand{kind: Deadlock, key: uint64(dl) << ordBits, state: e.frontierIdx(dl), atState: true})
 	case best != nil:
 		v = e.violationOf(*best)
 	}
@@ -784,42 +809,37 @@ func (e *explorer) nextFrontier() {
 	for b := 1; b <= nb; b++ {
 		bk[b] += bk[b-1]
 	}
-	if cap(e.pairs) < nn {
-		e.pairs = make([]entry, nn, nn+nn/4)
-	}
-	pairs := e.pairs[:nn]
+	resize(&e.pairs, nn)
+	pairs := e.pairs
 	fill := append([]int(nil), bk[:nb]...)
 	for i := start; i < end; i++ {
 		k := *e.store.Link(i)
-		b := int(k>>ordBits) / e.batch
-		pairs[fill[b]] = entry{k, i}
+		p := int(k >> ordBits)
+		b := p / e.batch
+		pairs[fill[b]] = packEntry(p-b*e.batch, k&ordMax, i)
 		fill[b]++
 	}
-	next := e.spare[:0]
-	if cap(next) < nn {
-		next = make([]uint32, 0, nn+nn/4)
-	}
-	next = next[:nn]
 	compact := e.fps != nil
-	w0 := e.workers[0].vec
+	var next []uint32 // under HashCompact, the level is in e.vecs
+	if !compact {
+		resize(&e.spare, nn)
+		next, e.spare = e.spare, nil
+	}
 	var gbase int64
 	if compact {
 		gbase = e.promoted.Load()
-		e.recs.reserve(gbase + int64(nn))
-		e.nextVecs = slices.Grow(e.nextVecs[:0], nn*e.prog.lay.words)[:nn*e.prog.lay.words]
 	}
-	e.parallelFor(nb, func(b int) {
+	e.parallelFor(nb, func(slot, b int) {
 		ps := pairs[bk[b]:bk[b+1]]
-		slices.SortFunc(ps, func(x, y entry) int { return cmpUint64(x.key, y.key) })
-		for j, pr := range ps {
-			k := bk[b] + j
-			next[k] = pr.idx
-			if compact {
-				e.recs.set(uint32(gbase+int64(k)), uint32(e.base+int64(pr.key>>ordBits)), pr.key&ordMax)
-				copy(e.nextVecs[k*len(w0):], e.store.Vector(pr.idx))
-			} else {
-				*e.store.Link(pr.idx) = uint64(e.frontier[pr.key>>ordBits])
-			}
+		slices.Sort(ps)
+		if compact {
+			e.spillStates(slot, gbase, bk[b], b*e.batch, ps)
+			return
+		}
+		for j, x := range ps {
+			rel, _, idx := unpackEntry(x)
+			next[bk[b]+j] = idx
+			*e.store.Link(idx) = uint64(e.frontier[b*e.batch+rel])
 		}
 	})
 	if compact {
@@ -827,36 +847,54 @@ func (e *explorer) nextFrontier() {
 	}
 	e.buckets = bk
 	e.pending = false
-	e.spare = e.frontier
-	e.frontier = next
+	e.spare, e.frontier, e.nfront = e.frontier, next, nn
 	e.depth++
 	if len(next) > 0 {
 		e.maxDepth = e.depth
 	}
 }
 
-func cmpUint64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
+// resize sets *s to a slice of length n, reusing its array unless that
+// is too small or more than twice too large: a level's buffers follow the
+// level's size down as well as up, so that the memory of the widest level
+// is not held to the end of the search.
+func resize[T any](s *[]T, n int) {
+	c := cap(*s)
+	if c >= n && c <= 2*n+1024 {
+		*s = (*s)[:n]
+		return
 	}
-	return 0
+	if c > 1<<20 {
+		// Collect the array now: the new one should not pile onto it,
+		// when the search counts every byte.
+		*s = nil
+		runtime.GC()
+	}
+	*s = make([]T, n, n+n/4)
 }
 
-// parallelFor calls f(0..n-1) from the worker goroutines.
-func (e *explorer) parallelFor(n int, f func(i int)) {
+// frontierIdx returns the store index of the state at frontier position
+// p (0 under HashCompact, whose store holds only the level being built).
+func (e *explorer) frontierIdx(p int) uint32 {
+	if e.fps != nil {
+		return 0
+	}
+	return e.frontier[p]
+}
+
+// parallelFor calls f(slot, 0..n-1) from up to one goroutine per
+// worker; slot (< len(e.workers)) numbers the calling goroutine.
+func (e *explorer) parallelFor(n int, f func(slot, i int)) {
 	nw := min(len(e.workers), n)
 	if nw <= 1 || n < 8 {
 		for i := range n {
-			f(i)
+			f(0, i)
 		}
 		return
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range nw {
+	for slot := range nw {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -865,7 +903,7 @@ func (e *explorer) parallelFor(n int, f func(i int)) {
 				if i >= n {
 					return
 				}
-				f(i)
+				f(slot, i)
 			}
 		}()
 	}

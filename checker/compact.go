@@ -1,8 +1,10 @@
 package checker
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -10,18 +12,21 @@ import (
 
 // Hash compaction (Options.HashCompact).
 //
-// The visited set keeps a 64-bit fingerprint per state (fpSet) and a
-// trace record per state (records: parent index and successor ordinal),
-// indexed by a global state index that is the state's position in BFS
-// order (level by level, each level in key order), so it is the same for
-// every worker count. Full vectors are kept only for the level being
-// expanded (explorer.curVecs, in frontier order) and the level being
-// built (explorer.store, a Store emptied at every level): a successor whose fingerprint is in the
-// fingerprint set is a state of an earlier level (or collides with one and
-// is lost); otherwise it is inserted, exactly, into the level store, which
-// keeps its smallest key as in the full mode. When a level is complete its
-// states get their global indexes and records, and their fingerprints join
-// the set.
+// The visited set keeps a 64-bit fingerprint per state (fpSet, in the
+// heap) and a trace record per state (records: parent index and successor
+// ordinal, in a temporary file), indexed by a global state index that is
+// the state's position in BFS order (level by level, each level in key
+// order), so it is the same for every worker count. Full vectors are kept
+// only for the level being expanded (in a second temporary file, in
+// frontier order, read a batch at a time by the workers) and the level
+// being built (explorer.store, a Store emptied at every level): a
+// successor whose fingerprint is in the fingerprint set is a state of an
+// earlier level (or collides with one and is lost); otherwise it is
+// inserted, exactly, into the level store, which keeps its smallest key as
+// in the full mode. When a level is complete its states get their global
+// indexes, their records and vectors are written out, and their
+// fingerprints join the set. The heap thus holds the fingerprints and one
+// level; the files are read back only a batch at a time and for traces.
 //
 // A trace is rebuilt from the records: the parent indexes lead back to an
 // initial state, and the ordinals say which successor (in the order the
@@ -208,34 +213,28 @@ func (s *fpSet) rebuild(sh *fpShard, size int) {
 	}
 }
 
-// records holds the trace record of every state by global index: its
-// parent's index (noParent32 for an initial state) and the ordinal of the
-// successor (or init branch) that first reached it, one byte with an
-// escape to a map for the rare ordinals >= 255.
+// records holds the trace record of every state by global index, in a
+// spill file: its parent's index (noParent32 for an initial state) and
+// the ordinal of the successor (or init branch) that first reached it,
+// recSize bytes each, the ordinal in one byte with an escape to a map for
+// the rare ordinals >= 255.
 type records struct {
-	par [][]uint32
-	ord [][]uint8
-	mu  sync.Mutex
-	big map[uint32]uint32
+	file *spill
+	mu   sync.Mutex
+	big  map[uint32]uint32
 }
 
-// reserve makes room for indexes below n; not concurrent with set.
-func (r *records) reserve(n int64) {
-	for int64(len(r.par))<<chunkShift < n {
-		r.par = append(r.par, make([]uint32, chunkStates))
-		r.ord = append(r.ord, make([]uint8, chunkStates))
-	}
-}
+const recSize = 5
 
-// set writes the record of state g; safe for concurrent use on distinct g.
-func (r *records) set(g, parent uint32, ord uint64) {
-	c, o := g>>chunkShift, g&(chunkStates-1)
-	r.par[c][o] = parent
+// put encodes the record of state g into b[:recSize]; safe for
+// concurrent use on distinct g.
+func (r *records) put(b []byte, g, parent uint32, ord uint64) {
+	binary.LittleEndian.PutUint32(b, parent)
 	if ord < ordEscape {
-		r.ord[c][o] = uint8(ord)
+		b[4] = uint8(ord)
 		return
 	}
-	r.ord[c][o] = ordEscape
+	b[4] = ordEscape
 	r.mu.Lock()
 	if r.big == nil {
 		r.big = map[uint32]uint32{}
@@ -245,76 +244,186 @@ func (r *records) set(g, parent uint32, ord uint64) {
 }
 
 func (r *records) get(g uint32) (parent, ord uint32) {
-	c, o := g>>chunkShift, g&(chunkStates-1)
-	parent, ord = r.par[c][o], uint32(r.ord[c][o])
+	var b [recSize]byte
+	r.file.readAt(b[:], int64(g)*recSize)
+	parent, ord = binary.LittleEndian.Uint32(b[:]), uint32(b[4])
 	if ord == ordEscape {
 		ord = r.big[g]
 	}
 	return parent, ord
 }
 
-// bytes returns the memory of n records: 5 bytes each plus the escapes.
-func (r *records) bytes(n int64) int64 {
-	return 5*n + int64(len(r.big))*16
+// heapBytes returns the records' memory: the escapes (the records
+// themselves are in the file).
+func (r *records) heapBytes() int64 {
+	return int64(len(r.big)) * 16
 }
 
-// promote makes the level just built (nn states) the current level: they
-// have their records, and take the global indexes e.promoted.. in key
-// order; their vectors (e.nextVecs, in that order) become the frontier's
-// and their fingerprints join the set; the level store is emptied.
-func (e *explorer) promote(nn int) {
+// openSpills creates the files of a hash-compacted search.
+func (e *explorer) openSpills() error {
+	var err error
+	if e.recs.file, err = newSpill("records"); err != nil {
+		return err
+	}
+	if e.vecs, err = newSpill("level"); err != nil {
+		e.recs.file.Close()
+		return err
+	}
+	return nil
+}
+
+func (e *explorer) closeSpills() {
+	e.recs.file.Close()
+	e.vecs.Close()
+}
+
+// spillErr returns the first I/O error of the spill files.
+func (e *explorer) spillErr() error {
+	if e.fps == nil {
+		return nil
+	}
+	if err := e.recs.file.Err(); err != nil {
+		return err
+	}
+	return e.vecs.Err()
+}
+
+// spillStates writes states k0.. of the level being promoted (ps, sorted
+// entries of one bucket, whose first parent position is p0; gbase is the
+// level's first global index): their records, and their vectors at their
+// frontier positions in the level file, which holds only that level (the
+// level expanded last is no longer read). The entries are replaced by the
+// states' fingerprints. For the initial states (p0 < 0), an entry's
+// ordinal is the init ordinal.
+func (e *explorer) spillStates(slot int, gbase int64, k0, p0 int, ps []uint64) {
 	nw := e.prog.lay.words
-	vecs := e.nextVecs
-	fp := func(j int) uint64 { return fingerprint(hashWords(vecs[j*nw : (j+1)*nw])) }
-	var cnt [nShards + 1]int
-	for j := range nn {
-		cnt[fp(j)>>(64-shardBits)+1]++
+	need := len(ps) * (recSize + 8*nw)
+	buf := e.spillBufs[slot]
+	if cap(buf) < need {
+		buf = make([]byte, need+need/4)
+		e.spillBufs[slot] = buf
+	}
+	buf = buf[:need]
+	recs, vecs := buf[:len(ps)*recSize], buf[len(ps)*recSize:]
+	v := vecs
+	for j, x := range ps {
+		rel, ord, idx := unpackEntry(x)
+		g := uint32(gbase + int64(k0+j))
+		parent := uint32(noParent32)
+		if p0 >= 0 {
+			parent = uint32(e.base + int64(p0+rel))
+		}
+		e.recs.put(recs[j*recSize:], g, parent, ord)
+		vec := e.store.Vector(idx)
+		v = putWords(v, vec)
+		ps[j] = fingerprint(hashWords(vec))
+	}
+	e.recs.file.writeAt(recs, (gbase+int64(k0))*recSize)
+	e.vecs.writeAt(vecs, int64(k0*nw*8))
+}
+
+// promote makes the level just built (nn states, spilled by spillStates,
+// which left their fingerprints in e.pairs[:nn]) the current level: they take the
+// global indexes e.promoted.. in key order and their fingerprints join
+// the set; the level store is emptied.
+func (e *explorer) promote(nn int) {
+	fps := e.pairs[:nn]
+	cnt := groupByShard(fps)
+	e.parallelFor(nShards, func(_, i int) {
+		if cnt[i+1] > cnt[i] {
+			e.fps.insertShard(i, fps[cnt[i]:cnt[i+1]])
+		}
+	})
+	e.base = e.promoted.Load()
+	// The level store follows the levels' size down too (see resize).
+	e.levelMax = max(e.levelMax, nn)
+	if e.levelMax > 1<<16 && 3*nn < 2*e.levelMax {
+		e.store, e.levelMax = nil, nn
+		runtime.GC() // see resize
+		e.store = NewStore(e.prog.Words())
+	} else {
+		e.store.reset()
+	}
+	e.promoted.Add(int64(nn))
+}
+
+// groupByShard reorders fps, in place, so that the fingerprints of each
+// shard are contiguous and in shard order: those of shard i are
+// fps[cnt[i]:cnt[i+1]].
+func groupByShard(fps []uint64) (cnt [nShards + 1]int) {
+	for _, f := range fps {
+		cnt[f>>(64-shardBits)+1]++
 	}
 	for i := 1; i <= nShards; i++ {
 		cnt[i] += cnt[i-1]
 	}
-	e.fpSorted = slices.Grow(e.fpSorted[:0], nn)[:nn]
-	grouped := e.fpSorted
+	// Each shard's region fills from its start: an entry found out of
+	// place is swapped to the next free slot of its own shard.
 	fill := cnt
-	for j := range nn {
-		f := fp(j)
-		sh := f >> (64 - shardBits)
-		grouped[fill[sh]] = f
-		fill[sh]++
-	}
-	e.parallelFor(nShards, func(i int) {
-		if cnt[i+1] > cnt[i] {
-			e.fps.insertShard(i, grouped[cnt[i]:cnt[i+1]])
+	for i := range nShards {
+		for fill[i] < cnt[i+1] {
+			f := fps[fill[i]]
+			sh := f >> (64 - shardBits)
+			if int(sh) == i {
+				fill[i]++
+				continue
+			}
+			fps[fill[i]], fps[fill[sh]] = fps[fill[sh]], f
+			fill[sh]++
 		}
-	})
-	e.base = e.promoted.Load()
-	e.curVecs, e.nextVecs = e.nextVecs, e.curVecs
-	e.store.reset()
-	e.promoted.Add(int64(nn))
+	}
+	return cnt
 }
 
 // promoteInit promotes the initial states, stored in e.store with their
 // init ordinal as link, in frontier order.
 func (e *explorer) promoteInit() {
 	n := len(e.frontier)
-	nw := e.prog.lay.words
-	e.recs.reserve(int64(n))
-	e.nextVecs = slices.Grow(e.nextVecs[:0], n*nw)[:n*nw]
+	resize(&e.pairs, n)
 	for j, idx := range e.frontier {
-		e.recs.set(uint32(j), noParent32, *e.store.Link(idx))
-		copy(e.nextVecs[j*nw:], e.store.Vector(idx))
+		e.pairs[j] = packEntry(0, *e.store.Link(idx), idx)
 	}
+	e.spillStates(0, 0, 0, -1, e.pairs)
 	e.initDone = true
 	e.promote(n)
 }
 
-// frontierVector returns the packed state at frontier position p.
-func (e *explorer) frontierVector(p int) []uint64 {
+// loadBatch reads the vectors of frontier positions p0..p1-1 from the
+// level file.
+func (w *worker) loadBatch(p0, p1 int) {
+	nw := w.e.prog.lay.words
+	n := (p1 - p0) * nw
+	if cap(w.batchVecs) < n {
+		w.batchVecs = make([]uint64, n)
+		w.batchBuf = make([]byte, 8*n)
+	}
+	w.batchVecs, w.batchBuf = w.batchVecs[:n], w.batchBuf[:8*n]
+	w.e.vecs.readAt(w.batchBuf, int64(p0*nw*8))
+	getWords(w.batchVecs, w.batchBuf)
+	w.batchStart = p0
+}
+
+// frontierVector returns the packed state at frontier position p, which
+// is in the worker's batch.
+func (w *worker) frontierVector(p int) []uint64 {
+	e := w.e
 	if e.fps == nil {
 		return e.store.Vector(e.frontier[p])
 	}
 	nw := e.prog.lay.words
-	return e.curVecs[p*nw : (p+1)*nw : (p+1)*nw]
+	i := p - w.batchStart
+	return w.batchVecs[i*nw : (i+1)*nw : (i+1)*nw]
+}
+
+// readFrontier reads the packed state at frontier position p from the
+// level file.
+func (e *explorer) readFrontier(p int) []uint64 {
+	nw := e.prog.lay.words
+	b := make([]byte, 8*nw)
+	e.vecs.readAt(b, int64(p*nw*8))
+	vec := make([]uint64, nw)
+	getWords(vec, b)
+	return vec
 }
 
 // compactTargets returns the stored (canonical) states of the path to a
@@ -334,8 +443,11 @@ func (e *explorer) compactTargets(c cand) [][]uint64 {
 	} else {
 		// A state of the level being expanded, at frontier position key>>ordBits.
 		pos := c.key >> ordBits
-		last = e.frontierVector(int(pos))
+		last = e.readFrontier(int(pos))
 		ords = e.lineage(uint32(e.base + int64(pos)))
+	}
+	if e.spillErr() != nil {
+		return nil // the search ends with the error
 	}
 	t := e.replayOrdinals(ords)
 	if !equalWords(t[len(t)-1], last) {
@@ -348,7 +460,7 @@ func (e *explorer) compactTargets(c cand) [][]uint64 {
 // initial state's init ordinal on.
 func (e *explorer) lineage(g uint32) []uint32 {
 	var ords []uint32
-	for g != noParent32 {
+	for g != noParent32 && e.recs.file.Err() == nil {
 		p, o := e.recs.get(g)
 		ords = append(ords, o)
 		g = p

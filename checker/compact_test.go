@@ -2,8 +2,10 @@ package checker
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -231,5 +233,83 @@ func TestFPSet(t *testing.T) {
 	}
 	if bpf := float64(s.bytes.Load()) / float64(s.Len()); bpf > 11 {
 		t.Errorf("%.1f bytes per fingerprint, want <= 11", bpf)
+	}
+}
+
+// failingFile is a spill file whose writes fail after the first okWrites.
+type failingFile struct {
+	spillFile
+	okWrites int
+}
+
+func (f *failingFile) WriteAt(b []byte, off int64) (int, error) {
+	if f.okWrites == 0 {
+		return 0, errors.New("disk full")
+	}
+	f.okWrites--
+	return f.spillFile.WriteAt(b, off)
+}
+
+// TestSpillFiles: the temporary files are gone after a search; a search
+// that cannot create them, or whose writes fail midway, ends with an
+// error, never with a result built on lost data.
+func TestSpillFiles(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("TMPDIR", dir)
+	r, err := Run(context.Background(), wideModel(), Options{HashCompact: true, Workers: 2})
+	if err != nil || r.Verdict != Violated {
+		t.Fatalf("search: %v, %v", r, err)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("temporary files left behind: %v", left)
+	}
+
+	t.Setenv("TMPDIR", filepath.Join(dir, "missing"))
+	if _, err := Run(context.Background(), wideModel(), Options{HashCompact: true}); err == nil ||
+		!strings.Contains(err.Error(), "needs a temporary file") {
+		t.Errorf("no temporary directory: err = %v", err)
+	}
+	t.Setenv("TMPDIR", dir)
+
+	orig := createTemp
+	defer func() { createTemp = orig }()
+	for _, ok := range []int{0, 1, 3} {
+		createTemp = func(pattern string) (spillFile, string, error) {
+			f, name, err := orig(pattern)
+			return &failingFile{f, ok}, name, err
+		}
+		r, err := Run(context.Background(), twoCounters(), Options{HashCompact: true, Workers: 1})
+		if err == nil || !strings.Contains(err.Error(), "disk full") {
+			t.Errorf("writes failing after %d: result %v, err = %v", ok, r, err)
+		}
+	}
+}
+
+// TestGroupByShard: the fingerprints are permuted, each shard's in its
+// range.
+func TestGroupByShard(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{0, 1, 7, 1000, 50000} {
+		fps := make([]uint64, n)
+		for i := range fps {
+			fps[i] = r.Uint64()
+			if i%5 == 0 {
+				fps[i] &= 0x03FFFFFFFFFFFFFF // crowd the first shards
+			}
+		}
+		want := slices.Clone(fps)
+		cnt := groupByShard(fps)
+		for i := range nShards {
+			for _, f := range fps[cnt[i]:cnt[i+1]] {
+				if int(f>>(64-shardBits)) != i {
+					t.Fatalf("n=%d: %#x in shard %d's range", n, f, i)
+				}
+			}
+		}
+		slices.Sort(fps)
+		slices.Sort(want)
+		if !slices.Equal(fps, want) {
+			t.Fatalf("n=%d: not a permutation", n)
+		}
 	}
 }

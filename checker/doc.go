@@ -62,13 +62,14 @@
 //
 // With Options.HashCompact the visited set keeps, per state, a 64-bit
 // fingerprint (the vector's hash) in a sharded ordered linear-probing
-// table at load 0.5-0.9, and a trace record of 5 bytes: the parent's index
-// and the ordinal of the successor that first reached the state. Indexes
-// are BFS positions (level by level, each level in key order), so they do
-// not depend on the worker count. Vectors are kept only for the level
-// being expanded (a flat array in frontier order) and the level being
-// built (a [Store] emptied at every level, which dedups the level exactly
-// and keeps the minimal keys as above). A successor whose fingerprint is
+// table at load 0.5-0.9, and a trace record of 5 bytes in a temporary
+// file: the parent's index and the ordinal of the successor that first
+// reached the state. Indexes are BFS positions (level by level, each level
+// in key order), so they do not depend on the worker count. Vectors are
+// kept only for the level being expanded (in a second temporary file, in
+// frontier order, read a batch at a time) and the level being built (a
+// [Store] emptied at every level, which dedups the level exactly and keeps
+// the minimal keys as above). A successor whose fingerprint is
 // stored is taken for a state of an earlier level; if it is another
 // state, that state is lost, with probability at most n²/2⁶⁵ for n states
 // (Result.Notes says so). A trace follows the parent indexes back to an

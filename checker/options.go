@@ -31,9 +31,11 @@ type Options struct {
 	// MemoryBudget stops the search (Reason "memory budget") when the Go
 	// heap grows beyond this many bytes; 0: no budget.
 	MemoryBudget int64
-	// HashCompact keeps only a 64-bit fingerprint and a 5-byte trace
-	// record per visited state, instead of its vector: about 14-16 bytes
-	// per state whatever the vector's width. Two states with the same
+	// HashCompact keeps only a 64-bit fingerprint per visited state in
+	// memory, instead of its vector (9-11 bytes per state whatever the
+	// vector's width), plus the level being built; a 5-byte trace record
+	// per state and the level being expanded go to temporary files in
+	// os.TempDir, removed when the search ends. Two states with the same
 	// fingerprint count as one, so the search may miss states; Result.Notes
 	// then gives the probability of that (n²/2⁶⁵ for n states). Verdicts,
 	// counts and traces are those of the full search when no collision

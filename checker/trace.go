@@ -53,7 +53,9 @@ func (e *explorer) violationOf(c cand) *Violation {
 	switch {
 	case c.init:
 	case e.fps != nil:
-		targets = e.compactTargets(c)
+		if targets = e.compactTargets(c); targets == nil {
+			return nil
+		}
 	default:
 		for _, idx := range e.path(c.state) {
 			targets = append(targets, e.store.Vector(idx))
@@ -218,7 +220,7 @@ func (e *explorer) stats() Stats {
 	}
 	s.BytesPerState = e.store.BytesPerVector()
 	if e.fps != nil && s.States > 0 {
-		s.BytesPerState = float64(e.fps.bytes.Load()+e.recs.bytes(s.States)) / float64(s.States)
+		s.BytesPerState = float64(e.fps.bytes.Load()+e.recs.heapBytes()) / float64(s.States)
 	}
 	return s
 }

@@ -58,7 +58,7 @@ with no violation found.`,
 	fl.IntVar(&f.workers, "workers", 0, "search goroutines (0: one per core)")
 	fl.BoolVar(&f.noSymmetry, "no-symmetry", false, "turn symmetry reduction off")
 	fl.BoolVar(&f.noPOR, "no-por", false, "turn partial-order reduction off")
-	fl.BoolVar(&f.compact, "hash-compact", false, "store visited states as 64-bit fingerprints (~15 bytes per visited state plus the two BFS levels; reports the collision probability)")
+	fl.BoolVar(&f.compact, "hash-compact", false, "store visited states as 64-bit fingerprints (9-11 bytes per visited state in memory, plus one BFS level; trace records and the level being expanded go to $TMPDIR); reports the collision probability")
 	fl.BoolVar(&f.explain, "explain-reduction", false, "also search with each combination of reductions and print the stored states of each")
 	fl.BoolVar(&f.noDeadlock, "no-deadlock", false, "do not report states with no enabled action")
 	fl.BoolVar(&f.failFast, "fail-fast", false, "stop at the first violation's depth (same counterexample; the stats then cover only the states explored)")
