@@ -1,6 +1,8 @@
 package checker
 
 import (
+	"fmt"
+
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -26,11 +28,12 @@ func (c *compiler) assignSite(pos spec.Position) *site {
 	return &site{kind: RuntimeError, pos: pos, assign: true}
 }
 
-// store compiles writing the value of v into the location r (width w).
-// It returns a function that reports false when the write failed (the
-// failure is then raised).
-func (c *compiler) store(r ref, v *spec.Expr, cx frameCtx, pos spec.Position) func(m *Machine) bool {
+// store compiles writing the value of v into the location r (width w),
+// the target (nil for a let's first binding). It returns a function that
+// reports false when the write failed (the failure is then raised).
+func (c *compiler) store(target *spec.Expr, r ref, v *spec.Expr, cx frameCtx, pos spec.Position) func(m *Machine) bool {
 	st := c.assignSite(pos)
+	fits := c.frameFits(target, pos)
 	if isScalar(v.Type) {
 		val := c.scalar(v, cx)
 		if r.dyn == nil {
@@ -41,7 +44,7 @@ func (c *compiler) store(r ref, v *spec.Expr, cx frameCtx, pos spec.Position) fu
 					m.raise()
 					return false
 				}
-				return m.set(off, x, st)
+				return (fits == nil || fits(m, 0, x)) && m.set(off, x, st)
 			}
 		}
 		return func(m *Machine) bool {
@@ -51,7 +54,7 @@ func (c *compiler) store(r ref, v *spec.Expr, cx frameCtx, pos spec.Position) fu
 				m.raise()
 				return false
 			}
-			return m.set(off, x, st)
+			return (fits == nil || fits(m, 0, x)) && m.set(off, x, st)
 		}
 	}
 	w := width(v.Type)
@@ -67,6 +70,11 @@ func (c *compiler) store(r ref, v *spec.Expr, cx frameCtx, pos spec.Position) fu
 			return true
 		}
 		for i := 0; i < w; i++ {
+			if fits != nil && !fits(m, i, m.mem[s+i]) {
+				return false
+			}
+		}
+		for i := 0; i < w; i++ {
 			if !m.set(off+i, m.mem[s+i], st) {
 				return false
 			}
@@ -75,17 +83,84 @@ func (c *compiler) store(r ref, v *spec.Expr, cx frameCtx, pos spec.Position) fu
 	}
 }
 
+// frameFits returns, for an assignment target in the frame (a let
+// binding or a field or element of one), a function that reports whether
+// v fits the range of the target's i-th scalar, raising a runtime error
+// when it does not: a let of a record or array keeps its components'
+// ranges, and LANGUAGE.md makes storing a value outside a range a runtime
+// error wherever it is stored (m.set checks the state's slots only). It
+// returns nil for a target in the state, and for one without a bounded
+// scalar (a let of an integer is unbounded).
+func (c *compiler) frameFits(target *spec.Expr, pos spec.Position) func(m *Machine, i int, v int64) bool {
+	root := target
+	for root != nil && (root.Op == spec.OpField || root.Op == spec.OpIndex) {
+		root = root.Args[0]
+	}
+	if root == nil || root.Op != spec.OpLocal {
+		return nil
+	}
+	type bound struct {
+		lo, hi, mask int64
+		set, check   bool
+		st           *site
+	}
+	var bs []bound
+	var leaves func(t *spec.Type)
+	leaves = func(t *spec.Type) {
+		switch t.Kind {
+		case spec.ArrayKind:
+			for range t.Index.Size() {
+				leaves(t.Elem)
+			}
+		case spec.RecordKind:
+			for _, f := range t.Fields {
+				leaves(f.Type)
+			}
+		case spec.RangeKind:
+			bs = append(bs, bound{lo: t.Lo, hi: t.Hi, check: true,
+				st: c.site(RuntimeError, pos, fmt.Sprintf("value %%d out of range %d..%d of a let binding", t.Lo, t.Hi), true)})
+		case spec.SetKind:
+			_, size := setDomain(t)
+			mask := int64(-1)
+			if size < 64 {
+				mask = 1<<uint(size) - 1
+			}
+			bs = append(bs, bound{mask: mask, set: true, check: true,
+				st: c.site(RuntimeError, pos, "set value %#x out of range of a let binding", true)})
+		default:
+			bs = append(bs, bound{}) // bool, enum, identity: every value fits; int: unbounded
+		}
+	}
+	leaves(target.Type)
+	bounded := false
+	for _, b := range bs {
+		bounded = bounded || b.check
+	}
+	if !bounded {
+		return nil
+	}
+	return func(m *Machine, i int, v int64) bool {
+		b := &bs[i]
+		if !b.check || b.set && v&^b.mask == 0 || !b.set && v >= b.lo && v <= b.hi {
+			return true
+		}
+		m.fail(b.st, v)
+		m.raise()
+		return false
+	}
+}
+
 func (c *compiler) stmt(s *spec.Stmt, cx frameCtx, k stepFn) stepFn {
 	switch s.Op {
 	case spec.SAssign:
-		st := c.store(c.ref(s.Target, cx), s.Value, cx, s.Pos)
+		st := c.store(s.Target, c.ref(s.Target, cx), s.Value, cx, s.Pos)
 		return func(m *Machine) {
 			if st(m) {
 				k(m)
 			}
 		}
 	case spec.SLet:
-		st := c.store(ref{static: cx.frame + s.Slot}, s.Value, cx, s.Pos)
+		st := c.store(nil, ref{static: cx.frame + s.Slot}, s.Value, cx, s.Pos)
 		return func(m *Machine) {
 			if st(m) {
 				k(m)
@@ -297,6 +372,7 @@ func (c *compiler) ask(s *spec.Stmt, cx frameCtx, k stepFn) stepFn {
 		target = ref{static: cx.frame + s.Slot}
 	}
 	st := c.assignSite(s.Pos)
+	fits := c.frameFits(s.Target, s.Pos)
 	return func(m *Machine) {
 		mem := m.mem
 		for i := range params {
@@ -337,7 +413,13 @@ func (c *compiler) ask(s *spec.Stmt, cx frameCtx, k stepFn) stepFn {
 					return
 				}
 				done := true
-				for i := 0; i < w; i++ {
+				for i := 0; i < w && fits != nil; i++ {
+					if !fits(m, i, mem[ans+i]) {
+						done = false
+						break
+					}
+				}
+				for i := 0; i < w && done; i++ {
 					if !m.set(t+i, mem[ans+i], st) {
 						done = false
 						break
