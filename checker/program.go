@@ -129,7 +129,15 @@ func Compile(m *spec.Model) (*Program, error) {
 		p.invs[i] = ci
 	}
 	if m.Terminal != nil {
-		p.terminal = c.scalar(simplify(m.Terminal), chk)
+		// A terminal condition whose evaluation fails does not hold: the
+		// stuck state is reported, as that runtime error (terminalFailure).
+		t := c.scalar(simplify(m.Terminal), chk)
+		p.terminal = func(m *Machine) int64 {
+			if v := t(m); m.err == nil {
+				return v
+			}
+			return 0
+		}
 	}
 	p.memSize = c.mem
 	if c.err != nil {

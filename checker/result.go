@@ -59,8 +59,10 @@ type Result struct {
 // Violation is a violated check with a shortest trace that reaches it.
 type Violation struct {
 	// Name is the invariant or property name; for an assertion or a
-	// runtime error, the name of the action ("init" for the init block);
-	// "" for a deadlock.
+	// runtime error, the name of the action ("init" for the init block,
+	// the invariant's name when evaluating it failed, "terminal" when
+	// evaluating the terminal condition of a stuck state failed); "" for
+	// a deadlock.
 	Name string
 	Kind Kind
 	Pos  spec.Position

@@ -62,7 +62,28 @@ func (e *explorer) violationOf(c cand) *Violation {
 		}
 	}
 	v.Trace = e.replay(targets, !c.atState)
+	if c.kind == Deadlock {
+		e.terminalFailure(v)
+	}
 	return v
+}
+
+// terminalFailure turns a deadlock whose terminal condition fails to
+// evaluate (an index out of range, a division by zero) into that runtime
+// error, like one evaluating an invariant: LANGUAGE.md reports every
+// runtime error like a violated invariant. The compiled condition counts
+// as false when it fails, so the stuck state is found as a deadlock.
+func (e *explorer) terminalFailure(v *Violation) {
+	p := e.prog
+	if p.terminal == nil || len(v.Trace) == 0 {
+		return
+	}
+	vec := make([]uint64, p.lay.words)
+	p.lay.pack(vec, v.Trace[len(v.Trace)-1].State)
+	if _, err := p.NewMachine().IsTerminal(vec); err != nil {
+		ex := err.(*ExecError)
+		v.Kind, v.Name, v.Pos, v.Msg = RuntimeError, "terminal", ex.Pos, ex.Msg+" (evaluating terminal)"
+	}
 }
 
 // replay rebuilds a concrete trace through the stored (packed, possibly
