@@ -1,0 +1,367 @@
+package oracle
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+
+	"github.com/wrapcheck/wrapcheck/spec"
+)
+
+// failure is a runtime error, a failed assert or an integer the oracle
+// cannot represent. It travels as a panic value from the expression that
+// raised it to the statement (or unit) that catches it.
+type failure struct {
+	kind string // "runtime-error", "assertion", "overflow"
+	msg  string
+}
+
+// internalError is a panic value for IR the oracle does not understand.
+type internalError struct{ msg string }
+
+func fail(kind, format string, args ...any) {
+	panic(&failure{kind: kind, msg: fmt.Sprintf(format, args...)})
+}
+
+func bad(format string, args ...any) {
+	panic(&internalError{msg: fmt.Sprintf(format, args...)})
+}
+
+// try runs f and returns the failure it raised, or nil.
+func try(f func()) (fl *failure) {
+	defer func() {
+		if r := recover(); r != nil {
+			if x, ok := r.(*failure); ok {
+				fl = x
+				return
+			}
+			panic(r)
+		}
+	}()
+	f()
+	return nil
+}
+
+// test evaluates the condition e and returns the failure it raised.
+func test(e *spec.Expr, en *env) (ok bool, f *failure) {
+	f = try(func() { ok = truth(e, en) })
+	return ok, f
+}
+
+// env is what an expression sees: the state and the unit's frame of
+// locals. state is nil where no state is visible (agent assumptions).
+type env struct {
+	state []int64
+	frame []int64
+}
+
+func (en *env) clone() *env {
+	return &env{state: append([]int64(nil), en.state...), frame: append([]int64(nil), en.frame...)}
+}
+
+func b2i(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func truth(e *spec.Expr, en *env) bool {
+	switch v := scalar(e, en); v {
+	case 0:
+		return false
+	case 1:
+		return true
+	default:
+		bad("%s: boolean value %d", e.Op, v)
+		return false
+	}
+}
+
+// width is the number of slots a value of t takes, computed from the type
+// structure (and compared with the IR's Type.Width).
+func width(t *spec.Type) int {
+	var w int
+	switch t.Kind {
+	case spec.ArrayKind:
+		w = int(t.Index.Size()) * width(t.Elem)
+	case spec.RecordKind:
+		for _, f := range t.Fields {
+			w += width(f.Type)
+		}
+	default:
+		w = 1
+	}
+	if w != t.Width {
+		bad("type %s: width %d, the IR says %d", t.Kind, w, t.Width)
+	}
+	return w
+}
+
+// fieldOffset is the slot offset of the field at IR offset off in record
+// type t, recomputed as the sum of the widths of the fields before it
+// (and checked against the IR's).
+func fieldOffset(t *spec.Type, off int64, ft *spec.Type) int {
+	if t.Kind != spec.RecordKind {
+		bad("field of a %s", t.Kind)
+	}
+	o := 0
+	for _, f := range t.Fields {
+		if int64(f.Offset) == off {
+			if f.Offset != o || width(f.Type) != width(ft) {
+				bad("field %s: offset %d, computed %d", f.Name, f.Offset, o)
+			}
+			return o
+		}
+		o += width(f.Type)
+	}
+	bad("no field at offset %d", off)
+	return 0
+}
+
+// setSize returns the number of possible elements of a set of t.
+func setSize(t *spec.Type) int64 {
+	if !t.IsFinite() || t.Size() > 64 || t.Size() < 1 {
+		bad("set of %s with %d elements", t.Kind, t.Size())
+	}
+	return t.Size()
+}
+
+func setMask(t *spec.Type) int64 {
+	if n := setSize(t); n < 64 {
+		return 1<<n - 1
+	}
+	return -1
+}
+
+func add(a, b int64) int64 {
+	s := a + b
+	if (s > a) != (b > 0) {
+		fail("overflow", "%d + %d overflows int64", a, b)
+	}
+	return s
+}
+
+func sub(a, b int64) int64 {
+	if b == math.MinInt64 {
+		fail("overflow", "%d - %d overflows int64", a, b)
+	}
+	return add(a, -b)
+}
+
+func mul(a, b int64) int64 {
+	if a == 0 || b == 0 {
+		return 0
+	}
+	p := a * b
+	if p/b != a || (a == -1 && b == math.MinInt64) || (b == -1 && a == math.MinInt64) {
+		fail("overflow", "%d * %d overflows int64", a, b)
+	}
+	return p
+}
+
+// eval returns the value of e: a fresh slice of e.Type's width.
+func eval(e *spec.Expr, en *env) []int64 {
+	switch e.Op {
+	case spec.OpVar:
+		if en.state == nil {
+			bad("state variable read where no state is visible")
+		}
+		return append([]int64(nil), en.state[e.Slot:e.Slot+width(e.Type)]...)
+	case spec.OpLocal:
+		return append([]int64(nil), en.frame[e.Slot:e.Slot+width(e.Type)]...)
+	case spec.OpIndex:
+		if e.IsLocation() {
+			return read(locate(e, en), en)
+		}
+		arr := eval(e.Args[0], en)
+		at := e.Args[0].Type
+		if at.Kind != spec.ArrayKind {
+			bad("index into a %s", at.Kind)
+		}
+		i := scalar(e.Args[1], en)
+		if i < at.Index.Lo || i > at.Index.Hi {
+			fail("runtime-error", "index %d out of range %d..%d", i, at.Index.Lo, at.Index.Hi)
+		}
+		w := width(at.Elem)
+		k := int(i-at.Index.Lo) * w
+		return arr[k : k+w]
+	case spec.OpField:
+		if e.IsLocation() {
+			return read(locate(e, en), en)
+		}
+		r := eval(e.Args[0], en)
+		o := fieldOffset(e.Args[0].Type, e.Val, e.Type)
+		return r[o : o+width(e.Type)]
+	case spec.OpRecordLit:
+		var out []int64
+		for i, f := range e.Type.Fields {
+			v := eval(e.Args[i], en)
+			if len(v) != width(f.Type) {
+				bad("record literal field %s: %d slots for %d", f.Name, len(v), width(f.Type))
+			}
+			out = append(out, v...)
+		}
+		return out
+	case spec.OpCond:
+		if truth(e.Args[0], en) {
+			return eval(e.Args[1], en)
+		}
+		return eval(e.Args[2], en)
+	case spec.OpLet:
+		let(e, en)
+		return eval(e.Args[len(e.Args)-1], en)
+	}
+	return []int64{scalar(e, en)}
+}
+
+// read returns a copy of the value at l.
+func read(l loc, en *env) []int64 {
+	src := en.frame
+	if !l.frame {
+		if en.state == nil {
+			bad("state variable read where no state is visible")
+		}
+		src = en.state
+	}
+	return append([]int64(nil), src[l.off:l.off+width(l.t)]...)
+}
+
+// let stores the bindings of an OpLet in the frame.
+func let(e *spec.Expr, en *env) {
+	for i, b := range e.Binds {
+		copy(en.frame[b:], eval(e.Args[i], en))
+	}
+}
+
+// scalar evaluates an expression of a one-slot type.
+func scalar(e *spec.Expr, en *env) int64 {
+	if width(e.Type) != 1 {
+		bad("%s of type %s is not a scalar", e.Op, e.Type.Kind)
+	}
+	arg := func(i int) int64 { return scalar(e.Args[i], en) }
+	switch e.Op {
+	case spec.OpConst:
+		return e.Val
+	case spec.OpVar:
+		if en.state == nil {
+			bad("state variable read where no state is visible")
+		}
+		return en.state[e.Slot]
+	case spec.OpLocal:
+		return en.frame[e.Slot]
+	case spec.OpIndex, spec.OpField, spec.OpRecordLit:
+		return eval(e, en)[0]
+	case spec.OpNot:
+		return b2i(!truth(e.Args[0], en))
+	case spec.OpNeg:
+		return sub(0, arg(0))
+	case spec.OpAnd:
+		return b2i(truth(e.Args[0], en) && truth(e.Args[1], en))
+	case spec.OpOr:
+		return b2i(truth(e.Args[0], en) || truth(e.Args[1], en))
+	case spec.OpImplies:
+		return b2i(!truth(e.Args[0], en) || truth(e.Args[1], en))
+	case spec.OpEq, spec.OpNe:
+		a, b := eval(e.Args[0], en), eval(e.Args[1], en)
+		if len(a) != len(b) {
+			bad("== between values of %d and %d slots", len(a), len(b))
+		}
+		eq := true
+		for i := range a {
+			eq = eq && a[i] == b[i]
+		}
+		return b2i(eq == (e.Op == spec.OpEq))
+	case spec.OpLt:
+		return b2i(arg(0) < arg(1))
+	case spec.OpLe:
+		return b2i(arg(0) <= arg(1))
+	case spec.OpGt:
+		return b2i(arg(0) > arg(1))
+	case spec.OpGe:
+		return b2i(arg(0) >= arg(1))
+	case spec.OpAdd:
+		return add(arg(0), arg(1))
+	case spec.OpSub:
+		return sub(arg(0), arg(1))
+	case spec.OpMul:
+		return mul(arg(0), arg(1))
+	case spec.OpDiv, spec.OpMod:
+		a, b := arg(0), arg(1)
+		if b == 0 {
+			fail("runtime-error", "division by zero")
+		}
+		if a == math.MinInt64 && b == -1 {
+			fail("overflow", "%d / -1 overflows int64", a)
+		}
+		// Go's / truncates toward zero and % is its remainder, as
+		// docs/language.md defines them.
+		if e.Op == spec.OpDiv {
+			return a / b
+		}
+		return a % b
+	case spec.OpIn:
+		x, s := arg(0), arg(1)
+		el := e.Args[1].Type.Elem
+		setSize(el)
+		if x < el.Lo || x > el.Hi {
+			return 0 // not a value of the element type: not an element
+		}
+		return s >> uint(x-el.Lo) & 1
+	case spec.OpSubset:
+		return b2i(arg(0)&^arg(1) == 0)
+	case spec.OpUnion:
+		return arg(0) | arg(1)
+	case spec.OpIntersect:
+		return arg(0) & arg(1)
+	case spec.OpMinus:
+		return arg(0) &^ arg(1)
+	case spec.OpCard:
+		return int64(bits.OnesCount64(uint64(arg(0))))
+	case spec.OpSetLit:
+		el := e.Type.Elem
+		setSize(el)
+		var s int64
+		for i := range e.Args {
+			x := arg(i)
+			if x < el.Lo || x > el.Hi {
+				fail("runtime-error", "set element %d outside %d..%d", x, el.Lo, el.Hi)
+			}
+			s |= 1 << uint(x-el.Lo)
+		}
+		return s
+	case spec.OpCond:
+		if truth(e.Args[0], en) {
+			return arg(1)
+		}
+		return arg(2)
+	case spec.OpForall, spec.OpExists, spec.OpCount:
+		// A finite conjunction (disjunction) evaluated left to right with
+		// short-circuit, like `and` (`or`); count evaluates every body.
+		var n int64
+		for v := e.Dom.Lo; v <= e.Dom.Hi; v++ {
+			en.frame[e.Slot] = v
+			t := truth(e.Args[0], en)
+			switch {
+			case e.Op == spec.OpForall && !t:
+				return 0
+			case e.Op == spec.OpExists && t:
+				return 1
+			case t:
+				n++
+			}
+		}
+		switch e.Op {
+		case spec.OpForall:
+			return 1
+		case spec.OpExists:
+			return 0
+		}
+		return n
+	case spec.OpLet:
+		let(e, en)
+		return arg(len(e.Args) - 1)
+	}
+	bad("unexpected operator %s", e.Op)
+	return 0
+}
