@@ -758,9 +758,13 @@ func (c *checker) inline(fi *fnInfo, args []*Expr, pos Position) *Expr {
 		a := args[i]
 		o := &object{name: p.Name.Name, pos: p.Name.Pos, typ: t, used: true}
 		if a.Op == OpConst && t.IsScalar() {
+			// The body was checked for every value of the parameter's
+			// type, so the constant must not turn its range checks into
+			// errors (reported nowhere: the inlined body is quiet), as a
+			// family index does not: they are left to run time.
 			o.kind = objConstArg
 			o.val = a.Val
-			o.dep = c.instDep[a]
+			o.dep = true
 		} else {
 			o.kind = objBound
 			o.what = "parameter"

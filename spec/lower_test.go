@@ -261,6 +261,7 @@ var arr: [0..2]0..3
 fn gt(x: 0..N, y: 0..N): bool = x > y
 fn inc(x: 0..N): 0..4 = x + 1
 fn flip(q: R): R = record { a: q.a, b: not q.b }
+fn shifted(q: R, d: 0..3): bool = q != record { a: d + 2, b: true }
 process P[p: Proc] { var st: C  action a { skip } }
 `
 	tests := []struct {
@@ -275,6 +276,7 @@ process P[p: Proc] { var st: C  action a { skip } }
 		{"sibling calls do not alias", "gt(n, 1) == gt(1, n)", "(== (let [0] $0 (> @0 1)) (let [1] $0 (> 1 @1)))"},
 		{"nested calls do not alias", "gt(inc(n), inc(n + 1))", "(let [2 3] (let [0] $0 (+ @0 1)) (let [1] (+ $0 1) (+ @1 1)) (> @2 @3))"},
 		{"inline record", "flip(r) == r", "(== (let [0] $2 (recordlit (field +0 @0) (not (field +1 @0)))) $2)"},
+		{"inline const arg past a field's range", "shifted(r, 3)", "(let [0] $2 (!= @0 (recordlit 5 1)))"},
 		{"in literal", "ca in {ca, cc}", "1"},
 		{"in literal dynamic", "n in {1, 2}", "(or (== $0 1) (== $0 2))"},
 		{"in set", "cb in s", "(in 1 $1)"},
