@@ -11,8 +11,9 @@ import (
 // the stepFn of the rest. A branching statement (ask, choose) calls its
 // continuation once per branch and undoes the branch's writes (the undo
 // trail) before the next; the last continuation of an action is the
-// machine's leaf, which receives each successor in mem[:n]. Nothing is
-// allocated while running.
+// machine's leaf, which receives each successor in mem[:n]. A failure
+// (Machine.raise) ends its branch only: the branching statement resumes
+// with the next branch. Nothing is allocated while running.
 
 type stepFn func(m *Machine)
 
@@ -282,8 +283,10 @@ func (c *compiler) choose(s *spec.Stmt, cx frameCtx, k stepFn) stepFn {
 			if cond != nil {
 				ok := cond(m)
 				if m.err != nil {
-					m.raise()
-					return
+					m.raise() // this value's branch fails; the others go on
+					m.undo(mark)
+					m.resume()
+					continue
 				}
 				if ok == 0 {
 					m.undo(mark)
@@ -292,9 +295,7 @@ func (c *compiler) choose(s *spec.Stmt, cx frameCtx, k stepFn) stepFn {
 			}
 			body(m)
 			m.undo(mark)
-			if m.abort {
-				return
-			}
+			m.resume()
 		}
 	}
 }
@@ -401,19 +402,20 @@ func (c *compiler) ask(s *spec.Stmt, cx frameCtx, k stepFn) stepFn {
 				copy(mem[res:res+w], mem[ans:ans+w])
 				ok = assume(m) != 0
 				if m.err != nil {
-					m.raise()
-					return
+					m.raise() // this answer's branch fails; the others go on
+					m.resume()
+					ok = false
 				}
 			}
 			if ok {
 				mark := len(m.trail)
 				t := target.at(m)
+				done := true
 				if m.err != nil {
 					m.raise()
-					return
+					done = false
 				}
-				done := true
-				for i := 0; i < w && fits != nil; i++ {
+				for i := 0; i < w && fits != nil && done; i++ {
 					if !fits(m, i, mem[ans+i]) {
 						done = false
 						break
@@ -435,9 +437,7 @@ func (c *compiler) ask(s *spec.Stmt, cx frameCtx, k stepFn) stepFn {
 					}
 				}
 				m.undo(mark)
-				if m.abort {
-					return
-				}
+				m.resume()
 			}
 			i := w - 1
 			for ; i >= 0; i-- {

@@ -245,7 +245,13 @@ type Machine struct {
 	err    *site // first failure of the current evaluation
 	errVal int64
 	errOff int
-	abort  bool // a failure was raised; stop the current action
+	abort  bool // a failure was raised: the current branch ends
+	// failed is the first failure raised since clearFailure (nil: none).
+	// A failing branch makes no successor; the other branches of the
+	// action (or init block) still run, so that which successors are made
+	// does not depend on the branch order: a trace replayed from a
+	// permuted state under symmetry finds the stored ones.
+	failed *ExecError
 
 	action int
 	ord    int // successor ordinal within the current state
@@ -290,20 +296,55 @@ func (m *Machine) fail(s *site, v int64) {
 	}
 }
 
-// raise turns the pending failure into the outcome of the current branch.
+// raise turns the pending failure into the outcome of the current
+// branch, which ends there (abort, until the enclosing branching point
+// resumes). The first failure since clearFailure is recorded: failed,
+// failAction, failOrd and, when recording, the state it happened in. A
+// failing branch takes an ordinal, as a successor does.
 func (m *Machine) raise() {
 	m.abort = true
-	m.failAction = m.action
-	m.failOrd = m.ord
-	m.ord++
-	if m.record {
-		m.failState = append(m.failState[:0], m.mem[:m.p.n]...)
-		m.failAsked = append(m.failAsked[:0], m.asked...)
+	if m.failed == nil {
+		m.failAction = m.action
+		m.failOrd = m.ord
+		m.failed = m.pending()
+		if m.record {
+			m.failState = append(m.failState[:0], m.mem[:m.p.n]...)
+			m.failAsked = append(m.failAsked[:0], m.asked...)
+		}
 	}
+	m.ord++
 }
 
-// failure builds the ExecError of the pending failure.
+// resume ends the failing branch: the next branch starts afresh.
+func (m *Machine) resume() {
+	m.err = nil
+	m.abort = false
+}
+
+// failure returns the ExecError of the failure pending in an evaluation
+// (an invariant's, say), or else the first failure raised since
+// clearFailure.
 func (m *Machine) failure() *ExecError {
+	if m.err == nil && m.failed != nil {
+		return m.failed
+	}
+	return m.pending()
+}
+
+// predFailure returns the ExecError of a failure pending after a
+// predicate's evaluation (an invariant, terminal), which belongs to no
+// action, and clears it. The failures raised by branches stay recorded.
+func (m *Machine) predFailure() *ExecError {
+	a := m.failAction
+	m.failAction = -1
+	e := m.pending()
+	m.failAction = a
+	m.err = nil
+	return e
+}
+
+// pending builds the ExecError of the pending failure (m.err).
+func (m *Machine) pending() *ExecError {
 	s := m.err
 	e := &ExecError{Kind: s.kind, Pos: s.pos, Msg: s.msg, Action: m.failAction}
 	switch {
@@ -324,6 +365,7 @@ func (m *Machine) failure() *ExecError {
 func (m *Machine) clearFailure() {
 	m.err = nil
 	m.abort = false
+	m.failed = nil
 }
 
 // set stores v at mem[off] through the undo trail; a state slot must
@@ -366,7 +408,8 @@ func (m *Machine) load(s State) {
 }
 
 // runAction runs action a on the state in mem[:n], calling m.leaf per
-// successor. It reports false when a failure was raised (m.err is set).
+// successor, every branch of it, failing or not. It reports false when a
+// failure has been raised since clearFailure (see Machine.failure).
 func (m *Machine) runAction(a int) bool {
 	ca := &m.p.actions[a]
 	m.action = a
@@ -374,18 +417,21 @@ func (m *Machine) runAction(a int) bool {
 		g := ca.guard(m)
 		if m.err != nil {
 			m.raise()
+			m.resume()
 			return false
 		}
 		if g == 0 {
-			return true
+			return m.failed == nil
 		}
 	}
 	ca.body(m)
 	m.undo(0)
-	return !m.abort
+	m.resume()
+	return m.failed == nil
 }
 
-// runInit resets mem[:n] to the zero state and runs the init block.
+// runInit resets mem[:n] to the zero state and runs the init block, every
+// branch of it. It reports false when a branch failed.
 func (m *Machine) runInit() bool {
 	copy(m.mem[:m.p.n], m.p.zero)
 	m.action = -1
@@ -393,7 +439,8 @@ func (m *Machine) runInit() bool {
 	m.trail = m.trail[:0]
 	m.p.init(m)
 	m.undo(0)
-	return !m.abort
+	m.resume()
+	return m.failed == nil
 }
 
 // enabledGuard reports whether action a's guard holds in mem[:n]; an
@@ -417,8 +464,9 @@ func (m *Machine) publicLeaf(mm *Machine) {
 }
 
 // Init calls visit for each initial state, in the init block's branch
-// order (duplicates included). t is valid only during the call. A failure
-// in the init block stops the enumeration and is returned as *ExecError.
+// order (duplicates included). t is valid only during the call. A failing
+// branch makes no state; the first failure is returned as *ExecError
+// once every branch has run.
 func (m *Machine) Init(visit func(branch int, t State)) error {
 	m.grow()
 	m.clearFailure()
@@ -435,8 +483,9 @@ func (m *Machine) Init(visit func(branch int, t State)) error {
 
 // Successors calls visit for every successor of s: each branch of each
 // enabled action, in (action, branch) order, duplicates included. t is
-// valid only during the call. A failure stops the enumeration and is
-// returned as *ExecError.
+// valid only during the call. A failing branch makes no successor; the
+// other branches of its action still run, then the enumeration stops and
+// the first failure is returned as *ExecError.
 func (m *Machine) Successors(s State, visit func(action, branch int, t State)) error {
 	return m.SuccessorsOf(s, nil, visit)
 }
@@ -444,7 +493,7 @@ func (m *Machine) Successors(s State, visit func(action, branch int, t State)) e
 // Eval evaluates a scalar predicate compiled by CompileExpr in state s.
 func (m *Machine) Eval(pr *Pred, s State) (int64, error) {
 	m.grow()
-	m.clearFailure()
+	m.err = nil // the branches' failures stay recorded: Eval may run during Successors' visits
 	p := m.p
 	p.lay.unpack(m.mem[p.checkOff:p.checkOff+p.n], s)
 	var v int64
@@ -454,10 +503,7 @@ func (m *Machine) Eval(pr *Pred, s State) (int64, error) {
 		v = m.mem[pr.ref.at(m)]
 	}
 	if m.err != nil {
-		m.failAction = -1
-		e := m.failure()
-		m.clearFailure()
-		return 0, e
+		return 0, m.predFailure()
 	}
 	return v, nil
 }
@@ -524,14 +570,11 @@ func (m *Machine) IsTerminal(s State) (bool, error) {
 		return false, nil
 	}
 	m.grow()
-	m.clearFailure()
+	m.err = nil
 	p.lay.unpack(m.mem[p.checkOff:p.checkOff+p.n], s)
 	v := p.terminal(m)
 	if m.err != nil {
-		m.failAction = -1
-		e := m.failure()
-		m.clearFailure()
-		return false, e
+		return false, m.predFailure()
 	}
 	return v != 0, nil
 }

@@ -68,6 +68,46 @@ invariant NotTwo: x != 2
 	}
 }
 
+// TestSymmetryFailingBranch: from the canonical state the first branch of
+// pick reaches phase 2 and the second fails. The trace is replayed from a
+// concrete state, a permutation of it, where the failing branch comes
+// first; a failure used to end the whole action there, so the replay lost
+// the step and panicked ("trace replay lost a step"). A failing branch
+// ends only itself now.
+func TestSymmetryFailingBranch(t *testing.T) {
+	m := mustModel(t, `spec S
+type Id = symmetric 2
+var mark: [Id]bool
+var phase: 0..2
+action start when phase == 0 {
+  choose i in Id { mark[i] := true }
+  phase := 1
+}
+action pick when phase == 1 {
+  choose i in Id {
+    assert not mark[i] "picked the marked one"
+    phase := 2
+  }
+}
+invariant NotTwo: phase != 2
+`)
+	for _, opts := range []Options{{NoDeadlock: true}, {NoDeadlock: true, NoSymmetry: true, NoPOR: true}} {
+		res, err := Run(context.Background(), m, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Both the failing branch and phase 2 are two steps away: either
+		// is a shortest violation.
+		v := res.Violation
+		if v == nil {
+			t.Fatalf("NoSymmetry=%v: %s, want a violation", opts.NoSymmetry, res.Verdict)
+		}
+		if diff := cmp.Diff([]string{"start", "pick"}, actions(m, v)); diff != "" {
+			t.Errorf("NoSymmetry=%v: trace (-want +got):\n%s", opts.NoSymmetry, diff)
+		}
+	}
+}
+
 // TestPropertiesAfterSafety: a safety violation is reported before any
 // property is searched; when safety holds the property's lasso comes back.
 func TestPropertiesAfterSafety(t *testing.T) {

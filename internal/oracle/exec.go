@@ -188,7 +188,7 @@ func (x *interp) exec(ss []*spec.Stmt, en *env, k func(*env), failed func(*failu
 		if dom == nil || !dom.IsFinite() {
 			bad("choose over a non-finite domain")
 		}
-		for v := dom.Lo; v <= dom.Hi && !x.halt; v++ {
+		for v := dom.Lo; v <= dom.Hi; v++ {
 			b := en.clone()
 			b.frame[s.Slot] = v
 			ok := true
@@ -232,9 +232,6 @@ func (x *interp) ask(s *spec.Stmt, en *env, next func(*env), failed func(*failur
 		x.answers[s.Agent] = ans
 	}
 	for _, ans := range ans {
-		if x.halt {
-			return
-		}
 		ok := true
 		if ag.Assume != nil {
 			a := &env{frame: make([]int64, ag.Frame)}

@@ -21,10 +21,11 @@ type Options struct {
 	Failure func(kind, msg string)
 	// StopAtFailure emulates the engine's current, narrower handling of
 	// failures, which LANGUAGE.md does not support (the figures are then
-	// not those of the reachable state space): the first failing branch of
-	// a state ends that state's expansion (its later branches and actions
-	// make no successor), and a failing init branch ends the search with
-	// the states stored so far and no transitions.
+	// not those of the reachable state space): the first failing action
+	// of a state ends that state's expansion once all its branches have
+	// run (the later actions make no successor), and a failing init block
+	// ends the search, once all its branches have run, with the initial
+	// states stored, no transitions and the first failure as violation.
 	StopAtFailure bool
 }
 
@@ -213,8 +214,10 @@ func (x *interp) search(opts Options) *Result {
 		})
 	if len(level) > 0 {
 		found = &level[0]
-		if x.halt {
-			return &Result{States: int64(len(nodes)), Violation: x.violation(&level[len(level)-1], nodes)}
+		for i := range level {
+			if x.halt && level[i].step {
+				return &Result{States: int64(len(nodes)), Violation: x.violation(&level[i], nodes)}
+			}
 		}
 	}
 	for depth := 0; len(frontier) > 0; depth++ {
