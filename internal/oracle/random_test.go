@@ -134,6 +134,7 @@ func randomWrap(r *rand.Rand) string {
 	setS := &gtype{k: kSet, src: "set of Small", elem: g.small}
 	g.rec = &gtype{k: kRecord, src: "Rec", fields: []gfield{{"a", g.small}, {"b", g.tBool}, {"c", setC}}}
 	g.p("type Rec = record { a: Small, b: bool, c: set of Color }")
+	g.p("type Box = record { inner: Rec, v: [bool]0..1 }")
 
 	// globals
 	cands := []gvar{
@@ -144,6 +145,8 @@ func randomWrap(r *rand.Rand) string {
 		{name: "r", t: g.rec}, {name: "m", t: g.mode},
 		{name: "recs", t: &gtype{k: kArray, src: "[0..1]Rec", index: &gtype{k: kInt, src: "0..1", lo: 0, hi: 1}, elem: g.rec}},
 		{name: "sets", t: &gtype{k: kArray, src: "[Mode]set of Small", index: g.mode, elem: setS}},
+		{name: "pair", t: &gtype{k: kArray, src: "[bool]Mode", index: g.tBool, elem: g.mode}},
+		{name: "box", t: &gtype{k: kRecord, src: "Box", fields: []gfield{{"inner", g.rec}, {"v", &gtype{k: kArray, src: "[bool]0..1", index: g.tBool, elem: &gtype{k: kInt, src: "0..1", lo: 0, hi: 1}}}}}},
 	}
 	if g.id != nil {
 		cands = append(cands, gvar{name: "owner", t: g.id}, gvar{name: "held", t: &gtype{k: kArray, src: "[Id]bool", index: g.id, elem: g.tBool}},
@@ -280,7 +283,7 @@ func randomWrap(r *rand.Rand) string {
 	for i := range r.IntN(3) {
 		g.p("invariant Inv%d: %s", i, g.boolean(sc, 3))
 	}
-	if g.chance(1, 2) {
+	for g.chance(1, 2) { // several terminal lines mean their disjunction
 		g.p("terminal %s", g.boolean(sc, 2))
 	}
 	return g.b.String()
@@ -509,8 +512,8 @@ func (g *gen) value(t *gtype, sc []gvar, d int) string {
 		}
 		opts = append(opts, func() string { return g.setLit(t, sc, d) })
 	case kRecord:
-		if len(opts) == 0 || g.chance(1, 3) {
-			return "record { a: " + g.arg(g.small, sc, 0) + ", b: " + g.value(g.tBool, sc, 0) + ", c: " + g.value(t.fields[2].t, sc, 0) + " }"
+		if lit, ok := g.recordLit(t, sc); ok && (len(opts) == 0 || g.chance(1, 3)) {
+			return lit
 		}
 	}
 	if d > 0 && t.k != kRecord && g.chance(1, 6) {
@@ -530,6 +533,36 @@ func (g *gen) setType(sc []gvar) *gtype {
 		return ss
 	}
 	return &gtype{k: kSet, src: "set of Color", elem: g.color}
+}
+
+// recordLit returns a record literal of type t, fields in a random
+// order; ok is false when a field has no value to give (an array field
+// with no array of its type in sc).
+func (g *gen) recordLit(t *gtype, sc []gvar) (string, bool) {
+	var fs []string
+	for _, f := range t.fields {
+		var v string
+		switch f.t.k {
+		case kArray:
+			ts := g.typed(sc, f.t)
+			if len(ts) == 0 {
+				return "", false
+			}
+			v = pick(g, ts)()
+		case kInt:
+			v = g.arg(f.t, sc, 0)
+		case kRecord:
+			var ok bool
+			if v, ok = g.recordLit(f.t, sc); !ok {
+				return "", false
+			}
+		default:
+			v = g.value(f.t, sc, 0)
+		}
+		fs = append(fs, f.name+": "+v)
+	}
+	g.r.Shuffle(len(fs), func(i, j int) { fs[i], fs[j] = fs[j], fs[i] })
+	return "record { " + strings.Join(fs, ", ") + " }", true
 }
 
 // setLit returns a non-empty set literal of type t.
@@ -1014,7 +1047,7 @@ func TestRandom(t *testing.T) {
 		}
 		noDL := r.IntN(4) == 0
 		// Planted asserts hold whatever the state: none may fail.
-		or := compare(t, name, m, Options{NoDeadlock: noDL, MaxStates: 20_000, Failure: func(kind, msg string) {
+		or := compare(t, name, m, Options{NoDeadlock: noDL, MaxStates: 8_000, Failure: func(kind, msg string) {
 			if strings.HasPrefix(msg, "planted:") {
 				t.Errorf("%s: oracle: %s failed\n%s", name, msg, src)
 			}
