@@ -12,9 +12,11 @@ import (
 // state limit.
 type Options struct {
 	NoDeadlock bool
-	// MaxStates makes Check return ErrTooBig once more states than this
-	// are stored; 0: no limit.
-	MaxStates int
+	// MaxStates and MaxTransitions make Check return ErrTooBig once more
+	// states than MaxStates are stored or more transitions than
+	// MaxTransitions made; 0: no limit.
+	MaxStates      int
+	MaxTransitions int64
 	// Failure, when not nil, is called for every failing branch (of init,
 	// an action or a guard, with its kind and message), not only for the
 	// reported one.
@@ -29,7 +31,8 @@ type Options struct {
 	StopAtFailure bool
 }
 
-// ErrTooBig is returned when the search passes Options.MaxStates.
+// ErrTooBig is returned when the search passes Options.MaxStates or
+// Options.MaxTransitions.
 var ErrTooBig = errors.New("oracle: too many states")
 
 // ErrOverflow is returned when an intermediate integer does not fit in
@@ -250,7 +253,9 @@ func (x *interp) search(opts Options) *Result {
 				en.state = append([]int64(nil), s...) // the body writes its own copy
 				x.exec(a.Body, en, func(en *env) {
 					branches++
-					res.Transitions++
+					if res.Transitions++; opts.MaxTransitions > 0 && res.Transitions > opts.MaxTransitions {
+						panic(ErrTooBig)
+					}
 					if j, isNew := add(en.state, i, ai, depth+1); isNew {
 						next = append(next, j)
 					}

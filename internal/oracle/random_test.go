@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -91,6 +92,10 @@ type gen struct {
 	// typedCtx is set while writing the right-hand side of an assignment
 	// to a set: a literal there has the target's type.
 	typedCtx bool
+	// bodies holds the source of every fn body and agent assumption, by
+	// name, for the planted facts that unfold them.
+	bodies map[string]string
+	self   string // inside a process: how others name it ("W[w]", "Solo")
 }
 
 // gfam is a process family (or single process when index is nil).
@@ -113,7 +118,7 @@ func pick[T any](g *gen, xs []T) T { return xs[g.r.IntN(len(xs))] }
 
 // randomWrap returns a random spec.
 func randomWrap(r *rand.Rand) string {
-	g := &gen{r: r}
+	g := &gen{r: r, bodies: map[string]string{}}
 	g.tBool = &gtype{k: kBool, src: "bool", lo: 0, hi: 1}
 	n := 1 + r.IntN(2)
 	g.p("spec Random")
@@ -195,8 +200,10 @@ func randomWrap(r *rand.Rand) string {
 			sc = append(sc, g.globals...) // an fn may read state
 		}
 		g.noCalls = true
-		g.p("fn %s(%s): %s = %s", f.name, strings.Join(ps, ", "), f.result.src, g.value(f.result, sc, 2))
+		body := g.value(f.result, sc, 2)
 		g.noCalls = false
+		g.p("fn %s(%s): %s = %s", f.name, strings.Join(ps, ", "), f.result.src, body)
+		g.bodies[f.name] = body
 	}
 	g.agents = []gagent{
 		{name: "pickc", params: []*gtype{setC}, result: g.color},
@@ -217,8 +224,9 @@ func randomWrap(r *rand.Rand) string {
 		line := fmt.Sprintf("agent %s(%s): %s", a.name, strings.Join(ps, ", "), a.result.src)
 		if g.chance(2, 3) {
 			g.noCalls = true
-			line += " assume " + g.boolean(sc, 2)
+			g.bodies[a.name] = g.boolean(sc, 2)
 			g.noCalls = false
+			line += " assume " + g.bodies[a.name]
 		}
 		g.p("%s", line)
 	}
@@ -266,10 +274,15 @@ func randomWrap(r *rand.Rand) string {
 		if f.index != nil {
 			sc = append(sc, gvar{name: "w", t: f.index})
 		}
+		g.self = f.name
+		if f.index != nil {
+			g.self += "[w]"
+		}
 		for range 1 + r.IntN(2) {
 			g.action(sc, "  ")
 			nAct++
 		}
+		g.self = ""
 		g.p("}")
 	}
 	sc := append(append([]gvar(nil), g.globals...), g.foreign("")...)
@@ -317,6 +330,12 @@ func (g *gen) action(sc []gvar, ind string) {
 		guard = " when " + g.boolean(sc, g.r.IntN(3))
 	}
 	g.p("%saction %s%s {", ind, name, guard)
+	if guard != "" && g.chance(1, 2) {
+		g.fact(ind+"  ", strings.TrimPrefix(guard, " when "), "guard")
+	}
+	if g.self != "" && g.chance(1, 3) {
+		g.fact(ind+"  ", "st == "+g.self+".st", "local") // a local read bare and as P[w].st
+	}
 	g.depth++
 	g.mutate(sc, ind+"  ")
 	g.depth--
@@ -777,6 +796,10 @@ func (g *gen) stmt(sc []gvar, ind string) []gvar {
 		}
 		v := g.fresh("l")
 		g.p("%slet %s = %s", ind, v, call)
+		if as := g.bodies[a.name]; as != "" && g.chance(1, 2) {
+			// the answer satisfies the assumption over the arguments
+			g.fact(ind, unfold(as, append([]string{"result"}, qnames(len(args))...), append([]string{v}, args...)), "assume")
+		}
 		return append(sc, gvar{name: v, t: a.result})
 	case 6, 7:
 		if !nested {
@@ -791,6 +814,12 @@ func (g *gen) stmt(sc []gvar, ind string) []gvar {
 			where = " where " + g.boolean(inner, 2)
 		}
 		g.p("%schoose %s in %s%s {", ind, v, dom, where)
+		if where != "" && g.chance(1, 2) {
+			g.fact(ind+"  ", strings.TrimPrefix(where, " where "), "where")
+		}
+		if dom != "bool" && dom[0] >= 'a' && dom[0] <= 'z' && g.chance(1, 2) {
+			g.fact(ind+"  ", v+" in "+dom, "chosen from a set") // a set variable
+		}
 		g.stmts(inner, 1+g.r.IntN(2), ind+"  ")
 		g.p("%s}", ind)
 	case 8, 9:
@@ -798,19 +827,31 @@ func (g *gen) stmt(sc []gvar, ind string) []gvar {
 			g.assign(sc, ind)
 			return sc
 		}
-		g.p("%sif %s {", ind, g.boolean(sc, 2))
+		c := g.boolean(sc, 2)
+		facts := g.chance(1, 2)
+		branch := func(cond string) {
+			if facts {
+				g.fact(ind+"  ", cond, "if")
+			}
+		}
+		g.p("%sif %s {", ind, c)
+		branch(c)
 		g.stmts(sc, 1+g.r.IntN(2), ind+"  ")
 		switch g.r.IntN(3) {
 		case 0:
 			g.p("%s}", ind)
 		case 1:
 			g.p("%s} else {", ind)
+			branch("not " + c)
 			g.stmts(sc, 1, ind+"  ")
 			g.p("%s}", ind)
 		case 2:
-			g.p("%s} else if %s {", ind, g.boolean(sc, 1))
+			c2 := g.boolean(sc, 1)
+			g.p("%s} else if %s {", ind, c2)
+			branch(fmt.Sprintf("(not %s) and %s", c, c2))
 			g.stmts(sc, 1, ind+"  ")
 			g.p("%s} else {", ind)
+			branch(fmt.Sprintf("not (%s or %s)", c, c2))
 			g.stmts(sc, 1, ind+"  ")
 			g.p("%s}", ind)
 		}
@@ -823,7 +864,8 @@ func (g *gen) stmt(sc []gvar, ind string) []gvar {
 		if t == g.mode && len(vars(sc, t, false)) == 0 {
 			t = g.color
 		}
-		g.p("%smatch %s {", ind, g.value(t, sc, 1))
+		e := g.value(t, sc, 1)
+		g.p("%smatch %s {", ind, e)
 		var vals []string
 		if t.k == kBool {
 			vals = []string{"true", "false"}
@@ -832,8 +874,19 @@ func (g *gen) stmt(sc []gvar, ind string) []gvar {
 		}
 		g.r.Shuffle(len(vals), func(i, j int) { vals[i], vals[j] = vals[j], vals[i] })
 		cut := 1 + g.r.IntN(len(vals))
+		facts := g.chance(1, 2)
+		arm := func(vs []string) {
+			if facts {
+				var eqs []string
+				for _, v := range vs {
+					eqs = append(eqs, fmt.Sprintf("(%s) == %s", e, v))
+				}
+				g.fact(ind+"    ", strings.Join(eqs, " or "), "match")
+			}
+			g.stmts(sc, 1, ind+"    ")
+		}
 		g.p("%s  %s => {", ind, strings.Join(vals[:cut], ", "))
-		g.stmts(sc, 1, ind+"    ")
+		arm(vals[:cut])
 		g.p("%s  }", ind)
 		if cut < len(vals) {
 			if g.chance(1, 2) {
@@ -841,7 +894,7 @@ func (g *gen) stmt(sc []gvar, ind string) []gvar {
 			} else {
 				g.p("%s  %s => {", ind, strings.Join(vals[cut:], ", "))
 			}
-			g.stmts(sc, 1, ind+"    ")
+			arm(vals[cut:])
 			g.p("%s  }", ind)
 		}
 		g.p("%s}", ind)
@@ -989,7 +1042,11 @@ func (g *gen) planted(sc []gvar, ind string) {
 	}
 	o := pick(g, ops)
 	want := o.f(a, b)
-	switch g.r.IntN(3) {
+	switch g.r.IntN(6) {
+	case 3, 4:
+		g.identity(sc, ind)
+	case 5:
+		g.unfoldCall(sc, ind)
 	case 0:
 		g.p("%sassert (%d) %s (%d) == %d \"planted: constants\"", ind, a, o.s, b, want)
 	case 1:
@@ -1022,6 +1079,84 @@ func (g *gen) planted(sc []gvar, ind string) {
 	}
 }
 
+// fact writes an assert of cond, which the language guarantees where it
+// stands (the generator wrote it so): a failure is the front end's or the
+// engine's, whatever the state.
+func (g *gen) fact(ind, cond, what string) {
+	g.p("%sassert (%s) \"planted: %s\"", ind, cond, what)
+}
+
+// unfold replaces each whole-word name in src by its (parenthesised) value.
+func unfold(src string, names, values []string) string {
+	for i, n := range names {
+		src = regexp.MustCompile(`\b`+n+`\b`).ReplaceAllString(src, "("+values[i]+")")
+	}
+	return src
+}
+
+// qnames returns the parameter names of an agent with n parameters.
+func qnames(n int) []string {
+	var out []string
+	for i := range n {
+		out = append(out, fmt.Sprintf("q%d", i))
+	}
+	return out
+}
+
+// unfoldCall writes an assert that a call of an fn equals its body with
+// the arguments substituted: inlining must not change a value.
+func (g *gen) unfoldCall(sc []gvar, ind string) {
+	f := pick(g, g.fns)
+	var args, names []string
+	for i, t := range f.params {
+		if t.k == kRecord {
+			ts := g.typed(sc, t)
+			if len(ts) == 0 {
+				return
+			}
+			args = append(args, pick(g, ts)())
+		} else {
+			args = append(args, g.arg(t, sc, 1))
+		}
+		names = append(names, fmt.Sprintf("p%d", i))
+	}
+	call := fmt.Sprintf("%s(%s)", f.name, strings.Join(args, ", "))
+	g.fact(ind, fmt.Sprintf("%s == %s", call, unfold(g.bodies[f.name], names, args)), "inlined "+f.name)
+}
+
+// identity writes an assert of a law of the language over random
+// operands: quantifiers, count, set algebra, integer division, process
+// locals read in two ways.
+func (g *gen) identity(sc []gvar, ind string) {
+	dom, t := g.domain(sc)
+	k := g.fresh("k")
+	body := g.boolean(append(sc, gvar{name: k, t: t}), 1)
+	st := g.setType(sc)
+	s1, s2 := g.value(st, sc, 1), g.value(st, sc, 1)
+	if ts := g.typed(sc, st); len(ts) > 0 {
+		s1 = pick(g, ts)() // gives the literals their type
+	}
+	x := g.value(st.elem, sc, 0)
+	n, d := g.integer(sc, 1), pick(g, []string{"3", "-2", "2", "-3"})
+	laws := []string{
+		fmt.Sprintf("(forall %s in %s: %s) == (not (exists %s in %s: not %s))", k, dom, body, k, dom, body),
+		fmt.Sprintf("(exists %s in %s: %s) == ((count %s in %s: %s) > 0)", k, dom, body, k, dom, body),
+		fmt.Sprintf("(%s minus %s) subset %s", s1, s2, s1),
+		fmt.Sprintf("card(%s union %s) == card(%s) + card(%s) - card(%s intersect %s)", s1, s2, s1, s2, s1, s2),
+		fmt.Sprintf("(%s in (%s union %s)) == ((%s in %s) or (%s in %s))", x, s1, s2, x, s1, x, s2),
+		fmt.Sprintf("(%s in {%s}) and ((%s) / %s) * %s + (%s) %% %s == %s", x, x, n, d, d, n, d, n),
+		fmt.Sprintf("(-(%s)) %% %s == -((%s) %% %s) and (-(%s)) / %s == -((%s) / %s)", n, d, n, d, n, d, n, d),
+	}
+	if g.self != "" {
+		for _, v := range sc {
+			if v.name == "st" {
+				laws = append(laws, fmt.Sprintf("st == %s.st", g.self))
+			}
+		}
+	}
+	g.fact(ind, pick(g, laws), "identity")
+}
+
 // TestRandom compares the oracle with the engine on 400 random specs
 // (fixed seed). WRAPCHECK_ORACLE_SEED=n runs 3000 others, from seed n, for
 // a longer search.
@@ -1047,7 +1182,7 @@ func TestRandom(t *testing.T) {
 		}
 		noDL := r.IntN(4) == 0
 		// Planted asserts hold whatever the state: none may fail.
-		or := compare(t, name, m, Options{NoDeadlock: noDL, MaxStates: 8_000, Failure: func(kind, msg string) {
+		or := compare(t, name, m, Options{NoDeadlock: noDL, MaxStates: 8_000, MaxTransitions: 40_000, Failure: func(kind, msg string) {
 			if strings.HasPrefix(msg, "planted:") {
 				t.Errorf("%s: oracle: %s failed\n%s", name, msg, src)
 			}
