@@ -798,7 +798,9 @@ func (g *gen) stmt(sc []gvar, ind string) []gvar {
 		g.p("%slet %s = %s", ind, v, call)
 		if as := g.bodies[a.name]; as != "" && g.chance(1, 2) {
 			// the answer satisfies the assumption over the arguments
-			g.fact(ind, unfold(as, append([]string{"result"}, qnames(len(args))...), append([]string{v}, args...)), "assume")
+			if cond, ok := unfold(as, append([]string{"result"}, qnames(len(args))...), append([]string{v}, args...)); ok {
+				g.fact(ind, cond, "assume")
+			}
 		}
 		return append(sc, gvar{name: v, t: a.result})
 	case 6, 7:
@@ -1086,12 +1088,17 @@ func (g *gen) fact(ind, cond, what string) {
 	g.p("%sassert (%s) \"planted: %s\"", ind, cond, what)
 }
 
-// unfold replaces each whole-word name in src by its (parenthesised) value.
-func unfold(src string, names, values []string) string {
+// unfold replaces each whole-word name in src by its (parenthesised)
+// value; ok is false when a name is a quantifier's domain there, where
+// only a name may stand.
+func unfold(src string, names, values []string) (string, bool) {
 	for i, n := range names {
+		if regexp.MustCompile(`\bin ` + n + `:`).MatchString(src) {
+			return "", false
+		}
 		src = regexp.MustCompile(`\b`+n+`\b`).ReplaceAllString(src, "("+values[i]+")")
 	}
-	return src
+	return src, true
 }
 
 // qnames returns the parameter names of an agent with n parameters.
@@ -1120,8 +1127,9 @@ func (g *gen) unfoldCall(sc []gvar, ind string) {
 		}
 		names = append(names, fmt.Sprintf("p%d", i))
 	}
-	call := fmt.Sprintf("%s(%s)", f.name, strings.Join(args, ", "))
-	g.fact(ind, fmt.Sprintf("%s == %s", call, unfold(g.bodies[f.name], names, args)), "inlined "+f.name)
+	if body, ok := unfold(g.bodies[f.name], names, args); ok {
+		g.fact(ind, fmt.Sprintf("%s(%s) == %s", f.name, strings.Join(args, ", "), body), "inlined "+f.name)
+	}
 }
 
 // identity writes an assert of a law of the language over random
