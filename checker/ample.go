@@ -37,11 +37,11 @@ func (m *Machine) SuccessorsOf(s State, actions []int, visit func(action, branch
 			a = actions[k]
 		}
 		m.start = m.ord
-		if !m.runAction(a) {
-			e := m.failure()
-			m.clearFailure()
-			return e
-		}
+		m.runAction(a)
+	}
+	if e := m.failed; e != nil {
+		m.clearFailure()
+		return e
 	}
 	return nil
 }

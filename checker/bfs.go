@@ -131,6 +131,7 @@ type worker struct {
 	deadlock  int // smallest frontier position of a deadlock, -1: none
 	errs      []cand
 	bad       []cand
+	badInit   int // level 0: init ordinal of the first initial state found bad, -1: none
 	witnessed []bool
 
 	// checkState's candidate conjuncts: stamp[g] == stampCur marks g as
@@ -302,19 +303,22 @@ func (e *explorer) search() (*Result, error) {
 	w := e.workers[0]
 	m := w.m
 	m.leaf = w.onInit
-	if !m.runInit() {
-		ex := m.failure()
-		m.clearFailure()
-		m.leaf = w.onSucc
-		v := e.violationOf(cand{kind: ex.Kind, err: ex, init: true})
-		return &Result{Verdict: Violated, Violation: v}, nil
-	}
+	w.badInit = -1
+	initOK := m.runInit()
 	m.leaf = w.onSucc
 	var first *Violation
-	if len(w.bad) > 0 {
+	switch {
+	case !initOK && (len(w.bad) == 0 || m.failOrd < w.badInit):
+		// A failing init branch makes no initial state; the others do,
+		// and are explored. The first of the failures and bad initial
+		// states, in init-branch order, is level 0's violation.
+		ex := m.failure()
+		first = e.violationOf(cand{kind: ex.Kind, err: ex, init: true})
+	case len(w.bad) > 0:
 		first = e.violationOf(w.bad[0]) // the first initial state found bad
-		w.bad = w.bad[:0]
 	}
+	m.clearFailure()
+	w.bad = w.bad[:0]
 	e.nfront = len(e.frontier)
 	if e.fps != nil {
 		e.promoteInit()
@@ -377,7 +381,11 @@ func (w *worker) onInit(m *Machine) {
 	}
 	if isNew {
 		e.frontier = append(e.frontier, idx)
+		bad := len(w.bad)
 		w.checkState(m, idx, w.vec, nil, true)
+		if len(w.bad) > bad && w.badInit < 0 {
+			w.badInit = m.ord
+		}
 	}
 }
 
@@ -419,9 +427,7 @@ func (w *worker) checkState(m *Machine, idx uint32, vec, parent []uint64, unpack
 		}
 		v := cj.eval(m)
 		if m.err != nil {
-			m.failAction = -1
-			ex := m.failure()
-			m.err = nil
+			ex := m.predFailure()
 			w.bad = append(w.bad, cand{kind: RuntimeError, state: idx, inv: int(ref.inv), err: ex, atState: true})
 			return false
 		}
@@ -599,26 +605,27 @@ func (w *worker) expand(p int) {
 	w.parent = w.frontierVector(p)
 	m.load(w.parent)
 	m.ord = 0
+	// A failing branch makes no successor and is a violation; the other
+	// branches and actions still make theirs, so that the figures are
+	// those of the reachable state space whatever the verdict.
 	if e.opts.Ample == nil {
 		for a := range e.prog.actions {
 			if !m.runAction(a) {
 				w.failed(p, s)
-				w.flush()
-				return
 			}
 		}
 		w.flush()
-	} else if !w.expandAmple(p, s) {
-		return
+	} else {
+		w.expandAmple(p, s)
 	}
-	if m.ord == 0 && !e.opts.NoDeadlock {
+	if m.ord == 0 && !e.opts.NoDeadlock { // a failing branch counts in m.ord
 		if w.deadlock < 0 && !w.terminal(m) {
 			w.deadlock = p
 		}
 	}
 }
 
-func (w *worker) expandAmple(p int, s uint32) bool {
+func (w *worker) expandAmple(p int, s uint32) {
 	e := w.e
 	m := w.m
 	w.enabled = w.enabled[:0]
@@ -629,7 +636,7 @@ func (w *worker) expandAmple(p int, s uint32) bool {
 		m.err = nil
 	}
 	if len(w.enabled) == 0 {
-		return true
+		return
 	}
 	w.ampleIn = append(w.ampleIn[:0], w.enabled...)
 	sub := e.opts.Ample(m.mem[:e.n], w.ampleIn)
@@ -637,8 +644,6 @@ func (w *worker) expandAmple(p int, s uint32) bool {
 	for _, a := range sub {
 		if !m.runAction(a) {
 			w.failed(p, s)
-			w.flush()
-			return false
 		}
 	}
 	w.flush()
@@ -653,13 +658,10 @@ func (w *worker) expandAmple(p int, s uint32) bool {
 			}
 			if !m.runAction(a) {
 				w.failed(p, s)
-				w.flush()
-				return false
 			}
 		}
 		w.flush()
 	}
-	return true
 }
 
 func (w *worker) terminal(m *Machine) bool {

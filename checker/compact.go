@@ -519,9 +519,7 @@ func (e *explorer) replayOrdinals(ords []uint32) [][]uint64 {
 func (e *explorer) replaySuccessors(m *Machine, done func() bool) {
 	run := func(a int) bool {
 		if !m.runAction(a) {
-			m.clearFailure()
-			m.undo(0)
-			return false
+			m.clearFailure() // the search went on after a failure too
 		}
 		return !done()
 	}

@@ -11,7 +11,12 @@
 // allows), makes one successor. Stats.Transitions counts every successor
 // generated, duplicates and self-loops included; Stats.States counts the
 // distinct states stored (canonical states under a Canon hook).
-// Invariants are checked on each state when it is first stored.
+// Invariants are checked on each state when it is first stored. A branch
+// that fails (a runtime error, a false assert) makes no successor and is
+// a violation; the state's other branches and actions still make theirs,
+// and a failing init branch makes no initial state while the others do,
+// so the figures are those of the reachable state space whatever the
+// verdict. A failing branch takes an ordinal, as a successor does.
 //
 // # State encoding
 //

@@ -247,10 +247,11 @@ type Machine struct {
 	errOff int
 	abort  bool // a failure was raised: the current branch ends
 	// failed is the first failure raised since clearFailure (nil: none).
-	// A failing branch makes no successor; the other branches of the
-	// action (or init block) still run, so that which successors are made
-	// does not depend on the branch order: a trace replayed from a
-	// permuted state under symmetry finds the stored ones.
+	// A failing branch makes no successor; the other branches and actions
+	// still run, so that which successors are made does not depend on the
+	// branch order (a trace replayed from a permuted state under symmetry
+	// finds the stored ones) and the figures are those of the reachable
+	// state space.
 	failed *ExecError
 
 	action int
@@ -484,8 +485,7 @@ func (m *Machine) Init(visit func(branch int, t State)) error {
 // Successors calls visit for every successor of s: each branch of each
 // enabled action, in (action, branch) order, duplicates included. t is
 // valid only during the call. A failing branch makes no successor; the
-// other branches of its action still run, then the enumeration stops and
-// the first failure is returned as *ExecError.
+// first failure is returned as *ExecError once every branch has run.
 func (m *Machine) Successors(s State, visit func(action, branch int, t State)) error {
 	return m.SuccessorsOf(s, nil, visit)
 }

@@ -21,14 +21,6 @@ type Options struct {
 	// an action or a guard, with its kind and message), not only for the
 	// reported one.
 	Failure func(kind, msg string)
-	// StopAtFailure emulates the engine's current, narrower handling of
-	// failures, which LANGUAGE.md does not support (the figures are then
-	// not those of the reachable state space): the first failing action
-	// of a state ends that state's expansion once all its branches have
-	// run (the later actions make no successor), and a failing init block
-	// ends the search, once all its branches have run, with the initial
-	// states stored, no transitions and the first failure as violation.
-	StopAtFailure bool
 }
 
 // ErrTooBig is returned when the search passes Options.MaxStates or
@@ -72,7 +64,6 @@ type interp struct {
 	m        *spec.Model
 	slotType []*spec.Type      // the declared scalar type of every state slot
 	answers  map[int][][]int64 // every answer of an agent, by agent index
-	halt     bool              // Options.StopAtFailure and a branch failed
 	n        int
 }
 
@@ -167,9 +158,6 @@ func (x *interp) search(opts Options) *Result {
 		if ev.step && opts.Failure != nil {
 			opts.Failure(ev.kind, ev.msg)
 		}
-		if ev.step && opts.StopAtFailure {
-			x.halt = true
-		}
 		level = append(level, ev)
 	}
 	// add stores s if it is new and checks it.
@@ -217,11 +205,6 @@ func (x *interp) search(opts Options) *Result {
 		})
 	if len(level) > 0 {
 		found = &level[0]
-		for i := range level {
-			if x.halt && level[i].step {
-				return &Result{States: int64(len(nodes)), Violation: x.violation(&level[i], nodes)}
-			}
-		}
 	}
 	for depth := 0; len(frontier) > 0; depth++ {
 		level = nil
@@ -230,11 +213,7 @@ func (x *interp) search(opts Options) *Result {
 		for _, i := range frontier {
 			branches := 0
 			s := nodes[i].state
-			x.halt = false
 			for ai, a := range m.Actions {
-				if x.halt {
-					break
-				}
 				failed := func(f *failure, en *env) {
 					branches++
 					note(event{kind: f.kind, name: a.Name, msg: f.msg, at: i, action: ai, fstate: append([]int64(nil), en.state...), step: true})

@@ -18,13 +18,6 @@ import (
 	"github.com/wrapcheck/wrapcheck/verify"
 )
 
-// engineStopsAtFailure is set while the engine ends a state's expansion
-// at its first failing branch (and the search at a failing init branch),
-// which LANGUAGE.md does not support: the figures it then reports are not
-// those of the reachable state space. The oracle emulates that reading
-// with Options.StopAtFailure until checker/bfs.go is changed.
-const engineStopsAtFailure = true
-
 // maxStates bounds the oracle's search: a spec with more reachable
 // states is skipped (with a log line). Every example fits (the largest,
 // pipeline/release_after_outage.wrap, has 151,265 states without
@@ -88,7 +81,6 @@ func (o outcome) hideFailingState(m *spec.Model) outcome {
 // the spec is too big for it (or, with an error reported, when it fails).
 func compare(t *testing.T, name string, m *spec.Model, opts Options) *Result {
 	t.Helper()
-	opts.StopAtFailure = engineStopsAtFailure
 	noDeadlock := opts.NoDeadlock
 	or, err := Check(m, opts)
 	if errors.Is(err, ErrTooBig) || errors.Is(err, ErrOverflow) {
