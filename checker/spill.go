@@ -16,7 +16,7 @@ import (
 // the file's pages are the kernel's to evict, not the process's.
 //
 // The first I/O error is kept (err) and ends the search with an error;
-// after it, reads return zeros and writes are dropped.
+// a failed read returns zeros, and the search ends once the level is done.
 type spill struct {
 	f    spillFile
 	name string // to remove on Close; "" once unlinked
