@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/peers.sh: run the peer models (/work/shared/peers/models) in SPIN,
+# bench/peers.sh: run the peer models (bench/peers/models) in SPIN,
 # Rumur and wrapcheck (examples/peers/*.wrap), check that the state and
 # transition counts agree, and print one table with the ratios of the
 # targets in docs/performance.md.
@@ -11,10 +11,12 @@
 # configuration, best wall time kept; RUMUR_REPEAT (default 1); TIMEOUT
 # per run in seconds (default 120: a run beyond it is reported as skipped);
 # OUT (default: a fresh directory under ${TMPDIR:-/tmp}) keeps the raw
-# outputs and results.tsv; PEERS (default /work/shared/peers).
+# outputs and results.tsv; PEERS (default bench/peers: the folder that holds
+# models/).
 #
 # SPIN: spin -a; gcc -w -O2 -DMEMLIM=20000 -DSAFETY -DNOREDUCE (POR row: no
-# -DNOREDUCE); ./pan -w<bits> -m<depth> as in peers/bench.py. Rumur:
+# -DNOREDUCE); ./pan -w<bits> -m<depth> (hash bits from the expected state
+# count, depth limit above the model's deepest state). Rumur:
 # rumur --threads T --symmetry-reduction off|heuristic --deadlock-detection
 # off; gcc -O2 -mcx16 -pthread. wrapcheck: go build -o, then `check` with
 # --no-symmetry --no-por --workers 1|2 (full), the same with --workers 1
@@ -24,7 +26,7 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-PEERS=${PEERS:-/work/shared/peers}
+PEERS=${PEERS:-$ROOT/bench/peers}
 REPEAT=${REPEAT:-2}
 RUMUR_REPEAT=${RUMUR_REPEAT:-1}
 TIMEOUT=${TIMEOUT:-120}
