@@ -1,5 +1,5 @@
 // Package bench holds the whole-engine benchmarks of wrapcheck on the peer
-// models (examples/peers, the translations of /work/shared/peers/models)
+// models (examples/peers, the translations of bench/peers/models)
 // and bench/peers.sh, which runs the same models in SPIN and Rumur.
 //
 //	go test -run XXX -bench . -benchtime 3x ./bench/

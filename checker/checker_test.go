@@ -126,7 +126,7 @@ func recordAskModel() *spec.Model {
 	return b.build()
 }
 
-// approvalModel is LANGUAGE.md's ApprovalTOCTOU, lowered by hand.
+// approvalModel is the ApprovalTOCTOU of docs/language.md, lowered by hand.
 func approvalModel() *spec.Model {
 	b := newBuilder("ApprovalTOCTOU")
 	ver := rangeT(0, 3)

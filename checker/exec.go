@@ -88,7 +88,7 @@ func (c *compiler) store(target *spec.Expr, r ref, v *spec.Expr, cx frameCtx, po
 // binding or a field or element of one), a function that reports whether
 // v fits the range of the target's i-th scalar, raising a runtime error
 // when it does not: a let of a record or array keeps its components'
-// ranges, and LANGUAGE.md makes storing a value outside a range a runtime
+// ranges, and the language makes storing a value outside a range a runtime
 // error wherever it is stored (m.set checks the state's slots only). It
 // returns nil for a target in the state, and for one without a bounded
 // scalar (a let of an integer is unbounded).

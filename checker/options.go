@@ -20,7 +20,7 @@ type Options struct {
 	// FailFast stops the search at the end of the level where the first
 	// violation is found. By default the search goes on to the end, so
 	// that Stats are the figures of the whole reachable state space even
-	// when a check fails (as LANGUAGE.md's output sample shows); the
+	// when a check fails; the
 	// reported violation is the same either way.
 	FailFast bool
 	// Only restricts the checked invariants (and, for other engines,

@@ -70,7 +70,7 @@ func (e *explorer) violationOf(c cand) *Violation {
 
 // terminalFailure turns a deadlock whose terminal condition fails to
 // evaluate (an index out of range, a division by zero) into that runtime
-// error, like one evaluating an invariant: LANGUAGE.md reports every
+// error, like one evaluating an invariant: the language reports every
 // runtime error like a violated invariant. The compiled condition counts
 // as false when it fails, so the stuck state is found as a deadlock.
 func (e *explorer) terminalFailure(v *Violation) {

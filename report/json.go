@@ -14,7 +14,7 @@ import (
 const FormatVersion = 1
 
 // JSON writes res as the one JSON object of the output contract
-// (LANGUAGE.md "Output contract"), followed by a newline.
+// (docs/language.md, "Output"), followed by a newline.
 func JSON(w io.Writer, m *spec.Model, res *checker.Result) error {
 	var b bytes.Buffer
 	b.WriteString("{\n")

@@ -24,7 +24,7 @@
 // fails to check gets the invalid type and causes no further errors.
 //
 // Rules beyond the obvious ones of the language reference:
-//   - A `let` binding may be reassigned (LANGUAGE.md: "assignment to a
+//   - A `let` binding may be reassigned (docs/language.md: "assignment to a
 //     state variable or a let"); constants, enum members, family indices,
 //     quantified and chosen variables and parameters may not.
 //   - A `let` of an integer value has the unbounded int type.

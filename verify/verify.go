@@ -38,7 +38,7 @@ type Options struct {
 // check holds and m has properties (among opts.Only), each is checked in
 // declaration order and the first violated one is reported as a lasso.
 // Stats are those of the safety search, which counts the reachable states
-// and transitions as LANGUAGE.md defines them; Seconds covers both.
+// and transitions as docs/language.md defines them; Seconds covers both.
 func Run(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, error) {
 	start := time.Now()
 	res, err := Safety(ctx, m, opts)

@@ -1,5 +1,5 @@
 // Package depcheck holds the test that enforces the dependency direction
-// of STYLE.md §1: a package may import only the packages below it.
+// of docs/architecture.md: a package may import only the packages below it.
 package depcheck
 
 import (

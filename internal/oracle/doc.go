@@ -1,6 +1,7 @@
 // Package oracle is a second, deliberately simple semantics of the wrap
-// language, written from LANGUAGE.md alone, that the tests use to check the
-// real engine (package checker and the front end behind it).
+// language, written from its reference (docs/language.md) alone, that the
+// tests use to check the real engine (package checker and the front end
+// behind it).
 //
 // It interprets the IR (*spec.Model) by walking its trees: a state is a
 // plain []int64 of slots, values are freshly allocated []int64 (one scalar

@@ -262,7 +262,7 @@ func (x *interp) search(opts Options) *Result {
 
 // stuck returns the violation of state i (s), which has no branch: none
 // when the terminal condition holds, a deadlock when it does not, and the
-// runtime error when evaluating it fails (LANGUAGE.md reports every
+// runtime error when evaluating it fails (the language reports every
 // runtime error like a violated invariant).
 func (x *interp) stuck(s []int64, i int) *event {
 	if x.m.Terminal == nil {

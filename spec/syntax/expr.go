@@ -104,7 +104,7 @@ type opInfo struct {
 }
 
 // binaryOp returns the binary operator of t, if it is one. union,
-// minus, intersect and subset are not reserved words (LANGUAGE.md does
+// minus, intersect and subset are not reserved words (the language does
 // not list them): they are operators only after an operand.
 func binaryOp(t *lexer.Token) (opInfo, bool) {
 	if t.Type == tokIdent {

@@ -87,7 +87,7 @@ type gProcessMember struct {
 }
 
 // gActionDecl is an action. Actions have their own namespace, so a
-// keyword is a valid action name (the example of LANGUAGE.md has an action
+// keyword is a valid action name (the example of docs/language.md has an action
 // called release).
 type gActionDecl struct {
 	Kw    lexer.Token `parser:"@'action'"`
@@ -211,7 +211,7 @@ const grammarHeader = `(* The grammar of .wrap files, generated from spec/syntax
    not edit.
 
    Tokens: <ident> = [A-Za-z_][A-Za-z0-9_]* that is not a keyword;
-   <keyword> = a reserved word of LANGUAGE.md; <int> = [0-9]+; <string> =
+   <keyword> = a reserved word (docs/language.md); <int> = [0-9]+; <string> =
    a double-quoted string with Go escapes (assert messages only). Comments
    (// and /* */) and white space, newlines included, separate tokens.
    "then", "assume", "union", "minus", "intersect" and "subset" are not

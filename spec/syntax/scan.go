@@ -20,7 +20,7 @@ const (
 	tokPunct
 )
 
-// keywords are the reserved words of LANGUAGE.md. `then` and `assume` are
+// keywords are the reserved words of docs/language.md. `then` and `assume` are
 // not in that list; they are contextual: they are matched by value (in `if c then a
 // else b` and after an agent's result type) and stay valid names.
 var keywords = map[string]bool{
