@@ -94,24 +94,12 @@
 //
 // # Performance
 //
-// Measured with `go test -run XXX -bench BFS -benchtime 3x ./checker/` on
-// the 2-core development machine while it was shared (load 5-8), so
-// states per CPU-second is the steadier figure (single worker; measured
-// with both cores free, 2 workers spend 1.2-1.35x as much CPU per state
-// and run 1.4-1.6x faster than one, see docs/performance.md):
-//
-//	model (peers)       states    states/cpu-s  bytes/state
-//	pipeline K=3 N=2    970 299   0.7-1.08 M    34.6
-//	mutex N=5           104 432   1.15 M        34.8
-//	philo N=14          228 486   0.67 M        39.0
-//	toctou D=3 M=10     681 472   1.38 M        30.0
-//
-// pipeline K=2 N=4 (13.2 M states, 35.7 M transitions) runs in 22 s with
-// a peak heap of 0.8 GB. What paid off, in order: overlapping the hash
-// table misses of a batch of successors (then, second round, the arena
-// records of likely duplicates: -11 to -16% CPU), re-evaluating only the invariant
-// conjuncts whose bits changed, unrolling small quantifiers with constant
-// folding, re-packing only written slots. Expressions are closures;
-// a bytecode interpreter was not built to compare against. The comparison
-// with SPIN and Rumur (bench/peers.sh) is in docs/performance.md.
+// `go test -run XXX -bench BFS -benchtime 3x ./checker/` explores the peer
+// models of testdata/models with one and two workers and reports states
+// per second, states per CPU-second and the visited store's bytes per
+// state. Nothing is allocated per state; the costs are the visited set's
+// cache misses (overlapped a batch of successors at a time), the invariant
+// conjuncts of the changed slots, and the compiled actions. docs/impl.md
+// says what paid off and what did not; docs/performance.md compares the
+// whole command with SPIN and Rumur (bench/peers.sh).
 package checker
