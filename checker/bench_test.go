@@ -12,7 +12,7 @@ import (
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
-// BenchmarkBFS explores the peer models of testdata/models with 1 and 2
+// BenchmarkBFS explores the peer models of ../examples/peers with 1 and 2
 // workers, with and without hash compaction (-compact), and reports
 // states/s and the visited store's bytes/state.
 //
@@ -29,7 +29,7 @@ func BenchmarkBFS(b *testing.B) {
 		{"toctou-D3M10", "toctou.wrap", map[string]int64{"D": 3, "M": 10, "FIXED": 1}, 681472},
 	}
 	for _, bb := range benches {
-		src, err := os.ReadFile(filepath.Join("testdata", "models", bb.file))
+		src, err := os.ReadFile(filepath.Join("..", "examples", "peers", bb.file))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -82,7 +82,7 @@ func cpuTime() time.Duration {
 // allocates nothing per state: only per run, per level and per arena
 // chunk or table growth.
 func TestAllocsPerState(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join("testdata", "models", "pipeline.wrap"))
+	src, err := os.ReadFile(filepath.Join("..", "examples", "peers", "pipeline.wrap"))
 	if err != nil {
 		t.Fatal(err)
 	}

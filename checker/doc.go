@@ -95,7 +95,7 @@
 // # Performance
 //
 // `go test -run XXX -bench BFS -benchtime 3x ./checker/` explores the peer
-// models of testdata/models with one and two workers and reports states
+// models of examples/peers with one and two workers and reports states
 // per second, states per CPU-second and the visited store's bytes per
 // state. Nothing is allocated per state; the costs are the visited set's
 // cache misses (overlapped a batch of successors at a time), the invariant

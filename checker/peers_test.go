@@ -99,7 +99,7 @@ func TestDeterminismLarge(t *testing.T) {
 		{"toctou.wrap", map[string]int64{"D": 3, "M": 3, "FIXED": 1}},
 	}
 	for _, c := range cases {
-		src, err := os.ReadFile(filepath.Join("testdata", "models", c.file))
+		src, err := os.ReadFile(filepath.Join("..", "examples", "peers", c.file))
 		if err != nil {
 			t.Fatal(err)
 		}
