@@ -68,12 +68,21 @@ func Parse(filename string, src []byte) (f *File, err error) {
 	l := &lowerer{}
 	f = l.file(g, filename)
 	for _, c := range comments {
-		f.Comments = append(f.Comments, &Comment{Pos: position(c.Pos), Text: c.Value})
+		f.Comments = append(f.Comments, &Comment{Pos: position(c.Pos), Text: lineFeeds(c.Value)})
 	}
 	if err := l.errs.Err(); err != nil {
 		return nil, err
 	}
 	return f, nil
+}
+
+// lineFeeds rewrites the line ends of s ("\r\n" and a lone "\r") as
+// "\n", so that a comment prints with the line ends of [Format].
+func lineFeeds(s string) string {
+	if !strings.Contains(s, "\r") {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
 }
 
 // tooDeep reports the first token at which the nesting of brackets and

@@ -106,14 +106,16 @@ func (s *scanner) pos() lexer.Position {
 	return lexer.Position{Filename: s.filename, Offset: s.off, Line: s.line, Column: s.col}
 }
 
-// advance moves over one rune and returns it.
+// advance moves over one rune and returns it. A line ends at "\n", at
+// "\r\n" (the "\r" is the last rune of its line) and at a "\r" that no
+// "\n" follows, so CR-only, CRLF and LF files get the same lines.
 func (s *scanner) advance() rune {
 	r, n := rune(s.src[s.off]), 1
 	if r >= utf8.RuneSelf {
 		r, n = utf8.DecodeRune(s.src[s.off:])
 	}
 	s.off += n
-	if r == '\n' {
+	if r == '\n' || r == '\r' && s.peek(0) != '\n' {
 		s.line++
 		s.col = 1
 	} else {
@@ -121,6 +123,9 @@ func (s *scanner) advance() rune {
 	}
 	return r
 }
+
+// isLineEnd reports whether c starts or ends a line break ("\n" or "\r").
+func isLineEnd(c byte) bool { return c == '\n' || c == '\r' }
 
 func (s *scanner) peek(k int) byte {
 	if s.off+k < len(s.src) {
@@ -169,14 +174,10 @@ func scan(filename string, src []byte) (toks, comments []lexer.Token, err error)
 			}
 			typ = tokInt
 		case c == '/' && s.peek(1) == '/':
-			for s.off < len(src) && src[s.off] != '\n' {
+			for s.off < len(src) && !isLineEnd(src[s.off]) {
 				s.advance()
 			}
-			end := s.off
-			if end > start.Offset && src[end-1] == '\r' {
-				end--
-			}
-			comments = append(comments, lexer.Token{Type: tokComment, Value: string(src[start.Offset:end]), Pos: start})
+			comments = append(comments, lexer.Token{Type: tokComment, Value: string(src[start.Offset:s.off]), Pos: start})
 			continue
 		case c == '/' && s.peek(1) == '*':
 			s.advance()
@@ -197,14 +198,14 @@ func scan(filename string, src []byte) (toks, comments []lexer.Token, err error)
 		case c == '"':
 			s.advance()
 			for {
-				if s.off >= len(src) || src[s.off] == '\n' {
+				if s.off >= len(src) || isLineEnd(src[s.off]) {
 					return nil, nil, &scanError{start, "string literal not terminated"}
 				}
 				r := s.advance()
 				if r == '"' {
 					break
 				}
-				if r == '\\' && s.off < len(src) && src[s.off] != '\n' {
+				if r == '\\' && s.off < len(src) && !isLineEnd(src[s.off]) {
 					s.advance()
 				}
 			}
