@@ -1,0 +1,153 @@
+package syntax
+
+import (
+	"fmt"
+	"reflect"
+)
+
+// MaxExprHeight is the largest height of an expression tree: the number
+// of operators on its longest path from the root to a leaf (a + b + c has
+// height 2; a name or a literal, 0), types inside it and parentheses
+// included. A left-associative chain such as a + b + c is parsed without
+// recursion but builds a tree as deep as it is long, and every later pass
+// (checking, lowering, compiling, printing) recurses over the tree, so
+// Parse refuses a taller one with the position of the operator at which
+// the limit is passed, rather than let the stack overflow. The checker
+// applies the same bound after fn calls are inlined.
+const MaxExprHeight = 10000
+
+// heightError is the error of an expression taller than MaxExprHeight.
+func heightError() string {
+	return fmt.Sprintf("expression too deep: more than %d levels of operators", MaxExprHeight)
+}
+
+// tooTall returns the position at which the tree under root (an [Expr] or
+// a [TypeExpr]) passes [MaxExprHeight]: the operator, or else the first
+// token, of the leftmost lowest node whose height exceeds it. It works
+// without recursion, so that it is safe on any tree.
+func tooTall(root any) (Position, bool) {
+	type item struct {
+		n      any
+		parent int
+	}
+	// Pre-order, then heights in reverse: every child follows its parent.
+	nodes := []item{{root, -1}}
+	var kids []any
+	for i := 0; i < len(nodes); i++ {
+		kids = appendChildren(kids[:0], nodes[i].n)
+		for _, c := range kids {
+			nodes = append(nodes, item{c, i})
+		}
+	}
+	if len(nodes) <= MaxExprHeight+1 {
+		return Position{}, false
+	}
+	height := make([]int32, len(nodes))
+	var at Position
+	found := false
+	for i := len(nodes) - 1; i >= 0; i-- {
+		// height[i] is final here: 0 for a leaf, else one more than
+		// its tallest child.
+		if height[i] == MaxExprHeight+1 {
+			p := opPosition(nodes[i].n)
+			if !found || p.Offset < at.Offset {
+				at, found = p, true
+			}
+		}
+		if p := nodes[i].parent; p >= 0 && height[i]+1 > height[p] {
+			height[p] = height[i] + 1
+		}
+	}
+	return at, found
+}
+
+// opPosition is the position of n's operator, or of its first token.
+func opPosition(n any) Position {
+	switch n := n.(type) {
+	case *BinaryExpr:
+		return n.OpPos
+	case Expr:
+		return n.Position()
+	case TypeExpr:
+		return n.Position()
+	}
+	return Position{}
+}
+
+// appendChildren appends the expressions and types directly inside the
+// expression or type n to dst.
+func appendChildren(dst []any, n any) []any {
+	add := func(xs ...any) {
+		for _, x := range xs {
+			if v := reflect.ValueOf(x); x != nil && (v.Kind() != reflect.Pointer || !v.IsNil()) {
+				dst = append(dst, x)
+			}
+		}
+	}
+	switch n := n.(type) {
+	case *IdentExpr, *IntLit, *BoolLit, *NamedType, *EnumType, *badExpr:
+	case *UnaryExpr:
+		add(n.X)
+	case *BinaryExpr:
+		add(n.X, n.Y)
+	case *IndexExpr:
+		add(n.X, n.Index)
+	case *SelectorExpr:
+		add(n.X)
+	case *CallExpr:
+		for _, a := range n.Args {
+			add(a)
+		}
+	case *AskExpr:
+		for _, a := range n.Args {
+			add(a)
+		}
+	case *CondExpr:
+		add(n.Cond, n.Then, n.Else)
+	case *QuantExpr:
+		add(n.Domain, n.Body)
+	case *SetLit:
+		for _, a := range n.Elems {
+			add(a)
+		}
+	case *RecordLit:
+		for _, f := range n.Fields {
+			add(f.Value)
+		}
+	case *ParenExpr:
+		add(n.X)
+	case *RangeType:
+		add(n.Lo, n.Hi)
+	case *SymmetricType:
+		add(n.N)
+	case *ArrayType:
+		add(n.Index, n.Elem)
+	case *RecordType:
+		for _, f := range n.Fields {
+			add(f.Type)
+		}
+	case *SetType:
+		add(n.Elem)
+	default:
+		// A node kind added later: find its children by reflection, so
+		// that no kind escapes the bound.
+		v := reflect.Indirect(reflect.ValueOf(n))
+		if v.Kind() != reflect.Struct {
+			break
+		}
+		for i := 0; i < v.NumField(); i++ {
+			f := v.Field(i)
+			switch {
+			case f.Kind() == reflect.Interface && !f.IsNil() && f.CanInterface():
+				add(f.Interface())
+			case f.Kind() == reflect.Slice && f.CanInterface():
+				for j := 0; j < f.Len(); j++ {
+					if e := f.Index(j); e.Kind() == reflect.Interface && !e.IsNil() {
+						add(e.Interface())
+					}
+				}
+			}
+		}
+	}
+	return dst
+}
