@@ -181,3 +181,29 @@ func TestLongDisjunctions(t *testing.T) {
 		})
 	}
 }
+
+// TestMatchCompiles is the internal-error reproducer of issue 13: vet
+// accepted a match with only an else arm, or over an enum of 100k
+// members, and check failed with "match without small case values".
+func TestMatchCompiles(t *testing.T) {
+	var members []string
+	for i := 0; i < 100000; i++ {
+		members = append(members, fmt.Sprintf("m%d", i))
+	}
+	enum := "type E = {" + strings.Join(members, ", ") + "}\nvar e: E\n"
+	tests := []struct {
+		name, src string
+		states    float64
+	}{
+		{"else only", "spec P\nvar b: bool\naction a { match b { else => b := true } }\nterminal b\n", 2},
+		{"100k members", "spec P\n" + enum + "action a { match e { m0 => e := m99999  m99999 => e := m5  else => skip } }\nterminal e == m5\n", 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := checkJSON(t, tt.src)
+			if got["verdict"] != "holds" || got["stats"].(map[string]any)["states"] != tt.states {
+				t.Errorf("got %v, want holds with %v states", got, tt.states)
+			}
+		})
+	}
+}
