@@ -3,6 +3,8 @@ package syntax
 import (
 	"fmt"
 	"reflect"
+
+	"github.com/alecthomas/participle/v2/lexer"
 )
 
 // MaxExprHeight is the largest height of an expression tree: the number
@@ -150,4 +152,47 @@ func appendChildren(dst []any, n any) []any {
 		}
 	}
 	return dst
+}
+
+// chainCounter spots, while the scanner runs, a flat chain that the
+// parser will certainly refuse, so that the scanner can stop there
+// instead of turning the rest of a huge file into tokens. It follows runs
+// of the form `p* a op p* a op ...`, where a is a name or a literal, p a
+// prefix `not` or `-`, and op a left-associative binary operator (or, and,
+// + - union minus, * / % intersect). Within one run, the operators of one
+// precedence level that no looser operator separates are all read by one
+// loop of the parser, whose tree grows by one level per operator: when
+// there are more than MaxExprHeight of them, the parser fails at the
+// latest at the last one. Any other token ends the run, which only makes
+// the count smaller.
+type chainCounter struct {
+	operand bool             // the run expects an operand next
+	inRun   bool             // a run is open
+	counts  [precMul + 1]int // per level: operators since a looser one
+}
+
+// next takes the next token and reports whether the parser will fail at
+// or before it.
+func (c *chainCounter) next(t *lexer.Token) bool {
+	atomic := t.Type == tokIdent || t.Type == tokInt || t.Type == tokKeyword && (t.Value == "true" || t.Value == "false")
+	switch {
+	case c.inRun && !c.operand:
+		if info, ok := binaryOp(t); ok && !info.right && info.prec != precCmp {
+			c.counts[info.prec]++
+			clear(c.counts[info.prec+1:]) // a looser operator ends the tighter loops
+			c.operand = true
+			return c.counts[info.prec] > MaxExprHeight
+		}
+	case c.inRun && c.operand:
+		if t.Type == tokKeyword && t.Value == "not" || t.Type == tokPunct && t.Value == "-" {
+			return false
+		}
+		if atomic {
+			c.operand = false
+			return false
+		}
+	}
+	// The run, if any, ends here; an operand starts the next one.
+	*c = chainCounter{inRun: atomic}
+	return false
 }

@@ -2,6 +2,7 @@ package syntax
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -70,5 +71,87 @@ func TestTooTall(t *testing.T) {
 	}
 	if at, ok := tooTall(x.(*BinaryExpr).Y); ok {
 		t.Errorf("tooTall on a tree of height %d = %v, want none", MaxExprHeight, at)
+	}
+}
+
+// TestStopEarly checks that stopping the scanner at a flat chain the
+// parser must refuse (chainCounter) changes nothing that Parse returns:
+// random long expressions, mostly chains of one operator mixed with every
+// other kind of token, give the same result whether the scanner stops
+// early or reads the whole file. It also checks that stopping happens on
+// the chains it is meant for.
+func TestStopEarly(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	operands := []string{"a", "1", "true", "union", "f(a)", "a[0]", "r.g", "(a + b)", "{1, 2}", "if a then b else c"}
+	prefixes := []string{"not ", "- "}
+	others := []string{"or", "and", "-", "*", "/", "%", "union", "minus", "intersect", "==", "<", "in", "subset", "implies", "until", "leadsto"}
+	contexts := []string{"const N = %s", "invariant I: %s", "action a when %s { skip }", "init { x := %s }", "var x: 0..%s", "property P: always (%s)"}
+	var srcs []string
+	for i := 0; i < 36; i++ {
+		main := []string{"+", "and", "*", "or"}[i%4]
+		pOther, pOdd := []float64{0, 0.0001, 0.01}[i/4%3], []float64{0, 0.0001, 0.02}[i/12%3]
+		var b strings.Builder
+		n := MaxExprHeight - 20 + r.IntN(40)
+		if i%2 == 0 {
+			n = 2 * MaxExprHeight
+		}
+		for k := 0; k <= n; k++ {
+			if k > 0 {
+				op := main
+				if r.Float64() < pOther {
+					op = others[r.IntN(len(others))]
+				}
+				b.WriteString(" " + op + " ")
+			}
+			if r.Float64() < pOdd {
+				b.WriteString(prefixes[r.IntN(len(prefixes))])
+			}
+			if r.Float64() < pOdd {
+				b.WriteString(operands[r.IntN(len(operands))])
+			} else {
+				b.WriteString("a")
+			}
+		}
+		srcs = append(srcs, "spec P\n"+fmt.Sprintf(contexts[i%len(contexts)], b.String())+"\ninvariant J: a\n")
+	}
+	// Tighter chains interrupted by looser operators: long in operators
+	// of the tighter level, not tall.
+	for _, ops := range [][2]string{{"*", "+"}, {"+", "or"}, {"and", "or"}} {
+		var b strings.Builder
+		b.WriteString("a")
+		for k := 1; k <= 2*MaxExprHeight; k++ {
+			op := ops[0]
+			if k%50 == 0 {
+				op = ops[1]
+			}
+			b.WriteString(" " + op + " a")
+		}
+		srcs = append(srcs, "spec P\nconst N = "+b.String()+"\n")
+	}
+	stopped := 0
+	for i, src := range srcs {
+		_, err1 := parse("p.wrap", []byte(src), false)
+		_, err2 := parse("p.wrap", []byte(src), true)
+		var s1, s2 string
+		if err1 != nil {
+			s1 = err1.Error()
+		}
+		if err2 != nil {
+			s2 = err2.Error()
+		}
+		if s1 != s2 {
+			t.Errorf("case %d: errors differ (-whole file +stopped early):\n%s", i, cmp.Diff(s1, s2))
+		}
+		full, _, _ := scanTokens("p.wrap", []byte(src), false)
+		part, _, _ := scanTokens("p.wrap", []byte(src), true)
+		if len(part) < len(full) {
+			stopped++
+			if err2 == nil {
+				t.Errorf("case %d: the scanner stopped early but Parse succeeded", i)
+			}
+		}
+	}
+	if stopped < 8 {
+		t.Errorf("the scanner stopped early in %d of %d cases only", stopped, len(srcs))
 	}
 }

@@ -24,7 +24,13 @@ const maxNesting = 200
 // [ErrorList] whose entries read "file:line:col: msg". Parse never panics.
 // It is safe for concurrent use.
 func Parse(filename string, src []byte) (f *File, err error) {
-	toks, comments, serr := scan(filename, src)
+	return parse(filename, src, true)
+}
+
+// parse is Parse; with stopEarly false the scanner reads the whole of src
+// (see scanTokens).
+func parse(filename string, src []byte, stopEarly bool) (f *File, err error) {
+	toks, comments, serr := scanTokens(filename, src, stopEarly)
 	if serr != nil {
 		var list ErrorList
 		if se, ok := serr.(*scanError); ok {

@@ -138,10 +138,17 @@ func isLetter(c byte) bool { return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c
 func isDigit(c byte) bool  { return '0' <= c && c <= '9' }
 
 // scan returns the tokens of src, ending with EOF, and its comments
-// separately.
+// separately. It stops early, with an EOF, after a token at which the
+// parser will certainly fail (see chainCounter).
 func scan(filename string, src []byte) (toks, comments []lexer.Token, err error) {
+	return scanTokens(filename, src, true)
+}
+
+// scanTokens is scan; with stopEarly false it scans the whole of src.
+func scanTokens(filename string, src []byte, stopEarly bool) (toks, comments []lexer.Token, err error) {
 	s := &scanner{filename: filename, src: src, line: 1, col: 1}
-	toks = make([]lexer.Token, 0, len(src)/4+1)
+	toks = make([]lexer.Token, 0, min(len(src)/4+1, 1<<16))
+	var chain chainCounter
 	for {
 		for s.off < len(src) {
 			c := src[s.off]
@@ -240,5 +247,11 @@ func scan(filename string, src []byte) (toks, comments []lexer.Token, err error)
 			s.col += n
 		}
 		toks = append(toks, lexer.Token{Type: typ, Value: string(src[start.Offset:s.off]), Pos: start})
+		if chain.next(&toks[len(toks)-1]) && stopEarly {
+			// The parser fails at this token at the latest (see
+			// chainCounter): the rest need not become tokens.
+			toks = append(toks, lexer.Token{Type: tokEOF, Pos: s.pos()})
+			return toks, comments, nil
+		}
 	}
 }
