@@ -156,43 +156,108 @@ func appendChildren(dst []any, n any) []any {
 
 // chainCounter spots, while the scanner runs, a flat chain that the
 // parser will certainly refuse, so that the scanner can stop there
-// instead of turning the rest of a huge file into tokens. It follows runs
-// of the form `p* a op p* a op ...`, where a is a name or a literal, p a
-// prefix `not` or `-`, and op a left-associative binary operator (or, and,
-// + - union minus, * / % intersect). Within one run, the operators of one
-// precedence level that no looser operator separates are all read by one
-// loop of the parser, whose tree grows by one level per operator: when
-// there are more than MaxExprHeight of them, the parser fails at the
-// latest at the last one. Any other token ends the run, which only makes
-// the count smaller.
+// instead of turning the rest of a huge file into tokens. At each bracket
+// depth it follows runs of the form `p* a op p* a op ...`, where p is a
+// prefix `not` or `-`, op a left-associative binary operator (or, and,
+// + - union minus, * / % intersect) and a an operand: a name or a literal,
+// a parenthesized expression or set literal, each maybe followed by calls,
+// indexes and field selections (what is inside brackets is followed at
+// its own depth). Within one run, the operators of one precedence level
+// that no looser operator separates are all read by one loop of the
+// parser, whose tree grows by one level per operator: when there are
+// more than MaxExprHeight of them, the parser fails at the latest at the
+// last one. Any other token ends the run, which only makes the count
+// smaller. It also stops at a bracket nested more than maxNesting deep,
+// which tooDeep refuses at the latest there.
 type chainCounter struct {
-	operand bool             // the run expects an operand next
-	inRun   bool             // a run is open
-	counts  [precMul + 1]int // per level: operators since a looser one
+	runs  []chainRun // the run at each open bracket depth, outermost first
+	depth int        // brackets open
 }
+
+// chainRun is the state of a run at one bracket depth.
+type chainRun struct {
+	state  uint8            // runNone, runOperand, runAfter or runField
+	opened bool             // the bracket of this depth continues an operand of the depth outside
+	counts [precMul + 1]int // per level: operators since a looser one
+}
+
+// chainRun states.
+const (
+	runNone    = iota // no run
+	runOperand        // after an operator or prefix: an operand comes next
+	runAfter          // after an operand: an operator or a postfix comes next
+	runField          // after '.': a field name comes next
+)
 
 // next takes the next token and reports whether the parser will fail at
 // or before it.
 func (c *chainCounter) next(t *lexer.Token) bool {
+	if c.runs == nil {
+		c.runs = []chainRun{{}}
+	}
+	r := &c.runs[len(c.runs)-1]
 	atomic := t.Type == tokIdent || t.Type == tokInt || t.Type == tokKeyword && (t.Value == "true" || t.Value == "false")
-	switch {
-	case c.inRun && !c.operand:
-		if info, ok := binaryOp(t); ok && !info.right && info.prec != precCmp {
-			c.counts[info.prec]++
-			clear(c.counts[info.prec+1:]) // a looser operator ends the tighter loops
-			c.operand = true
-			return c.counts[info.prec] > MaxExprHeight
+	if t.Type == tokPunct {
+		switch t.Value {
+		case "(", "[", "{":
+			// A group that is an operand: (e) or a set literal where an
+			// operand is due ('{' elsewhere may open a block), a call or
+			// an index after one.
+			opened := r.state == runOperand && t.Value != "[" || r.state == runNone && t.Value == "(" ||
+				r.state == runAfter && t.Value != "{"
+			if !opened {
+				*r = chainRun{opened: r.opened}
+			}
+			c.depth++
+			c.runs = append(c.runs, chainRun{opened: opened})
+			return c.depth > maxNesting
+		case ")", "]", "}":
+			if c.depth == 0 {
+				*r = chainRun{opened: r.opened}
+				return false
+			}
+			c.depth--
+			opened := r.opened
+			c.runs = c.runs[:len(c.runs)-1]
+			r = &c.runs[len(c.runs)-1]
+			if opened {
+				r.state = runAfter
+			} else {
+				*r = chainRun{opened: r.opened}
+			}
+			return false
 		}
-	case c.inRun && c.operand:
+	}
+	switch r.state {
+	case runAfter:
+		if info, ok := binaryOp(t); ok && !info.right && info.prec != precCmp {
+			r.counts[info.prec]++
+			clear(r.counts[info.prec+1:]) // a looser operator ends the tighter loops
+			r.state = runOperand
+			return r.counts[info.prec] > MaxExprHeight
+		}
+		if t.Type == tokPunct && t.Value == "." {
+			r.state = runField
+			return false
+		}
+	case runField:
+		if t.Type == tokIdent {
+			r.state = runAfter
+			return false
+		}
+	case runOperand:
 		if t.Type == tokKeyword && t.Value == "not" || t.Type == tokPunct && t.Value == "-" {
 			return false
 		}
 		if atomic {
-			c.operand = false
+			r.state = runAfter
 			return false
 		}
 	}
-	// The run, if any, ends here; an operand starts the next one.
-	*c = chainCounter{inRun: atomic}
+	// The run, if any, ends here; a name or a literal starts the next one.
+	*r = chainRun{opened: r.opened}
+	if atomic {
+		r.state = runAfter
+	}
 	return false
 }

@@ -128,6 +128,20 @@ func TestStopEarly(t *testing.T) {
 		}
 		srcs = append(srcs, "spec P\nconst N = "+b.String()+"\n")
 	}
+	// Operands with brackets, chains inside brackets, deep brackets.
+	for _, x := range []string{
+		strings.Repeat("(a) + f(a, b) + a[0] * r.g.h + (a + b)[1] - {1, 2} + - (a) + g(a)(b) + ", MaxExprHeight/4) + "a",
+		strings.Repeat("(a) and not (b) and f(a)[0] and ", MaxExprHeight/2) + "a",
+		"f(" + strings.Repeat("a + ", 2*MaxExprHeight) + "a)",
+		"{" + strings.Repeat("a or ", 2*MaxExprHeight) + "a}",
+		strings.Repeat("(", 300) + "a" + strings.Repeat(")", 300),
+		strings.Repeat("f(a", 300) + strings.Repeat(")", 300),
+		strings.Repeat("(a + ", 150) + "a" + strings.Repeat(")", 150) + strings.Repeat(" + a", 2*MaxExprHeight),
+	} {
+		for _, k := range []int{0, 3} {
+			srcs = append(srcs, "spec P\n"+fmt.Sprintf(contexts[(len(srcs)+k)%len(contexts)], x)+"\n")
+		}
+	}
 	stopped := 0
 	for i, src := range srcs {
 		_, err1 := parse("p.wrap", []byte(src), false)
@@ -151,7 +165,7 @@ func TestStopEarly(t *testing.T) {
 			}
 		}
 	}
-	if stopped < 8 {
+	if stopped < 20 {
 		t.Errorf("the scanner stopped early in %d of %d cases only", stopped, len(srcs))
 	}
 }
