@@ -93,7 +93,7 @@ func TestStopEarly(t *testing.T) {
 		var b strings.Builder
 		n := MaxExprHeight - 20 + r.IntN(40)
 		if i%2 == 0 {
-			n = 2 * MaxExprHeight
+			n = MaxExprHeight + 1000
 		}
 		for k := 0; k <= n; k++ {
 			if k > 0 {
@@ -119,7 +119,7 @@ func TestStopEarly(t *testing.T) {
 	for _, ops := range [][2]string{{"*", "+"}, {"+", "or"}, {"and", "or"}} {
 		var b strings.Builder
 		b.WriteString("a")
-		for k := 1; k <= 2*MaxExprHeight; k++ {
+		for k := 1; k <= MaxExprHeight+1000; k++ {
 			op := ops[0]
 			if k%50 == 0 {
 				op = ops[1]
@@ -132,11 +132,11 @@ func TestStopEarly(t *testing.T) {
 	for _, x := range []string{
 		strings.Repeat("(a) + f(a, b) + a[0] * r.g.h + (a + b)[1] - {1, 2} + - (a) + g(a)(b) + ", MaxExprHeight/4) + "a",
 		strings.Repeat("(a) and not (b) and f(a)[0] and ", MaxExprHeight/2) + "a",
-		"f(" + strings.Repeat("a + ", 2*MaxExprHeight) + "a)",
-		"{" + strings.Repeat("a or ", 2*MaxExprHeight) + "a}",
+		"f(" + strings.Repeat("a + ", MaxExprHeight+10) + "a)",
+		"{" + strings.Repeat("a or ", MaxExprHeight+10) + "a}",
 		strings.Repeat("(", 300) + "a" + strings.Repeat(")", 300),
 		strings.Repeat("f(a", 300) + strings.Repeat(")", 300),
-		strings.Repeat("(a + ", 150) + "a" + strings.Repeat(")", 150) + strings.Repeat(" + a", 2*MaxExprHeight),
+		strings.Repeat("(a + ", 150) + "a" + strings.Repeat(")", 150) + strings.Repeat(" + a", MaxExprHeight),
 	} {
 		for _, k := range []int{0, 3} {
 			srcs = append(srcs, "spec P\n"+fmt.Sprintf(contexts[(len(srcs)+k)%len(contexts)], x)+"\n")
