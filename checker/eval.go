@@ -89,7 +89,8 @@ func width(t *spec.Type) int {
 	return t.Width
 }
 
-// scalar compiles a scalar-valued expression.
+// scalar compiles a scalar-valued expression. It recurses over e, whose height the front end bounds (see package
+// spec, "Depth").
 func (c *compiler) scalar(e *spec.Expr, cx frameCtx) evalFn {
 	if e == nil {
 		return func(*Machine) int64 { return 1 }
@@ -511,7 +512,8 @@ func (c *compiler) arith(e *spec.Expr, cx frameCtx) evalFn {
 }
 
 // ref compiles a location or a compound-valued expression to the offset
-// of its value in mem.
+// of its value in mem. It recurses over e, whose height the front end bounds (see package
+// spec, "Depth").
 func (c *compiler) ref(e *spec.Expr, cx frameCtx) ref {
 	switch e.Op {
 	case spec.OpVar:

@@ -1,7 +1,9 @@
 package checker
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 
 	"github.com/wrapcheck/wrapcheck/spec"
 )
@@ -214,42 +216,73 @@ func (c *compiler) stmt(s *spec.Stmt, cx frameCtx, k stepFn) stepFn {
 	return k
 }
 
+// match compiles a match. The value is always evaluated (its runtime
+// errors count even when only the else arm is left). A case value selects
+// the body of the first case that lists it; any other value runs the else
+// arm, or nothing when there is none (an exhaustive match). Values are
+// looked up in a table over lo..hi when it is dense (enum and bool values
+// from the front end always are, and the table is no larger than their
+// type), else by binary search, so that no shape of match fails to compile.
 func (c *compiler) match(s *spec.Stmt, cx frameCtx, k stepFn) stepFn {
 	val := c.scalar(s.Value, cx)
 	def := k
 	if s.HasElse {
 		def = c.block(s.Else, cx, k)
 	}
-	var lo, hi int64
-	first := true
-	for _, cs := range s.Cases {
-		for _, v := range cs.Values {
-			if first || v < lo {
-				lo = v
-			}
-			if first || v > hi {
-				hi = v
-			}
-			first = false
-		}
-	}
-	if first || hi-lo > 1<<16 {
-		c.fail(s.Pos, "match without small case values")
-		return k
-	}
-	table := make([]stepFn, hi-lo+1)
+	var vals []int64
+	var bodies []stepFn
+	seen := map[int64]bool{}
 	for _, cs := range s.Cases {
 		body := c.block(cs.Body, cx, k)
 		for _, v := range cs.Values {
-			if table[v-lo] == nil {
-				table[v-lo] = body
+			if !seen[v] {
+				seen[v] = true
+				vals = append(vals, v)
+				bodies = append(bodies, body)
 			}
 		}
 	}
-	for i := range table {
-		if table[i] == nil {
+	if len(vals) == 0 {
+		return func(m *Machine) {
+			val(m)
+			if m.err != nil {
+				m.raise()
+				return
+			}
+			def(m)
+		}
+	}
+	lo, hi := slices.Min(vals), slices.Max(vals)
+	if uint64(hi)-uint64(lo) < uint64(4*len(vals)+64) {
+		table := make([]stepFn, hi-lo+1)
+		for i := range table {
 			table[i] = def
 		}
+		for i, v := range vals {
+			table[v-lo] = bodies[i]
+		}
+		return func(m *Machine) {
+			v := val(m)
+			if m.err != nil {
+				m.raise()
+				return
+			}
+			if v < lo || v > hi {
+				def(m)
+				return
+			}
+			table[v-lo](m)
+		}
+	}
+	order := make([]int, len(vals))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(vals[a], vals[b]) })
+	sorted := make([]int64, len(vals))
+	arms := make([]stepFn, len(vals))
+	for i, j := range order {
+		sorted[i], arms[i] = vals[j], bodies[j]
 	}
 	return func(m *Machine) {
 		v := val(m)
@@ -257,11 +290,11 @@ func (c *compiler) match(s *spec.Stmt, cx frameCtx, k stepFn) stepFn {
 			m.raise()
 			return
 		}
-		if v < lo || v > hi {
-			def(m)
+		if i, ok := slices.BinarySearch(sorted, v); ok {
+			arms[i](m)
 			return
 		}
-		table[v-lo](m)
+		def(m)
 	}
 }
 

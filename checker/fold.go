@@ -14,7 +14,8 @@ const (
 )
 
 // expandedSize is the number of nodes of e once its quantifiers are
-// unrolled.
+// unrolled. Unrolling copies at most maxUnrollSize nodes, so it adds at
+// most that many levels to the bounded height of e.
 func expandedSize(e *spec.Expr) int {
 	n := 1
 	for _, a := range e.Args {
@@ -196,7 +197,8 @@ func unroll(e *spec.Expr) []*spec.Expr {
 
 // simplify returns e with constant subexpressions folded and the lets
 // that bind constants (inlined fn calls with constant arguments, e.g.
-// right(p) in a family instance) substituted. e is not modified.
+// right(p) in a family instance) substituted. e is not modified. It recurses over e, whose height the front end bounds (see package
+// spec, "Depth").
 func simplify(e *spec.Expr) *spec.Expr {
 	if e == nil || len(e.Args) == 0 {
 		return e

@@ -61,6 +61,9 @@ func (c *converter) atom(e *spec.Expr) *Formula {
 	return Atom(i)
 }
 
+// convert recurses over e, whose height the front end bounds (see package
+// spec, "Depth"); a quantifier becomes one n-ary And or Or, so the
+// formula is no taller than e plus a few levels per node.
 func (c *converter) convert(e *spec.Expr) (*Formula, error) {
 	if !isTemporal(e) {
 		return c.atom(e), nil

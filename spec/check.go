@@ -181,6 +181,7 @@ type checker struct {
 	fairs     []*syntax.FairnessDecl
 	terms     []*syntax.TerminalDecl
 	inlineDep int
+	exprDepth int  // nesting of expr calls, bounded by syntax.MaxExprHeight
 	inlined   int  // fn calls inlined so far
 	lastDep   bool // the last constInt depended on a family index
 	// dupNames are global names declared twice: their uses are invalid

@@ -49,4 +49,35 @@
 // them), and every Expr has a non-invalid Type. Frame slots (let, choose,
 // quantified variables, inlined parameters) are never reused within a
 // unit, so no two bindings alias.
+//
+// # Depth
+//
+// Every pass over a tree recurses, and a Go stack overflow is a fatal
+// error that no recover catches, so each tree the front end builds has a
+// bounded height (measured as the parser does: a + b + c has height 2):
+//   - Expressions as parsed: at most [syntax.MaxExprHeight] levels. The
+//     parser's own recursion is bounded more tightly (nesting of prefix and
+//     right-associative operators, brackets, blocks and else-if chains), and
+//     a longer left-associative or postfix chain is refused at the operator
+//     that passes the limit. So the passes over the AST (resolve, check,
+//     lower, exprString, walkExpr, needsContext, syntax.Format) recurse at
+//     most that deep.
+//   - Types and statements: their nesting goes through the parser's bounded
+//     recursion (brackets, blocks, else-if chains), so resolveType,
+//     typeString, identical, flatten, valueString and the statement passes
+//     (block, stmtsRW, the engine's statement compiler) are bounded by it.
+//   - Inlined fn calls: an inlined body is checked on top of its call, so
+//     the checker counts the nesting of its expr calls across inlining and
+//     refuses more than syntax.MaxExprHeight+1 with a position. The IR that
+//     one expr call builds is at most a few levels (a range guard around
+//     `in`, a quantifier's set guard, an OpLet), so the IR height is a small
+//     multiple of the limit.
+//   - Lists that become trees: `x in {e1, ..., en}` and several `terminal`
+//     declarations are joined by disjunction (expr.go) as balanced trees of
+//     `or`, of height about log2(n). Nothing else joins a list into a
+//     chain; -D only changes a constant's value.
+//   - Passes over the IR (wellTyped, readExpr, locate, neverTrue, frameEval,
+//     the engine's compiler, folding and quantifier unrolling (bounded in
+//     nodes), LTL conversion, whose quantifier expansion is n-ary, report
+//     printing) recurse at most the IR height.
 package spec

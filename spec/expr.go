@@ -84,6 +84,22 @@ func (c *checker) boolExpr(e syntax.Expr, env *env, what string) *Expr {
 // expr checks and lowers e. want is the type the context expects (used
 // only to type set and record literals); it may be nil.
 func (c *checker) expr(e syntax.Expr, env *env, want *Type) *Expr {
+	// The parser bounds the height of every tree it builds, but an
+	// inlined fn body is checked on top of its call: bound the recursion
+	// (and so the height of the IR built by it) here too.
+	c.exprDepth++
+	defer func() { c.exprDepth-- }()
+	if c.exprDepth > syntax.MaxExprHeight+1 && e != nil {
+		pos := e.Position()
+		if b, ok := e.(*syntax.BinaryExpr); ok {
+			pos = b.OpPos
+		}
+		q := c.quiet
+		c.quiet = 0
+		c.errorf(pos, "expression too deep once fn calls are expanded: more than %d levels of operators", syntax.MaxExprHeight)
+		c.quiet = q
+		return c.bad(pos)
+	}
 	switch e := e.(type) {
 	case *syntax.ParenExpr:
 		return c.expr(e.X, env, want)
@@ -482,7 +498,7 @@ func (c *checker) inLiteral(e *syntax.BinaryExpr, lit *syntax.SetLit, env *env) 
 		}
 		return c.bad(e.Pos)
 	}
-	var res *Expr
+	var eqs []*Expr
 	bad := false
 	for _, el := range lit.Elems {
 		y := c.expr(el, env, x.Type)
@@ -495,20 +511,43 @@ func (c *checker) inLiteral(e *syntax.BinaryExpr, lit *syntax.SetLit, env *env) 
 			bad = true
 			continue
 		}
-		eq := c.fold(&Expr{Op: OpEq, Type: c.tBool, Args: []*Expr{x, y}, Pos: el.Position()})
-		if res == nil {
-			res = eq
-		} else {
-			res = c.fold(&Expr{Op: OpOr, Type: c.tBool, Args: []*Expr{res, eq}, Pos: e.Pos})
-		}
+		eqs = append(eqs, c.fold(&Expr{Op: OpEq, Type: c.tBool, Args: []*Expr{x, y}, Pos: el.Position()}))
 	}
 	if bad {
 		return c.bad(e.Pos)
 	}
-	if res == nil {
+	if len(eqs) == 0 {
 		return c.constExpr(c.tBool, 0, e.Pos)
 	}
-	return res
+	at := make([]Position, len(eqs))
+	for i := range at {
+		at[i] = e.Pos
+	}
+	return c.disjunction(eqs, at)
+}
+
+// disjunction returns xs[0] or xs[1] or ..., folded, as a tree of height
+// about log2(len(xs)) rather than a chain as long as xs: the number of
+// elements of a set literal, or of terminal declarations, is bounded by
+// nothing but the size of the file, and every pass over the IR recurses.
+// `or` short-circuits left to right, so grouping does not change what is
+// evaluated. Up to three operands the tree is the left-nested chain. The
+// `or` joining a group that starts with xs[i] on its right has position
+// at[i].
+func (c *checker) disjunction(xs []*Expr, at []Position) *Expr {
+	for len(xs) > 1 {
+		nx, nat := xs[:0:0], at[:0:0]
+		for i := 0; i < len(xs); i += 2 {
+			if i+1 < len(xs) {
+				nx = append(nx, c.fold(&Expr{Op: OpOr, Type: c.tBool, Args: []*Expr{xs[i], xs[i+1]}, Pos: at[i+1]}))
+			} else {
+				nx = append(nx, xs[i])
+			}
+			nat = append(nat, at[i])
+		}
+		xs, at = nx, nat
+	}
+	return xs[0]
 }
 
 func unparen(e syntax.Expr) syntax.Expr {

@@ -381,6 +381,8 @@ func (c *checker) lowerAll() {
 		c.endUnit()
 		m.Properties = append(m.Properties, &Property{Name: d.Name.Name, Formula: x, Pos: d.Pos})
 	}
+	var terms []*Expr
+	var termAt []Position
 	for _, d := range c.terms {
 		c.unit()
 		x := c.boolExpr(d.Expr, &env{kind: uState, scope: c.global, where: "terminal"}, "terminal condition")
@@ -391,12 +393,13 @@ func (c *checker) lowerAll() {
 		if neverTrue(x) {
 			c.vet.falseTerminals = append(c.vet.falseTerminals, d.Pos)
 		}
-		if m.Terminal == nil {
-			m.Terminal = x
+		if terms == nil {
 			m.TerminalPos = d.Pos
-		} else {
-			m.Terminal = c.fold(&Expr{Op: OpOr, Type: c.tBool, Args: []*Expr{m.Terminal, x}, Pos: d.Pos})
 		}
+		terms, termAt = append(terms, x), append(termAt, d.Pos)
+	}
+	if terms != nil {
+		m.Terminal = c.disjunction(terms, termAt)
 	}
 	for _, d := range c.fairs {
 		c.fairness(d)

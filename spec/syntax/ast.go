@@ -13,7 +13,8 @@ type File struct {
 	Comments []*Comment // all comments, in source order (for fmt)
 }
 
-// Comment is one `//` or `/* */` comment, Text including its markers.
+// Comment is one `//` or `/* */` comment, Text including its markers. The
+// line ends inside a block comment's Text are "\n", whatever the source used.
 type Comment struct {
 	Pos  Position
 	Text string

@@ -93,7 +93,8 @@ func TestNestingLimits(t *testing.T) {
 		{"right associative chain", "const N = " + strings.Repeat("a implies ", 5000) + "a", "expression nested too deeply"},
 		{"conditional chain", "const N = " + strings.Repeat("if a then b else ", 5000) + "a", "nested too deeply"},
 		{"many else-if chains", "init {" + strings.Repeat("if a {} else if b {}\n", 500) + "}", ""},
-		{"long left associative chain", "const N = " + strings.Repeat("a + ", 20000) + "a", ""},
+		{"long left associative chain", "const N = " + strings.Repeat("a + ", MaxExprHeight) + "a", ""},
+		{"too long a left associative chain", "const N = " + strings.Repeat("a + ", MaxExprHeight+1) + "a", "expression too deep"},
 		{"many statements", "init {" + strings.Repeat("if a { x := 1 }\n", 2000) + "}", ""},
 	}
 	for _, tt := range tests {

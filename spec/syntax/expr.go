@@ -60,7 +60,7 @@ func (g *gExpr) Parse(lex *lexer.PeekingLexer) error {
 		return participle.NextMatch
 	}
 	g.X = p.expr(precLeadsTo)
-	return p.err
+	return p.bounded(g.X)
 }
 
 // Parse implements participle.Parseable.
@@ -70,7 +70,7 @@ func (g *gTarget) Parse(lex *lexer.PeekingLexer) error {
 		return participle.NextMatch
 	}
 	g.X = p.postfix()
-	return p.err
+	return p.bounded(g.X)
 }
 
 // Parse implements participle.Parseable.
@@ -80,7 +80,19 @@ func (g *gType) Parse(lex *lexer.PeekingLexer) error {
 		return participle.NextMatch
 	}
 	g.T = p.typ()
-	return p.err
+	return p.bounded(g.T)
+}
+
+// bounded returns the parse error, or else an error when the tree x (an
+// expression or a type) is taller than [MaxExprHeight].
+func (p *exprParser) bounded(x any) error {
+	if p.err != nil {
+		return p.err
+	}
+	if at, ok := tooTall(x); ok {
+		return participle.Errorf(lexer.Position{Filename: at.Filename, Offset: at.Offset, Line: at.Line, Column: at.Col}, "%s", heightError())
+	}
+	return nil
 }
 
 // Precedence levels, loosest first.
@@ -294,10 +306,15 @@ func (p *exprParser) expr(min int) Expr {
 func (p *exprParser) binary(minBin, minPre int) Expr {
 	x := p.unary(minPre)
 	cmp := false
-	for p.err == nil {
+	for n := 1; p.err == nil; n++ {
 		t := p.peek()
 		info, ok := binaryOp(t)
 		if !ok || info.prec < minBin {
+			break
+		}
+		if n > MaxExprHeight {
+			// x is already this tall: stop before reading the rest.
+			p.errorf(t, heightError())
 			break
 		}
 		if info.prec == precCmp && cmp {
@@ -346,7 +363,11 @@ func (p *exprParser) unary(minPre int) Expr {
 
 func (p *exprParser) postfix() Expr {
 	x := p.primary()
-	for p.err == nil {
+	for n := 1; p.err == nil; n++ {
+		if n > MaxExprHeight && (p.is("[") || p.is(".")) {
+			p.errorf(p.peek(), heightError())
+			break
+		}
 		switch {
 		case p.is("["):
 			p.next()

@@ -20,6 +20,21 @@ func FuzzParse(f *testing.F) {
 		}
 		f.Add(src)
 	}
+	// CR-only and mixed line ends, on the examples only (the others are
+	// covered by TestLineEndings).
+	for _, path := range seeds[:min(len(seeds), 8)] {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, le := range lineEndings {
+			if le.name != "CRLF" {
+				f.Add(le.rewrite(src))
+			}
+		}
+	}
+	f.Add([]byte("spec P\rvar x: 0..3 = 0\rterminal x == 3\raction a when x < 3 { x := x + 1 } // bump\rinvariant Small: x < 2\r"))
+	f.Add([]byte("spec P\r\n/* a\rb\r\n */ const A = 1 // c\n\rconst B = 2\r"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		f1, err := Parse("fuzz.wrap", src)
 		if err != nil {

@@ -24,7 +24,13 @@ const maxNesting = 200
 // [ErrorList] whose entries read "file:line:col: msg". Parse never panics.
 // It is safe for concurrent use.
 func Parse(filename string, src []byte) (f *File, err error) {
-	toks, comments, serr := scan(filename, src)
+	return parse(filename, src, true)
+}
+
+// parse is Parse; with stopEarly false the scanner reads the whole of src
+// (see scanTokens).
+func parse(filename string, src []byte, stopEarly bool) (f *File, err error) {
+	toks, comments, serr := scanTokens(filename, src, stopEarly)
 	if serr != nil {
 		var list ErrorList
 		if se, ok := serr.(*scanError); ok {
@@ -68,12 +74,21 @@ func Parse(filename string, src []byte) (f *File, err error) {
 	l := &lowerer{}
 	f = l.file(g, filename)
 	for _, c := range comments {
-		f.Comments = append(f.Comments, &Comment{Pos: position(c.Pos), Text: c.Value})
+		f.Comments = append(f.Comments, &Comment{Pos: position(c.Pos), Text: lineFeeds(c.Value)})
 	}
 	if err := l.errs.Err(); err != nil {
 		return nil, err
 	}
 	return f, nil
+}
+
+// lineFeeds rewrites the line ends of s ("\r\n" and a lone "\r") as
+// "\n", so that a comment prints with the line ends of [Format].
+func lineFeeds(s string) string {
+	if !strings.Contains(s, "\r") {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\r", "\n")
 }
 
 // tooDeep reports the first token at which the nesting of brackets and

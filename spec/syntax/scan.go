@@ -106,14 +106,16 @@ func (s *scanner) pos() lexer.Position {
 	return lexer.Position{Filename: s.filename, Offset: s.off, Line: s.line, Column: s.col}
 }
 
-// advance moves over one rune and returns it.
+// advance moves over one rune and returns it. A line ends at "\n", at
+// "\r\n" (the "\r" is the last rune of its line) and at a "\r" that no
+// "\n" follows, so CR-only, CRLF and LF files get the same lines.
 func (s *scanner) advance() rune {
 	r, n := rune(s.src[s.off]), 1
 	if r >= utf8.RuneSelf {
 		r, n = utf8.DecodeRune(s.src[s.off:])
 	}
 	s.off += n
-	if r == '\n' {
+	if r == '\n' || r == '\r' && s.peek(0) != '\n' {
 		s.line++
 		s.col = 1
 	} else {
@@ -121,6 +123,9 @@ func (s *scanner) advance() rune {
 	}
 	return r
 }
+
+// isLineEnd reports whether c starts or ends a line break ("\n" or "\r").
+func isLineEnd(c byte) bool { return c == '\n' || c == '\r' }
 
 func (s *scanner) peek(k int) byte {
 	if s.off+k < len(s.src) {
@@ -133,10 +138,17 @@ func isLetter(c byte) bool { return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c
 func isDigit(c byte) bool  { return '0' <= c && c <= '9' }
 
 // scan returns the tokens of src, ending with EOF, and its comments
-// separately.
+// separately. It stops early, with an EOF, after a token at which the
+// parser will certainly fail (see chainCounter).
 func scan(filename string, src []byte) (toks, comments []lexer.Token, err error) {
+	return scanTokens(filename, src, true)
+}
+
+// scanTokens is scan; with stopEarly false it scans the whole of src.
+func scanTokens(filename string, src []byte, stopEarly bool) (toks, comments []lexer.Token, err error) {
 	s := &scanner{filename: filename, src: src, line: 1, col: 1}
-	toks = make([]lexer.Token, 0, len(src)/4+1)
+	toks = make([]lexer.Token, 0, min(len(src)/4+1, 1<<16))
+	var chain chainCounter
 	for {
 		for s.off < len(src) {
 			c := src[s.off]
@@ -169,14 +181,10 @@ func scan(filename string, src []byte) (toks, comments []lexer.Token, err error)
 			}
 			typ = tokInt
 		case c == '/' && s.peek(1) == '/':
-			for s.off < len(src) && src[s.off] != '\n' {
+			for s.off < len(src) && !isLineEnd(src[s.off]) {
 				s.advance()
 			}
-			end := s.off
-			if end > start.Offset && src[end-1] == '\r' {
-				end--
-			}
-			comments = append(comments, lexer.Token{Type: tokComment, Value: string(src[start.Offset:end]), Pos: start})
+			comments = append(comments, lexer.Token{Type: tokComment, Value: string(src[start.Offset:s.off]), Pos: start})
 			continue
 		case c == '/' && s.peek(1) == '*':
 			s.advance()
@@ -197,14 +205,14 @@ func scan(filename string, src []byte) (toks, comments []lexer.Token, err error)
 		case c == '"':
 			s.advance()
 			for {
-				if s.off >= len(src) || src[s.off] == '\n' {
+				if s.off >= len(src) || isLineEnd(src[s.off]) {
 					return nil, nil, &scanError{start, "string literal not terminated"}
 				}
 				r := s.advance()
 				if r == '"' {
 					break
 				}
-				if r == '\\' && s.off < len(src) && src[s.off] != '\n' {
+				if r == '\\' && s.off < len(src) && !isLineEnd(src[s.off]) {
 					s.advance()
 				}
 			}
@@ -239,5 +247,11 @@ func scan(filename string, src []byte) (toks, comments []lexer.Token, err error)
 			s.col += n
 		}
 		toks = append(toks, lexer.Token{Type: typ, Value: string(src[start.Offset:s.off]), Pos: start})
+		if chain.next(&toks[len(toks)-1]) && stopEarly {
+			// The parser fails at this token at the latest (see
+			// chainCounter): the rest need not become tokens.
+			toks = append(toks, lexer.Token{Type: tokEOF, Pos: s.pos()})
+			return toks, comments, nil
+		}
 	}
 }
