@@ -34,7 +34,7 @@ func DOT(w io.Writer, m *spec.Model, res *checker.Result) error {
 	}
 	last := len(v.Trace) - 1
 	for i, st := range v.Trace {
-		lines := []string{fmt.Sprintf("%d: %s", i, stepLabel(m, st))}
+		lines := []string{fmt.Sprintf("%d: %s", i, stepLabel(m, st, i))}
 		lines = append(lines, changedVars(m, v.Trace, i)...)
 		attrs := map[string]string{"shape": "box", "label": dotLines(lines)}
 		if i == last {

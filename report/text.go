@@ -136,7 +136,7 @@ func (o TextOptions) writeTrace(b *strings.Builder, m *spec.Model, v *checker.Vi
 			marker = o.paint(ansiYellow, "->")
 		}
 		if st.Action < 0 {
-			fmt.Fprintf(b, "%s%3d  %s\n", marker, i, o.paint(ansiBold, "initial state"))
+			fmt.Fprintf(b, "%s%3d  %s\n", marker, i, o.paint(ansiBold, stepLabel(m, st, i)))
 		} else {
 			fmt.Fprintf(b, "%s%3d  %s", marker, i, o.paint(ansiBold, m.Actions[st.Action].Name))
 			for _, a := range st.Asked {

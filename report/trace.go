@@ -11,10 +11,18 @@ import (
 // Helpers shared by the trace pictures (SARIF, JUnit, Mermaid, DOT,
 // GitHub annotations): the same words as the text trace, on one line.
 
-// stepLabel names what step i of a trace did: "initial state" or the
-// action's name.
-func stepLabel(m *spec.Model, st checker.Step) string {
+// stutterLabel names a step of a lasso without action after the first:
+// the previous state had no enabled action and repeats, and only the
+// past-time monitors changed.
+const stutterLabel = "(no action enabled: the state repeats; past-time monitors move on)"
+
+// stepLabel names what step i of a trace did: "initial state", the
+// action's name, or stutterLabel.
+func stepLabel(m *spec.Model, st checker.Step, i int) string {
 	if st.Action < 0 {
+		if i > 0 {
+			return stutterLabel
+		}
 		return "initial state"
 	}
 	return m.Actions[st.Action].Name
@@ -87,7 +95,7 @@ func compactState(m *spec.Model, state []int64) string {
 // stepSummary is one line for step i: the action, its answers and what
 // it changed, e.g. "editor.edit: content = 1".
 func stepSummary(m *spec.Model, trace []checker.Step, i int) string {
-	s := stepLabel(m, trace[i])
+	s := stepLabel(m, trace[i], i)
 	if as := answers(m, trace[i]); len(as) > 0 {
 		s += " (" + strings.Join(as, ", ") + ")"
 	}
