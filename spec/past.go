@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -115,6 +116,9 @@ func (c *checker) pastTime(e syntax.Expr, op syntax.Token, operands []syntax.Exp
 	}
 	if bad {
 		return c.bad(pos)
+	}
+	if c.quiet == 0 {
+		c.vetPast(op, args, operands, pos)
 	}
 	seen := map[int]*Expr{}
 	for _, a := range args {
@@ -470,4 +474,33 @@ func relocate(e *Expr, subst map[int]int64, base int) *Expr {
 		}
 	}
 	return &n
+}
+
+// vetPast records a warning for a past-time formula whose value does not
+// depend on the run: a constant operand of once or historically, a
+// constant right operand of since, previously false, and historically
+// previously φ (false in every initial state, so false forever).
+func (c *checker) vetPast(op syntax.Token, args []*Expr, operands []syntax.Expr, pos Position) {
+	warn := func(format string, a ...any) {
+		c.vet.warnings = append(c.vet.warnings, Warning{Pos: pos, Msg: fmt.Sprintf(format, a...)})
+	}
+	konst := func(x *Expr) (bool, bool) { return x.Op == OpConst, x.Op == OpConst && x.Val != 0 }
+	switch op {
+	case syntax.Once, syntax.Historically:
+		if k, v := konst(args[0]); k {
+			warn("%s %s is always %t: its operand is constant", op, exprString(operands[0]), v)
+		} else if op == syntax.Historically {
+			if u, ok := unparen(operands[0]).(*syntax.UnaryExpr); ok && u.Op == syntax.Previously {
+				warn("historically %s is always false: previously is false in every initial state", exprString(operands[0]))
+			}
+		}
+	case syntax.Previously:
+		if k, v := konst(args[0]); k && !v {
+			warn("previously %s is always false: its operand is constant", exprString(operands[0]))
+		}
+	case syntax.Since:
+		if k, v := konst(args[1]); k {
+			warn("%s since %s is always %t: its right operand is constant", exprString(operands[0]), exprString(operands[1]), v)
+		}
+	}
 }
