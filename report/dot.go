@@ -47,7 +47,10 @@ func DOT(w io.Writer, m *spec.Model, res *checker.Result) error {
 	}
 	for i := 1; i <= last; i++ {
 		st := v.Trace[i]
-		lines := []string{m.Actions[st.Action].Name}
+		lines := []string{"no action enabled (repeats)"}
+		if st.Action >= 0 {
+			lines = []string{m.Actions[st.Action].Name}
+		}
 		lines = append(lines, answers(m, st)...)
 		if err := g.AddEdge(vertex(i-1), vertex(i), graph.EdgeAttribute("label", dotLines(lines))); err != nil {
 			return err
