@@ -219,19 +219,26 @@ var c: bool
 var pastStmts = []string{
 	"x := (x + 1) % 3", "y := x", "b := not b", "c := b", "x := 0", "y := (y + 2) % 3",
 	"choose w in V { x := w }", "b := x == y", "c := not c", "y := ask oracle()",
+	"x := if x < 2 then x + 1 else 2", "y := 2", "b := true",
 }
 
-var pastGuards = []string{"", "b", "not c", "x < 2", "x != y", "c or b"}
+var pastGuards = []string{"", "b", "not c", "x < 2", "x != y", "c or b", "x < 2 and not b", "x < y", "y != 2"}
 
-func randomPastSpec(r *rand.Rand, f *pnode, atoms []string) string {
+// randomPastSpec returns a random spec with the probe invariants, the
+// spec without them (model), and the condition that no action is enabled.
+func randomPastSpec(r *rand.Rand, f *pnode, atoms []string) (src, model, stuck string) {
 	var sb strings.Builder
 	sb.WriteString(pastBase)
 	sb.WriteString("agent oracle(): V\n")
 	na := 2 + r.IntN(3)
+	var none []string
 	for i := 0; i < na; i++ {
 		g := pastGuards[r.IntN(len(pastGuards))]
 		if g != "" {
+			none = append(none, "not ("+g+")")
 			g = " when " + g
+		} else {
+			none = append(none, "false")
 		}
 		fmt.Fprintf(&sb, "action a%d%s {\n", i, g)
 		for j := 0; j < 1+r.IntN(2); j++ {
@@ -242,11 +249,47 @@ func randomPastSpec(r *rand.Rand, f *pnode, atoms []string) string {
 	if r.IntN(2) == 0 {
 		sb.WriteString("init { choose w in V { y := w } }\n")
 	}
+	model = sb.String()
 	fmt.Fprintf(&sb, "invariant Probe: %s or not %s\n", f, f)
 	for i, a := range atoms {
 		fmt.Fprintf(&sb, "invariant A%d: (%s) or not (%s)\n", i, a, a)
 	}
-	return sb.String()
+	return sb.String(), model, strings.Join(none, " and ")
+}
+
+// checkPastProperty checks that `property L: always F` (where a state
+// without enabled action repeats, its monitors moving on) has the verdict
+// of `invariant L: F` in the spec where that repetition is an explicit
+// action, enabled exactly when no other action is.
+func checkPastProperty(t *testing.T, name, model, stuck string, f *pnode) {
+	t.Helper()
+	checkPastAlways(t, name, model, stuck, f.String())
+	checkPastAlways(t, name, model, stuck, "not "+f.String())
+}
+
+func checkPastAlways(t *testing.T, name, model, stuck, f string) {
+	t.Helper()
+	prop := model + fmt.Sprintf("property L: always %s\n", f)
+	inv := model + fmt.Sprintf("action stutter when %s { skip }\ninvariant L: %s\n", stuck, f)
+	verdict := func(src string, opts verify.Options) string {
+		m, err := spec.ParseFile("past.wrap", []byte(src), spec.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", name, err, src)
+		}
+		opts.NoDeadlock = true
+		res, err := verify.Run(context.Background(), m, opts)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", name, err, src)
+		}
+		return res.Verdict.String()
+	}
+	for _, opts := range []verify.Options{{NoSymmetry: true, NoPOR: true, Workers: 1}, {Workers: 2}} {
+		want, got := verdict(inv, opts), verdict(prop, opts)
+		if want != got {
+			t.Errorf("%s: always %s: property %s, invariant with an explicit stutter action %s\n%s", name, f, got, want, prop)
+			return
+		}
+	}
 }
 
 func TestPastTimeOracle(t *testing.T) {
@@ -266,13 +309,14 @@ func TestPastTimeOracle(t *testing.T) {
 				atoms = append(atoms, a)
 			}
 		}
-		src := randomPastSpec(r, f, atoms)
+		src, model, stuck := randomPastSpec(r, f, atoms)
 		name := fmt.Sprintf("past %d", i)
 		m, err := spec.ParseFile("past.wrap", []byte(src), spec.Options{})
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", name, err, src)
 		}
 		checkPastSpec(t, name, src, m, f, atoms, r)
+		checkPastProperty(t, name, model, stuck, f)
 		if t.Failed() {
 			return
 		}
