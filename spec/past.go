@@ -74,6 +74,14 @@ type pastInfo struct {
 	key   string
 	use   []*Expr // the OpVar nodes that read it (slots patched at the end)
 	same  *pastInfo
+	// In an instance of a family indexed by a symmetric type, the monitors
+	// of one subformula (node) in all instances are the elements of one
+	// array indexed by the family index (varType), so that symmetry
+	// reduction permutes them with the identities; inst is the instance.
+	node    syntax.Expr
+	fam     *Type
+	inst    int64
+	varType *Type
 }
 
 var pastKinds = map[syntax.Token]PastKind{
@@ -144,19 +152,33 @@ func (c *checker) pastTime(e syntax.Expr, op syntax.Token, operands []syntax.Exp
 		t = &Type{Kind: ArrayKind, Index: it, Elem: t, Width: int(w)}
 	}
 	p := &pastInfo{kind: pastKinds[op], args: args, free: free, typ: t, pos: pos,
-		text: syntax.FormatExpr(e, nil)}
+		text: syntax.FormatExpr(e, nil), node: e, varType: t}
+	subst := map[string]string{}
+	if pr := env.proc; pr != nil && pr.idxType != nil && pr.idxType.Kind == SymmetricKind && pr.decl != nil && pr.decl.Index != nil {
+		p.fam, p.inst = pr.idxType, pr.idxType.Lo+int64(env.inst)
+		w := p.fam.Size() * int64(t.Width)
+		if w > maxMonitorWidth {
+			c.errorf(pos, "%s needs too many monitor bits (more than %d): it reads bound variables of large types", op, maxMonitorWidth)
+			return c.bad(pos)
+		}
+		p.varType = &Type{Kind: ArrayKind, Index: p.fam, Elem: t, Width: int(w)}
+		subst[pr.decl.Index.Name.Name] = valueString(p.fam, p.inst)
+	}
 	// the names of the bound variables, for the names of the elements
 	var bound []string
 	for _, f := range free {
 		bound = append(bound, slotName(env.scope, f.Slot))
 	}
-	p.names = elementNames(e, bound, free)
+	p.names = elementNames(e, bound, free, subst)
 	p.key = pastKey(p, c.pastUse)
 	c.past = append(c.past, p)
-	x := &Expr{Op: OpVar, Type: t, Pos: pos}
+	x := &Expr{Op: OpVar, Type: p.varType, Pos: pos}
 	p.use = append(p.use, x)
 	c.pastUse[x] = p
 	var r *Expr = x
+	if p.fam != nil {
+		r = &Expr{Op: OpIndex, Type: t, Args: []*Expr{r, {Op: OpConst, Type: p.fam, Val: p.inst, Pos: pos}}, Pos: pos}
+	}
 	for _, f := range free {
 		r = &Expr{Op: OpIndex, Type: r.Type.Elem, Args: []*Expr{r, f}, Pos: pos}
 	}
@@ -180,12 +202,11 @@ func freeLocals(e *Expr, mark int, seen map[int]*Expr) {
 
 // elementNames names every element of a monitor over the bound variables
 // called bound, of the types of free.
-func elementNames(e syntax.Expr, bound []string, free []*Expr) []string {
+func elementNames(e syntax.Expr, bound []string, free []*Expr, subst map[string]string) []string {
 	if len(free) == 0 {
-		return []string{syntax.FormatExpr(e, nil)}
+		return []string{syntax.FormatExpr(e, subst)}
 	}
 	var out []string
-	subst := map[string]string{}
 	var rec func(i int)
 	rec = func(i int) {
 		if i == len(free) {
@@ -337,8 +358,24 @@ func (c *checker) lowerMonitors() {
 	}
 	walkE(m.Terminal)
 	// an operand is lowered before its operator: outer monitors come later
+	// the instances of one subformula in a symmetric family live or die
+	// together (they are one array)
+	group := map[syntax.Expr][]*pastInfo{}
+	for _, p := range c.past {
+		if p.fam != nil {
+			group[p.node] = append(group[p.node], p)
+		}
+	}
 	for i := len(c.past) - 1; i >= 0; i-- {
-		if p := c.past[i]; used[p] {
+		p := c.past[i]
+		if !used[p] && p.fam != nil {
+			for _, q := range group[p.node] {
+				if used[q] {
+					used[p] = true
+				}
+			}
+		}
+		if used[p] {
 			for _, a := range p.args {
 				walkE(a)
 			}
@@ -350,6 +387,10 @@ func (c *checker) lowerMonitors() {
 		if !used[p] {
 			continue
 		}
+		if p.fam != nil {
+			live = append(live, p)
+			continue
+		}
 		if r := reps[p.key]; r != nil {
 			p.same = r
 			continue
@@ -359,10 +400,25 @@ func (c *checker) lowerMonitors() {
 	}
 	slot := map[*pastInfo]int{}
 	for _, p := range live {
+		if p.fam != nil && group[p.node][0] != p {
+			slot[p] = slot[group[p.node][0]]
+			continue
+		}
+		names := p.names
+		if p.fam != nil {
+			names = nil
+			for _, q := range group[p.node] {
+				names = append(names, q.names...)
+			}
+			if len(names) != p.varType.Width {
+				c.errorf(p.pos, "wrapcheck internal error: %d names for the %d slots of %s", len(names), p.varType.Width, p.text)
+				return
+			}
+		}
 		vi := len(m.Vars)
-		mon := &Monitor{Kind: p.kind, Var: vi, Text: p.text, Names: p.names, Pos: p.pos}
-		v := &Var{Name: p.text, Type: p.typ, Slot: len(m.Slots), Process: -1, Pos: p.pos, Monitor: mon}
-		m.Slots = flatten(p.typ, vi, m.Slots)
+		mon := &Monitor{Kind: p.kind, Var: vi, Text: p.text, Names: names, Pos: p.pos}
+		v := &Var{Name: p.text, Type: p.varType, Slot: len(m.Slots), Process: -1, Pos: p.pos, Monitor: mon}
+		m.Slots = flatten(p.varType, vi, m.Slots)
 		m.Vars = append(m.Vars, v)
 		m.Monitors = append(m.Monitors, mon)
 		slot[p] = v.Slot
@@ -397,7 +453,11 @@ func (c *checker) lowerMonitors() {
 				args[i] = relocate(a, subst, base)
 			}
 			target := func() *Expr {
-				x := &Expr{Op: OpVar, Type: p.typ, Slot: slot[p], Pos: p.pos}
+				x := &Expr{Op: OpVar, Type: p.varType, Slot: slot[p], Pos: p.pos}
+				if p.fam != nil {
+					ix := &Expr{Op: OpConst, Type: p.fam, Val: p.inst, Pos: p.pos}
+					x = &Expr{Op: OpIndex, Type: p.typ, Args: []*Expr{x, ix}, Pos: p.pos}
+				}
 				for i, f := range p.free {
 					ix := &Expr{Op: OpConst, Type: f.Type, Val: vals[i], Pos: p.pos}
 					x = &Expr{Op: OpIndex, Type: x.Type.Elem, Args: []*Expr{x, ix}, Pos: p.pos}

@@ -73,6 +73,15 @@ func TestPastTimeLowering(t *testing.T) {
 			},
 		},
 		{
+			name: "a symmetric family shares one array",
+			src:  "type R = symmetric 2\nvar x: [R]bool\nprocess P[r: R] { action a when once x[r] { x[r] := false } }",
+			want: []string{
+				"once x[r]: once [once x[R1] once x[R2]] [R]bool $2",
+				"init: (index $2 0) := (index $0 0); (index $2 1) := (index $0 1)",
+				"stutter: (index $2 0) := (or (index $0 0) (index $2 0)); (index $2 1) := (or (index $0 1) (index $2 1))",
+			},
+		},
+		{
 			name: "a folded monitor is dropped",
 			src:  "var x: bool\naction a { x := not x }\ninvariant I: false and once x",
 			want: []string{

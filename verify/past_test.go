@@ -48,6 +48,37 @@ invariant IdleNeverStarted: forall r in Run: st[r] == idle implies not once (st[
 `,
 	},
 	{
+		name:      "once in the guard of a symmetric family",
+		canonical: true,
+		hand: `spec F
+type Run = symmetric 3
+var done: [Run]bool
+var go_: [Run]bool
+var last: Run
+var onceGo: [Run]bool // last, where the monitor of once go_[r] goes
+process P[r: Run] {
+  action a when not done[r] and onceGo[r] { done[r] := true; last := r }
+  action g when not go_[r] { go_[r] := true; onceGo[r] := true; last := r }
+}
+invariant DoneAfterGo: forall r in Run: done[r] implies onceGo[r]
+invariant NotAllDone: exists r in Run: not done[r]
+terminal forall r in Run: done[r]
+`,
+		past: `spec F
+type Run = symmetric 3
+var done: [Run]bool
+var go_: [Run]bool
+var last: Run
+process P[r: Run] {
+  action a when not done[r] and once go_[r] { done[r] := true; last := r }
+  action g when not go_[r] { go_[r] := true; last := r }
+}
+invariant DoneAfterGo: forall r in Run: done[r] implies once go_[r]
+invariant NotAllDone: exists r in Run: not done[r]
+terminal forall r in Run: done[r]
+`,
+	},
+	{
 		name:      "previously and since, two processes",
 		canonical: true,
 		hand: `spec T
