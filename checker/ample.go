@@ -45,3 +45,30 @@ func (m *Machine) SuccessorsOf(s State, actions []int, visit func(action, branch
 	}
 	return nil
 }
+
+// Stutter calls visit with the state that follows s on a stutter step,
+// one that changes no variable but the past-time monitors (Model.Stutter:
+// a state with no enabled action repeating); with no monitors, s itself.
+// t is valid only during the call. A failure of a monitor's operand is
+// returned as *ExecError.
+func (m *Machine) Stutter(s State, visit func(t State)) error {
+	if m.p.stutter == nil {
+		visit(s)
+		return nil
+	}
+	m.grow()
+	m.clearFailure()
+	m.visit = func(_, _ int, t State) { visit(t) }
+	m.leaf = m.publicLeaf
+	m.load(s)
+	m.action = -1
+	m.ord, m.start = 0, 0
+	m.p.stutter(m)
+	m.undo(0)
+	m.resume()
+	if e := m.failed; e != nil {
+		m.clearFailure()
+		return e
+	}
+	return nil
+}

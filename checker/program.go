@@ -27,6 +27,7 @@ type Program struct {
 	agentOff      []int
 
 	init     stepFn
+	stutter  stepFn // Model.Stutter; nil when there are no monitors
 	actions  []compiledAction
 	invs     []compiledInv
 	terminal evalFn
@@ -112,6 +113,9 @@ func Compile(m *spec.Model) (*Program, error) {
 		m.ord++
 	}
 	p.init = c.block(simplifyStmts(m.Init), act, emit)
+	if len(m.Stutter) > 0 {
+		p.stutter = c.block(simplifyStmts(m.Stutter), act, emit)
+	}
 	p.actions = make([]compiledAction, len(m.Actions))
 	for i, a := range m.Actions {
 		ca := compiledAction{body: c.block(simplifyStmts(a.Body), act, emit)}

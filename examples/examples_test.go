@@ -260,3 +260,37 @@ func TestFormatted(t *testing.T) {
 		}
 	}
 }
+
+// TestPastVersions checks that every <name>_past.wrap, a version of
+// <name>.wrap with its properties written with past-time operators instead
+// of history variables, expects in EXPECTED.tsv the same verdicts,
+// violations and trace lengths as <name>.wrap, for the same defines.
+func TestPastVersions(t *testing.T) {
+	data, err := os.ReadFile("EXPECTED.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string][]string{} // file -> "defines\tonly\tverdict\tkind\tname\tsteps" rows
+	for _, line := range strings.Split(string(data), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f, rest, _ := strings.Cut(line, "\t")
+		rows[f] = append(rows[f], rest)
+	}
+	n := 0
+	for _, path := range specs(t) {
+		path = filepath.ToSlash(path)
+		base, ok := strings.CutSuffix(path, "_past.wrap")
+		if !ok {
+			continue
+		}
+		n++
+		if diff := cmp.Diff(rows[base+".wrap"], rows[path]); diff != "" {
+			t.Errorf("%s: EXPECTED.tsv rows differ from %s.wrap's (-history variables +past-time):\n%s", path, base, diff)
+		}
+	}
+	if n == 0 {
+		t.Error("no _past.wrap example")
+	}
+}

@@ -106,6 +106,9 @@ func render(m *spec.Model, res *checker.Result, ps PropertyStats) string {
 		fmt.Fprintf(&b, "%s %s: %s\n", v.Kind, v.Name, v.Msg)
 		for i, st := range v.Trace {
 			act := "(initial)"
+			if i > 0 {
+				act = "(stutter)"
+			}
 			if st.Action >= 0 {
 				act = m.Actions[st.Action].Name
 			}

@@ -515,10 +515,34 @@ func (s *system) expand(idx uint32) error {
 	copy(s.enabled[int(idx)*s.uw:], en)
 	s.succOff[idx] = int64(len(s.succTo))
 	if len(s.buf) == 0 { // no enabled action: the state repeats forever
+		// The past-time monitors keep evolving on the repetition (previously
+		// φ becomes φ here): the stutter step leads to the state with the
+		// monitors updated, which differs from this one at most as many
+		// times as previously nests, then loops on itself.
+		to, perm := idx, uint32(0)
+		if len(s.prog.Model.Stutter) > 0 {
+			var addErr error
+			err := s.mach.Stutter(st, func(t checker.State) {
+				to, addErr = s.add(t)
+				if s.threads != nil && s.canon != nil {
+					perm = s.lastPerm
+				}
+			})
+			if err == nil {
+				err = addErr
+			}
+			if err != nil {
+				var ee *checker.ExecError
+				if errors.As(err, &ee) {
+					s.failure[idx] = ee
+				}
+				return err
+			}
+		}
 		s.succAct = append(s.succAct, -1)
-		s.succTo = append(s.succTo, idx)
+		s.succTo = append(s.succTo, to)
 		if s.threads != nil {
-			s.succPerm = append(s.succPerm, 0)
+			s.succPerm = append(s.succPerm, perm)
 		}
 		s.succN[idx] = 1
 		return nil
@@ -1032,8 +1056,8 @@ func (p *product) trace(path []uint32, cycle []int64) ([]checker.Step, int, erro
 		if i == loopAt {
 			loop = len(out)
 		}
-		if acts[i] < 0 && len(out) > 0 {
-			continue
+		if acts[i] < 0 && len(out) > 0 && slices.Equal(vec, kept[len(kept)-1]) {
+			continue // the stutter of a state without enabled action
 		}
 		st := make([]int64, p.sys.prog.Slots())
 		if p.sys.prog.Words() > 0 {

@@ -353,6 +353,13 @@ func (s *system) concretize(seq []uint32, acts []int32, m int) ([][]uint64, []in
 	cacts := []int32{-1}
 	step := func(i int) error {
 		if acts[i] < 0 { // stutter in a state without successor
+			if len(s.prog.Model.Stutter) > 0 { // the monitors move on
+				var next []uint64
+				if err := s.mach.Stutter(cur, func(t checker.State) { next = slices.Clone(t) }); err != nil {
+					return err
+				}
+				cur = next
+			}
 			vecs = append(vecs, cur)
 			cacts = append(cacts, -1)
 			return nil

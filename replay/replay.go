@@ -29,6 +29,9 @@ type runLine struct {
 	Action *string                    `json:"action"`
 	Asked  map[string]json.RawMessage `json:"asked"`
 	State  map[string]json.RawMessage `json:"state"`
+	// Monitors (the past-time monitors that change, in a check trace) is
+	// accepted and ignored: the replay recomputes them.
+	Monitors map[string]json.RawMessage `json:"monitors"`
 }
 
 // Line is a parsed line: the action index (-1: the initial state), the
@@ -66,7 +69,9 @@ func Read(m *spec.Model, name string, r io.Reader) ([]Line, error) {
 	}
 	vars := map[string]*spec.Var{}
 	for _, v := range m.Vars {
-		vars[v.Name] = v
+		if v.Monitor == nil {
+			vars[v.Name] = v
+		}
 	}
 	agents := map[string]int{}
 	for i, a := range m.Agents {

@@ -34,7 +34,7 @@ func DOT(w io.Writer, m *spec.Model, res *checker.Result) error {
 	}
 	last := len(v.Trace) - 1
 	for i, st := range v.Trace {
-		lines := []string{fmt.Sprintf("%d: %s", i, stepLabel(m, st))}
+		lines := []string{fmt.Sprintf("%d: %s", i, stepLabel(m, st, i))}
 		lines = append(lines, changedVars(m, v.Trace, i)...)
 		attrs := map[string]string{"shape": "box", "label": dotLines(lines)}
 		if i == last {
@@ -47,7 +47,10 @@ func DOT(w io.Writer, m *spec.Model, res *checker.Result) error {
 	}
 	for i := 1; i <= last; i++ {
 		st := v.Trace[i]
-		lines := []string{m.Actions[st.Action].Name}
+		lines := []string{"no action enabled (repeats)"}
+		if st.Action >= 0 {
+			lines = []string{m.Actions[st.Action].Name}
+		}
 		lines = append(lines, answers(m, st)...)
 		if err := g.AddEdge(vertex(i-1), vertex(i), graph.EdgeAttribute("label", dotLines(lines))); err != nil {
 			return err

@@ -40,7 +40,18 @@ var cases = []struct {
 	{name: "runtime", src: runtimeSpec, verdict: checker.Violated},
 	{name: "holds", path: "classic/traffic_light.wrap", verdict: checker.Holds},
 	{name: "incomplete", path: "pipeline/pipeline.wrap", opts: verify.Options{MaxStates: 10}, verdict: checker.Unknown},
+	{name: "past", path: "approval/toctou_past.wrap", verdict: checker.Violated},
+	{name: "past-stutter", src: pastStutterSpec, verdict: checker.Violated},
 }
+
+// pastStutterSpec is violated only on the repetition of its final state,
+// where a past-time monitor changes: the lasso has a step without action.
+const pastStutterSpec = `spec PastStutter
+var x: 0..1
+action a when x == 0 { x := 1 }
+terminal x == 1
+property Q: always (x == 0 or previously x == 0)
+`
 
 type result struct {
 	m   *spec.Model

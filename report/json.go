@@ -39,7 +39,11 @@ func JSON(w io.Writer, m *spec.Model, res *checker.Result) error {
 				b.WriteByte(',')
 			}
 			b.WriteString("\n      ")
-			stepJSON(&b, m, i, st)
+			var prev []int64
+			if i > 0 {
+				prev = v.Trace[i-1].State
+			}
+			stepJSON(&b, m, i, st, prev)
 		}
 		if len(v.Trace) > 0 {
 			b.WriteString("\n    ")
@@ -91,7 +95,7 @@ func field(b *bytes.Buffer, k, v string) {
 	b.WriteString("  " + strconv.Quote(k) + ": " + v + ",\n")
 }
 
-func stepJSON(b *bytes.Buffer, m *spec.Model, i int, st checker.Step) {
+func stepJSON(b *bytes.Buffer, m *spec.Model, i int, st checker.Step, prev []int64) {
 	b.WriteString(`{"step": ` + strconv.Itoa(i) + `, "action": `)
 	if st.Action >= 0 {
 		b.WriteString(strconv.Quote(m.Actions[st.Action].Name))
@@ -112,6 +116,21 @@ func stepJSON(b *bytes.Buffer, m *spec.Model, i int, st checker.Step) {
 		}
 		b.WriteByte('}')
 	}
+	// past-time monitors, where they change (in an initial state, those
+	// that hold), by subformula
+	n := 0
+	monitorChanges(m, prev, st.State, func(name string, v bool) {
+		if n == 0 {
+			b.WriteString(`, "monitors": {`)
+		} else {
+			b.WriteString(", ")
+		}
+		n++
+		b.WriteString(strconv.Quote(name) + ": " + strconv.FormatBool(v))
+	})
+	if n > 0 {
+		b.WriteByte('}')
+	}
 	b.WriteByte('}')
 }
 
@@ -119,10 +138,15 @@ func stepJSON(b *bytes.Buffer, m *spec.Model, i int, st checker.Step) {
 // locals as "family[value].name", in declaration order.
 func stateJSON(b *bytes.Buffer, m *spec.Model, state []int64) {
 	b.WriteByte('{')
-	for j, v := range m.Vars {
-		if j > 0 {
+	n := 0
+	for _, v := range m.Vars {
+		if v.Monitor != nil {
+			continue
+		}
+		if n > 0 {
 			b.WriteString(", ")
 		}
+		n++
 		b.WriteString(strconv.Quote(v.Name) + ": ")
 		varValue(v, state).writeJSON(b)
 	}

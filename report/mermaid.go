@@ -50,7 +50,7 @@ func Mermaid(w io.Writer, m *spec.Model, res *checker.Result) error {
 		}
 		lines := changedVars(m, v.Trace, i)
 		if st.Action < 0 {
-			text := append([]string{"0. initial state"}, lines...)
+			text := append([]string{fmt.Sprintf("%d. %s", i, stepLabel(m, st, i))}, lines...)
 			fmt.Fprintf(&b, "%sNote over %s: %s\n", indent, over, mermaidLines(text))
 			continue
 		}

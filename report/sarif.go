@@ -95,7 +95,9 @@ func sarifResultOf(m *spec.Model, v *checker.Violation) sarifResult {
 	for i, st := range v.Trace {
 		state := map[string]sarifMessage{}
 		for _, vr := range m.Vars {
-			state[vr.Name] = sarifMessage{Text: varValue(vr, st.State).String()}
+			if vr.Monitor == nil {
+				state[vr.Name] = sarifMessage{Text: varValue(vr, st.State).String()}
+			}
 		}
 		text := stepSummary(m, v.Trace, i)
 		var kinds []string

@@ -136,7 +136,7 @@ func (o TextOptions) writeTrace(b *strings.Builder, m *spec.Model, v *checker.Vi
 			marker = o.paint(ansiYellow, "->")
 		}
 		if st.Action < 0 {
-			fmt.Fprintf(b, "%s%3d  %s\n", marker, i, o.paint(ansiBold, "initial state"))
+			fmt.Fprintf(b, "%s%3d  %s\n", marker, i, o.paint(ansiBold, stepLabel(m, st, i)))
 		} else {
 			fmt.Fprintf(b, "%s%3d  %s", marker, i, o.paint(ansiBold, m.Actions[st.Action].Name))
 			for _, a := range st.Asked {
@@ -146,12 +146,18 @@ func (o TextOptions) writeTrace(b *strings.Builder, m *spec.Model, v *checker.Vi
 			b.WriteString("\n")
 		}
 		for _, vr := range m.Vars {
+			if vr.Monitor != nil {
+				continue
+			}
 			var old []int64
 			if prev != nil {
 				old = prev[vr.Slot : vr.Slot+vr.Type.Width]
 			}
 			writeChanges(b, vr.Name, vr.Type, old, st.State[vr.Slot:vr.Slot+vr.Type.Width])
 		}
+		monitorChanges(m, prev, st.State, func(name string, v bool) {
+			fmt.Fprintf(b, "         %s = %t\n", name, v)
+		})
 		prev = st.State
 	}
 	if v.LoopStart >= 0 {
@@ -252,6 +258,12 @@ func writeReads(b *strings.Builder, m *spec.Model, v *checker.Violation) {
 	fmt.Fprintf(b, "\n%s reads, in the last state:\n", v.Name)
 	for _, vi := range vars {
 		vr := m.Vars[vi]
+		if mon := vr.Monitor; mon != nil {
+			for i, name := range mon.Names {
+				fmt.Fprintf(b, "         %s = %t\n", name, last[vr.Slot+i] != 0)
+			}
+			continue
+		}
 		fmt.Fprintf(b, "         %s = %s\n", vr.Name, varValue(vr, last).folded(foldLimit))
 	}
 }

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/wrapcheck/wrapcheck/checker"
@@ -10,10 +11,18 @@ import (
 // Helpers shared by the trace pictures (SARIF, JUnit, Mermaid, DOT,
 // GitHub annotations): the same words as the text trace, on one line.
 
-// stepLabel names what step i of a trace did: "initial state" or the
-// action's name.
-func stepLabel(m *spec.Model, st checker.Step) string {
+// stutterLabel names a step of a lasso without action after the first:
+// the previous state had no enabled action and repeats, and only the
+// past-time monitors changed.
+const stutterLabel = "(no action enabled: the state repeats; past-time monitors move on)"
+
+// stepLabel names what step i of a trace did: "initial state", the
+// action's name, or stutterLabel.
+func stepLabel(m *spec.Model, st checker.Step, i int) string {
 	if st.Action < 0 {
+		if i > 0 {
+			return stutterLabel
+		}
 		return "initial state"
 	}
 	return m.Actions[st.Action].Name
@@ -29,6 +38,9 @@ func changedVars(m *spec.Model, trace []checker.Step, i int) []string {
 	}
 	cur := trace[i].State
 	for _, vr := range m.Vars {
+		if vr.Monitor != nil {
+			continue
+		}
 		var old []int64
 		if prev != nil {
 			old = prev[vr.Slot : vr.Slot+vr.Type.Width]
@@ -37,7 +49,25 @@ func changedVars(m *spec.Model, trace []checker.Step, i int) []string {
 			out = append(out, path+" = "+n.folded(foldLimit))
 		})
 	}
+	monitorChanges(m, prev, cur, func(name string, v bool) {
+		out = append(out, name+" = "+strconv.FormatBool(v))
+	})
 	return out
+}
+
+// monitorChanges calls emit for each element of a past-time monitor that
+// differs between old and cur, by its subformula (with the bound values
+// in place); when old is nil (an initial state), for each that is true.
+func monitorChanges(m *spec.Model, old, cur []int64, emit func(name string, v bool)) {
+	for _, mon := range m.Monitors {
+		vr := m.Vars[mon.Var]
+		for i, name := range mon.Names {
+			s := vr.Slot + i
+			if (old == nil && cur[s] != 0) || (old != nil && old[s] != cur[s]) {
+				emit(name, cur[s] != 0)
+			}
+		}
+	}
 }
 
 // answers lists the agent answers of a step as `agent → value`.
@@ -52,9 +82,12 @@ func answers(m *spec.Model, st checker.Step) []string {
 
 // compactState prints a whole state on one line: `x=1 y=true`.
 func compactState(m *spec.Model, state []int64) string {
-	parts := make([]string, len(m.Vars))
-	for i, vr := range m.Vars {
-		parts[i] = vr.Name + "=" + varValue(vr, state).folded(foldLimit/2)
+	parts := make([]string, 0, len(m.Vars))
+	for _, vr := range m.Vars {
+		if vr.Monitor != nil {
+			continue
+		}
+		parts = append(parts, vr.Name+"="+varValue(vr, state).folded(foldLimit/2))
 	}
 	return strings.Join(parts, " ")
 }
@@ -62,7 +95,7 @@ func compactState(m *spec.Model, state []int64) string {
 // stepSummary is one line for step i: the action, its answers and what
 // it changed, e.g. "editor.edit: content = 1".
 func stepSummary(m *spec.Model, trace []checker.Step, i int) string {
-	s := stepLabel(m, trace[i])
+	s := stepLabel(m, trace[i], i)
 	if as := answers(m, trace[i]); len(as) > 0 {
 		s += " (" + strings.Join(as, ", ") + ")"
 	}

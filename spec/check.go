@@ -190,6 +190,9 @@ type checker struct {
 
 	frameTop, frameMax int
 
+	past    []*pastInfo // past-time subformulas, in the order lowered
+	pastUse map[*Expr]*pastInfo
+
 	vet *vetInfo
 }
 
@@ -198,6 +201,7 @@ func newChecker(f *syntax.File, opts Options) *checker {
 		file:     f,
 		opts:     opts,
 		global:   newScope(nil),
+		pastUse:  map[*Expr]*pastInfo{},
 		enums:    map[*syntax.EnumType]*Type{},
 		syms:     map[*syntax.SymmetricType]*Type{},
 		instDep:  map[*Expr]bool{},

@@ -27,6 +27,11 @@ type env struct {
 	where    string    // what is being checked, for messages ("invariant Safe")
 	fn       *fnInfo
 	agent    *agentInfo
+	// pastMark is the first frame slot allocated inside the operand of
+	// the innermost past-time operator pastOp (0 outside one): a let
+	// binding below it may not be read there.
+	pastMark int
+	pastOp   syntax.Token
 }
 
 func (c *checker) globalEnv() *env {
@@ -216,6 +221,10 @@ func (c *checker) ident(e *syntax.IdentExpr, env *env) *Expr {
 		}
 		return &Expr{Op: OpVar, Type: o.typ, Slot: o.slot + env.inst*o.typ.Width, Pos: e.Pos}
 	case objLet, objBound:
+		if o.kind == objLet && o.slot < env.pastMark {
+			c.errorf(e.Pos, "cannot use %s inside %s: it is a let binding, whose past values are not kept (only state variables, constants and variables bound by forall, exists, count or choose may appear)", e.Name, env.pastOp)
+			return c.bad(e.Pos)
+		}
 		if env.kind == uConst {
 			c.errorf(e.Pos, "%s is not constant (it is a %s)", e.Name, o.what)
 			return c.bad(e.Pos)
@@ -289,6 +298,8 @@ func (c *checker) unary(e *syntax.UnaryExpr, env *env) *Expr {
 			return c.bad(e.Pos)
 		}
 		return c.fold(&Expr{Op: OpNeg, Type: c.tInt, Args: []*Expr{x}, Pos: e.Pos})
+	case syntax.Once, syntax.Historically, syntax.Previously:
+		return c.pastTime(e, e.Op, []syntax.Expr{e.X}, e.Pos, env)
 	case syntax.Always, syntax.Eventually, syntax.Next:
 		if !c.temporalOK(e.Pos, e.Op, env) {
 			return c.bad(e.Pos)
@@ -362,6 +373,9 @@ var binOps = map[syntax.Token]Op{
 }
 
 func (c *checker) binary(e *syntax.BinaryExpr, env *env) *Expr {
+	if e.Op == syntax.Since {
+		return c.pastTime(e, e.Op, []syntax.Expr{e.X, e.Y}, e.Pos, env)
+	}
 	op, ok := binOps[e.Op]
 	if !ok {
 		c.errorf(e.OpPos, "unexpected binary operator %s", e.Op)

@@ -124,12 +124,19 @@ type Model struct {
 	// Processes lists every process instance; actions of a process are
 	// listed consecutively in Actions, in declaration order, instances of a
 	// family in index order.
-	Processes   []*Process
-	Agents      []*Agent
-	Invariants  []*Invariant
-	Properties  []*Property
-	Fairness    []*Fairness
-	Terminal    *Expr // nil: no state is terminal
+	Processes  []*Process
+	Agents     []*Agent
+	Invariants []*Invariant
+	Properties []*Property
+	Fairness   []*Fairness
+	Terminal   *Expr // nil: no state is terminal
+	// Monitors lists the hidden variables of the past-time subformulas
+	// (their Vars come after every other variable); Stutter holds their
+	// update on a step that changes no other variable (a state with no
+	// enabled action repeating): already part of Init and of every
+	// action's Body, and empty when there are no monitors.
+	Monitors    []*Monitor
+	Stutter     []*Stmt
 	TerminalPos Position
 	Frame       int // local slots needed by any unit but agent assumptions
 
@@ -150,6 +157,7 @@ type Var struct {
 	Slot    int // first slot
 	Process int // owning process instance, or -1 for a global
 	Pos     Position
+	Monitor *Monitor // non-nil: the hidden variable of a past-time subformula
 }
 
 // Slot describes one scalar position of the state vector.

@@ -404,6 +404,7 @@ func (c *checker) lowerAll() {
 	for _, d := range c.fairs {
 		c.fairness(d)
 	}
+	c.lowerMonitors()
 	for _, a := range m.Actions {
 		c.readsWrites(a)
 	}

@@ -35,6 +35,25 @@ property Ends: eventually x == 2
 			},
 		},
 		{
+			name: "trivial past-time formulas",
+			src: `spec S
+var x: bool
+action a { x := not x }
+invariant A: historically true or once false
+invariant B: previously false or previously true or once x
+invariant C: x since true or x since false or true since x
+invariant D: not historically previously x
+`,
+			want: []string{
+				"x.wrap:4:14: historically true is always true: its operand is constant",
+				"x.wrap:4:35: once false is always false: its operand is constant",
+				"x.wrap:5:14: previously false is always false: its operand is constant",
+				"x.wrap:6:14: x since true is always true: its right operand is constant",
+				"x.wrap:6:30: x since false is always false: its right operand is constant",
+				"x.wrap:7:18: historically previously x is always false: previously is false in every initial state",
+			},
+		},
+		{
 			name: "unused",
 			src: `spec S
 type T = 0..3

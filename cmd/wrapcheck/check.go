@@ -242,5 +242,14 @@ func explainReduction(cmd *cobra.Command, ctx context.Context, m *spec.Model, op
 		}
 		fmt.Fprintf(w, "%-13s %12d %14d %9.3f  %s\n", r.Name, r.States, r.Transitions, r.Seconds, r.Verdict)
 	}
+	if len(m.Monitors) > 0 {
+		bits := 0
+		for _, sl := range m.Slots {
+			if m.Vars[sl.Var].Monitor != nil {
+				bits += sl.Bits
+			}
+		}
+		fmt.Fprintf(w, "past-time operators: %d monitor bits added to each state (%d subformulas); states count pairs of model state and monitor values\n", bits, len(m.Monitors))
+	}
 	return nil
 }

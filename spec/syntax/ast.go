@@ -260,6 +260,9 @@ const (
 	Always
 	Eventually
 	Next
+	Once         // past time: φ held at some state so far
+	Historically // past time: φ held at every state so far
+	Previously   // past time: φ held at the previous state
 	// binary
 	Implies
 	Or
@@ -284,6 +287,7 @@ const (
 	WeakUntil
 	Release
 	LeadsTo
+	Since // past time: ψ held at some state and φ at every state after it
 )
 
 var tokenNames = [...]string{
@@ -292,6 +296,7 @@ var tokenNames = [...]string{
 	Le: "<=", Gt: ">", Ge: ">=", In: "in", Subset: "subset", Add: "+", Sub: "-",
 	Union: "union", Minus: "minus", Mul: "*", Div: "/", Mod: "%", Intersect: "intersect",
 	Until: "until", WeakUntil: "weakuntil", Release: "release", LeadsTo: "leadsto",
+	Once: "once", Historically: "historically", Previously: "previously", Since: "since",
 }
 
 // String returns the operator as written in source.
@@ -300,6 +305,18 @@ func (t Token) String() string {
 		return tokenNames[t]
 	}
 	return "ILLEGAL"
+}
+
+// IsPastTime reports whether t is a past-time operator (once,
+// historically, previously, since). Past-time operators are not temporal
+// in the LTL sense: they apply to state expressions and give a value at
+// every state.
+func (t Token) IsPastTime() bool {
+	switch t {
+	case Once, Historically, Previously, Since:
+		return true
+	}
+	return false
 }
 
 // IsTemporal reports whether t is an LTL operator.

@@ -20,10 +20,11 @@ const exprEBNF = `gExpr = Expr .
 gTarget = Postfix .
 gType = Type .
 Expr = Operand (BinaryOp Operand)* .
-BinaryOp = "leadsto" | "implies" | "or" | "and" | "until" | "weakuntil" | "release"
+BinaryOp = "leadsto" | "implies" | "or" | "and" | "until" | "weakuntil" | "release" | "since"
          | "==" | "!=" | "<" | "<=" | ">" | ">=" | "in" | "subset"
          | "+" | "-" | "union" | "minus" | "*" | "/" | "%" | "intersect" .
-Operand = ("not" | "always" | "eventually" | "next" | "-")* Postfix .
+Operand = ("not" | "always" | "eventually" | "next"
+          | "once" | "historically" | "previously" | "-")* Postfix .
 Postfix = Primary ("[" Expr "]" | "." <ident>)* .
 Primary = <ident> ("(" (Expr ("," Expr)*)? ")")?
         | <int> | "true" | "false"
@@ -101,8 +102,8 @@ const (
 	precImplies            // implies, right associative
 	precOr                 // or
 	precAnd                // and
-	precUntil              // until weakuntil release, right associative
-	precNot                // prefix not always eventually next
+	precUntil              // until weakuntil release since, right associative
+	precNot                // prefix not always eventually next once historically previously
 	precCmp                // == != < <= > >= in subset, non-associative
 	precAdd                // + - union minus
 	precMul                // * / % intersect
@@ -143,6 +144,8 @@ func binaryOp(t *lexer.Token) (opInfo, bool) {
 		return opInfo{WeakUntil, precUntil, true}, true
 	case "release":
 		return opInfo{Release, precUntil, true}, true
+	case "since":
+		return opInfo{Since, precUntil, true}, true
 	case "==":
 		return opInfo{Eq, precCmp, false}, true
 	case "!=":
@@ -193,6 +196,12 @@ func prefixOp(t *lexer.Token) (opInfo, bool) {
 		return opInfo{Eventually, precNot, false}, true
 	case "next":
 		return opInfo{Next, precNot, false}, true
+	case "once":
+		return opInfo{Once, precNot, false}, true
+	case "historically":
+		return opInfo{Historically, precNot, false}, true
+	case "previously":
+		return opInfo{Previously, precNot, false}, true
 	case "-":
 		return opInfo{Neg, precNeg, false}, true
 	}
@@ -272,7 +281,7 @@ func (p *exprParser) startsOperand() bool {
 	case tokKeyword:
 		switch t.Value {
 		case "true", "false", "record", "if", "forall", "exists", "count", "ask",
-			"not", "always", "eventually", "next":
+			"not", "always", "eventually", "next", "once", "historically", "previously":
 			return true
 		}
 	case tokPunct:

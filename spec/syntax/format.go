@@ -125,6 +125,15 @@ type printer struct {
 	lineComment bool // the current output line ends in a // comment
 	blockStart  bool // nothing printed since the last '{'
 	compact     bool // print + - * / % without spaces (range bounds)
+	subst       map[string]string
+}
+
+// FormatExpr prints e on one line in the canonical layout, with every
+// identifier named in subst printed as its replacement (subst may be nil).
+func FormatExpr(e Expr, subst map[string]string) string {
+	p := &printer{subst: subst}
+	p.expr(e)
+	return p.buf.String()
 }
 
 func (p *printer) write(s string) {
@@ -415,7 +424,11 @@ func (p *printer) exprAt(e Expr, minBin, minPre int, tail bool) {
 	p.mark(e.Position())
 	switch e := e.(type) {
 	case *IdentExpr:
-		p.write(e.Name)
+		if r, ok := p.subst[e.Name]; ok {
+			p.write(r)
+		} else {
+			p.write(e.Name)
+		}
 	case *IntLit:
 		if e.Text != "" {
 			p.write(e.Text)
@@ -568,7 +581,7 @@ func binaryPrec(op Token) (int, bool) {
 		return precOr, false
 	case And:
 		return precAnd, false
-	case Until, WeakUntil, Release:
+	case Until, WeakUntil, Release, Since:
 		return precUntil, true
 	case Eq, Ne, Lt, Le, Gt, Ge, In, Subset:
 		return precCmp, false

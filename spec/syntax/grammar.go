@@ -226,8 +226,9 @@ const exprHeader = `(* Expressions and types (gExpr, gTarget, gType above) are p
      implies                          binary, right associative
      or                               binary, left associative
      and                              binary, left associative
-     until weakuntil release          binary, right associative
-     not always eventually next       prefix; the operand is a comparison
+     until weakuntil release since    binary, right associative
+     not always eventually next
+       once historically previously   prefix; the operand is a comparison
                                       or tighter: not a == b means
                                       not (a == b)
      == != < <= > >= in subset        binary, non-associative (no chaining)

@@ -84,6 +84,13 @@ func TestParseExpr(t *testing.T) {
 		{"neg literal", "-1 + -x", "(+ (- 1) (- x))"},
 		{"not not", "not not a", "(not (not a))"},
 		{"eventually under and", "a and eventually b until c", "(and a (until (eventually b) c))"},
+		{"once like not", "once a == b and c", "(and (once (== a b)) c)"},
+		{"previously nested", "historically previously not a", "(historically (previously (not a)))"},
+		{"since like until", "a and b since c and d", "(and (and a (since b c)) d)"},
+		{"since right", "a since b until c", "(since a (until b c))"},
+		{"once under since", "not a since once b", "(since (not a) (once b))"},
+		{"once under implies", "r implies exists v in V: s == v and once (g and not previously g and c == v)",
+			"(implies r (exists v V (and (== s v) (once (paren (and (and g (not (previously g))) (== c v)))))))"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -51,9 +51,9 @@ func stripParens(s string) string {
 }
 
 var randomBinary = []Token{Implies, Or, And, Eq, Ne, Lt, Le, Gt, Ge, In, Subset, Add, Sub, Union,
-	Minus, Mul, Div, Mod, Intersect, Until, WeakUntil, Release, LeadsTo}
+	Minus, Mul, Div, Mod, Intersect, Until, WeakUntil, Release, LeadsTo, Since}
 
-var randomUnary = []Token{Not, Neg, Always, Eventually, Next}
+var randomUnary = []Token{Not, Neg, Always, Eventually, Next, Once, Historically, Previously}
 
 func randomExpr(r *rand.Rand, depth int) Expr {
 	if depth == 0 {

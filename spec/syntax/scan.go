@@ -33,6 +33,7 @@ var keywords = map[string]bool{
 	"false": true, "and": true, "or": true, "not": true, "implies": true, "forall": true,
 	"exists": true, "count": true, "always": true, "eventually": true, "next": true,
 	"until": true, "release": true, "weakuntil": true, "leadsto": true,
+	"once": true, "historically": true, "previously": true, "since": true,
 }
 
 // IsKeyword reports whether name is a reserved word of the language.
