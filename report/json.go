@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"strconv"
 
@@ -14,46 +15,47 @@ import (
 const FormatVersion = 1
 
 // JSON writes res as the one JSON object of the output contract
-// (LANGUAGE.md "Output contract"), followed by a newline.
+// (LANGUAGE.md "Output contract"), followed by a newline: "violation" is
+// the first violation found, "violations" every one (with --continue, the
+// first of every violated check).
 func JSON(w io.Writer, m *spec.Model, res *checker.Result) error {
 	var b bytes.Buffer
 	b.WriteString("{\n")
 	field(&b, "format", strconv.Itoa(FormatVersion))
-	field(&b, "spec", strconv.Quote(m.Name))
-	field(&b, "verdict", strconv.Quote(res.Verdict.String()))
+	field(&b, "spec", jsonString(m.Name))
+	field(&b, "verdict", jsonString(res.Verdict.String()))
 	if res.Reason != "" {
-		field(&b, "reason", strconv.Quote(res.Reason))
+		field(&b, "reason", jsonString(res.Reason))
 	}
+	vs := Violations(res)
 	b.WriteString(`  "violation": `)
-	if v := res.Violation; v != nil {
-		b.WriteString("{\n")
-		b.WriteString(`    "name": ` + strconv.Quote(v.Name) + ",\n")
-		b.WriteString(`    "kind": ` + strconv.Quote(v.Kind.String()) + ",\n")
-		b.WriteString(`    "position": ` + strconv.Quote(v.Pos.String()) + ",\n")
-		if v.Msg != "" && v.Kind != checker.Invariant {
-			b.WriteString(`    "message": ` + strconv.Quote(v.Msg) + ",\n")
-		}
-		b.WriteString(`    "trace": [`)
-		for i, st := range v.Trace {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString("\n      ")
-			stepJSON(&b, m, i, st)
-		}
-		if len(v.Trace) > 0 {
-			b.WriteString("\n    ")
-		}
-		b.WriteString("],\n")
-		b.WriteString(`    "loop_start": `)
-		if v.LoopStart >= 0 {
-			b.WriteString(strconv.Itoa(v.LoopStart))
-		} else {
-			b.WriteString("null")
-		}
-		b.WriteString("\n  },\n")
+	if len(vs) > 0 {
+		violationJSON(&b, m, vs[0], "  ")
+		b.WriteString(",\n")
 	} else {
 		b.WriteString("null,\n")
+	}
+	b.WriteString(`  "violations": [`)
+	for i, v := range vs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("\n    ")
+		violationJSON(&b, m, v, "    ")
+	}
+	if len(vs) > 0 {
+		b.WriteString("\n  ")
+	}
+	b.WriteString("],\n")
+	if len(res.Undecided) > 0 {
+		b.WriteString(`  "undecided": [`)
+		for i, n := range res.Undecided {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(jsonString(n))
+		}
+		b.WriteString("],\n")
 	}
 	if len(res.Notes) > 0 {
 		b.WriteString(`  "notes": [`)
@@ -61,7 +63,7 @@ func JSON(w io.Writer, m *spec.Model, res *checker.Result) error {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			b.WriteString(strconv.Quote(n))
+			b.WriteString(jsonString(n))
 		}
 		b.WriteString("],\n")
 	}
@@ -70,7 +72,8 @@ func JSON(w io.Writer, m *spec.Model, res *checker.Result) error {
 		`, "transitions": ` + strconv.FormatInt(s.Transitions, 10) +
 		`, "depth": ` + strconv.Itoa(s.Depth) +
 		`, "seconds": ` + strconv.FormatFloat(s.Seconds, 'f', 3, 64) +
-		`, "workers": ` + strconv.Itoa(s.Workers) + "},\n")
+		`, "workers": ` + strconv.Itoa(s.Workers) +
+		`, "complete": ` + strconv.FormatBool(Complete(res)) + "},\n")
 	b.WriteString(`  "coverage": {"actions": {`)
 	for i, a := range m.Actions {
 		if i > 0 {
@@ -80,21 +83,88 @@ func JSON(w io.Writer, m *spec.Model, res *checker.Result) error {
 		if i < len(res.Coverage.Fired) {
 			n = res.Coverage.Fired[i]
 		}
-		b.WriteString(strconv.Quote(a.Name) + ": " + strconv.FormatInt(n, 10))
+		b.WriteString(jsonString(a.Name) + ": " + strconv.FormatInt(n, 10))
 	}
 	b.WriteString("}}\n}\n")
 	_, err := w.Write(b.Bytes())
 	return err
 }
 
+// Violations returns the violations of res: res.Violations, or the one
+// res.Violation of a Result made without it; none unless res.Verdict is
+// checker.Violated.
+func Violations(res *checker.Result) []*checker.Violation {
+	switch {
+	case res.Verdict != checker.Violated:
+		return nil
+	case len(res.Violations) > 0:
+		return res.Violations
+	case res.Violation != nil:
+		return []*checker.Violation{res.Violation}
+	}
+	return nil
+}
+
+// Complete reports whether the search of res explored every reachable
+// state: every check holds, or a violation was found and the search did
+// not stop at its level (--continue, or the last level).
+func Complete(res *checker.Result) bool {
+	return res.Verdict == checker.Holds || res.Verdict == checker.Violated && !res.Stopped
+}
+
+// violationJSON writes v as a JSON object whose closing brace is
+// indented by indent.
+func violationJSON(b *bytes.Buffer, m *spec.Model, v *checker.Violation, indent string) {
+	in := indent + "  "
+	b.WriteString("{\n")
+	b.WriteString(in + `"name": ` + jsonString(v.Name) + ",\n")
+	b.WriteString(in + `"kind": ` + jsonString(v.Kind.String()) + ",\n")
+	b.WriteString(in + `"position": ` + jsonString(v.Pos.String()) + ",\n")
+	if v.Msg != "" && v.Kind != checker.Invariant {
+		b.WriteString(in + `"message": ` + jsonString(v.Msg) + ",\n")
+	}
+	b.WriteString(in + `"trace": [`)
+	for i, st := range v.Trace {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("\n" + in + "  ")
+		stepJSON(b, m, i, st)
+	}
+	if len(v.Trace) > 0 {
+		b.WriteString("\n" + in)
+	}
+	b.WriteString("],\n")
+	b.WriteString(in + `"loop_start": `)
+	if v.LoopStart >= 0 {
+		b.WriteString(strconv.Itoa(v.LoopStart))
+	} else {
+		b.WriteString("null")
+	}
+	b.WriteString("\n" + indent + "}")
+}
+
+// jsonString returns s as a JSON string, encoded by encoding/json (so
+// that every control character is escaped as JSON requires), with <, >
+// and & kept as they are.
+func jsonString(s string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		panic("wrapcheck internal error: " + err.Error()) // a string always encodes
+	}
+	return string(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+}
+
 func field(b *bytes.Buffer, k, v string) {
-	b.WriteString("  " + strconv.Quote(k) + ": " + v + ",\n")
+	b.WriteString("  " + jsonString(k) + ": " + v + ",\n")
 }
 
 func stepJSON(b *bytes.Buffer, m *spec.Model, i int, st checker.Step) {
 	b.WriteString(`{"step": ` + strconv.Itoa(i) + `, "action": `)
 	if st.Action >= 0 {
-		b.WriteString(strconv.Quote(m.Actions[st.Action].Name))
+		b.WriteString(jsonString(m.Actions[st.Action].Name))
 	} else {
 		b.WriteString("null")
 	}
@@ -107,7 +177,7 @@ func stepJSON(b *bytes.Buffer, m *spec.Model, i int, st checker.Step) {
 				b.WriteString(", ")
 			}
 			ag := m.Agents[a.Agent]
-			b.WriteString(strconv.Quote(ag.Name) + ": ")
+			b.WriteString(jsonString(ag.Name) + ": ")
 			valueNode(ag.Result, a.Value).writeJSON(b)
 		}
 		b.WriteByte('}')
@@ -123,7 +193,7 @@ func stateJSON(b *bytes.Buffer, m *spec.Model, state []int64) {
 		if j > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(strconv.Quote(v.Name) + ": ")
+		b.WriteString(jsonString(v.Name) + ": ")
 		varValue(v, state).writeJSON(b)
 	}
 	b.WriteByte('}')

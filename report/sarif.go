@@ -11,7 +11,8 @@ import (
 // SARIF writes res as a SARIF 2.1.0 log with one run: the tool driver
 // "wrapcheck" with one rule per invariant and property of m and one per
 // other kind of check (deadlock, assertion, runtime-error), and one
-// result, level error, for a violated check, located at the check's
+// result, level error, per violation found (with --continue, one per
+// violated check), located at the check's
 // declaration (for an assertion or runtime error, the failing statement),
 // with the trace as a code flow: one thread-flow location per step at the
 // action's declaration, its message the action and what it changed, its
@@ -34,7 +35,7 @@ func SARIF(w io.Writer, m *spec.Model, res *checker.Result) error {
 	if m.Filename != "" {
 		run.Artifacts = []sarifArtifact{{Location: sarifArtifactLocation{URI: m.Filename}}}
 	}
-	if v := res.Violation; res.Verdict == checker.Violated && v != nil {
+	for _, v := range Violations(res) {
 		run.Results = append(run.Results, sarifResultOf(m, v))
 	}
 	log := sarifLog{

@@ -26,6 +26,7 @@ type checkFlags struct {
 	compact    bool
 	noDeadlock bool
 	failFast   bool
+	cont       bool
 	explain    bool
 	maxStates  int64
 	maxDepth   int
@@ -41,9 +42,12 @@ func newCheckCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check FILE",
 		Short: "explore every reachable state and report the shortest counterexample",
-		Long: `check explores every reachable state of the spec in FILE and checks all
+		Long: `check explores the reachable states of the spec in FILE and checks all
 invariants, assertions, runtime errors, deadlocks and properties. A violation
-prints the shortest counterexample, the same for any --workers.
+prints the shortest counterexample, the same for any --workers. The search
+stops at the end of the breadth-first level in which it finds the first
+violation; --continue explores every reachable state and reports the first
+violation of every check that fails.
 
 Exit codes: 0 every check holds, 1 a violation was found, 2 the spec or the
 command line is wrong, 3 the search stopped early (a limit or an interrupt)
@@ -61,7 +65,8 @@ with no violation found.`,
 	fl.BoolVar(&f.compact, "hash-compact", false, "store visited states as 64-bit fingerprints (9-11 bytes per visited state in memory, plus one BFS level; trace records and the level being expanded go to $TMPDIR); reports the collision probability")
 	fl.BoolVar(&f.explain, "explain-reduction", false, "also search with each combination of reductions and print the stored states of each")
 	fl.BoolVar(&f.noDeadlock, "no-deadlock", false, "do not report states with no enabled action")
-	fl.BoolVar(&f.failFast, "fail-fast", false, "stop at the first violation's depth (same counterexample; the stats then cover only the states explored)")
+	fl.BoolVar(&f.failFast, "fail-fast", false, "stop at the end of the level of the first violation (the default; accepted for older scripts)")
+	fl.BoolVar(&f.cont, "continue", false, "explore every reachable state after a violation and report every violated check, each with its shortest trace (the stats are then the whole state space's)")
 	fl.Int64Var(&f.maxStates, "max-states", 0, "stop after storing this many states (0: no limit)")
 	fl.IntVar(&f.maxDepth, "max-depth", 0, "stop at this BFS depth (0: no limit)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "stop after this long, e.g. 30s or 5m (0: no limit)")
@@ -79,6 +84,9 @@ func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
 	}
 	if f.workers < 0 || f.maxStates < 0 || f.maxDepth < 0 || f.timeout < 0 {
 		return &exitError{code: exitUsage, err: fmt.Errorf("--workers, --max-states, --max-depth and --timeout must not be negative")}
+	}
+	if f.failFast && f.cont {
+		return &exitError{code: exitUsage, err: fmt.Errorf("--fail-fast and --continue contradict each other")}
 	}
 	mem, err := parseSize(f.memory)
 	if err != nil {
@@ -106,7 +114,7 @@ func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
 		MaxStates:    f.maxStates,
 		MaxDepth:     f.maxDepth,
 		NoDeadlock:   f.noDeadlock,
-		FailFast:     f.failFast,
+		Continue:     f.cont,
 		Only:         f.only,
 		MemoryBudget: mem,
 		NoSymmetry:   f.noSymmetry,
