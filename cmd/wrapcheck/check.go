@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
@@ -98,7 +99,7 @@ func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
 	}
 	for _, name := range f.only {
 		if !hasCheck(m, name) {
-			return &exitError{code: exitUsage, err: fmt.Errorf("--only %s: no invariant or property of that name in %s", name, m.Name)}
+			return &exitError{code: exitUsage, err: fmt.Errorf("--only %s: no invariant or property of that name in %s", report.Escape(name), m.Name)}
 		}
 	}
 

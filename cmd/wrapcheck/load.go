@@ -8,13 +8,21 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/spec/syntax"
 )
 
 // displayPath returns path relative to the working directory, with
-// forward slashes, so that positions print the same on every OS.
+// forward slashes, so that positions print the same on every OS, and with
+// its control characters escaped (report.Escape), so that no output line
+// made with it can be forged by a file name.
 func displayPath(path string) string {
+	return report.Escape(slashPath(path))
+}
+
+// slashPath is displayPath without the escaping.
+func slashPath(path string) string {
 	if filepath.IsAbs(path) {
 		if wd, err := os.Getwd(); err == nil {
 			if rel, err := filepath.Rel(wd, path); err == nil && !strings.HasPrefix(rel, "..") {

@@ -36,7 +36,7 @@ func newRenderer(cmd *cobra.Command, f checkFlags) (renderFunc, error) {
 	case "dot":
 		return report.DOT, nil
 	}
-	return nil, &exitError{code: exitUsage, err: fmt.Errorf("--format %s: want text or json, or one of %s", f.format, strings.Join(formatNames[2:], ", "))}
+	return nil, &exitError{code: exitUsage, err: fmt.Errorf("--format %s: want text or json, or one of %s", report.Escape(f.format), strings.Join(formatNames[2:], ", "))}
 }
 
 // isColorTerminal reports whether w is a terminal (a character device)
