@@ -549,7 +549,9 @@ func TestHostile(t *testing.T) {
 		render func(*bytes.Buffer) error
 	}{
 		{"text", func(w *bytes.Buffer) error { return report.Text(w, r.m, r.res) }},
-		{"color", func(w *bytes.Buffer) error { return report.TextOptions{Color: true, Explain: true}.Render(w, r.m, r.res) }},
+		{"color", func(w *bytes.Buffer) error {
+			return report.TextOptions{Color: true, Explain: true}.Render(w, r.m, r.res)
+		}},
 		{"json", func(w *bytes.Buffer) error { return report.JSON(w, r.m, r.res) }},
 		{"sarif", func(w *bytes.Buffer) error { return report.SARIF(w, r.m, r.res) }},
 		{"junit", func(w *bytes.Buffer) error { return report.JUnit(w, r.m, r.res) }},
