@@ -630,3 +630,97 @@ func TestEscape(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorReport validates the error outcome (a spec error, a
+// command-line error) in JSON against docs/json-schema.json, in SARIF
+// against the official schema and the subset, and in JUnit as XML; and a
+// result with warnings under --strict against the JSON schema.
+func TestErrorReport(t *testing.T) {
+	official := loadSchema(t, "testdata/sarif-2.1.0-rtm.5.json")
+	subset := loadSchema(t, "testdata/sarif-2.1.0-subset.json")
+	js := loadSchema(t, "../docs/json-schema.json")
+	_, specErr := spec.ParseFile("bad.wrap", []byte("spec Bad\nvar x: 0..3\naction a { x := true }\naction b { y := 1 }\n"), spec.Options{})
+	if specErr == nil {
+		t.Fatal("the bad spec parses")
+	}
+	tests := []struct {
+		name string
+		r    report.ErrorReport
+		n    int
+	}{
+		{"spec", report.ErrorReport{File: "bad.wrap", Errors: report.Diagnostics(specErr), ToolVersion: "v1.2.3"}, 2},
+		{"usage", report.ErrorReport{File: "bad.wrap", Errors: report.Diagnostics(fmt.Errorf("--progress bogus: want auto, json, off"))}, 1},
+		{"usage-no-file", report.ErrorReport{Errors: report.Diagnostics(fmt.Errorf("accepts 1 arg(s)\n::error::x\a"))}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if len(tt.r.Errors) != tt.n {
+				t.Fatalf("%d errors, want %d: %v", len(tt.r.Errors), tt.n, tt.r.Errors)
+			}
+			out := render(t, func(w *bytes.Buffer) error { return tt.r.JSON(w) })
+			x, err := decodeJSON(out)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			for _, e := range js.validate(x) {
+				t.Errorf("json: %s", e)
+			}
+			if got := x.(map[string]any)["verdict"]; got != "error" {
+				t.Errorf("verdict %v, want error", got)
+			}
+			out = render(t, func(w *bytes.Buffer) error { return tt.r.SARIF(w) })
+			if x, err = decodeJSON(out); err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			for _, e := range official.validate(x) {
+				t.Errorf("sarif, official schema: %s", e)
+			}
+			for _, e := range subset.validate(x) {
+				t.Errorf("sarif: %s", e)
+			}
+			results := x.(map[string]any)["runs"].([]any)[0].(map[string]any)["results"].([]any)
+			if len(results) != tt.n {
+				t.Errorf("%d SARIF results, want %d", len(results), tt.n)
+			}
+			out = render(t, func(w *bytes.Buffer) error { return tt.r.JUnit(w) })
+			var suites struct {
+				Errors int `xml:"errors,attr"`
+			}
+			if err := xml.Unmarshal(out, &suites); err != nil || suites.Errors != 1 {
+				t.Errorf("junit: %v, %d errors, want 1\n%s", err, suites.Errors, out)
+			}
+			xmllint(t, out)
+			out = render(t, func(w *bytes.Buffer) error { return tt.r.GitHub(w) })
+			if n := strings.Count(string(out), "\n"); n != tt.n || !regexp.MustCompile(`(?m)\A(::error [^\n]*::[^\n]*\n)+\z`).Match(out) {
+				t.Errorf("github: want %d ::error lines:\n%s", tt.n, out)
+			}
+		})
+	}
+	t.Run("warnings", func(t *testing.T) {
+		r := checkCase(t, 5) // holds
+		ws := []report.Diagnostic{{Pos: spec.Position{Filename: "holds.wrap", Line: 3, Col: 5}, Msg: "variable unused is never used"}}
+		out := render(t, func(w *bytes.Buffer) error {
+			return report.JSONOptions{Warnings: ws, Strict: true}.Render(w, r.m, r.res)
+		})
+		x, err := decodeJSON(out)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		for _, e := range js.validate(x) {
+			t.Errorf("json: %s", e)
+		}
+		if got := x.(map[string]any)["warnings"]; got == nil {
+			t.Errorf("no warnings:\n%s", out)
+		}
+		out = render(t, func(w *bytes.Buffer) error { return report.SARIFOptions{Warnings: ws}.Render(w, r.m, r.res) })
+		if x, err = decodeJSON(out); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range official.validate(x) {
+			t.Errorf("sarif, official schema: %s", e)
+		}
+		for _, e := range subset.validate(x) {
+			t.Errorf("sarif: %s", e)
+		}
+	})
+}

@@ -18,12 +18,27 @@ import (
 // message holding the headline and the trace, one step a line. The CLI
 // prints it on stderr when GITHUB_ACTIONS=true, beside the chosen format.
 func GitHub(w io.Writer, m *spec.Model, res *checker.Result) error {
+	return GitHubOptions{}.Render(w, m, res)
+}
+
+// GitHubOptions configures the GitHub annotations. The zero value: no vet
+// warnings, not strict.
+type GitHubOptions struct {
+	// Warnings are warnings about the spec besides the search's own.
+	Warnings []Diagnostic
+	// Strict makes the warnings' annotations errors.
+	Strict bool
+}
+
+// Render writes an `::error` command per violation of res, then a
+// `::warning` command (`::error` under Strict) per warning.
+func (o GitHubOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) error {
 	for _, v := range Violations(res) {
 		if err := githubViolation(w, m, v); err != nil {
 			return err
 		}
 	}
-	return nil
+	return githubWarnings(w, allWarnings(m, res, o.Warnings), o.Strict)
 }
 
 // githubViolation writes the error command of one violation.

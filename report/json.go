@@ -19,6 +19,22 @@ const FormatVersion = 1
 // the first violation found, "violations" every one (with --continue, the
 // first of every violated check).
 func JSON(w io.Writer, m *spec.Model, res *checker.Result) error {
+	return JSONOptions{}.Render(w, m, res)
+}
+
+// JSONOptions configures the JSON renderer. The zero value: no vet
+// warnings, not strict.
+type JSONOptions struct {
+	// Warnings are warnings about the spec besides the search's own
+	// (vet's findings); all are listed in "warnings".
+	Warnings []Diagnostic
+	// Strict (--strict) makes warnings failures: "strict": true is
+	// written, and a run with warnings exits 1.
+	Strict bool
+}
+
+// Render writes res as [JSON] does, with the warnings of o.
+func (o JSONOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) error {
 	var b bytes.Buffer
 	b.WriteString("{\n")
 	field(&b, "format", strconv.Itoa(FormatVersion))
@@ -56,6 +72,19 @@ func JSON(w io.Writer, m *spec.Model, res *checker.Result) error {
 			b.WriteString(jsonString(n))
 		}
 		b.WriteString("],\n")
+	}
+	if ws := allWarnings(m, res, o.Warnings); len(ws) > 0 {
+		b.WriteString(`  "warnings": [`)
+		for i, d := range ws {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString("\n    " + diagnosticJSON(d))
+		}
+		b.WriteString("\n  ],\n")
+	}
+	if o.Strict {
+		field(&b, "strict", "true")
 	}
 	if len(res.Notes) > 0 {
 		b.WriteString(`  "notes": [`)

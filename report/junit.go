@@ -25,6 +25,10 @@ func JUnit(w io.Writer, m *spec.Model, res *checker.Result) error {
 type JUnitOptions struct {
 	Only       []string // the --only names; empty: every check
 	NoDeadlock bool     // --no-deadlock
+	// Warnings are warnings about the spec besides the search's own; a
+	// testcase "warnings" lists them all, failed under Strict.
+	Warnings []Diagnostic
+	Strict   bool
 }
 
 // Render writes res as JUnit XML: one testsuite for the spec, one
@@ -123,17 +127,22 @@ func (o JUnitOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) er
 		}
 		suite.Cases = append(suite.Cases, tc)
 	}
+	if ws := allWarnings(m, res, o.Warnings); len(ws) > 0 {
+		var lines []string
+		for _, d := range ws {
+			lines = append(lines, "warning: "+Escape(d.String()))
+		}
+		text := xmlText(strings.Join(lines, "\n") + "\n")
+		tc := junitCase{Name: "warnings", Classname: xmlText(m.Name), Time: "0", SystemOut: &junitText{text}}
+		if o.Strict {
+			tc.Failure = &junitFailure{Message: xmlText(fmt.Sprintf("%d warnings (--strict)", len(ws))), Type: "warning", Text: text}
+			suite.Failures++
+		}
+		suite.Cases = append(suite.Cases, tc)
+	}
 	suite.Tests = len(suite.Cases)
 	root := junitSuites{Name: "wrapcheck", Tests: suite.Tests, Failures: suite.Failures, Skipped: suite.Skipped, Time: suite.Time, Suites: []junitSuite{suite}}
-	b, err := xml.MarshalIndent(root, "", "  ")
-	if err != nil {
-		return err
-	}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
-	}
-	_, err = w.Write(append(b, '\n'))
-	return err
+	return writeJUnit(w, root)
 }
 
 // xmlText returns s without the characters XML 1.0 forbids (control
@@ -180,6 +189,7 @@ type (
 		Name     string       `xml:"name,attr"`
 		Tests    int          `xml:"tests,attr"`
 		Failures int          `xml:"failures,attr"`
+		Errors   int          `xml:"errors,attr,omitempty"`
 		Skipped  int          `xml:"skipped,attr"`
 		Time     string       `xml:"time,attr"`
 		Suites   []junitSuite `xml:"testsuite"`
@@ -206,12 +216,17 @@ type (
 		Line      int           `xml:"line,attr,omitempty"`
 		Time      string        `xml:"time,attr"`
 		Failure   *junitFailure `xml:"failure"`
+		Error     *junitFailure `xml:"error"`
 		Skipped   *junitSkipped `xml:"skipped"`
+		SystemOut *junitText    `xml:"system-out"`
 	}
 	junitFailure struct {
 		Message string `xml:"message,attr"`
 		Type    string `xml:"type,attr"`
 		Text    string `xml:",cdata"`
+	}
+	junitText struct {
+		Text string `xml:",cdata"`
 	}
 	junitSkipped struct {
 		Message string `xml:"message,attr"`

@@ -29,6 +29,11 @@ type TextOptions struct {
 	// and, or or comparison that is more than a variable, e.g.
 	// `shipped == approved: false`.
 	Explain bool
+	// Warnings are warnings about the spec besides the search's own
+	// (vet's findings), printed with them.
+	Warnings []Diagnostic
+	// Strict (--strict) says that warnings are failures.
+	Strict bool
 }
 
 // ANSI styles of the text renderer.
@@ -98,8 +103,13 @@ func (o TextOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) err
 	if res.Stopped {
 		b.WriteString("the search stopped at the end of the breadth-first level of the first violation: the figures cover the states explored until then (--continue explores every reachable state)\n")
 	}
-	if Complete(res) {
-		o.writeCoverage(&b, m, res)
+	warn := o.paint(ansiYellow, "warning:")
+	ws := allWarnings(m, res, o.Warnings)
+	for _, d := range ws {
+		fmt.Fprintf(&b, "%s %s\n", warn, Escape(d.String()))
+	}
+	if o.Strict && len(ws) > 0 {
+		fmt.Fprintf(&b, "%s\n", o.paint(ansiRed, fmt.Sprintf("--strict: the %s count as failures", plural(len(ws), "warning"))))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -307,20 +317,12 @@ func writeParts(b *strings.Builder, m *spec.Model, v *checker.Violation) {
 	}
 }
 
-func (o TextOptions) writeCoverage(b *strings.Builder, m *spec.Model, res *checker.Result) {
-	warn := o.paint(ansiYellow, "warning:")
-	for i, a := range m.Actions {
-		if i < len(res.Coverage.Fired) && res.Coverage.Fired[i] == 0 {
-			fmt.Fprintf(b, "%s %s: action %s never fired\n", warn, Escape(a.Pos.String()), a.Name)
-		}
+// plural returns "1 warning", "2 warnings".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
 	}
-	for _, name := range res.Coverage.VacuousInvariants {
-		for _, in := range m.Invariants {
-			if in.Name == name {
-				fmt.Fprintf(b, "%s %s: invariant %s holds vacuously: its antecedent never held\n", warn, Escape(in.Pos.String()), name)
-			}
-		}
-	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 func humanRate(r float64) string {

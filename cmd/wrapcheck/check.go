@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/spec/syntax"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
 
@@ -36,6 +39,7 @@ type checkFlags struct {
 	format     string
 	only       []string
 	progress   string
+	strict     bool
 }
 
 func newCheckCmd() *cobra.Command {
@@ -75,6 +79,7 @@ with no violation found.`,
 	fl.StringVar(&f.format, "format", "text", "output format: text, json, sarif, junit, mermaid or dot")
 	fl.StringArrayVar(&f.only, "only", nil, "check only this invariant or property (repeatable)")
 	fl.StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (a live line on a terminal), json (NDJSON lines) or off")
+	fl.BoolVar(&f.strict, "strict", false, "treat warnings (never-fired actions, vacuous invariants, vet's findings) as failures: exit 1")
 	return cmd
 }
 
@@ -83,23 +88,31 @@ func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
 	if err != nil {
 		return err
 	}
+	file := ""
+	if path != "" {
+		file = displayPath(path)
+	}
+	usage := func(err error) error { return renderError(cmd, f.format, file, &exitError{code: exitUsage, err: err}) }
 	if f.workers < 0 || f.maxStates < 0 || f.maxDepth < 0 || f.timeout < 0 {
-		return &exitError{code: exitUsage, err: fmt.Errorf("--workers, --max-states, --max-depth and --timeout must not be negative")}
+		return usage(fmt.Errorf("--workers, --max-states, --max-depth and --timeout must not be negative"))
 	}
 	if f.failFast && f.cont {
-		return &exitError{code: exitUsage, err: fmt.Errorf("--fail-fast and --continue contradict each other")}
+		return usage(fmt.Errorf("--fail-fast and --continue contradict each other"))
+	}
+	if !slices.Contains(progressModes, f.progress) {
+		return usage(fmt.Errorf("--progress %s: want %s", report.Escape(f.progress), strings.Join(progressModes, ", ")))
 	}
 	mem, err := parseSize(f.memory)
 	if err != nil {
-		return &exitError{code: exitUsage, err: err}
+		return usage(err)
 	}
-	m, err := loadModel(path, f.defines)
+	m, vet, err := loadForCheck(cmd, path, f.defines)
 	if err != nil {
-		return err
+		return renderError(cmd, f.format, file, err)
 	}
 	for _, name := range f.only {
 		if !hasCheck(m, name) {
-			return &exitError{code: exitUsage, err: fmt.Errorf("--only %s: no invariant or property of that name in %s", report.Escape(name), m.Name)}
+			return usage(fmt.Errorf("--only %s: no invariant or property of that name in %s", report.Escape(name), m.Name))
 		}
 	}
 
@@ -131,12 +144,12 @@ func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
 		prog.done()
 	}
 	if err != nil {
-		return &exitError{code: exitUsage, err: err}
+		return renderError(cmd, f.format, file, &exitError{code: exitUsage, err: err})
 	}
-	if err := render(cmd.OutOrStdout(), m, res); err != nil {
+	if err := render(cmd.OutOrStdout(), m, res, vet); err != nil {
 		return err
 	}
-	if err := annotate(cmd, m, res); err != nil {
+	if err := annotateWarnings(cmd, m, res, vet, f.strict); err != nil {
 		return err
 	}
 	if f.explain {
@@ -150,7 +163,53 @@ func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
 	case checker.Unknown:
 		return &exitError{code: exitIncomplete}
 	}
+	if f.strict && len(report.CoverageWarnings(m, res))+len(vet) > 0 {
+		return &exitError{code: exitViolated}
+	}
 	return nil
+}
+
+// progressModes lists the --progress values.
+var progressModes = []string{"auto", "json", "off"}
+
+// stdinLimit caps a spec read from standard input (`check -`).
+const stdinLimit = 64 << 20
+
+// loadForCheck reads, parses, checks and lowers the spec at path ("-":
+// standard input) and returns vet's warnings about it. Any error is a
+// usage error (exit 2).
+func loadForCheck(cmd *cobra.Command, path string, defines []string) (*spec.Model, []report.Diagnostic, error) {
+	defs, err := parseDefines(defines)
+	if err != nil {
+		return nil, nil, &exitError{code: exitUsage, err: err}
+	}
+	var src []byte
+	name := displayPath(path)
+	if path == "-" {
+		name = "<stdin>"
+		src, err = io.ReadAll(io.LimitReader(cmd.InOrStdin(), stdinLimit+1))
+		if err == nil && len(src) > stdinLimit {
+			err = fmt.Errorf("<stdin>: the spec is larger than %d MiB", stdinLimit>>20)
+		}
+	} else {
+		src, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return nil, nil, &exitError{code: exitUsage, err: err}
+	}
+	file, err := syntax.Parse(name, src)
+	if err != nil {
+		return nil, nil, &exitError{code: exitUsage, err: err}
+	}
+	m, err := spec.Check(file, spec.Options{Defines: defs})
+	if err != nil {
+		return nil, nil, &exitError{code: exitUsage, err: err}
+	}
+	var ws []report.Diagnostic
+	for _, w := range spec.Vet(file, m) {
+		ws = append(ws, report.Diagnostic{Pos: w.Pos, Msg: w.Msg})
+	}
+	return m, ws, nil
 }
 
 func hasCheck(m *spec.Model, name string) bool {

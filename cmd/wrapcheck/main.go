@@ -58,6 +58,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	// cobra's own errors: unknown command, bad flag; they quote the
 	// command line, which may hold anything.
+	if werr := writeError(stdout, stderr, formatArg(args), "", err); werr != nil {
+		fmt.Fprintln(stderr, werr)
+	}
 	fmt.Fprintf(stderr, "wrapcheck: %s\n", report.Escape(err.Error()))
 	return exitUsage
 }
