@@ -274,3 +274,54 @@ func writeSARIF(w io.Writer, run sarifRun) error {
 	_, err = w.Write(append(b, '\n'))
 	return err
 }
+
+// MergeSARIF writes the SARIF logs of docs (one per checked file, each
+// with one run) as one log with their runs in order.
+func MergeSARIF(w io.Writer, docs [][]byte) error {
+	var runs []json.RawMessage
+	for _, d := range docs {
+		var log struct {
+			Runs []json.RawMessage `json:"runs"`
+		}
+		if err := json.Unmarshal(d, &log); err != nil {
+			return fmt.Errorf("wrapcheck internal error: merging SARIF: %v", err)
+		}
+		runs = append(runs, log.Runs...)
+	}
+	log := struct {
+		Schema  string            `json:"$schema"`
+		Version string            `json:"version"`
+		Runs    []json.RawMessage `json:"runs"`
+	}{"https://json.schemastore.org/sarif-2.1.0.json", "2.1.0", runs}
+	b, err := json.MarshalIndent(log, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// MergeJUnit writes the JUnit reports of docs (one per checked file) as
+// one report with their testsuites in order and the totals summed.
+func MergeJUnit(w io.Writer, docs [][]byte) error {
+	root := junitSuites{Name: "wrapcheck"}
+	var secs float64
+	for _, d := range docs {
+		var one junitSuites
+		if err := xml.Unmarshal(d, &one); err != nil {
+			return fmt.Errorf("wrapcheck internal error: merging JUnit: %v", err)
+		}
+		root.Tests += one.Tests
+		root.Failures += one.Failures
+		root.Errors += one.Errors
+		root.Skipped += one.Skipped
+		for _, s := range one.Suites {
+			var t float64
+			fmt.Sscan(s.Time, &t)
+			secs += t
+		}
+		root.Suites = append(root.Suites, one.Suites...)
+	}
+	root.Time = fmt.Sprintf("%.3f", secs)
+	return writeJUnit(w, root)
+}

@@ -724,3 +724,44 @@ func TestErrorReport(t *testing.T) {
 		}
 	})
 }
+
+// TestMerge validates the documents of several files: SARIF runs merged
+// into one log (both schemas), JUnit testsuites merged, and the JSON
+// summary object against docs/json-schema.json.
+func TestMerge(t *testing.T) {
+	var sarifs, junits [][]byte
+	for _, i := range []int{0, 5} {
+		r := checkCase(t, i)
+		sarifs = append(sarifs, render(t, func(w *bytes.Buffer) error { return report.SARIF(w, r.m, r.res) }))
+		junits = append(junits, render(t, func(w *bytes.Buffer) error { return report.JUnit(w, r.m, r.res) }))
+	}
+	out := render(t, func(w *bytes.Buffer) error { return report.MergeSARIF(w, sarifs) })
+	x, err := decodeJSON(out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, path := range []string{"testdata/sarif-2.1.0-rtm.5.json", "testdata/sarif-2.1.0-subset.json"} {
+		for _, e := range loadSchema(t, path).validate(x) {
+			t.Errorf("%s: %s", path, e)
+		}
+	}
+	if n := len(x.(map[string]any)["runs"].([]any)); n != 2 {
+		t.Errorf("%d runs, want 2", n)
+	}
+	out = render(t, func(w *bytes.Buffer) error { return report.MergeJUnit(w, junits) })
+	var suites struct {
+		Tests  int        `xml:"tests,attr"`
+		Suites []struct{} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(out, &suites); err != nil || len(suites.Suites) != 2 {
+		t.Errorf("junit: %v, %d testsuites, want 2\n%s", err, len(suites.Suites), out)
+	}
+	xmllint(t, out)
+	x, err = decodeJSON([]byte(`{"format":1,"summary":{"files":3,"holds":1,"violated":1,"incomplete":0,"error":1},"exit_code":2}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range loadSchema(t, "../docs/json-schema.json").validate(x) {
+		t.Errorf("summary: %s", e)
+	}
+}

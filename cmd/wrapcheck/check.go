@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -45,7 +49,7 @@ type checkFlags struct {
 func newCheckCmd() *cobra.Command {
 	var f checkFlags
 	cmd := &cobra.Command{
-		Use:   "check FILE",
+		Use:   "check FILE...",
 		Short: "explore every reachable state and report the shortest counterexample",
 		Long: `check explores the reachable states of the spec in FILE and checks all
 invariants, assertions, runtime errors, deadlocks and properties. A violation
@@ -54,12 +58,26 @@ stops at the end of the breadth-first level in which it finds the first
 violation; --continue explores every reachable state and reports the first
 violation of every check that fails.
 
-Exit codes: 0 every check holds, 1 a violation was found, 2 the spec or the
-command line is wrong, 3 the search stopped early (a limit or an interrupt)
-with no violation found.`,
-		Args: cobra.ExactArgs(1),
+Each FILE may be a directory (its .wrap files, recursively, in name
+order) or - (standard input). With several files, check prints one report
+per file and a summary: text reports one after the other, JSON one object
+per file per line then a summary object, SARIF one run per file, JUnit one
+testsuite per file, DOT one graph per file (Mermaid takes one file).
+
+Exit codes: 0 every check holds, 1 a violation was found (or, with --strict,
+a warning), 2 the spec or the command line is wrong, 3 the search stopped
+early (a limit or an interrupt) with no violation found. With several files
+the worst: 2, then 1, then 3, then 0.`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runCheck(cmd, args[0], f)
+			paths, err := expandPaths(args)
+			if err != nil {
+				return renderError(cmd, f.format, "", &exitError{code: exitUsage, err: err})
+			}
+			if len(paths) == 1 {
+				return runCheck(cmd, paths[0], f)
+			}
+			return checkMany(cmd, paths, f)
 		},
 	}
 	fl := cmd.Flags()
@@ -167,6 +185,150 @@ func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
 		return &exitError{code: exitViolated}
 	}
 	return nil
+}
+
+// expandPaths replaces each directory of args by the .wrap files under it,
+// in name order.
+func expandPaths(args []string) ([]string, error) {
+	var paths []string
+	for _, a := range args {
+		fi, err := os.Stat(a)
+		if a == "-" || err != nil || !fi.IsDir() {
+			paths = append(paths, a) // a missing file is reported by its check
+			continue
+		}
+		var found []string
+		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && strings.HasSuffix(p, ".wrap") {
+				found = append(found, p)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(found) == 0 {
+			return nil, fmt.Errorf("%s: no .wrap file in this directory", displayPath(a))
+		}
+		slices.Sort(found)
+		paths = append(paths, found...)
+	}
+	return paths, nil
+}
+
+// worse reports whether exit code a is worse than b: 2, then 1, then 3,
+// then 0.
+func worse(a, b int) bool {
+	rank := func(c int) int {
+		switch c {
+		case exitUsage:
+			return 3
+		case exitViolated:
+			return 2
+		case exitIncomplete:
+			return 1
+		}
+		return 0
+	}
+	return rank(a) > rank(b)
+}
+
+// checkMany checks each of paths as runCheck does, and prints the reports
+// in one document of the chosen format, then a summary; it exits with the
+// worst code.
+func checkMany(cmd *cobra.Command, paths []string, f checkFlags) error {
+	if f.format == "mermaid" {
+		return renderError(cmd, f.format, "", &exitError{code: exitUsage, err: fmt.Errorf("--format mermaid takes one file, not %d", len(paths))})
+	}
+	if _, err := newRenderer(cmd, f); err != nil {
+		return err
+	}
+	stdout := cmd.OutOrStdout()
+	defer cmd.SetOut(stdout)
+	worst := exitHolds
+	var docs [][]byte
+	counts := map[string]int{}
+	for _, path := range paths {
+		var buf bytes.Buffer
+		cmd.SetOut(&buf)
+		code := exitHolds
+		if err := runCheck(cmd, path, f); err != nil {
+			var ee *exitError
+			if !errors.As(err, &ee) {
+				return err
+			}
+			code = ee.code
+			if ee.err != nil {
+				w := cmd.ErrOrStderr()
+				if f.format == "text" {
+					w = &buf // the file's section of the report
+				}
+				fmt.Fprintln(w, escapeLines(ee.err.Error()))
+			}
+		}
+		if worse(code, worst) {
+			worst = code
+		}
+		counts[outcomeName(code)]++
+		docs = append(docs, buf.Bytes())
+	}
+	summary := fmt.Sprintf("%d files: %d holds, %d violated, %d incomplete, %d error", len(paths),
+		counts["holds"], counts["violated"], counts["incomplete"], counts["error"])
+	var err error
+	switch f.format {
+	case "json":
+		for _, d := range docs {
+			var line bytes.Buffer
+			if err = json.Compact(&line, d); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "%s\n", line.Bytes())
+		}
+		_, err = fmt.Fprintf(stdout, "{\"format\":1,\"summary\":{\"files\":%d,\"holds\":%d,\"violated\":%d,\"incomplete\":%d,\"error\":%d},\"exit_code\":%d}\n",
+			len(paths), counts["holds"], counts["violated"], counts["incomplete"], counts["error"], worst)
+	case "sarif":
+		err = report.MergeSARIF(stdout, docs)
+	case "junit":
+		err = report.MergeJUnit(stdout, docs)
+	case "dot":
+		for _, d := range docs {
+			if _, err = stdout.Write(d); err != nil {
+				break
+			}
+		}
+	default:
+		for i, d := range docs {
+			if i > 0 {
+				fmt.Fprintln(stdout)
+			}
+			fmt.Fprintf(stdout, "== %s\n", displayPath(paths[i]))
+			stdout.Write(d)
+		}
+		_, err = fmt.Fprintf(stdout, "\n%s\n", summary)
+	}
+	if err != nil {
+		return err
+	}
+	if worst == exitHolds {
+		return nil
+	}
+	return &exitError{code: worst}
+}
+
+// outcomeName names the outcome of an exit code in the summary.
+func outcomeName(code int) string {
+	switch code {
+	case exitViolated:
+		return "violated"
+	case exitUsage:
+		return "error"
+	case exitIncomplete:
+		return "incomplete"
+	}
+	return "holds"
 }
 
 // progressModes lists the --progress values.

@@ -121,3 +121,36 @@ func TestOutcomes(t *testing.T) {
 		}
 	}
 }
+
+// TestManyExitCodes: with several files, check exits with the worst code:
+// 2, then 1, then 3, then 0, whatever the order of the files.
+func TestManyExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	for name, src := range outcomeSpecs {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(dir)
+	tests := []struct {
+		args []string
+		want int
+	}{
+		{[]string{"holds.wrap", "holds.wrap"}, exitHolds},
+		{[]string{"--max-states", "1", "holds.wrap", "one.wrap"}, exitIncomplete},
+		{[]string{"--max-states", "3", "one.wrap", "holds.wrap"}, exitViolated},
+		{[]string{"--max-states", "3", "holds.wrap", "one.wrap"}, exitViolated},
+		{[]string{"one.wrap", "bad.wrap", "holds.wrap"}, exitUsage},
+		{[]string{"bad.wrap", "one.wrap"}, exitUsage},
+		{[]string{"--strict", "warn.wrap", "holds.wrap"}, exitViolated},
+		{[]string{"holds.wrap", "missing.wrap"}, exitUsage},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprint(tt.args), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if got := run(append([]string{"check", "--format", "json"}, tt.args...), &stdout, &stderr); got != tt.want {
+				t.Errorf("exit %d, want %d\n%s%s", got, tt.want, stdout.String(), stderr.String())
+			}
+		})
+	}
+}
