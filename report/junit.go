@@ -47,7 +47,11 @@ func (o JUnitOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) er
 	for _, in := range m.Invariants {
 		checks = append(checks, check{checker.Invariant, in.Name, in.Pos})
 	}
-	checks = append(checks, check{checker.Deadlock, "", m.TerminalPos})
+	deadlockPos := m.TerminalPos
+	if !deadlockPos.IsValid() {
+		deadlockPos = m.NamePos
+	}
+	checks = append(checks, check{checker.Deadlock, "", deadlockPos})
 	for _, p := range m.Properties {
 		checks = append(checks, check{checker.Property, p.Name, p.Pos})
 	}

@@ -411,10 +411,24 @@ func newProgress(w io.Writer, mode string) *progress {
 	return nil
 }
 
+// progressLine is one line of --progress json (documented in docs/ci.md).
+type progressLine struct {
+	States      int64   `json:"states"`      // stored states (product nodes for a property)
+	Transitions int64   `json:"transitions"` // successors generated (product edges)
+	Depth       int     `json:"depth"`       // the breadth-first level being expanded
+	Frontier    int     `json:"frontier"`    // states in that level (nodes left to expand)
+	Seconds     float64 `json:"seconds"`     // since the search started
+	HeapBytes   uint64  `json:"heap_bytes"`
+	Property    string  `json:"property,omitempty"` // the LTL property being checked
+}
+
 func (p *progress) update(s checker.Progress) {
 	if p.json {
-		b, _ := json.Marshal(s)
-		fmt.Fprintf(p.w, "%s\n", b)
+		b, err := json.Marshal(progressLine{States: s.States, Transitions: s.Transitions, Depth: s.Depth,
+			Frontier: s.Frontier, Seconds: s.Elapsed.Seconds(), HeapBytes: s.HeapBytes, Property: s.Property})
+		if err == nil {
+			fmt.Fprintf(p.w, "%s\n", b)
+		}
 		return
 	}
 	rate := 0.0

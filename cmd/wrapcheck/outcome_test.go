@@ -154,3 +154,37 @@ func TestManyExitCodes(t *testing.T) {
 		})
 	}
 }
+
+// TestFmtCheckExitCode: fmt -l and --check exit 1 when a file's layout
+// differs, 0 when none does, 2 on a parse error.
+func TestFmtCheckExitCode(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"good.wrap": "spec T\nvar x: 0..3\naction inc when x < 3 {\n  x := x + 1\n}\nterminal x == 3\n",
+		"ugly.wrap": "spec   T\nvar x:0..3\n",
+		"bad.wrap":  "spec Bad\nvar x: 0..\n",
+	}
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(dir)
+	tests := []struct {
+		args []string
+		want int
+	}{
+		{[]string{"fmt", "-l", "good.wrap"}, exitHolds},
+		{[]string{"fmt", "-l", "good.wrap", "ugly.wrap"}, exitViolated},
+		{[]string{"fmt", "--check", "ugly.wrap"}, exitViolated},
+		{[]string{"fmt", "--check", "ugly.wrap", "bad.wrap"}, exitUsage},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprint(tt.args), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if got := run(tt.args, &stdout, &stderr); got != tt.want {
+				t.Errorf("exit %d, want %d\n%s%s", got, tt.want, stdout.String(), stderr.String())
+			}
+		})
+	}
+}
