@@ -2,6 +2,8 @@ package verify
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -327,5 +329,51 @@ func TestContinue(t *testing.T) {
 				t.Errorf("default run's undecided properties (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestContinueDeterministic: --continue reports the same violations, in
+// the same order, with the same traces and counts, for any worker count,
+// on every example that violates a check.
+func TestContinueDeterministic(t *testing.T) {
+	paths, err := filepath.Glob("../examples/*/*.wrap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	compared, several := 0, 0
+	for _, path := range paths {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := spec.ParseFile(filepath.Base(path), src, spec.Options{})
+		if err != nil {
+			continue // the examples that must be rejected
+		}
+		var first *checker.Result
+		for _, workers := range []int{1, 4} {
+			res, err := Run(context.Background(), m, Options{Workers: workers, Continue: true, MaxStates: 200000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Verdict != checker.Violated {
+				break
+			}
+			res.Stats = checker.Stats{States: res.Stats.States, Transitions: res.Stats.Transitions, Depth: res.Stats.Depth}
+			if first == nil {
+				first = res
+				continue
+			}
+			compared++
+			if len(res.Violations) > 1 {
+				several++
+			}
+			if diff := cmp.Diff(first, res); diff != "" {
+				t.Errorf("%s: workers 1 and 4 differ (-1 +4):\n%s", path, diff)
+			}
+		}
+	}
+	if compared < 10 || several < 3 {
+		t.Errorf("%d violated examples compared, %d with several violations: want at least 10 and 3", compared, several)
 	}
 }
