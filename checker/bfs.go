@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -58,6 +59,27 @@ type cand struct {
 	init    bool // a failure of the init block
 }
 
+// checkID identifies a check for Options.Continue, which reports the
+// first violation of each: an invariant (violated, or failing to
+// evaluate), deadlock freedom, or a failing statement (an assertion or a
+// runtime error of an action or of init) by its position.
+type checkID struct {
+	kind Kind
+	inv  int // invariant index; -1 for the others
+	pos  spec.Position
+}
+
+// id returns the check c violates.
+func (c *cand) id() checkID {
+	switch {
+	case c.kind == Deadlock:
+		return checkID{kind: Deadlock, inv: -1}
+	case c.atState:
+		return checkID{kind: c.kind, inv: c.inv}
+	}
+	return checkID{kind: c.kind, inv: -1, pos: c.err.Pos}
+}
+
 type explorer struct {
 	ctx   context.Context
 	opts  Options
@@ -84,6 +106,16 @@ type explorer struct {
 	conjRef   []conjRef
 	slotConjs [][]int32
 	bitSlot   []int32 // per bit of the packed vector: its slot, -1: none
+
+	// Options.Continue: the checks found violated so far (in the order
+	// of violations), and per invariant whether it was found violated
+	// (doneInv) or failing to evaluate (doneInvErr) in an earlier level,
+	// so that later levels do not collect candidates for it. Written
+	// between levels only.
+	found      []checkID
+	violations []*Violation
+	doneInv    []bool
+	doneInvErr []bool
 
 	workers                 []*worker
 	frontier                []uint32 // store indexes; nil under HashCompact
@@ -170,7 +202,8 @@ func runProgram(ctx context.Context, prog *Program, opts Options, minParallel in
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	e := &explorer{ctx: ctx, opts: opts, prog: prog, n: prog.n, minParallel: minParallel}
+	e := &explorer{ctx: ctx, opts: opts, prog: prog, n: prog.n, minParallel: minParallel,
+		doneInv: make([]bool, len(prog.invs)), doneInvErr: make([]bool, len(prog.invs))}
 	if err := e.selectInvariants(); err != nil {
 		return nil, err
 	}
@@ -308,6 +341,16 @@ func (e *explorer) search() (*Result, error) {
 	m.leaf = w.onSucc
 	var first *Violation
 	switch {
+	case e.opts.Continue:
+		// Every bad initial state (its key is its init ordinal) and the
+		// first failing init branch, in init-branch order.
+		cs := append([]cand(nil), w.bad...)
+		if !initOK {
+			ex := m.failure()
+			cs = append(cs, cand{kind: ex.Kind, err: ex, init: true, key: uint64(m.failOrd)})
+		}
+		slices.SortStableFunc(cs, func(a, b cand) int { return cmp.Compare(a.key, b.key) })
+		first = e.record(cs)
 	case !initOK && (len(w.bad) == 0 || m.failOrd < w.badInit):
 		// A failing init branch makes no initial state; the others do,
 		// and are explored. The first of the failures and bad initial
@@ -324,22 +367,28 @@ func (e *explorer) search() (*Result, error) {
 		e.promoteInit()
 	}
 	// first is the violation to report: the one of the shallowest level
-	// that has any, chosen when that level is complete. Unless FailFast,
-	// the search then goes on, so that the stats describe the whole
-	// reachable state space; later levels cannot change first.
+	// that has any, chosen when that level is complete. The search stops
+	// there unless Continue, which goes on so that the stats describe the
+	// whole reachable state space and records the first violation of every
+	// other check; later levels cannot change first.
 	// end returns the result once the search stops for reason (a stop
 	// name, "" when the state space is exhausted).
 	end := func(reason string) (*Result, error) {
 		switch {
 		case first != nil:
-			return &Result{Verdict: Violated, Violation: first}, nil
+			res := &Result{Verdict: Violated, Violation: first, Violations: e.violations}
+			if !e.opts.Continue {
+				res.Violations = []*Violation{first}
+				res.Stopped = reason == "" && e.nfront > 0
+			}
+			return res, nil
 		case reason != "":
 			return &Result{Verdict: Unknown, Reason: reason}, nil
 		}
 		return &Result{Verdict: Holds}, nil
 	}
 	for {
-		if first != nil && e.opts.FailFast {
+		if first != nil && !e.opts.Continue {
 			return end("")
 		}
 		if r := e.stop.Load(); r != runOK {
@@ -355,8 +404,14 @@ func (e *explorer) search() (*Result, error) {
 		if uint32(e.store.Len()) > e.levelStart {
 			e.maxDepth = e.depth + 1
 		}
-		if v := e.pickViolation(); v != nil && first == nil {
-			first = v
+		if cs := e.candidates(); len(cs) > 0 {
+			if e.opts.Continue {
+				if v := e.record(cs); first == nil {
+					first = v
+				}
+			} else if first == nil {
+				first = e.violationOf(cs[0])
+			}
 		}
 		if r := e.stop.Load(); r != runOK {
 			return end(stopNames[r])
@@ -385,6 +440,9 @@ func (w *worker) onInit(m *Machine) {
 		w.checkState(m, idx, w.vec, nil, true)
 		if len(w.bad) > bad && w.badInit < 0 {
 			w.badInit = m.ord
+		}
+		for i := bad; i < len(w.bad); i++ {
+			w.bad[i].key = uint64(m.ord)
 		}
 	}
 }
@@ -417,8 +475,17 @@ func (w *worker) checkState(m *Machine, idx uint32, vec, parent []uint64, unpack
 	}
 	// check evaluates conjunct g; it reports false after recording the
 	// state's violation (the first in checking order ends the check).
+	// Under Continue it checks on: an invariant's first failing conjunct
+	// ends the check of that invariant only (badInv), and an invariant
+	// found violated in an earlier level is checked for runtime errors
+	// alone.
+	cont := e.opts.Continue
+	badInv := int32(-1)
 	check := func(g int32) bool {
 		ref := e.conjRef[g]
+		if ref.inv == badInv || cont && e.doneInv[ref.inv] && e.doneInvErr[ref.inv] {
+			return true
+		}
 		cj := &p.invs[ref.inv].conjs[ref.k]
 		if !unpacked {
 			// A conjunct reads only its slots: unpack those alone (most
@@ -428,12 +495,18 @@ func (w *worker) checkState(m *Machine, idx uint32, vec, parent []uint64, unpack
 		v := cj.eval(m)
 		if m.err != nil {
 			ex := m.predFailure()
-			w.bad = append(w.bad, cand{kind: RuntimeError, state: idx, inv: int(ref.inv), err: ex, atState: true})
-			return false
+			badInv = ref.inv
+			if !e.doneInvErr[ref.inv] {
+				w.bad = append(w.bad, cand{kind: RuntimeError, state: idx, inv: int(ref.inv), err: ex, atState: true})
+			}
+			return cont
 		}
 		if v == 0 {
-			w.bad = append(w.bad, cand{kind: Invariant, state: idx, inv: int(ref.inv), atState: true})
-			return false
+			badInv = ref.inv
+			if !e.doneInv[ref.inv] {
+				w.bad = append(w.bad, cand{kind: Invariant, state: idx, inv: int(ref.inv), atState: true})
+			}
+			return cont
 		}
 		return true
 	}
@@ -682,7 +755,24 @@ func (w *worker) failed(p int, s uint32) {
 	key := uint64(p)<<ordBits | uint64(min(m.failOrd, ordMax))
 	m.clearFailure()
 	m.undo(0)
-	w.errs = append(w.errs, cand{kind: ex.Kind, key: key, state: s, err: ex})
+	c := cand{kind: ex.Kind, key: key, state: s, err: ex}
+	if w.e.opts.Continue {
+		// One candidate per check and level (the smallest key), none for
+		// a check found violated in an earlier level.
+		id := c.id()
+		if slices.Contains(w.e.found, id) {
+			return
+		}
+		for i := range w.errs {
+			if w.errs[i].id() == id {
+				if key < w.errs[i].key {
+					w.errs[i] = c
+				}
+				return
+			}
+		}
+	}
+	w.errs = append(w.errs, c)
 }
 
 func (e *explorer) expandLevel() {
@@ -757,42 +847,63 @@ func (e *explorer) checkLimits() {
 	}
 }
 
-// pickViolation chooses, after a level, the violation to report: a
-// deadlock in the level (shortest), else the failure or bad successor
-// with the smallest (parent position, ordinal) key.
-func (e *explorer) pickViolation() *Violation {
+// candidates returns, after a level, the violations found in it in the
+// order the search picks them: a deadlock in the level (shortest, the
+// smallest frontier position), then the failures and bad successors by
+// their (parent position, ordinal) key. It clears the workers' lists.
+func (e *explorer) candidates() []cand {
 	dl := -1
-	var best *cand
+	var cs []cand
 	for _, w := range e.workers {
 		if w.deadlock >= 0 && (dl < 0 || w.deadlock < dl) {
 			dl = w.deadlock
 		}
 		w.deadlock = -1
-		for i := range w.errs {
-			if c := &w.errs[i]; best == nil || c.key < best.key {
-				best = c
-			}
-		}
+		cs = append(cs, w.errs...)
 		for i := range w.bad {
-			c := &w.bad[i]
+			c := w.bad[i]
 			c.key = atomic.LoadUint64(e.store.Link(c.state))
-			if best == nil || c.key < best.key {
-				best = c
-			}
+			cs = append(cs, c)
 		}
-	}
-	var v *Violation
-	switch {
-	case dl >= 0:
-		v = e.violationOf(cand{kind: Deadlock, key: uint64(dl) << ordBits, state: e.frontierIdx(dl), atState: true})
-	case best != nil:
-		v = e.violationOf(*best)
-	}
-	for _, w := range e.workers {
 		w.errs = w.errs[:0]
 		w.bad = w.bad[:0]
 	}
-	return v
+	slices.SortStableFunc(cs, func(a, b cand) int { return cmp.Compare(a.key, b.key) })
+	if dl >= 0 {
+		cs = slices.Insert(cs, 0, cand{kind: Deadlock, key: uint64(dl) << ordBits, state: e.frontierIdx(dl), atState: true})
+	}
+	return cs
+}
+
+// record adds to e.violations, in the order of cs, the violation of each
+// check of cs not found before (the first candidate of each), and returns
+// the first violation it added (nil: none).
+func (e *explorer) record(cs []cand) *Violation {
+	var first *Violation
+	for i := range cs {
+		c := &cs[i]
+		id := c.id()
+		if slices.Contains(e.found, id) {
+			continue
+		}
+		e.found = append(e.found, id)
+		if c.atState && c.kind != Deadlock {
+			if c.err != nil {
+				e.doneInvErr[c.inv] = true
+			} else {
+				e.doneInv[c.inv] = true
+			}
+		}
+		v := e.violationOf(*c)
+		if v == nil {
+			continue // hash compaction's spill failed: the search ends with the error
+		}
+		e.violations = append(e.violations, v)
+		if first == nil {
+			first = v
+		}
+	}
+	return first
 }
 
 // nextFrontier builds the next level: the states stored during this

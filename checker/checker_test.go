@@ -191,12 +191,12 @@ func TestRun(t *testing.T) {
 		{"assert", assertModel(), Options{}, outcome{Verdict: "violated", States: 2, Transitions: 1, Depth: 1,
 			Kind: "assertion", Name: "inc", Msg: "x is two", Actions: []int{-1, 0, 0}, Last: []int64{2}}},
 		{"record-answer", recordAskModel(), Options{}, outcome{Verdict: "holds", States: 8, Transitions: 7, Depth: 1}},
-		{"approval", approvalModel(), Options{}, outcome{Verdict: "violated", States: 24, Transitions: 23, Depth: 5,
+		{"approval-continue", approvalModel(), Options{Continue: true}, outcome{Verdict: "violated", States: 24, Transitions: 23, Depth: 5,
 			Kind: "invariant", Name: "ShippedWhatWasApproved", Msg: "invariant ShippedWhatWasApproved is violated",
 			Actions: []int{-1, 0, 1, 2}, Last: []int64{1, 0, 1, 1, 1}}},
-		// FailFast stops after the level of the violation: the same
-		// violation, counts of the states explored so far.
-		{"approval-failfast", approvalModel(), Options{FailFast: true}, outcome{Verdict: "violated", States: 13, Transitions: 12, Depth: 3,
+		// By default the search stops after the level of the violation:
+		// the same violation, counts of the states explored so far.
+		{"approval", approvalModel(), Options{}, outcome{Verdict: "violated", States: 13, Transitions: 12, Depth: 3,
 			Kind: "invariant", Name: "ShippedWhatWasApproved", Msg: "invariant ShippedWhatWasApproved is violated",
 			Actions: []int{-1, 0, 1, 2}, Last: []int64{1, 0, 1, 1, 1}}},
 		{"index-error", indexModel(), Options{}, outcome{Verdict: "violated", States: 4, Transitions: 3, Depth: 3,

@@ -95,7 +95,7 @@ func TestCompactDifferential(t *testing.T) {
 		{"assert", assertModel(), Options{}},
 		{"record-answer", recordAskModel(), Options{}},
 		{"approval", approvalModel(), Options{}},
-		{"approval-failfast", approvalModel(), Options{FailFast: true}},
+		{"approval-continue", approvalModel(), Options{Continue: true}},
 		{"index-error", indexModel(), Options{}},
 		{"blocked-ask", blockedAskModel(), Options{}},
 		{"no-variables", emptyModel(), Options{}},

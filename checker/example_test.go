@@ -48,7 +48,7 @@ func ExampleRun() {
 	// approver.approve
 	// editor.edit
 	// releaser.release
-	// 24 states, 23 transitions
+	// 13 states, 12 transitions
 }
 
 func ExampleMachine_Successors() {

@@ -40,7 +40,7 @@ func TestHooks(t *testing.T) {
 		{"no-reduction", pairModel(false), Options{}, outcome{Verdict: "holds", States: 9, Transitions: 12, Depth: 4}},
 		{"canon", pairModel(false), Options{Canon: sortPair}, outcome{Verdict: "holds", States: 6, Transitions: 8, Depth: 4}},
 		// Under symmetry the trace is still concrete: (0,0) inca (1,0) incb (1,1) inca (2,1).
-		{"canon-trace", pairModel(true), Options{Canon: sortPair}, outcome{Verdict: "violated", States: 6, Transitions: 8, Depth: 4,
+		{"canon-trace", pairModel(true), Options{Canon: sortPair, Continue: true}, outcome{Verdict: "violated", States: 6, Transitions: 8, Depth: 4,
 			Kind: "invariant", Name: "SumBelow3", Msg: "invariant SumBelow3 is violated", Actions: []int{-1, 0, 1, 0}, Last: []int64{2, 1}}},
 		{"ample", pairModel(false), Options{Ample: firstEnabled}, outcome{Verdict: "holds", States: 5, Transitions: 4, Depth: 4}},
 	}

@@ -17,12 +17,13 @@ type Options struct {
 	MaxDepth int
 	// NoDeadlock turns deadlock detection off.
 	NoDeadlock bool
-	// FailFast stops the search at the end of the level where the first
-	// violation is found. By default the search goes on to the end, so
-	// that Stats are the figures of the whole reachable state space even
-	// when a check fails; the
-	// reported violation is the same either way.
-	FailFast bool
+	// Continue explores every reachable state after a violation, and
+	// reports in Result.Violations the first violation of every check
+	// that fails (each with a shortest trace), so that Stats are the
+	// figures of the whole reachable state space. By default the search
+	// stops at the end of the level in which the first violation is found:
+	// the same first violation, Stats of the states explored until then.
+	Continue bool
 	// Only restricts the checked invariants (and, for other engines,
 	// properties) to these names. Assertions and runtime errors are always
 	// checked. A name that is neither an invariant nor a property is an

@@ -62,7 +62,7 @@ func TestPeerCounts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, err := Run(context.Background(), m, Options{})
+			r, err := Run(context.Background(), m, Options{Continue: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -109,7 +109,7 @@ func TestDeterminismLarge(t *testing.T) {
 		}
 		var first *Result
 		for _, workers := range []int{1, 2, 4} {
-			r, err := run(context.Background(), m, Options{Workers: workers}, 1)
+			r, err := run(context.Background(), m, Options{Workers: workers, Continue: true}, 1)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -245,7 +245,7 @@ func TestReference(t *testing.T) {
 		noDL := r.IntN(3) == 0
 		want := referenceBFS(t, m, noDL)
 		for _, workers := range []int{1, 3} {
-			res, err := run(context.Background(), m, Options{Workers: workers, NoDeadlock: noDL}, 1)
+			res, err := run(context.Background(), m, Options{Workers: workers, NoDeadlock: noDL, Continue: true}, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -276,7 +276,7 @@ func FuzzCheck(f *testing.F) {
 		want := referenceBFS(t, m, false)
 		var first *Result
 		for _, workers := range []int{1, 4} {
-			res, err := run(context.Background(), m, Options{Workers: workers}, 1)
+			res, err := run(context.Background(), m, Options{Workers: workers, Continue: true}, 1)
 			if err != nil {
 				t.Fatal(err)
 			}

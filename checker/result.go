@@ -46,6 +46,20 @@ func (k Kind) String() string {
 type Result struct {
 	Verdict   Verdict
 	Violation *Violation // non-nil iff Verdict == Violated
+	// Violations are the violated checks found, the first one being
+	// Violation: without Options.Continue, that one alone; with it, the
+	// first (shortest) violation of every failing check, by depth, then
+	// in the order in which one search would pick them.
+	Violations []*Violation
+	// Stopped is set when the search stopped at the end of the level of
+	// the first violation (without Options.Continue) with states left to
+	// explore: Stats then cover the states explored until then.
+	Stopped bool
+	// Undecided names the selected LTL properties that were not decided:
+	// not searched (the search stopped at a safety violation), or whose
+	// search stopped early (a limit, or an assertion or runtime error met
+	// on the way). Set by package verify.
+	Undecided []string
 	Stats     Stats
 	Coverage  Coverage
 	// Reason says why the verdict is Unknown: "state limit", "depth

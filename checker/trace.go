@@ -35,6 +35,9 @@ func (e *explorer) violationOf(c cand) *Violation {
 	case c.kind == Deadlock:
 		v.Msg = "no action is enabled and the state is not terminal"
 		v.Pos = p.Model.TerminalPos
+		if !v.Pos.IsValid() {
+			v.Pos = p.Model.NamePos // no terminal declaration: the spec line
+		}
 	case c.atState:
 		inv := p.invs[c.inv]
 		v.Name, v.Pos = inv.name, inv.pos

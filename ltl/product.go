@@ -1049,6 +1049,7 @@ func (p *product) trace(path []uint32, cycle []int64) ([]checker.Step, int, erro
 			return nil, 0, err
 		}
 	}
+	vecs, acts, loopAt = minimalPrefix(vecs, acts, loopAt)
 	var out []checker.Step
 	var kept [][]uint64
 	loop := -1
@@ -1071,6 +1072,25 @@ func (p *product) trace(path []uint32, cycle []int64) ([]checker.Step, int, erro
 	}
 	p.answers(out, kept)
 	return out, loop, nil
+}
+
+// minimalPrefix shortens the prefix of a system lasso while its last step
+// is the cycle's last step (the same action from the same state into the
+// state the cycle starts from): the cycle then starts one state earlier,
+// rotated, and the infinite run is the same. vecs[:loopAt] is the prefix,
+// vecs[loopAt:] the cycle, whose last state is vecs[loopAt-1]. The product
+// reaches the cycle through automaton states the system run does not show,
+// so such a prefix comes out of it: "submit, poll, then a cycle of poll"
+// for "submit, then a cycle of poll".
+func minimalPrefix(vecs [][]uint64, acts []int32, loopAt int) ([][]uint64, []int32, int) {
+	for {
+		last := len(vecs) - 1
+		if loopAt < 2 || last < loopAt || acts[last] < 0 || acts[loopAt-1] != acts[last] ||
+			!slices.Equal(vecs[loopAt-2], vecs[last-1]) {
+			return vecs, acts, loopAt
+		}
+		vecs, acts, loopAt = vecs[:last], acts[:last], loopAt-1
+	}
 }
 
 // answers fills in the agent answers of each step: it replays the step's

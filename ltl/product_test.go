@@ -7,6 +7,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
@@ -489,5 +490,40 @@ property Ends: eventually x == 3
 	}
 	if len(got) == 0 || got[0].Property != "Ends" || got[0].States < 1 {
 		t.Errorf("progress %+v, want a report for Ends", got)
+	}
+}
+
+// TestMinimalPrefix: the product reaches the cycle of poll through an
+// automaton state that the system run does not show; the lasso's prefix
+// still ends where the system cycle starts (submit, then a cycle of
+// poll), not one poll later.
+func TestMinimalPrefix(t *testing.T) {
+	for _, prop := range []string{"always (s == 1 implies eventually s == 2)", "eventually s == 2"} {
+		t.Run(prop, func(t *testing.T) {
+			src := "spec Poll\nvar s: 0..2\naction submit when s == 0 { s := 1 }\naction poll when s == 1 { s := 1 }\n" +
+				"action finish when s == 1 { s := 2 }\nterminal s == 2\nproperty Answered: " + prop + "\n"
+			m, err := spec.ParseFile("p.wrap", []byte(src), spec.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Check(context.Background(), m, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Verdict != checker.Violated {
+				t.Fatalf("verdict %v", res.Verdict)
+			}
+			type lasso struct {
+				Actions   []string
+				LoopStart int
+			}
+			got := lasso{LoopStart: res.Violation.LoopStart}
+			for _, st := range res.Violation.Trace[1:] {
+				got.Actions = append(got.Actions, m.Actions[st.Action].Name)
+			}
+			if diff := cmp.Diff(lasso{[]string{"submit", "poll"}, 2}, got); diff != "" {
+				t.Errorf("lasso (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -109,9 +109,9 @@ func TestDifferentialDefines(t *testing.T) {
 func differential(t *testing.T, m *spec.Model) {
 	t.Helper()
 	ctx := context.Background()
-	// FailFast: the verdicts and traces are compared, and a violated spec
-	// need not be explored to its end (the search goes on by default).
-	base, err := checker.Run(ctx, m, checker.Options{MaxStates: maxDiffStates, FailFast: true})
+	// The verdicts and traces are compared: a violated spec need not be
+	// explored to its end (the search stops at the violation's level).
+	base, err := checker.Run(ctx, m, checker.Options{MaxStates: maxDiffStates})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,9 +132,6 @@ func differential(t *testing.T, m *spec.Model) {
 		{"por", checker.Options{Ample: ample}},
 		{"both", checker.Options{Canon: canon, Ample: ample}},
 		{"both-1worker", checker.Options{Canon: canon, Ample: ample, Workers: 1}},
-	}
-	for i := range configs {
-		configs[i].opts.FailFast = true
 	}
 	for _, c := range configs {
 		if c.opts.Canon == nil && c.opts.Ample == nil {
@@ -174,7 +171,7 @@ func sameDepthAlternative(t *testing.T, m *spec.Model, base, red *checker.Result
 	if base.Violation == nil || red.Violation == nil || red.Violation.Kind != checker.Invariant {
 		return false
 	}
-	r, err := checker.Run(context.Background(), m, checker.Options{Only: []string{red.Violation.Name}, MaxStates: maxDiffStates, FailFast: true})
+	r, err := checker.Run(context.Background(), m, checker.Options{Only: []string{red.Violation.Name}, MaxStates: maxDiffStates})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,8 @@ import (
 // DOT writes the counterexample of res as a Graphviz digraph: one node
 // per trace entry (its step, action and what it changed), one edge per
 // step labelled with the action and its agent answers, a lasso's closing
-// edge dashed, and the last (violating) node red. When every check holds
+// edge dashed, and the last (violating) node red; when several checks are
+// violated, a note node names the others. When every check holds
 // or the search is incomplete, the graph holds one note node.
 func DOT(w io.Writer, m *spec.Model, res *checker.Result) error {
 	g := graph.New(graph.StringHash, graph.Directed())
@@ -65,6 +66,11 @@ func DOT(w io.Writer, m *spec.Model, res *checker.Result) error {
 			attrs["label"] = "no action enabled (repeats forever)"
 		}
 		if err := g.AddEdge(vertex(last), vertex(ls), graph.EdgeAttributes(attrs)); err != nil {
+			return err
+		}
+	}
+	if others := alsoViolated(m, res); others != "" {
+		if err := g.AddVertex(vertex(last+1), graph.VertexAttributes(map[string]string{"shape": "note", "label": dotText(others)})); err != nil {
 			return err
 		}
 	}
@@ -137,7 +143,7 @@ func dotLines(lines []string) string {
 
 // dotText escapes s for a double-quoted DOT string (draw.DOT does not).
 func dotText(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(s)
+	return strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(Escape(s))
 }
 
 // vertex names node i of a DOT graph.

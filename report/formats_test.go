@@ -3,9 +3,11 @@ package report_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -24,9 +26,35 @@ var x: 0..3
 action grow { x := x + 2 }
 `
 
+// threeBugsSpec has three violated invariants and a violated property;
+// --continue reports them all.
+const threeBugsSpec = `spec ThreeBugs
+var a: 0..3
+var b: 0..3
+var c: 0..3
+process pa { action inc when a < 3 { a := a + 1 } }
+process pb { action inc when b < 3 { b := b + 1 } }
+process pc {
+  action inc when c < 3 { c := c + 1 }
+  action reset when c == 3 { c := 0 }
+}
+invariant A: a < 2
+invariant Fine: a + b <= 6
+invariant B: b < 3
+invariant C: not (a == 1 and c == 2)
+property L: eventually a == 3
+`
+
+// hostileSpec fails an assertion whose message tries to forge GitHub
+// workflow commands and rings the terminal bell.
+const hostileSpec = "spec Hostile\nvar x: 0..3\naction a when x < 3 { x := x + 1\n" +
+	`  assert x < 2 "x\n::error file=evil.wrap,line=1::INJECTED\n::add-mask::s\a\x1b[31m" }` + "\n"
+
 // cases are the results every renderer is tested on: an invariant, a
 // trace with agent answers, a lasso, a deadlock, a runtime error, a spec
-// that holds and an incomplete search.
+// that holds, an incomplete search, four violated checks (--continue)
+// and an assertion message with control characters in a file whose name
+// has some.
 var cases = []struct {
 	name, path string
 	src        string // instead of path
@@ -42,6 +70,8 @@ var cases = []struct {
 	{name: "incomplete", path: "pipeline/pipeline.wrap", opts: verify.Options{MaxStates: 10}, verdict: checker.Unknown},
 	{name: "past", path: "approval/toctou_past.wrap", verdict: checker.Violated},
 	{name: "past-stutter", src: pastStutterSpec, verdict: checker.Violated},
+	{name: "continue", src: threeBugsSpec, opts: verify.Options{Continue: true}, verdict: checker.Violated},
+	{name: "hostile\n::error file=x.wrap::\a\x1b[2J", src: hostileSpec, verdict: checker.Violated},
 }
 
 // pastStutterSpec is violated only on the repetition of its final state,
@@ -176,8 +206,8 @@ func TestSARIF(t *testing.T) {
 				}
 				return
 			}
-			if len(results) != 1 {
-				t.Fatalf("%d results, want 1", len(results))
+			if n := len(report.Violations(r.res)); len(results) != n {
+				t.Fatalf("%d results, want one per violation (%d)", len(results), n)
 			}
 			res := results[0].(map[string]any)
 			want := v.Name
@@ -232,8 +262,10 @@ func TestJUnit(t *testing.T) {
 			}
 			s := got.Suites[0]
 			wantTests := len(r.m.Invariants) + len(r.m.Properties) + 1
-			if v := r.res.Violation; v != nil && (v.Kind == checker.Assertion || v.Kind == checker.RuntimeError) {
-				wantTests++
+			for _, v := range report.Violations(r.res) {
+				if v.Kind == checker.Assertion || v.Kind == checker.RuntimeError {
+					wantTests++
+				}
 			}
 			failures, skipped := 0, 0
 			for _, tc := range s.Cases {
@@ -249,8 +281,8 @@ func TestJUnit(t *testing.T) {
 			}
 			switch c.verdict {
 			case checker.Violated:
-				if failures != 1 {
-					t.Errorf("%d failures, want 1", failures)
+				if n := len(report.Violations(r.res)); failures != n {
+					t.Errorf("%d failures, want %d", failures, n)
 				}
 			case checker.Holds:
 				if failures+skipped != 0 {
@@ -389,8 +421,12 @@ func TestDOT(t *testing.T) {
 			}
 			if v := r.res.Violation; v != nil {
 				nodes := regexp.MustCompile(`(?m)^\t"s\d+" \[`).FindAllString(out, -1)
-				if len(nodes) != len(v.Trace) {
-					t.Errorf("%d nodes, want %d", len(nodes), len(v.Trace))
+				want := len(v.Trace)
+				if len(report.Violations(r.res)) > 1 {
+					want++ // the note naming the others
+				}
+				if len(nodes) != want {
+					t.Errorf("%d nodes, want %d", len(nodes), want)
 				}
 				if !strings.Contains(out, `color="red"`) {
 					t.Error("no red node")
@@ -472,9 +508,15 @@ func TestGitHub(t *testing.T) {
 				}
 				return
 			}
-			re := regexp.MustCompile(`^::error file=[^,:]+,line=\d+,col=\d+,title=[^:,]+::[^\n\r]+\n$`)
-			if !re.MatchString(out) {
-				t.Errorf("not a workflow command: %q", out)
+			re := regexp.MustCompile(`^::error file=[^,:]+,line=\d+,col=\d+,title=[^:,]+::[^\n\r]+$`)
+			lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+			if n := len(report.Violations(r.res)); len(lines) != n || !strings.HasSuffix(out, "\n") {
+				t.Errorf("%d lines, want one per violation (%d):\n%s", len(lines), n, out)
+			}
+			for _, l := range lines {
+				if !re.MatchString(l) {
+					t.Errorf("not a workflow command: %q", l)
+				}
 			}
 		})
 	}
@@ -496,5 +538,241 @@ func TestOfficialSARIFRejects(t *testing.T) {
 		if len(s.validate(x)) == 0 {
 			t.Errorf("the official schema accepts %s", bad)
 		}
+	}
+}
+
+// TestHostile renders, in every format, the violated assertion of
+// hostileSpec in a file named with control characters: no output holds a
+// terminal escape (ESC, BEL) or any other control character but newline
+// and tab, no line but the GitHub annotations starts with "::", JSON
+// parses, and JUnit parses as XML (and passes xmllint when installed).
+func TestHostile(t *testing.T) {
+	i := len(cases) - 1
+	if !strings.HasPrefix(cases[i].name, "hostile") {
+		t.Fatal("the last case is not the hostile one")
+	}
+	r := checkCase(t, i)
+	if v := r.res.Violation; v == nil || !strings.Contains(v.Msg, "\n::add-mask::") || !strings.Contains(v.Pos.Filename, "\a") {
+		t.Fatalf("the violation does not carry the hostile message and file name: %+v", v)
+	}
+	for _, f := range []struct {
+		name   string
+		render func(*bytes.Buffer) error
+	}{
+		{"text", func(w *bytes.Buffer) error { return report.Text(w, r.m, r.res) }},
+		{"color", func(w *bytes.Buffer) error {
+			return report.TextOptions{Color: true, Explain: true}.Render(w, r.m, r.res)
+		}},
+		{"json", func(w *bytes.Buffer) error { return report.JSON(w, r.m, r.res) }},
+		{"sarif", func(w *bytes.Buffer) error { return report.SARIF(w, r.m, r.res) }},
+		{"junit", func(w *bytes.Buffer) error { return report.JUnit(w, r.m, r.res) }},
+		{"mermaid", func(w *bytes.Buffer) error { return report.Mermaid(w, r.m, r.res) }},
+		{"dot", func(w *bytes.Buffer) error { return report.DOT(w, r.m, r.res) }},
+		{"github", func(w *bytes.Buffer) error { return report.GitHub(w, r.m, r.res) }},
+	} {
+		t.Run(f.name, func(t *testing.T) {
+			out := render(t, f.render)
+			if f.name == "color" {
+				out = regexp.MustCompile("\033\\[[0-9;]*m").ReplaceAll(out, nil) // its own colours
+			}
+			for _, c := range string(out) {
+				if c < 0x20 && c != '\n' && c != '\t' || c == 0x7f {
+					t.Errorf("control character %q in the output:\n%q", c, out)
+					break
+				}
+			}
+			for _, l := range strings.Split(string(out), "\n") {
+				if strings.HasPrefix(strings.TrimSpace(l), "::") && !(f.name == "github" && strings.HasPrefix(l, "::error file=")) {
+					t.Errorf("a line starts with \"::\": %q", l)
+				}
+			}
+			if f.name == "github" && strings.Count(string(out), "\n") != 1 {
+				t.Errorf("user data forged workflow commands: %q", out)
+			}
+			switch f.name {
+			case "json", "sarif":
+				var x any
+				if err := json.Unmarshal(out, &x); err != nil {
+					t.Errorf("not JSON: %v\n%s", err, out)
+				}
+			case "junit":
+				var x struct{}
+				if err := xml.Unmarshal(out, &x); err != nil {
+					t.Errorf("not XML: %v\n%s", err, out)
+				}
+				xmllint(t, out)
+			}
+		})
+	}
+}
+
+// xmllint checks doc with xmllint when it is installed (on CI it must be).
+func xmllint(t *testing.T, doc []byte) {
+	t.Helper()
+	path, err := exec.LookPath("xmllint")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("xmllint not on PATH")
+		}
+		t.Log("xmllint not on PATH: skipped")
+		return
+	}
+	cmd := exec.Command(path, "--noout", "-")
+	cmd.Stdin = bytes.NewReader(doc)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("xmllint: %v\n%s", err, out)
+	}
+}
+
+// TestEscape checks the escaping of user data in human-facing output.
+func TestEscape(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"plain text, → unicode", "plain text, → unicode"},
+		{"a\nb", `a\nb`},
+		{"x\n::error file=evil.wrap,line=1::INJECTED", `x\n::error file=evil.wrap,line=1::INJECTED`},
+		{"bell\a esc\x1b[31m del\x7f c1\u0085", `bell\a esc\x1b[31m del\x7f c1\x85`},
+		{"cr\r tab\t", `cr\r tab\t`},
+		{"bidi\u202e sep\u2028", `bidi\u202e sep\u2028`},
+		{`back\slash`, `back\slash`},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, report.Escape(tt.in)); diff != "" {
+			t.Errorf("Escape(%q) (-want +got):\n%s", tt.in, diff)
+		}
+	}
+}
+
+// TestErrorReport validates the error outcome (a spec error, a
+// command-line error) in JSON against docs/json-schema.json, in SARIF
+// against the official schema and the subset, and in JUnit as XML; and a
+// result with warnings under --strict against the JSON schema.
+func TestErrorReport(t *testing.T) {
+	official := loadSchema(t, "testdata/sarif-2.1.0-rtm.5.json")
+	subset := loadSchema(t, "testdata/sarif-2.1.0-subset.json")
+	js := loadSchema(t, "../docs/json-schema.json")
+	_, specErr := spec.ParseFile("bad.wrap", []byte("spec Bad\nvar x: 0..3\naction a { x := true }\naction b { y := 1 }\n"), spec.Options{})
+	if specErr == nil {
+		t.Fatal("the bad spec parses")
+	}
+	tests := []struct {
+		name string
+		r    report.ErrorReport
+		n    int
+	}{
+		{"spec", report.ErrorReport{File: "bad.wrap", Errors: report.Diagnostics(specErr), ToolVersion: "v1.2.3"}, 2},
+		{"usage", report.ErrorReport{File: "bad.wrap", Errors: report.Diagnostics(fmt.Errorf("--progress bogus: want auto, json, off"))}, 1},
+		{"usage-no-file", report.ErrorReport{Errors: report.Diagnostics(fmt.Errorf("accepts 1 arg(s)\n::error::x\a"))}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if len(tt.r.Errors) != tt.n {
+				t.Fatalf("%d errors, want %d: %v", len(tt.r.Errors), tt.n, tt.r.Errors)
+			}
+			out := render(t, func(w *bytes.Buffer) error { return tt.r.JSON(w) })
+			x, err := decodeJSON(out)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			for _, e := range js.validate(x) {
+				t.Errorf("json: %s", e)
+			}
+			if got := x.(map[string]any)["verdict"]; got != "error" {
+				t.Errorf("verdict %v, want error", got)
+			}
+			out = render(t, func(w *bytes.Buffer) error { return tt.r.SARIF(w) })
+			if x, err = decodeJSON(out); err != nil {
+				t.Fatalf("%v\n%s", err, out)
+			}
+			for _, e := range official.validate(x) {
+				t.Errorf("sarif, official schema: %s", e)
+			}
+			for _, e := range subset.validate(x) {
+				t.Errorf("sarif: %s", e)
+			}
+			results := x.(map[string]any)["runs"].([]any)[0].(map[string]any)["results"].([]any)
+			if len(results) != tt.n {
+				t.Errorf("%d SARIF results, want %d", len(results), tt.n)
+			}
+			out = render(t, func(w *bytes.Buffer) error { return tt.r.JUnit(w) })
+			var suites struct {
+				Errors int `xml:"errors,attr"`
+			}
+			if err := xml.Unmarshal(out, &suites); err != nil || suites.Errors != 1 {
+				t.Errorf("junit: %v, %d errors, want 1\n%s", err, suites.Errors, out)
+			}
+			xmllint(t, out)
+			out = render(t, func(w *bytes.Buffer) error { return tt.r.GitHub(w) })
+			if n := strings.Count(string(out), "\n"); n != tt.n || !regexp.MustCompile(`(?m)\A(::error [^\n]*::[^\n]*\n)+\z`).Match(out) {
+				t.Errorf("github: want %d ::error lines:\n%s", tt.n, out)
+			}
+		})
+	}
+	t.Run("warnings", func(t *testing.T) {
+		r := checkCase(t, 5) // holds
+		ws := []report.Diagnostic{{Pos: spec.Position{Filename: "holds.wrap", Line: 3, Col: 5}, Msg: "variable unused is never used"}}
+		out := render(t, func(w *bytes.Buffer) error {
+			return report.JSONOptions{Warnings: ws, Strict: true}.Render(w, r.m, r.res)
+		})
+		x, err := decodeJSON(out)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		for _, e := range js.validate(x) {
+			t.Errorf("json: %s", e)
+		}
+		if got := x.(map[string]any)["warnings"]; got == nil {
+			t.Errorf("no warnings:\n%s", out)
+		}
+		out = render(t, func(w *bytes.Buffer) error { return report.SARIFOptions{Warnings: ws}.Render(w, r.m, r.res) })
+		if x, err = decodeJSON(out); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range official.validate(x) {
+			t.Errorf("sarif, official schema: %s", e)
+		}
+		for _, e := range subset.validate(x) {
+			t.Errorf("sarif: %s", e)
+		}
+	})
+}
+
+// TestMerge validates the documents of several files: SARIF runs merged
+// into one log (both schemas), JUnit testsuites merged, and the JSON
+// summary object against docs/json-schema.json.
+func TestMerge(t *testing.T) {
+	var sarifs, junits [][]byte
+	for _, i := range []int{0, 5} {
+		r := checkCase(t, i)
+		sarifs = append(sarifs, render(t, func(w *bytes.Buffer) error { return report.SARIF(w, r.m, r.res) }))
+		junits = append(junits, render(t, func(w *bytes.Buffer) error { return report.JUnit(w, r.m, r.res) }))
+	}
+	out := render(t, func(w *bytes.Buffer) error { return report.MergeSARIF(w, sarifs) })
+	x, err := decodeJSON(out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, path := range []string{"testdata/sarif-2.1.0-rtm.5.json", "testdata/sarif-2.1.0-subset.json"} {
+		for _, e := range loadSchema(t, path).validate(x) {
+			t.Errorf("%s: %s", path, e)
+		}
+	}
+	if n := len(x.(map[string]any)["runs"].([]any)); n != 2 {
+		t.Errorf("%d runs, want 2", n)
+	}
+	out = render(t, func(w *bytes.Buffer) error { return report.MergeJUnit(w, junits) })
+	var suites struct {
+		Tests  int        `xml:"tests,attr"`
+		Suites []struct{} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(out, &suites); err != nil || len(suites.Suites) != 2 {
+		t.Errorf("junit: %v, %d testsuites, want 2\n%s", err, len(suites.Suites), out)
+	}
+	xmllint(t, out)
+	x, err = decodeJSON([]byte(`{"format":1,"summary":{"files":3,"holds":1,"violated":1,"incomplete":0,"error":1},"exit_code":2}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range loadSchema(t, "../docs/json-schema.json").validate(x) {
+		t.Errorf("summary: %s", e)
 	}
 }

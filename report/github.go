@@ -9,8 +9,8 @@ import (
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
-// GitHub writes a GitHub Actions workflow command for a violation of res
-// (nothing when every check holds or the search was incomplete):
+// GitHub writes a GitHub Actions workflow command for each violation of
+// res (nothing when every check holds or the search was incomplete):
 //
 //	::error file=F,line=L,col=C,title=T::message
 //
@@ -18,14 +18,35 @@ import (
 // message holding the headline and the trace, one step a line. The CLI
 // prints it on stderr when GITHUB_ACTIONS=true, beside the chosen format.
 func GitHub(w io.Writer, m *spec.Model, res *checker.Result) error {
-	v := res.Violation
-	if res.Verdict != checker.Violated || v == nil {
-		return nil
+	return GitHubOptions{}.Render(w, m, res)
+}
+
+// GitHubOptions configures the GitHub annotations. The zero value: no vet
+// warnings, not strict.
+type GitHubOptions struct {
+	// Warnings are warnings about the spec besides the search's own.
+	Warnings []Diagnostic
+	// Strict makes the warnings' annotations errors.
+	Strict bool
+}
+
+// Render writes an `::error` command per violation of res, then a
+// `::warning` command (`::error` under Strict) per warning.
+func (o GitHubOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) error {
+	for _, v := range Violations(res) {
+		if err := githubViolation(w, m, v); err != nil {
+			return err
+		}
 	}
+	return githubWarnings(w, allWarnings(m, res, o.Warnings), o.Strict)
+}
+
+// githubViolation writes the error command of one violation.
+func githubViolation(w io.Writer, m *spec.Model, v *checker.Violation) error {
 	p := checkPos(m, v)
 	lines := []string{Headline(m, v)}
 	if v.Msg != "" && v.Kind == checker.Property {
-		lines[0] += ": " + v.Msg
+		lines[0] += ": " + Escape(v.Msg)
 	}
 	for i := range v.Trace {
 		marker := ""
@@ -34,9 +55,9 @@ func GitHub(w io.Writer, m *spec.Model, res *checker.Result) error {
 		}
 		lines = append(lines, fmt.Sprintf("%d. %s%s", i, stepSummary(m, v.Trace, i), marker))
 	}
-	title := "wrapcheck: " + checkTitle(v.Kind, v.Name)
+	title := "wrapcheck: " + Escape(checkTitle(v.Kind, v.Name))
 	_, err := fmt.Fprintf(w, "::error file=%s,line=%d,col=%d,title=%s::%s\n",
-		ghProperty(p.Filename), p.Line, p.Col, ghProperty(title), ghData(strings.Join(lines, "\n")))
+		ghProperty(Escape(p.Filename)), p.Line, p.Col, ghProperty(title), ghData(strings.Join(lines, "\n")))
 	return err
 }
 

@@ -130,7 +130,7 @@ func (g *StateGraph) JSON(w io.Writer, m *spec.Model, v *checker.Violation) erro
 	var b bytes.Buffer
 	b.WriteString("{\n")
 	field(&b, "format", strconv.Itoa(FormatVersion))
-	field(&b, "spec", strconv.Quote(m.Name))
+	field(&b, "spec", jsonString(m.Name))
 	field(&b, "truncated", strconv.FormatBool(g.Truncated))
 	b.WriteString(`  "nodes": [`)
 	for i, n := range g.Nodes {
@@ -155,7 +155,7 @@ func (g *StateGraph) JSON(w io.Writer, m *spec.Model, v *checker.Violation) erro
 			if j > 0 {
 				b.WriteString(", ")
 			}
-			b.WriteString(strconv.Quote(m.Actions[a].Name))
+			b.WriteString(jsonString(m.Actions[a].Name))
 		}
 		b.WriteString(`], "on_trace": ` + strconv.FormatBool(on.edges[[2]int{e.From, e.To}]) + "}")
 	}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"strconv"
 
@@ -14,50 +15,76 @@ import (
 const FormatVersion = 1
 
 // JSON writes res as the one JSON object of the output contract
-// (docs/language.md, "Output"), followed by a newline.
+// (docs/language.md, "Output"), followed by a newline: "violation" is
+// the first violation found, "violations" every one (with --continue, the
+// first of every violated check).
 func JSON(w io.Writer, m *spec.Model, res *checker.Result) error {
+	return JSONOptions{}.Render(w, m, res)
+}
+
+// JSONOptions configures the JSON renderer. The zero value: no vet
+// warnings, not strict.
+type JSONOptions struct {
+	// Warnings are warnings about the spec besides the search's own
+	// (vet's findings); all are listed in "warnings".
+	Warnings []Diagnostic
+	// Strict (--strict) makes warnings failures: "strict": true is
+	// written, and a run with warnings exits 1.
+	Strict bool
+}
+
+// Render writes res as [JSON] does, with the warnings of o.
+func (o JSONOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) error {
 	var b bytes.Buffer
 	b.WriteString("{\n")
 	field(&b, "format", strconv.Itoa(FormatVersion))
-	field(&b, "spec", strconv.Quote(m.Name))
-	field(&b, "verdict", strconv.Quote(res.Verdict.String()))
+	field(&b, "spec", jsonString(m.Name))
+	field(&b, "verdict", jsonString(res.Verdict.String()))
 	if res.Reason != "" {
-		field(&b, "reason", strconv.Quote(res.Reason))
+		field(&b, "reason", jsonString(res.Reason))
 	}
+	vs := Violations(res)
 	b.WriteString(`  "violation": `)
-	if v := res.Violation; v != nil {
-		b.WriteString("{\n")
-		b.WriteString(`    "name": ` + strconv.Quote(v.Name) + ",\n")
-		b.WriteString(`    "kind": ` + strconv.Quote(v.Kind.String()) + ",\n")
-		b.WriteString(`    "position": ` + strconv.Quote(v.Pos.String()) + ",\n")
-		if v.Msg != "" && v.Kind != checker.Invariant {
-			b.WriteString(`    "message": ` + strconv.Quote(v.Msg) + ",\n")
+	if len(vs) > 0 {
+		violationJSON(&b, m, vs[0], "  ")
+		b.WriteString(",\n")
+	} else {
+		b.WriteString("null,\n")
+	}
+	b.WriteString(`  "violations": [`)
+	for i, v := range vs {
+		if i > 0 {
+			b.WriteByte(',')
 		}
-		b.WriteString(`    "trace": [`)
-		for i, st := range v.Trace {
+		b.WriteString("\n    ")
+		violationJSON(&b, m, v, "    ")
+	}
+	if len(vs) > 0 {
+		b.WriteString("\n  ")
+	}
+	b.WriteString("],\n")
+	if len(res.Undecided) > 0 {
+		b.WriteString(`  "undecided": [`)
+		for i, n := range res.Undecided {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(jsonString(n))
+		}
+		b.WriteString("],\n")
+	}
+	if ws := allWarnings(m, res, o.Warnings); len(ws) > 0 {
+		b.WriteString(`  "warnings": [`)
+		for i, d := range ws {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			b.WriteString("\n      ")
-			var prev []int64
-			if i > 0 {
-				prev = v.Trace[i-1].State
-			}
-			stepJSON(&b, m, i, st, prev)
+			b.WriteString("\n    " + diagnosticJSON(d))
 		}
-		if len(v.Trace) > 0 {
-			b.WriteString("\n    ")
-		}
-		b.WriteString("],\n")
-		b.WriteString(`    "loop_start": `)
-		if v.LoopStart >= 0 {
-			b.WriteString(strconv.Itoa(v.LoopStart))
-		} else {
-			b.WriteString("null")
-		}
-		b.WriteString("\n  },\n")
-	} else {
-		b.WriteString("null,\n")
+		b.WriteString("\n  ],\n")
+	}
+	if o.Strict {
+		field(&b, "strict", "true")
 	}
 	if len(res.Notes) > 0 {
 		b.WriteString(`  "notes": [`)
@@ -65,7 +92,7 @@ func JSON(w io.Writer, m *spec.Model, res *checker.Result) error {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			b.WriteString(strconv.Quote(n))
+			b.WriteString(jsonString(n))
 		}
 		b.WriteString("],\n")
 	}
@@ -74,7 +101,8 @@ func JSON(w io.Writer, m *spec.Model, res *checker.Result) error {
 		`, "transitions": ` + strconv.FormatInt(s.Transitions, 10) +
 		`, "depth": ` + strconv.Itoa(s.Depth) +
 		`, "seconds": ` + strconv.FormatFloat(s.Seconds, 'f', 3, 64) +
-		`, "workers": ` + strconv.Itoa(s.Workers) + "},\n")
+		`, "workers": ` + strconv.Itoa(s.Workers) +
+		`, "complete": ` + strconv.FormatBool(Complete(res)) + "},\n")
 	b.WriteString(`  "coverage": {"actions": {`)
 	for i, a := range m.Actions {
 		if i > 0 {
@@ -84,21 +112,92 @@ func JSON(w io.Writer, m *spec.Model, res *checker.Result) error {
 		if i < len(res.Coverage.Fired) {
 			n = res.Coverage.Fired[i]
 		}
-		b.WriteString(strconv.Quote(a.Name) + ": " + strconv.FormatInt(n, 10))
+		b.WriteString(jsonString(a.Name) + ": " + strconv.FormatInt(n, 10))
 	}
 	b.WriteString("}}\n}\n")
 	_, err := w.Write(b.Bytes())
 	return err
 }
 
+// Violations returns the violations of res: res.Violations, or the one
+// res.Violation of a Result made without it; none unless res.Verdict is
+// checker.Violated.
+func Violations(res *checker.Result) []*checker.Violation {
+	switch {
+	case res.Verdict != checker.Violated:
+		return nil
+	case len(res.Violations) > 0:
+		return res.Violations
+	case res.Violation != nil:
+		return []*checker.Violation{res.Violation}
+	}
+	return nil
+}
+
+// Complete reports whether the search of res explored every reachable
+// state: every check holds, or a violation was found and the search did
+// not stop at its level (--continue, or the last level).
+func Complete(res *checker.Result) bool {
+	return res.Verdict == checker.Holds || res.Verdict == checker.Violated && !res.Stopped
+}
+
+// violationJSON writes v as a JSON object whose closing brace is
+// indented by indent.
+func violationJSON(b *bytes.Buffer, m *spec.Model, v *checker.Violation, indent string) {
+	in := indent + "  "
+	b.WriteString("{\n")
+	b.WriteString(in + `"name": ` + jsonString(v.Name) + ",\n")
+	b.WriteString(in + `"kind": ` + jsonString(v.Kind.String()) + ",\n")
+	b.WriteString(in + `"position": ` + jsonString(v.Pos.String()) + ",\n")
+	if v.Msg != "" && v.Kind != checker.Invariant {
+		b.WriteString(in + `"message": ` + jsonString(v.Msg) + ",\n")
+	}
+	b.WriteString(in + `"trace": [`)
+	for i, st := range v.Trace {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("\n" + in + "  ")
+		var prev []int64
+		if i > 0 {
+			prev = v.Trace[i-1].State
+		}
+		stepJSON(b, m, i, st, prev)
+	}
+	if len(v.Trace) > 0 {
+		b.WriteString("\n" + in)
+	}
+	b.WriteString("],\n")
+	b.WriteString(in + `"loop_start": `)
+	if v.LoopStart >= 0 {
+		b.WriteString(strconv.Itoa(v.LoopStart))
+	} else {
+		b.WriteString("null")
+	}
+	b.WriteString("\n" + indent + "}")
+}
+
+// jsonString returns s as a JSON string, encoded by encoding/json (so
+// that every control character is escaped as JSON requires), with <, >
+// and & kept as they are.
+func jsonString(s string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		panic("wrapcheck internal error: " + err.Error()) // a string always encodes
+	}
+	return string(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+}
+
 func field(b *bytes.Buffer, k, v string) {
-	b.WriteString("  " + strconv.Quote(k) + ": " + v + ",\n")
+	b.WriteString("  " + jsonString(k) + ": " + v + ",\n")
 }
 
 func stepJSON(b *bytes.Buffer, m *spec.Model, i int, st checker.Step, prev []int64) {
 	b.WriteString(`{"step": ` + strconv.Itoa(i) + `, "action": `)
 	if st.Action >= 0 {
-		b.WriteString(strconv.Quote(m.Actions[st.Action].Name))
+		b.WriteString(jsonString(m.Actions[st.Action].Name))
 	} else {
 		b.WriteString("null")
 	}
@@ -111,7 +210,7 @@ func stepJSON(b *bytes.Buffer, m *spec.Model, i int, st checker.Step, prev []int
 				b.WriteString(", ")
 			}
 			ag := m.Agents[a.Agent]
-			b.WriteString(strconv.Quote(ag.Name) + ": ")
+			b.WriteString(jsonString(ag.Name) + ": ")
 			valueNode(ag.Result, a.Value).writeJSON(b)
 		}
 		b.WriteByte('}')
@@ -126,7 +225,7 @@ func stepJSON(b *bytes.Buffer, m *spec.Model, i int, st checker.Step, prev []int
 			b.WriteString(", ")
 		}
 		n++
-		b.WriteString(strconv.Quote(name) + ": " + strconv.FormatBool(v))
+		b.WriteString(jsonString(name) + ": " + strconv.FormatBool(v))
 	})
 	if n > 0 {
 		b.WriteByte('}')
@@ -147,7 +246,7 @@ func stateJSON(b *bytes.Buffer, m *spec.Model, state []int64) {
 			b.WriteString(", ")
 		}
 		n++
-		b.WriteString(strconv.Quote(v.Name) + ": ")
+		b.WriteString(jsonString(v.Name) + ": ")
 		varValue(v, state).writeJSON(b)
 	}
 	b.WriteByte('}')

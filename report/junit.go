@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/spec"
@@ -24,13 +25,18 @@ func JUnit(w io.Writer, m *spec.Model, res *checker.Result) error {
 type JUnitOptions struct {
 	Only       []string // the --only names; empty: every check
 	NoDeadlock bool     // --no-deadlock
+	// Warnings are warnings about the spec besides the search's own; a
+	// testcase "warnings" lists them all, failed under Strict.
+	Warnings []Diagnostic
+	Strict   bool
 }
 
 // Render writes res as JUnit XML: one testsuite for the spec, one
 // testcase per invariant, per property and for deadlock freedom (plus one
-// for a failed assertion or runtime error), each passed, failed (with the
-// trace as text) or skipped: not selected, or not reached because the
-// search stopped early (a limit, or at the first violation).
+// per failed assertion or runtime error), each passed, failed (with the
+// trace as text) or skipped: not selected, or not decided because the
+// search stopped early (a limit, or at the level of the first violation
+// without --continue) or did not search the properties.
 func (o JUnitOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) error {
 	type check struct {
 		kind checker.Kind
@@ -41,16 +47,19 @@ func (o JUnitOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) er
 	for _, in := range m.Invariants {
 		checks = append(checks, check{checker.Invariant, in.Name, in.Pos})
 	}
-	checks = append(checks, check{checker.Deadlock, "", m.TerminalPos})
+	deadlockPos := m.TerminalPos
+	if !deadlockPos.IsValid() {
+		deadlockPos = m.NamePos
+	}
+	checks = append(checks, check{checker.Deadlock, "", deadlockPos})
 	for _, p := range m.Properties {
 		checks = append(checks, check{checker.Property, p.Name, p.Pos})
 	}
-	v := res.Violation
-	if res.Verdict != checker.Violated {
-		v = nil
-	}
-	if v != nil && (v.Kind == checker.Assertion || v.Kind == checker.RuntimeError) {
-		checks = append(checks, check{v.Kind, v.Name, v.Pos})
+	vs := Violations(res)
+	for _, v := range vs {
+		if v.Kind == checker.Assertion || v.Kind == checker.RuntimeError {
+			checks = append(checks, check{v.Kind, v.Name, v.Pos})
+		}
 	}
 	selected := func(c check) bool {
 		switch c.kind {
@@ -61,8 +70,16 @@ func (o JUnitOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) er
 		}
 		return true
 	}
+	violation := func(c check) *checker.Violation {
+		for _, v := range vs {
+			if v.Kind == c.kind && (c.kind == checker.Deadlock || v.Name == c.name && (c.kind == checker.Invariant || c.kind == checker.Property || v.Pos == c.pos)) {
+				return v
+			}
+		}
+		return nil
+	}
 	suite := junitSuite{
-		Name:      m.Name,
+		Name:      xmlText(m.Name),
 		Timestamp: "",
 		Time:      strconv.FormatFloat(res.Stats.Seconds, 'f', 3, 64),
 		Properties: []junitProperty{
@@ -70,18 +87,18 @@ func (o JUnitOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) er
 			{"states", strconv.FormatInt(res.Stats.States, 10)},
 			{"transitions", strconv.FormatInt(res.Stats.Transitions, 10)},
 			{"depth", strconv.Itoa(res.Stats.Depth)},
+			{"complete", strconv.FormatBool(Complete(res))},
 		},
 	}
 	if res.Reason != "" {
 		suite.Properties = append(suite.Properties, junitProperty{"reason", res.Reason})
 	}
-	pastViolated := false
 	for _, c := range checks {
-		tc := junitCase{Name: checkTitle(c.kind, c.name), Classname: m.Name, Time: "0"}
+		tc := junitCase{Name: xmlText(checkTitle(c.kind, c.name)), Classname: xmlText(m.Name), Time: "0"}
 		if c.pos.IsValid() {
-			tc.File, tc.Line = c.pos.Filename, c.pos.Line
+			tc.File, tc.Line = xmlText(c.pos.Filename), c.pos.Line
 		}
-		isViolated := v != nil && v.Kind == c.kind && (v.Name == c.name || c.kind == checker.Deadlock)
+		v := violation(c)
 		switch {
 		case !selected(c):
 			why := "not selected by --only"
@@ -89,31 +106,22 @@ func (o JUnitOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) er
 				why = "deadlock detection is off (--no-deadlock)"
 			}
 			tc.Skipped = &junitSkipped{Message: why}
-		case isViolated:
+		case v != nil:
 			var b strings.Builder
 			b.WriteString(Headline(m, v) + "\n")
 			TextOptions{}.writeTrace(&b, m, v)
 			writeReads(&b, m, v)
 			msg := Headline(m, v)
 			if v.Msg != "" && v.Kind == checker.Property {
-				msg += ": " + v.Msg
+				msg += ": " + Escape(v.Msg)
 			}
-			tc.Failure = &junitFailure{Message: msg, Type: v.Kind.String(), Text: b.String()}
-			if c.kind == checker.Property {
-				pastViolated = true
-			}
+			tc.Failure = &junitFailure{Message: xmlText(msg), Type: v.Kind.String(), Text: xmlText(b.String())}
 		case res.Verdict == checker.Unknown:
-			tc.Skipped = &junitSkipped{Message: "not reached: the search stopped early (" + res.Reason + ") with no violation found"}
-		case v == nil:
-			// holds
-		case v.Kind == checker.Property && c.kind != checker.Property:
-			// safety was checked to completion before the properties
-		case v.Kind == checker.Property && !pastViolated:
-			// checked, in declaration order, before the violated property
-		case v.Kind == checker.Property:
-			tc.Skipped = &junitSkipped{Message: "not reached: the search stops at the first violated property"}
-		default:
-			tc.Skipped = &junitSkipped{Message: "not reached: the search stopped at the first violation"}
+			tc.Skipped = &junitSkipped{Message: "not decided: the search stopped early (" + res.Reason + ") with no violation found"}
+		case res.Stopped:
+			tc.Skipped = &junitSkipped{Message: "not decided: the search stopped at the end of the level of the first violation (--continue decides every check)"}
+		case c.kind == checker.Property && slices.Contains(res.Undecided, c.name):
+			tc.Skipped = &junitSkipped{Message: "not decided: the properties are searched when the safety checks hold, or the search met a failure on the way (--continue searches them all)"}
 		}
 		switch {
 		case tc.Failure != nil:
@@ -123,17 +131,48 @@ func (o JUnitOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) er
 		}
 		suite.Cases = append(suite.Cases, tc)
 	}
+	if ws := allWarnings(m, res, o.Warnings); len(ws) > 0 {
+		var lines []string
+		for _, d := range ws {
+			lines = append(lines, "warning: "+Escape(d.String()))
+		}
+		text := xmlText(strings.Join(lines, "\n") + "\n")
+		tc := junitCase{Name: "warnings", Classname: xmlText(m.Name), Time: "0", SystemOut: &junitText{text}}
+		if o.Strict {
+			tc.Failure = &junitFailure{Message: xmlText(fmt.Sprintf("%d warnings (--strict)", len(ws))), Type: "warning", Text: text}
+			suite.Failures++
+		}
+		suite.Cases = append(suite.Cases, tc)
+	}
 	suite.Tests = len(suite.Cases)
 	root := junitSuites{Name: "wrapcheck", Tests: suite.Tests, Failures: suite.Failures, Skipped: suite.Skipped, Time: suite.Time, Suites: []junitSuite{suite}}
-	b, err := xml.MarshalIndent(root, "", "  ")
-	if err != nil {
-		return err
+	return writeJUnit(w, root)
+}
+
+// xmlText returns s without the characters XML 1.0 forbids (control
+// characters other than tab, newline and carriage return, lone
+// surrogates, U+FFFE and U+FFFF), which no XML parser accepts even as
+// character references; they are written as [Escape] writes them.
+func xmlText(s string) string {
+	ok := func(r rune) bool {
+		return r == '\t' || r == '\n' || r == '\r' || r >= 0x20 && r <= 0xd7ff || r >= 0xe000 && r <= 0xfffd || r >= 0x10000 && r <= 0x10ffff
 	}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
+	if !strings.ContainsFunc(s, func(r rune) bool { return !ok(r) }) && utf8.ValidString(s) {
+		return s
 	}
-	_, err = w.Write(append(b, '\n'))
-	return err
+	var b strings.Builder
+	for _, r := range s {
+		if ok(r) {
+			b.WriteRune(r)
+			continue
+		}
+		if e := Escape(string(r)); e != string(r) {
+			b.WriteString(e)
+		} else {
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+	}
+	return b.String()
 }
 
 // checkTitle names a check for people: "invariant X", "deadlock",
@@ -154,6 +193,7 @@ type (
 		Name     string       `xml:"name,attr"`
 		Tests    int          `xml:"tests,attr"`
 		Failures int          `xml:"failures,attr"`
+		Errors   int          `xml:"errors,attr,omitempty"`
 		Skipped  int          `xml:"skipped,attr"`
 		Time     string       `xml:"time,attr"`
 		Suites   []junitSuite `xml:"testsuite"`
@@ -180,12 +220,17 @@ type (
 		Line      int           `xml:"line,attr,omitempty"`
 		Time      string        `xml:"time,attr"`
 		Failure   *junitFailure `xml:"failure"`
+		Error     *junitFailure `xml:"error"`
 		Skipped   *junitSkipped `xml:"skipped"`
+		SystemOut *junitText    `xml:"system-out"`
 	}
 	junitFailure struct {
 		Message string `xml:"message,attr"`
 		Type    string `xml:"type,attr"`
 		Text    string `xml:",cdata"`
+	}
+	junitText struct {
+		Text string `xml:",cdata"`
 	}
 	junitSkipped struct {
 		Message string `xml:"message,attr"`

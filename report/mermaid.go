@@ -14,7 +14,9 @@ import (
 // ...); the initial state as a note; each step as a message from the
 // acting process to itself, numbered, with what it changed, preceded by
 // a request/reply pair with each agent it asked; a lasso's cycle inside a
-// `loop` block; the violation as a final note. When every check holds or
+// `loop` block; the violation as a final note (and, when several checks
+// are violated, a note naming the others, whose traces the other formats
+// show). When every check holds or
 // the search is incomplete, the diagram holds only that note.
 func Mermaid(w io.Writer, m *spec.Model, res *checker.Result) error {
 	var b strings.Builder
@@ -75,6 +77,9 @@ func Mermaid(w io.Writer, m *spec.Model, res *checker.Result) error {
 		head += ": " + v.Msg
 	}
 	fmt.Fprintf(&b, "  Note over %s: %s\n", over, mermaidText(head))
+	if others := alsoViolated(m, res); others != "" {
+		fmt.Fprintf(&b, "  Note over %s: %s\n", over, mermaidText(others))
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -90,5 +95,27 @@ func mermaidLines(lines []string) string {
 // mermaidText escapes the characters that end or alter a Mermaid
 // statement: `#` and `;` (entity codes), `<` and `>`, and newlines.
 func mermaidText(s string) string {
-	return strings.NewReplacer("#", "#35;", ";", "#59;", "<", "#lt;", ">", "#gt;", "\n", " ", "\r", " ").Replace(s)
+	return strings.NewReplacer("#", "#35;", ";", "#59;", "<", "#lt;", ">", "#gt;").Replace(Escape(s))
+}
+
+// alsoViolated names the violations of res after the first, with the
+// length of each trace: "also violated: invariant B (3 steps), property P
+// (a lasso)"; "" when there is at most one.
+func alsoViolated(m *spec.Model, res *checker.Result) string {
+	vs := Violations(res)
+	if len(vs) < 2 {
+		return ""
+	}
+	var parts []string
+	for _, v := range vs[1:] {
+		n := fmt.Sprintf("%d steps", len(v.Trace)-1)
+		switch {
+		case v.LoopStart >= 0:
+			n = "a lasso"
+		case len(v.Trace) == 2:
+			n = "1 step"
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s)", checkTitle(v.Kind, v.Name), n))
+	}
+	return "also violated: " + strings.Join(parts, ", ")
 }

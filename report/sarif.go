@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"io"
 
 	"github.com/wrapcheck/wrapcheck/checker"
@@ -11,43 +10,91 @@ import (
 // SARIF writes res as a SARIF 2.1.0 log with one run: the tool driver
 // "wrapcheck" with one rule per invariant and property of m and one per
 // other kind of check (deadlock, assertion, runtime-error), and one
-// result, level error, for a violated check, located at the check's
+// result, level error, per violation found (with --continue, one per
+// violated check), located at the check's
 // declaration (for an assertion or runtime error, the failing statement),
 // with the trace as a code flow: one thread-flow location per step at the
 // action's declaration, its message the action and what it changed, its
 // state the whole state. Columns count Unicode code points.
 func SARIF(w io.Writer, m *spec.Model, res *checker.Result) error {
-	run := sarifRun{
-		Tool:       sarifTool{Driver: sarifDriver{Name: "wrapcheck", InformationURI: "https://github.com/wrapcheck/wrapcheck", Rules: sarifRules(m)}},
+	return SARIFOptions{}.Render(w, m, res)
+}
+
+// SARIFOptions configures the SARIF renderer. The zero value: no vet
+// warnings, no tool version.
+type SARIFOptions struct {
+	// Warnings are warnings about the spec besides the search's own
+	// (vet's findings); every warning is a result of level warning (error
+	// under Strict) with the rule "warning".
+	Warnings []Diagnostic
+	// Strict makes warnings failures (--strict).
+	Strict bool
+	// ToolVersion is the wrapcheck version (tool.driver.version).
+	ToolVersion string
+}
+
+// sarifBase is the uriBaseId of every artifact location: the directory
+// wrapcheck ran in, against which the relative file names resolve.
+const sarifBase = "SRCROOT"
+
+// newSARIFRun returns a run of the wrapcheck driver with the rules and no
+// results.
+func newSARIFRun(version string, rules []sarifRule) sarifRun {
+	return sarifRun{
+		Tool: sarifTool{Driver: sarifDriver{Name: "wrapcheck", Version: version,
+			InformationURI: "https://github.com/wrapcheck/wrapcheck", Rules: rules}},
+		OriginalURIBaseIDs: map[string]sarifArtifactLocation{
+			sarifBase: {Description: &sarifMessage{Text: "the directory wrapcheck ran in: file names are relative to it"}},
+		},
 		ColumnKind: "unicodeCodePoints",
 		Results:    []sarifResult{},
-		Properties: map[string]any{
-			"spec":        m.Name,
-			"verdict":     res.Verdict.String(),
-			"states":      res.Stats.States,
-			"transitions": res.Stats.Transitions,
-		},
+	}
+}
+
+// Render writes res as [SARIF] does, with the warnings of o, and an
+// invocation that says whether the search completed: a search stopped by a
+// limit gets a tool notification, so that code scanning does not read it
+// as a clean run.
+func (o SARIFOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) error {
+	ws := allWarnings(m, res, o.Warnings)
+	rules := sarifRules(m)
+	level := "warning"
+	if o.Strict {
+		level = "error"
+	}
+	if len(ws) > 0 {
+		rules = append(rules, sarifRule{ID: "warning", Name: "warning",
+			ShortDescription:     sarifMessage{Text: "no action never fires, no invariant holds vacuously, no suspicious construct"},
+			DefaultConfiguration: sarifConfig{Level: level}})
+	}
+	run := newSARIFRun(o.ToolVersion, rules)
+	run.Properties = map[string]any{
+		"spec":        m.Name,
+		"verdict":     res.Verdict.String(),
+		"states":      res.Stats.States,
+		"transitions": res.Stats.Transitions,
+		"complete":    Complete(res),
 	}
 	if res.Reason != "" {
 		run.Properties["reason"] = res.Reason
 	}
 	if m.Filename != "" {
-		run.Artifacts = []sarifArtifact{{Location: sarifArtifactLocation{URI: m.Filename}}}
+		run.Artifacts = []sarifArtifact{{Location: sarifArtifactLocation{URI: m.Filename, URIBaseID: sarifBase}}}
 	}
-	if v := res.Violation; res.Verdict == checker.Violated && v != nil {
+	for _, v := range Violations(res) {
 		run.Results = append(run.Results, sarifResultOf(m, v))
 	}
-	log := sarifLog{
-		Schema:  "https://json.schemastore.org/sarif-2.1.0.json",
-		Version: "2.1.0",
-		Runs:    []sarifRun{run},
+	for _, d := range ws {
+		run.Results = append(run.Results, sarifResult{RuleID: "warning", Level: level, Message: sarifMessage{Text: Escape(d.Msg)},
+			Locations: []sarifLocation{sarifLocationAt(d.Pos, "")}})
 	}
-	b, err := json.MarshalIndent(log, "", "  ")
-	if err != nil {
-		return err
+	inv := sarifInvocation{ExecutionSuccessful: true}
+	if res.Verdict == checker.Unknown {
+		inv.ToolExecutionNotifications = []sarifNotification{{Level: "warning",
+			Message: sarifMessage{Text: "the search stopped early (" + res.Reason + ") with no violation found: the checks are not decided"}}}
 	}
-	_, err = w.Write(append(b, '\n'))
-	return err
+	run.Invocations = []sarifInvocation{inv}
+	return writeSARIF(w, run)
 }
 
 func sarifRules(m *spec.Model) []sarifRule {
@@ -136,7 +183,7 @@ func sarifResultOf(m *spec.Model, v *checker.Violation) sarifResult {
 
 func sarifLocationAt(p spec.Position, text string) sarifLocation {
 	loc := sarifLocation{PhysicalLocation: sarifPhysicalLocation{
-		ArtifactLocation: sarifArtifactLocation{URI: p.Filename},
+		ArtifactLocation: sarifArtifactLocation{URI: p.Filename, URIBaseID: sarifBase},
 		Region:           sarifRegion{StartLine: p.Line, StartColumn: p.Col},
 	}}
 	if text != "" {
@@ -154,17 +201,28 @@ type (
 		Runs    []sarifRun `json:"runs"`
 	}
 	sarifRun struct {
-		Tool       sarifTool       `json:"tool"`
-		Artifacts  []sarifArtifact `json:"artifacts,omitempty"`
-		ColumnKind string          `json:"columnKind"`
-		Results    []sarifResult   `json:"results"`
-		Properties map[string]any  `json:"properties,omitempty"`
+		Tool               sarifTool                        `json:"tool"`
+		Invocations        []sarifInvocation                `json:"invocations,omitempty"`
+		OriginalURIBaseIDs map[string]sarifArtifactLocation `json:"originalUriBaseIds,omitempty"`
+		Artifacts          []sarifArtifact                  `json:"artifacts,omitempty"`
+		ColumnKind         string                           `json:"columnKind"`
+		Results            []sarifResult                    `json:"results"`
+		Properties         map[string]any                   `json:"properties,omitempty"`
+	}
+	sarifInvocation struct {
+		ExecutionSuccessful        bool                `json:"executionSuccessful"`
+		ToolExecutionNotifications []sarifNotification `json:"toolExecutionNotifications,omitempty"`
+	}
+	sarifNotification struct {
+		Level   string       `json:"level"`
+		Message sarifMessage `json:"message"`
 	}
 	sarifTool struct {
 		Driver sarifDriver `json:"driver"`
 	}
 	sarifDriver struct {
 		Name           string      `json:"name"`
+		Version        string      `json:"version,omitempty"`
 		InformationURI string      `json:"informationUri,omitempty"`
 		Rules          []sarifRule `json:"rules"`
 	}
@@ -201,7 +259,9 @@ type (
 		Region           sarifRegion           `json:"region"`
 	}
 	sarifArtifactLocation struct {
-		URI string `json:"uri"`
+		URI         string        `json:"uri,omitempty"`
+		URIBaseID   string        `json:"uriBaseId,omitempty"`
+		Description *sarifMessage `json:"description,omitempty"`
 	}
 	sarifRegion struct {
 		StartLine   int `json:"startLine"`

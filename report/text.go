@@ -29,6 +29,11 @@ type TextOptions struct {
 	// and, or or comparison that is more than a variable, e.g.
 	// `shipped == approved: false`.
 	Explain bool
+	// Warnings are warnings about the spec besides the search's own
+	// (vet's findings), printed with them.
+	Warnings []Diagnostic
+	// Strict (--strict) says that warnings are failures.
+	Strict bool
 }
 
 // ANSI styles of the text renderer.
@@ -54,34 +59,28 @@ func (o TextOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) err
 	var b strings.Builder
 	switch res.Verdict {
 	case checker.Holds:
-		b.WriteString(o.paint(ansiGreen, fmt.Sprintf("%s: every check holds", m.Name)) + "\n")
+		b.WriteString(o.paint(ansiGreen, fmt.Sprintf("%s: every check holds", Escape(m.Name))) + "\n")
 	case checker.Unknown:
-		b.WriteString(o.paint(ansiYellow, fmt.Sprintf("%s: incomplete: %s; no violation found in the states explored", m.Name, res.Reason)) + "\n")
+		b.WriteString(o.paint(ansiYellow, fmt.Sprintf("%s: incomplete: %s; no violation found in the states explored", Escape(m.Name), res.Reason)) + "\n")
 	case checker.Violated:
-		v := res.Violation
-		b.WriteString(o.paint(ansiRed, Headline(m, v)) + "\n")
-		if v.Pos.IsValid() && (v.Kind == checker.RuntimeError || v.Kind == checker.Assertion) {
-			fmt.Fprintf(&b, "  %s: here\n", v.Pos)
-		} else if v.Pos.IsValid() {
-			fmt.Fprintf(&b, "  %s: %s", v.Pos, v.Kind)
-			if v.Name != "" {
-				fmt.Fprintf(&b, " %s", v.Name)
-			}
-			if v.Msg != "" && v.Kind != checker.Invariant {
-				fmt.Fprintf(&b, ": %s", v.Msg)
-			}
-			b.WriteString("\n")
+		vs := Violations(res)
+		if len(vs) > 1 {
+			b.WriteString(o.paint(ansiRed, fmt.Sprintf("%s: %d checks are violated", Escape(m.Name), len(vs))) + "\n\n")
 		}
-		o.writeTrace(&b, m, v)
-		writeReads(&b, m, v)
-		if o.Explain {
-			writeParts(&b, m, v)
+		for i, v := range vs {
+			if i > 0 {
+				b.WriteString("\n")
+			}
+			o.writeViolation(&b, m, v)
+		}
+		if len(res.Undecided) > 0 {
+			fmt.Fprintf(&b, "\nnot decided: %s\n", Escape(strings.Join(propertyTitles(res.Undecided), ", ")))
 		}
 	}
 	if len(res.Notes) > 0 {
 		b.WriteString("\n")
 		for _, n := range res.Notes {
-			fmt.Fprintf(&b, "note: %s\n", n)
+			fmt.Fprintf(&b, "note: %s\n", Escape(n))
 		}
 	}
 	s := res.Stats
@@ -101,25 +100,67 @@ func (o TextOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) err
 		fmt.Fprintf(&b, ", %s peak heap", humanBytes(s.PeakHeapBytes))
 	}
 	b.WriteString("\n")
-	if res.Verdict == checker.Holds {
-		o.writeCoverage(&b, m, res)
+	if res.Stopped {
+		b.WriteString("the search stopped at the end of the breadth-first level of the first violation: the figures cover the states explored until then (--continue explores every reachable state)\n")
+	}
+	warn := o.paint(ansiYellow, "warning:")
+	ws := allWarnings(m, res, o.Warnings)
+	for _, d := range ws {
+		fmt.Fprintf(&b, "%s %s\n", warn, Escape(d.String()))
+	}
+	if o.Strict && len(ws) > 0 {
+		fmt.Fprintf(&b, "%s\n", o.paint(ansiRed, fmt.Sprintf("--strict: the %s count as failures", plural(len(ws), "warning"))))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
+// writeViolation writes one violation: its headline and position, the
+// trace, and what a violated invariant reads.
+func (o TextOptions) writeViolation(b *strings.Builder, m *spec.Model, v *checker.Violation) {
+	b.WriteString(o.paint(ansiRed, Headline(m, v)) + "\n")
+	if v.Pos.IsValid() && (v.Kind == checker.RuntimeError || v.Kind == checker.Assertion) {
+		fmt.Fprintf(b, "  %s: here\n", Escape(v.Pos.String()))
+	} else if v.Pos.IsValid() {
+		fmt.Fprintf(b, "  %s: %s", Escape(v.Pos.String()), v.Kind)
+		if v.Name != "" {
+			fmt.Fprintf(b, " %s", Escape(v.Name))
+		}
+		if v.Msg != "" && v.Kind != checker.Invariant {
+			fmt.Fprintf(b, ": %s", Escape(v.Msg))
+		}
+		b.WriteString("\n")
+	}
+	o.writeTrace(b, m, v)
+	writeReads(b, m, v)
+	if o.Explain {
+		writeParts(b, m, v)
+	}
+}
+
+// propertyTitles returns "property N" for each name.
+func propertyTitles(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = "property " + n
+	}
+	return out
+}
+
 // Headline is the one-line summary of a violation: "Spec: invariant X is
 // violated", "Spec: deadlock: ...", "Spec: assertion in action A: msg".
+// Control characters of the names and the message are escaped ([Escape]).
 func Headline(m *spec.Model, v *checker.Violation) string {
+	name, vname, msg := Escape(m.Name), Escape(v.Name), Escape(v.Msg)
 	switch {
 	case v.Kind == checker.Deadlock:
-		return fmt.Sprintf("%s: deadlock: no action is enabled and the state is not terminal", m.Name)
+		return fmt.Sprintf("%s: deadlock: no action is enabled and the state is not terminal", name)
 	case v.Kind == checker.RuntimeError || v.Kind == checker.Assertion:
-		return fmt.Sprintf("%s: %s in action %s: %s", m.Name, strings.ReplaceAll(v.Kind.String(), "-", " "), v.Name, v.Msg)
+		return fmt.Sprintf("%s: %s in action %s: %s", name, strings.ReplaceAll(v.Kind.String(), "-", " "), vname, msg)
 	case v.Name == "":
-		return fmt.Sprintf("%s: %s", m.Name, v.Kind)
+		return fmt.Sprintf("%s: %s", name, v.Kind)
 	}
-	return fmt.Sprintf("%s: %s %s is violated", m.Name, v.Kind, v.Name)
+	return fmt.Sprintf("%s: %s %s is violated", name, v.Kind, vname)
 }
 
 func (o TextOptions) writeTrace(b *strings.Builder, m *spec.Model, v *checker.Violation) {
@@ -288,20 +329,12 @@ func writeParts(b *strings.Builder, m *spec.Model, v *checker.Violation) {
 	}
 }
 
-func (o TextOptions) writeCoverage(b *strings.Builder, m *spec.Model, res *checker.Result) {
-	warn := o.paint(ansiYellow, "warning:")
-	for i, a := range m.Actions {
-		if i < len(res.Coverage.Fired) && res.Coverage.Fired[i] == 0 {
-			fmt.Fprintf(b, "%s %s: action %s never fired\n", warn, a.Pos, a.Name)
-		}
+// plural returns "1 warning", "2 warnings".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
 	}
-	for _, name := range res.Coverage.VacuousInvariants {
-		for _, in := range m.Invariants {
-			if in.Name == name {
-				fmt.Fprintf(b, "%s %s: invariant %s holds vacuously: its antecedent never held\n", warn, in.Pos, name)
-			}
-		}
-	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 func humanRate(r float64) string {

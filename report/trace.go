@@ -118,13 +118,16 @@ func actionPos(m *spec.Model, st checker.Step) spec.Position {
 
 // checkPos is where a violation is located: the check's declaration, the
 // failing statement, or (for a deadlock, which has none) the terminal
-// declaration or the top of the file.
+// declaration, the spec's name, or the top of the file.
 func checkPos(m *spec.Model, v *checker.Violation) spec.Position {
 	if v.Pos.IsValid() {
 		return v.Pos
 	}
 	if v.Kind == checker.Deadlock && m.TerminalPos.IsValid() {
 		return m.TerminalPos
+	}
+	if m.NamePos.IsValid() {
+		return m.NamePos
 	}
 	return spec.Position{Filename: m.Filename, Line: 1, Col: 1}
 }

@@ -94,7 +94,7 @@ func scalarNode2(t *spec.Type, v int64) node {
 	name := scalarName(t, v)
 	js := name
 	if t.Kind == spec.EnumKind || t.Kind == spec.SymmetricKind {
-		js = strconv.Quote(name)
+		js = jsonString(name)
 	}
 	return node{kind: scalarNode, scalar: js, text: name}
 }
@@ -119,7 +119,7 @@ func (n node) writeJSON(b *bytes.Buffer) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			b.WriteString(strconv.Quote(k))
+			b.WriteString(jsonString(k))
 			b.WriteString(": ")
 			n.vals[i].writeJSON(b)
 		}

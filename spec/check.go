@@ -211,7 +211,7 @@ func newChecker(f *syntax.File, opts Options) *checker {
 	c.tBool = &Type{Kind: BoolKind, Name: "bool", Lo: 0, Hi: 1, Width: 1}
 	c.tInt = &Type{Kind: IntKind, Name: "int", Width: 1}
 	c.tInvalid = &Type{Kind: InvalidKind, Width: 1}
-	c.model = &Model{Name: f.Name, Filename: f.Filename, vet: c.vet}
+	c.model = &Model{Name: f.Name, Filename: f.Filename, NamePos: f.NamePos, vet: c.vet}
 	return c
 }
 

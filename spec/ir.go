@@ -110,6 +110,7 @@ func (t *Type) FieldByName(name string) *Field {
 type Model struct {
 	Name     string
 	Filename string
+	NamePos  Position // the spec's name, after `spec`
 	Consts   []*Const // every constant, with its final value (after -D)
 	Types    []*Type  // every declared named type, in declaration order
 	// Vars lists the global variables, then the locals of each process

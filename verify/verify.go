@@ -8,6 +8,7 @@ package verify
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/wrapcheck/wrapcheck/checker"
@@ -19,11 +20,15 @@ import (
 // Options configures [Run]. The zero value is the default: one worker per
 // core, no limits, deadlock detection on, every check, reductions on.
 type Options struct {
-	Workers      int
-	MaxStates    int64
-	MaxDepth     int
-	NoDeadlock   bool
-	FailFast     bool     // stop after the level of the first violation (partial counts)
+	Workers    int
+	MaxStates  int64
+	MaxDepth   int
+	NoDeadlock bool
+	// Continue explores every reachable state after a violation and
+	// checks every property, reporting the first violation of every
+	// failing check (checker.Options.Continue); by default the search
+	// stops at the end of the level of the first violation.
+	Continue     bool
 	Only         []string // invariants and properties to check; empty: all
 	MemoryBudget int64
 	NoSymmetry   bool
@@ -34,9 +39,12 @@ type Options struct {
 }
 
 // Run checks m. Safety comes first: a violation there is reported with its
-// shortest trace and the properties are not searched. When every safety
-// check holds and m has properties (among opts.Only), each is checked in
-// declaration order and the first violated one is reported as a lasso.
+// shortest trace and the properties are not searched (they are listed in
+// Result.Undecided). When every safety check holds and m has properties
+// (among opts.Only), each is checked in declaration order and the first
+// violated one is reported as a lasso. With opts.Continue, every property
+// is checked whatever the safety search found, and Result.Violations holds
+// the first violation of every failing check, safety ones first.
 // Stats are those of the safety search, which counts the reachable states
 // and transitions as docs/language.md defines them; Seconds covers both.
 func Run(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, error) {
@@ -46,7 +54,19 @@ func Run(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, err
 		return nil, err
 	}
 	safetyDone := time.Now()
-	if res.Verdict == checker.Violated || !hasProperties(m, opts.Only) {
+	if !hasProperties(m, opts.Only) {
+		return res, nil
+	}
+	if opts.Continue {
+		if err := continueProperties(ctx, m, opts, res); err != nil {
+			return nil, err
+		}
+		res.Stats.Seconds = time.Since(start).Seconds()
+		res.Stats.PropertySeconds = time.Since(safetyDone).Seconds()
+		return res, nil
+	}
+	if res.Verdict == checker.Violated {
+		res.Undecided = selectedProperties(m, opts.Only)
 		return res, nil
 	}
 	lc, err := ltl.NewChecker(m)
@@ -64,6 +84,12 @@ func Run(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, err
 	switch {
 	case lres.Verdict == checker.Violated:
 		res.Verdict, res.Violation, res.Reason = checker.Violated, lres.Violation, ""
+		res.Violations = []*checker.Violation{lres.Violation}
+		if lres.Violation.Kind != checker.Property {
+			res.Undecided = selectedProperties(m, opts.Only)
+		} else {
+			res.Undecided = propertiesAfter(m, opts.Only, lres.Violation.Name)
+		}
 		notes, err := starvation(m, res.Violation)
 		if err != nil {
 			return nil, err
@@ -71,6 +97,7 @@ func Run(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, err
 		res.Notes = append(res.Notes, notes...)
 	case lres.Verdict == checker.Unknown && res.Verdict == checker.Holds:
 		res.Verdict, res.Reason = checker.Unknown, lres.Reason
+		res.Undecided = selectedProperties(m, opts.Only)
 	case lres.Verdict == checker.Holds && res.Verdict == checker.Holds && len(m.Fairness) > 0:
 		notes, err := neededFairness(ctx, lc, m, opts)
 		if err != nil {
@@ -92,7 +119,7 @@ func Safety(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, 
 		MaxStates:    opts.MaxStates,
 		MaxDepth:     opts.MaxDepth,
 		NoDeadlock:   opts.NoDeadlock,
-		FailFast:     opts.FailFast,
+		Continue:     opts.Continue,
 		Only:         opts.Only,
 		MemoryBudget: opts.MemoryBudget,
 		Progress:     opts.Progress,
@@ -123,6 +150,91 @@ func Safety(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, 
 	return res, nil
 }
 
+// continueProperties checks every selected property of m on its own and
+// adds each violated one to res (a lasso), after the safety violations.
+// A property whose product search stops early (a limit, or an assertion or
+// runtime error met on the way, which the safety search reports) is
+// listed in res.Undecided.
+func continueProperties(ctx context.Context, m *spec.Model, opts Options, res *checker.Result) error {
+	lc, err := ltl.NewChecker(m)
+	if err != nil {
+		return err
+	}
+	for _, name := range selectedProperties(m, opts.Only) {
+		lo := ltlOptions(opts)
+		lo.Only = []string{name}
+		lres, err := lc.Check(ctx, lo)
+		if err != nil {
+			return err
+		}
+		for _, n := range lres.Notes {
+			if !slices.Contains(res.Notes, n) {
+				res.Notes = append(res.Notes, n)
+			}
+		}
+		switch {
+		case lres.Verdict == checker.Violated && lres.Violation.Kind == checker.Property:
+			v := lres.Violation
+			res.Violations = append(res.Violations, v)
+			if res.Verdict != checker.Violated {
+				res.Verdict, res.Violation, res.Reason = checker.Violated, v, ""
+			}
+			notes, err := starvation(m, v)
+			if err != nil {
+				return err
+			}
+			for _, n := range notes {
+				if !slices.Contains(res.Notes, n) {
+					res.Notes = append(res.Notes, n)
+				}
+			}
+		case lres.Verdict == checker.Violated:
+			// An assertion or a runtime error on the way: the safety
+			// search has it (or stopped early); the property is undecided.
+			res.Undecided = append(res.Undecided, name)
+			if res.Verdict == checker.Holds {
+				res.Verdict, res.Violation = checker.Violated, lres.Violation
+				res.Violations = append(res.Violations, lres.Violation)
+			}
+		case lres.Verdict == checker.Unknown:
+			res.Undecided = append(res.Undecided, name)
+			if res.Verdict == checker.Holds {
+				res.Verdict, res.Reason = checker.Unknown, lres.Reason
+			}
+			if lres.Reason == "timeout" || lres.Reason == "interrupted" {
+				// The others would stop at once for the same reason.
+				res.Undecided = append(res.Undecided, propertiesAfter(m, opts.Only, name)...)
+				return nil
+			}
+		}
+	}
+	if opts.HashCompact {
+		res.Notes = append(res.Notes, "hash compaction covers the safety search only: the properties were checked with full state vectors")
+	}
+	return nil
+}
+
+// selectedProperties returns the names of the properties of m that only
+// selects (all when only is empty), in declaration order.
+func selectedProperties(m *spec.Model, only []string) []string {
+	var names []string
+	for _, p := range m.Properties {
+		if len(only) == 0 || slices.Contains(only, p.Name) {
+			names = append(names, p.Name)
+		}
+	}
+	return names
+}
+
+// propertiesAfter returns the selected properties declared after name.
+func propertiesAfter(m *spec.Model, only []string, name string) []string {
+	names := selectedProperties(m, only)
+	if i := slices.Index(names, name); i >= 0 {
+		return names[i+1:]
+	}
+	return nil
+}
+
 // ltlOptions returns the options of the LTL check for opts.
 func ltlOptions(opts Options) ltl.Options {
 	return ltl.Options{Only: opts.Only, MaxStates: opts.MaxStates, MemoryBudget: opts.MemoryBudget,
@@ -144,24 +256,61 @@ func hasProperties(m *spec.Model, only []string) bool {
 	return false
 }
 
-// shortest replaces res.Violation, found with partial-order reduction, by
-// the shortest violation of the unreduced system (symmetry keeps distances,
-// so it stays on). That violation is at most as deep as the one found, so
-// the search is bounded by the found trace's length; the statistics stay
-// those of the reduced search.
+// shortest replaces the violations of res, found with partial-order
+// reduction, by the shortest violations of the same checks in the
+// unreduced system (symmetry keeps distances, so it stays on). Each is at
+// most as deep as the one found, so the search is bounded by the longest
+// found trace; the statistics stay those of the reduced search.
 func shortest(ctx context.Context, m *spec.Model, copts checker.Options, res *checker.Result) error {
 	copts.Ample = nil
-	copts.FailFast = true
-	copts.MaxDepth = len(res.Violation.Trace) // one more than the trace's steps: deadlocks at its depth are found
+	copts.MaxDepth = 0
+	for _, v := range res.Violations {
+		copts.MaxDepth = max(copts.MaxDepth, len(v.Trace)) // one more than the trace's steps: deadlocks at its depth are found
+	}
 	copts.Progress = nil
 	full, err := checker.Run(ctx, m, copts)
 	if err != nil {
 		return err
 	}
-	if full.Verdict == checker.Violated {
-		res.Violation = full.Violation
+	if full.Verdict != checker.Violated {
+		return nil
 	}
+	if !copts.Continue {
+		res.Violation = full.Violation
+		res.Violations = []*checker.Violation{full.Violation}
+		return nil
+	}
+	// The same checks, in the order of the unreduced search.
+	var vs []*checker.Violation
+	for _, fv := range full.Violations {
+		for _, v := range res.Violations {
+			if sameCheck(v, fv) {
+				vs = append(vs, fv)
+				break
+			}
+		}
+	}
+	for _, v := range res.Violations {
+		if !slices.ContainsFunc(vs, func(fv *checker.Violation) bool { return sameCheck(v, fv) }) {
+			vs = append(vs, v) // not met within the bound: keep the reduced search's
+		}
+	}
+	res.Violations, res.Violation = vs, vs[0]
 	return nil
+}
+
+// sameCheck reports whether a and b are violations of the same check.
+func sameCheck(a, b *checker.Violation) bool {
+	if a.Kind != b.Kind {
+		return false
+	}
+	switch a.Kind {
+	case checker.Deadlock:
+		return true
+	case checker.Invariant, checker.Property:
+		return a.Name == b.Name
+	}
+	return a.Name == b.Name && a.Pos == b.Pos
 }
 
 // Reduction is one row of [Explain]: the figures of the safety search

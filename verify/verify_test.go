@@ -2,6 +2,10 @@ package verify
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -209,5 +213,167 @@ property Finishes: eventually done
 	}
 	if diff := cmp.Diff(want, res.Notes); diff != "" {
 		t.Errorf("fair (-want +got):\n%s", diff)
+	}
+}
+
+// threeBugs has three independent safety bugs at depths 2, 3 and 3 and
+// a liveness bug (a never reaches 3 while c cycles), all off with BUG=0,
+// which leaves the transition system as it is.
+const threeBugs = `spec ThreeBugs
+const BUG = 1
+var a: 0..3
+var b: 0..3
+var c: 0..3
+process pa { action inc when a < 3 { a := a + 1 } }
+process pb { action inc when b < 3 { b := b + 1 } }
+process pc {
+  action inc when c < 3 { c := c + 1 }
+  action reset when c == 3 { c := 0 }
+}
+invariant A: BUG == 0 or a < 2
+invariant Fine: a + b <= 6
+invariant B: BUG == 0 or b < 3
+invariant C: BUG == 0 or not (a == 1 and c == 2)
+property L: BUG == 0 or eventually a == 3
+`
+
+// TestContinue: --continue finds every violated check of threeBugs in one
+// search, each with the trace of a run with --only that check; its counts
+// are those of the run where everything holds; the default run stops at
+// the first violation's level with that same first violation.
+func TestContinue(t *testing.T) {
+	ctx := context.Background()
+	parse := func(bug int64) *spec.Model {
+		m, err := spec.ParseFile("t.wrap", []byte(threeBugs), spec.Options{Defines: map[string]int64{"BUG": bug}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	m, clean := parse(1), parse(0)
+	type found struct {
+		Kind, Name string
+		Actions    []string
+		LoopStart  int
+	}
+	summary := func(v *checker.Violation) found {
+		return found{v.Kind.String(), v.Name, actions(m, v), v.LoopStart}
+	}
+	for _, tt := range []struct {
+		name string
+		opts Options
+	}{
+		{"reductions", Options{}},
+		{"no-reductions", Options{NoPOR: true, NoSymmetry: true}},
+		{"one-worker", Options{Workers: 1, NoPOR: true}},
+		{"four-workers", Options{Workers: 4}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := tt.opts
+			opts.Continue = true
+			res, err := Run(ctx, m, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []found
+			for _, v := range res.Violations {
+				got = append(got, summary(v))
+			}
+			var want []found
+			for _, name := range []string{"A", "B", "C", "L"} {
+				o := tt.opts
+				o.Only = []string{name}
+				one, err := Run(ctx, m, o)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if one.Verdict != checker.Violated {
+					t.Fatalf("--only %s: %v", name, one.Verdict)
+				}
+				want = append(want, summary(one.Violation))
+			}
+			// In search order: by depth, then by the tie-break key.
+			slices.SortStableFunc(got, func(a, b found) int { return strings.Compare(a.Name, b.Name) })
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("violations by name (-want +got):\n%s", diff)
+			}
+			if res.Violation != res.Violations[0] || res.Stopped || len(res.Undecided) != 0 {
+				t.Errorf("violation %v, stopped %v, undecided %v", res.Violation == res.Violations[0], res.Stopped, res.Undecided)
+			}
+			all, err := Run(ctx, clean, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if all.Verdict != checker.Holds {
+				t.Fatalf("BUG=0: %v", all.Verdict)
+			}
+			if tt.opts.NoPOR {
+				// With POR the visible variables (and so the reduced
+				// space) depend on the invariants, which BUG changes.
+				type counts struct{ States, Transitions int64 }
+				if diff := cmp.Diff(counts{all.Stats.States, all.Stats.Transitions}, counts{res.Stats.States, res.Stats.Transitions}); diff != "" {
+					t.Errorf("--continue counts (-holds +continue):\n%s", diff)
+				}
+			}
+			def, err := Run(ctx, m, tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(summary(res.Violation), summary(def.Violation)); diff != "" {
+				t.Errorf("default run's violation (-continue +default):\n%s", diff)
+			}
+			if !def.Stopped || len(def.Violations) != 1 || def.Stats.States >= res.Stats.States {
+				t.Errorf("default run: stopped %v, %d violations, %d states (continue: %d)", def.Stopped, len(def.Violations), def.Stats.States, res.Stats.States)
+			}
+			if diff := cmp.Diff([]string{"L"}, def.Undecided); diff != "" {
+				t.Errorf("default run's undecided properties (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestContinueDeterministic: --continue reports the same violations, in
+// the same order, with the same traces and counts, for any worker count,
+// on every example that violates a check.
+func TestContinueDeterministic(t *testing.T) {
+	paths, err := filepath.Glob("../examples/*/*.wrap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	compared, several := 0, 0
+	for _, path := range paths {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := spec.ParseFile(filepath.Base(path), src, spec.Options{})
+		if err != nil {
+			continue // the examples that must be rejected
+		}
+		var first *checker.Result
+		for _, workers := range []int{1, 4} {
+			res, err := Run(context.Background(), m, Options{Workers: workers, Continue: true, MaxStates: 200000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Verdict != checker.Violated {
+				break
+			}
+			res.Stats = checker.Stats{States: res.Stats.States, Transitions: res.Stats.Transitions, Depth: res.Stats.Depth}
+			if first == nil {
+				first = res
+				continue
+			}
+			compared++
+			if len(res.Violations) > 1 {
+				several++
+			}
+			if diff := cmp.Diff(first, res); diff != "" {
+				t.Errorf("%s: workers 1 and 4 differ (-1 +4):\n%s", path, diff)
+			}
+		}
+	}
+	if compared < 10 || several < 3 {
+		t.Errorf("%d violated examples compared, %d with several violations: want at least 10 and 3", compared, several)
 	}
 }

@@ -1,18 +1,26 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/spec/syntax"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
 
@@ -26,6 +34,7 @@ type checkFlags struct {
 	compact    bool
 	noDeadlock bool
 	failFast   bool
+	cont       bool
 	explain    bool
 	maxStates  int64
 	maxDepth   int
@@ -34,23 +43,41 @@ type checkFlags struct {
 	format     string
 	only       []string
 	progress   string
+	strict     bool
 }
 
 func newCheckCmd() *cobra.Command {
 	var f checkFlags
 	cmd := &cobra.Command{
-		Use:   "check FILE",
+		Use:   "check FILE...",
 		Short: "explore every reachable state and report the shortest counterexample",
-		Long: `check explores every reachable state of the spec in FILE and checks all
+		Long: `check explores the reachable states of the spec in FILE and checks all
 invariants, assertions, runtime errors, deadlocks and properties. A violation
-prints the shortest counterexample, the same for any --workers.
+prints the shortest counterexample, the same for any --workers. The search
+stops at the end of the breadth-first level in which it finds the first
+violation; --continue explores every reachable state and reports the first
+violation of every check that fails.
 
-Exit codes: 0 every check holds, 1 a violation was found, 2 the spec or the
-command line is wrong, 3 the search stopped early (a limit or an interrupt)
-with no violation found.`,
-		Args: cobra.ExactArgs(1),
+Each FILE may be a directory (its .wrap files, recursively, in name
+order) or - (standard input). With several files, check prints one report
+per file and a summary: text reports one after the other, JSON one object
+per file per line then a summary object, SARIF one run per file, JUnit one
+testsuite per file, DOT one graph per file (Mermaid takes one file).
+
+Exit codes: 0 every check holds, 1 a violation was found (or, with --strict,
+a warning), 2 the spec or the command line is wrong, 3 the search stopped
+early (a limit or an interrupt) with no violation found. With several files
+the worst: 2, then 1, then 3, then 0.`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runCheck(cmd, args[0], f)
+			paths, err := expandPaths(args)
+			if err != nil {
+				return renderError(cmd, f.format, "", &exitError{code: exitUsage, err: err})
+			}
+			if len(paths) == 1 {
+				return runCheck(cmd, paths[0], f)
+			}
+			return checkMany(cmd, paths, f)
 		},
 	}
 	fl := cmd.Flags()
@@ -61,7 +88,8 @@ with no violation found.`,
 	fl.BoolVar(&f.compact, "hash-compact", false, "store visited states as 64-bit fingerprints (9-11 bytes per visited state in memory, plus one BFS level; trace records and the level being expanded go to $TMPDIR); reports the collision probability")
 	fl.BoolVar(&f.explain, "explain-reduction", false, "also search with each combination of reductions and print the stored states of each")
 	fl.BoolVar(&f.noDeadlock, "no-deadlock", false, "do not report states with no enabled action")
-	fl.BoolVar(&f.failFast, "fail-fast", false, "stop at the first violation's depth (same counterexample; the stats then cover only the states explored)")
+	fl.BoolVar(&f.failFast, "fail-fast", false, "stop at the end of the level of the first violation (the default; accepted for older scripts)")
+	fl.BoolVar(&f.cont, "continue", false, "explore every reachable state after a violation and report every violated check, each with its shortest trace (the stats are then the whole state space's)")
 	fl.Int64Var(&f.maxStates, "max-states", 0, "stop after storing this many states (0: no limit)")
 	fl.IntVar(&f.maxDepth, "max-depth", 0, "stop at this BFS depth (0: no limit)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "stop after this long, e.g. 30s or 5m (0: no limit)")
@@ -69,6 +97,7 @@ with no violation found.`,
 	fl.StringVar(&f.format, "format", "text", "output format: text, json, sarif, junit, mermaid or dot")
 	fl.StringArrayVar(&f.only, "only", nil, "check only this invariant or property (repeatable)")
 	fl.StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (a live line on a terminal), json (NDJSON lines) or off")
+	fl.BoolVar(&f.strict, "strict", false, "treat warnings (never-fired actions, vacuous invariants, vet's findings) as failures: exit 1")
 	return cmd
 }
 
@@ -77,20 +106,31 @@ func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
 	if err != nil {
 		return err
 	}
+	file := ""
+	if path != "" {
+		file = displayPath(path)
+	}
+	usage := func(err error) error { return renderError(cmd, f.format, file, &exitError{code: exitUsage, err: err}) }
 	if f.workers < 0 || f.maxStates < 0 || f.maxDepth < 0 || f.timeout < 0 {
-		return &exitError{code: exitUsage, err: fmt.Errorf("--workers, --max-states, --max-depth and --timeout must not be negative")}
+		return usage(fmt.Errorf("--workers, --max-states, --max-depth and --timeout must not be negative"))
+	}
+	if f.failFast && f.cont {
+		return usage(fmt.Errorf("--fail-fast and --continue contradict each other"))
+	}
+	if !slices.Contains(progressModes, f.progress) {
+		return usage(fmt.Errorf("--progress %s: want %s", report.Escape(f.progress), strings.Join(progressModes, ", ")))
 	}
 	mem, err := parseSize(f.memory)
 	if err != nil {
-		return &exitError{code: exitUsage, err: err}
+		return usage(err)
 	}
-	m, err := loadModel(path, f.defines)
+	m, vet, err := loadForCheck(cmd, path, f.defines)
 	if err != nil {
-		return err
+		return renderError(cmd, f.format, file, err)
 	}
 	for _, name := range f.only {
 		if !hasCheck(m, name) {
-			return &exitError{code: exitUsage, err: fmt.Errorf("--only %s: no invariant or property of that name in %s", name, m.Name)}
+			return usage(fmt.Errorf("--only %s: no invariant or property of that name in %s", report.Escape(name), m.Name))
 		}
 	}
 
@@ -106,7 +146,7 @@ func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
 		MaxStates:    f.maxStates,
 		MaxDepth:     f.maxDepth,
 		NoDeadlock:   f.noDeadlock,
-		FailFast:     f.failFast,
+		Continue:     f.cont,
 		Only:         f.only,
 		MemoryBudget: mem,
 		NoSymmetry:   f.noSymmetry,
@@ -122,12 +162,12 @@ func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
 		prog.done()
 	}
 	if err != nil {
-		return &exitError{code: exitUsage, err: err}
+		return renderError(cmd, f.format, file, &exitError{code: exitUsage, err: err})
 	}
-	if err := render(cmd.OutOrStdout(), m, res); err != nil {
+	if err := render(cmd.OutOrStdout(), m, res, vet); err != nil {
 		return err
 	}
-	if err := annotate(cmd, m, res); err != nil {
+	if err := annotateWarnings(cmd, m, res, vet, f.strict); err != nil {
 		return err
 	}
 	if f.explain {
@@ -141,7 +181,197 @@ func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
 	case checker.Unknown:
 		return &exitError{code: exitIncomplete}
 	}
+	if f.strict && len(report.CoverageWarnings(m, res))+len(vet) > 0 {
+		return &exitError{code: exitViolated}
+	}
 	return nil
+}
+
+// expandPaths replaces each directory of args by the .wrap files under it,
+// in name order.
+func expandPaths(args []string) ([]string, error) {
+	var paths []string
+	for _, a := range args {
+		fi, err := os.Stat(a)
+		if a == "-" || err != nil || !fi.IsDir() {
+			paths = append(paths, a) // a missing file is reported by its check
+			continue
+		}
+		var found []string
+		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.IsDir() && strings.HasSuffix(p, ".wrap") {
+				found = append(found, p)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(found) == 0 {
+			return nil, fmt.Errorf("%s: no .wrap file in this directory", displayPath(a))
+		}
+		slices.Sort(found)
+		paths = append(paths, found...)
+	}
+	return paths, nil
+}
+
+// worse reports whether exit code a is worse than b: 2, then 1, then 3,
+// then 0.
+func worse(a, b int) bool {
+	rank := func(c int) int {
+		switch c {
+		case exitUsage:
+			return 3
+		case exitViolated:
+			return 2
+		case exitIncomplete:
+			return 1
+		}
+		return 0
+	}
+	return rank(a) > rank(b)
+}
+
+// checkMany checks each of paths as runCheck does, and prints the reports
+// in one document of the chosen format, then a summary; it exits with the
+// worst code.
+func checkMany(cmd *cobra.Command, paths []string, f checkFlags) error {
+	if f.format == "mermaid" {
+		return renderError(cmd, f.format, "", &exitError{code: exitUsage, err: fmt.Errorf("--format mermaid takes one file, not %d", len(paths))})
+	}
+	if _, err := newRenderer(cmd, f); err != nil {
+		return err
+	}
+	stdout := cmd.OutOrStdout()
+	defer cmd.SetOut(stdout)
+	worst := exitHolds
+	var docs [][]byte
+	counts := map[string]int{}
+	for _, path := range paths {
+		var buf bytes.Buffer
+		cmd.SetOut(&buf)
+		code := exitHolds
+		if err := runCheck(cmd, path, f); err != nil {
+			var ee *exitError
+			if !errors.As(err, &ee) {
+				return err
+			}
+			code = ee.code
+			if ee.err != nil {
+				w := cmd.ErrOrStderr()
+				if f.format == "text" {
+					w = &buf // the file's section of the report
+				}
+				fmt.Fprintln(w, escapeLines(ee.err.Error()))
+			}
+		}
+		if worse(code, worst) {
+			worst = code
+		}
+		counts[outcomeName(code)]++
+		docs = append(docs, buf.Bytes())
+	}
+	summary := fmt.Sprintf("%d files: %d holds, %d violated, %d incomplete, %d error", len(paths),
+		counts["holds"], counts["violated"], counts["incomplete"], counts["error"])
+	var err error
+	switch f.format {
+	case "json":
+		for _, d := range docs {
+			var line bytes.Buffer
+			if err = json.Compact(&line, d); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "%s\n", line.Bytes())
+		}
+		_, err = fmt.Fprintf(stdout, "{\"format\":1,\"summary\":{\"files\":%d,\"holds\":%d,\"violated\":%d,\"incomplete\":%d,\"error\":%d},\"exit_code\":%d}\n",
+			len(paths), counts["holds"], counts["violated"], counts["incomplete"], counts["error"], worst)
+	case "sarif":
+		err = report.MergeSARIF(stdout, docs)
+	case "junit":
+		err = report.MergeJUnit(stdout, docs)
+	case "dot":
+		for _, d := range docs {
+			if _, err = stdout.Write(d); err != nil {
+				break
+			}
+		}
+	default:
+		for i, d := range docs {
+			if i > 0 {
+				fmt.Fprintln(stdout)
+			}
+			fmt.Fprintf(stdout, "== %s\n", displayPath(paths[i]))
+			stdout.Write(d)
+		}
+		_, err = fmt.Fprintf(stdout, "\n%s\n", summary)
+	}
+	if err != nil {
+		return err
+	}
+	if worst == exitHolds {
+		return nil
+	}
+	return &exitError{code: worst}
+}
+
+// outcomeName names the outcome of an exit code in the summary.
+func outcomeName(code int) string {
+	switch code {
+	case exitViolated:
+		return "violated"
+	case exitUsage:
+		return "error"
+	case exitIncomplete:
+		return "incomplete"
+	}
+	return "holds"
+}
+
+// progressModes lists the --progress values.
+var progressModes = []string{"auto", "json", "off"}
+
+// stdinLimit caps a spec read from standard input (`check -`).
+const stdinLimit = 64 << 20
+
+// loadForCheck reads, parses, checks and lowers the spec at path ("-":
+// standard input) and returns vet's warnings about it. Any error is a
+// usage error (exit 2).
+func loadForCheck(cmd *cobra.Command, path string, defines []string) (*spec.Model, []report.Diagnostic, error) {
+	defs, err := parseDefines(defines)
+	if err != nil {
+		return nil, nil, &exitError{code: exitUsage, err: err}
+	}
+	var src []byte
+	name := displayPath(path)
+	if path == "-" {
+		name = "<stdin>"
+		src, err = io.ReadAll(io.LimitReader(cmd.InOrStdin(), stdinLimit+1))
+		if err == nil && len(src) > stdinLimit {
+			err = fmt.Errorf("<stdin>: the spec is larger than %d MiB", stdinLimit>>20)
+		}
+	} else {
+		src, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return nil, nil, &exitError{code: exitUsage, err: err}
+	}
+	file, err := syntax.Parse(name, src)
+	if err != nil {
+		return nil, nil, &exitError{code: exitUsage, err: err}
+	}
+	m, err := spec.Check(file, spec.Options{Defines: defs})
+	if err != nil {
+		return nil, nil, &exitError{code: exitUsage, err: err}
+	}
+	var ws []report.Diagnostic
+	for _, w := range spec.Vet(file, m) {
+		ws = append(ws, report.Diagnostic{Pos: w.Pos, Msg: w.Msg})
+	}
+	return m, ws, nil
 }
 
 func hasCheck(m *spec.Model, name string) bool {
@@ -181,10 +411,24 @@ func newProgress(w io.Writer, mode string) *progress {
 	return nil
 }
 
+// progressLine is one line of --progress json (documented in docs/ci.md).
+type progressLine struct {
+	States      int64   `json:"states"`      // stored states (product nodes for a property)
+	Transitions int64   `json:"transitions"` // successors generated (product edges)
+	Depth       int     `json:"depth"`       // the breadth-first level being expanded
+	Frontier    int     `json:"frontier"`    // states in that level (nodes left to expand)
+	Seconds     float64 `json:"seconds"`     // since the search started
+	HeapBytes   uint64  `json:"heap_bytes"`
+	Property    string  `json:"property,omitempty"` // the LTL property being checked
+}
+
 func (p *progress) update(s checker.Progress) {
 	if p.json {
-		b, _ := json.Marshal(s)
-		fmt.Fprintf(p.w, "%s\n", b)
+		b, err := json.Marshal(progressLine{States: s.States, Transitions: s.Transitions, Depth: s.Depth,
+			Frontier: s.Frontier, Seconds: s.Elapsed.Seconds(), HeapBytes: s.HeapBytes, Property: s.Property})
+		if err == nil {
+			fmt.Fprintf(p.w, "%s\n", b)
+		}
 		return
 	}
 	rate := 0.0

@@ -1,20 +1,30 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/spec/syntax"
 )
 
 // displayPath returns path relative to the working directory, with
-// forward slashes, so that positions print the same on every OS.
+// forward slashes, so that positions print the same on every OS, and with
+// its control characters escaped (report.Escape), so that no output line
+// made with it can be forged by a file name.
 func displayPath(path string) string {
+	return report.Escape(slashPath(path))
+}
+
+// slashPath is displayPath without the escaping.
+func slashPath(path string) string {
 	if filepath.IsAbs(path) {
 		if wd, err := os.Getwd(); err == nil {
 			if rel, err := filepath.Rel(wd, path); err == nil && !strings.HasPrefix(rel, "..") {
@@ -25,7 +35,8 @@ func displayPath(path string) string {
 	return filepath.ToSlash(path)
 }
 
-// parseDefines turns -D NAME=VALUE flags into spec options.
+// parseDefines turns -D NAME=VALUE flags into spec options. A name given
+// twice is refused, whatever the values.
 func parseDefines(defs []string) (map[string]int64, error) {
 	if len(defs) == 0 {
 		return nil, nil
@@ -33,16 +44,43 @@ func parseDefines(defs []string) (map[string]int64, error) {
 	out := make(map[string]int64, len(defs))
 	for _, d := range defs {
 		name, val, ok := strings.Cut(d, "=")
+		name = strings.TrimSpace(name)
 		if !ok || name == "" {
-			return nil, fmt.Errorf("-D %s: want NAME=VALUE", d)
+			return nil, fmt.Errorf("-D %s: want NAME=VALUE", report.Escape(d))
 		}
 		n, err := strconv.ParseInt(strings.TrimSpace(val), 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("-D %s: %q is not an integer", d, val)
+		switch {
+		case errors.Is(err, strconv.ErrRange):
+			return nil, fmt.Errorf("-D %s: %s is out of range (%d..%d)", shorten(d), clip(strings.TrimSpace(val)), int64(math.MinInt64), int64(math.MaxInt64))
+		case err != nil:
+			return nil, fmt.Errorf("-D %s: %s is not an integer", shorten(d), clip(val))
 		}
-		out[strings.TrimSpace(name)] = n
+		if _, dup := out[name]; dup {
+			return nil, fmt.Errorf("-D %s: given twice (give each constant once)", report.Escape(name))
+		}
+		out[name] = n
 	}
 	return out, nil
+}
+
+// clip returns s quoted, its middle elided when it is longer than 40
+// bytes, for an error message that echoes user input.
+func clip(s string) string {
+	return strconv.Quote(elide(s))
+}
+
+// shorten returns s escaped (report.Escape), its middle elided when it is
+// longer than 40 bytes.
+func shorten(s string) string {
+	return report.Escape(elide(s))
+}
+
+// elide replaces the middle of a string longer than 40 bytes by "…".
+func elide(s string) string {
+	if len(s) > 40 {
+		s = strings.ToValidUTF8(s[:20]+"…"+s[len(s)-20:], "?")
+	}
+	return s
 }
 
 // loadModel reads, parses, checks and lowers the spec at path. Any error
@@ -76,6 +114,7 @@ func parseSize(s string) (int64, error) {
 		{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
 		{"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"T", 1 << 40}, {"B", 1},
 	}
+	arg := s
 	mult := int64(1)
 	for _, u := range units {
 		if strings.HasSuffix(s, u.suffix) {
@@ -84,8 +123,11 @@ func parseSize(s string) (int64, error) {
 		}
 	}
 	n, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("--memory %s: want a size such as 512MiB or 4GiB", s)
+	if err != nil || n < 0 || math.IsNaN(n) {
+		return 0, fmt.Errorf("--memory %s: want a size such as 512MiB or 4GiB (units B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)", clip(arg))
+	}
+	if b := n * float64(mult); b >= math.MaxInt64 {
+		return 0, fmt.Errorf("--memory %s: out of range (at most 8 EiB)", clip(arg))
 	}
 	return int64(n * float64(mult)), nil
 }

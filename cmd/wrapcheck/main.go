@@ -8,6 +8,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
+
+	"github.com/wrapcheck/wrapcheck/report"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -49,11 +52,36 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintln(stderr, ee.err)
+			fmt.Fprintln(stderr, escapeLines(ee.err.Error()))
 		}
 		return ee.code
 	}
-	// cobra's own errors: unknown command, bad flag.
-	fmt.Fprintf(stderr, "wrapcheck: %v\n", err)
+	// cobra's own errors: unknown command, bad flag; they quote the
+	// command line, which may hold anything.
+	if werr := writeError(stdout, stderr, formatArg(args), "", err); werr != nil {
+		fmt.Fprintln(stderr, werr)
+	}
+	fmt.Fprintf(stderr, "wrapcheck: %s\n", report.Escape(err.Error()))
 	return exitUsage
+}
+
+// escapeLines escapes the control characters of an error message, line
+// by line (an error list has one error a line, secondary lines start with
+// a tab), so that whatever user data it quotes sends no terminal escape;
+// a line starting with "::" (a CI workflow command, even after spaces)
+// has its first colon spaced out.
+func escapeLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		tab := strings.HasPrefix(l, "\t")
+		l = report.Escape(strings.TrimPrefix(l, "\t"))
+		if t := strings.TrimLeft(l, " \t"); strings.HasPrefix(t, "::") {
+			l = l[:len(l)-len(t)] + ": " + t[1:]
+		}
+		if tab {
+			l = "\t" + l
+		}
+		lines[i] = l
+	}
+	return strings.Join(lines, "\n")
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -12,8 +13,9 @@ import (
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
-// renderFunc prints a checker.Result in one output format.
-type renderFunc func(io.Writer, *spec.Model, *checker.Result) error
+// renderFunc prints a checker.Result in one output format, with vet's
+// warnings about the spec.
+type renderFunc func(w io.Writer, m *spec.Model, res *checker.Result, vet []report.Diagnostic) error
 
 // formatNames lists the --format values of `check`, in help order.
 var formatNames = []string{"text", "json", "sarif", "junit", "mermaid", "dot"}
@@ -24,19 +26,94 @@ var formatNames = []string{"text", "json", "sarif", "junit", "mermaid", "dot"}
 func newRenderer(cmd *cobra.Command, f checkFlags) (renderFunc, error) {
 	switch f.format {
 	case "text":
-		return report.TextOptions{Color: isColorTerminal(cmd.OutOrStdout()), Explain: true}.Render, nil
+		color := isColorTerminal(cmd.OutOrStdout())
+		return func(w io.Writer, m *spec.Model, res *checker.Result, vet []report.Diagnostic) error {
+			return report.TextOptions{Color: color, Explain: true, Warnings: vet, Strict: f.strict}.Render(w, m, res)
+		}, nil
 	case "json":
-		return report.JSON, nil
+		return func(w io.Writer, m *spec.Model, res *checker.Result, vet []report.Diagnostic) error {
+			return report.JSONOptions{Warnings: vet, Strict: f.strict}.Render(w, m, res)
+		}, nil
 	case "sarif":
-		return report.SARIF, nil
+		return func(w io.Writer, m *spec.Model, res *checker.Result, vet []report.Diagnostic) error {
+			return report.SARIFOptions{Warnings: vet, Strict: f.strict, ToolVersion: toolVersion()}.Render(w, m, res)
+		}, nil
 	case "junit":
-		return report.JUnitOptions{Only: f.only, NoDeadlock: f.noDeadlock}.Render, nil
+		return func(w io.Writer, m *spec.Model, res *checker.Result, vet []report.Diagnostic) error {
+			return report.JUnitOptions{Only: f.only, NoDeadlock: f.noDeadlock, Warnings: vet, Strict: f.strict}.Render(w, m, res)
+		}, nil
 	case "mermaid":
-		return report.Mermaid, nil
+		return func(w io.Writer, m *spec.Model, res *checker.Result, _ []report.Diagnostic) error {
+			return report.Mermaid(w, m, res)
+		}, nil
 	case "dot":
-		return report.DOT, nil
+		return func(w io.Writer, m *spec.Model, res *checker.Result, _ []report.Diagnostic) error {
+			return report.DOT(w, m, res)
+		}, nil
 	}
-	return nil, &exitError{code: exitUsage, err: fmt.Errorf("--format %s: want text or json, or one of %s", f.format, strings.Join(formatNames[2:], ", "))}
+	return nil, &exitError{code: exitUsage, err: fmt.Errorf("--format %s: want text or json, or one of %s", report.Escape(f.format), strings.Join(formatNames[2:], ", "))}
+}
+
+// renderError renders the error outcome of a run that did not search (the
+// spec or the command line is wrong) in the chosen format on stdout --
+// JSON, SARIF and JUnit; text, Mermaid and DOT print nothing there -- and
+// as GitHub annotations under GitHub Actions, and returns err, whose text
+// run prints on stderr. file is the spec file ("" when unknown).
+func renderError(cmd *cobra.Command, format, file string, err error) error {
+	if werr := writeError(cmd.OutOrStdout(), cmd.ErrOrStderr(), format, file, err); werr != nil {
+		return werr
+	}
+	return err
+}
+
+// writeError writes the error outcome of err as renderError does.
+func writeError(stdout, stderr io.Writer, format, file string, err error) error {
+	r := report.ErrorReport{File: file, Errors: report.Diagnostics(err), ToolVersion: toolVersion()}
+	var werr error
+	switch format {
+	case "json":
+		werr = r.JSON(stdout)
+	case "sarif":
+		werr = r.SARIF(stdout)
+	case "junit":
+		werr = r.JUnit(stdout)
+	}
+	if werr == nil && os.Getenv("GITHUB_ACTIONS") == "true" {
+		werr = r.GitHub(stderr)
+	}
+	return werr
+}
+
+// formatArg returns the --format value of a `check` command line that
+// cobra refused (an unknown flag, a missing argument), "" when there is
+// none, so that the error still comes out in that format.
+func formatArg(args []string) string {
+	if len(args) == 0 || args[0] != "check" {
+		return ""
+	}
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		if v, ok := strings.CutPrefix(a, "--format="); ok {
+			return v
+		}
+		if a == "--format" && i+1 < len(args) {
+			return args[i+1]
+		}
+	}
+	return ""
+}
+
+// toolVersion is the version `wrapcheck version` prints.
+func toolVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
 }
 
 // isColorTerminal reports whether w is a terminal (a character device)
@@ -53,11 +130,17 @@ func isColorTerminal(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// annotate prints a GitHub Actions error annotation for a violation on
+// annotate prints a GitHub Actions error annotation per violation on
 // stderr when running under GitHub Actions (GITHUB_ACTIONS=true).
 func annotate(cmd *cobra.Command, m *spec.Model, res *checker.Result) error {
+	return annotateWarnings(cmd, m, res, nil, false)
+}
+
+// annotateWarnings is annotate with a warning annotation (an error under
+// --strict) per warning: the search's and vet's.
+func annotateWarnings(cmd *cobra.Command, m *spec.Model, res *checker.Result, vet []report.Diagnostic, strict bool) error {
 	if os.Getenv("GITHUB_ACTIONS") != "true" {
 		return nil
 	}
-	return report.GitHub(cmd.ErrOrStderr(), m, res)
+	return report.GitHubOptions{Warnings: vet, Strict: strict}.Render(cmd.ErrOrStderr(), m, res)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -24,6 +25,11 @@ func TestScript(t *testing.T) {
 		UpdateScripts:       golden.Update(),
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("NO_COLOR", "1")
+			root, err := filepath.Abs(filepath.Join("..", ".."))
+			if err != nil {
+				return err
+			}
+			env.Setenv("REPO", root) // for scripts that run the repository's CI scripts
 			return nil
 		},
 	})

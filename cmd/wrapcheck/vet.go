@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/spec/syntax"
 )
@@ -33,7 +34,7 @@ hold. Warnings exit 0 unless --strict.`,
 					return err
 				}
 				for _, w := range spec.Vet(f, m) {
-					fmt.Fprintf(cmd.ErrOrStderr(), "%s: warning: %s\n", w.Pos, w.Msg)
+					fmt.Fprintf(cmd.ErrOrStderr(), "%s: warning: %s\n", report.Escape(w.Pos.String()), report.Escape(w.Msg))
 					warned = true
 				}
 				return nil

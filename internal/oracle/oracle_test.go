@@ -93,7 +93,7 @@ func compare(t *testing.T, name string, m *spec.Model, opts Options) *Result {
 	}
 	want := oracleOutcome(m, or)
 	ctx := context.Background()
-	res, err := verify.Safety(ctx, m, verify.Options{Workers: 1, NoSymmetry: true, NoPOR: true, NoDeadlock: noDeadlock})
+	res, err := verify.Safety(ctx, m, verify.Options{Workers: 1, NoSymmetry: true, NoPOR: true, NoDeadlock: noDeadlock, Continue: true})
 	if err != nil {
 		t.Errorf("%s: engine: %v", name, err)
 		return or
