@@ -62,6 +62,10 @@ type compiler struct {
 	p   *Program
 	mem int // next free scratch offset
 	err error
+	// iv holds the bounds of the frame slots of the unit being compiled
+	// (by mem offset), memo the bounds of its expressions (exact.go).
+	iv   map[int]interval
+	memo map[*spec.Expr]interval
 }
 
 func (c *compiler) fail(pos spec.Position, format string, args ...any) {
@@ -97,6 +101,9 @@ func (c *compiler) scalar(e *spec.Expr, cx frameCtx) evalFn {
 	if !isScalar(e.Type) {
 		c.fail(e.Pos, "compound expression %s used as a scalar", e.Op)
 		return func(*Machine) int64 { return 0 }
+	}
+	if c.wide(e, cx) {
+		return c.exactScalar(e, cx)
 	}
 	switch e.Op {
 	case spec.OpConst:

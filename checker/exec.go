@@ -364,7 +364,21 @@ func (c *compiler) ask(s *spec.Stmt, cx frameCtx, k stepFn) stepFn {
 	res := base + ag.ResultSlot
 	var assume evalFn
 	if ag.Assume != nil {
+		// The assumption is compiled for this call: its parameters have
+		// the bounds of these arguments (they are not range checked).
+		fixed := map[int]interval{}
+		for i, a := range s.Args {
+			if i < len(ag.ParamSlots) && isScalar(a.Type) {
+				fixed[base+ag.ParamSlots[i]] = c.bounds(a, cx).clamp()
+			}
+		}
+		if iv, ok := typeBounds(ag.Result); ok {
+			fixed[res] = iv
+		}
+		iv, memo := c.iv, c.memo
+		c.analyse(frameCtx{state: 0, frame: base}, fixed, nil, ag.Assume)
 		assume = c.scalar(ag.Assume, frameCtx{state: 0, frame: base})
+		c.iv, c.memo = iv, memo
 	}
 	var target ref
 	if s.Target != nil {

@@ -1,6 +1,11 @@
 package checker
 
-import "github.com/wrapcheck/wrapcheck/spec"
+import (
+	"math"
+	"math/big"
+
+	"github.com/wrapcheck/wrapcheck/spec"
+)
 
 // Quantifiers over small domains are unrolled at compile time: the body
 // is copied once per value with the bound local replaced by a constant
@@ -85,7 +90,7 @@ func substitute(e *spec.Expr, slot int, v int64) (out *spec.Expr, ok bool) {
 // operation: division by zero is left to run time).
 func fold(e *spec.Expr) *spec.Expr {
 	k := func(i int) (int64, bool) {
-		if i < len(e.Args) && e.Args[i].Op == spec.OpConst && isScalar(e.Args[i].Type) {
+		if i < len(e.Args) && e.Args[i].Op == spec.OpConst && e.Args[i].Big == nil && isScalar(e.Args[i].Type) {
 			return e.Args[i].Val, true
 		}
 		return 0, false
@@ -99,7 +104,7 @@ func fold(e *spec.Expr) *spec.Expr {
 			return c(1 - b2i(a != 0))
 		}
 	case spec.OpNeg:
-		if aok {
+		if aok && a != math.MinInt64 {
 			return c(-a)
 		}
 	case spec.OpAnd:
@@ -147,19 +152,11 @@ func fold(e *spec.Expr) *spec.Expr {
 		return c(b2i(a > b))
 	case spec.OpGe:
 		return c(b2i(a >= b))
-	case spec.OpAdd:
-		return c(a + b)
-	case spec.OpSub:
-		return c(a - b)
-	case spec.OpMul:
-		return c(a * b)
-	case spec.OpDiv:
-		if b != 0 {
-			return c(a / b)
-		}
-	case spec.OpMod:
-		if b != 0 {
-			return c(a % b)
+	case spec.OpAdd, spec.OpSub, spec.OpMul, spec.OpDiv, spec.OpMod:
+		// Integers are exact: a result past int64 is left to the
+		// compiler, which evaluates it exactly (see exact.go).
+		if r, ok := spec.EvalBig(e.Op, big.NewInt(a), big.NewInt(b)); ok && r.IsInt64() {
+			return c(r.Int64())
 		}
 	case spec.OpUnion:
 		return c(a | b)

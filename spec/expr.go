@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"math/big"
 	"strconv"
 	"strings"
 
@@ -88,6 +89,9 @@ func (c *checker) expr(e syntax.Expr, env *env, want *Type) *Expr {
 	case *syntax.ParenExpr:
 		return c.expr(e.X, env, want)
 	case *syntax.IntLit:
+		if e.Huge {
+			return bigConst(c.tInt, e.BigValue(), e.Pos)
+		}
 		return c.constExpr(c.tInt, e.Value, e.Pos)
 	case *syntax.BoolLit:
 		v := int64(0)
@@ -168,11 +172,14 @@ func (c *checker) ident(e *syntax.IdentExpr, env *env) *Expr {
 		if isInvalid(t) {
 			return c.bad(e.Pos)
 		}
-		return c.constExpr(t, v, e.Pos)
+		x := c.constExpr(t, v, e.Pos)
+		x.Big = o.big
+		return x
 	case objMember:
 		return c.constExpr(o.typ, o.val, e.Pos)
 	case objConstArg:
 		x := c.constExpr(o.typ, o.val, e.Pos)
+		x.Big = o.big
 		if o.dep {
 			c.instDep[x] = true
 		}
@@ -237,7 +244,7 @@ func (c *checker) constVal(o *object) (int64, *Type) {
 		c.errorf(o.cdecl.Value.Position(), "const %s must be an integer constant, not %s (type %s)", o.name, exprString(o.cdecl.Value), typeString(x.Type))
 		return 0, c.tInvalid
 	}
-	o.val = x.Val
+	o.val, o.big = x.Val, x.Big
 	o.typ = c.tInt
 	if x.Type.Kind == BoolKind {
 		o.typ = c.tBool
@@ -246,7 +253,14 @@ func (c *checker) constVal(o *object) (int64, *Type) {
 		if o.typ.Kind == BoolKind && v != 0 && v != 1 {
 			c.errorf(o.pos, "-D %s=%d: %s is a bool constant (use 0 or 1)", o.name, v, o.name)
 		}
-		o.val = v
+		o.val, o.big = v, nil
+	}
+	if v, ok := c.opts.BigDefines[o.name]; ok && v != nil {
+		if o.typ.Kind == BoolKind {
+			c.errorf(o.pos, "-D %s=%s: %s is a bool constant (use 0 or 1)", o.name, v, o.name)
+		}
+		k := bigConst(o.typ, new(big.Int).Set(v), o.pos)
+		o.val, o.big = k.Val, k.Big
 	}
 	return o.val, o.typ
 }
@@ -460,7 +474,7 @@ func (c *checker) inSet(x, y *Expr, pos Position) *Expr {
 	el := y.Type.Elem
 	in := &Expr{Op: OpIn, Type: c.tBool, Args: []*Expr{x, y}, Pos: pos}
 	if isInt(x.Type) {
-		if x.Op == OpConst && (x.Val < el.Lo || x.Val > el.Hi) {
+		if x.Op == OpConst && (x.Big != nil || x.Val < el.Lo || x.Val > el.Hi) {
 			return c.constExpr(c.tBool, 0, pos)
 		}
 		if x.Op != OpConst && !(x.Type.Kind == RangeKind && x.Type.Lo >= el.Lo && x.Type.Hi <= el.Hi) {
@@ -763,7 +777,7 @@ func (c *checker) inline(fi *fnInfo, args []*Expr, pos Position) *Expr {
 			// errors (reported nowhere: the inlined body is quiet), as a
 			// family index does not: they are left to run time.
 			o.kind = objConstArg
-			o.val = a.Val
+			o.val, o.big = a.Val, a.Big
 			o.dep = true
 		} else {
 			o.kind = objBound
@@ -781,7 +795,7 @@ func (c *checker) inline(fi *fnInfo, args []*Expr, pos Position) *Expr {
 		return c.bad(pos)
 	}
 	if body.Op == OpConst {
-		return &Expr{Op: OpConst, Type: fi.result, Val: body.Val, Pos: pos}
+		return &Expr{Op: OpConst, Type: fi.result, Val: body.Val, Big: body.Big, Pos: pos}
 	}
 	if len(binds) == 0 {
 		if body.Type != fi.result && (isInt(fi.result) || identical(body.Type, fi.result)) {
@@ -816,8 +830,8 @@ func (c *checker) assignable(x *Expr, t *Type, src syntax.Expr, context string) 
 		c.errorf(src.Position(), "cannot use %s (type %s) as %s value in %s", exprString(src), typeString(x.Type), typeString(t), context)
 		return false
 	}
-	if x.Op == OpConst && t.Kind == RangeKind && !c.instDep[x] && (x.Val < t.Lo || x.Val > t.Hi) {
-		c.errorf(src.Position(), "cannot use %s (constant %d) as %s value in %s (out of range %d..%d)", exprString(src), x.Val, typeString(t), context, t.Lo, t.Hi)
+	if x.Op == OpConst && t.Kind == RangeKind && !c.instDep[x] && (x.Big != nil || x.Val < t.Lo || x.Val > t.Hi) {
+		c.errorf(src.Position(), "cannot use %s (constant %s) as %s value in %s (out of range %d..%d)", exprString(src), x.BigVal(), typeString(t), context, t.Lo, t.Hi)
 		return false
 	}
 	return true
@@ -1123,6 +1137,10 @@ func writeExpr(b *strings.Builder, e syntax.Expr) {
 		writeExpr(b, e.X)
 		b.WriteByte(')')
 	case *syntax.IntLit:
+		if e.Huge {
+			b.WriteString(e.Text)
+			break
+		}
 		b.WriteString(strconv.FormatInt(e.Value, 10))
 	case *syntax.BoolLit:
 		b.WriteString(strconv.FormatBool(e.Value))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math/big"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -25,30 +26,43 @@ func displayPath(path string) string {
 	return filepath.ToSlash(path)
 }
 
-// parseDefines turns -D NAME=VALUE flags into spec options.
-func parseDefines(defs []string) (map[string]int64, error) {
+// parseDefines turns -D NAME=VALUE flags into spec options. Integers
+// are exact: a value past int64 is kept (as a BigDefine).
+func parseDefines(defs []string) (spec.Options, error) {
+	var opts spec.Options
 	if len(defs) == 0 {
-		return nil, nil
+		return opts, nil
 	}
-	out := make(map[string]int64, len(defs))
+	opts.Defines = make(map[string]int64, len(defs))
 	for _, d := range defs {
 		name, val, ok := strings.Cut(d, "=")
 		if !ok || name == "" {
-			return nil, fmt.Errorf("-D %s: want NAME=VALUE", d)
+			return opts, fmt.Errorf("-D %s: want NAME=VALUE", d)
 		}
-		n, err := strconv.ParseInt(strings.TrimSpace(val), 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("-D %s: %q is not an integer", d, val)
+		name, val = strings.TrimSpace(name), strings.TrimSpace(val)
+		n, err := strconv.ParseInt(val, 10, 64)
+		if err == nil {
+			opts.Defines[name] = n
+			delete(opts.BigDefines, name)
+			continue
 		}
-		out[strings.TrimSpace(name)] = n
+		b, ok := new(big.Int).SetString(val, 10)
+		if !ok || len(val) > syntax.MaxIntDigits+1 {
+			return opts, fmt.Errorf("-D %s: %q is not an integer", d, val)
+		}
+		if opts.BigDefines == nil {
+			opts.BigDefines = map[string]*big.Int{}
+		}
+		opts.BigDefines[name] = b
+		delete(opts.Defines, name)
 	}
-	return out, nil
+	return opts, nil
 }
 
 // loadModel reads, parses, checks and lowers the spec at path. Any error
 // is a usage error (exit 2).
 func loadModel(path string, defines []string) (*spec.Model, error) {
-	defs, err := parseDefines(defines)
+	opts, err := parseDefines(defines)
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}
 	}
@@ -56,7 +70,7 @@ func loadModel(path string, defines []string) (*spec.Model, error) {
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}
 	}
-	m, err := spec.ParseFile(displayPath(path), src, spec.Options{Defines: defs})
+	m, err := spec.ParseFile(displayPath(path), src, opts)
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}
 	}

@@ -2,17 +2,16 @@ package oracle
 
 import (
 	"fmt"
-	"math"
+	"math/big"
 	"math/bits"
 
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
-// failure is a runtime error, a failed assert or an integer the oracle
-// cannot represent. It travels as a panic value from the expression that
+// failure is a runtime error or a failed assert. It travels as a panic value from the expression that
 // raised it to the statement (or unit) that catches it.
 type failure struct {
-	kind string // "runtime-error", "assertion", "overflow"
+	kind string // "runtime-error", "assertion"
 	msg  string
 }
 
@@ -134,30 +133,71 @@ func setMask(t *spec.Type) int64 {
 	return -1
 }
 
-func add(a, b int64) int64 {
-	s := a + b
-	if (s > a) != (b > 0) {
-		fail("overflow", "%d + %d overflows int64", a, b)
+// integer evaluates an integer expression exactly: intermediate results
+// are unbounded (math/big, always, with no analysis), and only a stored
+// value must fit (scalar checks it).
+func integer(e *spec.Expr, en *env) *big.Int {
+	arg := func(i int) *big.Int { return integer(e.Args[i], en) }
+	switch e.Op {
+	case spec.OpConst:
+		if e.Big != nil {
+			return new(big.Int).Set(e.Big)
+		}
+		return big.NewInt(e.Val)
+	case spec.OpNeg:
+		return new(big.Int).Neg(arg(0))
+	case spec.OpAdd:
+		return new(big.Int).Add(arg(0), arg(1))
+	case spec.OpSub:
+		return new(big.Int).Sub(arg(0), arg(1))
+	case spec.OpMul:
+		return new(big.Int).Mul(arg(0), arg(1))
+	case spec.OpDiv, spec.OpMod:
+		a, b := arg(0), arg(1)
+		if b.Sign() == 0 {
+			fail("runtime-error", "division by zero")
+		}
+		// Truncated toward zero, and the remainder of that, as
+		// docs/language.md defines them (Quo and Rem, not Div and Mod).
+		if e.Op == spec.OpDiv {
+			return new(big.Int).Quo(a, b)
+		}
+		return new(big.Int).Rem(a, b)
+	case spec.OpCond:
+		if truth(e.Args[0], en) {
+			return arg(1)
+		}
+		return arg(2)
+	case spec.OpLet:
+		let(e, en)
+		return arg(len(e.Args) - 1)
 	}
-	return s
+	return big.NewInt(scalar(e, en))
 }
 
-func sub(a, b int64) int64 {
-	if b == math.MinInt64 {
-		fail("overflow", "%d - %d overflows int64", a, b)
+// isArith reports whether e is an integer operator evaluated by integer.
+func isArith(e *spec.Expr) bool {
+	switch e.Op {
+	case spec.OpNeg, spec.OpAdd, spec.OpSub, spec.OpMul, spec.OpDiv, spec.OpMod:
+		return true
+	case spec.OpConst:
+		return e.Big != nil
 	}
-	return add(a, -b)
+	return false
 }
 
-func mul(a, b int64) int64 {
-	if a == 0 || b == 0 {
-		return 0
+// stored returns v, which is stored or used as a value: it must fit an
+// int64 (every range does).
+func stored(v *big.Int) int64 {
+	if !v.IsInt64() {
+		fail("runtime-error", "value %s does not fit a 64-bit integer", v)
 	}
-	p := a * b
-	if p/b != a || (a == -1 && b == math.MinInt64) || (b == -1 && a == math.MinInt64) {
-		fail("overflow", "%d * %d overflows int64", a, b)
-	}
-	return p
+	return v.Int64()
+}
+
+// cmpInt compares the two integer operands of e exactly.
+func cmpInt(e *spec.Expr, en *env) int {
+	return integer(e.Args[0], en).Cmp(integer(e.Args[1], en))
 }
 
 // eval returns the value of e: a fresh slice of e.Type's width.
@@ -240,6 +280,9 @@ func scalar(e *spec.Expr, en *env) int64 {
 		bad("%s of type %s is not a scalar", e.Op, e.Type.Kind)
 	}
 	arg := func(i int) int64 { return scalar(e.Args[i], en) }
+	if isArith(e) {
+		return stored(integer(e, en))
+	}
 	switch e.Op {
 	case spec.OpConst:
 		return e.Val
@@ -254,8 +297,6 @@ func scalar(e *spec.Expr, en *env) int64 {
 		return eval(e, en)[0]
 	case spec.OpNot:
 		return b2i(!truth(e.Args[0], en))
-	case spec.OpNeg:
-		return sub(0, arg(0))
 	case spec.OpAnd:
 		return b2i(truth(e.Args[0], en) && truth(e.Args[1], en))
 	case spec.OpOr:
@@ -263,6 +304,9 @@ func scalar(e *spec.Expr, en *env) int64 {
 	case spec.OpImplies:
 		return b2i(!truth(e.Args[0], en) || truth(e.Args[1], en))
 	case spec.OpEq, spec.OpNe:
+		if e.Args[0].Type.Kind == spec.IntKind || e.Args[0].Type.Kind == spec.RangeKind {
+			return b2i((cmpInt(e, en) == 0) == (e.Op == spec.OpEq))
+		}
 		a, b := eval(e.Args[0], en), eval(e.Args[1], en)
 		if len(a) != len(b) {
 			bad("== between values of %d and %d slots", len(a), len(b))
@@ -273,35 +317,19 @@ func scalar(e *spec.Expr, en *env) int64 {
 		}
 		return b2i(eq == (e.Op == spec.OpEq))
 	case spec.OpLt:
-		return b2i(arg(0) < arg(1))
+		return b2i(cmpInt(e, en) < 0)
 	case spec.OpLe:
-		return b2i(arg(0) <= arg(1))
+		return b2i(cmpInt(e, en) <= 0)
 	case spec.OpGt:
-		return b2i(arg(0) > arg(1))
+		return b2i(cmpInt(e, en) > 0)
 	case spec.OpGe:
-		return b2i(arg(0) >= arg(1))
-	case spec.OpAdd:
-		return add(arg(0), arg(1))
-	case spec.OpSub:
-		return sub(arg(0), arg(1))
-	case spec.OpMul:
-		return mul(arg(0), arg(1))
-	case spec.OpDiv, spec.OpMod:
-		a, b := arg(0), arg(1)
-		if b == 0 {
-			fail("runtime-error", "division by zero")
-		}
-		if a == math.MinInt64 && b == -1 {
-			fail("overflow", "%d / -1 overflows int64", a)
-		}
-		// Go's / truncates toward zero and % is its remainder, as
-		// docs/language.md defines them.
-		if e.Op == spec.OpDiv {
-			return a / b
-		}
-		return a % b
+		return b2i(cmpInt(e, en) >= 0)
 	case spec.OpIn:
-		x, s := arg(0), arg(1)
+		xb, s := integer(e.Args[0], en), arg(1)
+		if !xb.IsInt64() {
+			return 0 // not a value of the element type: not an element
+		}
+		x := xb.Int64()
 		el := e.Args[1].Type.Elem
 		setSize(el)
 		if x < el.Lo || x > el.Hi {
