@@ -159,6 +159,12 @@ func (c *checker) ident(e *syntax.IdentExpr, env *env) *Expr {
 			c.errorf(e.Pos, "card is a builtin function and must be called: card(s)")
 			return c.bad(e.Pos)
 		}
+		if t := c.symIdentity(e.Name); t != nil {
+			c.errorNotes(e.Pos, []syntax.Note{note(c.global.names[t.Name].pos, "%s declared here", t.Name)},
+				"%s is not a value: the identities of symmetric type %s have no literals (they print as %s1..%s%d); "+
+					"use choose x in %s { ... }, or a quantifier, to name one", e.Name, t.Name, t.Name, t.Name, t.Size(), t.Name)
+			return c.bad(e.Pos)
+		}
 		c.errorf(e.Pos, "undefined: %s%s", e.Name, didYouMean(c.suggest(e.Name, env.scope)))
 		return c.bad(e.Pos)
 	}
@@ -316,6 +322,22 @@ func (c *checker) temporalOK(pos Position, op syntax.Token, env *env) bool {
 		c.errorf(pos, "temporal operator %s not allowed in %s: only properties may use temporal operators", op, env.where)
 	}
 	return false
+}
+
+// symIdentity returns the symmetric type whose identity would print as
+// name (Person2 for Person), or nil.
+func (c *checker) symIdentity(name string) *Type {
+	for _, o := range c.types {
+		if o.state != 2 || o.typ == nil || o.typ.Kind != SymmetricKind || o.typ.Name != o.name {
+			continue
+		}
+		rest, ok := strings.CutPrefix(name, o.name)
+		if !ok || rest == "" || strings.Trim(rest, "0123456789") != "" {
+			continue
+		}
+		return o.typ
+	}
+	return nil
 }
 
 func symHint(t *Type) string {
