@@ -104,7 +104,7 @@ func (c *checker) expr(e syntax.Expr, env *env, want *Type) *Expr {
 	case *syntax.UnaryExpr:
 		return c.unary(e, env)
 	case *syntax.BinaryExpr:
-		return c.binary(e, env)
+		return c.binary(e, env, want)
 	case *syntax.IndexExpr:
 		return c.index(e, env)
 	case *syntax.SelectorExpr:
@@ -354,6 +354,12 @@ func needsContext(e syntax.Expr) bool {
 		return needsContext(e.X)
 	case *syntax.SetLit, *syntax.RecordLit:
 		return true
+	case *syntax.BinaryExpr:
+		// a set operation over literals only: {1} union {2}
+		switch e.Op {
+		case syntax.Union, syntax.Minus, syntax.Intersect:
+			return needsContext(e.X) && needsContext(e.Y)
+		}
 	case *syntax.CondExpr:
 		return needsContext(e.Then) && needsContext(e.Else)
 	}
@@ -372,6 +378,83 @@ func (c *checker) pair(x, y syntax.Expr, env *env) (*Expr, *Expr) {
 	return xe, ye
 }
 
+// setPair checks the operands of a set operation. A set literal takes
+// its element type from its context: the type the operation's result
+// must have (want), else the other operand's type, else, when both are
+// literals, the integers (or the enum) spanned by all their elements.
+func (c *checker) setPair(e *syntax.BinaryExpr, env *env, want *Type) (*Expr, *Expr) {
+	if want != nil && want.Kind == SetKind {
+		var xe, ye *Expr
+		if needsContext(e.X) {
+			xe = c.expr(e.X, env, want)
+		}
+		if needsContext(e.Y) {
+			ye = c.expr(e.Y, env, want)
+		}
+		switch {
+		case xe != nil && ye != nil:
+			return xe, ye
+		case xe != nil:
+			return xe, c.expr(e.Y, env, xe.Type)
+		case ye != nil:
+			return c.expr(e.X, env, ye.Type), ye
+		}
+	}
+	if needsContext(e.X) && needsContext(e.Y) {
+		if t := c.jointSetType(e, env); t != nil {
+			return c.expr(e.X, env, t), c.expr(e.Y, env, t)
+		}
+	}
+	return c.pair(e.X, e.Y, env)
+}
+
+// jointSetType infers the set type of a combination of set literals
+// without context from all their elements, or returns nil (the operands
+// are then checked one after the other, which reports the errors).
+func (c *checker) jointSetType(e *syntax.BinaryExpr, env *env) *Type {
+	var lits []*syntax.SetLit
+	var walk func(x syntax.Expr) bool
+	walk = func(x syntax.Expr) bool {
+		switch x := x.(type) {
+		case *syntax.ParenExpr:
+			return walk(x.X)
+		case *syntax.SetLit:
+			lits = append(lits, x)
+			return true
+		case *syntax.BinaryExpr:
+			switch x.Op {
+			case syntax.Union, syntax.Minus, syntax.Intersect, syntax.Subset:
+				return walk(x.X) && walk(x.Y)
+			}
+		}
+		return false
+	}
+	if !walk(e) {
+		return nil
+	}
+	all := &syntax.SetLit{Pos: e.Pos}
+	for _, l := range lits {
+		all.Elems = append(all.Elems, l.Elems...)
+	}
+	if len(all.Elems) == 0 {
+		return nil
+	}
+	c.quiet++
+	defer func() { c.quiet-- }()
+	elems := make([]*Expr, len(all.Elems))
+	for i, el := range all.Elems {
+		elems[i] = c.expr(el, env.flat(), nil)
+		if isInvalid(elems[i].Type) {
+			return nil
+		}
+	}
+	elem := c.inferElem(all, elems)
+	if elem == nil {
+		return nil
+	}
+	return &Type{Kind: SetKind, Elem: elem, Width: 1}
+}
+
 var binOps = map[syntax.Token]Op{
 	syntax.Implies: OpImplies, syntax.Or: OpOr, syntax.And: OpAnd,
 	syntax.Eq: OpEq, syntax.Ne: OpNe, syntax.Lt: OpLt, syntax.Le: OpLe, syntax.Gt: OpGt, syntax.Ge: OpGe,
@@ -381,7 +464,7 @@ var binOps = map[syntax.Token]Op{
 	syntax.Release: OpRelease, syntax.LeadsTo: OpLeadsTo,
 }
 
-func (c *checker) binary(e *syntax.BinaryExpr, env *env) *Expr {
+func (c *checker) binary(e *syntax.BinaryExpr, env *env, want *Type) *Expr {
 	op, ok := binOps[e.Op]
 	if !ok {
 		c.errorf(e.OpPos, "unexpected binary operator %s", e.Op)
@@ -467,7 +550,10 @@ func (c *checker) binary(e *syntax.BinaryExpr, env *env) *Expr {
 		}
 		return c.inSet(x, y, e.Pos)
 	case syntax.Subset, syntax.Union, syntax.Minus, syntax.Intersect:
-		x, y := c.pair(e.X, e.Y, env)
+		if e.Op == syntax.Subset {
+			want = nil // the result is a bool
+		}
+		x, y := c.setPair(e, env, want)
 		if isInvalid(x.Type) || isInvalid(y.Type) {
 			return c.bad(e.Pos)
 		}
