@@ -278,13 +278,51 @@ func (c *compiler) binds(e *spec.Expr, cx frameCtx) func(m *Machine) {
 func (c *compiler) quant(e *spec.Expr, cx frameCtx) evalFn {
 	off := cx.frame + e.Slot
 	lo, hi := int64(0), int64(1)
+	leaves := [][2]int64{{0, 1}}
 	if e.Dom != nil {
-		lo, hi = e.Dom.Lo, e.Dom.Hi
+		var ok bool
+		if leaves, ok = spec.DomainLeaves(e.Dom); !ok || len(leaves) == 0 {
+			c.fail(e.Pos, "quantifier over %s", e.Dom.Kind)
+			return func(*Machine) int64 { return 0 }
+		}
+		lo, hi = leaves[0][0], leaves[0][1]
 	}
 	if inst := unroll(e); inst != nil {
 		return c.unrolled(e.Op, inst, cx)
 	}
 	body := c.scalar(e.Args[0], cx)
+	if len(leaves) > 1 {
+		// over an array or record type: every value, in the frame
+		op, n := e.Op, len(leaves)
+		return func(m *Machine) int64 {
+			vals := m.mem[off : off+n]
+			for i := range leaves {
+				vals[i] = leaves[i][0]
+			}
+			var cnt int64
+			for {
+				t := body(m) != 0
+				switch {
+				case op == spec.OpForall && !t:
+					return 0
+				case op == spec.OpExists && t:
+					return 1
+				case t:
+					cnt++
+				}
+				if !nextValue(m.mem[off:off+n], leaves) {
+					break
+				}
+			}
+			switch op {
+			case spec.OpForall:
+				return 1
+			case spec.OpExists:
+				return 0
+			}
+			return cnt
+		}
+	}
 	switch e.Op {
 	case spec.OpForall:
 		return func(m *Machine) int64 {

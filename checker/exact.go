@@ -171,7 +171,7 @@ func (c *compiler) bounds1(e *spec.Expr, cx frameCtx) interval {
 	case spec.OpCount:
 		n := int64(2)
 		if e.Dom != nil {
-			n = e.Dom.Size()
+			n, _ = spec.DomainSize(e.Dom)
 		}
 		return span(0, n)
 	case spec.OpNeg:

@@ -31,7 +31,8 @@ func expandedSize(e *spec.Expr) int {
 	switch e.Op {
 	case spec.OpForall, spec.OpExists, spec.OpCount:
 		if e.Dom != nil {
-			n *= int(min(e.Dom.Size(), maxUnroll+1))
+			k, _ := spec.DomainSize(e.Dom)
+			n *= int(min(k, maxUnroll+1))
 		} else {
 			n *= 2
 		}
@@ -175,6 +176,9 @@ func fold(e *spec.Expr) *spec.Expr {
 func unroll(e *spec.Expr) []*spec.Expr {
 	lo, hi := int64(0), int64(1)
 	if e.Dom != nil {
+		if !e.Dom.IsFinite() {
+			return nil // a set, array or record type: a loop
+		}
 		lo, hi = e.Dom.Lo, e.Dom.Hi
 	}
 	if hi-lo+1 > maxUnroll || hi < lo || (hi-lo+1)*int64(expandedSize(e.Args[0])) > maxUnrollSize {

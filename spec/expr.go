@@ -1010,10 +1010,34 @@ func (c *checker) domain(te syntax.TypeExpr, env *env) (dom *Type, set *Expr) {
 		return t, nil
 	}
 	if !t.IsFinite() {
-		c.errorf(te.Position(), "cannot range over %s: need bool, a range, an enum, a symmetric type or a set", typeString(t))
+		switch t.Kind {
+		case SetKind, ArrayKind, RecordKind:
+			// every value of the type: subsets, arrays, records
+			n, ok := DomainSize(t)
+			if !ok {
+				c.errorf(te.Position(), "cannot range over %s: its values are not enumerable", typeString(t))
+				return c.tInvalid, nil
+			}
+			if n > MaxDomainValues {
+				c.errorf(te.Position(), "cannot range over %s: it has more than %d values", typeString(t), MaxDomainValues)
+				return c.tInvalid, nil
+			}
+			return t, nil
+		}
+		c.errorf(te.Position(), "cannot range over %s: need bool, a range, an enum, a symmetric type, a set, or a set, array or record type", typeString(t))
 		return c.tInvalid, nil
 	}
 	return t, nil
+}
+
+// domainSize returns the number of values a quantifier or choose over
+// dom ranges over.
+func domainSize(dom *Type) int64 {
+	if dom.IsFinite() {
+		return dom.Size()
+	}
+	n, _ := DomainSize(dom)
+	return n
 }
 
 func (c *checker) quant(e *syntax.QuantExpr, env *env) *Expr {
@@ -1024,7 +1048,12 @@ func (c *checker) quant(e *syntax.QuantExpr, env *env) *Expr {
 	sc := newScope(env.scope)
 	o := &object{kind: objBound, name: e.Var.Name, pos: e.Var.Pos, typ: dom, what: "quantified variable", used: true}
 	if !isInvalid(dom) {
-		o.slot = c.alloc(1)
+		o.slot = c.alloc(max(1, dom.Width))
+		if !dom.IsFinite() {
+			// over a set, array or record type: a state expression (the
+			// LTL translation expands only quantifiers over scalar types)
+			env = env.flat()
+		}
 	}
 	c.declare(sc, o)
 	body := c.boolExpr(e.Body, env.with(sc), "body of "+e.Kind.String())
@@ -1046,14 +1075,14 @@ func (c *checker) quant(e *syntax.QuantExpr, env *env) *Expr {
 	case syntax.Count:
 		op, t = OpCount, c.tInt
 	}
-	if dom.Size() <= 0 || body.Op == OpConst {
+	if size := domainSize(dom); size <= 0 || body.Op == OpConst {
 		// an empty domain (0..i-1 in instance 0), or a constant body
 		v := int64(0)
 		switch {
-		case dom.Size() <= 0:
+		case size <= 0:
 			v = boolInt(op == OpForall)
 		case op == OpCount:
-			v = body.Val * dom.Size()
+			v = body.Val * size
 		default:
 			v = body.Val
 		}

@@ -118,6 +118,62 @@ func fieldOffset(t *spec.Type, off int64, ft *spec.Type) int {
 	return 0
 }
 
+// allValues returns every value of the finite type t, each as its slots, in
+// increasing order of the slots (the last varying fastest): the values a
+// choose or a quantifier ranges over. It is built from the type's
+// structure alone: bool, the ranges of integers, enum and symmetric
+// types, every subset of a set's element type, and the products of
+// array elements and record fields.
+func allValues(t *spec.Type) [][]int64 {
+	var out [][]int64
+	switch t.Kind {
+	case spec.BoolKind, spec.RangeKind, spec.EnumKind, spec.SymmetricKind:
+		lo, hi := t.Lo, t.Hi
+		if t.Kind == spec.BoolKind {
+			lo, hi = 0, 1
+		}
+		for v := lo; v <= hi; v++ {
+			out = append(out, []int64{v})
+		}
+	case spec.SetKind:
+		n := setSize(t.Elem)
+		if n > 20 {
+			bad("set of %d elements enumerated", n)
+		}
+		for v := int64(0); v < 1<<n; v++ {
+			out = append(out, []int64{v})
+		}
+	case spec.ArrayKind, spec.RecordKind:
+		var parts []*spec.Type
+		if t.Kind == spec.ArrayKind {
+			for i := int64(0); i < t.Index.Size(); i++ {
+				parts = append(parts, t.Elem)
+			}
+		} else {
+			for _, f := range t.Fields {
+				parts = append(parts, f.Type)
+			}
+		}
+		out = [][]int64{nil}
+		for _, p := range parts {
+			pv := allValues(p)
+			var next [][]int64
+			for _, prefix := range out {
+				for _, v := range pv {
+					next = append(next, append(append([]int64(nil), prefix...), v...))
+				}
+			}
+			out = next
+			if len(out) > 1<<20 {
+				bad("%s with more than %d values enumerated", t.Kind, 1<<20)
+			}
+		}
+	default:
+		bad("values of a %s", t.Kind)
+	}
+	return out
+}
+
 // setSize returns the number of possible elements of a set of t.
 func setSize(t *spec.Type) int64 {
 	if !t.IsFinite() || t.Size() > 64 || t.Size() < 1 {
@@ -367,8 +423,8 @@ func scalar(e *spec.Expr, en *env) int64 {
 		// A finite conjunction (disjunction) evaluated left to right with
 		// short-circuit, like `and` (`or`); count evaluates every body.
 		var n int64
-		for v := e.Dom.Lo; v <= e.Dom.Hi; v++ {
-			en.frame[e.Slot] = v
+		for _, v := range allValues(e.Dom) {
+			copy(en.frame[e.Slot:], v)
 			t := truth(e.Args[0], en)
 			switch {
 			case e.Op == spec.OpForall && !t:

@@ -184,13 +184,12 @@ func (x *interp) exec(ss []*spec.Stmt, en *env, k func(*env), failed func(*failu
 		}
 		x.exec(s.Else, en, next, failed)
 	case spec.SChoose:
-		dom := s.Dom
-		if dom == nil || !dom.IsFinite() {
-			bad("choose over a non-finite domain")
+		if s.Dom == nil {
+			bad("choose without a domain")
 		}
-		for v := dom.Lo; v <= dom.Hi; v++ {
+		for _, v := range allValues(s.Dom) {
 			b := en.clone()
-			b.frame[s.Slot] = v
+			copy(b.frame[s.Slot:], v)
 			ok := true
 			if s.Cond != nil {
 				var f *failure
