@@ -66,6 +66,10 @@ type compiler struct {
 	// (by mem offset), memo the bounds of its expressions (exact.go).
 	iv   map[int]interval
 	memo map[*spec.Expr]interval
+	// bigSlot holds the frame slots (by mem offset) of the unit whose
+	// values are stored exactly; cells counts the cells of OpLet bindings.
+	bigSlot map[int]bool
+	cells   int
 }
 
 func (c *compiler) fail(pos spec.Position, format string, args ...any) {
@@ -250,12 +254,16 @@ func (c *compiler) binds(e *spec.Expr, cx frameCtx) func(m *Machine) {
 		w   int
 		v   evalFn
 		r   ref
+		big func(m *Machine)
 	}
 	bs := make([]bind, len(e.Args)-1)
 	for i := range bs {
 		a := e.Args[i]
 		b := bind{off: cx.frame + e.Binds[i], w: width(a.Type)}
-		if isScalar(a.Type) {
+		if c.isBigSlot(b.off) {
+			b.big = c.bigStore(a, cx, b.off, c.cells)
+			c.cells++
+		} else if isScalar(a.Type) {
 			b.v = c.scalar(a, cx)
 		} else {
 			b.r = c.ref(a, cx)
@@ -265,7 +273,9 @@ func (c *compiler) binds(e *spec.Expr, cx frameCtx) func(m *Machine) {
 	return func(m *Machine) {
 		for i := range bs {
 			b := &bs[i]
-			if b.v != nil {
+			if b.big != nil {
+				b.big(m)
+			} else if b.v != nil {
 				m.mem[b.off] = b.v(m)
 			} else {
 				src := b.r.at(m)

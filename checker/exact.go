@@ -17,35 +17,53 @@ import (
 // and the hot loop is unchanged. Only an expression with an operand whose
 // bounds do not fit is compiled to the exact path below (math/big, which
 // allocates). A value that does not fit an int64 and reaches a place that
-// stores it (an assignment, a let binding, an index, a set element, an
+// stores it (an assignment to a variable, an index, a set element, an
 // agent's argument) is a runtime error: it is outside every range.
 //
 // Frame slots get their bounds from what the unit being compiled writes
 // into them (a let's value, an assignment to a let, a quantified or
 // chosen variable's domain, an agent's answers), joined over the unit,
-// flow-insensitively; a few rounds from the full int64 range refine them
-// (every round is sound: it starts from a bound every slot meets).
+// flow-insensitively: rounds from unbounded slots, recomputing each slot
+// in program order, refine them (every round is sound). A let slot whose
+// bounds do not fit an int64 is a big slot: the frame holds a reference
+// to its exact value (Machine.bigAt), so lets are exact too.
 
-// interval is a closed integer interval [lo, hi]; lo <= hi.
-type interval struct{ lo, hi *big.Int }
+// interval is a closed integer interval [lo, hi] (lo <= hi), or, when
+// inf is set, all the integers.
+type interval struct {
+	lo, hi *big.Int
+	inf    bool
+}
+
+func unbounded() interval { return interval{inf: true} }
 
 var (
 	minInt64 = big.NewInt(math.MinInt64)
 	maxInt64 = big.NewInt(math.MaxInt64)
 )
 
-func fullInt64() interval { return interval{minInt64, maxInt64} }
+func fullInt64() interval { return interval{lo: minInt64, hi: maxInt64} }
 
-func point(v *big.Int) interval { return interval{v, v} }
+func point(v *big.Int) interval { return interval{lo: v, hi: v} }
 
-func span(lo, hi int64) interval { return interval{big.NewInt(lo), big.NewInt(hi)} }
+func span(lo, hi int64) interval { return interval{lo: big.NewInt(lo), hi: big.NewInt(hi)} }
 
 // fits reports whether every value of iv is an int64.
-func (iv interval) fits() bool { return iv.lo.Cmp(minInt64) >= 0 && iv.hi.Cmp(maxInt64) <= 0 }
+func (iv interval) fits() bool {
+	return !iv.inf && iv.lo.Cmp(minInt64) >= 0 && iv.hi.Cmp(maxInt64) <= 0
+}
 
-func (iv interval) equal(o interval) bool { return iv.lo.Cmp(o.lo) == 0 && iv.hi.Cmp(o.hi) == 0 }
+func (iv interval) equal(o interval) bool {
+	if iv.inf || o.inf {
+		return iv.inf == o.inf
+	}
+	return iv.lo.Cmp(o.lo) == 0 && iv.hi.Cmp(o.hi) == 0
+}
 
 func (iv interval) join(o interval) interval {
+	if iv.inf || o.inf {
+		return unbounded()
+	}
 	r := iv
 	if o.lo.Cmp(r.lo) < 0 {
 		r.lo = o.lo
@@ -58,6 +76,9 @@ func (iv interval) join(o interval) interval {
 
 // clamp returns iv ∩ int64 (the bounds of a stored value).
 func (iv interval) clamp() interval {
+	if iv.inf {
+		return fullInt64()
+	}
 	r := iv
 	if r.lo.Cmp(minInt64) < 0 {
 		r.lo = minInt64
@@ -73,6 +94,9 @@ func (iv interval) clamp() interval {
 
 // corners returns the interval spanned by f over the corners of a and b.
 func corners(a, b interval, f func(x, y *big.Int) *big.Int) interval {
+	if a.inf || b.inf {
+		return unbounded()
+	}
 	var r interval
 	for i, x := range [2]*big.Int{a.lo, a.hi} {
 		for j, y := range [2]*big.Int{b.lo, b.hi} {
@@ -176,17 +200,33 @@ func (c *compiler) bounds1(e *spec.Expr, cx frameCtx) interval {
 		return span(0, n)
 	case spec.OpNeg:
 		a := arg(0)
-		return interval{new(big.Int).Neg(a.hi), new(big.Int).Neg(a.lo)}
+		if a.inf {
+			return a
+		}
+		return interval{lo: new(big.Int).Neg(a.hi), hi: new(big.Int).Neg(a.lo)}
 	case spec.OpAdd:
 		a, b := arg(0), arg(1)
-		return interval{new(big.Int).Add(a.lo, b.lo), new(big.Int).Add(a.hi, b.hi)}
+		if a.inf || b.inf {
+			return unbounded()
+		}
+		return interval{lo: new(big.Int).Add(a.lo, b.lo), hi: new(big.Int).Add(a.hi, b.hi)}
 	case spec.OpSub:
 		a, b := arg(0), arg(1)
-		return interval{new(big.Int).Sub(a.lo, b.hi), new(big.Int).Sub(a.hi, b.lo)}
+		if a.inf || b.inf {
+			return unbounded()
+		}
+		return interval{lo: new(big.Int).Sub(a.lo, b.hi), hi: new(big.Int).Sub(a.hi, b.lo)}
 	case spec.OpMul:
 		return corners(arg(0), arg(1), func(x, y *big.Int) *big.Int { return new(big.Int).Mul(x, y) })
 	case spec.OpDiv:
 		a, b := arg(0), arg(1)
+		switch {
+		case a.inf:
+			return a
+		case b.inf:
+			m := bigAbsMax(a) // |a / b| <= |a|
+			return interval{lo: new(big.Int).Neg(m), hi: m}
+		}
 		quo := func(x, y *big.Int) *big.Int { return new(big.Int).Quo(x, y) }
 		// Truncated division is monotone in each operand while the
 		// divisor keeps its sign: split the divisor at zero.
@@ -205,14 +245,14 @@ func (c *compiler) bounds1(e *spec.Expr, cx frameCtx) interval {
 			if hi.Sign() >= 0 {
 				hi = minus
 			}
-			add(corners(a, interval{b.lo, hi}, quo))
+			add(corners(a, interval{lo: b.lo, hi: hi}, quo))
 		}
 		if b.hi.Sign() > 0 {
 			lo := b.lo
 			if lo.Sign() <= 0 {
 				lo = one
 			}
-			add(corners(a, interval{lo, b.hi}, quo))
+			add(corners(a, interval{lo: lo, hi: b.hi}, quo))
 		}
 		if r == nil {
 			return span(0, 0) // always a division by zero
@@ -220,6 +260,15 @@ func (c *compiler) bounds1(e *spec.Expr, cx frameCtx) interval {
 		return *r
 	case spec.OpMod:
 		a, b := arg(0), arg(1)
+		switch {
+		case a.inf && b.inf:
+			return a
+		case b.inf:
+			m := bigAbsMax(a) // |a % b| <= |a|
+			return interval{lo: new(big.Int).Neg(m), hi: m}
+		case a.inf:
+			a = interval{lo: new(big.Int).Neg(bigAbsMax(b)), hi: bigAbsMax(b)}
+		}
 		m := bigAbsMax(b)
 		if m.Sign() > 0 {
 			m.Sub(m, big.NewInt(1))
@@ -236,7 +285,7 @@ func (c *compiler) bounds1(e *spec.Expr, cx frameCtx) interval {
 		} else if a.hi.Cmp(hi) < 0 {
 			hi = a.hi
 		}
-		return interval{lo, hi}
+		return interval{lo: lo, hi: hi}
 	case spec.OpCond:
 		if !isScalar(e.Type) {
 			return fullInt64()
@@ -272,10 +321,60 @@ func (c *compiler) wide(e *spec.Expr, cx frameCtx) bool {
 	switch e.Op {
 	case spec.OpConst:
 		return e.Big != nil
-	case spec.OpVar, spec.OpLocal, spec.OpIndex, spec.OpField:
+	case spec.OpLocal:
+		return c.bigSlot[cx.frame+e.Slot]
+	case spec.OpVar, spec.OpIndex, spec.OpField:
 		return false
 	}
 	return c.needsExact(e, cx) || (isInt(e.Type) && !c.bounds(e, cx).fits())
+}
+
+// isBigSlot reports whether the frame slot at mem offset off holds a
+// reference to an exact value (a let whose values may not fit an int64).
+func (c *compiler) isBigSlot(off int) bool { return c.bigSlot[off] }
+
+// bigStore compiles storing the exact value of v into the big slot at
+// mem offset off, through the undo trail (an action's let) or directly
+// (an OpLet binding, cell >= 0: its own cell).
+func (c *compiler) bigStore(v *spec.Expr, cx frameCtx, off int, cell int) func(m *Machine) {
+	f := c.exact(v, cx)
+	if cell >= 0 {
+		return func(m *Machine) {
+			x := f(m)
+			m.mem[off] = m.setCell(cell, x)
+		}
+	}
+	return func(m *Machine) {
+		x := f(m)
+		m.set(off, m.pushBig(x), nil)
+	}
+}
+
+// setCell stores v in cell k and returns the reference to it.
+func (m *Machine) setCell(k int, v *big.Int) int64 {
+	for len(m.cells) <= k {
+		m.cells = append(m.cells, nil)
+	}
+	m.cells[k] = v
+	return -int64(k) - 1
+}
+
+// pushBig appends v to the action's arena and returns the reference to
+// it; the arena is emptied when an action or the init block starts.
+func (m *Machine) pushBig(v *big.Int) int64 {
+	m.arena = append(m.arena, v)
+	return int64(len(m.arena) - 1)
+}
+
+// bigAt returns the exact value a big slot refers to.
+func (m *Machine) bigAt(ref int64) *big.Int {
+	switch {
+	case ref < 0 && int(-ref-1) < len(m.cells) && m.cells[-ref-1] != nil:
+		return m.cells[-ref-1]
+	case ref >= 0 && ref < int64(len(m.arena)):
+		return m.arena[ref]
+	}
+	panic("wrapcheck internal error: a big slot read before it is written")
 }
 
 type bigFn func(m *Machine) *big.Int
@@ -303,6 +402,9 @@ func (c *compiler) exact(e *spec.Expr, cx frameCtx) bigFn {
 	case e.Op == spec.OpConst:
 		v := e.BigVal()
 		return func(*Machine) *big.Int { return v } // never modified: results are fresh
+	case e.Op == spec.OpLocal && c.bigSlot[cx.frame+e.Slot]:
+		off := cx.frame + e.Slot
+		return func(m *Machine) *big.Int { return m.bigAt(m.mem[off]) }
 	case e.Op == spec.OpCond && isScalar(e.Type):
 		k, a, b := c.scalar(e.Args[0], cx), c.exact(e.Args[1], cx), c.exact(e.Args[2], cx)
 		return func(m *Machine) *big.Int {
@@ -365,7 +467,8 @@ func (c *compiler) analyse(cx frameCtx, fixed map[int]interval, stmts []*spec.St
 	c.iv = make(map[int]interval, len(fixed))
 	writes := map[int][]*spec.Expr{}
 	seed := map[int]*interval{}
-	var order []int // slots in first-write order, for determinism
+	narrow := map[int]bool{} // slots that hold int64 values only
+	var order []int          // slots in first-write order, for determinism
 	write := func(off int, v *spec.Expr) {
 		if _, ok := writes[off]; !ok {
 			order = append(order, off)
@@ -413,6 +516,9 @@ func (c *compiler) analyse(cx frameCtx, fixed map[int]interval, stmts []*spec.St
 			case spec.SAssign:
 				if s.Target != nil && s.Target.Op == spec.OpLocal && isScalar(s.Target.Type) {
 					write(cx.frame+s.Target.Slot, s.Value)
+					if s.Target.Type.Kind != spec.IntKind {
+						narrow[cx.frame+s.Target.Slot] = true // a range, kept by frameFits
+					}
 				}
 			case spec.SChoose:
 				dom(cx.frame+s.Slot, s.Dom)
@@ -449,11 +555,16 @@ func (c *compiler) analyse(cx frameCtx, fixed map[int]interval, stmts []*spec.St
 	for off, iv := range fixed {
 		c.iv[off] = iv
 	}
-	// Rounds from the full range: each is sound; three suffice for chains
-	// of lets a few deep, which is what fn inlining makes.
-	for round := 0; round < 3; round++ {
+	for _, off := range order {
+		if _, ok := fixed[off]; !ok {
+			c.iv[off] = unbounded()
+		}
+	}
+	// Rounds from the top (every slot unbounded), each slot recomputed in
+	// program order from the current bounds of the others: every round is
+	// sound, and a chain of lets settles in one.
+	for round := 0; round < 8; round++ {
 		changed := false
-		next := make(map[int]interval, len(order))
 		for _, off := range order {
 			if _, ok := fixed[off]; ok {
 				continue
@@ -468,18 +579,32 @@ func (c *compiler) analyse(cx frameCtx, fixed map[int]interval, stmts []*spec.St
 					j = &x
 				}
 			}
-			r := j.clamp()
-			if old, ok := c.iv[off]; !ok || !old.equal(r) {
-				changed = true
+			r := *j
+			if seed[off] != nil || narrow[off] {
+				// an agent's answer is stored as an int64 here: the slot
+				// holds int64 values only (a larger one is a runtime error)
+				r = r.clamp()
 			}
-			next[off] = r
+			if !c.iv[off].equal(r) {
+				changed = true
+				c.iv[off] = r
+				c.memo = nil
+			}
 		}
-		for off, iv := range next {
-			c.iv[off] = iv
-		}
-		c.memo = nil
 		if !changed {
 			break
+		}
+	}
+	c.memo = nil
+	c.bigSlot = nil
+	for _, off := range order {
+		if !c.iv[off].fits() {
+			// a let whose values may not fit an int64: stored exactly
+			// (the frame slot holds a reference, see Machine.bigAt)
+			if c.bigSlot == nil {
+				c.bigSlot = map[int]bool{}
+			}
+			c.bigSlot[off] = true
 		}
 	}
 }

@@ -147,12 +147,9 @@ func (g *exactGen) exactSpec(i int) (src, want string) {
 		}
 		return b.String(), "invariant"
 	case 1:
-		// a let binding: the value is stored, so it must fit an int64
-		fmt.Fprintf(&b, "action step when not done {\n  let x = %s\n  assert x == %s \"exact\"\n  done := true\n}\nterminal done\n", e, exactLit(v))
-		switch {
-		case v == nil:
-			return b.String(), "runtime-error"
-		case !v.IsInt64():
+		// a let binding is exact too, and may be reassigned
+		fmt.Fprintf(&b, "action step when not done {\n  let x = %s\n  assert x == %s \"exact\"\n  x := x * x - %s\n  assert x == %s \"reassigned\"\n  done := true\n}\nterminal done\n", e, exactLit(v), f, exactLit(sq(v, w)))
+		if v == nil || w == nil {
 			return b.String(), "runtime-error"
 		}
 		return b.String(), "holds"
@@ -171,6 +168,15 @@ func (g *exactGen) exactSpec(i int) (src, want string) {
 
 // fitsS reports whether v fits the range of the spec's variable s.
 func fitsS(v *big.Int) bool { return new(big.Int).Abs(v).Cmp(big.NewInt(1<<60)) <= 0 }
+
+// sq returns v*v - w, or nil when either is nil.
+func sq(v, w *big.Int) *big.Int {
+	if v == nil || w == nil {
+		return nil
+	}
+	r := new(big.Int).Mul(v, v)
+	return r.Sub(r, w)
+}
 
 func exactLit(v *big.Int) string {
 	if v == nil {

@@ -154,6 +154,17 @@ func (c *compiler) frameFits(target *spec.Expr, pos spec.Position) func(m *Machi
 func (c *compiler) stmt(s *spec.Stmt, cx frameCtx, k stepFn) stepFn {
 	switch s.Op {
 	case spec.SAssign:
+		if t := s.Target; t.Op == spec.OpLocal && c.isBigSlot(cx.frame+t.Slot) {
+			w := c.bigStore(s.Value, cx, cx.frame+t.Slot, -1)
+			return func(m *Machine) {
+				w(m)
+				if m.err != nil {
+					m.raise()
+					return
+				}
+				k(m)
+			}
+		}
 		st := c.store(s.Target, c.ref(s.Target, cx), s.Value, cx, s.Pos)
 		return func(m *Machine) {
 			if st(m) {
@@ -161,6 +172,17 @@ func (c *compiler) stmt(s *spec.Stmt, cx frameCtx, k stepFn) stepFn {
 			}
 		}
 	case spec.SLet:
+		if off := cx.frame + s.Slot; c.isBigSlot(off) {
+			w := c.bigStore(s.Value, cx, off, -1)
+			return func(m *Machine) {
+				w(m)
+				if m.err != nil {
+					m.raise()
+					return
+				}
+				k(m)
+			}
+		}
 		st := c.store(nil, ref{static: cx.frame + s.Slot}, s.Value, cx, s.Pos)
 		return func(m *Machine) {
 			if st(m) {

@@ -231,7 +231,7 @@ func letConst(e *spec.Expr) (*spec.Expr, bool) {
 	body := e.Args[n]
 	for i := 0; i < n; i++ {
 		a := e.Args[i]
-		if a.Op != spec.OpConst || !isScalar(a.Type) {
+		if a.Op != spec.OpConst || a.Big != nil || !isScalar(a.Type) {
 			return nil, false
 		}
 	}

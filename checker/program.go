@@ -266,6 +266,10 @@ type Machine struct {
 	err    *site // first failure of the current evaluation
 	errVal int64
 	errBig *big.Int // the offending value when it does not fit errVal
+	// The exact values of lets that may not fit an int64 (exact.go): the
+	// cells of OpLet bindings, and the arena of an action's lets.
+	cells  []*big.Int
+	arena  []*big.Int
 	errOff int
 	abort  bool // a failure was raised: the current branch ends
 	// failed is the first failure raised since clearFailure (nil: none).
@@ -450,6 +454,7 @@ func (m *Machine) runAction(a int) bool {
 			return m.failed == nil
 		}
 	}
+	m.arena = m.arena[:0]
 	ca.body(m)
 	m.undo(0)
 	m.resume()
@@ -463,6 +468,7 @@ func (m *Machine) runInit() bool {
 	m.action = -1
 	m.ord = 0
 	m.trail = m.trail[:0]
+	m.arena = m.arena[:0]
 	m.p.init(m)
 	m.undo(0)
 	m.resume()

@@ -52,10 +52,53 @@ func test(e *spec.Expr, en *env) (ok bool, f *failure) {
 type env struct {
 	state []int64
 	frame []int64
+	// big holds the frame slots (lets) whose integer value does not fit
+	// an int64: a let binding is exact, like every intermediate result.
+	big map[int]*big.Int
 }
 
 func (en *env) clone() *env {
-	return &env{state: append([]int64(nil), en.state...), frame: append([]int64(nil), en.frame...)}
+	c := &env{state: append([]int64(nil), en.state...), frame: append([]int64(nil), en.frame...)}
+	if len(en.big) > 0 {
+		c.big = make(map[int]*big.Int, len(en.big))
+		for k, v := range en.big {
+			c.big[k] = v
+		}
+	}
+	return c
+}
+
+// bind stores the value of e in the frame at slot: exactly when e is an
+// integer that does not fit an int64.
+func bind(slot int, e *spec.Expr, en *env) {
+	if e.Type.Kind == spec.IntKind || e.Type.Kind == spec.RangeKind {
+		v := integer(e, en)
+		if !v.IsInt64() {
+			if en.big == nil {
+				en.big = map[int]*big.Int{}
+			}
+			en.big[slot] = v
+			en.frame[slot] = 0
+			return
+		}
+		delete(en.big, slot)
+		en.frame[slot] = v.Int64()
+		return
+	}
+	v := eval(e, en)
+	for i := range v {
+		delete(en.big, slot+i)
+	}
+	copy(en.frame[slot:], v)
+}
+
+// local returns the frame slot's value, which must fit an int64 where it
+// is used as one.
+func local(slot int, en *env) int64 {
+	if v, ok := en.big[slot]; ok {
+		return stored(v)
+	}
+	return en.frame[slot]
 }
 
 func b2i(b bool) int64 {
@@ -200,6 +243,10 @@ func integer(e *spec.Expr, en *env) *big.Int {
 			return new(big.Int).Set(e.Big)
 		}
 		return big.NewInt(e.Val)
+	case spec.OpLocal:
+		if v, ok := en.big[e.Slot]; ok {
+			return new(big.Int).Set(v)
+		}
 	case spec.OpNeg:
 		return new(big.Int).Neg(arg(0))
 	case spec.OpAdd:
@@ -265,6 +312,9 @@ func eval(e *spec.Expr, en *env) []int64 {
 		}
 		return append([]int64(nil), en.state[e.Slot:e.Slot+width(e.Type)]...)
 	case spec.OpLocal:
+		if width(e.Type) == 1 {
+			return []int64{local(e.Slot, en)}
+		}
 		return append([]int64(nil), en.frame[e.Slot:e.Slot+width(e.Type)]...)
 	case spec.OpIndex:
 		if e.IsLocation() {
@@ -326,7 +376,7 @@ func read(l loc, en *env) []int64 {
 // let stores the bindings of an OpLet in the frame.
 func let(e *spec.Expr, en *env) {
 	for i, b := range e.Binds {
-		copy(en.frame[b:], eval(e.Args[i], en))
+		bind(b, e.Args[i], en)
 	}
 }
 
@@ -348,7 +398,7 @@ func scalar(e *spec.Expr, en *env) int64 {
 		}
 		return en.state[e.Slot]
 	case spec.OpLocal:
-		return en.frame[e.Slot]
+		return local(e.Slot, en)
 	case spec.OpIndex, spec.OpField, spec.OpRecordLit:
 		return eval(e, en)[0]
 	case spec.OpNot:

@@ -372,7 +372,8 @@ func TestExact(t *testing.T) {
 			"invariant I: a * BIG / BIG == a and BIG - 3999999999 > BIG / 2\n", "holds"},
 		{"stored", "spec T\nvar a: 0..3 = 1\naction step when a < 3 { a := a * 9223372036854775807 * 2 / 9223372036854775807 }\n" +
 			"terminal a == 3\n", "runtime-error"},
-		{"let", "spec L\nvar a: 0..3 = 1\naction step when a == 1 {\n  let x = a * 9223372036854775807 * 2\n  a := 2\n}\nterminal a == 2\n", "runtime-error"},
+		{"let", "spec L\nvar a: 0..3 = 1\naction step when a == 1 {\n  let x = a * 9223372036854775807 * 2\n  x := x * x\n  a := x / 9223372036854775807 / 9223372036854775807\n}\nterminal a == 4\n", "runtime-error"},
+		{"letExact", "spec L\nvar a: 0..3 = 1\nfn f(x: 0..3): 0..3 = x * 9223372036854775807 * 2 / 9223372036854775807\naction step when a == 1 {\n  let x = a * 9223372036854775807 * 2\n  x := x * x\n  a := x / 9223372036854775807 / 9223372036854775807 - 1 + f(0)\n}\nterminal a == 3\n", "holds"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
