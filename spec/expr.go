@@ -409,9 +409,10 @@ func (c *checker) setPair(e *syntax.BinaryExpr, env *env, want *Type) (*Expr, *E
 }
 
 // jointSetType infers the set type of a combination of set literals
-// without context from all their elements, or returns nil (the operands
-// are then checked one after the other, which reports the errors).
-func (c *checker) jointSetType(e *syntax.BinaryExpr, env *env) *Type {
+// (set operations, if-then-else) without context from all their
+// elements, or returns nil (the operands are then checked one after the
+// other, which reports the errors).
+func (c *checker) jointSetType(e syntax.Expr, env *env) *Type {
 	var lits []*syntax.SetLit
 	var walk func(x syntax.Expr) bool
 	walk = func(x syntax.Expr) bool {
@@ -426,13 +427,15 @@ func (c *checker) jointSetType(e *syntax.BinaryExpr, env *env) *Type {
 			case syntax.Union, syntax.Minus, syntax.Intersect, syntax.Subset:
 				return walk(x.X) && walk(x.Y)
 			}
+		case *syntax.CondExpr:
+			return walk(x.Then) && walk(x.Else)
 		}
 		return false
 	}
 	if !walk(e) {
 		return nil
 	}
-	all := &syntax.SetLit{Pos: e.Pos}
+	all := &syntax.SetLit{Pos: e.Position()}
 	for _, l := range lits {
 		all.Elems = append(all.Elems, l.Elems...)
 	}
@@ -949,6 +952,9 @@ func (c *checker) cond(e *syntax.CondExpr, env *env, want *Type) *Expr {
 	env = env.flat()
 	cnd := c.boolExpr(e.Cond, env, "condition in if-then-else")
 	var a, b *Expr
+	if want == nil && needsContext(e.Then) && needsContext(e.Else) {
+		want = c.jointSetType(e, env) // two set literals: their joint type
+	}
 	if want == nil && needsContext(e.Then) && !needsContext(e.Else) {
 		b = c.expr(e.Else, env, nil)
 		a = c.expr(e.Then, env, b.Type)
