@@ -62,6 +62,14 @@ type compiler struct {
 	p   *Program
 	mem int // next free scratch offset
 	err error
+	// iv holds the bounds of the frame slots of the unit being compiled
+	// (by mem offset), memo the bounds of its expressions (exact.go).
+	iv   map[int]interval
+	memo map[*spec.Expr]interval
+	// bigSlot holds the frame slots (by mem offset) of the unit whose
+	// values are stored exactly; cells counts the cells of OpLet bindings.
+	bigSlot map[int]bool
+	cells   int
 }
 
 func (c *compiler) fail(pos spec.Position, format string, args ...any) {
@@ -98,6 +106,9 @@ func (c *compiler) scalar(e *spec.Expr, cx frameCtx) evalFn {
 	if !isScalar(e.Type) {
 		c.fail(e.Pos, "compound expression %s used as a scalar", e.Op)
 		return func(*Machine) int64 { return 0 }
+	}
+	if c.wide(e, cx) {
+		return c.exactScalar(e, cx)
 	}
 	switch e.Op {
 	case spec.OpConst:
@@ -244,12 +255,16 @@ func (c *compiler) binds(e *spec.Expr, cx frameCtx) func(m *Machine) {
 		w   int
 		v   evalFn
 		r   ref
+		big func(m *Machine)
 	}
 	bs := make([]bind, len(e.Args)-1)
 	for i := range bs {
 		a := e.Args[i]
 		b := bind{off: cx.frame + e.Binds[i], w: width(a.Type)}
-		if isScalar(a.Type) {
+		if c.isBigSlot(b.off) {
+			b.big = c.bigStore(a, cx, b.off, c.cells)
+			c.cells++
+		} else if isScalar(a.Type) {
 			b.v = c.scalar(a, cx)
 		} else {
 			b.r = c.ref(a, cx)
@@ -259,7 +274,9 @@ func (c *compiler) binds(e *spec.Expr, cx frameCtx) func(m *Machine) {
 	return func(m *Machine) {
 		for i := range bs {
 			b := &bs[i]
-			if b.v != nil {
+			if b.big != nil {
+				b.big(m)
+			} else if b.v != nil {
 				m.mem[b.off] = b.v(m)
 			} else {
 				src := b.r.at(m)
@@ -272,13 +289,51 @@ func (c *compiler) binds(e *spec.Expr, cx frameCtx) func(m *Machine) {
 func (c *compiler) quant(e *spec.Expr, cx frameCtx) evalFn {
 	off := cx.frame + e.Slot
 	lo, hi := int64(0), int64(1)
+	leaves := [][2]int64{{0, 1}}
 	if e.Dom != nil {
-		lo, hi = e.Dom.Lo, e.Dom.Hi
+		var ok bool
+		if leaves, ok = spec.DomainLeaves(e.Dom); !ok || len(leaves) == 0 {
+			c.fail(e.Pos, "quantifier over %s", e.Dom.Kind)
+			return func(*Machine) int64 { return 0 }
+		}
+		lo, hi = leaves[0][0], leaves[0][1]
 	}
 	if inst := unroll(e); inst != nil {
 		return c.unrolled(e.Op, inst, cx)
 	}
 	body := c.scalar(e.Args[0], cx)
+	if len(leaves) > 1 {
+		// over an array or record type: every value, in the frame
+		op, n := e.Op, len(leaves)
+		return func(m *Machine) int64 {
+			vals := m.mem[off : off+n]
+			for i := range leaves {
+				vals[i] = leaves[i][0]
+			}
+			var cnt int64
+			for {
+				t := body(m) != 0
+				switch {
+				case op == spec.OpForall && !t:
+					return 0
+				case op == spec.OpExists && t:
+					return 1
+				case t:
+					cnt++
+				}
+				if !nextValue(m.mem[off:off+n], leaves) {
+					break
+				}
+			}
+			switch op {
+			case spec.OpForall:
+				return 1
+			case spec.OpExists:
+				return 0
+			}
+			return cnt
+		}
+	}
 	switch e.Op {
 	case spec.OpForall:
 		return func(m *Machine) int64 {

@@ -156,6 +156,17 @@ func (c *compiler) frameFits(target *spec.Expr, pos spec.Position) func(m *Machi
 func (c *compiler) stmt(s *spec.Stmt, cx frameCtx, k stepFn) stepFn {
 	switch s.Op {
 	case spec.SAssign:
+		if t := s.Target; t.Op == spec.OpLocal && c.isBigSlot(cx.frame+t.Slot) {
+			w := c.bigStore(s.Value, cx, cx.frame+t.Slot, -1)
+			return func(m *Machine) {
+				w(m)
+				if m.err != nil {
+					m.raise()
+					return
+				}
+				k(m)
+			}
+		}
 		st := c.store(s.Target, c.ref(s.Target, cx), s.Value, cx, s.Pos)
 		return func(m *Machine) {
 			if st(m) {
@@ -163,6 +174,17 @@ func (c *compiler) stmt(s *spec.Stmt, cx frameCtx, k stepFn) stepFn {
 			}
 		}
 	case spec.SLet:
+		if off := cx.frame + s.Slot; c.isBigSlot(off) {
+			w := c.bigStore(s.Value, cx, off, -1)
+			return func(m *Machine) {
+				w(m)
+				if m.err != nil {
+					m.raise()
+					return
+				}
+				k(m)
+			}
+		}
 		st := c.store(nil, ref{static: cx.frame + s.Slot}, s.Value, cx, s.Pos)
 		return func(m *Machine) {
 			if st(m) {
@@ -301,14 +323,23 @@ func (c *compiler) match(s *spec.Stmt, cx frameCtx, k stepFn) stepFn {
 func (c *compiler) choose(s *spec.Stmt, cx frameCtx, k stepFn) stepFn {
 	off := cx.frame + s.Slot
 	lo, hi := int64(0), int64(1)
+	leaves := [][2]int64{{0, 1}}
 	if s.Dom != nil {
-		lo, hi = s.Dom.Lo, s.Dom.Hi
+		var ok bool
+		if leaves, ok = spec.DomainLeaves(s.Dom); !ok || len(leaves) == 0 {
+			c.fail(s.Pos, "choose over %s", s.Dom.Kind)
+			return k
+		}
+		lo, hi = leaves[0][0], leaves[0][1]
 	}
 	var cond evalFn
 	if s.Cond != nil {
 		cond = c.scalar(s.Cond, cx)
 	}
 	body := c.block(s.Body, cx, k)
+	if len(leaves) > 1 {
+		return c.chooseValues(off, leaves, cond, body)
+	}
 	return func(m *Machine) {
 		for v := lo; v <= hi; v++ {
 			mark := len(m.trail)
@@ -331,6 +362,55 @@ func (c *compiler) choose(s *spec.Stmt, cx frameCtx, k stepFn) stepFn {
 			m.resume()
 		}
 	}
+}
+
+// chooseValues compiles a choose over a set, array or record type: one
+// branch per value, enumerated in the frame slots from off (the last
+// slot fastest), the current value kept in scratch memory.
+func (c *compiler) chooseValues(off int, leaves [][2]int64, cond evalFn, body stepFn) stepFn {
+	n := len(leaves)
+	cur := c.scratch(n)
+	return func(m *Machine) {
+		vals := m.mem[cur : cur+n]
+		for i := range leaves {
+			vals[i] = leaves[i][0]
+		}
+		for {
+			mark := len(m.trail)
+			for i := 0; i < n; i++ {
+				m.set(off+i, m.mem[cur+i], nil)
+			}
+			ok := int64(1)
+			if cond != nil {
+				ok = cond(m)
+				if m.err != nil {
+					m.raise() // this value's branch fails; the others go on
+					ok = 0
+				}
+			}
+			if ok != 0 {
+				body(m)
+			}
+			m.undo(mark)
+			m.resume()
+			if !nextValue(m.mem[cur:cur+n], leaves) {
+				return
+			}
+		}
+	}
+}
+
+// nextValue advances vals to the next value of a type with the given
+// leaves (the last slot fastest); it reports false after the last one.
+func nextValue(vals []int64, leaves [][2]int64) bool {
+	for i := len(vals) - 1; i >= 0; i-- {
+		if vals[i] < leaves[i][1] {
+			vals[i]++
+			return true
+		}
+		vals[i] = leaves[i][0]
+	}
+	return false
 }
 
 // scalarDomains lists the value range of each scalar slot of a type, in
@@ -397,7 +477,21 @@ func (c *compiler) ask(s *spec.Stmt, cx frameCtx, k stepFn) stepFn {
 	res := base + ag.ResultSlot
 	var assume evalFn
 	if ag.Assume != nil {
+		// The assumption is compiled for this call: its parameters have
+		// the bounds of these arguments (they are not range checked).
+		fixed := map[int]interval{}
+		for i, a := range s.Args {
+			if i < len(ag.ParamSlots) && isScalar(a.Type) {
+				fixed[base+ag.ParamSlots[i]] = c.bounds(a, cx).clamp()
+			}
+		}
+		if iv, ok := typeBounds(ag.Result); ok {
+			fixed[res] = iv
+		}
+		iv, memo := c.iv, c.memo
+		c.analyse(frameCtx{state: 0, frame: base}, fixed, nil, ag.Assume)
 		assume = c.scalar(ag.Assume, frameCtx{state: 0, frame: base})
+		c.iv, c.memo = iv, memo
 	}
 	var target ref
 	if s.Target != nil {

@@ -1,6 +1,11 @@
 package checker
 
-import "github.com/wrapcheck/wrapcheck/spec"
+import (
+	"math"
+	"math/big"
+
+	"github.com/wrapcheck/wrapcheck/spec"
+)
 
 // Quantifiers over small domains are unrolled at compile time: the body
 // is copied once per value with the bound local replaced by a constant
@@ -27,7 +32,8 @@ func expandedSize(e *spec.Expr) int {
 	switch e.Op {
 	case spec.OpForall, spec.OpExists, spec.OpCount:
 		if e.Dom != nil {
-			n *= int(min(e.Dom.Size(), maxUnroll+1))
+			k, _ := spec.DomainSize(e.Dom)
+			n *= int(min(k, maxUnroll+1))
 		} else {
 			n *= 2
 		}
@@ -86,7 +92,7 @@ func substitute(e *spec.Expr, slot int, v int64) (out *spec.Expr, ok bool) {
 // operation: division by zero is left to run time).
 func fold(e *spec.Expr) *spec.Expr {
 	k := func(i int) (int64, bool) {
-		if i < len(e.Args) && e.Args[i].Op == spec.OpConst && isScalar(e.Args[i].Type) {
+		if i < len(e.Args) && e.Args[i].Op == spec.OpConst && e.Args[i].Big == nil && isScalar(e.Args[i].Type) {
 			return e.Args[i].Val, true
 		}
 		return 0, false
@@ -100,7 +106,7 @@ func fold(e *spec.Expr) *spec.Expr {
 			return c(1 - b2i(a != 0))
 		}
 	case spec.OpNeg:
-		if aok {
+		if aok && a != math.MinInt64 {
 			return c(-a)
 		}
 	case spec.OpAnd:
@@ -148,19 +154,11 @@ func fold(e *spec.Expr) *spec.Expr {
 		return c(b2i(a > b))
 	case spec.OpGe:
 		return c(b2i(a >= b))
-	case spec.OpAdd:
-		return c(a + b)
-	case spec.OpSub:
-		return c(a - b)
-	case spec.OpMul:
-		return c(a * b)
-	case spec.OpDiv:
-		if b != 0 {
-			return c(a / b)
-		}
-	case spec.OpMod:
-		if b != 0 {
-			return c(a % b)
+	case spec.OpAdd, spec.OpSub, spec.OpMul, spec.OpDiv, spec.OpMod:
+		// Integers are exact: a result past int64 is left to the
+		// compiler, which evaluates it exactly (see exact.go).
+		if r, ok := spec.EvalBig(e.Op, big.NewInt(a), big.NewInt(b)); ok && r.IsInt64() {
+			return c(r.Int64())
 		}
 	case spec.OpUnion:
 		return c(a | b)
@@ -179,6 +177,9 @@ func fold(e *spec.Expr) *spec.Expr {
 func unroll(e *spec.Expr) []*spec.Expr {
 	lo, hi := int64(0), int64(1)
 	if e.Dom != nil {
+		if !e.Dom.IsFinite() {
+			return nil // a set, array or record type: a loop
+		}
 		lo, hi = e.Dom.Lo, e.Dom.Hi
 	}
 	if hi-lo+1 > maxUnroll || hi < lo || (hi-lo+1)*int64(expandedSize(e.Args[0])) > maxUnrollSize {
@@ -232,7 +233,7 @@ func letConst(e *spec.Expr) (*spec.Expr, bool) {
 	body := e.Args[n]
 	for i := 0; i < n; i++ {
 		a := e.Args[i]
-		if a.Op != spec.OpConst || !isScalar(a.Type) {
+		if a.Op != spec.OpConst || a.Big != nil || !isScalar(a.Type) {
 			return nil, false
 		}
 	}

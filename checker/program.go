@@ -3,6 +3,7 @@ package checker
 import (
 	"errors"
 	"fmt"
+	"math/big"
 	"sync"
 
 	"github.com/wrapcheck/wrapcheck/spec"
@@ -32,9 +33,12 @@ type Program struct {
 	invs     []compiledInv
 	terminal evalFn
 
-	mu      sync.Mutex // guards comp and memSize
+	mu      sync.Mutex // guards comp, memSize and exactExprs
 	comp    *compiler
 	memSize int
+	// exactExprs counts the expressions compiled to the exact (math/big)
+	// path: their bounds do not fit an int64 (exact.go).
+	exactExprs int
 }
 
 type slotDom struct {
@@ -112,30 +116,48 @@ func Compile(m *spec.Model) (*Program, error) {
 		m.leaf(m)
 		m.ord++
 	}
-	p.init = c.block(simplifyStmts(m.Init), act, emit)
+	init := simplifyStmts(m.Init)
+	c.analyse(act, nil, init)
+	p.init = c.block(init, act, emit)
 	if len(m.Stutter) > 0 {
-		p.stutter = c.block(simplifyStmts(m.Stutter), act, emit)
+		stutter := simplifyStmts(m.Stutter)
+		c.analyse(act, nil, stutter)
+		p.stutter = c.block(stutter, act, emit)
 	}
 	p.actions = make([]compiledAction, len(m.Actions))
 	for i, a := range m.Actions {
-		ca := compiledAction{body: c.block(simplifyStmts(a.Body), act, emit)}
+		body := simplifyStmts(a.Body)
+		var guard *spec.Expr
 		if a.Guard != nil {
-			ca.guard = c.scalar(simplify(a.Guard), act)
+			guard = simplify(a.Guard)
+		}
+		c.analyse(act, nil, body, guard)
+		ca := compiledAction{body: c.block(body, act, emit)}
+		if guard != nil {
+			ca.guard = c.scalar(guard, act)
 		}
 		p.actions[i] = ca
 	}
 	p.invs = make([]compiledInv, len(m.Invariants))
 	for i, inv := range m.Invariants {
-		ci := compiledInv{name: inv.Name, pos: inv.Pos, conjs: c.conjuncts(simplify(inv.Expr), chk, nil)}
+		e := simplify(inv.Expr)
+		var ante *spec.Expr
 		if a := antecedent(inv.Expr); a != nil {
-			ci.ante = c.scalar(simplify(a), chk)
+			ante = simplify(a)
+		}
+		c.analyse(chk, nil, nil, e, ante)
+		ci := compiledInv{name: inv.Name, pos: inv.Pos, conjs: c.conjuncts(e, chk, nil)}
+		if ante != nil {
+			ci.ante = c.scalar(ante, chk)
 		}
 		p.invs[i] = ci
 	}
 	if m.Terminal != nil {
 		// A terminal condition whose evaluation fails does not hold: the
 		// stuck state is reported, as that runtime error (terminalFailure).
-		t := c.scalar(simplify(m.Terminal), chk)
+		term := simplify(m.Terminal)
+		c.analyse(chk, nil, nil, term)
+		t := c.scalar(term, chk)
 		p.terminal = func(m *Machine) int64 {
 			if v := t(m); m.err == nil {
 				return v
@@ -193,6 +215,7 @@ func (p *Program) CompileExpr(e *spec.Expr) (*Pred, error) {
 	chk := frameCtx{state: p.checkOff, frame: p.checkFrameOff}
 	pr := &Pred{w: width(e.Type)}
 	e = simplify(e)
+	c.analyse(chk, nil, nil, e)
 	if isScalar(e.Type) {
 		pr.eval = c.scalar(e, chk)
 	} else {
@@ -248,6 +271,11 @@ type Machine struct {
 
 	err    *site // first failure of the current evaluation
 	errVal int64
+	errBig *big.Int // the offending value when it does not fit errVal
+	// The exact values of lets that may not fit an int64 (exact.go): the
+	// cells of OpLet bindings, and the arena of an action's lets.
+	cells  []*big.Int
+	arena  []*big.Int
 	errOff int
 	abort  bool // a failure was raised: the current branch ends
 	// failed is the first failure raised since clearFailure (nil: none).
@@ -298,6 +326,7 @@ func (m *Machine) fail(s *site, v int64) {
 	if m.err == nil {
 		m.err = s
 		m.errVal = v
+		m.errBig = nil
 	}
 }
 
@@ -361,6 +390,8 @@ func (m *Machine) pending() *ExecError {
 		} else {
 			e.Msg = fmt.Sprintf("value %d out of range %d..%d of %s", m.errVal, sl.Lo, sl.Hi, name)
 		}
+	case s.hasVal && m.errBig != nil:
+		e.Msg = fmt.Sprintf(s.msg, m.errBig)
 	case s.hasVal:
 		e.Msg = fmt.Sprintf(s.msg, m.errVal)
 	}
@@ -429,6 +460,7 @@ func (m *Machine) runAction(a int) bool {
 			return m.failed == nil
 		}
 	}
+	m.arena = m.arena[:0]
 	ca.body(m)
 	m.undo(0)
 	m.resume()
@@ -442,6 +474,7 @@ func (m *Machine) runInit() bool {
 	m.action = -1
 	m.ord = 0
 	m.trail = m.trail[:0]
+	m.arena = m.arena[:0]
 	m.p.init(m)
 	m.undo(0)
 	m.resume()

@@ -189,6 +189,9 @@ func exprKey(e *spec.Expr) string {
 			return
 		}
 		fmt.Fprintf(&b, "(%d %d %d %p %p %v", e.Op, e.Val, e.Slot, e.Dom, e.Type, e.Binds)
+		if e.Big != nil {
+			fmt.Fprintf(&b, " big=%s", e.Big)
+		}
 		for _, a := range e.Args {
 			b.WriteByte(' ')
 			walk(a)
@@ -212,7 +215,7 @@ func constBool(e *spec.Expr) (bool, bool) {
 func constInt(e *spec.Expr) (int64, bool) {
 	switch e.Op {
 	case spec.OpConst:
-		if e.Type != nil && !e.Type.IsScalar() {
+		if e.Type != nil && !e.Type.IsScalar() || e.Big != nil {
 			return 0, false
 		}
 		return e.Val, true

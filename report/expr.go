@@ -52,6 +52,8 @@ func exprPrec(m *spec.Model, e *spec.Expr) (string, int, bool) {
 	switch e.Op {
 	case spec.OpConst:
 		switch {
+		case e.Big != nil:
+			return e.Big.String(), atom, true
 		case e.Type.IsScalar():
 			return scalarName(e.Type, e.Val), atom, true
 		case e.Type.Kind == spec.SetKind:

@@ -3,6 +3,7 @@ package spec
 import (
 	"errors"
 	"fmt"
+	"math/big"
 	"sort"
 	"strconv"
 
@@ -20,6 +21,9 @@ type Options struct {
 	// override is applied before any range bound or symmetric size is
 	// computed.
 	Defines map[string]int64
+	// BigDefines overrides constants with values that do not fit an
+	// int64 (integers are exact); a name may not be in both maps.
+	BigDefines map[string]*big.Int
 }
 
 // Check resolves, type checks and lowers a parsed spec. On a spec error it
@@ -81,8 +85,9 @@ type object struct {
 	name  string
 	pos   Position
 	typ   *Type
-	val   int64 // objConst, objMember, objConstArg: the value
-	state uint8 // objConst, objType: 0 unresolved, 1 resolving, 2 done
+	val   int64    // objConst, objMember, objConstArg: the value (saturated when big is set)
+	big   *big.Int // objConst, objConstArg: the exact value when it does not fit an int64
+	state uint8    // objConst, objType: 0 unresolved, 1 resolving, 2 done
 	what  string
 	used  bool
 	dep   bool // objConstArg: the value depends on a family index
@@ -260,8 +265,11 @@ func (c *checker) declare(s *scope, o *object) {
 func (c *checker) run() error {
 	c.collect()
 	// -D overrides: a usage error, reported before anything else.
-	names := make([]string, 0, len(c.opts.Defines))
+	names := make([]string, 0, len(c.opts.Defines)+len(c.opts.BigDefines))
 	for n := range c.opts.Defines {
+		names = append(names, n)
+	}
+	for n := range c.opts.BigDefines {
 		names = append(names, n)
 	}
 	sort.Strings(names)

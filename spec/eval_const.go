@@ -2,6 +2,8 @@ package spec
 
 import (
 	"errors"
+	"math"
+	"math/big"
 	"math/bits"
 )
 
@@ -21,6 +23,13 @@ func (c *checker) fold(e *Expr) *Expr {
 		if c.instDep[x] {
 			dep = true
 		}
+	}
+	kb := func(v *big.Int) *Expr {
+		r := bigConst(e.Type, v, e.Pos)
+		if dep {
+			c.instDep[r] = true
+		}
+		return r
 	}
 	k := func(v int64) *Expr {
 		r := &Expr{Op: OpConst, Type: e.Type, Val: v, Pos: e.Pos}
@@ -65,7 +74,7 @@ func (c *checker) fold(e *Expr) *Expr {
 				b = e.Args[1]
 			}
 			if b.Op == OpConst {
-				return k(b.Val)
+				return kb(b.BigVal())
 			}
 			return b
 		}
@@ -76,11 +85,31 @@ func (c *checker) fold(e *Expr) *Expr {
 			return e
 		}
 	}
+	huge := false
+	for _, x := range e.Args {
+		huge = huge || x.Big != nil
+	}
 	vals := make([]int64, len(e.Args))
 	for i, x := range e.Args {
 		vals[i] = x.Val
 	}
-	v, err := evalOp(e, vals)
+	v, err := int64(0), errOverflow
+	if !huge {
+		v, err = evalOp(e, vals)
+	}
+	if err == errOverflow && IsExactOp(e.Op) {
+		// Integers are exact: fold past int64 with math/big.
+		var b *big.Int
+		a := e.Args[0].BigVal()
+		if len(e.Args) > 1 {
+			b = e.Args[1].BigVal()
+		}
+		r, ok := EvalBig(e.Op, a, b)
+		if !ok {
+			return e
+		}
+		return kb(r)
+	}
 	if err != nil {
 		return e
 	}
@@ -88,6 +117,10 @@ func (c *checker) fold(e *Expr) *Expr {
 }
 
 var errRuntime = errors.New("runtime error")
+
+// errOverflow is an integer result that does not fit an int64: the
+// caller computes it exactly, or gives up.
+var errOverflow = errors.New("integer overflow")
 
 // evalOp applies a scalar operator to constant operands.
 func evalOp(e *Expr, v []int64) (int64, error) {
@@ -101,6 +134,9 @@ func evalOp(e *Expr, v []int64) (int64, error) {
 	case OpNot:
 		return 1 - v[0], nil
 	case OpNeg:
+		if v[0] == math.MinInt64 {
+			return 0, errOverflow
+		}
 		return -v[0], nil
 	case OpAnd:
 		return b(v[0] != 0 && v[1] != 0), nil
@@ -120,20 +156,32 @@ func evalOp(e *Expr, v []int64) (int64, error) {
 		return b(v[0] > v[1]), nil
 	case OpGe:
 		return b(v[0] >= v[1]), nil
-	case OpAdd:
-		return v[0] + v[1], nil
-	case OpSub:
-		return v[0] - v[1], nil
-	case OpMul:
-		return v[0] * v[1], nil
+	case OpAdd, OpSub, OpMul:
+		f := addInt64
+		if e.Op == OpSub {
+			f = subInt64
+		} else if e.Op == OpMul {
+			f = mulInt64
+		}
+		r, ok := f(v[0], v[1])
+		if !ok {
+			return 0, errOverflow
+		}
+		return r, nil
 	case OpDiv:
 		if v[1] == 0 {
 			return 0, errRuntime
+		}
+		if v[0] == math.MinInt64 && v[1] == -1 {
+			return 0, errOverflow
 		}
 		return v[0] / v[1], nil
 	case OpMod:
 		if v[1] == 0 {
 			return 0, errRuntime
+		}
+		if v[1] == -1 {
+			return 0, nil
 		}
 		return v[0] % v[1], nil
 	case OpIn:
@@ -265,11 +313,15 @@ func (ev *frameEval) eval(e *Expr) ([]int64, error) {
 		return out, nil
 	case OpForall, OpExists, OpCount:
 		n := int64(0)
-		for v := e.Dom.Lo; v <= e.Dom.Hi; v++ {
-			if e.Slot >= len(ev.frame) {
-				return nil, errRuntime
-			}
-			ev.frame[e.Slot] = v
+		leaves, ok := DomainLeaves(e.Dom)
+		if !ok || e.Slot+len(leaves) > len(ev.frame) {
+			return nil, errRuntime
+		}
+		vals := ev.frame[e.Slot : e.Slot+len(leaves)]
+		for i, l := range leaves {
+			vals[i] = l[0]
+		}
+		for more := true; more; more = nextValue(vals, leaves) {
 			b, err := ev.scalar(e.Args[0])
 			if err != nil {
 				return nil, err
@@ -332,6 +384,20 @@ func (ev *frameEval) scalar(e *Expr) (int64, error) {
 		return 0, errRuntime
 	}
 	return v[0], nil
+}
+
+// nextValue advances vals, the slots of a value of a type with the given
+// leaves, to the next value (the last slot fastest); it reports false
+// after the last one.
+func nextValue(vals []int64, leaves [][2]int64) bool {
+	for i := len(vals) - 1; i >= 0; i-- {
+		if vals[i] < leaves[i][1] {
+			vals[i]++
+			return true
+		}
+		vals[i] = leaves[i][0]
+	}
+	return false
 }
 
 func boolInt(b bool) int64 {

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"math/big"
 	"strconv"
 	"strings"
 
@@ -109,6 +110,9 @@ func (c *checker) expr(e syntax.Expr, env *env, want *Type) *Expr {
 	case *syntax.ParenExpr:
 		return c.expr(e.X, env, want)
 	case *syntax.IntLit:
+		if e.Huge {
+			return bigConst(c.tInt, e.BigValue(), e.Pos)
+		}
 		return c.constExpr(c.tInt, e.Value, e.Pos)
 	case *syntax.BoolLit:
 		v := int64(0)
@@ -121,7 +125,7 @@ func (c *checker) expr(e syntax.Expr, env *env, want *Type) *Expr {
 	case *syntax.UnaryExpr:
 		return c.unary(e, env)
 	case *syntax.BinaryExpr:
-		return c.binary(e, env)
+		return c.binary(e, env, want)
 	case *syntax.IndexExpr:
 		return c.index(e, env)
 	case *syntax.SelectorExpr:
@@ -176,6 +180,12 @@ func (c *checker) ident(e *syntax.IdentExpr, env *env) *Expr {
 			c.errorf(e.Pos, "card is a builtin function and must be called: card(s)")
 			return c.bad(e.Pos)
 		}
+		if t := c.symIdentity(e.Name); t != nil {
+			c.errorNotes(e.Pos, []syntax.Note{note(c.global.names[t.Name].pos, "%s declared here", t.Name)},
+				"%s is not a value: the identities of symmetric type %s have no literals (they print as %s1..%s%d); "+
+					"use choose x in %s { ... }, or a quantifier, to name one", e.Name, t.Name, t.Name, t.Name, t.Size(), t.Name)
+			return c.bad(e.Pos)
+		}
 		c.errorf(e.Pos, "undefined: %s%s", e.Name, didYouMean(c.suggest(e.Name, env.scope)))
 		return c.bad(e.Pos)
 	}
@@ -189,11 +199,14 @@ func (c *checker) ident(e *syntax.IdentExpr, env *env) *Expr {
 		if isInvalid(t) {
 			return c.bad(e.Pos)
 		}
-		return c.constExpr(t, v, e.Pos)
+		x := c.constExpr(t, v, e.Pos)
+		x.Big = o.big
+		return x
 	case objMember:
 		return c.constExpr(o.typ, o.val, e.Pos)
 	case objConstArg:
 		x := c.constExpr(o.typ, o.val, e.Pos)
+		x.Big = o.big
 		if o.dep {
 			c.instDep[x] = true
 		}
@@ -262,7 +275,7 @@ func (c *checker) constVal(o *object) (int64, *Type) {
 		c.errorf(o.cdecl.Value.Position(), "const %s must be an integer constant, not %s (type %s)", o.name, exprString(o.cdecl.Value), typeString(x.Type))
 		return 0, c.tInvalid
 	}
-	o.val = x.Val
+	o.val, o.big = x.Val, x.Big
 	o.typ = c.tInt
 	if x.Type.Kind == BoolKind {
 		o.typ = c.tBool
@@ -271,7 +284,14 @@ func (c *checker) constVal(o *object) (int64, *Type) {
 		if o.typ.Kind == BoolKind && v != 0 && v != 1 {
 			c.errorf(o.pos, "-D %s=%d: %s is a bool constant (use 0 or 1)", o.name, v, o.name)
 		}
-		o.val = v
+		o.val, o.big = v, nil
+	}
+	if v, ok := c.opts.BigDefines[o.name]; ok && v != nil {
+		if o.typ.Kind == BoolKind {
+			c.errorf(o.pos, "-D %s=%s: %s is a bool constant (use 0 or 1)", o.name, v, o.name)
+		}
+		k := bigConst(o.typ, new(big.Int).Set(v), o.pos)
+		o.val, o.big = k.Val, k.Big
 	}
 	return o.val, o.typ
 }
@@ -331,6 +351,22 @@ func (c *checker) temporalOK(pos Position, op syntax.Token, env *env) bool {
 	return false
 }
 
+// symIdentity returns the symmetric type whose identity would print as
+// name (Person2 for Person), or nil.
+func (c *checker) symIdentity(name string) *Type {
+	for _, o := range c.types {
+		if o.state != 2 || o.typ == nil || o.typ.Kind != SymmetricKind || o.typ.Name != o.name {
+			continue
+		}
+		rest, ok := strings.CutPrefix(name, o.name)
+		if !ok || rest == "" || strings.Trim(rest, "0123456789") != "" {
+			continue
+		}
+		return o.typ
+	}
+	return nil
+}
+
 func symHint(t *Type) string {
 	if t.Kind == SymmetricKind {
 		return ": symmetric values may only be compared with == and !="
@@ -345,6 +381,12 @@ func needsContext(e syntax.Expr) bool {
 		return needsContext(e.X)
 	case *syntax.SetLit, *syntax.RecordLit:
 		return true
+	case *syntax.BinaryExpr:
+		// a set operation over literals only: {1} union {2}
+		switch e.Op {
+		case syntax.Union, syntax.Minus, syntax.Intersect:
+			return needsContext(e.X) && needsContext(e.Y)
+		}
 	case *syntax.CondExpr:
 		return needsContext(e.Then) && needsContext(e.Else)
 	}
@@ -363,6 +405,86 @@ func (c *checker) pair(x, y syntax.Expr, env *env) (*Expr, *Expr) {
 	return xe, ye
 }
 
+// setPair checks the operands of a set operation. A set literal takes
+// its element type from its context: the type the operation's result
+// must have (want), else the other operand's type, else, when both are
+// literals, the integers (or the enum) spanned by all their elements.
+func (c *checker) setPair(e *syntax.BinaryExpr, env *env, want *Type) (*Expr, *Expr) {
+	if want != nil && want.Kind == SetKind {
+		var xe, ye *Expr
+		if needsContext(e.X) {
+			xe = c.expr(e.X, env, want)
+		}
+		if needsContext(e.Y) {
+			ye = c.expr(e.Y, env, want)
+		}
+		switch {
+		case xe != nil && ye != nil:
+			return xe, ye
+		case xe != nil:
+			return xe, c.expr(e.Y, env, xe.Type)
+		case ye != nil:
+			return c.expr(e.X, env, ye.Type), ye
+		}
+	}
+	if needsContext(e.X) && needsContext(e.Y) {
+		if t := c.jointSetType(e, env); t != nil {
+			return c.expr(e.X, env, t), c.expr(e.Y, env, t)
+		}
+	}
+	return c.pair(e.X, e.Y, env)
+}
+
+// jointSetType infers the set type of a combination of set literals
+// (set operations, if-then-else) without context from all their
+// elements, or returns nil (the operands are then checked one after the
+// other, which reports the errors).
+func (c *checker) jointSetType(e syntax.Expr, env *env) *Type {
+	var lits []*syntax.SetLit
+	var walk func(x syntax.Expr) bool
+	walk = func(x syntax.Expr) bool {
+		switch x := x.(type) {
+		case *syntax.ParenExpr:
+			return walk(x.X)
+		case *syntax.SetLit:
+			lits = append(lits, x)
+			return true
+		case *syntax.BinaryExpr:
+			switch x.Op {
+			case syntax.Union, syntax.Minus, syntax.Intersect, syntax.Subset:
+				return walk(x.X) && walk(x.Y)
+			}
+		case *syntax.CondExpr:
+			return walk(x.Then) && walk(x.Else)
+		}
+		return false
+	}
+	if !walk(e) {
+		return nil
+	}
+	all := &syntax.SetLit{Pos: e.Position()}
+	for _, l := range lits {
+		all.Elems = append(all.Elems, l.Elems...)
+	}
+	if len(all.Elems) == 0 {
+		return nil
+	}
+	c.quiet++
+	defer func() { c.quiet-- }()
+	elems := make([]*Expr, len(all.Elems))
+	for i, el := range all.Elems {
+		elems[i] = c.expr(el, env.flat(), nil)
+		if isInvalid(elems[i].Type) {
+			return nil
+		}
+	}
+	elem := c.inferElem(all, elems)
+	if elem == nil {
+		return nil
+	}
+	return &Type{Kind: SetKind, Elem: elem, Width: 1}
+}
+
 var binOps = map[syntax.Token]Op{
 	syntax.Implies: OpImplies, syntax.Or: OpOr, syntax.And: OpAnd,
 	syntax.Eq: OpEq, syntax.Ne: OpNe, syntax.Lt: OpLt, syntax.Le: OpLe, syntax.Gt: OpGt, syntax.Ge: OpGe,
@@ -372,7 +494,7 @@ var binOps = map[syntax.Token]Op{
 	syntax.Release: OpRelease, syntax.LeadsTo: OpLeadsTo,
 }
 
-func (c *checker) binary(e *syntax.BinaryExpr, env *env) *Expr {
+func (c *checker) binary(e *syntax.BinaryExpr, env *env, want *Type) *Expr {
 	if e.Op == syntax.Since {
 		return c.pastTime(e, e.Op, []syntax.Expr{e.X, e.Y}, e.Pos, env)
 	}
@@ -461,7 +583,10 @@ func (c *checker) binary(e *syntax.BinaryExpr, env *env) *Expr {
 		}
 		return c.inSet(x, y, e.Pos)
 	case syntax.Subset, syntax.Union, syntax.Minus, syntax.Intersect:
-		x, y := c.pair(e.X, e.Y, env)
+		if e.Op == syntax.Subset {
+			want = nil // the result is a bool
+		}
+		x, y := c.setPair(e, env, want)
 		if isInvalid(x.Type) || isInvalid(y.Type) {
 			return c.bad(e.Pos)
 		}
@@ -490,7 +615,7 @@ func (c *checker) inSet(x, y *Expr, pos Position) *Expr {
 	el := y.Type.Elem
 	in := &Expr{Op: OpIn, Type: c.tBool, Args: []*Expr{x, y}, Pos: pos}
 	if isInt(x.Type) {
-		if x.Op == OpConst && (x.Val < el.Lo || x.Val > el.Hi) {
+		if x.Op == OpConst && (x.Big != nil || x.Val < el.Lo || x.Val > el.Hi) {
 			return c.constExpr(c.tBool, 0, pos)
 		}
 		if x.Op != OpConst && !(x.Type.Kind == RangeKind && x.Type.Lo >= el.Lo && x.Type.Hi <= el.Hi) {
@@ -816,7 +941,7 @@ func (c *checker) inline(fi *fnInfo, args []*Expr, pos Position) *Expr {
 			// errors (reported nowhere: the inlined body is quiet), as a
 			// family index does not: they are left to run time.
 			o.kind = objConstArg
-			o.val = a.Val
+			o.val, o.big = a.Val, a.Big
 			o.dep = true
 		} else {
 			o.kind = objBound
@@ -834,7 +959,7 @@ func (c *checker) inline(fi *fnInfo, args []*Expr, pos Position) *Expr {
 		return c.bad(pos)
 	}
 	if body.Op == OpConst {
-		return &Expr{Op: OpConst, Type: fi.result, Val: body.Val, Pos: pos}
+		return &Expr{Op: OpConst, Type: fi.result, Val: body.Val, Big: body.Big, Pos: pos}
 	}
 	if len(binds) == 0 {
 		if body.Type != fi.result && (isInt(fi.result) || identical(body.Type, fi.result)) {
@@ -869,8 +994,8 @@ func (c *checker) assignable(x *Expr, t *Type, src syntax.Expr, context string) 
 		c.errorf(src.Position(), "cannot use %s (type %s) as %s value in %s", exprString(src), typeString(x.Type), typeString(t), context)
 		return false
 	}
-	if x.Op == OpConst && t.Kind == RangeKind && !c.instDep[x] && (x.Val < t.Lo || x.Val > t.Hi) {
-		c.errorf(src.Position(), "cannot use %s (constant %d) as %s value in %s (out of range %d..%d)", exprString(src), x.Val, typeString(t), context, t.Lo, t.Hi)
+	if x.Op == OpConst && t.Kind == RangeKind && !c.instDep[x] && (x.Big != nil || x.Val < t.Lo || x.Val > t.Hi) {
+		c.errorf(src.Position(), "cannot use %s (constant %s) as %s value in %s (out of range %d..%d)", exprString(src), x.BigVal(), typeString(t), context, t.Lo, t.Hi)
 		return false
 	}
 	return true
@@ -880,6 +1005,9 @@ func (c *checker) cond(e *syntax.CondExpr, env *env, want *Type) *Expr {
 	env = env.flat()
 	cnd := c.boolExpr(e.Cond, env, "condition in if-then-else")
 	var a, b *Expr
+	if want == nil && needsContext(e.Then) && needsContext(e.Else) {
+		want = c.jointSetType(e, env) // two set literals: their joint type
+	}
 	if want == nil && needsContext(e.Then) && !needsContext(e.Else) {
 		b = c.expr(e.Else, env, nil)
 		a = c.expr(e.Then, env, b.Type)
@@ -941,10 +1069,34 @@ func (c *checker) domain(te syntax.TypeExpr, env *env) (dom *Type, set *Expr) {
 		return t, nil
 	}
 	if !t.IsFinite() {
-		c.errorf(te.Position(), "cannot range over %s: need bool, a range, an enum, a symmetric type or a set", typeString(t))
+		switch t.Kind {
+		case SetKind, ArrayKind, RecordKind:
+			// every value of the type: subsets, arrays, records
+			n, ok := DomainSize(t)
+			if !ok {
+				c.errorf(te.Position(), "cannot range over %s: its values are not enumerable", typeString(t))
+				return c.tInvalid, nil
+			}
+			if n > MaxDomainValues {
+				c.errorf(te.Position(), "cannot range over %s: it has more than %d values", typeString(t), MaxDomainValues)
+				return c.tInvalid, nil
+			}
+			return t, nil
+		}
+		c.errorf(te.Position(), "cannot range over %s: need bool, a range, an enum, a symmetric type, a set, or a set, array or record type", typeString(t))
 		return c.tInvalid, nil
 	}
 	return t, nil
+}
+
+// domainSize returns the number of values a quantifier or choose over
+// dom ranges over.
+func domainSize(dom *Type) int64 {
+	if dom.IsFinite() {
+		return dom.Size()
+	}
+	n, _ := DomainSize(dom)
+	return n
 }
 
 func (c *checker) quant(e *syntax.QuantExpr, env *env) *Expr {
@@ -955,7 +1107,12 @@ func (c *checker) quant(e *syntax.QuantExpr, env *env) *Expr {
 	sc := newScope(env.scope)
 	o := &object{kind: objBound, name: e.Var.Name, pos: e.Var.Pos, typ: dom, what: "quantified variable", used: true}
 	if !isInvalid(dom) {
-		o.slot = c.alloc(1)
+		o.slot = c.alloc(max(1, dom.Width))
+		if !dom.IsFinite() {
+			// over a set, array or record type: a state expression (the
+			// LTL translation expands only quantifiers over scalar types)
+			env = env.flat()
+		}
 	}
 	c.declare(sc, o)
 	body := c.boolExpr(e.Body, env.with(sc), "body of "+e.Kind.String())
@@ -977,14 +1134,14 @@ func (c *checker) quant(e *syntax.QuantExpr, env *env) *Expr {
 	case syntax.Count:
 		op, t = OpCount, c.tInt
 	}
-	if dom.Size() <= 0 || body.Op == OpConst {
+	if size := domainSize(dom); size <= 0 || body.Op == OpConst {
 		// an empty domain (0..i-1 in instance 0), or a constant body
 		v := int64(0)
 		switch {
-		case dom.Size() <= 0:
+		case size <= 0:
 			v = boolInt(op == OpForall)
 		case op == OpCount:
-			v = body.Val * dom.Size()
+			v = body.Val * size
 		default:
 			v = body.Val
 		}
@@ -1073,6 +1230,9 @@ func (c *checker) inferElem(e *syntax.SetLit, elems []*Expr) *Type {
 		switch {
 		case !isInt(x.Type):
 			c.errorf(e.Elems[i].Position(), "mismatched types %s and %s in set literal", typeString(first), typeString(x.Type))
+			return nil
+		case x.Big != nil:
+			c.errorf(e.Elems[i].Position(), "set element %s (constant %s) does not fit a 64-bit integer", exprString(e.Elems[i]), x.Big)
 			return nil
 		case x.Op == OpConst:
 			lo, hi = min(lo, x.Val), max(hi, x.Val)
@@ -1176,6 +1336,10 @@ func writeExpr(b *strings.Builder, e syntax.Expr) {
 		writeExpr(b, e.X)
 		b.WriteByte(')')
 	case *syntax.IntLit:
+		if e.Huge {
+			b.WriteString(e.Text)
+			break
+		}
 		b.WriteString(strconv.FormatInt(e.Value, 10))
 	case *syntax.BoolLit:
 		b.WriteString(strconv.FormatBool(e.Value))

@@ -1,5 +1,7 @@
 package spec
 
+import "math/big"
+
 // This file defines the intermediate representation that [Check] produces
 // and the engine evaluates: a *Model. Every name is resolved, every constant
 // folded, every fn call inlined, and every process family expanded into one
@@ -147,7 +149,8 @@ type Model struct {
 // Const is a named integer constant.
 type Const struct {
 	Name  string
-	Value int64
+	Value int64    // saturated when Big is set
+	Big   *big.Int // the exact value when it does not fit an int64; else nil
 	Pos   Position
 }
 
@@ -298,10 +301,14 @@ func (o Op) IsTemporal() bool { return o >= OpAlways }
 
 // Expr is an IR expression node. Type is never nil and never invalid.
 type Expr struct {
-	Op    Op
-	Type  *Type
-	Args  []*Expr
-	Val   int64 // OpConst: the value; OpField: the field offset
+	Op   Op
+	Type *Type
+	Args []*Expr
+	Val  int64 // OpConst: the value; OpField: the field offset
+	// Big is, for an integer OpConst whose value does not fit an int64,
+	// the exact value (Val is then saturated: see [Expr.BigVal]); nil
+	// otherwise.
+	Big   *big.Int
 	Slot  int   // OpVar: state slot; OpLocal, quantifiers: frame slot
 	Dom   *Type // quantifiers: the domain
 	Binds []int // OpLet: frame slots

@@ -14,7 +14,7 @@ func (c *checker) resolveDecls() {
 	for _, o := range c.consts {
 		v, t := c.constVal(o)
 		if !isInvalid(t) {
-			c.model.Consts = append(c.model.Consts, &Const{Name: o.name, Value: v, Pos: o.pos})
+			c.model.Consts = append(c.model.Consts, &Const{Name: o.name, Value: v, Big: o.big, Pos: o.pos})
 		}
 	}
 	for _, o := range c.types {

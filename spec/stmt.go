@@ -32,7 +32,7 @@ func (c *checker) stmt(s syntax.Stmt, env *env, out []*Stmt) []*Stmt {
 		dom, set := c.domain(s.Domain, env)
 		sc := newScope(env.scope)
 		o := &object{kind: objBound, name: s.Var.Name, pos: s.Var.Pos, typ: dom, what: "chosen variable", used: true}
-		o.slot = c.alloc(1)
+		o.slot = c.alloc(max(1, dom.Width))
 		c.declare(sc, o)
 		cenv := env.with(sc)
 		var cond *Expr

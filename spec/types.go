@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -139,6 +140,11 @@ func (c *checker) constInt(e syntax.Expr, env *env, what string) (int64, bool) {
 		} else {
 			c.errorf(e.Position(), "%s must be a constant: %s is not constant", what, exprString(e))
 		}
+		return 0, false
+	}
+	if x.Big != nil {
+		// Values are int64 in the engine: a bound must be one.
+		c.errorf(e.Position(), "%s %s = %s does not fit a 64-bit integer (%d..%d)", what, exprString(e), x.Big, int64(math.MinInt64), int64(math.MaxInt64))
 		return 0, false
 	}
 	return x.Val, true

@@ -363,7 +363,7 @@ func loadForCheck(cmd *cobra.Command, path string, defines []string) (*spec.Mode
 	if err != nil {
 		return nil, nil, &exitError{code: exitUsage, err: err}
 	}
-	m, err := spec.Check(file, spec.Options{Defines: defs})
+	m, err := spec.Check(file, defs)
 	if err != nil {
 		return nil, nil, &exitError{code: exitUsage, err: err}
 	}

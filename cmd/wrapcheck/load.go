@@ -1,9 +1,9 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -35,32 +35,42 @@ func slashPath(path string) string {
 	return filepath.ToSlash(path)
 }
 
-// parseDefines turns -D NAME=VALUE flags into spec options. A name given
+// parseDefines turns -D NAME=VALUE flags into spec options. Integers
+// are exact: a value past int64 is kept (as a BigDefine). A name given
 // twice is refused, whatever the values.
-func parseDefines(defs []string) (map[string]int64, error) {
+func parseDefines(defs []string) (spec.Options, error) {
+	var opts spec.Options
 	if len(defs) == 0 {
-		return nil, nil
+		return opts, nil
 	}
-	out := make(map[string]int64, len(defs))
+	opts.Defines = make(map[string]int64, len(defs))
 	for _, d := range defs {
 		name, val, ok := strings.Cut(d, "=")
 		name = strings.TrimSpace(name)
 		if !ok || name == "" {
-			return nil, fmt.Errorf("-D %s: want NAME=VALUE", report.Escape(d))
+			return opts, fmt.Errorf("-D %s: want NAME=VALUE", shorten(d))
 		}
-		n, err := strconv.ParseInt(strings.TrimSpace(val), 10, 64)
-		switch {
-		case errors.Is(err, strconv.ErrRange):
-			return nil, fmt.Errorf("-D %s: %s is out of range (%d..%d)", shorten(d), clip(strings.TrimSpace(val)), int64(math.MinInt64), int64(math.MaxInt64))
-		case err != nil:
-			return nil, fmt.Errorf("-D %s: %s is not an integer", shorten(d), clip(val))
+		val = strings.TrimSpace(val)
+		_, dupSmall := opts.Defines[name]
+		_, dupBig := opts.BigDefines[name]
+		if dupSmall || dupBig {
+			return opts, fmt.Errorf("-D %s: given twice (give each constant once)", report.Escape(name))
 		}
-		if _, dup := out[name]; dup {
-			return nil, fmt.Errorf("-D %s: given twice (give each constant once)", report.Escape(name))
+		n, err := strconv.ParseInt(val, 10, 64)
+		if err == nil {
+			opts.Defines[name] = n
+			continue
 		}
-		out[name] = n
+		b, ok := new(big.Int).SetString(val, 10)
+		if !ok || len(val) > syntax.MaxIntDigits+1 {
+			return opts, fmt.Errorf("-D %s: %s is not an integer", shorten(d), clip(val))
+		}
+		if opts.BigDefines == nil {
+			opts.BigDefines = map[string]*big.Int{}
+		}
+		opts.BigDefines[name] = b
 	}
-	return out, nil
+	return opts, nil
 }
 
 // clip returns s quoted, its middle elided when it is longer than 40
@@ -86,7 +96,7 @@ func elide(s string) string {
 // loadModel reads, parses, checks and lowers the spec at path. Any error
 // is a usage error (exit 2).
 func loadModel(path string, defines []string) (*spec.Model, error) {
-	defs, err := parseDefines(defines)
+	opts, err := parseDefines(defines)
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}
 	}
@@ -94,7 +104,7 @@ func loadModel(path string, defines []string) (*spec.Model, error) {
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}
 	}
-	m, err := spec.ParseFile(displayPath(path), src, spec.Options{Defines: defs})
+	m, err := spec.ParseFile(displayPath(path), src, opts)
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}
 	}

@@ -23,13 +23,13 @@ or for all arguments), unused variables, functions and types, a terminal that ca
 hold. Warnings exit 0 unless --strict.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			defs, err := parseDefines(defines)
+			opts, err := parseDefines(defines)
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
 			warned := false
 			err = eachFile(cmd, args, func(_ string, _ []byte, f *syntax.File) error {
-				m, err := spec.Check(f, spec.Options{Defines: defs})
+				m, err := spec.Check(f, opts)
 				if err != nil {
 					return err
 				}

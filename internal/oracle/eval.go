@@ -2,17 +2,16 @@ package oracle
 
 import (
 	"fmt"
-	"math"
+	"math/big"
 	"math/bits"
 
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
-// failure is a runtime error, a failed assert or an integer the oracle
-// cannot represent. It travels as a panic value from the expression that
+// failure is a runtime error or a failed assert. It travels as a panic value from the expression that
 // raised it to the statement (or unit) that catches it.
 type failure struct {
-	kind string // "runtime-error", "assertion", "overflow"
+	kind string // "runtime-error", "assertion"
 	msg  string
 }
 
@@ -53,10 +52,53 @@ func test(e *spec.Expr, en *env) (ok bool, f *failure) {
 type env struct {
 	state []int64
 	frame []int64
+	// big holds the frame slots (lets) whose integer value does not fit
+	// an int64: a let binding is exact, like every intermediate result.
+	big map[int]*big.Int
 }
 
 func (en *env) clone() *env {
-	return &env{state: append([]int64(nil), en.state...), frame: append([]int64(nil), en.frame...)}
+	c := &env{state: append([]int64(nil), en.state...), frame: append([]int64(nil), en.frame...)}
+	if len(en.big) > 0 {
+		c.big = make(map[int]*big.Int, len(en.big))
+		for k, v := range en.big {
+			c.big[k] = v
+		}
+	}
+	return c
+}
+
+// bind stores the value of e in the frame at slot: exactly when e is an
+// integer that does not fit an int64.
+func bind(slot int, e *spec.Expr, en *env) {
+	if e.Type.Kind == spec.IntKind || e.Type.Kind == spec.RangeKind {
+		v := integer(e, en)
+		if !v.IsInt64() {
+			if en.big == nil {
+				en.big = map[int]*big.Int{}
+			}
+			en.big[slot] = v
+			en.frame[slot] = 0
+			return
+		}
+		delete(en.big, slot)
+		en.frame[slot] = v.Int64()
+		return
+	}
+	v := eval(e, en)
+	for i := range v {
+		delete(en.big, slot+i)
+	}
+	copy(en.frame[slot:], v)
+}
+
+// local returns the frame slot's value, which must fit an int64 where it
+// is used as one.
+func local(slot int, en *env) int64 {
+	if v, ok := en.big[slot]; ok {
+		return stored(v)
+	}
+	return en.frame[slot]
 }
 
 func b2i(b bool) int64 {
@@ -119,6 +161,62 @@ func fieldOffset(t *spec.Type, off int64, ft *spec.Type) int {
 	return 0
 }
 
+// allValues returns every value of the finite type t, each as its slots, in
+// increasing order of the slots (the last varying fastest): the values a
+// choose or a quantifier ranges over. It is built from the type's
+// structure alone: bool, the ranges of integers, enum and symmetric
+// types, every subset of a set's element type, and the products of
+// array elements and record fields.
+func allValues(t *spec.Type) [][]int64 {
+	var out [][]int64
+	switch t.Kind {
+	case spec.BoolKind, spec.RangeKind, spec.EnumKind, spec.SymmetricKind:
+		lo, hi := t.Lo, t.Hi
+		if t.Kind == spec.BoolKind {
+			lo, hi = 0, 1
+		}
+		for v := lo; v <= hi; v++ {
+			out = append(out, []int64{v})
+		}
+	case spec.SetKind:
+		n := setSize(t.Elem)
+		if n > 20 {
+			bad("set of %d elements enumerated", n)
+		}
+		for v := int64(0); v < 1<<n; v++ {
+			out = append(out, []int64{v})
+		}
+	case spec.ArrayKind, spec.RecordKind:
+		var parts []*spec.Type
+		if t.Kind == spec.ArrayKind {
+			for i := int64(0); i < t.Index.Size(); i++ {
+				parts = append(parts, t.Elem)
+			}
+		} else {
+			for _, f := range t.Fields {
+				parts = append(parts, f.Type)
+			}
+		}
+		out = [][]int64{nil}
+		for _, p := range parts {
+			pv := allValues(p)
+			var next [][]int64
+			for _, prefix := range out {
+				for _, v := range pv {
+					next = append(next, append(append([]int64(nil), prefix...), v...))
+				}
+			}
+			out = next
+			if len(out) > 1<<20 {
+				bad("%s with more than %d values enumerated", t.Kind, 1<<20)
+			}
+		}
+	default:
+		bad("values of a %s", t.Kind)
+	}
+	return out
+}
+
 // setSize returns the number of possible elements of a set of t.
 func setSize(t *spec.Type) int64 {
 	if !t.IsFinite() || t.Size() > 64 || t.Size() < 1 {
@@ -134,30 +232,75 @@ func setMask(t *spec.Type) int64 {
 	return -1
 }
 
-func add(a, b int64) int64 {
-	s := a + b
-	if (s > a) != (b > 0) {
-		fail("overflow", "%d + %d overflows int64", a, b)
+// integer evaluates an integer expression exactly: intermediate results
+// are unbounded (math/big, always, with no analysis), and only a stored
+// value must fit (scalar checks it).
+func integer(e *spec.Expr, en *env) *big.Int {
+	arg := func(i int) *big.Int { return integer(e.Args[i], en) }
+	switch e.Op {
+	case spec.OpConst:
+		if e.Big != nil {
+			return new(big.Int).Set(e.Big)
+		}
+		return big.NewInt(e.Val)
+	case spec.OpLocal:
+		if v, ok := en.big[e.Slot]; ok {
+			return new(big.Int).Set(v)
+		}
+	case spec.OpNeg:
+		return new(big.Int).Neg(arg(0))
+	case spec.OpAdd:
+		return new(big.Int).Add(arg(0), arg(1))
+	case spec.OpSub:
+		return new(big.Int).Sub(arg(0), arg(1))
+	case spec.OpMul:
+		return new(big.Int).Mul(arg(0), arg(1))
+	case spec.OpDiv, spec.OpMod:
+		a, b := arg(0), arg(1)
+		if b.Sign() == 0 {
+			fail("runtime-error", "division by zero")
+		}
+		// Truncated toward zero, and the remainder of that, as
+		// docs/language.md defines them (Quo and Rem, not Div and Mod).
+		if e.Op == spec.OpDiv {
+			return new(big.Int).Quo(a, b)
+		}
+		return new(big.Int).Rem(a, b)
+	case spec.OpCond:
+		if truth(e.Args[0], en) {
+			return arg(1)
+		}
+		return arg(2)
+	case spec.OpLet:
+		let(e, en)
+		return arg(len(e.Args) - 1)
 	}
-	return s
+	return big.NewInt(scalar(e, en))
 }
 
-func sub(a, b int64) int64 {
-	if b == math.MinInt64 {
-		fail("overflow", "%d - %d overflows int64", a, b)
+// isArith reports whether e is an integer operator evaluated by integer.
+func isArith(e *spec.Expr) bool {
+	switch e.Op {
+	case spec.OpNeg, spec.OpAdd, spec.OpSub, spec.OpMul, spec.OpDiv, spec.OpMod:
+		return true
+	case spec.OpConst:
+		return e.Big != nil
 	}
-	return add(a, -b)
+	return false
 }
 
-func mul(a, b int64) int64 {
-	if a == 0 || b == 0 {
-		return 0
+// stored returns v, which is stored or used as a value: it must fit an
+// int64 (every range does).
+func stored(v *big.Int) int64 {
+	if !v.IsInt64() {
+		fail("runtime-error", "value %s does not fit a 64-bit integer", v)
 	}
-	p := a * b
-	if p/b != a || (a == -1 && b == math.MinInt64) || (b == -1 && a == math.MinInt64) {
-		fail("overflow", "%d * %d overflows int64", a, b)
-	}
-	return p
+	return v.Int64()
+}
+
+// cmpInt compares the two integer operands of e exactly.
+func cmpInt(e *spec.Expr, en *env) int {
+	return integer(e.Args[0], en).Cmp(integer(e.Args[1], en))
 }
 
 // eval returns the value of e: a fresh slice of e.Type's width.
@@ -169,6 +312,9 @@ func eval(e *spec.Expr, en *env) []int64 {
 		}
 		return append([]int64(nil), en.state[e.Slot:e.Slot+width(e.Type)]...)
 	case spec.OpLocal:
+		if width(e.Type) == 1 {
+			return []int64{local(e.Slot, en)}
+		}
 		return append([]int64(nil), en.frame[e.Slot:e.Slot+width(e.Type)]...)
 	case spec.OpIndex:
 		if e.IsLocation() {
@@ -230,7 +376,7 @@ func read(l loc, en *env) []int64 {
 // let stores the bindings of an OpLet in the frame.
 func let(e *spec.Expr, en *env) {
 	for i, b := range e.Binds {
-		copy(en.frame[b:], eval(e.Args[i], en))
+		bind(b, e.Args[i], en)
 	}
 }
 
@@ -240,6 +386,9 @@ func scalar(e *spec.Expr, en *env) int64 {
 		bad("%s of type %s is not a scalar", e.Op, e.Type.Kind)
 	}
 	arg := func(i int) int64 { return scalar(e.Args[i], en) }
+	if isArith(e) {
+		return stored(integer(e, en))
+	}
 	switch e.Op {
 	case spec.OpConst:
 		return e.Val
@@ -249,13 +398,11 @@ func scalar(e *spec.Expr, en *env) int64 {
 		}
 		return en.state[e.Slot]
 	case spec.OpLocal:
-		return en.frame[e.Slot]
+		return local(e.Slot, en)
 	case spec.OpIndex, spec.OpField, spec.OpRecordLit:
 		return eval(e, en)[0]
 	case spec.OpNot:
 		return b2i(!truth(e.Args[0], en))
-	case spec.OpNeg:
-		return sub(0, arg(0))
 	case spec.OpAnd:
 		return b2i(truth(e.Args[0], en) && truth(e.Args[1], en))
 	case spec.OpOr:
@@ -263,6 +410,9 @@ func scalar(e *spec.Expr, en *env) int64 {
 	case spec.OpImplies:
 		return b2i(!truth(e.Args[0], en) || truth(e.Args[1], en))
 	case spec.OpEq, spec.OpNe:
+		if e.Args[0].Type.Kind == spec.IntKind || e.Args[0].Type.Kind == spec.RangeKind {
+			return b2i((cmpInt(e, en) == 0) == (e.Op == spec.OpEq))
+		}
 		a, b := eval(e.Args[0], en), eval(e.Args[1], en)
 		if len(a) != len(b) {
 			bad("== between values of %d and %d slots", len(a), len(b))
@@ -273,35 +423,19 @@ func scalar(e *spec.Expr, en *env) int64 {
 		}
 		return b2i(eq == (e.Op == spec.OpEq))
 	case spec.OpLt:
-		return b2i(arg(0) < arg(1))
+		return b2i(cmpInt(e, en) < 0)
 	case spec.OpLe:
-		return b2i(arg(0) <= arg(1))
+		return b2i(cmpInt(e, en) <= 0)
 	case spec.OpGt:
-		return b2i(arg(0) > arg(1))
+		return b2i(cmpInt(e, en) > 0)
 	case spec.OpGe:
-		return b2i(arg(0) >= arg(1))
-	case spec.OpAdd:
-		return add(arg(0), arg(1))
-	case spec.OpSub:
-		return sub(arg(0), arg(1))
-	case spec.OpMul:
-		return mul(arg(0), arg(1))
-	case spec.OpDiv, spec.OpMod:
-		a, b := arg(0), arg(1)
-		if b == 0 {
-			fail("runtime-error", "division by zero")
-		}
-		if a == math.MinInt64 && b == -1 {
-			fail("overflow", "%d / -1 overflows int64", a)
-		}
-		// Go's / truncates toward zero and % is its remainder, as
-		// docs/language.md defines them.
-		if e.Op == spec.OpDiv {
-			return a / b
-		}
-		return a % b
+		return b2i(cmpInt(e, en) >= 0)
 	case spec.OpIn:
-		x, s := arg(0), arg(1)
+		xb, s := integer(e.Args[0], en), arg(1)
+		if !xb.IsInt64() {
+			return 0 // not a value of the element type: not an element
+		}
+		x := xb.Int64()
 		el := e.Args[1].Type.Elem
 		setSize(el)
 		if x < el.Lo || x > el.Hi {
@@ -339,8 +473,8 @@ func scalar(e *spec.Expr, en *env) int64 {
 		// A finite conjunction (disjunction) evaluated left to right with
 		// short-circuit, like `and` (`or`); count evaluates every body.
 		var n int64
-		for v := e.Dom.Lo; v <= e.Dom.Hi; v++ {
-			en.frame[e.Slot] = v
+		for _, v := range allValues(e.Dom) {
+			copy(en.frame[e.Slot:], v)
 			t := truth(e.Args[0], en)
 			switch {
 			case e.Op == spec.OpForall && !t:

@@ -115,6 +115,9 @@ func (x *interp) store(l loc, v []int64, en *env) {
 	dst := en.state
 	if l.frame {
 		dst = en.frame
+		for i := range v {
+			delete(en.big, l.off+i)
+		}
 	}
 	copy(dst[l.off:], v)
 }
@@ -133,13 +136,19 @@ func (x *interp) exec(ss []*spec.Stmt, en *env, k func(*env), failed func(*failu
 	case spec.SSkip:
 		next(en)
 	case spec.SAssign:
-		if f := try(func() { x.store(locate(s.Target, en), eval(s.Value, en), en) }); f != nil {
+		if f := try(func() {
+			if s.Target.Op == spec.OpLocal && s.Target.Type.Kind == spec.IntKind {
+				bind(s.Target.Slot, s.Value, en) // a let: exact
+				return
+			}
+			x.store(locate(s.Target, en), eval(s.Value, en), en)
+		}); f != nil {
 			failed(f, en)
 			return
 		}
 		next(en)
 	case spec.SLet:
-		if f := try(func() { copy(en.frame[s.Slot:], eval(s.Value, en)) }); f != nil {
+		if f := try(func() { bind(s.Slot, s.Value, en) }); f != nil {
 			failed(f, en)
 			return
 		}
@@ -184,13 +193,12 @@ func (x *interp) exec(ss []*spec.Stmt, en *env, k func(*env), failed func(*failu
 		}
 		x.exec(s.Else, en, next, failed)
 	case spec.SChoose:
-		dom := s.Dom
-		if dom == nil || !dom.IsFinite() {
-			bad("choose over a non-finite domain")
+		if s.Dom == nil {
+			bad("choose without a domain")
 		}
-		for v := dom.Lo; v <= dom.Hi; v++ {
+		for _, v := range allValues(s.Dom) {
 			b := en.clone()
-			b.frame[s.Slot] = v
+			copy(b.frame[s.Slot:], v)
 			ok := true
 			if s.Cond != nil {
 				var f *failure

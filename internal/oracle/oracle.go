@@ -27,10 +27,6 @@ type Options struct {
 // Options.MaxTransitions.
 var ErrTooBig = errors.New("oracle: too many states")
 
-// ErrOverflow is returned when an intermediate integer does not fit in
-// int64: the language's integers are unbounded, the oracle's are not.
-var ErrOverflow = errors.New("oracle: integer overflow")
-
 // Result is the outcome of [Check].
 type Result struct {
 	States      int64 // distinct reachable states
@@ -119,7 +115,7 @@ func Check(m *spec.Model, opts Options) (res *Result, err error) {
 			case *failure:
 				res, err = nil, fmt.Errorf("oracle: unexpected failure outside a branch: %s", r.msg)
 			case error:
-				if errors.Is(r, ErrTooBig) || errors.Is(r, ErrOverflow) {
+				if errors.Is(r, ErrTooBig) {
 					res, err = nil, r
 					return
 				}
@@ -152,9 +148,6 @@ func (x *interp) search(opts Options) *Result {
 	var found *event
 	var level []event // violations found while building the current level
 	note := func(ev event) {
-		if ev.kind == "overflow" {
-			panic(fmt.Errorf("%w: %s", ErrOverflow, ev.msg))
-		}
 		if ev.step && opts.Failure != nil {
 			opts.Failure(ev.kind, ev.msg)
 		}
@@ -270,8 +263,6 @@ func (x *interp) stuck(s []int64, i int) *event {
 	}
 	ok, f := test(x.m.Terminal, &env{state: s, frame: make([]int64, x.m.Frame)})
 	switch {
-	case f != nil && f.kind == "overflow":
-		panic(fmt.Errorf("%w: %s", ErrOverflow, f.msg))
 	case f != nil:
 		return &event{kind: f.kind, name: "terminal", msg: f.msg, at: i, action: -1}
 	case ok:

@@ -602,7 +602,13 @@ func (g *gen) setLit(t *gtype, sc []gvar, d int) string {
 
 // domain returns a choose or quantifier domain with its element type.
 func (g *gen) domain(sc []gvar) (string, *gtype) {
-	switch g.r.IntN(7) {
+	switch g.r.IntN(9) {
+	case 6:
+		// every subset of a type (issue 15)
+		return "set of Color", &gtype{k: kSet, src: "set of Color", elem: g.color}
+	case 7:
+		// every array of a type: the functions from bool to Mode
+		return "[bool]Mode", &gtype{k: kArray, src: "[bool]Mode", elem: g.mode, index: g.tBool}
 	case 0:
 		return "bool", g.tBool
 	case 1:
@@ -819,7 +825,7 @@ func (g *gen) stmt(sc []gvar, ind string) []gvar {
 		if where != "" && g.chance(1, 2) {
 			g.fact(ind+"  ", strings.TrimPrefix(where, " where "), "where")
 		}
-		if dom != "bool" && dom[0] >= 'a' && dom[0] <= 'z' && g.chance(1, 2) {
+		if dom != "bool" && dom[0] >= 'a' && dom[0] <= 'z' && !strings.ContainsAny(dom, " [") && g.chance(1, 2) {
 			g.fact(ind+"  ", v+" in "+dom, "chosen from a set") // a set variable
 		}
 		g.stmts(inner, 1+g.r.IntN(2), ind+"  ")
@@ -1044,7 +1050,17 @@ func (g *gen) planted(sc []gvar, ind string) {
 	}
 	o := pick(g, ops)
 	want := o.f(a, b)
-	switch g.r.IntN(6) {
+	switch g.r.IntN(8) {
+	case 6:
+		// integers are exact: a product past int64 divided back
+		e := g.integer(sc, 2)
+		k := pick(g, []string{"9223372036854775807", "4000000000", "123456789012345678901234567890"})
+		g.p("%sassert (%s) * %s * %s / %s / %s == (%s) \"planted: exact product\"", ind, e, k, k, k, k, e)
+	case 7:
+		e := g.integer(sc, 2)
+		l := g.fresh("big")
+		g.p("%slet %s = (%s) - 9223372036854775807 - 9223372036854775807", ind, l, e)
+		g.p("%sassert %s < (%s) - 9223372036854775806 and %s + 18446744073709551614 == (%s) \"planted: exact difference\"", ind, l, e, l, e)
 	case 3, 4:
 		g.identity(sc, ind)
 	case 5:

@@ -1,5 +1,7 @@
 package syntax
 
+import "math/big"
+
 // This file defines the abstract syntax tree produced by [Parse]. The
 // grammar structs of the parser are private; they are lowered to these
 // types. Every node records the position of its first token.
@@ -348,11 +350,26 @@ type IdentExpr struct {
 	Name string
 }
 
-// IntLit is a decimal integer literal.
+// IntLit is a decimal integer literal. Integers are exact: a literal
+// that does not fit an int64 has Huge set, Value saturated to
+// math.MaxInt64, and its exact value is [IntLit.BigValue].
 type IntLit struct {
 	Pos   Position
 	Value int64
+	Huge  bool // the value does not fit an int64
 	Text  string
+}
+
+// BigValue returns the exact value of the literal.
+func (e *IntLit) BigValue() *big.Int {
+	if !e.Huge {
+		return big.NewInt(e.Value)
+	}
+	v, ok := new(big.Int).SetString(e.Text, 10)
+	if !ok {
+		return big.NewInt(e.Value)
+	}
+	return v
 }
 
 // BoolLit is `true` or `false`.

@@ -1,6 +1,8 @@
 package syntax
 
 import (
+	"math"
+	"math/big"
 	"strconv"
 
 	"github.com/alecthomas/participle/v2"
@@ -221,6 +223,11 @@ type exprParser struct {
 // exhaust the stack.
 const maxExprDepth = 2000
 
+// MaxIntDigits is the most digits an integer literal may have. Integers
+// are exact (a literal may exceed int64), and the bound keeps the cost of
+// exact arithmetic on constants small.
+const MaxIntDigits = 1000
+
 // enter counts one level of nesting at t; it reports false (and records
 // an error) when the expression is nested too deeply.
 func (p *exprParser) enter(t *lexer.Token) bool {
@@ -428,11 +435,22 @@ func (p *exprParser) primary() Expr {
 		return &IdentExpr{Pos: pos, Name: t.Value}
 	case tokInt:
 		p.next()
+		lit := &IntLit{Pos: pos, Text: t.Value}
 		v, err := strconv.ParseInt(t.Value, 10, 64)
-		if err != nil {
-			p.errorf(t, "integer literal "+t.Value+" overflows int64")
+		switch {
+		case err == nil:
+			lit.Value = v
+		case len(t.Value) > MaxIntDigits:
+			p.errorf(t, "integer literal "+t.Value[:20]+"... has more than "+strconv.Itoa(MaxIntDigits)+" digits")
+		default:
+			// Integers are exact: a literal past int64 keeps its value.
+			if _, ok := new(big.Int).SetString(t.Value, 10); !ok {
+				p.errorf(t, "malformed integer literal "+t.Value)
+				break
+			}
+			lit.Huge, lit.Value = true, math.MaxInt64
 		}
-		return &IntLit{Pos: pos, Value: v, Text: t.Value}
+		return lit
 	case tokKeyword:
 		switch t.Value {
 		case "true", "false":
