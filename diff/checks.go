@@ -3,6 +3,7 @@ package diff
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/spec"
@@ -91,17 +92,17 @@ func (o Outcome) Text() string {
 // assertions and runtime errors.
 func Checks(ctx context.Context, old, new *spec.Model, opts verify.Options) ([]Row, error) {
 	var rows []Row
-	has := map[[2]string]bool{}
+	seen := map[[2]string]bool{}
 	for _, m := range []*spec.Model{old, new} {
 		for _, in := range m.Invariants {
-			if k := [2]string{"invariant", in.Name}; !has[k] {
-				has[k] = true
+			if k := [2]string{"invariant", in.Name}; !seen[k] {
+				seen[k] = true
 				rows = append(rows, Row{Kind: "invariant", Name: in.Name})
 			}
 		}
 		for _, p := range m.Properties {
-			if k := [2]string{"property", p.Name}; !has[k] {
-				has[k] = true
+			if k := [2]string{"property", p.Name}; !seen[k] {
+				seen[k] = true
 				rows = append(rows, Row{Kind: "property", Name: p.Name})
 			}
 		}
@@ -116,16 +117,40 @@ func Checks(ctx context.Context, old, new *spec.Model, opts verify.Options) ([]R
 		}
 	}
 	rows = append(sorted, Row{Kind: "deadlock"}, Row{Kind: "errors"})
-	for i := range rows {
-		var err error
-		if rows[i].Old, err = outcome(ctx, old, rows[i], opts); err != nil {
+	for _, side := range []struct {
+		m   *spec.Model
+		get func(*Row) *Outcome
+	}{{old, func(r *Row) *Outcome { return &r.Old }}, {new, func(r *Row) *Outcome { return &r.New }}} {
+		// One search of every check first: when all hold, so does each.
+		o := opts
+		o.Only, o.Progress, o.NoDeadlock = nil, nil, false
+		res, err := verify.Run(ctx, side.m, o)
+		if err != nil {
 			return nil, err
 		}
-		if rows[i].New, err = outcome(ctx, new, rows[i], opts); err != nil {
-			return nil, err
+		for i := range rows {
+			out := side.get(&rows[i])
+			if res.Verdict == checker.Holds {
+				*out = Outcome{Present: has(side.m, rows[i])}
+				continue
+			}
+			if *out, err = outcome(ctx, side.m, rows[i], opts); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return rows, nil
+}
+
+// has reports whether m has the check of row.
+func has(m *spec.Model, row Row) bool {
+	switch row.Kind {
+	case "invariant":
+		return slices.ContainsFunc(m.Invariants, func(in *spec.Invariant) bool { return in.Name == row.Name })
+	case "property":
+		return slices.ContainsFunc(m.Properties, func(p *spec.Property) bool { return p.Name == row.Name })
+	}
+	return true
 }
 
 // outcome checks the one check of row in m: a copy of m that keeps only
