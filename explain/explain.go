@@ -140,7 +140,7 @@ func Safety(m *spec.Model, v *checker.Violation) (*Explanation, error) {
 			because = append(because, "writes "+strings.Join(feeds, ", ")+", read by "+reader)
 			a := m.Actions[v.Trace[i].Action]
 			for _, s := range a.Reads {
-				if readBy[s] == "" {
+				if !read[s] { // the nearest later reader, unless the check reads it
 					readBy[s] = fmt.Sprintf("step %d (%s)", i, a.Name)
 				}
 			}
