@@ -13,7 +13,8 @@ import (
 type Options struct {
 	// Map renames OLD's variables and action labels to NEW's: old -> new.
 	Map map[string]string
-	// MaxNodes bounds the pairs explored per direction; 0: DefaultMaxNodes.
+	// MaxNodes bounds the pairs explored per direction, and the states of
+	// the other spec stored; 0: DefaultMaxNodes.
 	MaxNodes int64
 	// MaxSetStates bounds the states held in the distinct sets of the
 	// other spec, summed, per direction; 0: DefaultMaxSetStates.
@@ -98,6 +99,8 @@ func Compare(ctx context.Context, old, new *spec.Model, opts Options) (*Result, 
 	if r.OldOnly, err = search(ctx, so, sn, obs.OldToNew, opts); err != nil {
 		return nil, err
 	}
+	so.reset()
+	sn.reset()
 	if r.NewOnly, err = search(ctx, sn, so, obs.NewToOld, opts); err != nil {
 		return nil, err
 	}

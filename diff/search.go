@@ -71,6 +71,9 @@ func newSide(name string, m *spec.Model, shared []Shared, isOld bool) (*side, er
 	return s, nil
 }
 
+// reset empties the side's store, for a new search.
+func (s *side) reset() { s.store = checker.NewStore(max(s.prog.Words(), 1)) }
+
 // insert stores t (a vector of the side's program) and returns its index.
 func (s *side) insert(t checker.State) (uint32, error) {
 	copy(s.vec, t)
@@ -136,7 +139,7 @@ func (s *searcher) add(a uint32, set []uint32, parent, action int32) bool {
 	}
 	s.seen[k] = int32(len(s.nodes))
 	s.nodes = append(s.nodes, node{a: a, set: id, parent: parent, action: action})
-	return int64(len(s.nodes)) > s.opts.maxNodes() || s.elems > s.opts.maxSetStates()
+	return int64(len(s.nodes)) > s.opts.maxNodes() || s.elems > s.opts.maxSetStates() || s.b.store.Len() > s.opts.maxNodes()
 }
 
 // found is a distinguishing step: from pair parent (-1: none, an initial
@@ -252,9 +255,12 @@ func search(ctx context.Context, a, b *side, amap []int, opts Options) (*Directi
 		d.Trace = tr
 	case bound:
 		d.Incomplete = true
-		if int64(len(s.nodes)) > opts.maxNodes() {
+		switch {
+		case int64(len(s.nodes)) > opts.maxNodes():
 			d.Reason = fmt.Sprintf("more than %d pairs (--max-nodes)", opts.maxNodes())
-		} else {
+		case b.store.Len() > opts.maxNodes():
+			d.Reason = fmt.Sprintf("more than %d states of %s (--max-nodes)", opts.maxNodes(), b.name)
+		default:
 			d.Reason = fmt.Sprintf("more than %d states in the sets of %s (--max-set-states)", opts.maxSetStates(), b.name)
 		}
 	}
