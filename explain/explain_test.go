@@ -383,3 +383,15 @@ func TestLiveness(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", d)
 	}
 }
+
+// verifyRun checks m with one worker and returns its violation.
+func verifyRun(m *spec.Model) (*checker.Violation, error) {
+	res, err := verify.Run(context.Background(), m, verify.Options{Workers: 1})
+	if err != nil {
+		return nil, err
+	}
+	if res.Violation == nil {
+		return nil, fmt.Errorf("%s: no violation", m.Name)
+	}
+	return res.Violation, nil
+}

@@ -29,6 +29,7 @@ type explainFlags struct {
 	format    string
 	maxStates int64
 	workers   int
+	switches  bool
 }
 
 func newExplainCmd() *cobra.Command {
@@ -68,6 +69,7 @@ stopped early with no violation found.`,
 	fl.StringVar(&f.format, "format", "text", "output format: text or json")
 	fl.Int64Var(&f.maxStates, "max-states", 0, "stop after storing this many states (0: no limit)")
 	fl.IntVar(&f.workers, "workers", 0, "search goroutines (0: one per core)")
+	fl.BoolVar(&f.switches, "fewest-switches", false, "explain, among the shortest counterexamples, one with the fewest context switches between processes")
 	return cmd
 }
 
@@ -120,6 +122,15 @@ func runExplain(cmd *cobra.Command, path string, f explainFlags) error {
 		v = res.Violation
 	}
 	out := explained{m: m, v: v}
+	if f.switches && v.LoopStart < 0 && len(v.Trace) > 1 {
+		w, err := explain.FewestSwitches(m, v, f.maxStates)
+		if err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+		out.switches = fmt.Sprintf("%d context switches, the fewest among the counterexamples of %d steps (the first found had %d)",
+			explain.Switches(m, w.Trace), len(w.Trace)-1, explain.Switches(m, v.Trace))
+		out.v, v = w, w
+	}
 	if v.LoopStart >= 0 {
 		if out.cycle, err = explain.Liveness(m, v); err != nil {
 			return &exitError{code: exitUsage, err: err}
@@ -147,6 +158,8 @@ type explained struct {
 	v     *checker.Violation
 	slice *explain.Explanation // a finite counterexample
 	cycle *explain.Cycle       // a lasso
+	// switches describes the trace chosen by --fewest-switches, or is "".
+	switches string
 }
 
 func (x explained) Text(w io.Writer) error {
@@ -193,6 +206,9 @@ func (x explained) Text(w io.Writer) error {
 		if x.slice != nil && x.slice.Steps[i].Because != "" {
 			fmt.Fprintf(&b, "           because: %s\n", x.slice.Steps[i].Because)
 		}
+	}
+	if x.switches != "" {
+		fmt.Fprintf(&b, "\n%s\n", x.switches)
 	}
 	if x.slice != nil && len(x.slice.Reads) > 0 {
 		fmt.Fprintf(&b, "\nthe violated check reads: %s\n", strings.Join(x.slice.Reads, ", "))
