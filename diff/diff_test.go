@@ -307,3 +307,31 @@ action stay { skip }
 		})
 	}
 }
+
+// TestDeterministic renders a few pairs twice, with one and with four
+// workers for the verdict table: the output is the same byte for byte.
+func TestDeterministic(t *testing.T) {
+	for _, p := range examplePairs {
+		if p.name != "toctou_snapshot" && p.name != "no_citation_gate" && p.name != "philosophers" {
+			continue
+		}
+		t.Run(p.name, func(t *testing.T) {
+			var outs []string
+			for _, workers := range []int{1, 4} {
+				old, new := load(t, p.old, p.oldDefs), load(t, p.new, p.newDefs)
+				r, err := Compare(context.Background(), old, new, Options{Verify: verify.Options{Workers: workers}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var b bytes.Buffer
+				if err := r.JSON(&b, Names{Old: "a", New: "b"}); err != nil {
+					t.Fatal(err)
+				}
+				outs = append(outs, b.String())
+			}
+			if d := cmp.Diff(outs[0], outs[1]); d != "" {
+				t.Errorf("workers 1 and 4 differ (-1 +4):\n%s", d)
+			}
+		})
+	}
+}
