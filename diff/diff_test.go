@@ -279,6 +279,8 @@ action stay { skip }
 		{name: "renamed", rename: map[string]string{"y": "z", "go": "run"}, shared: []string{"x", "y", "e"},
 			hidden: []string{"old s: types differ: set of 0..3 and set of 1..4", "old only: only in old"}},
 		{name: "unknown", rename: map[string]string{"w": "z"}, wantErr: "--map w: A declares no variable or action w"},
+		{name: "twice", rename: map[string]string{"y": "x"}, wantErr: "--map: two variables of A stand for x of B"},
+		{name: "two actions", rename: map[string]string{"go": "stay"}, wantErr: "--map: two actions of A stand for stay of B"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

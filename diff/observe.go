@@ -52,6 +52,9 @@ func Observe(old, new *spec.Model, rename map[string]string) (*Observation, erro
 	seen := map[string]bool{}
 	for _, v := range old.Vars {
 		name := mapped(v.Name)
+		if seen[name] {
+			return nil, fmt.Errorf("--map: two variables of %s stand for %s of %s", old.Name, name, new.Name)
+		}
 		nv, ok := newVars[name]
 		switch {
 		case !ok:
@@ -85,6 +88,9 @@ func Observe(old, new *spec.Model, rename map[string]string) (*Observation, erro
 			o.OldToNew[i] = -1
 			o.OnlyOld = append(o.OnlyOld, a.Name)
 			continue
+		}
+		if o.NewToOld[j] >= 0 {
+			return nil, fmt.Errorf("--map: two actions of %s stand for %s of %s", old.Name, new.Actions[j].Name, new.Name)
 		}
 		o.OldToNew[i], o.NewToOld[j] = j, i
 	}
