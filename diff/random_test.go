@@ -19,6 +19,8 @@ import (
 type rspec struct {
 	xInit int
 	third string // "z" or "w"
+	// initY makes y start undetermined: an init block chooses it.
+	initY bool
 	acts  []ract
 }
 
@@ -31,6 +33,9 @@ type ract struct {
 func (g rspec) text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "spec R\nvar x: 0..2 = %d\nvar y: bool\nvar %s: 0..1\nagent ag(v: 0..2): bool\n", g.xInit, g.third)
+	if g.initY {
+		b.WriteString("init { choose b in bool { y := b } }\n")
+	}
 	for _, proc := range []string{"p", "q"} {
 		fmt.Fprintf(&b, "process %s {\n", proc)
 		for _, a := range g.acts {
@@ -69,7 +74,7 @@ func rstmt(r *rand.Rand) string {
 }
 
 func randomSpec(r *rand.Rand) rspec {
-	g := rspec{third: "z"}
+	g := rspec{third: "z", initY: r.IntN(4) == 0}
 	n := 2 + r.IntN(4)
 	for i := range n {
 		a := ract{proc: []string{"p", "q"}[r.IntN(2)], name: fmt.Sprintf("a%d", i), guard: rguard(r)}
@@ -83,13 +88,13 @@ func randomSpec(r *rand.Rand) rspec {
 
 // mutate returns g changed in one place.
 func mutate(r *rand.Rand, g rspec) rspec {
-	m := rspec{xInit: g.xInit, third: g.third}
+	m := rspec{xInit: g.xInit, third: g.third, initY: g.initY}
 	for _, a := range g.acts {
 		a.body = slices.Clone(a.body)
 		m.acts = append(m.acts, a)
 	}
 	a := &m.acts[r.IntN(len(m.acts))]
-	switch r.IntN(7) {
+	switch r.IntN(8) {
 	case 0:
 		a.guard = rguard(r)
 	case 1:
@@ -110,6 +115,8 @@ func mutate(r *rand.Rand, g rspec) rspec {
 		m.xInit = r.IntN(3)
 	case 6:
 		m.third = "w"
+	case 7:
+		m.initY = !m.initY
 	}
 	return m
 }
