@@ -20,6 +20,7 @@ const (
 	Unknown                 // a limit stopped the search, or another failure came first
 )
 
+// String returns "holds", "violated" or "incomplete".
 func (v Verdict) String() string {
 	return [...]string{"holds", "violated", "incomplete"}[v]
 }

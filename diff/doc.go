@@ -35,5 +35,5 @@
 // branch) order, so its result is the same on every run.
 //
 // The trace language is a finite-trace comparison: it does not see
-// deadlocks or liveness; the verdict table (see [Check]) does.
+// deadlocks or liveness; the verdict table (see [Checks]) does.
 package diff
