@@ -25,6 +25,7 @@
 package explain
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"strings"
@@ -206,12 +207,18 @@ func (r *replayer) violates(actions []int) (ok bool, at int) {
 	if !failing && r.endsIn(r.init) {
 		return true, -1
 	}
+	seen := map[string]bool{}
 	for k, a := range actions {
 		var next []checker.State
+		clear(seen)
 		failed := false
 		for _, s := range cur {
 			err := r.mach.SuccessorsOf(s, []int{a}, func(act, _ int, t checker.State) {
-				if act == a && !slices.ContainsFunc(next, func(x checker.State) bool { return slices.Equal(x, t) }) {
+				if act != a {
+					return
+				}
+				if key := stateKey(t); !seen[key] {
+					seen[key] = true
 					next = append(next, slices.Clone(t))
 				}
 			})
@@ -241,6 +248,15 @@ func (r *replayer) violates(actions []int) (ok bool, at int) {
 		cur = next
 	}
 	return false, -1
+}
+
+// stateKey is the bytes of a packed state, as a map key.
+func stateKey(s checker.State) string {
+	b := make([]byte, 0, 8*len(s))
+	for _, w := range s {
+		b = binary.LittleEndian.AppendUint64(b, w)
+	}
+	return string(b)
 }
 
 // failsHere reports whether err is the failure of the violation.
