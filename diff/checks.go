@@ -17,12 +17,15 @@ type Verdict uint8
 const (
 	Holds    Verdict = iota // the check holds
 	Violated                // the check is violated
-	Unknown                 // a limit stopped the search, or another failure came first
+	Unknown                 // a limit or the context stopped the search
+	// Masked: another failure (an assertion, a runtime error, a deadlock)
+	// is reached first, so the search, as check runs it, cannot say.
+	Masked
 )
 
-// String returns "holds", "violated" or "incomplete".
+// String returns "holds", "violated", "incomplete" or "masked".
 func (v Verdict) String() string {
-	return [...]string{"holds", "violated", "incomplete"}[v]
+	return [...]string{"holds", "violated", "incomplete", "masked"}[v]
 }
 
 // Outcome is a check's result in one spec.
@@ -32,7 +35,7 @@ type Outcome struct {
 	// Steps is the length (transitions) of the shortest counterexample
 	// of a violated safety check; -1 for a lasso.
 	Steps  int
-	Reason string // for Unknown
+	Reason string // for Unknown and Masked
 }
 
 // Row is one line of the verdict table.
@@ -76,7 +79,7 @@ func (o Outcome) stepsText() string {
 }
 
 // Text prints the outcome shortly: "holds", "violated (3 steps)",
-// "violated (lasso)", "incomplete", "-" when absent.
+// "violated (lasso)", "incomplete", "masked", "-" when absent.
 func (o Outcome) Text() string {
 	switch {
 	case !o.Present:
@@ -206,7 +209,11 @@ func outcome(ctx context.Context, m *spec.Model, row Row, opts verify.Options) (
 		mine = v.Kind == checker.Assertion || v.Kind == checker.RuntimeError
 	}
 	if !mine {
-		out.Verdict, out.Reason = Unknown, fmt.Sprintf("a %s (%s) is reached first", v.Kind, v.Name)
+		first := fmt.Sprintf("%s %s", v.Kind, v.Name)
+		if v.Kind == checker.Deadlock {
+			first = "a deadlock"
+		}
+		out.Verdict, out.Reason = Masked, first+" is reached first"
 		return out, nil
 	}
 	out.Verdict, out.Steps = Violated, len(v.Trace)-1

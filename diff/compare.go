@@ -64,7 +64,8 @@ func (r *Result) Differ() bool {
 	return false
 }
 
-// Incomplete reports whether a search or a check stopped early.
+// Incomplete reports whether a search or a check stopped early (a masked
+// check did not: it ran to its end).
 func (r *Result) Incomplete() bool {
 	if r.OldOnly.Incomplete || r.NewOnly.Incomplete {
 		return true

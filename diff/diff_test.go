@@ -337,3 +337,49 @@ func TestDeterministic(t *testing.T) {
 		})
 	}
 }
+
+// TestChecks pins the verdict table of a pair whose invariant is masked
+// by an assertion in one spec and violated in the other.
+func TestChecks(t *testing.T) {
+	parse := func(src string) *spec.Model {
+		m, err := spec.ParseFile("t.wrap", []byte(src), spec.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	old := parse(`spec Mask
+var x: 0..3
+action a when x < 3 { x := x + 1 }
+action b when x == 1 { assert false "boom" }
+invariant Small: x < 3
+`)
+	new := parse(`spec Mask
+var x: 0..3
+action a when x < 3 { x := x + 1 }
+invariant Small: x < 3
+invariant Tiny: x < 4
+terminal x == 3
+`)
+	rows, err := Checks(context.Background(), old, new, verify.Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct{ Kind, Name, Old, New, Change string }
+	var got []row
+	for _, r := range rows {
+		got = append(got, row{r.Kind, r.Name, r.Old.Text(), r.New.Text(), r.Change()})
+	}
+	want := []row{
+		{"invariant", "Small", "masked", "violated (3 steps)", "masked → violated"},
+		{"invariant", "Tiny", "-", "holds", "new check"},
+		{"deadlock", "", "masked", "holds", "masked → holds"},
+		{"errors", "", "violated (2 steps)", "holds", "violated → holds"},
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	if rows[0].Old.Reason != "assertion b is reached first" {
+		t.Errorf("reason %q", rows[0].Old.Reason)
+	}
+}
