@@ -155,8 +155,61 @@ func Liveness(m *spec.Model, v *checker.Violation) (*Cycle, error) {
 			c.Excluders = append(c.Excluders, "fairness strong "+act.Name)
 		}
 	}
+	// A family's instances may not be named in a fairness declaration:
+	// offer the family as a whole too ("fairness weak P" for P[0]).
+	var fam []string
+	for _, x := range c.Excluders {
+		kind, target := splitFairness(x)
+		for _, p := range m.Processes {
+			if p.Family == "" {
+				continue
+			}
+			var f string
+			switch {
+			case target == p.Name:
+				f = kind + p.Family
+			case strings.HasPrefix(target, p.Name+"."):
+				f = kind + p.Family + strings.TrimPrefix(target, p.Name)
+			}
+			if f != "" && !slices.Contains(c.Excluders, f) && !slices.Contains(fam, f) {
+				fam = append(fam, f)
+			}
+		}
+	}
+	c.Excluders = append(c.Excluders, fam...)
 	c.Fair = len(c.Excluders) == 0
 	return c, nil
+}
+
+// splitFairness splits "fairness weak P" into "fairness weak " and "P".
+func splitFairness(x string) (kind, target string) {
+	for _, k := range []string{"fairness strong ", "fairness weak "} {
+		if strings.HasPrefix(x, k) {
+			return k, strings.TrimPrefix(x, k)
+		}
+	}
+	return "", x
+}
+
+// fairnessOf returns the declaration x ("fairness weak P", "P.A", a
+// family "F" or "F.A", or an instance "F[v]" or "F[v].A") expanded into
+// units, as the front end expands a written one.
+func fairnessOf(m *spec.Model, x string) *spec.Fairness {
+	kind, target := splitFairness(x)
+	f := &spec.Fairness{Strong: kind == "fairness strong ", Name: target}
+	for _, p := range m.Processes {
+		if p.Name == target || p.Family != "" && p.Family == target {
+			f.Units = append(f.Units, slices.Clone(p.Actions))
+			continue
+		}
+		for _, a := range p.Actions {
+			act := m.Actions[a]
+			if act.Name == target || p.Family != "" && p.Family+"."+act.Short == target {
+				f.Units = append(f.Units, []int{a})
+			}
+		}
+	}
+	return f
 }
 
 // CheckFixes checks, for the property violated by v, which of the cycle's
@@ -179,22 +232,7 @@ func (c *Cycle) CheckFixes(ctx context.Context, m *spec.Model, v *checker.Violat
 		}
 		return res.Verdict == checker.Holds, nil
 	}
-	unit := func(name string) *spec.Fairness {
-		strong := strings.HasPrefix(name, "fairness strong ")
-		target := strings.TrimPrefix(strings.TrimPrefix(name, "fairness strong "), "fairness weak ")
-		f := &spec.Fairness{Strong: strong, Name: target}
-		for _, p := range m.Processes {
-			if p.Name == target {
-				f.Units = [][]int{slices.Clone(p.Actions)}
-			}
-		}
-		for a, act := range m.Actions {
-			if act.Name == target {
-				f.Units = [][]int{{a}}
-			}
-		}
-		return f
-	}
+	unit := func(name string) *spec.Fairness { return fairnessOf(m, name) }
 	c.Fixes = nil
 	for _, x := range c.Excluders {
 		ok, err := holds([]*spec.Fairness{unit(x)})
