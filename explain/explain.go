@@ -8,7 +8,9 @@
 // rest of the trace matches when some choice of agent answers and chosen
 // values takes its actions in order. Each step also gets a "because": the
 // variables it changed that the violated check reads, directly or through
-// the reads of a later step that does the same (a backward data slice).
+// the reads of a later step that does the same (a backward data slice),
+// and whether it must come before the next step (the trace with the two
+// swapped is no longer a run, or no longer reaches the violation).
 //
 // On a shortest counterexample, which is what `wrapcheck check` prints,
 // every step is essential by construction: the trace without one step
@@ -39,6 +41,10 @@ type Step struct {
 	Essential bool
 	// Changed lists the variables the step changed, in model order.
 	Changed []string
+	// BeforeNext is set when the step must come before the next one: the
+	// trace with the two swapped is no longer a run of the spec, or no
+	// longer reaches the violation. Never set on the last step.
+	BeforeNext bool
 	// Because says why the step matters, or is empty: "writes granted,
 	// read by ShippedWhatWasApproved", "writes phase, read by step 3
 	// (wrapper.verify)", "without it step 4 (releaser.release) is not
@@ -102,6 +108,14 @@ func Safety(m *spec.Model, v *checker.Violation) (*Explanation, error) {
 			why[i] = fmt.Sprintf("without it step %d (%s) is not possible", j, m.Actions[v.Trace[j].Action].Name)
 		} else {
 			why[i] = "without it the violation is not reached"
+		}
+	}
+	// The order: swap each step with the next.
+	for i := 1; i+1 < len(v.Trace); i++ {
+		swapped := slices.Clone(actions)
+		swapped[i-1], swapped[i] = swapped[i], swapped[i-1]
+		if ok, _ := r.violates(swapped); !ok {
+			e.Steps[i].BeforeNext = true
 		}
 	}
 	// The data slice: backward from the check's reads.

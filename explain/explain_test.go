@@ -212,6 +212,19 @@ func valueJSON(t *spec.Type, slots []int64) any {
 	return slots[0]
 }
 
+// swappedOutcome is outcome for the trace of v with steps i and i+1
+// swapped (states kept as they are: the replay ignores them after the
+// initial one).
+func swappedOutcome(t *testing.T, m *spec.Model, v *checker.Violation, i int) string {
+	w := *v
+	w.Trace = slices.Clone(v.Trace)
+	w.Trace[i], w.Trace[i+1] = w.Trace[i+1], w.Trace[i]
+	if got := outcome(t, m, &w, 0); got != "violates early" {
+		return got
+	}
+	return "violates"
+}
+
 // checkSlice checks the causal slice of v by replay: without a marked
 // step the rest is infeasible or does not violate; without an unmarked
 // one it is feasible and still violates. It returns the unmarked count.
@@ -228,6 +241,12 @@ func checkSlice(t *testing.T, m *spec.Model, v *checker.Violation) int {
 		t.Fatalf("the whole trace: %s", got)
 	}
 
+	for i := 1; i+1 < len(v.Trace); i++ {
+		got := swappedOutcome(t, m, v, i)
+		if e.Steps[i].BeforeNext != (got != "violates") {
+			t.Errorf("step %d: before-next %v, but with the next step swapped the trace %s", i, e.Steps[i].BeforeNext, got)
+		}
+	}
 	unmarked := 0
 	for i := 1; i < len(v.Trace); i++ {
 		got := outcome(t, m, v, i)
@@ -334,8 +353,8 @@ func TestBecause(t *testing.T) {
 		}
 		want := []Step{
 			{},
-			{Essential: true, Changed: []string{"granted"}, Because: "writes granted, read by step 3 (releaser.release)"},
-			{Essential: true, Changed: []string{"content"}, Because: "writes content, read by step 3 (releaser.release)"},
+			{Essential: true, BeforeNext: true, Changed: []string{"granted"}, Because: "writes granted, read by step 3 (releaser.release)"},
+			{Essential: true, BeforeNext: true, Changed: []string{"content"}, Because: "writes content, read by step 3 (releaser.release)"},
 			{Essential: true, Changed: []string{"released", "shipped"}, Because: "writes released, shipped, read by ShippedWhatWasApproved"},
 		}
 		if d := cmp.Diff(want, e.Steps); d != "" {

@@ -43,7 +43,8 @@ For a safety violation it marks with * the essential steps: those without
 which the rest of the trace, replayed on the spec from the same initial
 state, is no longer possible or no longer reaches the violation. Each step
 gets a "because": the variables it changed that the violated check reads,
-directly or through a later step. A shortest counterexample (what check
+directly or through a later step, and "must come before step N" when the
+trace with the two swapped no longer reaches the violation. A shortest counterexample (what check
 prints) has every step essential; --run FILE.jsonl explains instead the
 violation that a recorded run reaches (the format of wrapcheck replay), where
 some steps usually are not.
@@ -203,8 +204,14 @@ func (x explained) Text(w io.Writer) error {
 			label += "  (the cycle starts here)"
 		}
 		fmt.Fprintf(&b, "  %s %3d  %s  %s\n", mark, i, label, strings.Join(parts, " "))
-		if x.slice != nil && x.slice.Steps[i].Because != "" {
-			fmt.Fprintf(&b, "           because: %s\n", x.slice.Steps[i].Because)
+		if x.slice != nil {
+			es := x.slice.Steps[i]
+			if es.Because != "" {
+				fmt.Fprintf(&b, "           because: %s\n", es.Because)
+			}
+			if es.BeforeNext {
+				fmt.Fprintf(&b, "           must come before step %d\n", i+1)
+			}
 		}
 	}
 	if x.switches != "" {
@@ -250,8 +257,10 @@ func (x explained) JSON(w io.Writer) error {
 		State     map[string]any `json:"state"`
 		Asked     map[string]any `json:"asked,omitempty"`
 		Essential *bool          `json:"essential,omitempty"`
-		Changed   []string       `json:"changed,omitempty"`
-		Because   string         `json:"because,omitempty"`
+		// BeforeNext: swapped with the next step, the violation is lost.
+		BeforeNext bool     `json:"before_next,omitempty"`
+		Changed    []string `json:"changed,omitempty"`
+		Because    string   `json:"because,omitempty"`
 	}
 	type cycle struct {
 		Actions     []string `json:"actions"`
@@ -299,6 +308,7 @@ func (x explained) JSON(w io.Writer) error {
 		if x.slice != nil {
 			es := x.slice.Steps[i].Essential
 			s.Essential, s.Changed, s.Because = &es, x.slice.Steps[i].Changed, x.slice.Steps[i].Because
+			s.BeforeNext = x.slice.Steps[i].BeforeNext
 		}
 		out.Violation.Trace = append(out.Violation.Trace, s)
 	}
