@@ -205,7 +205,15 @@ func gitPairs(cmd *cobra.Command, rev string, args []string) ([]diffPair, error)
 			return nil, &exitError{code: exitUsage, err: err}
 		}
 		// ./ makes git read the path relative to the working directory.
-		oldSrc, err := git("show", rev+":./"+filepath.ToSlash(file))
+		rel := file
+		if filepath.IsAbs(file) {
+			if wd, err := os.Getwd(); err == nil {
+				if r, err := filepath.Rel(wd, file); err == nil {
+					rel = r
+				}
+			}
+		}
+		oldSrc, err := git("show", rev+":./"+filepath.ToSlash(rel))
 		if err != nil {
 			fmt.Fprintf(cmd.ErrOrStderr(), "%s: not in %s, skipped\n", displayPath(file), rev)
 			continue
