@@ -44,6 +44,8 @@ var examplePairs = []pair{
 	{name: "philosophers", old: "classic/philosophers.wrap", new: "classic/philosophers.wrap", oldDefs: map[string]int64{"N": 3}, newDefs: map[string]int64{"N": 3, "ORDERED": 1}},
 	{name: "alternating_bit", old: "classic/alternating_bit_weak.wrap", new: "classic/alternating_bit.wrap"},
 	{name: "traffic_light", old: "classic/traffic_light_weak.wrap", new: "classic/traffic_light.wrap"},
+	// symmetric identities, arrays indexed by them
+	{name: "peers_toctou", old: "peers/toctou.wrap", new: "peers/toctou.wrap", oldDefs: map[string]int64{"D": 2}, newDefs: map[string]int64{"D": 2, "FIXED": 1}},
 }
 
 func load(t *testing.T, path string, defs map[string]int64) *spec.Model {
@@ -189,7 +191,7 @@ func TestExamplePairs(t *testing.T) {
 
 func defsText(defs map[string]int64) string {
 	var s []string
-	for _, k := range []string{"N", "STRICT", "EVIDENCE_GATE", "DISMISS_STALE", "PIN", "CHECK_ALL", "SEQUENTIAL", "ORDERED"} {
+	for _, k := range []string{"D", "FIXED", "N", "STRICT", "EVIDENCE_GATE", "DISMISS_STALE", "PIN", "CHECK_ALL", "SEQUENTIAL", "ORDERED"} {
 		if v, ok := defs[k]; ok {
 			s = append(s, " -D "+k+"="+itoa(v))
 		}
