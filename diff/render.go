@@ -30,8 +30,12 @@ func (r *Result) model(name string) *spec.Model {
 // Summary says in one line what the comparison found.
 func (r *Result) Summary() string {
 	switch {
-	case r.Differ():
+	case r.OldOnly.Trace != nil || r.NewOnly.Trace != nil:
 		return "the behaviours differ"
+	case r.Differ() && (r.OldOnly.Incomplete || r.NewOnly.Incomplete):
+		return "verdicts differ; no behaviour difference found, but the search is incomplete"
+	case r.Differ():
+		return "the same observed behaviours, but verdicts differ"
 	case r.Incomplete():
 		return "no difference found, but the comparison is incomplete"
 	}
