@@ -67,7 +67,7 @@ stopped early with no violation found.`,
 	fl.StringArrayVarP(&f.defines, "define", "D", nil, "override a constant: -D NAME=VALUE (repeatable)")
 	fl.StringArrayVar(&f.only, "only", nil, "check only this invariant or property (repeatable)")
 	fl.StringVar(&f.run, "run", "", "explain the violation this recorded run (JSON lines) reaches")
-	fl.StringVar(&f.format, "format", "text", "output format: text or json")
+	fl.StringVar(&f.format, "format", "text", "output format: text, json or mermaid (essential steps highlighted)")
 	fl.Int64Var(&f.maxStates, "max-states", 0, "stop after storing this many states (0: no limit)")
 	fl.IntVar(&f.workers, "workers", 0, "search goroutines (0: one per core)")
 	fl.BoolVar(&f.switches, "fewest-switches", false, "explain, among the shortest counterexamples, one with the fewest context switches between processes")
@@ -75,8 +75,8 @@ stopped early with no violation found.`,
 }
 
 func runExplain(cmd *cobra.Command, path string, f explainFlags) error {
-	if f.format != "text" && f.format != "json" {
-		return &exitError{code: exitUsage, err: fmt.Errorf("--format %s: want text or json", f.format)}
+	if f.format != "text" && f.format != "json" && f.format != "mermaid" {
+		return &exitError{code: exitUsage, err: fmt.Errorf("--format %s: want text, json or mermaid", f.format)}
 	}
 	if f.maxStates < 0 || f.workers < 0 {
 		return &exitError{code: exitUsage, err: fmt.Errorf("limits must not be negative")}
@@ -142,9 +142,12 @@ func runExplain(cmd *cobra.Command, path string, f explainFlags) error {
 	} else if out.slice, err = explain.Safety(m, v); err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
-	if f.format == "json" {
+	switch f.format {
+	case "json":
 		err = out.JSON(cmd.OutOrStdout())
-	} else {
+	case "mermaid":
+		err = out.Mermaid(cmd.OutOrStdout())
+	default:
 		err = out.Text(cmd.OutOrStdout())
 	}
 	if err != nil {
@@ -330,5 +333,90 @@ func (x explained) JSON(w io.Writer) error {
 		return err
 	}
 	_, err = w.Write(append(data, '\n'))
+	return err
+}
+
+// Mermaid writes the trace as a Mermaid sequenceDiagram, in the layout of
+// check --format mermaid, with each essential step in a highlighted rect
+// and its because line; a lasso's cycle in a loop block.
+func (x explained) Mermaid(w io.Writer) error {
+	m, v := x.m, x.v
+	esc := strings.NewReplacer("#", "#35;", ";", "#59;", "<", "#lt;", ">", "#gt;", "\n", " ", "\r", " ").Replace
+	var b strings.Builder
+	b.WriteString("sequenceDiagram\n")
+	for i, p := range m.Processes {
+		fmt.Fprintf(&b, "  participant p%d as %s\n", i, esc(p.Name))
+	}
+	for i, a := range m.Agents {
+		fmt.Fprintf(&b, "  participant a%d as %s (agent)\n", i, esc(a.Name))
+	}
+	over := "p0"
+	if n := len(m.Processes); n > 1 {
+		over = fmt.Sprintf("p0,p%d", n-1)
+	}
+	for i, st := range v.Trace {
+		var lines []string
+		for _, vr := range m.Vars {
+			cur := st.State[vr.Slot : vr.Slot+vr.Type.Width]
+			if i == 0 || !slices.Equal(cur, v.Trace[i-1].State[vr.Slot:vr.Slot+vr.Type.Width]) {
+				lines = append(lines, esc(vr.Name+" = "+report.ValueText(vr.Type, cur)))
+			}
+		}
+		if st.Action < 0 {
+			fmt.Fprintf(&b, "  Note over %s: %s\n", over, strings.Join(append([]string{"0. initial state"}, lines...), "<br/>"))
+			continue
+		}
+		if i == v.LoopStart {
+			b.WriteString("  loop the cycle\n")
+		}
+		ind := "  "
+		if v.LoopStart >= 0 && i >= v.LoopStart {
+			ind = "    "
+		}
+		essential := x.slice != nil && x.slice.Steps[i].Essential
+		if essential {
+			fmt.Fprintf(&b, "%srect rgb(255, 224, 178)\n", ind)
+			ind += "  "
+		}
+		a := m.Actions[st.Action]
+		p := fmt.Sprintf("p%d", a.Process)
+		for _, ans := range st.Asked {
+			ag := m.Agents[ans.Agent]
+			fmt.Fprintf(&b, "%s%s->>a%d: ask %s\n", ind, p, ans.Agent, esc(ag.Name))
+			fmt.Fprintf(&b, "%sa%d-->>%s: %s\n", ind, ans.Agent, p, esc(report.ValueText(ag.Result, ans.Value)))
+		}
+		if len(lines) == 0 {
+			lines = []string{"no change"}
+		}
+		head := fmt.Sprintf("%d. %s", i, a.Name)
+		if essential {
+			head = "* " + head
+		}
+		lines = append([]string{esc(head)}, lines...)
+		if x.slice != nil && x.slice.Steps[i].Because != "" {
+			lines = append(lines, esc("because: "+x.slice.Steps[i].Because))
+		}
+		fmt.Fprintf(&b, "%s%s->>%s: %s\n", ind, p, p, strings.Join(lines, "<br/>"))
+		if essential {
+			fmt.Fprintf(&b, "%send\n", ind[:len(ind)-2])
+		}
+	}
+	if v.LoopStart >= 0 {
+		b.WriteString("  end\n")
+	}
+	if c := x.cycle; c != nil {
+		var notes []string
+		for _, f := range c.Fixes {
+			notes = append(notes, esc("adding "+f+" makes the property hold"))
+		}
+		if c.AgentDriven {
+			notes = append(notes, esc("the agents' answers drive it: no fairness can rule it out, the design must"))
+		}
+		if len(notes) > 0 {
+			fmt.Fprintf(&b, "  Note over %s: %s\n", over, strings.Join(notes, "<br/>"))
+		}
+	}
+	fmt.Fprintf(&b, "  Note over %s: %s\n", over, esc(report.Headline(m, v)))
+	_, err := io.WriteString(w, b.String())
 	return err
 }
