@@ -33,7 +33,7 @@ type diffFlags struct {
 func newDiffCmd() *cobra.Command {
 	var f diffFlags
 	cmd := &cobra.Command{
-		Use:   "diff OLD NEW | diff --git REV [FILE...]",
+		Use:   "diff (OLD NEW | --git REV [FILE...])",
 		Short: "compare the behaviours and verdicts of two revisions of a spec",
 		Long: `diff compares two revisions of a spec, OLD and NEW. It prints, in each
 direction, the shortest trace that one allows and the other does not, observed
