@@ -3,6 +3,7 @@ package diff
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -197,6 +198,9 @@ func search(ctx context.Context, a, b *side, amap []int, opts Options) (*Directi
 		if i%256 == 0 {
 			if err := ctx.Err(); err != nil {
 				d.Incomplete, d.Reason, d.Nodes = true, "interrupted", int64(len(s.nodes))
+				if errors.Is(err, context.DeadlineExceeded) {
+					d.Reason = "timed out (--timeout)"
+				}
 				return d, nil
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/wrapcheck/wrapcheck/diff"
@@ -28,6 +29,7 @@ type diffFlags struct {
 	maxStates    int64
 	workers      int
 	noChecks     bool
+	timeout      time.Duration
 }
 
 func newDiffCmd() *cobra.Command {
@@ -62,6 +64,7 @@ command line is wrong, 3 no difference was found but a search was incomplete.`,
 	fl.Int64Var(&f.maxStates, "max-states", 0, "stop each check of the verdict table after this many states (0: no limit)")
 	fl.IntVar(&f.workers, "workers", 0, "search goroutines of the checks (0: one per core)")
 	fl.BoolVar(&f.noChecks, "no-checks", false, "compare the behaviours only, not the verdicts")
+	fl.DurationVar(&f.timeout, "timeout", 0, "stop after this long, e.g. 30s or 5m (0: no limit); what is left is incomplete")
 	return cmd
 }
 
@@ -77,7 +80,7 @@ func runDiff(cmd *cobra.Command, args []string, f diffFlags) error {
 	default:
 		return &exitError{code: exitUsage, err: fmt.Errorf("--format %s: want text, json or markdown", f.format)}
 	}
-	if f.maxNodes < 0 || f.maxSetStates < 0 || f.maxStates < 0 || f.workers < 0 {
+	if f.maxNodes < 0 || f.maxSetStates < 0 || f.maxStates < 0 || f.workers < 0 || f.timeout < 0 {
 		return &exitError{code: exitUsage, err: fmt.Errorf("limits must not be negative")}
 	}
 	defs, err := parseDefines(f.defines)
@@ -113,6 +116,11 @@ func runDiff(cmd *cobra.Command, args []string, f diffFlags) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if f.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, f.timeout)
+		defer cancel()
+	}
 	opts := diff.Options{Map: rename, MaxNodes: f.maxNodes, MaxSetStates: f.maxSetStates, NoChecks: f.noChecks,
 		Verify: verify.Options{MaxStates: f.maxStates, Workers: f.workers}}
 	code := exitHolds
