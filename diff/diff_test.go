@@ -48,7 +48,7 @@ var examplePairs = []pair{
 	{name: "peers_toctou", old: "peers/toctou.wrap", new: "peers/toctou.wrap", oldDefs: map[string]int64{"D": 2}, newDefs: map[string]int64{"D": 2, "FIXED": 1}},
 }
 
-func load(t *testing.T, path string, defs map[string]int64) *spec.Model {
+func load(t testing.TB, path string, defs map[string]int64) *spec.Model {
 	t.Helper()
 	src, err := os.ReadFile(filepath.Join("..", "examples", path))
 	if err != nil {

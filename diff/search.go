@@ -1,10 +1,12 @@
 package diff
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"slices"
 
 	"github.com/wrapcheck/wrapcheck/checker"
@@ -108,14 +110,20 @@ type searcher struct {
 	opts   Options
 	nodes  []node
 	seen   map[uint64]int32
-	sets   [][]uint32
+	sets   [][]uint32 // interned sets of two or more states
 	setIDs map[string]int32
 	elems  int64
+	one    [1]uint32 // members of a singleton
 }
 
+// intern returns the ID of set (sorted and deduplicated in place): -1-x
+// for the singleton {x}, else an index into sets.
 func (s *searcher) intern(set []uint32) int32 {
 	slices.Sort(set)
 	set = slices.Compact(set)
+	if len(set) == 1 {
+		return -1 - int32(set[0])
+	}
 	key := make([]byte, 0, 4*len(set))
 	for _, x := range set {
 		key = binary.LittleEndian.AppendUint32(key, x)
@@ -128,6 +136,64 @@ func (s *searcher) intern(set []uint32) int32 {
 	s.setIDs[string(key)] = id
 	s.elems += int64(len(set))
 	return id
+}
+
+// members returns the states of set id; a singleton's slice is valid
+// until the next call.
+func (s *searcher) members(id int32) []uint32 {
+	if id < 0 {
+		s.one[0] = uint32(-1 - id)
+		return s.one[:]
+	}
+	return s.sets[id]
+}
+
+// buckets groups B's successors of one pair by (action, observation)
+// without allocating per successor: a hash chain over records whose keys
+// lie in one byte arena, reset for every pair.
+type buckets struct {
+	seed maphash.Seed
+	head map[uint64]int32
+	recs []bucketRec
+	keys []byte
+}
+
+type bucketRec struct {
+	next       int32
+	start, end int32
+	b          uint32
+}
+
+func (t *buckets) reset() {
+	clear(t.head)
+	t.recs, t.keys = t.recs[:0], t.keys[:0]
+}
+
+func (t *buckets) add(key []byte, b uint32) {
+	h := maphash.Bytes(t.seed, key)
+	next, ok := t.head[h]
+	if !ok {
+		next = -1
+	}
+	start := int32(len(t.keys))
+	t.keys = append(t.keys, key...)
+	t.recs = append(t.recs, bucketRec{next: next, start: start, end: int32(len(t.keys)), b: b})
+	t.head[h] = int32(len(t.recs) - 1)
+}
+
+// get appends to out the states whose key is key.
+func (t *buckets) get(key []byte, out []uint32) []uint32 {
+	i, ok := t.head[maphash.Bytes(t.seed, key)]
+	if !ok {
+		return out
+	}
+	for ; i >= 0; i = t.recs[i].next {
+		r := t.recs[i]
+		if bytes.Equal(t.keys[r.start:r.end], key) {
+			out = append(out, r.b)
+		}
+	}
+	return out
 }
 
 // add records the pair (a, set) reached from parent by action; it
@@ -193,58 +259,64 @@ func search(ctx context.Context, a, b *side, amap []int, opts Options) (*Directi
 		bound = s.add(idx, slices.Clone(set), -1, -1)
 	}
 	// Breadth-first over the pairs: nodes is the queue.
-	buckets := map[string][]uint32{}
+	bk := &buckets{seed: maphash.MakeSeed(), head: map[uint64]int32{}}
+	var setBuf []uint32
+	// The visitors are made once: a closure per call would allocate.
+	var err error
+	var cur int32 // the pair being expanded
+	visitB := func(act, _ int, t checker.State) {
+		if err != nil {
+			return
+		}
+		var idx uint32
+		if idx, err = b.insert(t); err != nil {
+			return
+		}
+		k := binary.LittleEndian.AppendUint32(key[:0], uint32(act))
+		key = b.appendObs(k, t)
+		bk.add(key, idx)
+	}
+	visitA := func(act, _ int, t checker.State) {
+		if hit != nil || bound || err != nil {
+			return
+		}
+		set := setBuf[:0]
+		if ba := amap[act]; ba >= 0 {
+			k := binary.LittleEndian.AppendUint32(key[:0], uint32(ba))
+			key = a.appendObs(k, t)
+			set = bk.get(key, set)
+			setBuf = set
+		}
+		if len(set) == 0 {
+			hit = &found{parent: cur, action: act, vec: slices.Clone(t)}
+			return
+		}
+		var idx uint32
+		if idx, err = a.insert(t); err != nil {
+			return
+		}
+		bound = s.add(idx, set, cur, int32(act))
+	}
 	for i := 0; hit == nil && !bound && i < len(s.nodes); i++ {
 		if i%256 == 0 {
-			if err := ctx.Err(); err != nil {
+			if cerr := ctx.Err(); cerr != nil {
 				d.Incomplete, d.Reason, d.Nodes = true, "interrupted", int64(len(s.nodes))
-				if errors.Is(err, context.DeadlineExceeded) {
+				if errors.Is(cerr, context.DeadlineExceeded) {
 					d.Reason = "timed out (--timeout)"
 				}
 				return d, nil
 			}
 		}
 		n := s.nodes[i]
-		clear(buckets)
-		for _, bi := range s.sets[n.set] {
-			var err error
-			_ = b.mach.Successors(b.store.Vector(bi), func(act, _ int, t checker.State) {
-				if err != nil {
-					return
-				}
-				var idx uint32
-				if idx, err = b.insert(t); err != nil {
-					return
-				}
-				k := binary.LittleEndian.AppendUint32(key[:0], uint32(act))
-				key = b.appendObs(k, t)
-				buckets[string(key)] = append(buckets[string(key)], idx)
-			})
+		cur = int32(i)
+		bk.reset()
+		for _, bi := range s.members(n.set) {
+			_ = b.mach.Successors(b.store.Vector(bi), visitB)
 			if err != nil {
 				return nil, err
 			}
 		}
-		var err error
-		_ = a.mach.Successors(a.store.Vector(n.a), func(act, _ int, t checker.State) {
-			if hit != nil || bound || err != nil {
-				return
-			}
-			var set []uint32
-			if ba := amap[act]; ba >= 0 {
-				k := binary.LittleEndian.AppendUint32(key[:0], uint32(ba))
-				key = a.appendObs(k, t)
-				set = buckets[string(key)]
-			}
-			if len(set) == 0 {
-				hit = &found{parent: int32(i), action: act, vec: slices.Clone(t)}
-				return
-			}
-			var idx uint32
-			if idx, err = a.insert(t); err != nil {
-				return
-			}
-			bound = s.add(idx, slices.Clone(set), int32(i), int32(act))
-		})
+		_ = a.mach.Successors(a.store.Vector(n.a), visitA)
 		if err != nil {
 			return nil, err
 		}
@@ -330,7 +402,7 @@ func (s *searcher) why(tr *Trace, f *found) {
 			tr.Why = fmt.Sprintf("%s has no action %s", b.name, label)
 			return
 		}
-		for _, bi := range s.sets[s.nodes[f.parent].set] {
+		for _, bi := range s.members(s.nodes[f.parent].set) {
 			_ = b.mach.Successors(b.store.Vector(bi), func(act, _ int, t checker.State) {
 				if act == ba {
 					cands = append(cands, slices.Clone(t))
