@@ -1,0 +1,357 @@
+// Package explain says why a counterexample is one.
+//
+// For a safety violation (an invariant, an assertion, a runtime error, a
+// deadlock) [Safety] computes the causal slice of the trace: a step is
+// essential when the trace without it, replayed on the spec from the same
+// initial state, is no longer a run of the spec (some later step is not
+// possible) or no longer reaches the violation. Replay is existential: the
+// rest of the trace matches when some choice of agent answers and chosen
+// values takes its actions in order. Each step also gets a "because": the
+// variables it changed that the violated check reads, directly or through
+// the reads of a later step that does the same (a backward data slice),
+// and whether it must come before the next step (the trace with the two
+// swapped is no longer a run, or no longer reaches the violation).
+//
+// On a shortest counterexample, which is what `wrapcheck check` prints,
+// every step is essential by construction: the trace without one step
+// would be a shorter counterexample. The slice is informative on longer
+// traces: a recorded run that `wrapcheck replay` follows into a violation,
+// or a trace chosen for readability. The "because" lines are informative
+// on both.
+//
+// For a liveness violation (a lasso) [Liveness] names the actions that
+// drive the cycle and the fairness declarations that would exclude it;
+// when none would (every action enabled on the cycle is taken on it), a
+// cycle in which agents answer is driven by the agents, and only the
+// design can rule it out.
+package explain
+
+import (
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/spec"
+)
+
+// Step is one step of an explained trace.
+type Step struct {
+	Essential bool
+	// Changed lists the variables the step changed, in model order.
+	Changed []string
+	// BeforeNext is set when the step must come before the next one: the
+	// trace with the two swapped is no longer a run of the spec, or no
+	// longer reaches the violation. Never set on the last step.
+	BeforeNext bool
+	// Because says why the step matters, or is empty: "writes granted,
+	// read by ShippedWhatWasApproved", "writes phase, read by step 3
+	// (wrapper.verify)", "without it step 4 (releaser.release) is not
+	// possible".
+	Because string
+}
+
+// Explanation is the causal slice of a safety counterexample.
+type Explanation struct {
+	Violation *checker.Violation
+	Steps     []Step   // one per trace entry; Steps[0] (the initial state) is never essential
+	Reads     []string // the variables the violated check reads, in model order
+}
+
+// Safety explains the finite counterexample v of m. The error reports a
+// model the engine cannot compile or a trace that is not a run of m.
+func Safety(m *spec.Model, v *checker.Violation) (*Explanation, error) {
+	if v == nil || len(v.Trace) == 0 {
+		return nil, fmt.Errorf("explain: no counterexample")
+	}
+	if v.LoopStart >= 0 {
+		return nil, fmt.Errorf("explain: %s is a liveness counterexample (a lasso)", v.Name)
+	}
+	r, err := newReplayer(m, v)
+	if err != nil {
+		return nil, err
+	}
+	actions := make([]int, 0, len(v.Trace)-1)
+	for _, st := range v.Trace[1:] {
+		actions = append(actions, st.Action)
+	}
+	if len(actions) == 0 {
+		return &Explanation{Violation: v, Steps: make([]Step, 1), Reads: nil}, nil // the initial state alone
+	}
+	if ok, at := r.violates(actions); !ok {
+		if at >= 0 {
+			return nil, fmt.Errorf("explain: step %d (%s) of the trace is not a run of %s", at+1, m.Actions[actions[at]].Name, m.Name)
+		}
+		return nil, fmt.Errorf("explain: the trace does not end in the violation of %s", v.Name)
+	}
+	e := &Explanation{Violation: v, Steps: make([]Step, len(v.Trace))}
+	for i := range e.Steps {
+		if i > 0 {
+			e.Steps[i].Changed = changed(m, v.Trace[i-1].State, v.Trace[i].State)
+		}
+	}
+	// The causal slice: remove each step in turn.
+	why := make([]string, len(v.Trace))
+	for i := 1; i < len(v.Trace); i++ {
+		rest := slices.Delete(slices.Clone(actions), i-1, i)
+		ok, at := r.violates(rest)
+		if ok {
+			continue
+		}
+		e.Steps[i].Essential = true
+		if at >= 0 {
+			j := at + 1 // index in rest; trace index is one more from i on
+			if j >= i {
+				j++
+			}
+			why[i] = fmt.Sprintf("without it step %d (%s) is not possible", j, m.Actions[v.Trace[j].Action].Name)
+		} else {
+			why[i] = "without it the violation is not reached"
+		}
+	}
+	// The order: swap each step with the next.
+	for i := 1; i+1 < len(v.Trace); i++ {
+		swapped := slices.Clone(actions)
+		swapped[i-1], swapped[i] = swapped[i], swapped[i-1]
+		if ok, _ := r.violates(swapped); !ok {
+			e.Steps[i].BeforeNext = true
+		}
+	}
+	// The data slice: backward from the check's reads.
+	read := r.checkReads()
+	for s := range read {
+		if read[s] {
+			if n := m.Vars[m.Slots[s].Var].Name; !slices.Contains(e.Reads, n) {
+				e.Reads = append(e.Reads, n)
+			}
+		}
+	}
+	readBy := make([]string, len(m.Slots)) // who reads each relevant slot: the check, or a step
+	for s := range read {
+		if read[s] {
+			readBy[s] = v.Name
+			if v.Kind == checker.Deadlock {
+				readBy[s] = "the deadlock (the guards and terminal)"
+			}
+		}
+	}
+	for i := len(v.Trace) - 1; i >= 1; i-- {
+		var feeds []string
+		reader := ""
+		for s := range m.Slots {
+			if readBy[s] == "" || v.Trace[i-1].State[s] == v.Trace[i].State[s] {
+				continue
+			}
+			if n := m.Vars[m.Slots[s].Var].Name; !slices.Contains(feeds, n) {
+				feeds = append(feeds, n)
+				if reader == "" {
+					reader = readBy[s]
+				}
+			}
+		}
+		var because []string
+		if len(feeds) > 0 {
+			because = append(because, "writes "+strings.Join(feeds, ", ")+", read by "+reader)
+			a := m.Actions[v.Trace[i].Action]
+			for _, s := range a.Reads {
+				if !read[s] { // the nearest later reader, unless the check reads it
+					readBy[s] = fmt.Sprintf("step %d (%s)", i, a.Name)
+				}
+			}
+		}
+		if why[i] != "" && len(feeds) == 0 {
+			because = append(because, why[i])
+		}
+		e.Steps[i].Because = strings.Join(because, "; ")
+	}
+	return e, nil
+}
+
+// changed lists the variables whose values differ between two states.
+func changed(m *spec.Model, before, after []int64) []string {
+	var out []string
+	for _, x := range m.Vars {
+		if !slices.Equal(before[x.Slot:x.Slot+x.Type.Width], after[x.Slot:x.Slot+x.Type.Width]) {
+			out = append(out, x.Name)
+		}
+	}
+	return out
+}
+
+// replayer replays action sequences from the trace's initial state.
+type replayer struct {
+	m    *spec.Model
+	v    *checker.Violation
+	prog *checker.Program
+	mach *checker.Machine
+	inv  *checker.Pred // the violated invariant; nil for other kinds
+	init checker.State
+}
+
+func newReplayer(m *spec.Model, v *checker.Violation) (*replayer, error) {
+	prog, err := checker.Compile(m)
+	if err != nil {
+		return nil, err
+	}
+	r := &replayer{m: m, v: v, prog: prog, mach: prog.NewMachine()}
+	if v.Kind == checker.Invariant || v.Kind == checker.RuntimeError {
+		for _, in := range m.Invariants {
+			if in.Name == v.Name {
+				if r.inv, err = prog.CompileExpr(in.Expr); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	r.init = make(checker.State, prog.Words())
+	prog.Pack(r.init, v.Trace[0].State)
+	return r, nil
+}
+
+// violates replays actions and reports whether some run taking them in
+// order reaches the violation (at any step: the first run that does
+// stops there; an assertion or runtime error of an action is reached by
+// the last action failing); when no run takes them all, at is the index
+// of the first action no run can take (else -1).
+func (r *replayer) violates(actions []int) (ok bool, at int) {
+	cur := []checker.State{r.init}
+	last := len(actions) - 1
+	failing := r.v.Kind == checker.Assertion || r.v.Kind == checker.RuntimeError && r.inv == nil
+	if !failing && r.endsIn(r.init) {
+		return true, -1
+	}
+	seen := map[string]bool{}
+	for k, a := range actions {
+		var next []checker.State
+		clear(seen)
+		failed := false
+		for _, s := range cur {
+			err := r.mach.SuccessorsOf(s, []int{a}, func(act, _ int, t checker.State) {
+				if act != a {
+					return
+				}
+				if key := stateKey(t); !seen[key] {
+					seen[key] = true
+					next = append(next, slices.Clone(t))
+				}
+			})
+			if err != nil && k == last && failing && r.failsHere(err) {
+				failed = true
+			}
+		}
+		if k == last && failing {
+			// The trace's last step is the failing action: it makes no
+			// successor of its own, so the violation is its failure.
+			if failed {
+				return true, -1
+			}
+			if len(next) == 0 {
+				return false, k
+			}
+			return false, -1
+		}
+		if len(next) == 0 {
+			return false, k
+		}
+		for _, s := range next {
+			if r.endsIn(s) {
+				return true, -1
+			}
+		}
+		cur = next
+	}
+	return false, -1
+}
+
+// stateKey is the bytes of a packed state, as a map key.
+func stateKey(s checker.State) string {
+	b := make([]byte, 0, 8*len(s))
+	for _, w := range s {
+		b = binary.LittleEndian.AppendUint64(b, w)
+	}
+	return string(b)
+}
+
+// failsHere reports whether err is the failure of the violation.
+func (r *replayer) failsHere(err error) bool {
+	ee, ok := err.(*checker.ExecError)
+	return ok && ee.Kind == r.v.Kind && ee.Pos == r.v.Pos
+}
+
+// endsIn reports whether state s has the violation.
+func (r *replayer) endsIn(s checker.State) bool {
+	switch r.v.Kind {
+	case checker.Invariant, checker.RuntimeError:
+		if r.inv == nil {
+			return false
+		}
+		val, err := r.mach.Eval(r.inv, s)
+		if err != nil {
+			return r.v.Kind == checker.RuntimeError
+		}
+		return r.v.Kind == checker.Invariant && val == 0
+	case checker.Deadlock:
+		moves := false
+		err := r.mach.Successors(s, func(int, int, checker.State) { moves = true })
+		if moves || err != nil { // a failing branch is a branch: not a deadlock
+			return false
+		}
+		term, err := r.mach.IsTerminal(s)
+		return err == nil && !term
+	}
+	return false
+}
+
+// checkReads marks the state slots the violated check reads: the
+// invariant's expression, the failing action's reads, or, for a
+// deadlock, every guard and the terminal condition.
+func (r *replayer) checkReads() []bool {
+	read := make([]bool, len(r.m.Slots))
+	switch r.v.Kind {
+	case checker.Invariant:
+		for _, in := range r.m.Invariants {
+			if in.Name == r.v.Name {
+				exprReads(in.Expr, read)
+			}
+		}
+	case checker.Deadlock:
+		for _, a := range r.m.Actions {
+			if a.Guard != nil {
+				exprReads(a.Guard, read)
+			}
+		}
+		if r.m.Terminal != nil {
+			exprReads(r.m.Terminal, read)
+		}
+	default:
+		if r.inv != nil {
+			for _, in := range r.m.Invariants {
+				if in.Name == r.v.Name {
+					exprReads(in.Expr, read)
+				}
+			}
+		} else if last := r.v.Trace[len(r.v.Trace)-1]; last.Action >= 0 {
+			for _, s := range r.m.Actions[last.Action].Reads {
+				read[s] = true
+			}
+		}
+	}
+	return read
+}
+
+// exprReads marks every state slot e may read (a whole variable for an
+// indexed or selected one).
+func exprReads(e *spec.Expr, read []bool) {
+	if e == nil {
+		return
+	}
+	if e.Op == spec.OpVar && e.Type != nil {
+		for s := e.Slot; s < e.Slot+max(e.Type.Width, 1) && s < len(read); s++ {
+			read[s] = true
+		}
+	}
+	for _, a := range e.Args {
+		exprReads(a, read)
+	}
+}

@@ -1,0 +1,416 @@
+package explain
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/replay"
+	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verify"
+)
+
+// example is a violated row of examples/EXPECTED.tsv.
+type example struct {
+	name string
+	m    *spec.Model
+	v    *checker.Violation
+}
+
+func examples(t *testing.T) []example {
+	t.Helper()
+	data, err := os.ReadFile("../examples/EXPECTED.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []example
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		f := strings.Split(sc.Text(), "\t")
+		if strings.HasPrefix(sc.Text(), "#") || len(f) < 7 || f[3] != "violated" {
+			continue
+		}
+		defs := map[string]int64{}
+		if f[1] != "-" {
+			for _, d := range strings.Fields(f[1]) {
+				k, v, _ := strings.Cut(d, "=")
+				n, _ := strconv.ParseInt(v, 10, 64)
+				defs[k] = n
+			}
+		}
+		src, err := os.ReadFile(filepath.Join("../examples", f[0]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := spec.ParseFile(f[0], src, spec.Options{Defines: defs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var opts verify.Options
+		opts.Workers = 1
+		if f[2] != "-" {
+			opts.Only = []string{f[2]}
+		}
+		res, err := verify.Run(context.Background(), m, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Violation == nil {
+			t.Fatalf("%s: no violation", f[0])
+		}
+		out = append(out, example{name: strings.TrimSuffix(f[0], ".wrap") + " " + f[1] + " " + f[2], m: m, v: res.Violation})
+	}
+	return out
+}
+
+// withOnly returns a copy of m whose only check is invariant name.
+func withOnly(m *spec.Model, name string) *spec.Model {
+	c := *m
+	c.Properties = nil
+	c.Invariants = nil
+	for _, in := range m.Invariants {
+		if in.Name == name {
+			c.Invariants = []*spec.Invariant{in}
+		}
+	}
+	return &c
+}
+
+// outcome replays the trace of v without step drop (0: none) on m, with
+// package replay for an invariant (the recorded initial state, then the
+// actions alone, so that any answers may match), and with a direct
+// subset simulation for a deadlock: "infeasible", "violates" or "holds".
+func outcome(t *testing.T, m *spec.Model, v *checker.Violation, drop int) string {
+	t.Helper()
+	var actions []int
+	for i, st := range v.Trace[1:] {
+		if i+1 != drop {
+			actions = append(actions, st.Action)
+		}
+	}
+	if v.Kind == checker.Deadlock {
+		return deadlockOutcome(t, m, v.Trace[0].State, actions)
+	}
+	sub := withOnly(m, v.Name)
+	var b bytes.Buffer
+	st := map[string]any{}
+	for _, x := range m.Vars {
+		st[x.Name] = valueJSON(x.Type, v.Trace[0].State[x.Slot:x.Slot+x.Type.Width])
+	}
+	first, _ := json.Marshal(map[string]any{"state": st})
+	b.Write(append(first, '\n'))
+	for _, a := range actions {
+		line, _ := json.Marshal(map[string]any{"action": m.Actions[a].Name})
+		b.Write(append(line, '\n'))
+	}
+	run, err := replay.Read(sub, "run", &b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := replay.Check(sub, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch {
+	case res.Diverged != nil:
+		return "infeasible"
+	case res.Violation != nil && res.Violation.Name == v.Name:
+		if drop == 0 && res.Line != len(actions)+1 {
+			return "violates early"
+		}
+		return "violates"
+	case res.Violation != nil:
+		return "other violation " + res.Violation.Name
+	}
+	return "holds"
+}
+
+func deadlockOutcome(t *testing.T, m *spec.Model, init []int64, actions []int) string {
+	prog, err := checker.Compile(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mach := prog.NewMachine()
+	s := make(checker.State, prog.Words())
+	prog.Pack(s, init)
+	cur := []checker.State{s}
+	dead := func(c checker.State) bool {
+		moves := false
+		err := mach.Successors(c, func(int, int, checker.State) { moves = true })
+		term, _ := mach.IsTerminal(c)
+		return !moves && err == nil && !term
+	}
+	if dead(s) {
+		return "violates"
+	}
+	for _, a := range actions {
+		var next []checker.State
+		for _, c := range cur {
+			_ = mach.Successors(c, func(act, _ int, u checker.State) {
+				if act == a {
+					next = append(next, slices.Clone(u))
+				}
+			})
+		}
+		if len(next) == 0 {
+			return "infeasible"
+		}
+		if slices.ContainsFunc(next, dead) {
+			return "violates"
+		}
+		cur = next
+	}
+	return "holds"
+}
+
+func valueJSON(t *spec.Type, slots []int64) any {
+	switch t.Kind {
+	case spec.BoolKind:
+		return slots[0] != 0
+	case spec.EnumKind, spec.SymmetricKind:
+		return t.Names[slots[0]]
+	case spec.SetKind:
+		out := []any{}
+		for i := int64(0); i < t.Elem.Size(); i++ {
+			if slots[0]&(1<<uint(i)) != 0 {
+				out = append(out, valueJSON(t.Elem, []int64{t.Elem.Lo + i}))
+			}
+		}
+		return out
+	case spec.ArrayKind:
+		w := t.Elem.Width
+		if t.Index.Kind == spec.EnumKind || t.Index.Kind == spec.SymmetricKind {
+			obj := map[string]any{}
+			for i, k := range t.Index.Names {
+				obj[k] = valueJSON(t.Elem, slots[i*w:(i+1)*w])
+			}
+			return obj
+		}
+		var arr []any
+		for i := range int(t.Index.Size()) {
+			arr = append(arr, valueJSON(t.Elem, slots[i*w:(i+1)*w]))
+		}
+		return arr
+	case spec.RecordKind:
+		obj := map[string]any{}
+		for _, f := range t.Fields {
+			obj[f.Name] = valueJSON(f.Type, slots[f.Offset:f.Offset+f.Type.Width])
+		}
+		return obj
+	}
+	return slots[0]
+}
+
+// swappedOutcome is outcome for the trace of v with steps i and i+1
+// swapped (states kept as they are: the replay ignores them after the
+// initial one).
+func swappedOutcome(t *testing.T, m *spec.Model, v *checker.Violation, i int) string {
+	w := *v
+	w.Trace = slices.Clone(v.Trace)
+	w.Trace[i], w.Trace[i+1] = w.Trace[i+1], w.Trace[i]
+	if got := outcome(t, m, &w, 0); got != "violates early" {
+		return got
+	}
+	return "violates"
+}
+
+// checkSlice checks the causal slice of v by replay: without a marked
+// step the rest is infeasible or does not violate; without an unmarked
+// one it is feasible and still violates. It returns the unmarked count.
+func checkSlice(t *testing.T, m *spec.Model, v *checker.Violation) int {
+	t.Helper()
+	e, err := Safety(m, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(e.Steps) != len(v.Trace) || e.Steps[0].Essential {
+		t.Fatalf("%d steps for a trace of %d, initial essential %v", len(e.Steps), len(v.Trace), e.Steps[0].Essential)
+	}
+	if got := outcome(t, m, v, 0); got != "violates" {
+		t.Fatalf("the whole trace: %s", got)
+	}
+
+	for i := 1; i+1 < len(v.Trace); i++ {
+		got := swappedOutcome(t, m, v, i)
+		if e.Steps[i].BeforeNext != (got != "violates") {
+			t.Errorf("step %d: before-next %v, but with the next step swapped the trace %s", i, e.Steps[i].BeforeNext, got)
+		}
+	}
+	unmarked := 0
+	for i := 1; i < len(v.Trace); i++ {
+		got := outcome(t, m, v, i)
+		if e.Steps[i].Essential {
+			if got != "infeasible" && got != "holds" {
+				t.Errorf("step %d (%s) is marked, but without it the trace %s", i, m.Actions[v.Trace[i].Action].Name, got)
+			}
+			if e.Steps[i].Because == "" {
+				t.Errorf("step %d is marked without a because", i)
+			}
+		} else {
+			unmarked++
+			if got != "violates" {
+				t.Errorf("step %d (%s) is unmarked, but without it the trace %s", i, m.Actions[v.Trace[i].Action].Name, got)
+			}
+		}
+	}
+	return unmarked
+}
+
+// TestExampleSlices checks the causal slice of every finite example
+// counterexample (all steps are essential: they are shortest) and of
+// longer violating runs found by random walks on the same specs, where
+// some steps are not.
+func TestExampleSlices(t *testing.T) {
+	unmarked, walks := 0, 0
+	for _, ex := range examples(t) {
+		if ex.v.LoopStart >= 0 {
+			continue
+		}
+		t.Run(ex.name, func(t *testing.T) {
+			if n := checkSlice(t, ex.m, ex.v); n != 0 {
+				t.Errorf("a shortest counterexample has %d removable steps", n)
+			}
+			if ex.v.Kind != checker.Invariant && ex.v.Kind != checker.Deadlock {
+				return
+			}
+			r := rand.New(rand.NewPCG(uint64(len(ex.name)), 7))
+			for _, w := range walksTo(t, ex.m, ex.v, r, 3) {
+				walks++
+				unmarked += checkSlice(t, ex.m, w)
+			}
+		})
+	}
+	if walks == 0 || unmarked == 0 {
+		t.Fatalf("%d walks with %d unmarked steps: the slice is never tested on a removable step", walks, unmarked)
+	}
+	t.Logf("%d longer runs, %d removable steps", walks, unmarked)
+}
+
+// walksTo returns up to n runs longer than v's trace, from its initial
+// state, that first violate v's check at their end.
+func walksTo(t *testing.T, m *spec.Model, v *checker.Violation, r *rand.Rand, n int) []*checker.Violation {
+	prog, err := checker.Compile(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp, err := newReplayer(m, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mach := prog.NewMachine()
+	var out []*checker.Violation
+	for try := 0; try < 400 && len(out) < n; try++ {
+		s := slices.Clone(rp.init)
+		trace := []checker.Step{v.Trace[0]}
+		for len(trace) < 3*len(v.Trace)+4 {
+			var succ []checker.State
+			var acts []int
+			_ = mach.Successors(s, func(a, _ int, u checker.State) {
+				succ, acts = append(succ, slices.Clone(u)), append(acts, a)
+			})
+			if len(succ) == 0 {
+				break
+			}
+			k := r.IntN(len(succ))
+			s = succ[k]
+			st := make([]int64, prog.Slots())
+			prog.Unpack(st, s)
+			trace = append(trace, checker.Step{Action: acts[k], State: st})
+			if rp.endsIn(s) {
+				w := &checker.Violation{Name: v.Name, Kind: v.Kind, Pos: v.Pos, Trace: trace, LoopStart: -1}
+				// Keep runs that no run with the same actions violates
+				// earlier (replay follows every such run).
+				if len(trace) > len(v.Trace) && outcome(t, m, w, 0) == "violates" {
+					out = append(out, w)
+				}
+				break
+			}
+		}
+	}
+	return out
+}
+
+// TestBecause pins the explanation of the TOCTOU counterexample.
+func TestBecause(t *testing.T) {
+	for _, ex := range examples(t) {
+		if ex.name != "approval/toctou - -" {
+			continue
+		}
+		e, err := Safety(ex.m, ex.v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []Step{
+			{},
+			{Essential: true, BeforeNext: true, Changed: []string{"granted"}, Because: "writes granted, read by step 3 (releaser.release)"},
+			{Essential: true, BeforeNext: true, Changed: []string{"content"}, Because: "writes content, read by step 3 (releaser.release)"},
+			{Essential: true, Changed: []string{"released", "shipped"}, Because: "writes released, shipped, read by ShippedWhatWasApproved"},
+		}
+		if d := cmp.Diff(want, e.Steps); d != "" {
+			t.Errorf("(-want +got):\n%s", d)
+		}
+		if d := cmp.Diff([]string{"approved", "released", "shipped"}, e.Reads); d != "" {
+			t.Errorf("reads (-want +got):\n%s", d)
+		}
+		return
+	}
+	t.Fatal("no toctou example")
+}
+
+// TestLiveness explains the example lassos.
+func TestLiveness(t *testing.T) {
+	want := map[string]string{}
+	var got []string
+	for _, ex := range examples(t) {
+		if ex.v.LoopStart < 0 {
+			continue
+		}
+		c, err := Liveness(ex.m, ex.v)
+		if err != nil {
+			t.Fatalf("%s: %v", ex.name, err)
+		}
+		if err := c.CheckFixes(context.Background(), ex.m, ex.v, verify.Options{Workers: 1}); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%s: cycle %v asked %v excluders %v fixes %v no-fairness %v agent-driven %v stops %v",
+			ex.name, c.Actions, c.Asked, c.Excluders, c.Fixes, c.NoFairness, c.AgentDriven, c.Stops))
+	}
+	_ = want
+	golden := strings.Join(got, "\n") + "\n"
+	wantText, err := os.ReadFile("testdata/liveness.golden")
+	if os.Getenv("WRAPCHECK_UPDATE") != "" {
+		if err := os.WriteFile("testdata/liveness.golden", []byte(golden), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(string(wantText), golden); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
+// verifyRun checks m with one worker and returns its violation.
+func verifyRun(m *spec.Model) (*checker.Violation, error) {
+	res, err := verify.Run(context.Background(), m, verify.Options{Workers: 1})
+	if err != nil {
+		return nil, err
+	}
+	if res.Violation == nil {
+		return nil, fmt.Errorf("%s: no violation", m.Name)
+	}
+	return res.Violation, nil
+}
