@@ -32,6 +32,7 @@ var allowed = map[string][]string{
 	"internal/oracle":   {"spec", "spec/syntax"}, // its tests alone may import checker and verify, to compare
 	"internal/depcheck": {},
 	"docs":              {},
+	"editors":           {},
 	"bench":             {"verify", "report", "ltl", "reduce", "checker", "spec", "spec/syntax"},
 	"examples":          {"verify", "report", "ltl", "reduce", "checker", "spec", "spec/syntax"},
 }
