@@ -54,8 +54,12 @@ func TestHalfTyped(t *testing.T) {
 			sc.all()
 			a.ix.members(sc, receiver(d.text))
 			a.ix.expectedEnum(sc, d.text)
-			for _, r := range a.ix.refs {
+			enclosingCall(d.text)
+			for i, r := range a.ix.refs {
 				describe(a, r.sym)
+				if i%17 == 0 {
+					a.ix.conflict(r.sym, "x")
+				}
 			}
 		}
 	}
