@@ -26,6 +26,18 @@
 // completion and symbols read it. While a line is half typed, completion
 // uses the latest version that parsed.
 //
+// # Refactoring and checks
+//
+// Rename is refused when the new name would collide with or capture
+// another declaration, and the renamed text is resolved and checked again
+// before the edit is returned. A code lens on every invariant and property
+// runs that one check ([verify.Run] with Only) in the background, with
+// $/progress when the client supports it, cancellable through
+// window/workDoneProgress/cancel and bounded to 5 minutes; a
+// counterexample is published as a diagnostic on the check, one related
+// location per step, until the next edit, and the command
+// wrapcheck.showTrace returns it as a Markdown document.
+//
 // No input makes the server panic or stop: a malformed message gets an
 // error response, and a failure inside a handler is reported as an
 // internal error response.

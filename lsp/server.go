@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/url"
 	"runtime/debug"
+	"sort"
 	"sync"
 	"time"
 )
@@ -39,14 +40,22 @@ type Server struct {
 	initialized bool
 	shutdown    bool
 	closed      bool // Run has returned: no more analyses start
-	wg          sync.WaitGroup
-	ctx         context.Context
+	// workDoneProgress is whether the client accepts $/progress.
+	workDoneProgress bool
+	nextToken        int
+	cancels          map[string]context.CancelFunc // running checks by progress token
+	wg               sync.WaitGroup
+	ctx              context.Context
 }
 
 // docState is one open document and its latest analysis.
 type docState struct {
 	doc   *document // guarded by Server.mu
 	timer *time.Timer
+	// checks and traces hold the counterexamples found by code lens
+	// checks of the current version, by check name; guarded by Server.mu.
+	checks map[string]diagnostic
+	traces map[string]string
 
 	anMu     sync.Mutex
 	an       *analysis // the analysis of some version, guarded by anMu
@@ -61,7 +70,7 @@ func NewServer(opts Options) *Server {
 	if opts.Version == "" {
 		opts.Version = "devel"
 	}
-	return &Server{opts: opts, docs: map[string]*docState{}}
+	return &Server{opts: opts, docs: map[string]*docState{}, cancels: map[string]context.CancelFunc{}}
 }
 
 // Run serves requests read from in and writes responses and
@@ -223,6 +232,9 @@ func (s *Server) handlers() map[string]handler {
 		"textDocument/formatting":          s.formatting,
 		"textDocument/completion":          s.completion,
 		"textDocument/codeAction":          s.codeAction,
+		"textDocument/codeLens":            s.codeLens,
+		"workspace/executeCommand":         s.executeCommand,
+		"window/workDoneProgress/cancel":   s.cancelProgress,
 		"textDocument/rename":              s.rename,
 		"textDocument/prepareRename":       s.prepareRename,
 		"textDocument/foldingRange":        s.foldingRange,
@@ -254,6 +266,7 @@ func (s *Server) initialize(params json.RawMessage) (any, *rpcError) {
 	}
 	s.mu.Lock()
 	s.initialized = true
+	s.workDoneProgress = p.Capabilities.Window.WorkDoneProgress
 	s.mu.Unlock()
 	return map[string]any{
 		"capabilities": map[string]any{
@@ -271,6 +284,8 @@ func (s *Server) initialize(params json.RawMessage) (any, *rpcError) {
 			"completionProvider": map[string]any{
 				"triggerCharacters": []string{"."},
 			},
+			"codeLensProvider":       map[string]any{},
+			"executeCommandProvider": map[string]any{"commands": []string{commandCheck, commandShowTrace}},
 			"codeActionProvider": map[string]any{
 				"codeActionKinds": []string{"quickfix"},
 			},
@@ -305,7 +320,7 @@ func (s *Server) didOpen(params json.RawMessage) (any, *rpcError) {
 	s.mu.Lock()
 	st := s.docs[d.uri]
 	if st == nil {
-		st = &docState{}
+		st = &docState{checks: map[string]diagnostic{}, traces: map[string]string{}}
 		s.docs[d.uri] = st
 	}
 	st.doc = d
@@ -333,6 +348,8 @@ func (s *Server) didChange(params json.RawMessage) (any, *rpcError) {
 		d = newDocument(d.uri, p.TextDocument.Version, d.text)
 	}
 	st.doc = d
+	clear(st.checks)
+	clear(st.traces)
 	s.mu.Unlock()
 	s.schedule(st, s.opts.Debounce)
 	return nil, nil
@@ -381,13 +398,18 @@ func (s *Server) publish(st *docState) {
 	a := s.analysisOf(st)
 	s.mu.Lock()
 	current := st.doc == a.doc && s.docs[a.doc.uri] == st
+	diags := append([]diagnostic{}, a.diags...)
+	var names []string
+	for name := range st.checks {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		diags = append(diags, st.checks[name])
+	}
 	s.mu.Unlock()
 	if !current {
 		return
-	}
-	diags := a.diags
-	if diags == nil {
-		diags = []diagnostic{}
 	}
 	v := a.doc.version
 	s.notify("textDocument/publishDiagnostics", publishDiagnosticsParams{URI: a.doc.uri, Version: &v, Diagnostics: diags})

@@ -17,8 +17,10 @@ func newLSPCmd() *cobra.Command {
 		Short: "run the language server (LSP 3.17 over stdio)",
 		Long: `lsp runs a language server for .wrap files on stdin and stdout, for
 editors: diagnostics as you type (syntax, type and blindness errors, vet
-warnings), hover, go to definition, references, document symbols,
-completion, quick fixes and formatting. See editors/README.md for the
+warnings), hover, go to definition, references, rename, document and
+workspace symbols, completion, signature help, semantic tokens, folding,
+quick fixes, formatting, and a "check" code lens on every invariant and
+property. See editors/README.md for the
 setup of VS Code, Neovim, Helix and Zed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
