@@ -6,7 +6,8 @@
 // --format json`, plus the text report and the vet warnings; progress
 // notifications when the client sends a progress token; cancellation and
 // a time limit end the search with the verdict incomplete), vet, fmt, ltl
-// (the Büchi automaton of a formula) and examples (list and fetch the
+// (the Büchi automaton of a formula), replay (a recorded run against the
+// spec, as `wrapcheck replay`) and examples (list and fetch the
 // bundled examples). Every input is validated against the tool's schema
 // by the SDK, and every failure (a spec error, a bad path) comes back as
 // a tool error the agent can read, never as a crash.

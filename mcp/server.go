@@ -65,6 +65,9 @@ func NewServer(opts Options) *sdk.Server {
 	sdk.AddTool(s, &sdk.Tool{Name: "fmt", Description: "Print a .wrap spec in the canonical layout of `wrapcheck fmt`."}, t.fmt)
 	sdk.AddTool(s, &sdk.Tool{Name: "ltl", Description: "Translate an LTL formula over boolean names (e.g. 'always (req implies eventually ack)') " +
 		"into the generalized Büchi automaton wrapcheck uses; negate gives the automaton of the negation, which the checker searches."}, t.ltl)
+	sdk.AddTool(s, &sdk.Tool{Name: "replay", Description: "Check a recorded run of a real wrapper (JSON lines, one step per line: " +
+		"{\"action\": \"proc.act\", \"asked\": {...}, \"state\": {...}}) against its spec: conforms, diverges (the first line the spec " +
+		"does not allow, with the actions it allows there) or violated (a violation the run reaches, as check reports it)."}, t.replay)
 	sdk.AddTool(s, &sdk.Tool{Name: "examples", Description: "List the bundled example specs (no name), or return the text of one (name such as " +
 		"\"approval/toctou\")."}, t.examples)
 	addResources(s)
