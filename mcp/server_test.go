@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"sort"
 	"strings"
@@ -370,5 +371,38 @@ func TestTimeoutAndProgress(t *testing.T) {
 		if progress[i] < progress[i-1] {
 			t.Errorf("progress went back: %v", progress)
 		}
+	}
+}
+
+// TestServeStdio runs Serve, the stdio server of `wrapcheck mcp`, on pipes
+// and talks to it with the SDK's client over the same newline-delimited
+// JSON transport.
+func TestServeStdio(t *testing.T) {
+	toServerR, toServerW := io.Pipe()
+	fromServerR, fromServerW := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- Serve(context.Background(), Options{}, toServerR, fromServerW)
+		fromServerW.Close()
+	}()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "v0"}, nil).Connect(context.Background(),
+		&sdk.IOTransport{Reader: fromServerR, Writer: toServerW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out FmtOutput
+	call(t, cs, "fmt", map[string]any{"spec": "spec   S\nvar x :bool\n"}, &out)
+	if !out.Changed || !strings.HasPrefix(out.Formatted, "spec S\n") {
+		t.Errorf("fmt over stdio: %+v", out)
+	}
+	cs.Close()
+	toServerW.Close()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Serve = %v, want nil at the end of input", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve did not return at the end of input")
 	}
 }
