@@ -193,3 +193,36 @@ func itoa(n int) string {
 }
 
 var _ = io.EOF
+
+// TestTypingThroughTheServer types a spec into the server in chunks and
+// asks every request at the cursor after each one: no request may fail
+// with an internal error, and the server must keep answering.
+func TestTypingThroughTheServer(t *testing.T) {
+	c := startServer(t, Options{})
+	c.initialize()
+	c.open(testURI, "")
+	step := 37
+	if testing.Short() {
+		step = 151
+	}
+	methods := []string{"textDocument/hover", "textDocument/definition", "textDocument/references", "textDocument/completion",
+		"textDocument/signatureHelp", "textDocument/documentSymbol", "textDocument/formatting", "textDocument/foldingRange",
+		"textDocument/semanticTokens/full", "textDocument/codeLens", "textDocument/prepareRename"}
+	for v, cut := 2, 0; cut <= len(approvalSpec); v, cut = v+1, cut+step {
+		text := approvalSpec[:cut]
+		c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": testURI, "version": v},
+			"contentChanges": []map[string]any{{"text": text}}})
+		d := newDocument(testURI, v, text)
+		p := docPos(testURI, d.end())
+		p["context"] = map[string]any{"includeDeclaration": true}
+		p["newName"] = "renamed"
+		for _, m := range methods {
+			if r := c.call(m, p); r.Error != nil && r.Error.Code == codeInternalError {
+				t.Fatalf("%s after %d bytes: %v", m, cut, r.Error)
+			}
+		}
+		if r := c.call("textDocument/rename", p); r.Error != nil && r.Error.Code == codeInternalError {
+			t.Fatalf("rename after %d bytes: %v", cut, r.Error)
+		}
+	}
+}
