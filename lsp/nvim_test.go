@@ -1,0 +1,140 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/wrapcheck/wrapcheck/spec/syntax"
+)
+
+// nvimScript drives Neovim's built-in LSP client (0.7 and later): it
+// opens a spec with an error, waits for the diagnostics, asks hover and
+// definition, then replaces the text with a valid but untidy spec and
+// formats it. It writes what it saw as JSON to OUT.
+const nvimScript = `
+local out = {}
+local ok, err = pcall(function()
+  vim.cmd('edit ' .. vim.fn.fnameescape(SPEC))
+  local buf = vim.api.nvim_get_current_buf()
+  local id = vim.lsp.start_client({
+    name = 'wrapcheck', cmd = { SERVER }, cmd_env = { WRAPCHECK_LSP_SERVE = '1' }, root_dir = DIR,
+  })
+  assert(id, 'start_client failed')
+  vim.lsp.buf_attach_client(buf, id)
+  out.got_diagnostics = vim.wait(20000, function() return #vim.diagnostic.get(buf) > 0 end, 20)
+  out.diagnostics = {}
+  for _, d in ipairs(vim.diagnostic.get(buf)) do
+    table.insert(out.diagnostics, { lnum = d.lnum, col = d.col, end_col = d.end_col, message = d.message })
+  end
+  local uri = vim.uri_from_bufnr(buf)
+  local function request(method, params)
+    local r = vim.lsp.buf_request_sync(buf, method, params, 10000)
+    assert(r and r[id], method .. ': no response')
+    assert(not r[id].err, method .. ': ' .. vim.inspect(r[id].err))
+    return r[id].result
+  end
+  local h = request('textDocument/hover', { textDocument = { uri = uri }, position = { line = 2, character = 13 } })
+  out.hover = h.contents.value
+  local d = request('textDocument/definition', { textDocument = { uri = uri }, position = { line = 2, character = 13 } })
+  out.definition = d[1].range.start
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(UNTIDY, '\n', { plain = true }))
+  out.fixed = vim.wait(20000, function() return #vim.diagnostic.get(buf) == 0 end, 20)
+  local edits = request('textDocument/formatting', { textDocument = { uri = uri }, options = { tabSize = 2, insertSpaces = true } })
+  vim.lsp.util.apply_text_edits(edits, buf, 'utf-16')
+  out.formatted = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
+end)
+if not ok then out.error = tostring(err) end
+local f = io.open(OUT, 'w')
+f:write(vim.fn.json_encode(out))
+f:close()
+vim.cmd('qa!')
+`
+
+func TestNeovim(t *testing.T) {
+	nvim, err := exec.LookPath("nvim")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("nvim not found on PATH; CI installs Debian's neovim (.ci/run)")
+		}
+		t.Skip("nvim not found on PATH: install neovim (apt-get install neovim) to run the editor test")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "toggle.wrap")
+	text := "spec Toggle\nvar critical: bool\naction a { critical := not critcal }\n"
+	if err := os.WriteFile(spec, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	untidy := "spec   Toggle\nvar critical :bool\naction a   { critical:=not critical }"
+	lua := filepath.Join(dir, "drive.lua")
+	out := filepath.Join(dir, "out.json")
+	quote := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	header := "SPEC = " + quote(spec) + "\nSERVER = " + quote(self) + "\nDIR = " + quote(dir) +
+		"\nOUT = " + quote(out) + "\nUNTIDY = " + quote(untidy) + "\n"
+	if err := os.WriteFile(lua, []byte(header+nvimScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, nvim, "--headless", "--clean", "-n", "-c", "luafile "+lua)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_STATE_HOME="+dir, "XDG_DATA_HOME="+dir)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("nvim: %v\n%s", err, b)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("nvim wrote no result: %v", err)
+	}
+	var got struct {
+		Error          string
+		GotDiagnostics bool `json:"got_diagnostics"`
+		Diagnostics    []struct {
+			Lnum    int
+			Col     int
+			EndCol  int `json:"end_col"`
+			Message string
+		}
+		Hover      string
+		Definition position
+		Fixed      bool
+		Formatted  string
+	}
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	if got.Error != "" {
+		t.Fatalf("the nvim script failed: %s", got.Error)
+	}
+	if !got.GotDiagnostics || len(got.Diagnostics) != 1 || got.Diagnostics[0].Message != "undefined: critcal (did you mean critical?)" ||
+		got.Diagnostics[0].Lnum != 2 || got.Diagnostics[0].Col != 27 || got.Diagnostics[0].EndCol != 34 {
+		t.Errorf("diagnostics in nvim: %+v", got.Diagnostics)
+	}
+	if !strings.Contains(got.Hover, "var critical: bool") {
+		t.Errorf("hover in nvim: %q", got.Hover)
+	}
+	if got.Definition != (position{Line: 1, Character: 4}) {
+		t.Errorf("definition in nvim: %+v, want 1:4", got.Definition)
+	}
+	if !got.Fixed {
+		t.Errorf("the diagnostics did not clear after the fix")
+	}
+	f, err := syntax.Parse("x.wrap", []byte(untidy))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.TrimSuffix(string(syntax.Format(f)), "\n")
+	if diff := cmp.Diff(want, got.Formatted); diff != "" {
+		t.Errorf("formatted in nvim (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,275 @@
+package lsp
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+
+	"github.com/wrapcheck/wrapcheck/spec/syntax"
+)
+
+type foldingRange struct {
+	StartLine int    `json:"startLine"`
+	EndLine   int    `json:"endLine"`
+	Kind      string `json:"kind,omitempty"`
+}
+
+// foldingRange returns a range per multi-line block (process, action,
+// init, if, choose, match) and multi-line comment.
+func (s *Server) foldingRange(params json.RawMessage) (any, *rpcError) {
+	var p documentParams
+	if rerr := decode(params, &p); rerr != nil {
+		return nil, rerr
+	}
+	a, _, rerr := s.lookup(p.TextDocument.URI)
+	if rerr != nil {
+		return nil, rerr
+	}
+	out := []foldingRange{}
+	if a.file == nil {
+		return out, nil
+	}
+	add := func(from, to syntax.Position, kind string) {
+		if from.IsValid() && to.IsValid() && to.Line > from.Line {
+			out = append(out, foldingRange{StartLine: from.Line - 1, EndLine: to.Line - 1, Kind: kind})
+		}
+	}
+	var block func(b *syntax.Block)
+	var stmt func(st syntax.Stmt)
+	block = func(b *syntax.Block) {
+		if b == nil {
+			return
+		}
+		add(b.Pos, b.End, "")
+		for _, st := range b.Stmts {
+			stmt(st)
+		}
+	}
+	stmt = func(st syntax.Stmt) {
+		switch st := st.(type) {
+		case *syntax.Block:
+			block(st)
+		case *syntax.ChooseStmt:
+			block(st.Body)
+		case *syntax.IfStmt:
+			block(st.Then)
+			if st.Else != nil {
+				stmt(st.Else)
+			}
+		case *syntax.MatchStmt:
+			add(st.Pos, st.End, "")
+			for _, c := range st.Cases {
+				if c.Body != nil {
+					stmt(c.Body)
+				}
+			}
+		}
+	}
+	for _, d := range a.file.Decls {
+		switch d := d.(type) {
+		case *syntax.ProcessDecl:
+			add(d.Pos, d.End, "")
+			for _, act := range d.Actions {
+				block(act.Body)
+			}
+		case *syntax.ActionDecl:
+			block(d.Body)
+		case *syntax.InitDecl:
+			block(d.Body)
+		}
+	}
+	for _, c := range a.file.Comments {
+		if n := strings.Count(c.Text, "\n"); n > 0 {
+			out = append(out, foldingRange{StartLine: c.Pos.Line - 1, EndLine: c.Pos.Line - 1 + n, Kind: "comment"})
+		}
+	}
+	// Runs of line comments (a file's header) fold too.
+	for i := 0; i < len(a.file.Comments); {
+		j := i
+		for j+1 < len(a.file.Comments) && strings.HasPrefix(a.file.Comments[j+1].Text, "//") &&
+			a.file.Comments[j+1].Pos.Line == a.file.Comments[j].Pos.Line+1 && a.file.Comments[j+1].Pos.Col == a.file.Comments[i].Pos.Col {
+			j++
+		}
+		if j > i && strings.HasPrefix(a.file.Comments[i].Text, "//") {
+			out = append(out, foldingRange{StartLine: a.file.Comments[i].Pos.Line - 1, EndLine: a.file.Comments[j].Pos.Line - 1, Kind: "comment"})
+		}
+		i = j + 1
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].StartLine < out[j].StartLine })
+	return out, nil
+}
+
+type workspaceSymbol struct {
+	Name          string   `json:"name"`
+	Kind          int      `json:"kind"`
+	Location      location `json:"location"`
+	ContainerName string   `json:"containerName,omitempty"`
+}
+
+var symbolKinds = [...]int{
+	symConst: symbolKindConstant, symType: symbolKindClass, symVar: symbolKindVariable,
+	symLocal: symbolKindVariable, symFn: symbolKindFunction, symAgent: symbolKindInterface,
+	symProcess: symbolKindNamespace, symMember: symbolKindEnumMem, symParam: symbolKindVariable,
+	symIndex: symbolKindTypeParam, symResult: symbolKindVariable, symLet: symbolKindVariable,
+	symChoose: symbolKindVariable, symQuant: symbolKindVariable, symField: symbolKindField,
+	symAction: symbolKindMethod, symInvariant: symbolKindBoolean, symProperty: symbolKindBoolean,
+}
+
+// workspaceSymbol returns the declarations of every open document whose
+// name contains the query (ignoring case), locals of actions excepted.
+func (s *Server) workspaceSymbol(params json.RawMessage) (any, *rpcError) {
+	var p struct {
+		Query string `json:"query"`
+	}
+	if rerr := decode(params, &p); rerr != nil {
+		return nil, rerr
+	}
+	s.mu.Lock()
+	var uris []string
+	for uri := range s.docs {
+		uris = append(uris, uri)
+	}
+	s.mu.Unlock()
+	sort.Strings(uris)
+	q := strings.ToLower(p.Query)
+	out := []workspaceSymbol{}
+	for _, uri := range uris {
+		a, _, rerr := s.lookup(uri)
+		if rerr != nil || a.ix == nil {
+			continue
+		}
+		for _, sym := range a.ix.syms {
+			switch sym.kind {
+			case symParam, symLet, symChoose, symQuant, symIndex, symResult:
+				continue
+			}
+			if !strings.Contains(strings.ToLower(sym.name), q) {
+				continue
+			}
+			ws := workspaceSymbol{Name: sym.name, Kind: symbolKinds[sym.kind], Location: location{URI: uri, Range: a.doc.nameRange(sym.pos, sym.name)}}
+			if sym.proc != nil {
+				ws.ContainerName = sym.proc.Name.Name
+			} else if sym.enumName != "" {
+				ws.ContainerName = sym.enumName
+			}
+			out = append(out, ws)
+		}
+	}
+	return out, nil
+}
+
+type signatureInformation struct {
+	Label      string                 `json:"label"`
+	Parameters []parameterInformation `json:"parameters"`
+}
+
+type parameterInformation struct {
+	Label [2]int `json:"label"` // offsets into the signature's label
+}
+
+// signatureHelp shows the parameters of the fn or agent whose call
+// encloses the cursor, with the one being typed active.
+func (s *Server) signatureHelp(params json.RawMessage) (any, *rpcError) {
+	var p textDocumentPositionParams
+	if rerr := decode(params, &p); rerr != nil {
+		return nil, rerr
+	}
+	cur, good, rerr := s.lookup(p.TextDocument.URI)
+	if rerr != nil {
+		return nil, rerr
+	}
+	a := cur
+	if a.ix == nil {
+		a = good
+	}
+	if a == nil || a.ix == nil {
+		return nil, nil
+	}
+	text := cur.doc.text[:cur.doc.offset(p.Position)]
+	name, arg := enclosingCall(text)
+	if name == "" {
+		return nil, nil
+	}
+	sym := a.ix.globals[name]
+	if sym == nil {
+		return nil, nil
+	}
+	var ps []*syntax.Param
+	var result syntax.TypeExpr
+	switch d := sym.decl.(type) {
+	case *syntax.FnDecl:
+		ps, result = d.Params, d.Result
+	case *syntax.AgentDecl:
+		ps, result = d.Params, d.Result
+	default:
+		return nil, nil
+	}
+	label := name + "("
+	var infos []parameterInformation
+	for i, q := range ps {
+		if i > 0 {
+			label += ", "
+		}
+		part := q.Name.Name + ": " + typeExprText(q.Type)
+		infos = append(infos, parameterInformation{Label: [2]int{utf16Len16(label), utf16Len16(label) + utf16Len16(part)}})
+		label += part
+	}
+	label += "): " + typeExprText(result)
+	if infos == nil {
+		infos = []parameterInformation{}
+	}
+	return map[string]any{
+		"signatures":      []signatureInformation{{Label: label, Parameters: infos}},
+		"activeSignature": 0,
+		"activeParameter": arg,
+	}, nil
+}
+
+func utf16Len16(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16Len(r)
+	}
+	return n
+}
+
+// enclosingCall returns the name before the innermost unclosed "(" at
+// the end of text, and the index of the argument being typed.
+func enclosingCall(text string) (string, int) {
+	depth, arg := 0, 0
+	for i := len(text) - 1; i >= 0; i-- {
+		switch text[i] {
+		case ')', ']', '}':
+			depth++
+		case '[', '{':
+			if depth == 0 {
+				return "", 0
+			}
+			depth--
+		case ',':
+			if depth == 0 {
+				arg++
+			}
+		case '\n':
+			// Calls do not span declarations; a blank line ends the search.
+			if i > 0 && text[i-1] == '\n' {
+				return "", 0
+			}
+		case '(':
+			if depth > 0 {
+				depth--
+				continue
+			}
+			j := i
+			for j > 0 && text[j-1] == ' ' {
+				j--
+			}
+			k := j
+			for k > 0 && isWordByte(text[k-1]) {
+				k--
+			}
+			return text[k:j], arg
+		}
+	}
+	return "", 0
+}

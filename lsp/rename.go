@@ -1,0 +1,207 @@
+package lsp
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/spec/syntax"
+)
+
+type renameParams struct {
+	textDocumentPositionParams
+	NewName string `json:"newName"`
+}
+
+// codeRequestFailed is LSP's error code for a request that was valid but
+// could not be carried out (a refused rename).
+const codeRequestFailed = -32803
+
+func (s *Server) prepareRename(params json.RawMessage) (any, *rpcError) {
+	a, r, rerr := s.refAt(params)
+	if rerr != nil || r == nil {
+		return nil, rerr
+	}
+	if r.sym.kind == symResult {
+		return nil, &rpcError{Code: codeRequestFailed, Message: "result is the agent's answer and cannot be renamed"}
+	}
+	rng := a.doc.nameRange(r.pos, r.name)
+	return map[string]any{"range": rng, "placeholder": r.name}, nil
+}
+
+// rename renames a declared name and every use of it. It is refused when
+// the new name is not a name, is reserved, or would collide with or be
+// captured by another declaration; as a last guard, the renamed text is
+// resolved again and must refer to one declaration at exactly the edited
+// places, and must still check when the old text did.
+func (s *Server) rename(params json.RawMessage) (any, *rpcError) {
+	var p renameParams
+	if rerr := decode(params, &p); rerr != nil {
+		return nil, rerr
+	}
+	a, r, rerr := s.refAt(params)
+	if rerr != nil {
+		return nil, rerr
+	}
+	if r == nil {
+		return nil, &rpcError{Code: codeRequestFailed, Message: "no name to rename here"}
+	}
+	fail := func(format string, args ...any) (any, *rpcError) {
+		return nil, &rpcError{Code: codeRequestFailed, Message: fmt.Sprintf(format, args...)}
+	}
+	name := p.NewName
+	if !isName(name) {
+		return fail("%q is not a name", name)
+	}
+	if syntax.IsKeyword(name) || name == "result" || name == "card" {
+		return fail("%s is reserved", name)
+	}
+	if r.sym.kind == symResult {
+		return fail("result is the agent's answer and cannot be renamed")
+	}
+	if name == r.sym.name {
+		return map[string]any{"changes": map[string][]textEdit{}}, nil
+	}
+	if other := a.ix.conflict(r.sym, name); other != nil {
+		return fail("cannot rename %s to %s: it would collide with the %s %s declared at %d:%d",
+			r.sym.name, name, other.kind, other.name, other.pos.Line, other.pos.Col)
+	}
+	refs := a.ix.refsTo(r.sym)
+	var edits []textEdit
+	for _, x := range refs {
+		edits = append(edits, textEdit{Range: a.doc.nameRange(x.pos, x.name), NewText: name})
+	}
+	if msg := verifyRename(a, edits, name); msg != "" {
+		return fail("cannot rename %s to %s: %s", r.sym.name, name, msg)
+	}
+	return map[string]any{"changes": map[string][]textEdit{a.doc.uri: edits}}, nil
+}
+
+func isName(s string) bool {
+	if s == "" || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isWordByte(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// conflict returns a declaration that a symbol renamed to name would
+// collide with or be captured by, or nil.
+func (ix *index) conflict(sym *symbol, name string) *symbol {
+	for _, o := range ix.syms {
+		if o == sym || o.name != name {
+			continue
+		}
+		switch {
+		case sym.kind == symField || o.kind == symField:
+			if sym.kind == symField && o.kind == symField && o.record == sym.record {
+				return o
+			}
+		case sym.kind == symAction || o.kind == symAction:
+			if sym.kind == symAction && o.kind == symAction && o.proc == sym.proc {
+				return o
+			}
+		case sym.kind == symInvariant || sym.kind == symProperty || o.kind == symInvariant || o.kind == symProperty:
+			if (sym.kind == symInvariant || sym.kind == symProperty) && (o.kind == symInvariant || o.kind == symProperty) {
+				return o
+			}
+		default:
+			// Two value names: a clash when either's scope holds a
+			// use of the other, or both are global, or both live in one
+			// process.
+			if isGlobal(sym) && isGlobal(o) || sym.kind == symLocal && o.kind == symLocal && sym.proc == o.proc {
+				return o
+			}
+			if ix.visibleAtAnyRef(o, sym) || ix.visibleAtAnyRef(sym, o) {
+				return o
+			}
+		}
+	}
+	return nil
+}
+
+func isGlobal(s *symbol) bool {
+	switch s.kind {
+	case symConst, symType, symVar, symFn, symAgent, symProcess, symMember:
+		return true
+	}
+	return false
+}
+
+// visibleAtAnyRef reports whether the scope of o holds a reference to s
+// (so that renaming s to o's name would let o capture it).
+func (ix *index) visibleAtAnyRef(o, s *symbol) bool {
+	for _, r := range ix.refsTo(s) {
+		if o.to.IsValid() && !before(r.pos, o.from) && !before(o.to, r.pos) {
+			return true
+		}
+		if o.kind == symLocal && o.proc != nil && !before(r.pos, o.proc.Pos) && !before(o.proc.End, r.pos) {
+			return true
+		}
+		if isGlobal(o) && s.to.IsValid() {
+			return true
+		}
+	}
+	return false
+}
+
+// verifyRename applies edits to the document and resolves it again: the
+// edited places must all refer to one declaration with exactly those
+// references, and a spec that checked must still check.
+func verifyRename(a *analysis, edits []textEdit, name string) string {
+	sorted := append([]textEdit(nil), edits...)
+	sort.Slice(sorted, func(i, j int) bool {
+		return a.doc.offset(sorted[i].Range.Start) > a.doc.offset(sorted[j].Range.Start)
+	})
+	d := a.doc
+	for _, e := range sorted {
+		r := e.Range
+		d = d.apply(d.version, textDocumentContentChangeEvent{Range: &r, Text: e.NewText})
+	}
+	f, err := syntax.Parse(uriPath(d.uri), []byte(d.text))
+	if err != nil {
+		return "the renamed spec does not parse"
+	}
+	ix := newIndex(f)
+	var target *symbol
+	got := 0
+	for _, e := range edits {
+		start := shifted(edits, e, len(name))
+		r := ix.at(d.specPos(start))
+		if r == nil || r.name != name {
+			return "a renamed use no longer resolves"
+		}
+		if target == nil {
+			target = r.sym
+		} else if r.sym != target {
+			return "the renamed uses would refer to different declarations"
+		}
+		got++
+	}
+	if target == nil || len(ix.refsTo(target)) != got {
+		return "another use would refer to the renamed declaration"
+	}
+	if a.model != nil {
+		if _, err := spec.Check(f, spec.Options{}); err != nil {
+			return "the renamed spec no longer checks"
+		}
+	}
+	return ""
+}
+
+// shifted returns where edit e starts after every edit before it on its
+// line replaced its range by n UTF-16 units.
+func shifted(edits []textEdit, e textEdit, n int) position {
+	p := e.Range.Start
+	for _, o := range edits {
+		if o.Range.Start.Line == p.Line && o.Range.Start.Character < e.Range.Start.Character {
+			p.Character += n - (o.Range.End.Character - o.Range.Start.Character)
+		}
+	}
+	return p
+}

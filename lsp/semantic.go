@@ -1,0 +1,82 @@
+package lsp
+
+import (
+	"encoding/json"
+	"sort"
+)
+
+// semanticTokenTypes is the legend of the semantic tokens, in the order of
+// their indexes.
+var semanticTokenTypes = []string{"namespace", "type", "enumMember", "variable", "parameter", "function", "property", "method", "interface", "typeParameter", "event"}
+
+const (
+	tokNamespace = iota
+	tokType
+	tokEnumMember
+	tokVariable
+	tokParameter
+	tokFunction
+	tokProperty
+	tokMethod
+	tokInterface
+	tokTypeParameter
+	tokEvent
+)
+
+// semanticTokenModifiers is the legend of the modifiers (bit i is
+// modifier i).
+var semanticTokenModifiers = []string{"declaration", "readonly"}
+
+var semanticKinds = [...]int{
+	symConst: tokVariable, symType: tokType, symVar: tokVariable, symLocal: tokVariable,
+	symFn: tokFunction, symAgent: tokInterface, symProcess: tokNamespace, symMember: tokEnumMember,
+	symParam: tokParameter, symIndex: tokTypeParameter, symResult: tokParameter, symLet: tokVariable,
+	symChoose: tokVariable, symQuant: tokVariable, symField: tokProperty, symAction: tokMethod,
+	symInvariant: tokEvent, symProperty: tokEvent,
+}
+
+// semanticTokens classifies every resolved name of the document (the
+// TextMate grammar colours keywords, literals and operators).
+func (s *Server) semanticTokens(params json.RawMessage) (any, *rpcError) {
+	var p documentParams
+	if rerr := decode(params, &p); rerr != nil {
+		return nil, rerr
+	}
+	a, _, rerr := s.lookup(p.TextDocument.URI)
+	if rerr != nil {
+		return nil, rerr
+	}
+	data := []int{}
+	if a.ix == nil {
+		return map[string]any{"data": data}, nil
+	}
+	refs := append([]ref(nil), a.ix.refs...)
+	sort.SliceStable(refs, func(i, j int) bool { return before(refs[i].pos, refs[j].pos) })
+	prevLine, prevChar := 0, 0
+	var last ref
+	for i, r := range refs {
+		if !r.pos.IsValid() || i > 0 && r.pos.Line == last.pos.Line && r.pos.Col == last.pos.Col {
+			continue
+		}
+		last = r
+		rng := a.doc.nameRange(r.pos, r.name)
+		if rng.End.Line != rng.Start.Line || rng.End.Character <= rng.Start.Character {
+			continue
+		}
+		mods := 0
+		if r.decl {
+			mods |= 1
+		}
+		if r.sym.kind == symConst || r.sym.kind == symMember {
+			mods |= 2
+		}
+		dl := rng.Start.Line - prevLine
+		dc := rng.Start.Character
+		if dl == 0 {
+			dc -= prevChar
+		}
+		data = append(data, dl, dc, rng.End.Character-rng.Start.Character, semanticKinds[r.sym.kind], mods)
+		prevLine, prevChar = rng.Start.Line, rng.Start.Character
+	}
+	return map[string]any{"data": data}, nil
+}

@@ -1,0 +1,460 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"runtime/debug"
+	"sort"
+	"sync"
+	"time"
+)
+
+// Options configures a [Server]. Its zero value is the default.
+type Options struct {
+	// Debounce is how long the server waits after a change before it
+	// analyses the document and publishes diagnostics, so that a burst
+	// of keystrokes costs one analysis. Zero means 150ms.
+	Debounce time.Duration
+	// Version is reported to the client in serverInfo ("" is "devel").
+	Version string
+}
+
+// ErrExitWithoutShutdown is returned by [Server.Run] when the client sent
+// `exit` without `shutdown` first; the protocol asks the server to exit
+// with status 1 then.
+var ErrExitWithoutShutdown = errors.New("lsp: exit without shutdown")
+
+// Server is a language server for .wrap files speaking LSP 3.17 over a
+// byte stream (stdio). Create one with [NewServer] and call [Server.Run]
+// once. Its methods are safe for concurrent use.
+type Server struct {
+	opts Options
+	out  *writer
+
+	mu          sync.Mutex
+	docs        map[string]*docState
+	initialized bool
+	shutdown    bool
+	closed      bool // Run has returned: no more analyses start
+	// workDoneProgress is whether the client accepts $/progress.
+	workDoneProgress bool
+	nextToken        int
+	cancels          map[string]context.CancelFunc // running checks by progress token
+	wg               sync.WaitGroup
+	ctx              context.Context
+}
+
+// docState is one open document and its latest analysis.
+type docState struct {
+	doc   *document // guarded by Server.mu
+	timer *time.Timer
+	// checks and traces hold the counterexamples found by code lens
+	// checks of the current version, by check name; guarded by Server.mu.
+	checks map[string]diagnostic
+	traces map[string]string
+
+	anMu     sync.Mutex
+	an       *analysis // the analysis of some version, guarded by anMu
+	lastGood *analysis // the latest analysis that parsed, guarded by anMu
+}
+
+// NewServer returns a server configured by opts.
+func NewServer(opts Options) *Server {
+	if opts.Debounce == 0 {
+		opts.Debounce = 150 * time.Millisecond
+	}
+	if opts.Version == "" {
+		opts.Version = "devel"
+	}
+	return &Server{opts: opts, docs: map[string]*docState{}, cancels: map[string]context.CancelFunc{}}
+}
+
+// Run serves requests read from in and writes responses and
+// notifications to out until the client sends `exit`, in ends, or ctx is
+// cancelled. It returns nil after shutdown and exit (or the end of
+// input), [ErrExitWithoutShutdown] after an exit without shutdown, and an
+// error when the input is not a stream of LSP messages.
+func (s *Server) Run(ctx context.Context, in io.Reader, out io.Writer) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.ctx = ctx
+	s.out = &writer{w: out}
+	defer func() {
+		s.mu.Lock()
+		s.closed = true
+		for _, st := range s.docs {
+			if st.timer != nil {
+				st.timer.Stop()
+			}
+		}
+		s.mu.Unlock()
+		s.wg.Wait()
+	}()
+	type read struct {
+		body []byte
+		err  error
+	}
+	msgs := make(chan read)
+	r := newReader(in)
+	go func() {
+		for {
+			body, err := r.read()
+			select {
+			case msgs <- read{body, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil && err != errTooLarge {
+				return
+			}
+		}
+	}()
+	for {
+		var m read
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case m = <-msgs:
+		}
+		if m.err == errTooLarge {
+			s.reply(nil, nil, &rpcError{Code: codeInvalidRequest, Message: fmt.Sprintf("message over %d bytes", maxMessage)})
+			continue
+		}
+		if m.err == io.EOF {
+			return nil
+		}
+		if m.err != nil {
+			return m.err
+		}
+		var msg message
+		if err := json.Unmarshal(m.body, &msg); err != nil {
+			s.reply(nil, nil, &rpcError{Code: codeParseError, Message: "invalid JSON: " + err.Error()})
+			continue
+		}
+		if msg.Method == "exit" {
+			s.mu.Lock()
+			down := s.shutdown
+			s.mu.Unlock()
+			if !down {
+				return ErrExitWithoutShutdown
+			}
+			return nil
+		}
+		if msg.Method == "" {
+			continue // a response to a request of ours
+		}
+		result, rerr := s.dispatch(&msg)
+		if msg.isRequest() {
+			s.reply(msg.ID, result, rerr)
+		}
+	}
+}
+
+// reply sends the response to the request with the given id.
+func (s *Server) reply(id json.RawMessage, result any, rerr *rpcError) {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	m := &message{ID: id}
+	if rerr != nil {
+		m.Error = rerr
+	} else {
+		b, err := json.Marshal(result)
+		if err != nil {
+			m.Error = &rpcError{Code: codeInternalError, Message: err.Error()}
+		} else {
+			m.Result = b
+		}
+	}
+	s.out.write(m)
+}
+
+// notify sends a notification to the client.
+func (s *Server) notify(method string, params any) {
+	b, err := json.Marshal(params)
+	if err != nil {
+		return
+	}
+	s.out.write(&message{Method: method, Params: b})
+}
+
+// dispatch handles one request or notification. A panic in a handler is
+// reported as an internal error instead of ending the server.
+func (s *Server) dispatch(msg *message) (result any, rerr *rpcError) {
+	defer func() {
+		if r := recover(); r != nil {
+			result, rerr = nil, &rpcError{Code: codeInternalError, Message: fmt.Sprintf("wrapcheck internal error: %v\n%s", r, debug.Stack())}
+		}
+	}()
+	s.mu.Lock()
+	init, down := s.initialized, s.shutdown
+	s.mu.Unlock()
+	if msg.Method == "initialize" {
+		return s.initialize(msg.Params)
+	}
+	if !init {
+		if msg.isRequest() {
+			return nil, &rpcError{Code: codeServerNotInit, Message: "server not initialized"}
+		}
+		return nil, nil
+	}
+	if down && msg.isRequest() {
+		return nil, &rpcError{Code: codeInvalidRequest, Message: "server is shutting down"}
+	}
+	h, ok := s.handlers()[msg.Method]
+	if !ok {
+		if msg.isRequest() {
+			return nil, &rpcError{Code: codeMethodNotFound, Message: "method not supported: " + msg.Method}
+		}
+		return nil, nil
+	}
+	return h(msg.Params)
+}
+
+type handler func(params json.RawMessage) (any, *rpcError)
+
+func (s *Server) handlers() map[string]handler {
+	return map[string]handler{
+		"initialized":                      func(json.RawMessage) (any, *rpcError) { return nil, nil },
+		"shutdown":                         s.shutdownReq,
+		"textDocument/didOpen":             s.didOpen,
+		"textDocument/didChange":           s.didChange,
+		"textDocument/didClose":            s.didClose,
+		"textDocument/didSave":             func(json.RawMessage) (any, *rpcError) { return nil, nil },
+		"textDocument/hover":               s.hover,
+		"textDocument/definition":          s.definition,
+		"textDocument/references":          s.references,
+		"textDocument/documentSymbol":      s.documentSymbol,
+		"textDocument/formatting":          s.formatting,
+		"textDocument/completion":          s.completion,
+		"textDocument/codeAction":          s.codeAction,
+		"textDocument/codeLens":            s.codeLens,
+		"workspace/executeCommand":         s.executeCommand,
+		"window/workDoneProgress/cancel":   s.cancelProgress,
+		"textDocument/rename":              s.rename,
+		"textDocument/prepareRename":       s.prepareRename,
+		"textDocument/foldingRange":        s.foldingRange,
+		"textDocument/signatureHelp":       s.signatureHelp,
+		"textDocument/semanticTokens/full": s.semanticTokens,
+		"workspace/symbol":                 s.workspaceSymbol,
+		"$/cancelRequest":                  func(json.RawMessage) (any, *rpcError) { return nil, nil },
+		"$/setTrace":                       func(json.RawMessage) (any, *rpcError) { return nil, nil },
+		"workspace/didChangeConfiguration": func(json.RawMessage) (any, *rpcError) { return nil, nil },
+	}
+}
+
+func decode(params json.RawMessage, v any) *rpcError {
+	if len(params) == 0 {
+		return &rpcError{Code: codeInvalidParams, Message: "missing params"}
+	}
+	if err := json.Unmarshal(params, v); err != nil {
+		return &rpcError{Code: codeInvalidParams, Message: "invalid params: " + err.Error()}
+	}
+	return nil
+}
+
+func (s *Server) initialize(params json.RawMessage) (any, *rpcError) {
+	var p initializeParams
+	if len(params) > 0 {
+		if rerr := decode(params, &p); rerr != nil {
+			return nil, rerr
+		}
+	}
+	s.mu.Lock()
+	s.initialized = true
+	s.workDoneProgress = p.Capabilities.Window.WorkDoneProgress
+	s.mu.Unlock()
+	return map[string]any{
+		"capabilities": map[string]any{
+			"positionEncoding": "utf-16",
+			"textDocumentSync": map[string]any{
+				"openClose": true,
+				"change":    2, // incremental
+				"save":      false,
+			},
+			"hoverProvider":              true,
+			"definitionProvider":         true,
+			"referencesProvider":         true,
+			"documentSymbolProvider":     true,
+			"documentFormattingProvider": true,
+			"completionProvider": map[string]any{
+				"triggerCharacters": []string{"."},
+			},
+			"codeLensProvider":       map[string]any{},
+			"executeCommandProvider": map[string]any{"commands": []string{commandCheck, commandShowTrace}},
+			"codeActionProvider": map[string]any{
+				"codeActionKinds": []string{"quickfix"},
+			},
+			"renameProvider":          map[string]any{"prepareProvider": true},
+			"foldingRangeProvider":    true,
+			"workspaceSymbolProvider": true,
+			"signatureHelpProvider": map[string]any{
+				"triggerCharacters": []string{"(", ","},
+			},
+			"semanticTokensProvider": map[string]any{
+				"legend": map[string]any{"tokenTypes": semanticTokenTypes, "tokenModifiers": semanticTokenModifiers},
+				"full":   true,
+			},
+		},
+		"serverInfo": map[string]any{"name": "wrapcheck", "version": s.opts.Version},
+	}, nil
+}
+
+func (s *Server) shutdownReq(json.RawMessage) (any, *rpcError) {
+	s.mu.Lock()
+	s.shutdown = true
+	s.mu.Unlock()
+	return nil, nil
+}
+
+func (s *Server) didOpen(params json.RawMessage) (any, *rpcError) {
+	var p didOpenParams
+	if rerr := decode(params, &p); rerr != nil {
+		return nil, rerr
+	}
+	d := newDocument(p.TextDocument.URI, p.TextDocument.Version, p.TextDocument.Text)
+	s.mu.Lock()
+	st := s.docs[d.uri]
+	if st == nil {
+		st = &docState{checks: map[string]diagnostic{}, traces: map[string]string{}}
+		s.docs[d.uri] = st
+	}
+	st.doc = d
+	s.mu.Unlock()
+	s.schedule(st, 0)
+	return nil, nil
+}
+
+func (s *Server) didChange(params json.RawMessage) (any, *rpcError) {
+	var p didChangeParams
+	if rerr := decode(params, &p); rerr != nil {
+		return nil, rerr
+	}
+	s.mu.Lock()
+	st := s.docs[p.TextDocument.URI]
+	if st == nil {
+		s.mu.Unlock()
+		return nil, nil
+	}
+	d := st.doc
+	for _, c := range p.ContentChanges {
+		d = d.apply(p.TextDocument.Version, c)
+	}
+	if len(p.ContentChanges) == 0 {
+		d = newDocument(d.uri, p.TextDocument.Version, d.text)
+	}
+	st.doc = d
+	clear(st.checks)
+	clear(st.traces)
+	s.mu.Unlock()
+	s.schedule(st, s.opts.Debounce)
+	return nil, nil
+}
+
+func (s *Server) didClose(params json.RawMessage) (any, *rpcError) {
+	var p didCloseParams
+	if rerr := decode(params, &p); rerr != nil {
+		return nil, rerr
+	}
+	s.mu.Lock()
+	st := s.docs[p.TextDocument.URI]
+	delete(s.docs, p.TextDocument.URI)
+	if st != nil && st.timer != nil {
+		st.timer.Stop()
+	}
+	s.mu.Unlock()
+	s.notify("textDocument/publishDiagnostics", publishDiagnosticsParams{URI: p.TextDocument.URI, Diagnostics: []diagnostic{}})
+	return nil, nil
+}
+
+// schedule (re)starts the debounce timer of st: after delay, the current
+// version is analysed and its diagnostics published.
+func (s *Server) schedule(st *docState, delay time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st.timer != nil {
+		st.timer.Stop()
+	}
+	st.timer = time.AfterFunc(delay, func() {
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			return
+		}
+		s.wg.Add(1)
+		s.mu.Unlock()
+		defer s.wg.Done()
+		s.publish(st)
+	})
+}
+
+// publish analyses the current version of st and sends its diagnostics,
+// unless a newer version arrived meanwhile.
+func (s *Server) publish(st *docState) {
+	a := s.analysisOf(st)
+	s.mu.Lock()
+	current := st.doc == a.doc && s.docs[a.doc.uri] == st
+	diags := append([]diagnostic{}, a.diags...)
+	var names []string
+	for name := range st.checks {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		diags = append(diags, st.checks[name])
+	}
+	s.mu.Unlock()
+	if !current {
+		return
+	}
+	v := a.doc.version
+	s.notify("textDocument/publishDiagnostics", publishDiagnosticsParams{URI: a.doc.uri, Version: &v, Diagnostics: diags})
+}
+
+// analysisOf returns the analysis of the current version of st, computing
+// it at most once per version.
+func (s *Server) analysisOf(st *docState) *analysis {
+	st.anMu.Lock()
+	defer st.anMu.Unlock()
+	s.mu.Lock()
+	d := st.doc
+	s.mu.Unlock()
+	if st.an != nil && st.an.doc == d {
+		return st.an
+	}
+	st.an = analyze(d)
+	if st.an.file != nil {
+		st.lastGood = st.an
+	}
+	return st.an
+}
+
+// lookup returns the analysis of the open document uri, and the latest
+// one that parsed (for completion while a line is half typed).
+func (s *Server) lookup(uri string) (cur, good *analysis, rerr *rpcError) {
+	s.mu.Lock()
+	st := s.docs[uri]
+	s.mu.Unlock()
+	if st == nil {
+		return nil, nil, &rpcError{Code: codeInvalidParams, Message: "document not open: " + uri}
+	}
+	cur = s.analysisOf(st)
+	st.anMu.Lock()
+	good = st.lastGood
+	st.anMu.Unlock()
+	return cur, good, nil
+}
+
+// uriPath returns the file path of a file: URI, for positions in
+// messages; other URIs are returned as they are.
+func uriPath(uri string) string {
+	u, err := url.Parse(uri)
+	if err != nil || u.Scheme != "file" {
+		return uri
+	}
+	return u.Path
+}

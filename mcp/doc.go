@@ -1,0 +1,18 @@
+// Package mcp is the Model Context Protocol server of wrapcheck
+// (`wrapcheck mcp`), for AI agents, built on the official Go SDK
+// (github.com/modelcontextprotocol/go-sdk).
+//
+// Tools: check (the same search and the same JSON as `wrapcheck check
+// --format json`, plus the text report and the vet warnings; progress
+// notifications when the client sends a progress token; cancellation and
+// a time limit end the search with the verdict incomplete), vet, fmt, ltl
+// (the Büchi automaton of a formula), replay (a recorded run against the
+// spec, as `wrapcheck replay`) and examples (list and fetch the
+// bundled examples). Every input is validated against the tool's schema
+// by the SDK, and every failure (a spec error, a bad path) comes back as
+// a tool error the agent can read, never as a crash.
+//
+// Resources: wrapcheck://docs/agents.md (how to model a wrapper),
+// wrapcheck://docs/language.md, wrapcheck://docs/patterns.md and
+// wrapcheck://examples/DIR/NAME.wrap.
+package mcp

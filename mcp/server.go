@@ -1,0 +1,420 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/docs"
+	"github.com/wrapcheck/wrapcheck/examples"
+	"github.com/wrapcheck/wrapcheck/ltl"
+	"github.com/wrapcheck/wrapcheck/report"
+	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/spec/syntax"
+	"github.com/wrapcheck/wrapcheck/verify"
+)
+
+// Options configures [NewServer]. Its zero value is the default.
+type Options struct {
+	// Version is reported to the client ("" is "devel").
+	Version string
+	// DefaultTimeout bounds a check that names no timeout; zero means 60s.
+	DefaultTimeout time.Duration
+	// MaxTimeout caps the timeout a check may ask for; zero means 10m.
+	MaxTimeout time.Duration
+}
+
+// maxSpecBytes bounds a spec passed as text or read from a path.
+const maxSpecBytes = 4 << 20
+
+// NewServer returns an MCP server with the tools check, vet, fmt, ltl and
+// examples, and the documentation and examples as resources. Connect it
+// to a transport with its Run or Connect method; see [Serve] for stdio.
+func NewServer(opts Options) *sdk.Server {
+	if opts.Version == "" {
+		opts.Version = "devel"
+	}
+	if opts.DefaultTimeout == 0 {
+		opts.DefaultTimeout = time.Minute
+	}
+	if opts.MaxTimeout == 0 {
+		opts.MaxTimeout = 10 * time.Minute
+	}
+	s := sdk.NewServer(&sdk.Implementation{Name: "wrapcheck", Version: opts.Version}, &sdk.ServerOptions{
+		Instructions: "wrapcheck model-checks wrapper specifications (.wrap): the control logic around untrusted agents. " +
+			"Read the resource wrapcheck://docs/agents.md first; check a spec with the check tool.",
+	})
+	t := &tools{opts: opts}
+	sdk.AddTool(s, &sdk.Tool{Name: "check", Description: "Explore every reachable state of a .wrap spec (given as text or as a path) and report " +
+		"whether every invariant, assertion and property holds, with the shortest counterexample trace. The result field is " +
+		"the JSON of `wrapcheck check --format json`; text is the human-readable report; verdict is holds, violated or incomplete " +
+		"(a limit or the timeout stopped the search)."}, t.check)
+	sdk.AddTool(s, &sdk.Tool{Name: "vet", Description: "Report likely mistakes in a .wrap spec: unused declarations, agents never asked, " +
+		"assumptions that can never hold, terminal conditions that never hold. Spec errors come back as a tool error."}, t.vet)
+	sdk.AddTool(s, &sdk.Tool{Name: "fmt", Description: "Print a .wrap spec in the canonical layout of `wrapcheck fmt`."}, t.fmt)
+	sdk.AddTool(s, &sdk.Tool{Name: "ltl", Description: "Translate an LTL formula over boolean names (e.g. 'always (req implies eventually ack)') " +
+		"into the generalized Büchi automaton wrapcheck uses; negate gives the automaton of the negation, which the checker searches."}, t.ltl)
+	sdk.AddTool(s, &sdk.Tool{Name: "replay", Description: "Check a recorded run of a real wrapper (JSON lines, one step per line: " +
+		"{\"action\": \"proc.act\", \"asked\": {...}, \"state\": {...}}) against its spec: conforms, diverges (the first line the spec " +
+		"does not allow, with the actions it allows there) or violated (a violation the run reaches, as check reports it)."}, t.replay)
+	sdk.AddTool(s, &sdk.Tool{Name: "examples", Description: "List the bundled example specs (no name), or return the text of one (name such as " +
+		"\"approval/toctou\")."}, t.examples)
+	addResources(s)
+	return s
+}
+
+// Serve runs an MCP server on in and out (newline-delimited JSON-RPC, the
+// MCP stdio transport) until the client disconnects or ctx ends.
+func Serve(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
+	err := NewServer(opts).Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}})
+	if errors.Is(err, io.EOF) || ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// tools holds the tool handlers.
+type tools struct {
+	opts Options
+}
+
+// Source names a spec: its text, or a path to read.
+type Source struct {
+	Spec string `json:"spec,omitempty" jsonschema:"the text of a .wrap spec; give spec or path"`
+	Path string `json:"path,omitempty" jsonschema:"the path of a .wrap file, relative to the server's working directory; give spec or path"`
+}
+
+// load returns the source text and the name positions are reported with.
+func (src Source) load() (string, []byte, error) {
+	switch {
+	case src.Spec != "" && src.Path != "":
+		return "", nil, errors.New("give spec or path, not both")
+	case src.Spec != "":
+		if len(src.Spec) > maxSpecBytes {
+			return "", nil, fmt.Errorf("spec is %d bytes, over the limit of %d", len(src.Spec), maxSpecBytes)
+		}
+		return "spec.wrap", []byte(src.Spec), nil
+	case src.Path != "":
+		f, err := os.Open(src.Path)
+		if err != nil {
+			return "", nil, err
+		}
+		defer f.Close()
+		b, err := io.ReadAll(io.LimitReader(f, maxSpecBytes+1))
+		if err != nil {
+			return "", nil, err
+		}
+		if len(b) > maxSpecBytes {
+			return "", nil, fmt.Errorf("%s is over the limit of %d bytes", src.Path, maxSpecBytes)
+		}
+		return src.Path, b, nil
+	}
+	return "", nil, errors.New("give spec (the text of a .wrap spec) or path")
+}
+
+// CheckInput is the input of the check tool.
+type CheckInput struct {
+	Source
+	Defines        map[string]int64 `json:"defines,omitempty" jsonschema:"constant overrides, like -D NAME=VALUE"`
+	Only           []string         `json:"only,omitempty" jsonschema:"check only these invariants and properties"`
+	MaxStates      int64            `json:"max_states,omitempty" jsonschema:"stop after storing this many states (0: no limit)"`
+	TimeoutSeconds float64          `json:"timeout_seconds,omitempty" jsonschema:"stop after this many seconds (default 60, at most 600); the verdict is then incomplete"`
+	NoDeadlock     bool             `json:"no_deadlock,omitempty" jsonschema:"do not report states with no enabled action"`
+	NoSymmetry     bool             `json:"no_symmetry,omitempty" jsonschema:"turn symmetry reduction off"`
+	NoPOR          bool             `json:"no_por,omitempty" jsonschema:"turn partial-order reduction off"`
+	Workers        int              `json:"workers,omitempty" jsonschema:"search goroutines (0: one per core)"`
+}
+
+// CheckOutput is the structured result of the check tool.
+type CheckOutput struct {
+	Verdict  string         `json:"verdict" jsonschema:"holds, violated or incomplete"`
+	Result   map[string]any `json:"result" jsonschema:"the JSON of wrapcheck check --format json: violation with trace, stats"`
+	Text     string         `json:"text" jsonschema:"the report as wrapcheck check prints it"`
+	Warnings []string       `json:"warnings" jsonschema:"findings of wrapcheck vet, file:line:col: msg"`
+}
+
+func (t *tools) check(ctx context.Context, req *sdk.CallToolRequest, in CheckInput) (*sdk.CallToolResult, CheckOutput, error) {
+	var out CheckOutput
+	if in.MaxStates < 0 || in.Workers < 0 || in.TimeoutSeconds < 0 {
+		return nil, out, errors.New("max_states, workers and timeout_seconds must not be negative")
+	}
+	name, src, err := in.load()
+	if err != nil {
+		return nil, out, err
+	}
+	f, err := syntax.Parse(name, src)
+	if err != nil {
+		return nil, out, err
+	}
+	m, err := spec.Check(f, spec.Options{Defines: in.Defines})
+	if err != nil {
+		return nil, out, err
+	}
+	for _, n := range in.Only {
+		if !hasCheck(m, n) {
+			return nil, out, fmt.Errorf("only %s: no invariant or property of that name in %s", n, m.Name)
+		}
+	}
+	timeout := t.opts.DefaultTimeout
+	if in.TimeoutSeconds > 0 {
+		timeout = min(time.Duration(in.TimeoutSeconds*float64(time.Second)), t.opts.MaxTimeout)
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	opts := verify.Options{
+		Workers: in.Workers, MaxStates: in.MaxStates, NoDeadlock: in.NoDeadlock, Only: in.Only,
+		NoSymmetry: in.NoSymmetry, NoPOR: in.NoPOR,
+	}
+	if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
+		opts.Progress = func(p checker.Progress) {
+			msg := fmt.Sprintf("%d states, depth %d, %d in the level", p.States, p.Depth, p.Frontier)
+			if p.Property != "" {
+				msg = fmt.Sprintf("property %s: %d product nodes", p.Property, p.States)
+			}
+			req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: tok, Progress: float64(p.States), Message: msg})
+		}
+	}
+	res, err := verify.Run(ctx, m, opts)
+	if err != nil {
+		return nil, out, err
+	}
+	var js, text bytes.Buffer
+	if err := report.JSON(&js, m, res); err != nil {
+		return nil, out, err
+	}
+	if err := json.Unmarshal(js.Bytes(), &out.Result); err != nil {
+		return nil, out, err
+	}
+	if err := report.Text(&text, m, res); err != nil {
+		return nil, out, err
+	}
+	out.Text = text.String()
+	out.Verdict, _ = out.Result["verdict"].(string)
+	out.Warnings = []string{}
+	for _, w := range spec.Vet(f, m) {
+		out.Warnings = append(out.Warnings, w.String())
+	}
+	content := out.Text
+	if len(out.Warnings) > 0 {
+		content += "\nvet:\n" + strings.Join(out.Warnings, "\n") + "\n"
+	}
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: content}, &sdk.TextContent{Text: js.String()}}}, out, nil
+}
+
+func hasCheck(m *spec.Model, name string) bool {
+	for _, in := range m.Invariants {
+		if in.Name == name {
+			return true
+		}
+	}
+	for _, p := range m.Properties {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// VetOutput is the result of the vet tool.
+type VetOutput struct {
+	Warnings []string `json:"warnings" jsonschema:"file:line:col: msg, sorted by position"`
+}
+
+func (t *tools) vet(ctx context.Context, req *sdk.CallToolRequest, in Source) (*sdk.CallToolResult, VetOutput, error) {
+	out := VetOutput{Warnings: []string{}}
+	name, src, err := in.load()
+	if err != nil {
+		return nil, out, err
+	}
+	f, err := syntax.Parse(name, src)
+	if err != nil {
+		return nil, out, err
+	}
+	m, err := spec.Check(f, spec.Options{})
+	if err != nil {
+		return nil, out, err
+	}
+	for _, w := range spec.Vet(f, m) {
+		out.Warnings = append(out.Warnings, w.String())
+	}
+	text := "no findings"
+	if len(out.Warnings) > 0 {
+		text = strings.Join(out.Warnings, "\n")
+	}
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}, out, nil
+}
+
+// FmtOutput is the result of the fmt tool.
+type FmtOutput struct {
+	Formatted string `json:"formatted" jsonschema:"the spec in the canonical layout"`
+	Changed   bool   `json:"changed" jsonschema:"whether the layout differs from the input"`
+}
+
+func (t *tools) fmt(ctx context.Context, req *sdk.CallToolRequest, in Source) (*sdk.CallToolResult, FmtOutput, error) {
+	var out FmtOutput
+	name, src, err := in.load()
+	if err != nil {
+		return nil, out, err
+	}
+	f, err := syntax.Parse(name, src)
+	if err != nil {
+		return nil, out, err
+	}
+	out.Formatted = string(syntax.Format(f))
+	out.Changed = out.Formatted != string(src)
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: out.Formatted}}}, out, nil
+}
+
+// LTLInput is the input of the ltl tool.
+type LTLInput struct {
+	Formula string `json:"formula" jsonschema:"an LTL formula over boolean names, on one line"`
+	Negate  bool   `json:"negate,omitempty" jsonschema:"translate the negation (what the checker searches for)"`
+}
+
+// LTLOutput is the result of the ltl tool.
+type LTLOutput struct {
+	Formula   string `json:"formula" jsonschema:"the formula as translated (in negation normal form)"`
+	Automaton string `json:"automaton" jsonschema:"states, edges and acceptance sets, as wrapcheck ltl prints them"`
+	DOT       string `json:"dot" jsonschema:"the automaton as a Graphviz DOT graph"`
+}
+
+func (t *tools) ltl(ctx context.Context, req *sdk.CallToolRequest, in LTLInput) (*sdk.CallToolResult, LTLOutput, error) {
+	var out LTLOutput
+	f, names, err := parseFormula(in.Formula)
+	if err != nil {
+		return nil, out, err
+	}
+	if in.Negate {
+		f = ltl.Not(f)
+	}
+	aut := ltl.Translate(f)
+	if aut == nil {
+		return nil, out, ltl.ErrTooManyEventualities
+	}
+	out.Formula = f.Format(names)
+	out.Automaton = aut.Format(names)
+	out.DOT = aut.DOT()
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "formula: " + out.Formula + "\n" + out.Automaton}}}, out, nil
+}
+
+// ExamplesInput is the input of the examples tool.
+type ExamplesInput struct {
+	Name string `json:"name,omitempty" jsonschema:"an example such as approval/toctou; empty: list them all"`
+}
+
+// Example is one bundled example.
+type Example struct {
+	Name    string `json:"name"`
+	Summary string `json:"summary" jsonschema:"the first line of its header comment"`
+	Text    string `json:"text,omitempty" jsonschema:"the spec (only when one example is asked for)"`
+}
+
+// ExamplesOutput is the result of the examples tool.
+type ExamplesOutput struct {
+	Examples []Example `json:"examples"`
+}
+
+func (t *tools) examples(ctx context.Context, req *sdk.CallToolRequest, in ExamplesInput) (*sdk.CallToolResult, ExamplesOutput, error) {
+	out := ExamplesOutput{Examples: []Example{}}
+	all, err := exampleList()
+	if err != nil {
+		return nil, out, err
+	}
+	if in.Name == "" {
+		var lines []string
+		for _, e := range all {
+			e.Text = ""
+			out.Examples = append(out.Examples, e)
+			lines = append(lines, e.Name+": "+e.Summary)
+		}
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.Join(lines, "\n")}}}, out, nil
+	}
+	name := strings.TrimSuffix(in.Name, ".wrap")
+	for _, e := range all {
+		if e.Name == name {
+			out.Examples = append(out.Examples, e)
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: e.Text}}}, out, nil
+		}
+	}
+	return nil, out, fmt.Errorf("no example %q; call examples without a name for the list", in.Name)
+}
+
+// exampleList returns the bundled examples, sorted by name.
+func exampleList() ([]Example, error) {
+	paths, err := fs.Glob(examples.FS(), "*/*.wrap")
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(paths)
+	var out []Example
+	for _, p := range paths {
+		b, err := fs.ReadFile(examples.FS(), p)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Example{Name: strings.TrimSuffix(p, ".wrap"), Summary: summary(string(b)), Text: string(b)})
+	}
+	return out, nil
+}
+
+// summary returns the first line of the leading comment of a spec.
+func summary(text string) string {
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if c, ok := strings.CutPrefix(line, "//"); ok {
+			if c = strings.TrimSpace(c); c != "" {
+				return c
+			}
+			continue
+		}
+		break
+	}
+	return ""
+}
+
+// addResources registers the documentation and the examples.
+func addResources(s *sdk.Server) {
+	for _, d := range []struct{ file, title string }{
+		{"agents.md", "How to write and check a wrapper spec (for AI agents)"},
+		{"language.md", "The wrap language reference"},
+		{"patterns.md", "Patterns for wrapper specs"},
+	} {
+		file := d.file
+		uri := "wrapcheck://docs/" + file
+		s.AddResource(&sdk.Resource{URI: uri, Name: file, Title: d.title, MIMEType: "text/markdown"},
+			func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+				b, err := fs.ReadFile(docs.FS(), file)
+				if err != nil {
+					return nil, err
+				}
+				return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: "text/markdown", Text: string(b)}}}, nil
+			})
+	}
+	all, err := exampleList()
+	if err != nil {
+		return
+	}
+	for _, e := range all {
+		uri := "wrapcheck://examples/" + e.Name + ".wrap"
+		text := e.Text
+		s.AddResource(&sdk.Resource{URI: uri, Name: path.Base(e.Name) + ".wrap", Title: e.Summary, MIMEType: "text/plain"},
+			func(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+				return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: "text/plain", Text: text}}}, nil
+			})
+	}
+}
