@@ -185,14 +185,31 @@ func Run(ctx context.Context, m *spec.Model, opts Options) (*Result, error) {
 // run is Run with the smallest level expanded in parallel (tests force
 // parallel expansion of tiny levels with 1).
 func run(ctx context.Context, m *spec.Model, opts Options, minParallel int) (*Result, error) {
-	if opts.Workers < 0 || opts.MaxStates < 0 || opts.MaxDepth < 0 || opts.MemoryBudget < 0 {
-		return nil, errors.New("checker: negative limit in Options")
+	if err := opts.check(); err != nil {
+		return nil, err
 	}
 	prog, err := Compile(m)
 	if err != nil {
 		return nil, err
 	}
 	return runProgram(ctx, prog, opts, minParallel)
+}
+
+// RunProgram is [Run] on a model compiled by the caller, so that one
+// compilation serves every search of the model and its rendering.
+func RunProgram(ctx context.Context, prog *Program, opts Options) (*Result, error) {
+	if err := opts.check(); err != nil {
+		return nil, err
+	}
+	return runProgram(ctx, prog, opts, 64)
+}
+
+// check rejects the limits no search can take.
+func (opts Options) check() error {
+	if opts.Workers < 0 || opts.MaxStates < 0 || opts.MaxDepth < 0 || opts.MemoryBudget < 0 {
+		return errors.New("checker: negative limit in Options")
+	}
+	return nil
 }
 
 // runProgram searches the state space of a compiled model.

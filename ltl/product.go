@@ -110,7 +110,13 @@ func NewChecker(m *spec.Model) (*Checker, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Checker{m: m, prog: prog, systems: map[string]*system{}}, nil
+	return NewProgramChecker(prog), nil
+}
+
+// NewProgramChecker returns a Checker for the model prog was compiled
+// from, so that a caller that compiled it once shares the compilation.
+func NewProgramChecker(prog *checker.Program) *Checker {
+	return &Checker{m: prog.Model, prog: prog, systems: map[string]*system{}}
 }
 
 // Check is [Check] on the Checker's model.

@@ -121,8 +121,8 @@ func exprPrec(m *spec.Model, e *spec.Expr) (string, int, bool) {
 // top-level operator of expr, evaluated in state (unpacked). Operands
 // that are a bare variable or constant are left out (the reads show
 // them), and so is anything exprText cannot print or Eval cannot
-// evaluate.
-func invariantParts(m *spec.Model, expr *spec.Expr, state []int64) []string {
+// evaluate. prog is m compiled, or nil: invariantParts compiles m.
+func invariantParts(m *spec.Model, prog *checker.Program, expr *spec.Expr, state []int64) []string {
 	op, ok := binaryOps[expr.Op]
 	if !ok || op.prec > 5 || len(expr.Args) != 2 {
 		return nil
@@ -143,9 +143,11 @@ func invariantParts(m *spec.Model, expr *spec.Expr, state []int64) []string {
 	} else {
 		operands = expr.Args
 	}
-	prog, err := checker.Compile(m)
-	if err != nil {
-		return nil
+	if prog == nil || prog.Model != m {
+		var err error
+		if prog, err = checker.Compile(m); err != nil {
+			return nil
+		}
 	}
 	packed := make(checker.State, prog.Words())
 	prog.Pack(packed, state)

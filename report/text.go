@@ -34,6 +34,10 @@ type TextOptions struct {
 	Warnings []Diagnostic
 	// Strict (--strict) says that warnings are failures.
 	Strict bool
+	// Program is the model compiled (checker.Compile) for the search
+	// being rendered, with which Explain evaluates the parts; nil: the
+	// model is compiled when a part is to be evaluated.
+	Program *checker.Program
 }
 
 // ANSI styles of the text renderer.
@@ -134,7 +138,7 @@ func (o TextOptions) writeViolation(b *strings.Builder, m *spec.Model, v *checke
 	o.writeTrace(b, m, v)
 	writeReads(b, m, v)
 	if o.Explain {
-		writeParts(b, m, v)
+		writeParts(b, m, o.Program, v)
 	}
 }
 
@@ -310,7 +314,7 @@ func writeReads(b *strings.Builder, m *spec.Model, v *checker.Violation) {
 }
 
 // writeParts shows the values of the parts of a violated invariant.
-func writeParts(b *strings.Builder, m *spec.Model, v *checker.Violation) {
+func writeParts(b *strings.Builder, m *spec.Model, prog *checker.Program, v *checker.Violation) {
 	if v.Kind != checker.Invariant || len(v.Trace) == 0 {
 		return
 	}
@@ -318,7 +322,7 @@ func writeParts(b *strings.Builder, m *spec.Model, v *checker.Violation) {
 		if in.Name != v.Name {
 			continue
 		}
-		parts := invariantParts(m, in.Expr, v.Trace[len(v.Trace)-1].State)
+		parts := invariantParts(m, prog, in.Expr, v.Trace[len(v.Trace)-1].State)
 		if len(parts) == 0 {
 			return
 		}

@@ -15,14 +15,11 @@ import (
 // process is enabled in every state of the cycle, strong fairness when it
 // is enabled in some. The cycle may still have fair variants; the note
 // says which assumption this particular cycle breaks.
-func starvation(m *spec.Model, v *checker.Violation) ([]string, error) {
+func starvation(prog *checker.Program, v *checker.Violation) ([]string, error) {
 	if v == nil || v.LoopStart < 0 || v.LoopStart >= len(v.Trace) {
 		return nil, nil
 	}
-	prog, err := checker.Compile(m)
-	if err != nil {
-		return nil, err
-	}
+	m := prog.Model
 	mach := prog.NewMachine()
 	cycle := v.Trace[v.LoopStart:]
 	n := len(m.Processes)

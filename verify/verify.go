@@ -8,6 +8,7 @@ package verify
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"time"
 
@@ -36,6 +37,28 @@ type Options struct {
 	HashCompact  bool // visited states as 64-bit fingerprints (checker.Options.HashCompact)
 	// Progress, when not nil, receives the safety search's progress.
 	Progress func(checker.Progress)
+	// Program is the model compiled by the caller (checker.Compile), so
+	// that the caller's renderers share the one compilation; nil: Run
+	// compiles the model once for all its searches.
+	Program *checker.Program
+
+	// compile, when not nil, replaces checker.Compile (tests count the
+	// compilations of one check with it).
+	compile func(*spec.Model) (*checker.Program, error)
+}
+
+// program returns opts.Program, or m compiled once.
+func (opts Options) program(m *spec.Model) (*checker.Program, error) {
+	if opts.Program != nil {
+		if opts.Program.Model != m {
+			return nil, errors.New("verify: Options.Program was compiled from another model")
+		}
+		return opts.Program, nil
+	}
+	if opts.compile != nil {
+		return opts.compile(m)
+	}
+	return checker.Compile(m)
 }
 
 // Run checks m. Safety comes first: a violation there is reported with its
@@ -49,6 +72,11 @@ type Options struct {
 // and transitions as docs/language.md defines them; Seconds covers both.
 func Run(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, error) {
 	start := time.Now()
+	prog, err := opts.program(m)
+	if err != nil {
+		return nil, err
+	}
+	opts.Program = prog
 	res, err := Safety(ctx, m, opts)
 	if err != nil {
 		return nil, err
@@ -58,7 +86,7 @@ func Run(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, err
 		return res, nil
 	}
 	if opts.Continue {
-		if err := continueProperties(ctx, m, opts, res); err != nil {
+		if err := continueProperties(ctx, prog, opts, res); err != nil {
 			return nil, err
 		}
 		res.Stats.Seconds = time.Since(start).Seconds()
@@ -69,10 +97,7 @@ func Run(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, err
 		res.Undecided = selectedProperties(m, opts.Only)
 		return res, nil
 	}
-	lc, err := ltl.NewChecker(m)
-	if err != nil {
-		return nil, err
-	}
+	lc := ltl.NewProgramChecker(prog)
 	lres, err := lc.Check(ctx, ltlOptions(opts))
 	if err != nil {
 		return nil, err
@@ -90,7 +115,7 @@ func Run(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, err
 		} else {
 			res.Undecided = propertiesAfter(m, opts.Only, lres.Violation.Name)
 		}
-		notes, err := starvation(m, res.Violation)
+		notes, err := starvation(prog, res.Violation)
 		if err != nil {
 			return nil, err
 		}
@@ -114,6 +139,10 @@ func Run(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, err
 // errors, deadlocks) with the reductions opts asks for, and reports the
 // shortest violation of the unreduced system.
 func Safety(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, error) {
+	prog, err := opts.program(m)
+	if err != nil {
+		return nil, err
+	}
 	copts := checker.Options{
 		Workers:      opts.Workers,
 		MaxStates:    opts.MaxStates,
@@ -135,7 +164,7 @@ func Safety(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, 
 	if !opts.NoPOR {
 		copts.Ample = reduce.POR(m, reduce.Visible(m, opts.Only))
 	}
-	res, err := checker.Run(ctx, m, copts)
+	res, err := checker.RunProgram(ctx, prog, copts)
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +172,7 @@ func Safety(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, 
 		// Partial-order reduction keeps some violation reachable but not
 		// the shortest path to it. The reduced search bounds the depth of
 		// the shortest one, so an unreduced search to that depth finds it.
-		if err := shortest(ctx, m, copts, res); err != nil {
+		if err := shortest(ctx, prog, copts, res); err != nil {
 			return nil, err
 		}
 	}
@@ -155,11 +184,9 @@ func Safety(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, 
 // A property whose product search stops early (a limit, or an assertion or
 // runtime error met on the way, which the safety search reports) is
 // listed in res.Undecided.
-func continueProperties(ctx context.Context, m *spec.Model, opts Options, res *checker.Result) error {
-	lc, err := ltl.NewChecker(m)
-	if err != nil {
-		return err
-	}
+func continueProperties(ctx context.Context, prog *checker.Program, opts Options, res *checker.Result) error {
+	m := prog.Model
+	lc := ltl.NewProgramChecker(prog)
 	for _, name := range selectedProperties(m, opts.Only) {
 		lo := ltlOptions(opts)
 		lo.Only = []string{name}
@@ -179,7 +206,7 @@ func continueProperties(ctx context.Context, m *spec.Model, opts Options, res *c
 			if res.Verdict != checker.Violated {
 				res.Verdict, res.Violation, res.Reason = checker.Violated, v, ""
 			}
-			notes, err := starvation(m, v)
+			notes, err := starvation(prog, v)
 			if err != nil {
 				return err
 			}
@@ -261,14 +288,14 @@ func hasProperties(m *spec.Model, only []string) bool {
 // unreduced system (symmetry keeps distances, so it stays on). Each is at
 // most as deep as the one found, so the search is bounded by the longest
 // found trace; the statistics stay those of the reduced search.
-func shortest(ctx context.Context, m *spec.Model, copts checker.Options, res *checker.Result) error {
+func shortest(ctx context.Context, prog *checker.Program, copts checker.Options, res *checker.Result) error {
 	copts.Ample = nil
 	copts.MaxDepth = 0
 	for _, v := range res.Violations {
 		copts.MaxDepth = max(copts.MaxDepth, len(v.Trace)) // one more than the trace's steps: deadlocks at its depth are found
 	}
 	copts.Progress = nil
-	full, err := checker.Run(ctx, m, copts)
+	full, err := checker.RunProgram(ctx, prog, copts)
 	if err != nil {
 		return err
 	}
@@ -332,6 +359,11 @@ type Reduction struct {
 // that a user sees what each reduction buys, and then the LTL properties
 // (when the safety checks hold). It returns the rows in that order.
 func Explain(ctx context.Context, m *spec.Model, opts Options) ([]Reduction, error) {
+	prog, err := opts.program(m)
+	if err != nil {
+		return nil, err
+	}
+	opts.Program = prog
 	var rows []Reduction
 	for _, c := range []struct {
 		name         string
@@ -350,7 +382,7 @@ func Explain(ctx context.Context, m *spec.Model, opts Options) ([]Reduction, err
 			lo := ltlOptions(o)
 			row.ProductNodes = 0
 			lo.OnProperty = func(ps ltl.PropertyStats) { row.ProductNodes += ps.ProductNodes }
-			lres, err := ltl.Check(ctx, m, lo)
+			lres, err := ltl.NewProgramChecker(prog).Check(ctx, lo)
 			if err != nil {
 				return nil, err
 			}

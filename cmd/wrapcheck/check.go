@@ -153,6 +153,12 @@ func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
 		NoPOR:        f.noPOR,
 		HashCompact:  f.compact,
 	}
+	// One compilation serves the searches and the rendering.
+	compiled, err := checker.Compile(m)
+	if err != nil {
+		return renderError(cmd, f.format, file, &exitError{code: exitUsage, err: err})
+	}
+	opts.Program = compiled
 	prog := newProgress(cmd.ErrOrStderr(), f.progress)
 	if prog != nil {
 		opts.Progress = prog.update
@@ -164,7 +170,7 @@ func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
 	if err != nil {
 		return renderError(cmd, f.format, file, &exitError{code: exitUsage, err: err})
 	}
-	if err := render(cmd.OutOrStdout(), m, res, vet); err != nil {
+	if err := render(cmd.OutOrStdout(), m, compiled, res, vet); err != nil {
 		return err
 	}
 	if err := annotateWarnings(cmd, m, res, vet, f.strict); err != nil {
