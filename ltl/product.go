@@ -26,9 +26,6 @@ type Options struct {
 	// MemoryBudget stops the search (Verdict Unknown, Reason "memory
 	// budget") once the Go heap grows beyond this many bytes; 0: none.
 	MemoryBudget int64
-	// Workers is accepted for symmetry with checker.Options. The product
-	// search is sequential; the result is the same for every value.
-	Workers int
 	// OnProperty, when not nil, is called after each checked property
 	// with the figures of its search.
 	OnProperty func(PropertyStats)

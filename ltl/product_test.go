@@ -330,7 +330,7 @@ func TestRandomSystems(t *testing.T) {
 				bad++
 				t.Errorf("%s: %v\ntrace %+v loop %d", k, err, res.Violation.Trace, res.Violation.LoopStart)
 			}
-			again, _ := Check(context.Background(), m, Options{Workers: 4})
+			again, _ := Check(context.Background(), m, Options{})
 			if fmt.Sprint(again.Violation) != fmt.Sprint(res.Violation) {
 				t.Errorf("%s: not deterministic", k)
 			}

@@ -165,11 +165,6 @@ func (t *tools) check(ctx context.Context, req *sdk.CallToolRequest, in CheckInp
 	if err != nil {
 		return nil, out, err
 	}
-	for _, n := range in.Only {
-		if !hasCheck(m, n) {
-			return nil, out, fmt.Errorf("only %s: no invariant or property of that name in %s", n, m.Name)
-		}
-	}
 	timeout := t.opts.DefaultTimeout
 	if in.TimeoutSeconds > 0 {
 		timeout = min(time.Duration(in.TimeoutSeconds*float64(time.Second)), t.opts.MaxTimeout)
@@ -179,6 +174,9 @@ func (t *tools) check(ctx context.Context, req *sdk.CallToolRequest, in CheckInp
 	opts := verify.Options{
 		Workers: in.Workers, MaxStates: in.MaxStates, NoDeadlock: in.NoDeadlock, Only: in.Only,
 		NoSymmetry: in.NoSymmetry, NoPOR: in.NoPOR,
+	}
+	if err := opts.Validate(m); err != nil {
+		return nil, out, err // "only Nope: no invariant or property of that name in M"
 	}
 	if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
 		opts.Progress = func(p checker.Progress) {
@@ -214,20 +212,6 @@ func (t *tools) check(ctx context.Context, req *sdk.CallToolRequest, in CheckInp
 		content += "\nvet:\n" + strings.Join(out.Warnings, "\n") + "\n"
 	}
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: content}, &sdk.TextContent{Text: js.String()}}}, out, nil
-}
-
-func hasCheck(m *spec.Model, name string) bool {
-	for _, in := range m.Invariants {
-		if in.Name == name {
-			return true
-		}
-	}
-	for _, p := range m.Properties {
-		if p.Name == name {
-			return true
-		}
-	}
-	return false
 }
 
 // VetOutput is the result of the vet tool.

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"context"
+	"errors"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -170,4 +171,55 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// TestValidate: every option is checked once, against the model, before
+// any search, with an *OptionError naming the option as the command line
+// does; Run, Safety and Explain return that error.
+func TestValidate(t *testing.T) {
+	m := mustModel(t, threeBugs)
+	for _, tt := range []struct {
+		name string
+		opts Options
+		want string // "" valid
+	}{
+		{"zero", Options{}, ""},
+		{"only-invariant-and-property", Options{Only: []string{"A", "L"}}, ""},
+		{"only-unknown", Options{Only: []string{"A", "Nope"}}, "only Nope: no invariant or property of that name in ThreeBugs"},
+		{"workers", Options{Workers: -1}, "workers -1: must not be negative"},
+		{"max-states", Options{MaxStates: -2}, "max-states -2: must not be negative"},
+		{"max-depth", Options{MaxDepth: -3}, "max-depth -3: must not be negative"},
+		{"memory", Options{MemoryBudget: -4}, "memory -4: must not be negative"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			errText := func(err error) string {
+				if err == nil {
+					return ""
+				}
+				var oe *OptionError
+				if !errors.As(err, &oe) {
+					return "not an *OptionError: " + err.Error()
+				}
+				return err.Error()
+			}
+			if diff := cmp.Diff(tt.want, errText(tt.opts.Validate(m))); diff != "" {
+				t.Errorf("Validate (-want +got):\n%s", diff)
+			}
+			if tt.want == "" {
+				return
+			}
+			_, err := Run(context.Background(), m, tt.opts)
+			if diff := cmp.Diff(tt.want, errText(err)); diff != "" {
+				t.Errorf("Run (-want +got):\n%s", diff)
+			}
+			_, err = Safety(context.Background(), m, tt.opts)
+			if diff := cmp.Diff(tt.want, errText(err)); diff != "" {
+				t.Errorf("Safety (-want +got):\n%s", diff)
+			}
+			_, err = Explain(context.Background(), m, tt.opts)
+			if diff := cmp.Diff(tt.want, errText(err)); diff != "" {
+				t.Errorf("Explain (-want +got):\n%s", diff)
+			}
+		})
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/wrapcheck/wrapcheck/checker"
@@ -18,8 +19,11 @@ import (
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
-// Options configures [Run]. The zero value is the default: one worker per
-// core, no limits, deadlock detection on, every check, reductions on.
+// Options configures [Run]. It is the one set of options a caller fills:
+// verify derives the options of the searches below it (checker.Options,
+// ltl.Options) from it. The zero value is the default of `wrapcheck
+// check`: one worker per core, no limits, deadlock detection on, every
+// check, reductions on. [Options.Validate] checks it against a model.
 type Options struct {
 	Workers    int
 	MaxStates  int64
@@ -47,8 +51,58 @@ type Options struct {
 	compile func(*spec.Model) (*checker.Program, error)
 }
 
-// program returns opts.Program, or m compiled once.
+// OptionError is an option that [Options.Validate] rejects. Option names
+// it as the command line does ("only", "workers", "max-states",
+// "max-depth", "memory"), Value is the value given and Msg says what is
+// wrong with it.
+type OptionError struct {
+	Option, Value, Msg string
+}
+
+func (e *OptionError) Error() string { return e.Option + " " + e.Value + ": " + e.Msg }
+
+// Validate reports the first option of opts that a check of m cannot
+// take, as an *OptionError: a negative limit, or a name in Only that is
+// neither an invariant nor a property of m. [Run], [Safety] and
+// [Explain] validate their options with it before searching.
+func (opts Options) Validate(m *spec.Model) error {
+	for _, l := range []struct {
+		name string
+		v    int64
+	}{{"workers", int64(opts.Workers)}, {"max-states", opts.MaxStates}, {"max-depth", int64(opts.MaxDepth)}, {"memory", opts.MemoryBudget}} {
+		if l.v < 0 {
+			return &OptionError{Option: l.name, Value: strconv.FormatInt(l.v, 10), Msg: "must not be negative"}
+		}
+	}
+	for _, name := range opts.Only {
+		if !hasCheck(m, name) {
+			return &OptionError{Option: "only", Value: name, Msg: "no invariant or property of that name in " + m.Name}
+		}
+	}
+	return nil
+}
+
+// hasCheck reports whether m has an invariant or a property named name.
+func hasCheck(m *spec.Model, name string) bool {
+	for _, in := range m.Invariants {
+		if in.Name == name {
+			return true
+		}
+	}
+	for _, p := range m.Properties {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// program validates opts against m and returns opts.Program, or m
+// compiled once.
 func (opts Options) program(m *spec.Model) (*checker.Program, error) {
+	if err := opts.Validate(m); err != nil {
+		return nil, err
+	}
 	if opts.Program != nil {
 		if opts.Program.Model != m {
 			return nil, errors.New("verify: Options.Program was compiled from another model")
@@ -265,7 +319,7 @@ func propertiesAfter(m *spec.Model, only []string, name string) []string {
 // ltlOptions returns the options of the LTL check for opts.
 func ltlOptions(opts Options) ltl.Options {
 	return ltl.Options{Only: opts.Only, MaxStates: opts.MaxStates, MemoryBudget: opts.MemoryBudget,
-		Workers: opts.Workers, Symmetry: !opts.NoSymmetry, POR: !opts.NoPOR, Progress: opts.Progress}
+		Symmetry: !opts.NoSymmetry, POR: !opts.NoPOR, Progress: opts.Progress}
 }
 
 // hasProperties reports whether any property of m is selected by only.

@@ -128,12 +128,6 @@ func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
 	if err != nil {
 		return renderError(cmd, f.format, file, err)
 	}
-	for _, name := range f.only {
-		if !hasCheck(m, name) {
-			return usage(fmt.Errorf("--only %s: no invariant or property of that name in %s", report.Escape(name), m.Name))
-		}
-	}
-
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if f.timeout > 0 {
@@ -152,6 +146,13 @@ func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
 		NoSymmetry:   f.noSymmetry,
 		NoPOR:        f.noPOR,
 		HashCompact:  f.compact,
+	}
+	if err := opts.Validate(m); err != nil {
+		var oe *verify.OptionError
+		if errors.As(err, &oe) {
+			err = fmt.Errorf("--%s %s: %s", oe.Option, report.Escape(oe.Value), oe.Msg)
+		}
+		return usage(err)
 	}
 	// One compilation serves the searches and the rendering.
 	compiled, err := checker.Compile(m)
@@ -378,20 +379,6 @@ func loadForCheck(cmd *cobra.Command, path string, defines []string) (*spec.Mode
 		ws = append(ws, report.Diagnostic{Pos: w.Pos, Msg: w.Msg})
 	}
 	return m, ws, nil
-}
-
-func hasCheck(m *spec.Model, name string) bool {
-	for _, in := range m.Invariants {
-		if in.Name == name {
-			return true
-		}
-	}
-	for _, p := range m.Properties {
-		if p.Name == name {
-			return true
-		}
-	}
-	return false
 }
 
 // progress prints the search's progress on stderr: a live line on a
