@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/wrapcheck/wrapcheck/checker"
@@ -176,4 +177,15 @@ func ExprString(m *spec.Model, e *spec.Expr, fallback string) string {
 		return s
 	}
 	return fallback
+}
+
+// AtomNames names the atoms of an LTL formula over m (ltl.FromProperty,
+// ltl.ParseFormula) for Formula.Format and Automaton.Format: each as wrap
+// source, or p0, p1, ... for a form the printer does not print.
+func AtomNames(m *spec.Model, atoms []*spec.Expr) []string {
+	names := make([]string, len(atoms))
+	for i, a := range atoms {
+		names[i] = ExprString(m, a, fmt.Sprintf("p%d", i))
+	}
+	return names
 }

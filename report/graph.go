@@ -12,9 +12,9 @@ import (
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
-// StateGraph is an explored part of a model's state graph, built by the
-// caller (the CLI's `graph` command) and rendered by [StateGraph.DOT] and
-// [StateGraph.JSON]. Node ids are indexes into Nodes, in BFS order.
+// StateGraph is an explored part of a model's state graph, built by
+// [ExploreGraph] (for the CLI's `graph` command) and rendered by
+// [StateGraph.DOT] and [StateGraph.JSON]. Node ids are indexes into Nodes, in BFS order.
 type StateGraph struct {
 	Nodes []GraphNode
 	Edges []GraphEdge // sorted by (From, To)

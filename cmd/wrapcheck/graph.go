@@ -5,13 +5,11 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"slices"
 	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/report"
-	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
 
@@ -60,15 +58,16 @@ func runGraph(cmd *cobra.Command, path string, f graphFlags) error {
 	if err != nil {
 		return err
 	}
-	g, err := exploreGraph(m, f.maxStates)
+	prog, err := checker.Compile(m)
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
+	g := report.ExploreGraph(prog, f.maxStates)
 	var v *checker.Violation
 	if !f.noCheck {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		defer stop()
-		res, err := verify.Run(ctx, m, verify.Options{MaxStates: f.maxStates})
+		res, err := verify.Run(ctx, m, verify.Options{MaxStates: f.maxStates, Program: prog})
 		if err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
@@ -87,66 +86,4 @@ func runGraph(cmd *cobra.Command, path string, f graphFlags) error {
 		return &exitError{code: exitIncomplete, err: fmt.Errorf("graph truncated at %d states (--max-states)", len(g.Nodes))}
 	}
 	return nil
-}
-
-// exploreGraph builds the state graph of m breadth-first, without
-// reduction, keeping at most max states: successors beyond the limit
-// are dropped and the graph is marked truncated. A runtime error or
-// failed assertion in a state ends its successors there (check reports
-// it). The visited set is the engine's Store: state identity is the
-// packed vector.
-func exploreGraph(m *spec.Model, limit int64) (*report.StateGraph, error) {
-	prog, err := checker.Compile(m)
-	if err != nil {
-		return nil, err
-	}
-	mach := prog.NewMachine()
-	store := checker.NewStore(max(prog.Words(), 1))
-	g := &report.StateGraph{}
-	add := func(t checker.State, initial bool) (int, bool) {
-		vec := t
-		if len(vec) == 0 {
-			vec = []uint64{0}
-		}
-		idx, isNew, err := store.Insert(vec, 0)
-		if err != nil || int64(idx) >= limit {
-			g.Truncated = true
-			return 0, false
-		}
-		if isNew {
-			st := make([]int64, prog.Slots())
-			prog.Unpack(st, t)
-			g.Nodes = append(g.Nodes, report.GraphNode{State: st, Initial: initial})
-		} else if initial {
-			g.Nodes[idx].Initial = true
-		}
-		return int(idx), true
-	}
-	err = mach.Init(func(_ int, t checker.State) { add(t, true) })
-	if err != nil {
-		return g, nil // the init block fails: check reports it
-	}
-	packed := make(checker.State, prog.Words())
-	for i := 0; i < len(g.Nodes); i++ {
-		prog.Pack(packed, g.Nodes[i].State)
-		edges := map[int][]int{}
-		var targets []int
-		_ = mach.Successors(packed, func(action, _ int, t checker.State) {
-			j, ok := add(t, false)
-			if !ok {
-				return
-			}
-			if _, seen := edges[j]; !seen {
-				targets = append(targets, j)
-			}
-			if as := edges[j]; !slices.Contains(as, action) {
-				edges[j] = append(as, action)
-			}
-		})
-		slices.Sort(targets)
-		for _, j := range targets {
-			g.Edges = append(g.Edges, report.GraphEdge{From: i, To: j, Actions: edges[j]})
-		}
-	}
-	return g, nil
 }
