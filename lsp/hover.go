@@ -142,7 +142,7 @@ func varNotes(m *spec.Model, name string) []string {
 	for _, v := range m.Vars {
 		match := v.Name == name
 		if isLocal && !match {
-			match = strings.HasPrefix(v.Name, proc+"[") && strings.HasSuffix(v.Name, "]."+local)
+			match = v.Family == proc && v.Local == local
 		}
 		if match {
 			return []string{"values: `" + typeText(v.Type, false) + "`"}

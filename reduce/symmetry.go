@@ -5,7 +5,6 @@ import (
 	"math/bits"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/wrapcheck/wrapcheck/checker"
@@ -260,16 +259,19 @@ func (b *builder) build() (*canon, error) {
 		if b.symIndex(p.IndexType) < 0 {
 			continue
 		}
-		k := famKey{p.Family, localName(v.Name)}
+		k := famKey{v.Family, v.Local}
 		inst := fams[k]
 		if inst == nil {
 			inst = make([]*spec.Var, p.IndexType.Size())
 			fams[k] = inst
 		}
-		if p.Index < 0 || p.Index >= int64(len(inst)) || inst[p.Index] != nil {
-			return nil, fmt.Errorf("reduce: family %s: unexpected instance %d of local %s", p.Family, p.Index, v.Name)
+		if v.Family != p.Family || v.Index != p.Index || v.Local == "" {
+			return nil, fmt.Errorf("reduce: local %s: its family, index or name is not its process's", v.Name)
 		}
-		inst[p.Index] = v
+		if v.Index < 0 || v.Index >= int64(len(inst)) || inst[v.Index] != nil {
+			return nil, fmt.Errorf("reduce: family %s: unexpected instance %d of local %s", v.Family, v.Index, v.Name)
+		}
+		inst[v.Index] = v
 	}
 	for vi, v := range m.Vars {
 		var cs []coordTmp
@@ -277,23 +279,23 @@ func (b *builder) build() (*canon, error) {
 		if v.Process >= 0 {
 			p := m.Processes[v.Process]
 			if t := b.symIndex(p.IndexType); t >= 0 {
-				inst := fams[famKey{p.Family, localName(v.Name)}]
+				inst := fams[famKey{v.Family, v.Local}]
 				for i, w := range inst {
 					if w == nil {
-						return nil, fmt.Errorf("reduce: family %s: instance %d of local %s missing", p.Family, i, localName(v.Name))
+						return nil, fmt.Errorf("reduce: family %s: instance %d of local %s missing", p.Family, i, v.Local)
 					}
 					if w.Type.Width != inst[0].Type.Width {
-						return nil, fmt.Errorf("reduce: family %s: local %s differs between instances", p.Family, localName(v.Name))
+						return nil, fmt.Errorf("reduce: family %s: local %s differs between instances", p.Family, v.Local)
 					}
 				}
 				stride := inst[1].Slot - inst[0].Slot
 				for i, w := range inst {
 					if w.Slot != inst[0].Slot+i*stride {
-						return nil, fmt.Errorf("reduce: family %s: copies of local %s are not evenly spaced", p.Family, localName(v.Name))
+						return nil, fmt.Errorf("reduce: family %s: copies of local %s are not evenly spaced", p.Family, v.Local)
 					}
 				}
 				cs = append(cs, coordTmp{int32(t), int32(p.Index), int32(stride)})
-				key = "f" + p.Family + "." + localName(v.Name)
+				key = "f" + p.Family + "." + v.Local
 			}
 		}
 		b.walk(v.Type, v.Slot, cs, key, seen)
@@ -342,14 +344,6 @@ func (b *builder) build() (*canon, error) {
 	}
 	c.pool.New = func() any { return c.newScratch() }
 	return c, nil
-}
-
-// localName returns x for "P[Run1].x".
-func localName(name string) string {
-	if i := strings.LastIndex(name, "."); i >= 0 {
-		return name[i+1:]
-	}
-	return name
 }
 
 // walk describes the slots of a value of type t at slot base. path is the

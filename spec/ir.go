@@ -160,6 +160,14 @@ type Var struct {
 	Type    *Type
 	Slot    int // first slot
 	Process int // owning process instance, or -1 for a global
+	// Local is the name the variable is declared with: "x" for the
+	// global x and for the locals P.x and P[v].x.
+	Local string
+	// Family is "P" for a local of an instance of the family P, ""
+	// otherwise; Index is then the index value of that instance (the
+	// owning Process's Family and Index).
+	Family  string
+	Index   int64
 	Pos     Position
 	Monitor *Monitor // non-nil: the hidden variable of a past-time subformula
 }

@@ -75,8 +75,11 @@ func (c *checker) resolveDecls() {
 	}
 	// the state vector: globals, then the locals of each process,
 	// variable after variable, each variable instance after instance
-	addVar := func(name string, t *Type, proc int, pos Position) int {
-		v := &Var{Name: name, Type: t, Slot: len(c.model.Slots), Process: proc, Pos: pos}
+	addVar := func(name, local string, t *Type, proc int, pos Position) int {
+		v := &Var{Name: name, Type: t, Slot: len(c.model.Slots), Process: proc, Pos: pos, Local: local}
+		if proc >= 0 {
+			v.Family, v.Index = c.model.Processes[proc].Family, c.model.Processes[proc].Index
+		}
 		c.model.Slots = flatten(t, len(c.model.Vars), c.model.Slots)
 		c.model.Vars = append(c.model.Vars, v)
 		return v.Slot
@@ -85,7 +88,7 @@ func (c *checker) resolveDecls() {
 		if isInvalid(o.typ) {
 			continue
 		}
-		o.slot = addVar(o.name, o.typ, -1, o.pos)
+		o.slot = addVar(o.name, o.name, o.typ, -1, o.pos)
 	}
 	for _, p := range c.procs {
 		for _, o := range p.locals {
@@ -93,7 +96,7 @@ func (c *checker) resolveDecls() {
 				continue
 			}
 			for k := 0; k < p.n; k++ {
-				s := addVar(c.model.Processes[p.first+k].Name+"."+o.name, o.typ, p.first+k, o.pos)
+				s := addVar(c.model.Processes[p.first+k].Name+"."+o.name, o.name, o.typ, p.first+k, o.pos)
 				if k == 0 {
 					o.slot = s
 				}

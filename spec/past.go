@@ -417,7 +417,7 @@ func (c *checker) lowerMonitors() {
 		}
 		vi := len(m.Vars)
 		mon := &Monitor{Kind: p.kind, Var: vi, Text: p.text, Names: names, Pos: p.pos}
-		v := &Var{Name: p.text, Type: p.varType, Slot: len(m.Slots), Process: -1, Pos: p.pos, Monitor: mon}
+		v := &Var{Name: p.text, Local: p.text, Type: p.varType, Slot: len(m.Slots), Process: -1, Pos: p.pos, Monitor: mon}
 		m.Slots = flatten(p.varType, vi, m.Slots)
 		m.Vars = append(m.Vars, v)
 		m.Monitors = append(m.Monitors, mon)
