@@ -6,6 +6,7 @@ import (
 
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/spec/syntax"
 )
 
 // The parts of a violated invariant: the operands of its top-level
@@ -14,16 +15,26 @@ import (
 // expressions the printer knows are shown (no quantifiers, no bound
 // names): the section is a help, never a second semantics.
 
-// binary operators: spelling and precedence (higher binds tighter).
-var binaryOps = map[spec.Op]struct {
-	text string
-	prec int
-}{
-	spec.OpImplies: {"implies", 1}, spec.OpOr: {"or", 2}, spec.OpAnd: {"and", 3},
-	spec.OpEq: {"==", 5}, spec.OpNe: {"!=", 5}, spec.OpLt: {"<", 5}, spec.OpLe: {"<=", 5},
-	spec.OpGt: {">", 5}, spec.OpGe: {">=", 5}, spec.OpIn: {"in", 5}, spec.OpSubset: {"subset", 5},
-	spec.OpAdd: {"+", 6}, spec.OpSub: {"-", 6}, spec.OpUnion: {"union", 6}, spec.OpMinus: {"minus", 6},
-	spec.OpMul: {"*", 7}, spec.OpDiv: {"/", 7}, spec.OpMod: {"%", 7}, spec.OpIntersect: {"intersect", 7},
+// binaryTokens maps the binary operators of state expressions to their
+// source operators, whose spelling (Token.String) and precedence
+// (syntax.BinaryPrec) the printer uses.
+var binaryTokens = map[spec.Op]syntax.Token{
+	spec.OpImplies: syntax.Implies, spec.OpOr: syntax.Or, spec.OpAnd: syntax.And,
+	spec.OpEq: syntax.Eq, spec.OpNe: syntax.Ne, spec.OpLt: syntax.Lt, spec.OpLe: syntax.Le,
+	spec.OpGt: syntax.Gt, spec.OpGe: syntax.Ge, spec.OpIn: syntax.In, spec.OpSubset: syntax.Subset,
+	spec.OpAdd: syntax.Add, spec.OpSub: syntax.Sub, spec.OpUnion: syntax.Union, spec.OpMinus: syntax.Minus,
+	spec.OpMul: syntax.Mul, spec.OpDiv: syntax.Div, spec.OpMod: syntax.Mod, spec.OpIntersect: syntax.Intersect,
+}
+
+// binaryOp returns the spelling, precedence and associativity of the
+// binary operator op, if it is one the printer prints.
+func binaryOp(op spec.Op) (text string, prec int, right, ok bool) {
+	tok, ok := binaryTokens[op]
+	if !ok {
+		return "", 0, false, false
+	}
+	prec, right, _ = syntax.BinaryPrec(tok)
+	return tok.String(), prec, right, true
 }
 
 // exprText prints e as wrap source, or reports false for a form it does
@@ -34,21 +45,22 @@ func exprText(m *spec.Model, e *spec.Expr) (string, bool) {
 }
 
 func exprPrec(m *spec.Model, e *spec.Expr) (string, int, bool) {
-	const atom = 10
-	if op, ok := binaryOps[e.Op]; ok && len(e.Args) == 2 {
+	const atom = syntax.PrecNeg + 1
+	if text, prec, right, ok := binaryOp(e.Op); ok && len(e.Args) == 2 {
 		l, lp, ok1 := exprPrec(m, e.Args[0])
 		r, rp, ok2 := exprPrec(m, e.Args[1])
 		if !ok1 || !ok2 {
 			return "", 0, false
 		}
-		// implies is right-associative; the others left.
-		if lp < op.prec || lp == op.prec && (e.Op == spec.OpImplies || op.prec == 5) {
+		// A right-associative operator (implies) groups to the right, a
+		// comparison not at all, the others to the left.
+		if lp < prec || lp == prec && (right || prec == syntax.PrecCmp) {
 			l = "(" + l + ")"
 		}
-		if rp < op.prec || rp == op.prec && e.Op != spec.OpImplies {
+		if rp < prec || rp == prec && !right {
 			r = "(" + r + ")"
 		}
-		return l + " " + op.text + " " + r, op.prec, true
+		return l + " " + text + " " + r, prec, true
 	}
 	switch e.Op {
 	case spec.OpConst:
@@ -90,15 +102,15 @@ func exprPrec(m *spec.Model, e *spec.Expr) (string, int, bool) {
 			break
 		}
 		if e.Op == spec.OpNeg {
-			if ap < 8 {
+			if ap < syntax.PrecNeg {
 				a = "(" + a + ")"
 			}
-			return "-" + a, 8, true
+			return "-" + a, syntax.PrecNeg, true
 		}
-		if ap < 4 {
+		if ap < syntax.PrecNot {
 			a = "(" + a + ")"
 		}
-		return "not " + a, 4, true
+		return "not " + a, syntax.PrecNot, true
 	case spec.OpCard:
 		a, _, ok := exprPrec(m, e.Args[0])
 		if ok {
@@ -124,8 +136,8 @@ func exprPrec(m *spec.Model, e *spec.Expr) (string, int, bool) {
 // them), and so is anything exprText cannot print or Eval cannot
 // evaluate. prog is m compiled, or nil: invariantParts compiles m.
 func invariantParts(m *spec.Model, prog *checker.Program, expr *spec.Expr, state []int64) []string {
-	op, ok := binaryOps[expr.Op]
-	if !ok || op.prec > 5 || len(expr.Args) != 2 {
+	_, prec, _, ok := binaryOp(expr.Op)
+	if !ok || prec > syntax.PrecCmp || len(expr.Args) != 2 {
 		return nil
 	}
 	var operands []*spec.Expr

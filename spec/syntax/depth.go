@@ -178,7 +178,7 @@ type chainCounter struct {
 type chainRun struct {
 	state  uint8            // runNone, runOperand, runAfter or runField
 	opened bool             // the bracket of this depth continues an operand of the depth outside
-	counts [precMul + 1]int // per level: operators since a looser one
+	counts [PrecMul + 1]int // per level: operators since a looser one
 }
 
 // chainRun states.
@@ -230,7 +230,7 @@ func (c *chainCounter) next(t *lexer.Token) bool {
 	}
 	switch r.state {
 	case runAfter:
-		if info, ok := binaryOp(t); ok && !info.right && info.prec != precCmp {
+		if info, ok := binaryOp(t); ok && !info.right && info.prec != PrecCmp {
 			r.counts[info.prec]++
 			clear(r.counts[info.prec+1:]) // a looser operator ends the tighter loops
 			r.state = runOperand

@@ -62,7 +62,7 @@ func (g *gExpr) Parse(lex *lexer.PeekingLexer) error {
 	if !p.startsOperand() {
 		return participle.NextMatch
 	}
-	g.X = p.expr(precLeadsTo)
+	g.X = p.expr(PrecLeadsTo)
 	return p.bounded(g.X)
 }
 
@@ -98,20 +98,6 @@ func (p *exprParser) bounded(x any) error {
 	return nil
 }
 
-// Precedence levels, loosest first.
-const (
-	precLeadsTo = 1 + iota // leadsto, right associative
-	precImplies            // implies, right associative
-	precOr                 // or
-	precAnd                // and
-	precUntil              // until weakuntil release since, right associative
-	precNot                // prefix not always eventually next once historically previously
-	precCmp                // == != < <= > >= in subset, non-associative
-	precAdd                // + - union minus
-	precMul                // * / % intersect
-	precNeg                // prefix -
-)
-
 type opInfo struct {
 	tok   Token
 	prec  int
@@ -131,57 +117,61 @@ func binaryOp(t *lexer.Token) (opInfo, bool) {
 	} else if t.Type != tokKeyword && t.Type != tokPunct {
 		return opInfo{}, false
 	}
+	var tok Token
 	switch t.Value {
 	case "leadsto":
-		return opInfo{LeadsTo, precLeadsTo, true}, true
+		tok = LeadsTo
 	case "implies":
-		return opInfo{Implies, precImplies, true}, true
+		tok = Implies
 	case "or":
-		return opInfo{Or, precOr, false}, true
+		tok = Or
 	case "and":
-		return opInfo{And, precAnd, false}, true
+		tok = And
 	case "until":
-		return opInfo{Until, precUntil, true}, true
+		tok = Until
 	case "weakuntil":
-		return opInfo{WeakUntil, precUntil, true}, true
+		tok = WeakUntil
 	case "release":
-		return opInfo{Release, precUntil, true}, true
+		tok = Release
 	case "since":
-		return opInfo{Since, precUntil, true}, true
+		tok = Since
 	case "==":
-		return opInfo{Eq, precCmp, false}, true
+		tok = Eq
 	case "!=":
-		return opInfo{Ne, precCmp, false}, true
+		tok = Ne
 	case "<":
-		return opInfo{Lt, precCmp, false}, true
+		tok = Lt
 	case "<=":
-		return opInfo{Le, precCmp, false}, true
+		tok = Le
 	case ">":
-		return opInfo{Gt, precCmp, false}, true
+		tok = Gt
 	case ">=":
-		return opInfo{Ge, precCmp, false}, true
+		tok = Ge
 	case "in":
-		return opInfo{In, precCmp, false}, true
+		tok = In
 	case "subset":
-		return opInfo{Subset, precCmp, false}, true
+		tok = Subset
 	case "+":
-		return opInfo{Add, precAdd, false}, true
+		tok = Add
 	case "-":
-		return opInfo{Sub, precAdd, false}, true
+		tok = Sub
 	case "union":
-		return opInfo{Union, precAdd, false}, true
+		tok = Union
 	case "minus":
-		return opInfo{Minus, precAdd, false}, true
+		tok = Minus
 	case "*":
-		return opInfo{Mul, precMul, false}, true
+		tok = Mul
 	case "/":
-		return opInfo{Div, precMul, false}, true
+		tok = Div
 	case "%":
-		return opInfo{Mod, precMul, false}, true
+		tok = Mod
 	case "intersect":
-		return opInfo{Intersect, precMul, false}, true
+		tok = Intersect
+	default:
+		return opInfo{}, false
 	}
-	return opInfo{}, false
+	prec, right, _ := BinaryPrec(tok)
+	return opInfo{tok, prec, right}, true
 }
 
 // prefixOp returns the prefix operator of t, if it is one.
@@ -189,25 +179,29 @@ func prefixOp(t *lexer.Token) (opInfo, bool) {
 	if t.Type != tokKeyword && t.Type != tokPunct {
 		return opInfo{}, false
 	}
+	var tok Token
 	switch t.Value {
 	case "not":
-		return opInfo{Not, precNot, false}, true
+		tok = Not
 	case "always":
-		return opInfo{Always, precNot, false}, true
+		tok = Always
 	case "eventually":
-		return opInfo{Eventually, precNot, false}, true
+		tok = Eventually
 	case "next":
-		return opInfo{Next, precNot, false}, true
+		tok = Next
 	case "once":
-		return opInfo{Once, precNot, false}, true
+		tok = Once
 	case "historically":
-		return opInfo{Historically, precNot, false}, true
+		tok = Historically
 	case "previously":
-		return opInfo{Previously, precNot, false}, true
+		tok = Previously
 	case "-":
-		return opInfo{Neg, precNeg, false}, true
+		tok = Neg
+	default:
+		return opInfo{}, false
 	}
-	return opInfo{}, false
+	prec, _ := PrefixPrec(tok)
+	return opInfo{tok, prec, false}, true
 }
 
 // exprParser parses one expression or type. After the first error it
@@ -333,7 +327,7 @@ func (p *exprParser) binary(minBin, minPre int) Expr {
 			p.errorf(t, heightError())
 			break
 		}
-		if info.prec == precCmp && cmp {
+		if info.prec == PrecCmp && cmp {
 			p.errorf(t, "expected end of comparison, found "+describe(*t)+" (comparisons do not chain)")
 			break
 		}
@@ -348,7 +342,7 @@ func (p *exprParser) binary(minBin, minPre int) Expr {
 		y := p.binary(next, next)
 		p.depth--
 		x = &BinaryExpr{Pos: x.Position(), OpPos: position(t.Pos), Op: info.tok, X: x, Y: y}
-		cmp = info.prec == precCmp
+		cmp = info.prec == PrecCmp
 	}
 	return x
 }
@@ -369,10 +363,10 @@ func (p *exprParser) unary(minPre int) Expr {
 	}
 	p.next()
 	var x Expr
-	if info.prec == precNeg {
-		x = p.unary(precNeg)
+	if info.prec == PrecNeg {
+		x = p.unary(PrecNeg)
 	} else {
-		x = p.binary(precCmp, precNot)
+		x = p.binary(PrecCmp, PrecNot)
 	}
 	return &UnaryExpr{Pos: position(t.Pos), Op: info.tok, X: x}
 }
@@ -387,7 +381,7 @@ func (p *exprParser) postfix() Expr {
 		switch {
 		case p.is("["):
 			p.next()
-			i := p.expr(precLeadsTo)
+			i := p.expr(PrecLeadsTo)
 			end := p.expect("]")
 			x = &IndexExpr{Pos: x.Position(), X: x, Index: i, End: position(end)}
 		case p.is("."):
@@ -405,7 +399,7 @@ func (p *exprParser) args() ([]Expr, Position) {
 	p.expect("(")
 	var args []Expr
 	for p.err == nil && !p.is(")") {
-		args = append(args, p.expr(precLeadsTo))
+		args = append(args, p.expr(PrecLeadsTo))
 		if !p.is(",") {
 			break
 		}
@@ -464,7 +458,7 @@ func (p *exprParser) primary() Expr {
 				fpos := position(p.peek().Pos)
 				name := p.ident()
 				p.expect(":")
-				r.Fields = append(r.Fields, &FieldInit{Pos: fpos, Name: name, Value: p.expr(precLeadsTo)})
+				r.Fields = append(r.Fields, &FieldInit{Pos: fpos, Name: name, Value: p.expr(PrecLeadsTo)})
 				if !p.is(",") {
 					break
 				}
@@ -474,7 +468,7 @@ func (p *exprParser) primary() Expr {
 			return r
 		case "if":
 			p.next()
-			c := &CondExpr{Pos: pos, Cond: p.expr(precLeadsTo)}
+			c := &CondExpr{Pos: pos, Cond: p.expr(PrecLeadsTo)}
 			if p.err == nil {
 				if th := p.peek(); th.Type != tokIdent || th.Value != "then" {
 					p.errorf(th, "expected 'then', found "+describe(*th))
@@ -482,9 +476,9 @@ func (p *exprParser) primary() Expr {
 					p.next()
 				}
 			}
-			c.Then = p.expr(precLeadsTo)
+			c.Then = p.expr(PrecLeadsTo)
 			p.expect("else")
-			c.Else = p.expr(precLeadsTo)
+			c.Else = p.expr(PrecLeadsTo)
 			return c
 		case "forall", "exists", "count":
 			p.next()
@@ -499,7 +493,7 @@ func (p *exprParser) primary() Expr {
 			p.expect("in")
 			q.Domain = p.typ()
 			p.expect(":")
-			q.Body = p.expr(precLeadsTo)
+			q.Body = p.expr(PrecLeadsTo)
 			return q
 		case "ask":
 			p.next()
@@ -511,13 +505,13 @@ func (p *exprParser) primary() Expr {
 		switch t.Value {
 		case "(":
 			p.next()
-			x := p.expr(precLeadsTo)
+			x := p.expr(PrecLeadsTo)
 			return &ParenExpr{Pos: pos, X: x, End: position(p.expect(")"))}
 		case "{":
 			p.next()
 			s := &SetLit{Pos: pos}
 			for p.err == nil && !p.is("}") {
-				s.Elems = append(s.Elems, p.expr(precLeadsTo))
+				s.Elems = append(s.Elems, p.expr(PrecLeadsTo))
 				if !p.is(",") {
 					break
 				}
@@ -550,7 +544,7 @@ func (p *exprParser) typ() TypeExpr {
 			return &SetType{Pos: pos, Elem: p.typ()}
 		case "symmetric":
 			p.next()
-			return &SymmetricType{Pos: pos, N: p.expr(precAdd)}
+			return &SymmetricType{Pos: pos, N: p.expr(PrecAdd)}
 		case "[":
 			p.next()
 			a := &ArrayType{Pos: pos, Index: p.typ()}
@@ -594,10 +588,10 @@ func (p *exprParser) typ() TypeExpr {
 		p.errorf(t, "expected type, found "+describe(*t))
 		return &NamedType{Pos: pos}
 	}
-	lo := p.expr(precAdd)
+	lo := p.expr(PrecAdd)
 	if p.err == nil && p.is("..") {
 		p.next()
-		return &RangeType{Pos: pos, Lo: lo, Hi: p.expr(precAdd)}
+		return &RangeType{Pos: pos, Lo: lo, Hi: p.expr(PrecAdd)}
 	}
 	if id, ok := lo.(*IdentExpr); ok {
 		return &NamedType{Pos: id.Pos, Name: id.Name}

@@ -378,9 +378,9 @@ func (p *printer) typ(t TypeExpr) {
 		p.write("bool")
 	case *RangeType:
 		p.compact = true
-		p.exprAt(t.Lo, precAdd, precAdd, false)
+		p.exprAt(t.Lo, PrecAdd, PrecAdd, false)
 		p.write("..")
-		p.exprAt(t.Hi, precAdd, precAdd, true)
+		p.exprAt(t.Hi, PrecAdd, PrecAdd, true)
 		p.compact = false
 	case *EnumType:
 		p.write("{")
@@ -394,7 +394,7 @@ func (p *printer) typ(t TypeExpr) {
 		p.mark(t.End)
 	case *SymmetricType:
 		p.write("symmetric ")
-		p.exprAt(t.N, precAdd, precAdd, true)
+		p.exprAt(t.N, PrecAdd, PrecAdd, true)
 	case *ArrayType:
 		p.write("[")
 		p.typ(t.Index)
@@ -412,9 +412,9 @@ func (p *printer) typ(t TypeExpr) {
 // Expressions
 
 // precPostfix is tighter than every operator: operands of postfix forms.
-const precPostfix = precNeg + 1
+const precPostfix = PrecNeg + 1
 
-func (p *printer) expr(e Expr) { p.exprAt(e, precLeadsTo, precLeadsTo, true) }
+func (p *printer) expr(e Expr) { p.exprAt(e, PrecLeadsTo, PrecLeadsTo, true) }
 
 // exprAt prints e where the parser reads binary operators of level minBin
 // or tighter and prefix operators of level minPre or tighter; tail reports
@@ -438,10 +438,7 @@ func (p *printer) exprAt(e Expr, minBin, minPre int, tail bool) {
 	case *BoolLit:
 		p.write(strconv.FormatBool(e.Value))
 	case *UnaryExpr:
-		prec := precNot
-		if e.Op == Neg {
-			prec = precNeg
-		}
+		prec, _ := PrefixPrec(e.Op)
 		if prec < minPre {
 			p.paren(e)
 			return
@@ -451,13 +448,13 @@ func (p *printer) exprAt(e Expr, minBin, minPre int, tail bool) {
 			if u, ok := e.X.(*UnaryExpr); ok && u.Op == Neg {
 				p.write(" ")
 			}
-			p.exprAt(e.X, precPostfix, precNeg, tail)
+			p.exprAt(e.X, precPostfix, PrecNeg, tail)
 			return
 		}
 		p.write(e.Op.String() + " ")
-		p.exprAt(e.X, precCmp, precNot, tail)
+		p.exprAt(e.X, PrecCmp, PrecNot, tail)
 	case *BinaryExpr:
-		prec, right := binaryPrec(e.Op)
+		prec, right, _ := BinaryPrec(e.Op)
 		if prec < minBin {
 			p.paren(e)
 			return
@@ -465,7 +462,7 @@ func (p *printer) exprAt(e Expr, minBin, minPre int, tail bool) {
 		lmin, rmin := prec+1, prec+1
 		if right {
 			rmin = prec
-		} else if prec != precCmp {
+		} else if prec != PrecCmp {
 			lmin = prec
 		}
 		p.exprAt(e.X, lmin, lmin, false)
@@ -567,28 +564,6 @@ func isSymbol(op Token) bool {
 		return true
 	}
 	return false
-}
-
-// binaryPrec returns the precedence of a binary operator and whether it
-// is right associative.
-func binaryPrec(op Token) (int, bool) {
-	switch op {
-	case LeadsTo:
-		return precLeadsTo, true
-	case Implies:
-		return precImplies, true
-	case Or:
-		return precOr, false
-	case And:
-		return precAnd, false
-	case Until, WeakUntil, Release, Since:
-		return precUntil, true
-	case Eq, Ne, Lt, Le, Gt, Ge, In, Subset:
-		return precCmp, false
-	case Add, Sub, Union, Minus:
-		return precAdd, false
-	}
-	return precMul, false
 }
 
 // ---------------------------------------------------------------------------
