@@ -578,19 +578,19 @@ func (c *compiler) conjuncts(e *spec.Expr, cx frameCtx, out []conj) []conj {
 // reads marks in read every state slot e may read (every slot of an
 // array indexed by a computed index).
 func (c *compiler) reads(e *spec.Expr, read []bool) {
-	switch e.Op {
-	case spec.OpVar:
-		markSlots(read, e.Slot, width(e.Type))
-		return
-	case spec.OpIndex, spec.OpField:
-		if off, ok := staticOff(e, frameCtx{state: 0, frame: -1 << 40}); ok && off >= 0 {
-			markSlots(read, off, width(e.Type))
-			return
+	spec.Walk(e, func(e *spec.Expr) bool {
+		switch e.Op {
+		case spec.OpVar:
+			markSlots(read, e.Slot, width(e.Type))
+			return false
+		case spec.OpIndex, spec.OpField:
+			if off, ok := staticOff(e, frameCtx{state: 0, frame: -1 << 40}); ok && off >= 0 {
+				markSlots(read, off, width(e.Type))
+				return false
+			}
 		}
-	}
-	for _, a := range e.Args {
-		c.reads(a, read)
-	}
+		return true
+	})
 }
 
 func markSlots(read []bool, first, w int) {

@@ -343,15 +343,12 @@ func (r *replayer) checkReads() []bool {
 // exprReads marks every state slot e may read (a whole variable for an
 // indexed or selected one).
 func exprReads(e *spec.Expr, read []bool) {
-	if e == nil {
-		return
-	}
-	if e.Op == spec.OpVar && e.Type != nil {
-		for s := e.Slot; s < e.Slot+max(e.Type.Width, 1) && s < len(read); s++ {
-			read[s] = true
+	spec.Walk(e, func(x *spec.Expr) bool {
+		if x.Op == spec.OpVar && x.Type != nil {
+			for s := x.Slot; s < x.Slot+max(x.Type.Width, 1) && s < len(read); s++ {
+				read[s] = true
+			}
 		}
-	}
-	for _, a := range e.Args {
-		exprReads(a, read)
-	}
+		return true
+	})
 }

@@ -30,18 +30,7 @@ type converter struct {
 
 // isTemporal reports whether e contains a temporal operator.
 func isTemporal(e *spec.Expr) bool {
-	if e == nil {
-		return false
-	}
-	if e.Op.IsTemporal() {
-		return true
-	}
-	for _, a := range e.Args {
-		if isTemporal(a) {
-			return true
-		}
-	}
-	return false
+	return spec.Contains(e, func(x *spec.Expr) bool { return x.Op.IsTemporal() })
 }
 
 func (c *converter) atom(e *spec.Expr) *Formula {

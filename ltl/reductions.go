@@ -228,18 +228,9 @@ func strength(strong bool) string {
 // namesIdentity reports whether e contains a constant of type t (other
 // than its first identity when exceptFirst).
 func namesIdentity(e *spec.Expr, t *spec.Type, exceptFirst bool) bool {
-	if e == nil {
-		return false
-	}
-	if e.Op == spec.OpConst && e.Type == t && !(exceptFirst && e.Val == t.Lo) {
-		return true
-	}
-	for _, a := range e.Args {
-		if namesIdentity(a, t, exceptFirst) {
-			return true
-		}
-	}
-	return false
+	return spec.Contains(e, func(x *spec.Expr) bool {
+		return x.Op == spec.OpConst && x.Type == t && !(exceptFirst && x.Val == t.Lo)
+	})
 }
 
 // declInvariant reports whether every unit of fairness declaration f is

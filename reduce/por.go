@@ -174,18 +174,15 @@ func (p *por) qualifies(i int, en []int) bool {
 // and returns the extended slice, unsorted and possibly with duplicates.
 // e may be nil.
 func ExprSlots(dst []int, e *spec.Expr) []int {
-	if e == nil {
-		return dst
-	}
-	if e.Op == spec.OpVar {
-		for s := e.Slot; s < e.Slot+e.Type.Width; s++ {
+	spec.Walk(e, func(x *spec.Expr) bool {
+		if x.Op != spec.OpVar {
+			return true
+		}
+		for s := x.Slot; s < x.Slot+x.Type.Width; s++ {
 			dst = append(dst, s)
 		}
-		return dst
-	}
-	for _, a := range e.Args {
-		dst = ExprSlots(dst, a)
-	}
+		return false
+	})
 	return dst
 }
 

@@ -279,11 +279,7 @@ func writeReads(b *strings.Builder, m *spec.Model, v *checker.Violation) {
 	}
 	seen := map[int]bool{}
 	var vars []int
-	var walk func(e *spec.Expr)
-	walk = func(e *spec.Expr) {
-		if e == nil {
-			return
-		}
+	spec.Walk(inv.Expr, func(e *spec.Expr) bool {
 		if e.Op == spec.OpVar {
 			vi := m.Slots[e.Slot].Var
 			if !seen[vi] {
@@ -291,11 +287,8 @@ func writeReads(b *strings.Builder, m *spec.Model, v *checker.Violation) {
 				vars = append(vars, vi)
 			}
 		}
-		for _, a := range e.Args {
-			walk(a)
-		}
-	}
-	walk(inv.Expr)
+		return true
+	})
 	if len(vars) == 0 {
 		return
 	}

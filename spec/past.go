@@ -190,14 +190,14 @@ const maxMonitorWidth = 1 << 16
 
 // freeLocals collects the OpLocal nodes of e with a slot below mark.
 func freeLocals(e *Expr, mark int, seen map[int]*Expr) {
-	if e.Op == OpLocal && e.Slot < mark {
-		if _, ok := seen[e.Slot]; !ok {
-			seen[e.Slot] = e
+	Walk(e, func(x *Expr) bool {
+		if x.Op == OpLocal && x.Slot < mark {
+			if _, ok := seen[x.Slot]; !ok {
+				seen[x.Slot] = x
+			}
 		}
-	}
-	for _, a := range e.Args {
-		freeLocals(a, mark, seen)
-	}
+		return true
+	})
 }
 
 // elementNames names every element of a monitor over the bound variables

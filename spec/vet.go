@@ -265,13 +265,5 @@ func alwaysTrue(e *Expr) bool {
 
 // hasTemporal reports whether e contains an LTL operator.
 func hasTemporal(e *Expr) bool {
-	if e.Op.IsTemporal() {
-		return true
-	}
-	for _, a := range e.Args {
-		if hasTemporal(a) {
-			return true
-		}
-	}
-	return false
+	return Contains(e, func(x *Expr) bool { return x.Op.IsTemporal() })
 }
