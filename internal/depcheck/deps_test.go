@@ -19,10 +19,10 @@ const module = "github.com/wrapcheck/wrapcheck"
 var allowed = map[string][]string{
 	"cmd/wrapcheck":     {"diff", "explain", "lsp", "mcp", "replay", "verify", "report", "ltl", "reduce", "checker", "spec", "spec/syntax", "github.com/spf13/cobra", "github.com/dominikbraun/graph"},
 	"lsp":               {"verify", "report", "checker", "spec", "spec/syntax"},
-	"mcp":               {"docs", "examples", "replay", "verify", "report", "ltl", "checker", "spec", "spec/syntax", "github.com/modelcontextprotocol/go-sdk"},
+	"mcp":               {"docs", "examples", "explain", "replay", "verify", "report", "ltl", "checker", "spec", "spec/syntax", "github.com/modelcontextprotocol/go-sdk"},
 	"replay":            {"report", "checker", "spec", "spec/syntax"},
 	"diff":              {"verify", "report", "ltl", "reduce", "checker", "spec", "spec/syntax"},
-	"explain":           {"verify", "ltl", "reduce", "checker", "spec", "spec/syntax"},
+	"explain":           {"verify", "report", "ltl", "reduce", "checker", "spec", "spec/syntax"},
 	"verify":            {"ltl", "reduce", "checker", "spec", "spec/syntax"},
 	"report":            {"ltl", "reduce", "checker", "spec", "spec/syntax", "github.com/dominikbraun/graph"},
 	"ltl":               {"reduce", "checker", "spec", "spec/syntax", "github.com/dominikbraun/graph"},
