@@ -69,7 +69,7 @@ type PropertyStats struct {
 
 // ErrTooManyEventualities is returned (wrapped) by [Check] when the
 // negation of a property has more than [MaxAcc] until subformulas.
-var ErrTooManyEventualities = errors.New("ltl: more than 64 eventualities in one property")
+var ErrTooManyEventualities = errors.New("more than 64 eventualities (until subformulas of its negation)")
 
 // Check checks the LTL properties of m (all, or those named in
 // opts.Only) in declaration order, under the model's fairness
@@ -164,10 +164,16 @@ func (c *Checker) Check(ctx context.Context, opts Options) (*checker.Result, err
 		}
 		return nil, err
 	}
+	lim := newBudget(ctx, opts.MemoryBudget)
+	planner.lim = lim
 	for _, p := range props {
 		pstart := time.Now()
 		pn, err := planner.plan(p)
 		if err != nil {
+			if reason := stopReason(err); reason != "" {
+				res.Verdict, res.Reason = checker.Unknown, reason
+				return finish()
+			}
 			return nil, err
 		}
 		for _, n := range pn.notes {
@@ -179,14 +185,15 @@ func (c *Checker) Check(ctx context.Context, opts Options) (*checker.Result, err
 		if err != nil {
 			return initFailed(err)
 		}
-		f, atoms, err := FromProperty(pn.prop)
-		if err != nil {
-			return nil, err
-		}
+		f, atoms := pn.formula, pn.atoms
 		neg := Not(f)
-		aut := Translate(neg)
-		if aut == nil {
-			return nil, fmt.Errorf("property %s: %w", p.Name, ErrTooManyEventualities)
+		aut, err := translate(neg, lim, false)
+		if err != nil {
+			if reason := stopReason(err); reason != "" {
+				res.Verdict, res.Reason = checker.Unknown, reason
+				return finish()
+			}
+			return nil, fmt.Errorf("%s: property %s: %w", p.Pos, p.Name, err)
 		}
 		pr, err := newProduct(ctx, sys, aut, atoms, opts.MaxStates)
 		pr.budget = opts.MemoryBudget
@@ -250,6 +257,21 @@ func (c *Checker) Check(ctx context.Context, opts Options) (*checker.Result, err
 		}
 	}
 	return finish()
+}
+
+// stopReason returns the Result.Reason for an error that stopped a
+// property's conversion or translation early ("timeout", "interrupted",
+// "memory budget"), or "" for any other error.
+func stopReason(err error) string {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	case errors.Is(err, context.Canceled):
+		return "interrupted"
+	case errors.Is(err, ErrMemoryBudget):
+		return "memory budget"
+	}
+	return ""
 }
 
 func selectProperties(m *spec.Model, only []string) ([]*spec.Property, error) {
