@@ -22,6 +22,7 @@ func (m *Machine) Enabled(s State, dst []int) []int {
 // are counted within the action, as Successors counts them.
 func (m *Machine) SuccessorsOf(s State, actions []int, visit func(action, branch int, t State)) error {
 	m.grow()
+	m.unhalt()
 	m.clearFailure()
 	m.visit = visit
 	m.leaf = m.publicLeaf
@@ -38,6 +39,10 @@ func (m *Machine) SuccessorsOf(s State, actions []int, visit func(action, branch
 		}
 		m.start = m.ord
 		m.runAction(a)
+		if m.halted {
+			m.unhalt()
+			return ErrInterrupted
+		}
 	}
 	if e := m.failed; e != nil {
 		m.clearFailure()

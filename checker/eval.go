@@ -282,6 +282,9 @@ func (c *compiler) quant(e *spec.Expr, cx frameCtx) evalFn {
 	case spec.OpForall:
 		return func(m *Machine) int64 {
 			for v := lo; v <= hi; v++ {
+				if m.tick() {
+					return 0
+				}
 				m.mem[off] = v
 				if body(m) == 0 {
 					return 0
@@ -292,6 +295,9 @@ func (c *compiler) quant(e *spec.Expr, cx frameCtx) evalFn {
 	case spec.OpExists:
 		return func(m *Machine) int64 {
 			for v := lo; v <= hi; v++ {
+				if m.tick() {
+					return 0
+				}
 				m.mem[off] = v
 				if body(m) != 0 {
 					return 1
@@ -303,6 +309,9 @@ func (c *compiler) quant(e *spec.Expr, cx frameCtx) evalFn {
 	return func(m *Machine) int64 {
 		var n int64
 		for v := lo; v <= hi; v++ {
+			if m.tick() {
+				return 0
+			}
 			m.mem[off] = v
 			if body(m) != 0 {
 				n++

@@ -126,7 +126,14 @@ func (c *Checker) Check(ctx context.Context, opts Options) (*checker.Result, err
 			return nil, fmt.Errorf("ltl: Options.IgnoreFairness: no fairness declaration %d", d)
 		}
 	}
-	planner, err := newPlanner(m, prog, opts)
+	lim := newBudget(ctx, opts.MemoryBudget)
+	// interrupt stops one long evaluation of the system's machines (a
+	// quantifier over a large domain, a large choose) at the deadline or
+	// the memory budget; the call then fails with checker.ErrInterrupted.
+	interrupt := func() bool {
+		return ctx.Err() != nil || opts.MemoryBudget > 0 && checker.HeapBytes() > uint64(opts.MemoryBudget)
+	}
+	planner, err := newPlanner(m, prog, opts, interrupt)
 	if err != nil {
 		return nil, err
 	}
@@ -147,15 +154,23 @@ func (c *Checker) Check(ctx context.Context, opts Options) (*checker.Result, err
 			if !slices.Contains(order, sys) {
 				order = append(order, sys)
 			}
+			sys.mach.SetInterrupt(interrupt)
 			return sys, sys.initErr
 		}
 		sys := newSystem(prog, q)
-		systems[q.key] = sys
+		sys.mach.SetInterrupt(interrupt)
 		order = append(order, sys)
 		sys.initErr = sys.init()
+		if !errors.Is(sys.initErr, checker.ErrInterrupted) {
+			systems[q.key] = sys // an interrupted system is not kept
+		}
 		return sys, sys.initErr
 	}
 	initFailed := func(err error) (*checker.Result, error) {
+		if errors.Is(err, checker.ErrInterrupted) {
+			res.Verdict, res.Reason = checker.Unknown, limitReason(ctx, opts.MemoryBudget)
+			return finish()
+		}
 		var ee *checker.ExecError
 		if errors.As(err, &ee) {
 			res.Verdict = checker.Violated
@@ -164,7 +179,6 @@ func (c *Checker) Check(ctx context.Context, opts Options) (*checker.Result, err
 		}
 		return nil, err
 	}
-	lim := newBudget(ctx, opts.MemoryBudget)
 	planner.lim = lim
 	for _, p := range props {
 		pstart := time.Now()
@@ -257,6 +271,15 @@ func (c *Checker) Check(ctx context.Context, opts Options) (*checker.Result, err
 		}
 	}
 	return finish()
+}
+
+// limitReason returns why an evaluation was interrupted: "timeout" or
+// "interrupted" when ctx is done, else "memory budget".
+func limitReason(ctx context.Context, budget int64) string {
+	if r := stopReason(ctx.Err()); r != "" {
+		return r
+	}
+	return "memory budget"
 }
 
 // stopReason returns the Result.Reason for an error that stopped a
@@ -463,15 +486,16 @@ func (s *system) add(t checker.State) (uint32, error) {
 func (s *system) init() error {
 	var addErr error
 	err := s.mach.Init(func(_ int, t checker.State) {
+		// The store holds only initial states yet: one seen before is
+		// a duplicate (no quadratic scan of s.inits).
+		n := s.store.Len()
 		idx, err := s.add(t)
 		if err != nil {
 			addErr = err
 			return
 		}
-		for _, i := range s.inits {
-			if i == idx {
-				return
-			}
+		if s.store.Len() == n {
+			return
 		}
 		s.inits = append(s.inits, idx)
 	})
@@ -521,6 +545,9 @@ func (s *system) expand(idx uint32) error {
 		var ee *checker.ExecError
 		if errors.As(err, &ee) {
 			s.failure[idx] = ee
+		}
+		if errors.Is(err, checker.ErrInterrupted) {
+			s.expanded[idx] = false // a later check expands it again
 		}
 		return err
 	}
@@ -925,6 +952,9 @@ func (p *product) run(prop *spec.Property) (*checker.Violation, string, int) {
 		return nil, "", 0
 	}
 	internal := func(err error) (*checker.Violation, string, int) {
+		if errors.Is(err, checker.ErrInterrupted) {
+			return nil, limitReason(p.ctx, p.budget), 0
+		}
 		return &checker.Violation{Name: prop.Name, Kind: checker.RuntimeError, Pos: prop.Pos, Msg: err.Error(), LoopStart: -1}, "", 0
 	}
 	if err := p.start(); err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -514,10 +515,24 @@ func TestPropertyPhaseLimits(t *testing.T) {
 		{"huge forall", "forall i in 0..99999: forall j in 0..99999: eventually x == (i + j) % 100", 300 * time.Millisecond, 0, "timeout", ""},
 		{"65 eventualities", "exists i in 0..64: always x != i", time.Minute, 0, "",
 			"p.wrap:4:1: property P: more than 64 eventualities (until subformulas of its negation)"},
+		// One evaluation of 10^10 steps, in a guard and in an atom; 10^9
+		// initial states.
+		{"expensive guard", "spec P\nvar x: 0..3 = 0\naction a when forall i in 0..99999: forall j in 0..99999: i + j >= x { x := (x + 1) % 4 }\n" +
+			"property P: always eventually x == 0", 300 * time.Millisecond, 0, "timeout", ""},
+		{"expensive atom", "spec P\nvar x: 0..3 = 0\naction a { x := (x + 1) % 4 }\n" +
+			"property P: always eventually forall i in 0..99999: forall j in 0..99999: i + j >= x", 300 * time.Millisecond, 0, "timeout", ""},
+		{"large init", "spec P\nvar y: 0..999999999\ninit { choose i in 0..999999999 { y := i } }\naction a { skip }\n" +
+			"property P: always eventually y == 0", 300 * time.Millisecond, 0, "timeout", ""},
+		{"large init budget", "spec P\nvar y: 0..999999999\ninit { choose i in 0..999999999 { y := i } }\naction a { skip }\n" +
+			"property P: always eventually y == 0", time.Minute, 64 << 20, "memory budget", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m, err := spec.ParseFile("p.wrap", []byte(head+"property P: "+tt.prop+"\n"), spec.Options{})
+			src := tt.prop
+			if !strings.HasPrefix(src, "spec ") {
+				src = head + "property P: " + src
+			}
+			m, err := spec.ParseFile("p.wrap", []byte(src+"\n"), spec.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -44,7 +44,7 @@ type planner struct {
 	symTypes []*spec.Type
 }
 
-func newPlanner(m *spec.Model, prog *checker.Program, opts Options) (*planner, error) {
+func newPlanner(m *spec.Model, prog *checker.Program, opts Options, interrupt func() bool) (*planner, error) {
 	pl := &planner{m: m, opts: opts}
 	if !opts.Symmetry {
 		return pl, nil
@@ -56,6 +56,7 @@ func newPlanner(m *spec.Model, prog *checker.Program, opts Options) (*planner, e
 	pl.full = full
 	pl.symTypes = full.Types()
 	mach := prog.NewMachine()
+	mach.SetInterrupt(interrupt)
 	err = mach.Init(func(_ int, t checker.State) {
 		u := make([]int64, prog.Slots())
 		prog.Unpack(u, t)
