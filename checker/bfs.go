@@ -308,11 +308,15 @@ func (e *explorer) run() (*Result, error) {
 	res, err := e.search()
 	close(done)
 	wg.Wait()
-	if err == nil {
-		err = e.spillErr()
-	}
 	if err != nil {
 		return nil, err
+	}
+	if ioErr := e.spillErr(); ioErr != nil {
+		// The temporary files are the search's own storage, as the
+		// memory is: once one fails, reads return zeros and the search
+		// ends after the level, so nothing it found stands, but the
+		// figures of the states explored do. Reported as incomplete.
+		res = &Result{Verdict: Unknown, Reason: "I/O error of the temporary files: " + ioErr.Error()}
 	}
 	e.sampleHeap()
 	res.Stats = e.stats()
