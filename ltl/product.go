@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"slices"
 	"time"
 
@@ -116,6 +117,13 @@ func NewChecker(m *spec.Model) (*Checker, error) {
 // Check is [Check] on the Checker's model.
 func (c *Checker) Check(ctx context.Context, opts Options) (*checker.Result, error) {
 	start := time.Now()
+	if b := opts.MemoryBudget; b > 0 {
+		// As in the safety search: let the garbage collector work harder
+		// as the heap nears the budget, so that garbage does not take
+		// the process past it between two checks of the heap.
+		old := debug.SetMemoryLimit(b + b/8)
+		defer debug.SetMemoryLimit(old)
+	}
 	m, prog, systems := c.m, c.prog, c.systems
 	props, err := selectProperties(m, opts.Only)
 	if err != nil {
@@ -832,7 +840,7 @@ func (p *product) explore(upto int) (reason string, done bool, err error) {
 		if p.limit > 0 && int64(len(p.nodeSys)) > p.limit {
 			return "state limit", false, nil
 		}
-		if p.budget > 0 && i&(1<<14-1) == 0 && checker.HeapBytes() > uint64(p.budget) {
+		if p.budget > 0 && i&(1<<10-1) == 0 && checker.HeapBytes() > uint64(p.budget) {
 			return "memory budget", false, nil
 		}
 		if p.progress != nil && i&(1<<12-1) == 0 && time.Since(p.lastProg) >= time.Second {
