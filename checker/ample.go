@@ -3,8 +3,11 @@ package checker
 // Enabled appends to dst the actions whose guard holds in s, ascending,
 // and returns the extended slice. A guard whose evaluation fails counts
 // as enabled (running the action reports the failure), as in the search.
+// When the interrupt (SetInterrupt) stopped a guard's evaluation, the
+// result means nothing, and [Machine.Interrupted] reports it.
 func (m *Machine) Enabled(s State, dst []int) []int {
 	m.grow()
+	m.unhalt()
 	m.clearFailure()
 	m.load(s)
 	for a := range m.p.actions {
@@ -15,6 +18,11 @@ func (m *Machine) Enabled(s State, dst []int) []int {
 	}
 	return dst
 }
+
+// Interrupted reports whether the interrupt stopped the machine's last
+// call: it is what tells an [Machine.Enabled] cut short from a complete
+// one (the other calls return [ErrInterrupted]).
+func (m *Machine) Interrupted() bool { return m.halted }
 
 // SuccessorsOf is [Machine.Successors] restricted to the given actions
 // (ascending; nil: every action): it calls visit for each branch of each

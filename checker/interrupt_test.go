@@ -90,6 +90,13 @@ func TestSetInterrupt(t *testing.T) {
 	if diff := cmp.Diff([]int(nil), got); diff != "" {
 		t.Errorf("visited actions (-want +got):\n%s", diff)
 	}
+	mach.Enabled(init, nil)
+	if !mach.Interrupted() {
+		t.Error("Enabled: Interrupted() = false after a cut-short guard")
+	}
+	if _, err := mach.IsTerminal(init); err != nil {
+		t.Errorf("IsTerminal: %v (no terminal predicate: nothing to interrupt)", err)
+	}
 	stop = false
 	got = nil
 	err = mach.SuccessorsOf(init, []int{1}, func(a, _ int, _ State) { got = append(got, a) })

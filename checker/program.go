@@ -644,9 +644,14 @@ func (m *Machine) IsTerminal(s State) (bool, error) {
 		return false, nil
 	}
 	m.grow()
+	m.unhalt()
 	m.err = nil
 	p.lay.unpack(m.mem[p.checkOff:p.checkOff+p.n], s)
 	v := p.terminal(m)
+	if m.halted {
+		m.unhalt()
+		return false, ErrInterrupted
+	}
 	if m.err != nil {
 		return false, m.predFailure()
 	}

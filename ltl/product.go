@@ -537,6 +537,10 @@ func (s *system) expand(idx uint32) error {
 	var acts []int // nil: every action
 	if s.ample != nil {
 		en, sub := s.ampleSet(st)
+		if s.mach.Interrupted() { // a guard's evaluation was cut short: en is wrong
+			s.expanded[idx] = false
+			return checker.ErrInterrupted
+		}
 		if len(sub) < len(en) {
 			acts = sub
 		}
