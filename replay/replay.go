@@ -222,49 +222,64 @@ func clip(s string, n int) string {
 }
 
 // checkDuplicateKeys reports an object of the JSON text with a key given
-// twice: encoding/json would keep the last one silently.
+// twice: encoding/json would keep the last one silently. It scans the
+// text once without decoding it; text that is not JSON passes (the
+// decoder then reports it).
 func checkDuplicateKeys(text []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(text))
 	type frame struct {
-		obj    bool
-		keys   map[string]bool
-		expect bool // obj: the next string token is a key
+		keys map[string]bool // nil: an array
 	}
 	var stack []frame
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil // malformed JSON: the decoder reports it
-		}
-		top := len(stack) - 1
-		if top >= 0 && stack[top].obj && stack[top].expect {
-			if k, ok := tok.(string); ok {
-				if stack[top].keys[k] {
-					return fmt.Errorf("duplicate key %q", clip(k, 80))
-				}
-				stack[top].keys[k] = true
-				stack[top].expect = false
-				continue
-			}
-		}
-		if top >= 0 && stack[top].obj {
-			stack[top].expect = true // after a value, a key comes (or the end)
-		}
-		switch tok {
-		case json.Delim('{'):
-			stack = append(stack, frame{obj: true, keys: map[string]bool{}, expect: true})
-		case json.Delim('['):
+	expectKey := false
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; c {
+		case '{':
+			stack = append(stack, frame{keys: map[string]bool{}})
+			expectKey = true
+		case '[':
 			stack = append(stack, frame{})
-		case json.Delim('}'), json.Delim(']'):
-			stack = stack[:len(stack)-1]
+			expectKey = false
+		case '}', ']':
 			if len(stack) == 0 {
 				return nil
 			}
-			if t := len(stack) - 1; stack[t].obj {
-				stack[t].expect = true
+			stack = stack[:len(stack)-1]
+			expectKey = false
+		case ',':
+			expectKey = len(stack) > 0 && stack[len(stack)-1].keys != nil
+		case '"':
+			j := i + 1
+			escaped := false
+			for j < len(text) && text[j] != '"' {
+				if text[j] == '\\' {
+					escaped = true
+					j++
+				}
+				j++
 			}
+			if j >= len(text) {
+				return nil
+			}
+			if expectKey {
+				k := string(text[i+1 : j])
+				if escaped || !utf8.ValidString(k) {
+					// The key as the decoder reads it (escapes; an invalid
+					// byte becomes U+FFFD).
+					if err := json.Unmarshal(text[i:j+1], &k); err != nil {
+						return nil
+					}
+				}
+				top := stack[len(stack)-1].keys
+				if top[k] {
+					return fmt.Errorf("duplicate key %q", clip(k, 80))
+				}
+				top[k] = true
+				expectKey = false
+			}
+			i = j
 		}
 	}
+	return nil
 }
 
 func sortedKeys[V any](mp map[string]V) []string {

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"bytes"
+	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
@@ -157,10 +158,16 @@ func FuzzReplay(f *testing.F) {
 		`{"action": "wrapper.edit", "action": "wrapper.edit"}`,
 		`{"action": "wrapper.edit", "state": {"draft": 1e3}}`,
 		"\n\n{}\n",
+		`{"action": "wrapper.edit", "state": {"draft": 1, "dr\u0061ft": 1}}`,
 	} {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			if json.Valid(line) && (checkDuplicateKeys(line) != nil) != duplicateKeysByTokens(line) {
+				t.Fatalf("%q: the byte scanner and the tokens disagree on duplicate keys", line)
+			}
+		}
 		got, runErr := Run(m, "run.jsonl", bytes.NewReader(data))
 		lines, readErr := Read(m, "run.jsonl", bytes.NewReader(data))
 		if readErr != nil {
@@ -180,4 +187,59 @@ func FuzzReplay(f *testing.F) {
 			t.Errorf("Read+Check vs Run (-want +got):\n%s", diff)
 		}
 	})
+}
+
+// duplicateKeysByTokens is checkDuplicateKeys written with the JSON
+// decoder's tokens: the reference for TestDuplicateKeys.
+func duplicateKeysByTokens(text []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(text))
+	type frame struct {
+		keys   map[string]bool
+		expect bool
+	}
+	var stack []*frame
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		if n := len(stack); n > 0 && stack[n-1].keys != nil {
+			top := stack[n-1]
+			if k, ok := tok.(string); ok && top.expect {
+				if top.keys[k] {
+					return true
+				}
+				top.keys[k], top.expect = true, false
+				continue
+			}
+			top.expect = true
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &frame{keys: map[string]bool{}, expect: true})
+		case json.Delim('['):
+			stack = append(stack, &frame{})
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			if len(stack) == 0 {
+				return false
+			}
+		}
+	}
+}
+
+// TestDuplicateKeys compares the byte scanner with the token-based
+// reference on hand-made and fuzzed-looking lines.
+func TestDuplicateKeys(t *testing.T) {
+	for _, text := range []string{
+		`{"a": 1, "a": 2}`, `{"a": 1, "b": {"a": 2}}`, `{"a": {"b": 1, "b": 2}}`,
+		`{"a": [{"x": 1}, {"x": 2}]}`, `{"a": "\"a\"", "b": 1}`, `{"a\u0062": 1, "ab": 2}`,
+		`{"a": ["a", "a"]}`, `{"k": "v", "v": "k"}`, `{"a": {}, "a": []}`, `[{"a": 1, "a": 1}]`,
+		`{"s": "x\\", "s": 1}`, `{}`, `{"a":1,"b":2,"c":{"d":[1,2,{"a":3}]},"a":0}`,
+	} {
+		got := checkDuplicateKeys([]byte(text)) != nil
+		if want := duplicateKeysByTokens([]byte(text)); got != want {
+			t.Errorf("%s: duplicate = %v, want %v", text, got, want)
+		}
+	}
 }
