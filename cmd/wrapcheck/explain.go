@@ -132,4 +132,3 @@ func runExplain(cmd *cobra.Command, path string, f explainFlags) error {
 	}
 	return &exitError{code: exitViolated}
 }
-
