@@ -16,11 +16,11 @@ const (
 	maxChunkBytes = 4 << 20 // a chunk takes at most 4 MiB, unless one record is larger
 	maxArenaBytes = 1 << 40 // the chunk directory covers at most this much
 	shardBits     = 8
-	nShards     = 1 << shardBits
-	shardInit   = 256 // initial table entries per shard
-	maxStates   = 1<<32 - 2
-	tagMask     = 0xFFFFFFFF00000000
-	cacheLine   = 64
+	nShards       = 1 << shardBits
+	shardInit     = 256 // initial table entries per shard
+	maxStates     = 1<<32 - 2
+	tagMask       = 0xFFFFFFFF00000000
+	cacheLine     = 64
 )
 
 // Store is the visited set: a concurrent set of fixed-width vectors, each
