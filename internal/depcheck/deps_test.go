@@ -37,6 +37,8 @@ var allowed = map[string][]string{
 	"editors":           {},
 	"bench":             {"verify", "report", "ltl", "reduce", "checker", "spec", "spec/syntax"},
 	"examples":          {"verify", "report", "ltl", "reduce", "checker", "spec", "spec/syntax"},
+	"web":               {"examples", "verify", "report", "ltl", "reduce", "checker", "spec", "spec/syntax"},
+	"web/wasm":          {"web/engine"},
 }
 
 func TestDependencies(t *testing.T) {
