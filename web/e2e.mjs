@@ -48,6 +48,7 @@ try {
   await check();
   out.toctou_check_ms = Date.now() - t1;
   out.first_result_ms = out.ready_ms + out.toctou_check_ms;
+  out.toctou_status = await page.$eval("#status", (e) => e.textContent);
   let v = await page.$eval("#verdict", (e) => e.textContent);
   expect(v.includes("violated") && v.includes("ShippedWhatWasApproved"), "TOCTOU verdict: " + v);
   let r = await rows();
@@ -104,7 +105,7 @@ try {
   await page.$eval("#timeLimit", (e) => (e.value = "120"));
   await page.click("#check");
   await page.waitForFunction(() => !document.getElementById("cancel").disabled, { timeout: 10000 });
-  await new Promise((res) => setTimeout(res, 1500));
+  await page.waitForFunction(() => /states, depth/.test(document.getElementById("status").textContent), { timeout: 10000 });
   const progress = await page.$eval("#status", (e) => e.textContent);
   const tc = Date.now();
   await page.click("#cancel");

@@ -176,8 +176,7 @@ func check(ctx context.Context, resp *Response, m *spec.Model, vet []report.Diag
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
+	ctx = newPollContext(ctx, timeout)
 	if progress != nil {
 		opts.Progress = func(p checker.Progress) {
 			progress(Progress{States: p.States, Depth: p.Depth, Elapsed: p.Elapsed.Milliseconds()})
@@ -212,8 +211,7 @@ func graph(ctx context.Context, resp *Response, m *spec.Model) error {
 		return err
 	}
 	var v *checker.Violation
-	ctx, cancel := context.WithTimeout(ctx, DefaultTimeout)
-	defer cancel()
+	ctx = newPollContext(ctx, DefaultTimeout)
 	if res, err := verify.Run(ctx, m, verify.Options{Workers: 1, MaxStates: MaxGraphStates}); err == nil && res.Verdict == checker.Violated {
 		v = res.Violation
 	}
