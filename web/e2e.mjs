@@ -69,6 +69,13 @@ try {
   await page.waitForFunction(() => document.getElementById("explorerState")?.textContent.includes("content = 1"), { timeout: 30000 });
   out.explorer_steps = succ;
 
+  // The state graph, laid out by Graphviz in the page.
+  await page.click("#graph");
+  await page.waitForSelector("#graphBox svg g.node", { timeout: 30000 });
+  out.graph_nodes = await page.$$eval("#graphBox svg g.node", (ns) => ns.length);
+  expect(out.graph_nodes === 24, `TOCTOU's graph has ${out.graph_nodes} nodes, want 24 (wrapcheck graph's count)`);
+  await page.screenshot({ path: shots + "/graph.png", fullPage: true });
+
   // An agent's answers: the explorer lists each answer as its own step.
   await pick("pipeline/fail_open.wrap");
   await check();

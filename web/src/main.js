@@ -214,7 +214,7 @@ async function runCheck() {
 }
 
 function clearResults() {
-  for (const id of ["verdict", "diagnostics", "traceBox", "explorer", "mermaid"]) $(id).textContent = "";
+  for (const id of ["verdict", "diagnostics", "traceBox", "explorer", "mermaid", "graphBox"]) $(id).textContent = "";
   $("verdict").className = "";
   $("dot").hidden = true;
 }
@@ -352,9 +352,16 @@ async function runGraph() {
   const resp = await run("graph");
   if (!resp) return;
   if (resp.errors) return markDiagnostics(resp.errors, resp.warnings);
-  $("verdict").textContent = resp.truncated ? "state graph (truncated: too many states to draw)" : "state graph";
+  $("verdict").textContent = resp.truncated ? "state graph (truncated: too many states to draw)" : "state graph (the counterexample in red)";
   $("dot").textContent = resp.dot;
-  $("dot").hidden = false;
+  try {
+    // Graphviz compiled to WebAssembly, loaded on the first graph.
+    const { Graphviz } = await import("@hpcc-js/wasm-graphviz");
+    const gv = await Graphviz.load();
+    $("graphBox").innerHTML = gv.dot(resp.dot);
+  } catch (err) {
+    $("dot").hidden = false; // no layout: show the DOT text
+  }
 }
 
 // ---- examples, lessons, sharing
