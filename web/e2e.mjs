@@ -1,13 +1,15 @@
 // e2e.mjs drives the playground in headless Chromium (puppeteer-core), for
 // web/e2e's Go test, which serves web/dist and passes:
 //
-//	node e2e.mjs URL SCREENSHOT_DIR [CHROMIUM]
+//	node e2e.mjs URL SCREENSHOT_DIR [CHROMIUM [native]]
 //
+// With "native" the page is the one `wrapcheck ui` serves, opened on the
+// TOCTOU example, and only the native checker's part is run.
 // It prints one JSON object of measurements and exits 1 on the first
 // failed expectation, with its message on stderr.
 import puppeteer from "puppeteer-core";
 
-const [url, shots, chromium = "/usr/bin/chromium"] = process.argv.slice(2);
+const [url, shots, chromium = "/usr/bin/chromium", mode = "wasm"] = process.argv.slice(2);
 let page;
 const fail = (msg) => {
   console.error("e2e: " + msg);
@@ -41,6 +43,27 @@ try {
     await page.select("#examples", value);
   };
   const rows = () => page.$$eval("#trace tbody tr", (trs) => trs.map((tr) => ({ cls: tr.className, cells: [...tr.cells].map((td) => td.textContent) })));
+
+  if (mode === "native") {
+    // wrapcheck ui: the spec it was given is in the editor, the native
+    // checker answers, the explorer steps.
+    await page.waitForFunction(() => document.querySelector(".cm-content")?.textContent.includes("ApprovalTOCTOU"), { timeout: 30000 });
+    await check();
+    const v = await page.$eval("#verdict", (e) => e.textContent);
+    expect(v.includes("violated") && v.includes("ShippedWhatWasApproved"), "native TOCTOU verdict: " + v);
+    const r = await rows();
+    expect(r.length === 4 && r[2].cells[3] === "content = 1", "native TOCTOU trace: " + JSON.stringify(r));
+    await page.click("#trace tbody tr:nth-child(2) button.explore");
+    await page.waitForSelector("#explorer button.succ", { timeout: 30000 });
+    out.native_explorer = await page.$$eval("#explorer button.succ", (bs) => bs.map((b) => b.textContent));
+    expect(out.native_explorer.length === 2, "native explorer: " + JSON.stringify(out.native_explorer));
+    out.native_status = await page.$eval("#status", (e) => e.textContent);
+    await page.screenshot({ path: shots + "/native.png", fullPage: true });
+    expect(errors.length === 0, "page errors: " + errors.join("; "));
+    console.log(JSON.stringify(out));
+    await browser.close();
+    process.exit(0);
+  }
 
   // Safety: the TOCTOU example (loaded first), a finite trace.
   await pick("approval/toctou.wrap");

@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"net"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"testing"
 )
 
@@ -66,11 +68,59 @@ func TestPlaygroundInChromium(t *testing.T) {
 		t.Fatalf("e2e.mjs printed %q: %v", out, err)
 	}
 	t.Logf("measured: %s", bytes.TrimSpace(out))
-	for _, f := range []string{"toctou.png", "lasso.png"} {
+	for _, f := range []string{"toctou.png", "lasso.png", "graph.png"} {
 		if fi, err := os.Stat(filepath.Join(shots, f)); err != nil || fi.Size() < 10000 {
 			t.Errorf("screenshot %s missing or empty: %v", f, err)
 		}
 	}
+}
+
+// TestUIInChromium runs `wrapcheck ui` on the TOCTOU example and drives
+// the page it serves in headless Chromium: the native checker's verdict,
+// trace table and explorer.
+func TestUIInChromium(t *testing.T) {
+	chromium := need(t, "chromium")
+	node := need(t, "node")
+	npm := need(t, "npm")
+	if testing.Short() {
+		t.Skip("-short: skipping the browser test")
+	}
+	web, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(web, "node_modules", "puppeteer-core")); err != nil {
+		run(t, web, npm, "ci", "--no-audit", "--no-fund")
+	}
+	if _, err := os.Stat(filepath.Join(web, "dist", "wrapcheck.wasm")); err != nil {
+		run(t, web, node, "build.mjs")
+	} else {
+		run(t, web, node, "build.mjs", "--no-wasm") // the native page needs no new wasm
+	}
+	bin := filepath.Join(t.TempDir(), "wrapcheck")
+	run(t, filepath.Dir(web), "go", "build", "-o", bin, "./cmd/wrapcheck")
+	ui := exec.Command(bin, "ui", "--no-open", "--dir", filepath.Join(web, "dist"), filepath.Join(filepath.Dir(web), "examples", "approval", "toctou.wrap"))
+	stdout, err := ui.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ui.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		_ = ui.Process.Kill()
+		_ = ui.Wait()
+	}()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("wrapcheck ui printed %q: %v", line, err)
+	}
+	url := regexp.MustCompile(`http://127\.0\.0\.1:[0-9]+/`).FindString(line)
+	if url == "" {
+		t.Fatalf("wrapcheck ui printed %q: no http://127.0.0.1:PORT/ in it", line)
+	}
+	out := run(t, web, node, "e2e.mjs", url, filepath.Join(web, "testdata"), chromium, "native")
+	t.Logf("measured: %s", bytes.TrimSpace(out))
 }
 
 func run(t *testing.T, dir, name string, args ...string) []byte {
