@@ -28,6 +28,7 @@ try {
   await page.setViewport({ width: 1400, height: 1000 });
   const errors = [];
   page.on("pageerror", (e) => errors.push(String(e)));
+  page.on("console", (m) => m.type() === "error" && !m.text().startsWith("Failed to load resource") && errors.push(m.text()));
   const t0 = Date.now();
   await page.goto(url, { waitUntil: "load" });
   await page.waitForFunction(() => !document.getElementById("check").disabled, { timeout: 30000 });

@@ -107,7 +107,9 @@ function makeEditor(doc) {
         syntaxHighlighting(defaultHighlightStyle),
         lintGutter(),
         EditorView.updateListener.of((u) => {
-          if (u.docChanged) view && view.dispatch(setDiagnostics(view.state, []));
+          // stale marks go once the text changes (after this update: no
+          // dispatch may run inside one)
+          if (u.docChanged) setTimeout(() => view.dispatch(setDiagnostics(view.state, [])), 0);
         }),
       ],
     }),
