@@ -53,7 +53,7 @@ try {
     const v = await page.$eval("#verdict", (e) => e.textContent);
     expect(v.includes("violated") && v.includes("ShippedWhatWasApproved"), "native TOCTOU verdict: " + v);
     const r = await rows();
-    expect(r.length === 4 && r[2].cells[3] === "content = 1", "native TOCTOU trace: " + JSON.stringify(r));
+    expect(r.length === 5 && r[2].cells[3] === "content = 1", "native TOCTOU trace: " + JSON.stringify(r));
     await page.click("#trace tbody tr:nth-child(2) button.explore");
     await page.waitForSelector("#explorer button.succ", { timeout: 30000 });
     out.native_explorer = await page.$$eval("#explorer button.succ", (bs) => bs.map((b) => b.textContent));
@@ -76,7 +76,8 @@ try {
   let v = await page.$eval("#verdict", (e) => e.textContent);
   expect(v.includes("violated") && v.includes("ShippedWhatWasApproved"), "TOCTOU verdict: " + v);
   let r = await rows();
-  expect(r.length === 4, `TOCTOU trace has ${r.length} rows, want 4`);
+  expect(r.length === 5, `TOCTOU trace has ${r.length} rows, want 4 steps and the violated invariant`);
+  expect(r[4].cls === "violated" && r[4].cells[0].includes("shipped == approved: false"), "TOCTOU's operands: " + JSON.stringify(r[4]));
   expect(r[1].cells[1] === "approver.approve" && r[1].cells[3] === "granted = true", "TOCTOU step 1: " + JSON.stringify(r[1]));
   expect(r[2].cells[3] === "content = 1", "TOCTOU step 2 shows only the changed variable: " + JSON.stringify(r[2]));
   expect(!r.some((x) => x.cls.includes("cycle")), "a finite trace has no cycle");

@@ -75,6 +75,11 @@ type Response struct {
 	// Mermaid is report.Mermaid's sequence diagram of the violation
 	// (op "check", when there is one).
 	Mermaid string `json:"mermaid,omitempty"`
+	// Text is report.Text's report (op "check"); Operands the values of
+	// the violated invariant's parts in the last state, as it lists them
+	// ("shipped == approved: false").
+	Text     string   `json:"text,omitempty"`
+	Operands []string `json:"operands,omitempty"`
 	// Formatted is the canonical layout (op "fmt").
 	Formatted string `json:"formatted,omitempty"`
 	// DOT is the state graph (op "graph"); Truncated when it was cut at
@@ -200,7 +205,29 @@ func check(ctx context.Context, resp *Response, m *spec.Model, vet []report.Diag
 			resp.Mermaid = mm.String()
 		}
 	}
+	var tb bytes.Buffer
+	if err := (report.TextOptions{Explain: true, Warnings: vet}).Render(&tb, m, res); err == nil {
+		resp.Text = tb.String()
+		resp.Operands = operands(resp.Text)
+	}
 	return nil
+}
+
+// operands returns the lines of the text report's "and its parts
+// evaluate to:" section of the first violation.
+func operands(text string) []string {
+	_, rest, ok := strings.Cut(text, "and its parts evaluate to:\n")
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, line := range strings.Split(rest, "\n") {
+		if !strings.HasPrefix(line, "         ") {
+			break
+		}
+		out = append(out, strings.TrimSpace(line))
+	}
+	return out
 }
 
 // graph draws the state graph of m when it has at most MaxGraphStates

@@ -33,6 +33,7 @@ type summary struct {
 	Verdict, Reason string
 	Errors          []string
 	TraceLen        int
+	Operands        []string
 	Formatted       string
 	Next            []string
 }
@@ -51,6 +52,7 @@ func summarize(t *testing.T, r *Response) summary {
 		s.Verdict, s.Reason = doc.Verdict, doc.Reason
 	}
 	s.TraceLen = len(r.TraceSlots)
+	s.Operands = r.Operands
 	s.Formatted = r.Formatted
 	if r.Explore != nil {
 		for _, n := range r.Explore.Next {
@@ -67,7 +69,7 @@ func TestRun(t *testing.T) {
 		req  Request
 		want summary
 	}{
-		{"check TOCTOU", Request{Op: "check", Source: src}, summary{Verdict: "violated", TraceLen: 4}},
+		{"check TOCTOU", Request{Op: "check", Source: src}, summary{Verdict: "violated", TraceLen: 4, Operands: []string{"shipped == approved: false"}}},
 		{"state limit", Request{Op: "check", Source: longSpec, MaxStates: 1000}, summary{Verdict: "incomplete", Reason: "state limit"}},
 		{"time limit", Request{Op: "check", Source: longSpec, MaxStates: 1 << 40, TimeoutMS: 200}, summary{Verdict: "incomplete", Reason: "timeout"}},
 		{"syntax error at its position", Request{Op: "check", Name: "x.wrap", Source: "spec X\nvar x: 0..3 = 0\nprocess p { action a { x = 1 } }\n"},

@@ -101,7 +101,9 @@ func comparable(t *testing.T, raw []byte) map[string]any {
 // TestWasmMatchesNative runs every example through the WebAssembly build
 // (under Node.js) and natively (verify.Run with every core, rendered by
 // report.JSON), and wants the same reports: verdicts, traces, lassos,
-// counts and coverage; and, for a rejected spec, the same errors.
+// counts and coverage; and, for a rejected spec, the same errors. It
+// also compares fmt's output and the state graph's DOT with the native
+// engine's.
 func TestWasmMatchesNative(t *testing.T) {
 	node := needTool(t, "node")
 	if testing.Short() {
@@ -117,6 +119,12 @@ func TestWasmMatchesNative(t *testing.T) {
 		}
 		reqs = append(reqs, Request{Op: "check", Name: c.path, Source: string(src), Defines: c.defines, MaxStates: 1 << 40, TimeoutMS: 600000})
 	}
+	// then fmt and the state graph of each example, compared with the
+	// native engine's
+	n := len(reqs)
+	for _, r := range reqs[:n] {
+		reqs = append(reqs, Request{Op: "fmt", Name: r.Name, Source: r.Source}, Request{Op: "graph", Name: r.Name, Source: r.Source, Defines: r.Defines})
+	}
 	in, _ := json.Marshal(reqs)
 	cmd := exec.Command(node, "../node-run.mjs", wasmExec, wasm)
 	cmd.Stdin = bytes.NewReader(in)
@@ -130,8 +138,17 @@ func TestWasmMatchesNative(t *testing.T) {
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("node's answer: %v", err)
 	}
-	if len(got) != len(reqs) {
+	if len(got) != len(reqs) || len(reqs) != 3*len(cases) {
 		t.Fatalf("node answered %d requests, want %d", len(got), len(reqs))
+	}
+	for i := n; i < len(reqs); i++ {
+		want := Run(context.Background(), reqs[i], nil)
+		if diff := cmp.Diff(want.Formatted+want.DOT, got[i].Formatted+got[i].DOT); diff != "" || want.Truncated != got[i].Truncated {
+			t.Errorf("%s %s (-native +wasm):\n%s", reqs[i].Op, reqs[i].Name, diff)
+		}
+		if want.Formatted+want.DOT == "" && len(want.Errors) == 0 {
+			t.Errorf("%s %s: empty answer", reqs[i].Op, reqs[i].Name)
+		}
 	}
 	violated := 0
 	for i, c := range cases {

@@ -210,7 +210,7 @@ async function runCheck() {
   text += ` · ${rep.stats.states} states, ${rep.stats.transitions} transitions`;
   $("verdict").textContent = text;
   if (v) {
-    renderTrace(v, resp.trace_slots);
+    renderTrace(v, resp.trace_slots, resp.operands);
     if (resp.mermaid) renderMermaid(resp.mermaid);
   }
 }
@@ -226,7 +226,7 @@ const show = (v) => (typeof v === "object" ? JSON.stringify(v) : String(v));
 // renderTrace draws the trace as a table: per step the action, the agent
 // answers and only the variables that changed; the lasso's cycle is
 // shaded from loop_start on, and a last row says where it loops back.
-function renderTrace(v, slots) {
+function renderTrace(v, slots, operands) {
   const box = $("traceBox");
   const table = document.createElement("table");
   table.className = "trace";
@@ -267,6 +267,13 @@ function renderTrace(v, slots) {
     tr.className = "back";
     tr.innerHTML = `<td colspan="5"></td>`;
     tr.firstChild.textContent = `… and back to step ${v.loop_start}, forever`;
+    body.appendChild(tr);
+  }
+  if (v.kind === "invariant") {
+    const tr = document.createElement("tr");
+    tr.className = "violated";
+    tr.innerHTML = `<td colspan="5"></td>`;
+    tr.firstChild.textContent = `invariant ${v.name} is false here` + (operands && operands.length ? ": " + operands.join(", ") : "");
     body.appendChild(tr);
   }
   table.appendChild(body);
