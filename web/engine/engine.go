@@ -173,7 +173,8 @@ func Run(ctx context.Context, req Request, progress func(Progress)) (resp *Respo
 }
 
 func check(ctx context.Context, resp *Response, m *spec.Model, vet []report.Diagnostic, req Request, progress func(Progress)) error {
-	opts := verify.Options{Workers: 1, MaxStates: req.MaxStates}
+	// Workers 0: one per core natively, one under js/wasm (GOMAXPROCS 1)
+	opts := verify.Options{MaxStates: req.MaxStates}
 	if opts.MaxStates <= 0 {
 		opts.MaxStates = DefaultMaxStates
 	}

@@ -49,6 +49,11 @@ class WorkerEngine {
         setStatus("the checker did not load: " + m.message);
       }
     };
+    // A worker that dies (out of memory) fails its requests and is replaced.
+    this.worker.onerror = (e) => {
+      e.preventDefault();
+      if (this.ready) this.cancel("the checker stopped: " + (e.message || "out of memory?"));
+    };
   }
   run(request, onProgress) {
     const id = this.nextId++;
