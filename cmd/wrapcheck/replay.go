@@ -59,11 +59,7 @@ func runReplay(cmd *cobra.Command, specPath, runPath string, f replayFlags) erro
 	}
 	defer file.Close()
 	run := displayPath(runPath)
-	lines, err := replay.Read(m, run, file)
-	if err != nil {
-		return &exitError{code: exitUsage, err: err}
-	}
-	out, err := replay.Check(m, lines)
+	out, err := replay.Run(m, run, file)
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
