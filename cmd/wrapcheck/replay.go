@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -17,6 +18,7 @@ import (
 type replayFlags struct {
 	defines []string
 	format  string
+	mapping string // the mapping of an OTLP recording
 }
 
 func newReplayCmd() *cobra.Command {
@@ -42,6 +44,7 @@ command line is wrong.`,
 	fl := cmd.Flags()
 	fl.StringArrayVarP(&f.defines, "define", "D", nil, "override a constant: -D NAME=VALUE (repeatable)")
 	fl.StringVar(&f.format, "format", "text", "output format: text or json")
+	fl.StringVar(&f.mapping, "mapping", "", "for an OTLP JSON recording: the mapping of its spans to actions (see docs/replay.md)")
 	return cmd
 }
 
@@ -59,7 +62,11 @@ func runReplay(cmd *cobra.Command, specPath, runPath string, f replayFlags) erro
 	}
 	defer file.Close()
 	run := displayPath(runPath)
-	lines, err := replay.Read(m, run, file)
+	br := bufio.NewReader(file)
+	if head, _ := br.Peek(4096); replay.IsOTLP(head) {
+		return runReplayOTLP(cmd, m, run, br, f)
+	}
+	lines, err := replay.Read(m, run, br)
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
