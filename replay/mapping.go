@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -119,7 +120,17 @@ func ParseMapping(m *spec.Model, name string, r io.Reader) (*Mapping, error) {
 	dec.DisallowUnknownFields()
 	var mp Mapping
 	if err := dec.Decode(&mp); err != nil {
-		return nil, fmt.Errorf("%s:%s: %v", name, offsetPos(data, dec.InputOffset(), err), jsonMsg(err))
+		off := dec.InputOffset()
+		if err == io.ErrUnexpectedEOF {
+			off = int64(len(data))
+		}
+		if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			if i := bytes.Index(data, []byte(f)); i >= 0 {
+				off = int64(i)
+			}
+			return nil, fmt.Errorf("%s:%s: unknown member %s", name, offsetPos(data, off, nil), f)
+		}
+		return nil, fmt.Errorf("%s:%s: %v", name, offsetPos(data, off, err), jsonMsg(err))
 	}
 	if dec.More() {
 		return nil, fmt.Errorf("%s:%s: want one JSON object", name, offsetPos(data, dec.InputOffset(), nil))
@@ -147,9 +158,27 @@ func offsetPos(data []byte, off int64, err error) string {
 
 func jsonMsg(err error) string {
 	if e, ok := err.(*json.UnmarshalTypeError); ok {
-		return fmt.Sprintf("%s: want %s, found a JSON %s", e.Field, e.Type, e.Value)
+		return fmt.Sprintf("%s: want %s, found a JSON %s", e.Field, jsonKind(e.Type), e.Value)
 	}
 	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+// jsonKind names the JSON form of a Go type.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Slice:
+		if t == reflect.TypeFor[json.RawMessage]() {
+			return "a JSON value"
+		}
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	}
+	return t.String()
 }
 
 // resolve checks the mapping's names against m and builds its fields.

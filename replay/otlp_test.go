@@ -157,3 +157,120 @@ func TestOTLPDialects(t *testing.T) {
 		}
 	}
 }
+
+// TestDivergenceReport: the report names the closest successor over all
+// successors of all consistent states, the differing answer when only the
+// answers differ, and suggests names for misspelt ones.
+func TestDivergenceReport(t *testing.T) {
+	m, err := spec.ParseFile("gate.wrap", []byte(gate), spec.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, run string
+		want      []string
+	}{
+		// only the answer differs: the assume rules pass out for draft 2
+		{"answer", `{"action": "wrapper.edit"}
+{"action": "wrapper.edit"}
+{"action": "wrapper.review", "asked": {"verifier": "pass"}}`,
+			[]string{"asked verifier: recorded pass, the nearest step of the spec got fail"}},
+		// the state matches the branch that got pass: the answer differs
+		{"answer-state", `{"action": "wrapper.review", "asked": {"verifier": "fail"}, "state": {"released": true, "draft": 0}}`,
+			[]string{"asked verifier: recorded fail, the nearest step of the spec got pass"}},
+		{"two-vars", `{"action": "wrapper.edit", "state": {"released": true, "draft": 2}}`,
+			[]string{"draft: recorded 2, the spec gives 1", "released: recorded true, the spec gives false"}},
+		{"initial", `{"state": {"draft": 1}}`, []string{"draft: recorded 1, the spec gives 0"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lines, err := Read(m, "run.jsonl", strings.NewReader(tt.run))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Check(m, lines)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Diverged == nil {
+				t.Fatalf("no divergence: %+v", res)
+			}
+			if diff := cmp.Diff(tt.want, res.Diverged.Mismatch); diff != "" {
+				t.Errorf("mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+	// the closest successor, not the first: set of a pick, from either
+	// initial state
+	pick, err := spec.ParseFile("pick.wrap", []byte(`spec Pick
+var a: 0..3
+var b: 0..3
+var c: bool
+init { choose x in bool { c := x } }
+action set { choose x in 0..3 { a := x
+  b := x } }
+`), spec.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		run  string
+		want []string
+	}{
+		{`{"action": "set", "state": {"a": 3, "b": 2}}`, []string{"a: recorded 3, the spec gives 2"}},
+		// first among equals: x = 1 comes before x = 2
+		{`{"action": "set", "state": {"a": 1, "b": 2, "c": true}}`, []string{"b: recorded 2, the spec gives 1"}},
+		// c is open after the first line: the closest is from c = true
+		{`{"action": "set", "state": {"a": 0, "b": 0}}
+{"action": "set", "state": {"a": 2, "b": 3, "c": true}}`, []string{"b: recorded 3, the spec gives 2"}},
+	} {
+		lines, err := Read(pick, "run.jsonl", strings.NewReader(tt.run))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Check(pick, lines)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Diverged == nil {
+			t.Fatalf("%s: no divergence", tt.run)
+		}
+		if diff := cmp.Diff(tt.want, res.Diverged.Mismatch); diff != "" {
+			t.Errorf("%s: mismatch (-want +got):\n%s", tt.run, diff)
+		}
+	}
+	for _, tt := range []struct{ run, want string }{
+		{`{"action": "wrapper.reveiw"}`, "run.jsonl:1: no action wrapper.reveiw in Gate (did you mean wrapper.review?)"},
+		{`{"action": "wrapper.edit", "state": {"relased": true}}`, "run.jsonl:1: state: no variable relased in Gate (did you mean released?)"},
+		{`{"action": "wrapper.edit", "asked": {"verfier": "pass"}}`, "run.jsonl:1: asked: no agent verfier in Gate (did you mean verifier?)"},
+	} {
+		_, err := Read(m, "run.jsonl", strings.NewReader(tt.run))
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("Read(%s) = %v, want %s", tt.run, err, tt.want)
+		}
+	}
+}
+
+func TestParseMappingErrors(t *testing.T) {
+	m := loadPipeline(t)
+	for _, tt := range []struct{ text, want string }{
+		{`{"rules": [{"action": "wrapper.plna"}]}`, "mapping.json: rules[0].action: no action wrapper.plna in Pipeline (did you mean wrapper.plan?)"},
+		{`{"rules": [{"action": "wrapper.plan", "asked": {"planer": {"from": "x"}}}]}`, "mapping.json: rules[0].asked: no agent planer in Pipeline (did you mean planner?)"},
+		{`{"state": {"phse": {"from": "x"}}, "rules": [{"action": "wrapper.plan"}]}`, "mapping.json: state: no variable phse in Pipeline (did you mean phase?)"},
+		{`{"presets": ["genia"], "rules": [{"action": "wrapper.plan"}]}`, "mapping.json: presets: no preset genia (have genai, genai-1.36, mcp, openinference) (did you mean genai?)"},
+		{`{"rules": [{"action": "wrapper.plan", "asked": {"planner": {}}}]}`, "mapping.json: rules[0].asked.planner: want exactly one of from and const"},
+		{`{"rules": []}`, "mapping.json: rules: want at least one rule"},
+		{`{"rules": [{"acton": "wrapper.plan"}]}`, `mapping.json:1:13: unknown member "acton"`},
+		{"{\n  \"rules\": 3}", "mapping.json:2:13: rules: want an array, found a JSON number"},
+		{`{"rules": [`, "mapping.json:1:12: unexpected EOF"},
+	} {
+		_, err := ParseMapping(m, "mapping.json", strings.NewReader(tt.text))
+		got := "<nil>"
+		if err != nil {
+			got = err.Error()
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s: (-want +got):\n%s", tt.text, diff)
+		}
+	}
+}

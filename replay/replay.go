@@ -101,7 +101,7 @@ func Read(m *spec.Model, name string, r io.Reader) ([]Line, error) {
 		if l.Action != nil {
 			a, ok := actions[*l.Action]
 			if !ok {
-				return nil, bad("no action %s in %s", *l.Action, m.Name)
+				return nil, bad("no action %s in %s%s", *l.Action, m.Name, didYouMean(suggestName(*l.Action, sortedKeys(actions))))
 			}
 			w.action = a
 		} else if len(out) > 0 {
@@ -110,7 +110,7 @@ func Read(m *spec.Model, name string, r io.Reader) ([]Line, error) {
 		for _, k := range sortedKeys(l.State) {
 			v, ok := vars[k]
 			if !ok {
-				return nil, bad("state: no variable %s in %s", k, m.Name)
+				return nil, bad("state: no variable %s in %s%s", k, m.Name, didYouMean(suggestName(k, sortedKeys(vars))))
 			}
 			val, err := encodeValue(v.Type, l.State[k])
 			if err != nil {
@@ -121,7 +121,7 @@ func Read(m *spec.Model, name string, r io.Reader) ([]Line, error) {
 		for _, k := range sortedKeys(l.Asked) {
 			ag, ok := agents[k]
 			if !ok {
-				return nil, bad("asked: no agent %s in %s", k, m.Name)
+				return nil, bad("asked: no agent %s in %s%s", k, m.Name, didYouMean(suggestName(k, sortedKeys(agents))))
 			}
 			val, err := encodeValue(m.Agents[ag].Result, l.Asked[k])
 			if err != nil {
@@ -314,7 +314,7 @@ type Divergence struct {
 	Line     int
 	Action   string
 	Enabled  bool     // the action had successors, but none matched the state and answers
-	Mismatch []string // for Enabled: what the first successor differs in
+	Mismatch []string // for Enabled: what the closest successor differs in (variables, then answers)
 	Allowed  []string // the actions enabled there
 }
 
@@ -345,8 +345,12 @@ func (r *replayer) replay(lines []Line) Result {
 			}
 		}
 		if len(keep) == 0 {
+			var near closest
+			for _, c := range cur {
+				r.consider(&near, c.state, w.asked, Line{vars: w.vars})
+			}
 			return Result{Diverged: &Divergence{Line: w.line, Action: "(initial state)", Enabled: true,
-				Mismatch: r.mismatch(cur[0].state, w.vars), Allowed: r.allowed(cur)}}
+				Mismatch: near.mismatch, Allowed: r.allowed(cur)}}
 		}
 		cur, lines = keep, lines[1:]
 		cur[0].asked = w.asked
@@ -361,18 +365,18 @@ func (r *replayer) replay(lines []Line) Result {
 		clear(seen)
 		var next []*cand
 		enabled := false
-		var first checker.State
+		var near closest
 		for _, c := range cur {
 			err := r.mach.Successors(c.state, func(a, _ int, t checker.State) {
 				r.transitions++
 				if a != w.action {
 					return
 				}
-				if !enabled {
-					enabled, first = true, slices.Clone(t)
-				}
+				enabled = true
 				if r.matches(t, w.vars) && answersMatch(r.mach.Asked(), w.asked) {
 					next = add(next, &cand{state: slices.Clone(t), parent: c, action: a, asked: cloneAnswers(r.mach.Asked())})
+				} else if len(next) == 0 {
+					r.consider(&near, t, r.mach.Asked(), w)
 				}
 			})
 			if err != nil {
@@ -382,7 +386,7 @@ func (r *replayer) replay(lines []Line) Result {
 		if len(next) == 0 {
 			d := &Divergence{Line: w.line, Action: r.m.Actions[w.action].Name, Enabled: enabled, Allowed: r.allowed(cur)}
 			if enabled {
-				d.Mismatch = r.mismatch(first, w.vars)
+				d.Mismatch = near.mismatch
 			}
 			return Result{Steps: steps, Diverged: d}
 		}
