@@ -235,6 +235,9 @@ func decodeRequest(name string, line int, data []byte, have int) ([]*span, error
 			return nil, fmt.Errorf("%s:%d: %s: want %s, found a JSON %s", name, line, otlpPath(ute), ute.Type, ute.Value)
 		}
 		var se *json.SyntaxError
+		if errors.As(err, &se) && se.Offset >= int64(len(bytes.TrimRight(data, " \t\r\n"))) {
+			return nil, fmt.Errorf("%s:%d: not OTLP JSON: %v (the request that starts here does not end)", name, line, err)
+		}
 		if errors.As(err, &se) {
 			return nil, fmt.Errorf("%s:%d: not OTLP JSON: %v", name, line+bytes.Count(data[:min(int(se.Offset), len(data))], []byte("\n")), err)
 		}

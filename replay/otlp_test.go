@@ -12,7 +12,7 @@ import (
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
-func loadPipeline(t *testing.T) *spec.Model {
+func loadPipeline(t testing.TB) *spec.Model {
 	t.Helper()
 	path := filepath.Join("..", "examples", "pipeline", "pipeline.wrap")
 	src, err := os.ReadFile(path)
@@ -26,7 +26,7 @@ func loadPipeline(t *testing.T) *spec.Model {
 	return m
 }
 
-func loadMapping(t *testing.T, m *spec.Model, text string) *Mapping {
+func loadMapping(t testing.TB, m *spec.Model, text string) *Mapping {
 	t.Helper()
 	mp, err := ParseMapping(m, "mapping.json", strings.NewReader(text))
 	if err != nil {
@@ -35,7 +35,7 @@ func loadMapping(t *testing.T, m *spec.Model, text string) *Mapping {
 	return mp
 }
 
-func pipelineMapping(t *testing.T) string {
+func pipelineMapping(t testing.TB) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", "otlp", "pipeline.mapping.json"))
 	if err != nil {

@@ -33,6 +33,12 @@ be a successor by the named action whose state matches the recorded
 variables. Every invariant is checked on the way, and an assertion or runtime
 error of the spec in a state the run reaches is reported too.
 
+RUN may also be an OpenTelemetry recording in OTLP JSON (one
+ExportTraceServiceRequest a line, as the collector's file exporter writes;
+chosen by content): --mapping FILE then says which spans are which actions
+and which attributes are agent answers and variables, and each run of the
+recording (split by gen_ai.conversation.id by default) is replayed.
+
 Exit codes: 0 the run conforms, 1 a line the spec does not allow or a
 violation reached (rendered as by check), 2 the spec, the run file or the
 command line is wrong.`,
