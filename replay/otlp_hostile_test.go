@@ -180,3 +180,43 @@ func gateModel(t testing.TB) *spec.Model {
 	}
 	return m
 }
+
+// TestPresets: one mapping written with fields reads GenAI, MCP and
+// OpenInference spans, each run keyed by its conventions' session; naming
+// one preset leaves the others' spans unread.
+func TestPresets(t *testing.T) {
+	m := gateModel(t)
+	rec := otlpRequestJSON(
+		otlpSpanJSON("0000000000000001", "", "execute_tool edit_draft", 10,
+			strAttr("gen_ai.operation.name", "execute_tool")+","+strAttr("gen_ai.tool.name", "edit_draft")+","+strAttr("gen_ai.conversation.id", "genai")),
+		otlpSpanJSON("0000000000000002", "", "tools/call edit_draft", 11,
+			strAttr("mcp.method.name", "tools/call")+","+strAttr("mcp.session.id", "mcp")),
+		otlpSpanJSON("0000000000000003", "", "edit_draft", 12,
+			strAttr("openinference.span.kind", "TOOL")+","+strAttr("tool.name", "edit_draft")+","+strAttr("session.id", "oi")),
+		otlpSpanJSON("0000000000000004", "", "chat gpt", 13, strAttr("gen_ai.operation.name", "chat")),
+	)
+	for _, tt := range []struct {
+		presets string
+		want    []string
+	}{
+		{``, []string{"genai:1", "mcp:1", "oi:1"}},
+		{`"presets": ["genai"], `, []string{"genai:1"}},
+		// the GenAI span has gen_ai.tool.name but no mcp.session.id: it takes
+		// the key of its trace, which all these spans share
+		{`"presets": ["mcp"], `, []string{"mcp:2"}},
+		{`"presets": ["openinference"], `, []string{"oi:1"}},
+	} {
+		mp := loadMapping(t, m, `{`+tt.presets+`"rules": [{"where": {"tool": "edit_draft", "operation": "*"}, "action": "wrapper.edit"}, {"where": {"kind": "TOOL"}, "action": "wrapper.edit"}]}`)
+		runs, err := ReadOTLP(m, "rec.json", strings.NewReader(rec), mp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range runs {
+			got = append(got, r.Key+":"+strconv.Itoa(len(r.Lines)))
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s: (-want +got):\n%s", tt.presets, diff)
+		}
+	}
+}
