@@ -274,3 +274,52 @@ func TestParseMappingErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestOTLPRecordingsOnBuggySpecs: each broken recording follows the spec
+// of its bug (examples/pipeline) step by step and reaches that spec's
+// violation at its last step, the release.
+func TestOTLPRecordingsOnBuggySpecs(t *testing.T) {
+	for _, tt := range []struct{ rec, spec, want string }{
+		{"release_after_outage", "release_after_outage.wrap", "violation NeverReleaseUninspected at step 6"},
+		{"fail_open", "fail_open.wrap", "violation NeverReleaseUninspected at step 5"},
+		{"approval_reused", "approval_toctou.wrap", "violation ReleasedWhatWasApproved at step 7"},
+	} {
+		t.Run(tt.rec, func(t *testing.T) {
+			path := filepath.Join("..", "examples", "pipeline", tt.spec)
+			src, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := spec.ParseFile(path, src, spec.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.Open(filepath.Join("testdata", "otlp", tt.rec+".json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			runs, err := ReadOTLP(m, tt.rec, f, loadMapping(t, m, pipelineMapping(t)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := Check(m, runs[0].Lines)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := fmt.Sprintf("diverged %+v", res.Diverged)
+			if res.Violation != nil {
+				got = fmt.Sprintf("violation %s at step %d", res.Violation.Name, res.Line)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			if res.Line < 1 {
+				return
+			}
+			if last := runs[0].Spans[res.Line-1]; last.Name != "release" {
+				t.Errorf("violation at span %s, want the release", last)
+			}
+		})
+	}
+}
