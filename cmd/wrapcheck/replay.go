@@ -71,6 +71,8 @@ func runReplay(cmd *cobra.Command, specPath, runPath string, f replayFlags) erro
 	br := bufio.NewReader(file)
 	if head, _ := br.Peek(4096); replay.IsOTLP(head) {
 		return runReplayOTLP(cmd, m, run, br, f)
+	} else if f.mapping != "" {
+		return &exitError{code: exitUsage, err: fmt.Errorf("%s: --mapping is for OTLP JSON recordings, and this is a run file (JSON lines)", run)}
 	}
 	lines, err := replay.Read(m, run, br)
 	if err != nil {
