@@ -291,6 +291,29 @@ type Run struct {
 	Key   string
 	Lines []Line
 	Spans []SpanRef // Spans[i] is where Lines[i] comes from
+	// Unmapped are the agent and tool spans of the run (operation
+	// invoke_agent or execute_tool, an MCP tools/call, OpenInference kind
+	// AGENT, TOOL or GUARDRAIL) that no rule maps: steps the replay does
+	// not see.
+	Unmapped []SpanRef
+}
+
+// agentLike reports whether a span is an agent or tool step by the
+// conventions, whatever the mapping says.
+func (mp *Mapping) agentLike(sp *span) bool {
+	if v, ok := mp.lookup("operation", sp, nil); ok {
+		switch valueText(v) {
+		case "invoke_agent", "execute_tool", "tools/call":
+			return true
+		}
+	}
+	if v, ok := mp.lookup("kind", sp, nil); ok {
+		switch valueText(v) {
+		case "AGENT", "TOOL", "GUARDRAIL":
+			return true
+		}
+	}
+	return false
 }
 
 // ReadOTLP reads an OTLP JSON recording (named name in errors) and turns
@@ -311,13 +334,19 @@ func ReadOTLP(m *spec.Model, name string, r io.Reader, mp *Mapping) ([]Run, erro
 		time uint64
 	}
 	var steps []step
+	var unmapped []*span
 	for _, sp := range spans {
+		mapped := false
 		for i := range mp.Rules {
 			r := &mp.Rules[i]
 			if r.Event == "" && mp.matches(r, sp, nil) {
 				steps = append(steps, step{sp, -1, r, sp.start})
+				mapped = true
 				break
 			}
+		}
+		if !mapped && mp.agentLike(sp) {
+			unmapped = append(unmapped, sp)
 		}
 		for e := range sp.events {
 			for i := range mp.Rules {
@@ -370,6 +399,17 @@ func ReadOTLP(m *spec.Model, name string, r io.Reader, mp *Mapping) ([]Run, erro
 			l.line = len(run.Lines) + 1
 			run.Lines = append(run.Lines, l)
 			run.Spans = append(run.Spans, ref)
+		}
+	}
+	slices.SortStableFunc(unmapped, func(a, b *span) int {
+		if a.start != b.start {
+			return cmpU(a.start, b.start)
+		}
+		return a.order - b.order
+	})
+	for _, sp := range unmapped {
+		if ri, ok := index[keys[sp]]; ok {
+			runs[ri].Unmapped = append(runs[ri].Unmapped, SpanRef{TraceID: sp.traceID, SpanID: sp.id, Name: sp.name, Line: sp.line})
 		}
 	}
 	return runs, nil

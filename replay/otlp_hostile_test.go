@@ -220,3 +220,31 @@ func TestPresets(t *testing.T) {
 		}
 	}
 }
+
+// TestUnmapped: agent and tool spans no rule maps are listed with their run.
+func TestUnmapped(t *testing.T) {
+	m := gateModel(t)
+	rec := otlpRequestJSON(
+		otlpSpanJSON("0000000000000001", "", "execute_tool edit_draft", 10,
+			strAttr("gen_ai.operation.name", "execute_tool")+","+strAttr("gen_ai.tool.name", "edit_draft")+","+strAttr("gen_ai.conversation.id", "c")),
+		otlpSpanJSON("0000000000000002", "", "execute_tool delete_file", 11,
+			strAttr("gen_ai.operation.name", "execute_tool")+","+strAttr("gen_ai.tool.name", "delete_file")),
+		otlpSpanJSON("0000000000000003", "", "chat gpt", 12, strAttr("gen_ai.operation.name", "chat")),
+		otlpSpanJSON("0000000000000004", "", "guard", 13, strAttr("openinference.span.kind", "GUARDRAIL")),
+	)
+	mp := loadMapping(t, m, `{"rules": [{"where": {"tool": "edit_draft"}, "action": "wrapper.edit"}]}`)
+	runs, err := ReadOTLP(m, "rec.json", strings.NewReader(rec), mp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range runs {
+		for _, u := range r.Unmapped {
+			got = append(got, r.Key+" "+u.String())
+		}
+	}
+	want := []string{"c span 0000000000000002 (execute_tool delete_file)", "c span 0000000000000004 (guard)"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}

@@ -45,6 +45,10 @@ func runReplayOTLP(cmd *cobra.Command, m *spec.Model, run string, r io.Reader, f
 		if err := renderOTLPRun(cmd, m, run, rn, out, f.format); err != nil {
 			return err
 		}
+		if n := len(rn.Unmapped); n > 0 && f.format != "json" {
+			fmt.Fprintf(cmd.OutOrStdout(), "\tnote: %d agent or tool %s of %s no rule maps, so the replay does not see %s (the first: %s)\n",
+				n, plural(n, "span", "spans"), otlpRunName(run, rn), plural(n, "it", "them"), report.Escape(rn.Unmapped[0].String()))
+		}
 		failed = failed || out.Violation != nil || out.Diverged != nil
 	}
 	if failed {
@@ -116,8 +120,9 @@ func renderOTLPRun(cmd *cobra.Command, m *spec.Model, run string, rn replay.Run,
 				Mismatch []string `json:"mismatch"`
 				Allowed  []string `json:"allowed"`
 				Steps    int      `json:"steps"`
+				Unmapped int      `json:"unmapped"`
 			}{report.FormatVersion, m.Name, "diverges", run, rn.Key, sp.Line, d.Line, sp.TraceID, sp.SpanID, sp.Name, sp.Event,
-				d.Action, d.Enabled, nonNil(d.Mismatch), nonNil(d.Allowed), out.Steps}, "", "  ")
+				d.Action, d.Enabled, nonNil(d.Mismatch), nonNil(d.Allowed), out.Steps, len(rn.Unmapped)}, "", "  ")
 			if err != nil {
 				return err
 			}
@@ -142,8 +147,8 @@ func renderOTLPRun(cmd *cobra.Command, m *spec.Model, run string, rn replay.Run,
 		return nil
 	}
 	if format == "json" {
-		fmt.Fprintf(w, "{\"format\": %d, \"spec\": %q, \"verdict\": \"conforms\", \"run\": %q, \"run_key\": %q, \"steps\": %d, \"states\": %d}\n",
-			report.FormatVersion, m.Name, run, rn.Key, out.Steps, out.Finals)
+		fmt.Fprintf(w, "{\"format\": %d, \"spec\": %q, \"verdict\": \"conforms\", \"run\": %q, \"run_key\": %q, \"steps\": %d, \"states\": %d, \"unmapped\": %d}\n",
+			report.FormatVersion, m.Name, run, rn.Key, out.Steps, out.Finals, len(rn.Unmapped))
 		return nil
 	}
 	fmt.Fprintf(w, "%s: %s conforms: %d %s replayed", m.Name, name, out.Steps, plural(out.Steps, "step", "steps"))
