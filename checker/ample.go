@@ -3,8 +3,11 @@ package checker
 // Enabled appends to dst the actions whose guard holds in s, ascending,
 // and returns the extended slice. A guard whose evaluation fails counts
 // as enabled (running the action reports the failure), as in the search.
+// When the interrupt (SetInterrupt) stopped a guard's evaluation, the
+// result means nothing, and [Machine.Interrupted] reports it.
 func (m *Machine) Enabled(s State, dst []int) []int {
 	m.grow()
+	m.unhalt()
 	m.clearFailure()
 	m.load(s)
 	for a := range m.p.actions {
@@ -16,12 +19,18 @@ func (m *Machine) Enabled(s State, dst []int) []int {
 	return dst
 }
 
+// Interrupted reports whether the interrupt stopped the machine's last
+// call: it is what tells an [Machine.Enabled] cut short from a complete
+// one (the other calls return [ErrInterrupted]).
+func (m *Machine) Interrupted() bool { return m.halted }
+
 // SuccessorsOf is [Machine.Successors] restricted to the given actions
 // (ascending; nil: every action): it calls visit for each branch of each
 // of them that is enabled in s, in (action, branch) order. Branch numbers
 // are counted within the action, as Successors counts them.
 func (m *Machine) SuccessorsOf(s State, actions []int, visit func(action, branch int, t State)) error {
 	m.grow()
+	m.unhalt()
 	m.clearFailure()
 	m.visit = visit
 	m.leaf = m.publicLeaf
@@ -38,6 +47,10 @@ func (m *Machine) SuccessorsOf(s State, actions []int, visit func(action, branch
 		}
 		m.start = m.ord
 		m.runAction(a)
+		if m.halted {
+			m.unhalt()
+			return ErrInterrupted
+		}
 	}
 	if e := m.failed; e != nil {
 		m.clearFailure()

@@ -221,9 +221,37 @@ func runProgram(ctx context.Context, prog *Program, opts Options, minParallel in
 		w := &worker{e: e, m: prog.NewMachine(), vec: make([]uint64, prog.Words()),
 			fired: padded(len(m.Actions)), witnessed: make([]bool, len(prog.invs)), deadlock: -1}
 		w.m.leaf = w.onSucc
+		w.m.SetInterrupt(e.interrupted)
 		e.workers[i] = w
 	}
 	return e.run()
+}
+
+// interrupted is the workers' machines' interrupt function: it reports
+// whether the search stops for the context or the memory budget, so that
+// one long evaluation (a quantifier over a large domain, the branches of
+// a large choose) ends within a fraction of a second. The level it
+// interrupts is incomplete: its violations are not reported.
+func (e *explorer) interrupted() bool {
+	if r := e.ctxStop(); r != runOK {
+		e.stop.CompareAndSwap(runOK, r)
+	}
+	switch e.stop.Load() {
+	case stopTimeout, stopInterrupt, stopMemory:
+		return true
+	}
+	return false
+}
+
+// halted reports whether a worker's machine was interrupted during the
+// current level.
+func (e *explorer) halted() bool {
+	for _, w := range e.workers {
+		if w.m.halted {
+			return true
+		}
+	}
+	return false
 }
 
 func (e *explorer) selectInvariants() error {
@@ -313,11 +341,15 @@ func (e *explorer) run() (*Result, error) {
 	res, err := e.search()
 	close(done)
 	wg.Wait()
-	if err == nil {
-		err = e.spillErr()
-	}
 	if err != nil {
 		return nil, err
+	}
+	if ioErr := e.spillErr(); ioErr != nil {
+		// The temporary files are the search's own storage, as the
+		// memory is: once one fails, reads return zeros and the search
+		// ends after the level, so nothing it found stands, but the
+		// figures of the states explored do. Reported as incomplete.
+		res = &Result{Verdict: Unknown, Reason: "I/O error of the temporary files: " + ioErr.Error()}
 	}
 	e.sampleHeap()
 	res.Stats = e.stats()
@@ -339,6 +371,10 @@ func (e *explorer) search() (*Result, error) {
 	w.badInit = -1
 	initOK := m.runInit()
 	m.leaf = w.onSucc
+	if m.halted {
+		// The initial states are not all known: nothing can be said.
+		return &Result{Verdict: Unknown, Reason: stopNames[e.stop.Load()]}, nil
+	}
 	var first *Violation
 	switch {
 	case e.opts.Continue:
@@ -404,6 +440,11 @@ func (e *explorer) search() (*Result, error) {
 		if uint32(e.store.Len()) > e.levelStart {
 			e.maxDepth = e.depth + 1
 		}
+		if e.halted() {
+			// An interrupted evaluation's outcome is unknown: the
+			// level's failures and bad states may be its artefacts.
+			return end(stopNames[e.stop.Load()])
+		}
 		if cs := e.candidates(); len(cs) > 0 {
 			if e.opts.Continue {
 				if v := e.record(cs); first == nil {
@@ -422,6 +463,9 @@ func (e *explorer) search() (*Result, error) {
 
 // onInit stores an initial state.
 func (w *worker) onInit(m *Machine) {
+	if m.halted {
+		return
+	}
 	e := w.e
 	src := w.canonical(m)
 	e.prog.lay.pack(w.vec, src)
@@ -580,6 +624,9 @@ func (w *worker) changedConjuncts(vec, parent []uint64) []int32 {
 
 // onSucc handles one successor of the state at frontier position w.pos.
 func (w *worker) onSucc(m *Machine) {
+	if m.halted {
+		return
+	}
 	e := w.e
 	w.trans++
 	w.fired[m.action]++

@@ -251,8 +251,9 @@ func (f *failingFile) WriteAt(b []byte, off int64) (int, error) {
 }
 
 // TestSpillFiles: the temporary files are gone after a search; a search
-// that cannot create them, or whose writes fail midway, ends with an
-// error, never with a result built on lost data.
+// that cannot create them ends with an error; one whose writes fail
+// midway ends incomplete (Unknown, the I/O error as the reason, the
+// figures so far), never with a result built on lost data.
 func TestSpillFiles(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("TMPDIR", dir)
@@ -279,8 +280,9 @@ func TestSpillFiles(t *testing.T) {
 			return &failingFile{f, ok}, name, err
 		}
 		r, err := Run(context.Background(), twoCounters(), Options{HashCompact: true, Workers: 1})
-		if err == nil || !strings.Contains(err.Error(), "disk full") {
-			t.Errorf("writes failing after %d: result %v, err = %v", ok, r, err)
+		if err != nil || r.Verdict != Unknown || !strings.Contains(r.Reason, "I/O error of the temporary files: ") ||
+			!strings.Contains(r.Reason, "disk full") || r.Violation != nil || r.Stats.States == 0 {
+			t.Errorf("writes failing after %d: result %+v, err = %v", ok, r, err)
 		}
 	}
 }

@@ -338,6 +338,9 @@ func (c *compiler) quant(e *spec.Expr, cx frameCtx) evalFn {
 	case spec.OpForall:
 		return func(m *Machine) int64 {
 			for v := lo; v <= hi; v++ {
+				if m.tick() {
+					return 0
+				}
 				m.mem[off] = v
 				if body(m) == 0 {
 					return 0
@@ -348,6 +351,9 @@ func (c *compiler) quant(e *spec.Expr, cx frameCtx) evalFn {
 	case spec.OpExists:
 		return func(m *Machine) int64 {
 			for v := lo; v <= hi; v++ {
+				if m.tick() {
+					return 0
+				}
 				m.mem[off] = v
 				if body(m) != 0 {
 					return 1
@@ -359,6 +365,9 @@ func (c *compiler) quant(e *spec.Expr, cx frameCtx) evalFn {
 	return func(m *Machine) int64 {
 		var n int64
 		for v := lo; v <= hi; v++ {
+			if m.tick() {
+				return 0
+			}
 			m.mem[off] = v
 			if body(m) != 0 {
 				n++

@@ -342,6 +342,11 @@ func (c *compiler) choose(s *spec.Stmt, cx frameCtx, k stepFn) stepFn {
 	}
 	return func(m *Machine) {
 		for v := lo; v <= hi; v++ {
+			if m.tick() {
+				m.raise() // the branches not taken are unknown: the call reports the interruption
+				m.resume()
+				return
+			}
 			mark := len(m.trail)
 			m.set(off, v, nil)
 			if cond != nil {
@@ -520,6 +525,11 @@ func (c *compiler) ask(s *spec.Stmt, cx frameCtx, k stepFn) stepFn {
 			mem[ans+i] = doms[i][0]
 		}
 		for {
+			if m.tick() {
+				m.raise()
+				m.resume()
+				return
+			}
 			ok := true
 			if assume != nil {
 				for i := range params {

@@ -300,14 +300,75 @@ type Machine struct {
 
 	visit func(action, branch int, t State)
 	start int
+
+	// Interruption (SetInterrupt): interrupt is polled when countdown,
+	// decremented by every quantifier iteration, choose branch and agent
+	// answer, reaches 0; halted is set once it reported true, and the
+	// evaluation then ends at the next such step, with halt pending.
+	interrupt func() bool
+	countdown int64
+	halted    bool
+	halt      site
 }
+
+// pollEvery is the number of quantifier iterations, choose branches and
+// agent answers between two polls of a machine's interrupt function.
+const pollEvery = 1 << 16
+
+// ErrInterrupted is returned by a [Machine]'s methods when the function
+// given to [Machine.SetInterrupt] reported true during the call: the
+// evaluation was abandoned, and what it visited before is incomplete.
+var ErrInterrupted = errors.New("checker: evaluation interrupted")
 
 // NewMachine returns a machine for p.
 func (p *Program) NewMachine() *Machine {
 	p.mu.Lock()
 	n := p.memSize
 	p.mu.Unlock()
-	return &Machine{p: p, mem: padded(n), vec: make([]uint64, p.lay.words), trail: make([]undo, 0, 64)}
+	return &Machine{p: p, mem: padded(n), vec: make([]uint64, p.lay.words), trail: make([]undo, 0, 64),
+		countdown: pollEvery, halt: site{kind: RuntimeError, msg: "evaluation interrupted"}}
+}
+
+// SetInterrupt sets the function the machine polls during long
+// evaluations: every 65536 quantifier iterations, choose branches and
+// agent answers. Once it reports true, the current call (Init,
+// Successors, SuccessorsOf, Eval) stops within a few steps and returns
+// [ErrInterrupted]; the next call starts afresh. nil (the default) turns
+// polling off.
+func (m *Machine) SetInterrupt(f func() bool) { m.interrupt = f }
+
+// tick counts one step of a loop whose length the spec decides and
+// reports whether the evaluation must end now: the machine halted, and a
+// failure is pending so that the statement around it raises.
+func (m *Machine) tick() bool {
+	m.countdown--
+	if m.countdown > 0 {
+		return false
+	}
+	return m.poll()
+}
+
+func (m *Machine) poll() bool {
+	if !m.halted {
+		m.countdown = pollEvery
+		if m.interrupt == nil || !m.interrupt() {
+			return false
+		}
+		m.halted = true
+	}
+	m.countdown = 0 // from now on every step polls, and ends at once
+	m.fail(&m.halt, 0)
+	return true
+}
+
+// unhalt readies a halted machine for the next call.
+func (m *Machine) unhalt() {
+	if m.halted {
+		m.halted = false
+		m.countdown = pollEvery
+		m.undo(0)
+		m.clearFailure()
+	}
 }
 
 func (m *Machine) grow() {
@@ -497,6 +558,9 @@ func (m *Machine) enabledGuard(a int) bool {
 }
 
 func (m *Machine) publicLeaf(mm *Machine) {
+	if m.halted {
+		return
+	}
 	m.p.lay.pack(m.vec, m.mem[:m.p.n])
 	m.visit(m.action, m.ord-m.start, m.vec)
 }
@@ -507,11 +571,17 @@ func (m *Machine) publicLeaf(mm *Machine) {
 // once every branch has run.
 func (m *Machine) Init(visit func(branch int, t State)) error {
 	m.grow()
+	m.unhalt()
 	m.clearFailure()
 	m.visit = func(_, b int, t State) { visit(b, t) }
 	m.leaf = m.publicLeaf
 	m.start = 0
-	if !m.runInit() {
+	ok := m.runInit()
+	if m.halted {
+		m.unhalt()
+		return ErrInterrupted
+	}
+	if !ok {
 		e := m.failure()
 		m.clearFailure()
 		return e
@@ -538,6 +608,10 @@ func (m *Machine) Eval(pr *Pred, s State) (int64, error) {
 		v = pr.eval(m)
 	} else {
 		v = m.mem[pr.ref.at(m)]
+	}
+	if m.halted {
+		m.halted, m.countdown, m.err = false, pollEvery, nil
+		return 0, ErrInterrupted
 	}
 	if m.err != nil {
 		return 0, m.predFailure()
@@ -607,9 +681,14 @@ func (m *Machine) IsTerminal(s State) (bool, error) {
 		return false, nil
 	}
 	m.grow()
+	m.unhalt()
 	m.err = nil
 	p.lay.unpack(m.mem[p.checkOff:p.checkOff+p.n], s)
 	v := p.terminal(m)
+	if m.halted {
+		m.unhalt()
+		return false, ErrInterrupted
+	}
 	if m.err != nil {
 		return false, m.predFailure()
 	}

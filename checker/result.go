@@ -63,7 +63,8 @@ type Result struct {
 	Stats     Stats
 	Coverage  Coverage
 	// Reason says why the verdict is Unknown: "state limit", "depth
-	// limit", "timeout", "interrupted" or "memory budget".
+	// limit", "timeout", "interrupted", "memory budget", or, under
+	// HashCompact, "I/O error of the temporary files: " and the error.
 	Reason string
 	// Notes are remarks for the reader that are not part of the verdict,
 	// such as the fairness a property needed or a process a lasso starves.

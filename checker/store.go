@@ -7,27 +7,31 @@ import (
 )
 
 // ErrStoreFull is returned by [Store.Insert] when the store holds the
-// maximum number of states (2^32-2).
-var ErrStoreFull = errors.New("checker: visited store is full (2^32-2 states)")
+// maximum number of states: 2^32-2, or fewer when the vectors are so wide
+// that they would take more than 2^40 bytes.
+var ErrStoreFull = errors.New("checker: visited store is full (2^32-2 states, or 2^40 bytes of vectors)")
 
 const (
-	chunkShift  = 15 // states per arena chunk: 32768
-	chunkStates = 1 << chunkShift
-	maxChunks   = 1 << (32 - chunkShift)
-	shardBits   = 8
-	nShards     = 1 << shardBits
-	shardInit   = 256 // initial table entries per shard
-	maxStates   = 1<<32 - 2
-	tagMask     = 0xFFFFFFFF00000000
-	cacheLine   = 64
+	maxChunkShift = 15      // at most 32768 records per arena chunk
+	maxChunkBytes = 4 << 20 // a chunk takes at most 4 MiB, unless one record is larger
+	maxArenaBytes = 1 << 40 // the chunk directory covers at most this much
+	shardBits     = 8
+	nShards       = 1 << shardBits
+	shardInit     = 256 // initial table entries per shard
+	maxStates     = 1<<32 - 2
+	tagMask       = 0xFFFFFFFF00000000
+	cacheLine     = 64
 )
 
 // Store is the visited set: a concurrent set of fixed-width vectors, each
 // identified by a dense uint32 index in insertion order, with one
 // auxiliary "link" word per vector (the BFS keeps parent pointers there).
 //
-// Vectors live in arena chunks of 32768 records that never move, so a
-// slice returned by [Store.Vector] stays valid. Membership is an
+// Vectors live in arena chunks that never move, so a slice returned by
+// [Store.Vector] stays valid. A chunk holds 32768 records, or fewer (a
+// power of two) when that would take more than 4 MiB, so that the first
+// chunk of a store of very wide vectors does not reserve far more memory
+// than its few states use (the memory budget counts what is allocated). Membership is an
 // open-addressing hash table (64-bit wyhash-style hash, linear probing,
 // the hash's top 32 bits stored next to the index and compared before the
 // vectors) split into 256 shards by the hash's top 8 bits. A slot's
@@ -40,8 +44,11 @@ const (
 // Len are safe for concurrent use. A vector written by Insert is visible
 // to every goroutine that obtained its index from Insert.
 type Store struct {
-	width  int // payload words per vector
-	stride int // record words: link + payload
+	width  int    // payload words per vector
+	stride int    // record words: link + payload
+	shift  uint   // records per chunk: 1 << shift
+	mask   uint32 // 1<<shift - 1
+	limit  int64  // most records the chunk directory covers
 	chunks []atomic.Pointer[[]uint64]
 	// n is incremented by every new state: on a cache line of its own,
 	// so that the workers' reads of the fields above (every Vector and
@@ -64,12 +71,21 @@ type shard struct {
 
 // NewStore returns an empty store of vectors of width words (width >= 1).
 func NewStore(width int) *Store {
-	s := &Store{width: width, stride: width + 1, chunks: make([]atomic.Pointer[[]uint64], maxChunks)}
+	s := &Store{width: width, stride: width + 1, shift: maxChunkShift}
+	for s.shift > 0 && (1<<s.shift)*s.stride*8 > maxChunkBytes {
+		s.shift--
+	}
+	s.mask = 1<<s.shift - 1
+	chunkBytes := int64(1<<s.shift) * int64(s.stride) * 8
+	n := int64(1) << (32 - s.shift)
+	n = min(n, max(1, maxArenaBytes/chunkBytes))
+	s.limit = min(int64(maxStates), n<<s.shift)
+	s.chunks = make([]atomic.Pointer[[]uint64], n)
 	for i := range s.shards {
 		t := make([]uint64, shardInit)
 		s.shards[i].tab.Store(&t)
 	}
-	s.bytes.Add(int64(nShards*shardInit*8 + maxChunks*8))
+	s.bytes.Add(int64(nShards*shardInit*8) + n*8)
 	s.tables.Add(int64(nShards * shardInit * 8))
 	return s
 }
@@ -100,16 +116,16 @@ func (s *Store) Hash(vec []uint64) uint64 { return hashWords(vec) }
 
 // Vector returns the stored vector idx (do not modify it).
 func (s *Store) Vector(idx uint32) []uint64 {
-	c := *s.chunks[idx>>chunkShift].Load()
-	o := int(idx&(chunkStates-1))*s.stride + 1
+	c := *s.chunks[idx>>s.shift].Load()
+	o := int(idx&s.mask)*s.stride + 1
 	return c[o : o+s.width : o+s.width]
 }
 
 // Link returns the link word of vector idx; use sync/atomic to access it
 // while other goroutines may.
 func (s *Store) Link(idx uint32) *uint64 {
-	c := *s.chunks[idx>>chunkShift].Load()
-	return &c[int(idx&(chunkStates-1))*s.stride]
+	c := *s.chunks[idx>>s.shift].Load()
+	return &c[int(idx&s.mask)*s.stride]
 }
 
 // Insert adds vec (Width words) unless an equal vector is stored, and
@@ -160,7 +176,7 @@ func (s *Store) insertHashed(vec []uint64, h, link uint64, lock bool) (idx uint3
 		i = (i + 1) & mask
 	}
 	n := s.n.Add(1) - 1
-	if n >= maxStates {
+	if n >= s.limit {
 		s.n.Add(-1)
 		if lock {
 			sh.mu.Unlock()
@@ -202,19 +218,19 @@ func (s *Store) lookup(sh *shard, vec []uint64, h uint64) (uint32, bool) {
 
 // record returns the writable record of idx, allocating its chunk.
 func (s *Store) record(idx uint32) []uint64 {
-	cp := s.chunks[idx>>chunkShift].Load()
+	cp := s.chunks[idx>>s.shift].Load()
 	if cp == nil {
 		s.alloc.Lock()
-		cp = s.chunks[idx>>chunkShift].Load()
+		cp = s.chunks[idx>>s.shift].Load()
 		if cp == nil {
-			c := make([]uint64, chunkStates*s.stride)
+			c := make([]uint64, (1<<s.shift)*s.stride)
 			cp = &c
-			s.chunks[idx>>chunkShift].Store(cp)
+			s.chunks[idx>>s.shift].Store(cp)
 			s.bytes.Add(int64(len(c) * 8))
 		}
 		s.alloc.Unlock()
 	}
-	o := int(idx&(chunkStates-1)) * s.stride
+	o := int(idx&s.mask) * s.stride
 	return (*cp)[o : o+s.stride]
 }
 
@@ -261,11 +277,11 @@ func (s *Store) touchRecord(h uint64) uint64 {
 		return 0
 	}
 	idx := uint32(e) - 1
-	cp := s.chunks[idx>>chunkShift].Load()
+	cp := s.chunks[idx>>s.shift].Load()
 	if cp == nil {
 		return 0
 	}
-	return (*cp)[int(idx&(chunkStates-1))*s.stride+1]
+	return (*cp)[int(idx&s.mask)*s.stride+1]
 }
 
 // touch loads the table slot of hash h so that a following insert finds

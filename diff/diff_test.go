@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/wrapcheck/wrapcheck/internal/golden"
 	"github.com/wrapcheck/wrapcheck/replay"
+	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
@@ -135,7 +136,7 @@ func checkDistinguishing(t *testing.T, r *Result, d *Direction) {
 			if d.From == "new" {
 				fv, tv = sh.New, sh.Old
 			}
-			js.State[tv.Name] = ValueJSON(fv.Type, st.State[fv.Slot:fv.Slot+fv.Type.Width])
+			js.State[tv.Name] = report.ValueJSON(fv.Type, st.State[fv.Slot:fv.Slot+fv.Type.Width])
 		}
 		obs = append(obs, js)
 	}

@@ -47,10 +47,15 @@ func Observe(old, new *spec.Model, rename map[string]string) (*Observation, erro
 	o := &Observation{}
 	newVars := map[string]*spec.Var{}
 	for _, v := range new.Vars {
-		newVars[v.Name] = v
+		if v.Monitor == nil { // past-time monitors are history, not behaviour
+			newVars[v.Name] = v
+		}
 	}
 	seen := map[string]bool{}
 	for _, v := range old.Vars {
+		if v.Monitor != nil {
+			continue
+		}
 		name := mapped(v.Name)
 		if seen[name] {
 			return nil, fmt.Errorf("--map: two variables of %s stand for %s of %s", old.Name, name, new.Name)
@@ -69,7 +74,7 @@ func Observe(old, new *spec.Model, rename map[string]string) (*Observation, erro
 		}
 	}
 	for _, v := range new.Vars {
-		if !seen[v.Name] {
+		if v.Monitor == nil && !seen[v.Name] {
 			o.Hidden = append(o.Hidden, Hidden{Name: v.Name, Spec: "new", Reason: "only in new"})
 		}
 	}

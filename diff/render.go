@@ -349,61 +349,16 @@ func stepsJSON(m *spec.Model, steps []checker.Step) []jsonStep {
 			js.Action = &name
 		}
 		for _, v := range m.Vars {
-			js.State[v.Name] = ValueJSON(v.Type, st.State[v.Slot:v.Slot+v.Type.Width])
+			js.State[v.Name] = report.ValueJSON(v.Type, st.State[v.Slot:v.Slot+v.Type.Width])
 		}
 		if len(st.Asked) > 0 {
 			js.Asked = map[string]any{}
 			for _, a := range st.Asked {
 				ag := m.Agents[a.Agent]
-				js.Asked[ag.Name] = ValueJSON(ag.Result, a.Value)
+				js.Asked[ag.Name] = report.ValueJSON(ag.Result, a.Value)
 			}
 		}
 		out = append(out, js)
 	}
 	return out
-}
-
-// ValueJSON returns the value of type t held in slots as the JSON output
-// contract writes it: booleans, integers, enum members and identities as
-// strings, sets as sorted arrays, arrays as arrays (objects when indexed
-// by an enum or identity), records as objects.
-func ValueJSON(t *spec.Type, slots []int64) any {
-	switch t.Kind {
-	case spec.BoolKind:
-		return slots[0] != 0
-	case spec.EnumKind, spec.SymmetricKind:
-		if v := slots[0]; v >= 0 && int(v) < len(t.Names) {
-			return t.Names[v]
-		}
-		return slots[0]
-	case spec.SetKind:
-		out := []any{}
-		for i := int64(0); i < t.Elem.Size() && i < 64; i++ {
-			if slots[0]&(1<<uint(i)) != 0 {
-				out = append(out, ValueJSON(t.Elem, []int64{t.Elem.Lo + i}))
-			}
-		}
-		return out
-	case spec.ArrayKind:
-		n, w := int(t.Index.Size()), t.Elem.Width
-		if t.Index.Kind == spec.EnumKind || t.Index.Kind == spec.SymmetricKind {
-			obj := map[string]any{}
-			for i, k := range t.Index.Names {
-				obj[k] = ValueJSON(t.Elem, slots[i*w:(i+1)*w])
-			}
-			return obj
-		}
-		arr := make([]any, n)
-		for i := range arr {
-			arr[i] = ValueJSON(t.Elem, slots[i*w:(i+1)*w])
-		}
-		return arr
-	case spec.RecordKind:
-		obj := map[string]any{}
-		for _, f := range t.Fields {
-			obj[f.Name] = ValueJSON(f.Type, slots[f.Offset:f.Offset+f.Type.Width])
-		}
-		return obj
-	}
-	return slots[0]
 }

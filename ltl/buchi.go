@@ -2,6 +2,8 @@ package ltl
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"math/bits"
 	"sort"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/dominikbraun/graph"
 	"github.com/dominikbraun/graph/draw"
+	"github.com/wrapcheck/wrapcheck/checker"
 )
 
 // Lit is a literal over the atoms: atom<<1, with the low bit set when the
@@ -148,18 +151,94 @@ func (a *Automaton) NumEdges() int {
 // language is the set of words that satisfy f. It implements the tableau
 // construction of Couvreur (1999) with the simplifications described in
 // the package documentation. It returns nil when f has more than [MaxAcc]
-// distinct until subformulas.
+// distinct until subformulas. The automaton of a formula can be
+// exponentially larger than the formula: [TranslateContext] bounds the
+// time and memory it may take.
 func Translate(f *Formula) *Automaton {
-	t := &tableau{memo: map[string][]cover{}, imp: map[[2]*Formula]bool{}, untils: map[string]int{}, index: map[string]int{}}
+	a, err := translate(f, newBudget(context.Background(), 0), false)
+	if err != nil {
+		return nil
+	}
+	return a
+}
+
+// ErrMemoryBudget is returned (wrapped) when a translation or a
+// property's conversion stops because the Go heap grew beyond the memory
+// budget it was given.
+var ErrMemoryBudget = errors.New("ltl: memory budget exceeded")
+
+// TranslateContext is [Translate] under limits: it returns ctx's error
+// when ctx is done and [ErrMemoryBudget] when the Go heap grows beyond
+// budget bytes (0: no budget) before the translation ends, and
+// [ErrTooManyEventualities] when f has more than [MaxAcc] distinct until
+// subformulas. The context and the heap are checked every few thousand
+// steps of the construction, so it stops within milliseconds of the
+// deadline or the budget.
+func TranslateContext(ctx context.Context, f *Formula, budget int64) (*Automaton, error) {
+	return translate(f, newBudget(ctx, budget), false)
+}
+
+// budget bounds a long computation: tick counts its steps, and every
+// budgetCtxEvery steps it checks the context, every budgetHeapEvery steps
+// the Go heap against the memory budget. Once one of them fails, err is
+// set and tick reports true from then on. Not safe for concurrent use.
+type budget struct {
+	ctx   context.Context
+	bytes int64 // 0: none
+	n     uint64
+	err   error
+}
+
+const (
+	budgetCtxEvery  = 1 << 10
+	budgetHeapEvery = 1 << 14
+)
+
+func newBudget(ctx context.Context, bytes int64) *budget {
+	return &budget{ctx: ctx, bytes: bytes}
+}
+
+// tick counts one step and reports whether the computation must stop
+// (b.err says why).
+func (b *budget) tick() bool {
+	if b.err != nil {
+		return true
+	}
+	b.n++
+	if b.n%budgetCtxEvery != 0 {
+		return false
+	}
+	if err := b.ctx.Err(); err != nil {
+		b.err = err
+		return true
+	}
+	if b.bytes > 0 && b.n%budgetHeapEvery == 0 && checker.HeapBytes() > uint64(b.bytes) {
+		b.err = ErrMemoryBudget
+		return true
+	}
+	return false
+}
+
+// translate is [TranslateContext]; plain turns off the normalization of
+// the covers' next obligations (the differential tests compare both).
+func translate(f *Formula, lim *budget, plain bool) (*Automaton, error) {
+	t := &tableau{memo: map[string][]cover{}, imp: map[[2]*Formula]bool{}, untils: map[string]int{}, index: map[string]int{},
+		lim: lim, plain: plain}
 	collectUntils(f, t.untils)
 	if len(t.untils) > MaxAcc {
-		return nil
+		return nil, ErrTooManyEventualities
 	}
 	t.stateOf(t.reduceSet(flatten([]*Formula{f})))
 	for i := 0; i < len(t.sets); i++ {
 		for _, c := range t.covers(t.sets[i]) {
+			if lim.tick() {
+				return nil, lim.err
+			}
 			to := t.stateOf(t.reduceSet(c.next))
 			t.edges[i] = append(t.edges[i], tedge{to: to, label: c.lits, post: c.post})
+		}
+		if lim.err != nil {
+			return nil, lim.err
 		}
 	}
 	a := &Automaton{NumAcc: len(t.untils), Atoms: f.Atoms()}
@@ -178,8 +257,10 @@ func Translate(f *Formula) *Automaton {
 		}
 		a.States = append(a.States, s)
 	}
-	a.simplify()
-	return a
+	if !a.simplify(lim) {
+		return nil, lim.err
+	}
+	return a, nil
 }
 
 func collectUntils(f *Formula, m map[string]int) {
@@ -240,6 +321,10 @@ type tableau struct {
 	index  map[string]int
 	sets   [][]*Formula
 	edges  [][]tedge
+	lim    *budget
+	// plain turns off the normalization of covers' next obligations
+	// (the translation before it, kept for the differential tests).
+	plain bool
 }
 
 type tedge struct {
@@ -269,6 +354,9 @@ func (t *tableau) reduceSet(set []*Formula) []*Formula {
 	drop := make([]bool, len(set))
 	for i, g := range set {
 		for j, f := range set {
+			if t.lim.tick() {
+				return set
+			}
 			if i != j && !drop[j] && t.implies(f, g) {
 				drop[i] = true
 				break
@@ -296,6 +384,9 @@ func (t *tableau) implies(f, g *Formula) bool {
 	k := [2]*Formula{f, g}
 	if v, ok := t.imp[k]; ok {
 		return v
+	}
+	if t.lim.tick() {
+		return false // the translation stops: the answer is not used
 	}
 	t.imp[k] = false // cut cycles (none are expected: operands are smaller)
 	v := t.impliesRules(f, g)
@@ -400,7 +491,7 @@ func compareCovers(a, b cover) int {
 func (t *tableau) covers(set []*Formula) []cover {
 	cs := []cover{mkCover(nil, nil, 0)}
 	for _, f := range set {
-		cs = conjoin(cs, t.formulaCovers(f))
+		cs = t.conjoin(cs, t.formulaCovers(f))
 	}
 	return cs
 }
@@ -422,40 +513,60 @@ func (t *tableau) formulaCovers(f *Formula) []cover {
 	case OpAnd:
 		cs = []cover{mkCover(nil, nil, 0)}
 		for _, a := range f.Args {
-			cs = conjoin(cs, t.formulaCovers(a))
+			cs = t.conjoin(cs, t.formulaCovers(a))
 		}
 	case OpOr:
 		for _, a := range f.Args {
 			cs = append(cs, t.formulaCovers(a)...)
 		}
-		cs = reduce(cs)
+		cs = t.reduce(cs)
 	case OpNext:
-		cs = []cover{mkCover(nil, flatten(f.Args), 0)}
+		cs = []cover{mkCover(nil, t.normalize(flatten(f.Args)), 0)}
 	case OpUntil:
-		later := conjoin(t.formulaCovers(f.Args[0]), []cover{mkCover(nil, []*Formula{f}, 1<<uint(t.untils[f.key]))})
-		cs = reduce(append(append([]cover{}, t.formulaCovers(f.Args[1])...), later...))
+		later := t.conjoin(t.formulaCovers(f.Args[0]), []cover{mkCover(nil, []*Formula{f}, 1<<uint(t.untils[f.key]))})
+		cs = t.reduce(append(append([]cover{}, t.formulaCovers(f.Args[1])...), later...))
 	case OpRelease:
-		now := conjoin(t.formulaCovers(f.Args[0]), t.formulaCovers(f.Args[1]))
-		later := conjoin(t.formulaCovers(f.Args[1]), []cover{mkCover(nil, []*Formula{f}, 0)})
-		cs = reduce(append(now, later...))
+		now := t.conjoin(t.formulaCovers(f.Args[0]), t.formulaCovers(f.Args[1]))
+		later := t.conjoin(t.formulaCovers(f.Args[1]), []cover{mkCover(nil, []*Formula{f}, 0)})
+		cs = t.reduce(append(now, later...))
 	}
 	t.memo[f.key] = cs
 	return cs
 }
 
-// conjoin returns the covers of the conjunction of two cover sets.
-func conjoin(as, bs []cover) []cover {
+// conjoin returns the covers of the conjunction of two cover sets. The
+// next obligations of each cover are normalized (see
+// [tableau.normalize]), so that covers which differ only in implied
+// obligations subsume each other.
+func (t *tableau) conjoin(as, bs []cover) []cover {
 	var out []cover
 	for _, a := range as {
 		for _, b := range bs {
+			if t.lim.tick() {
+				return nil
+			}
 			lits, ok := mergeLabels(a.lits, b.lits)
 			if !ok {
 				continue
 			}
-			out = append(out, mkCover(lits, mergeSets(a.next, b.next), a.post|b.post))
+			out = append(out, mkCover(lits, t.normalize(mergeSets(a.next, b.next)), a.post|b.post))
 		}
 	}
-	return reduce(out)
+	return t.reduce(out)
+}
+
+// normalize returns the next obligations of a cover without the formulas
+// implied by another one of them ([tableau.reduceSet]): the conjunction
+// is the same, and it is the set the edge's target state gets anyway.
+// Without it, the covers of a chain such as ¬p0 R (¬p1 R (… R ¬pn))
+// differ in which implied obligations they carry, none subsumes another,
+// and their number doubles with each level, although the automaton has
+// n+1 states.
+func (t *tableau) normalize(next []*Formula) []*Formula {
+	if t.plain {
+		return next
+	}
+	return t.reduceSet(next)
 }
 
 // mergeLabels returns the conjunction of two labels, or false when they
@@ -515,7 +626,11 @@ func mergeSets(a, b []*Formula) []*Formula {
 // reduce sorts covers canonically and removes duplicates and subsumed
 // covers: d subsumes c when d needs a subset of c's literals and next
 // obligations and postpones a subset of c's untils.
-func reduce(cs []cover) []cover {
+// Once the budget is spent, it returns no cover.
+func (t *tableau) reduce(cs []cover) []cover {
+	if t.lim.tick() {
+		return nil
+	}
 	sort.Slice(cs, func(i, j int) bool { return compareCovers(cs[i], cs[j]) < 0 })
 	var res []cover
 	for i, c := range cs {
@@ -524,7 +639,10 @@ func reduce(cs []cover) []cover {
 		}
 		sub := false
 		for _, d := range res { // only smaller-or-equal labels can subsume
-			if d.post&^c.post == 0 && d.lits.subset(c.lits) && formulaSubset(d.next, c.next) {
+			if t.lim.tick() {
+				return nil
+			}
+			if d.post&^c.post == 0 && d.lits.subset(c.lits) && t.weaker(d.next, c.next) {
 				sub = true
 				break
 			}
@@ -541,8 +659,11 @@ func reduce(cs []cover) []cover {
 	for i, c := range res {
 		sub := false
 		for j := i + 1; j < len(res) && len(res[j].lits) == len(c.lits); j++ {
+			if t.lim.tick() {
+				return nil
+			}
 			d := res[j]
-			if d.post&^c.post == 0 && d.lits.subset(c.lits) && formulaSubset(d.next, c.next) {
+			if d.post&^c.post == 0 && d.lits.subset(c.lits) && t.weaker(d.next, c.next) {
 				sub = true
 				break
 			}
@@ -553,6 +674,32 @@ func reduce(cs []cover) []cover {
 	}
 	res = out
 	return res
+}
+
+// weaker reports whether the obligations a are implied by the
+// obligations b: each formula of a is one of b, or (unless t.plain) is
+// implied by one of b. With normalized obligations, a formula of a may
+// be missing from b because b dropped it as implied by another one.
+func (t *tableau) weaker(a, b []*Formula) bool {
+	if formulaSubset(a, b) {
+		return true
+	}
+	if t.plain {
+		return false
+	}
+	for _, g := range a {
+		found := false
+		for _, f := range b {
+			if t.implies(f, g) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }
 
 // formulaSubset reports whether every formula of the sorted set a is in the
@@ -573,31 +720,45 @@ func formulaSubset(a, b []*Formula) bool {
 // simplify applies the size optimisations: merging of edges, removal of
 // states that cannot reach an accepting cycle, merging of bisimilar
 // states, removal of redundant acceptance sets, and a canonical BFS
-// numbering of the states.
-func (a *Automaton) simplify() {
+// numbering of the states. It reports false, leaving the automaton
+// half-simplified, when lim is spent.
+func (a *Automaton) simplify(lim *budget) bool {
 	for changed := true; changed; {
-		changed = a.mergeEdges()
+		changed = a.mergeEdges(lim)
+		if lim.err != nil {
+			return false
+		}
 		if a.prune() {
 			changed = true
 		}
-		if a.mergeStates() {
+		if a.mergeStates(lim) {
 			changed = true
 		}
+		if lim.err != nil {
+			return false
+		}
 	}
-	a.reduceAcc()
+	a.reduceAcc(lim)
+	if lim.err != nil {
+		return false
+	}
 	a.renumber()
+	return true
 }
 
 // mergeEdges removes, per state, duplicate and subsumed edges (same target,
 // weaker label, more acceptance sets) and joins two edges that differ in
 // the polarity of one literal. It reports whether it changed anything.
-func (a *Automaton) mergeEdges() bool {
+func (a *Automaton) mergeEdges(lim *budget) bool {
 	changed := false
 	for si := range a.States {
 		es := a.States[si].Edges
 		for {
+			if lim.tick() {
+				return changed
+			}
 			n := len(es)
-			es = mergePolarity(subsumeEdges(es))
+			es = mergePolarity(subsumeEdges(es, lim))
 			if len(es) == n {
 				break
 			}
@@ -611,7 +772,7 @@ func (a *Automaton) mergeEdges() bool {
 // subsumeEdges drops the edges made redundant by another edge to the same
 // target with a label that is a subset and acceptance sets that are a
 // superset (keeping the first of equal edges). The order is kept.
-func subsumeEdges(es []Edge) []Edge {
+func subsumeEdges(es []Edge, lim *budget) []Edge {
 	order := make([]int, len(es))
 	for i := range order {
 		order[i] = i
@@ -631,6 +792,9 @@ func subsumeEdges(es []Edge) []Edge {
 		e := es[i]
 		sub := false
 		for _, k := range kept {
+			if lim.tick() {
+				return es
+			}
 			d := es[k]
 			if d.To == e.To && d.Acc&e.Acc == e.Acc && d.Label.subset(e.Label) {
 				sub = true
@@ -840,7 +1004,7 @@ func (a *Automaton) quotient(class func(int) int) bool {
 // mergeStates merges bisimilar states (the coarsest partition in which
 // equivalent states have the same edges up to the partition). It reports
 // whether it merged anything.
-func (a *Automaton) mergeStates() bool {
+func (a *Automaton) mergeStates(lim *budget) bool {
 	n := len(a.States)
 	class := make([]int, n)
 	numClasses := 1
@@ -848,6 +1012,9 @@ func (a *Automaton) mergeStates() bool {
 		sigs := map[string]int{}
 		next := make([]int, n)
 		for i, s := range a.States {
+			if lim.tick() {
+				return false
+			}
 			parts := make([]string, 0, len(s.Edges))
 			for _, e := range s.Edges {
 				parts = append(parts, fmt.Sprintf("%v|%d|%d", e.Label, e.Acc, class[e.To]))
@@ -872,16 +1039,19 @@ func (a *Automaton) mergeStates() bool {
 	}
 	a.quotient(func(i int) int { return class[i] })
 	for i := range a.States { // merged states may have duplicate edges now
-		a.States[i].Edges = dedupEdges(a.States[i].Edges)
+		a.States[i].Edges = dedupEdges(a.States[i].Edges, lim)
 	}
 	return true
 }
 
-func dedupEdges(es []Edge) []Edge {
+func dedupEdges(es []Edge, lim *budget) []Edge {
 	var out []Edge
 	for _, e := range es {
 		dup := false
 		for _, o := range out {
+			if lim.tick() {
+				return es
+			}
 			if o.To == e.To && o.Acc == e.Acc && o.Label.subset(e.Label) && e.Label.subset(o.Label) {
 				dup = true
 				break
@@ -896,7 +1066,7 @@ func dedupEdges(es []Edge) []Edge {
 
 // reduceAcc drops acceptance sets that every cycle edge belongs to and
 // merges acceptance sets that contain the same cycle edges.
-func (a *Automaton) reduceAcc() {
+func (a *Automaton) reduceAcc(lim *budget) {
 	if a.NumAcc == 0 {
 		return
 	}
@@ -948,9 +1118,9 @@ func (a *Automaton) reduceAcc() {
 	}
 	a.NumAcc = len(patterns)
 	for i := range a.States { // acceptance changes may make edges comparable
-		a.States[i].Edges = dedupEdges(a.States[i].Edges)
+		a.States[i].Edges = dedupEdges(a.States[i].Edges, lim)
 	}
-	a.mergeEdges()
+	a.mergeEdges(lim)
 }
 
 // renumber numbers the states in BFS order from Init and sorts the edges

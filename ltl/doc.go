@@ -38,8 +38,13 @@
 // and the untils it postponed. The cover set of a formula is memoized and
 // the cover set of a conjunction is the product of its operands' cover
 // sets, with duplicate and subsumed covers removed after every product
-// (a cover with fewer literals, fewer obligations and fewer postponed
-// untils makes another redundant). There is one acceptance set per until
+// (a cover with fewer literals, weaker obligations and fewer postponed
+// untils makes another redundant). The obligations of every cover are
+// kept without the formulas implied by another one of them, and one
+// cover's obligations are weaker than another's when each is implied by
+// one of the other's: without this, the covers of a chain such as
+// ¬p0 R (¬p1 R (… R ¬pn)) differ only in implied obligations, and their
+// number doubles with each level while the automaton has n+1 states. There is one acceptance set per until
 // subformula a U b: an edge belongs to it unless it postponed a U b. A run
 // is accepting when it takes edges of every acceptance set infinitely
 // often, i.e. no until is postponed forever.
@@ -61,7 +66,14 @@
 // # Limits
 //
 // At most [MaxAcc] (64) until subformulas per negated property; the
-// atoms of a property are unlimited.
+// atoms of a property are unlimited. The automaton can still be
+// exponential in the formula (F p0 ∧ … ∧ F pn has 2^n states), and the
+// expansion of quantifiers can be as large as the product of their
+// domains: [Check] and [TranslateContext] check the context and the
+// memory budget every few thousand steps of the conversion, the
+// translation and its simplification, and a property stopped there ends
+// the check with Verdict Unknown and the reason ("timeout",
+// "interrupted", "memory budget").
 //
 // # Reductions
 //

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"slices"
 	"time"
 
@@ -69,7 +70,7 @@ type PropertyStats struct {
 
 // ErrTooManyEventualities is returned (wrapped) by [Check] when the
 // negation of a property has more than [MaxAcc] until subformulas.
-var ErrTooManyEventualities = errors.New("ltl: more than 64 eventualities in one property")
+var ErrTooManyEventualities = errors.New("more than 64 eventualities (until subformulas of its negation)")
 
 // Check checks the LTL properties of m (all, or those named in
 // opts.Only) in declaration order, under the model's fairness
@@ -116,6 +117,13 @@ func NewChecker(m *spec.Model) (*Checker, error) {
 // Check is [Check] on the Checker's model.
 func (c *Checker) Check(ctx context.Context, opts Options) (*checker.Result, error) {
 	start := time.Now()
+	if b := opts.MemoryBudget; b > 0 {
+		// As in the safety search: let the garbage collector work harder
+		// as the heap nears the budget, so that garbage does not take
+		// the process past it between two checks of the heap.
+		old := debug.SetMemoryLimit(b + b/8)
+		defer debug.SetMemoryLimit(old)
+	}
 	m, prog, systems := c.m, c.prog, c.systems
 	props, err := selectProperties(m, opts.Only)
 	if err != nil {
@@ -126,7 +134,14 @@ func (c *Checker) Check(ctx context.Context, opts Options) (*checker.Result, err
 			return nil, fmt.Errorf("ltl: Options.IgnoreFairness: no fairness declaration %d", d)
 		}
 	}
-	planner, err := newPlanner(m, prog, opts)
+	lim := newBudget(ctx, opts.MemoryBudget)
+	// interrupt stops one long evaluation of the system's machines (a
+	// quantifier over a large domain, a large choose) at the deadline or
+	// the memory budget; the call then fails with checker.ErrInterrupted.
+	interrupt := func() bool {
+		return ctx.Err() != nil || opts.MemoryBudget > 0 && checker.HeapBytes() > uint64(opts.MemoryBudget)
+	}
+	planner, err := newPlanner(m, prog, opts, interrupt)
 	if err != nil {
 		return nil, err
 	}
@@ -147,15 +162,23 @@ func (c *Checker) Check(ctx context.Context, opts Options) (*checker.Result, err
 			if !slices.Contains(order, sys) {
 				order = append(order, sys)
 			}
+			sys.mach.SetInterrupt(interrupt)
 			return sys, sys.initErr
 		}
 		sys := newSystem(prog, q)
-		systems[q.key] = sys
+		sys.mach.SetInterrupt(interrupt)
 		order = append(order, sys)
 		sys.initErr = sys.init()
+		if !errors.Is(sys.initErr, checker.ErrInterrupted) {
+			systems[q.key] = sys // an interrupted system is not kept
+		}
 		return sys, sys.initErr
 	}
 	initFailed := func(err error) (*checker.Result, error) {
+		if errors.Is(err, checker.ErrInterrupted) {
+			res.Verdict, res.Reason = checker.Unknown, limitReason(ctx, opts.MemoryBudget)
+			return finish()
+		}
 		var ee *checker.ExecError
 		if errors.As(err, &ee) {
 			res.Verdict = checker.Violated
@@ -164,10 +187,15 @@ func (c *Checker) Check(ctx context.Context, opts Options) (*checker.Result, err
 		}
 		return nil, err
 	}
+	planner.lim = lim
 	for _, p := range props {
 		pstart := time.Now()
 		pn, err := planner.plan(p)
 		if err != nil {
+			if reason := stopReason(err); reason != "" {
+				res.Verdict, res.Reason = checker.Unknown, reason
+				return finish()
+			}
 			return nil, err
 		}
 		for _, n := range pn.notes {
@@ -179,14 +207,15 @@ func (c *Checker) Check(ctx context.Context, opts Options) (*checker.Result, err
 		if err != nil {
 			return initFailed(err)
 		}
-		f, atoms, err := FromProperty(pn.prop)
-		if err != nil {
-			return nil, err
-		}
+		f, atoms := pn.formula, pn.atoms
 		neg := Not(f)
-		aut := Translate(neg)
-		if aut == nil {
-			return nil, fmt.Errorf("property %s: %w", p.Name, ErrTooManyEventualities)
+		aut, err := translate(neg, lim, false)
+		if err != nil {
+			if reason := stopReason(err); reason != "" {
+				res.Verdict, res.Reason = checker.Unknown, reason
+				return finish()
+			}
+			return nil, fmt.Errorf("%s: property %s: %w", p.Pos, p.Name, err)
 		}
 		pr, err := newProduct(ctx, sys, aut, atoms, opts.MaxStates)
 		pr.budget = opts.MemoryBudget
@@ -250,6 +279,30 @@ func (c *Checker) Check(ctx context.Context, opts Options) (*checker.Result, err
 		}
 	}
 	return finish()
+}
+
+// limitReason returns why an evaluation was interrupted: "timeout" or
+// "interrupted" when ctx is done, else "memory budget".
+func limitReason(ctx context.Context, budget int64) string {
+	if r := stopReason(ctx.Err()); r != "" {
+		return r
+	}
+	return "memory budget"
+}
+
+// stopReason returns the Result.Reason for an error that stopped a
+// property's conversion or translation early ("timeout", "interrupted",
+// "memory budget"), or "" for any other error.
+func stopReason(err error) string {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	case errors.Is(err, context.Canceled):
+		return "interrupted"
+	case errors.Is(err, ErrMemoryBudget):
+		return "memory budget"
+	}
+	return ""
 }
 
 func selectProperties(m *spec.Model, only []string) ([]*spec.Property, error) {
@@ -441,15 +494,16 @@ func (s *system) add(t checker.State) (uint32, error) {
 func (s *system) init() error {
 	var addErr error
 	err := s.mach.Init(func(_ int, t checker.State) {
+		// The store holds only initial states yet: one seen before is
+		// a duplicate (no quadratic scan of s.inits).
+		n := s.store.Len()
 		idx, err := s.add(t)
 		if err != nil {
 			addErr = err
 			return
 		}
-		for _, i := range s.inits {
-			if i == idx {
-				return
-			}
+		if s.store.Len() == n {
+			return
 		}
 		s.inits = append(s.inits, idx)
 	})
@@ -483,6 +537,10 @@ func (s *system) expand(idx uint32) error {
 	var acts []int // nil: every action
 	if s.ample != nil {
 		en, sub := s.ampleSet(st)
+		if s.mach.Interrupted() { // a guard's evaluation was cut short: en is wrong
+			s.expanded[idx] = false
+			return checker.ErrInterrupted
+		}
 		if len(sub) < len(en) {
 			acts = sub
 		}
@@ -499,6 +557,9 @@ func (s *system) expand(idx uint32) error {
 		var ee *checker.ExecError
 		if errors.As(err, &ee) {
 			s.failure[idx] = ee
+		}
+		if errors.Is(err, checker.ErrInterrupted) {
+			s.expanded[idx] = false // a later check expands it again
 		}
 		return err
 	}
@@ -807,7 +868,7 @@ func (p *product) explore(upto int) (reason string, done bool, err error) {
 		if p.limit > 0 && int64(len(p.nodeSys)) > p.limit {
 			return "state limit", false, nil
 		}
-		if p.budget > 0 && i&(1<<14-1) == 0 && checker.HeapBytes() > uint64(p.budget) {
+		if p.budget > 0 && i&(1<<10-1) == 0 && checker.HeapBytes() > uint64(p.budget) {
 			return "memory budget", false, nil
 		}
 		if p.progress != nil && i&(1<<12-1) == 0 && time.Since(p.lastProg) >= time.Second {
@@ -927,6 +988,9 @@ func (p *product) run(prop *spec.Property) (*checker.Violation, string, int) {
 		return nil, "", 0
 	}
 	internal := func(err error) (*checker.Violation, string, int) {
+		if errors.Is(err, checker.ErrInterrupted) {
+			return nil, limitReason(p.ctx, p.budget), 0
+		}
 		return &checker.Violation{Name: prop.Name, Kind: checker.RuntimeError, Pos: prop.Pos, Msg: err.Error(), LoopStart: -1}, "", 0
 	}
 	if err := p.start(); err != nil {

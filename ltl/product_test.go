@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wrapcheck/wrapcheck/checker"
@@ -523,6 +525,72 @@ func TestMinimalPrefix(t *testing.T) {
 			}
 			if diff := cmp.Diff(lasso{[]string{"submit", "poll"}, 2}, got); diff != "" {
 				t.Errorf("lasso (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestPropertyPhaseLimits checks that the conversion and the translation
+// of a property honour the deadline and the memory budget (Verdict
+// Unknown with the reason, within a second of the deadline), and that a
+// property with too many eventualities is an error at its position.
+func TestPropertyPhaseLimits(t *testing.T) {
+	const head = "spec P\nvar x: 0..99 = 0\naction a { x := (x + 1) % 100 }\n"
+	tests := []struct {
+		name    string
+		prop    string
+		timeout time.Duration
+		budget  int64
+		reason  string // "": an error
+		err     string
+	}{
+		// 2^64 automaton states: the translation runs into the deadline.
+		{"64 eventualities", "exists i in 0..63: always x != i", 300 * time.Millisecond, 0, "timeout", ""},
+		{"64 eventualities budget", "exists i in 0..63: always x != i", time.Minute, 1, "memory budget", ""},
+		// 10^10 instances: the conversion runs into the deadline.
+		{"huge forall", "forall i in 0..99999: forall j in 0..99999: eventually x == (i + j) % 100", 300 * time.Millisecond, 0, "timeout", ""},
+		{"65 eventualities", "exists i in 0..64: always x != i", time.Minute, 0, "",
+			"p.wrap:4:1: property P: more than 64 eventualities (until subformulas of its negation)"},
+		// One evaluation of 10^10 steps, in a guard and in an atom; 10^9
+		// initial states.
+		{"expensive guard", "spec P\nvar x: 0..3 = 0\naction a when forall i in 0..99999: forall j in 0..99999: i + j >= x { x := (x + 1) % 4 }\n" +
+			"property P: always eventually x == 0", 300 * time.Millisecond, 0, "timeout", ""},
+		{"expensive atom", "spec P\nvar x: 0..3 = 0\naction a { x := (x + 1) % 4 }\n" +
+			"property P: always eventually forall i in 0..99999: forall j in 0..99999: i + j >= x", 300 * time.Millisecond, 0, "timeout", ""},
+		{"large init", "spec P\nvar y: 0..999999999\ninit { choose i in 0..999999999 { y := i } }\naction a { skip }\n" +
+			"property P: always eventually y == 0", 300 * time.Millisecond, 0, "timeout", ""},
+		{"large init budget", "spec P\nvar y: 0..999999999\ninit { choose i in 0..999999999 { y := i } }\naction a { skip }\n" +
+			"property P: always eventually y == 0", time.Minute, 64 << 20, "memory budget", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := tt.prop
+			if !strings.HasPrefix(src, "spec ") {
+				src = head + "property P: " + src
+			}
+			m, err := spec.ParseFile("p.wrap", []byte(src+"\n"), spec.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), tt.timeout)
+			defer cancel()
+			start := time.Now()
+			res, err := Check(ctx, m, Options{MemoryBudget: tt.budget})
+			took := time.Since(start)
+			if tt.reason == "" {
+				if err == nil || err.Error() != tt.err {
+					t.Fatalf("err = %v, want %s", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Verdict != checker.Unknown || res.Reason != tt.reason {
+				t.Errorf("got %v %q, want %v %q", res.Verdict, res.Reason, checker.Unknown, tt.reason)
+			}
+			if tt.reason == "timeout" && took > tt.timeout+time.Second {
+				t.Errorf("stopped %v after the deadline", took-tt.timeout)
 			}
 		})
 	}

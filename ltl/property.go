@@ -1,6 +1,7 @@
 package ltl
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -15,7 +16,14 @@ import (
 // of its domain for the bound local. The error reports a temporal operand
 // in a position where LTL has no meaning (for example an arithmetic one).
 func FromProperty(p *spec.Property) (*Formula, []*spec.Expr, error) {
-	c := &converter{index: map[string]int{}}
+	return fromProperty(p, newBudget(context.Background(), 0))
+}
+
+// fromProperty is [FromProperty] under lim: a quantifier expansion stops
+// with lim's error (the context's, or [ErrMemoryBudget]) once it is
+// spent.
+func fromProperty(p *spec.Property, lim *budget) (*Formula, []*spec.Expr, error) {
+	c := &converter{index: map[string]int{}, lim: lim}
 	f, err := c.convert(p.Formula)
 	if err != nil {
 		return nil, nil, fmt.Errorf("property %s: %w", p.Name, err)
@@ -26,6 +34,7 @@ func FromProperty(p *spec.Property) (*Formula, []*spec.Expr, error) {
 type converter struct {
 	atoms []*spec.Expr
 	index map[string]int
+	lim   *budget
 }
 
 // isTemporal reports whether e contains a temporal operator.
@@ -85,6 +94,9 @@ func (c *converter) convert(e *spec.Expr) (*Formula, error) {
 			return nil, fmt.Errorf("%s: quantifier over a non-finite domain", e.Pos)
 		}
 		for v := e.Dom.Lo; v <= e.Dom.Hi; v++ {
+			if c.lim.tick() {
+				return nil, c.lim.err
+			}
 			body := substitute(e.Args[0], e.Slot, &spec.Expr{Op: spec.OpConst, Type: e.Dom, Val: v, Pos: e.Pos})
 			f, err := c.convert(body)
 			if err != nil {

@@ -1,6 +1,7 @@
 package ltl
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -14,10 +15,13 @@ import (
 // the first identity of a symmetric type) and the reductions of the
 // system it is checked on. See the package documentation, "Reductions".
 type plan struct {
-	prop   *spec.Property // the property as checked
-	pinned *spec.Type     // the top-level forall reduced to its first identity, or nil
-	group  red.Group      // the symmetry subgroup (when canon != nil)
-	canon  *red.Canon
+	prop *spec.Property // the property as checked
+	// formula and atoms are prop converted ([FromProperty]).
+	formula *Formula
+	atoms   []*spec.Expr
+	pinned  *spec.Type // the top-level forall reduced to its first identity, or nil
+	group   red.Group  // the symmetry subgroup (when canon != nil)
+	canon   *red.Canon
 	// threads are the fairness declarations with one unit per instance of
 	// a family indexed by a permuted type: their units are followed
 	// through the permutations of the quotient (see cycle.go).
@@ -33,12 +37,14 @@ type planner struct {
 	opts  Options
 	full  *red.Canon // the whole symmetry group: transpositions
 	inits [][]int64  // the concrete initial states, unpacked
+	// lim bounds the conversion of the properties; nil: none.
+	lim *budget
 	// symTypes are the symmetric types of two or more identities that
 	// some state slot depends on, in order of appearance.
 	symTypes []*spec.Type
 }
 
-func newPlanner(m *spec.Model, prog *checker.Program, opts Options) (*planner, error) {
+func newPlanner(m *spec.Model, prog *checker.Program, opts Options, interrupt func() bool) (*planner, error) {
 	pl := &planner{m: m, opts: opts}
 	if !opts.Symmetry {
 		return pl, nil
@@ -50,6 +56,7 @@ func newPlanner(m *spec.Model, prog *checker.Program, opts Options) (*planner, e
 	pl.full = full
 	pl.symTypes = full.Types()
 	mach := prog.NewMachine()
+	mach.SetInterrupt(interrupt)
 	err = mach.Init(func(_ int, t checker.State) {
 		u := make([]int64, prog.Slots())
 		prog.Unpack(u, t)
@@ -74,10 +81,15 @@ func (pl *planner) plan(p *spec.Property) (*plan, error) {
 		pn.prop = &spec.Property{Name: p.Name, Formula: body, Pos: p.Pos}
 		pn.pinned = f.Dom
 	}
-	formula, atoms, err := FromProperty(pn.prop)
+	lim := pl.lim
+	if lim == nil {
+		lim = newBudget(context.Background(), 0)
+	}
+	formula, atoms, err := fromProperty(pn.prop, lim)
 	if err != nil {
 		return nil, err
 	}
+	pn.formula, pn.atoms = formula, atoms
 	var key strings.Builder
 	if pl.opts.Symmetry && len(pl.symTypes) > 0 {
 		for _, t := range pl.symTypes {

@@ -429,7 +429,7 @@ property Next: always (cnt == 1 implies next cnt >= 1)
 			if err != nil {
 				t.Fatal(err)
 			}
-			pl, err := newPlanner(m, prog, Options{Symmetry: true, POR: true})
+			pl, err := newPlanner(m, prog, Options{Symmetry: true, POR: true}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -502,7 +502,7 @@ fairness %s w
 			if err != nil {
 				t.Fatal(err)
 			}
-			pl, err := newPlanner(m, mustCompile(t, m), Options{Symmetry: true})
+			pl, err := newPlanner(m, mustCompile(t, m), Options{Symmetry: true}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,7 +5,8 @@
 // Tools: check (the same search and the same JSON as `wrapcheck check
 // --format json`, plus the text report and the vet warnings; progress
 // notifications when the client sends a progress token; cancellation and
-// a time limit end the search with the verdict incomplete), vet, fmt, ltl
+// a time limit end the search with the verdict incomplete), explain (the
+// same search, then the explanation of `wrapcheck explain`), vet, fmt, ltl
 // (the Büchi automaton of a formula), replay (a recorded run against the
 // spec, as `wrapcheck replay`) and examples (list and fetch the
 // bundled examples). Every input is validated against the tool's schema

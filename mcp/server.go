@@ -62,6 +62,9 @@ func NewServer(opts Options) *sdk.Server {
 		"(a limit or the timeout stopped the search)."}, t.check)
 	sdk.AddTool(s, &sdk.Tool{Name: "vet", Description: "Report likely mistakes in a .wrap spec: unused declarations, agents never asked, " +
 		"assumptions that can never hold, terminal conditions that never hold. Spec errors come back as a tool error."}, t.vet)
+	sdk.AddTool(s, &sdk.Tool{Name: "explain", Description: "Check a .wrap spec as the check tool does and explain its counterexample: for a safety " +
+		"violation, which steps are essential and because of which variables; for a liveness violation, the actions of the cycle " +
+		"and which fairness (checked) would make the property hold, or that the agents' answers drive it."}, t.explain)
 	sdk.AddTool(s, &sdk.Tool{Name: "fmt", Description: "Print a .wrap spec in the canonical layout of `wrapcheck fmt`."}, t.fmt)
 	sdk.AddTool(s, &sdk.Tool{Name: "ltl", Description: "Translate an LTL formula over boolean names (e.g. 'always (req implies eventually ack)') " +
 		"into the generalized Büchi automaton wrapcheck uses; negate gives the automaton of the negation, which the checker searches."}, t.ltl)
@@ -150,46 +153,7 @@ type CheckOutput struct {
 
 func (t *tools) check(ctx context.Context, req *sdk.CallToolRequest, in CheckInput) (*sdk.CallToolResult, CheckOutput, error) {
 	var out CheckOutput
-	if in.MaxStates < 0 || in.Workers < 0 || in.TimeoutSeconds < 0 {
-		return nil, out, errors.New("max_states, workers and timeout_seconds must not be negative")
-	}
-	name, src, err := in.load()
-	if err != nil {
-		return nil, out, err
-	}
-	f, err := syntax.Parse(name, src)
-	if err != nil {
-		return nil, out, err
-	}
-	m, err := spec.Check(f, spec.Options{Defines: in.Defines})
-	if err != nil {
-		return nil, out, err
-	}
-	for _, n := range in.Only {
-		if !hasCheck(m, n) {
-			return nil, out, fmt.Errorf("only %s: no invariant or property of that name in %s", n, m.Name)
-		}
-	}
-	timeout := t.opts.DefaultTimeout
-	if in.TimeoutSeconds > 0 {
-		timeout = min(time.Duration(in.TimeoutSeconds*float64(time.Second)), t.opts.MaxTimeout)
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	opts := verify.Options{
-		Workers: in.Workers, MaxStates: in.MaxStates, NoDeadlock: in.NoDeadlock, Only: in.Only,
-		NoSymmetry: in.NoSymmetry, NoPOR: in.NoPOR,
-	}
-	if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
-		opts.Progress = func(p checker.Progress) {
-			msg := fmt.Sprintf("%d states, depth %d, %d in the level", p.States, p.Depth, p.Frontier)
-			if p.Property != "" {
-				msg = fmt.Sprintf("property %s: %d product nodes", p.Property, p.States)
-			}
-			req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: tok, Progress: float64(p.States), Message: msg})
-		}
-	}
-	res, err := verify.Run(ctx, m, opts)
+	f, m, res, err := t.search(ctx, req, in)
 	if err != nil {
 		return nil, out, err
 	}
@@ -214,6 +178,61 @@ func (t *tools) check(ctx context.Context, req *sdk.CallToolRequest, in CheckInp
 		content += "\nvet:\n" + strings.Join(out.Warnings, "\n") + "\n"
 	}
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: content}, &sdk.TextContent{Text: js.String()}}}, out, nil
+}
+
+// search parses and checks the spec of in and runs every check it asks
+// for, with progress notifications when the client gave a token and the
+// time limit of in (or the server's default).
+func (t *tools) search(ctx context.Context, req *sdk.CallToolRequest, in CheckInput) (*syntax.File, *spec.Model, *checker.Result, error) {
+	if in.MaxStates < 0 || in.Workers < 0 || in.TimeoutSeconds < 0 {
+		return nil, nil, nil, errors.New("max_states, workers and timeout_seconds must not be negative")
+	}
+	name, src, err := in.load()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	f, err := syntax.Parse(name, src)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	m, err := spec.Check(f, spec.Options{Defines: in.Defines})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for _, n := range in.Only {
+		if !hasCheck(m, n) {
+			return nil, nil, nil, fmt.Errorf("only %s: no invariant or property of that name in %s", n, m.Name)
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, t.timeout(in))
+	defer cancel()
+	opts := verify.Options{
+		Workers: in.Workers, MaxStates: in.MaxStates, NoDeadlock: in.NoDeadlock, Only: in.Only,
+		NoSymmetry: in.NoSymmetry, NoPOR: in.NoPOR,
+	}
+	if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
+		opts.Progress = func(p checker.Progress) {
+			msg := fmt.Sprintf("%d states, depth %d, %d in the level", p.States, p.Depth, p.Frontier)
+			if p.Property != "" {
+				msg = fmt.Sprintf("property %s: %d product nodes", p.Property, p.States)
+			}
+			req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: tok, Progress: float64(p.States), Message: msg})
+		}
+	}
+	res, err := verify.Run(ctx, m, opts)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return f, m, res, nil
+}
+
+// timeout returns the time limit of a search for in: its own, capped at
+// the server's maximum, or the server's default.
+func (t *tools) timeout(in CheckInput) time.Duration {
+	if in.TimeoutSeconds > 0 {
+		return min(time.Duration(in.TimeoutSeconds*float64(time.Second)), t.opts.MaxTimeout)
+	}
+	return t.opts.DefaultTimeout
 }
 
 func hasCheck(m *spec.Model, name string) bool {

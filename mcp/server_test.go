@@ -79,7 +79,7 @@ func TestListTools(t *testing.T) {
 		}
 	}
 	sort.Strings(names)
-	if diff := cmp.Diff([]string{"check", "examples", "fmt", "ltl", "replay", "vet"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"check", "examples", "explain", "fmt", "ltl", "replay", "vet"}, names); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
 }

@@ -286,8 +286,8 @@ func (s SpanRef) String() string {
 	return fmt.Sprintf("span %s (%s)", s.SpanID, s.Name)
 }
 
-// Run is one run of a recording: its key, its steps and the span of each.
-type Run struct {
+// TracedRun is one run of a recording: its key, its steps and the span of each.
+type TracedRun struct {
 	Key   string
 	Lines []Line
 	Spans []SpanRef // Spans[i] is where Lines[i] comes from
@@ -320,7 +320,7 @@ func (mp *Mapping) agentLike(sp *span) bool {
 // it into runs through the mapping: spans ordered by start time, then
 // parent before child; runs split by the mapping's run key, in the order
 // of their first step.
-func ReadOTLP(m *spec.Model, name string, r io.Reader, mp *Mapping) ([]Run, error) {
+func ReadOTLP(m *spec.Model, name string, r io.Reader, mp *Mapping) ([]TracedRun, error) {
 	spans, err := readSpans(name, r)
 	if err != nil {
 		return nil, err
@@ -369,7 +369,7 @@ func ReadOTLP(m *spec.Model, name string, r io.Reader, mp *Mapping) ([]Run, erro
 		}
 		return a.ev - b.ev
 	})
-	var runs []Run
+	var runs []TracedRun
 	index := map[string]int{}
 	for _, st := range steps {
 		key := keys[st.sp]
@@ -377,7 +377,7 @@ func ReadOTLP(m *spec.Model, name string, r io.Reader, mp *Mapping) ([]Run, erro
 		if !ok {
 			ri = len(runs)
 			index[key] = ri
-			runs = append(runs, Run{Key: key})
+			runs = append(runs, TracedRun{Key: key})
 		}
 		var ev *event
 		ref := SpanRef{TraceID: st.sp.traceID, SpanID: st.sp.id, Name: st.sp.name, Line: st.sp.line}

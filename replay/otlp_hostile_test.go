@@ -90,10 +90,10 @@ func TestReadOTLPShapes(t *testing.T) {
 	}
 }
 
-// endless is a reader of a JSON string that never ends.
-type endless struct{ head []byte }
+// endlessString is a reader of a JSON string that never ends.
+type endlessString struct{ head []byte }
 
-func (e *endless) Read(p []byte) (int, error) {
+func (e *endlessString) Read(p []byte) (int, error) {
 	if len(e.head) > 0 {
 		n := copy(p, e.head)
 		e.head = e.head[n:]
@@ -136,7 +136,7 @@ func TestReadOTLPHostile(t *testing.T) {
 		{"unclosed", strings.NewReader(`{"resourceSpans": [` + "\n\n"), "rec.json:1: not OTLP JSON: unexpected end of JSON input (the request that starts here does not end)"},
 		{"answer-outside-type", strings.NewReader(otlpRequestJSON(otlpSpanJSON("0000000000000001", "", "review", 10, strAttr("verdict", "maybe")))),
 			`rec.json:1: span 0000000000000001 (review): asked.verifier:`},
-		{"huge", &endless{head: []byte(`{"resourceSpans":[{"x":"`)}, "rec.json:1: an ExportTraceServiceRequest larger than 64 MiB"},
+		{"huge", &endlessString{head: []byte(`{"resourceSpans":[{"x":"`)}, "rec.json:1: an ExportTraceServiceRequest larger than 64 MiB"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

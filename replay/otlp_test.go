@@ -46,7 +46,7 @@ func pipelineMapping(t testing.TB) string {
 
 // outcome is a replay's verdict in a comparable form: conforms, or the
 // span id and action of the divergence, or the violation.
-func outcome(t *testing.T, m *spec.Model, run Run) string {
+func outcome(t *testing.T, m *spec.Model, run TracedRun) string {
 	t.Helper()
 	res, err := Check(m, run.Lines)
 	if err != nil {
@@ -123,7 +123,7 @@ func blindMapping(t *testing.T) string {
 	return text[:start] + text[end:]
 }
 
-func runKeyList(runs []Run) []string {
+func runKeyList(runs []TracedRun) []string {
 	var out []string
 	for _, r := range runs {
 		out = append(out, r.Key)

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/report"
@@ -56,86 +57,234 @@ type cand struct {
 	asked  []checker.Answer
 }
 
+// MaxLineBytes is the longest line of a run file (1 MiB): a longer one
+// is an error that names the line, read no further than the limit.
+const MaxLineBytes = 1 << 20
+
 // Read parses a recorded run (named name in errors): one JSON object a
 // line, blank lines skipped. Names and values are checked against m.
+// [Run] checks a run as it reads it, without keeping its lines.
 func Read(m *spec.Model, name string, r io.Reader) ([]Line, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, err
+	lr := newLineReader(m, name, r)
+	var out []Line
+	for {
+		l, ok, err := lr.next()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return out, nil
+		}
+		out = append(out, l)
 	}
-	actions := map[string]int{}
+}
+
+// lineReader reads and parses the lines of a run one at a time, in
+// memory bounded by [MaxLineBytes].
+type lineReader struct {
+	m       *spec.Model
+	name    string
+	r       *bufio.Reader
+	n       int // lines read
+	parsed  int // non-blank lines parsed
+	buf     []byte
+	actions map[string]int
+	vars    map[string]*spec.Var
+	agents  map[string]int
+}
+
+func newLineReader(m *spec.Model, name string, r io.Reader) *lineReader {
+	lr := &lineReader{m: m, name: name, r: bufio.NewReaderSize(r, 64<<10),
+		actions: map[string]int{}, vars: map[string]*spec.Var{}, agents: map[string]int{}}
 	for i, a := range m.Actions {
-		actions[a.Name] = i
+		lr.actions[a.Name] = i
 	}
-	vars := map[string]*spec.Var{}
 	for _, v := range m.Vars {
-		if v.Monitor == nil {
-			vars[v.Name] = v
+		if v.Monitor == nil { // replay recomputes the past-time monitors
+			lr.vars[v.Name] = v
 		}
 	}
-	agents := map[string]int{}
 	for i, a := range m.Agents {
-		agents[a.Name] = i
+		lr.agents[a.Name] = i
 	}
-	var out []Line
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(nil, 64<<20)
-	for n := 1; sc.Scan(); n++ {
-		text := strings.TrimSpace(sc.Text())
-		if text == "" {
+	return lr
+}
+
+// readLine returns the next line without its line end (\n or \r\n), or
+// ok false at the end of the input.
+func (lr *lineReader) readLine() (line []byte, ok bool, err error) {
+	lr.buf = lr.buf[:0]
+	for {
+		chunk, err := lr.r.ReadSlice('\n')
+		if len(lr.buf)+len(chunk) > MaxLineBytes+2 { // +2: the line end
+			return nil, false, fmt.Errorf("%s:%d: line longer than %d bytes", lr.name, lr.n+1, MaxLineBytes)
+		}
+		lr.buf = append(lr.buf, chunk...)
+		switch {
+		case err == bufio.ErrBufferFull:
+			continue
+		case err == io.EOF:
+			if len(lr.buf) == 0 {
+				return nil, false, nil
+			}
+		case err != nil:
+			return nil, false, fmt.Errorf("%s: %w", lr.name, err)
+		}
+		lr.n++
+		line = bytes.TrimSuffix(bytes.TrimSuffix(lr.buf, []byte("\n")), []byte("\r"))
+		if len(line) > MaxLineBytes {
+			return nil, false, fmt.Errorf("%s:%d: line longer than %d bytes", lr.name, lr.n, MaxLineBytes)
+		}
+		return line, true, nil
+	}
+}
+
+// next returns the next non-blank line, parsed, or ok false at the end.
+func (lr *lineReader) next() (Line, bool, error) {
+	for {
+		raw, ok, err := lr.readLine()
+		if err != nil || !ok {
+			return Line{}, false, err
+		}
+		text := bytes.TrimSpace(raw)
+		if len(text) == 0 {
 			continue
 		}
-		bad := func(format string, args ...any) error {
-			return fmt.Errorf("%s:%d: %s", name, n, fmt.Sprintf(format, args...))
+		l, err := lr.parse(text)
+		if err != nil {
+			return Line{}, false, fmt.Errorf("%s:%d: %w", lr.name, lr.n, err)
 		}
-		dec := json.NewDecoder(strings.NewReader(text))
-		dec.DisallowUnknownFields()
-		var l runLine
-		if err := dec.Decode(&l); err != nil {
-			return nil, bad("%v", err)
-		}
-		if dec.More() {
-			return nil, bad("Line one JSON object a line")
-		}
-		w := Line{line: n, action: -1}
-		if l.Action != nil {
-			a, ok := actions[*l.Action]
-			if !ok {
-				return nil, bad("no action %s in %s%s", *l.Action, m.Name, didYouMean(suggestName(*l.Action, sortedKeys(actions))))
-			}
-			w.action = a
-		} else if len(out) > 0 {
-			return nil, bad("only the first line may omit the action (it constrains the initial state)")
-		}
-		for _, k := range sortedKeys(l.State) {
-			v, ok := vars[k]
-			if !ok {
-				return nil, bad("state: no variable %s in %s%s", k, m.Name, didYouMean(suggestName(k, sortedKeys(vars))))
-			}
-			val, err := encodeValue(v.Type, l.State[k])
-			if err != nil {
-				return nil, bad("state.%s: %v", k, err)
-			}
-			w.vars = append(w.vars, wantVar{v, val})
-		}
-		for _, k := range sortedKeys(l.Asked) {
-			ag, ok := agents[k]
-			if !ok {
-				return nil, bad("asked: no agent %s in %s%s", k, m.Name, didYouMean(suggestName(k, sortedKeys(agents))))
-			}
-			val, err := encodeValue(m.Agents[ag].Result, l.Asked[k])
-			if err != nil {
-				return nil, bad("asked.%s: %v", k, err)
-			}
-			w.asked = append(w.asked, checker.Answer{Agent: ag, Value: val})
-		}
-		slices.SortFunc(w.asked, func(a, b checker.Answer) int { return a.Agent - b.Agent })
-		out = append(out, w)
+		lr.parsed++
+		return l, true, nil
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+}
+
+// parse parses one non-blank line.
+func (lr *lineReader) parse(text []byte) (Line, error) {
+	m := lr.m
+	if err := checkDuplicateKeys(text); err != nil {
+		return Line{}, err
 	}
-	return out, nil
+	dec := json.NewDecoder(bytes.NewReader(text))
+	dec.DisallowUnknownFields()
+	var l runLine
+	if err := dec.Decode(&l); err != nil {
+		if k, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			k, _ = strconv.Unquote(k)
+			return Line{}, fmt.Errorf("unknown member %q (a line has action, asked, state and step)", clip(k, 80))
+		}
+		return Line{}, errors.New(clip(err.Error(), 200))
+	}
+	if dec.More() {
+		return Line{}, errors.New("expected one JSON object per line, found more after it")
+	}
+	w := Line{line: lr.n, action: -1}
+	if l.Action != nil {
+		a, ok := lr.actions[*l.Action]
+		if !ok {
+			return Line{}, fmt.Errorf("no action %s in %s%s", clip(*l.Action, 80), m.Name, didYouMean(suggestName(*l.Action, sortedKeys(lr.actions))))
+		}
+		w.action = a
+	} else if lr.parsed > 0 {
+		return Line{}, errors.New("only the first line may omit the action (it constrains the initial state)")
+	}
+	for _, k := range sortedKeys(l.State) {
+		v, ok := lr.vars[k]
+		if !ok {
+			return Line{}, fmt.Errorf("state: no variable %s in %s%s", clip(k, 80), m.Name, didYouMean(suggestName(k, sortedKeys(lr.vars))))
+		}
+		val, err := encodeValue(v.Type, l.State[k])
+		if err != nil {
+			return Line{}, fmt.Errorf("state.%s: %v", k, err)
+		}
+		w.vars = append(w.vars, wantVar{v, val})
+	}
+	for _, k := range sortedKeys(l.Asked) {
+		ag, ok := lr.agents[k]
+		if !ok {
+			return Line{}, fmt.Errorf("asked: no agent %s in %s%s", clip(k, 80), m.Name, didYouMean(suggestName(k, sortedKeys(lr.agents))))
+		}
+		val, err := encodeValue(m.Agents[ag].Result, l.Asked[k])
+		if err != nil {
+			return Line{}, fmt.Errorf("asked.%s: %v", k, err)
+		}
+		w.asked = append(w.asked, checker.Answer{Agent: ag, Value: val})
+	}
+	slices.SortFunc(w.asked, func(a, b checker.Answer) int { return a.Agent - b.Agent })
+	return w, nil
+}
+
+// clip returns s cut to at most n bytes (at a rune boundary) with "..."
+// after it when cut, so that no message echoes a huge input in full.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "..."
+}
+
+// checkDuplicateKeys reports an object of the JSON text with a key given
+// twice: encoding/json would keep the last one silently. It scans the
+// text once without decoding it; text that is not JSON passes (the
+// decoder then reports it).
+func checkDuplicateKeys(text []byte) error {
+	type frame struct {
+		keys map[string]bool // nil: an array
+	}
+	var stack []frame
+	expectKey := false
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; c {
+		case '{':
+			stack = append(stack, frame{keys: map[string]bool{}})
+			expectKey = true
+		case '[':
+			stack = append(stack, frame{})
+			expectKey = false
+		case '}', ']':
+			if len(stack) == 0 {
+				return nil
+			}
+			stack = stack[:len(stack)-1]
+			expectKey = false
+		case ',':
+			expectKey = len(stack) > 0 && stack[len(stack)-1].keys != nil
+		case '"':
+			j := i + 1
+			escaped := false
+			for j < len(text) && text[j] != '"' {
+				if text[j] == '\\' {
+					escaped = true
+					j++
+				}
+				j++
+			}
+			if j >= len(text) {
+				return nil
+			}
+			if expectKey {
+				k := string(text[i+1 : j])
+				if escaped || !utf8.ValidString(k) {
+					// The key as the decoder reads it (escapes; an invalid
+					// byte becomes U+FFFD).
+					if err := json.Unmarshal(text[i:j+1], &k); err != nil {
+						return nil
+					}
+				}
+				top := stack[len(stack)-1].keys
+				if top[k] {
+					return fmt.Errorf("duplicate key %q", clip(k, 80))
+				}
+				top[k] = true
+				expectKey = false
+			}
+			i = j
+		}
+	}
+	return nil
 }
 
 func sortedKeys[V any](mp map[string]V) []string {
@@ -165,7 +314,7 @@ func encodeInto(t *spec.Type, x any, out []int64) error {
 	case spec.BoolKind:
 		b, ok := x.(bool)
 		if !ok {
-			return fmt.Errorf("Line true or false, found %s", jsonText(x))
+			return fmt.Errorf("expected true or false, found %s", jsonText(x))
 		}
 		out[0] = 0
 		if b {
@@ -178,13 +327,13 @@ func encodeInto(t *spec.Type, x any, out []int64) error {
 			out[0] = int64(i)
 			return nil
 		}
-		return fmt.Errorf("Line one of %s, found %s", strings.Join(t.Names, ", "), jsonText(x))
+		return fmt.Errorf("expected one of %s, found %s", strings.Join(t.Names, ", "), jsonText(x))
 	case spec.ArrayKind:
 		n, w := int(t.Index.Size()), t.Elem.Width
 		if t.Index.Kind == spec.EnumKind || t.Index.Kind == spec.SymmetricKind {
 			obj, ok := x.(map[string]any)
 			if !ok || len(obj) != n {
-				return fmt.Errorf("Line an object with the %d keys %s, found %s", n, strings.Join(t.Index.Names, ", "), jsonText(x))
+				return fmt.Errorf("expected an object with the %d keys %s, found %s", n, strings.Join(t.Index.Names, ", "), jsonText(x))
 			}
 			for i, k := range t.Index.Names {
 				el, ok := obj[k]
@@ -199,7 +348,7 @@ func encodeInto(t *spec.Type, x any, out []int64) error {
 		}
 		arr, ok := x.([]any)
 		if !ok || len(arr) != n {
-			return fmt.Errorf("Line an array of %d elements, found %s", n, jsonText(x))
+			return fmt.Errorf("expected an array of %d elements, found %s", n, jsonText(x))
 		}
 		for i, el := range arr {
 			if err := encodeInto(t.Elem, el, out[i*w:(i+1)*w]); err != nil {
@@ -210,7 +359,7 @@ func encodeInto(t *spec.Type, x any, out []int64) error {
 	case spec.RecordKind:
 		obj, ok := x.(map[string]any)
 		if !ok || len(obj) != len(t.Fields) {
-			return fmt.Errorf("Line an object with every field of the record, found %s", jsonText(x))
+			return fmt.Errorf("expected an object with every field of the record, found %s", jsonText(x))
 		}
 		for _, fd := range t.Fields {
 			el, ok := obj[fd.Name]
@@ -225,7 +374,7 @@ func encodeInto(t *spec.Type, x any, out []int64) error {
 	case spec.SetKind:
 		arr, ok := x.([]any)
 		if !ok {
-			return fmt.Errorf("Line an array (a set), found %s", jsonText(x))
+			return fmt.Errorf("expected an array (a set), found %s", jsonText(x))
 		}
 		var mask int64
 		el := make([]int64, 1)
@@ -241,11 +390,14 @@ func encodeInto(t *spec.Type, x any, out []int64) error {
 	// an integer range
 	num, ok := x.(json.Number)
 	if !ok {
-		return fmt.Errorf("Line an integer, found %s", jsonText(x))
+		return fmt.Errorf("expected an integer, found %s", jsonText(x))
 	}
 	v, err := strconv.ParseInt(num.String(), 10, 64)
 	if err != nil {
-		return fmt.Errorf("Line an integer, found %s", num)
+		if errors.Is(err, strconv.ErrRange) {
+			return fmt.Errorf("%s is out of range %d..%d", clip(num.String(), 80), t.Lo, t.Hi)
+		}
+		return fmt.Errorf("expected an integer, found %s", clip(num.String(), 80))
 	}
 	if v < t.Lo || v > t.Hi {
 		return fmt.Errorf("%d is out of range %d..%d", v, t.Lo, t.Hi)
@@ -254,9 +406,10 @@ func encodeInto(t *spec.Type, x any, out []int64) error {
 	return nil
 }
 
+// jsonText returns x as JSON, clipped to 80 bytes.
 func jsonText(x any) string {
 	b, _ := json.Marshal(x)
-	return string(b)
+	return clip(string(b), 80)
 }
 
 // replayer follows a run through the spec. It keeps every state of the
@@ -278,6 +431,28 @@ type replayer struct {
 // reaches is a violation too. The error reports a model the engine cannot
 // compile.
 func Check(m *spec.Model, lines []Line) (*Result, error) {
+	i := 0
+	return check(m, func() (Line, bool, error) {
+		if i == len(lines) {
+			return Line{}, false, nil
+		}
+		i++
+		return lines[i-1], true, nil
+	})
+}
+
+// Run reads a recorded run from r (named name in errors) and replays it
+// on m as [Read] and [Check] do, one line at a time: the run is never held
+// whole in memory (what grows with its length is one spec state per step,
+// kept for the trace of a violation), and no line is read after the one
+// where the run diverges or reaches a violation. The error reports a
+// malformed line (file:line: message), an I/O error, or a model the
+// engine cannot compile.
+func Run(m *spec.Model, name string, r io.Reader) (*Result, error) {
+	return check(m, newLineReader(m, name, r).next)
+}
+
+func check(m *spec.Model, next func() (Line, bool, error)) (*Result, error) {
 	prog, err := checker.Compile(m)
 	if err != nil {
 		return nil, err
@@ -291,7 +466,10 @@ func Check(m *spec.Model, lines []Line) (*Result, error) {
 		}
 		r.invs = append(r.invs, pr)
 	}
-	res := r.replay(lines)
+	res, err := r.replay(next)
+	if err != nil {
+		return nil, err
+	}
 	res.States, res.Transitions = r.states, r.transitions
 	return &res, nil
 }
@@ -318,7 +496,7 @@ type Divergence struct {
 	Allowed  []string // the actions enabled there
 }
 
-func (r *replayer) replay(lines []Line) Result {
+func (r *replayer) replay(next func() (Line, bool, error)) (Result, error) {
 	var cur []*cand
 	seen := map[string]bool{}
 	add := func(list []*cand, c *cand) []*cand {
@@ -334,10 +512,13 @@ func (r *replayer) replay(lines []Line) Result {
 		cur = add(cur, &cand{state: slices.Clone(t), action: -1})
 	})
 	if err != nil {
-		return Result{Violation: r.execViolation(err, nil, -1, nil), Line: 0}
+		return Result{Violation: r.execViolation(err, nil, -1, nil), Line: 0}, nil
 	}
-	if len(lines) > 0 && lines[0].action < 0 {
-		w := lines[0]
+	w, more, err := next()
+	if err != nil {
+		return Result{}, err
+	}
+	if more && w.action < 0 {
 		var keep []*cand
 		for _, c := range cur {
 			if r.matches(c.state, w.vars) {
@@ -350,20 +531,23 @@ func (r *replayer) replay(lines []Line) Result {
 				r.consider(&near, c.state, w.asked, Line{vars: w.vars})
 			}
 			return Result{Diverged: &Divergence{Line: w.line, Action: "(initial state)", Enabled: true,
-				Mismatch: near.mismatch, Allowed: r.allowed(cur)}}
+				Mismatch: near.mismatch, Allowed: r.allowed(cur)}}, nil
 		}
-		cur, lines = keep, lines[1:]
+		cur = keep
 		cur[0].asked = w.asked
+		if w, more, err = next(); err != nil {
+			return Result{}, err
+		}
 	}
 	for _, c := range cur {
 		if v := r.checkInvariants(c); v != nil {
-			return Result{Violation: v, Line: 0}
+			return Result{Violation: v, Line: 0}, nil
 		}
 	}
 	steps := 0
-	for _, w := range lines {
+	for ; more; w, more, err = next() {
 		clear(seen)
-		var next []*cand
+		var succ []*cand
 		enabled := false
 		var near closest
 		for _, c := range cur {
@@ -374,31 +558,34 @@ func (r *replayer) replay(lines []Line) Result {
 				}
 				enabled = true
 				if r.matches(t, w.vars) && answersMatch(r.mach.Asked(), w.asked) {
-					next = add(next, &cand{state: slices.Clone(t), parent: c, action: a, asked: cloneAnswers(r.mach.Asked())})
-				} else if len(next) == 0 {
+					succ = add(succ, &cand{state: slices.Clone(t), parent: c, action: a, asked: cloneAnswers(r.mach.Asked())})
+				} else if len(succ) == 0 {
 					r.consider(&near, t, r.mach.Asked(), w)
 				}
 			})
 			if err != nil {
-				return Result{Steps: steps, Violation: r.execViolation(err, c, w.action, w.asked), Line: w.line}
+				return Result{Steps: steps, Violation: r.execViolation(err, c, w.action, w.asked), Line: w.line}, nil
 			}
 		}
-		if len(next) == 0 {
+		if len(succ) == 0 {
 			d := &Divergence{Line: w.line, Action: r.m.Actions[w.action].Name, Enabled: enabled, Allowed: r.allowed(cur)}
 			if enabled {
 				d.Mismatch = near.mismatch
 			}
-			return Result{Steps: steps, Diverged: d}
+			return Result{Steps: steps, Diverged: d}, nil
 		}
 		steps++
-		for _, c := range next {
+		for _, c := range succ {
 			if v := r.checkInvariants(c); v != nil {
-				return Result{Steps: steps, Violation: v, Line: w.line}
+				return Result{Steps: steps, Violation: v, Line: w.line}, nil
 			}
 		}
-		cur = next
+		cur = succ
 	}
-	return Result{Steps: steps, Finals: len(cur)}
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{Steps: steps, Finals: len(cur)}, nil
 }
 
 func stateKey(s checker.State) string {
@@ -512,8 +699,8 @@ func (r *replayer) execViolation(err error, c *cand, action int, asked []checker
 // answersMatch reports whether the answers a branch took include every
 // answer the recorded line names (an agent asked twice on one step
 // matches when any of its answers is the recorded one).
-func answersMatch(got, Line []checker.Answer) bool {
-	for _, w := range Line {
+func answersMatch(got, want []checker.Answer) bool {
+	for _, w := range want {
 		if !slices.ContainsFunc(got, func(g checker.Answer) bool {
 			return g.Agent == w.Agent && slices.Equal(g.Value, w.Value)
 		}) {

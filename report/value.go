@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"strconv"
 	"strings"
 
@@ -247,4 +248,14 @@ func (n node) foldedRecord(limit int) string {
 // int64 per scalar) as people read it, folded when long.
 func ValueText(t *spec.Type, slots []int64) string {
 	return valueNode(t, slots).folded(foldLimit)
+}
+
+// ValueJSON returns the value of type t held in slots encoded as the JSON
+// output contract writes it (see [JSON]): booleans, integers, enum members
+// and identities as strings, sets as sorted arrays, arrays as arrays
+// (objects when indexed by an enum or identity), records as objects.
+func ValueJSON(t *spec.Type, slots []int64) json.RawMessage {
+	var b bytes.Buffer
+	valueNode(t, slots).writeJSON(&b)
+	return b.Bytes()
 }

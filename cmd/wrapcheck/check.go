@@ -334,8 +334,6 @@ func outcomeName(code int) string {
 // progressModes lists the --progress values.
 var progressModes = []string{"auto", "json", "off"}
 
-// stdinLimit caps a spec read from standard input (`check -`).
-const stdinLimit = 64 << 20
 
 // loadForCheck reads, parses, checks and lowers the spec at path ("-":
 // standard input) and returns vet's warnings about it. Any error is a
@@ -349,12 +347,12 @@ func loadForCheck(cmd *cobra.Command, path string, defines []string) (*spec.Mode
 	name := displayPath(path)
 	if path == "-" {
 		name = "<stdin>"
-		src, err = io.ReadAll(io.LimitReader(cmd.InOrStdin(), stdinLimit+1))
-		if err == nil && len(src) > stdinLimit {
-			err = fmt.Errorf("<stdin>: the spec is larger than %d MiB", stdinLimit>>20)
+		src, err = io.ReadAll(io.LimitReader(cmd.InOrStdin(), maxSpecBytes+1))
+		if err == nil && len(src) > maxSpecBytes {
+			err = fmt.Errorf("<stdin>: longer than %d MiB, the limit for a spec file", maxSpecBytes>>20)
 		}
 	} else {
-		src, err = os.ReadFile(path)
+		src, err = readSpec(path)
 	}
 	if err != nil {
 		return nil, nil, &exitError{code: exitUsage, err: err}

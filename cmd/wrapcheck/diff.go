@@ -106,8 +106,8 @@ func runDiff(cmd *cobra.Command, args []string, f diffFlags) error {
 		}
 		var p diffPair
 		p.oldName, p.newName = displayPath(args[0]), displayPath(args[1])
-		if p.oldSrc, err = os.ReadFile(args[0]); err == nil {
-			p.newSrc, err = os.ReadFile(args[1])
+		if p.oldSrc, err = readSpec(args[0]); err == nil {
+			p.newSrc, err = readSpec(args[1])
 		}
 		if err != nil {
 			return &exitError{code: exitUsage, err: err}
@@ -208,7 +208,7 @@ func gitPairs(cmd *cobra.Command, rev string, args []string) ([]diffPair, error)
 	}
 	var pairs []diffPair
 	for _, file := range files {
-		newSrc, err := os.ReadFile(file)
+		newSrc, err := readSpec(file)
 		if err != nil {
 			return nil, &exitError{code: exitUsage, err: err}
 		}

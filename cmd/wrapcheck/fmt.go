@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 	"github.com/wrapcheck/wrapcheck/spec/syntax"
@@ -30,7 +31,7 @@ the files whose layout differs and exits 1 when there is one.`,
 					}
 				case write:
 					if !bytes.Equal(out, src) {
-						return os.WriteFile(path, out, 0o644)
+						return writeAtomic(path, out, writeAll)
 					}
 				default:
 					_, err := cmd.OutOrStdout().Write(out)
@@ -48,4 +49,53 @@ the files whose layout differs and exits 1 when there is one.`,
 	cmd.Flags().BoolVarP(&list, "list", "l", false, "list files whose layout differs from fmt's; exit 1 when there is one")
 	cmd.Flags().BoolVar(&list, "check", false, "the same as -l")
 	return cmd
+}
+
+// writeAtomic replaces the contents of the file at path with data so that
+// the file is never left truncated or half-written (a full disk, a
+// crash): data goes to a temporary file in the same directory, which is
+// synced, given the original's permissions and renamed over it. A
+// symbolic link is followed, and the file it points to replaced. On an
+// error the original is untouched and the temporary file removed. write
+// writes the data to the temporary file (a parameter for the tests).
+func writeAtomic(path string, data []byte, write func(f *os.File, data []byte) error) error {
+	fail := func(err error) error {
+		return fmt.Errorf("%s: not rewritten: %w", displayPath(path), err)
+	}
+	target, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return fail(err)
+	}
+	fi, err := os.Stat(target)
+	if err != nil {
+		return fail(err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".*.tmp")
+	if err != nil {
+		return fail(err)
+	}
+	name := tmp.Name()
+	err = write(tmp, data)
+	if err == nil {
+		err = tmp.Chmod(fi.Mode().Perm())
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(name, target)
+	}
+	if err != nil {
+		os.Remove(name)
+		return fail(err)
+	}
+	return nil
+}
+
+func writeAll(f *os.File, data []byte) error {
+	_, err := f.Write(data)
+	return err
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"math/big"
 	"os"
@@ -100,7 +101,7 @@ func loadModel(path string, defines []string) (*spec.Model, error) {
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}
 	}
-	src, err := os.ReadFile(path)
+	src, err := readSpec(path)
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}
 	}
@@ -109,6 +110,34 @@ func loadModel(path string, defines []string) (*spec.Model, error) {
 		return nil, &exitError{code: exitUsage, err: err}
 	}
 	return m, nil
+}
+
+// maxSpecBytes is the largest spec file wrapcheck reads (16 MiB): a
+// larger one, or a device such as /dev/zero, is refused before it fills
+// the memory.
+const maxSpecBytes = 16 << 20
+
+// readSpec reads the spec file at path, refusing one longer than
+// maxSpecBytes: a regular file by its size, anything else (a pipe, a
+// device) after reading one byte more than the limit.
+func readSpec(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	tooLong := fmt.Errorf("%s: longer than %d MiB, the limit for a spec file", displayPath(path), maxSpecBytes>>20)
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > maxSpecBytes {
+		return nil, tooLong
+	}
+	src, err := io.ReadAll(io.LimitReader(f, maxSpecBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(src) > maxSpecBytes {
+		return nil, tooLong
+	}
+	return src, nil
 }
 
 // parseSize parses a memory size such as 512MiB, 4GiB, 2G or 1000000.
@@ -149,7 +178,7 @@ func parseSize(s string) (int64, error) {
 func eachFile(cmd *cobra.Command, paths []string, do func(path string, src []byte, f *syntax.File) error) error {
 	failed := false
 	for _, path := range paths {
-		src, err := os.ReadFile(path)
+		src, err := readSpec(path)
 		if err == nil {
 			var f *syntax.File
 			if f, err = syntax.Parse(displayPath(path), src); err == nil {

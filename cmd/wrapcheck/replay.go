@@ -74,11 +74,7 @@ func runReplay(cmd *cobra.Command, specPath, runPath string, f replayFlags) erro
 	} else if f.mapping != "" {
 		return &exitError{code: exitUsage, err: fmt.Errorf("%s: --mapping is for OTLP JSON recordings, and this is a run file (JSON lines)", run)}
 	}
-	lines, err := replay.Read(m, run, br)
-	if err != nil {
-		return &exitError{code: exitUsage, err: err}
-	}
-	out, err := replay.Check(m, lines)
+	out, err := replay.Run(m, run, br)
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}

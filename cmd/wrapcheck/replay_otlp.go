@@ -58,7 +58,7 @@ func runReplayOTLP(cmd *cobra.Command, m *spec.Model, run string, r io.Reader, f
 }
 
 // otlpRunName names a run of a recording in reports.
-func otlpRunName(run string, rn replay.Run) string {
+func otlpRunName(run string, rn replay.TracedRun) string {
 	if rn.Key == "" {
 		return run
 	}
@@ -67,7 +67,7 @@ func otlpRunName(run string, rn replay.Run) string {
 
 // spanWhere says where a step of a run is: the line of the recording,
 // the run key, the span.
-func spanWhere(run string, rn replay.Run, sp replay.SpanRef) string {
+func spanWhere(run string, rn replay.TracedRun, sp replay.SpanRef) string {
 	if rn.Key == "" {
 		return fmt.Sprintf("%s:%d: %s", run, sp.Line, report.Escape(sp.String()))
 	}
@@ -75,14 +75,14 @@ func spanWhere(run string, rn replay.Run, sp replay.SpanRef) string {
 }
 
 // spanAt is the span of step line (1-based) of a run.
-func spanAt(rn replay.Run, line int) replay.SpanRef {
+func spanAt(rn replay.TracedRun, line int) replay.SpanRef {
 	if line < 1 || line > len(rn.Spans) {
 		return replay.SpanRef{}
 	}
 	return rn.Spans[line-1]
 }
 
-func renderOTLPRun(cmd *cobra.Command, m *spec.Model, run string, rn replay.Run, out *replay.Result, format string) error {
+func renderOTLPRun(cmd *cobra.Command, m *spec.Model, run string, rn replay.TracedRun, out *replay.Result, format string) error {
 	w := cmd.OutOrStdout()
 	name := otlpRunName(run, rn)
 	switch {

@@ -138,6 +138,10 @@ func (s *scanner) peek(k int) byte {
 func isLetter(c byte) bool { return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 func isDigit(c byte) bool  { return '0' <= c && c <= '9' }
 
+// MaxIdentLen is the longest identifier, in characters: a longer one is an
+// error, so that no message echoes an unbounded name.
+const MaxIdentLen = 1000
+
 // scan returns the tokens of src, ending with EOF, and its comments
 // separately. It stops early, with an EOF, after a token at which the
 // parser will certainly fail (see chainCounter).
@@ -172,6 +176,9 @@ func scanTokens(filename string, src []byte, stopEarly bool) (toks, comments []l
 				s.col++
 			}
 			typ = tokIdent
+			if s.off-start.Offset > MaxIdentLen {
+				return nil, nil, &scanError{start, fmt.Sprintf("identifier %s... is longer than %d characters", src[start.Offset:start.Offset+20], MaxIdentLen)}
+			}
 			if keywords[string(src[start.Offset:s.off])] {
 				typ = tokKeyword
 			}
