@@ -356,3 +356,41 @@ func (v *otlpValue) toGo(depth int) (any, error) {
 	}
 	return nil, nil
 }
+
+// SniffOTLP reports whether the recording br starts is OTLP JSON (see
+// [IsOTLP]), peeking no further than the first member's name, so that a
+// stream is not held up waiting for more input than that.
+func SniffOTLP(br *bufio.Reader) bool {
+	state := 0 // 0: before {, 1: before the key, 2: in the key
+	start := 0
+	for n := 1; n <= 4096; n++ {
+		b, err := br.Peek(n)
+		if len(b) < n {
+			return false
+		}
+		c := b[n-1]
+		switch state {
+		case 0, 1:
+			switch {
+			case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+			case state == 0 && c == '{':
+				state = 1
+			case state == 1 && c == '"':
+				state, start = 2, n
+			default:
+				return false
+			}
+		case 2:
+			if c == '"' {
+				return IsOTLP(b)
+			}
+			if n-start > 32 {
+				return false
+			}
+		}
+		if err != nil {
+			return false
+		}
+	}
+	return false
+}

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"bufio"
 	"bytes"
 	"io"
 	"os"
@@ -246,5 +247,25 @@ func TestUnmapped(t *testing.T) {
 	want := []string{"c span 0000000000000002 (execute_tool delete_file)", "c span 0000000000000004 (guard)"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestSniffOTLP(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want bool
+	}{
+		{`{"resourceSpans":[]}`, true},
+		{"\n  {\n \"resourceSpans\"", true},
+		{`{"resource_spans": []}`, true},
+		{`{"action": "wrapper.edit"}`, false},
+		{`{"step": 0, "resourceSpans": 1}`, false},
+		{`[{"resourceSpans": []}]`, false},
+		{``, false},
+		{`{"resourceSpan`, false},
+	} {
+		if got := SniffOTLP(bufio.NewReader(strings.NewReader(tt.in))); got != tt.want {
+			t.Errorf("SniffOTLP(%q) = %v, want %v", tt.in, got, tt.want)
+		}
 	}
 }

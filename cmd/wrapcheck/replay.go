@@ -69,7 +69,7 @@ func runReplay(cmd *cobra.Command, specPath, runPath string, f replayFlags) erro
 	defer file.Close()
 	run := displayPath(runPath)
 	br := bufio.NewReader(file)
-	if head, _ := br.Peek(4096); replay.IsOTLP(head) {
+	if replay.SniffOTLP(br) {
 		return runReplayOTLP(cmd, m, run, br, f)
 	} else if f.mapping != "" {
 		return &exitError{code: exitUsage, err: fmt.Errorf("%s: --mapping is for OTLP JSON recordings, and this is a run file (JSON lines)", run)}
