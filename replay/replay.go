@@ -182,7 +182,7 @@ func (lr *lineReader) parse(text []byte) (Line, error) {
 	if l.Action != nil {
 		a, ok := lr.actions[*l.Action]
 		if !ok {
-			return Line{}, fmt.Errorf("no action %s in %s", clip(*l.Action, 80), m.Name)
+			return Line{}, fmt.Errorf("no action %s in %s%s", clip(*l.Action, 80), m.Name, didYouMean(suggestName(*l.Action, sortedKeys(lr.actions))))
 		}
 		w.action = a
 	} else if lr.parsed > 0 {
@@ -191,7 +191,7 @@ func (lr *lineReader) parse(text []byte) (Line, error) {
 	for _, k := range sortedKeys(l.State) {
 		v, ok := lr.vars[k]
 		if !ok {
-			return Line{}, fmt.Errorf("state: no variable %s in %s", clip(k, 80), m.Name)
+			return Line{}, fmt.Errorf("state: no variable %s in %s%s", clip(k, 80), m.Name, didYouMean(suggestName(k, sortedKeys(lr.vars))))
 		}
 		val, err := encodeValue(v.Type, l.State[k])
 		if err != nil {
@@ -202,7 +202,7 @@ func (lr *lineReader) parse(text []byte) (Line, error) {
 	for _, k := range sortedKeys(l.Asked) {
 		ag, ok := lr.agents[k]
 		if !ok {
-			return Line{}, fmt.Errorf("asked: no agent %s in %s", clip(k, 80), m.Name)
+			return Line{}, fmt.Errorf("asked: no agent %s in %s%s", clip(k, 80), m.Name, didYouMean(suggestName(k, sortedKeys(lr.agents))))
 		}
 		val, err := encodeValue(m.Agents[ag].Result, l.Asked[k])
 		if err != nil {
@@ -492,7 +492,7 @@ type Divergence struct {
 	Line     int
 	Action   string
 	Enabled  bool     // the action had successors, but none matched the state and answers
-	Mismatch []string // for Enabled: what the first successor differs in
+	Mismatch []string // for Enabled: what the closest successor differs in (variables, then answers)
 	Allowed  []string // the actions enabled there
 }
 
@@ -526,8 +526,12 @@ func (r *replayer) replay(next func() (Line, bool, error)) (Result, error) {
 			}
 		}
 		if len(keep) == 0 {
+			var near closest
+			for _, c := range cur {
+				r.consider(&near, c.state, w.asked, Line{vars: w.vars})
+			}
 			return Result{Diverged: &Divergence{Line: w.line, Action: "(initial state)", Enabled: true,
-				Mismatch: r.mismatch(cur[0].state, w.vars), Allowed: r.allowed(cur)}}, nil
+				Mismatch: near.mismatch, Allowed: r.allowed(cur)}}, nil
 		}
 		cur = keep
 		cur[0].asked = w.asked
@@ -545,18 +549,18 @@ func (r *replayer) replay(next func() (Line, bool, error)) (Result, error) {
 		clear(seen)
 		var succ []*cand
 		enabled := false
-		var first checker.State
+		var near closest
 		for _, c := range cur {
 			err := r.mach.Successors(c.state, func(a, _ int, t checker.State) {
 				r.transitions++
 				if a != w.action {
 					return
 				}
-				if !enabled {
-					enabled, first = true, slices.Clone(t)
-				}
+				enabled = true
 				if r.matches(t, w.vars) && answersMatch(r.mach.Asked(), w.asked) {
 					succ = add(succ, &cand{state: slices.Clone(t), parent: c, action: a, asked: cloneAnswers(r.mach.Asked())})
+				} else if len(succ) == 0 {
+					r.consider(&near, t, r.mach.Asked(), w)
 				}
 			})
 			if err != nil {
@@ -566,7 +570,7 @@ func (r *replayer) replay(next func() (Line, bool, error)) (Result, error) {
 		if len(succ) == 0 {
 			d := &Divergence{Line: w.line, Action: r.m.Actions[w.action].Name, Enabled: enabled, Allowed: r.allowed(cur)}
 			if enabled {
-				d.Mismatch = r.mismatch(first, w.vars)
+				d.Mismatch = near.mismatch
 			}
 			return Result{Steps: steps, Diverged: d}, nil
 		}

@@ -341,7 +341,6 @@ func outcomeName(code int) string {
 // progressModes lists the --progress values.
 var progressModes = []string{"auto", "json", "off"}
 
-
 // loadForCheck reads, parses, checks and lowers the spec at path ("-":
 // standard input) and returns vet's warnings about it. Any error is a
 // usage error (exit 2).

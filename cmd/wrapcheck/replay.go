@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -17,6 +18,7 @@ import (
 type replayFlags struct {
 	defines []string
 	format  string
+	mapping string // the mapping of an OTLP recording
 }
 
 func newReplayCmd() *cobra.Command {
@@ -31,6 +33,12 @@ be a successor by the named action whose state matches the recorded
 variables. Every invariant is checked on the way, and an assertion or runtime
 error of the spec in a state the run reaches is reported too.
 
+RUN may also be an OpenTelemetry recording in OTLP JSON (one
+ExportTraceServiceRequest a line, as the collector's file exporter writes;
+chosen by content): --mapping FILE then says which spans are which actions
+and which attributes are agent answers and variables, and each run of the
+recording (split by gen_ai.conversation.id by default) is replayed.
+
 Exit codes: 0 the run conforms, 1 a line the spec does not allow or a
 violation reached (rendered as by check), 2 the spec, the run file or the
 command line is wrong.`,
@@ -42,6 +50,7 @@ command line is wrong.`,
 	fl := cmd.Flags()
 	fl.StringArrayVarP(&f.defines, "define", "D", nil, "override a constant: -D NAME=VALUE (repeatable)")
 	fl.StringVar(&f.format, "format", "text", "output format: text or json")
+	fl.StringVar(&f.mapping, "mapping", "", "for an OTLP JSON recording: the mapping of its spans to actions (see docs/replay.md)")
 	return cmd
 }
 
@@ -59,7 +68,13 @@ func runReplay(cmd *cobra.Command, specPath, runPath string, f replayFlags) erro
 	}
 	defer file.Close()
 	run := displayPath(runPath)
-	out, err := replay.Run(m, run, file)
+	br := bufio.NewReader(file)
+	if replay.SniffOTLP(br) {
+		return runReplayOTLP(cmd, m, run, br, f)
+	} else if f.mapping != "" {
+		return &exitError{code: exitUsage, err: fmt.Errorf("%s: --mapping is for OTLP JSON recordings, and this is a run file (JSON lines)", run)}
+	}
+	out, err := replay.Run(m, run, br)
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
