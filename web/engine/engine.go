@@ -234,13 +234,14 @@ func operands(text string) []string {
 // graph draws the state graph of m when it has at most MaxGraphStates
 // states, with the counterexample in red.
 func graph(ctx context.Context, resp *Response, m *spec.Model) error {
-	g, err := ExploreGraph(m, MaxGraphStates)
+	prog, err := checker.Compile(m)
 	if err != nil {
 		return err
 	}
+	g := report.ExploreGraph(prog, MaxGraphStates)
 	var v *checker.Violation
 	ctx = newPollContext(ctx, DefaultTimeout)
-	if res, err := verify.Run(ctx, m, verify.Options{Workers: 1, MaxStates: MaxGraphStates}); err == nil && res.Verdict == checker.Violated {
+	if res, err := verify.Run(ctx, m, verify.Options{Workers: 1, MaxStates: MaxGraphStates, Program: prog}); err == nil && res.Verdict == checker.Violated {
 		v = res.Violation
 	}
 	var b bytes.Buffer
