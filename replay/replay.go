@@ -182,7 +182,7 @@ func (lr *lineReader) parse(text []byte) (Line, error) {
 	if l.Action != nil {
 		a, ok := lr.actions[*l.Action]
 		if !ok {
-			return Line{}, fmt.Errorf("no action %s in %s%s", clip(*l.Action, 80), m.Name, didYouMean(suggestName(*l.Action, sortedKeys(lr.actions))))
+			return Line{}, fmt.Errorf("no action %s in %s%s", clip(*l.Action, 80), m.Name, spec.DidYouMean(spec.Suggest(*l.Action, sortedKeys(lr.actions))))
 		}
 		w.action = a
 	} else if lr.parsed > 0 {
@@ -191,7 +191,7 @@ func (lr *lineReader) parse(text []byte) (Line, error) {
 	for _, k := range sortedKeys(l.State) {
 		v, ok := lr.vars[k]
 		if !ok {
-			return Line{}, fmt.Errorf("state: no variable %s in %s%s", clip(k, 80), m.Name, didYouMean(suggestName(k, sortedKeys(lr.vars))))
+			return Line{}, fmt.Errorf("state: no variable %s in %s%s", clip(k, 80), m.Name, spec.DidYouMean(spec.Suggest(k, sortedKeys(lr.vars))))
 		}
 		val, err := encodeValue(v.Type, l.State[k])
 		if err != nil {
@@ -202,7 +202,7 @@ func (lr *lineReader) parse(text []byte) (Line, error) {
 	for _, k := range sortedKeys(l.Asked) {
 		ag, ok := lr.agents[k]
 		if !ok {
-			return Line{}, fmt.Errorf("asked: no agent %s in %s%s", clip(k, 80), m.Name, didYouMean(suggestName(k, sortedKeys(lr.agents))))
+			return Line{}, fmt.Errorf("asked: no agent %s in %s%s", clip(k, 80), m.Name, spec.DidYouMean(spec.Suggest(k, sortedKeys(lr.agents))))
 		}
 		val, err := encodeValue(m.Agents[ag].Result, l.Asked[k])
 		if err != nil {

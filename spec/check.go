@@ -526,3 +526,24 @@ func valueString(t *Type, v int64) string {
 	}
 	return strconv.FormatInt(v, 10)
 }
+
+// Suggest returns the name of names nearest to name (at most two edits,
+// and fewer than name's length; the first in sorted order on a tie), or
+// "" when none is near. Other packages use it, with [DidYouMean], for the
+// same "did you mean" hints as the front end's errors.
+func Suggest(name string, names []string) string {
+	best, bestD := "", 3
+	for _, n := range names {
+		d := editDistance(name, n)
+		if d < bestD || (d == bestD && best != "" && n < best) {
+			best, bestD = n, d
+		}
+	}
+	if best != "" && bestD >= len(name) {
+		return ""
+	}
+	return best
+}
+
+// DidYouMean returns " (did you mean s?)", or "" when s is "".
+func DidYouMean(s string) string { return didYouMean(s) }
