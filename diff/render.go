@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/wrapcheck/wrapcheck/checker"
@@ -112,18 +111,7 @@ func writeTrace(b *strings.Builder, m *spec.Model, steps []checker.Step) {
 		if st.Action >= 0 {
 			label = m.Actions[st.Action].Name
 		}
-		var parts []string
-		for _, a := range st.Asked {
-			ag := m.Agents[a.Agent]
-			parts = append(parts, "asked "+ag.Name+"="+report.ValueText(ag.Result, a.Value))
-		}
-		for _, v := range m.Vars {
-			cur := st.State[v.Slot : v.Slot+v.Type.Width]
-			if i > 0 && slices.Equal(cur, steps[i-1].State[v.Slot:v.Slot+v.Type.Width]) {
-				continue
-			}
-			parts = append(parts, v.Name+"="+report.ValueText(v.Type, cur))
-		}
+		parts := report.StepParts(m, steps, i)
 		fmt.Fprintf(b, "  %2d  %s  %s\n", i, label, strings.Join(parts, " "))
 	}
 }

@@ -50,21 +50,7 @@ func (x *Report) Text(w io.Writer) error {
 		if st.Action >= 0 {
 			label = m.Actions[st.Action].Name
 		}
-		var parts []string
-		for _, a := range st.Asked {
-			ag := m.Agents[a.Agent]
-			parts = append(parts, "asked "+ag.Name+"="+report.ValueText(ag.Result, a.Value))
-		}
-		for _, x := range m.Vars {
-			if x.Monitor != nil {
-				continue
-			}
-			cur := st.State[x.Slot : x.Slot+x.Type.Width]
-			if i > 0 && slices.Equal(cur, v.Trace[i-1].State[x.Slot:x.Slot+x.Type.Width]) {
-				continue
-			}
-			parts = append(parts, x.Name+"="+report.ValueText(x.Type, cur))
-		}
+		parts := report.StepParts(m, v.Trace, i)
 		if x.Slice != nil && x.Slice.Steps[i].Essential {
 			mark = "*"
 		}

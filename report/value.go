@@ -3,9 +3,11 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -258,4 +260,28 @@ func ValueJSON(t *spec.Type, slots []int64) json.RawMessage {
 	var b bytes.Buffer
 	valueNode(t, slots).writeJSON(&b)
 	return b.Bytes()
+}
+
+// StepParts returns what step i of trace did, in the compact one-line form
+// of `diff` and `explain`: the agent answers taken ("asked verifier=pass"),
+// then the user variables it changed ("x=1"; every variable at step 0).
+// Past-time monitors are left out.
+func StepParts(m *spec.Model, trace []checker.Step, i int) []string {
+	st := trace[i]
+	var parts []string
+	for _, a := range st.Asked {
+		ag := m.Agents[a.Agent]
+		parts = append(parts, "asked "+ag.Name+"="+ValueText(ag.Result, a.Value))
+	}
+	for _, v := range m.Vars {
+		if v.Monitor != nil {
+			continue
+		}
+		cur := st.State[v.Slot : v.Slot+v.Type.Width]
+		if i > 0 && slices.Equal(cur, trace[i-1].State[v.Slot:v.Slot+v.Type.Width]) {
+			continue
+		}
+		parts = append(parts, v.Name+"="+ValueText(v.Type, cur))
+	}
+	return parts
 }
