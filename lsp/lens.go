@@ -36,11 +36,7 @@ type command struct {
 // codeLens puts a "check" lens on every invariant and property of a
 // document that checks.
 func (s *Server) codeLens(params json.RawMessage) (any, *rpcError) {
-	var p documentParams
-	if rerr := decode(params, &p); rerr != nil {
-		return nil, rerr
-	}
-	a, _, rerr := s.lookup(p.TextDocument.URI)
+	a, rerr := s.document(params)
 	if rerr != nil {
 		return nil, rerr
 	}

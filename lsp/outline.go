@@ -17,11 +17,7 @@ type foldingRange struct {
 // foldingRange returns a range per multi-line block (process, action,
 // init, if, choose, match) and multi-line comment.
 func (s *Server) foldingRange(params json.RawMessage) (any, *rpcError) {
-	var p documentParams
-	if rerr := decode(params, &p); rerr != nil {
-		return nil, rerr
-	}
-	a, _, rerr := s.lookup(p.TextDocument.URI)
+	a, rerr := s.document(params)
 	if rerr != nil {
 		return nil, rerr
 	}

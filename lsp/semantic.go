@@ -38,11 +38,7 @@ var semanticKinds = [...]int{
 // semanticTokens classifies every resolved name of the document (the
 // TextMate grammar colours keywords, literals and operators).
 func (s *Server) semanticTokens(params json.RawMessage) (any, *rpcError) {
-	var p documentParams
-	if rerr := decode(params, &p); rerr != nil {
-		return nil, rerr
-	}
-	a, _, rerr := s.lookup(p.TextDocument.URI)
+	a, rerr := s.document(params)
 	if rerr != nil {
 		return nil, rerr
 	}

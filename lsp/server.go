@@ -433,6 +433,17 @@ func (s *Server) analysisOf(st *docState) *analysis {
 	return st.an
 }
 
+// document decodes the params of a request that names only a document
+// and returns the document's current analysis.
+func (s *Server) document(params json.RawMessage) (*analysis, *rpcError) {
+	var p documentParams
+	if rerr := decode(params, &p); rerr != nil {
+		return nil, rerr
+	}
+	a, _, rerr := s.lookup(p.TextDocument.URI)
+	return a, rerr
+}
+
 // lookup returns the analysis of the open document uri, and the latest
 // one that parsed (for completion while a line is half typed).
 func (s *Server) lookup(uri string) (cur, good *analysis, rerr *rpcError) {

@@ -7,11 +7,7 @@ import (
 )
 
 func (s *Server) documentSymbol(params json.RawMessage) (any, *rpcError) {
-	var p documentParams
-	if rerr := decode(params, &p); rerr != nil {
-		return nil, rerr
-	}
-	a, _, rerr := s.lookup(p.TextDocument.URI)
+	a, rerr := s.document(params)
 	if rerr != nil {
 		return nil, rerr
 	}
