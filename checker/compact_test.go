@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wrapcheck/wrapcheck/internal/golden"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -113,34 +114,11 @@ func TestCompactDifferential(t *testing.T) {
 		t.Errorf("wide: %+v, want a violation through x = 280", summarize(r))
 	}
 
-	files, err := filepath.Glob(filepath.Join("testdata", "*.txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, file := range files {
-		ar, err := parseTxtar(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var src []byte
-		defines := map[string]int64{}
-		var opts Options
-		for _, f := range ar.Files {
-			switch f.Name {
-			case "in.wrap":
-				src = f.Data
-			case "defines":
-				for _, d := range strings.Fields(string(f.Data)) {
-					k, v, _ := strings.Cut(d, "=")
-					var n int64
-					fmt.Sscan(v, &n)
-					defines[k] = n
-				}
-			case "options":
-				opts.NoDeadlock = strings.Contains(string(f.Data), "no-deadlock")
-			}
-		}
-		m, err := spec.ParseFile(filepath.Base(file), src, spec.Options{Defines: defines})
+	for _, file := range golden.Glob(t, filepath.Join("testdata", "*.txtar")) {
+		ar := golden.Load(t, file)
+		// The goldens' state limits are left out: the full space is compared.
+		opts := Options{NoDeadlock: goldenOptions(t, ar).NoDeadlock}
+		m, err := spec.ParseFile(filepath.Base(file), ar.Need(t, "in.wrap"), spec.Options{Defines: ar.Defines(t)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -22,50 +21,13 @@ import (
 // must render to `-- out/result --` byte for byte.
 // WRAPCHECK_UPDATE=1 rewrites the expected sections.
 func TestGolden(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("testdata", "*.txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) == 0 {
-		t.Fatal("no golden files")
-	}
-	for _, file := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
-			ar, err := parseTxtar(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sections := map[string][]byte{}
-			for _, f := range ar.Files {
-				sections[f.Name] = f.Data
-			}
-			src, ok := sections["in.wrap"]
-			if !ok {
-				t.Fatal("no in.wrap section")
-			}
-			sopts := spec.Options{Defines: map[string]int64{}}
-			for _, d := range strings.Fields(string(sections["defines"])) {
-				k, v, _ := strings.Cut(d, "=")
-				n, err := strconv.ParseInt(v, 10, 64)
-				if err != nil {
-					t.Fatalf("defines: %v", err)
-				}
-				sopts.Defines[k] = n
-			}
-			var opts Options
-			for _, o := range strings.Fields(string(sections["options"])) {
-				k, v, _ := strings.Cut(o, "=")
-				switch k {
-				case "no-deadlock":
-					opts.NoDeadlock = true
-				case "max-states":
-					opts.MaxStates, _ = strconv.ParseInt(v, 10, 64)
-				default:
-					t.Fatalf("unknown option %q", o)
-				}
-			}
-			name := strings.TrimSuffix(filepath.Base(file), ".txtar") + ".wrap"
-			m, err := spec.ParseFile(name, src, sopts)
+	for _, file := range golden.Glob(t, filepath.Join("testdata", "*.txtar")) {
+		ar := golden.Load(t, file)
+		t.Run(ar.Name(), func(t *testing.T) {
+			src := ar.Need(t, "in.wrap")
+			sopts := spec.Options{Defines: ar.Defines(t)}
+			opts := goldenOptions(t, ar)
+			m, err := spec.ParseFile(ar.Name()+".wrap", src, sopts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -81,28 +43,33 @@ func TestGolden(t *testing.T) {
 			if diff := cmp.Diff(outs[0], outs[1]); diff != "" {
 				t.Errorf("workers 1 vs 4 (-w1 +w4):\n%s", diff)
 			}
-			got := outs[0]
-			if golden.Update() {
-				found := false
-				for i := range ar.Files {
-					if ar.Files[i].Name == "out/result" {
-						ar.Files[i].Data = []byte(got)
-						found = true
-					}
-				}
-				if !found {
-					ar.Files = append(ar.Files, txtarFile{Name: "out/result", Data: []byte(got)})
-				}
-				if err := os.WriteFile(file, ar.format(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			if diff := cmp.Diff(string(sections["out/result"]), got); diff != "" {
-				t.Errorf("out/result mismatch (-want +got):\n%s", diff)
-			}
+			ar.Check(t, "out/result", []byte(outs[0]))
 		})
 	}
+}
+
+// goldenOptions parses the optional options section of a golden archive:
+// no-deadlock and max-states=N, separated by white space.
+func goldenOptions(t *testing.T, ar *golden.Archive) Options {
+	t.Helper()
+	var opts Options
+	data, _ := ar.Section("options")
+	for _, o := range strings.Fields(string(data)) {
+		k, v, _ := strings.Cut(o, "=")
+		switch k {
+		case "no-deadlock":
+			opts.NoDeadlock = true
+		case "max-states":
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				t.Fatalf("%s: options: %v", ar.Path, err)
+			}
+			opts.MaxStates = n
+		default:
+			t.Fatalf("%s: unknown option %q", ar.Path, o)
+		}
+	}
+	return opts
 }
 
 // render prints the deterministic part of a result (no timings).
@@ -194,55 +161,4 @@ func formatValue(t *spec.Type, vals []int64) string {
 		return "{" + strings.Join(el, ", ") + "}"
 	}
 	return strconv.FormatInt(vals[0], 10)
-}
-
-// A txtar archive (the format of golang.org/x/tools/txtar, which
-// go-internal's txtar wraps but go.sum does not pin): a comment, then
-// files, each introduced by a line "-- name --".
-type txtarArchive struct {
-	Comment []byte
-	Files   []txtarFile
-}
-
-type txtarFile struct {
-	Name string
-	Data []byte
-}
-
-func parseTxtar(path string) (*txtarArchive, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	ar := &txtarArchive{}
-	cur := &ar.Comment
-	for len(data) > 0 {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line, data = data[:i+1], data[i+1:]
-		} else {
-			data = nil
-		}
-		t := strings.TrimRight(string(line), "\r\n")
-		if strings.HasPrefix(t, "-- ") && strings.HasSuffix(t, " --") && len(t) > 6 {
-			ar.Files = append(ar.Files, txtarFile{Name: strings.TrimSpace(t[3 : len(t)-3])})
-			cur = &ar.Files[len(ar.Files)-1].Data
-			continue
-		}
-		*cur = append(*cur, line...)
-	}
-	return ar, nil
-}
-
-func (ar *txtarArchive) format() []byte {
-	var b bytes.Buffer
-	b.Write(ar.Comment)
-	for _, f := range ar.Files {
-		fmt.Fprintf(&b, "-- %s --\n", f.Name)
-		b.Write(f.Data)
-		if len(f.Data) > 0 && f.Data[len(f.Data)-1] != '\n' {
-			b.WriteByte('\n')
-		}
-	}
-	return b.Bytes()
 }

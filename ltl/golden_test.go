@@ -3,8 +3,6 @@ package ltl
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -18,58 +16,26 @@ import (
 // in.wrap) separately and compares the rendered results with section
 // out/result. WRAPCHECK_UPDATE=1 rewrites the expectations.
 func TestGolden(t *testing.T) {
-	files, err := filepath.Glob("testdata/*.txtar")
+	for _, file := range golden.Glob(t, "testdata/*.txtar") {
+		ar := golden.Load(t, file)
+		t.Run(ar.Name(), func(t *testing.T) {
+			m, err := spec.ParseFile("in.wrap", ar.Need(t, "in.wrap"), spec.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ar.Check(t, "out/result", []byte(renderAll(t, m)))
+		})
+	}
+}
+
+// loadSpec parses the in.wrap section of the golden archive file.
+func loadSpec(t testing.TB, file string) *spec.Model {
+	t.Helper()
+	m, err := spec.ParseFile("in.wrap", golden.Load(t, file).Need(t, "in.wrap"), spec.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) == 0 {
-		t.Fatal("no golden files")
-	}
-	for _, file := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
-			data, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ar := parseTxtar(data)
-			var src []byte
-			var want string
-			wantAt := -1
-			for i, f := range ar.Files {
-				switch f.Name {
-				case "in.wrap":
-					src = f.Data
-				case "out/result":
-					want, wantAt = string(f.Data), i
-				}
-			}
-			if src == nil {
-				t.Fatal("no in.wrap section")
-			}
-			m, err := spec.ParseFile("in.wrap", src, spec.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := renderAll(t, m)
-			if golden.Update() {
-				if wantAt < 0 {
-					ar.Files = append(ar.Files, txtarFile{Name: "out/result"})
-					wantAt = len(ar.Files) - 1
-				}
-				ar.Files[wantAt].Data = []byte(got)
-				if err := os.WriteFile(file, ar.format(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			if wantAt < 0 {
-				t.Fatal("no out/result section (run WRAPCHECK_UPDATE=1 go test to create it)")
-			}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("result mismatch (-want +got):\n%s", diff)
-			}
-		})
-	}
+	return m
 }
 
 // renderAll checks each property of m on its own, twice (the results
@@ -170,44 +136,4 @@ func formatValue(t *spec.Type, slots []int64) (string, int) {
 		return "{" + strings.Join(els, ",") + "}", t.Width
 	}
 	return fmt.Sprint(slots[0]), 1
-}
-
-// txtar is a txtar archive (the format of golang.org/x/tools/txtar): a
-// comment, then files introduced by "-- name --" lines.
-type txtar struct {
-	Comment []byte
-	Files   []txtarFile
-}
-
-type txtarFile struct {
-	Name string
-	Data []byte
-}
-
-func parseTxtar(data []byte) *txtar {
-	ar := &txtar{}
-	cur := &ar.Comment
-	for _, line := range strings.SplitAfter(string(data), "\n") {
-		trimmed := strings.TrimRight(line, "\r\n")
-		if strings.HasPrefix(trimmed, "-- ") && strings.HasSuffix(trimmed, " --") && len(trimmed) > 6 {
-			ar.Files = append(ar.Files, txtarFile{Name: strings.TrimSpace(trimmed[3 : len(trimmed)-3])})
-			cur = &ar.Files[len(ar.Files)-1].Data
-			continue
-		}
-		*cur = append(*cur, line...)
-	}
-	return ar
-}
-
-func (ar *txtar) format() []byte {
-	var b strings.Builder
-	b.Write(ar.Comment)
-	for _, f := range ar.Files {
-		fmt.Fprintf(&b, "-- %s --\n", f.Name)
-		b.Write(f.Data)
-		if len(f.Data) > 0 && f.Data[len(f.Data)-1] != '\n' {
-			b.WriteByte('\n')
-		}
-	}
-	return []byte(b.String())
 }

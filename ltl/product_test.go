@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -401,20 +400,7 @@ func BenchmarkCheck(b *testing.B) {
 		{"peterson_fair", "testdata/peterson_fair.txtar", "StarvationFree"},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			data, err := os.ReadFile(bc.file)
-			if err != nil {
-				b.Fatal(err)
-			}
-			var src []byte
-			for _, f := range parseTxtar(data).Files {
-				if f.Name == "in.wrap" {
-					src = f.Data
-				}
-			}
-			m, err := spec.ParseFile("in.wrap", src, spec.Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
+			m := loadSpec(b, bc.file)
 			var nodes int64
 			b.ResetTimer()
 			for n := 0; n < b.N; n++ {
@@ -431,20 +417,7 @@ func BenchmarkCheck(b *testing.B) {
 // TestLimits checks that the state limit and a cancelled context stop the
 // search with Verdict Unknown and the reason.
 func TestLimits(t *testing.T) {
-	data, err := os.ReadFile("testdata/pipeline_ends.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var src []byte
-	for _, f := range parseTxtar(data).Files {
-		if f.Name == "in.wrap" {
-			src = f.Data
-		}
-	}
-	m, err := spec.ParseFile("in.wrap", src, spec.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := loadSpec(t, "testdata/pipeline_ends.txtar")
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
 	tests := []struct {

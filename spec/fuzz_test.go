@@ -6,21 +6,23 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wrapcheck/wrapcheck/internal/golden"
 	"github.com/wrapcheck/wrapcheck/spec/syntax"
 )
 
 // FuzzCheck checks that no input makes Check (or Vet) panic, and that a
 // spec that checks lowers to well-typed IR.
 func FuzzCheck(f *testing.F) {
-	for _, pat := range []string{"testdata/ok/*.wrap", "testdata/errors/*.wrap"} {
-		files, _ := filepath.Glob(pat)
-		for _, fn := range files {
-			src, err := os.ReadFile(fn)
-			if err != nil {
-				f.Fatal(err)
-			}
-			f.Add(src)
+	files, _ := filepath.Glob("testdata/ok/*.wrap")
+	for _, fn := range files {
+		src, err := os.ReadFile(fn)
+		if err != nil {
+			f.Fatal(err)
 		}
+		f.Add(src)
+	}
+	for _, fn := range golden.Glob(f, "testdata/errors/*.txtar") {
+		f.Add(golden.Load(f, fn).Need(f, "in.wrap"))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
 		file, err := syntax.Parse("fuzz.wrap", src)

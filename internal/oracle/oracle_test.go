@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/internal/golden"
 	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
@@ -220,47 +221,16 @@ func TestExampleDefines(t *testing.T) {
 	t.Logf("%d example configurations compared", n)
 }
 
-// sections splits a txtar archive into its named files.
-func sections(data string) map[string]string {
-	out := map[string]string{}
-	name := ""
-	for _, line := range strings.SplitAfter(data, "\n") {
-		if l := strings.TrimSpace(line); strings.HasPrefix(l, "-- ") && strings.HasSuffix(l, " --") && len(l) > 6 {
-			name = strings.TrimSpace(l[3 : len(l)-3])
-			continue
-		}
-		if name != "" {
-			out[name] += line
-		}
-	}
-	return out
-}
-
 func TestCheckerFixtures(t *testing.T) {
-	paths, err := filepath.Glob("../../checker/testdata/*.txtar")
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no fixtures: %v", err)
-	}
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sec := sections(string(data))
-		defines := map[string]int64{}
-		for _, d := range strings.Fields(sec["defines"]) {
-			k, v, _ := strings.Cut(d, "=")
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil {
-				t.Fatalf("%s: defines: %v", p, err)
-			}
-			defines[k] = n
-		}
-		noDL := strings.Contains(sec["options"], "no-deadlock")
-		if strings.Contains(sec["options"], "max-states") {
+	for _, p := range golden.Glob(t, "../../checker/testdata/*.txtar") {
+		ar := golden.Load(t, p)
+		options, _ := ar.Section("options")
+		noDL := strings.Contains(string(options), "no-deadlock")
+		if strings.Contains(string(options), "max-states") {
 			continue // a limit test: the verdict is incomplete on purpose
 		}
-		m := parse(p, []byte(sec["in.wrap"]), defines)
+		src, _ := ar.Section("in.wrap")
+		m := parse(p, src, ar.Defines(t))
 		if m == nil {
 			t.Errorf("%s: does not check", p)
 			continue

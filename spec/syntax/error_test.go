@@ -2,46 +2,25 @@ package syntax
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/wrapcheck/wrapcheck/internal/golden"
 )
 
-// errorMarker is an expectation in testdata/errors/*.wrap: the error must
-// be at the first token after the comment, and match the regexp.
-var errorMarker = regexp.MustCompile(`/\* ERROR "((?:[^"\\]|\\.)*)" \*/`)
-
-// TestSyntaxErrors parses every file of testdata/errors and checks that it
-// gives exactly the one error its ERROR comment describes.
+// TestSyntaxErrors parses the in.wrap section of every
+// testdata/errors/*.txtar (as <name>.wrap) and checks that it fails with
+// exactly one error, the text of the error section.
 func TestSyntaxErrors(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("testdata", "errors", "*.wrap"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	files := golden.Glob(t, filepath.Join("testdata", "errors", "*.txtar"))
 	if len(files) < 10 {
 		t.Fatalf("found %d error cases, want at least 10", len(files))
 	}
 	for _, path := range files {
-		t.Run(filepath.Base(path), func(t *testing.T) {
-			src, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m := errorMarker.FindSubmatchIndex(src)
-			if m == nil {
-				t.Fatal("no ERROR comment")
-			}
-			rx, err := regexp.Compile(strings.ReplaceAll(string(src[m[2]:m[3]]), `\"`, `"`))
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := positionAfter(path, src, m[1])
-			f, err := Parse(path, src)
+		ar := golden.Load(t, path)
+		t.Run(ar.Name(), func(t *testing.T) {
+			f, err := Parse(ar.Name()+".wrap", ar.Need(t, "in.wrap"))
 			if err == nil {
 				t.Fatalf("Parse succeeded:\n%s", Format(f))
 			}
@@ -53,31 +32,11 @@ func TestSyntaxErrors(t *testing.T) {
 				t.Fatalf("error is %T, want ErrorList", err)
 			}
 			if len(list) != 1 {
-				t.Fatalf("got %d errors, want 1:\n%v", len(list), err)
+				t.Errorf("got %d errors, want 1:\n%v", len(list), err)
 			}
-			if diff := cmp.Diff(want, list[0].Pos); diff != "" {
-				t.Errorf("position of %q (-want +got)\n%s", list[0].Msg, diff)
-			}
-			if !rx.MatchString(list[0].Msg) {
-				t.Errorf("message %q does not match %q", list[0].Msg, rx)
-			}
-			wantPrefix := want.String() + ": "
-			if !strings.HasPrefix(err.Error(), wantPrefix) {
-				t.Errorf("Error() = %q, want prefix %q", err.Error(), wantPrefix)
-			}
+			ar.CheckError(t, err)
 		})
 	}
-}
-
-// positionAfter returns the position of the first non-space byte of src
-// at or after off (or the end of src).
-func positionAfter(filename string, src []byte, off int) Position {
-	for off < len(src) && strings.IndexByte(" \t\r\n", src[off]) >= 0 {
-		off++
-	}
-	line := 1 + strings.Count(string(src[:off]), "\n")
-	start := strings.LastIndexByte(string(src[:off]), '\n') + 1
-	return Position{Filename: filename, Offset: off, Line: line, Col: 1 + utf8.RuneCount(src[start:off])}
 }
 
 // TestNestingLimits checks that pathological nesting is an error, not a

@@ -10,11 +10,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/wrapcheck/wrapcheck/internal/golden"
 )
 
 // specFiles returns every .wrap file under examples/, testdata/ (but not
 // the syntax error cases) and, when others is set, the type checker's
-// testdata, whose files may not parse.
+// testdata, whose files may not parse (its error cases are .txtar
+// archives: read every file with [readSpec]).
 func specFiles(t testing.TB, others bool) []string {
 	t.Helper()
 	var files []string
@@ -33,7 +35,7 @@ func specFiles(t testing.TB, others bool) []string {
 			if d.IsDir() && path == filepath.Join("testdata", "errors") {
 				return filepath.SkipDir
 			}
-			if !d.IsDir() && strings.HasSuffix(path, ".wrap") {
+			if !d.IsDir() && (strings.HasSuffix(path, ".wrap") || root != "testdata" && strings.HasSuffix(path, ".txtar")) {
 				files = append(files, path)
 			}
 			return nil
@@ -43,6 +45,20 @@ func specFiles(t testing.TB, others bool) []string {
 		}
 	}
 	return files
+}
+
+// readSpec returns the source of a file of [specFiles]: the file, or the
+// in.wrap section of a txtar archive.
+func readSpec(t testing.TB, path string) []byte {
+	t.Helper()
+	if strings.HasSuffix(path, ".txtar") {
+		return golden.Load(t, path).Need(t, "in.wrap")
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
 }
 
 // astOpts compares trees modulo positions.
@@ -70,11 +86,7 @@ func TestRoundTrip(t *testing.T) {
 	}
 	for _, path := range specFiles(t, true) {
 		t.Run(path, func(t *testing.T) {
-			src, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f1, err := Parse(path, src)
+			f1, err := Parse(path, readSpec(t, path))
 			if err != nil {
 				if !slices.Contains(mine, path) {
 					t.Skipf("not a valid spec: %v", err)

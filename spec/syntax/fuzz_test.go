@@ -12,13 +12,9 @@ import (
 // Format gives source that parses to the same tree and is a fixed point.
 func FuzzParse(f *testing.F) {
 	seeds := specFiles(f, true)
-	errs, _ := filepath.Glob(filepath.Join("testdata", "errors", "*.wrap"))
+	errs, _ := filepath.Glob(filepath.Join("testdata", "errors", "*.txtar"))
 	for _, path := range append(seeds, errs...) {
-		src, err := os.ReadFile(path)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(src)
+		f.Add(readSpec(f, path))
 	}
 	// CR-only and mixed line ends, on the examples only (the others are
 	// covered by TestLineEndings).
