@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/internal/golden"
 	"github.com/wrapcheck/wrapcheck/replay"
 	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/verify"
@@ -390,20 +391,7 @@ func TestLiveness(t *testing.T) {
 			ex.name, c.Actions, c.Asked, c.Excluders, c.Fixes, c.NoFairness, c.AgentDriven, c.Stops))
 	}
 	_ = want
-	golden := strings.Join(got, "\n") + "\n"
-	wantText, err := os.ReadFile("testdata/liveness.golden")
-	if os.Getenv("WRAPCHECK_UPDATE") != "" {
-		if err := os.WriteFile("testdata/liveness.golden", []byte(golden), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(string(wantText), golden); d != "" {
-		t.Errorf("(-want +got):\n%s", d)
-	}
+	golden.Check(t, filepath.Join("testdata", "liveness.golden"), []byte(strings.Join(got, "\n")+"\n"))
 }
 
 // verifyRun checks m with one worker and returns its violation.

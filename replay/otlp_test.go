@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wrapcheck/wrapcheck/internal/golden"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -75,18 +76,7 @@ func TestOTLPRecordings(t *testing.T) {
 		t.Run(sc.name, func(t *testing.T) {
 			data, steps := record(t, i, "genai")
 			path := filepath.Join("testdata", "otlp", sc.name+".json")
-			if os.Getenv("WRAPCHECK_UPDATE") != "" {
-				if err := os.WriteFile(path, data, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(string(want), string(data)); diff != "" {
-				t.Errorf("%s is not what the generator records (WRAPCHECK_UPDATE=1 rewrites it) (-want +got):\n%s", path, diff)
-			}
+			golden.Check(t, path, data)
 			for _, c := range []struct {
 				name string
 				mp   *Mapping
