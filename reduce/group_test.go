@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/wrapcheck/wrapcheck/internal/gen"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -124,7 +125,7 @@ func checkSubgroup(t *testing.T, name string, full, sub *canon, states [][]int64
 func TestCanonPermRandom(t *testing.T) {
 	enumerated := 0
 	for seed := range 30 {
-		src := randomSpec(rand.New(rand.NewPCG(uint64(seed), 7)))
+		src := gen.Generate(rand.New(rand.NewPCG(uint64(seed), 7)), gen.Config{Shape: gen.Symmetric}).Source
 		m, err := spec.ParseFile("r.wrap", []byte(src), spec.Options{})
 		if err != nil {
 			continue

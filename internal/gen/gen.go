@@ -1,0 +1,86 @@
+// Package gen writes random well-typed specs for the differential tests
+// of every package: the one generator, with a shape per kind of test.
+// The same *rand.Rand state gives the same spec, byte for byte.
+//
+// Each shape plants what the generator knows of its spec, so that a test
+// compares two engines and also checks each against the truth:
+//
+//   - [Mixed]: every statement kind of the language; asserts whose
+//     messages start with [Planted] hold in every state (the generator
+//     computed them), so no engine may report one.
+//   - [Symmetric]: a family indexed by a symmetric type, with arrays, sets
+//     and records of it, and independent processes: for symmetry and
+//     partial-order reduction.
+//   - [Temporal]: a symmetric family with LTL properties of every shape
+//     and fairness: for the reductions of the LTL search.
+//   - [Exact]: integer expressions near and past the int64 bounds, with
+//     the outcome exact arithmetic gives them ([Spec.Want]).
+//   - [Pair]: a small two-process spec and a copy changed in one place
+//     ([Spec.Mutant]), for comparing two versions of a spec.
+//
+// It is imported only by _test.go files.
+package gen
+
+import "math/rand/v2"
+
+// Shape selects what a generated spec is made of.
+type Shape int
+
+// The shapes.
+const (
+	Mixed Shape = iota
+	Symmetric
+	Temporal
+	Exact
+	Pair
+)
+
+// Planted is the prefix of the message of every assert of a [Mixed] spec
+// whose truth the generator computed: such an assert never fails.
+const Planted = "planted:"
+
+// Config says which spec to generate.
+type Config struct {
+	Shape Shape
+	// Index numbers an Exact spec: it is named Exact<Index>.
+	Index int
+	// Constants makes an Exact spec declare its operands as constants, so
+	// that the front end folds the whole expression.
+	Constants bool
+}
+
+// Spec is a generated spec and what the generator knows of it.
+type Spec struct {
+	Source string
+	// Want is the outcome of an Exact spec: "holds", "static" (the front
+	// end rejects a constant out of range), or the kind of the violation
+	// ("invariant", "runtime-error").
+	Want string
+	// Mutant is the Pair spec changed in one place, and Observed the
+	// variables both versions have, in declaration order.
+	Mutant   string
+	Observed []string
+}
+
+// Generate writes a random spec of the configured shape, drawing from r.
+func Generate(r *rand.Rand, c Config) Spec {
+	switch c.Shape {
+	case Symmetric:
+		return Spec{Source: symmetric(r)}
+	case Temporal:
+		return Spec{Source: temporal(r)}
+	case Exact:
+		g := &exactGen{r: r, vars: exactVars(r), konst: c.Constants}
+		src, want := g.exactSpec(c.Index)
+		return Spec{Source: src, Want: want}
+	case Pair:
+		g := pairSpec(r)
+		h := mutate(r, g)
+		observed := []string{"x", "y"}
+		if g.third == h.third {
+			observed = append(observed, g.third)
+		}
+		return Spec{Source: g.text(), Mutant: h.text(), Observed: observed}
+	}
+	return Spec{Source: mixed(r)}
+}

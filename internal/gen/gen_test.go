@@ -1,0 +1,93 @@
+package gen
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/wrapcheck/wrapcheck/spec"
+)
+
+// TestGenerate checks every shape on 60 seeds: the same seed gives the
+// same spec, and the specs pass the front end (a Mixed spec may be
+// rejected now and then, an Exact one only when it says "static").
+func TestGenerate(t *testing.T) {
+	tests := []struct {
+		name        string
+		cfg         Config
+		maxRejected int
+	}{
+		{"mixed", Config{Shape: Mixed}, 6},
+		{"symmetric", Config{Shape: Symmetric}, 15},
+		{"temporal", Config{Shape: Temporal}, 30},
+		{"exact", Config{Shape: Exact, Index: 7}, 0},
+		{"exact-constants", Config{Shape: Exact, Index: 8, Constants: true}, 0},
+		{"pair", Config{Shape: Pair}, 0},
+	}
+	const n = 60
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rejected := 0
+			wants := map[string]int{}
+			for seed := range uint64(n) {
+				a := Generate(rand.New(rand.NewPCG(seed, 1)), tt.cfg)
+				b := Generate(rand.New(rand.NewPCG(seed, 1)), tt.cfg)
+				if diff := cmp.Diff(a, b); diff != "" {
+					t.Fatalf("seed %d: two runs differ (-first +second):\n%s", seed, diff)
+				}
+				_, err := spec.ParseFile("gen.wrap", []byte(a.Source), spec.Options{})
+				if tt.cfg.Shape == Exact {
+					wants[a.Want]++
+					if !strings.Contains(a.Source, fmt.Sprintf("spec Exact%d\n", tt.cfg.Index)) {
+						t.Errorf("seed %d: not named Exact%d:\n%s", seed, tt.cfg.Index, a.Source)
+					}
+					if (err != nil) != (a.Want == "static") {
+						t.Errorf("seed %d: want %s, front end: %v\n%s", seed, a.Want, err, a.Source)
+					}
+					continue
+				}
+				if err != nil {
+					rejected++
+					continue
+				}
+				if tt.cfg.Shape == Pair {
+					m, err := spec.ParseFile("mutant.wrap", []byte(a.Mutant), spec.Options{})
+					if err != nil {
+						t.Fatalf("seed %d: mutant: %v\n%s", seed, err, a.Mutant)
+					}
+					var names []string
+					for _, v := range m.Vars {
+						names = append(names, v.Name)
+					}
+					for _, o := range a.Observed {
+						if !slices.Contains(names, o) {
+							t.Errorf("seed %d: observed %s is not a variable of the mutant %v", seed, o, names)
+						}
+					}
+				}
+			}
+			if rejected > tt.maxRejected {
+				t.Errorf("the front end rejected %d of %d specs, want at most %d", rejected, n, tt.maxRejected)
+			}
+			if tt.cfg.Shape == Exact && len(wants) < 2 {
+				t.Errorf("the outcomes are not varied: %v", wants)
+			}
+		})
+	}
+}
+
+// TestShapesDiffer: a configuration picks its shape; the same seed gives
+// different specs in different shapes.
+func TestShapesDiffer(t *testing.T) {
+	seen := map[string]Shape{}
+	for _, s := range []Shape{Mixed, Symmetric, Temporal, Exact, Pair} {
+		src := Generate(rand.New(rand.NewPCG(1, 1)), Config{Shape: s}).Source
+		if prev, dup := seen[src]; dup {
+			t.Errorf("shapes %d and %d give the same spec", prev, s)
+		}
+		seen[src] = s
+	}
+}
