@@ -6,7 +6,7 @@
 //	go test -run XXX -bench 'Peers/pipeline-K3N2/w1' -cpuprofile cpu.out ./bench/
 //
 // Every benchmark checks the exact state and transition counts of
-// examples/peers/COUNTS.tsv (COUNTS_SYM.tsv for the reduced runs) and
+// testdata/COUNTS.tsv (COUNTS_SYM.tsv for the reduced runs) and
 // reports states/s, transitions/s, the visited store's bytes/state and
 // the peak Go heap per state (heap-B/state, sampled by the checker).
 package bench

@@ -118,7 +118,7 @@ func TestCompactDifferential(t *testing.T) {
 		ar := golden.Load(t, file)
 		// The goldens' state limits are left out: the full space is compared.
 		opts := Options{NoDeadlock: goldenOptions(t, ar).NoDeadlock}
-		m, err := spec.ParseFile(filepath.Base(file), ar.Need(t, "in.wrap"), spec.Options{Defines: ar.Defines(t)})
+		m, err := spec.ParseFile(filepath.Base(file), ar.Spec(t), spec.Options{Defines: ar.Defines(t)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,8 +14,9 @@ import (
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
-// TestGolden runs every testdata/*.txtar: the spec in `-- in.wrap --`,
-// with the constants of an optional `-- defines --` section (NAME=VALUE
+// TestGolden runs every testdata/*.txtar: the spec in `-- in.wrap --` (or
+// the model of the shared corpus a `-- model --` section names), with the
+// constants of an optional `-- defines --` section (NAME=VALUE
 // ...) and the options of an optional `-- options --` section
 // (no-deadlock, max-states=N), checked with 1 and 4 workers; both results
 // must render to `-- out/result --` byte for byte.
@@ -24,7 +25,7 @@ func TestGolden(t *testing.T) {
 	for _, file := range golden.Glob(t, filepath.Join("testdata", "*.txtar")) {
 		ar := golden.Load(t, file)
 		t.Run(ar.Name(), func(t *testing.T) {
-			src := ar.Need(t, "in.wrap")
+			src := ar.Spec(t)
 			sopts := spec.Options{Defines: ar.Defines(t)}
 			opts := goldenOptions(t, ar)
 			m, err := spec.ParseFile(ar.Name()+".wrap", src, sopts)

@@ -1,6 +1,6 @@
 // Package examples holds the example specs and the tests that keep their
 // results: a golden text result for every spec, the verdicts of
-// EXPECTED.tsv and the exact peer counts of peers/COUNTS*.tsv.
+// EXPECTED.tsv and the exact peer counts of ../testdata/COUNTS*.tsv.
 package examples
 
 import (
@@ -202,15 +202,17 @@ func oneOf(name, alts string) bool {
 }
 
 // TestPeerCounts checks the exact state and transition counts of the peer
-// models against SPIN, Rumur and TLC (peers/COUNTS.tsv, no reduction) and
-// the exact orbit counts (peers/COUNTS_SYM.tsv, symmetry on, POR off).
+// models against SPIN, Rumur and TLC (../testdata/COUNTS.tsv, no
+// reduction) and the exact orbit counts (../testdata/COUNTS_SYM.tsv,
+// symmetry on, POR off). Their file column is a path from the repository
+// root.
 func TestPeerCounts(t *testing.T) {
 	for _, tc := range []struct {
 		file string
 		opts verify.Options
 	}{
-		{"peers/COUNTS.tsv", verify.Options{NoSymmetry: true, NoPOR: true, Continue: true}},
-		{"peers/COUNTS_SYM.tsv", verify.Options{NoPOR: true, Continue: true}},
+		{"../testdata/COUNTS.tsv", verify.Options{NoSymmetry: true, NoPOR: true, Continue: true}},
+		{"../testdata/COUNTS_SYM.tsv", verify.Options{NoPOR: true, Continue: true}},
 	} {
 		for _, r := range readTSV(t, tc.file, 6) {
 			f := r.fields
@@ -218,7 +220,11 @@ func TestPeerCounts(t *testing.T) {
 				if testing.Short() && len(f[2]) > 6 {
 					t.Skip("large model in -short mode")
 				}
-				_, res, err := check(f[0], parseDefines(t, f[1]), tc.opts)
+				path, ok := strings.CutPrefix(f[0], "examples/")
+				if !ok {
+					t.Fatalf("%s:%d: %s is not an example", tc.file, r.line, f[0])
+				}
+				_, res, err := check(path, parseDefines(t, f[1]), tc.opts)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -19,7 +19,7 @@ func TestGolden(t *testing.T) {
 	for _, file := range golden.Glob(t, "testdata/*.txtar") {
 		ar := golden.Load(t, file)
 		t.Run(ar.Name(), func(t *testing.T) {
-			m, err := spec.ParseFile("in.wrap", ar.Need(t, "in.wrap"), spec.Options{})
+			m, err := spec.ParseFile("in.wrap", ar.Spec(t), spec.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -31,7 +31,7 @@ func TestGolden(t *testing.T) {
 // loadSpec parses the in.wrap section of the golden archive file.
 func loadSpec(t testing.TB, file string) *spec.Model {
 	t.Helper()
-	m, err := spec.ParseFile("in.wrap", golden.Load(t, file).Need(t, "in.wrap"), spec.Options{})
+	m, err := spec.ParseFile("in.wrap", golden.Load(t, file).Spec(t), spec.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -103,6 +103,48 @@ func (a *Archive) Need(t testing.TB, name string) []byte {
 	return data
 }
 
+// Spec returns the spec an archive holds: its in.wrap section or, when it
+// has none, the file its model section names, a slash-separated path from
+// the module root (a model of the shared corpus, which exists once).
+func (a *Archive) Spec(t testing.TB) []byte {
+	t.Helper()
+	if src, ok := a.Section("in.wrap"); ok {
+		return src
+	}
+	name, ok := a.Section("model")
+	if !ok {
+		t.Fatalf("%s: neither an in.wrap nor a model section", a.Path)
+	}
+	root, err := moduleRoot(filepath.Dir(a.Path))
+	if err != nil {
+		t.Fatalf("%s: %v", a.Path, err)
+	}
+	src, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(strings.TrimSpace(string(name)))))
+	if err != nil {
+		t.Fatalf("%s: model: %v", a.Path, err)
+	}
+	return src
+}
+
+// moduleRoot returns the nearest directory at or above dir that holds a
+// go.mod file.
+func moduleRoot(dir string) (string, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return "", fmt.Errorf("no go.mod above %s", dir)
+		}
+		dir = up
+	}
+}
+
 // Defines parses the optional "defines" section, NAME=VALUE separated by
 // white space, into the constant overrides of spec.Options. It returns an
 // empty map when there is no such section.

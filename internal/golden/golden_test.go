@@ -136,3 +136,48 @@ func TestUpdate(t *testing.T) {
 		t.Errorf("updated archive (-want +got):\n%s", diff)
 	}
 }
+
+// TestSpec: the spec of an archive is its in.wrap section, or the file its
+// model section names from the module root.
+func TestSpec(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{
+		"go.mod":                 "module example.com/m\n",
+		"models/a.wrap":          "spec A\n",
+		"pkg/testdata/in.txtar":  "-- in.wrap --\nspec B\n-- model --\nmodels/a.wrap\n",
+		"pkg/testdata/ref.txtar": "-- model --\nmodels/a.wrap\n",
+		"pkg/testdata/bad.txtar": "-- model --\nmodels/none.wrap\n",
+		"pkg/testdata/no.txtar":  "-- out/result --\nholds\n",
+	}
+	for name, data := range files {
+		path := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		file, want string
+		wantFail   bool
+	}{
+		{"in.txtar", "spec B\n", false},
+		{"ref.txtar", "spec A\n", false},
+		{"bad.txtar", "", true},
+		{"no.txtar", "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			a := Load(t, filepath.Join(root, "pkg", "testdata", tt.file))
+			var got []byte
+			failed := record(t, func(tb testing.TB) { got = a.Spec(tb) })
+			if failed != tt.wantFail {
+				t.Fatalf("failed = %v, want %v", failed, tt.wantFail)
+			}
+			if diff := cmp.Diff(tt.want, string(got)); diff != "" {
+				t.Errorf("Spec (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -158,7 +158,7 @@ func TestExamples(t *testing.T) {
 const maxDefinedTransitions = 20_000
 
 // TestExampleDefines compares the examples with the -D overrides of
-// examples/EXPECTED.tsv and examples/peers/COUNTS.tsv (each distinct
+// examples/EXPECTED.tsv and testdata/COUNTS.tsv (each distinct
 // file and defines once; rows of more than maxDefinedTransitions
 // transitions are skipped). COUNTS.tsv's states and transitions come from
 // other tools (closed forms, Rumur, SPIN, TLC): the oracle must match
@@ -167,7 +167,7 @@ func TestExampleDefines(t *testing.T) {
 	type key struct{ file, defines string }
 	counts := map[key][2]int64{}
 	var order []key
-	for _, tsv := range []string{"../../examples/peers/COUNTS.tsv", "../../examples/EXPECTED.tsv"} {
+	for _, tsv := range []string{"../../testdata/COUNTS.tsv", "../../examples/EXPECTED.tsv"} {
 		data, err := os.ReadFile(tsv)
 		if err != nil {
 			t.Fatal(err)
@@ -177,7 +177,9 @@ func TestExampleDefines(t *testing.T) {
 			if strings.HasPrefix(line, "#") || len(f) < 4 || f[1] == "-" {
 				continue
 			}
-			k := key{f[0], f[1]}
+			// COUNTS.tsv names files from the repository root,
+			// EXPECTED.tsv from examples/.
+			k := key{strings.TrimPrefix(f[0], "examples/"), f[1]}
 			if _, dup := counts[k]; dup {
 				continue
 			}
@@ -229,8 +231,7 @@ func TestCheckerFixtures(t *testing.T) {
 		if strings.Contains(string(options), "max-states") {
 			continue // a limit test: the verdict is incomplete on purpose
 		}
-		src, _ := ar.Section("in.wrap")
-		m := parse(p, src, ar.Defines(t))
+		m := parse(p, ar.Spec(t), ar.Defines(t))
 		if m == nil {
 			t.Errorf("%s: does not check", p)
 			continue

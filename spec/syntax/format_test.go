@@ -13,16 +13,17 @@ import (
 	"github.com/wrapcheck/wrapcheck/internal/golden"
 )
 
-// specFiles returns every .wrap file under examples/, testdata/ (but not
-// the syntax error cases) and, when others is set, the type checker's
-// testdata, whose files may not parse (its error cases are .txtar
-// archives: read every file with [readSpec]).
+// specFiles returns every spec that must parse: the .wrap files under
+// examples/, testdata/ (but not the syntax error cases) and the type
+// checker's testdata/ok; when others is set, also the type checker's error
+// cases (.txtar archives: read every file with [readSpec]), which parse
+// but do not check.
 func specFiles(t testing.TB, others bool) []string {
 	t.Helper()
 	var files []string
-	roots := []string{filepath.Join("..", "..", "examples"), "testdata"}
+	roots := []string{filepath.Join("..", "..", "examples"), "testdata", filepath.Join("..", "testdata", "ok")}
 	if others {
-		roots = append(roots, filepath.Join("..", "testdata"))
+		roots = append(roots, filepath.Join("..", "testdata", "errors"))
 	}
 	for _, root := range roots {
 		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -35,7 +36,7 @@ func specFiles(t testing.TB, others bool) []string {
 			if d.IsDir() && path == filepath.Join("testdata", "errors") {
 				return filepath.SkipDir
 			}
-			if !d.IsDir() && (strings.HasSuffix(path, ".wrap") || root != "testdata" && strings.HasSuffix(path, ".txtar")) {
+			if !d.IsDir() && (strings.HasSuffix(path, ".wrap") || strings.HasSuffix(path, ".txtar") && root != "testdata") {
 				files = append(files, path)
 			}
 			return nil
