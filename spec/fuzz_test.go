@@ -2,7 +2,6 @@ package spec
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -13,8 +12,7 @@ import (
 // FuzzCheck checks that no input makes Check (or Vet) panic, and that a
 // spec that checks lowers to well-typed IR.
 func FuzzCheck(f *testing.F) {
-	files, _ := filepath.Glob("testdata/ok/*.wrap")
-	for _, fn := range files {
+	for _, fn := range okSpecs(f) {
 		src, err := os.ReadFile(fn)
 		if err != nil {
 			f.Fatal(err)

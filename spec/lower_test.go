@@ -57,13 +57,25 @@ func mustCheck(t *testing.T, src string, opts Options) *Model {
 	return m
 }
 
-// TestOK checks that every testdata/ok spec checks and lowers to
-// well-formed IR.
-func TestOK(t *testing.T) {
+// approvalSpec is the approval TOCTOU of the language reference, a model
+// of the shared corpus (testdata/README.md at the repository root).
+const approvalSpec = "../examples/approval/toctou.wrap"
+
+// okSpecs returns the specs that must check: testdata/ok/*.wrap and the
+// approval TOCTOU.
+func okSpecs(t testing.TB) []string {
+	t.Helper()
 	files, err := filepath.Glob("testdata/ok/*.wrap")
 	if err != nil {
 		t.Fatal(err)
 	}
+	return append(files, approvalSpec)
+}
+
+// TestOK checks that every testdata/ok spec (and the approval TOCTOU)
+// checks and lowers to well-formed IR.
+func TestOK(t *testing.T) {
+	files := okSpecs(t)
 	if len(files) < 5 {
 		t.Errorf("only %d ok specs", len(files))
 	}
@@ -138,7 +150,7 @@ func TestLowerSpecs(t *testing.T) {
 		want irFacts
 	}{
 		{
-			file: "approval.wrap",
+			file: approvalSpec,
 			rw:   []string{"releaser.release"},
 			want: irFacts{
 				Bits:      []int{2, 2, 1, 1, 2},
@@ -150,7 +162,7 @@ func TestLowerSpecs(t *testing.T) {
 			},
 		},
 		{
-			file: "mutex.wrap",
+			file: "testdata/ok/mutex.wrap",
 			rw:   []string{"P[Proc1].enter", "P[Proc2].exit"},
 			want: irFacts{
 				Bits:      []int{1, 1, 1, 2, 2},
@@ -170,7 +182,7 @@ func TestLowerSpecs(t *testing.T) {
 			},
 		},
 		{
-			file: "tokens.wrap",
+			file: "testdata/ok/tokens.wrap",
 			rw:   []string{"node[2].serve"},
 			want: irFacts{
 				Bits: []int{2, 2, 2, 2, 1, 1, 1, 2, 2, 2},
@@ -188,7 +200,7 @@ func TestLowerSpecs(t *testing.T) {
 			},
 		},
 		{
-			file: "pipeline.wrap",
+			file: "testdata/ok/pipeline.wrap",
 			rw:   []string{"wrapper.verify", "wrapper.plan"},
 			want: irFacts{
 				Bits:      []int{3, 3, 3, 2, 1, 1, 2, 2, 3, 2, 2, 3},
@@ -206,7 +218,7 @@ func TestLowerSpecs(t *testing.T) {
 			},
 		},
 		{
-			file: "forms.wrap",
+			file: "testdata/ok/forms.wrap",
 			rw:   []string{"worker[Id2].take", "ask_oracle", "arith"},
 			want: irFacts{
 				Bits: []int{3, 1, 1, 1, 2, 2, 2, 2, 2, 2, 3, 1, 3, 2, 1, 1, 3, 1, 2, 2, 2, 1, 1},
@@ -231,8 +243,8 @@ func TestLowerSpecs(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
-		t.Run(tt.file, func(t *testing.T) {
-			fn := filepath.Join("testdata/ok", tt.file)
+		t.Run(filepath.Base(tt.file), func(t *testing.T) {
+			fn := tt.file
 			src, err := os.ReadFile(fn)
 			if err != nil {
 				t.Fatal(err)

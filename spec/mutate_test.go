@@ -17,11 +17,10 @@ var tokenRx = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*|[0-9]+|:=|\.\.|==|!=|<=
 // one token of the ok specs: Check must not panic, and a spec that checks
 // must pass the internal validation (no "internal error").
 func TestMutations(t *testing.T) {
-	glob := "testdata/ok/*.wrap"
+	files := okSpecs(t)
 	if g := os.Getenv("MUTATIONS_GLOB"); g != "" {
-		glob = g
+		files, _ = filepath.Glob(g)
 	}
-	files, _ := filepath.Glob(glob)
 	n := 400
 	if os.Getenv("MUTATIONS") != "" {
 		n = 6000
