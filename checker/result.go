@@ -1,6 +1,9 @@
 package checker
 
-import "github.com/wrapcheck/wrapcheck/spec"
+import (
+	"github.com/wrapcheck/wrapcheck/machine"
+	"github.com/wrapcheck/wrapcheck/spec"
+)
 
 // Verdict is the outcome of a search.
 type Verdict uint8
@@ -21,26 +24,18 @@ func (v Verdict) String() string {
 	return "verdict?"
 }
 
-// Kind is the kind of a [Violation].
-type Kind uint8
+// Kind is the kind of a [Violation] (the same type as machine.Kind, so
+// that a machine's ExecError and a Violation compare directly).
+type Kind = machine.Kind
 
 // Violation kinds.
 const (
-	Invariant    Kind = iota // an invariant is false in a reachable state
-	Property                 // an LTL property is violated (reported by package ltl)
-	Deadlock                 // a reachable non-terminal state has no enabled action
-	Assertion                // an assert statement failed
-	RuntimeError             // out-of-range value or index, division by zero, bad set element
+	Invariant    = machine.Invariant    // an invariant is false in a reachable state
+	Property     = machine.Property     // an LTL property is violated (reported by package ltl)
+	Deadlock     = machine.Deadlock     // a reachable non-terminal state has no enabled action
+	Assertion    = machine.Assertion    // an assert statement failed
+	RuntimeError = machine.RuntimeError // out-of-range value or index, division by zero, bad set element
 )
-
-var kindNames = [...]string{"invariant", "property", "deadlock", "assertion", "runtime-error"}
-
-func (k Kind) String() string {
-	if int(k) < len(kindNames) {
-		return kindNames[k]
-	}
-	return "kind?"
-}
 
 // Result is the outcome of [Run].
 type Result struct {
@@ -99,11 +94,9 @@ type Step struct {
 	Asked  []Answer
 }
 
-// Answer is an agent answer taken on a step, in the order asked.
-type Answer struct {
-	Agent int     // index into spec.Model.Agents
-	Value []int64 // Agent.Result.Width scalars
-}
+// Answer is an agent answer taken on a step, in the order asked
+// (machine.Answer).
+type Answer = machine.Answer
 
 // Stats are the figures of a search. States and Transitions are the same
 // for every Workers value when the search completes.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
 	red "github.com/wrapcheck/wrapcheck/reduce"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
@@ -98,13 +99,13 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, e
 // the earlier ones did not. Not safe for concurrent use.
 type Checker struct {
 	m       *spec.Model
-	prog    *checker.Program
+	prog    *machine.Program
 	systems map[string]*system
 }
 
 // NewChecker returns a Checker for m.
 func NewChecker(m *spec.Model) (*Checker, error) {
-	prog, err := checker.Compile(m)
+	prog, err := machine.Compile(m)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +114,7 @@ func NewChecker(m *spec.Model) (*Checker, error) {
 
 // NewProgramChecker returns a Checker for the model prog was compiled
 // from, so that a caller that compiled it once shares the compilation.
-func NewProgramChecker(prog *checker.Program) *Checker {
+func NewProgramChecker(prog *machine.Program) *Checker {
 	return &Checker{m: prog.Model, prog: prog, systems: map[string]*system{}}
 }
 
@@ -140,7 +141,7 @@ func (c *Checker) Check(ctx context.Context, opts Options) (*checker.Result, err
 	lim := newBudget(ctx, opts.MemoryBudget)
 	// interrupt stops one long evaluation of the system's machines (a
 	// quantifier over a large domain, a large choose) at the deadline or
-	// the memory budget; the call then fails with checker.ErrInterrupted.
+	// the memory budget; the call then fails with machine.ErrInterrupted.
 	interrupt := func() bool {
 		return ctx.Err() != nil || opts.MemoryBudget > 0 && checker.HeapBytes() > uint64(opts.MemoryBudget)
 	}
@@ -172,17 +173,17 @@ func (c *Checker) Check(ctx context.Context, opts Options) (*checker.Result, err
 		sys.mach.SetInterrupt(interrupt)
 		order = append(order, sys)
 		sys.initErr = sys.init()
-		if !errors.Is(sys.initErr, checker.ErrInterrupted) {
+		if !errors.Is(sys.initErr, machine.ErrInterrupted) {
 			systems[q.key] = sys // an interrupted system is not kept
 		}
 		return sys, sys.initErr
 	}
 	initFailed := func(err error) (*checker.Result, error) {
-		if errors.Is(err, checker.ErrInterrupted) {
+		if errors.Is(err, machine.ErrInterrupted) {
 			res.Verdict, res.Reason = checker.Unknown, limitReason(ctx, opts.MemoryBudget)
 			return finish()
 		}
-		var ee *checker.ExecError
+		var ee *machine.ExecError
 		if errors.As(err, &ee) {
 			res.Verdict = checker.Violated
 			res.Violation = &checker.Violation{Name: "init", Kind: ee.Kind, Pos: ee.Pos, Msg: ee.Msg, LoopStart: -1}
@@ -336,14 +337,14 @@ func selectProperties(m *spec.Model, only []string) ([]*spec.Property, error) {
 }
 
 // system caches the explored part of the model's transition system: the
-// distinct states (in a checker.Store), their successors (action and
+// distinct states (in a machine.Store), their successors (action and
 // target state, or one stutter self-loop with action -1 when no action is
 // enabled) and the fairness units enabled in each. It is shared by the
 // products of all properties. Not safe for concurrent use.
 type system struct {
-	prog    *checker.Program
-	mach    *checker.Machine
-	store   *checker.Store
+	prog    *machine.Program
+	mach    *machine.Machine
+	store   *machine.Store
 	inits   []uint32
 	initErr error // the init block's failure, returned to every user
 
@@ -377,7 +378,7 @@ type system struct {
 	succTo   []uint32
 	succAct  []int32
 	enabled  []uint64 // per state: uw words of enabled units
-	failure  []*checker.ExecError
+	failure  []*machine.ExecError
 
 	transitions int64
 
@@ -395,9 +396,9 @@ type unit struct {
 	threaded bool // checked per thread (cycle.go), not as a unit
 }
 
-func newSystem(prog *checker.Program, pn *plan) *system {
+func newSystem(prog *machine.Program, pn *plan) *system {
 	m := prog.Model
-	s := &system{prog: prog, mach: prog.NewMachine(), store: checker.NewStore(max(prog.Words(), 1)),
+	s := &system{prog: prog, mach: prog.NewMachine(), store: machine.NewStore(max(prog.Words(), 1)),
 		canon: pn.canon, ample: pn.ample, rest: map[uint32][2]int64{},
 		unp: make([]int64, prog.Slots()), packed: make([]uint64, prog.Words())}
 	if s.canon != nil {
@@ -464,7 +465,7 @@ func (s *system) internPerm() uint32 {
 
 // add stores the canonical form of t. Under thread tracking, s.lastPerm
 // is the id of the permutation that canonicalised it.
-func (s *system) add(t checker.State) (uint32, error) {
+func (s *system) add(t machine.State) (uint32, error) {
 	vec := t
 	if s.canon != nil {
 		s.prog.Unpack(s.unp, t)
@@ -496,7 +497,7 @@ func (s *system) add(t checker.State) (uint32, error) {
 
 func (s *system) init() error {
 	var addErr error
-	err := s.mach.Init(func(_ int, t checker.State) {
+	err := s.mach.Init(func(_ int, t machine.State) {
 		// The store holds only initial states yet: one seen before is
 		// a duplicate (no quadratic scan of s.inits).
 		n := s.store.Len()
@@ -517,7 +518,7 @@ func (s *system) init() error {
 }
 
 // state returns the packed state idx in the layout the machine expects.
-func (s *system) state(idx uint32) checker.State {
+func (s *system) state(idx uint32) machine.State {
 	if s.prog.Words() == 0 {
 		return nil
 	}
@@ -542,7 +543,7 @@ func (s *system) expand(idx uint32) error {
 		en, sub := s.ampleSet(st)
 		if s.mach.Interrupted() { // a guard's evaluation was cut short: en is wrong
 			s.expanded[idx] = false
-			return checker.ErrInterrupted
+			return machine.ErrInterrupted
 		}
 		if len(sub) < len(en) {
 			acts = sub
@@ -557,11 +558,11 @@ func (s *system) expand(idx uint32) error {
 		}
 	}
 	if err != nil {
-		var ee *checker.ExecError
+		var ee *machine.ExecError
 		if errors.As(err, &ee) {
 			s.failure[idx] = ee
 		}
-		if errors.Is(err, checker.ErrInterrupted) {
+		if errors.Is(err, machine.ErrInterrupted) {
 			s.expanded[idx] = false // a later check expands it again
 		}
 		return err
@@ -586,7 +587,7 @@ func (s *system) expand(idx uint32) error {
 		to, perm := idx, uint32(0)
 		if len(s.prog.Model.Stutter) > 0 {
 			var addErr error
-			err := s.mach.Stutter(st, func(t checker.State) {
+			err := s.mach.Stutter(st, func(t machine.State) {
 				to, addErr = s.add(t)
 				if s.threads != nil && s.canon != nil {
 					perm = s.lastPerm
@@ -596,7 +597,7 @@ func (s *system) expand(idx uint32) error {
 				err = addErr
 			}
 			if err != nil {
-				var ee *checker.ExecError
+				var ee *machine.ExecError
 				if errors.As(err, &ee) {
 					s.failure[idx] = ee
 				}
@@ -627,7 +628,7 @@ func (s *system) appendSuccs() {
 
 // ampleSet returns the enabled actions of st and the ample subset the
 // partial-order reduction chooses (a fresh slice each).
-func (s *system) ampleSet(st checker.State) (en, sub []int) {
+func (s *system) ampleSet(st machine.State) (en, sub []int) {
 	s.en = s.mach.Enabled(st, s.en[:0])
 	if len(s.en) == 0 {
 		return nil, nil
@@ -639,10 +640,10 @@ func (s *system) ampleSet(st checker.State) (en, sub []int) {
 
 // successors fills s.buf/s.bufTo with the successors of st by acts
 // (nil: every action), adding them to the store.
-func (s *system) successors(st checker.State, acts []int) error {
+func (s *system) successors(st machine.State, acts []int) error {
 	s.buf, s.bufTo, s.bufPerm = s.buf[:0], s.bufTo[:0], s.bufPerm[:0]
 	var addErr error
-	visit := func(action, _ int, t checker.State) {
+	visit := func(action, _ int, t machine.State) {
 		to, err := s.add(t)
 		if err != nil {
 			addErr = err
@@ -703,7 +704,7 @@ type product struct {
 	ctx     context.Context
 	sys     *system
 	aut     *Automaton
-	preds   []*checker.Pred // per group of atomGroup atoms: their bit mask
+	preds   []*machine.Pred // per group of atomGroup atoms: their bit mask
 	aw      int             // words per atom valuation
 	vals    []uint64        // per system state: aw words of atom values
 	valOK   []bool
@@ -736,7 +737,7 @@ type product struct {
 
 	// Set when the exploration stops on a failure.
 	failNode uint32
-	failErr  *checker.ExecError
+	failErr  *machine.ExecError
 	failPred bool
 }
 
@@ -820,7 +821,7 @@ func labelHolds(l Label, vals []uint64) bool {
 
 func (p *product) node(sysIdx uint32, q int, parent uint32, act int32, d int32) (uint32, error) {
 	if len(p.nodeSys) == int(noParent) {
-		return 0, checker.ErrStoreFull
+		return 0, machine.ErrStoreFull
 	}
 	id, isNew := p.nodes.insert(uint64(sysIdx)<<32|uint64(q), uint32(len(p.nodeSys)))
 	if isNew {
@@ -896,7 +897,7 @@ func (p *product) expandNode(i int) (stop bool, err error) {
 	s, q := p.nodeSys[i], p.nodeQ[i]
 	vals, err := p.atomValues(s)
 	if err != nil {
-		var ee *checker.ExecError
+		var ee *machine.ExecError
 		if errors.As(err, &ee) {
 			p.failNode, p.failErr, p.failPred = id, ee, true
 			return true, nil
@@ -916,7 +917,7 @@ func (p *product) expandNode(i int) (stop bool, err error) {
 		return false, nil
 	}
 	if err := sys.expand(s); err != nil {
-		var ee *checker.ExecError
+		var ee *machine.ExecError
 		if errors.As(err, &ee) {
 			p.failNode, p.failErr = id, ee
 			return true, nil
@@ -934,7 +935,7 @@ func (p *product) expandNode(i int) (stop bool, err error) {
 	// all the way round), hence a fully expanded node.
 	off, n, err := sys.restOf(s)
 	if err != nil {
-		var ee *checker.ExecError
+		var ee *machine.ExecError
 		if errors.As(err, &ee) {
 			p.failNode, p.failErr = id, ee
 			return true, nil
@@ -991,7 +992,7 @@ func (p *product) run(prop *spec.Property) (*checker.Violation, string, int) {
 		return nil, "", 0
 	}
 	internal := func(err error) (*checker.Violation, string, int) {
-		if errors.Is(err, checker.ErrInterrupted) {
+		if errors.Is(err, machine.ErrInterrupted) {
 			return nil, limitReason(p.ctx, p.budget), 0
 		}
 		return &checker.Violation{Name: prop.Name, Kind: checker.RuntimeError, Pos: prop.Pos, Msg: err.Error(), LoopStart: -1}, "", 0
@@ -1173,7 +1174,7 @@ func (p *product) answers(out []checker.Step, vecs [][]uint64) {
 	for i := 1; i < len(out); i++ {
 		want := vecs[i]
 		found := false
-		_ = m.Successors(vecs[i-1], func(action, _ int, t checker.State) {
+		_ = m.Successors(vecs[i-1], func(action, _ int, t machine.State) {
 			if found || action != out[i].Action || !slices.Equal(t, want) {
 				return
 			}
