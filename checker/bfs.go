@@ -33,7 +33,8 @@ const (
 	stopFull
 )
 
-var stopNames = [...]string{"", "state limit", "timeout", "interrupted", "memory budget", "state limit"}
+// stopReasons maps the stop codes to the Result.Stop they report.
+var stopReasons = [...]StopReason{NotStopped, StopStates, StopTimeout, StopInterrupted, StopMemory, StopStates}
 
 // An entry is a state of the next level in one word: its tie-break key,
 // with the parent's frontier position relative to the first position of
@@ -372,7 +373,7 @@ func (e *explorer) run() (*Result, error) {
 		// memory is: once one fails, reads return zeros and the search
 		// ends after the level, so nothing it found stands, but the
 		// figures of the states explored do. Reported as incomplete.
-		res = &Result{Verdict: Unknown, Reason: "I/O error of the temporary files: " + ioErr.Error()}
+		res = &Result{Verdict: Unknown, Stop: StopIO, StopErr: ioErr}
 	}
 	e.sampleHeap()
 	res.Stats = e.stats()
@@ -385,7 +386,7 @@ func (e *explorer) run() (*Result, error) {
 
 func (e *explorer) search() (*Result, error) {
 	if r := e.ctxStop(); r != runOK {
-		return &Result{Verdict: Unknown, Reason: stopNames[r]}, nil
+		return &Result{Verdict: Unknown, Stop: stopReasons[r]}, nil
 	}
 	// Level 0: the initial states, in init-branch order.
 	w := e.workers[0]
@@ -396,7 +397,7 @@ func (e *explorer) search() (*Result, error) {
 	m.OnState(w.onSucc)
 	if m.Interrupted() {
 		// The initial states are not all known: nothing can be said.
-		return &Result{Verdict: Unknown, Reason: stopNames[e.stop.Load()]}, nil
+		return &Result{Verdict: Unknown, Stop: stopReasons[e.stop.Load()]}, nil
 	}
 	var first *Violation
 	switch {
@@ -430,34 +431,36 @@ func (e *explorer) search() (*Result, error) {
 	// there unless Continue, which goes on so that the stats describe the
 	// whole reachable state space and records the first violation of every
 	// other check; later levels cannot change first.
-	// end returns the result once the search stops for reason (a stop
-	// name, "" when the state space is exhausted).
-	end := func(reason string) (*Result, error) {
+	// end returns the result once the search stops for reason
+	// (NotStopped when the state space is exhausted).
+	end := func(reason StopReason) (*Result, error) {
 		switch {
 		case first != nil:
 			res := &Result{Verdict: Violated, Violation: first, Violations: e.violations}
 			if !e.opts.Continue {
 				res.Violations = []*Violation{first}
-				res.Stopped = reason == "" && e.nfront > 0
+				if reason == NotStopped && e.nfront > 0 {
+					res.Stop = StopAtViolation
+				}
 			}
 			return res, nil
-		case reason != "":
-			return &Result{Verdict: Unknown, Reason: reason}, nil
+		case reason != NotStopped:
+			return &Result{Verdict: Unknown, Stop: reason}, nil
 		}
 		return &Result{Verdict: Holds}, nil
 	}
 	for {
 		if first != nil && !e.opts.Continue {
-			return end("")
+			return end(NotStopped)
 		}
 		if r := e.stop.Load(); r != runOK {
-			return end(stopNames[r])
+			return end(stopReasons[r])
 		}
 		if e.nfront == 0 {
-			return end("")
+			return end(NotStopped)
 		}
 		if e.opts.MaxDepth > 0 && e.depth >= e.opts.MaxDepth {
-			return end("depth limit")
+			return end(StopDepth)
 		}
 		e.expandLevel()
 		if uint32(e.store.Len()) > e.levelStart {
@@ -466,7 +469,7 @@ func (e *explorer) search() (*Result, error) {
 		if e.halted() {
 			// An interrupted evaluation's outcome is unknown: the
 			// level's failures and bad states may be its artefacts.
-			return end(stopNames[e.stop.Load()])
+			return end(stopReasons[e.stop.Load()])
 		}
 		if cs := e.candidates(); len(cs) > 0 {
 			if e.opts.Continue {
@@ -478,7 +481,7 @@ func (e *explorer) search() (*Result, error) {
 			}
 		}
 		if r := e.stop.Load(); r != runOK {
-			return end(stopNames[r])
+			return end(stopReasons[r])
 		}
 		e.nextFrontier()
 	}

@@ -138,8 +138,8 @@ func TestMemoryBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Verdict != Unknown || r.Reason != "memory budget" {
-		t.Errorf("got %v %q, want incomplete, memory budget", r.Verdict, r.Reason)
+	if r.Verdict != Unknown || r.Reason() != "memory budget" {
+		t.Errorf("got %v %q, want incomplete, memory budget", r.Verdict, r.Reason())
 	}
 }
 
@@ -161,8 +161,8 @@ func TestProgressAndTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Verdict != Unknown || r.Reason != "timeout" {
-		t.Errorf("got %v %q, want incomplete, timeout", r.Verdict, r.Reason)
+	if r.Verdict != Unknown || r.Reason() != "timeout" {
+		t.Errorf("got %v %q, want incomplete, timeout", r.Verdict, r.Reason())
 	}
 	if calls == 0 || last.States == 0 || last.Elapsed <= 0 {
 		t.Errorf("Progress called %d times, last %+v", calls, last)

@@ -50,8 +50,8 @@ func TestInterruptLongEvaluation(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if res.Verdict != Unknown || res.Reason != tt.reason {
-					t.Fatalf("got %v %q (%+v), want %v %q", res.Verdict, res.Reason, res.Violation, Unknown, tt.reason)
+				if res.Verdict != Unknown || res.Reason() != tt.reason {
+					t.Fatalf("got %v %q (%+v), want %v %q", res.Verdict, res.Reason(), res.Violation, Unknown, tt.reason)
 				}
 				if tt.budget == 0 && took > limit+time.Second {
 					t.Errorf("stopped %v after the deadline", took-limit)

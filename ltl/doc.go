@@ -72,8 +72,8 @@
 // domains: [Check] and [TranslateContext] check the context and the
 // memory budget every few thousand steps of the conversion, the
 // translation and its simplification, and a property stopped there ends
-// the check with Verdict Unknown and the reason ("timeout",
-// "interrupted", "memory budget").
+// the check with Verdict Unknown and the reason (Result.Stop:
+// StopTimeout, StopInterrupted, StopMemory).
 //
 // # Reductions
 //

@@ -21,12 +21,12 @@ type Options struct {
 	// is an invariant is ignored; a name that is neither an invariant nor
 	// a property is an error.
 	Only []string
-	// MaxStates stops the search (Verdict Unknown, Reason "state limit")
+	// MaxStates stops the search (Verdict Unknown, Stop StopStates)
 	// once the product of one property holds more than MaxStates nodes;
 	// 0: no limit.
 	MaxStates int64
-	// MemoryBudget stops the search (Verdict Unknown, Reason "memory
-	// budget") once the Go heap grows beyond this many bytes; 0: none.
+	// MemoryBudget stops the search (Verdict Unknown, Stop StopMemory)
+	// once the Go heap grows beyond this many bytes; 0: none.
 	MemoryBudget int64
 	// OnProperty, when not nil, is called after each checked property
 	// with the figures of its search.
@@ -180,7 +180,7 @@ func (c *Checker) Check(ctx context.Context, opts Options) (*checker.Result, err
 	}
 	initFailed := func(err error) (*checker.Result, error) {
 		if errors.Is(err, machine.ErrInterrupted) {
-			res.Verdict, res.Reason = checker.Unknown, limitReason(ctx, opts.MemoryBudget)
+			res.Verdict, res.Stop = checker.Unknown, limitReason(ctx, opts.MemoryBudget)
 			return finish()
 		}
 		var ee *machine.ExecError
@@ -196,8 +196,8 @@ func (c *Checker) Check(ctx context.Context, opts Options) (*checker.Result, err
 		pstart := time.Now()
 		pn, err := planner.plan(p)
 		if err != nil {
-			if reason := stopReason(err); reason != "" {
-				res.Verdict, res.Reason = checker.Unknown, reason
+			if reason := stopReason(err); reason != checker.NotStopped {
+				res.Verdict, res.Stop = checker.Unknown, reason
 				return finish()
 			}
 			return nil, err
@@ -215,8 +215,8 @@ func (c *Checker) Check(ctx context.Context, opts Options) (*checker.Result, err
 		neg := Not(f)
 		aut, err := translate(neg, lim, false)
 		if err != nil {
-			if reason := stopReason(err); reason != "" {
-				res.Verdict, res.Reason = checker.Unknown, reason
+			if reason := stopReason(err); reason != checker.NotStopped {
+				res.Verdict, res.Stop = checker.Unknown, reason
 				return finish()
 			}
 			return nil, fmt.Errorf("%s: property %s: %w", p.Pos, p.Name, err)
@@ -247,7 +247,7 @@ func (c *Checker) Check(ctx context.Context, opts Options) (*checker.Result, err
 			plain.budget = opts.MemoryBudget
 			plain.ignore(opts.IgnoreFairness)
 			v, reason, _ = plain.run(p)
-			if v == nil && reason == "" {
+			if v == nil && reason == checker.NotStopped {
 				return nil, fmt.Errorf("ltl: internal error: property %s: the symmetry-reduced product has a fair cycle, the product without symmetry has none", p.Name)
 			}
 		}
@@ -261,7 +261,7 @@ func (c *Checker) Check(ctx context.Context, opts Options) (*checker.Result, err
 		switch {
 		case v != nil:
 			st.Verdict = checker.Violated
-		case reason != "":
+		case reason != checker.NotStopped:
 			st.Verdict = checker.Unknown
 		}
 		if opts.OnProperty != nil {
@@ -272,12 +272,12 @@ func (c *Checker) Check(ctx context.Context, opts Options) (*checker.Result, err
 				res.Notes = append(res.Notes, fmt.Sprintf("property %s was checked for %s alone: the model is symmetric in %s, so a run that violates it for one %s violates it, permuted, for %s",
 					p.Name, pn.pinned.Names[0], pn.pinned.Name, pn.pinned.Name, pn.pinned.Names[0]))
 			}
-			res.Verdict, res.Violation, res.Reason = checker.Violated, v, ""
+			res.Verdict, res.Violation, res.Stop = checker.Violated, v, checker.NotStopped
 			return finish()
 		}
-		if reason != "" {
-			res.Verdict, res.Reason = checker.Unknown, reason
-			if reason == "timeout" || reason == "interrupted" || reason == "memory budget" {
+		if reason != checker.NotStopped {
+			res.Verdict, res.Stop = checker.Unknown, reason
+			if reason == checker.StopTimeout || reason == checker.StopInterrupted || reason == checker.StopMemory {
 				return finish()
 			}
 		}
@@ -285,28 +285,28 @@ func (c *Checker) Check(ctx context.Context, opts Options) (*checker.Result, err
 	return finish()
 }
 
-// limitReason returns why an evaluation was interrupted: "timeout" or
-// "interrupted" when ctx is done, else "memory budget".
-func limitReason(ctx context.Context, budget int64) string {
-	if r := stopReason(ctx.Err()); r != "" {
+// limitReason returns why an evaluation was interrupted: StopTimeout or
+// StopInterrupted when ctx is done, else StopMemory.
+func limitReason(ctx context.Context, budget int64) checker.StopReason {
+	if r := stopReason(ctx.Err()); r != checker.NotStopped {
 		return r
 	}
-	return "memory budget"
+	return checker.StopMemory
 }
 
-// stopReason returns the Result.Reason for an error that stopped a
-// property's conversion or translation early ("timeout", "interrupted",
-// "memory budget"), or "" for any other error.
-func stopReason(err error) string {
+// stopReason returns the Result.Stop for an error that stopped a
+// property's conversion or translation early (StopTimeout,
+// StopInterrupted, StopMemory), or NotStopped for any other error.
+func stopReason(err error) checker.StopReason {
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
-		return "timeout"
+		return checker.StopTimeout
 	case errors.Is(err, context.Canceled):
-		return "interrupted"
+		return checker.StopInterrupted
 	case errors.Is(err, ErrMemoryBudget):
-		return "memory budget"
+		return checker.StopMemory
 	}
-	return ""
+	return checker.NotStopped
 }
 
 func selectProperties(m *spec.Model, only []string) ([]*spec.Property, error) {
@@ -853,27 +853,27 @@ func (p *product) start() error {
 func (p *product) expanded() int { return len(p.edgeOff) - 1 }
 
 // explore expands nodes in BFS order until upto nodes are expanded or the
-// product is complete (done). It returns a non-empty reason when it
-// stopped early (a limit, or the context), and sets failNode/failErr on an
+// product is complete (done). It returns a reason other than NotStopped
+// when it stopped early (a limit, or the context), and sets failNode/failErr on an
 // execution failure.
-func (p *product) explore(upto int) (reason string, done bool, err error) {
+func (p *product) explore(upto int) (reason checker.StopReason, done bool, err error) {
 	for i := p.expanded(); i < len(p.nodeSys); i++ {
 		if i >= upto {
-			return "", false, nil
+			return checker.NotStopped, false, nil
 		}
 		if i&1023 == 0 {
 			if err := p.ctx.Err(); err != nil {
 				if errors.Is(err, context.DeadlineExceeded) {
-					return "timeout", false, nil
+					return checker.StopTimeout, false, nil
 				}
-				return "interrupted", false, nil
+				return checker.StopInterrupted, false, nil
 			}
 		}
 		if p.limit > 0 && int64(len(p.nodeSys)) > p.limit {
-			return "state limit", false, nil
+			return checker.StopStates, false, nil
 		}
 		if p.budget > 0 && i&(1<<10-1) == 0 && checker.HeapBytes() > uint64(p.budget) {
-			return "memory budget", false, nil
+			return checker.StopMemory, false, nil
 		}
 		if p.progress != nil && i&(1<<12-1) == 0 && time.Since(p.lastProg) >= time.Second {
 			p.lastProg = time.Now()
@@ -882,11 +882,11 @@ func (p *product) explore(upto int) (reason string, done bool, err error) {
 		}
 		stop, err := p.expandNode(i)
 		if err != nil || stop {
-			return "", false, err
+			return checker.NotStopped, false, err
 		}
 		p.edgeOff = append(p.edgeOff, int64(len(p.edgeTo)))
 	}
-	return "", true, nil
+	return checker.NotStopped, true, nil
 }
 
 // expandNode adds the edges of node i. It reports stop on an execution
@@ -987,15 +987,15 @@ const (
 // the first one that finds a violation (the total work stays linear). It
 // returns the violation (nil when the property holds), or the reason the
 // search stopped early, and the number of fair accepting SCCs found.
-func (p *product) run(prop *spec.Property) (*checker.Violation, string, int) {
+func (p *product) run(prop *spec.Property) (*checker.Violation, checker.StopReason, int) {
 	if p.aut.IsEmpty() {
-		return nil, "", 0
+		return nil, checker.NotStopped, 0
 	}
-	internal := func(err error) (*checker.Violation, string, int) {
+	internal := func(err error) (*checker.Violation, checker.StopReason, int) {
 		if errors.Is(err, machine.ErrInterrupted) {
 			return nil, limitReason(p.ctx, p.budget), 0
 		}
-		return &checker.Violation{Name: prop.Name, Kind: checker.RuntimeError, Pos: prop.Pos, Msg: err.Error(), LoopStart: -1}, "", 0
+		return &checker.Violation{Name: prop.Name, Kind: checker.RuntimeError, Pos: prop.Pos, Msg: err.Error(), LoopStart: -1}, checker.NotStopped, 0
 	}
 	if err := p.start(); err != nil {
 		return internal(err)
@@ -1005,14 +1005,14 @@ func (p *product) run(prop *spec.Property) (*checker.Violation, string, int) {
 		if err != nil {
 			return internal(err)
 		}
-		if reason != "" {
+		if reason != checker.NotStopped {
 			return nil, reason, 0
 		}
 		if p.failErr != nil {
-			return p.failure(prop), "", 0
+			return p.failure(prop), checker.NotStopped, 0
 		}
 		if v, n := p.search(prop); v != nil || done {
-			return v, "", n
+			return v, checker.NotStopped, n
 		}
 	}
 }

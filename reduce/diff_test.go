@@ -117,7 +117,7 @@ func differential(t *testing.T, m *spec.Model) {
 		t.Fatal(err)
 	}
 	if base.Verdict == checker.Unknown {
-		t.Skipf("unreduced search incomplete (%s)", base.Reason)
+		t.Skipf("unreduced search incomplete (%s)", base.Reason())
 	}
 	canon := symmetry(t, m)
 	ample := POR(m, Visible(m, nil))

@@ -66,7 +66,7 @@ func (o TextOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) err
 	case checker.Holds:
 		b.WriteString(o.paint(ansiGreen, fmt.Sprintf("%s: every check holds", Escape(m.Name))) + "\n")
 	case checker.Unknown:
-		b.WriteString(o.paint(ansiYellow, fmt.Sprintf("%s: incomplete: %s; no violation found in the states explored", Escape(m.Name), res.Reason)) + "\n")
+		b.WriteString(o.paint(ansiYellow, fmt.Sprintf("%s: incomplete: %s; no violation found in the states explored", Escape(m.Name), res.Reason())) + "\n")
 	case checker.Violated:
 		vs := Violations(res)
 		if len(vs) > 1 {
@@ -105,7 +105,7 @@ func (o TextOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) err
 		fmt.Fprintf(&b, ", %s peak heap", humanBytes(s.PeakHeapBytes))
 	}
 	b.WriteString("\n")
-	if res.Stopped {
+	if res.Stop == checker.StopAtViolation {
 		b.WriteString("the search stopped at the end of the breadth-first level of the first violation: the figures cover the states explored until then (--continue explores every reachable state)\n")
 	}
 	warn := o.paint(ansiYellow, "warning:")

@@ -163,7 +163,7 @@ func Run(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, err
 	}
 	switch {
 	case lres.Verdict == checker.Violated:
-		res.Verdict, res.Violation, res.Reason = checker.Violated, lres.Violation, ""
+		res.Verdict, res.Violation, res.Stop = checker.Violated, lres.Violation, checker.NotStopped
 		res.Violations = []*checker.Violation{lres.Violation}
 		if lres.Violation.Kind != checker.Property {
 			res.Undecided = selectedProperties(m, opts.Only)
@@ -176,7 +176,7 @@ func Run(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, err
 		}
 		res.Notes = append(res.Notes, notes...)
 	case lres.Verdict == checker.Unknown && res.Verdict == checker.Holds:
-		res.Verdict, res.Reason = checker.Unknown, lres.Reason
+		res.Verdict, res.Stop = checker.Unknown, lres.Stop
 		res.Undecided = selectedProperties(m, opts.Only)
 	case lres.Verdict == checker.Holds && res.Verdict == checker.Holds && len(m.Fairness) > 0:
 		notes, err := neededFairness(ctx, lc, m, opts)
@@ -259,7 +259,7 @@ func continueProperties(ctx context.Context, prog *machine.Program, opts Options
 			v := lres.Violation
 			res.Violations = append(res.Violations, v)
 			if res.Verdict != checker.Violated {
-				res.Verdict, res.Violation, res.Reason = checker.Violated, v, ""
+				res.Verdict, res.Violation, res.Stop = checker.Violated, v, checker.NotStopped
 			}
 			notes, err := starvation(prog, v)
 			if err != nil {
@@ -281,9 +281,9 @@ func continueProperties(ctx context.Context, prog *machine.Program, opts Options
 		case lres.Verdict == checker.Unknown:
 			res.Undecided = append(res.Undecided, name)
 			if res.Verdict == checker.Holds {
-				res.Verdict, res.Reason = checker.Unknown, lres.Reason
+				res.Verdict, res.Stop = checker.Unknown, lres.Stop
 			}
-			if lres.Reason == "timeout" || lres.Reason == "interrupted" {
+			if lres.Stop == checker.StopTimeout || lres.Stop == checker.StopInterrupted {
 				// The others would stop at once for the same reason.
 				res.Undecided = append(res.Undecided, propertiesAfter(m, opts.Only, name)...)
 				return nil
