@@ -9,7 +9,7 @@ import (
 
 // Quantifiers over small domains are unrolled at compile time: the body
 // is copied once per value with the bound local replaced by a constant
-// and folded, so that indexes such as run[x].rel[i] become static slot
+// (spec.Substitute) and folded, so that indexes such as run[x].rel[i] become static slot
 // loads. Measured on pipeline K=3,N=2 (4 invariants, two nested
 // quantifiers each): see BenchmarkBFS and docs in doc.go.
 
@@ -39,53 +39,6 @@ func expandedSize(e *spec.Expr) int {
 		}
 	}
 	return n
-}
-
-// substitute returns a copy of e with the scalar local slot replaced by
-// the constant v, folded; ok is false when e rebinds slot (the body then
-// is compiled as a loop).
-func substitute(e *spec.Expr, slot int, v int64) (out *spec.Expr, ok bool) {
-	if e == nil {
-		return nil, true
-	}
-	switch e.Op {
-	case spec.OpLocal:
-		if e.Slot == slot && isScalar(e.Type) {
-			return &spec.Expr{Op: spec.OpConst, Type: e.Type, Val: v, Pos: e.Pos}, true
-		}
-		if e.Slot <= slot && slot < e.Slot+width(e.Type) {
-			return nil, false // a compound local covering the slot
-		}
-		return e, true
-	case spec.OpForall, spec.OpExists, spec.OpCount:
-		if e.Slot == slot {
-			return nil, false
-		}
-	case spec.OpLet:
-		for _, b := range e.Binds {
-			if b == slot {
-				return nil, false
-			}
-		}
-	}
-	if len(e.Args) == 0 {
-		return e, true
-	}
-	x := *e
-	x.Args = make([]*spec.Expr, len(e.Args))
-	for i, a := range e.Args {
-		s, ok := substitute(a, slot, v)
-		if !ok {
-			return nil, false
-		}
-		x.Args[i] = s
-	}
-	if x.Op == spec.OpLet {
-		if b, ok := letConst(&x); ok {
-			return b, true
-		}
-	}
-	return fold(&x), true
 }
 
 // fold evaluates e when its operands are constants (never a failing
@@ -175,23 +128,20 @@ func fold(e *spec.Expr) *spec.Expr {
 // unroll returns the instances of a quantifier's body, one per domain
 // value, or nil when it cannot be unrolled.
 func unroll(e *spec.Expr) []*spec.Expr {
-	lo, hi := int64(0), int64(1)
-	if e.Dom != nil {
-		if !e.Dom.IsFinite() {
-			return nil // a set, array or record type: a loop
-		}
-		lo, hi = e.Dom.Lo, e.Dom.Hi
+	if e.Dom == nil || !e.Dom.IsFinite() {
+		return nil // a set, array or record type: a loop
 	}
+	lo, hi := e.Dom.Lo, e.Dom.Hi
 	if hi-lo+1 > maxUnroll || hi < lo || (hi-lo+1)*int64(expandedSize(e.Args[0])) > maxUnrollSize {
 		return nil
 	}
 	var out []*spec.Expr
 	for v := lo; v <= hi; v++ {
-		s, ok := substitute(e.Args[0], e.Slot, v)
+		s, ok := spec.Substitute(e.Args[0], e.Slot, &spec.Expr{Op: spec.OpConst, Type: e.Dom, Val: v, Pos: e.Pos})
 		if !ok {
 			return nil
 		}
-		out = append(out, s)
+		out = append(out, simplify(s))
 	}
 	return out
 }
@@ -238,7 +188,7 @@ func letConst(e *spec.Expr) (*spec.Expr, bool) {
 		}
 	}
 	for i := 0; i < n; i++ {
-		b, ok := substitute(body, e.Binds[i], e.Args[i].Val)
+		b, ok := spec.Substitute(body, e.Binds[i], e.Args[i])
 		if !ok {
 			return nil, false
 		}
