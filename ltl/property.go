@@ -86,7 +86,10 @@ func (c *converter) convert(e *spec.Expr) (*Formula, error) {
 			if c.lim.tick() {
 				return nil, c.lim.err
 			}
-			body := substitute(e.Args[0], e.Slot, &spec.Expr{Op: spec.OpConst, Type: e.Dom, Val: v, Pos: e.Pos})
+			body, ok := spec.Substitute(e.Args[0], e.Slot, &spec.Expr{Op: spec.OpConst, Type: e.Dom, Val: v, Pos: e.Pos})
+			if !ok {
+				return nil, fmt.Errorf("%s: quantified variable read as part of a compound value", e.Pos)
+			}
 			f, err := c.convert(body)
 			if err != nil {
 				return nil, err
@@ -136,48 +139,6 @@ func (c *converter) convert(e *spec.Expr) (*Formula, error) {
 		return LeadsTo(args[0], args[1]), nil
 	}
 	return nil, fmt.Errorf("%s: temporal formula used as an operand of %s", e.Pos, e.Op)
-}
-
-// substitute returns e with every free occurrence of the frame slot
-// replaced by val. Subexpressions that do not mention the slot are shared.
-func substitute(e *spec.Expr, slot int, val *spec.Expr) *spec.Expr {
-	if e == nil {
-		return nil
-	}
-	if e.Op == spec.OpLocal && e.Slot == slot {
-		return val
-	}
-	var args []*spec.Expr
-	changed := false
-	bound := false // slot rebound: the remaining operands do not see val
-	for i, a := range e.Args {
-		na := a
-		if !bound {
-			na = substitute(a, slot, val)
-		}
-		if na != a {
-			changed = true
-		}
-		args = append(args, na)
-		switch e.Op {
-		case spec.OpLet:
-			if i < len(e.Binds) && e.Binds[i] == slot {
-				bound = true
-			}
-		}
-	}
-	switch e.Op {
-	case spec.OpForall, spec.OpExists, spec.OpCount:
-		if e.Slot == slot {
-			return e // the quantifier rebinds the slot
-		}
-	}
-	if !changed {
-		return e
-	}
-	n := *e
-	n.Args = args
-	return &n
 }
 
 // exprKey returns a structural key of e (positions excluded).

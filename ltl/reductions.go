@@ -78,9 +78,10 @@ func (pl *planner) plan(p *spec.Property) (*plan, error) {
 	}
 	if pl.opts.Symmetry && f.Op == spec.OpForall && f.Dom != nil && f.Dom.Kind == spec.SymmetricKind &&
 		f.Dom.Size() >= 2 && len(f.Args) == 1 && isTemporal(f.Args[0]) && pl.initsSymmetric(f.Dom) {
-		body := substitute(f.Args[0], f.Slot, &spec.Expr{Op: spec.OpConst, Type: f.Dom, Val: f.Dom.Lo, Pos: f.Pos})
-		pn.prop = &spec.Property{Name: p.Name, Formula: body, Pos: p.Pos}
-		pn.pinned = f.Dom
+		if body, ok := spec.Substitute(f.Args[0], f.Slot, &spec.Expr{Op: spec.OpConst, Type: f.Dom, Val: f.Dom.Lo, Pos: f.Pos}); ok {
+			pn.prop = &spec.Property{Name: p.Name, Formula: body, Pos: p.Pos}
+			pn.pinned = f.Dom
+		}
 	}
 	lim := pl.lim
 	if lim == nil {

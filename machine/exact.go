@@ -480,24 +480,20 @@ func (c *compiler) analyse(cx frameCtx, fixed map[int]interval, stmts []*spec.St
 			fixed = withFixed(fixed, off, iv)
 		}
 	}
-	var expr func(e *spec.Expr)
-	expr = func(e *spec.Expr) {
-		if e == nil {
-			return
-		}
-		switch e.Op {
-		case spec.OpLet:
-			for i, b := range e.Binds {
-				if i < len(e.Args) && isScalar(e.Args[i].Type) {
-					write(cx.frame+b, e.Args[i])
+	expr := func(e *spec.Expr) {
+		spec.Walk(e, func(e *spec.Expr) bool {
+			switch e.Op {
+			case spec.OpLet:
+				for i, b := range e.Binds {
+					if i < len(e.Args) && isScalar(e.Args[i].Type) {
+						write(cx.frame+b, e.Args[i])
+					}
 				}
+			case spec.OpForall, spec.OpExists, spec.OpCount:
+				dom(cx.frame+e.Slot, e.Dom)
 			}
-		case spec.OpForall, spec.OpExists, spec.OpCount:
-			dom(cx.frame+e.Slot, e.Dom)
-		}
-		for _, a := range e.Args {
-			expr(a)
-		}
+			return true
+		})
 	}
 	var stmt func(ss []*spec.Stmt)
 	stmt = func(ss []*spec.Stmt) {

@@ -130,7 +130,7 @@ func Compile(m *spec.Model) (*Program, error) {
 		body := simplifyStmts(a.Body)
 		var guard *spec.Expr
 		if a.Guard != nil {
-			guard = simplify(a.Guard)
+			guard = spec.Fold(a.Guard)
 		}
 		c.analyse(act, nil, body, guard)
 		ca := compiledAction{body: c.block(body, act, emit)}
@@ -141,10 +141,10 @@ func Compile(m *spec.Model) (*Program, error) {
 	}
 	p.invs = make([]compiledInv, len(m.Invariants))
 	for i, inv := range m.Invariants {
-		e := simplify(inv.Expr)
+		e := spec.Fold(inv.Expr)
 		var ante *spec.Expr
 		if a := antecedent(inv.Expr); a != nil {
-			ante = simplify(a)
+			ante = spec.Fold(a)
 		}
 		c.analyse(chk, nil, nil, e, ante)
 		ci := compiledInv{name: inv.Name, pos: inv.Pos, conjs: c.conjuncts(e, chk, nil)}
@@ -156,7 +156,7 @@ func Compile(m *spec.Model) (*Program, error) {
 	if m.Terminal != nil {
 		// A terminal condition whose evaluation fails does not hold: the
 		// stuck state is reported, as that runtime error (terminalFailure).
-		term := simplify(m.Terminal)
+		term := spec.Fold(m.Terminal)
 		c.analyse(chk, nil, nil, term)
 		t := c.scalar(term, chk)
 		p.terminal = func(m *Machine) int64 {
@@ -215,7 +215,7 @@ func (p *Program) CompileExpr(e *spec.Expr) (*Pred, error) {
 	c.err = nil
 	chk := frameCtx{state: p.checkOff, frame: p.checkFrameOff}
 	pr := &Pred{w: width(e.Type)}
-	e = simplify(e)
+	e = spec.Fold(e)
 	c.analyse(chk, nil, nil, e)
 	if isScalar(e.Type) {
 		pr.eval = c.scalar(e, chk)

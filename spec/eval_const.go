@@ -3,117 +3,28 @@ package spec
 import (
 	"errors"
 	"math"
-	"math/big"
 	"math/bits"
 )
 
-// This file holds constant folding and a small evaluator of IR
-// expressions over a frame (no state), used by [Vet] to test agent
-// assumptions. The engine has its own, faster evaluator.
+// This file holds the evaluation of constant operators (for [Fold]) and
+// a small evaluator of IR expressions over a frame (no state), used by
+// [Vet] to test agent assumptions. The engine has its own, faster
+// evaluator.
 
-// fold replaces e by an OpConst when its value is known statically. It
-// keeps operations whose evaluation is a runtime error (division by zero).
+// fold is [foldNode] for the checker: the constant it gives depends on
+// a family index (see checker.instDep) when one of e's operands does.
 func (c *checker) fold(e *Expr) *Expr {
-	if len(e.Args) == 0 {
-		return e
+	r := foldNode(e)
+	if r == e || r.Op != OpConst {
+		return r
 	}
-	a := e.Args[0]
-	dep := false
 	for _, x := range e.Args {
 		if c.instDep[x] {
-			dep = true
-		}
-	}
-	kb := func(v *big.Int) *Expr {
-		r := bigConst(e.Type, v, e.Pos)
-		if dep {
 			c.instDep[r] = true
-		}
-		return r
-	}
-	k := func(v int64) *Expr {
-		r := &Expr{Op: OpConst, Type: e.Type, Val: v, Pos: e.Pos}
-		if dep {
-			c.instDep[r] = true
-		}
-		return r
-	}
-	pass := func(x *Expr) *Expr {
-		if x.Op == OpConst && dep {
-			c.instDep[x] = true
-		}
-		return x
-	}
-	// short-circuit operators fold on a constant left operand
-	switch e.Op {
-	case OpAnd:
-		if a.Op == OpConst {
-			if a.Val == 0 {
-				return k(0)
-			}
-			return pass(e.Args[1])
-		}
-	case OpOr:
-		if a.Op == OpConst {
-			if a.Val != 0 {
-				return k(1)
-			}
-			return pass(e.Args[1])
-		}
-	case OpImplies:
-		if a.Op == OpConst {
-			if a.Val == 0 {
-				return k(1)
-			}
-			return pass(e.Args[1])
-		}
-	case OpCond:
-		if a.Op == OpConst {
-			b := e.Args[2]
-			if a.Val != 0 {
-				b = e.Args[1]
-			}
-			if b.Op == OpConst {
-				return kb(b.BigVal())
-			}
-			return b
-		}
-		return e
-	}
-	for _, x := range e.Args {
-		if x.Op != OpConst || !x.Type.IsScalar() {
-			return e
+			break
 		}
 	}
-	huge := false
-	for _, x := range e.Args {
-		huge = huge || x.Big != nil
-	}
-	vals := make([]int64, len(e.Args))
-	for i, x := range e.Args {
-		vals[i] = x.Val
-	}
-	v, err := int64(0), errOverflow
-	if !huge {
-		v, err = evalOp(e, vals)
-	}
-	if err == errOverflow && IsExactOp(e.Op) {
-		// Integers are exact: fold past int64 with math/big.
-		var b *big.Int
-		a := e.Args[0].BigVal()
-		if len(e.Args) > 1 {
-			b = e.Args[1].BigVal()
-		}
-		r, ok := EvalBig(e.Op, a, b)
-		if !ok {
-			return e
-		}
-		return kb(r)
-	}
-	if err != nil {
-		return e
-	}
-	return k(v)
+	return r
 }
 
 var errRuntime = errors.New("runtime error")

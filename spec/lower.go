@@ -559,18 +559,18 @@ func readPathIndexes(e *Expr, rs map[int]bool) {
 }
 
 func readExpr(e *Expr, rs map[int]bool) {
-	if e.IsLocation() {
-		if lo, n, state := location(e); state {
+	Walk(e, func(x *Expr) bool {
+		if !x.IsLocation() {
+			return true
+		}
+		if lo, n, state := location(x); state {
 			for i := lo; i < lo+n; i++ {
 				rs[i] = true
 			}
 		}
-		readPathIndexes(e, rs)
-		return
-	}
-	for _, x := range e.Args {
-		readExpr(x, rs)
-	}
+		readPathIndexes(x, rs)
+		return false
+	})
 }
 
 // walkExpr calls f for e and every expression inside it.

@@ -317,17 +317,13 @@ func (c *checker) lowerMonitors() {
 		return
 	}
 	used := map[*pastInfo]bool{}
-	var walkE func(e *Expr)
-	walkE = func(e *Expr) {
-		if e == nil {
-			return
-		}
-		if p := c.pastUse[e]; p != nil {
-			used[p] = true
-		}
-		for _, a := range e.Args {
-			walkE(a)
-		}
+	walkE := func(e *Expr) {
+		Walk(e, func(x *Expr) bool {
+			if p := c.pastUse[x]; p != nil {
+				used[p] = true
+			}
+			return true
+		})
 	}
 	var walkS func(ss []*Stmt)
 	walkS = func(ss []*Stmt) {

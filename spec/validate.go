@@ -1,6 +1,9 @@
 package spec
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // wellTyped checks the IR invariants of ir.go on m: every Expr has a
 // valid type, assignment targets are locations, quantifiers and chooses
@@ -9,15 +12,7 @@ import "fmt"
 // checker bug gives an internal error instead of a broken model.
 func wellTyped(m *Model) string {
 	var msg string
-	var expr func(e *Expr, frame int, state bool)
-	expr = func(e *Expr, frame int, state bool) {
-		if msg != "" {
-			return
-		}
-		if e == nil {
-			msg = "nil expression"
-			return
-		}
+	node := func(e *Expr, frame int, state bool) {
 		if e.Type == nil || e.Type.Kind == InvalidKind {
 			msg = fmt.Sprintf("%v: %s has no valid type", e.Pos, e.Op)
 			return
@@ -44,9 +39,20 @@ func wellTyped(m *Model) string {
 				msg = fmt.Sprintf("%v: index of a non-array", e.Pos)
 			}
 		}
-		for _, a := range e.Args {
-			expr(a, frame, state)
+		if msg == "" && slices.Contains(e.Args, nil) {
+			msg = "nil expression" // Walk does not visit it
 		}
+	}
+	expr := func(e *Expr, frame int, state bool) {
+		if e == nil && msg == "" {
+			msg = "nil expression"
+		}
+		Walk(e, func(x *Expr) bool {
+			if msg == "" {
+				node(x, frame, state)
+			}
+			return msg == ""
+		})
 	}
 	var stmts func(ss []*Stmt, frame int)
 	stmts = func(ss []*Stmt, frame int) {
