@@ -2,15 +2,11 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/replay"
-	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -78,90 +74,38 @@ func runReplay(cmd *cobra.Command, specPath, runPath string, f replayFlags) erro
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
-	return renderReplay(cmd, m, run, out, f.format)
+	rp := &replay.Report{Run: run, Result: out}
+	if err := renderReplay(cmd, m, rp, f.format); err != nil {
+		return err
+	}
+	return replayExit(rp.Failed())
 }
 
-// renderReplay prints the outcome of a replay: a violation as check
-// renders it, a divergence with the actions allowed there, or "conforms".
-func renderReplay(cmd *cobra.Command, m *spec.Model, run string, out *replay.Result, format string) error {
+// renderReplay prints the report of a replayed run in the chosen format
+// (and, for a violation, its GitHub annotations).
+func renderReplay(cmd *cobra.Command, m *spec.Model, rp *replay.Report, format string) error {
 	w := cmd.OutOrStdout()
-	switch {
-	case out.Violation != nil:
-		res := &checker.Result{Verdict: checker.Violated, Violation: out.Violation,
-			Stats: checker.Stats{States: out.States, Transitions: out.Transitions, Depth: out.Steps, Workers: 1}}
-		var err error
-		if format == "json" {
-			err = report.JSON(w, m, res)
-		} else {
-			where := run + ": in the initial state"
-			if out.Line > 0 {
-				where = fmt.Sprintf("%s:%d", run, out.Line)
-			}
-			fmt.Fprintf(w, "%s: the run reaches a violation of the spec\n", where)
-			err = report.TextOptions{Color: isColorTerminal(w), Explain: true}.Render(w, m, res)
-		}
-		if err != nil {
-			return err
-		}
-		if err := annotate(cmd, m, res); err != nil {
-			return err
-		}
-		return &exitError{code: exitViolated}
-	case out.Diverged != nil:
-		d := out.Diverged
-		if format == "json" {
-			b, err := json.MarshalIndent(struct {
-				Format   int      `json:"format"`
-				Spec     string   `json:"spec"`
-				Verdict  string   `json:"verdict"`
-				Run      string   `json:"run"`
-				Line     int      `json:"line"`
-				Action   string   `json:"action"`
-				Enabled  bool     `json:"enabled"`
-				Mismatch []string `json:"mismatch"`
-				Allowed  []string `json:"allowed"`
-				Steps    int      `json:"steps"`
-			}{report.FormatVersion, m.Name, "diverges", run, d.Line, d.Action, d.Enabled, nonNil(d.Mismatch), nonNil(d.Allowed), out.Steps}, "", "  ")
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(w, "%s\n", b)
-		} else {
-			if d.Enabled {
-				fmt.Fprintf(w, "%s:%d: %s: %s leads to no state that matches the recorded state and answers\n", run, d.Line, m.Name, d.Action)
-				for _, mm := range d.Mismatch {
-					fmt.Fprintf(w, "\t%s\n", mm)
-				}
-			} else {
-				fmt.Fprintf(w, "%s:%d: %s: the spec does not allow %s here\n", run, d.Line, m.Name, d.Action)
-			}
-			allowed := "none (no action is enabled)"
-			if len(d.Allowed) > 0 {
-				allowed = strings.Join(d.Allowed, ", ")
-			}
-			fmt.Fprintf(w, "\tallowed here: %s\n", allowed)
-			fmt.Fprintf(w, "\t%d %s of the run %s before this line\n", out.Steps, plural(out.Steps, "step", "steps"), plural(out.Steps, "conforms", "conform"))
-		}
-		return &exitError{code: exitViolated}
-	}
+	var err error
 	if format == "json" {
-		fmt.Fprintf(w, "{\"format\": %d, \"spec\": %q, \"verdict\": \"conforms\", \"run\": %q, \"steps\": %d, \"states\": %d}\n",
-			report.FormatVersion, m.Name, run, out.Steps, out.Finals)
-		return nil
+		err = rp.JSON(w, m)
+	} else {
+		err = rp.Text(w, m, replay.TextOptions{Color: isColorTerminal(w)})
 	}
-	fmt.Fprintf(w, "%s: %s conforms: %d %s replayed", m.Name, run, out.Steps, plural(out.Steps, "step", "steps"))
-	if out.Finals > 1 {
-		fmt.Fprintf(w, " (%d states of the spec match the run)", out.Finals)
+	if err != nil {
+		return err
 	}
-	fmt.Fprintln(w)
+	if res := rp.Result.CheckResult(); res != nil {
+		return annotate(cmd, m, res)
+	}
 	return nil
 }
 
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
+// replayExit is the exit status of a replay: 1 when a run failed.
+func replayExit(failed bool) error {
+	if failed {
+		return &exitError{code: exitViolated}
 	}
-	return s
+	return nil
 }
 
 func plural(n int, one, many string) string {
