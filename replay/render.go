@@ -274,3 +274,98 @@ func nonNil(s []string) []string {
 	}
 	return s
 }
+
+// divergenceRule is the SARIF rule of a divergence.
+var divergenceRule = report.SARIFRule{ID: "divergence", Description: "every step of a recorded run is a step the spec allows"}
+
+// SARIF writes the reports of runs replayed on m as one SARIF 2.1.0 log
+// (toolVersion: the driver's version; runs: the runs replayed, of which
+// reps may hold only those that failed): a divergence is a result of rule
+// "divergence" located at the declaration of the action the spec does not
+// allow there (for the first line of a run, at the spec's name); a
+// violation is a result as `check --format sarif` makes it, at the
+// violated check, with the run's trace as its code flow. Each result names
+// the run file's line (and for a recording the run and the span) in its
+// message, and the line as a related location (none for standard input,
+// "-").
+func SARIF(w io.Writer, m *spec.Model, reps []*Report, runs int, toolVersion string) error {
+	var findings []report.SARIFFinding
+	failed := 0
+	for _, rp := range reps {
+		out := rp.Result
+		if !rp.Failed() {
+			continue
+		}
+		failed++
+		props := map[string]any{"run": rp.Run, "steps": out.Steps}
+		if rp.OTLP {
+			props["run_key"] = rp.Key
+			props["unmapped"] = rp.Unmapped
+		}
+		line := out.Line
+		if out.Diverged != nil {
+			line = out.Diverged.Line
+		}
+		fileLine := line
+		if rp.OTLP && line > 0 {
+			fileLine = rp.Span.Line
+			props["step"] = line
+			props["trace_id"], props["span_id"], props["span"] = rp.Span.TraceID, rp.Span.SpanID, rp.Span.Name
+			if rp.Span.Event != "" {
+				props["event"] = rp.Span.Event
+			}
+		}
+		props["line"] = fileLine
+		where := rp.name() + ": in the initial state"
+		if line > 0 {
+			where = rp.where(line)
+		}
+		f := report.SARIFFinding{Properties: props}
+		if v := out.Violation; v != nil {
+			f.Violation = v
+			f.Message = where + ": the run reaches a violation of the spec"
+		} else {
+			d := out.Diverged
+			f.RuleID = divergenceRule.ID
+			f.Pos = actionPos(m, d.Action)
+			props["action"], props["enabled"], props["allowed"] = d.Action, d.Enabled, nonNil(d.Allowed)
+			allowed := "none (no action is enabled)"
+			if len(d.Allowed) > 0 {
+				allowed = strings.Join(d.Allowed, ", ")
+			}
+			what := fmt.Sprintf("the spec does not allow %s here", d.Action)
+			if d.Enabled {
+				props["mismatch"] = nonNil(d.Mismatch)
+				what = fmt.Sprintf("%s leads to no state that matches the recorded state and answers", d.Action)
+				if len(d.Mismatch) > 0 {
+					what += " (" + strings.Join(d.Mismatch, "; ") + ")"
+				}
+			}
+			f.Message = where + ": " + what + "; allowed here: " + allowed
+		}
+		if rp.Run != "-" && fileLine > 0 {
+			text := "the step of the run"
+			if rp.OTLP {
+				text = rp.Span.String()
+			}
+			f.Related = []report.SARIFPlace{{URI: rp.Run, Line: fileLine, Message: text}}
+		}
+		findings = append(findings, f)
+	}
+	props := map[string]any{"spec": m.Name, "runs": max(runs, len(reps)), "failed": failed}
+	return report.SARIFOptions{ToolVersion: toolVersion}.RenderFindings(w, m, []report.SARIFRule{divergenceRule}, findings, props)
+}
+
+// actionPos is the declaration of the action named name, or the spec's
+// name for "(initial state)".
+func actionPos(m *spec.Model, name string) spec.Position {
+	for _, a := range m.Actions {
+		if a.Name == name {
+			return a.Pos
+		}
+	}
+	if m.NamePos.IsValid() {
+		return m.NamePos
+	}
+	return spec.Position{Filename: m.Filename, Line: 1, Col: 1}
+}

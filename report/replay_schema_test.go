@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -135,5 +136,83 @@ func TestReplaySchemaRejects(t *testing.T) {
 		if len(s.validate(x)) == 0 {
 			t.Errorf("the schema accepts %s", doc)
 		}
+	}
+}
+
+// TestReplaySARIF validates the SARIF of every replay outcome against the
+// official SARIF 2.1.0 schema and our subset, and checks the result: none
+// for a conforming run; for a divergence, rule divergence at the
+// declaration of the action (the spec's name for the initial state), the
+// run file's line in the message and as a related location; for a
+// violation, the check's rule with the run's line.
+func TestReplaySARIF(t *testing.T) {
+	official := loadSchema(t, "testdata/sarif-2.1.0-rtm.5.json")
+	subset := loadSchema(t, "testdata/sarif-2.1.0-subset.json")
+	for _, c := range replayCases(t) {
+		t.Run(c.name, func(t *testing.T) {
+			var out bytes.Buffer
+			if err := replay.SARIF(&out, c.m, []*replay.Report{c.rp}, 1, "test"); err != nil {
+				t.Fatal(err)
+			}
+			x, err := decodeJSON(out.Bytes())
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out.String())
+			}
+			for _, e := range subset.validate(x) {
+				t.Error(e)
+			}
+			for _, e := range official.validate(x) {
+				t.Errorf("official schema: %s", e)
+			}
+			run := x.(map[string]any)["runs"].([]any)[0].(map[string]any)
+			results := run["results"].([]any)
+			if c.verdict == "conforms" {
+				if len(results) != 0 {
+					t.Errorf("%d results, want none", len(results))
+				}
+				return
+			}
+			if len(results) != 1 {
+				t.Fatalf("%d results, want 1", len(results))
+			}
+			res := results[0].(map[string]any)
+			loc := res["locations"].([]any)[0].(map[string]any)["physicalLocation"].(map[string]any)
+			gotLoc := fmt.Sprintf("%v:%v", loc["artifactLocation"].(map[string]any)["uri"], loc["region"].(map[string]any)["startLine"])
+			out2 := c.rp.Result
+			var wantRule, wantLoc string
+			line := out2.Line
+			if d := out2.Diverged; d != nil {
+				wantRule, line = "divergence", d.Line
+				pos := c.m.NamePos
+				for _, a := range c.m.Actions {
+					if a.Name == d.Action {
+						pos = a.Pos
+					}
+				}
+				wantLoc = fmt.Sprintf("%s:%d", pos.Filename, pos.Line)
+			} else {
+				wantRule = out2.Violation.Name
+				wantLoc = fmt.Sprintf("%s:%d", out2.Violation.Pos.Filename, out2.Violation.Pos.Line)
+			}
+			if res["ruleId"] != wantRule || gotLoc != wantLoc {
+				t.Errorf("result %v at %s, want %s at %s", res["ruleId"], gotLoc, wantRule, wantLoc)
+			}
+			fileLine := line
+			if c.rp.OTLP {
+				fileLine = c.rp.Span.Line
+			}
+			msg := res["message"].(map[string]any)["text"].(string)
+			if prefix := fmt.Sprintf("%s:%d: ", c.rp.Run, fileLine); !strings.HasPrefix(msg, prefix) {
+				t.Errorf("message %q does not start with %q", msg, prefix)
+			}
+			if c.rp.OTLP && !strings.Contains(msg, c.rp.Span.SpanID) {
+				t.Errorf("message %q does not name span %s", msg, c.rp.Span.SpanID)
+			}
+			rel := res["relatedLocations"].([]any)[0].(map[string]any)["physicalLocation"].(map[string]any)
+			gotRel := fmt.Sprintf("%v:%v", rel["artifactLocation"].(map[string]any)["uri"], rel["region"].(map[string]any)["startLine"])
+			if want := fmt.Sprintf("%s:%d", c.rp.Run, fileLine); gotRel != want {
+				t.Errorf("related location %s, want %s", gotRel, want)
+			}
+		})
 	}
 }

@@ -4,9 +4,12 @@ import (
 	"bufio"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/wrapcheck/wrapcheck/replay"
+	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -45,64 +48,104 @@ command line is wrong.`,
 	}
 	fl := cmd.Flags()
 	fl.StringArrayVarP(&f.defines, "define", "D", nil, "override a constant: -D NAME=VALUE (repeatable)")
-	fl.StringVar(&f.format, "format", "text", "output format: text or json")
+	fl.StringVar(&f.format, "format", "text", "output format: text, json or sarif")
 	fl.StringVar(&f.mapping, "mapping", "", "for an OTLP JSON recording: the mapping of its spans to actions (see docs/replay.md)")
 	return cmd
 }
 
 func runReplay(cmd *cobra.Command, specPath, runPath string, f replayFlags) error {
-	if f.format != "text" && f.format != "json" {
-		return &exitError{code: exitUsage, err: fmt.Errorf("--format %s: want text or json", f.format)}
+	// Errors are rendered on stdout for SARIF, so that a CI job always
+	// has a log to upload.
+	errFormat := ""
+	if f.format == "sarif" {
+		errFormat = "sarif"
+	}
+	usage := func(file string, err error) error {
+		if _, ok := err.(*exitError); !ok {
+			err = &exitError{code: exitUsage, err: err}
+		}
+		return renderError(cmd, errFormat, file, err)
+	}
+	if !slices.Contains(replayFormats, f.format) {
+		return usage("", fmt.Errorf("--format %s: want %s", report.Escape(f.format), strings.Join(replayFormats, ", ")))
 	}
 	m, err := loadModel(specPath, f.defines)
 	if err != nil {
-		return err
+		return usage(displayPath(specPath), err)
 	}
 	file, err := os.Open(runPath)
 	if err != nil {
-		return &exitError{code: exitUsage, err: err}
+		return usage("", err)
 	}
 	defer file.Close()
 	run := displayPath(runPath)
 	br := bufio.NewReader(file)
+	out := &replayOutput{cmd: cmd, m: m, format: f.format}
 	if replay.SniffOTLP(br) {
-		return runReplayOTLP(cmd, m, run, br, f)
+		if err := runReplayOTLP(cmd, m, run, br, f, out); err != nil {
+			return usage("", err)
+		}
+		return out.finish()
 	} else if f.mapping != "" {
-		return &exitError{code: exitUsage, err: fmt.Errorf("%s: --mapping is for OTLP JSON recordings, and this is a run file (JSON lines)", run)}
+		return usage("", fmt.Errorf("%s: --mapping is for OTLP JSON recordings, and this is a run file (JSON lines)", run))
 	}
-	out, err := replay.Run(m, run, br)
+	res, err := replay.Run(m, run, br)
 	if err != nil {
-		return &exitError{code: exitUsage, err: err}
+		return usage("", err)
 	}
-	rp := &replay.Report{Run: run, Result: out}
-	if err := renderReplay(cmd, m, rp, f.format); err != nil {
+	if err := out.add(&replay.Report{Run: run, Result: res}); err != nil {
 		return err
 	}
-	return replayExit(rp.Failed())
+	return out.finish()
 }
 
-// renderReplay prints the report of a replayed run in the chosen format
-// (and, for a violation, its GitHub annotations).
-func renderReplay(cmd *cobra.Command, m *spec.Model, rp *replay.Report, format string) error {
-	w := cmd.OutOrStdout()
+// replayFormats are the --format values of replay.
+var replayFormats = []string{"text", "json", "sarif"}
+
+// replayOutput prints the reports of the runs of a replay: text and JSON
+// as each run is judged, SARIF as one log at the end (keeping only the
+// runs that fail).
+type replayOutput struct {
+	cmd    *cobra.Command
+	m      *spec.Model
+	format string
+	runs   int
+	failed []*replay.Report
+}
+
+// add prints (or, for SARIF, keeps) the report of one run, and for a
+// violation its GitHub annotations.
+func (o *replayOutput) add(rp *replay.Report) error {
+	o.runs++
+	if rp.Failed() {
+		o.failed = append(o.failed, rp)
+	}
+	w := o.cmd.OutOrStdout()
 	var err error
-	if format == "json" {
-		err = rp.JSON(w, m)
-	} else {
-		err = rp.Text(w, m, replay.TextOptions{Color: isColorTerminal(w)})
+	switch o.format {
+	case "json":
+		err = rp.JSON(w, o.m)
+	case "text":
+		err = rp.Text(w, o.m, replay.TextOptions{Color: isColorTerminal(w)})
 	}
 	if err != nil {
 		return err
 	}
 	if res := rp.Result.CheckResult(); res != nil {
-		return annotate(cmd, m, res)
+		return annotate(o.cmd, o.m, res)
 	}
 	return nil
 }
 
-// replayExit is the exit status of a replay: 1 when a run failed.
-func replayExit(failed bool) error {
-	if failed {
+// finish writes the SARIF log and returns the exit status: 1 when a run
+// failed.
+func (o *replayOutput) finish() error {
+	if o.format == "sarif" {
+		if err := replay.SARIF(o.cmd.OutOrStdout(), o.m, o.failed, o.runs, toolVersion()); err != nil {
+			return err
+		}
+	}
+	if len(o.failed) > 0 {
 		return &exitError{code: exitViolated}
 	}
 	return nil

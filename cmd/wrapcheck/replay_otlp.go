@@ -12,7 +12,7 @@ import (
 
 // runReplayOTLP replays each run of an OTLP JSON recording (read from r)
 // through the mapping of --mapping.
-func runReplayOTLP(cmd *cobra.Command, m *spec.Model, run string, r io.Reader, f replayFlags) error {
+func runReplayOTLP(cmd *cobra.Command, m *spec.Model, run string, r io.Reader, f replayFlags, out *replayOutput) error {
 	if f.mapping == "" {
 		return &exitError{code: exitUsage, err: fmt.Errorf("%s: an OTLP JSON recording: give the mapping of its spans with --mapping FILE (see docs/replay.md)", run)}
 	}
@@ -32,17 +32,14 @@ func runReplayOTLP(cmd *cobra.Command, m *spec.Model, run string, r io.Reader, f
 	if len(runs) == 0 {
 		return &exitError{code: exitUsage, err: fmt.Errorf("%s: no span matches a rule of %s: nothing to replay", run, displayPath(f.mapping))}
 	}
-	failed := false
 	for _, rn := range runs {
-		out, err := replay.Check(m, rn.Lines)
+		res, err := replay.Check(m, rn.Lines)
 		if err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
-		rp := replay.NewTracedReport(run, rn, out)
-		if err := renderReplay(cmd, m, rp, f.format); err != nil {
+		if err := out.add(replay.NewTracedReport(run, rn, res)); err != nil {
 			return err
 		}
-		failed = failed || rp.Failed()
 	}
-	return replayExit(failed)
+	return nil
 }
