@@ -122,6 +122,9 @@ func (rp *Report) Text(w io.Writer, m *spec.Model, o TextOptions) error {
 			where = rp.where(out.Line)
 		}
 		fmt.Fprintf(&b, "%s: the run reaches a violation of the spec\n", where)
+		if out.TraceFrom > 0 {
+			fmt.Fprintf(&b, "(the run is longer than the history kept: the trace starts with the step of %s %d, the steps before it are not kept)\n", unit, out.TraceFrom)
+		}
 		if _, err := io.WriteString(w, b.String()); err != nil {
 			return err
 		}
@@ -245,6 +248,9 @@ func (rp *Report) JSON(w io.Writer, m *spec.Model) error {
 			}
 		}
 		extra = append(extra, report.Member{Key: "steps", Value: out.Steps})
+		if out.TraceFrom > 0 {
+			extra = append(extra, report.Member{Key: "trace_from", Value: out.TraceFrom})
+		}
 		return report.JSONOptions{Extra: extra}.Render(w, m, out.CheckResult())
 	case out.Diverged != nil:
 		d := out.Diverged
@@ -287,7 +293,7 @@ var divergenceRule = report.SARIFRule{ID: "divergence", Description: "every step
 // violated check, with the run's trace as its code flow. Each result names
 // the run file's line (and for a recording the run and the span) in its
 // message, and the line as a related location (none for standard input,
-// "-").
+// "<stdin>").
 func SARIF(w io.Writer, m *spec.Model, reps []*Report, runs int, toolVersion string) error {
 	var findings []report.SARIFFinding
 	failed := 0
@@ -343,7 +349,7 @@ func SARIF(w io.Writer, m *spec.Model, reps []*Report, runs int, toolVersion str
 			}
 			f.Message = where + ": " + what + "; allowed here: " + allowed
 		}
-		if rp.Run != "-" && fileLine > 0 {
+		if rp.Run != "<stdin>" && fileLine > 0 {
 			text := "the step of the run"
 			if rp.OTLP {
 				text = rp.Span.String()

@@ -110,7 +110,7 @@ func TestReplayJSONSchema(t *testing.T) {
 			if c.verdict != "violated" {
 				return
 			}
-			for _, k := range []string{"run", "run_key", "unmapped", "line", "step", "trace_id", "span_id", "span", "event", "steps"} {
+			for _, k := range []string{"run", "run_key", "unmapped", "line", "step", "trace_id", "span_id", "span", "event", "steps", "trace_from"} {
 				delete(obj, k)
 			}
 			for _, e := range check.validate(obj) {

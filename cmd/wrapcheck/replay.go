@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -23,7 +24,7 @@ type replayFlags struct {
 func newReplayCmd() *cobra.Command {
 	var f replayFlags
 	cmd := &cobra.Command{
-		Use:   "replay SPEC RUN.jsonl",
+		Use:   "replay SPEC RUN.jsonl|-",
 		Short: "check a recorded run of a wrapper against its spec",
 		Long: `replay checks a recorded run of a real wrapper against the spec: RUN.jsonl
 holds one JSON object per line, {"action": "proc.act", "asked": {...},
@@ -73,16 +74,20 @@ func runReplay(cmd *cobra.Command, specPath, runPath string, f replayFlags) erro
 	if err != nil {
 		return usage(displayPath(specPath), err)
 	}
-	file, err := os.Open(runPath)
-	if err != nil {
-		return usage("", err)
+	var in io.Reader = cmd.InOrStdin()
+	run := "<stdin>"
+	if runPath != "-" {
+		file, err := os.Open(runPath)
+		if err != nil {
+			return usage("", err)
+		}
+		defer file.Close()
+		in, run = file, displayPath(runPath)
 	}
-	defer file.Close()
-	run := displayPath(runPath)
-	br := bufio.NewReader(file)
+	br := bufio.NewReader(in)
 	out := &replayOutput{cmd: cmd, m: m, format: f.format}
 	if replay.SniffOTLP(br) {
-		if err := runReplayOTLP(cmd, m, run, br, f, out); err != nil {
+		if err := runReplayOTLP(m, run, runPath == "-", br, f, out); err != nil {
 			return usage("", err)
 		}
 		return out.finish()
