@@ -2,11 +2,14 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/wrapcheck/wrapcheck/replay"
@@ -19,6 +22,7 @@ type replayFlags struct {
 	defines []string
 	format  string
 	mapping string // the mapping of an OTLP recording
+	timeout time.Duration
 }
 
 func newReplayCmd() *cobra.Command {
@@ -39,22 +43,30 @@ chosen by content): --mapping FILE then says which spans are which actions
 and which attributes are agent answers and variables, and each run of the
 recording (split by gen_ai.conversation.id by default) is replayed.
 
+RUN - reads standard input as it arrives (an OTLP recording trace by trace,
+each judged when its root span comes; see docs/replay.md).
+
 Exit codes: 0 the run conforms, 1 a line the spec does not allow or a
 violation reached (rendered as by check), 2 the spec, the run file or the
-command line is wrong.`,
+command line is wrong, 3 --timeout, SIGINT or SIGTERM stopped the replay
+(the reports of runs judged before stay printed).`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runReplay(cmd, args[0], args[1], f)
+			out := &replayOutput{cmd: cmd, format: f.format}
+			return limited("replay", f.timeout, &out.mu, func(context.Context) error {
+				return runReplay(cmd, args[0], args[1], f, out)
+			})
 		},
 	}
 	fl := cmd.Flags()
 	fl.StringArrayVarP(&f.defines, "define", "D", nil, "override a constant: -D NAME=VALUE (repeatable)")
 	fl.StringVar(&f.format, "format", "text", "output format: text, json or sarif")
 	fl.StringVar(&f.mapping, "mapping", "", "for an OTLP JSON recording: the mapping of its spans to actions (see docs/replay.md)")
+	fl.DurationVar(&f.timeout, "timeout", 0, "stop after this long, e.g. 30s (0: no limit): exit 3")
 	return cmd
 }
 
-func runReplay(cmd *cobra.Command, specPath, runPath string, f replayFlags) error {
+func runReplay(cmd *cobra.Command, specPath, runPath string, f replayFlags, out *replayOutput) error {
 	// Errors are rendered on stdout for SARIF, so that a CI job always
 	// has a log to upload.
 	errFormat := ""
@@ -85,7 +97,7 @@ func runReplay(cmd *cobra.Command, specPath, runPath string, f replayFlags) erro
 		in, run = file, displayPath(runPath)
 	}
 	br := bufio.NewReader(in)
-	out := &replayOutput{cmd: cmd, m: m, format: f.format}
+	out.m = m
 	if replay.SniffOTLP(br) {
 		if err := runReplayOTLP(m, run, runPath == "-", br, f, out); err != nil {
 			return usage("", err)
@@ -111,6 +123,7 @@ var replayFormats = []string{"text", "json", "sarif"}
 // as each run is judged, SARIF as one log at the end (keeping only the
 // runs that fail).
 type replayOutput struct {
+	mu     sync.Mutex // held while a report is written
 	cmd    *cobra.Command
 	m      *spec.Model
 	format string
@@ -121,6 +134,8 @@ type replayOutput struct {
 // add prints (or, for SARIF, keeps) the report of one run, and for a
 // violation its GitHub annotations.
 func (o *replayOutput) add(rp *replay.Report) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	o.runs++
 	if rp.Failed() {
 		o.failed = append(o.failed, rp)
@@ -145,6 +160,8 @@ func (o *replayOutput) add(rp *replay.Report) error {
 // finish writes the SARIF log and returns the exit status: 1 when a run
 // failed.
 func (o *replayOutput) finish() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	if o.format == "sarif" {
 		if err := replay.SARIF(o.cmd.OutOrStdout(), o.m, o.failed, o.runs, toolVersion()); err != nil {
 			return err
