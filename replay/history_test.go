@@ -144,3 +144,32 @@ func TestHistoryRebase(t *testing.T) {
 		})
 	}
 }
+
+// TestScalarJSON: the fast path for scalar values decodes what it takes
+// exactly as the decoder does, and leaves everything else to it.
+func TestScalarJSON(t *testing.T) {
+	for _, raw := range []string{
+		`true`, `false`, `null`, `0`, `-0`, `7`, `-12`, `007`, `1e3`, `0.5`, `99999999999999999999`,
+		`"a"`, `""`, `"a\"b"`, `"\u0041"`, `"é"`, "\"\xff\"", `[1]`, `{"a": 1}`, `-`, `"`, `tru`,
+	} {
+		got, ok := scalarJSON([]byte(raw))
+		if !ok {
+			continue
+		}
+		dec := json.NewDecoder(strings.NewReader(raw))
+		dec.UseNumber()
+		var want any
+		if err := dec.Decode(&want); err != nil {
+			t.Errorf("%s: the fast path takes what the decoder refuses (%v)", raw, err)
+			continue
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s (-decoder +fast path):\n%s", raw, diff)
+		}
+	}
+	for _, raw := range []string{`true`, `12`, `-3`, `"pass"`} {
+		if _, ok := scalarJSON([]byte(raw)); !ok {
+			t.Errorf("%s: not on the fast path", raw)
+		}
+	}
+}

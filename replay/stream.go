@@ -55,10 +55,10 @@ func StreamOTLP(m *spec.Model, name string, r io.Reader, mp *Mapping, report fun
 		return len(s.orderOf), err
 	}
 	var rest []*span
-	for _, id := range s.traces {
-		rest = append(rest, s.pending[id]...)
+	for _, sps := range s.pending {
+		rest = append(rest, sps...)
 	}
-	s.pending, s.traces = nil, nil
+	s.pending = nil
 	if err := s.judge(rest); err != nil {
 		return len(s.orderOf), err
 	}
@@ -78,7 +78,6 @@ type otlpStream struct {
 	report func(*Report) error
 
 	pending map[string][]*span // trace id -> its spans so far
-	traces  []string           // the trace ids of pending, in order of arrival
 	held    int                // spans in pending
 	order   int                // spans read
 	runs    map[string]*streamRun
@@ -93,9 +92,6 @@ func (s *otlpStream) request(spans []*span) error {
 	for _, sp := range spans {
 		sp.order = s.order
 		s.order++
-		if _, ok := s.pending[sp.traceID]; !ok {
-			s.traces = append(s.traces, sp.traceID)
-		}
 		s.pending[sp.traceID] = append(s.pending[sp.traceID], sp)
 		s.held++
 		if sp.parent == "" {
@@ -113,10 +109,6 @@ func (s *otlpStream) request(spans []*span) error {
 			delete(s.pending, id)
 		}
 	}
-	if len(batch) == 0 {
-		return nil
-	}
-	s.traces = slices.DeleteFunc(s.traces, func(id string) bool { _, ok := s.pending[id]; return !ok })
 	return s.judge(batch)
 }
 
