@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/wrapcheck/wrapcheck/replay"
+	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -117,6 +118,28 @@ func TestReplayJSONSchema(t *testing.T) {
 				t.Errorf("json-schema.json: %s", e)
 			}
 		})
+	}
+}
+
+// TestReplayErrorSchema: the error object a replay prints for a bad run
+// file (that of check) is valid too.
+func TestReplayErrorSchema(t *testing.T) {
+	s := loadSchema(t, "../docs/json-schema-replay.json")
+	m := replayCases(t)[0].m
+	_, err := replay.Run(m, "run.jsonl", strings.NewReader(`{"action": "editor.eddit"}`))
+	if err == nil {
+		t.Fatal("no error for an unknown action")
+	}
+	var out bytes.Buffer
+	if err := (report.ErrorReport{File: "toctou.wrap", Errors: report.Diagnostics(err)}).JSON(&out); err != nil {
+		t.Fatal(err)
+	}
+	x, err := decodeJSON(out.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range s.validate(x) {
+		t.Error(e)
 	}
 }
 

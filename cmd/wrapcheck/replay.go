@@ -67,11 +67,11 @@ command line is wrong, 3 --timeout, SIGINT or SIGTERM stopped the replay
 }
 
 func runReplay(cmd *cobra.Command, specPath, runPath string, f replayFlags, out *replayOutput) error {
-	// Errors are rendered on stdout for SARIF, so that a CI job always
-	// has a log to upload.
+	// Errors are rendered on stdout for JSON and SARIF too, so that a CI
+	// job always has an object or a log to read.
 	errFormat := ""
-	if f.format == "sarif" {
-		errFormat = "sarif"
+	if f.format == "json" || f.format == "sarif" {
+		errFormat = f.format
 	}
 	usage := func(file string, err error) error {
 		if _, ok := err.(*exitError); !ok {
