@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
@@ -468,9 +469,9 @@ func jsonText(x any) string {
 // the runs of a recording.
 type replayer struct {
 	m    *spec.Model
-	prog *checker.Program
-	mach *checker.Machine
-	invs []*checker.Pred
+	prog *machine.Program
+	mach *machine.Machine
+	invs []*machine.Pred
 	// maxRecords bounds the history of a run (see [MaxHistory]).
 	maxRecords int
 }
@@ -483,7 +484,7 @@ type replayer struct {
 const MaxHistory = 1 << 22
 
 func newReplayer(m *spec.Model) (*replayer, error) {
-	prog, err := checker.Compile(m)
+	prog, err := machine.Compile(m)
 	if err != nil {
 		return nil, err
 	}
@@ -581,7 +582,7 @@ type Divergence struct {
 // cand is a state of the spec consistent with the run so far, and the
 // record of the step that reached it.
 type cand struct {
-	state checker.State
+	state machine.State
 	rec   int32 // index into runState.recs; -(i+1): root i
 }
 
@@ -596,7 +597,7 @@ type stepRecord struct {
 // root is where the history starts: an initial state, or, once the
 // history was cut short, a state the run reached at line line by action.
 type root struct {
-	state  checker.State
+	state  machine.State
 	action int
 	asked  []checker.Answer
 }
@@ -622,7 +623,7 @@ type runState struct {
 // start begins a run at the initial states of the spec.
 func (r *replayer) start() *runState {
 	rs := &runState{r: r, seen: map[string]bool{}}
-	err := r.mach.Init(func(_ int, t checker.State) {
+	err := r.mach.Init(func(_ int, t machine.State) {
 		if rs.add(t) {
 			rs.roots = append(rs.roots, root{state: slices.Clone(t), action: -1})
 			rs.cur = append(rs.cur, cand{state: rs.roots[len(rs.roots)-1].state, rec: -int32(len(rs.roots))})
@@ -635,7 +636,7 @@ func (r *replayer) start() *runState {
 }
 
 // add reports whether t is new among the states of this step.
-func (rs *runState) add(t checker.State) bool {
+func (rs *runState) add(t machine.State) bool {
 	k := stateKey(t)
 	if rs.seen[k] {
 		return false
@@ -703,7 +704,7 @@ func (rs *runState) feed(w Line) {
 	enabled := false
 	var near closest
 	for _, c := range rs.cur {
-		err := r.mach.Successors(c.state, func(a, b int, t checker.State) {
+		err := r.mach.Successors(c.state, func(a, b int, t machine.State) {
 			rs.transitions++
 			if a != w.action {
 				return
@@ -767,7 +768,7 @@ func (rs *runState) end() *Result {
 	return rs.done
 }
 
-func stateKey(s checker.State) string {
+func stateKey(s machine.State) string {
 	b := make([]byte, 0, 8*len(s))
 	for _, x := range s {
 		b = binary.LittleEndian.AppendUint64(b, x)
@@ -775,13 +776,13 @@ func stateKey(s checker.State) string {
 	return string(b)
 }
 
-func (r *replayer) unpack(s checker.State) []int64 {
+func (r *replayer) unpack(s machine.State) []int64 {
 	out := make([]int64, r.prog.Slots())
 	r.prog.Unpack(out, s)
 	return out
 }
 
-func (r *replayer) matches(s checker.State, vars []wantVar) bool {
+func (r *replayer) matches(s machine.State, vars []wantVar) bool {
 	if len(vars) == 0 {
 		return true
 	}
@@ -795,7 +796,7 @@ func (r *replayer) matches(s checker.State, vars []wantVar) bool {
 }
 
 // mismatch says how state s differs from the recorded variables.
-func (r *replayer) mismatch(s checker.State, vars []wantVar) []string {
+func (r *replayer) mismatch(s machine.State, vars []wantVar) []string {
 	st := r.unpack(s)
 	var out []string
 	for _, wv := range vars {
@@ -812,7 +813,7 @@ func (r *replayer) mismatch(s checker.State, vars []wantVar) []string {
 func (r *replayer) allowed(cur []cand) []string {
 	on := make([]bool, len(r.m.Actions))
 	for _, c := range cur {
-		_ = r.mach.Successors(c.state, func(a, _ int, _ checker.State) { on[a] = true })
+		_ = r.mach.Successors(c.state, func(a, _ int, _ machine.State) { on[a] = true })
 	}
 	var out []string
 	for i, ok := range on {
@@ -837,9 +838,9 @@ func (rs *runState) rebuild(rec int32) []checker.Step {
 	s := rt.state
 	for i := len(path) - 1; i >= 0; i-- {
 		p := path[i]
-		var next checker.State
+		var next machine.State
 		var asked []checker.Answer
-		_ = r.mach.SuccessorsOf(s, []int{int(p.action)}, func(_, b int, t checker.State) {
+		_ = r.mach.SuccessorsOf(s, []int{int(p.action)}, func(_, b int, t machine.State) {
 			if b == int(p.branch) && next == nil {
 				next, asked = slices.Clone(t), cloneAnswers(r.mach.Asked())
 			}
@@ -859,7 +860,7 @@ func (rs *runState) checkInvariants(c cand) *checker.Violation {
 		in := r.m.Invariants[i]
 		v, err := r.mach.Eval(pr, c.state)
 		if err != nil {
-			var ee *checker.ExecError
+			var ee *machine.ExecError
 			if errors.As(err, &ee) {
 				return &checker.Violation{Name: in.Name, Kind: ee.Kind, Pos: ee.Pos, Msg: ee.Msg, Trace: rs.rebuild(c.rec), LoopStart: -1}
 			}
@@ -876,9 +877,9 @@ func (rs *runState) checkInvariants(c cand) *checker.Violation {
 // c (nil: the init block): the trace to c, then the failing action.
 func (rs *runState) execViolation(err error, c *cand, action int, asked []checker.Answer) *checker.Violation {
 	r := rs.r
-	var ee *checker.ExecError
+	var ee *machine.ExecError
 	if !errors.As(err, &ee) {
-		ee = &checker.ExecError{Kind: checker.RuntimeError, Msg: err.Error(), Action: action}
+		ee = &machine.ExecError{Kind: checker.RuntimeError, Msg: err.Error(), Action: action}
 	}
 	name := "init"
 	if ee.Action >= 0 {

@@ -56,8 +56,8 @@ func (o JSONOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) err
 		}
 		field(&b, x.Key, v)
 	}
-	if res.Reason != "" {
-		field(&b, "reason", jsonString(res.Reason))
+	if res.Reason() != "" {
+		field(&b, "reason", jsonString(res.Reason()))
 	}
 	vs := Violations(res)
 	b.WriteString(`  "violation": `)
@@ -154,7 +154,7 @@ func Violations(res *checker.Result) []*checker.Violation {
 // state: every check holds, or a violation was found and the search did
 // not stop at its level (--continue, or the last level).
 func Complete(res *checker.Result) bool {
-	return res.Verdict == checker.Holds || res.Verdict == checker.Violated && !res.Stopped
+	return res.Verdict == checker.Holds || res.Verdict == checker.Violated && res.Stop != checker.StopAtViolation
 }
 
 // violationJSON writes v as a JSON object whose closing brace is

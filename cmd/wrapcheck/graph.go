@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
@@ -63,7 +64,7 @@ func runGraph(ctx context.Context, cmd *cobra.Command, out *sync.Mutex, path str
 	if err != nil {
 		return err
 	}
-	prog, err := checker.Compile(m)
+	prog, err := machine.Compile(m)
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
