@@ -141,6 +141,20 @@ func TestHistoryRebase(t *testing.T) {
 			if want := cut.Line - len(tr) + 1; cut.TraceFrom != want {
 				t.Errorf("TraceFrom %d, want %d (the line of step 0)", cut.TraceFrom, want)
 			}
+			rp := &Report{Run: "run.jsonl", Result: cut}
+			var text, js bytes.Buffer
+			if err := rp.Text(&text, m, TextOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if err := rp.JSON(&js, m); err != nil {
+				t.Fatal(err)
+			}
+			if want := fmt.Sprintf("the trace starts with the step of line %d, the steps before it are not kept", cut.TraceFrom); !strings.Contains(text.String(), want) {
+				t.Errorf("the text report does not say %q:\n%s", want, text.String())
+			}
+			if want := fmt.Sprintf(`"trace_from": %d,`, cut.TraceFrom); !strings.Contains(js.String(), want) {
+				t.Errorf("the JSON report has no %s:\n%.600s", want, js.String())
+			}
 		})
 	}
 }
