@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -9,7 +10,6 @@ import (
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/replay"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
@@ -19,18 +19,39 @@ import (
 // ReplayInput is the input of the replay tool.
 type ReplayInput struct {
 	Source
-	Run     string           `json:"run" jsonschema:"the recorded run: one JSON object per line, {\"action\": \"proc.act\", \"asked\": {...}, \"state\": {...}}"`
+	Run     string           `json:"run" jsonschema:"the recorded run: JSON lines, one object per step, {\"action\": \"proc.act\", \"asked\": {...}, \"state\": {...}}; or an OpenTelemetry recording in OTLP JSON (one ExportTraceServiceRequest a line), with mapping"`
+	Mapping any              `json:"mapping,omitempty" jsonschema:"for an OTLP recording: the mapping of its spans to actions, agent answers and variables, as an object (the JSON of a mapping file, see docs/replay.md: rules, state, run_key, presets, fields) or as its JSON text"`
+	Presets []string         `json:"presets,omitempty" jsonschema:"for an OTLP recording: the built-in attribute presets the mapping reads (genai, genai-1.36, mcp, openinference), instead of the mapping's own presets"`
 	Defines map[string]int64 `json:"defines,omitempty" jsonschema:"constant overrides, like -D NAME=VALUE"`
 }
 
 // ReplayOutput is the result of the replay tool.
 type ReplayOutput struct {
-	Verdict  string         `json:"verdict" jsonschema:"conforms, diverges or violated"`
+	Verdict  string         `json:"verdict" jsonschema:"conforms, diverges or violated (for a recording: conforms when every run conforms, else the verdict of the first run that does not)"`
 	Steps    int            `json:"steps" jsonschema:"lines replayed before the end, the divergence or the violation"`
 	Line     int            `json:"line,omitempty" jsonschema:"the line that diverges or reaches the violation"`
 	Action   string         `json:"action,omitempty" jsonschema:"the action of the diverging line"`
 	Mismatch []string       `json:"mismatch,omitempty" jsonschema:"what of the recorded state no successor matches"`
 	Allowed  []string       `json:"allowed,omitempty" jsonschema:"the actions the spec allows at the diverging line"`
+	Result   map[string]any `json:"result,omitempty" jsonschema:"for a violation, the JSON of wrapcheck check --format json"`
+	Runs     []ReplayRun    `json:"runs,omitempty" jsonschema:"for an OTLP recording: each run (split by the mapping's run key), in the order of its first step"`
+}
+
+// ReplayRun is the outcome of one run of an OTLP recording.
+type ReplayRun struct {
+	RunKey   string         `json:"run_key" jsonschema:"the run's key (gen_ai.conversation.id by default)"`
+	Verdict  string         `json:"verdict" jsonschema:"conforms, diverges or violated"`
+	Steps    int            `json:"steps" jsonschema:"steps replayed before the end, the divergence or the violation"`
+	Step     int            `json:"step,omitempty" jsonschema:"the step of the run that diverges or reaches the violation"`
+	Line     int            `json:"line,omitempty" jsonschema:"the line of the recording that step's span is on"`
+	TraceID  string         `json:"trace_id,omitempty"`
+	SpanID   string         `json:"span_id,omitempty" jsonschema:"the span of that step"`
+	Span     string         `json:"span,omitempty" jsonschema:"the span's name"`
+	Event    string         `json:"event,omitempty" jsonschema:"the span event of that step, for a rule on events"`
+	Action   string         `json:"action,omitempty"`
+	Mismatch []string       `json:"mismatch,omitempty"`
+	Allowed  []string       `json:"allowed,omitempty"`
+	Unmapped int            `json:"unmapped,omitempty" jsonschema:"agent and tool spans of the run no rule maps: steps the replay does not see"`
 	Result   map[string]any `json:"result,omitempty" jsonschema:"for a violation, the JSON of wrapcheck check --format json"`
 }
 
@@ -40,7 +61,7 @@ func (t *tools) replay(ctx context.Context, req *sdk.CallToolRequest, in ReplayI
 		return nil, out, fmt.Errorf("run is over the limit of %d bytes", maxSpecBytes)
 	}
 	if strings.TrimSpace(in.Run) == "" {
-		return nil, out, errors.New("give run, the recorded run as JSON lines")
+		return nil, out, errors.New("give run, the recorded run as JSON lines or OTLP JSON")
 	}
 	name, src, err := in.load()
 	if err != nil {
@@ -54,6 +75,16 @@ func (t *tools) replay(ctx context.Context, req *sdk.CallToolRequest, in ReplayI
 	if err != nil {
 		return nil, out, err
 	}
+	var text strings.Builder
+	if replay.SniffOTLP(bufio.NewReader(strings.NewReader(in.Run))) {
+		if err := replayOTLP(m, in, &out, &text); err != nil {
+			return nil, out, err
+		}
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text.String()}}}, out, nil
+	}
+	if in.Mapping != nil || in.Presets != nil {
+		return nil, out, errors.New("mapping and presets are for an OTLP JSON recording, and run is JSON lines")
+	}
 	lines, err := replay.Read(m, "run.jsonl", strings.NewReader(in.Run))
 	if err != nil {
 		return nil, out, err
@@ -62,34 +93,101 @@ func (t *tools) replay(ctx context.Context, req *sdk.CallToolRequest, in ReplayI
 	if err != nil {
 		return nil, out, err
 	}
-	out.Steps = r.Steps
-	var text string
+	rp := &replay.Report{Run: "run.jsonl", Result: r}
+	if err := rp.Text(&text, m, replay.TextOptions{}); err != nil {
+		return nil, out, err
+	}
+	out.Verdict, out.Steps = rp.Verdict(), r.Steps
 	switch {
 	case r.Violation != nil:
-		out.Verdict, out.Line = "violated", r.Line
-		res := &checker.Result{Verdict: checker.Violated, Violation: r.Violation,
-			Stats: checker.Stats{States: r.States, Transitions: r.Transitions, Depth: r.Steps, Workers: 1}}
-		var js, tx bytes.Buffer
-		if err := report.JSON(&js, m, res); err != nil {
+		out.Line = r.Line
+		if out.Result, err = checkJSON(m, r); err != nil {
 			return nil, out, err
 		}
-		if err := json.Unmarshal(js.Bytes(), &out.Result); err != nil {
-			return nil, out, err
-		}
-		report.Text(&tx, m, res)
-		text = fmt.Sprintf("run.jsonl:%d: the run reaches a violation of the spec\n%s", r.Line, tx.String())
 	case r.Diverged != nil:
 		d := r.Diverged
-		out.Verdict, out.Line, out.Action, out.Mismatch, out.Allowed = "diverges", d.Line, d.Action, d.Mismatch, d.Allowed
-		if d.Enabled {
-			text = fmt.Sprintf("run.jsonl:%d: %s leads to no state that matches the recorded state and answers\n\t%s\n", d.Line, d.Action, strings.Join(d.Mismatch, "\n\t"))
-		} else {
-			text = fmt.Sprintf("run.jsonl:%d: the spec does not allow %s here\n", d.Line, d.Action)
-		}
-		text += "allowed here: " + strings.Join(d.Allowed, ", ") + "\n"
-	default:
-		out.Verdict = "conforms"
-		text = fmt.Sprintf("%s: the run conforms: %d steps replayed\n", m.Name, r.Steps)
+		out.Line, out.Action, out.Mismatch, out.Allowed = d.Line, d.Action, d.Mismatch, d.Allowed
 	}
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}, out, nil
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text.String()}}}, out, nil
+}
+
+// checkJSON is the violation of r as the JSON of `check --format json`.
+func checkJSON(m *spec.Model, r *replay.Result) (map[string]any, error) {
+	var js bytes.Buffer
+	if err := report.JSON(&js, m, r.CheckResult()); err != nil {
+		return nil, err
+	}
+	var x map[string]any
+	err := json.Unmarshal(js.Bytes(), &x)
+	return x, err
+}
+
+// replayOTLP replays every run of the OTLP recording in.Run through the
+// mapping of in.
+func replayOTLP(m *spec.Model, in ReplayInput, out *ReplayOutput, text *strings.Builder) error {
+	var mtext []byte
+	switch mv := in.Mapping.(type) {
+	case nil:
+		return errors.New("run is an OTLP JSON recording: give mapping, the mapping of its spans to actions (see docs/replay.md)")
+	case string:
+		mtext = []byte(mv)
+	default:
+		b, err := json.Marshal(mv)
+		if err != nil {
+			return fmt.Errorf("mapping: %v", err)
+		}
+		mtext = b
+	}
+	if in.Presets != nil {
+		var obj map[string]any
+		if err := json.Unmarshal(mtext, &obj); err != nil {
+			return fmt.Errorf("mapping: not a JSON object: %v", err)
+		}
+		obj["presets"] = in.Presets
+		b, err := json.Marshal(obj)
+		if err != nil {
+			return fmt.Errorf("mapping: %v", err)
+		}
+		mtext = b
+	}
+	mp, err := replay.ParseMapping(m, "mapping", bytes.NewReader(mtext))
+	if err != nil {
+		return err
+	}
+	runs, err := replay.ReadOTLP(m, "recording", strings.NewReader(in.Run), mp)
+	if err != nil {
+		return err
+	}
+	if len(runs) == 0 {
+		return errors.New("recording: no span matches a rule of the mapping: nothing to replay")
+	}
+	out.Verdict = "conforms"
+	for _, rn := range runs {
+		r, err := replay.Check(m, rn.Lines)
+		if err != nil {
+			return err
+		}
+		rp := replay.NewTracedReport("recording", rn, r)
+		if err := rp.Text(text, m, replay.TextOptions{}); err != nil {
+			return err
+		}
+		run := ReplayRun{RunKey: rn.Key, Verdict: rp.Verdict(), Steps: r.Steps, Unmapped: rp.Unmapped}
+		if rp.Failed() {
+			run.Step, run.Line, run.TraceID, run.SpanID, run.Span, run.Event = r.Line, rp.Span.Line, rp.Span.TraceID, rp.Span.SpanID, rp.Span.Name, rp.Span.Event
+		}
+		switch {
+		case r.Violation != nil:
+			if run.Result, err = checkJSON(m, r); err != nil {
+				return err
+			}
+		case r.Diverged != nil:
+			d := r.Diverged
+			run.Step, run.Action, run.Mismatch, run.Allowed = d.Line, d.Action, d.Mismatch, d.Allowed
+		}
+		if out.Verdict == "conforms" && rp.Failed() {
+			out.Verdict = run.Verdict
+		}
+		out.Runs = append(out.Runs, run)
+	}
+	return nil
 }

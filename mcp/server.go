@@ -70,7 +70,10 @@ func NewServer(opts Options) *sdk.Server {
 		"into the generalized Büchi automaton wrapcheck uses; negate gives the automaton of the negation, which the checker searches."}, t.ltl)
 	sdk.AddTool(s, &sdk.Tool{Name: "replay", Description: "Check a recorded run of a real wrapper (JSON lines, one step per line: " +
 		"{\"action\": \"proc.act\", \"asked\": {...}, \"state\": {...}}) against its spec: conforms, diverges (the first line the spec " +
-		"does not allow, with the actions it allows there) or violated (a violation the run reaches, as check reports it)."}, t.replay)
+		"does not allow, with the actions it allows there) or violated (a violation the run reaches, as check reports it). " +
+		"run may also be an OpenTelemetry recording in OTLP JSON (GenAI, MCP or OpenInference spans): mapping then says which spans " +
+		"are which actions, and each run of the recording (split by gen_ai.conversation.id by default) is reported in runs, with the span " +
+		"where it diverges."}, t.replay)
 	sdk.AddTool(s, &sdk.Tool{Name: "examples", Description: "List the bundled example specs (no name), or return the text of one (name such as " +
 		"\"approval/toctou\")."}, t.examples)
 	addResources(s)

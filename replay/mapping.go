@@ -325,22 +325,56 @@ func ReadOTLP(m *spec.Model, name string, r io.Reader, mp *Mapping) ([]TracedRun
 	if err != nil {
 		return nil, err
 	}
+	steps, unmapped, keys := mp.collect(spans)
+	var runs []TracedRun
+	index := map[string]int{}
+	for _, st := range steps {
+		key := keys[st.sp]
+		ri, ok := index[key]
+		if !ok {
+			ri = len(runs)
+			index[key] = ri
+			runs = append(runs, TracedRun{Key: key})
+		}
+		l, ref, err := mp.line(m, name, st)
+		if err != nil {
+			return nil, err
+		}
+		run := &runs[ri]
+		l.line = len(run.Lines) + 1
+		run.Lines = append(run.Lines, l)
+		run.Spans = append(run.Spans, ref)
+	}
+	for _, sp := range unmapped {
+		if ri, ok := index[keys[sp]]; ok {
+			runs[ri].Unmapped = append(runs[ri].Unmapped, spanRef(sp))
+		}
+	}
+	return runs, nil
+}
+
+// otlpStep is a span, or an event of a span, that a rule maps: a step.
+type otlpStep struct {
+	sp   *span
+	ev   int // index into sp.events, -1: the span itself
+	rule *Rule
+	time uint64
+}
+
+// collect returns the steps of spans, ordered by start time, then parent
+// before child, then the order of the recording; the agent and tool spans
+// no rule maps, ordered by start time; and the run key of every span.
+func (mp *Mapping) collect(spans []*span) ([]otlpStep, []*span, map[*span]string) {
 	setDepths(spans)
 	keys := runKeys(spans, mp)
-	type step struct {
-		sp   *span
-		ev   int // index into sp.events, -1: the span itself
-		rule *Rule
-		time uint64
-	}
-	var steps []step
+	var steps []otlpStep
 	var unmapped []*span
 	for _, sp := range spans {
 		mapped := false
 		for i := range mp.Rules {
 			r := &mp.Rules[i]
 			if r.Event == "" && mp.matches(r, sp, nil) {
-				steps = append(steps, step{sp, -1, r, sp.start})
+				steps = append(steps, otlpStep{sp, -1, r, sp.start})
 				mapped = true
 				break
 			}
@@ -352,13 +386,13 @@ func ReadOTLP(m *spec.Model, name string, r io.Reader, mp *Mapping) ([]TracedRun
 			for i := range mp.Rules {
 				r := &mp.Rules[i]
 				if r.Event != "" && mp.matches(r, sp, &sp.events[e]) {
-					steps = append(steps, step{sp, e, r, sp.events[e].time})
+					steps = append(steps, otlpStep{sp, e, r, sp.events[e].time})
 					break
 				}
 			}
 		}
 	}
-	slices.SortStableFunc(steps, func(a, b step) int {
+	slices.SortStableFunc(steps, func(a, b otlpStep) int {
 		switch {
 		case a.time != b.time:
 			return cmpU(a.time, b.time)
@@ -369,50 +403,41 @@ func ReadOTLP(m *spec.Model, name string, r io.Reader, mp *Mapping) ([]TracedRun
 		}
 		return a.ev - b.ev
 	})
-	var runs []TracedRun
-	index := map[string]int{}
-	for _, st := range steps {
-		key := keys[st.sp]
-		ri, ok := index[key]
-		if !ok {
-			ri = len(runs)
-			index[key] = ri
-			runs = append(runs, TracedRun{Key: key})
-		}
-		var ev *event
-		ref := SpanRef{TraceID: st.sp.traceID, SpanID: st.sp.id, Name: st.sp.name, Line: st.sp.line}
-		if st.ev >= 0 {
-			ev = &st.sp.events[st.ev]
-			ref.Event = ev.name
-		}
-		bad := func(err error) error { return fmt.Errorf("%s:%d: %s: %v", name, st.sp.line, ref, err) }
-		text, err := mp.stepJSON(st.rule, st.sp, ev)
-		if err != nil {
-			return nil, bad(err)
-		}
-		lines, err := Read(m, "", bytes.NewReader(text))
-		if err != nil {
-			return nil, bad(fmt.Errorf("%s", strings.TrimPrefix(err.Error(), ":1: ")))
-		}
-		run := &runs[ri]
-		for _, l := range lines {
-			l.line = len(run.Lines) + 1
-			run.Lines = append(run.Lines, l)
-			run.Spans = append(run.Spans, ref)
-		}
-	}
 	slices.SortStableFunc(unmapped, func(a, b *span) int {
 		if a.start != b.start {
 			return cmpU(a.start, b.start)
 		}
 		return a.order - b.order
 	})
-	for _, sp := range unmapped {
-		if ri, ok := index[keys[sp]]; ok {
-			runs[ri].Unmapped = append(runs[ri].Unmapped, SpanRef{TraceID: sp.traceID, SpanID: sp.id, Name: sp.name, Line: sp.line})
-		}
+	return steps, unmapped, keys
+}
+
+func spanRef(sp *span) SpanRef {
+	return SpanRef{TraceID: sp.traceID, SpanID: sp.id, Name: sp.name, Line: sp.line}
+}
+
+// line turns a step into the run line the mapping makes of it (its line
+// number is left to the caller), and names its span.
+func (mp *Mapping) line(m *spec.Model, name string, st otlpStep) (Line, SpanRef, error) {
+	var ev *event
+	ref := spanRef(st.sp)
+	if st.ev >= 0 {
+		ev = &st.sp.events[st.ev]
+		ref.Event = ev.name
 	}
-	return runs, nil
+	bad := func(err error) error { return fmt.Errorf("%s:%d: %s: %v", name, st.sp.line, ref, err) }
+	text, err := mp.stepJSON(st.rule, st.sp, ev)
+	if err != nil {
+		return Line{}, ref, bad(err)
+	}
+	lines, err := Read(m, "", bytes.NewReader(text))
+	if err != nil {
+		return Line{}, ref, bad(fmt.Errorf("%s", strings.TrimPrefix(err.Error(), ":1: ")))
+	}
+	if len(lines) != 1 {
+		return Line{}, ref, bad(fmt.Errorf("wrapcheck internal error: a step makes %d run lines", len(lines)))
+	}
+	return lines[0], ref, nil
 }
 
 func boolInt(b bool) int {

@@ -135,18 +135,35 @@ var errTooBig = errors.New("an ExportTraceServiceRequest larger than 64 MiB")
 // readSpans reads an OTLP JSON recording (named name in errors): one
 // ExportTraceServiceRequest a line, or one spread over several lines.
 func readSpans(name string, r io.Reader) ([]*span, error) {
-	br := bufio.NewReader(r)
 	var spans []*span
+	err := eachRequest(name, r, func() int { return len(spans) }, func(got []*span) error {
+		for _, sp := range got {
+			sp.order = len(spans)
+			spans = append(spans, sp)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return spans, nil
+}
+
+// eachRequest reads the requests of an OTLP JSON recording one at a time
+// and calls got with the spans of each; held() is the number of spans
+// held so far, which with the request's may not pass maxSpans.
+func eachRequest(name string, r io.Reader, held func() int, got func([]*span) error) error {
+	br := bufio.NewReader(r)
 	var buf []byte
 	var sc valueScanner
 	first := 0 // line the value in buf starts on
 	for n := 1; ; n++ {
 		text, err := readLine(br, maxRequestBytes-len(buf))
 		if err == errTooBig {
-			return nil, fmt.Errorf("%s:%d: %v", name, max(first, n), errTooBig)
+			return fmt.Errorf("%s:%d: %v", name, max(first, n), errTooBig)
 		}
 		if err != nil && err != io.EOF {
-			return nil, fmt.Errorf("%s:%d: %v", name, n, err)
+			return fmt.Errorf("%s:%d: %v", name, n, err)
 		}
 		if len(buf) == 0 && len(bytes.TrimSpace(text)) == 0 {
 			if err == io.EOF {
@@ -162,20 +179,22 @@ func readSpans(name string, r io.Reader) ([]*span, error) {
 		if !sc.feed(text) && err != io.EOF {
 			continue // the value goes on
 		}
-		got, rerr := decodeRequest(name, first, buf, len(spans))
+		spans, rerr := decodeRequest(name, first, buf, held())
 		if rerr != nil {
-			return nil, rerr
+			return rerr
 		}
-		for _, sp := range got {
-			sp.order = len(spans)
-			spans = append(spans, sp)
+		if gerr := got(spans); gerr != nil {
+			return gerr
 		}
 		buf, sc = buf[:0], valueScanner{}
+		if cap(buf) > 1<<20 {
+			buf = nil // do not keep a large request's buffer
+		}
 		if err == io.EOF {
 			break
 		}
 	}
-	return spans, nil
+	return nil
 }
 
 // readLine reads one line without its newline, failing past limit bytes.

@@ -50,14 +50,6 @@ type wantVar struct {
 	val []int64
 }
 
-// cand is a state of the spec consistent with the run so far.
-type cand struct {
-	state  machine.State
-	parent *cand
-	action int
-	asked  []checker.Answer
-}
-
 // MaxLineBytes is the longest line of a run file (1 MiB): a longer one
 // is an error that names the line, read no further than the limit.
 const MaxLineBytes = 1 << 20
@@ -233,14 +225,37 @@ func clip(s string, n int) string {
 // decoder then reports it).
 func checkDuplicateKeys(text []byte) error {
 	type frame struct {
-		keys map[string]bool // nil: an array
+		object bool
+		few    []string        // the keys of an object, while there are few
+		keys   map[string]bool // then all of them
+	}
+	// seen reports whether k is a key of f already, and adds it.
+	seen := func(f *frame, k string) bool {
+		if f.keys == nil {
+			if slices.Contains(f.few, k) {
+				return true
+			}
+			if len(f.few) < 16 {
+				f.few = append(f.few, k)
+				return false
+			}
+			f.keys = map[string]bool{}
+			for _, x := range f.few {
+				f.keys[x] = true
+			}
+		}
+		if f.keys[k] {
+			return true
+		}
+		f.keys[k] = true
+		return false
 	}
 	var stack []frame
 	expectKey := false
 	for i := 0; i < len(text); i++ {
 		switch c := text[i]; c {
 		case '{':
-			stack = append(stack, frame{keys: map[string]bool{}})
+			stack = append(stack, frame{object: true})
 			expectKey = true
 		case '[':
 			stack = append(stack, frame{})
@@ -252,7 +267,7 @@ func checkDuplicateKeys(text []byte) error {
 			stack = stack[:len(stack)-1]
 			expectKey = false
 		case ',':
-			expectKey = len(stack) > 0 && stack[len(stack)-1].keys != nil
+			expectKey = len(stack) > 0 && stack[len(stack)-1].object
 		case '"':
 			j := i + 1
 			escaped := false
@@ -275,11 +290,9 @@ func checkDuplicateKeys(text []byte) error {
 						return nil
 					}
 				}
-				top := stack[len(stack)-1].keys
-				if top[k] {
+				if seen(&stack[len(stack)-1], k) {
 					return fmt.Errorf("duplicate key %q", clip(k, 80))
 				}
-				top[k] = true
 				expectKey = false
 			}
 			i = j
@@ -300,6 +313,10 @@ func sortedKeys[V any](mp map[string]V) []string {
 // encodeValue turns the JSON of a value (as `check --format json` prints
 // it) into the unpacked slots of type t.
 func encodeValue(t *spec.Type, raw json.RawMessage) ([]int64, error) {
+	if x, ok := scalarJSON(raw); ok {
+		out := make([]int64, t.Width)
+		return out, encodeInto(t, x, out)
+	}
 	var x any
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
@@ -308,6 +325,41 @@ func encodeValue(t *spec.Type, raw json.RawMessage) ([]int64, error) {
 	}
 	out := make([]int64, t.Width)
 	return out, encodeInto(t, x, out)
+}
+
+// scalarJSON decodes the common values of a run line without a decoder:
+// true, false, an integer (as a json.Number) and a string without
+// escapes, as the decoder would (UseNumber); ok is false for anything
+// else, which the decoder then reads.
+func scalarJSON(raw []byte) (x any, ok bool) {
+	switch string(raw) {
+	case "true":
+		return true, true
+	case "false":
+		return false, true
+	}
+	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' {
+		body := raw[1 : n-1]
+		for _, c := range body {
+			if c == '\\' || c == '"' || c < 0x20 || c >= 0x80 {
+				return nil, false
+			}
+		}
+		return string(body), true
+	}
+	digits := raw
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 1 && digits[0] == '0' {
+		return nil, false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return nil, false
+		}
+	}
+	return json.Number(raw), true
 }
 
 func encodeInto(t *spec.Type, x any, out []int64) error {
@@ -413,16 +465,39 @@ func jsonText(x any) string {
 	return clip(string(b), 80)
 }
 
-// replayer follows a run through the spec. It keeps every state of the
-// spec consistent with the run so far (a log may leave the state
-// under-determined: then all are followed).
+// replayer follows runs through the spec: the compiled spec, shared by
+// the runs of a recording.
 type replayer struct {
 	m    *spec.Model
 	prog *machine.Program
 	mach *machine.Machine
 	invs []*machine.Pred
+	// maxRecords bounds the history of a run (see [MaxHistory]).
+	maxRecords int
+}
 
-	states, transitions int64
+// MaxHistory is the most step records (12 bytes each, one per spec state
+// consistent with the run, per step) a run keeps for the trace of a
+// violation: 4Mi, 48 MiB. Past it, the states consistent with the run
+// become the new start of the history, and a violation's trace starts
+// there ([Result.TraceFrom]).
+const MaxHistory = 1 << 22
+
+func newReplayer(m *spec.Model) (*replayer, error) {
+	prog, err := machine.Compile(m)
+	if err != nil {
+		return nil, err
+	}
+	r := &replayer{m: m, prog: prog, mach: prog.NewMachine(), maxRecords: MaxHistory}
+	r.mach.RecordAnswers(true)
+	for _, in := range m.Invariants {
+		pr, err := prog.CompileExpr(in.Expr)
+		if err != nil {
+			return nil, err
+		}
+		r.invs = append(r.invs, pr)
+	}
+	return r, nil
 }
 
 // Check replays the run lines (from [Read]) on m: from the initial
@@ -444,35 +519,37 @@ func Check(m *spec.Model, lines []Line) (*Result, error) {
 
 // Run reads a recorded run from r (named name in errors) and replays it
 // on m as [Read] and [Check] do, one line at a time: the run is never held
-// whole in memory (what grows with its length is one spec state per step,
-// kept for the trace of a violation), and no line is read after the one
-// where the run diverges or reaches a violation. The error reports a
-// malformed line (file:line: message), an I/O error, or a model the
-// engine cannot compile.
+// whole in memory (what it keeps is, per step, 12 bytes for each spec
+// state consistent with the run, up to [MaxHistory]), and no line is read
+// after the one where the run diverges or reaches a violation. The error
+// reports a malformed line (file:line: message), an I/O error, or a model
+// the engine cannot compile.
 func Run(m *spec.Model, name string, r io.Reader) (*Result, error) {
 	return check(m, newLineReader(m, name, r).next)
 }
 
 func check(m *spec.Model, next func() (Line, bool, error)) (*Result, error) {
-	prog, err := machine.Compile(m)
+	r, err := newReplayer(m)
 	if err != nil {
 		return nil, err
 	}
-	r := &replayer{m: m, prog: prog, mach: prog.NewMachine()}
-	r.mach.RecordAnswers(true)
-	for _, in := range m.Invariants {
-		pr, err := prog.CompileExpr(in.Expr)
+	return r.run(next)
+}
+
+// run replays the run whose lines next returns.
+func (r *replayer) run(next func() (Line, bool, error)) (*Result, error) {
+	rs := r.start()
+	for rs.done == nil {
+		w, more, err := next()
 		if err != nil {
 			return nil, err
 		}
-		r.invs = append(r.invs, pr)
+		if !more {
+			break
+		}
+		rs.feed(w)
 	}
-	res, err := r.replay(next)
-	if err != nil {
-		return nil, err
-	}
-	res.States, res.Transitions = r.states, r.transitions
-	return &res, nil
+	return rs.end(), nil
 }
 
 // Result is the outcome of a replay: the run conforms (neither Diverged
@@ -483,6 +560,11 @@ type Result struct {
 	Diverged  *Divergence        // the first line the spec does not allow
 	Violation *checker.Violation // a violation the run reaches, with its trace
 	Line      int                // the line where the violation was reached (0: initial state)
+	// TraceFrom is, for a run longer than the history kept ([MaxHistory]),
+	// the line whose step the trace of Violation starts with (its step 0
+	// is that step, not an initial state); 0: the trace starts at the
+	// initial state.
+	TraceFrom int
 	// States and Transitions count the spec states followed and the
 	// successors generated.
 	States, Transitions int64
@@ -497,96 +579,193 @@ type Divergence struct {
 	Allowed  []string // the actions enabled there
 }
 
-func (r *replayer) replay(next func() (Line, bool, error)) (Result, error) {
-	var cur []*cand
-	seen := map[string]bool{}
-	add := func(list []*cand, c *cand) []*cand {
-		k := stateKey(c.state)
-		if seen[k] {
-			return list
-		}
-		seen[k] = true
-		r.states++
-		return append(list, c)
-	}
+// cand is a state of the spec consistent with the run so far, and the
+// record of the step that reached it.
+type cand struct {
+	state machine.State
+	rec   int32 // index into runState.recs; -(i+1): root i
+}
+
+// stepRecord is one step of a run's history: the record of the candidate it
+// came from, and the action and branch of the spec that took it on. A
+// trace is rebuilt by executing these branches again from its root, so a
+// step costs 12 bytes a candidate, not a copy of each state.
+type stepRecord struct {
+	parent, action, branch int32
+}
+
+// root is where the history starts: an initial state, or, once the
+// history was cut short, a state the run reached at line line by action.
+type root struct {
+	state  machine.State
+	action int
+	asked  []checker.Answer
+}
+
+// runState is one run being replayed: fed its lines one at a time, it
+// keeps the spec states consistent with the run so far and their history.
+type runState struct {
+	r       *replayer
+	cur     []cand
+	roots   []root
+	recs    []stepRecord
+	from    int // the line of the roots' step (0: the initial states)
+	seen    map[string]bool
+	started bool // a line was fed, or the end reached: the initial states were checked
+	steps   int
+	// lastLine is the line of the last step replayed.
+	lastLine int
+	done     *Result // the outcome, once the run diverged or reached a violation
+
+	states, transitions int64
+}
+
+// start begins a run at the initial states of the spec.
+func (r *replayer) start() *runState {
+	rs := &runState{r: r, seen: map[string]bool{}}
 	err := r.mach.Init(func(_ int, t machine.State) {
-		cur = add(cur, &cand{state: slices.Clone(t), action: -1})
+		if rs.add(t) {
+			rs.roots = append(rs.roots, root{state: slices.Clone(t), action: -1})
+			rs.cur = append(rs.cur, cand{state: rs.roots[len(rs.roots)-1].state, rec: -int32(len(rs.roots))})
+		}
 	})
 	if err != nil {
-		return Result{Violation: r.execViolation(err, nil, -1, nil), Line: 0}, nil
+		rs.finish(Result{Violation: rs.execViolation(err, nil, -1, nil), Line: 0})
 	}
-	w, more, err := next()
-	if err != nil {
-		return Result{}, err
+	return rs
+}
+
+// add reports whether t is new among the states of this step.
+func (rs *runState) add(t machine.State) bool {
+	k := stateKey(t)
+	if rs.seen[k] {
+		return false
 	}
-	if more && w.action < 0 {
-		var keep []*cand
-		for _, c := range cur {
-			if r.matches(c.state, w.vars) {
-				keep = append(keep, c)
-			}
-		}
-		if len(keep) == 0 {
-			var near closest
-			for _, c := range cur {
-				r.consider(&near, c.state, w.asked, Line{vars: w.vars})
-			}
-			return Result{Diverged: &Divergence{Line: w.line, Action: "(initial state)", Enabled: true,
-				Mismatch: near.mismatch, Allowed: r.allowed(cur)}}, nil
-		}
-		cur = keep
-		cur[0].asked = w.asked
-		if w, more, err = next(); err != nil {
-			return Result{}, err
-		}
-	}
-	for _, c := range cur {
-		if v := r.checkInvariants(c); v != nil {
-			return Result{Violation: v, Line: 0}, nil
+	rs.seen[k] = true
+	rs.states++
+	return true
+}
+
+func (rs *runState) finish(res Result) {
+	res.States, res.Transitions = rs.states, rs.transitions
+	rs.done = &res
+}
+
+// checkInitial checks the invariants in the initial states kept.
+func (rs *runState) checkInitial() {
+	rs.started = true
+	for _, c := range rs.cur {
+		if v := rs.checkInvariants(c); v != nil {
+			rs.finish(Result{Violation: v, Line: 0})
+			return
 		}
 	}
-	steps := 0
-	for ; more; w, more, err = next() {
-		clear(seen)
-		var succ []*cand
-		enabled := false
-		var near closest
-		for _, c := range cur {
-			err := r.mach.Successors(c.state, func(a, _ int, t machine.State) {
-				r.transitions++
-				if a != w.action {
-					return
+}
+
+// feed replays line w; rs.done is set when the run diverges there or
+// reaches a violation.
+func (rs *runState) feed(w Line) {
+	if rs.done != nil {
+		return
+	}
+	r := rs.r
+	if !rs.started {
+		if w.action < 0 {
+			rs.started = true
+			var keep []cand
+			for _, c := range rs.cur {
+				if r.matches(c.state, w.vars) {
+					keep = append(keep, c)
 				}
-				enabled = true
-				if r.matches(t, w.vars) && answersMatch(r.mach.Asked(), w.asked) {
-					succ = add(succ, &cand{state: slices.Clone(t), parent: c, action: a, asked: cloneAnswers(r.mach.Asked())})
-				} else if len(succ) == 0 {
-					r.consider(&near, t, r.mach.Asked(), w)
+			}
+			if len(keep) == 0 {
+				var near closest
+				for _, c := range rs.cur {
+					r.consider(&near, c.state, w.asked, Line{vars: w.vars})
 				}
-			})
-			if err != nil {
-				return Result{Steps: steps, Violation: r.execViolation(err, c, w.action, w.asked), Line: w.line}, nil
+				rs.finish(Result{Diverged: &Divergence{Line: w.line, Action: "(initial state)", Enabled: true,
+					Mismatch: near.mismatch, Allowed: r.allowed(rs.cur)}})
+				return
 			}
+			rs.cur = keep
+			rs.roots[-keep[0].rec-1].asked = w.asked
+			rs.checkInitial()
+			return
 		}
-		if len(succ) == 0 {
-			d := &Divergence{Line: w.line, Action: r.m.Actions[w.action].Name, Enabled: enabled, Allowed: r.allowed(cur)}
-			if enabled {
-				d.Mismatch = near.mismatch
-			}
-			return Result{Steps: steps, Diverged: d}, nil
+		if rs.checkInitial(); rs.done != nil {
+			return
 		}
-		steps++
-		for _, c := range succ {
-			if v := r.checkInvariants(c); v != nil {
-				return Result{Steps: steps, Violation: v, Line: w.line}, nil
-			}
-		}
-		cur = succ
 	}
-	if err != nil {
-		return Result{}, err
+	if len(rs.recs)+len(rs.cur) > r.maxRecords {
+		rs.rebase()
 	}
-	return Result{Steps: steps, Finals: len(cur)}, nil
+	clear(rs.seen)
+	var succ []cand
+	enabled := false
+	var near closest
+	for _, c := range rs.cur {
+		err := r.mach.Successors(c.state, func(a, b int, t machine.State) {
+			rs.transitions++
+			if a != w.action {
+				return
+			}
+			enabled = true
+			if r.matches(t, w.vars) && answersMatch(r.mach.Asked(), w.asked) {
+				if rs.add(t) {
+					rs.recs = append(rs.recs, stepRecord{parent: c.rec, action: int32(a), branch: int32(b)})
+					succ = append(succ, cand{state: slices.Clone(t), rec: int32(len(rs.recs) - 1)})
+				}
+			} else if len(succ) == 0 {
+				r.consider(&near, t, r.mach.Asked(), w)
+			}
+		})
+		if err != nil {
+			rs.finish(Result{Steps: rs.steps, Violation: rs.execViolation(err, &c, w.action, w.asked), Line: w.line, TraceFrom: rs.from})
+			return
+		}
+	}
+	if len(succ) == 0 {
+		d := &Divergence{Line: w.line, Action: r.m.Actions[w.action].Name, Enabled: enabled, Allowed: r.allowed(rs.cur)}
+		if enabled {
+			d.Mismatch = near.mismatch
+		}
+		rs.finish(Result{Steps: rs.steps, Diverged: d})
+		return
+	}
+	rs.steps++
+	for _, c := range succ {
+		if v := rs.checkInvariants(c); v != nil {
+			rs.finish(Result{Steps: rs.steps, Violation: v, Line: w.line, TraceFrom: rs.from})
+			return
+		}
+	}
+	rs.cur = succ
+	rs.lastLine = w.line
+}
+
+// rebase makes the states consistent with the run the new roots of its
+// history, dropping the records before them: the memory a run keeps stays
+// under maxRecords records.
+func (rs *runState) rebase() {
+	roots := make([]root, len(rs.cur))
+	for i, c := range rs.cur {
+		st := rs.rebuild(c.rec)
+		last := st[len(st)-1]
+		roots[i] = root{state: c.state, action: last.Action, asked: last.Asked}
+		rs.cur[i].rec = -int32(i + 1)
+	}
+	rs.roots, rs.recs, rs.from = roots, rs.recs[:0:0], rs.lastLine
+}
+
+// end is the outcome of the run once its last line was fed.
+func (rs *runState) end() *Result {
+	if !rs.started && rs.done == nil {
+		rs.checkInitial()
+	}
+	if rs.done == nil {
+		rs.finish(Result{Steps: rs.steps, Finals: len(rs.cur)})
+	}
+	return rs.done
 }
 
 func stateKey(s machine.State) string {
@@ -631,7 +810,7 @@ func (r *replayer) mismatch(s machine.State, vars []wantVar) []string {
 }
 
 // allowed lists the actions enabled in some current state, in model order.
-func (r *replayer) allowed(cur []*cand) []string {
+func (r *replayer) allowed(cur []cand) []string {
 	on := make([]bool, len(r.m.Actions))
 	for _, c := range cur {
 		_ = r.mach.Successors(c.state, func(a, _ int, _ machine.State) { on[a] = true })
@@ -645,29 +824,50 @@ func (r *replayer) allowed(cur []*cand) []string {
 	return out
 }
 
-// trace rebuilds the steps from an initial state to c.
-func (r *replayer) trace(c *cand) []checker.Step {
-	var steps []checker.Step
-	for ; c != nil; c = c.parent {
-		steps = append(steps, checker.Step{Action: c.action, State: r.unpack(c.state), Asked: c.asked})
+// rebuild returns the steps from the root of record rec to it, by
+// executing again the branch of each record.
+func (rs *runState) rebuild(rec int32) []checker.Step {
+	r := rs.r
+	var path []stepRecord
+	for rec >= 0 {
+		path = append(path, rs.recs[rec])
+		rec = rs.recs[rec].parent
 	}
-	slices.Reverse(steps)
+	rt := rs.roots[-rec-1]
+	steps := []checker.Step{{Action: rt.action, State: r.unpack(rt.state), Asked: rt.asked}}
+	s := rt.state
+	for i := len(path) - 1; i >= 0; i-- {
+		p := path[i]
+		var next machine.State
+		var asked []checker.Answer
+		_ = r.mach.SuccessorsOf(s, []int{int(p.action)}, func(_, b int, t machine.State) {
+			if b == int(p.branch) && next == nil {
+				next, asked = slices.Clone(t), cloneAnswers(r.mach.Asked())
+			}
+		})
+		if next == nil {
+			panic("wrapcheck internal error: replay: a branch of the history is gone")
+		}
+		steps = append(steps, checker.Step{Action: int(p.action), State: r.unpack(next), Asked: asked})
+		s = next
+	}
 	return steps
 }
 
-func (r *replayer) checkInvariants(c *cand) *checker.Violation {
+func (rs *runState) checkInvariants(c cand) *checker.Violation {
+	r := rs.r
 	for i, pr := range r.invs {
 		in := r.m.Invariants[i]
 		v, err := r.mach.Eval(pr, c.state)
 		if err != nil {
 			var ee *machine.ExecError
 			if errors.As(err, &ee) {
-				return &checker.Violation{Name: in.Name, Kind: ee.Kind, Pos: ee.Pos, Msg: ee.Msg, Trace: r.trace(c), LoopStart: -1}
+				return &checker.Violation{Name: in.Name, Kind: ee.Kind, Pos: ee.Pos, Msg: ee.Msg, Trace: rs.rebuild(c.rec), LoopStart: -1}
 			}
-			return &checker.Violation{Name: in.Name, Kind: checker.RuntimeError, Pos: in.Pos, Msg: err.Error(), Trace: r.trace(c), LoopStart: -1}
+			return &checker.Violation{Name: in.Name, Kind: checker.RuntimeError, Pos: in.Pos, Msg: err.Error(), Trace: rs.rebuild(c.rec), LoopStart: -1}
 		}
 		if v == 0 {
-			return &checker.Violation{Name: in.Name, Kind: checker.Invariant, Pos: in.Pos, Trace: r.trace(c), LoopStart: -1}
+			return &checker.Violation{Name: in.Name, Kind: checker.Invariant, Pos: in.Pos, Trace: rs.rebuild(c.rec), LoopStart: -1}
 		}
 	}
 	return nil
@@ -675,7 +875,8 @@ func (r *replayer) checkInvariants(c *cand) *checker.Violation {
 
 // execViolation reports a failure met while executing the successors of
 // c (nil: the init block): the trace to c, then the failing action.
-func (r *replayer) execViolation(err error, c *cand, action int, asked []checker.Answer) *checker.Violation {
+func (rs *runState) execViolation(err error, c *cand, action int, asked []checker.Answer) *checker.Violation {
+	r := rs.r
 	var ee *machine.ExecError
 	if !errors.As(err, &ee) {
 		ee = &machine.ExecError{Kind: checker.RuntimeError, Msg: err.Error(), Action: action}
@@ -686,7 +887,7 @@ func (r *replayer) execViolation(err error, c *cand, action int, asked []checker
 	}
 	var trace []checker.Step
 	if c != nil {
-		trace = r.trace(c)
+		trace = rs.rebuild(c.rec)
 		if ee.Action != action {
 			asked = nil
 		}

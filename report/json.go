@@ -31,6 +31,15 @@ type JSONOptions struct {
 	// Strict (--strict) makes warnings failures: "strict": true is
 	// written, and a run with warnings exits 1.
 	Strict bool
+	// Extra are members written after "verdict" (a replay adds the run
+	// and the line), each value encoded by encoding/json.
+	Extra []Member
+}
+
+// Member is a member of a JSON object: its key and its value.
+type Member struct {
+	Key   string
+	Value any
 }
 
 // Render writes res as [JSON] does, with the warnings of o.
@@ -40,6 +49,13 @@ func (o JSONOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) err
 	field(&b, "format", strconv.Itoa(FormatVersion))
 	field(&b, "spec", jsonString(m.Name))
 	field(&b, "verdict", jsonString(res.Verdict.String()))
+	for _, x := range o.Extra {
+		v, err := jsonValue(x.Value)
+		if err != nil {
+			return err
+		}
+		field(&b, x.Key, v)
+	}
 	if res.Reason() != "" {
 		field(&b, "reason", jsonString(res.Reason()))
 	}
@@ -188,6 +204,18 @@ func jsonString(s string) string {
 		panic("wrapcheck internal error: " + err.Error()) // a string always encodes
 	}
 	return string(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+}
+
+// jsonValue returns x encoded by encoding/json, on one line, with <, >
+// and & kept as they are.
+func jsonValue(x any) (string, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(x); err != nil {
+		return "", err
+	}
+	return string(bytes.TrimSuffix(b.Bytes(), []byte("\n"))), nil
 }
 
 func field(b *bytes.Buffer, k, v string) {

@@ -184,7 +184,7 @@ func sarifResultOf(m *spec.Model, v *checker.Violation) sarifResult {
 func sarifLocationAt(p spec.Position, text string) sarifLocation {
 	loc := sarifLocation{PhysicalLocation: sarifPhysicalLocation{
 		ArtifactLocation: sarifArtifactLocation{URI: p.Filename, URIBaseID: sarifBase},
-		Region:           sarifRegion{StartLine: p.Line, StartColumn: p.Col},
+		Region:           &sarifRegion{StartLine: p.Line, StartColumn: p.Col},
 	}}
 	if text != "" {
 		loc.Message = &sarifMessage{Text: text}
@@ -243,20 +243,22 @@ type (
 		Text string `json:"text"`
 	}
 	sarifResult struct {
-		RuleID     string          `json:"ruleId"`
-		Level      string          `json:"level"`
-		Message    sarifMessage    `json:"message"`
-		Locations  []sarifLocation `json:"locations"`
-		CodeFlows  []sarifCodeFlow `json:"codeFlows,omitempty"`
-		Properties map[string]any  `json:"properties,omitempty"`
+		RuleID           string          `json:"ruleId"`
+		Level            string          `json:"level"`
+		Message          sarifMessage    `json:"message"`
+		Locations        []sarifLocation `json:"locations"`
+		RelatedLocations []sarifLocation `json:"relatedLocations,omitempty"`
+		CodeFlows        []sarifCodeFlow `json:"codeFlows,omitempty"`
+		Properties       map[string]any  `json:"properties,omitempty"`
 	}
 	sarifLocation struct {
+		ID               int                   `json:"id,omitempty"`
 		PhysicalLocation sarifPhysicalLocation `json:"physicalLocation"`
 		Message          *sarifMessage         `json:"message,omitempty"`
 	}
 	sarifPhysicalLocation struct {
 		ArtifactLocation sarifArtifactLocation `json:"artifactLocation"`
-		Region           sarifRegion           `json:"region"`
+		Region           *sarifRegion          `json:"region,omitempty"`
 	}
 	sarifArtifactLocation struct {
 		URI         string        `json:"uri,omitempty"`

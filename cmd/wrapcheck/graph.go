@@ -3,9 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
+	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/wrapcheck/wrapcheck/checker"
@@ -20,6 +19,7 @@ type graphFlags struct {
 	format    string
 	maxStates int64
 	noCheck   bool
+	timeout   time.Duration
 }
 
 func newGraphCmd() *cobra.Command {
@@ -34,10 +34,14 @@ leads between (labelled with the actions). It also runs check and draws the
 counterexample it finds, if any, in red.
 
 Exit codes: 0 the whole graph is printed, 2 the spec or the command line is
-wrong, 3 the graph was truncated at --max-states.`,
+wrong, 3 the graph was truncated at --max-states, or --timeout, SIGINT or
+SIGTERM stopped it (then nothing is printed).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runGraph(cmd, args[0], f)
+			var out sync.Mutex
+			return limited("graph", f.timeout, &out, func(ctx context.Context) error {
+				return runGraph(ctx, cmd, &out, args[0], f)
+			})
 		},
 	}
 	fl := cmd.Flags()
@@ -45,10 +49,11 @@ wrong, 3 the graph was truncated at --max-states.`,
 	fl.StringVar(&f.format, "format", "dot", "output format: dot or json")
 	fl.Int64Var(&f.maxStates, "max-states", 1000, "explore at most this many states")
 	fl.BoolVar(&f.noCheck, "no-check", false, "do not run check to highlight a counterexample")
+	fl.DurationVar(&f.timeout, "timeout", 0, "stop after this long, e.g. 30s (0: no limit): exit 3")
 	return cmd
 }
 
-func runGraph(cmd *cobra.Command, path string, f graphFlags) error {
+func runGraph(ctx context.Context, cmd *cobra.Command, out *sync.Mutex, path string, f graphFlags) error {
 	if f.format != "dot" && f.format != "json" {
 		return &exitError{code: exitUsage, err: fmt.Errorf("--format %s: want dot or json", f.format)}
 	}
@@ -66,8 +71,6 @@ func runGraph(cmd *cobra.Command, path string, f graphFlags) error {
 	g := report.ExploreGraph(prog, f.maxStates)
 	var v *checker.Violation
 	if !f.noCheck {
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		defer stop()
 		res, err := verify.Run(ctx, m, verify.Options{MaxStates: f.maxStates, Program: prog})
 		if err != nil {
 			return &exitError{code: exitUsage, err: err}
@@ -76,11 +79,17 @@ func runGraph(cmd *cobra.Command, path string, f graphFlags) error {
 			v = res.Violation
 		}
 	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
 	render := g.DOT
 	if f.format == "json" {
 		render = g.JSON
 	}
-	if err := render(cmd.OutOrStdout(), m, v); err != nil {
+	out.Lock()
+	err = render(cmd.OutOrStdout(), m, v)
+	out.Unlock()
+	if err != nil {
 		return err
 	}
 	if g.Truncated {

@@ -2,13 +2,16 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
+	"context"
 	"fmt"
+	"io"
 	"os"
+	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/replay"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
@@ -19,12 +22,13 @@ type replayFlags struct {
 	defines []string
 	format  string
 	mapping string // the mapping of an OTLP recording
+	timeout time.Duration
 }
 
 func newReplayCmd() *cobra.Command {
 	var f replayFlags
 	cmd := &cobra.Command{
-		Use:   "replay SPEC RUN.jsonl",
+		Use:   "replay SPEC RUN.jsonl|-",
 		Short: "check a recorded run of a wrapper against its spec",
 		Long: `replay checks a recorded run of a real wrapper against the spec: RUN.jsonl
 holds one JSON object per line, {"action": "proc.act", "asked": {...},
@@ -39,129 +43,134 @@ chosen by content): --mapping FILE then says which spans are which actions
 and which attributes are agent answers and variables, and each run of the
 recording (split by gen_ai.conversation.id by default) is replayed.
 
+RUN - reads standard input as it arrives (an OTLP recording trace by trace,
+each judged when its root span comes; see docs/replay.md).
+
 Exit codes: 0 the run conforms, 1 a line the spec does not allow or a
 violation reached (rendered as by check), 2 the spec, the run file or the
-command line is wrong.`,
+command line is wrong, 3 --timeout, SIGINT or SIGTERM stopped the replay
+(the reports of runs judged before stay printed).`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runReplay(cmd, args[0], args[1], f)
+			out := &replayOutput{cmd: cmd, format: f.format}
+			return limited("replay", f.timeout, &out.mu, func(context.Context) error {
+				return runReplay(cmd, args[0], args[1], f, out)
+			})
 		},
 	}
 	fl := cmd.Flags()
 	fl.StringArrayVarP(&f.defines, "define", "D", nil, "override a constant: -D NAME=VALUE (repeatable)")
-	fl.StringVar(&f.format, "format", "text", "output format: text or json")
+	fl.StringVar(&f.format, "format", "text", "output format: text, json or sarif")
 	fl.StringVar(&f.mapping, "mapping", "", "for an OTLP JSON recording: the mapping of its spans to actions (see docs/replay.md)")
+	fl.DurationVar(&f.timeout, "timeout", 0, "stop after this long, e.g. 30s (0: no limit): exit 3")
 	return cmd
 }
 
-func runReplay(cmd *cobra.Command, specPath, runPath string, f replayFlags) error {
-	if f.format != "text" && f.format != "json" {
-		return &exitError{code: exitUsage, err: fmt.Errorf("--format %s: want text or json", f.format)}
+func runReplay(cmd *cobra.Command, specPath, runPath string, f replayFlags, out *replayOutput) error {
+	// Errors are rendered on stdout for JSON and SARIF too, so that a CI
+	// job always has an object or a log to read.
+	errFormat := ""
+	if f.format == "json" || f.format == "sarif" {
+		errFormat = f.format
+	}
+	usage := func(file string, err error) error {
+		if _, ok := err.(*exitError); !ok {
+			err = &exitError{code: exitUsage, err: err}
+		}
+		return renderError(cmd, errFormat, file, err)
+	}
+	if !slices.Contains(replayFormats, f.format) {
+		return usage("", fmt.Errorf("--format %s: want %s", report.Escape(f.format), strings.Join(replayFormats, ", ")))
 	}
 	m, err := loadModel(specPath, f.defines)
 	if err != nil {
+		return usage(displayPath(specPath), err)
+	}
+	var in io.Reader = cmd.InOrStdin()
+	run := "<stdin>"
+	if runPath != "-" {
+		file, err := os.Open(runPath)
+		if err != nil {
+			return usage("", err)
+		}
+		defer file.Close()
+		in, run = file, displayPath(runPath)
+	}
+	br := bufio.NewReader(in)
+	out.m = m
+	if replay.SniffOTLP(br) {
+		if err := runReplayOTLP(m, run, runPath == "-", br, f, out); err != nil {
+			return usage("", err)
+		}
+		return out.finish()
+	} else if f.mapping != "" {
+		return usage("", fmt.Errorf("%s: --mapping is for OTLP JSON recordings, and this is a run file (JSON lines)", run))
+	}
+	res, err := replay.Run(m, run, br)
+	if err != nil {
+		return usage("", err)
+	}
+	if err := out.add(&replay.Report{Run: run, Result: res}); err != nil {
 		return err
 	}
-	file, err := os.Open(runPath)
-	if err != nil {
-		return &exitError{code: exitUsage, err: err}
-	}
-	defer file.Close()
-	run := displayPath(runPath)
-	br := bufio.NewReader(file)
-	if replay.SniffOTLP(br) {
-		return runReplayOTLP(cmd, m, run, br, f)
-	} else if f.mapping != "" {
-		return &exitError{code: exitUsage, err: fmt.Errorf("%s: --mapping is for OTLP JSON recordings, and this is a run file (JSON lines)", run)}
-	}
-	out, err := replay.Run(m, run, br)
-	if err != nil {
-		return &exitError{code: exitUsage, err: err}
-	}
-	return renderReplay(cmd, m, run, out, f.format)
+	return out.finish()
 }
 
-// renderReplay prints the outcome of a replay: a violation as check
-// renders it, a divergence with the actions allowed there, or "conforms".
-func renderReplay(cmd *cobra.Command, m *spec.Model, run string, out *replay.Result, format string) error {
-	w := cmd.OutOrStdout()
-	switch {
-	case out.Violation != nil:
-		res := &checker.Result{Verdict: checker.Violated, Violation: out.Violation,
-			Stats: checker.Stats{States: out.States, Transitions: out.Transitions, Depth: out.Steps, Workers: 1}}
-		var err error
-		if format == "json" {
-			err = report.JSON(w, m, res)
-		} else {
-			where := run + ": in the initial state"
-			if out.Line > 0 {
-				where = fmt.Sprintf("%s:%d", run, out.Line)
-			}
-			fmt.Fprintf(w, "%s: the run reaches a violation of the spec\n", where)
-			err = report.TextOptions{Color: isColorTerminal(w), Explain: true}.Render(w, m, res)
-		}
-		if err != nil {
-			return err
-		}
-		if err := annotate(cmd, m, res); err != nil {
-			return err
-		}
-		return &exitError{code: exitViolated}
-	case out.Diverged != nil:
-		d := out.Diverged
-		if format == "json" {
-			b, err := json.MarshalIndent(struct {
-				Format   int      `json:"format"`
-				Spec     string   `json:"spec"`
-				Verdict  string   `json:"verdict"`
-				Run      string   `json:"run"`
-				Line     int      `json:"line"`
-				Action   string   `json:"action"`
-				Enabled  bool     `json:"enabled"`
-				Mismatch []string `json:"mismatch"`
-				Allowed  []string `json:"allowed"`
-				Steps    int      `json:"steps"`
-			}{report.FormatVersion, m.Name, "diverges", run, d.Line, d.Action, d.Enabled, nonNil(d.Mismatch), nonNil(d.Allowed), out.Steps}, "", "  ")
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(w, "%s\n", b)
-		} else {
-			if d.Enabled {
-				fmt.Fprintf(w, "%s:%d: %s: %s leads to no state that matches the recorded state and answers\n", run, d.Line, m.Name, d.Action)
-				for _, mm := range d.Mismatch {
-					fmt.Fprintf(w, "\t%s\n", mm)
-				}
-			} else {
-				fmt.Fprintf(w, "%s:%d: %s: the spec does not allow %s here\n", run, d.Line, m.Name, d.Action)
-			}
-			allowed := "none (no action is enabled)"
-			if len(d.Allowed) > 0 {
-				allowed = strings.Join(d.Allowed, ", ")
-			}
-			fmt.Fprintf(w, "\tallowed here: %s\n", allowed)
-			fmt.Fprintf(w, "\t%d %s of the run %s before this line\n", out.Steps, plural(out.Steps, "step", "steps"), plural(out.Steps, "conforms", "conform"))
-		}
-		return &exitError{code: exitViolated}
+// replayFormats are the --format values of replay.
+var replayFormats = []string{"text", "json", "sarif"}
+
+// replayOutput prints the reports of the runs of a replay: text and JSON
+// as each run is judged, SARIF as one log at the end (keeping only the
+// runs that fail).
+type replayOutput struct {
+	mu     sync.Mutex // held while a report is written
+	cmd    *cobra.Command
+	m      *spec.Model
+	format string
+	runs   int
+	failed []*replay.Report
+}
+
+// add prints (or, for SARIF, keeps) the report of one run, and for a
+// violation its GitHub annotations.
+func (o *replayOutput) add(rp *replay.Report) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.runs++
+	if rp.Failed() {
+		o.failed = append(o.failed, rp)
 	}
-	if format == "json" {
-		fmt.Fprintf(w, "{\"format\": %d, \"spec\": %q, \"verdict\": \"conforms\", \"run\": %q, \"steps\": %d, \"states\": %d}\n",
-			report.FormatVersion, m.Name, run, out.Steps, out.Finals)
-		return nil
+	w := o.cmd.OutOrStdout()
+	var err error
+	switch o.format {
+	case "json":
+		err = rp.JSON(w, o.m)
+	case "text":
+		err = rp.Text(w, o.m, replay.TextOptions{Color: isColorTerminal(w)})
 	}
-	fmt.Fprintf(w, "%s: %s conforms: %d %s replayed", m.Name, run, out.Steps, plural(out.Steps, "step", "steps"))
-	if out.Finals > 1 {
-		fmt.Fprintf(w, " (%d states of the spec match the run)", out.Finals)
+	if err != nil {
+		return err
 	}
-	fmt.Fprintln(w)
+	if res := rp.Result.CheckResult(); res != nil {
+		return annotate(o.cmd, o.m, res)
+	}
 	return nil
 }
 
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
+// finish writes the SARIF log and returns the exit status: 1 when a run
+// failed.
+func (o *replayOutput) finish() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.format == "sarif" {
+		if err := replay.SARIF(o.cmd.OutOrStdout(), o.m, o.failed, o.runs, toolVersion()); err != nil {
+			return err
+		}
 	}
-	return s
+	if len(o.failed) > 0 {
+		return &exitError{code: exitViolated}
+	}
+	return nil
 }
 
 func plural(n int, one, many string) string {

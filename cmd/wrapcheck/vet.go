@@ -1,7 +1,10 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/wrapcheck/wrapcheck/report"
@@ -13,6 +16,7 @@ func newVetCmd() *cobra.Command {
 	var (
 		defines []string
 		strict  bool
+		timeout time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "vet FILE...",
@@ -20,32 +24,43 @@ func newVetCmd() *cobra.Command {
 		Long: `vet parses and checks each FILE and reports every static error (exit 2) and
 warnings: an agent never asked, an assume that no answer satisfies (for some
 or for all arguments), unused variables, functions and types, a terminal that can never
-hold. Warnings exit 0 unless --strict.`,
+hold. Warnings exit 0 unless --strict. --timeout, SIGINT and SIGTERM stop it
+with exit 3.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts, err := parseDefines(defines)
-			if err != nil {
-				return &exitError{code: exitUsage, err: err}
-			}
-			warned := false
-			err = eachFile(cmd, args, func(_ string, _ []byte, f *syntax.File) error {
-				m, err := spec.Check(f, opts)
+			var out sync.Mutex
+			return limited("vet", timeout, &out, func(ctx context.Context) error {
+				opts, err := parseDefines(defines)
 				if err != nil {
-					return err
+					return &exitError{code: exitUsage, err: err}
 				}
-				for _, w := range spec.Vet(f, m) {
-					fmt.Fprintf(cmd.ErrOrStderr(), "%s: warning: %s\n", report.Escape(w.Pos.String()), report.Escape(w.Msg))
-					warned = true
+				warned := false
+				err = eachFile(cmd, args, func(_ string, _ []byte, f *syntax.File) error {
+					if ctx.Err() != nil {
+						return ctx.Err()
+					}
+					m, err := spec.Check(f, opts)
+					if err != nil {
+						return err
+					}
+					ws := spec.Vet(f, m)
+					out.Lock()
+					defer out.Unlock()
+					for _, w := range ws {
+						fmt.Fprintf(cmd.ErrOrStderr(), "%s: warning: %s\n", report.Escape(w.Pos.String()), report.Escape(w.Msg))
+						warned = true
+					}
+					return nil
+				})
+				if err == nil && strict && warned {
+					return &exitError{code: exitViolated}
 				}
-				return nil
+				return err
 			})
-			if err == nil && strict && warned {
-				return &exitError{code: exitViolated}
-			}
-			return err
 		},
 	}
 	cmd.Flags().StringArrayVarP(&defines, "define", "D", nil, "override a constant: -D NAME=VALUE (repeatable)")
 	cmd.Flags().BoolVar(&strict, "strict", false, "exit 1 when there are warnings")
+	cmd.Flags().DurationVar(&timeout, "timeout", 0, "stop after this long, e.g. 30s (0: no limit): exit 3")
 	return cmd
 }
