@@ -222,3 +222,61 @@ func (f *failAfter) Read(p []byte) (int, error) {
 	f.text = f.text[n:]
 	return n, nil
 }
+
+// TestStreamCaps: a stream that would hold more spans or follow more
+// runs than the documented limits ends with an error naming the limit,
+// never with a verdict and never with memory growing past it.
+func TestStreamCaps(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates a few hundred thousand spans")
+	}
+	const gateSpec = `spec G
+var n: 0..2
+process w {
+  action edit when n < 2 { n := n + 1 }
+}
+`
+	m, err := spec.ParseFile("g.wrap", []byte(gateSpec), spec.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mp := loadMapping(t, m, `{"rules": [{"span": "edit", "action": "w.edit"}]}`)
+	stream := func(text string) (int, error) {
+		return StreamOTLP(m, "s", strings.NewReader(text), mp, func(*Report) error { return nil })
+	}
+	// Spans of one trace whose root never comes.
+	var b strings.Builder
+	for i := 0; i <= MaxPendingSpans; i++ {
+		b.WriteString(otlpSpanLine("01", fmt.Sprintf("%08x", i+1), "ff", "edit", 100+i, ""))
+	}
+	_, err = stream(b.String())
+	want := fmt.Sprintf("s:%d: more than %d spans", MaxPendingSpans+1, MaxPendingSpans)
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("pending spans: %v, want %q...", err, want)
+	}
+	// One complete, conforming trace per run: every run stays open.
+	b.Reset()
+	for i := 0; i <= MaxOpenRuns; i++ {
+		tr := fmt.Sprintf("%016x", i+1)
+		b.WriteString(otlpSpanLine(tr, "02", "01", "edit", 101, ""))
+		b.WriteString(otlpSpanLine(tr, "01", "", "turn", 100, fmt.Sprintf("c%d", i)))
+	}
+	n, err := stream(b.String())
+	want = fmt.Sprintf("s: more than %d runs open at once", MaxOpenRuns)
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("open runs: %v, want %q...", err, want)
+	}
+	if n != MaxOpenRuns {
+		t.Errorf("%d runs followed when the limit stopped the stream, want %d", n, MaxOpenRuns)
+	}
+	// Just under both limits the stream is judged.
+	b.Reset()
+	for i := 0; i < MaxOpenRuns; i++ {
+		tr := fmt.Sprintf("%016x", i+1)
+		b.WriteString(otlpSpanLine(tr, "02", "01", "edit", 101, ""))
+		b.WriteString(otlpSpanLine(tr, "01", "", "turn", 100, fmt.Sprintf("c%d", i)))
+	}
+	if n, err := stream(b.String()); err != nil || n != MaxOpenRuns {
+		t.Errorf("at the limit: %d runs, %v; want %d runs, no error", n, err, MaxOpenRuns)
+	}
+}
