@@ -24,6 +24,7 @@ var allowed = map[string][]string{
 	"diff":              {"verify", "report", "ltl", "reduce", "checker", "spec", "spec/syntax"},
 	"explain":           {"verify", "report", "ltl", "reduce", "checker", "spec", "spec/syntax"},
 	"verify":            {"ltl", "reduce", "checker", "spec", "spec/syntax"},
+	"simulate":          {"checker", "spec", "spec/syntax"},
 	"report":            {"ltl", "reduce", "checker", "spec", "spec/syntax", "github.com/dominikbraun/graph"},
 	"ltl":               {"reduce", "checker", "spec", "spec/syntax", "github.com/dominikbraun/graph"},
 	"reduce":            {"checker", "spec", "spec/syntax"},
