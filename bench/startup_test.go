@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
 	render "github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/spec/syntax"
@@ -26,7 +27,7 @@ const startupSpec = "../docs/testdata/readme/toctou.wrap"
 // BenchmarkStartup times each phase `wrapcheck check` runs on the README
 // example, in process (the process start itself is measured from outside:
 // docs/performance.md, "Start-up"): parse (syntax.Parse), check (resolve,
-// type check, lower: spec.Check), vet, compile (checker.Compile), search
+// type check, lower: spec.Check), vet, compile (machine.Compile), search
 // (verify.Run on the compiled program, one worker as on a one-core CI
 // runner and two as on this machine) and render (report text).
 func BenchmarkStartup(b *testing.B) {
@@ -42,7 +43,7 @@ func BenchmarkStartup(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	prog, err := checker.Compile(m)
+	prog, err := machine.Compile(m)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -74,7 +75,7 @@ func BenchmarkStartup(b *testing.B) {
 	})
 	run("vet", func(b *testing.B) { spec.Vet(file, m) })
 	run("compile", func(b *testing.B) {
-		if _, err := checker.Compile(m); err != nil {
+		if _, err := machine.Compile(m); err != nil {
 			b.Fatal(err)
 		}
 	})
@@ -124,7 +125,7 @@ func startupPhases() []func() error {
 		src  []byte
 		file *syntax.File
 		m    *spec.Model
-		prog *checker.Program
+		prog *machine.Program
 		res  *checker.Result
 	)
 	return []func() error{
@@ -133,7 +134,7 @@ func startupPhases() []func() error {
 		func() (err error) { _, err = syntax.Parse("toctou.wrap", src); return err },
 		func() (err error) { m, err = spec.Check(file, spec.Options{}); return err },
 		func() error { spec.Vet(file, m); return nil },
-		func() (err error) { prog, err = checker.Compile(m); return err },
+		func() (err error) { prog, err = machine.Compile(m); return err },
 		func() (err error) {
 			res, err = verify.Run(context.Background(), m, verify.Options{Program: prog})
 			return err

@@ -35,6 +35,7 @@ import (
 	"time"
 
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -67,9 +68,9 @@ type Options struct {
 	Shard, Shards int
 	// NoDeadlock turns the deadlock check off.
 	NoDeadlock bool
-	// Program is the model compiled by the caller (checker.Compile);
+	// Program is the model compiled by the caller (machine.Compile);
 	// nil: Run compiles it.
-	Program *checker.Program
+	Program *machine.Program
 }
 
 // Result is the outcome of [Run].
@@ -157,7 +158,7 @@ func Run(ctx context.Context, m *spec.Model, opts Options) (*Result, error) {
 	prog := opts.Program
 	if prog == nil {
 		var err error
-		if prog, err = checker.Compile(m); err != nil {
+		if prog, err = machine.Compile(m); err != nil {
 			return nil, err
 		}
 	}
@@ -172,8 +173,8 @@ func Run(ctx context.Context, m *spec.Model, opts Options) (*Result, error) {
 type sim struct {
 	ctx  context.Context
 	opts Options
-	prog *checker.Program
-	invs []*checker.Pred
+	prog *machine.Program
+	invs []*machine.Pred
 
 	next  atomic.Int64 // the next walk number within the shard
 	count int64        // walks in the shard; -1: no bound
@@ -181,7 +182,7 @@ type sim struct {
 	start time.Time
 }
 
-func newSim(ctx context.Context, prog *checker.Program, opts Options) (*sim, error) {
+func newSim(ctx context.Context, prog *machine.Program, opts Options) (*sim, error) {
 	s := &sim{ctx: ctx, opts: opts, prog: prog, count: -1, start: time.Now()}
 	for _, in := range prog.Model.Invariants {
 		pr, err := prog.CompileExpr(in.Expr)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -101,7 +102,7 @@ func TestExamples(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			prog, err := checker.Compile(m)
+			prog, err := machine.Compile(m)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -131,7 +132,7 @@ func TestExamples(t *testing.T) {
 					t.Errorf("%d walks run, want 2000", got.Stats.Walks)
 				}
 			default:
-				t.Fatalf("check: %v (%s)", want.Verdict, want.Reason)
+				t.Fatalf("check: %v (%s)", want.Verdict, want.Reason())
 			}
 			if got.Stats.Depth > DefaultDepth {
 				t.Errorf("a walk took %d steps, more than the bound %d", got.Stats.Depth, DefaultDepth)
@@ -147,7 +148,7 @@ func TestExamples(t *testing.T) {
 // its first state must be initial, each step a successor of the one
 // before by its action with its agent answers, and the last state (or
 // step) must be the violation.
-func validTrace(prog *checker.Program, v *checker.Violation, noDeadlock bool) error {
+func validTrace(prog *machine.Program, v *checker.Violation, noDeadlock bool) error {
 	m := prog.NewMachine()
 	m.RecordAnswers(true)
 	md := prog.Model
@@ -167,7 +168,7 @@ func validTrace(prog *checker.Program, v *checker.Violation, noDeadlock bool) er
 	if atAction {
 		states = tr[:len(tr)-1]
 	}
-	match := func(st checker.Step, action int, t checker.State) bool {
+	match := func(st checker.Step, action int, t machine.State) bool {
 		got := make([]int64, prog.Slots())
 		prog.Unpack(got, t)
 		return action == st.Action && slices.Equal(got, st.State) &&
@@ -180,11 +181,11 @@ func validTrace(prog *checker.Program, v *checker.Violation, noDeadlock bool) er
 		ok := false
 		var err error
 		if i == 0 {
-			err = m.Init(func(_ int, t checker.State) { ok = ok || match(st, -1, t) })
+			err = m.Init(func(_ int, t machine.State) { ok = ok || match(st, -1, t) })
 		} else {
-			err = m.Successors(prev, func(a, _ int, t checker.State) { ok = ok || match(st, a, t) })
+			err = m.Successors(prev, func(a, _ int, t machine.State) { ok = ok || match(st, a, t) })
 		}
-		var ex *checker.ExecError
+		var ex *machine.ExecError
 		if err != nil && !errors.As(err, &ex) {
 			return fmt.Errorf("step %d: %v", i, err)
 		}
@@ -195,13 +196,13 @@ func validTrace(prog *checker.Program, v *checker.Violation, noDeadlock bool) er
 	}
 	var execErr error
 	if prev == nil {
-		execErr = m.Init(func(int, checker.State) {})
+		execErr = m.Init(func(int, machine.State) {})
 	} else {
-		execErr = m.Successors(prev, func(int, int, checker.State) {})
+		execErr = m.Successors(prev, func(int, int, machine.State) {})
 	}
 	n := 0
 	if prev != nil {
-		_ = m.Successors(prev, func(int, int, checker.State) { n++ })
+		_ = m.Successors(prev, func(int, int, machine.State) { n++ })
 	}
 	evalInv := func() (int64, error) {
 		for _, in := range md.Invariants {
@@ -234,7 +235,7 @@ func validTrace(prog *checker.Program, v *checker.Violation, noDeadlock bool) er
 			return fmt.Errorf("terminal: %d successors, %v, want %s", n, err, v.Msg)
 		}
 	default:
-		var ex *checker.ExecError
+		var ex *machine.ExecError
 		if !errors.As(execErr, &ex) || ex.Pos != v.Pos || ex.Msg != v.Msg || ex.Kind != v.Kind || ex.Action != tr[len(tr)-1].Action {
 			return fmt.Errorf("the last state's failure is %v, want %s: %s in step action %d", execErr, v.Pos, v.Msg, tr[len(tr)-1].Action)
 		}
@@ -243,7 +244,7 @@ func validTrace(prog *checker.Program, v *checker.Violation, noDeadlock bool) er
 }
 
 func execMsg(err error) string {
-	var ex *checker.ExecError
+	var ex *machine.ExecError
 	if errors.As(err, &ex) {
 		return ex.Msg
 	}
@@ -284,7 +285,7 @@ func TestWorkers(t *testing.T) {
 // TestShards: the shards of a run are disjoint and cover its walks, and
 // together they give the unsharded run's figures and violation.
 func TestShards(t *testing.T) {
-	prog, err := checker.Compile(load(t, example{path: "../examples/approval/toctou.wrap"}))
+	prog, err := machine.Compile(load(t, example{path: "../examples/approval/toctou.wrap"}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
 )
 
 // what says where a walk found its violation.
@@ -28,7 +29,7 @@ type found struct {
 	steps int // steps of the trace: the states, plus the failing step of atInit and atAction
 	what  what
 	inv   int                // atInvariant, atInvError: the invariant
-	err   *checker.ExecError // atInit, atInvError, atTerminal, atAction
+	err   *machine.ExecError // atInit, atInvError, atTerminal, atAction
 	path  []uint32           // per state of the trace, its ordinal among the successors (init states) of the one before
 	last  []uint64           // the last state, packed
 }
@@ -42,15 +43,15 @@ func (f *found) less(g *found) bool {
 // walker runs walks on one goroutine with its own machine.
 type walker struct {
 	s   *sim
-	m   *checker.Machine
+	m   *machine.Machine
 	pcg rand.PCG
 
 	cur, nxt []uint64
 	path     []uint32
 	seen     uint64 // successors visited at the current step
 	pick     uint32 // the ordinal of the one picked so far
-	visitI   func(branch int, t checker.State)
-	visitS   func(action, branch int, t checker.State)
+	visitI   func(branch int, t machine.State)
+	visitS   func(action, branch int, t machine.State)
 
 	walks, steps, ends int64
 	depth              int
@@ -62,15 +63,15 @@ func newWalker(s *sim) *walker {
 		cur: make([]uint64, s.prog.Words()), nxt: make([]uint64, s.prog.Words())}
 	ctx := s.ctx
 	w.m.SetInterrupt(func() bool { return ctx.Err() != nil })
-	w.visitI = func(_ int, t checker.State) { w.offer(t) }
-	w.visitS = func(_, _ int, t checker.State) { w.offer(t) }
+	w.visitI = func(_ int, t machine.State) { w.offer(t) }
+	w.visitS = func(_, _ int, t machine.State) { w.offer(t) }
 	return w
 }
 
 // offer is reservoir sampling over the successors of a step: the i-th
 // one (from 0) replaces the pick with probability 1/(i+1), so that each
 // is picked with probability 1/n without holding them all.
-func (w *walker) offer(t checker.State) {
+func (w *walker) offer(t machine.State) {
 	i := w.seen
 	w.seen++
 	if i == 0 || w.below(i+1) == 0 {
@@ -187,7 +188,7 @@ func (w *walker) done(end bool) {
 // fail ends walk k with a violation (err: the failure, for the kinds
 // that have one).
 func (w *walker) fail(k int64, at what, inv int, err error) {
-	var ex *checker.ExecError
+	var ex *machine.ExecError
 	if err != nil && !errors.As(err, &ex) {
 		return // interrupted: the walk's outcome is unknown
 	}
@@ -219,7 +220,7 @@ func (w *walker) violation(f *found) *checker.Violation {
 	m := prog.NewMachine()
 	m.RecordAnswers(true)
 	v := &checker.Violation{LoopStart: -1}
-	unpack := func(t checker.State) []int64 {
+	unpack := func(t machine.State) []int64 {
 		st := make([]int64, prog.Slots())
 		prog.Unpack(st, t)
 		return st
@@ -228,7 +229,7 @@ func (w *walker) violation(f *found) *checker.Violation {
 	for i, ord := range f.path {
 		n := uint32(0)
 		var got *checker.Step
-		take := func(action int, t checker.State) {
+		take := func(action int, t machine.State) {
 			if n == ord {
 				got = &checker.Step{Action: action, State: unpack(t), Asked: cloneAnswers(m.Asked())}
 				cur = slices.Clone(t)
@@ -236,9 +237,9 @@ func (w *walker) violation(f *found) *checker.Violation {
 			n++
 		}
 		if i == 0 {
-			_ = m.Init(func(_ int, t checker.State) { take(-1, t) })
+			_ = m.Init(func(_ int, t machine.State) { take(-1, t) })
 		} else {
-			_ = m.Successors(cur, func(a, _ int, t checker.State) { take(a, t) })
+			_ = m.Successors(cur, func(a, _ int, t machine.State) { take(a, t) })
 		}
 		if got == nil {
 			panic("wrapcheck internal error: simulate: the replayed walk lost a step")
@@ -253,9 +254,9 @@ func (w *walker) violation(f *found) *checker.Violation {
 	case atInit, atAction:
 		var err error
 		if f.what == atInit {
-			err = m.Init(func(int, checker.State) {})
+			err = m.Init(func(int, machine.State) {})
 		} else {
-			err = m.Successors(cur, func(int, int, checker.State) {})
+			err = m.Successors(cur, func(int, int, machine.State) {})
 		}
 		if !errors.As(err, &ex) || ex.Pos != f.err.Pos || ex.Msg != f.err.Msg {
 			panic("wrapcheck internal error: simulate: the replayed walk lost its failure")
@@ -264,7 +265,8 @@ func (w *walker) violation(f *found) *checker.Violation {
 		if ex.Action >= 0 {
 			v.Name = md.Actions[ex.Action].Name
 		}
-		v.Trace = append(v.Trace, m.FailedStep())
+		a, st, asked := m.FailedStep()
+		v.Trace = append(v.Trace, checker.Step{Action: a, State: slices.Clone(st), Asked: cloneAnswers(asked)})
 	case atInvariant:
 		in := md.Invariants[f.inv]
 		v.Kind, v.Name, v.Pos, v.Msg = checker.Invariant, in.Name, in.Pos, "invariant "+in.Name+" is violated"

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/simulate"
 )
@@ -109,7 +110,7 @@ func runSimulate(cmd *cobra.Command, path string, f simulateFlags) error {
 	if err != nil {
 		return renderError(cmd, format, file, err)
 	}
-	compiled, err := checker.Compile(m)
+	compiled, err := machine.Compile(m)
 	if err != nil {
 		return renderError(cmd, format, file, &exitError{code: exitUsage, err: err})
 	}

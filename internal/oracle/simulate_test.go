@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/simulate"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
@@ -38,7 +39,7 @@ func TestSimulateRandom(t *testing.T) {
 		if want.Verdict == checker.Unknown {
 			continue
 		}
-		prog, err := checker.Compile(m)
+		prog, err := machine.Compile(m)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -78,7 +79,7 @@ func TestSimulateRandom(t *testing.T) {
 }
 
 // runOf reports how v's trace is not a run of prog ending in v.
-func runOf(prog *checker.Program, v *checker.Violation, noDeadlock bool) error {
+func runOf(prog *machine.Program, v *checker.Violation, noDeadlock bool) error {
 	m := prog.NewMachine()
 	m.RecordAnswers(true)
 	pack := func(st []int64) []uint64 {
@@ -95,15 +96,15 @@ func runOf(prog *checker.Program, v *checker.Violation, noDeadlock bool) error {
 	var prev []uint64
 	for i, st := range states {
 		ok := false
-		visit := func(a int, t checker.State) {
+		visit := func(a int, t machine.State) {
 			got := make([]int64, prog.Slots())
 			prog.Unpack(got, t)
 			ok = ok || a == st.Action && slices.Equal(got, st.State) && len(m.Asked()) == len(st.Asked) && (len(st.Asked) == 0 || cmp.Equal(m.Asked(), st.Asked))
 		}
 		if i == 0 {
-			_ = m.Init(func(_ int, t checker.State) { visit(-1, t) })
+			_ = m.Init(func(_ int, t machine.State) { visit(-1, t) })
 		} else {
-			_ = m.Successors(prev, func(a, _ int, t checker.State) { visit(a, t) })
+			_ = m.Successors(prev, func(a, _ int, t machine.State) { visit(a, t) })
 		}
 		if !ok {
 			return fmt.Errorf("step %d is not a successor of step %d by its action and answers", i, i-1)
@@ -113,11 +114,11 @@ func runOf(prog *checker.Program, v *checker.Violation, noDeadlock bool) error {
 	n := 0
 	var execErr error
 	if prev == nil {
-		execErr = m.Init(func(int, checker.State) {})
+		execErr = m.Init(func(int, machine.State) {})
 	} else {
-		execErr = m.Successors(prev, func(int, int, checker.State) { n++ })
+		execErr = m.Successors(prev, func(int, int, machine.State) { n++ })
 	}
-	var ex *checker.ExecError
+	var ex *machine.ExecError
 	switch {
 	case failing:
 		if !errors.As(execErr, &ex) || ex.Pos != v.Pos || ex.Msg != v.Msg || ex.Action != v.Trace[len(v.Trace)-1].Action {
