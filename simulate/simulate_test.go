@@ -443,3 +443,35 @@ func TestOptionErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestWalkAllocs: a walk that finds nothing allocates nothing per step
+// (the successors are sampled in place, the invariants evaluated on the
+// walker's machine).
+func TestWalkAllocs(t *testing.T) {
+	m := load(t, example{path: "../examples/peers/pipeline.wrap", defines: map[string]int64{"K": 2, "N": 2}})
+	prog, err := machine.Compile(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := Options{Walks: 1, Depth: 200, Workers: 1, NoDeadlock: true}
+	if err := o.normalise(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := newSim(context.Background(), prog, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWalker(s)
+	k := int64(0)
+	w.walk(k) // the machine and the path reach their sizes
+	allocs := testing.AllocsPerRun(20, func() {
+		k++
+		w.walk(k)
+	})
+	if w.best != nil {
+		t.Fatalf("walk %d found %v", w.best.walk, w.best.what)
+	}
+	if steps := float64(w.steps) / float64(w.walks); allocs > 0 {
+		t.Errorf("%.1f allocations per walk of %.0f steps on average", allocs, steps)
+	}
+}
