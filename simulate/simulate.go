@@ -84,8 +84,9 @@ type Result struct {
 	Violation *checker.Violation
 	// Walk is the index of the walk that found Violation, -1 for none.
 	Walk int64
-	// Reason says why the run ended: "walks done", "timeout" or
-	// "interrupted".
+	// Reason says why the run ended: "walks done", "timeout",
+	// "interrupted", or, for a run without a walk budget (UntilDone),
+	// "violation found".
 	Reason string
 	// Unchecked lists the LTL properties of the model, which simulation
 	// does not check.
@@ -253,6 +254,8 @@ func (s *sim) run() *Result {
 		res.Reason = "timeout"
 	case err != nil:
 		res.Reason = "interrupted"
+	case s.count < 0:
+		res.Reason = "violation found" // an unbounded run ends at its first violation
 	default:
 		res.Reason = "walks done"
 	}

@@ -411,8 +411,8 @@ func TestTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Verdict != checker.Violated || r.Reason != "walks done" {
-		t.Errorf("verdict %v, reason %q; want violated, walks done", r.Verdict, r.Reason)
+	if r.Verdict != checker.Violated || r.Reason != "violation found" {
+		t.Errorf("verdict %v, reason %q; want violated, violation found", r.Verdict, r.Reason)
 	}
 }
 

@@ -151,3 +151,29 @@ func contains(xs []string, x string) bool {
 	}
 	return false
 }
+
+// TestSimulateTimeoutAlone: with --timeout and no --walks, the run ends
+// at the first violation (or the timeout), and says which.
+func TestSimulateTimeoutAlone(t *testing.T) {
+	simDir(t)
+	tests := []struct {
+		spec string
+		code int
+		want []string
+	}{
+		{"toctou.wrap", 1, []string{`"verdict": "violated"`, `"reason": "violation found"`, `"walks": null`}},
+		{"holds.wrap", 3, []string{`"verdict": "incomplete"`, `"reason": "timeout"`, `"walks": null`}},
+	}
+	for _, tt := range tests {
+		var stdout, stderr bytes.Buffer
+		code := run([]string{"simulate", "--timeout", "300ms", "--format", "json", tt.spec}, &stdout, &stderr)
+		if code != tt.code {
+			t.Fatalf("%s: exit %d, want %d\n%s%s", tt.spec, code, tt.code, stdout.String(), stderr.String())
+		}
+		for _, w := range tt.want {
+			if !regexp.MustCompile(w).MatchString(stdout.String()) {
+				t.Errorf("%s: stdout does not match %s:\n%s", tt.spec, w, stdout.String())
+			}
+		}
+	}
+}
