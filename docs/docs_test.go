@@ -90,7 +90,7 @@ func mainTest(m *testing.M) int {
 }
 
 // owned lists the documents whose relative links are checked.
-var owned = []string{"docs/README.md", "docs/tutorial.md", "docs/safety-vs-liveness.md", "docs/patterns.md", "docs/pipeline.md", "docs/architecture.md", "docs/language.md", "docs/performance.md"}
+var owned = []string{"docs/README.md", "docs/tutorial.md", "docs/safety-vs-liveness.md", "docs/patterns.md", "docs/pipeline.md", "docs/architecture.md", "docs/language.md", "docs/performance.md", "docs/simulate.md"}
 
 // documents returns the Markdown files the test reads, relative to root.
 func documents(t *testing.T) []string {

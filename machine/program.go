@@ -301,6 +301,11 @@ type Machine struct {
 
 	visit func(action, branch int, t State)
 	start int
+	// pubLeaf is publicLeaf and pubInit the visit of Init, which calls
+	// initVisit, made once by NewMachine.
+	pubLeaf   func(m *Machine)
+	pubInit   func(action, branch int, t State)
+	initVisit func(branch int, t State)
 
 	// Interruption (SetInterrupt): interrupt is polled when countdown,
 	// decremented by every quantifier iteration, choose branch and agent
@@ -326,8 +331,13 @@ func (p *Program) NewMachine() *Machine {
 	p.mu.Lock()
 	n := p.memSize
 	p.mu.Unlock()
-	return &Machine{p: p, mem: padded(n), vec: make([]uint64, p.lay.words), trail: make([]undo, 0, 64),
+	m := &Machine{p: p, mem: padded(n), vec: make([]uint64, p.lay.words), trail: make([]undo, 0, 64),
 		countdown: pollEvery, halt: site{kind: RuntimeError, msg: "evaluation interrupted"}}
+	// Made once: a method value or closure made in Init or Successors
+	// would be allocated on every call.
+	m.pubLeaf = m.publicLeaf
+	m.pubInit = func(_, b int, t State) { m.initVisit(b, t) }
+	return m
 }
 
 // SetInterrupt sets the function the machine polls during long
@@ -574,8 +584,9 @@ func (m *Machine) Init(visit func(branch int, t State)) error {
 	m.grow()
 	m.unhalt()
 	m.clearFailure()
-	m.visit = func(_, b int, t State) { visit(b, t) }
-	m.leaf = m.publicLeaf
+	m.initVisit = visit
+	m.visit = m.pubInit
+	m.leaf = m.pubLeaf
 	m.start = 0
 	ok := m.runInit()
 	if m.halted {
