@@ -28,7 +28,7 @@ type example struct {
 	v    *checker.Violation
 }
 
-func examples(t *testing.T) []example {
+func examples(t testing.TB) []example {
 	t.Helper()
 	data, err := os.ReadFile("../examples/EXPECTED.tsv")
 	if err != nil {
