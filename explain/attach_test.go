@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/internal/golden"
 	"github.com/wrapcheck/wrapcheck/replay"
@@ -104,9 +105,28 @@ func TestAttach(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			m, res := loadCase(t, tt.path, tt.src, tt.opts)
 			notes := len(res.Notes)
-			Attach(m, res)
-			if d := cmp.Diff(res.Notes[:notes], res.Notes); d != "" {
-				t.Errorf("Attach added notes (-want +got):\n%s", d)
+			if err := Attach(context.Background(), m, res, verify.Options{Workers: 1}); err != nil {
+				t.Fatal(err)
+			}
+			// The notes added are the checked fixes of the lassos.
+			var want []string
+			for _, v := range report.Violations(res) {
+				if v.LoopStart >= 0 {
+					c, err := Liveness(m, v)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := c.CheckFixes(context.Background(), m, v, verify.Options{Workers: 1}); err != nil {
+						t.Fatal(err)
+					}
+					want = append(want, c.FixNotes()...)
+				}
+			}
+			if d := cmp.Diff(want, res.Notes[notes:], cmpopts.EquateEmpty()); d != "" {
+				t.Errorf("the notes Attach added (-want +got):\n%s", d)
+			}
+			if tt.lassos > 0 && len(want) == 0 {
+				t.Errorf("no note on the checked fixes of a lasso")
 			}
 			finite, lassos := 0, 0
 			for _, v := range report.Violations(res) {
@@ -241,7 +261,9 @@ func TestCheckRenderings(t *testing.T) {
 				res = &checker.Result{Verdict: checker.Violated, Violation: rr.Violation, Violations: []*checker.Violation{rr.Violation}}
 			}
 			res.Stats.Seconds, res.Stats.PropertySeconds, res.Stats.Workers, res.Stats.PeakHeapBytes = 0, 0, 0, 0
-			Attach(m, res)
+			if err := Attach(context.Background(), m, res, verify.Options{Workers: 1}); err != nil {
+				t.Fatal(err)
+			}
 			var b bytes.Buffer
 			for _, f := range []struct {
 				name   string

@@ -37,7 +37,9 @@ func BenchmarkAttach(b *testing.B) {
 				for _, v := range res.Violations {
 					v.Slice = nil
 				}
-				Attach(ex.m, res)
+				if err := Attach(context.Background(), ex.m, res, verify.Options{Workers: 1}); err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
 	}

@@ -27,6 +27,7 @@
 package explain
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -34,6 +35,7 @@ import (
 
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verify"
 )
 
 // Step is one step of an explained trace.
@@ -52,28 +54,52 @@ func (e *Explanation) Slice() *checker.Slice {
 	return &checker.Slice{Steps: e.Steps, Reads: e.Reads}
 }
 
-// Attach computes the causal slice of every finite violation of res
-// ([Safety]) and attaches it to the violation (checker.Violation.Slice),
-// so that every renderer of package report marks the essential steps and
-// says why. Lassos are left as they are. A violation that cannot be
-// explained (a trace that replay cannot follow, such as a failure of the
-// terminal condition) keeps no slice, and a note in res.Notes says why.
-func Attach(m *spec.Model, res *checker.Result) {
+// Attach explains every violation of res where check prints it
+// (`wrapcheck check --explain`): it computes the causal slice of each
+// finite violation ([Safety]) and attaches it to the violation
+// (checker.Violation.Slice), so that every renderer of package report
+// marks the essential steps and says why; for a lasso it checks which of
+// the fairness declarations that would exclude its cycle make the
+// property hold ([Cycle.CheckFixes], with opts) and adds what it found to
+// res.Notes. A violation that cannot be explained (a trace that replay
+// cannot follow) keeps no slice, and a note says why. The error is that
+// of a search (an interrupt).
+func Attach(ctx context.Context, m *spec.Model, res *checker.Result, opts verify.Options) error {
 	vs := slices.Clone(res.Violations)
 	if v := res.Violation; v != nil && !slices.Contains(vs, v) {
 		vs = append(vs, v)
 	}
+	note := func(n string) {
+		if !slices.Contains(res.Notes, n) {
+			res.Notes = append(res.Notes, n)
+		}
+	}
 	for _, v := range vs {
-		if v.LoopStart >= 0 || v.Slice != nil {
+		if v.LoopStart >= 0 {
+			c, err := Liveness(m, v)
+			if err != nil {
+				note("no explanation of the cycle: " + err.Error())
+				continue
+			}
+			if err := c.CheckFixes(ctx, m, v, opts); err != nil {
+				return err
+			}
+			for _, n := range c.FixNotes() {
+				note(n)
+			}
+			continue
+		}
+		if v.Slice != nil {
 			continue
 		}
 		e, err := Safety(m, v)
 		if err != nil {
-			res.Notes = append(res.Notes, "no causal slice: "+err.Error())
+			note("no causal slice: " + err.Error())
 			continue
 		}
 		v.Slice = e.Slice()
 	}
+	return nil
 }
 
 // Safety explains the finite counterexample v of m. The error reports a

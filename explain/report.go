@@ -76,27 +76,15 @@ func (x *Report) Text(w io.Writer) error {
 	}
 	if c := x.Cycle; c != nil {
 		b.WriteString("\n")
-		switch {
-		case c.Stops:
-			b.WriteString("the run stops: its last state has no enabled action and repeats forever\n")
-		default:
+		if !c.Stops {
 			fmt.Fprintf(&b, "the cycle: %s, forever\n", strings.Join(c.Actions, ", "))
 			if len(c.Asked) > 0 {
 				fmt.Fprintf(&b, "agents answering on it: %s\n", strings.Join(c.Asked, ", "))
 			}
 		}
-		for _, e := range c.Excluders {
-			verdict := "excludes this cycle, but the property is still violated with it"
-			if slices.Contains(c.Fixes, e) {
-				verdict = "makes the property hold"
-			}
-			fmt.Fprintf(&b, "adding %s %s\n", e, verdict)
-		}
-		switch {
-		case c.AgentDriven:
-			b.WriteString("the agents' answers drive it: no fairness can rule it out, the design must\n")
-		case c.NoFairness:
-			b.WriteString("no fairness rules it out: strong fairness of every process and action leaves the property violated\n")
+		// The sentences check's notes have, and what the checked fixes found.
+		for _, n := range append(c.Notes(), c.FixNotes()...) {
+			b.WriteString(n + "\n")
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -126,6 +114,8 @@ func (x *Report) JSON(w io.Writer) error {
 		NoFairness  bool     `json:"no_fairness"`
 		AgentDriven bool     `json:"agent_driven"`
 		Stops       bool     `json:"stops"`
+		// Notes are the sentences of the text: check's notes and the fixes.
+		Notes []string `json:"notes"`
 	}
 	type violation struct {
 		Name      string `json:"name"`
@@ -182,7 +172,7 @@ func (x *Report) JSON(w io.Writer) error {
 			return xs
 		}
 		out.Cycle = &cycle{Actions: nn(c.Actions), Asked: nn(c.Asked), Excluders: nn(c.Excluders), Fixes: nn(c.Fixes),
-			NoFairness: c.NoFairness, AgentDriven: c.AgentDriven, Stops: c.Stops}
+			NoFairness: c.NoFairness, AgentDriven: c.AgentDriven, Stops: c.Stops, Notes: nn(append(c.Notes(), c.FixNotes()...))}
 	}
 	data, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {
@@ -265,11 +255,8 @@ func (x *Report) Mermaid(w io.Writer) error {
 	}
 	if c := x.Cycle; c != nil {
 		var notes []string
-		for _, f := range c.Fixes {
-			notes = append(notes, esc("adding "+f+" makes the property hold"))
-		}
-		if c.AgentDriven {
-			notes = append(notes, esc("the agents' answers drive it: no fairness can rule it out, the design must"))
+		for _, n := range append(c.Notes(), c.FixNotes()...) {
+			notes = append(notes, esc(n))
 		}
 		if len(notes) > 0 {
 			fmt.Fprintf(&b, "  Note over %s: %s\n", over, strings.Join(notes, "<br/>"))

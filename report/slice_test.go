@@ -2,12 +2,14 @@ package report_test
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/explain"
 	"github.com/wrapcheck/wrapcheck/report"
+	"github.com/wrapcheck/wrapcheck/verify"
 )
 
 // TestSliceFormats renders every case with the causal slice attached
@@ -24,7 +26,9 @@ func TestSliceFormats(t *testing.T) {
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r := checkCase(t, i)
-			explain.Attach(r.m, r.res)
+			if err := explain.Attach(context.Background(), r.m, r.res, verify.Options{Workers: 1}); err != nil {
+				t.Fatal(err)
+			}
 			steps, essential, because := 0, 0, 0
 			for _, v := range report.Violations(r.res) {
 				if v.LoopStart >= 0 {

@@ -169,11 +169,7 @@ func Run(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, err
 		} else {
 			res.Undecided = propertiesAfter(m, opts.Only, lres.Violation.Name)
 		}
-		notes, err := starvation(prog, res.Violation)
-		if err != nil {
-			return nil, err
-		}
-		res.Notes = append(res.Notes, notes...)
+		res.Notes = append(res.Notes, cycleNotes(prog, res.Violation)...)
 	case lres.Verdict == checker.Unknown && res.Verdict == checker.Holds:
 		res.Verdict, res.Reason = checker.Unknown, lres.Reason
 		res.Undecided = selectedProperties(m, opts.Only)
@@ -260,11 +256,7 @@ func continueProperties(ctx context.Context, prog *checker.Program, opts Options
 			if res.Verdict != checker.Violated {
 				res.Verdict, res.Violation, res.Reason = checker.Violated, v, ""
 			}
-			notes, err := starvation(prog, v)
-			if err != nil {
-				return err
-			}
-			for _, n := range notes {
+			for _, n := range cycleNotes(prog, v) {
 				if !slices.Contains(res.Notes, n) {
 					res.Notes = append(res.Notes, n)
 				}
