@@ -47,8 +47,11 @@ func (x *Report) Text(w io.Writer) error {
 	for i, st := range v.Trace {
 		mark := " "
 		label := "initial state"
-		if st.Action >= 0 {
+		switch {
+		case st.Action >= 0:
 			label = m.Actions[st.Action].Name
+		case i > 0:
+			label = "(no action enabled: the state repeats)"
 		}
 		parts := report.StepParts(m, v.Trace, i)
 		if x.Slice != nil && x.Slice.Steps[i].Essential {
@@ -211,16 +214,20 @@ func (x *Report) Mermaid(w io.Writer) error {
 				lines = append(lines, esc(vr.Name+" = "+report.ValueText(vr.Type, cur)))
 			}
 		}
-		if st.Action < 0 {
-			fmt.Fprintf(&b, "  Note over %s: %s\n", over, strings.Join(append([]string{"0. initial state"}, lines...), "<br/>"))
-			continue
-		}
 		if i == v.LoopStart {
 			b.WriteString("  loop the cycle\n")
 		}
 		ind := "  "
 		if v.LoopStart >= 0 && i >= v.LoopStart {
 			ind = "    "
+		}
+		if st.Action < 0 {
+			head := "0. initial state"
+			if i > 0 {
+				head = fmt.Sprintf("%d. no action enabled: the state repeats", i)
+			}
+			fmt.Fprintf(&b, "%sNote over %s: %s\n", ind, over, strings.Join(append([]string{head}, lines...), "<br/>"))
+			continue
 		}
 		essential := x.Slice != nil && x.Slice.Steps[i].Essential
 		if essential {

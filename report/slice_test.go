@@ -119,3 +119,26 @@ func TestSliceFormats(t *testing.T) {
 		})
 	}
 }
+
+// TestExplainMermaid checks the Mermaid diagram of `wrapcheck explain`
+// (package explain renders it in check's layout) against the same
+// grammar, on every violated case: loop blocks closed, highlighted steps
+// closed, texts escaped.
+func TestExplainMermaid(t *testing.T) {
+	for i, c := range cases {
+		if c.verdict != checker.Violated {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			r := checkCase(t, i)
+			x, err := explain.Explain(context.Background(), r.m, r.res.Violation, explain.Options{Verify: verify.Options{Workers: 1}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			mm := string(render(t, func(w *bytes.Buffer) error { return x.Mermaid(w) }))
+			if errs := checkMermaid(mm); len(errs) > 0 {
+				t.Errorf("%s\n%s", strings.Join(errs, "\n"), mm)
+			}
+		})
+	}
+}
