@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/internal/golden"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/replay"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
@@ -168,18 +169,18 @@ func TestAttach(t *testing.T) {
 // state init of m, each by its first successor.
 func runOf(t *testing.T, m *spec.Model, init []int64, names ...string) []checker.Step {
 	t.Helper()
-	prog, err := checker.Compile(m)
+	prog, err := machine.Compile(m)
 	if err != nil {
 		t.Fatal(err)
 	}
 	mach := prog.NewMachine()
-	s := make(checker.State, prog.Words())
+	s := make(machine.State, prog.Words())
 	prog.Pack(s, init)
 	trace := []checker.Step{{Action: -1, State: init}}
 	for _, name := range names {
-		var next checker.State
+		var next machine.State
 		act := -1
-		_ = mach.Successors(s, func(a, _ int, u checker.State) {
+		_ = mach.Successors(s, func(a, _ int, u machine.State) {
 			if next == nil && m.Actions[a].Name == name {
 				next, act = slices.Clone(u), a
 			}

@@ -2,6 +2,7 @@ package explain
 
 import (
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
@@ -15,7 +16,7 @@ type Cycle = verify.Cycle
 // a model the engine cannot compile, a finite counterexample, or a cycle
 // that does not close.
 func Liveness(m *spec.Model, v *checker.Violation) (*Cycle, error) {
-	prog, err := checker.Compile(m)
+	prog, err := machine.Compile(m)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -91,23 +92,23 @@ func isInstance(m *spec.Model, s Starved) bool {
 }
 
 // hasSuccessor reports whether some action is enabled (or fails) in s.
-func hasSuccessor(mach *checker.Machine, s checker.State) bool {
+func hasSuccessor(mach *machine.Machine, s machine.State) bool {
 	moves := false
-	err := mach.Successors(s, func(int, int, checker.State) { moves = true })
+	err := mach.Successors(s, func(int, int, machine.State) { moves = true })
 	return moves || err != nil
 }
 
 // Liveness analyses the cycle of the lasso v of prog's model. The error
 // reports a finite counterexample or a cycle that does not close.
-func Liveness(prog *checker.Program, v *checker.Violation) (*Cycle, error) {
+func Liveness(prog *machine.Program, v *checker.Violation) (*Cycle, error) {
 	if v == nil || v.LoopStart < 0 || v.LoopStart >= len(v.Trace) {
 		return nil, fmt.Errorf("verify: not a liveness counterexample")
 	}
 	m := prog.Model
 	mach := prog.NewMachine()
 	mach.RecordAnswers(true)
-	pack := func(st []int64) checker.State {
-		s := make(checker.State, prog.Words())
+	pack := func(st []int64) machine.State {
+		s := make(machine.State, prog.Words())
 		prog.Pack(s, st)
 		return s
 	}
@@ -116,7 +117,7 @@ func Liveness(prog *checker.Program, v *checker.Violation) (*Cycle, error) {
 	// self-loop when the cycle is one state).
 	target := pack(cyc[0].State)
 	closing, closingAsked := -1, []checker.Answer(nil)
-	_ = mach.Successors(pack(cyc[len(cyc)-1].State), func(a, _ int, t checker.State) {
+	_ = mach.Successors(pack(cyc[len(cyc)-1].State), func(a, _ int, t machine.State) {
 		if closing < 0 && slices.Equal(t, target) {
 			closing = a
 			for _, x := range mach.Asked() {
@@ -167,7 +168,7 @@ func Liveness(prog *checker.Program, v *checker.Violation) (*Cycle, error) {
 	for _, st := range cyc {
 		clear(here)
 		clear(hereAct)
-		err := mach.Successors(pack(st.State), func(a, _ int, _ checker.State) {
+		err := mach.Successors(pack(st.State), func(a, _ int, _ machine.State) {
 			hereAct[a] = true
 			here[m.Actions[a].Process] = true
 		})

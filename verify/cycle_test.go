@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -159,7 +160,7 @@ func TestCycleRecheck(t *testing.T) {
 			if v == nil || v.LoopStart < 0 {
 				t.Fatalf("no lasso: %v", res.Verdict)
 			}
-			prog, err := checker.Compile(m)
+			prog, err := machine.Compile(m)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -193,7 +194,7 @@ func TestCycleRecheck(t *testing.T) {
 					t.Errorf("with %s added, check reports the same counterexample", s.Decl)
 				}
 				if r.Verdict == checker.Unknown {
-					t.Errorf("with %s added: %s", s.Decl, r.Reason)
+					t.Errorf("with %s added: %s", s.Decl, r.Reason())
 				}
 			}
 
@@ -328,7 +329,7 @@ fairness weak loop
 			if d := cmp.Diff(tt.notes, res.Notes); d != "" {
 				t.Errorf("notes (-want +got):\n%s", d)
 			}
-			prog, err := checker.Compile(m)
+			prog, err := machine.Compile(m)
 			if err != nil {
 				t.Fatal(err)
 			}

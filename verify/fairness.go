@@ -6,13 +6,14 @@ import (
 
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/ltl"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
 // cycleNotes are the notes of the lasso v: what its cycle starves and
 // which fairness would exclude it, or that none can ([Cycle.Notes]);
 // none for a finite trace or a cycle the analysis cannot follow.
-func cycleNotes(prog *checker.Program, v *checker.Violation) []string {
+func cycleNotes(prog *machine.Program, v *checker.Violation) []string {
 	if v == nil || v.LoopStart < 0 {
 		return nil
 	}
