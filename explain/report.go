@@ -113,6 +113,7 @@ func (x *Report) JSON(w io.Writer) error {
 		Asked       []string `json:"asked"`
 		Excluders   []string `json:"excluders"`
 		Fixes       []string `json:"fixes"`
+		Undecided   []string `json:"undecided"`
 		NoFairness  bool     `json:"no_fairness"`
 		AgentDriven bool     `json:"agent_driven"`
 		Stops       bool     `json:"stops"`
@@ -173,7 +174,7 @@ func (x *Report) JSON(w io.Writer) error {
 			}
 			return xs
 		}
-		out.Cycle = &cycle{Actions: nn(c.Actions), Asked: nn(c.Asked), Excluders: nn(c.Excluders), Fixes: nn(c.Fixes),
+		out.Cycle = &cycle{Actions: nn(c.Actions), Asked: nn(c.Asked), Excluders: nn(c.Excluders), Fixes: nn(c.Fixes), Undecided: nn(c.Undecided),
 			NoFairness: c.NoFairness, AgentDriven: c.AgentDriven, Stops: c.Stops, Notes: nn(append(c.Notes(), c.FixNotes()...))}
 	}
 	data, err := json.MarshalIndent(out, "", "  ")

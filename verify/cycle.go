@@ -46,6 +46,10 @@ type Cycle struct {
 	// Fixes (set by [Cycle.CheckFixes]) are the excluders that, added alone,
 	// make the property hold.
 	Fixes []string
+	// Undecided (set by [Cycle.CheckFixes]) are the excluders whose check
+	// did not decide the property: a limit or an interrupt stopped it, or
+	// it met a safety violation first.
+	Undecided []string
 	// Checked is set by [Cycle.CheckFixes].
 	Checked bool
 	// NoFairness is set when the property stays violated under strong
@@ -281,9 +285,12 @@ func (c *Cycle) FixNotes() []string {
 		if slices.ContainsFunc(c.Starved[:slices.Index(c.Starved, s)], func(o Starved) bool { return o.Decl == s.Decl }) {
 			continue
 		}
-		if slices.Contains(c.Fixes, s.Decl) {
+		switch {
+		case slices.Contains(c.Fixes, s.Decl):
 			notes = append(notes, fmt.Sprintf("adding `%s` makes the property hold", s.Decl))
-		} else {
+		case slices.Contains(c.Undecided, s.Decl):
+			notes = append(notes, fmt.Sprintf("adding `%s` excludes this cycle; whether the property then holds was not decided (the check stopped early or met another violation)", s.Decl))
+		default:
 			notes = append(notes, fmt.Sprintf("adding `%s` excludes this cycle, but the property is still violated with it", s.Decl))
 		}
 	}
@@ -333,29 +340,42 @@ func fairnessOf(m *spec.Model, x string) *spec.Fairness {
 // whether strong fairness of every process and every action together
 // still leaves it violated: then no fairness can rule it out, and
 // c.NoFairness is set (with c.AgentDriven when agents answer on the
-// cycle). opts configures the checks (Only is set to the property).
+// cycle). A check that does not decide the property (a limit, an
+// interrupt, a safety violation met first) decides nothing: its excluder
+// is listed in c.Undecided, and NoFairness is left as the analysis set it.
+// opts configures the checks (Only is set to the property).
 func (c *Cycle) CheckFixes(ctx context.Context, m *spec.Model, v *checker.Violation, opts Options) error {
 	// Added fairness of one instance of a family is not symmetric, and
 	// the reductions are tuned to the declared fairness: check without.
 	opts.Only, opts.Progress, opts.NoSymmetry, opts.NoPOR, opts.Program, opts.Continue = []string{v.Name}, nil, true, true, nil, false
-	holds := func(extra []*spec.Fairness) (bool, error) {
+	// verdict is Holds, Violated (this property, by a lasso) or Unknown.
+	verdict := func(extra []*spec.Fairness) (checker.Verdict, error) {
 		sub := *m
 		sub.Fairness = append(slices.Clone(m.Fairness), extra...)
 		res, err := Run(ctx, &sub, opts)
 		if err != nil {
-			return false, err
+			return checker.Unknown, err
 		}
-		return res.Verdict == checker.Holds, nil
+		switch {
+		case res.Verdict == checker.Holds:
+			return checker.Holds, nil
+		case res.Verdict == checker.Violated && res.Violation.Kind == checker.Property && res.Violation.Name == v.Name:
+			return checker.Violated, nil
+		}
+		return checker.Unknown, nil
 	}
 	unit := func(name string) *spec.Fairness { return fairnessOf(m, name) }
-	c.Fixes = nil
+	c.Fixes, c.Undecided = nil, nil
 	for _, x := range c.Excluders {
-		ok, err := holds([]*spec.Fairness{unit(x)})
+		got, err := verdict([]*spec.Fairness{unit(x)})
 		if err != nil {
 			return err
 		}
-		if ok {
+		switch got {
+		case checker.Holds:
 			c.Fixes = append(c.Fixes, x)
+		case checker.Unknown:
+			c.Undecided = append(c.Undecided, x)
 		}
 	}
 	var all []*spec.Fairness
@@ -365,11 +385,13 @@ func (c *Cycle) CheckFixes(ctx context.Context, m *spec.Model, v *checker.Violat
 	for _, a := range m.Actions {
 		all = append(all, unit("fairness strong "+a.Name))
 	}
-	ok, err := holds(all)
+	got, err := verdict(all)
 	if err != nil {
 		return err
 	}
-	c.NoFairness = !ok
+	if got != checker.Unknown {
+		c.NoFairness = got == checker.Violated
+	}
 	c.AgentDriven = c.NoFairness && len(c.Asked) > 0
 	c.Checked = true
 	return nil

@@ -348,3 +348,43 @@ fairness weak loop
 		})
 	}
 }
+
+// TestCheckFixesUndecided: a check of a fix that stops early decides
+// nothing: no fix, no "still violated", no "no fairness".
+func TestCheckFixesUndecided(t *testing.T) {
+	m := mustModel(t, `spec S
+var done: bool
+var tick: 0..3
+process worker { action finish when not done { done := true } }
+process clock { action step { tick := (tick + 1) % 4 } }
+property Finishes: eventually done
+`)
+	res, err := Run(context.Background(), m, Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, err := machine.Compile(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Liveness(prog, res.Violation)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CheckFixes(context.Background(), m, res.Violation, Options{Workers: 1, MaxStates: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Fixes) != 0 || c.NoFairness || !slices.Equal(c.Undecided, c.Excluders) || len(c.Excluders) == 0 {
+		t.Errorf("fixes %v, undecided %v of %v, no fairness %v", c.Fixes, c.Undecided, c.Excluders, c.NoFairness)
+	}
+	want := []string{"adding `fairness weak worker` excludes this cycle; whether the property then holds was not decided (the check stopped early or met another violation)"}
+	if d := cmp.Diff(want, c.FixNotes()); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	if err := c.CheckFixes(context.Background(), m, res.Violation, Options{Workers: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]string{"fairness weak worker"}, c.Fixes); d != "" || len(c.Undecided) != 0 {
+		t.Errorf("without a limit: fixes (-want +got):\n%s undecided %v", d, c.Undecided)
+	}
+}
