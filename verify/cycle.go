@@ -118,17 +118,25 @@ func Liveness(prog *machine.Program, v *checker.Violation) (*Cycle, error) {
 	}
 	cyc := v.Trace[v.LoopStart:]
 	// The closing step: from the last entry back to the loop start (a
-	// self-loop when the cycle is one state).
-	target := pack(cyc[0].State)
+	// self-loop when the cycle is one state). The search's lasso closes
+	// by the step that first led to the loop start, from a state equal to
+	// the last one: that edge, and no other with the same states, is the
+	// one its fairness was judged on.
+	ls, last := v.LoopStart, len(v.Trace)-1
 	closing, closingAsked := -1, []checker.Answer(nil)
-	_ = mach.Successors(pack(cyc[len(cyc)-1].State), func(a, _ int, t machine.State) {
-		if closing < 0 && slices.Equal(t, target) {
-			closing = a
-			for _, x := range mach.Asked() {
-				closingAsked = append(closingAsked, checker.Answer{Agent: x.Agent, Value: slices.Clone(x.Value)})
+	if ls > 0 && v.Trace[ls].Action >= 0 && slices.Equal(v.Trace[ls-1].State, v.Trace[last].State) {
+		closing, closingAsked = v.Trace[ls].Action, v.Trace[ls].Asked
+	} else {
+		target := pack(cyc[0].State)
+		_ = mach.Successors(pack(cyc[len(cyc)-1].State), func(a, _ int, t machine.State) {
+			if closing < 0 && slices.Equal(t, target) {
+				closing = a
+				for _, x := range mach.Asked() {
+					closingAsked = append(closingAsked, checker.Answer{Agent: x.Agent, Value: slices.Clone(x.Value)})
+				}
 			}
-		}
-	})
+		})
+	}
 	mach.RecordAnswers(false)
 	if closing < 0 && v.LoopStart == len(v.Trace)-1 && !hasSuccessor(mach, pack(cyc[0].State)) {
 		// The run stops: a state with no enabled action repeats forever.
