@@ -36,8 +36,9 @@ type Cycle struct {
 	// (a declaration names a family, not one instance).
 	Excluders []string
 	// Fair is set when no fairness excludes this cycle: every action
-	// enabled on it is taken on it. Then the property is violated under
-	// any fairness, since this lasso satisfies every fairness assumption.
+	// enabled on it is taken on it (and none fails on it). Then the
+	// property is violated under any fairness, since this lasso satisfies
+	// every fairness assumption.
 	Fair bool
 	// Failing is set when an action fails (an assertion or a runtime
 	// error) in a state of the cycle; that action counts as not enabled
@@ -243,7 +244,8 @@ func Liveness(prog *machine.Program, v *checker.Violation) (*Cycle, error) {
 			c.Excluders = append(c.Excluders, s.Decl)
 		}
 	}
-	c.Fair = len(c.Excluders) == 0
+	// An action that fails on the cycle may be what it starves: no claim.
+	c.Fair = len(c.Excluders) == 0 && !c.Failing
 	c.NoFairness = c.Fair
 	c.AgentDriven = c.NoFairness && len(c.Asked) > 0
 	return c, nil

@@ -56,7 +56,7 @@ func randomLiveSpec(r *rand.Rand) string {
 // strong fairness of everything, and CheckFixes' no-fairness agrees with
 // that check.
 func TestCycleRandom(t *testing.T) {
-	n := 120
+	n := 80
 	if testing.Short() {
 		n = 30
 	}
