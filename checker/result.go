@@ -123,6 +123,41 @@ type Violation struct {
 	// LoopStart is the index in Trace where a lasso's cycle starts, or -1
 	// for a finite trace.
 	LoopStart int
+	// Slice, when not nil, is the causal slice of a finite trace, which
+	// the renderers of package report show. The search never sets it:
+	// package explain computes it (explain.Attach, `wrapcheck check
+	// --explain`).
+	Slice *Slice
+}
+
+// Slice says which steps of a finite counterexample matter to its
+// violation, and why. It is plain data: package explain computes it,
+// package report renders it.
+type Slice struct {
+	// Steps has one entry per Trace entry; Steps[0] (the initial state)
+	// is never essential.
+	Steps []SliceStep
+	// Reads lists the variables the violated check reads, in model order.
+	Reads []string
+}
+
+// SliceStep is one step of a [Slice].
+type SliceStep struct {
+	// Essential is set when the trace without the step, replayed from the
+	// same initial state, is no longer a run of the spec or no longer
+	// reaches the violation.
+	Essential bool
+	// Changed lists the variables the step changed, in model order.
+	Changed []string
+	// BeforeNext is set when the step must come before the next one: the
+	// trace with the two swapped is no longer a run of the spec, or no
+	// longer reaches the violation. Never set on the last step.
+	BeforeNext bool
+	// Because says why the step matters, or is empty: "writes granted,
+	// read by ShippedWhatWasApproved", "writes phase, read by step 3
+	// (wrapper.verify)", "without it step 4 (releaser.release) is not
+	// possible".
+	Because string
 }
 
 // Step is one entry of a trace.

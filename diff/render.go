@@ -337,6 +337,9 @@ func stepsJSON(m *spec.Model, steps []checker.Step) []jsonStep {
 			js.Action = &name
 		}
 		for _, v := range m.Vars {
+			if v.Monitor != nil {
+				continue // a past-time monitor, as in check's JSON: not a variable of the spec
+			}
 			js.State[v.Name] = report.ValueJSON(v.Type, st.State[v.Slot:v.Slot+v.Type.Width])
 		}
 		if len(st.Asked) > 0 {

@@ -27,6 +27,7 @@
 package explain
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -35,29 +36,71 @@ import (
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verify"
 )
 
 // Step is one step of an explained trace.
-type Step struct {
-	Essential bool
-	// Changed lists the variables the step changed, in model order.
-	Changed []string
-	// BeforeNext is set when the step must come before the next one: the
-	// trace with the two swapped is no longer a run of the spec, or no
-	// longer reaches the violation. Never set on the last step.
-	BeforeNext bool
-	// Because says why the step matters, or is empty: "writes granted,
-	// read by ShippedWhatWasApproved", "writes phase, read by step 3
-	// (wrapper.verify)", "without it step 4 (releaser.release) is not
-	// possible".
-	Because string
-}
+type Step = checker.SliceStep
 
 // Explanation is the causal slice of a safety counterexample.
 type Explanation struct {
 	Violation *checker.Violation
 	Steps     []Step   // one per trace entry; Steps[0] (the initial state) is never essential
 	Reads     []string // the variables the violated check reads, in model order
+}
+
+// Slice returns e as the plain data a violation carries for the
+// renderers of package report (checker.Violation.Slice).
+func (e *Explanation) Slice() *checker.Slice {
+	return &checker.Slice{Steps: e.Steps, Reads: e.Reads}
+}
+
+// Attach explains every violation of res where check prints it
+// (`wrapcheck check --explain`): it computes the causal slice of each
+// finite violation ([Safety]) and attaches it to the violation
+// (checker.Violation.Slice), so that every renderer of package report
+// marks the essential steps and says why; for a lasso it checks which of
+// the fairness declarations that would exclude its cycle make the
+// property hold ([Cycle.CheckFixes], with opts) and adds what it found to
+// res.Notes. A violation that cannot be explained (a trace that replay
+// cannot follow) keeps no slice, and a note says why. The error is that
+// of a search (an interrupt).
+func Attach(ctx context.Context, m *spec.Model, res *checker.Result, opts verify.Options) error {
+	vs := slices.Clone(res.Violations)
+	if v := res.Violation; v != nil && !slices.Contains(vs, v) {
+		vs = append(vs, v)
+	}
+	note := func(n string) {
+		if !slices.Contains(res.Notes, n) {
+			res.Notes = append(res.Notes, n)
+		}
+	}
+	for _, v := range vs {
+		if v.LoopStart >= 0 {
+			c, err := Liveness(m, v)
+			if err != nil {
+				note("no explanation of the cycle: " + err.Error())
+				continue
+			}
+			if err := c.CheckFixes(ctx, m, v, opts); err != nil {
+				return err
+			}
+			for _, n := range c.FixNotes() {
+				note(n)
+			}
+			continue
+		}
+		if v.Slice != nil {
+			continue
+		}
+		e, err := Safety(m, v)
+		if err != nil {
+			note("no causal slice: " + err.Error())
+			continue
+		}
+		v.Slice = e.Slice()
+	}
+	return nil
 }
 
 // Safety explains the finite counterexample v of m. The error reports a
@@ -132,8 +175,11 @@ func Safety(m *spec.Model, v *checker.Violation) (*Explanation, error) {
 	for s := range read {
 		if read[s] {
 			readBy[s] = v.Name
-			if v.Kind == checker.Deadlock {
+			switch {
+			case v.Kind == checker.Deadlock:
 				readBy[s] = "the deadlock (the guards and terminal)"
+			case r.terminalFails():
+				readBy[s] = "the terminal condition (and the guards)"
 			}
 		}
 	}
@@ -218,7 +264,7 @@ func newReplayer(m *spec.Model, v *checker.Violation) (*replayer, error) {
 func (r *replayer) violates(actions []int) (ok bool, at int) {
 	cur := []machine.State{r.init}
 	last := len(actions) - 1
-	failing := r.v.Kind == checker.Assertion || r.v.Kind == checker.RuntimeError && r.inv == nil
+	failing := r.v.Kind == checker.Assertion || r.v.Kind == checker.RuntimeError && r.inv == nil && !r.terminalFails()
 	if !failing && r.endsIn(r.init) {
 		return true, -1
 	}
@@ -280,8 +326,23 @@ func (r *replayer) failsHere(err error) bool {
 	return ok && ee.Kind == r.v.Kind && ee.Pos == r.v.Pos
 }
 
+// terminalFails reports whether the violation is the terminal condition
+// failing to evaluate in a state with no enabled action.
+func (r *replayer) terminalFails() bool {
+	return r.v.Kind == checker.RuntimeError && r.v.Name == "terminal" && r.inv == nil && r.m.Terminal != nil
+}
+
 // endsIn reports whether state s has the violation.
 func (r *replayer) endsIn(s machine.State) bool {
+	if r.terminalFails() {
+		moves := false
+		err := r.mach.Successors(s, func(int, int, machine.State) { moves = true })
+		if moves || err != nil {
+			return false
+		}
+		_, err = r.mach.IsTerminal(s)
+		return err != nil
+	}
 	switch r.v.Kind {
 	case checker.Invariant, checker.RuntimeError:
 		if r.inv == nil {
@@ -317,16 +378,11 @@ func (r *replayer) checkReads() []bool {
 			}
 		}
 	case checker.Deadlock:
-		for _, a := range r.m.Actions {
-			if a.Guard != nil {
-				exprReads(a.Guard, read)
-			}
-		}
-		if r.m.Terminal != nil {
-			exprReads(r.m.Terminal, read)
-		}
+		r.stuckReads(read)
 	default:
-		if r.inv != nil {
+		if r.terminalFails() {
+			r.stuckReads(read)
+		} else if r.inv != nil {
 			for _, in := range r.m.Invariants {
 				if in.Name == r.v.Name {
 					exprReads(in.Expr, read)
@@ -339,6 +395,19 @@ func (r *replayer) checkReads() []bool {
 		}
 	}
 	return read
+}
+
+// stuckReads marks the slots a stuck state's check reads: every guard
+// and the terminal condition.
+func (r *replayer) stuckReads(read []bool) {
+	for _, a := range r.m.Actions {
+		if a.Guard != nil {
+			exprReads(a.Guard, read)
+		}
+	}
+	if r.m.Terminal != nil {
+		exprReads(r.m.Terminal, read)
+	}
 }
 
 // exprReads marks every state slot e may read (a whole variable for an

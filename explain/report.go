@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/wrapcheck/wrapcheck/checker"
@@ -47,8 +46,11 @@ func (x *Report) Text(w io.Writer) error {
 	for i, st := range v.Trace {
 		mark := " "
 		label := "initial state"
-		if st.Action >= 0 {
+		switch {
+		case st.Action >= 0:
 			label = m.Actions[st.Action].Name
+		case i > 0:
+			label = "(no action enabled: the state repeats)"
 		}
 		parts := report.StepParts(m, v.Trace, i)
 		if x.Slice != nil && x.Slice.Steps[i].Essential {
@@ -76,27 +78,15 @@ func (x *Report) Text(w io.Writer) error {
 	}
 	if c := x.Cycle; c != nil {
 		b.WriteString("\n")
-		switch {
-		case c.Stops:
-			b.WriteString("the run stops: its last state has no enabled action and repeats forever\n")
-		default:
+		if !c.Stops {
 			fmt.Fprintf(&b, "the cycle: %s, forever\n", strings.Join(c.Actions, ", "))
 			if len(c.Asked) > 0 {
 				fmt.Fprintf(&b, "agents answering on it: %s\n", strings.Join(c.Asked, ", "))
 			}
 		}
-		for _, e := range c.Excluders {
-			verdict := "excludes this cycle, but the property is still violated with it"
-			if slices.Contains(c.Fixes, e) {
-				verdict = "makes the property hold"
-			}
-			fmt.Fprintf(&b, "adding %s %s\n", e, verdict)
-		}
-		switch {
-		case c.AgentDriven:
-			b.WriteString("the agents' answers drive it: no fairness can rule it out, the design must\n")
-		case c.NoFairness:
-			b.WriteString("no fairness rules it out: strong fairness of every process and action leaves the property violated\n")
+		// The sentences check's notes have, and what the checked fixes found.
+		for _, n := range append(c.Notes(), c.FixNotes()...) {
+			b.WriteString(n + "\n")
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -123,9 +113,12 @@ func (x *Report) JSON(w io.Writer) error {
 		Asked       []string `json:"asked"`
 		Excluders   []string `json:"excluders"`
 		Fixes       []string `json:"fixes"`
+		Undecided   []string `json:"undecided"`
 		NoFairness  bool     `json:"no_fairness"`
 		AgentDriven bool     `json:"agent_driven"`
 		Stops       bool     `json:"stops"`
+		// Notes are the sentences of the text: check's notes and the fixes.
+		Notes []string `json:"notes"`
 	}
 	type violation struct {
 		Name      string `json:"name"`
@@ -181,8 +174,8 @@ func (x *Report) JSON(w io.Writer) error {
 			}
 			return xs
 		}
-		out.Cycle = &cycle{Actions: nn(c.Actions), Asked: nn(c.Asked), Excluders: nn(c.Excluders), Fixes: nn(c.Fixes),
-			NoFairness: c.NoFairness, AgentDriven: c.AgentDriven, Stops: c.Stops}
+		out.Cycle = &cycle{Actions: nn(c.Actions), Asked: nn(c.Asked), Excluders: nn(c.Excluders), Fixes: nn(c.Fixes), Undecided: nn(c.Undecided),
+			NoFairness: c.NoFairness, AgentDriven: c.AgentDriven, Stops: c.Stops, Notes: nn(append(c.Notes(), c.FixNotes()...))}
 	}
 	data, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {
@@ -192,90 +185,35 @@ func (x *Report) JSON(w io.Writer) error {
 	return err
 }
 
-// Mermaid writes the trace as a Mermaid sequenceDiagram, in the layout of
-// check --format mermaid, with each essential step in a highlighted rect
-// and its because line; a lasso's cycle in a loop block.
+// Mermaid writes the trace as check --format mermaid does (package report
+// renders it, with the causal slice attached: each essential step in a
+// highlighted rect with its because line; a lasso's cycle in a loop
+// block), and for a lasso a last note with what the analysis of its cycle
+// says.
 func (x *Report) Mermaid(w io.Writer) error {
-	m, v := x.Model, x.Violation
-	esc := strings.NewReplacer("#", "#35;", ";", "#59;", "<", "#lt;", ">", "#gt;", "\n", " ", "\r", " ").Replace
+	m, v := x.Model, *x.Violation
+	if x.Slice != nil {
+		v.Slice = x.Slice.Slice()
+	}
+	res := &checker.Result{Verdict: checker.Violated, Violation: &v, Violations: []*checker.Violation{&v}}
 	var b strings.Builder
-	b.WriteString("sequenceDiagram\n")
-	for i, p := range m.Processes {
-		fmt.Fprintf(&b, "  participant p%d as %s\n", i, esc(p.Name))
-	}
-	for i, a := range m.Agents {
-		fmt.Fprintf(&b, "  participant a%d as %s (agent)\n", i, esc(a.Name))
-	}
-	over := "p0"
-	if n := len(m.Processes); n > 1 {
-		over = fmt.Sprintf("p0,p%d", n-1)
-	}
-	for i, st := range v.Trace {
-		var lines []string
-		for _, vr := range m.Vars {
-			if vr.Monitor != nil {
-				continue
-			}
-			cur := st.State[vr.Slot : vr.Slot+vr.Type.Width]
-			if i == 0 || !slices.Equal(cur, v.Trace[i-1].State[vr.Slot:vr.Slot+vr.Type.Width]) {
-				lines = append(lines, esc(vr.Name+" = "+report.ValueText(vr.Type, cur)))
-			}
-		}
-		if st.Action < 0 {
-			fmt.Fprintf(&b, "  Note over %s: %s\n", over, strings.Join(append([]string{"0. initial state"}, lines...), "<br/>"))
-			continue
-		}
-		if i == v.LoopStart {
-			b.WriteString("  loop the cycle\n")
-		}
-		ind := "  "
-		if v.LoopStart >= 0 && i >= v.LoopStart {
-			ind = "    "
-		}
-		essential := x.Slice != nil && x.Slice.Steps[i].Essential
-		if essential {
-			fmt.Fprintf(&b, "%srect rgb(255, 224, 178)\n", ind)
-			ind += "  "
-		}
-		a := m.Actions[st.Action]
-		p := fmt.Sprintf("p%d", a.Process)
-		for _, ans := range st.Asked {
-			ag := m.Agents[ans.Agent]
-			fmt.Fprintf(&b, "%s%s->>a%d: ask %s\n", ind, p, ans.Agent, esc(ag.Name))
-			fmt.Fprintf(&b, "%sa%d-->>%s: %s\n", ind, ans.Agent, p, esc(report.ValueText(ag.Result, ans.Value)))
-		}
-		if len(lines) == 0 {
-			lines = []string{"no change"}
-		}
-		head := fmt.Sprintf("%d. %s", i, a.Name)
-		if essential {
-			head = "* " + head
-		}
-		lines = append([]string{esc(head)}, lines...)
-		if x.Slice != nil && x.Slice.Steps[i].Because != "" {
-			lines = append(lines, esc("because: "+x.Slice.Steps[i].Because))
-		}
-		fmt.Fprintf(&b, "%s%s->>%s: %s\n", ind, p, p, strings.Join(lines, "<br/>"))
-		if essential {
-			fmt.Fprintf(&b, "%send\n", ind[:len(ind)-2])
-		}
-	}
-	if v.LoopStart >= 0 {
-		b.WriteString("  end\n")
+	if err := report.Mermaid(&b, m, res); err != nil {
+		return err
 	}
 	if c := x.Cycle; c != nil {
-		var notes []string
-		for _, f := range c.Fixes {
-			notes = append(notes, esc("adding "+f+" makes the property hold"))
+		over := "p0"
+		if n := len(m.Processes); n > 1 {
+			over = fmt.Sprintf("p0,p%d", n-1)
 		}
-		if c.AgentDriven {
-			notes = append(notes, esc("the agents' answers drive it: no fairness can rule it out, the design must"))
+		esc := strings.NewReplacer("#", "#35;", ";", "#59;", "<", "#lt;", ">", "#gt;", "\n", " ", "\r", " ").Replace
+		var notes []string
+		for _, n := range append(c.Notes(), c.FixNotes()...) {
+			notes = append(notes, esc(report.Escape(n)))
 		}
 		if len(notes) > 0 {
 			fmt.Fprintf(&b, "  Note over %s: %s\n", over, strings.Join(notes, "<br/>"))
 		}
 	}
-	fmt.Fprintf(&b, "  Note over %s: %s\n", over, esc(report.Headline(m, v)))
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -342,6 +342,7 @@ var (
 	mmMessage     = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9_]*)(->>|-->>|->|-->|-x|--x)([A-Za-z][A-Za-z0-9_]*): (.+)$`)
 	mmNote        = regexp.MustCompile(`^Note (over|left of|right of) ([A-Za-z][A-Za-z0-9_]*)(,([A-Za-z][A-Za-z0-9_]*))?: (.+)$`)
 	mmLoop        = regexp.MustCompile(`^loop (.+)$`)
+	mmRect        = regexp.MustCompile(`^rect rgba?\([0-9, .]+\)$`)
 	mmEntity      = regexp.MustCompile(`#([0-9]+|[a-z]+);`)
 )
 
@@ -389,6 +390,8 @@ func checkMermaid(src string) []string {
 		case mmLoop.MatchString(l):
 			depth++
 			text(n, mmLoop.FindStringSubmatch(l)[1])
+		case mmRect.MatchString(l):
+			depth++
 		case l == "end":
 			if depth == 0 {
 				errs = append(errs, fmt.Sprintf("line %d: end without loop", n))

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/spec"
@@ -178,12 +179,19 @@ func violationJSON(b *bytes.Buffer, m *spec.Model, v *checker.Violation, indent 
 		if i > 0 {
 			prev = v.Trace[i-1].State
 		}
-		stepJSON(b, m, i, st, prev)
+		var why *checker.SliceStep
+		if sl := sliceOf(v); sl != nil {
+			why = &sl.Steps[i]
+		}
+		stepJSON(b, m, i, st, prev, why)
 	}
 	if len(v.Trace) > 0 {
 		b.WriteString("\n" + in)
 	}
 	b.WriteString("],\n")
+	if sl := sliceOf(v); sl != nil && len(sl.Reads) > 0 {
+		b.WriteString(in + `"reads": ` + jsonStrings(sl.Reads) + ",\n")
+	}
 	b.WriteString(in + `"loop_start": `)
 	if v.LoopStart >= 0 {
 		b.WriteString(strconv.Itoa(v.LoopStart))
@@ -218,11 +226,42 @@ func jsonValue(x any) (string, error) {
 	return string(bytes.TrimSuffix(b.Bytes(), []byte("\n"))), nil
 }
 
+// jsonStrings returns ss as a JSON array of strings, on one line.
+func jsonStrings(ss []string) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, s := range ss {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(jsonString(s))
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// sliceStepJSON writes the causal slice's fields of one step (after the
+// step's other fields): "essential" always, the others when set.
+func sliceStepJSON(b *bytes.Buffer, s checker.SliceStep) {
+	b.WriteString(`, "essential": ` + strconv.FormatBool(s.Essential))
+	if s.BeforeNext {
+		b.WriteString(`, "before_next": true`)
+	}
+	if len(s.Changed) > 0 {
+		b.WriteString(`, "changed": ` + jsonStrings(s.Changed))
+	}
+	if s.Because != "" {
+		b.WriteString(`, "because": ` + jsonString(s.Because))
+	}
+}
+
 func field(b *bytes.Buffer, k, v string) {
 	b.WriteString("  " + jsonString(k) + ": " + v + ",\n")
 }
 
-func stepJSON(b *bytes.Buffer, m *spec.Model, i int, st checker.Step, prev []int64) {
+// stepJSON writes one trace entry; why, when not nil, is its step of the
+// attached causal slice.
+func stepJSON(b *bytes.Buffer, m *spec.Model, i int, st checker.Step, prev []int64, why *checker.SliceStep) {
 	b.WriteString(`{"step": ` + strconv.Itoa(i) + `, "action": `)
 	if st.Action >= 0 {
 		b.WriteString(jsonString(m.Actions[st.Action].Name))
@@ -257,6 +296,9 @@ func stepJSON(b *bytes.Buffer, m *spec.Model, i int, st checker.Step, prev []int
 	})
 	if n > 0 {
 		b.WriteByte('}')
+	}
+	if why != nil {
+		sliceStepJSON(b, *why)
 	}
 	b.WriteByte('}')
 }

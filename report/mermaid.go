@@ -13,8 +13,10 @@ import (
 // one participant per process instance (p0, p1, ...) and per agent (a0,
 // ...); the initial state as a note; each step as a message from the
 // acting process to itself, numbered, with what it changed, preceded by
-// a request/reply pair with each agent it asked; a lasso's cycle inside a
-// `loop` block; the violation as a final note (and, when several checks
+// a request/reply pair with each agent it asked (with a causal slice
+// attached, checker.Violation.Slice, an essential step is marked * and
+// highlighted in a `rect` block, with its because line); a lasso's cycle
+// inside a `loop` block; the violation as a final note (and, when several checks
 // are violated, a note naming the others, whose traces the other formats
 // show). When every check holds or
 // the search is incomplete, the diagram holds only that note.
@@ -45,6 +47,7 @@ func Mermaid(w io.Writer, m *spec.Model, res *checker.Result) error {
 		return err
 	}
 	indent := "  "
+	sl := sliceOf(v)
 	for i, st := range v.Trace {
 		if i == v.LoopStart {
 			fmt.Fprintf(&b, "  loop %s\n", mermaidText(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(loopLine(m, v)), "↻"))))
@@ -58,16 +61,31 @@ func Mermaid(w io.Writer, m *spec.Model, res *checker.Result) error {
 		}
 		a := m.Actions[st.Action]
 		p := fmt.Sprintf("p%d", a.Process)
+		ind := indent
+		head := fmt.Sprintf("%d. %s", i, a.Name)
+		essential := sl != nil && sl.Steps[i].Essential
+		if essential {
+			// An essential step of the causal slice: highlighted.
+			fmt.Fprintf(&b, "%srect rgb(255, 224, 178)\n", ind)
+			ind += "  "
+			head = "* " + head
+		}
 		for _, ans := range st.Asked {
 			ag := m.Agents[ans.Agent]
-			fmt.Fprintf(&b, "%s%s->>a%d: ask %s\n", indent, p, ans.Agent, mermaidText(ag.Name))
-			fmt.Fprintf(&b, "%sa%d-->>%s: %s\n", indent, ans.Agent, p, mermaidText(valueNode(ag.Result, ans.Value).folded(foldLimit)))
+			fmt.Fprintf(&b, "%s%s->>a%d: ask %s\n", ind, p, ans.Agent, mermaidText(ag.Name))
+			fmt.Fprintf(&b, "%sa%d-->>%s: %s\n", ind, ans.Agent, p, mermaidText(valueNode(ag.Result, ans.Value).folded(foldLimit)))
 		}
 		if len(lines) == 0 {
 			lines = []string{"no change"}
 		}
-		text := append([]string{fmt.Sprintf("%d. %s", i, a.Name)}, lines...)
-		fmt.Fprintf(&b, "%s%s->>%s: %s\n", indent, p, p, mermaidLines(text))
+		text := append([]string{head}, lines...)
+		if sl != nil && sl.Steps[i].Because != "" {
+			text = append(text, "because: "+sl.Steps[i].Because)
+		}
+		fmt.Fprintf(&b, "%s%s->>%s: %s\n", ind, p, p, mermaidLines(text))
+		if essential {
+			fmt.Fprintf(&b, "%send\n", indent)
+		}
 	}
 	if v.LoopStart >= 0 {
 		b.WriteString("  end\n")

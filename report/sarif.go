@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"io"
 
 	"github.com/wrapcheck/wrapcheck/checker"
@@ -15,7 +16,9 @@ import (
 // declaration (for an assertion or runtime error, the failing statement),
 // with the trace as a code flow: one thread-flow location per step at the
 // action's declaration, its message the action and what it changed, its
-// state the whole state. Columns count Unicode code points.
+// state the whole state; with a causal slice attached
+// (checker.Violation.Slice), each location's importance is essential or
+// unimportant and its message says why. Columns count Unicode code points.
 func SARIF(w io.Writer, m *spec.Model, res *checker.Result) error {
 	return SARIFOptions{}.Render(w, m, res)
 }
@@ -139,6 +142,7 @@ func sarifResultOf(m *spec.Model, v *checker.Violation) sarifResult {
 		Locations: []sarifLocation{sarifLocationAt(checkPos(m, v), "")},
 	}
 	var locs []sarifThreadFlowLocation
+	sl := sliceOf(v)
 	for i, st := range v.Trace {
 		state := map[string]sarifMessage{}
 		for _, vr := range m.Vars {
@@ -152,15 +156,34 @@ func sarifResultOf(m *spec.Model, v *checker.Violation) sarifResult {
 			text += " (the cycle starts here)"
 			kinds = []string{"loop-start"}
 		}
+		importance := ""
+		if sl != nil {
+			// The causal slice: SARIF's own scale of how much a location
+			// matters to the flow.
+			importance = "unimportant"
+			if sl.Steps[i].Essential {
+				importance = "essential"
+			}
+			if why := sl.Steps[i].Because; why != "" {
+				text += "; because: " + why
+			}
+			if sl.Steps[i].BeforeNext {
+				text += fmt.Sprintf("; must come before step %d", i+1)
+			}
+		}
 		loc := sarifLocationAt(actionPos(m, st), text)
 		locs = append(locs, sarifThreadFlowLocation{
 			Location:       &loc,
 			State:          state,
 			Kinds:          kinds,
 			ExecutionOrder: i + 1,
+			Importance:     importance,
 		})
 	}
 	flowMsg := "a shortest trace to the violation"
+	if sl != nil {
+		flowMsg += fmt.Sprintf(": %d of its %d steps are essential (importance), each with why", essentialCount(sl), len(v.Trace)-1)
+	}
 	if v.LoopStart >= 0 {
 		flowMsg = "a lasso: the steps from the one marked loop-start repeat forever"
 		if len(v.Trace) > 0 {
@@ -281,5 +304,6 @@ type (
 		State          map[string]sarifMessage `json:"state,omitempty"`
 		Kinds          []string                `json:"kinds,omitempty"`
 		ExecutionOrder int                     `json:"executionOrder,omitempty"`
+		Importance     string                  `json:"importance,omitempty"`
 	}
 )

@@ -174,12 +174,20 @@ func (o TextOptions) writeTrace(b *strings.Builder, m *spec.Model, v *checker.Vi
 	if steps == 1 {
 		word = "step"
 	}
-	fmt.Fprintf(b, "\ntrace, %d %s:\n", steps, word)
+	sl := sliceOf(v)
+	if sl != nil {
+		fmt.Fprintf(b, "\ntrace, %d %s, %d essential (*):\n", steps, word, essentialCount(sl))
+	} else {
+		fmt.Fprintf(b, "\ntrace, %d %s:\n", steps, word)
+	}
 	var prev []int64
 	for i, st := range v.Trace {
 		marker := "  "
 		if v.LoopStart >= 0 && i == v.LoopStart {
 			marker = o.paint(ansiYellow, "->")
+		}
+		if sl != nil && sl.Steps[i].Essential {
+			marker = o.paint(ansiRed, "* ")
 		}
 		if st.Action < 0 {
 			fmt.Fprintf(b, "%s%3d  %s\n", marker, i, o.paint(ansiBold, stepLabel(m, st, i)))
@@ -204,11 +212,42 @@ func (o TextOptions) writeTrace(b *strings.Builder, m *spec.Model, v *checker.Vi
 		monitorChanges(m, prev, st.State, func(name string, v bool) {
 			fmt.Fprintf(b, "         %s = %t\n", name, v)
 		})
+		if sl != nil {
+			if why := sl.Steps[i].Because; why != "" {
+				fmt.Fprintf(b, "         because: %s\n", Escape(why))
+			}
+			if sl.Steps[i].BeforeNext {
+				fmt.Fprintf(b, "         must come before step %d\n", i+1)
+			}
+		}
 		prev = st.State
+	}
+	if sl != nil && len(sl.Reads) > 0 && v.Kind != checker.Invariant {
+		fmt.Fprintf(b, "\nthe violated check reads: %s\n", Escape(strings.Join(sl.Reads, ", ")))
 	}
 	if v.LoopStart >= 0 {
 		b.WriteString(o.paint(ansiYellow, strings.TrimSuffix(loopLine(m, v), "\n")) + "\n")
 	}
+}
+
+// sliceOf returns the causal slice attached to v, or nil when there is
+// none or it does not fit the trace.
+func sliceOf(v *checker.Violation) *checker.Slice {
+	if v.Slice == nil || v.LoopStart >= 0 || len(v.Slice.Steps) != len(v.Trace) {
+		return nil
+	}
+	return v.Slice
+}
+
+// essentialCount counts the essential steps of sl.
+func essentialCount(sl *checker.Slice) int {
+	n := 0
+	for _, s := range sl.Steps {
+		if s.Essential {
+			n++
+		}
+	}
+	return n
 }
 
 // writeChanges prints, as `path = value`, the parts of a value that differ

@@ -10,62 +10,18 @@ import (
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
-// starvation explains a lasso in terms of fairness: for each process
-// instance that takes no step in the cycle although it is enabled there,
-// the declaration that would exclude the cycle — weak fairness when the
-// process is enabled in every state of the cycle, strong fairness when it
-// is enabled in some. The cycle may still have fair variants; the note
-// says which assumption this particular cycle breaks.
-func starvation(prog *machine.Program, v *checker.Violation) ([]string, error) {
-	if v == nil || v.LoopStart < 0 || v.LoopStart >= len(v.Trace) {
-		return nil, nil
+// cycleNotes are the notes of the lasso v: what its cycle starves and
+// which fairness would exclude it, or that none can ([Cycle.Notes]);
+// none for a finite trace or a cycle the analysis cannot follow.
+func cycleNotes(prog *machine.Program, v *checker.Violation) []string {
+	if v == nil || v.LoopStart < 0 {
+		return nil
 	}
-	m := prog.Model
-	mach := prog.NewMachine()
-	cycle := v.Trace[v.LoopStart:]
-	n := len(m.Processes)
-	stepped := make([]bool, n)
-	enabledSome := make([]bool, n)
-	enabledAll := make([]bool, n)
-	for i := range enabledAll {
-		enabledAll[i] = true
+	c, err := Liveness(prog, v)
+	if err != nil {
+		return nil
 	}
-	packed := make(machine.State, prog.Words())
-	here := make([]bool, n)
-	for _, st := range cycle {
-		if st.Action >= 0 {
-			stepped[m.Actions[st.Action].Process] = true
-		}
-		clear(here)
-		prog.Pack(packed, st.State)
-		err := mach.Successors(packed, func(action, _ int, _ machine.State) {
-			here[m.Actions[action].Process] = true
-		})
-		if err != nil {
-			return nil, nil // a failing action: no fairness story to tell
-		}
-		for p := range here {
-			enabledSome[p] = enabledSome[p] || here[p]
-			enabledAll[p] = enabledAll[p] && here[p]
-		}
-	}
-	var notes []string
-	for p, proc := range m.Processes {
-		if stepped[p] || !enabledSome[p] {
-			continue
-		}
-		name := proc.Name
-		if proc.Family != "" {
-			name = proc.Family
-		}
-		kind := "strong"
-		if enabledAll[p] {
-			kind = "weak"
-		}
-		notes = append(notes, fmt.Sprintf("the cycle starves %s: it is enabled %s but never steps; `fairness %s %s` would exclude this cycle",
-			proc.Name, map[string]string{"weak": "throughout the cycle", "strong": "in the cycle"}[kind], kind, name))
-	}
-	return notes, nil
+	return c.Notes()
 }
 
 // neededFairness reports, for a model whose selected properties hold, the

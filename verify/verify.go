@@ -170,11 +170,7 @@ func Run(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, err
 		} else {
 			res.Undecided = propertiesAfter(m, opts.Only, lres.Violation.Name)
 		}
-		notes, err := starvation(prog, res.Violation)
-		if err != nil {
-			return nil, err
-		}
-		res.Notes = append(res.Notes, notes...)
+		res.Notes = append(res.Notes, cycleNotes(prog, res.Violation)...)
 	case lres.Verdict == checker.Unknown && res.Verdict == checker.Holds:
 		res.Verdict, res.Stop = checker.Unknown, lres.Stop
 		res.Undecided = selectedProperties(m, opts.Only)
@@ -261,11 +257,7 @@ func continueProperties(ctx context.Context, prog *machine.Program, opts Options
 			if res.Verdict != checker.Violated {
 				res.Verdict, res.Violation, res.Stop = checker.Violated, v, checker.NotStopped
 			}
-			notes, err := starvation(prog, v)
-			if err != nil {
-				return err
-			}
-			for _, n := range notes {
+			for _, n := range cycleNotes(prog, v) {
 				if !slices.Contains(res.Notes, n) {
 					res.Notes = append(res.Notes, n)
 				}

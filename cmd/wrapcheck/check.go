@@ -18,6 +18,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/explain"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
@@ -37,6 +38,7 @@ type checkFlags struct {
 	failFast   bool
 	cont       bool
 	explain    bool
+	why        bool
 	maxStates  int64
 	maxDepth   int
 	timeout    time.Duration
@@ -87,6 +89,7 @@ the worst: 2, then 1, then 3, then 0.`,
 	fl.BoolVar(&f.noSymmetry, "no-symmetry", false, "turn symmetry reduction off")
 	fl.BoolVar(&f.noPOR, "no-por", false, "turn partial-order reduction off")
 	fl.BoolVar(&f.compact, "hash-compact", false, "store visited states as 64-bit fingerprints (9-11 bytes per visited state in memory, plus one BFS level; trace records and the level being expanded go to $TMPDIR); reports the collision probability")
+	fl.BoolVar(&f.why, "explain", false, "mark the essential steps of each finite counterexample (*) and say why each step matters, in every format; for a lasso, check which fairness would make the property hold (as wrapcheck explain does)")
 	fl.BoolVar(&f.explain, "explain-reduction", false, "also search with each combination of reductions and print the stored states of each")
 	fl.BoolVar(&f.noDeadlock, "no-deadlock", false, "do not report states with no enabled action")
 	fl.BoolVar(&f.failFast, "fail-fast", false, "stop at the end of the level of the first violation (the default; accepted for older scripts)")
@@ -171,6 +174,11 @@ func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
 	}
 	if err != nil {
 		return renderError(cmd, f.format, file, &exitError{code: exitUsage, err: err})
+	}
+	if f.why {
+		if err := explain.Attach(ctx, m, res, opts); err != nil {
+			return renderError(cmd, f.format, file, &exitError{code: exitUsage, err: err})
+		}
 	}
 	if err := render(cmd.OutOrStdout(), m, compiled, res, vet); err != nil {
 		return err

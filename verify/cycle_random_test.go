@@ -1,0 +1,137 @@
+package verify
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
+	"github.com/wrapcheck/wrapcheck/spec"
+)
+
+// randomLiveSpec returns a small random spec with a property: two
+// processes (one a family of two) over x: 0..2 and y: bool, an agent, and
+// sometimes a fairness declaration.
+func randomLiveSpec(r *rand.Rand) string {
+	guards := []string{"", "x < 2", "x == 0", "x != 2", "not y", "y", "x == 1 or y"}
+	stmts := []string{"x := 0", "x := 1", "x := 2", "x := (x + 1) % 3", "y := not y", "y := true", "y := false",
+		"y := ask ag(x)", "choose v in 0..2 where v != x { x := v }", "skip"}
+	props := []string{"eventually x == 2", "always eventually y", "eventually always not y", "always (y implies eventually x == 0)", "eventually (x == 2 and y)"}
+	var b strings.Builder
+	b.WriteString("spec R\ntype I = 0..1\nvar x: 0..2\nvar y: bool\nagent ag(v: 0..2): bool\n")
+	for _, proc := range []string{"p", "q[i: I]"} {
+		fmt.Fprintf(&b, "process %s {\n", proc)
+		for k := range 1 + r.IntN(3) {
+			fmt.Fprintf(&b, "  action a%d", k)
+			if g := guards[r.IntN(len(guards))]; g != "" {
+				fmt.Fprintf(&b, " when %s", g)
+			}
+			fmt.Fprintf(&b, " { %s }\n", stmts[r.IntN(len(stmts))])
+		}
+		b.WriteString("}\n")
+	}
+	if r.IntN(3) == 0 {
+		b.WriteString("terminal x == 2\n")
+	} else {
+		b.WriteString("terminal true\n")
+	}
+	fmt.Fprintf(&b, "property P: %s\n", props[r.IntN(len(props))])
+	switch r.IntN(4) {
+	case 0:
+		b.WriteString("fairness weak p\n")
+	case 1:
+		b.WriteString("fairness strong q.a0\n")
+	}
+	return b.String()
+}
+
+// TestCycleRandom checks the liveness analysis on random specs by checking
+// again, as TestCycleRecheck does on the examples: each suggested
+// declaration, written into the source, removes the counterexample; the
+// fixes CheckFixes finds hold when written in the source and the others do
+// not; a cycle the analysis calls fair (no search) is still violated with
+// strong fairness of everything, and CheckFixes' no-fairness agrees with
+// that check.
+func TestCycleRandom(t *testing.T) {
+	n := 80
+	if testing.Short() {
+		n = 30
+	}
+	r := rand.New(rand.NewPCG(22, 17))
+	lassos, fair, decls := 0, 0, 0
+	for i := range n {
+		src := randomLiveSpec(r)
+		m, err := spec.ParseFile("r.wrap", []byte(src), spec.Options{})
+		if err != nil {
+			t.Fatalf("%d: %v\n%s", i, err, src)
+		}
+		res, err := Run(context.Background(), m, Options{Workers: 1, NoDeadlock: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := res.Violation
+		if res.Verdict != checker.Violated || v.LoopStart < 0 {
+			continue
+		}
+		lassos++
+		prog, err := machine.Compile(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := Liveness(prog, v)
+		if err != nil {
+			t.Fatalf("%d: %v\n%s", i, err, src)
+		}
+		recheck := func(extra ...string) *checker.Result {
+			t.Helper()
+			s := src
+			for _, x := range extra {
+				s += x + "\n"
+			}
+			m2, err := spec.ParseFile("r.wrap", []byte(s), spec.Options{})
+			if err != nil {
+				t.Fatalf("%d: with %v: %v\n%s", i, extra, err, src)
+			}
+			res, err := Run(context.Background(), m2, Options{Workers: 1, NoDeadlock: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return res
+		}
+		if err := c.CheckFixes(context.Background(), m, v, Options{Workers: 1, NoDeadlock: true}); err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]bool{}
+		for _, s := range c.Starved {
+			if seen[s.Decl] {
+				continue
+			}
+			seen[s.Decl] = true
+			decls++
+			r2 := recheck(s.Decl)
+			if r2.Verdict == checker.Violated && r2.Violation.LoopStart >= 0 && sameLasso(v, r2.Violation) {
+				t.Errorf("%d: with %s added, check reports the same counterexample\n%s", i, s.Decl, src)
+			}
+			if holds, fix := r2.Verdict == checker.Holds, strings.Contains(strings.Join(c.Fixes, "\n")+"\n", s.Decl+"\n"); holds != fix {
+				t.Errorf("%d: %s: a fix %v, written in the source the property holds %v\n%s", i, s.Decl, fix, holds, src)
+			}
+		}
+		all := recheck(allStrong(m)...)
+		if stays := all.Verdict == checker.Violated; stays != c.NoFairness {
+			t.Errorf("%d: no fairness %v, with strong fairness of everything violated %v\n%s", i, c.NoFairness, stays, src)
+		}
+		if c.Fair {
+			fair++
+			if all.Verdict != checker.Violated {
+				t.Errorf("%d: a cycle said to be fair, but strong fairness of everything makes the property hold\n%s", i, src)
+			}
+		}
+	}
+	if lassos < n/5 || fair == 0 || decls == 0 {
+		t.Fatalf("%d specs: %d lassos, %d fair, %d declarations: not varied enough", n, lassos, fair, decls)
+	}
+	t.Logf("%d specs: %d lassos, %d fair cycles, %d declarations re-checked", n, lassos, fair, decls)
+}
