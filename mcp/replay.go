@@ -23,6 +23,8 @@ type ReplayInput struct {
 	Mapping any              `json:"mapping,omitempty" jsonschema:"for an OTLP recording: the mapping of its spans to actions, agent answers and variables, as an object (the JSON of a mapping file, see docs/replay.md: rules, state, run_key, presets, fields) or as its JSON text"`
 	Presets []string         `json:"presets,omitempty" jsonschema:"for an OTLP recording: the built-in attribute presets the mapping reads (genai, genai-1.36, mcp, openinference), instead of the mapping's own presets"`
 	Defines map[string]int64 `json:"defines,omitempty" jsonschema:"constant overrides, like -D NAME=VALUE"`
+	// TimeoutSeconds bounds the replay as it bounds a check.
+	TimeoutSeconds float64 `json:"timeout_seconds,omitempty" jsonschema:"stop the replay after this many seconds (default 60, at most the server's maximum): a replay stopped so is an error, never a verdict"`
 }
 
 // ReplayOutput is the result of the replay tool.
@@ -57,6 +59,11 @@ type ReplayRun struct {
 
 func (t *tools) replay(ctx context.Context, req *sdk.CallToolRequest, in ReplayInput) (*sdk.CallToolResult, ReplayOutput, error) {
 	var out ReplayOutput
+	if in.TimeoutSeconds < 0 {
+		return nil, out, errors.New("timeout_seconds must not be negative")
+	}
+	ctx, cancel := context.WithTimeout(ctx, t.limit(in.TimeoutSeconds))
+	defer cancel()
 	if len(in.Run) > maxSpecBytes {
 		return nil, out, fmt.Errorf("run is over the limit of %d bytes", maxSpecBytes)
 	}
@@ -77,7 +84,7 @@ func (t *tools) replay(ctx context.Context, req *sdk.CallToolRequest, in ReplayI
 	}
 	var text strings.Builder
 	if replay.SniffOTLP(bufio.NewReader(strings.NewReader(in.Run))) {
-		if err := replayOTLP(m, in, &out, &text); err != nil {
+		if err := replayOTLP(ctx, m, in, &out, &text); err != nil {
 			return nil, out, err
 		}
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text.String()}}}, out, nil
@@ -89,7 +96,7 @@ func (t *tools) replay(ctx context.Context, req *sdk.CallToolRequest, in ReplayI
 	if err != nil {
 		return nil, out, err
 	}
-	r, err := replay.Check(m, lines)
+	r, err := replay.CheckContext(ctx, m, lines)
 	if err != nil {
 		return nil, out, err
 	}
@@ -124,7 +131,7 @@ func checkJSON(m *spec.Model, r *replay.Result) (map[string]any, error) {
 
 // replayOTLP replays every run of the OTLP recording in.Run through the
 // mapping of in.
-func replayOTLP(m *spec.Model, in ReplayInput, out *ReplayOutput, text *strings.Builder) error {
+func replayOTLP(ctx context.Context, m *spec.Model, in ReplayInput, out *ReplayOutput, text *strings.Builder) error {
 	var mtext []byte
 	switch mv := in.Mapping.(type) {
 	case nil:
@@ -163,7 +170,7 @@ func replayOTLP(m *spec.Model, in ReplayInput, out *ReplayOutput, text *strings.
 	}
 	out.Verdict = "conforms"
 	for _, rn := range runs {
-		r, err := replay.Check(m, rn.Lines)
+		r, err := replay.CheckContext(ctx, m, rn.Lines)
 		if err != nil {
 			return err
 		}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -122,5 +123,27 @@ func TestReplayOTLP(t *testing.T) {
 				t.Errorf("got %s, want an error with %q", text(res), tt.want)
 			}
 		})
+	}
+}
+
+// TestReplayTimeout: a replay whose step evaluates for far longer than
+// its timeout_seconds ends with an error soon after it, not a verdict.
+func TestReplayTimeout(t *testing.T) {
+	cs := connect(t, nil)
+	const slow = `spec Slow
+var x: 0..1
+action go when forall i in 0..99999: forall j in 0..99999: i + j >= x { x := 1 }
+`
+	start := time.Now()
+	res := call(t, cs, "replay", map[string]any{"spec": slow, "run": `{"action": "go"}` + "\n", "timeout_seconds": 0.5}, nil)
+	if !res.IsError || !strings.Contains(text(res), "replay stopped: context deadline exceeded") {
+		t.Errorf("replay past its timeout: error %v, %q; want the stop", res.IsError, text(res))
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("replay took %v after a timeout of 0.5s", d)
+	}
+	res = call(t, cs, "replay", map[string]any{"spec": slow, "run": `{"action": "go"}` + "\n", "timeout_seconds": -1}, nil)
+	if !res.IsError || !strings.Contains(text(res), "must not be negative") {
+		t.Errorf("negative timeout: %q", text(res))
 	}
 }

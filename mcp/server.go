@@ -229,9 +229,13 @@ func (t *tools) search(ctx context.Context, req *sdk.CallToolRequest, in CheckIn
 
 // timeout returns the time limit of a search for in: its own, capped at
 // the server's maximum, or the server's default.
-func (t *tools) timeout(in CheckInput) time.Duration {
-	if in.TimeoutSeconds > 0 {
-		return min(time.Duration(in.TimeoutSeconds*float64(time.Second)), t.opts.MaxTimeout)
+func (t *tools) timeout(in CheckInput) time.Duration { return t.limit(in.TimeoutSeconds) }
+
+// limit is the time a tool call asking for secs seconds (0: no
+// preference) may take: the default, or secs capped by the maximum.
+func (t *tools) limit(secs float64) time.Duration {
+	if secs > 0 {
+		return min(time.Duration(secs*float64(time.Second)), t.opts.MaxTimeout)
 	}
 	return t.opts.DefaultTimeout
 }

@@ -8,6 +8,7 @@ package replay
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -507,14 +508,7 @@ func newReplayer(m *spec.Model) (*replayer, error) {
 // reaches is a violation too. The error reports a model the engine cannot
 // compile.
 func Check(m *spec.Model, lines []Line) (*Result, error) {
-	i := 0
-	return check(m, func() (Line, bool, error) {
-		if i == len(lines) {
-			return Line{}, false, nil
-		}
-		i++
-		return lines[i-1], true, nil
-	})
+	return CheckContext(context.Background(), m, lines)
 }
 
 // Run reads a recorded run from r (named name in errors) and replays it
@@ -526,6 +520,34 @@ func Check(m *spec.Model, lines []Line) (*Result, error) {
 // the engine cannot compile.
 func Run(m *spec.Model, name string, r io.Reader) (*Result, error) {
 	return check(m, newLineReader(m, name, r).next)
+}
+
+// CheckContext is [Check] under ctx: when ctx is done, the replay stops
+// within a bounded number of evaluation steps (a long evaluation
+// included) and returns ctx's error, never a verdict.
+func CheckContext(ctx context.Context, m *spec.Model, lines []Line) (*Result, error) {
+	r, err := newReplayer(m)
+	if err != nil {
+		return nil, err
+	}
+	r.mach.SetInterrupt(func() bool { return ctx.Err() != nil })
+	i := 0
+	res, err := r.run(func() (Line, bool, error) {
+		if err := ctx.Err(); err != nil {
+			return Line{}, false, err
+		}
+		if i == len(lines) {
+			return Line{}, false, nil
+		}
+		i++
+		return lines[i-1], true, nil
+	})
+	// An interrupted evaluation fails like a runtime error: whatever the
+	// replay concluded after ctx was done is not a verdict.
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("replay stopped: %w", ctx.Err())
+	}
+	return res, err
 }
 
 func check(m *spec.Model, next func() (Line, bool, error)) (*Result, error) {
