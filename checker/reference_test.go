@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/wrapcheck/wrapcheck/machine"
+	"github.com/wrapcheck/wrapcheck/internal/oracle"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -20,140 +20,28 @@ type refResult struct {
 	Trace       [][]int64 // states; for a failure, the failing state last
 }
 
-// referenceBFS is a deliberately simple sequential BFS over the public
-// Machine API with a Go map as the visited set: the differential oracle
-// for the parallel engine (store, keys, frontier order, level handling).
+// referenceBFS checks m with the naive second semantics of package
+// oracle (a sequential search with a Go map as the visited set, which
+// shares no code with the engine): the differential reference for the
+// parallel engine (store, keys, frontier order, level handling). A
+// failing step's state is compared by position only, as in engineResult.
 func referenceBFS(t *testing.T, m *spec.Model, noDeadlock bool) refResult {
-	p, err := machine.Compile(m)
+	t.Helper()
+	r, err := oracle.Check(m, oracle.Options{NoDeadlock: noDeadlock})
 	if err != nil {
 		t.Fatal(err)
 	}
-	mach := p.NewMachine()
-	var invs []*machine.Pred
-	for _, inv := range m.Invariants {
-		pr, err := p.CompileExpr(inv.Expr)
-		if err != nil {
-			t.Fatal(err)
+	out := refResult{Verdict: "holds", States: r.States, Transitions: r.Transitions}
+	if v := r.Violation; v != nil {
+		out.Verdict, out.Kind = "violated", v.Kind
+		for _, s := range v.Trace {
+			out.Trace = append(out.Trace, s.State)
 		}
-		invs = append(invs, pr)
-	}
-	var term *machine.Pred
-	if m.Terminal != nil {
-		term, _ = p.CompileExpr(m.Terminal)
-	}
-	key := func(s machine.State) string { return fmt.Sprint(s) }
-	seen := map[string]int{}
-	var states []machine.State
-	var parent []int
-	unpack := func(s machine.State) []int64 {
-		u := make([]int64, p.Slots())
-		p.Unpack(u, s)
-		return u
-	}
-	path := func(i int) [][]int64 {
-		var out [][]int64
-		for ; i >= 0; i = parent[i] {
-			out = append([][]int64{unpack(states[i])}, out...)
+		if (v.Kind == "assertion" || v.Kind == "runtime-error") && !isInvariant(m, v.Name) {
+			out.Trace[len(out.Trace)-1] = nil
 		}
-		return out
 	}
-	// bad reports whether state i violates an invariant (or fails one).
-	bad := func(i int) (string, bool) {
-		for _, pr := range invs {
-			v, err := mach.Eval(pr, states[i])
-			if err != nil {
-				return "runtime-error", true
-			}
-			if v == 0 {
-				return "invariant", true
-			}
-		}
-		return "", false
-	}
-	var frontier []int
-	add := func(s machine.State, from int) (int, bool) {
-		k := key(s)
-		if i, ok := seen[k]; ok {
-			return i, false
-		}
-		seen[k] = len(states)
-		states = append(states, append(machine.State(nil), s...))
-		parent = append(parent, from)
-		return len(states) - 1, true
-	}
-	// A failing branch makes no state and is a violation; the other
-	// branches still make theirs. Among the violations of one length, the
-	// first in (state, ordinal) order is reported; a successor emitted
-	// before the state's first failure (ordinal mach.FailOrdinal()) comes
-	// before it, one emitted after it comes after it.
-	var found *refResult
-	badFirst := -1 // init branch of the first bad initial state
-	initErr := mach.Init(func(b int, s machine.State) {
-		if i, isNew := add(s, -1); isNew {
-			frontier = append(frontier, i)
-			if k, ok := bad(i); ok && found == nil {
-				found = &refResult{Verdict: "violated", Kind: k, Trace: path(i)}
-				badFirst = b
-			}
-		}
-	})
-	if initErr != nil && (found == nil || mach.FailOrdinal() < badFirst) {
-		found = &refResult{Verdict: "violated", Kind: initErr.(*machine.ExecError).Kind.String(), Trace: [][]int64{nil}}
-	}
-	var trans int64
-	for len(frontier) > 0 {
-		var next []int
-		deadlock := -1
-		var first *refResult // the level's first failure or bad new state
-		for _, i := range frontier {
-			n := 0
-			var badAt int // visit index of the state's first bad successor
-			var badRes *refResult
-			err := mach.Successors(states[i], func(_, _ int, s machine.State) {
-				trans++
-				j, isNew := add(s, i)
-				if isNew {
-					next = append(next, j)
-					if k, ok := bad(j); ok && badRes == nil {
-						badAt, badRes = n, &refResult{Verdict: "violated", Kind: k, Trace: path(j)}
-					}
-				}
-				n++
-			})
-			ev := badRes
-			if err != nil {
-				if ev == nil || badAt >= mach.FailOrdinal() {
-					ev = &refResult{Verdict: "violated", Kind: err.(*machine.ExecError).Kind.String(), Trace: append(path(i), nil)} // the failing step; state compared by length only
-				}
-			} else if n == 0 && !noDeadlock && deadlock < 0 {
-				isTerm := false
-				if term != nil {
-					v, _ := mach.Eval(term, states[i])
-					isTerm = v != 0
-				}
-				if !isTerm {
-					deadlock = i
-				}
-			}
-			if first == nil {
-				first = ev
-			}
-		}
-		if found == nil {
-			switch {
-			case deadlock >= 0:
-				found = &refResult{Verdict: "violated", Kind: "deadlock", Trace: path(deadlock)}
-			case first != nil:
-				found = first
-			}
-		}
-		frontier = next
-	}
-	if found != nil {
-		found.States, found.Transitions = int64(len(states)), trans
-		return *found
-	}
-	return refResult{Verdict: "holds", States: int64(len(states)), Transitions: trans}
+	return out
 }
 
 func engineResult(m *spec.Model, r *Result) refResult {

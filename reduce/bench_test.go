@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/wrapcheck/wrapcheck/checker"
-	"github.com/wrapcheck/wrapcheck/machine"
 )
 
 var benchModels = []struct {
@@ -21,40 +20,6 @@ var benchModels = []struct {
 	{"pipeline_K=3_N=2", "../examples/peers/pipeline.wrap", map[string]int64{"K": 3, "N": 2}},
 	{"toctou_D=4_M=2", "../examples/peers/toctou.wrap", map[string]int64{"D": 4, "M": 2, "FIXED": 1}},
 	{"pointers_K=5", "testdata/pointers.wrap", map[string]int64{"K": 5}},
-}
-
-// benchStates returns up to n reachable states of a model (BFS order).
-func benchStates(b *testing.B, c *canon, file string, defs map[string]int64, n int) [][]int64 {
-	m := load(b, file, defs)
-	prog, err := machine.Compile(m)
-	if err != nil {
-		b.Fatal(err)
-	}
-	mach := prog.NewMachine()
-	seen := map[string]bool{}
-	var states [][]int64
-	var queue []machine.State
-	add := func(s machine.State) {
-		if len(states) >= n || seen[key(s)] {
-			return
-		}
-		seen[key(s)] = true
-		u := make([]int64, prog.Slots())
-		prog.Unpack(u, s)
-		states = append(states, u)
-		queue = append(queue, slices.Clone(s))
-	}
-	if err := mach.Init(func(_ int, s machine.State) { add(s) }); err != nil {
-		b.Fatal(err)
-	}
-	for len(queue) > 0 && len(states) < n {
-		s := queue[0]
-		queue = queue[1:]
-		if err := mach.Successors(s, func(_, _ int, u machine.State) { add(u) }); err != nil {
-			b.Fatal(err)
-		}
-	}
-	return states
 }
 
 // cpuTime returns the CPU time the process used so far: on a shared
@@ -77,7 +42,10 @@ func BenchmarkCanon(b *testing.B) {
 		if err != nil || c == nil {
 			b.Fatal(err)
 		}
-		states := benchStates(b, c, bm.file, bm.defs, 20000)
+		states, _ := reachable(b, m, 20000, nil) // the first 20000 states, in BFS order
+		if len(states) == 0 {
+			b.Fatal("no reachable state (an action fails)")
+		}
 		buf := make([]int64, len(states[0]))
 		b.Run(bm.name+"/sig", func(b *testing.B) {
 			b.ReportAllocs()

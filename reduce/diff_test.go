@@ -234,12 +234,15 @@ func isFailure(k checker.Kind) bool { return k == checker.Assertion || k == chec
 // reachable enumerates the states of m (unpacked) reachable from the
 // initial states and, when c is not nil, from their images under every
 // element of c's group (the zero value of a symmetric type is its first
-// identity, so the initial states need not be symmetric). It reports false
-// when there are more than limit states or an action fails.
-func reachable(t *testing.T, m *spec.Model, limit int, c *canon) ([][]int64, bool) {
+// identity, so the initial states need not be symmetric), in
+// breadth-first order. It is the plain reference search of this
+// package's tests and benchmarks. It reports false when there are more
+// than limit states (it then returns the first limit of them) or an
+// action fails (it then returns nil).
+func reachable(tb testing.TB, m *spec.Model, limit int, c *canon) ([][]int64, bool) {
 	prog, err := machine.Compile(m)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	mach := prog.NewMachine()
 	seen := map[string]bool{}
@@ -247,7 +250,7 @@ func reachable(t *testing.T, m *spec.Model, limit int, c *canon) ([][]int64, boo
 	var queue []machine.State
 	add := func(s machine.State) {
 		k := key(s)
-		if seen[k] {
+		if len(states) > limit || seen[k] {
 			return
 		}
 		seen[k] = true
@@ -268,15 +271,15 @@ func reachable(t *testing.T, m *spec.Model, limit int, c *canon) ([][]int64, boo
 			})
 		}
 	}
-	for len(queue) > 0 {
-		if len(states) > limit {
-			return nil, false
-		}
+	for len(queue) > 0 && len(states) <= limit {
 		s := queue[0]
 		queue = queue[1:]
 		if err := mach.Successors(s, func(_, _ int, u machine.State) { add(u) }); err != nil {
 			return nil, false
 		}
+	}
+	if len(states) > limit {
+		return states[:limit], false
 	}
 	return states, true
 }

@@ -115,8 +115,8 @@ func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
 		file = displayPath(path)
 	}
 	usage := func(err error) error { return renderError(cmd, f.format, file, &exitError{code: exitUsage, err: err}) }
-	if f.workers < 0 || f.maxStates < 0 || f.maxDepth < 0 || f.timeout < 0 {
-		return usage(fmt.Errorf("--workers, --max-states, --max-depth and --timeout must not be negative"))
+	if f.timeout < 0 { // the other limits are verify.Options, which Validate checks
+		return usage(fmt.Errorf("--timeout %s: must not be negative", f.timeout))
 	}
 	if f.failFast && f.cont {
 		return usage(fmt.Errorf("--fail-fast and --continue contradict each other"))
@@ -152,11 +152,7 @@ func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
 		HashCompact:  f.compact,
 	}
 	if err := opts.Validate(m); err != nil {
-		var oe *verify.OptionError
-		if errors.As(err, &oe) {
-			err = fmt.Errorf("--%s %s: %s", oe.Option, report.Escape(oe.Value), oe.Msg)
-		}
-		return usage(err)
+		return usage(flagError(err))
 	}
 	// One compilation serves the searches and the rendering.
 	compiled, err := machine.Compile(m)
@@ -201,6 +197,17 @@ func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
 		return &exitError{code: exitViolated}
 	}
 	return nil
+}
+
+// flagError words an option that verify.Options.Validate rejects as
+// the flag that set it: "--only Nope: no invariant or property of that
+// name in M". Any other error is returned as it is.
+func flagError(err error) error {
+	var oe *verify.OptionError
+	if errors.As(err, &oe) {
+		return fmt.Errorf("--%s %s: %s", oe.Option, report.Escape(oe.Value), oe.Msg)
+	}
+	return err
 }
 
 // expandPaths replaces each directory of args by the .wrap files under it,
@@ -303,8 +310,8 @@ func checkMany(cmd *cobra.Command, paths []string, f checkFlags) error {
 			}
 			fmt.Fprintf(stdout, "%s\n", line.Bytes())
 		}
-		_, err = fmt.Fprintf(stdout, "{\"format\":1,\"summary\":{\"files\":%d,\"holds\":%d,\"violated\":%d,\"incomplete\":%d,\"error\":%d},\"exit_code\":%d}\n",
-			len(paths), counts["holds"], counts["violated"], counts["incomplete"], counts["error"], worst)
+		err = json.NewEncoder(stdout).Encode(manySummary{Format: 1, Summary: outcomeCounts{Files: len(paths),
+			Holds: counts["holds"], Violated: counts["violated"], Incomplete: counts["incomplete"], Error: counts["error"]}, ExitCode: worst})
 	case "sarif":
 		err = report.MergeSARIF(stdout, docs)
 	case "junit":
@@ -332,6 +339,22 @@ func checkMany(cmd *cobra.Command, paths []string, f checkFlags) error {
 		return nil
 	}
 	return &exitError{code: worst}
+}
+
+// manySummary is the last JSON line of a check of several files.
+type manySummary struct {
+	Format   int           `json:"format"`
+	Summary  outcomeCounts `json:"summary"`
+	ExitCode int           `json:"exit_code"`
+}
+
+// outcomeCounts counts the files of a check of several files by outcome.
+type outcomeCounts struct {
+	Files      int `json:"files"`
+	Holds      int `json:"holds"`
+	Violated   int `json:"violated"`
+	Incomplete int `json:"incomplete"`
+	Error      int `json:"error"`
 }
 
 // outcomeName names the outcome of an exit code in the summary.

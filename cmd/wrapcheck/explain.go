@@ -71,9 +71,6 @@ func runExplain(cmd *cobra.Command, path string, f explainFlags) error {
 	if f.format != "text" && f.format != "json" && f.format != "mermaid" {
 		return &exitError{code: exitUsage, err: fmt.Errorf("--format %s: want text, json or mermaid", f.format)}
 	}
-	if f.maxStates < 0 || f.workers < 0 {
-		return &exitError{code: exitUsage, err: fmt.Errorf("limits must not be negative")}
-	}
 	m, err := loadModel(path, f.defines)
 	if err != nil {
 		return err
@@ -81,6 +78,9 @@ func runExplain(cmd *cobra.Command, path string, f explainFlags) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	opts := verify.Options{MaxStates: f.maxStates, Workers: f.workers, Only: f.only}
+	if err := opts.Validate(m); err != nil {
+		return &exitError{code: exitUsage, err: flagError(err)}
+	}
 	var v *checker.Violation
 	if f.run != "" {
 		file, err := os.Open(f.run)
