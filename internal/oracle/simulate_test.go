@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/internal/gen"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/simulate"
 	"github.com/wrapcheck/wrapcheck/spec"
@@ -25,7 +26,7 @@ func TestSimulateRandom(t *testing.T) {
 	r := rand.New(rand.NewPCG(77, 5))
 	compared, found := 0, 0
 	for i := range 150 {
-		src := randomWrap(r)
+		src := gen.Generate(r, gen.Config{Shape: gen.Mixed}).Source
 		name := fmt.Sprintf("random %d", i)
 		m, err := spec.ParseFile("random.wrap", []byte(src), spec.Options{})
 		if err != nil {
