@@ -66,6 +66,10 @@ func (e *Explanation) Slice() *checker.Slice {
 // cannot follow) keeps no slice, and a note says why. The error is that
 // of a search (an interrupt).
 func Attach(ctx context.Context, m *spec.Model, res *checker.Result, opts verify.Options) error {
+	prog, err := program(m, opts.Program)
+	if err != nil {
+		return err
+	}
 	vs := slices.Clone(res.Violations)
 	if v := res.Violation; v != nil && !slices.Contains(vs, v) {
 		vs = append(vs, v)
@@ -77,7 +81,7 @@ func Attach(ctx context.Context, m *spec.Model, res *checker.Result, opts verify
 	}
 	for _, v := range vs {
 		if v.LoopStart >= 0 {
-			c, err := Liveness(m, v)
+			c, err := verify.Liveness(prog, v)
 			if err != nil {
 				note("no explanation of the cycle: " + err.Error())
 				continue
@@ -93,7 +97,7 @@ func Attach(ctx context.Context, m *spec.Model, res *checker.Result, opts verify
 		if v.Slice != nil {
 			continue
 		}
-		e, err := Safety(m, v)
+		e, err := safety(prog, v)
 		if err != nil {
 			note("no causal slice: " + err.Error())
 			continue
@@ -106,13 +110,36 @@ func Attach(ctx context.Context, m *spec.Model, res *checker.Result, opts verify
 // Safety explains the finite counterexample v of m. The error reports a
 // model the engine cannot compile or a trace that is not a run of m.
 func Safety(m *spec.Model, v *checker.Violation) (*Explanation, error) {
+	prog, err := machine.Compile(m)
+	if err != nil {
+		return nil, err
+	}
+	return safety(prog, v)
+}
+
+// program returns p, the program compiled from m by the caller, or when p
+// is nil, m compiled: an explanation compiles the model once, and not at
+// all when the check that found the violation hands its program on.
+func program(m *spec.Model, p *machine.Program) (*machine.Program, error) {
+	if p == nil {
+		return machine.Compile(m)
+	}
+	if p.Model != m {
+		return nil, fmt.Errorf("explain: the program was compiled from another model")
+	}
+	return p, nil
+}
+
+// safety is [Safety] on the compiled program of the model.
+func safety(prog *machine.Program, v *checker.Violation) (*Explanation, error) {
+	m := prog.Model
 	if v == nil || len(v.Trace) == 0 {
 		return nil, fmt.Errorf("explain: no counterexample")
 	}
 	if v.LoopStart >= 0 {
 		return nil, fmt.Errorf("explain: %s is a liveness counterexample (a lasso)", v.Name)
 	}
-	r, err := newReplayer(m, v)
+	r, err := newReplayer(prog, v)
 	if err != nil {
 		return nil, err
 	}
@@ -236,11 +263,9 @@ type replayer struct {
 	init machine.State
 }
 
-func newReplayer(m *spec.Model, v *checker.Violation) (*replayer, error) {
-	prog, err := machine.Compile(m)
-	if err != nil {
-		return nil, err
-	}
+func newReplayer(prog *machine.Program, v *checker.Violation) (*replayer, error) {
+	var err error
+	m := prog.Model
 	r := &replayer{m: m, v: v, prog: prog, mach: prog.NewMachine()}
 	if v.Kind == checker.Invariant || v.Kind == checker.RuntimeError {
 		for _, in := range m.Invariants {

@@ -24,7 +24,7 @@ import (
 )
 
 // example is a violated row of examples/EXPECTED.tsv, or the smallest
-// violated instance of each peer translation in examples/peers/COUNTS.tsv.
+// violated instance of each peer translation in testdata/COUNTS.tsv.
 type example struct {
 	name string
 	m    *spec.Model
@@ -36,7 +36,7 @@ type example struct {
 // verdict).
 func peerRows(t testing.TB) [][]string {
 	t.Helper()
-	data, err := os.ReadFile("../examples/peers/COUNTS.tsv")
+	data, err := os.ReadFile("../testdata/COUNTS.tsv")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,6 +52,7 @@ func peerRows(t testing.TB) [][]string {
 		if err != nil {
 			t.Fatal(err)
 		}
+		f[0] = strings.TrimPrefix(f[0], "examples/") // EXPECTED.tsv's files are relative to examples/
 		row := []string{f[0], f[1], "-", "violated", "", "", f[5]}
 		i := slices.IndexFunc(rows, func(r []string) bool { return r[0] == f[0] })
 		switch {
@@ -352,7 +353,7 @@ func walksTo(t *testing.T, m *spec.Model, v *checker.Violation, r *rand.Rand, n 
 	if err != nil {
 		t.Fatal(err)
 	}
-	rp, err := newReplayer(m, v)
+	rp, err := newReplayer(prog, v)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -448,4 +449,42 @@ func verifyRun(m *spec.Model) (*checker.Violation, error) {
 		return nil, fmt.Errorf("%s: no violation", m.Name)
 	}
 	return res.Violation, nil
+}
+
+// TestProgramHandedOn: Explain and Attach use the program the check
+// compiled (a program of another model is refused, so it is the one
+// used) instead of compiling the model again.
+func TestProgramHandedOn(t *testing.T) {
+	exs := examples(t)
+	if len(exs) < 2 {
+		t.Fatal("fewer than two example counterexamples")
+	}
+	a, b := exs[0], exs[1]
+	other, err := machine.Compile(b.m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "explain: the program was compiled from another model"
+	if _, err := Explain(context.Background(), a.m, a.v, Options{Verify: verify.Options{Program: other}}); err == nil || err.Error() != want {
+		t.Errorf("Explain with another model's program: %v, want %q", err, want)
+	}
+	res := &checker.Result{Verdict: checker.Violated, Violation: a.v}
+	if err := Attach(context.Background(), a.m, res, verify.Options{Program: other}); err == nil || err.Error() != want {
+		t.Errorf("Attach with another model's program: %v, want %q", err, want)
+	}
+	own, err := machine.Compile(a.m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := Explain(context.Background(), a.m, a.v, Options{Verify: verify.Options{Program: own}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := Explain(context.Background(), a.m, a.v, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(y.Slice, x.Slice, cmp.AllowUnexported(Explanation{})); diff != "" {
+		t.Errorf("slice with the check's program vs compiled anew (-new +handed):\n%s", diff)
+	}
 }

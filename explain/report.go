@@ -234,8 +234,12 @@ type Options struct {
 // would exclude it, each candidate checked ([Liveness], [Cycle.CheckFixes]).
 func Explain(ctx context.Context, m *spec.Model, v *checker.Violation, opts Options) (*Report, error) {
 	out := &Report{Model: m, Violation: v}
+	prog, err := program(m, opts.Verify.Program)
+	if err != nil {
+		return nil, err
+	}
 	if opts.FewestSwitches && v.LoopStart < 0 && len(v.Trace) > 1 {
-		w, err := FewestSwitches(m, v, opts.Verify.MaxStates)
+		w, err := fewestSwitches(prog, v, opts.Verify.MaxStates)
 		if err != nil {
 			return nil, err
 		}
@@ -243,15 +247,14 @@ func Explain(ctx context.Context, m *spec.Model, v *checker.Violation, opts Opti
 			Switches(m, w.Trace), len(w.Trace)-1, Switches(m, v.Trace))
 		out.Violation, v = w, w
 	}
-	var err error
 	if v.LoopStart >= 0 {
-		if out.Cycle, err = Liveness(m, v); err != nil {
+		if out.Cycle, err = verify.Liveness(prog, v); err != nil {
 			return nil, err
 		}
 		if err := out.Cycle.CheckFixes(ctx, m, v, opts.Verify); err != nil {
 			return nil, err
 		}
-	} else if out.Slice, err = Safety(m, v); err != nil {
+	} else if out.Slice, err = safety(prog, v); err != nil {
 		return nil, err
 	}
 	return out, nil

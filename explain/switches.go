@@ -38,17 +38,27 @@ var ErrTooManyStates = errors.New("explain: too many states for --fewest-switche
 // level over (state, process of the last step), keeping the fewest
 // switches for each; maxStates (0: 1<<22) bounds the pairs of one level.
 func FewestSwitches(m *spec.Model, v *checker.Violation, maxStates int64) (*checker.Violation, error) {
+	prog, err := machine.Compile(m)
+	if err != nil {
+		return nil, err
+	}
+	return fewestSwitches(prog, v, maxStates)
+}
+
+// fewestSwitches is [FewestSwitches] on the compiled program of the model.
+func fewestSwitches(prog *machine.Program, v *checker.Violation, maxStates int64) (*checker.Violation, error) {
+	m := prog.Model
 	if v == nil || v.LoopStart >= 0 || len(v.Trace) == 0 {
 		return nil, fmt.Errorf("explain: --fewest-switches needs a finite counterexample")
 	}
 	if maxStates <= 0 {
 		maxStates = 1 << 22
 	}
-	r, err := newReplayer(m, v)
+	r, err := newReplayer(prog, v)
 	if err != nil {
 		return nil, err
 	}
-	prog, mach := r.prog, r.mach
+	mach := r.mach
 	n := len(v.Trace) - 1
 	failing := v.Kind == checker.Assertion || v.Kind == checker.RuntimeError && r.inv == nil
 	type entry struct {

@@ -13,7 +13,11 @@ import (
 // of m and returns the fewest switches among those ending in v's
 // violation, or -2 when there are more than limit paths.
 func bruteSwitches(t *testing.T, m *spec.Model, v *checker.Violation, n, limit int) int {
-	r, err := newReplayer(m, v)
+	prog, err := machine.Compile(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := newReplayer(prog, v)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,10 +27,11 @@ type ExplainOutput struct {
 
 func (t *tools) explain(ctx context.Context, req *sdk.CallToolRequest, in ExplainInput) (*sdk.CallToolResult, ExplainOutput, error) {
 	var out ExplainOutput
-	_, m, res, err := t.search(ctx, req, in.CheckInput)
+	_, prog, res, err := t.search(ctx, req, in.CheckInput)
 	if err != nil {
 		return nil, out, err
 	}
+	m := prog.Model
 	out.Verdict = res.Verdict.String()
 	if res.Verdict != checker.Violated {
 		out.Text = m.Name + ": " + out.Verdict + ": nothing to explain"
@@ -41,7 +42,7 @@ func (t *tools) explain(ctx context.Context, req *sdk.CallToolRequest, in Explai
 	}
 	ctx, cancel := context.WithTimeout(ctx, t.timeout(in.CheckInput))
 	defer cancel()
-	vopts := verify.Options{Workers: in.Workers, MaxStates: in.MaxStates, NoDeadlock: in.NoDeadlock, Only: in.Only,
+	vopts := verify.Options{Program: prog, Workers: in.Workers, MaxStates: in.MaxStates, NoDeadlock: in.NoDeadlock, Only: in.Only,
 		NoSymmetry: in.NoSymmetry, NoPOR: in.NoPOR}
 	x, err := explain.Explain(ctx, m, res.Violation, explain.Options{Verify: vopts, FewestSwitches: in.FewestSwitches})
 	if err != nil {

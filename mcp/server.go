@@ -19,6 +19,7 @@ import (
 	"github.com/wrapcheck/wrapcheck/docs"
 	"github.com/wrapcheck/wrapcheck/examples"
 	"github.com/wrapcheck/wrapcheck/ltl"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/spec/syntax"
@@ -156,10 +157,11 @@ type CheckOutput struct {
 
 func (t *tools) check(ctx context.Context, req *sdk.CallToolRequest, in CheckInput) (*sdk.CallToolResult, CheckOutput, error) {
 	var out CheckOutput
-	f, m, res, err := t.search(ctx, req, in)
+	f, prog, res, err := t.search(ctx, req, in)
 	if err != nil {
 		return nil, out, err
 	}
+	m := prog.Model
 	var js, text bytes.Buffer
 	if err := report.JSON(&js, m, res); err != nil {
 		return nil, out, err
@@ -167,7 +169,7 @@ func (t *tools) check(ctx context.Context, req *sdk.CallToolRequest, in CheckInp
 	if err := json.Unmarshal(js.Bytes(), &out.Result); err != nil {
 		return nil, out, err
 	}
-	if err := report.Text(&text, m, res); err != nil {
+	if err := (report.TextOptions{Program: prog}).Render(&text, m, res); err != nil {
 		return nil, out, err
 	}
 	out.Text = text.String()
@@ -183,10 +185,10 @@ func (t *tools) check(ctx context.Context, req *sdk.CallToolRequest, in CheckInp
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: content}, &sdk.TextContent{Text: js.String()}}}, out, nil
 }
 
-// search parses and checks the spec of in and runs every check it asks
-// for, with progress notifications when the client gave a token and the
+// search parses and checks the spec of in, compiles it once and runs
+// every check it asks for, with progress notifications when the client gave a token and the
 // time limit of in (or the server's default).
-func (t *tools) search(ctx context.Context, req *sdk.CallToolRequest, in CheckInput) (*syntax.File, *spec.Model, *checker.Result, error) {
+func (t *tools) search(ctx context.Context, req *sdk.CallToolRequest, in CheckInput) (*syntax.File, *machine.Program, *checker.Result, error) {
 	if in.MaxStates < 0 || in.Workers < 0 || in.TimeoutSeconds < 0 {
 		return nil, nil, nil, errors.New("max_states, workers and timeout_seconds must not be negative")
 	}
@@ -211,6 +213,9 @@ func (t *tools) search(ctx context.Context, req *sdk.CallToolRequest, in CheckIn
 	if err := opts.Validate(m); err != nil {
 		return nil, nil, nil, err // "only Nope: no invariant or property of that name in M"
 	}
+	if opts.Program, err = machine.Compile(m); err != nil {
+		return nil, nil, nil, err
+	}
 	if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
 		opts.Progress = func(p checker.Progress) {
 			msg := fmt.Sprintf("%d states, depth %d, %d in the level", p.States, p.Depth, p.Frontier)
@@ -224,7 +229,7 @@ func (t *tools) search(ctx context.Context, req *sdk.CallToolRequest, in CheckIn
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	return f, m, res, nil
+	return f, opts.Program, res, nil
 }
 
 // timeout returns the time limit of a search for in: its own, capped at

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/explain"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/replay"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
@@ -80,6 +81,9 @@ func runExplain(cmd *cobra.Command, path string, f explainFlags) error {
 	opts := verify.Options{MaxStates: f.maxStates, Workers: f.workers, Only: f.only}
 	if err := opts.Validate(m); err != nil {
 		return &exitError{code: exitUsage, err: flagError(err)}
+	}
+	if opts.Program, err = machine.Compile(m); err != nil {
+		return &exitError{code: exitUsage, err: err}
 	}
 	var v *checker.Violation
 	if f.run != "" {
