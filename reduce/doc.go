@@ -114,7 +114,8 @@
 //
 // A counterexample found with ample sets is a real path of the system
 // (tests replay every one on the unreduced transition relation) but not
-// necessarily a shortest one.
+// necessarily a shortest one; the checker's search makes it one (see
+// checker.Options.Ample).
 //
 // With both reductions, ample sets are chosen on canonical states. The
 // static independence relation and the visible slots are invariant under
