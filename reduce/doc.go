@@ -126,6 +126,16 @@
 // reduced graph [Emerson, Jha and Peled, "Combining partial order and
 // symmetry reductions", TACAS 1997].
 //
+// # Choosing the reductions
+//
+// [Choose] is the one place that decides which reductions a search gets,
+// from the model, the checks of the search and the user's [Switches]: the
+// whole group and the invariants' visible slots for the safety search;
+// for the product of an LTL property, the subgroup that its atoms and the
+// fairness declarations survive and the slots its atoms read, with the
+// notes that say where a reduction is off. Package verify asks it for the
+// safety search and package ltl for each property.
+//
 // # Subgroups, for liveness
 //
 // [SymmetryOf] and [NewCanon] canonicalise for a subgroup ([Group]):

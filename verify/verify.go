@@ -209,16 +209,11 @@ func Safety(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, 
 		Progress:     opts.Progress,
 		HashCompact:  opts.HashCompact,
 	}
-	if !opts.NoSymmetry {
-		canon, err := reduce.Symmetry(m)
-		if err != nil {
-			return nil, err
-		}
-		copts.Canon = canon
+	hooks, err := reduce.Choose(m, reduce.Checks{Only: opts.Only}, reduce.Switches{NoSymmetry: opts.NoSymmetry, NoPOR: opts.NoPOR})
+	if err != nil {
+		return nil, err
 	}
-	if !opts.NoPOR {
-		copts.Ample = reduce.POR(m, reduce.Visible(m, opts.Only))
-	}
+	copts.Canon, copts.Ample = hooks.CanonFunc(), hooks.Ample
 	return checker.RunProgram(ctx, prog, copts)
 }
 
