@@ -195,7 +195,7 @@ func run(ctx context.Context, m *spec.Model, opts Options, minParallel int) (*Re
 	if err != nil {
 		return nil, err
 	}
-	return runProgram(ctx, prog, opts, minParallel)
+	return runShortest(ctx, prog, opts, minParallel)
 }
 
 // RunProgram is [Run] on a model compiled by the caller, so that one
@@ -204,7 +204,7 @@ func RunProgram(ctx context.Context, prog *machine.Program, opts Options) (*Resu
 	if err := opts.check(); err != nil {
 		return nil, err
 	}
-	return runProgram(ctx, prog, opts, 64)
+	return runShortest(ctx, prog, opts, 64)
 }
 
 // check rejects the limits no search can take.

@@ -60,6 +60,20 @@
 // form is the next stored state, which also gives concrete traces under
 // symmetry reduction.
 //
+// # Shortest traces under partial-order reduction
+//
+// Symmetry keeps distances (a canonical state is as deep as every state
+// of its orbit), ample sets do not: an ample set may put an invisible,
+// independent step before the one that leads to the violation. So a
+// search with Options.Ample that finds a violation is followed by a
+// search without ample sets (Canon kept), bounded by the depth of the
+// longest violation found: every violation found is a real path, so the
+// shortest one of the same check lies within the bound, and that search
+// finds it. The reported violations are those of the bounded search
+// (with Options.Continue, those of the checks the reduced search found,
+// in the bounded search's order); Stats, Stop and Coverage stay the
+// reduced search's. A search that holds pays nothing.
+//
 // # Hash compaction
 //
 // With Options.HashCompact the visited set keeps, per state, a 64-bit

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -60,70 +59,6 @@ func TestHooks(t *testing.T) {
 	}
 }
 
-func TestProgramAPI(t *testing.T) {
-	p, err := machine.Compile(pairModel(true))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := p.NewMachine()
-	var inits [][]int64
-	err = m.Init(func(branch int, s machine.State) {
-		u := make([]int64, p.Slots())
-		p.Unpack(u, s)
-		inits = append(inits, u)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff([][]int64{{0, 0}}, inits); diff != "" {
-		t.Errorf("Init (-want +got):\n%s", diff)
-	}
-	type succ struct {
-		Action, Branch int
-		State          []int64
-	}
-	s := make(machine.State, p.Words())
-	p.Pack(s, []int64{1, 2})
-	var got []succ
-	err = m.Successors(s, func(a, b int, t machine.State) {
-		u := make([]int64, p.Slots())
-		p.Unpack(u, t)
-		got = append(got, succ{a, b, u})
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff([]succ{{0, 0, []int64{2, 2}}}, got); diff != "" {
-		t.Errorf("Successors (-want +got):\n%s", diff)
-	}
-	pr, err := p.CompileExpr(p.Model.Invariants[0].Expr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		state []int64
-		want  int64
-	}{{[]int64{1, 1}, 1}, {[]int64{1, 2}, 0}} {
-		p.Pack(s, tc.state)
-		v, err := m.Eval(pr, s)
-		if err != nil || v != tc.want {
-			t.Errorf("Eval(%v) = %d, %v; want %d", tc.state, v, err, tc.want)
-		}
-	}
-	// A failing action is returned as *machine.ExecError.
-	po, err := machine.Compile(overflowModel())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s1 := make(machine.State, po.Words())
-	po.Pack(s1, []int64{2})
-	err = po.NewMachine().Successors(s1, func(int, int, machine.State) {})
-	ex, ok := err.(*machine.ExecError)
-	if !ok || ex.Kind != RuntimeError || ex.Action != 0 {
-		t.Errorf("Successors on overflow: %v, want a runtime error of action 0", err)
-	}
-}
-
 func TestMemoryBudget(t *testing.T) {
 	b := newBuilder("big")
 	var vars []*spec.Expr
@@ -169,22 +104,5 @@ func TestProgressAndTimeout(t *testing.T) {
 	}
 	if r.Stats.States == 0 || r.Stats.PeakHeapBytes == 0 {
 		t.Errorf("stats so far missing: %+v", r.Stats)
-	}
-}
-
-func TestAskedAnswers(t *testing.T) {
-	p, err := machine.Compile(askEnumModel())
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := p.NewMachine()
-	m.RecordAnswers(true)
-	var init machine.State
-	m.Init(func(_ int, s machine.State) { init = append(machine.State(nil), s...) })
-	var got [][]Answer
-	m.Successors(init, func(_, _ int, _ machine.State) { got = append(got, cloneAnswers(m.Asked())) })
-	want := [][]Answer{{{Agent: 0, Value: []int64{0}}}, {{Agent: 0, Value: []int64{1}}}}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
 	}
 }

@@ -2,12 +2,9 @@ package checker
 
 import (
 	"context"
-	"errors"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -58,53 +55,5 @@ func TestInterruptLongEvaluation(t *testing.T) {
 				}
 			})
 		}
-	}
-}
-
-// TestSetInterrupt checks the Machine API: a call that runs into the
-// interrupt returns machine.ErrInterrupted, and the machine works normally once
-// the interrupt reports false again.
-func TestSetInterrupt(t *testing.T) {
-	src := "spec E\nvar x: 0..3 = 0\naction a when forall i in 0..99999: forall j in 0..99999: i + j >= x { x := (x + 1) % 4 }\n" +
-		"action b { x := 2 }\n"
-	m, err := spec.ParseFile("e.wrap", []byte(src), spec.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	prog, err := machine.Compile(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mach := prog.NewMachine()
-	stop := true
-	mach.SetInterrupt(func() bool { return stop })
-	var init machine.State
-	if err := mach.Init(func(_ int, s machine.State) { init = append(machine.State(nil), s...) }); err != nil {
-		t.Fatal(err)
-	}
-	var got []int
-	err = mach.Successors(init, func(a, _ int, _ machine.State) { got = append(got, a) })
-	if !errors.Is(err, machine.ErrInterrupted) {
-		t.Fatalf("Successors: err = %v, want machine.ErrInterrupted", err)
-	}
-	// The cheap action b is not visited either: the call ended.
-	if diff := cmp.Diff([]int(nil), got); diff != "" {
-		t.Errorf("visited actions (-want +got):\n%s", diff)
-	}
-	mach.Enabled(init, nil)
-	if !mach.Interrupted() {
-		t.Error("Enabled: Interrupted() = false after a cut-short guard")
-	}
-	if _, err := mach.IsTerminal(init); err != nil {
-		t.Errorf("IsTerminal: %v (no terminal predicate: nothing to interrupt)", err)
-	}
-	stop = false
-	got = nil
-	err = mach.SuccessorsOf(init, []int{1}, func(a, _ int, _ machine.State) { got = append(got, a) })
-	if err != nil {
-		t.Fatalf("SuccessorsOf after the interrupt: %v", err)
-	}
-	if diff := cmp.Diff([]int{1}, got); diff != "" {
-		t.Errorf("visited actions (-want +got):\n%s", diff)
 	}
 }

@@ -45,7 +45,12 @@ type Options struct {
 	// Canon is the symmetry hook; nil: no symmetry reduction.
 	Canon CanonFunc
 	// Ample is the partial-order reduction hook; nil: every enabled action
-	// is expanded.
+	// is expanded. Ample sets keep some violation of every failing check
+	// reachable but not its shortest trace, so when the reduced search
+	// finds a violation, the search is run again without Ample, bounded
+	// by the depth of the longest violation found, and the violations
+	// reported are those of that second search: shortest traces, as
+	// without the hook. Stats, Stop and Coverage are the reduced search's.
 	Ample AmpleFunc
 	// Progress, when not nil, is called about once a second from one
 	// goroutine while the search runs.

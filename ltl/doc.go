@@ -77,6 +77,11 @@
 //
 // # Reductions
 //
+// Which reduction a property's product gets is decided by reduce.Choose,
+// the function that also decides those of the safety search; this
+// package rewrites the formula (the first-identity check below), asks it
+// for the hooks of the property's atoms, and applies them.
+//
 // With Options.Symmetry, a property is checked on the quotient of the
 // system by a subgroup G of its symmetry group (package reduce): system
 // states are stored in canonical form, product nodes are pairs (canonical

@@ -236,7 +236,11 @@ func (c *Checker) Check(ctx context.Context, opts Options) (*checker.Result, err
 			// The quotient's cycle is fair for some run, but which passes
 			// make every instance fair is not tracked: the lasso comes from
 			// the product without symmetry, which has one (see cycle.go).
-			plainSys, err := system(&plan{prop: pn.prop, key: "nosym;"})
+			plainPlan, err := planner.plain(pn)
+			if err != nil {
+				return nil, err
+			}
+			plainSys, err := system(plainPlan)
 			if err != nil {
 				return initFailed(err)
 			}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/machine"
@@ -21,8 +20,9 @@ type plan struct {
 	formula *Formula
 	atoms   []*spec.Expr
 	pinned  *spec.Type // the top-level forall reduced to its first identity, or nil
-	group   red.Group  // the symmetry subgroup (when canon != nil)
-	canon   *red.Canon
+	// canon, threads, ample, key and notes are the reductions
+	// reduce.Choose picked for the property.
+	canon *red.Canon
 	// threads are the fairness declarations with one unit per instance of
 	// a family indexed by a permuted type: their units are followed
 	// through the permutations of the quotient (see cycle.go).
@@ -92,55 +92,34 @@ func (pl *planner) plan(p *spec.Property) (*plan, error) {
 		return nil, err
 	}
 	pn.formula, pn.atoms = formula, atoms
-	var key strings.Builder
-	if pl.opts.Symmetry && len(pl.symTypes) > 0 {
-		for _, t := range pl.symTypes {
-			why := pl.breaks(t, pn, atoms)
-			if why != "" {
-				pn.group.Off = append(pn.group.Off, t)
-				pn.notes = append(pn.notes, fmt.Sprintf("symmetry over %s is off for property %s: %s", t.Name, p.Name, why))
-				fmt.Fprintf(&key, "off %p;", t)
-			}
-		}
-		if pn.pinned != nil && !slices.Contains(pn.group.Off, pn.pinned) {
-			pn.group.Fixed = []*spec.Type{pn.pinned}
-			fmt.Fprintf(&key, "fixed %p;", pn.pinned)
-		}
-		pn.canon, err = red.NewCanon(pl.m, pn.group)
-		if err != nil {
-			return nil, err
-		}
-		if pn.canon != nil {
-			pn.threads = pl.threadDecls(pn.canon.Types())
-			if len(pn.threads) > 0 {
-				key.WriteString("threads;")
-			}
-		}
+	if err := pl.choose(pn, red.Switches{NoSymmetry: !pl.opts.Symmetry, NoPOR: !pl.opts.POR}); err != nil {
+		return nil, err
 	}
-	if pn.canon == nil {
-		key.Reset()
-		key.WriteString("nosym;")
-	}
-	if pl.opts.POR {
-		switch {
-		case len(pl.m.Fairness) > 0:
-			// Off without a note: fairness is a model-wide choice, and
-			// the note would repeat on every fair model (docs/impl.md).
-		case formula.HasNext():
-			pn.notes = append(pn.notes, fmt.Sprintf("partial-order reduction is off for property %s: it uses next", p.Name))
-		default:
-			var vis []int
-			for _, a := range atoms {
-				vis = red.ExprSlots(vis, a)
-			}
-			slices.Sort(vis)
-			vis = slices.Compact(vis)
-			pn.ample = red.POR(pl.m, vis)
-			fmt.Fprintf(&key, "por %v;", vis)
-		}
-	}
-	pn.key = key.String()
 	return pn, nil
+}
+
+// choose sets the reductions of pn to those reduce.Choose picks for its
+// property within sw.
+func (pl *planner) choose(pn *plan, sw red.Switches) error {
+	h, err := red.Choose(pl.m, red.Checks{Property: &red.Property{Name: pn.prop.Name, Atoms: pn.atoms, HasNext: pn.formula.HasNext(), Pinned: pn.pinned}}, sw)
+	if err != nil {
+		return err
+	}
+	pn.canon, pn.ample, pn.key, pn.notes, pn.threads = h.Canon, h.Ample, h.Key, h.Notes, nil
+	for _, th := range h.Threads {
+		pn.threads = append(pn.threads, threadDecl{typ: th.Type, units: th.Units})
+	}
+	return nil
+}
+
+// plain returns the plan of pn's property on the system without
+// reductions.
+func (pl *planner) plain(pn *plan) (*plan, error) {
+	q := &plan{prop: pn.prop, formula: pn.formula, atoms: pn.atoms, pinned: pn.pinned}
+	if err := pl.choose(q, red.Switches{NoSymmetry: true, NoPOR: true}); err != nil {
+		return nil, err
+	}
+	return q, nil
 }
 
 // hoistForall rewrites `always (forall x in T: φ)` with a temporal φ into
@@ -166,138 +145,11 @@ func hoistForall(e *spec.Expr) *spec.Expr {
 	return &forall
 }
 
-// breaks returns why the quotient by symmetric type t would be unsound
-// for the property of pn with these atoms, or "" when it is sound: every
-// atom and every fairness unit must be invariant under the permutations
-// of t (those fixing the first identity when t is pinned).
-func (pl *planner) breaks(t *spec.Type, pn *plan, atoms []*spec.Expr) string {
-	for _, a := range atoms {
-		if namesIdentity(a, t, t == pn.pinned) {
-			return "its formula applies temporal operators to single identities (a quantifier over " + t.Name + " inside a temporal operator)"
-		}
-	}
-	for _, f := range pl.m.Fairness {
-		if !declInvariant(pl.m, f, t) && instanceUnits(pl.m, f, t) == nil {
-			return fmt.Sprintf("the units of fairness %s %s are not one per instance of a family indexed by %s", strength(f.Strong), f.Name, t.Name)
-		}
-	}
-	return ""
-}
-
 // threadDecl is a fairness declaration with one unit per instance of a
 // family indexed by a permuted symmetric type.
 type threadDecl struct {
 	typ   *spec.Type
 	units []int // per instance: the index of its unit among all units
-}
-
-// instanceUnits returns, for a fairness declaration f whose units are
-// one per instance of a family indexed by t (each made of that
-// instance's copies of the same actions), the unit of each instance
-// (index into f.Units); nil when f is not of that form.
-func instanceUnits(m *spec.Model, f *spec.Fairness, t *spec.Type) []int {
-	if len(f.Units) != int(t.Size()) {
-		return nil
-	}
-	of := make([]int, t.Size())
-	for i := range of {
-		of[i] = -1
-	}
-	var shorts []string
-	for k, u := range f.Units {
-		if len(u) == 0 {
-			return nil
-		}
-		inst := int64(-1)
-		var names []string
-		for _, a := range u {
-			pr := m.Processes[m.Actions[a].Process]
-			if pr.IndexType != t || (inst >= 0 && pr.Index != inst) {
-				return nil
-			}
-			inst = pr.Index
-			names = append(names, m.Actions[a].Short)
-		}
-		slices.Sort(names)
-		if shorts == nil {
-			shorts = names
-		} else if !slices.Equal(shorts, names) {
-			return nil
-		}
-		if of[inst-t.Lo] >= 0 {
-			return nil
-		}
-		of[inst-t.Lo] = k
-	}
-	return of
-}
-
-func strength(strong bool) string {
-	if strong {
-		return "strong"
-	}
-	return "weak"
-}
-
-// namesIdentity reports whether e contains a constant of type t (other
-// than its first identity when exceptFirst).
-func namesIdentity(e *spec.Expr, t *spec.Type, exceptFirst bool) bool {
-	return spec.Contains(e, func(x *spec.Expr) bool {
-		return x.Op == spec.OpConst && x.Type == t && !(exceptFirst && x.Val == t.Lo)
-	})
-}
-
-// declInvariant reports whether every unit of fairness declaration f is
-// invariant under the permutations of t.
-func declInvariant(m *spec.Model, f *spec.Fairness, t *spec.Type) bool {
-	for _, u := range f.Units {
-		if !unitInvariant(m, u, t) {
-			return false
-		}
-	}
-	return true
-}
-
-// unitInvariant reports whether the fairness unit u (a set of actions) is
-// mapped onto itself by the permutations of t: with every action of an
-// instance of a family indexed by t, it holds the same action of every
-// instance.
-func unitInvariant(m *spec.Model, u []int, t *spec.Type) bool {
-	for _, a := range u {
-		act := m.Actions[a]
-		pr := m.Processes[act.Process]
-		if pr.IndexType != t {
-			continue
-		}
-		for b, other := range m.Actions {
-			op := m.Processes[other.Process]
-			if op.Family == pr.Family && op.IndexType == t && other.Short == act.Short && !slices.Contains(u, b) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// threadDecls returns the fairness declarations with one unit per
-// instance of a family indexed by one of the permuted types.
-func (pl *planner) threadDecls(types []*spec.Type) []threadDecl {
-	var out []threadDecl
-	base := 0 // index of the declaration's first unit among all units
-	for _, f := range pl.m.Fairness {
-		for _, t := range types {
-			if declInvariant(pl.m, f, t) {
-				continue
-			}
-			td := threadDecl{typ: t}
-			for _, k := range instanceUnits(pl.m, f, t) {
-				td.units = append(td.units, base+k)
-			}
-			out = append(out, td)
-		}
-		base += len(f.Units)
-	}
-	return out
 }
 
 // initsSymmetric reports whether the set of initial states is closed

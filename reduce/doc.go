@@ -114,7 +114,8 @@
 //
 // A counterexample found with ample sets is a real path of the system
 // (tests replay every one on the unreduced transition relation) but not
-// necessarily a shortest one.
+// necessarily a shortest one; the checker's search makes it one (see
+// checker.Options.Ample).
 //
 // With both reductions, ample sets are chosen on canonical states. The
 // static independence relation and the visible slots are invariant under
@@ -124,6 +125,16 @@
 // orbit, and the proviso on the quotient graph covers every cycle of the
 // reduced graph [Emerson, Jha and Peled, "Combining partial order and
 // symmetry reductions", TACAS 1997].
+//
+// # Choosing the reductions
+//
+// [Choose] is the one place that decides which reductions a search gets,
+// from the model, the checks of the search and the user's [Switches]: the
+// whole group and the invariants' visible slots for the safety search;
+// for the product of an LTL property, the subgroup that its atoms and the
+// fairness declarations survive and the slots its atoms read, with the
+// notes that say where a reduction is off. Package verify asks it for the
+// safety search and package ltl for each property.
 //
 // # Subgroups, for liveness
 //

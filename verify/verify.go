@@ -205,29 +205,12 @@ func Safety(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, 
 		Progress:     opts.Progress,
 		HashCompact:  opts.HashCompact,
 	}
-	if !opts.NoSymmetry {
-		canon, err := reduce.Symmetry(m)
-		if err != nil {
-			return nil, err
-		}
-		copts.Canon = canon
-	}
-	if !opts.NoPOR {
-		copts.Ample = reduce.POR(m, reduce.Visible(m, opts.Only))
-	}
-	res, err := checker.RunProgram(ctx, prog, copts)
+	hooks, err := reduce.Choose(m, reduce.Checks{Only: opts.Only}, reduce.Switches{NoSymmetry: opts.NoSymmetry, NoPOR: opts.NoPOR})
 	if err != nil {
 		return nil, err
 	}
-	if res.Verdict == checker.Violated && copts.Ample != nil {
-		// Partial-order reduction keeps some violation reachable but not
-		// the shortest path to it. The reduced search bounds the depth of
-		// the shortest one, so an unreduced search to that depth finds it.
-		if err := shortest(ctx, prog, copts, res); err != nil {
-			return nil, err
-		}
-	}
-	return res, nil
+	copts.Canon, copts.Ample = hooks.CanonFunc(), hooks.Ample
+	return checker.RunProgram(ctx, prog, copts)
 }
 
 // continueProperties checks every selected property of m on its own and
@@ -328,63 +311,6 @@ func hasProperties(m *spec.Model, only []string) bool {
 		}
 	}
 	return false
-}
-
-// shortest replaces the violations of res, found with partial-order
-// reduction, by the shortest violations of the same checks in the
-// unreduced system (symmetry keeps distances, so it stays on). Each is at
-// most as deep as the one found, so the search is bounded by the longest
-// found trace; the statistics stay those of the reduced search.
-func shortest(ctx context.Context, prog *machine.Program, copts checker.Options, res *checker.Result) error {
-	copts.Ample = nil
-	copts.MaxDepth = 0
-	for _, v := range res.Violations {
-		copts.MaxDepth = max(copts.MaxDepth, len(v.Trace)) // one more than the trace's steps: deadlocks at its depth are found
-	}
-	copts.Progress = nil
-	full, err := checker.RunProgram(ctx, prog, copts)
-	if err != nil {
-		return err
-	}
-	if full.Verdict != checker.Violated {
-		return nil
-	}
-	if !copts.Continue {
-		res.Violation = full.Violation
-		res.Violations = []*checker.Violation{full.Violation}
-		return nil
-	}
-	// The same checks, in the order of the unreduced search.
-	var vs []*checker.Violation
-	for _, fv := range full.Violations {
-		for _, v := range res.Violations {
-			if sameCheck(v, fv) {
-				vs = append(vs, fv)
-				break
-			}
-		}
-	}
-	for _, v := range res.Violations {
-		if !slices.ContainsFunc(vs, func(fv *checker.Violation) bool { return sameCheck(v, fv) }) {
-			vs = append(vs, v) // not met within the bound: keep the reduced search's
-		}
-	}
-	res.Violations, res.Violation = vs, vs[0]
-	return nil
-}
-
-// sameCheck reports whether a and b are violations of the same check.
-func sameCheck(a, b *checker.Violation) bool {
-	if a.Kind != b.Kind {
-		return false
-	}
-	switch a.Kind {
-	case checker.Deadlock:
-		return true
-	case checker.Invariant, checker.Property:
-		return a.Name == b.Name
-	}
-	return a.Name == b.Name && a.Pos == b.Pos
 }
 
 // Reduction is one row of [Explain]: the figures of the safety search
