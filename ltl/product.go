@@ -49,6 +49,9 @@ type Options struct {
 
 	// firstCheck overrides the first cycle-search checkpoint (tests).
 	firstCheck int
+	// hashNodes finds every product node through the hash table, never
+	// the dense array (tests).
+	hashNodes bool
 }
 
 // PropertyStats are the figures of the check of one property.
@@ -227,6 +230,7 @@ func (c *Checker) Check(ctx context.Context, opts Options) (*checker.Result, err
 		if opts.firstCheck > 0 {
 			pr.firstCheck = opts.firstCheck
 		}
+		pr.hashNodes = opts.hashNodes
 		if err != nil {
 			return nil, fmt.Errorf("property %s: %w", p.Name, err)
 		}
@@ -716,9 +720,14 @@ type product struct {
 	started  time.Time // the check's start, for progress
 	lastProg time.Time
 
-	firstCheck int // expanded nodes at the first cycle search
+	firstCheck int  // expanded nodes at the first cycle search
+	hashNodes  bool // Options.hashNodes
 
-	nodes     nodeTable // key: system state << 32 | automaton state
+	// The node of (system state, automaton state): in dense, at
+	// sysIdx*len(aut.States)+q, id+1 (0: none), when the automaton has at
+	// most denseAutomaton states; else in nodes, key sysIdx<<32 | q.
+	dense     []uint32
+	nodes     nodeTable
 	nodeSys   []uint32
 	nodeQ     []int32
 	parent    []uint32
@@ -822,7 +831,7 @@ func (p *product) node(sysIdx uint32, q int, parent uint32, act int32, d int32) 
 	if len(p.nodeSys) == int(noParent) {
 		return 0, checker.ErrStoreFull
 	}
-	id, isNew := p.nodes.insert(uint64(sysIdx)<<32|uint64(q), uint32(len(p.nodeSys)))
+	id, isNew := p.lookup(sysIdx, q)
 	if isNew {
 		p.nodeSys = append(p.nodeSys, sysIdx)
 		p.nodeQ = append(p.nodeQ, int32(q))
@@ -834,6 +843,32 @@ func (p *product) node(sysIdx uint32, q int, parent uint32, act int32, d int32) 
 		}
 	}
 	return id, nil
+}
+
+// denseAutomaton is the largest automaton whose product nodes are found
+// through the dense array (4 bytes per system state and automaton state,
+// no more than the hash table's 16 to 32 bytes per node, and the nodes
+// of consecutive system states are near each other in memory).
+const denseAutomaton = 8
+
+// lookup returns the id of node (sysIdx, q), adding it with the next id
+// (len(p.nodeSys)) when absent.
+func (p *product) lookup(sysIdx uint32, q int) (uint32, bool) {
+	next := uint32(len(p.nodeSys))
+	na := len(p.aut.States)
+	if na > denseAutomaton || p.hashNodes {
+		return p.nodes.insert(uint64(sysIdx)<<32|uint64(q), next)
+	}
+	k := int(sysIdx)*na + q
+	if k >= len(p.dense) {
+		p.dense = slices.Grow(p.dense, k+1-len(p.dense))
+		p.dense = p.dense[:cap(p.dense)]
+	}
+	if id := p.dense[k]; id != 0 {
+		return id - 1, false
+	}
+	p.dense[k] = next + 1
+	return next, true
 }
 
 // start adds the initial product nodes.

@@ -325,6 +325,16 @@ func TestRandomSystems(t *testing.T) {
 				t.Errorf("%s: early check: %v", k, err)
 			}
 		}
+		// The nodes found through the hash table instead of the dense
+		// array: the same ids, so the same result.
+		hashed, err := Check(context.Background(), m, Options{hashNodes: true})
+		if err != nil {
+			t.Fatalf("%s: %v", k, err)
+		}
+		if diff := cmp.Diff(fmt.Sprint(res.Verdict, res.Violation), fmt.Sprint(hashed.Verdict, hashed.Violation)); diff != "" {
+			bad++
+			t.Errorf("%s: dense array vs hash table (-want +got):\n%s", k, diff)
+		}
 		switch res.Verdict {
 		case checker.Violated:
 			violated++
