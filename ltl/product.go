@@ -122,7 +122,10 @@ func NewProgramChecker(prog *checker.Program) *Checker {
 
 // Check is [Check] on the Checker's model.
 func (c *Checker) Check(ctx context.Context, opts Options) (*checker.Result, error) {
-	start := time.Now()
+	props, err := c.validate(opts)
+	if err != nil {
+		return nil, err
+	}
 	if b := opts.MemoryBudget; b > 0 {
 		// As in the safety search: let the garbage collector work harder
 		// as the heap nears the budget, so that garbage does not take
@@ -130,162 +133,228 @@ func (c *Checker) Check(ctx context.Context, opts Options) (*checker.Result, err
 		old := debug.SetMemoryLimit(b + b/8)
 		defer debug.SetMemoryLimit(old)
 	}
-	m, prog, systems := c.m, c.prog, c.systems
-	props, err := selectProperties(m, opts.Only)
+	r := &checkRun{c: c, ctx: ctx, opts: opts, start: time.Now(),
+		res: &checker.Result{Verdict: checker.Holds}}
+	r.planner, err = newPlanner(c.m, c.prog, opts, r.interrupted)
+	if err != nil {
+		return nil, err
+	}
+	r.planner.lim = newBudget(ctx, opts.MemoryBudget)
+	for _, p := range props {
+		stop, err := r.property(p)
+		if err != nil {
+			return nil, err
+		}
+		if stop {
+			break
+		}
+	}
+	return r.finish(), nil
+}
+
+// validate returns the properties opts selects, or the error of a bad
+// option.
+func (c *Checker) validate(opts Options) ([]*spec.Property, error) {
+	props, err := selectProperties(c.m, opts.Only)
 	if err != nil {
 		return nil, err
 	}
 	for _, d := range opts.IgnoreFairness {
-		if d < 0 || d >= len(m.Fairness) {
+		if d < 0 || d >= len(c.m.Fairness) {
 			return nil, fmt.Errorf("ltl: Options.IgnoreFairness: no fairness declaration %d", d)
 		}
 	}
-	lim := newBudget(ctx, opts.MemoryBudget)
-	// interrupt stops one long evaluation of the system's machines (a
-	// quantifier over a large domain, a large choose) at the deadline or
-	// the memory budget; the call then fails with checker.ErrInterrupted.
-	interrupt := func() bool {
-		return ctx.Err() != nil || opts.MemoryBudget > 0 && checker.HeapBytes() > uint64(opts.MemoryBudget)
+	return props, nil
+}
+
+// checkRun is one call of [Checker.Check]: the result it builds and the
+// systems it used.
+type checkRun struct {
+	c       *Checker
+	ctx     context.Context
+	opts    Options
+	start   time.Time
+	planner *planner
+	res     *checker.Result
+	order   []*system // the systems this check used, in order of first use
+}
+
+// interrupted reports whether one long evaluation of the system's
+// machines (a quantifier over a large domain, a large choose) must stop:
+// at the deadline or the memory budget. The evaluation then fails with
+// checker.ErrInterrupted.
+func (r *checkRun) interrupted() bool {
+	return r.ctx.Err() != nil || r.opts.MemoryBudget > 0 && checker.HeapBytes() > uint64(r.opts.MemoryBudget)
+}
+
+// finish completes the result's figures and returns it.
+func (r *checkRun) finish() *checker.Result {
+	for _, sys := range r.order {
+		r.res.Stats.States += sys.store.Len()
+		r.res.Stats.Transitions += sys.transitions
 	}
-	planner, err := newPlanner(m, prog, opts, interrupt)
-	if err != nil {
-		return nil, err
-	}
-	var order []*system // the systems this check used
-	res := &checker.Result{Verdict: checker.Holds}
-	finish := func() (*checker.Result, error) {
-		for _, sys := range order {
-			res.Stats.States += sys.store.Len()
-			res.Stats.Transitions += sys.transitions
-		}
-		res.Stats.Seconds = time.Since(start).Seconds()
-		res.Stats.Workers = 1
-		return res, nil
-	}
-	// system returns the system of plan q, built once per key.
-	system := func(q *plan) (*system, error) {
-		if sys := systems[q.key]; sys != nil {
-			if !slices.Contains(order, sys) {
-				order = append(order, sys)
-			}
-			sys.mach.SetInterrupt(interrupt)
-			return sys, sys.initErr
-		}
-		sys := newSystem(prog, q)
-		sys.mach.SetInterrupt(interrupt)
-		order = append(order, sys)
+	r.res.Stats.Seconds = time.Since(r.start).Seconds()
+	r.res.Stats.Workers = 1
+	return r.res
+}
+
+// stopped records that the check stopped early, for reason.
+func (r *checkRun) stopped(reason string) {
+	r.res.Verdict, r.res.Reason = checker.Unknown, reason
+}
+
+// system returns the system of plan q, built once per key and kept by
+// the Checker unless its initialisation was interrupted. The error is the
+// failure of the init block (every user of the system gets it).
+func (r *checkRun) system(q *plan) (*system, error) {
+	sys := r.c.systems[q.key]
+	if sys == nil {
+		sys = newSystem(r.c.prog, q)
+		sys.mach.SetInterrupt(r.interrupted)
 		sys.initErr = sys.init()
 		if !errors.Is(sys.initErr, checker.ErrInterrupted) {
-			systems[q.key] = sys // an interrupted system is not kept
-		}
-		return sys, sys.initErr
-	}
-	initFailed := func(err error) (*checker.Result, error) {
-		if errors.Is(err, checker.ErrInterrupted) {
-			res.Verdict, res.Reason = checker.Unknown, limitReason(ctx, opts.MemoryBudget)
-			return finish()
-		}
-		var ee *checker.ExecError
-		if errors.As(err, &ee) {
-			res.Verdict = checker.Violated
-			res.Violation = &checker.Violation{Name: "init", Kind: ee.Kind, Pos: ee.Pos, Msg: ee.Msg, LoopStart: -1}
-			return finish()
-		}
-		return nil, err
-	}
-	planner.lim = lim
-	for _, p := range props {
-		pstart := time.Now()
-		pn, err := planner.plan(p)
-		if err != nil {
-			if reason := stopReason(err); reason != "" {
-				res.Verdict, res.Reason = checker.Unknown, reason
-				return finish()
-			}
-			return nil, err
-		}
-		for _, n := range pn.notes {
-			if !slices.Contains(res.Notes, n) {
-				res.Notes = append(res.Notes, n)
-			}
-		}
-		sys, err := system(pn)
-		if err != nil {
-			return initFailed(err)
-		}
-		f, atoms := pn.formula, pn.atoms
-		neg := Not(f)
-		aut, err := translate(neg, lim, false)
-		if err != nil {
-			if reason := stopReason(err); reason != "" {
-				res.Verdict, res.Reason = checker.Unknown, reason
-				return finish()
-			}
-			return nil, fmt.Errorf("%s: property %s: %w", p.Pos, p.Name, err)
-		}
-		pr, err := newProduct(ctx, sys, aut, atoms, opts.MaxStates)
-		pr.budget = opts.MemoryBudget
-		pr.ignore(opts.IgnoreFairness)
-		pr.progress, pr.name, pr.started = opts.Progress, p.Name, pstart
-		if opts.firstCheck > 0 {
-			pr.firstCheck = opts.firstCheck
-		}
-		pr.hashNodes = opts.hashNodes
-		if err != nil {
-			return nil, fmt.Errorf("property %s: %w", p.Name, err)
-		}
-		v, reason, fair := pr.run(p)
-		if v != nil && v.Kind == checker.Property && sys.threads != nil {
-			// The quotient's cycle is fair for some run, but which passes
-			// make every instance fair is not tracked: the lasso comes from
-			// the product without symmetry, which has one (see cycle.go).
-			plainSys, err := system(&plan{prop: pn.prop, key: "nosym;"})
-			if err != nil {
-				return initFailed(err)
-			}
-			plain, err := newProduct(ctx, plainSys, aut, atoms, opts.MaxStates)
-			if err != nil {
-				return nil, fmt.Errorf("property %s: %w", p.Name, err)
-			}
-			plain.budget = opts.MemoryBudget
-			plain.ignore(opts.IgnoreFairness)
-			v, reason, _ = plain.run(p)
-			if v == nil && reason == "" {
-				return nil, fmt.Errorf("ltl: internal error: property %s: the symmetry-reduced product has a fair cycle, the product without symmetry has none", p.Name)
-			}
-		}
-		if pr.maxDepth > res.Stats.Depth {
-			res.Stats.Depth = pr.maxDepth
-		}
-		st := PropertyStats{Name: p.Name, Verdict: checker.Holds, Formula: neg.String(),
-			AutomatonStates: len(aut.States), AutomatonEdges: aut.NumEdges(), AcceptanceSets: aut.NumAcc,
-			ProductNodes: int64(len(pr.nodeSys)), ProductEdges: int64(len(pr.edgeTo)), FairSCCs: fair,
-			Seconds: time.Since(pstart).Seconds()}
-		switch {
-		case v != nil:
-			st.Verdict = checker.Violated
-		case reason != "":
-			st.Verdict = checker.Unknown
-		}
-		if opts.OnProperty != nil {
-			opts.OnProperty(st)
-		}
-		if v != nil {
-			if pn.pinned != nil && v.Kind == checker.Property {
-				res.Notes = append(res.Notes, fmt.Sprintf("property %s was checked for %s alone: the model is symmetric in %s, so a run that violates it for one %s violates it, permuted, for %s",
-					p.Name, pn.pinned.Names[0], pn.pinned.Name, pn.pinned.Name, pn.pinned.Names[0]))
-			}
-			res.Verdict, res.Violation, res.Reason = checker.Violated, v, ""
-			return finish()
-		}
-		if reason != "" {
-			res.Verdict, res.Reason = checker.Unknown, reason
-			if reason == "timeout" || reason == "interrupted" || reason == "memory budget" {
-				return finish()
-			}
+			r.c.systems[q.key] = sys // an interrupted system is not kept
 		}
 	}
-	return finish()
+	sys.mach.SetInterrupt(r.interrupted)
+	if !slices.Contains(r.order, sys) {
+		r.order = append(r.order, sys)
+	}
+	return sys, sys.initErr
+}
+
+// initFailed records the failure err of the init block as the result:
+// Unknown when it was interrupted, a violation when it is an execution
+// error. Any other error is returned.
+func (r *checkRun) initFailed(err error) error {
+	if errors.Is(err, checker.ErrInterrupted) {
+		r.stopped(limitReason(r.ctx, r.opts.MemoryBudget))
+		return nil
+	}
+	var ee *checker.ExecError
+	if errors.As(err, &ee) {
+		r.res.Verdict = checker.Violated
+		r.res.Violation = &checker.Violation{Name: "init", Kind: ee.Kind, Pos: ee.Pos, Msg: ee.Msg, LoopStart: -1}
+		return nil
+	}
+	return err
+}
+
+// product sets up the product of sys with aut for property p: the
+// limits, the ignored fairness and the progress of the options.
+func (r *checkRun) product(p *spec.Property, sys *system, aut *Automaton, atoms []*spec.Expr, started time.Time) (*product, error) {
+	pr, err := newProduct(r.ctx, sys, aut, atoms, r.opts.MaxStates)
+	if err != nil {
+		return nil, fmt.Errorf("property %s: %w", p.Name, err)
+	}
+	pr.budget = r.opts.MemoryBudget
+	pr.ignore(r.opts.IgnoreFairness)
+	pr.progress, pr.name, pr.started = r.opts.Progress, p.Name, started
+	if r.opts.firstCheck > 0 {
+		pr.firstCheck = r.opts.firstCheck
+	}
+	pr.hashNodes = r.opts.hashNodes
+	return pr, nil
+}
+
+// property checks property p and records its outcome in the result. It
+// reports stop when the check must not go on to the next property: a
+// violation, or a limit that holds for every property.
+func (r *checkRun) property(p *spec.Property) (stop bool, err error) {
+	pstart := time.Now()
+	pn, err := r.planner.plan(p)
+	if err != nil {
+		if reason := stopReason(err); reason != "" {
+			r.stopped(reason)
+			return true, nil
+		}
+		return false, err
+	}
+	for _, n := range pn.notes {
+		if !slices.Contains(r.res.Notes, n) {
+			r.res.Notes = append(r.res.Notes, n)
+		}
+	}
+	sys, err := r.system(pn)
+	if err != nil {
+		return true, r.initFailed(err)
+	}
+	neg := Not(pn.formula)
+	aut, err := translate(neg, r.planner.lim, false)
+	if err != nil {
+		if reason := stopReason(err); reason != "" {
+			r.stopped(reason)
+			return true, nil
+		}
+		return false, fmt.Errorf("%s: property %s: %w", p.Pos, p.Name, err)
+	}
+	pr, err := r.product(p, sys, aut, pn.atoms, pstart)
+	if err != nil {
+		return false, err
+	}
+	v, reason, fair := pr.run(p)
+	if v != nil && v.Kind == checker.Property && sys.threads != nil {
+		// The quotient's cycle is fair for some run, but which passes
+		// make every instance fair is not tracked: the lasso comes from
+		// the product without symmetry, which has one (see cycle.go).
+		var initFailed bool
+		v, reason, initFailed, err = r.plainLasso(p, pn, aut, pstart)
+		if err != nil || initFailed {
+			return true, err
+		}
+		if v == nil && reason == "" {
+			return false, fmt.Errorf("ltl: internal error: property %s: the symmetry-reduced product has a fair cycle, the product without symmetry has none", p.Name)
+		}
+	}
+	r.res.Stats.Depth = max(r.res.Stats.Depth, pr.maxDepth)
+	r.report(p, pr, aut, neg, v, reason, fair, pstart)
+	switch {
+	case v != nil:
+		if pn.pinned != nil && v.Kind == checker.Property {
+			r.res.Notes = append(r.res.Notes, fmt.Sprintf("property %s was checked for %s alone: the model is symmetric in %s, so a run that violates it for one %s violates it, permuted, for %s",
+				p.Name, pn.pinned.Names[0], pn.pinned.Name, pn.pinned.Name, pn.pinned.Names[0]))
+		}
+		r.res.Verdict, r.res.Violation, r.res.Reason = checker.Violated, v, ""
+		return true, nil
+	case reason != "":
+		r.stopped(reason)
+		return reason == "timeout" || reason == "interrupted" || reason == "memory budget", nil
+	}
+	return false, nil
+}
+
+// plainLasso searches the product of property p without symmetry
+// reduction, for the lasso of a violation the quotient found. When the
+// init block fails, the failure is recorded in the result (initFailed).
+func (r *checkRun) plainLasso(p *spec.Property, pn *plan, aut *Automaton, started time.Time) (v *checker.Violation, reason string, initFailed bool, err error) {
+	plainSys, err := r.system(&plan{prop: pn.prop, key: "nosym;"})
+	if err != nil {
+		return nil, "", true, r.initFailed(err)
+	}
+	plain, err := r.product(p, plainSys, aut, pn.atoms, started)
+	if err != nil {
+		return nil, "", false, err
+	}
+	v, reason, _ = plain.run(p)
+	return v, reason, false, nil
+}
+
+// report passes the figures of the check of p to Options.OnProperty.
+func (r *checkRun) report(p *spec.Property, pr *product, aut *Automaton, neg *Formula, v *checker.Violation, reason string, fair int, started time.Time) {
+	if r.opts.OnProperty == nil {
+		return
+	}
+	st := PropertyStats{Name: p.Name, Verdict: checker.Holds, Formula: neg.String(),
+		AutomatonStates: len(aut.States), AutomatonEdges: aut.NumEdges(), AcceptanceSets: aut.NumAcc,
+		ProductNodes: int64(len(pr.nodeSys)), ProductEdges: int64(len(pr.edgeTo)), FairSCCs: fair,
+		Seconds: time.Since(started).Seconds()}
+	switch {
+	case v != nil:
+		st.Verdict = checker.Violated
+	case reason != "":
+		st.Verdict = checker.Unknown
+	}
+	r.opts.OnProperty(st)
 }
 
 // limitReason returns why an evaluation was interrupted: "timeout" or
