@@ -46,6 +46,7 @@ func BenchmarkCoffeeCan(b *testing.B) {
 			b.ReportMetric(float64(st.ProductNodes), "nodes")
 			b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(b.N)/float64(st.ProductNodes), "ns/node")
 			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/float64(st.ProductNodes), "cpu-ns/node")
+			b.ReportMetric(float64(st.Bytes)/float64(st.ProductNodes), "B/node")
 		})
 	}
 }

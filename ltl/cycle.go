@@ -40,6 +40,13 @@ func newCycleSearch(p *product) *cycleSearch {
 	return c
 }
 
+// bytes returns the bytes of the search's arrays.
+func (c *cycleSearch) bytes() int64 {
+	return int64(c.n)*4 + // the node list of search
+		bytesOf(c.index) + bytesOf(c.low) + bytesOf(c.onStack) + bytesOf(c.member) + bytesOf(c.stamp) +
+		bytesOf(c.stack) + bytesOf(c.calls) + bytesOf(c.seen) + bytesOf(c.prevEdge) + bytesOf(c.prevNode)
+}
+
 // search returns the fair accepting SCCs, each as a list of nodes.
 func (c *cycleSearch) search() [][]uint32 {
 	all := make([]uint32, c.n)

@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"time"
+	"unsafe"
 
 	"github.com/wrapcheck/wrapcheck/checker"
 	red "github.com/wrapcheck/wrapcheck/reduce"
@@ -66,6 +67,11 @@ type PropertyStats struct {
 	ProductEdges    int64
 	FairSCCs        int // fair accepting SCCs found
 	Seconds         float64
+	// Bytes is what the product's search keeps: its nodes and edges,
+	// the system states it explored (their store, successors and enabled
+	// units, shared with the other properties) and the largest cycle
+	// search's arrays; allocated capacity, not the heap's peak.
+	Bytes int64
 }
 
 // ErrTooManyEventualities is returned (wrapped) by [Check] when the
@@ -347,7 +353,7 @@ func (r *checkRun) report(p *spec.Property, pr *product, aut *Automaton, neg *Fo
 	st := PropertyStats{Name: p.Name, Verdict: checker.Holds, Formula: neg.String(),
 		AutomatonStates: len(aut.States), AutomatonEdges: aut.NumEdges(), AcceptanceSets: aut.NumAcc,
 		ProductNodes: int64(len(pr.nodeSys)), ProductEdges: int64(len(pr.edgeTo)), FairSCCs: fair,
-		Seconds: time.Since(started).Seconds()}
+		Seconds: time.Since(started).Seconds(), Bytes: pr.footprint()}
 	switch {
 	case v != nil:
 		st.Verdict = checker.Violated
@@ -791,6 +797,8 @@ type product struct {
 
 	firstCheck int  // expanded nodes at the first cycle search
 	hashNodes  bool // Options.hashNodes
+	// searchBytes is the largest footprint of a cycle search so far.
+	searchBytes int64
 
 	// The node of (system state, automaton state): in dense, at
 	// sysIdx*len(aut.States)+q, id+1 (0: none), when the automaton has at
@@ -912,6 +920,24 @@ func (p *product) node(sysIdx uint32, q int, parent uint32, act int32, d int32) 
 		}
 	}
 	return id, nil
+}
+
+// footprint returns the bytes the product's search keeps (see
+// PropertyStats.Bytes).
+func (p *product) footprint() int64 {
+	s := p.sys
+	b := s.store.Bytes() + bytesOf(s.expanded) + bytesOf(s.succOff) + bytesOf(s.succN) + bytesOf(s.succTo) +
+		bytesOf(s.succAct) + bytesOf(s.succPerm) + bytesOf(s.enabled) + bytesOf(s.failure) + bytesOf(s.reduced)
+	b += bytesOf(p.vals) + bytesOf(p.valOK) + bytesOf(p.dense) + bytesOf(p.nodes.keys) + bytesOf(p.nodes.ids) +
+		bytesOf(p.nodeSys) + bytesOf(p.nodeQ) + bytesOf(p.parent) + bytesOf(p.parentAct) + bytesOf(p.depth) +
+		bytesOf(p.edgeOff) + bytesOf(p.edgeTo) + bytesOf(p.edgeAct) + bytesOf(p.edgeAcc) + bytesOf(p.edgePerm)
+	return b + p.searchBytes
+}
+
+// bytesOf returns the bytes of the array behind x.
+func bytesOf[T any](x []T) int64 {
+	var z T
+	return int64(cap(x)) * int64(unsafe.Sizeof(z))
 }
 
 // denseAutomaton is the largest automaton whose product nodes are found
@@ -1144,6 +1170,7 @@ func (p *product) failure(prop *spec.Property) *checker.Violation {
 func (p *product) search(prop *spec.Property) (*checker.Violation, int) {
 	c := newCycleSearch(p)
 	fair := c.search()
+	p.searchBytes = max(p.searchBytes, c.bytes())
 	if len(fair) == 0 {
 		return nil, 0
 	}
