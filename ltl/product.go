@@ -53,6 +53,10 @@ type Options struct {
 	// hashNodes finds every product node through the hash table, never
 	// the dense array (tests).
 	hashNodes bool
+	// onProduct, when not nil, is called with each product after its
+	// search, and the products keep the edges their expansion found in
+	// recorded (tests).
+	onProduct func(*product)
 }
 
 // PropertyStats are the figures of the check of one property.
@@ -260,6 +264,7 @@ func (r *checkRun) product(p *spec.Property, sys *system, aut *Automaton, atoms 
 		pr.firstCheck = r.opts.firstCheck
 	}
 	pr.hashNodes = r.opts.hashNodes
+	pr.record = r.opts.onProduct != nil
 	return pr, nil
 }
 
@@ -299,6 +304,9 @@ func (r *checkRun) property(p *spec.Property) (stop bool, err error) {
 		return false, err
 	}
 	v, reason, fair := pr.run(p)
+	if r.opts.onProduct != nil {
+		r.opts.onProduct(pr)
+	}
 	if v != nil && v.Kind == checker.Property && sys.threads != nil {
 		// The quotient's cycle is fair for some run, but which passes
 		// make every instance fair is not tracked: the lasso comes from
@@ -342,6 +350,9 @@ func (r *checkRun) plainLasso(p *spec.Property, pn *plan, aut *Automaton, starte
 		return nil, "", false, err
 	}
 	v, reason, _ = plain.run(p)
+	if r.opts.onProduct != nil {
+		r.opts.onProduct(plain)
+	}
 	return v, reason, false, nil
 }
 
@@ -352,7 +363,7 @@ func (r *checkRun) report(p *spec.Property, pr *product, aut *Automaton, neg *Fo
 	}
 	st := PropertyStats{Name: p.Name, Verdict: checker.Holds, Formula: neg.String(),
 		AutomatonStates: len(aut.States), AutomatonEdges: aut.NumEdges(), AcceptanceSets: aut.NumAcc,
-		ProductNodes: int64(len(pr.nodeSys)), ProductEdges: int64(len(pr.edgeTo)), FairSCCs: fair,
+		ProductNodes: int64(len(pr.nodeSys)), ProductEdges: pr.edgesN, FairSCCs: fair,
 		Seconds: time.Since(started).Seconds(), Bytes: pr.footprint()}
 	switch {
 	case v != nil:
@@ -455,8 +466,8 @@ type system struct {
 	succN    []int32
 	succTo   []uint32
 	succAct  []int32
-	enabled  []uint64 // per state: uw words of enabled units
-	failure  []*checker.ExecError
+	enabled  []uint64                      // per state: uw words of enabled units
+	failure  map[uint32]*checker.ExecError // the states whose expansion failed (few)
 
 	transitions int64
 
@@ -477,7 +488,7 @@ type unit struct {
 func newSystem(prog *checker.Program, pn *plan) *system {
 	m := prog.Model
 	s := &system{prog: prog, mach: prog.NewMachine(), store: checker.NewStore(max(prog.Words(), 1)),
-		canon: pn.canon, ample: pn.ample, rest: map[uint32][2]int64{},
+		canon: pn.canon, ample: pn.ample, rest: map[uint32][2]int64{}, failure: map[uint32]*checker.ExecError{},
 		unp: make([]int64, prog.Slots()), packed: make([]uint64, prog.Words())}
 	if s.canon != nil {
 		s.canonFn = s.canon.Func()
@@ -567,7 +578,6 @@ func (s *system) add(t checker.State) (uint32, error) {
 		s.expanded = append(s.expanded, false)
 		s.succOff = append(s.succOff, 0)
 		s.succN = append(s.succN, 0)
-		s.failure = append(s.failure, nil)
 		s.reduced = append(s.reduced, false)
 	}
 	return idx, nil
@@ -812,13 +822,19 @@ type product struct {
 	depth     []int32
 	maxDepth  int
 
-	edgeOff []int64 // per expanded node, and one past the last: its edges
-	edgeTo  []uint32
-	edgeAct []int32
-	edgeAcc []uint64
-	// edgePerm: per edge, the permutation id of its system successor
-	// (thread tracking only)
-	edgePerm []uint32
+	// The edges are not kept: those of a node are computed again from
+	// the system's successors and the automaton ([product.edges]), in
+	// the order the expansion found them. Nodes 0..expandedN-1 are
+	// expanded; full marks those that also took the successors outside
+	// their ample set (the cycle proviso).
+	expandedN int
+	edgesN    int64
+	full      []uint64
+	// record keeps the edges of node i as expandNode found them in
+	// recorded[recordOff[i]:recordOff[i+1]] (tests).
+	record    bool
+	recorded  []edge
+	recordOff []int64
 
 	// Set when the exploration stops on a failure.
 	failNode uint32
@@ -927,10 +943,10 @@ func (p *product) node(sysIdx uint32, q int, parent uint32, act int32, d int32) 
 func (p *product) footprint() int64 {
 	s := p.sys
 	b := s.store.Bytes() + bytesOf(s.expanded) + bytesOf(s.succOff) + bytesOf(s.succN) + bytesOf(s.succTo) +
-		bytesOf(s.succAct) + bytesOf(s.succPerm) + bytesOf(s.enabled) + bytesOf(s.failure) + bytesOf(s.reduced)
+		bytesOf(s.succAct) + bytesOf(s.succPerm) + bytesOf(s.enabled) + bytesOf(s.reduced)
 	b += bytesOf(p.vals) + bytesOf(p.valOK) + bytesOf(p.dense) + bytesOf(p.nodes.keys) + bytesOf(p.nodes.ids) +
 		bytesOf(p.nodeSys) + bytesOf(p.nodeQ) + bytesOf(p.parent) + bytesOf(p.parentAct) + bytesOf(p.depth) +
-		bytesOf(p.edgeOff) + bytesOf(p.edgeTo) + bytesOf(p.edgeAct) + bytesOf(p.edgeAcc) + bytesOf(p.edgePerm)
+		bytesOf(p.full)
 	return b + p.searchBytes
 }
 
@@ -968,7 +984,6 @@ func (p *product) lookup(sysIdx uint32, q int) (uint32, bool) {
 
 // start adds the initial product nodes.
 func (p *product) start() error {
-	p.edgeOff = []int64{0}
 	for _, s := range p.sys.inits {
 		if _, err := p.node(s, p.aut.Init, noParent, -1, 0); err != nil {
 			return err
@@ -978,8 +993,97 @@ func (p *product) start() error {
 }
 
 // expanded returns the number of expanded nodes: nodes 0..expanded()-1
-// have their edges at edgeOff[i]..edgeOff[i+1].
-func (p *product) expanded() int { return len(p.edgeOff) - 1 }
+// have their edges.
+func (p *product) expanded() int { return p.expandedN }
+
+// edge is a product edge: to node to, by the system's action act (-1: the
+// stutter of a state without enabled action), in the acceptance sets acc;
+// perm is the id of the permutation that canonicalised the system
+// successor (thread tracking only).
+type edge struct {
+	to   uint32
+	act  int32
+	perm uint32
+	acc  uint64
+}
+
+// edgeCursor enumerates the edges of one expanded node v: for each system
+// successor of its state (its ample set's, then, when v is full, the
+// others'), each automaton edge whose label holds, in the order
+// expandNode found them. It is small (the cycle search keeps one per
+// node of its depth-first path): k is the next system successor in
+// succTo/succAct, j the next automaton edge there, negative (-j-1) once
+// the cursor is in the range of the successors outside the ample set.
+type edgeCursor struct {
+	k int64
+	v uint32
+	j int32
+}
+
+// edges returns a cursor over the edges of the expanded node v.
+func (p *product) edges(v uint32) edgeCursor {
+	return edgeCursor{k: p.sys.succOff[p.nodeSys[v]], v: v}
+}
+
+// next returns the next edge of c, or false when there is none.
+func (p *product) next(c *edgeCursor) (edge, bool) {
+	sys := p.sys
+	s := p.nodeSys[c.v]
+	if !sys.expanded[s] {
+		return edge{}, false
+	}
+	// A state whose expansion failed has no successor (succN 0, no rest):
+	// the product stops at the failure anyway.
+	es := p.aut.States[p.nodeQ[c.v]].Edges
+	vals := p.vals[int(s)*p.aw : int(s+1)*p.aw]
+	j, rest := int(c.j), c.j < 0
+	if rest {
+		j = -j - 1
+	}
+	end := sys.succOff[s] + int64(sys.succN[s])
+	if rest {
+		r := sys.rest[s]
+		end = r[0] + r[1]
+	}
+	for {
+		if c.k >= end {
+			if rest || p.full == nil || int(c.v/64) >= len(p.full) || p.full[c.v/64]>>(c.v%64)&1 == 0 {
+				return edge{}, false
+			}
+			r := sys.rest[s]
+			c.k, end, rest, j = r[0], r[0]+r[1], true, 0
+			continue
+		}
+		for j < len(es) {
+			e := &es[j]
+			j++
+			if !labelHolds(e.Label, vals) {
+				continue
+			}
+			ed := edge{to: p.find(sys.succTo[c.k], e.To), act: sys.succAct[c.k], acc: e.Acc}
+			if sys.threads != nil {
+				ed.perm = sys.succPerm[c.k]
+			}
+			c.j = int32(j)
+			if rest {
+				c.j = int32(-j - 1)
+			}
+			return ed, true
+		}
+		j = 0
+		c.k++
+	}
+}
+
+// find returns the id of node (sysIdx, q), which exists: the expansion
+// that found the edge to it added it.
+func (p *product) find(sysIdx uint32, q int) uint32 {
+	na := len(p.aut.States)
+	if na > denseAutomaton || p.hashNodes {
+		return p.nodes.find(uint64(sysIdx)<<32 | uint64(q))
+	}
+	return p.dense[int(sysIdx)*na+q] - 1
+}
 
 // explore expands nodes in BFS order until upto nodes are expanded or the
 // product is complete (done). It returns a non-empty reason when it
@@ -1006,14 +1110,20 @@ func (p *product) explore(upto int) (reason string, done bool, err error) {
 		}
 		if p.progress != nil && i&(1<<12-1) == 0 && time.Since(p.lastProg) >= time.Second {
 			p.lastProg = time.Now()
-			p.progress(checker.Progress{Property: p.name, States: int64(len(p.nodeSys)), Transitions: int64(len(p.edgeTo)),
+			p.progress(checker.Progress{Property: p.name, States: int64(len(p.nodeSys)), Transitions: p.edgesN,
 				Depth: p.maxDepth, Frontier: len(p.nodeSys) - i, Elapsed: time.Since(p.started), HeapBytes: checker.HeapBytes()})
 		}
 		stop, err := p.expandNode(i)
 		if err != nil || stop {
 			return "", false, err
 		}
-		p.edgeOff = append(p.edgeOff, int64(len(p.edgeTo)))
+		p.expandedN++
+		if p.record {
+			if len(p.recordOff) == 0 {
+				p.recordOff = append(p.recordOff, 0)
+			}
+			p.recordOff = append(p.recordOff, int64(len(p.recorded)))
+		}
 	}
 	return "", true, nil
 }
@@ -1062,6 +1172,10 @@ func (p *product) expandNode(i int) (stop bool, err error) {
 	// postpone an enabled action forever, so this node takes every
 	// enabled action. Every cycle has such an edge (depths cannot grow
 	// all the way round), hence a fully expanded node.
+	for len(p.full) <= i/64 {
+		p.full = append(p.full, 0)
+	}
+	p.full[i/64] |= 1 << uint(i%64)
 	off, n, err := sys.restOf(s)
 	if err != nil {
 		var ee *checker.ExecError
@@ -1091,12 +1205,14 @@ func (p *product) addEdges(i int, q int32, vals []uint64, off, n int64) (back bo
 				return false, err
 			}
 			back = back || p.depth[to] <= p.depth[i]
-			if sys.threads != nil {
-				p.edgePerm = append(p.edgePerm, sys.succPerm[k])
+			p.edgesN++
+			if p.record {
+				ed := edge{to: to, act: act, acc: e.Acc}
+				if sys.threads != nil {
+					ed.perm = sys.succPerm[k]
+				}
+				p.recorded = append(p.recorded, ed)
 			}
-			p.edgeTo = append(p.edgeTo, to)
-			p.edgeAct = append(p.edgeAct, act)
-			p.edgeAcc = append(p.edgeAcc, e.Acc)
 		}
 	}
 	return back, nil
@@ -1219,7 +1335,7 @@ func (p *product) pathTo(id uint32) []uint32 {
 // repeat a state without enabled action. Under symmetry reduction the
 // canonical states are replaced by a real run (see concretize), whose
 // cycle may be the product cycle repeated.
-func (p *product) trace(path []uint32, cycle []int64) ([]checker.Step, int, error) {
+func (p *product) trace(path []uint32, cycle []edge) ([]checker.Step, int, error) {
 	var seq []uint32
 	var acts []int32
 	for i, v := range path {
@@ -1231,8 +1347,8 @@ func (p *product) trace(path []uint32, cycle []int64) ([]checker.Step, int, erro
 		acts = append(acts, act)
 	}
 	for _, e := range cycle {
-		seq = append(seq, p.nodeSys[p.edgeTo[e]])
-		acts = append(acts, p.edgeAct[e])
+		seq = append(seq, p.nodeSys[e.to])
+		acts = append(acts, e.act)
 	}
 	var vecs [][]uint64
 	loopAt := len(path)
@@ -1320,7 +1436,7 @@ func (p *product) answers(out []checker.Step, vecs [][]uint64) {
 // (states and actions) repeats a shorter cycle d times: the system lasso
 // only needs one period. The product automaton state may differ between
 // the periods; the system run is the same.
-func (p *product) shortestPeriod(cycle []int64) []int64 {
+func (p *product) shortestPeriod(cycle []edge) []edge {
 	m := len(cycle)
 	for d := 1; d < m; d++ {
 		if m%d != 0 {
@@ -1329,7 +1445,7 @@ func (p *product) shortestPeriod(cycle []int64) []int64 {
 		ok := true
 		for k := d; k < m && ok; k++ {
 			a, b := cycle[k], cycle[k-d]
-			ok = p.edgeAct[a] == p.edgeAct[b] && p.nodeSys[p.edgeTo[a]] == p.nodeSys[p.edgeTo[b]]
+			ok = a.act == b.act && p.nodeSys[a.to] == p.nodeSys[b.to]
 		}
 		if ok {
 			return cycle[:d]
@@ -1345,6 +1461,19 @@ type nodeTable struct {
 	keys []uint64 // key+1; 0 marks an empty slot
 	ids  []uint32
 	n    int
+}
+
+// find returns the id of key, which is present.
+func (t *nodeTable) find(key uint64) uint32 {
+	mask := uint64(len(t.keys) - 1)
+	for i := mix(key) & mask; ; i = (i + 1) & mask {
+		switch t.keys[i] {
+		case key + 1:
+			return t.ids[i]
+		case 0:
+			panic("wrapcheck internal error: ltl: the target of a product edge is not a node")
+		}
+	}
 }
 
 // insert returns the id of key, adding it with id next when absent.
