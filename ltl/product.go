@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
 	red "github.com/wrapcheck/wrapcheck/reduce"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
@@ -21,12 +22,12 @@ type Options struct {
 	// is an invariant is ignored; a name that is neither an invariant nor
 	// a property is an error.
 	Only []string
-	// MaxStates stops the search (Verdict Unknown, Reason "state limit")
+	// MaxStates stops the search (Verdict Unknown, Stop StopStates)
 	// once the product of one property holds more than MaxStates nodes;
 	// 0: no limit.
 	MaxStates int64
-	// MemoryBudget stops the search (Verdict Unknown, Reason "memory
-	// budget") once the Go heap grows beyond this many bytes; 0: none.
+	// MemoryBudget stops the search (Verdict Unknown, Stop StopMemory)
+	// once the Go heap grows beyond this many bytes; 0: none.
 	MemoryBudget int64
 	// OnProperty, when not nil, is called after each checked property
 	// with the figures of its search.
@@ -111,13 +112,13 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, e
 // the earlier ones did not. Not safe for concurrent use.
 type Checker struct {
 	m       *spec.Model
-	prog    *checker.Program
+	prog    *machine.Program
 	systems map[string]*system
 }
 
 // NewChecker returns a Checker for m.
 func NewChecker(m *spec.Model) (*Checker, error) {
-	prog, err := checker.Compile(m)
+	prog, err := machine.Compile(m)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +127,7 @@ func NewChecker(m *spec.Model) (*Checker, error) {
 
 // NewProgramChecker returns a Checker for the model prog was compiled
 // from, so that a caller that compiled it once shares the compilation.
-func NewProgramChecker(prog *checker.Program) *Checker {
+func NewProgramChecker(prog *machine.Program) *Checker {
 	return &Checker{m: prog.Model, prog: prog, systems: map[string]*system{}}
 }
 
@@ -192,7 +193,7 @@ type checkRun struct {
 // interrupted reports whether one long evaluation of the system's
 // machines (a quantifier over a large domain, a large choose) must stop:
 // at the deadline or the memory budget. The evaluation then fails with
-// checker.ErrInterrupted.
+// machine.ErrInterrupted.
 func (r *checkRun) interrupted() bool {
 	return r.ctx.Err() != nil || r.opts.MemoryBudget > 0 && checker.HeapBytes() > uint64(r.opts.MemoryBudget)
 }
@@ -209,8 +210,8 @@ func (r *checkRun) finish() *checker.Result {
 }
 
 // stopped records that the check stopped early, for reason.
-func (r *checkRun) stopped(reason string) {
-	r.res.Verdict, r.res.Reason = checker.Unknown, reason
+func (r *checkRun) stopped(reason checker.StopReason) {
+	r.res.Verdict, r.res.Stop = checker.Unknown, reason
 }
 
 // system returns the system of plan q, built once per key and kept by
@@ -222,7 +223,7 @@ func (r *checkRun) system(q *plan) (*system, error) {
 		sys = newSystem(r.c.prog, q)
 		sys.mach.SetInterrupt(r.interrupted)
 		sys.initErr = sys.init()
-		if !errors.Is(sys.initErr, checker.ErrInterrupted) {
+		if !errors.Is(sys.initErr, machine.ErrInterrupted) {
 			r.c.systems[q.key] = sys // an interrupted system is not kept
 		}
 	}
@@ -237,11 +238,11 @@ func (r *checkRun) system(q *plan) (*system, error) {
 // Unknown when it was interrupted, a violation when it is an execution
 // error. Any other error is returned.
 func (r *checkRun) initFailed(err error) error {
-	if errors.Is(err, checker.ErrInterrupted) {
+	if errors.Is(err, machine.ErrInterrupted) {
 		r.stopped(limitReason(r.ctx, r.opts.MemoryBudget))
 		return nil
 	}
-	var ee *checker.ExecError
+	var ee *machine.ExecError
 	if errors.As(err, &ee) {
 		r.res.Verdict = checker.Violated
 		r.res.Violation = &checker.Violation{Name: "init", Kind: ee.Kind, Pos: ee.Pos, Msg: ee.Msg, LoopStart: -1}
@@ -275,7 +276,7 @@ func (r *checkRun) property(p *spec.Property) (stop bool, err error) {
 	pstart := time.Now()
 	pn, err := r.planner.plan(p)
 	if err != nil {
-		if reason := stopReason(err); reason != "" {
+		if reason := stopReason(err); reason != checker.NotStopped {
 			r.stopped(reason)
 			return true, nil
 		}
@@ -293,7 +294,7 @@ func (r *checkRun) property(p *spec.Property) (stop bool, err error) {
 	neg := Not(pn.formula)
 	aut, err := translate(neg, r.planner.lim, false)
 	if err != nil {
-		if reason := stopReason(err); reason != "" {
+		if reason := stopReason(err); reason != checker.NotStopped {
 			r.stopped(reason)
 			return true, nil
 		}
@@ -316,7 +317,7 @@ func (r *checkRun) property(p *spec.Property) (stop bool, err error) {
 		if err != nil || initFailed {
 			return true, err
 		}
-		if v == nil && reason == "" {
+		if v == nil && reason == checker.NotStopped {
 			return false, fmt.Errorf("ltl: internal error: property %s: the symmetry-reduced product has a fair cycle, the product without symmetry has none", p.Name)
 		}
 	}
@@ -328,11 +329,11 @@ func (r *checkRun) property(p *spec.Property) (stop bool, err error) {
 			r.res.Notes = append(r.res.Notes, fmt.Sprintf("property %s was checked for %s alone: the model is symmetric in %s, so a run that violates it for one %s violates it, permuted, for %s",
 				p.Name, pn.pinned.Names[0], pn.pinned.Name, pn.pinned.Name, pn.pinned.Names[0]))
 		}
-		r.res.Verdict, r.res.Violation, r.res.Reason = checker.Violated, v, ""
+		r.res.Verdict, r.res.Violation, r.res.Stop = checker.Violated, v, checker.NotStopped
 		return true, nil
-	case reason != "":
+	case reason != checker.NotStopped:
 		r.stopped(reason)
-		return reason == "timeout" || reason == "interrupted" || reason == "memory budget", nil
+		return reason == checker.StopTimeout || reason == checker.StopInterrupted || reason == checker.StopMemory, nil
 	}
 	return false, nil
 }
@@ -340,14 +341,14 @@ func (r *checkRun) property(p *spec.Property) (stop bool, err error) {
 // plainLasso searches the product of property p without symmetry
 // reduction, for the lasso of a violation the quotient found. When the
 // init block fails, the failure is recorded in the result (initFailed).
-func (r *checkRun) plainLasso(p *spec.Property, pn *plan, aut *Automaton, started time.Time) (v *checker.Violation, reason string, initFailed bool, err error) {
+func (r *checkRun) plainLasso(p *spec.Property, pn *plan, aut *Automaton, started time.Time) (v *checker.Violation, reason checker.StopReason, initFailed bool, err error) {
 	plainSys, err := r.system(&plan{prop: pn.prop, key: "nosym;"})
 	if err != nil {
-		return nil, "", true, r.initFailed(err)
+		return nil, checker.NotStopped, true, r.initFailed(err)
 	}
 	plain, err := r.product(p, plainSys, aut, pn.atoms, started)
 	if err != nil {
-		return nil, "", false, err
+		return nil, checker.NotStopped, false, err
 	}
 	v, reason, _ = plain.run(p)
 	if r.opts.onProduct != nil {
@@ -357,7 +358,7 @@ func (r *checkRun) plainLasso(p *spec.Property, pn *plan, aut *Automaton, starte
 }
 
 // report passes the figures of the check of p to Options.OnProperty.
-func (r *checkRun) report(p *spec.Property, pr *product, aut *Automaton, neg *Formula, v *checker.Violation, reason string, fair int, started time.Time) {
+func (r *checkRun) report(p *spec.Property, pr *product, aut *Automaton, neg *Formula, v *checker.Violation, reason checker.StopReason, fair int, started time.Time) {
 	if r.opts.OnProperty == nil {
 		return
 	}
@@ -368,34 +369,34 @@ func (r *checkRun) report(p *spec.Property, pr *product, aut *Automaton, neg *Fo
 	switch {
 	case v != nil:
 		st.Verdict = checker.Violated
-	case reason != "":
+	case reason != checker.NotStopped:
 		st.Verdict = checker.Unknown
 	}
 	r.opts.OnProperty(st)
 }
 
-// limitReason returns why an evaluation was interrupted: "timeout" or
-// "interrupted" when ctx is done, else "memory budget".
-func limitReason(ctx context.Context, budget int64) string {
-	if r := stopReason(ctx.Err()); r != "" {
+// limitReason returns why an evaluation was interrupted: StopTimeout or
+// StopInterrupted when ctx is done, else StopMemory.
+func limitReason(ctx context.Context, budget int64) checker.StopReason {
+	if r := stopReason(ctx.Err()); r != checker.NotStopped {
 		return r
 	}
-	return "memory budget"
+	return checker.StopMemory
 }
 
-// stopReason returns the Result.Reason for an error that stopped a
-// property's conversion or translation early ("timeout", "interrupted",
-// "memory budget"), or "" for any other error.
-func stopReason(err error) string {
+// stopReason returns the Result.Stop for an error that stopped a
+// property's conversion or translation early (StopTimeout,
+// StopInterrupted, StopMemory), or NotStopped for any other error.
+func stopReason(err error) checker.StopReason {
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
-		return "timeout"
+		return checker.StopTimeout
 	case errors.Is(err, context.Canceled):
-		return "interrupted"
+		return checker.StopInterrupted
 	case errors.Is(err, ErrMemoryBudget):
-		return "memory budget"
+		return checker.StopMemory
 	}
-	return ""
+	return checker.NotStopped
 }
 
 func selectProperties(m *spec.Model, only []string) ([]*spec.Property, error) {
@@ -426,14 +427,14 @@ func selectProperties(m *spec.Model, only []string) ([]*spec.Property, error) {
 }
 
 // system caches the explored part of the model's transition system: the
-// distinct states (in a checker.Store), their successors (action and
+// distinct states (in a machine.Store), their successors (action and
 // target state, or one stutter self-loop with action -1 when no action is
 // enabled) and the fairness units enabled in each. It is shared by the
 // products of all properties. Not safe for concurrent use.
 type system struct {
-	prog    *checker.Program
-	mach    *checker.Machine
-	store   *checker.Store
+	prog    *machine.Program
+	mach    *machine.Machine
+	store   *machine.Store
 	inits   []uint32
 	initErr error // the init block's failure, returned to every user
 
@@ -467,7 +468,7 @@ type system struct {
 	succTo   []uint32
 	succAct  []int32
 	enabled  []uint64                      // per state: uw words of enabled units
-	failure  map[uint32]*checker.ExecError // the states whose expansion failed (few)
+	failure  map[uint32]*machine.ExecError // the states whose expansion failed (few)
 
 	transitions int64
 
@@ -485,10 +486,10 @@ type unit struct {
 	threaded bool // checked per thread (cycle.go), not as a unit
 }
 
-func newSystem(prog *checker.Program, pn *plan) *system {
+func newSystem(prog *machine.Program, pn *plan) *system {
 	m := prog.Model
-	s := &system{prog: prog, mach: prog.NewMachine(), store: checker.NewStore(max(prog.Words(), 1)),
-		canon: pn.canon, ample: pn.ample, rest: map[uint32][2]int64{}, failure: map[uint32]*checker.ExecError{},
+	s := &system{prog: prog, mach: prog.NewMachine(), store: machine.NewStore(max(prog.Words(), 1)),
+		canon: pn.canon, ample: pn.ample, rest: map[uint32][2]int64{}, failure: map[uint32]*machine.ExecError{},
 		unp: make([]int64, prog.Slots()), packed: make([]uint64, prog.Words())}
 	if s.canon != nil {
 		s.canonFn = s.canon.Func()
@@ -554,7 +555,7 @@ func (s *system) internPerm() uint32 {
 
 // add stores the canonical form of t. Under thread tracking, s.lastPerm
 // is the id of the permutation that canonicalised it.
-func (s *system) add(t checker.State) (uint32, error) {
+func (s *system) add(t machine.State) (uint32, error) {
 	vec := t
 	if s.canon != nil {
 		s.prog.Unpack(s.unp, t)
@@ -585,7 +586,7 @@ func (s *system) add(t checker.State) (uint32, error) {
 
 func (s *system) init() error {
 	var addErr error
-	err := s.mach.Init(func(_ int, t checker.State) {
+	err := s.mach.Init(func(_ int, t machine.State) {
 		// The store holds only initial states yet: one seen before is
 		// a duplicate (no quadratic scan of s.inits).
 		n := s.store.Len()
@@ -606,7 +607,7 @@ func (s *system) init() error {
 }
 
 // state returns the packed state idx in the layout the machine expects.
-func (s *system) state(idx uint32) checker.State {
+func (s *system) state(idx uint32) machine.State {
 	if s.prog.Words() == 0 {
 		return nil
 	}
@@ -631,7 +632,7 @@ func (s *system) expand(idx uint32) error {
 		en, sub := s.ampleSet(st)
 		if s.mach.Interrupted() { // a guard's evaluation was cut short: en is wrong
 			s.expanded[idx] = false
-			return checker.ErrInterrupted
+			return machine.ErrInterrupted
 		}
 		if len(sub) < len(en) {
 			acts = sub
@@ -646,11 +647,11 @@ func (s *system) expand(idx uint32) error {
 		}
 	}
 	if err != nil {
-		var ee *checker.ExecError
+		var ee *machine.ExecError
 		if errors.As(err, &ee) {
 			s.failure[idx] = ee
 		}
-		if errors.Is(err, checker.ErrInterrupted) {
+		if errors.Is(err, machine.ErrInterrupted) {
 			s.expanded[idx] = false // a later check expands it again
 		}
 		return err
@@ -675,7 +676,7 @@ func (s *system) expand(idx uint32) error {
 		to, perm := idx, uint32(0)
 		if len(s.prog.Model.Stutter) > 0 {
 			var addErr error
-			err := s.mach.Stutter(st, func(t checker.State) {
+			err := s.mach.Stutter(st, func(t machine.State) {
 				to, addErr = s.add(t)
 				if s.threads != nil && s.canon != nil {
 					perm = s.lastPerm
@@ -685,7 +686,7 @@ func (s *system) expand(idx uint32) error {
 				err = addErr
 			}
 			if err != nil {
-				var ee *checker.ExecError
+				var ee *machine.ExecError
 				if errors.As(err, &ee) {
 					s.failure[idx] = ee
 				}
@@ -716,7 +717,7 @@ func (s *system) appendSuccs() {
 
 // ampleSet returns the enabled actions of st and the ample subset the
 // partial-order reduction chooses (a fresh slice each).
-func (s *system) ampleSet(st checker.State) (en, sub []int) {
+func (s *system) ampleSet(st machine.State) (en, sub []int) {
 	s.en = s.mach.Enabled(st, s.en[:0])
 	if len(s.en) == 0 {
 		return nil, nil
@@ -728,10 +729,10 @@ func (s *system) ampleSet(st checker.State) (en, sub []int) {
 
 // successors fills s.buf/s.bufTo with the successors of st by acts
 // (nil: every action), adding them to the store.
-func (s *system) successors(st checker.State, acts []int) error {
+func (s *system) successors(st machine.State, acts []int) error {
 	s.buf, s.bufTo, s.bufPerm = s.buf[:0], s.bufTo[:0], s.bufPerm[:0]
 	var addErr error
-	visit := func(action, _ int, t checker.State) {
+	visit := func(action, _ int, t machine.State) {
 		to, err := s.add(t)
 		if err != nil {
 			addErr = err
@@ -792,7 +793,7 @@ type product struct {
 	ctx     context.Context
 	sys     *system
 	aut     *Automaton
-	preds   []*checker.Pred // per group of atomGroup atoms: their bit mask
+	preds   []*machine.Pred // per group of atomGroup atoms: their bit mask
 	aw      int             // words per atom valuation
 	vals    []uint64        // per system state: aw words of atom values
 	valOK   []bool
@@ -838,7 +839,7 @@ type product struct {
 
 	// Set when the exploration stops on a failure.
 	failNode uint32
-	failErr  *checker.ExecError
+	failErr  *machine.ExecError
 	failPred bool
 }
 
@@ -922,7 +923,7 @@ func labelHolds(l Label, vals []uint64) bool {
 
 func (p *product) node(sysIdx uint32, q int, parent uint32, act int32, d int32) (uint32, error) {
 	if len(p.nodeSys) == int(noParent) {
-		return 0, checker.ErrStoreFull
+		return 0, machine.ErrStoreFull
 	}
 	id, isNew := p.lookup(sysIdx, q)
 	if isNew {
@@ -1086,27 +1087,27 @@ func (p *product) find(sysIdx uint32, q int) uint32 {
 }
 
 // explore expands nodes in BFS order until upto nodes are expanded or the
-// product is complete (done). It returns a non-empty reason when it
-// stopped early (a limit, or the context), and sets failNode/failErr on an
+// product is complete (done). It returns a reason other than NotStopped
+// when it stopped early (a limit, or the context), and sets failNode/failErr on an
 // execution failure.
-func (p *product) explore(upto int) (reason string, done bool, err error) {
+func (p *product) explore(upto int) (reason checker.StopReason, done bool, err error) {
 	for i := p.expanded(); i < len(p.nodeSys); i++ {
 		if i >= upto {
-			return "", false, nil
+			return checker.NotStopped, false, nil
 		}
 		if i&1023 == 0 {
 			if err := p.ctx.Err(); err != nil {
 				if errors.Is(err, context.DeadlineExceeded) {
-					return "timeout", false, nil
+					return checker.StopTimeout, false, nil
 				}
-				return "interrupted", false, nil
+				return checker.StopInterrupted, false, nil
 			}
 		}
 		if p.limit > 0 && int64(len(p.nodeSys)) > p.limit {
-			return "state limit", false, nil
+			return checker.StopStates, false, nil
 		}
 		if p.budget > 0 && i&(1<<10-1) == 0 && checker.HeapBytes() > uint64(p.budget) {
-			return "memory budget", false, nil
+			return checker.StopMemory, false, nil
 		}
 		if p.progress != nil && i&(1<<12-1) == 0 && time.Since(p.lastProg) >= time.Second {
 			p.lastProg = time.Now()
@@ -1115,7 +1116,7 @@ func (p *product) explore(upto int) (reason string, done bool, err error) {
 		}
 		stop, err := p.expandNode(i)
 		if err != nil || stop {
-			return "", false, err
+			return checker.NotStopped, false, err
 		}
 		p.expandedN++
 		if p.record {
@@ -1125,7 +1126,7 @@ func (p *product) explore(upto int) (reason string, done bool, err error) {
 			p.recordOff = append(p.recordOff, int64(len(p.recorded)))
 		}
 	}
-	return "", true, nil
+	return checker.NotStopped, true, nil
 }
 
 // expandNode adds the edges of node i. It reports stop on an execution
@@ -1136,7 +1137,7 @@ func (p *product) expandNode(i int) (stop bool, err error) {
 	s, q := p.nodeSys[i], p.nodeQ[i]
 	vals, err := p.atomValues(s)
 	if err != nil {
-		var ee *checker.ExecError
+		var ee *machine.ExecError
 		if errors.As(err, &ee) {
 			p.failNode, p.failErr, p.failPred = id, ee, true
 			return true, nil
@@ -1156,7 +1157,7 @@ func (p *product) expandNode(i int) (stop bool, err error) {
 		return false, nil
 	}
 	if err := sys.expand(s); err != nil {
-		var ee *checker.ExecError
+		var ee *machine.ExecError
 		if errors.As(err, &ee) {
 			p.failNode, p.failErr = id, ee
 			return true, nil
@@ -1178,7 +1179,7 @@ func (p *product) expandNode(i int) (stop bool, err error) {
 	p.full[i/64] |= 1 << uint(i%64)
 	off, n, err := sys.restOf(s)
 	if err != nil {
-		var ee *checker.ExecError
+		var ee *machine.ExecError
 		if errors.As(err, &ee) {
 			p.failNode, p.failErr = id, ee
 			return true, nil
@@ -1232,15 +1233,15 @@ const (
 // the first one that finds a violation (the total work stays linear). It
 // returns the violation (nil when the property holds), or the reason the
 // search stopped early, and the number of fair accepting SCCs found.
-func (p *product) run(prop *spec.Property) (*checker.Violation, string, int) {
+func (p *product) run(prop *spec.Property) (*checker.Violation, checker.StopReason, int) {
 	if p.aut.IsEmpty() {
-		return nil, "", 0
+		return nil, checker.NotStopped, 0
 	}
-	internal := func(err error) (*checker.Violation, string, int) {
-		if errors.Is(err, checker.ErrInterrupted) {
+	internal := func(err error) (*checker.Violation, checker.StopReason, int) {
+		if errors.Is(err, machine.ErrInterrupted) {
 			return nil, limitReason(p.ctx, p.budget), 0
 		}
-		return &checker.Violation{Name: prop.Name, Kind: checker.RuntimeError, Pos: prop.Pos, Msg: err.Error(), LoopStart: -1}, "", 0
+		return &checker.Violation{Name: prop.Name, Kind: checker.RuntimeError, Pos: prop.Pos, Msg: err.Error(), LoopStart: -1}, checker.NotStopped, 0
 	}
 	if err := p.start(); err != nil {
 		return internal(err)
@@ -1250,14 +1251,14 @@ func (p *product) run(prop *spec.Property) (*checker.Violation, string, int) {
 		if err != nil {
 			return internal(err)
 		}
-		if reason != "" {
+		if reason != checker.NotStopped {
 			return nil, reason, 0
 		}
 		if p.failErr != nil {
-			return p.failure(prop), "", 0
+			return p.failure(prop), checker.NotStopped, 0
 		}
 		if v, n := p.search(prop); v != nil || done {
-			return v, "", n
+			return v, checker.NotStopped, n
 		}
 	}
 }
@@ -1420,7 +1421,7 @@ func (p *product) answers(out []checker.Step, vecs [][]uint64) {
 	for i := 1; i < len(out); i++ {
 		want := vecs[i]
 		found := false
-		_ = m.Successors(vecs[i-1], func(action, _ int, t checker.State) {
+		_ = m.Successors(vecs[i-1], func(action, _ int, t machine.State) {
 			if found || action != out[i].Action || !slices.Equal(t, want) {
 				return
 			}
