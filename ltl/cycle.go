@@ -12,17 +12,12 @@ type cycleSearch struct {
 	member     []int32 // the subgraph (token) a node belongs to
 	stamp      []int32 // the SCC a node was emitted in
 	stack      []uint32
-	calls      []tframe
+	calls      []edgeCursor // the depth-first path
 	// BFS state for lassos.
 	seen     []int32
-	prevEdge []int64
+	prevEdge []edge
 	prevNode []uint32
 	token    int32
-}
-
-type tframe struct {
-	v uint32
-	e int64
 }
 
 // newCycleSearch prepares the search over the expanded nodes of p; edges
@@ -38,6 +33,13 @@ func newCycleSearch(p *product) *cycleSearch {
 		c.stamp[i] = -1
 	}
 	return c
+}
+
+// bytes returns the bytes of the search's arrays.
+func (c *cycleSearch) bytes() int64 {
+	return int64(c.n)*4 + // the node list of search
+		bytesOf(c.index) + bytesOf(c.low) + bytesOf(c.onStack) + bytesOf(c.member) + bytesOf(c.stamp) +
+		bytesOf(c.stack) + bytesOf(c.calls) + bytesOf(c.seen) + bytesOf(c.prevEdge) + bytesOf(c.prevNode)
 }
 
 // search returns the fair accepting SCCs, each as a list of nodes.
@@ -87,13 +89,12 @@ func (c *cycleSearch) tarjan(roots []uint32, token int32, emit func([]uint32)) {
 		counter++
 		c.stack = append(c.stack, root)
 		c.onStack[root] = true
-		c.calls = append(c.calls, tframe{root, p.edgeOff[root]})
+		c.calls = append(c.calls, p.edges(root))
 		for len(c.calls) > 0 {
 			f := &c.calls[len(c.calls)-1]
 			v := f.v
-			if f.e < p.edgeOff[v+1] {
-				w := p.edgeTo[f.e]
-				f.e++
+			if e, ok := p.next(f); ok {
+				w := e.to
 				if int(w) >= c.n || c.member[w] != token {
 					continue
 				}
@@ -102,7 +103,7 @@ func (c *cycleSearch) tarjan(roots []uint32, token int32, emit func([]uint32)) {
 					counter++
 					c.stack = append(c.stack, w)
 					c.onStack[w] = true
-					c.calls = append(c.calls, tframe{w, p.edgeOff[w]})
+					c.calls = append(c.calls, p.edges(w))
 				} else if c.onStack[w] && c.index[w] < c.low[v] {
 					c.low[v] = c.index[w]
 				}
@@ -142,13 +143,14 @@ func (c *cycleSearch) analyze(comp []uint32, token, st int32) (ok bool, refine [
 	var acc uint64
 	hasEdge := false
 	for _, v := range comp {
-		for e := p.edgeOff[v]; e < p.edgeOff[v+1]; e++ {
-			w := p.edgeTo[e]
+		cur := p.edges(v)
+		for e, ok := p.next(&cur); ok; e, ok = p.next(&cur) {
+			w := e.to
 			if int(w) >= c.n || c.member[w] != token || c.stamp[w] != st {
 				continue
 			}
 			hasEdge = true
-			acc |= p.edgeAcc[e]
+			acc |= e.acc
 		}
 	}
 	if !hasEdge || acc != p.aut.AllAcc() {
@@ -164,12 +166,13 @@ func (c *cycleSearch) analyze(comp []uint32, token, st int32) (ok bool, refine [
 		every[w] = ^uint64(0)
 	}
 	for _, v := range comp {
-		for e := p.edgeOff[v]; e < p.edgeOff[v+1]; e++ {
-			w := p.edgeTo[e]
+		cur := p.edges(v)
+		for e, ok := p.next(&cur); ok; e, ok = p.next(&cur) {
+			w := e.to
 			if int(w) >= c.n || c.member[w] != token || c.stamp[w] != st {
 				continue
 			}
-			if a := p.edgeAct[e]; a >= 0 {
+			if a := e.act; a >= 0 {
 				for k := 0; k < c.uw; k++ {
 					taken[k] |= sys.actionUnits[int(a)*c.uw+k]
 				}
@@ -260,20 +263,21 @@ func (c *cycleSearch) threadFairness(comp []uint32, token, st int32) (badNode []
 			}
 			return x
 		}
-		internal := func(e int64) (int32, bool) {
-			w := p.edgeTo[e]
+		internal := func(e edge) (int32, bool) {
+			w := e.to
 			if int(w) >= c.n || c.member[w] != token || c.stamp[w] != st {
 				return 0, false
 			}
 			return pos[w], true
 		}
 		for k, v := range comp {
-			for e := p.edgeOff[v]; e < p.edgeOff[v+1]; e++ {
+			cur := p.edges(v)
+			for e, ok := p.next(&cur); ok; e, ok = p.next(&cur) {
 				kw, ok := internal(e)
 				if !ok {
 					continue
 				}
-				perm := sys.perms[p.edgePerm[e]][typ]
+				perm := sys.perms[e.perm][typ]
 				for i := range n {
 					a, b := find(int32(k*n+i)), find(kw*int32(n)+perm[i])
 					if a != b {
@@ -296,8 +300,9 @@ func (c *cycleSearch) threadFairness(comp []uint32, token, st int32) (badNode []
 					disabled[r] = true
 				}
 			}
-			for e := p.edgeOff[v]; e < p.edgeOff[v+1]; e++ {
-				a := p.edgeAct[e]
+			cur := p.edges(v)
+			for e, ok := p.next(&cur); ok; e, ok = p.next(&cur) {
+				a := e.act
 				if _, ok := internal(e); !ok || a < 0 {
 					continue
 				}
@@ -343,12 +348,12 @@ func (c *cycleSearch) threadFairness(comp []uint32, token, st int32) (badNode []
 // weakly fair unit (an edge taking it, or a node where it is disabled) and
 // takes every strongly fair unit enabled in comp. It is built greedily
 // from BFS-shortest segments, so it is short but not always the shortest.
-func (c *cycleSearch) lasso(n0 uint32, comp []uint32) []int64 {
+func (c *cycleSearch) lasso(n0 uint32, comp []uint32) []edge {
 	p := c.p
 	sys := p.sys
 	if c.seen == nil {
 		c.seen = make([]int32, c.n)
-		c.prevEdge = make([]int64, c.n)
+		c.prevEdge = make([]edge, c.n)
 		c.prevNode = make([]uint32, c.n)
 	}
 	in := make(map[uint32]bool, len(comp))
@@ -383,11 +388,11 @@ func (c *cycleSearch) lasso(n0 uint32, comp []uint32) []int64 {
 			needWeak[k] &= en[k]
 		}
 	}
-	edgeUseful := func(e int64) bool {
-		if p.edgeAcc[e]&needAcc != 0 {
+	edgeUseful := func(e edge) bool {
+		if e.acc&needAcc != 0 {
 			return true
 		}
-		if a := p.edgeAct[e]; a >= 0 {
+		if a := e.act; a >= 0 {
 			for k := 0; k < c.uw; k++ {
 				if sys.actionUnits[int(a)*c.uw+k]&(needWeak[k]|needStrong[k]) != 0 {
 					return true
@@ -405,16 +410,16 @@ func (c *cycleSearch) lasso(n0 uint32, comp []uint32) []int64 {
 		}
 		return false
 	}
-	takeEdge := func(e int64) {
-		needAcc &^= p.edgeAcc[e]
-		if a := p.edgeAct[e]; a >= 0 {
+	takeEdge := func(e edge) {
+		needAcc &^= e.acc
+		if a := e.act; a >= 0 {
 			for k := 0; k < c.uw; k++ {
 				au := sys.actionUnits[int(a)*c.uw+k]
 				needWeak[k] &^= au
 				needStrong[k] &^= au
 			}
 		}
-		visitNode(p.edgeTo[e])
+		visitNode(e.to)
 	}
 	pending := func() bool {
 		if needAcc != 0 {
@@ -427,7 +432,7 @@ func (c *cycleSearch) lasso(n0 uint32, comp []uint32) []int64 {
 		}
 		return false
 	}
-	var cycle []int64
+	var cycle []edge
 	cur := n0
 	visitNode(n0)
 	for pending() {
@@ -439,9 +444,9 @@ func (c *cycleSearch) lasso(n0 uint32, comp []uint32) []int64 {
 			takeEdge(e)
 			cycle = append(cycle, e)
 		}
-		cur = p.edgeTo[seg[len(seg)-1]]
+		cur = seg[len(seg)-1].to
 	}
-	back := c.bfs(cur, in, nil, func(e int64) bool { return p.edgeTo[e] == n0 })
+	back := c.bfs(cur, in, nil, func(e edge) bool { return e.to == n0 })
 	if back == nil {
 		panic("wrapcheck internal error: ltl: no way back to the loop start in an SCC")
 	}
@@ -451,16 +456,16 @@ func (c *cycleSearch) lasso(n0 uint32, comp []uint32) []int64 {
 // bfs searches breadth-first from `from` inside the SCC for the nearest
 // node v != from with nodeHit(v), or the nearest edge with edgeHit; it
 // returns the edges of the path (ending with the hit edge), or nil.
-func (c *cycleSearch) bfs(from uint32, in map[uint32]bool, nodeHit func(uint32) bool, edgeHit func(int64) bool) []int64 {
+func (c *cycleSearch) bfs(from uint32, in map[uint32]bool, nodeHit func(uint32) bool, edgeHit func(edge) bool) []edge {
 	p := c.p
 	c.token++
 	tok := c.token
 	c.seen[from] = tok
 	queue := []uint32{from}
-	path := func(v uint32, last int64) []int64 {
-		var out []int64
-		if last >= 0 {
-			out = append(out, last)
+	path := func(v uint32, last *edge) []edge {
+		var out []edge
+		if last != nil {
+			out = append(out, *last)
 		}
 		for v != from {
 			out = append(out, c.prevEdge[v])
@@ -475,15 +480,16 @@ func (c *cycleSearch) bfs(from uint32, in map[uint32]bool, nodeHit func(uint32) 
 		v := queue[0]
 		queue = queue[1:]
 		if v != from && nodeHit != nil && nodeHit(v) {
-			return path(v, -1)
+			return path(v, nil)
 		}
-		for e := p.edgeOff[v]; e < p.edgeOff[v+1]; e++ {
-			w := p.edgeTo[e]
+		cur := p.edges(v)
+		for e, ok := p.next(&cur); ok; e, ok = p.next(&cur) {
+			w := e.to
 			if !in[w] {
 				continue
 			}
 			if edgeHit(e) {
-				return path(v, e)
+				return path(v, &e)
 			}
 			if c.seen[w] != tok {
 				c.seen[w] = tok

@@ -11,7 +11,8 @@ import (
 // BenchmarkPeers checks the LTL properties of the peers' pipeline model
 // (examples/peers) at K=3 N=2, the figures of docs/performance.md's
 // liveness tables: system states, product nodes and edges, and nodes/s,
-// without reductions and with each.
+// without reductions and with each, and the bytes the search keeps per
+// product node (PropertyStats.Bytes).
 //
 //	go test -run XXX -bench Peers -benchtime 1x ./ltl/
 func BenchmarkPeers(b *testing.B) {
@@ -55,6 +56,7 @@ func BenchmarkPeers(b *testing.B) {
 				b.ReportMetric(float64(st.ProductNodes), "nodes")
 				b.ReportMetric(float64(st.ProductEdges), "edges")
 				b.ReportMetric(float64(st.ProductNodes)*float64(b.N)/b.Elapsed().Seconds(), "nodes/s")
+				b.ReportMetric(float64(st.Bytes)/float64(st.ProductNodes), "B/node")
 			})
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"time"
+	"unsafe"
 
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/machine"
@@ -50,6 +51,13 @@ type Options struct {
 
 	// firstCheck overrides the first cycle-search checkpoint (tests).
 	firstCheck int
+	// hashNodes finds every product node through the hash table, never
+	// the dense array (tests).
+	hashNodes bool
+	// onProduct, when not nil, is called with each product after its
+	// search, and the products keep the edges their expansion found in
+	// recorded (tests).
+	onProduct func(*product)
 }
 
 // PropertyStats are the figures of the check of one property.
@@ -64,6 +72,11 @@ type PropertyStats struct {
 	ProductEdges    int64
 	FairSCCs        int // fair accepting SCCs found
 	Seconds         float64
+	// Bytes is what the product's search keeps: its nodes and edges,
+	// the system states it explored (their store, successors and enabled
+	// units, shared with the other properties) and the largest cycle
+	// search's arrays; allocated capacity, not the heap's peak.
+	Bytes int64
 }
 
 // ErrTooManyEventualities is returned (wrapped) by [Check] when the
@@ -120,7 +133,10 @@ func NewProgramChecker(prog *machine.Program) *Checker {
 
 // Check is [Check] on the Checker's model.
 func (c *Checker) Check(ctx context.Context, opts Options) (*checker.Result, error) {
-	start := time.Now()
+	props, err := c.validate(opts)
+	if err != nil {
+		return nil, err
+	}
 	if b := opts.MemoryBudget; b > 0 {
 		// As in the safety search: let the garbage collector work harder
 		// as the heap nears the budget, so that garbage does not take
@@ -128,165 +144,239 @@ func (c *Checker) Check(ctx context.Context, opts Options) (*checker.Result, err
 		old := debug.SetMemoryLimit(b + b/8)
 		defer debug.SetMemoryLimit(old)
 	}
-	m, prog, systems := c.m, c.prog, c.systems
-	props, err := selectProperties(m, opts.Only)
+	r := &checkRun{c: c, ctx: ctx, opts: opts, start: time.Now(),
+		res: &checker.Result{Verdict: checker.Holds}}
+	r.planner, err = newPlanner(c.m, c.prog, opts, r.interrupted)
+	if err != nil {
+		return nil, err
+	}
+	r.planner.lim = newBudget(ctx, opts.MemoryBudget)
+	for _, p := range props {
+		stop, err := r.property(p)
+		if err != nil {
+			return nil, err
+		}
+		if stop {
+			break
+		}
+	}
+	return r.finish(), nil
+}
+
+// validate returns the properties opts selects, or the error of a bad
+// option.
+func (c *Checker) validate(opts Options) ([]*spec.Property, error) {
+	props, err := selectProperties(c.m, opts.Only)
 	if err != nil {
 		return nil, err
 	}
 	for _, d := range opts.IgnoreFairness {
-		if d < 0 || d >= len(m.Fairness) {
+		if d < 0 || d >= len(c.m.Fairness) {
 			return nil, fmt.Errorf("ltl: Options.IgnoreFairness: no fairness declaration %d", d)
 		}
 	}
-	lim := newBudget(ctx, opts.MemoryBudget)
-	// interrupt stops one long evaluation of the system's machines (a
-	// quantifier over a large domain, a large choose) at the deadline or
-	// the memory budget; the call then fails with machine.ErrInterrupted.
-	interrupt := func() bool {
-		return ctx.Err() != nil || opts.MemoryBudget > 0 && checker.HeapBytes() > uint64(opts.MemoryBudget)
+	return props, nil
+}
+
+// checkRun is one call of [Checker.Check]: the result it builds and the
+// systems it used.
+type checkRun struct {
+	c       *Checker
+	ctx     context.Context
+	opts    Options
+	start   time.Time
+	planner *planner
+	res     *checker.Result
+	order   []*system // the systems this check used, in order of first use
+}
+
+// interrupted reports whether one long evaluation of the system's
+// machines (a quantifier over a large domain, a large choose) must stop:
+// at the deadline or the memory budget. The evaluation then fails with
+// machine.ErrInterrupted.
+func (r *checkRun) interrupted() bool {
+	return r.ctx.Err() != nil || r.opts.MemoryBudget > 0 && checker.HeapBytes() > uint64(r.opts.MemoryBudget)
+}
+
+// finish completes the result's figures and returns it.
+func (r *checkRun) finish() *checker.Result {
+	for _, sys := range r.order {
+		r.res.Stats.States += sys.store.Len()
+		r.res.Stats.Transitions += sys.transitions
 	}
-	planner, err := newPlanner(m, prog, opts, interrupt)
-	if err != nil {
-		return nil, err
-	}
-	var order []*system // the systems this check used
-	res := &checker.Result{Verdict: checker.Holds}
-	finish := func() (*checker.Result, error) {
-		for _, sys := range order {
-			res.Stats.States += sys.store.Len()
-			res.Stats.Transitions += sys.transitions
-		}
-		res.Stats.Seconds = time.Since(start).Seconds()
-		res.Stats.Workers = 1
-		return res, nil
-	}
-	// system returns the system of plan q, built once per key.
-	system := func(q *plan) (*system, error) {
-		if sys := systems[q.key]; sys != nil {
-			if !slices.Contains(order, sys) {
-				order = append(order, sys)
-			}
-			sys.mach.SetInterrupt(interrupt)
-			return sys, sys.initErr
-		}
-		sys := newSystem(prog, q)
-		sys.mach.SetInterrupt(interrupt)
-		order = append(order, sys)
+	r.res.Stats.Seconds = time.Since(r.start).Seconds()
+	r.res.Stats.Workers = 1
+	return r.res
+}
+
+// stopped records that the check stopped early, for reason.
+func (r *checkRun) stopped(reason checker.StopReason) {
+	r.res.Verdict, r.res.Stop = checker.Unknown, reason
+}
+
+// system returns the system of plan q, built once per key and kept by
+// the Checker unless its initialisation was interrupted. The error is the
+// failure of the init block (every user of the system gets it).
+func (r *checkRun) system(q *plan) (*system, error) {
+	sys := r.c.systems[q.key]
+	if sys == nil {
+		sys = newSystem(r.c.prog, q)
+		sys.mach.SetInterrupt(r.interrupted)
 		sys.initErr = sys.init()
 		if !errors.Is(sys.initErr, machine.ErrInterrupted) {
-			systems[q.key] = sys // an interrupted system is not kept
-		}
-		return sys, sys.initErr
-	}
-	initFailed := func(err error) (*checker.Result, error) {
-		if errors.Is(err, machine.ErrInterrupted) {
-			res.Verdict, res.Stop = checker.Unknown, limitReason(ctx, opts.MemoryBudget)
-			return finish()
-		}
-		var ee *machine.ExecError
-		if errors.As(err, &ee) {
-			res.Verdict = checker.Violated
-			res.Violation = &checker.Violation{Name: "init", Kind: ee.Kind, Pos: ee.Pos, Msg: ee.Msg, LoopStart: -1}
-			return finish()
-		}
-		return nil, err
-	}
-	planner.lim = lim
-	for _, p := range props {
-		pstart := time.Now()
-		pn, err := planner.plan(p)
-		if err != nil {
-			if reason := stopReason(err); reason != checker.NotStopped {
-				res.Verdict, res.Stop = checker.Unknown, reason
-				return finish()
-			}
-			return nil, err
-		}
-		for _, n := range pn.notes {
-			if !slices.Contains(res.Notes, n) {
-				res.Notes = append(res.Notes, n)
-			}
-		}
-		sys, err := system(pn)
-		if err != nil {
-			return initFailed(err)
-		}
-		f, atoms := pn.formula, pn.atoms
-		neg := Not(f)
-		aut, err := translate(neg, lim, false)
-		if err != nil {
-			if reason := stopReason(err); reason != checker.NotStopped {
-				res.Verdict, res.Stop = checker.Unknown, reason
-				return finish()
-			}
-			return nil, fmt.Errorf("%s: property %s: %w", p.Pos, p.Name, err)
-		}
-		pr, err := newProduct(ctx, sys, aut, atoms, opts.MaxStates)
-		pr.budget = opts.MemoryBudget
-		pr.ignore(opts.IgnoreFairness)
-		pr.progress, pr.name, pr.started = opts.Progress, p.Name, pstart
-		if opts.firstCheck > 0 {
-			pr.firstCheck = opts.firstCheck
-		}
-		if err != nil {
-			return nil, fmt.Errorf("property %s: %w", p.Name, err)
-		}
-		v, reason, fair := pr.run(p)
-		if v != nil && v.Kind == checker.Property && sys.threads != nil {
-			// The quotient's cycle is fair for some run, but which passes
-			// make every instance fair is not tracked: the lasso comes from
-			// the product without symmetry, which has one (see cycle.go).
-			plainPlan, err := planner.plain(pn)
-			if err != nil {
-				return nil, err
-			}
-			plainSys, err := system(plainPlan)
-			if err != nil {
-				return initFailed(err)
-			}
-			plain, err := newProduct(ctx, plainSys, aut, atoms, opts.MaxStates)
-			if err != nil {
-				return nil, fmt.Errorf("property %s: %w", p.Name, err)
-			}
-			plain.budget = opts.MemoryBudget
-			plain.ignore(opts.IgnoreFairness)
-			v, reason, _ = plain.run(p)
-			if v == nil && reason == checker.NotStopped {
-				return nil, fmt.Errorf("ltl: internal error: property %s: the symmetry-reduced product has a fair cycle, the product without symmetry has none", p.Name)
-			}
-		}
-		if pr.maxDepth > res.Stats.Depth {
-			res.Stats.Depth = pr.maxDepth
-		}
-		st := PropertyStats{Name: p.Name, Verdict: checker.Holds, Formula: neg.String(),
-			AutomatonStates: len(aut.States), AutomatonEdges: aut.NumEdges(), AcceptanceSets: aut.NumAcc,
-			ProductNodes: int64(len(pr.nodeSys)), ProductEdges: int64(len(pr.edgeTo)), FairSCCs: fair,
-			Seconds: time.Since(pstart).Seconds()}
-		switch {
-		case v != nil:
-			st.Verdict = checker.Violated
-		case reason != checker.NotStopped:
-			st.Verdict = checker.Unknown
-		}
-		if opts.OnProperty != nil {
-			opts.OnProperty(st)
-		}
-		if v != nil {
-			if pn.pinned != nil && v.Kind == checker.Property {
-				res.Notes = append(res.Notes, fmt.Sprintf("property %s was checked for %s alone: the model is symmetric in %s, so a run that violates it for one %s violates it, permuted, for %s",
-					p.Name, pn.pinned.Names[0], pn.pinned.Name, pn.pinned.Name, pn.pinned.Names[0]))
-			}
-			res.Verdict, res.Violation, res.Stop = checker.Violated, v, checker.NotStopped
-			return finish()
-		}
-		if reason != checker.NotStopped {
-			res.Verdict, res.Stop = checker.Unknown, reason
-			if reason == checker.StopTimeout || reason == checker.StopInterrupted || reason == checker.StopMemory {
-				return finish()
-			}
+			r.c.systems[q.key] = sys // an interrupted system is not kept
 		}
 	}
-	return finish()
+	sys.mach.SetInterrupt(r.interrupted)
+	if !slices.Contains(r.order, sys) {
+		r.order = append(r.order, sys)
+	}
+	return sys, sys.initErr
+}
+
+// initFailed records the failure err of the init block as the result:
+// Unknown when it was interrupted, a violation when it is an execution
+// error. Any other error is returned.
+func (r *checkRun) initFailed(err error) error {
+	if errors.Is(err, machine.ErrInterrupted) {
+		r.stopped(limitReason(r.ctx, r.opts.MemoryBudget))
+		return nil
+	}
+	var ee *machine.ExecError
+	if errors.As(err, &ee) {
+		r.res.Verdict = checker.Violated
+		r.res.Violation = &checker.Violation{Name: "init", Kind: ee.Kind, Pos: ee.Pos, Msg: ee.Msg, LoopStart: -1}
+		return nil
+	}
+	return err
+}
+
+// product sets up the product of sys with aut for property p: the
+// limits, the ignored fairness and the progress of the options.
+func (r *checkRun) product(p *spec.Property, sys *system, aut *Automaton, atoms []*spec.Expr, started time.Time) (*product, error) {
+	pr, err := newProduct(r.ctx, sys, aut, atoms, r.opts.MaxStates)
+	if err != nil {
+		return nil, fmt.Errorf("property %s: %w", p.Name, err)
+	}
+	pr.budget = r.opts.MemoryBudget
+	pr.ignore(r.opts.IgnoreFairness)
+	pr.progress, pr.name, pr.started = r.opts.Progress, p.Name, started
+	if r.opts.firstCheck > 0 {
+		pr.firstCheck = r.opts.firstCheck
+	}
+	pr.hashNodes = r.opts.hashNodes
+	pr.record = r.opts.onProduct != nil
+	return pr, nil
+}
+
+// property checks property p and records its outcome in the result. It
+// reports stop when the check must not go on to the next property: a
+// violation, or a limit that holds for every property.
+func (r *checkRun) property(p *spec.Property) (stop bool, err error) {
+	pstart := time.Now()
+	pn, err := r.planner.plan(p)
+	if err != nil {
+		if reason := stopReason(err); reason != checker.NotStopped {
+			r.stopped(reason)
+			return true, nil
+		}
+		return false, err
+	}
+	for _, n := range pn.notes {
+		if !slices.Contains(r.res.Notes, n) {
+			r.res.Notes = append(r.res.Notes, n)
+		}
+	}
+	sys, err := r.system(pn)
+	if err != nil {
+		return true, r.initFailed(err)
+	}
+	neg := Not(pn.formula)
+	aut, err := translate(neg, r.planner.lim, false)
+	if err != nil {
+		if reason := stopReason(err); reason != checker.NotStopped {
+			r.stopped(reason)
+			return true, nil
+		}
+		return false, fmt.Errorf("%s: property %s: %w", p.Pos, p.Name, err)
+	}
+	pr, err := r.product(p, sys, aut, pn.atoms, pstart)
+	if err != nil {
+		return false, err
+	}
+	v, reason, fair := pr.run(p)
+	if r.opts.onProduct != nil {
+		r.opts.onProduct(pr)
+	}
+	if v != nil && v.Kind == checker.Property && sys.threads != nil {
+		// The quotient's cycle is fair for some run, but which passes
+		// make every instance fair is not tracked: the lasso comes from
+		// the product without symmetry, which has one (see cycle.go).
+		var initFailed bool
+		v, reason, initFailed, err = r.plainLasso(p, pn, aut, pstart)
+		if err != nil || initFailed {
+			return true, err
+		}
+		if v == nil && reason == checker.NotStopped {
+			return false, fmt.Errorf("ltl: internal error: property %s: the symmetry-reduced product has a fair cycle, the product without symmetry has none", p.Name)
+		}
+	}
+	r.res.Stats.Depth = max(r.res.Stats.Depth, pr.maxDepth)
+	r.report(p, pr, aut, neg, v, reason, fair, pstart)
+	switch {
+	case v != nil:
+		if pn.pinned != nil && v.Kind == checker.Property {
+			r.res.Notes = append(r.res.Notes, fmt.Sprintf("property %s was checked for %s alone: the model is symmetric in %s, so a run that violates it for one %s violates it, permuted, for %s",
+				p.Name, pn.pinned.Names[0], pn.pinned.Name, pn.pinned.Name, pn.pinned.Names[0]))
+		}
+		r.res.Verdict, r.res.Violation, r.res.Stop = checker.Violated, v, checker.NotStopped
+		return true, nil
+	case reason != checker.NotStopped:
+		r.stopped(reason)
+		return reason == checker.StopTimeout || reason == checker.StopInterrupted || reason == checker.StopMemory, nil
+	}
+	return false, nil
+}
+
+// plainLasso searches the product of property p without symmetry
+// reduction, for the lasso of a violation the quotient found. When the
+// init block fails, the failure is recorded in the result (initFailed).
+func (r *checkRun) plainLasso(p *spec.Property, pn *plan, aut *Automaton, started time.Time) (v *checker.Violation, reason checker.StopReason, initFailed bool, err error) {
+	plainPlan, err := r.planner.plain(pn)
+	if err != nil {
+		return nil, checker.NotStopped, false, err
+	}
+	plainSys, err := r.system(plainPlan)
+	if err != nil {
+		return nil, checker.NotStopped, true, r.initFailed(err)
+	}
+	plain, err := r.product(p, plainSys, aut, pn.atoms, started)
+	if err != nil {
+		return nil, checker.NotStopped, false, err
+	}
+	v, reason, _ = plain.run(p)
+	if r.opts.onProduct != nil {
+		r.opts.onProduct(plain)
+	}
+	return v, reason, false, nil
+}
+
+// report passes the figures of the check of p to Options.OnProperty.
+func (r *checkRun) report(p *spec.Property, pr *product, aut *Automaton, neg *Formula, v *checker.Violation, reason checker.StopReason, fair int, started time.Time) {
+	if r.opts.OnProperty == nil {
+		return
+	}
+	st := PropertyStats{Name: p.Name, Verdict: checker.Holds, Formula: neg.String(),
+		AutomatonStates: len(aut.States), AutomatonEdges: aut.NumEdges(), AcceptanceSets: aut.NumAcc,
+		ProductNodes: int64(len(pr.nodeSys)), ProductEdges: pr.edgesN, FairSCCs: fair,
+		Seconds: time.Since(started).Seconds(), Bytes: pr.footprint()}
+	switch {
+	case v != nil:
+		st.Verdict = checker.Violated
+	case reason != checker.NotStopped:
+		st.Verdict = checker.Unknown
+	}
+	r.opts.OnProperty(st)
 }
 
 // limitReason returns why an evaluation was interrupted: StopTimeout or
@@ -381,8 +471,8 @@ type system struct {
 	succN    []int32
 	succTo   []uint32
 	succAct  []int32
-	enabled  []uint64 // per state: uw words of enabled units
-	failure  []*machine.ExecError
+	enabled  []uint64                      // per state: uw words of enabled units
+	failure  map[uint32]*machine.ExecError // the states whose expansion failed (few)
 
 	transitions int64
 
@@ -403,7 +493,7 @@ type unit struct {
 func newSystem(prog *machine.Program, pn *plan) *system {
 	m := prog.Model
 	s := &system{prog: prog, mach: prog.NewMachine(), store: machine.NewStore(max(prog.Words(), 1)),
-		canon: pn.canon, ample: pn.ample, rest: map[uint32][2]int64{},
+		canon: pn.canon, ample: pn.ample, rest: map[uint32][2]int64{}, failure: map[uint32]*machine.ExecError{},
 		unp: make([]int64, prog.Slots()), packed: make([]uint64, prog.Words())}
 	if s.canon != nil {
 		s.canonFn = s.canon.Func()
@@ -493,7 +583,6 @@ func (s *system) add(t machine.State) (uint32, error) {
 		s.expanded = append(s.expanded, false)
 		s.succOff = append(s.succOff, 0)
 		s.succN = append(s.succN, 0)
-		s.failure = append(s.failure, nil)
 		s.reduced = append(s.reduced, false)
 	}
 	return idx, nil
@@ -721,9 +810,16 @@ type product struct {
 	started  time.Time // the check's start, for progress
 	lastProg time.Time
 
-	firstCheck int // expanded nodes at the first cycle search
+	firstCheck int  // expanded nodes at the first cycle search
+	hashNodes  bool // Options.hashNodes
+	// searchBytes is the largest footprint of a cycle search so far.
+	searchBytes int64
 
-	nodes     nodeTable // key: system state << 32 | automaton state
+	// The node of (system state, automaton state): in dense, at
+	// sysIdx*len(aut.States)+q, id+1 (0: none), when the automaton has at
+	// most denseAutomaton states; else in nodes, key sysIdx<<32 | q.
+	dense     []uint32
+	nodes     nodeTable
 	nodeSys   []uint32
 	nodeQ     []int32
 	parent    []uint32
@@ -731,13 +827,19 @@ type product struct {
 	depth     []int32
 	maxDepth  int
 
-	edgeOff []int64 // per expanded node, and one past the last: its edges
-	edgeTo  []uint32
-	edgeAct []int32
-	edgeAcc []uint64
-	// edgePerm: per edge, the permutation id of its system successor
-	// (thread tracking only)
-	edgePerm []uint32
+	// The edges are not kept: those of a node are computed again from
+	// the system's successors and the automaton ([product.edges]), in
+	// the order the expansion found them. Nodes 0..expandedN-1 are
+	// expanded; full marks those that also took the successors outside
+	// their ample set (the cycle proviso).
+	expandedN int
+	edgesN    int64
+	full      []uint64
+	// record keeps the edges of node i as expandNode found them in
+	// recorded[recordOff[i]:recordOff[i+1]] (tests).
+	record    bool
+	recorded  []edge
+	recordOff []int64
 
 	// Set when the exploration stops on a failure.
 	failNode uint32
@@ -827,7 +929,7 @@ func (p *product) node(sysIdx uint32, q int, parent uint32, act int32, d int32) 
 	if len(p.nodeSys) == int(noParent) {
 		return 0, machine.ErrStoreFull
 	}
-	id, isNew := p.nodes.insert(uint64(sysIdx)<<32|uint64(q), uint32(len(p.nodeSys)))
+	id, isNew := p.lookup(sysIdx, q)
 	if isNew {
 		p.nodeSys = append(p.nodeSys, sysIdx)
 		p.nodeQ = append(p.nodeQ, int32(q))
@@ -841,9 +943,52 @@ func (p *product) node(sysIdx uint32, q int, parent uint32, act int32, d int32) 
 	return id, nil
 }
 
+// footprint returns the bytes the product's search keeps (see
+// PropertyStats.Bytes).
+func (p *product) footprint() int64 {
+	s := p.sys
+	b := s.store.Bytes() + bytesOf(s.expanded) + bytesOf(s.succOff) + bytesOf(s.succN) + bytesOf(s.succTo) +
+		bytesOf(s.succAct) + bytesOf(s.succPerm) + bytesOf(s.enabled) + bytesOf(s.reduced)
+	b += bytesOf(p.vals) + bytesOf(p.valOK) + bytesOf(p.dense) + bytesOf(p.nodes.keys) + bytesOf(p.nodes.ids) +
+		bytesOf(p.nodeSys) + bytesOf(p.nodeQ) + bytesOf(p.parent) + bytesOf(p.parentAct) + bytesOf(p.depth) +
+		bytesOf(p.full)
+	return b + p.searchBytes
+}
+
+// bytesOf returns the bytes of the array behind x.
+func bytesOf[T any](x []T) int64 {
+	var z T
+	return int64(cap(x)) * int64(unsafe.Sizeof(z))
+}
+
+// denseAutomaton is the largest automaton whose product nodes are found
+// through the dense array (4 bytes per system state and automaton state,
+// no more than the hash table's 16 to 32 bytes per node, and the nodes
+// of consecutive system states are near each other in memory).
+const denseAutomaton = 8
+
+// lookup returns the id of node (sysIdx, q), adding it with the next id
+// (len(p.nodeSys)) when absent.
+func (p *product) lookup(sysIdx uint32, q int) (uint32, bool) {
+	next := uint32(len(p.nodeSys))
+	na := len(p.aut.States)
+	if na > denseAutomaton || p.hashNodes {
+		return p.nodes.insert(uint64(sysIdx)<<32|uint64(q), next)
+	}
+	k := int(sysIdx)*na + q
+	if k >= len(p.dense) {
+		p.dense = slices.Grow(p.dense, k+1-len(p.dense))
+		p.dense = p.dense[:cap(p.dense)]
+	}
+	if id := p.dense[k]; id != 0 {
+		return id - 1, false
+	}
+	p.dense[k] = next + 1
+	return next, true
+}
+
 // start adds the initial product nodes.
 func (p *product) start() error {
-	p.edgeOff = []int64{0}
 	for _, s := range p.sys.inits {
 		if _, err := p.node(s, p.aut.Init, noParent, -1, 0); err != nil {
 			return err
@@ -853,8 +998,97 @@ func (p *product) start() error {
 }
 
 // expanded returns the number of expanded nodes: nodes 0..expanded()-1
-// have their edges at edgeOff[i]..edgeOff[i+1].
-func (p *product) expanded() int { return len(p.edgeOff) - 1 }
+// have their edges.
+func (p *product) expanded() int { return p.expandedN }
+
+// edge is a product edge: to node to, by the system's action act (-1: the
+// stutter of a state without enabled action), in the acceptance sets acc;
+// perm is the id of the permutation that canonicalised the system
+// successor (thread tracking only).
+type edge struct {
+	to   uint32
+	act  int32
+	perm uint32
+	acc  uint64
+}
+
+// edgeCursor enumerates the edges of one expanded node v: for each system
+// successor of its state (its ample set's, then, when v is full, the
+// others'), each automaton edge whose label holds, in the order
+// expandNode found them. It is small (the cycle search keeps one per
+// node of its depth-first path): k is the next system successor in
+// succTo/succAct, j the next automaton edge there, negative (-j-1) once
+// the cursor is in the range of the successors outside the ample set.
+type edgeCursor struct {
+	k int64
+	v uint32
+	j int32
+}
+
+// edges returns a cursor over the edges of the expanded node v.
+func (p *product) edges(v uint32) edgeCursor {
+	return edgeCursor{k: p.sys.succOff[p.nodeSys[v]], v: v}
+}
+
+// next returns the next edge of c, or false when there is none.
+func (p *product) next(c *edgeCursor) (edge, bool) {
+	sys := p.sys
+	s := p.nodeSys[c.v]
+	if !sys.expanded[s] {
+		return edge{}, false
+	}
+	// A state whose expansion failed has no successor (succN 0, no rest):
+	// the product stops at the failure anyway.
+	es := p.aut.States[p.nodeQ[c.v]].Edges
+	vals := p.vals[int(s)*p.aw : int(s+1)*p.aw]
+	j, rest := int(c.j), c.j < 0
+	if rest {
+		j = -j - 1
+	}
+	end := sys.succOff[s] + int64(sys.succN[s])
+	if rest {
+		r := sys.rest[s]
+		end = r[0] + r[1]
+	}
+	for {
+		if c.k >= end {
+			if rest || p.full == nil || int(c.v/64) >= len(p.full) || p.full[c.v/64]>>(c.v%64)&1 == 0 {
+				return edge{}, false
+			}
+			r := sys.rest[s]
+			c.k, end, rest, j = r[0], r[0]+r[1], true, 0
+			continue
+		}
+		for j < len(es) {
+			e := &es[j]
+			j++
+			if !labelHolds(e.Label, vals) {
+				continue
+			}
+			ed := edge{to: p.find(sys.succTo[c.k], e.To), act: sys.succAct[c.k], acc: e.Acc}
+			if sys.threads != nil {
+				ed.perm = sys.succPerm[c.k]
+			}
+			c.j = int32(j)
+			if rest {
+				c.j = int32(-j - 1)
+			}
+			return ed, true
+		}
+		j = 0
+		c.k++
+	}
+}
+
+// find returns the id of node (sysIdx, q), which exists: the expansion
+// that found the edge to it added it.
+func (p *product) find(sysIdx uint32, q int) uint32 {
+	na := len(p.aut.States)
+	if na > denseAutomaton || p.hashNodes {
+		return p.nodes.find(uint64(sysIdx)<<32 | uint64(q))
+	}
+	return p.dense[int(sysIdx)*na+q] - 1
+}
 
 // explore expands nodes in BFS order until upto nodes are expanded or the
 // product is complete (done). It returns a reason other than NotStopped
@@ -881,14 +1115,20 @@ func (p *product) explore(upto int) (reason checker.StopReason, done bool, err e
 		}
 		if p.progress != nil && i&(1<<12-1) == 0 && time.Since(p.lastProg) >= time.Second {
 			p.lastProg = time.Now()
-			p.progress(checker.Progress{Property: p.name, States: int64(len(p.nodeSys)), Transitions: int64(len(p.edgeTo)),
+			p.progress(checker.Progress{Property: p.name, States: int64(len(p.nodeSys)), Transitions: p.edgesN,
 				Depth: p.maxDepth, Frontier: len(p.nodeSys) - i, Elapsed: time.Since(p.started), HeapBytes: checker.HeapBytes()})
 		}
 		stop, err := p.expandNode(i)
 		if err != nil || stop {
 			return checker.NotStopped, false, err
 		}
-		p.edgeOff = append(p.edgeOff, int64(len(p.edgeTo)))
+		p.expandedN++
+		if p.record {
+			if len(p.recordOff) == 0 {
+				p.recordOff = append(p.recordOff, 0)
+			}
+			p.recordOff = append(p.recordOff, int64(len(p.recorded)))
+		}
 	}
 	return checker.NotStopped, true, nil
 }
@@ -937,6 +1177,10 @@ func (p *product) expandNode(i int) (stop bool, err error) {
 	// postpone an enabled action forever, so this node takes every
 	// enabled action. Every cycle has such an edge (depths cannot grow
 	// all the way round), hence a fully expanded node.
+	for len(p.full) <= i/64 {
+		p.full = append(p.full, 0)
+	}
+	p.full[i/64] |= 1 << uint(i%64)
 	off, n, err := sys.restOf(s)
 	if err != nil {
 		var ee *machine.ExecError
@@ -966,12 +1210,14 @@ func (p *product) addEdges(i int, q int32, vals []uint64, off, n int64) (back bo
 				return false, err
 			}
 			back = back || p.depth[to] <= p.depth[i]
-			if sys.threads != nil {
-				p.edgePerm = append(p.edgePerm, sys.succPerm[k])
+			p.edgesN++
+			if p.record {
+				ed := edge{to: to, act: act, acc: e.Acc}
+				if sys.threads != nil {
+					ed.perm = sys.succPerm[k]
+				}
+				p.recorded = append(p.recorded, ed)
 			}
-			p.edgeTo = append(p.edgeTo, to)
-			p.edgeAct = append(p.edgeAct, act)
-			p.edgeAcc = append(p.edgeAcc, e.Acc)
 		}
 	}
 	return back, nil
@@ -1045,6 +1291,7 @@ func (p *product) failure(prop *spec.Property) *checker.Violation {
 func (p *product) search(prop *spec.Property) (*checker.Violation, int) {
 	c := newCycleSearch(p)
 	fair := c.search()
+	p.searchBytes = max(p.searchBytes, c.bytes())
 	if len(fair) == 0 {
 		return nil, 0
 	}
@@ -1093,7 +1340,7 @@ func (p *product) pathTo(id uint32) []uint32 {
 // repeat a state without enabled action. Under symmetry reduction the
 // canonical states are replaced by a real run (see concretize), whose
 // cycle may be the product cycle repeated.
-func (p *product) trace(path []uint32, cycle []int64) ([]checker.Step, int, error) {
+func (p *product) trace(path []uint32, cycle []edge) ([]checker.Step, int, error) {
 	var seq []uint32
 	var acts []int32
 	for i, v := range path {
@@ -1105,8 +1352,8 @@ func (p *product) trace(path []uint32, cycle []int64) ([]checker.Step, int, erro
 		acts = append(acts, act)
 	}
 	for _, e := range cycle {
-		seq = append(seq, p.nodeSys[p.edgeTo[e]])
-		acts = append(acts, p.edgeAct[e])
+		seq = append(seq, p.nodeSys[e.to])
+		acts = append(acts, e.act)
 	}
 	var vecs [][]uint64
 	loopAt := len(path)
@@ -1194,7 +1441,7 @@ func (p *product) answers(out []checker.Step, vecs [][]uint64) {
 // (states and actions) repeats a shorter cycle d times: the system lasso
 // only needs one period. The product automaton state may differ between
 // the periods; the system run is the same.
-func (p *product) shortestPeriod(cycle []int64) []int64 {
+func (p *product) shortestPeriod(cycle []edge) []edge {
 	m := len(cycle)
 	for d := 1; d < m; d++ {
 		if m%d != 0 {
@@ -1203,7 +1450,7 @@ func (p *product) shortestPeriod(cycle []int64) []int64 {
 		ok := true
 		for k := d; k < m && ok; k++ {
 			a, b := cycle[k], cycle[k-d]
-			ok = p.edgeAct[a] == p.edgeAct[b] && p.nodeSys[p.edgeTo[a]] == p.nodeSys[p.edgeTo[b]]
+			ok = a.act == b.act && p.nodeSys[a.to] == p.nodeSys[b.to]
 		}
 		if ok {
 			return cycle[:d]
@@ -1219,6 +1466,19 @@ type nodeTable struct {
 	keys []uint64 // key+1; 0 marks an empty slot
 	ids  []uint32
 	n    int
+}
+
+// find returns the id of key, which is present.
+func (t *nodeTable) find(key uint64) uint32 {
+	mask := uint64(len(t.keys) - 1)
+	for i := mix(key) & mask; ; i = (i + 1) & mask {
+		switch t.keys[i] {
+		case key + 1:
+			return t.ids[i]
+		case 0:
+			panic("wrapcheck internal error: ltl: the target of a product edge is not a node")
+		}
+	}
 }
 
 // insert returns the id of key, adding it with id next when absent.

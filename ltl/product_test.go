@@ -324,6 +324,16 @@ func TestRandomSystems(t *testing.T) {
 				t.Errorf("%s: early check: %v", k, err)
 			}
 		}
+		// The nodes found through the hash table instead of the dense
+		// array: the same ids, so the same result.
+		hashed, err := Check(context.Background(), m, Options{hashNodes: true})
+		if err != nil {
+			t.Fatalf("%s: %v", k, err)
+		}
+		if diff := cmp.Diff(fmt.Sprint(res.Verdict, res.Violation), fmt.Sprint(hashed.Verdict, hashed.Violation)); diff != "" {
+			bad++
+			t.Errorf("%s: dense array vs hash table (-want +got):\n%s", k, diff)
+		}
 		switch res.Verdict {
 		case checker.Violated:
 			violated++
@@ -566,5 +576,26 @@ func TestPropertyPhaseLimits(t *testing.T) {
 				t.Errorf("stopped %v after the deadline", took-tt.timeout)
 			}
 		})
+	}
+}
+
+// TestUncompilableAtom checks that an atom the compiler rejects (here a
+// record where a condition is expected, which the front end never lowers
+// but a hand-built Model may hold) is an error of Check, not a panic.
+func TestUncompilableAtom(t *testing.T) {
+	src := "spec A\nvar r: record { a: bool, b: bool }\naction flip { r.a := not r.a }\nproperty P: eventually r.a\n"
+	m, err := spec.ParseFile("a.wrap", []byte(src), spec.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := m.Properties[0].Formula
+	if f.Op != spec.OpEventually || len(f.Args) != 1 || f.Args[0].Op != spec.OpField {
+		t.Fatalf("property P lowered to %v %v, want eventually over a field", f.Op, f.Args)
+	}
+	f.Args[0] = f.Args[0].Args[0] // the record r, not its field a
+	_, err = Check(context.Background(), m, Options{MemoryBudget: 1 << 40})
+	want := "property P: wrapcheck internal error: a.wrap:4:24: compound expression var used as a scalar"
+	if err == nil || err.Error() != want {
+		t.Errorf("Check: error %v, want %s", err, want)
 	}
 }

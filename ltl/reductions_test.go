@@ -3,6 +3,7 @@ package ltl
 import (
 	"context"
 	"fmt"
+	mathrand "math/rand"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/internal/gen"
 	"github.com/wrapcheck/wrapcheck/machine"
@@ -522,4 +524,62 @@ func TestIgnoreFairness(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestEdgesRecomputed checks that the edges the cycle search computes
+// again from the system's successors and the automaton are, node by
+// node and in order, those the expansion found: on random systems and
+// on the random specs under every reduction (partial-order reduction
+// gives full nodes, symmetry permutations).
+func TestEdgesRecomputed(t *testing.T) {
+	n := 300
+	if testing.Short() {
+		n = 60
+	}
+	nodes := 0
+	compare := func(t *testing.T, name string, pr *product) {
+		t.Helper()
+		for v := range pr.expanded() {
+			var want []edge
+			if v+1 < len(pr.recordOff) && pr.recordOff[v] < pr.recordOff[v+1] {
+				want = pr.recorded[pr.recordOff[v]:pr.recordOff[v+1]]
+			}
+			var got []edge
+			cur := pr.edges(uint32(v))
+			for e, ok := pr.next(&cur); ok; e, ok = pr.next(&cur) {
+				got = append(got, e)
+			}
+			if diff := cmp.Diff(want, got, cmp.AllowUnexported(edge{})); diff != "" {
+				t.Fatalf("%s: edges of node %d (-recorded +recomputed):\n%s", name, v, diff)
+			}
+			nodes++
+		}
+	}
+	rng := rand.New(rand.NewPCG(5, 5))
+	for r := range n {
+		k := randSystem(mathrand.New(mathrand.NewSource(int64(rng.Uint64()))))
+		name := fmt.Sprint("system ", r, ": ", k)
+		if _, err := Check(context.Background(), k.model(), Options{onProduct: func(pr *product) { compare(t, name, pr) }}); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	for seed := range n / 10 {
+		src := gen.Generate(rand.New(rand.NewPCG(uint64(seed), 11)), gen.Config{Shape: gen.Temporal}).Source
+		m, err := spec.ParseFile("s.wrap", []byte(src), spec.Options{})
+		if err != nil || len(m.Properties) == 0 {
+			continue
+		}
+		for _, mode := range append([]struct {
+			name string
+			opts Options
+		}{{"plain", Options{}}}, reductionModes...) {
+			name := fmt.Sprintf("spec seed %d, %s", seed, mode.name)
+			opts := mode.opts
+			opts.onProduct = func(pr *product) { compare(t, name, pr) }
+			if _, err := Check(context.Background(), m, opts); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+		}
+	}
+	t.Logf("%d nodes compared", nodes)
 }
