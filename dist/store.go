@@ -39,9 +39,10 @@ const (
 	KindSummary                 // a worker's summary of a level
 	KindReply                   // the owner's answer to a batch (partial-order reduction)
 	KindResult                  // the result of a finished search
+	KindRest                    // successors of the actions outside the ample sets
 )
 
-var kindNames = [...]string{"", "batch", "states", "summary", "reply", "result"}
+var kindNames = [...]string{"", "batch", "states", "summary", "reply", "result", "rest"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) && k > 0 {
@@ -271,7 +272,7 @@ type Name struct {
 // Key returns the file's key under the store's prefix.
 func (n Name) Key() string {
 	switch n.Kind {
-	case KindBatch, KindReply:
+	case KindBatch, KindReply, KindRest:
 		return fmt.Sprintf("s%d/L%06d/%s-%d-%d.wc", n.Search, n.Level, n.Kind, n.Src, n.Dst)
 	case KindResult:
 		return fmt.Sprintf("s%d/%s.wc", n.Search, n.Kind)
