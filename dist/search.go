@@ -573,3 +573,16 @@ func (w *worker) commit(L int) error {
 	w.fpos = positions(sums, w.idx, w.fpos[:0])
 	return nil
 }
+
+// Runner returns a function for verify.Options.Search that runs every
+// search it is given as worker index of workers on st (whose lease the
+// caller took), numbering the searches 0, 1, ... in call order: every
+// worker of a run makes the same calls, in the same order.
+func Runner(st *Store, index, workers int) func(context.Context, *checker.Program, checker.Options) (*checker.Result, error) {
+	next := 0
+	return func(ctx context.Context, prog *checker.Program, opts checker.Options) (*checker.Result, error) {
+		cfg := Config{Store: st, Index: index, Workers: workers, Search: next}
+		next++
+		return Search(ctx, cfg, prog, opts)
+	}
+}

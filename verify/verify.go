@@ -45,6 +45,12 @@ type Options struct {
 	// that the caller's renderers share the one compilation; nil: Run
 	// compiles the model once for all its searches.
 	Program *checker.Program
+	// Search, when not nil, runs the safety searches in place of
+	// checker.RunProgram (package dist's search over object storage, say):
+	// the reduced search, then, when partial-order reduction found a
+	// violation, the unreduced search for the shortest trace. It must
+	// return what checker.RunProgram would.
+	Search func(context.Context, *checker.Program, checker.Options) (*checker.Result, error)
 
 	// compile, when not nil, replaces checker.Compile (tests count the
 	// compilations of one check with it).
@@ -218,7 +224,11 @@ func Safety(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, 
 	if !opts.NoPOR {
 		copts.Ample = reduce.POR(m, reduce.Visible(m, opts.Only))
 	}
-	res, err := checker.RunProgram(ctx, prog, copts)
+	search := checker.RunProgram
+	if opts.Search != nil {
+		search = opts.Search
+	}
+	res, err := search(ctx, prog, copts)
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +236,7 @@ func Safety(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, 
 		// Partial-order reduction keeps some violation reachable but not
 		// the shortest path to it. The reduced search bounds the depth of
 		// the shortest one, so an unreduced search to that depth finds it.
-		if err := shortest(ctx, prog, copts, res); err != nil {
+		if err := shortest(ctx, search, prog, copts, res); err != nil {
 			return nil, err
 		}
 	}
@@ -342,14 +352,15 @@ func hasProperties(m *spec.Model, only []string) bool {
 // unreduced system (symmetry keeps distances, so it stays on). Each is at
 // most as deep as the one found, so the search is bounded by the longest
 // found trace; the statistics stay those of the reduced search.
-func shortest(ctx context.Context, prog *checker.Program, copts checker.Options, res *checker.Result) error {
+func shortest(ctx context.Context, search func(context.Context, *checker.Program, checker.Options) (*checker.Result, error),
+	prog *checker.Program, copts checker.Options, res *checker.Result) error {
 	copts.Ample = nil
 	copts.MaxDepth = 0
 	for _, v := range res.Violations {
 		copts.MaxDepth = max(copts.MaxDepth, len(v.Trace)) // one more than the trace's steps: deadlocks at its depth are found
 	}
 	copts.Progress = nil
-	full, err := checker.RunProgram(ctx, prog, copts)
+	full, err := search(ctx, prog, copts)
 	if err != nil {
 		return err
 	}
