@@ -58,7 +58,9 @@ func Search(ctx context.Context, cfg Config, prog *checker.Program, opts checker
 		fired: make([]int64, len(prog.Model.Actions)), witnessed: make([]bool, len(prog.Model.Invariants))}
 	res, err := w.run()
 	if err != nil {
-		if ctx.Err() != nil && (errors.Is(err, ctx.Err()) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		var ce *CorruptError
+		if ctx.Err() != nil && !errors.As(err, &ce) {
+			// A wait or a write that ctx ended: the levels committed stand.
 			return w.stopped(ctx), nil
 		}
 		return nil, err

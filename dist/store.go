@@ -326,7 +326,7 @@ func (s *Store) Put(ctx context.Context, n Name, count uint64, payload []byte) (
 	buf = le.AppendUint64(buf, crc64.Checksum(buf, crcTable))
 	err := s.bucket.WriteAll(ctx, n.Key(), buf, &blob.WriterOptions{IfNotExist: true, ContentType: "application/octet-stream"})
 	if err != nil && gcerrors.Code(err) != gcerrors.FailedPrecondition {
-		return 0, fmt.Errorf("store %s: writing %s: %v", s.url, n.Key(), err)
+		return 0, fmt.Errorf("store %s: writing %s: %w", s.url, n.Key(), err)
 	}
 	return len(buf), nil
 }
@@ -335,7 +335,7 @@ func (s *Store) Put(ctx context.Context, n Name, count uint64, payload []byte) (
 func (s *Store) Exists(ctx context.Context, n Name) (bool, error) {
 	ok, err := s.bucket.Exists(ctx, n.Key())
 	if err != nil {
-		return false, fmt.Errorf("store %s: %v", s.url, err)
+		return false, fmt.Errorf("store %s: %w", s.url, err)
 	}
 	return ok, nil
 }
@@ -350,7 +350,7 @@ func (s *Store) Get(ctx context.Context, n Name) (uint64, []byte, error) {
 		if gcerrors.Code(err) == gcerrors.NotFound {
 			return 0, nil, &notExistError{key}
 		}
-		return 0, nil, fmt.Errorf("store %s: reading %s: %v", s.url, key, err)
+		return 0, nil, fmt.Errorf("store %s: reading %s: %w", s.url, key, err)
 	}
 	return s.decode(key, n, buf)
 }
