@@ -121,9 +121,9 @@ func randomSpec(r *rand.Rand, failing bool) string {
 // TestSearchRandom: on random specs, 1, 2 and 4 workers give the
 // single-process search's result, reduced and plain.
 func TestSearchRandom(t *testing.T) {
-	n := 30
+	n := 16
 	if testing.Short() {
-		n = 8
+		n = 6
 	}
 	for seed := range n {
 		// The failing actions wait for the trace of a failing step (the

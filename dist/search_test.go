@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"gocloud.dev/blob"
@@ -37,7 +38,7 @@ func searchN(t *testing.T, b *blob.Bucket, n int, prog *checker.Program, opts ch
 				return
 			}
 			defer st.Close()
-			st.Poll = 0
+			st.Poll = 2 * time.Millisecond
 			if err := st.Acquire(ctx, i); err != nil {
 				errs[i] = err
 				return
