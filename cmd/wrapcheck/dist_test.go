@@ -260,3 +260,42 @@ func copyFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// TestDeployRecipes: the recipes of deploy/ run `wrapcheck worker` with
+// the flags it has, and their N agrees with the scheduler's count.
+func TestDeployRecipes(t *testing.T) {
+	worker := newWorkerCmd()
+	tests := []struct {
+		file  string
+		count *regexp.Regexp // the scheduler's N
+	}{
+		{"../../deploy/kubernetes/wrapcheck-job.yaml", regexp.MustCompile(`(?m)^\s*completions: (\d+)`)},
+		{"../../deploy/github-actions/distributed-check.yml", regexp.MustCompile(`index: \[((?:\d+, )*\d+)\]`)},
+	}
+	for _, tt := range tests {
+		t.Run(filepath.Base(tt.file), func(t *testing.T) {
+			b, err := os.ReadFile(tt.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src := string(b)
+			for _, f := range regexp.MustCompile(`\s--([a-z][a-z-]*)`).FindAllStringSubmatch(src[strings.Index(src, "wrapcheck worker"):], -1) {
+				if worker.Flags().Lookup(f[1]) == nil {
+					t.Errorf("worker has no flag --%s", f[1])
+				}
+			}
+			m := regexp.MustCompile(`--workers (\d+)`).FindStringSubmatch(src)
+			c := tt.count.FindStringSubmatch(src)
+			if m == nil || c == nil {
+				t.Fatalf("no --workers N or no scheduler count")
+			}
+			n := c[1]
+			if strings.Contains(n, ",") {
+				n = fmt.Sprint(len(strings.Split(n, ",")))
+			}
+			if m[1] != n {
+				t.Errorf("--workers %s but the scheduler starts %s", m[1], n)
+			}
+		})
+	}
+}
