@@ -91,6 +91,7 @@ func TestS3(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer st.Close()
+		st.LeaseEvery = 0
 		if _, err := Open(ctx, url, Manifest{Spec: "y", Workers: 1}); !errors.As(err, new(*ForeignRunError)) {
 			t.Errorf("a second run in the prefix: %v, want a ForeignRunError", err)
 		}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/wrapcheck/wrapcheck/checker"
@@ -101,7 +103,7 @@ type worker struct {
 	// the last committed global figures, for a stopped search
 	lastStats checker.Stats
 	lastCov   checker.Coverage
-	written   int64
+	written   atomic.Int64 // bytes written
 }
 
 // owner returns the worker that owns state vec: its shard (of 4096, by
@@ -233,19 +235,51 @@ func positions(sums []*summary, idx int, dst []uint64) []uint64 {
 
 func (w *worker) readSummaries(level int) ([]*summary, error) {
 	sums := make([]*summary, w.n)
-	for j := range w.n {
+	err := ioEach(w.n, func(j int) error {
 		n := w.name(KindSummary, level, j, j)
 		_, p, err := w.st.Wait(w.ctx, n)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		s, err := decodeSummary(p)
 		if err != nil || len(s.fired) != len(w.fired) || len(s.witnessed) != len(w.witnessed) {
-			return nil, &CorruptError{Path: n.Key(), Msg: "summary payload does not decode"}
+			return &CorruptError{Path: n.Key(), Msg: "summary payload does not decode"}
 		}
 		sums[j] = s
+		return nil
+	})
+	return sums, err
+}
+
+// ioConcurrency bounds the store requests one worker has in flight.
+const ioConcurrency = 16
+
+// ioEach calls f(0..n-1) from up to ioConcurrency goroutines and returns
+// the error of the smallest j that failed.
+func ioEach(n int, f func(j int) error) error {
+	errs := make([]error, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(n, ioConcurrency) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				j := int(next.Add(1) - 1)
+				if j >= n {
+					return
+				}
+				errs[j] = f(j)
+			}
+		}()
 	}
-	return sums, nil
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // readStates reads worker j's new states of a level, in key order.
@@ -276,7 +310,7 @@ func (w *worker) readStates(level, j int) ([][]uint64, []key, error) {
 // put writes a frame and counts its bytes.
 func (w *worker) put(n Name, count int, payload []byte) error {
 	b, err := w.st.Put(w.ctx, n, uint64(count), payload)
-	w.written += int64(b)
+	w.written.Add(int64(b))
 	return err
 }
 
@@ -409,26 +443,33 @@ func (w *worker) expandLevel() error {
 // records this worker sent to j.
 func (w *worker) exchange(kind Kind, L int, out []outbox, ask bool) ([][]bool, error) {
 	batchName := func(src, dst int) Name { return w.name(kind, L, src, dst) }
-	for j := range w.n {
-		if j != w.idx {
-			if err := w.put(batchName(w.idx, j), out[j].count, out[j].w.b); err != nil {
-				return nil, err
-			}
+	err := ioEach(w.n, func(j int) error {
+		if j == w.idx {
+			return nil
 		}
+		return w.put(batchName(w.idx, j), out[j].count, out[j].w.b)
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Read the incoming batches concurrently, merge them in source order.
+	payloads := make([][]byte, w.n)
+	err = ioEach(w.n, func(j int) error {
+		if j == w.idx {
+			payloads[j] = out[j].w.b
+			return nil
+		}
+		var err error
+		_, payloads[j], err = w.st.Wait(w.ctx, batchName(j, w.idx))
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	answers := make([][]bool, w.n) // per source: the answers to its asks
 	for j := range w.n {
-		var payload []byte
-		n := batchName(j, w.idx)
-		if j == w.idx {
-			payload = out[j].w.b
-		} else {
-			var err error
-			if _, payload, err = w.st.Wait(w.ctx, n); err != nil {
-				return nil, err
-			}
-		}
-		ans, err := w.merge(payload, n)
+		ans, err := w.merge(payloads[j], batchName(j, w.idx))
+		payloads[j] = nil
 		if err != nil {
 			return nil, err
 		}
@@ -437,39 +478,45 @@ func (w *worker) exchange(kind Kind, L int, out []outbox, ask bool) ([][]bool, e
 	if !ask {
 		return nil, nil
 	}
-	for j := range w.n {
-		if j != w.idx {
-			var bw writer
-			for _, a := range answers[j] {
-				if a {
-					bw.u(1)
-				} else {
-					bw.u(0)
-				}
-			}
-			if err := w.put(w.name(KindReply, L, w.idx, j), len(answers[j]), bw.b); err != nil {
-				return nil, err
+	err = ioEach(w.n, func(j int) error {
+		if j == w.idx {
+			return nil
+		}
+		var bw writer
+		for _, a := range answers[j] {
+			if a {
+				bw.u(1)
+			} else {
+				bw.u(0)
 			}
 		}
+		return w.put(w.name(KindReply, L, w.idx, j), len(answers[j]), bw.b)
+	})
+	if err != nil {
+		return nil, err
 	}
 	replies := make([][]bool, w.n)
-	for j := range w.n {
+	err = ioEach(w.n, func(j int) error {
 		if j == w.idx {
 			replies[j] = answers[j]
-			continue
+			return nil
 		}
 		n := w.name(KindReply, L, j, w.idx)
 		_, p, err := w.st.Wait(w.ctx, n)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		r := &reader{b: p}
 		for len(r.b) > 0 && r.err == nil {
 			replies[j] = append(replies[j], r.u() != 0)
 		}
 		if r.done() != nil {
-			return nil, &CorruptError{Path: n.Key(), Msg: "reply payload does not decode"}
+			return &CorruptError{Path: n.Key(), Msg: "reply payload does not decode"}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return replies, nil
 }

@@ -22,7 +22,7 @@ import (
 // searchN runs n workers on one bucket, each in its own goroutine with
 // its own Store, and returns worker 0's result after checking that every
 // worker returned the same.
-func searchN(t *testing.T, b *blob.Bucket, n int, prog *checker.Program, opts checker.Options) (*checker.Result, error) {
+func searchN(t testing.TB, b *blob.Bucket, n int, prog *checker.Program, opts checker.Options) (*checker.Result, error) {
 	t.Helper()
 	ctx := context.Background()
 	res := make([]*checker.Result, n)
@@ -147,5 +147,40 @@ func TestSearchExamples(t *testing.T) {
 				})
 			}
 		}
+	}
+}
+
+// BenchmarkSearch runs the peers pipeline (K=2, N=3: 182k states) on
+// mem:// with 1 and 2 workers and reports states per second.
+func BenchmarkSearch(b *testing.B) {
+	src, err := os.ReadFile("../examples/peers/pipeline.wrap")
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, err := spec.ParseFile("pipeline.wrap", src, spec.Options{Defines: map[string]int64{"K": 2, "N": 3}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	prog, err := checker.Compile(m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	canon, err := reduce.Symmetry(m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	opts := checker.Options{Canon: canon, Ample: reduce.POR(m, reduce.Visible(m, nil))}
+	for _, n := range []int{1, 2} {
+		b.Run(fmt.Sprintf("N%d", n), func(b *testing.B) {
+			var states int64
+			for b.Loop() {
+				res, err := searchN(b, memblob.OpenBucket(nil), n, prog, opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				states = res.Stats.States
+			}
+			b.ReportMetric(float64(states)*float64(b.N)/b.Elapsed().Seconds(), "states/s")
+		})
 	}
 }

@@ -124,6 +124,7 @@ func TestStoreLease(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			old.LeaseEvery = 0 // check the lease before every write
 			if err := old.Acquire(ctx, 0); err != nil {
 				t.Fatal(err)
 			}
