@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -90,7 +91,7 @@ func TestAllocsPerState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prog, err := Compile(m)
+	prog, err := machine.Compile(m)
 	if err != nil {
 		t.Fatal(err)
 	}

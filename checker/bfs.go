@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -32,7 +33,8 @@ const (
 	stopFull
 )
 
-var stopNames = [...]string{"", "state limit", "timeout", "interrupted", "memory budget", "state limit"}
+// stopReasons maps the stop codes to the Result.Stop they report.
+var stopReasons = [...]StopReason{NotStopped, StopStates, StopTimeout, StopInterrupted, StopMemory, StopStates}
 
 // An entry is a state of the next level in one word: its tie-break key,
 // with the parent's frontier position relative to the first position of
@@ -52,7 +54,7 @@ type cand struct {
 	key   uint64 // tie-break key: (frontier position << ordBits) | ordinal
 	state uint32 // invariant: the bad state; error, deadlock: the expanded state
 	inv   int    // invariant index
-	err   *ExecError
+	err   *machine.ExecError
 	// atState: the trace ends in state (invariant, deadlock); otherwise
 	// it ends with the failing action taken in state (or in init).
 	atState bool
@@ -83,8 +85,8 @@ func (c *cand) id() checkID {
 type explorer struct {
 	ctx   context.Context
 	opts  Options
-	prog  *Program
-	store *Store // the visited set; under HashCompact, the level being built
+	prog  *machine.Program
+	store *machine.Store // the visited set; under HashCompact, the level being built
 	n     int
 
 	// Hash compaction (compact.go); fps is nil in the full mode.
@@ -105,7 +107,8 @@ type explorer struct {
 	// slots its action changed.
 	conjRef   []conjRef
 	slotConjs [][]int32
-	bitSlot   []int32 // per bit of the packed vector: its slot, -1: none
+	bitSlot   []int32  // per bit of the packed vector: its slot, -1: none
+	slotMask  []uint64 // per slot: its bits in its word (Program.SlotBits)
 
 	// Options.Continue: the checks found violated so far (in the order
 	// of violations), and per invariant whether it was found violated
@@ -140,7 +143,7 @@ type explorer struct {
 
 type worker struct {
 	e        *explorer
-	m        *Machine
+	m        *machine.Machine
 	vec      []uint64
 	parent   []uint64 // the packed state being expanded
 	pos      int
@@ -188,7 +191,7 @@ func run(ctx context.Context, m *spec.Model, opts Options, minParallel int) (*Re
 	if err := opts.check(); err != nil {
 		return nil, err
 	}
-	prog, err := Compile(m)
+	prog, err := machine.Compile(m)
 	if err != nil {
 		return nil, err
 	}
@@ -197,7 +200,7 @@ func run(ctx context.Context, m *spec.Model, opts Options, minParallel int) (*Re
 
 // RunProgram is [Run] on a model compiled by the caller, so that one
 // compilation serves every search of the model and its rendering.
-func RunProgram(ctx context.Context, prog *Program, opts Options) (*Result, error) {
+func RunProgram(ctx context.Context, prog *machine.Program, opts Options) (*Result, error) {
 	if err := opts.check(); err != nil {
 		return nil, err
 	}
@@ -213,18 +216,19 @@ func (opts Options) check() error {
 }
 
 // runProgram searches the state space of a compiled model.
-func runProgram(ctx context.Context, prog *Program, opts Options, minParallel int) (*Result, error) {
+func runProgram(ctx context.Context, prog *machine.Program, opts Options, minParallel int) (*Result, error) {
 	m := prog.Model
 	workers := opts.Workers
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	e := &explorer{ctx: ctx, opts: opts, prog: prog, n: prog.n, minParallel: minParallel,
-		doneInv: make([]bool, len(prog.invs)), doneInvErr: make([]bool, len(prog.invs))}
+	ninv := len(m.Invariants)
+	e := &explorer{ctx: ctx, opts: opts, prog: prog, n: prog.Slots(), minParallel: minParallel,
+		doneInv: make([]bool, ninv), doneInvErr: make([]bool, ninv)}
 	if err := e.selectInvariants(); err != nil {
 		return nil, err
 	}
-	e.store = NewStore(prog.Words())
+	e.store = machine.NewStore(prog.Words())
 	if opts.HashCompact {
 		e.fps = newFPSet()
 		if err := e.openSpills(); err != nil {
@@ -236,8 +240,8 @@ func runProgram(ctx context.Context, prog *Program, opts Options, minParallel in
 	e.workers = make([]*worker, workers)
 	for i := range e.workers {
 		w := &worker{e: e, m: prog.NewMachine(), vec: make([]uint64, prog.Words()),
-			fired: padded(len(m.Actions)), witnessed: make([]bool, len(prog.invs)), deadlock: -1}
-		w.m.leaf = w.onSucc
+			fired: padded(len(m.Actions)), witnessed: make([]bool, ninv), deadlock: -1}
+		w.m.OnState(w.onSucc)
 		w.m.SetInterrupt(e.interrupted)
 		e.workers[i] = w
 	}
@@ -264,7 +268,7 @@ func (e *explorer) interrupted() bool {
 // current level.
 func (e *explorer) halted() bool {
 	for _, w := range e.workers {
-		if w.m.halted {
+		if w.m.Interrupted() {
 			return true
 		}
 	}
@@ -273,14 +277,14 @@ func (e *explorer) halted() bool {
 
 func (e *explorer) selectInvariants() error {
 	if len(e.opts.Only) == 0 {
-		for i := range e.prog.invs {
+		for i := range e.prog.Model.Invariants {
 			e.invs = append(e.invs, i)
 		}
 	} else {
 		for _, name := range e.opts.Only {
 			found := false
-			for i, inv := range e.prog.invs {
-				if inv.name == name {
+			for i, inv := range e.prog.Model.Invariants {
+				if inv.Name == name {
 					if !slices.Contains(e.invs, i) {
 						e.invs = append(e.invs, i)
 					}
@@ -299,7 +303,7 @@ func (e *explorer) selectInvariants() error {
 		slices.Sort(e.invs)
 	}
 	for _, i := range e.invs {
-		if e.prog.invs[i].ante != nil {
+		if e.prog.HasAntecedent(i) {
 			e.vacIdx = append(e.vacIdx, i)
 		}
 	}
@@ -312,25 +316,28 @@ type conjRef struct{ inv, k int32 }
 
 // indexConjuncts builds conjRef, slotConjs and bitSlot.
 func (e *explorer) indexConjuncts() {
-	lay := &e.prog.lay
-	e.slotConjs = make([][]int32, len(lay.slots))
+	p := e.prog
+	e.slotConjs = make([][]int32, p.Slots())
 	for _, i := range e.invs {
-		for k, cj := range e.prog.invs[i].conjs {
+		for k, cj := range p.Conjuncts(i) {
 			g := int32(len(e.conjRef))
 			e.conjRef = append(e.conjRef, conjRef{int32(i), int32(k)})
-			for _, sl := range cj.slots {
+			for _, sl := range cj.Slots() {
 				e.slotConjs[sl] = append(e.slotConjs[sl], g)
 			}
 		}
 	}
-	e.bitSlot = make([]int32, lay.words*64)
+	e.bitSlot = make([]int32, p.Words()*64)
 	for b := range e.bitSlot {
 		e.bitSlot[b] = -1
 	}
-	for i, ps := range lay.slots {
+	e.slotMask = make([]uint64, p.Slots())
+	for i := range p.Slots() {
+		word, mask := p.SlotBits(i)
+		e.slotMask[i] = mask
 		for b := 0; b < 64; b++ {
-			if ps.mask<<ps.shift>>b&1 != 0 {
-				e.bitSlot[int(ps.word)*64+b] = int32(i)
+			if mask>>b&1 != 0 {
+				e.bitSlot[word*64+b] = int32(i)
 			}
 		}
 	}
@@ -366,7 +373,7 @@ func (e *explorer) run() (*Result, error) {
 		// memory is: once one fails, reads return zeros and the search
 		// ends after the level, so nothing it found stands, but the
 		// figures of the states explored do. Reported as incomplete.
-		res = &Result{Verdict: Unknown, Reason: "I/O error of the temporary files: " + ioErr.Error()}
+		res = &Result{Verdict: Unknown, Stop: StopIO, StopErr: ioErr}
 	}
 	e.sampleHeap()
 	res.Stats = e.stats()
@@ -379,18 +386,18 @@ func (e *explorer) run() (*Result, error) {
 
 func (e *explorer) search() (*Result, error) {
 	if r := e.ctxStop(); r != runOK {
-		return &Result{Verdict: Unknown, Reason: stopNames[r]}, nil
+		return &Result{Verdict: Unknown, Stop: stopReasons[r]}, nil
 	}
 	// Level 0: the initial states, in init-branch order.
 	w := e.workers[0]
 	m := w.m
-	m.leaf = w.onInit
+	m.OnState(w.onInit)
 	w.badInit = -1
-	initOK := m.runInit()
-	m.leaf = w.onSucc
-	if m.halted {
+	initOK := m.RunInit()
+	m.OnState(w.onSucc)
+	if m.Interrupted() {
 		// The initial states are not all known: nothing can be said.
-		return &Result{Verdict: Unknown, Reason: stopNames[e.stop.Load()]}, nil
+		return &Result{Verdict: Unknown, Stop: stopReasons[e.stop.Load()]}, nil
 	}
 	var first *Violation
 	switch {
@@ -399,21 +406,21 @@ func (e *explorer) search() (*Result, error) {
 		// first failing init branch, in init-branch order.
 		cs := append([]cand(nil), w.bad...)
 		if !initOK {
-			ex := m.failure()
-			cs = append(cs, cand{kind: ex.Kind, err: ex, init: true, key: uint64(m.failOrd)})
+			ex := m.Failure()
+			cs = append(cs, cand{kind: ex.Kind, err: ex, init: true, key: uint64(m.FailOrdinal())})
 		}
 		slices.SortStableFunc(cs, func(a, b cand) int { return cmp.Compare(a.key, b.key) })
 		first = e.record(cs)
-	case !initOK && (len(w.bad) == 0 || m.failOrd < w.badInit):
+	case !initOK && (len(w.bad) == 0 || m.FailOrdinal() < w.badInit):
 		// A failing init branch makes no initial state; the others do,
 		// and are explored. The first of the failures and bad initial
 		// states, in init-branch order, is level 0's violation.
-		ex := m.failure()
+		ex := m.Failure()
 		first = e.violationOf(cand{kind: ex.Kind, err: ex, init: true})
 	case len(w.bad) > 0:
 		first = e.violationOf(w.bad[0]) // the first initial state found bad
 	}
-	m.clearFailure()
+	m.ClearFailure()
 	w.bad = w.bad[:0]
 	e.nfront = len(e.frontier)
 	if e.fps != nil {
@@ -424,34 +431,36 @@ func (e *explorer) search() (*Result, error) {
 	// there unless Continue, which goes on so that the stats describe the
 	// whole reachable state space and records the first violation of every
 	// other check; later levels cannot change first.
-	// end returns the result once the search stops for reason (a stop
-	// name, "" when the state space is exhausted).
-	end := func(reason string) (*Result, error) {
+	// end returns the result once the search stops for reason
+	// (NotStopped when the state space is exhausted).
+	end := func(reason StopReason) (*Result, error) {
 		switch {
 		case first != nil:
 			res := &Result{Verdict: Violated, Violation: first, Violations: e.violations}
 			if !e.opts.Continue {
 				res.Violations = []*Violation{first}
-				res.Stopped = reason == "" && e.nfront > 0
+				if reason == NotStopped && e.nfront > 0 {
+					res.Stop = StopAtViolation
+				}
 			}
 			return res, nil
-		case reason != "":
-			return &Result{Verdict: Unknown, Reason: reason}, nil
+		case reason != NotStopped:
+			return &Result{Verdict: Unknown, Stop: reason}, nil
 		}
 		return &Result{Verdict: Holds}, nil
 	}
 	for {
 		if first != nil && !e.opts.Continue {
-			return end("")
+			return end(NotStopped)
 		}
 		if r := e.stop.Load(); r != runOK {
-			return end(stopNames[r])
+			return end(stopReasons[r])
 		}
 		if e.nfront == 0 {
-			return end("")
+			return end(NotStopped)
 		}
 		if e.opts.MaxDepth > 0 && e.depth >= e.opts.MaxDepth {
-			return end("depth limit")
+			return end(StopDepth)
 		}
 		e.expandLevel()
 		if uint32(e.store.Len()) > e.levelStart {
@@ -460,7 +469,7 @@ func (e *explorer) search() (*Result, error) {
 		if e.halted() {
 			// An interrupted evaluation's outcome is unknown: the
 			// level's failures and bad states may be its artefacts.
-			return end(stopNames[e.stop.Load()])
+			return end(stopReasons[e.stop.Load()])
 		}
 		if cs := e.candidates(); len(cs) > 0 {
 			if e.opts.Continue {
@@ -472,23 +481,24 @@ func (e *explorer) search() (*Result, error) {
 			}
 		}
 		if r := e.stop.Load(); r != runOK {
-			return end(stopNames[r])
+			return end(stopReasons[r])
 		}
 		e.nextFrontier()
 	}
 }
 
 // onInit stores an initial state.
-func (w *worker) onInit(m *Machine) {
-	if m.halted {
+func (w *worker) onInit(m *machine.Machine) {
+	if m.Interrupted() {
 		return
 	}
 	e := w.e
 	src := w.canonical(m)
-	e.prog.lay.pack(w.vec, src)
+	e.prog.Pack(w.vec, src)
+	ord := m.Ordinal()
 	link := uint64(noParent)
 	if e.fps != nil {
-		link = uint64(min(m.ord, ordMax)) // the init ordinal, for the trace record
+		link = uint64(min(ord, ordMax)) // the init ordinal, for the trace record
 	}
 	idx, isNew, err := e.store.Insert(w.vec, link)
 	if err != nil {
@@ -500,20 +510,19 @@ func (w *worker) onInit(m *Machine) {
 		bad := len(w.bad)
 		w.checkState(m, idx, w.vec, nil, true)
 		if len(w.bad) > bad && w.badInit < 0 {
-			w.badInit = m.ord
+			w.badInit = ord
 		}
 		for i := bad; i < len(w.bad); i++ {
-			w.bad[i].key = uint64(m.ord)
+			w.bad[i].key = uint64(ord)
 		}
 	}
 }
 
-// canonical returns the state to store for the successor in mem[:n]: the
-// check area holds a copy, canonicalised when symmetry is on.
-func (w *worker) canonical(m *Machine) []int64 {
-	p := w.e.prog
-	cs := m.mem[p.checkOff : p.checkOff+p.n]
-	copy(cs, m.mem[:p.n])
+// canonical returns the state to store for the new state in m.Slots():
+// the check area holds a copy, canonicalised when symmetry is on.
+func (w *worker) canonical(m *machine.Machine) []int64 {
+	cs := m.CheckSlots()
+	copy(cs, m.Slots())
 	if w.e.opts.Canon != nil {
 		w.e.opts.Canon(cs)
 	}
@@ -525,12 +534,12 @@ func (w *worker) canonical(m *Machine) []int64 {
 // unpacked is set (else unpacked on demand); parent is the packed state it
 // was generated from (nil for an initial state): conjuncts that read no
 // bit changed from parent hold, as they held in parent.
-func (w *worker) checkState(m *Machine, idx uint32, vec, parent []uint64, unpacked bool) {
+func (w *worker) checkState(m *machine.Machine, idx uint32, vec, parent []uint64, unpacked bool) {
 	e := w.e
 	p := e.prog
 	load := func() {
 		if !unpacked {
-			p.lay.unpack(m.mem[p.checkOff:p.checkOff+p.n], vec)
+			m.UnpackCheck(vec)
 			unpacked = true
 		}
 	}
@@ -547,15 +556,15 @@ func (w *worker) checkState(m *Machine, idx uint32, vec, parent []uint64, unpack
 		if ref.inv == badInv || cont && e.doneInv[ref.inv] && e.doneInvErr[ref.inv] {
 			return true
 		}
-		cj := &p.invs[ref.inv].conjs[ref.k]
+		cj := &p.Conjuncts(int(ref.inv))[ref.k]
 		if !unpacked {
 			// A conjunct reads only its slots: unpack those alone (most
 			// states need a few of them, not the whole state).
-			p.lay.unpackSlots(m.mem[p.checkOff:p.checkOff+p.n], vec, cj.slots)
+			m.UnpackCheckSlots(vec, cj.Slots())
 		}
-		v := cj.eval(m)
-		if m.err != nil {
-			ex := m.predFailure()
+		v, ok := m.EvalConjunct(cj)
+		if !ok {
+			ex := m.PredFailure()
 			badInv = ref.inv
 			if !e.doneInvErr[ref.inv] {
 				w.bad = append(w.bad, cand{kind: RuntimeError, state: idx, inv: int(ref.inv), err: ex, atState: true})
@@ -589,10 +598,9 @@ func (w *worker) checkState(m *Machine, idx uint32, vec, parent []uint64, unpack
 	for _, i := range e.vacIdx {
 		if !w.witnessed[i] {
 			load()
-			if p.invs[i].ante(m) != 0 {
+			if m.Antecedent(i) {
 				w.witnessed[i] = true
 			}
-			m.err = nil
 		}
 	}
 }
@@ -621,8 +629,7 @@ func (w *worker) changedConjuncts(vec, parent []uint64) []int32 {
 				d &= d - 1
 				continue
 			}
-			ps := &e.prog.lay.slots[sl]
-			d &^= ps.mask << ps.shift
+			d &^= e.slotMask[sl]
 			for _, g := range e.slotConjs[sl] {
 				if w.stamp[g] != cur {
 					w.stamp[g] = cur
@@ -640,31 +647,21 @@ func (w *worker) changedConjuncts(vec, parent []uint64) []int32 {
 }
 
 // onSucc handles one successor of the state at frontier position w.pos.
-func (w *worker) onSucc(m *Machine) {
-	if m.halted {
+func (w *worker) onSucc(m *machine.Machine) {
+	if m.Interrupted() {
 		return
 	}
 	e := w.e
 	w.trans++
-	w.fired[m.action]++
-	src := m.mem[:e.n]
+	w.fired[m.Action()]++
 	if e.opts.Canon != nil {
-		src = w.canonical(m)
-		e.prog.lay.pack(w.vec, src)
+		e.prog.Pack(w.vec, w.canonical(m))
 	} else {
-		// Repack only the slots the action wrote (the undo trail).
-		copy(w.vec, w.parent)
-		sl := e.prog.lay.slots
-		for _, u := range m.trail {
-			if int(u.off) < e.n {
-				p := &sl[u.off]
-				w.vec[p.word] = w.vec[p.word]&^(p.mask<<p.shift) | (uint64(src[u.off]-p.lo)&p.mask)<<p.shift
-			}
-		}
+		m.Repack(w.vec, w.parent) // only the slots the action wrote
 	}
-	key := uint64(w.pos)<<ordBits | uint64(min(m.ord, ordMax))
+	key := uint64(w.pos)<<ordBits | uint64(min(m.Ordinal(), ordMax))
 	w.pendVec = append(w.pendVec, w.vec...)
-	w.pend = append(w.pend, pending{hashWords(w.vec), key})
+	w.pend = append(w.pend, pending{machine.Hash(w.vec), key})
 	if len(w.pend) >= 64 {
 		w.flush()
 	}
@@ -684,26 +681,26 @@ func (w *worker) flush() {
 	fps := e.fps
 	var sink uint64
 	for _, pd := range w.pend {
-		sink += st.touch(pd.h)
+		sink += st.Touch(pd.h)
 		if fps != nil {
 			sink += fps.touch(fingerprint(pd.h))
 		}
 	}
 	// Second round, slots now in cache: the records of likely duplicates.
 	for _, pd := range w.pend {
-		sink += st.touchRecord(pd.h)
+		sink += st.TouchRecord(pd.h)
 	}
 	w.sink += sink
 	m := w.m
 	p := e.prog
-	nw := p.lay.words
+	nw := p.Words()
 	for i, pd := range w.pend {
 		vec := w.pendVec[i*nw : (i+1)*nw]
 		if fps != nil && fps.has(fingerprint(pd.h)) {
 			w.sawOld = true // a state of an earlier level, or one colliding with it
 			continue
 		}
-		idx, isNew, err := st.insertHashed(vec, pd.h, pd.key, e.parallel)
+		idx, isNew, err := st.InsertHashed(vec, pd.h, pd.key, e.parallel)
 		if err != nil {
 			e.stop.CompareAndSwap(runOK, stopFull)
 			break
@@ -740,14 +737,13 @@ func (w *worker) expand(p int) {
 	w.pos = p
 	s := e.frontierIdx(p)
 	w.parent = w.frontierVector(p)
-	m.load(w.parent)
-	m.ord = 0
+	m.Load(w.parent)
 	// A failing branch makes no successor and is a violation; the other
 	// branches and actions still make theirs, so that the figures are
 	// those of the reachable state space whatever the verdict.
 	if e.opts.Ample == nil {
-		for a := range e.prog.actions {
-			if !m.runAction(a) {
+		for a := range e.prog.Actions() {
+			if !m.RunAction(a) {
 				w.failed(p, s)
 			}
 		}
@@ -755,8 +751,8 @@ func (w *worker) expand(p int) {
 	} else {
 		w.expandAmple(p, s)
 	}
-	if m.ord == 0 && !e.opts.NoDeadlock { // a failing branch counts in m.ord
-		if w.deadlock < 0 && !w.terminal(m) {
+	if m.Ordinal() == 0 && !e.opts.NoDeadlock { // a failing branch counts in the ordinals
+		if w.deadlock < 0 && !m.LoadedTerminal() {
 			w.deadlock = p
 		}
 	}
@@ -766,25 +762,24 @@ func (w *worker) expandAmple(p int, s uint32) {
 	e := w.e
 	m := w.m
 	w.enabled = w.enabled[:0]
-	for a := range e.prog.actions {
-		if m.enabledGuard(a) {
+	for a := range e.prog.Actions() {
+		if m.Guard(a) {
 			w.enabled = append(w.enabled, a)
 		}
-		m.err = nil
 	}
 	if len(w.enabled) == 0 {
 		return
 	}
 	w.ampleIn = append(w.ampleIn[:0], w.enabled...)
-	sub := e.opts.Ample(m.mem[:e.n], w.ampleIn)
+	sub := e.opts.Ample(m.Slots(), w.ampleIn)
 	w.sawOld = false
 	for _, a := range sub {
-		if !m.runAction(a) {
+		if !m.RunAction(a) {
 			w.failed(p, s)
 		}
 	}
 	w.flush()
-	if len(sub) < len(w.enabled) && (m.ord == 0 || w.sawOld) {
+	if len(sub) < len(w.enabled) && (m.Ordinal() == 0 || w.sawOld) {
 		j := 0
 		for _, a := range w.enabled {
 			for j < len(sub) && sub[j] < a {
@@ -793,7 +788,7 @@ func (w *worker) expandAmple(p int, s uint32) {
 			if j < len(sub) && sub[j] == a {
 				continue
 			}
-			if !m.runAction(a) {
+			if !m.RunAction(a) {
 				w.failed(p, s)
 			}
 		}
@@ -801,24 +796,12 @@ func (w *worker) expandAmple(p int, s uint32) {
 	}
 }
 
-func (w *worker) terminal(m *Machine) bool {
-	p := w.e.prog
-	if p.terminal == nil {
-		return false
-	}
-	copy(m.mem[p.checkOff:p.checkOff+p.n], m.mem[:p.n])
-	v := p.terminal(m)
-	m.err = nil
-	return v != 0
-}
-
 // failed records the raised failure of the state at position p.
 func (w *worker) failed(p int, s uint32) {
 	m := w.m
-	ex := m.failure()
-	key := uint64(p)<<ordBits | uint64(min(m.failOrd, ordMax))
-	m.clearFailure()
-	m.undo(0)
+	ex := m.Failure()
+	key := uint64(p)<<ordBits | uint64(min(m.FailOrdinal(), ordMax))
+	m.ClearFailure()
 	c := cand{kind: ex.Kind, key: key, state: s, err: ex}
 	if w.e.opts.Continue {
 		// One candidate per check and level (the smallest key), none for
@@ -906,7 +889,7 @@ func (e *explorer) checkLimits() {
 	if e.opts.MaxStates > 0 && n > e.opts.MaxStates {
 		e.stop.CompareAndSwap(runOK, stopStates)
 	}
-	if e.fps != nil && n >= maxStates {
+	if e.fps != nil && n >= machine.MaxStates {
 		e.stop.CompareAndSwap(runOK, stopFull)
 	}
 }

@@ -27,7 +27,7 @@ type outcome struct {
 }
 
 func summarize(r *Result) outcome {
-	o := outcome{Verdict: r.Verdict.String(), Reason: r.Reason, States: r.Stats.States,
+	o := outcome{Verdict: r.Verdict.String(), Reason: r.Reason(), States: r.Stats.States,
 		Transitions: r.Stats.Transitions, Depth: r.Stats.Depth}
 	if v := r.Violation; v != nil {
 		o.Kind, o.Name, o.Msg = v.Kind.String(), v.Name, v.Msg
@@ -258,7 +258,7 @@ func TestCancel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := r.Reason; got != "timeout" {
+	if got := r.Reason(); got != "timeout" {
 		t.Errorf("Reason = %q, want timeout", got)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/wrapcheck/wrapcheck/machine"
 )
 
 // Hash compaction (Options.HashCompact).
@@ -50,6 +52,10 @@ const (
 	// tables' own, so frequent collections keep the peak near the live
 	// size instead of twice it.
 	compactGCPercent = 5
+	// The fingerprint set has 1<<shardBits shards, chosen by the top bits.
+	shardBits = 8
+	nShards   = 1 << shardBits
+	cacheLine = 64
 )
 
 // fpSet is a set of 64-bit fingerprints, split into shards by their top
@@ -296,7 +302,7 @@ func (e *explorer) spillErr() error {
 // states' fingerprints. For the initial states (p0 < 0), an entry's
 // ordinal is the init ordinal.
 func (e *explorer) spillStates(slot int, gbase int64, k0, p0 int, ps []uint64) {
-	nw := e.prog.lay.words
+	nw := e.prog.Words()
 	need := len(ps) * (recSize + 8*nw)
 	buf := e.spillBufs[slot]
 	if cap(buf) < need {
@@ -316,7 +322,7 @@ func (e *explorer) spillStates(slot int, gbase int64, k0, p0 int, ps []uint64) {
 		e.recs.put(recs[j*recSize:], g, parent, ord)
 		vec := e.store.Vector(idx)
 		v = putWords(v, vec)
-		ps[j] = fingerprint(hashWords(vec))
+		ps[j] = fingerprint(machine.Hash(vec))
 	}
 	e.recs.file.writeAt(recs, (gbase+int64(k0))*recSize)
 	e.vecs.writeAt(vecs, int64(k0*nw*8))
@@ -340,9 +346,9 @@ func (e *explorer) promote(nn int) {
 	if e.levelMax > 1<<16 && 3*nn < 2*e.levelMax {
 		e.store, e.levelMax = nil, nn
 		runtime.GC() // see resize
-		e.store = NewStore(e.prog.Words())
+		e.store = machine.NewStore(e.prog.Words())
 	} else {
-		e.store.reset()
+		e.store.Reset()
 	}
 	e.promoted.Add(int64(nn))
 }
@@ -391,7 +397,7 @@ func (e *explorer) promoteInit() {
 // loadBatch reads the vectors of frontier positions p0..p1-1 from the
 // level file.
 func (w *worker) loadBatch(p0, p1 int) {
-	nw := w.e.prog.lay.words
+	nw := w.e.prog.Words()
 	n := (p1 - p0) * nw
 	if cap(w.batchVecs) < n {
 		w.batchVecs = make([]uint64, n)
@@ -410,7 +416,7 @@ func (w *worker) frontierVector(p int) []uint64 {
 	if e.fps == nil {
 		return e.store.Vector(e.frontier[p])
 	}
-	nw := e.prog.lay.words
+	nw := e.prog.Words()
 	i := p - w.batchStart
 	return w.batchVecs[i*nw : (i+1)*nw : (i+1)*nw]
 }
@@ -418,7 +424,7 @@ func (w *worker) frontierVector(p int) []uint64 {
 // readFrontier reads the packed state at frontier position p from the
 // level file.
 func (e *explorer) readFrontier(p int) []uint64 {
-	nw := e.prog.lay.words
+	nw := e.prog.Words()
 	b := make([]byte, 8*nw)
 	e.vecs.readAt(b, int64(p*nw*8))
 	vec := make([]uint64, nw)
@@ -450,7 +456,7 @@ func (e *explorer) compactTargets(c cand) [][]uint64 {
 		return nil // the search ends with the error
 	}
 	t := e.replayOrdinals(ords)
-	if !equalWords(t[len(t)-1], last) {
+	if !slices.Equal(t[len(t)-1], last) {
 		panic("wrapcheck internal error: compact trace replay reached another state")
 	}
 	return t
@@ -476,31 +482,29 @@ func (e *explorer) lineage(g uint32) []uint32 {
 func (e *explorer) replayOrdinals(ords []uint32) [][]uint64 {
 	p := e.prog
 	m := p.NewMachine()
-	n := p.n
 	var got []uint64
 	want := int(ords[0])
-	m.leaf = func(m *Machine) {
-		if got != nil || m.ord != want {
+	m.OnState(func(m *machine.Machine) {
+		if got != nil || m.Ordinal() != want {
 			return
 		}
-		cs := m.mem[p.checkOff : p.checkOff+n]
-		copy(cs, m.mem[:n])
+		cs := m.CheckSlots()
+		copy(cs, m.Slots())
 		if e.opts.Canon != nil {
 			e.opts.Canon(cs)
 		}
-		got = make([]uint64, p.lay.words)
-		p.lay.pack(got, cs)
-	}
-	if !m.runInit() {
-		m.clearFailure()
+		got = make([]uint64, p.Words())
+		p.Pack(got, cs)
+	})
+	if !m.RunInit() {
+		m.ClearFailure()
 	}
 	if got == nil {
 		panic("wrapcheck internal error: compact trace replay lost the initial state")
 	}
 	targets := [][]uint64{got}
 	for _, o := range ords[1:] {
-		m.load(got)
-		m.ord = 0
+		m.Load(got)
 		got, want = nil, int(o)
 		e.replaySuccessors(m, func() bool { return got != nil })
 		if got == nil {
@@ -516,15 +520,15 @@ func (e *explorer) replayOrdinals(ords []uint32) [][]uint64 {
 // Options.Ample the ample set, then the other enabled actions (the
 // ordinals of those follow the ample set's when the search expanded
 // them too).
-func (e *explorer) replaySuccessors(m *Machine, done func() bool) {
+func (e *explorer) replaySuccessors(m *machine.Machine, done func() bool) {
 	run := func(a int) bool {
-		if !m.runAction(a) {
-			m.clearFailure() // the search went on after a failure too
+		if !m.RunAction(a) {
+			m.ClearFailure() // the search went on after a failure too
 		}
 		return !done()
 	}
 	if e.opts.Ample == nil {
-		for a := range e.prog.actions {
+		for a := range e.prog.Actions() {
 			if !run(a) {
 				return
 			}
@@ -532,16 +536,15 @@ func (e *explorer) replaySuccessors(m *Machine, done func() bool) {
 		return
 	}
 	var enabled []int
-	for a := range e.prog.actions {
-		if m.enabledGuard(a) {
+	for a := range e.prog.Actions() {
+		if m.Guard(a) {
 			enabled = append(enabled, a)
 		}
-		m.err = nil
 	}
 	if len(enabled) == 0 {
 		return
 	}
-	sub := slices.Clone(e.opts.Ample(m.mem[:e.n], slices.Clone(enabled)))
+	sub := slices.Clone(e.opts.Ample(m.Slots(), slices.Clone(enabled)))
 	for _, a := range sub {
 		if !run(a) {
 			return

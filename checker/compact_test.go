@@ -30,7 +30,7 @@ type compactView struct {
 }
 
 func comparableOf(r *Result) compactView {
-	return compactView{r.Verdict, r.Reason, r.Stats.States, r.Stats.Transitions, r.Stats.Depth, r.Violation, r.Coverage}
+	return compactView{r.Verdict, r.Reason(), r.Stats.States, r.Stats.Transitions, r.Stats.Depth, r.Violation, r.Coverage}
 }
 
 // sameAsFull checks m with opts in the full mode (one worker) and with
@@ -166,7 +166,7 @@ func TestCompactLimits(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if r, err = Run(ctx, twoCounters(), Options{HashCompact: true}); err != nil || r.Reason != "interrupted" {
+	if r, err = Run(ctx, twoCounters(), Options{HashCompact: true}); err != nil || r.Reason() != "interrupted" {
 		t.Errorf("cancelled: %v, %v; want interrupted", r, err)
 	}
 
@@ -178,14 +178,14 @@ func TestCompactLimits(t *testing.T) {
 	b.m.Terminal = tru()
 	big := b.build()
 	r, err = Run(context.Background(), big, Options{HashCompact: true, MemoryBudget: 1})
-	if err != nil || r.Verdict != Unknown || r.Reason != "memory budget" {
-		t.Errorf("memory budget: %v %q %v", r.Verdict, r.Reason, err)
+	if err != nil || r.Verdict != Unknown || r.Reason() != "memory budget" {
+		t.Errorf("memory budget: %v %q %v", r.Verdict, r.Reason(), err)
 	}
 	ctx, cancel = context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	r, err = Run(ctx, big, Options{HashCompact: true, Workers: 2})
-	if err != nil || r.Verdict != Unknown || r.Reason != "timeout" || r.Stats.States == 0 {
-		t.Errorf("timeout: %v %q %d states, %v", r.Verdict, r.Reason, r.Stats.States, err)
+	if err != nil || r.Verdict != Unknown || r.Reason() != "timeout" || r.Stats.States == 0 {
+		t.Errorf("timeout: %v %q %d states, %v", r.Verdict, r.Reason(), r.Stats.States, err)
 	}
 }
 
@@ -280,8 +280,8 @@ func TestSpillFiles(t *testing.T) {
 			return &failingFile{f, ok}, name, err
 		}
 		r, err := Run(context.Background(), twoCounters(), Options{HashCompact: true, Workers: 1})
-		if err != nil || r.Verdict != Unknown || !strings.Contains(r.Reason, "I/O error of the temporary files: ") ||
-			!strings.Contains(r.Reason, "disk full") || r.Violation != nil || r.Stats.States == 0 {
+		if err != nil || r.Verdict != Unknown || !strings.Contains(r.Reason(), "I/O error of the temporary files: ") ||
+			!strings.Contains(r.Reason(), "disk full") || r.Violation != nil || r.Stats.States == 0 {
 			t.Errorf("writes failing after %d: result %+v, err = %v", ok, r, err)
 		}
 	}

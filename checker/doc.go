@@ -1,7 +1,10 @@
-// Package checker is the explicit-state engine of wrapcheck: it compiles a
-// *spec.Model once ([Compile]), explores its reachable states breadth-first
-// in parallel ([Run]) and reports the shortest violation of an invariant,
-// an assertion, a runtime error or a deadlock, with a concrete trace.
+// Package checker is the breadth-first search of wrapcheck: it explores
+// the reachable states of a model compiled by package machine
+// ([machine.Compile]) in parallel ([Run], [RunProgram]) and reports the
+// shortest violation of an invariant, an assertion, a runtime error or a
+// deadlock, with a concrete trace. The machine executes the model; this
+// package decides which states to expand, stores them, and owns the
+// results of every engine ([Result], [Violation], [Stats]).
 //
 // # Semantics and counting
 //
@@ -18,21 +21,15 @@
 // so the figures are those of the reachable state space whatever the
 // verdict. A failing branch takes an ordinal, as a successor does.
 //
-// # State encoding
+// # Storage
 //
-// Every slot of Model.Slots takes Slot.Bits bits of a []uint64 vector
-// ([State]) holding value-Lo (a set slot: its mask); a slot never
-// straddles two words. Vectors live in chunked arenas of the [Store], one
-// record per state: a link word (parent pointer) and the vector.
-// Evaluation unpacks a state into a Machine's flat []int64 memory, which
-// also holds the action frame, a copy of the state with its own frame for
-// predicates, one frame per agent and compile-time scratch for compound
-// temporaries. Expressions and statements are compiled once to closures
-// (statements in continuation-passing style, branches undone through an
-// undo trail), quantifiers over small domains unrolled and constant-folded
-// so that family-indexed slots become static loads. Nothing is allocated
-// per state. A successor is re-packed incrementally from its parent: only
-// the slots on the undo trail are rewritten.
+// States are packed vectors ([machine.State]); the visited set is a
+// [machine.Store], one record per state: a link word (parent pointer) and
+// the vector. A worker's machine hands each successor to the search
+// unpacked; the search re-packs it incrementally from its parent
+// ([machine.Machine.Repack]: only the slots the branch wrote) and
+// re-checks only the invariant conjuncts that read a changed slot.
+// Nothing is allocated per state.
 //
 // # Concurrency
 //
@@ -73,24 +70,14 @@
 // in key order), so they do not depend on the worker count. Vectors are
 // kept only for the level being expanded (in a second temporary file, in
 // frontier order, read a batch at a time) and the level being built (a
-// [Store] emptied at every level, which dedups the level exactly and keeps
-// the minimal keys as above). A successor whose fingerprint is
+// [machine.Store] emptied at every level, which dedups the level exactly
+// and keeps the minimal keys as above). A successor whose fingerprint is
 // stored is taken for a state of an earlier level; if it is another
 // state, that state is lost, with probability at most n²/2⁶⁵ for n states
 // (Result.Notes says so). A trace follows the parent indexes back to an
 // initial state, re-runs the recorded ordinals (in the search's order,
 // ample sets first) to get the stored states of the path, and replays
 // those as above: without a collision it is the trace of the full mode.
-//
-// # Reuse by other engines
-//
-// The LTL product search and the reduction hooks use the same core:
-// [Compile] gives a [Program]; each goroutine takes a [Machine]
-// (Program.NewMachine) whose Init and Successors enumerate packed
-// [State] vectors in (action, branch) order and whose Eval evaluates
-// expressions compiled once with Program.CompileExpr; [Store] is the
-// visited set for vectors of any width (a system state plus automaton
-// words, say), with a link word per vector.
 //
 // # Performance
 //

@@ -50,25 +50,3 @@ func ExampleRun() {
 	// releaser.release
 	// 13 states, 12 transitions
 }
-
-func ExampleMachine_Successors() {
-	m, err := spec.ParseFile("approval.wrap", []byte(approval), spec.Options{})
-	if err != nil {
-		panic(err)
-	}
-	prog, err := checker.Compile(m)
-	if err != nil {
-		panic(err)
-	}
-	mach := prog.NewMachine()
-	var init checker.State
-	mach.Init(func(_ int, s checker.State) { init = append(checker.State(nil), s...) })
-	mach.Successors(init, func(action, branch int, t checker.State) {
-		u := make([]int64, prog.Slots())
-		prog.Unpack(u, t)
-		fmt.Println(m.Actions[action].Name, branch, u)
-	})
-	// Output:
-	// approver.approve 0 [0 0 1 0 0]
-	// editor.edit 0 [1 0 0 0 0]
-}

@@ -109,8 +109,8 @@ func TestGolden(t *testing.T) {
 func render(m *spec.Model, r *Result) string {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "verdict: %s\n", r.Verdict)
-	if r.Reason != "" {
-		fmt.Fprintf(&b, "reason: %s\n", r.Reason)
+	if r.Reason() != "" {
+		fmt.Fprintf(&b, "reason: %s\n", r.Reason())
 	}
 	fmt.Fprintf(&b, "states: %d\ntransitions: %d\ndepth: %d\n", r.Stats.States, r.Stats.Transitions, r.Stats.Depth)
 	if len(r.Coverage.VacuousInvariants) > 0 {

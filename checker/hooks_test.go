@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -60,13 +61,13 @@ func TestHooks(t *testing.T) {
 }
 
 func TestProgramAPI(t *testing.T) {
-	p, err := Compile(pairModel(true))
+	p, err := machine.Compile(pairModel(true))
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := p.NewMachine()
 	var inits [][]int64
-	err = m.Init(func(branch int, s State) {
+	err = m.Init(func(branch int, s machine.State) {
 		u := make([]int64, p.Slots())
 		p.Unpack(u, s)
 		inits = append(inits, u)
@@ -81,10 +82,10 @@ func TestProgramAPI(t *testing.T) {
 		Action, Branch int
 		State          []int64
 	}
-	s := make(State, p.Words())
+	s := make(machine.State, p.Words())
 	p.Pack(s, []int64{1, 2})
 	var got []succ
-	err = m.Successors(s, func(a, b int, t State) {
+	err = m.Successors(s, func(a, b int, t machine.State) {
 		u := make([]int64, p.Slots())
 		p.Unpack(u, t)
 		got = append(got, succ{a, b, u})
@@ -109,51 +110,17 @@ func TestProgramAPI(t *testing.T) {
 			t.Errorf("Eval(%v) = %d, %v; want %d", tc.state, v, err, tc.want)
 		}
 	}
-	// A failing action is returned as *ExecError.
-	po, err := Compile(overflowModel())
+	// A failing action is returned as *machine.ExecError.
+	po, err := machine.Compile(overflowModel())
 	if err != nil {
 		t.Fatal(err)
 	}
-	s1 := make(State, po.Words())
+	s1 := make(machine.State, po.Words())
 	po.Pack(s1, []int64{2})
-	err = po.NewMachine().Successors(s1, func(int, int, State) {})
-	ex, ok := err.(*ExecError)
+	err = po.NewMachine().Successors(s1, func(int, int, machine.State) {})
+	ex, ok := err.(*machine.ExecError)
 	if !ok || ex.Kind != RuntimeError || ex.Action != 0 {
 		t.Errorf("Successors on overflow: %v, want a runtime error of action 0", err)
-	}
-}
-
-func TestStore(t *testing.T) {
-	s := NewStore(2)
-	vecs := [][]uint64{{1, 2}, {2, 1}, {1, 2}, {0, 0}}
-	type ins struct {
-		Idx   uint32
-		IsNew bool
-	}
-	var got []ins
-	for _, v := range vecs {
-		i, n, err := s.Insert(v, 7)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, ins{i, n})
-	}
-	want := []ins{{0, true}, {1, true}, {0, false}, {2, true}}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
-	// Grow well past the initial tables.
-	for i := range uint64(100000) {
-		if _, n, _ := s.Insert([]uint64{i, i * 3}, 0); n != (i > 0) {
-			// {0,0} is already stored
-			t.Fatalf("insert %d: new = %v", i, n)
-		}
-	}
-	if s.Len() != 100002 {
-		t.Errorf("Len = %d, want 100002", s.Len())
-	}
-	if diff := cmp.Diff([]uint64{5, 15}, s.Vector(func() uint32 { i, _, _ := s.Insert([]uint64{5, 15}, 0); return i }())); diff != "" {
-		t.Errorf("Vector (-want +got):\n%s", diff)
 	}
 }
 
@@ -171,8 +138,8 @@ func TestMemoryBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Verdict != Unknown || r.Reason != "memory budget" {
-		t.Errorf("got %v %q, want incomplete, memory budget", r.Verdict, r.Reason)
+	if r.Verdict != Unknown || r.Reason() != "memory budget" {
+		t.Errorf("got %v %q, want incomplete, memory budget", r.Verdict, r.Reason())
 	}
 }
 
@@ -194,8 +161,8 @@ func TestProgressAndTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Verdict != Unknown || r.Reason != "timeout" {
-		t.Errorf("got %v %q, want incomplete, timeout", r.Verdict, r.Reason)
+	if r.Verdict != Unknown || r.Reason() != "timeout" {
+		t.Errorf("got %v %q, want incomplete, timeout", r.Verdict, r.Reason())
 	}
 	if calls == 0 || last.States == 0 || last.Elapsed <= 0 {
 		t.Errorf("Progress called %d times, last %+v", calls, last)
@@ -206,16 +173,16 @@ func TestProgressAndTimeout(t *testing.T) {
 }
 
 func TestAskedAnswers(t *testing.T) {
-	p, err := Compile(askEnumModel())
+	p, err := machine.Compile(askEnumModel())
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := p.NewMachine()
 	m.RecordAnswers(true)
-	var init State
-	m.Init(func(_ int, s State) { init = append(State(nil), s...) })
+	var init machine.State
+	m.Init(func(_ int, s machine.State) { init = append(machine.State(nil), s...) })
 	var got [][]Answer
-	m.Successors(init, func(_, _ int, _ State) { got = append(got, cloneAnswers(m.Asked())) })
+	m.Successors(init, func(_, _ int, _ machine.State) { got = append(got, cloneAnswers(m.Asked())) })
 	want := [][]Answer{{{Agent: 0, Value: []int64{0}}}, {{Agent: 0, Value: []int64{1}}}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -49,8 +50,8 @@ func TestInterruptLongEvaluation(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if res.Verdict != Unknown || res.Reason != tt.reason {
-					t.Fatalf("got %v %q (%+v), want %v %q", res.Verdict, res.Reason, res.Violation, Unknown, tt.reason)
+				if res.Verdict != Unknown || res.Reason() != tt.reason {
+					t.Fatalf("got %v %q (%+v), want %v %q", res.Verdict, res.Reason(), res.Violation, Unknown, tt.reason)
 				}
 				if tt.budget == 0 && took > limit+time.Second {
 					t.Errorf("stopped %v after the deadline", took-limit)
@@ -61,7 +62,7 @@ func TestInterruptLongEvaluation(t *testing.T) {
 }
 
 // TestSetInterrupt checks the Machine API: a call that runs into the
-// interrupt returns ErrInterrupted, and the machine works normally once
+// interrupt returns machine.ErrInterrupted, and the machine works normally once
 // the interrupt reports false again.
 func TestSetInterrupt(t *testing.T) {
 	src := "spec E\nvar x: 0..3 = 0\naction a when forall i in 0..99999: forall j in 0..99999: i + j >= x { x := (x + 1) % 4 }\n" +
@@ -70,21 +71,21 @@ func TestSetInterrupt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prog, err := Compile(m)
+	prog, err := machine.Compile(m)
 	if err != nil {
 		t.Fatal(err)
 	}
 	mach := prog.NewMachine()
 	stop := true
 	mach.SetInterrupt(func() bool { return stop })
-	var init State
-	if err := mach.Init(func(_ int, s State) { init = append(State(nil), s...) }); err != nil {
+	var init machine.State
+	if err := mach.Init(func(_ int, s machine.State) { init = append(machine.State(nil), s...) }); err != nil {
 		t.Fatal(err)
 	}
 	var got []int
-	err = mach.Successors(init, func(a, _ int, _ State) { got = append(got, a) })
-	if !errors.Is(err, ErrInterrupted) {
-		t.Fatalf("Successors: err = %v, want ErrInterrupted", err)
+	err = mach.Successors(init, func(a, _ int, _ machine.State) { got = append(got, a) })
+	if !errors.Is(err, machine.ErrInterrupted) {
+		t.Fatalf("Successors: err = %v, want machine.ErrInterrupted", err)
 	}
 	// The cheap action b is not visited either: the call ended.
 	if diff := cmp.Diff([]int(nil), got); diff != "" {
@@ -99,7 +100,7 @@ func TestSetInterrupt(t *testing.T) {
 	}
 	stop = false
 	got = nil
-	err = mach.SuccessorsOf(init, []int{1}, func(a, _ int, _ State) { got = append(got, a) })
+	err = mach.SuccessorsOf(init, []int{1}, func(a, _ int, _ machine.State) { got = append(got, a) })
 	if err != nil {
 		t.Fatalf("SuccessorsOf after the interrupt: %v", err)
 	}

@@ -9,10 +9,10 @@ type Options struct {
 	// Workers is the number of exploring goroutines; 0 means
 	// runtime.GOMAXPROCS(0). The result does not depend on it.
 	Workers int
-	// MaxStates stops the search (Verdict Unknown, Reason "state limit")
+	// MaxStates stops the search (Verdict Unknown, Stop StopStates)
 	// once more than MaxStates distinct states are stored; 0: no limit.
 	MaxStates int64
-	// MaxDepth stops the search (Reason "depth limit") instead of
+	// MaxDepth stops the search (Stop StopDepth) instead of
 	// expanding states MaxDepth steps away from an initial state; 0: no limit.
 	MaxDepth int
 	// NoDeadlock turns deadlock detection off.
@@ -29,7 +29,7 @@ type Options struct {
 	// checked. A name that is neither an invariant nor a property is an
 	// error.
 	Only []string
-	// MemoryBudget stops the search (Reason "memory budget") when the Go
+	// MemoryBudget stops the search (Stop StopMemory) when the Go
 	// heap grows beyond this many bytes; 0: no budget.
 	MemoryBudget int64
 	// HashCompact keeps only a 64-bit fingerprint per visited state in

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -23,12 +24,12 @@ type refResult struct {
 // Machine API with a Go map as the visited set: the differential oracle
 // for the parallel engine (store, keys, frontier order, level handling).
 func referenceBFS(t *testing.T, m *spec.Model, noDeadlock bool) refResult {
-	p, err := Compile(m)
+	p, err := machine.Compile(m)
 	if err != nil {
 		t.Fatal(err)
 	}
 	mach := p.NewMachine()
-	var invs []*Pred
+	var invs []*machine.Pred
 	for _, inv := range m.Invariants {
 		pr, err := p.CompileExpr(inv.Expr)
 		if err != nil {
@@ -36,15 +37,15 @@ func referenceBFS(t *testing.T, m *spec.Model, noDeadlock bool) refResult {
 		}
 		invs = append(invs, pr)
 	}
-	var term *Pred
+	var term *machine.Pred
 	if m.Terminal != nil {
 		term, _ = p.CompileExpr(m.Terminal)
 	}
-	key := func(s State) string { return fmt.Sprint(s) }
+	key := func(s machine.State) string { return fmt.Sprint(s) }
 	seen := map[string]int{}
-	var states []State
+	var states []machine.State
 	var parent []int
-	unpack := func(s State) []int64 {
+	unpack := func(s machine.State) []int64 {
 		u := make([]int64, p.Slots())
 		p.Unpack(u, s)
 		return u
@@ -70,24 +71,24 @@ func referenceBFS(t *testing.T, m *spec.Model, noDeadlock bool) refResult {
 		return "", false
 	}
 	var frontier []int
-	add := func(s State, from int) (int, bool) {
+	add := func(s machine.State, from int) (int, bool) {
 		k := key(s)
 		if i, ok := seen[k]; ok {
 			return i, false
 		}
 		seen[k] = len(states)
-		states = append(states, append(State(nil), s...))
+		states = append(states, append(machine.State(nil), s...))
 		parent = append(parent, from)
 		return len(states) - 1, true
 	}
 	// A failing branch makes no state and is a violation; the other
 	// branches still make theirs. Among the violations of one length, the
 	// first in (state, ordinal) order is reported; a successor emitted
-	// before the state's first failure (ordinal mach.failOrd) comes
+	// before the state's first failure (ordinal mach.FailOrdinal()) comes
 	// before it, one emitted after it comes after it.
 	var found *refResult
 	badFirst := -1 // init branch of the first bad initial state
-	initErr := mach.Init(func(b int, s State) {
+	initErr := mach.Init(func(b int, s machine.State) {
 		if i, isNew := add(s, -1); isNew {
 			frontier = append(frontier, i)
 			if k, ok := bad(i); ok && found == nil {
@@ -96,8 +97,8 @@ func referenceBFS(t *testing.T, m *spec.Model, noDeadlock bool) refResult {
 			}
 		}
 	})
-	if initErr != nil && (found == nil || mach.failOrd < badFirst) {
-		found = &refResult{Verdict: "violated", Kind: initErr.(*ExecError).Kind.String(), Trace: [][]int64{nil}}
+	if initErr != nil && (found == nil || mach.FailOrdinal() < badFirst) {
+		found = &refResult{Verdict: "violated", Kind: initErr.(*machine.ExecError).Kind.String(), Trace: [][]int64{nil}}
 	}
 	var trans int64
 	for len(frontier) > 0 {
@@ -108,7 +109,7 @@ func referenceBFS(t *testing.T, m *spec.Model, noDeadlock bool) refResult {
 			n := 0
 			var badAt int // visit index of the state's first bad successor
 			var badRes *refResult
-			err := mach.Successors(states[i], func(_, _ int, s State) {
+			err := mach.Successors(states[i], func(_, _ int, s machine.State) {
 				trans++
 				j, isNew := add(s, i)
 				if isNew {
@@ -121,8 +122,8 @@ func referenceBFS(t *testing.T, m *spec.Model, noDeadlock bool) refResult {
 			})
 			ev := badRes
 			if err != nil {
-				if ev == nil || badAt >= mach.failOrd {
-					ev = &refResult{Verdict: "violated", Kind: err.(*ExecError).Kind.String(), Trace: append(path(i), nil)} // the failing step; state compared by length only
+				if ev == nil || badAt >= mach.FailOrdinal() {
+					ev = &refResult{Verdict: "violated", Kind: err.(*machine.ExecError).Kind.String(), Trace: append(path(i), nil)} // the failing step; state compared by length only
 				}
 			} else if n == 0 && !noDeadlock && deadlock < 0 {
 				isTerm := false

@@ -1,6 +1,9 @@
 package checker
 
-import "github.com/wrapcheck/wrapcheck/spec"
+import (
+	"github.com/wrapcheck/wrapcheck/machine"
+	"github.com/wrapcheck/wrapcheck/spec"
+)
 
 // Verdict is the outcome of a search.
 type Verdict uint8
@@ -9,7 +12,7 @@ type Verdict uint8
 const (
 	Holds    Verdict = iota // every check holds in every reachable state
 	Violated                // Result.Violation describes a violation
-	Unknown                 // the search stopped early; see Result.Reason
+	Unknown                 // the search stopped early; see Result.Stop
 )
 
 var verdictNames = [...]string{"holds", "violated", "incomplete"}
@@ -21,26 +24,18 @@ func (v Verdict) String() string {
 	return "verdict?"
 }
 
-// Kind is the kind of a [Violation].
-type Kind uint8
+// Kind is the kind of a [Violation] (the same type as machine.Kind, so
+// that a machine's ExecError and a Violation compare directly).
+type Kind = machine.Kind
 
 // Violation kinds.
 const (
-	Invariant    Kind = iota // an invariant is false in a reachable state
-	Property                 // an LTL property is violated (reported by package ltl)
-	Deadlock                 // a reachable non-terminal state has no enabled action
-	Assertion                // an assert statement failed
-	RuntimeError             // out-of-range value or index, division by zero, bad set element
+	Invariant    = machine.Invariant    // an invariant is false in a reachable state
+	Property     = machine.Property     // an LTL property is violated (reported by package ltl)
+	Deadlock     = machine.Deadlock     // a reachable non-terminal state has no enabled action
+	Assertion    = machine.Assertion    // an assert statement failed
+	RuntimeError = machine.RuntimeError // out-of-range value or index, division by zero, bad set element
 )
-
-var kindNames = [...]string{"invariant", "property", "deadlock", "assertion", "runtime-error"}
-
-func (k Kind) String() string {
-	if int(k) < len(kindNames) {
-		return kindNames[k]
-	}
-	return "kind?"
-}
 
 // Result is the outcome of [Run].
 type Result struct {
@@ -51,10 +46,14 @@ type Result struct {
 	// first (shortest) violation of every failing check, by depth, then
 	// in the order in which one search would pick them.
 	Violations []*Violation
-	// Stopped is set when the search stopped at the end of the level of
-	// the first violation (without Options.Continue) with states left to
-	// explore: Stats then cover the states explored until then.
-	Stopped bool
+	// Stop says why the search ended before it explored every reachable
+	// state: a limit (Verdict Unknown), or StopAtViolation when it stopped
+	// at the end of the level of the first violation (without
+	// Options.Continue) with states left to explore; Stats then cover the
+	// states explored until then. NotStopped otherwise.
+	Stop StopReason
+	// StopErr is the error of a StopIO stop.
+	StopErr error
 	// Undecided names the selected LTL properties that were not decided:
 	// not searched (the search stopped at a safety violation), or whose
 	// search stopped early (a limit, or an assertion or runtime error met
@@ -62,13 +61,47 @@ type Result struct {
 	Undecided []string
 	Stats     Stats
 	Coverage  Coverage
-	// Reason says why the verdict is Unknown: "state limit", "depth
-	// limit", "timeout", "interrupted", "memory budget", or, under
-	// HashCompact, "I/O error of the temporary files: " and the error.
-	Reason string
 	// Notes are remarks for the reader that are not part of the verdict,
 	// such as the fairness a property needed or a process a lasso starves.
 	Notes []string
+}
+
+// Reason returns the words that say why the verdict is Unknown (see
+// [StopReason.String]; for StopIO, followed by ": " and StopErr), and ""
+// when the search was not stopped by a limit.
+func (r *Result) Reason() string {
+	if r.Stop == StopIO && r.StopErr != nil {
+		return r.Stop.String() + ": " + r.StopErr.Error()
+	}
+	return r.Stop.String()
+}
+
+// StopReason says why a search ended before it explored every reachable
+// state.
+type StopReason uint8
+
+// Stop reasons. Every one but NotStopped and StopAtViolation comes with
+// Verdict Unknown.
+const (
+	NotStopped      StopReason = iota // every reachable state was explored
+	StopAtViolation                   // at the end of the level of the first violation, states left (Options.Continue off)
+	StopStates                        // "state limit": Options.MaxStates, or a full store
+	StopDepth                         // "depth limit": Options.MaxDepth
+	StopTimeout                       // "timeout": the context's deadline
+	StopInterrupted                   // "interrupted": the context was cancelled
+	StopMemory                        // "memory budget": Options.MemoryBudget
+	StopIO                            // "I/O error of the temporary files" (HashCompact); see Result.StopErr
+)
+
+var stopReasonNames = [...]string{"", "", "state limit", "depth limit", "timeout", "interrupted", "memory budget", "I/O error of the temporary files"}
+
+// String returns the words the renderers print for a limit ("state
+// limit", "timeout", ...), and "" for NotStopped and StopAtViolation.
+func (r StopReason) String() string {
+	if int(r) < len(stopReasonNames) {
+		return stopReasonNames[r]
+	}
+	return "stop?"
 }
 
 // Violation is a violated check with a shortest trace that reaches it.
@@ -99,11 +132,9 @@ type Step struct {
 	Asked  []Answer
 }
 
-// Answer is an agent answer taken on a step, in the order asked.
-type Answer struct {
-	Agent int     // index into spec.Model.Agents
-	Value []int64 // Agent.Result.Width scalars
-}
+// Answer is an agent answer taken on a step, in the order asked
+// (machine.Answer).
+type Answer = machine.Answer
 
 // Stats are the figures of a search. States and Transitions are the same
 // for every Workers value when the search completes.

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/wrapcheck/wrapcheck/machine"
 )
 
 // path returns the stored states from an initial state to idx.
@@ -39,11 +41,11 @@ func (e *explorer) violationOf(c cand) *Violation {
 			v.Pos = p.Model.NamePos // no terminal declaration: the spec line
 		}
 	case c.atState:
-		inv := p.invs[c.inv]
-		v.Name, v.Pos = inv.name, inv.pos
-		v.Msg = "invariant " + inv.name + " is violated"
+		inv := p.Model.Invariants[c.inv]
+		v.Name, v.Pos = inv.Name, inv.Pos
+		v.Msg = "invariant " + inv.Name + " is violated"
 		if c.err != nil {
-			v.Pos, v.Msg = c.err.Pos, c.err.Msg+" (evaluating invariant "+inv.name+")"
+			v.Pos, v.Msg = c.err.Pos, c.err.Msg+" (evaluating invariant "+inv.Name+")"
 		}
 	default:
 		v.Pos, v.Msg = c.err.Pos, c.err.Msg
@@ -78,13 +80,13 @@ func (e *explorer) violationOf(c cand) *Violation {
 // as false when it fails, so the stuck state is found as a deadlock.
 func (e *explorer) terminalFailure(v *Violation) {
 	p := e.prog
-	if p.terminal == nil || len(v.Trace) == 0 {
+	if !p.HasTerminal() || len(v.Trace) == 0 {
 		return
 	}
-	vec := make([]uint64, p.lay.words)
-	p.lay.pack(vec, v.Trace[len(v.Trace)-1].State)
+	vec := make([]uint64, p.Words())
+	p.Pack(vec, v.Trace[len(v.Trace)-1].State)
 	if _, err := p.NewMachine().IsTerminal(vec); err != nil {
-		ex := err.(*ExecError)
+		ex := err.(*machine.ExecError)
 		v.Kind, v.Name, v.Pos, v.Msg = RuntimeError, "terminal", ex.Pos, ex.Msg+" (evaluating terminal)"
 	}
 }
@@ -98,37 +100,38 @@ func (e *explorer) terminalFailure(v *Violation) {
 func (e *explorer) replay(path [][]uint64, failing bool) []Step {
 	p := e.prog
 	m := p.NewMachine()
-	m.record = true
-	n := p.n
+	m.RecordAnswers(true)
 	var steps []Step
 	var target []uint64
 	found := false
 	var got Step
-	m.leaf = func(m *Machine) {
+	vec := make([]uint64, p.Words())
+	m.OnState(func(m *machine.Machine) {
 		if found {
 			return
 		}
-		cs := m.mem[p.checkOff : p.checkOff+n]
-		copy(cs, m.mem[:n])
+		cs := m.CheckSlots()
+		copy(cs, m.Slots())
 		if e.opts.Canon != nil {
 			e.opts.Canon(cs)
 		}
-		p.lay.pack(m.vec, cs)
-		if equalWords(m.vec, target) {
+		p.Pack(vec, cs)
+		if slices.Equal(vec, target) {
 			found = true
-			got = Step{Action: m.action, State: slices.Clone(m.mem[:n]), Asked: cloneAnswers(m.asked)}
+			got = Step{Action: m.Action(), State: slices.Clone(m.Slots()), Asked: cloneAnswers(m.Asked())}
 		}
-	}
+	})
 	failStep := func() Step {
-		return Step{Action: m.failAction, State: slices.Clone(m.failState), Asked: cloneAnswers(m.failAsked)}
+		a, state, asked := m.FailedStep()
+		return Step{Action: a, State: slices.Clone(state), Asked: cloneAnswers(asked)}
 	}
 	if len(path) == 0 {
-		m.runInit()
+		m.RunInit()
 		return []Step{failStep()}
 	}
 	target = path[0]
-	if !m.runInit() {
-		m.clearFailure()
+	if !m.RunInit() {
+		m.ClearFailure()
 	}
 	if !found {
 		panic("wrapcheck internal error: trace replay lost the initial state")
@@ -138,12 +141,10 @@ func (e *explorer) replay(path [][]uint64, failing bool) []Step {
 		cur := steps[len(steps)-1].State
 		target = t
 		found = false
-		copy(m.mem[:n], cur)
-		m.ord = 0
-		for a := range p.actions {
-			if !m.runAction(a) {
-				m.clearFailure()
-				m.undo(0)
+		m.LoadSlots(cur)
+		for a := range p.Actions() {
+			if !m.RunAction(a) {
+				m.ClearFailure()
 			}
 			if found {
 				break
@@ -157,13 +158,11 @@ func (e *explorer) replay(path [][]uint64, failing bool) []Step {
 	if failing {
 		cur := steps[len(steps)-1].State
 		found = true // ignore successors
-		copy(m.mem[:n], cur)
-		m.ord = 0
-		for a := range p.actions {
-			if !m.runAction(a) {
+		m.LoadSlots(cur)
+		for a := range p.Actions() {
+			if !m.RunAction(a) {
 				steps = append(steps, failStep())
-				m.clearFailure()
-				m.undo(0)
+				m.ClearFailure()
 				return steps
 			}
 		}
@@ -250,7 +249,7 @@ func (e *explorer) stats() Stats {
 }
 
 func (e *explorer) coverage() Coverage {
-	c := Coverage{Fired: make([]int64, len(e.prog.actions))}
+	c := Coverage{Fired: make([]int64, e.prog.Actions())}
 	for _, w := range e.workers {
 		for i, f := range w.fired {
 			c.Fired[i] += f
@@ -262,7 +261,7 @@ func (e *explorer) coverage() Coverage {
 			hit = hit || w.witnessed[i]
 		}
 		if !hit {
-			c.VacuousInvariants = append(c.VacuousInvariants, e.prog.invs[i].name)
+			c.VacuousInvariants = append(c.VacuousInvariants, e.prog.Model.Invariants[i].Name)
 		}
 	}
 	return c

@@ -193,7 +193,7 @@ func outcome(ctx context.Context, m *spec.Model, row Row, opts verify.Options) (
 	case checker.Holds:
 		return out, nil
 	case checker.Unknown:
-		out.Verdict, out.Reason = Unknown, res.Reason
+		out.Verdict, out.Reason = Unknown, res.Reason()
 		return out, nil
 	}
 	v := res.Violation

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
@@ -125,7 +125,7 @@ func mutate(r *rand.Rand, g rspec) rspec {
 // level by level, each as one string; shared names the observed
 // variables. It follows every trace explicitly (no pairs, no subsets).
 func bruteTraces(t *testing.T, m *spec.Model, shared []string, depth int) []map[string]bool {
-	prog, err := checker.Compile(m)
+	prog, err := machine.Compile(m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func bruteTraces(t *testing.T, m *spec.Model, shared []string, depth int) []map[
 		vars[v.Name] = v
 	}
 	st := make([]int64, prog.Slots())
-	obs := func(label string, s checker.State) string {
+	obs := func(label string, s machine.State) string {
 		prog.Unpack(st, s)
 		var b strings.Builder
 		b.WriteString(label)
@@ -147,7 +147,7 @@ func bruteTraces(t *testing.T, m *spec.Model, shared []string, depth int) []map[
 	}
 	var levels []map[string]bool
 	cur := map[string][][]uint64{}
-	_ = mach.Init(func(_ int, s checker.State) {
+	_ = mach.Init(func(_ int, s machine.State) {
 		k := obs("init", s)
 		cur[k] = append(cur[k], slices.Clone(s))
 	})
@@ -163,7 +163,7 @@ func bruteTraces(t *testing.T, m *spec.Model, shared []string, depth int) []map[
 		next := map[string][][]uint64{}
 		for k, states := range cur {
 			for _, s := range states {
-				_ = mach.Successors(s, func(a, _ int, u checker.State) {
+				_ = mach.Successors(s, func(a, _ int, u machine.State) {
 					nk := k + obs(m.Actions[a].Name, u)
 					if !slices.ContainsFunc(next[nk], func(x []uint64) bool { return slices.Equal(x, u) }) {
 						next[nk] = append(next[nk], slices.Clone(u))

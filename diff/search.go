@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
@@ -49,20 +50,20 @@ type Trace struct {
 type side struct {
 	name  string
 	m     *spec.Model
-	prog  *checker.Program
-	mach  *checker.Machine
-	store *checker.Store
+	prog  *machine.Program
+	mach  *machine.Machine
+	store *machine.Store
 	obs   [][2]int // observed (slot, width), in the Observation's order
 	buf   []int64
 	vec   []uint64
 }
 
 func newSide(name string, m *spec.Model, shared []Shared, isOld bool) (*side, error) {
-	prog, err := checker.Compile(m)
+	prog, err := machine.Compile(m)
 	if err != nil {
 		return nil, err
 	}
-	s := &side{name: name, m: m, prog: prog, mach: prog.NewMachine(), store: checker.NewStore(max(prog.Words(), 1)),
+	s := &side{name: name, m: m, prog: prog, mach: prog.NewMachine(), store: machine.NewStore(max(prog.Words(), 1)),
 		buf: make([]int64, prog.Slots()), vec: make([]uint64, max(prog.Words(), 1))}
 	for _, sh := range shared {
 		v := sh.New
@@ -75,17 +76,17 @@ func newSide(name string, m *spec.Model, shared []Shared, isOld bool) (*side, er
 }
 
 // reset empties the side's store, for a new search.
-func (s *side) reset() { s.store = checker.NewStore(max(s.prog.Words(), 1)) }
+func (s *side) reset() { s.store = machine.NewStore(max(s.prog.Words(), 1)) }
 
 // insert stores t (a vector of the side's program) and returns its index.
-func (s *side) insert(t checker.State) (uint32, error) {
+func (s *side) insert(t machine.State) (uint32, error) {
 	copy(s.vec, t)
 	idx, _, err := s.store.Insert(s.vec, 0)
 	return idx, err
 }
 
 // appendObs appends the observation of t to key.
-func (s *side) appendObs(key []byte, t checker.State) []byte {
+func (s *side) appendObs(key []byte, t machine.State) []byte {
 	s.prog.Unpack(s.buf, t)
 	for _, o := range s.obs {
 		for _, v := range s.buf[o[0] : o[0]+o[1]] {
@@ -228,7 +229,7 @@ func search(ctx context.Context, a, b *side, amap []int, opts Options) (*Directi
 	binit := map[string][]uint32{}
 	var key []byte
 	var ierr error
-	_ = b.mach.Init(func(_ int, t checker.State) {
+	_ = b.mach.Init(func(_ int, t machine.State) {
 		idx, err := b.insert(t)
 		if err != nil {
 			ierr = err
@@ -241,7 +242,7 @@ func search(ctx context.Context, a, b *side, amap []int, opts Options) (*Directi
 		return nil, ierr
 	}
 	var ainit [][]uint64
-	_ = a.mach.Init(func(_ int, t checker.State) { ainit = append(ainit, slices.Clone(t)) })
+	_ = a.mach.Init(func(_ int, t machine.State) { ainit = append(ainit, slices.Clone(t)) })
 	for _, t := range ainit {
 		if hit != nil || bound {
 			break
@@ -264,7 +265,7 @@ func search(ctx context.Context, a, b *side, amap []int, opts Options) (*Directi
 	// The visitors are made once: a closure per call would allocate.
 	var err error
 	var cur int32 // the pair being expanded
-	visitB := func(act, _ int, t checker.State) {
+	visitB := func(act, _ int, t machine.State) {
 		if err != nil {
 			return
 		}
@@ -276,7 +277,7 @@ func search(ctx context.Context, a, b *side, amap []int, opts Options) (*Directi
 		key = b.appendObs(k, t)
 		bk.add(key, idx)
 	}
-	visitA := func(act, _ int, t checker.State) {
+	visitA := func(act, _ int, t machine.State) {
 		if hit != nil || bound || err != nil {
 			return
 		}
@@ -363,15 +364,15 @@ func (s *searcher) trace(f *found) (*Trace, error) {
 	for _, h := range hops {
 		var asked []checker.Answer
 		picked := false
-		pick := func(act int, t checker.State) {
+		pick := func(act int, t machine.State) {
 			if !picked && act == h.action && slices.Equal(t, h.vec) {
 				asked, picked = cloneAnswers(mach.Asked()), true
 			}
 		}
 		if prev == nil {
-			_ = mach.Init(func(_ int, t checker.State) { pick(-1, t) })
+			_ = mach.Init(func(_ int, t machine.State) { pick(-1, t) })
 		} else {
-			_ = mach.Successors(prev, func(act, _ int, t checker.State) { pick(act, t) })
+			_ = mach.Successors(prev, func(act, _ int, t machine.State) { pick(act, t) })
 		}
 		st := make([]int64, s.a.prog.Slots())
 		s.a.prog.Unpack(st, h.vec)
@@ -386,11 +387,11 @@ func (s *searcher) trace(f *found) (*Trace, error) {
 func (s *searcher) why(tr *Trace, f *found) {
 	a, b := s.a, s.b
 	last := tr.Steps[len(tr.Steps)-1]
-	var cands []checker.State // B's states before the step, or B's initial states
+	var cands []machine.State // B's states before the step, or B's initial states
 	label := "the initial state"
 	ba := -1
 	if f.parent < 0 {
-		_ = b.mach.Init(func(_ int, t checker.State) { cands = append(cands, slices.Clone(t)) })
+		_ = b.mach.Init(func(_ int, t machine.State) { cands = append(cands, slices.Clone(t)) })
 		if len(cands) == 0 {
 			tr.Why = fmt.Sprintf("%s has no initial state", b.name)
 			return
@@ -403,7 +404,7 @@ func (s *searcher) why(tr *Trace, f *found) {
 			return
 		}
 		for _, bi := range s.members(s.nodes[f.parent].set) {
-			_ = b.mach.Successors(b.store.Vector(bi), func(act, _ int, t checker.State) {
+			_ = b.mach.Successors(b.store.Vector(bi), func(act, _ int, t machine.State) {
 				if act == ba {
 					cands = append(cands, slices.Clone(t))
 				}

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -25,9 +26,10 @@ func (w *writer) key(k key) {
 	w.u(k.ord)
 }
 
-func (w *writer) execError(ex *checker.ExecError) {
+func (w *writer) execError(ex *machine.ExecError) {
 	w.u(uint64(ex.Kind))
 	w.str(ex.Pos.Filename)
+	w.i(int64(ex.Pos.Offset))
 	w.i(int64(ex.Pos.Line))
 	w.i(int64(ex.Pos.Col))
 	w.str(ex.Msg)
@@ -106,9 +108,9 @@ func (r *reader) count(size int) int {
 
 func (r *reader) key() key { return key{p: r.u(), ord: r.u()} }
 
-func (r *reader) execError() *checker.ExecError {
-	ex := &checker.ExecError{Kind: checker.Kind(r.u())}
-	ex.Pos = spec.Position{Filename: r.str(), Line: int(r.i()), Col: int(r.i())}
+func (r *reader) execError() *machine.ExecError {
+	ex := &machine.ExecError{Kind: checker.Kind(r.u())}
+	ex.Pos = spec.Position{Filename: r.str(), Offset: int(r.i()), Line: int(r.i()), Col: int(r.i())}
 	ex.Msg = r.str()
 	ex.Action = int(r.i())
 	return ex

@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/wrapcheck/wrapcheck/checker"
-	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/machine"
 )
 
 // key is the tie-break key of a successor: the position of its parent in
@@ -28,146 +28,123 @@ func cmpKey(a, b key) int {
 	return 0
 }
 
-// engine is the compiled model as one worker uses it: expansion in the
-// search's order, canonical forms, invariant checks and trace replay.
+// ordMax caps an ordinal as checker's keys do (24 bits).
+const ordMax = 1<<24 - 1
+
+// engine is the compiled model as one worker uses it, through the
+// machine's interface for a search: expansion in the search's order with
+// checker's ordinals, canonical forms, invariant checks and trace replay.
 type engine struct {
-	prog  *checker.Program
+	prog  *machine.Program
 	opts  checker.Options
-	m     *checker.Machine
+	m     *machine.Machine
 	words int
 	nacts int
-	invs  []int           // checked invariants, ascending
-	preds []*checker.Pred // per checked invariant
-	antes []*checker.Pred // per checked invariant: its antecedent, or nil
+	invs  []int // checked invariants, ascending
 	slots []int64
 	enab  []int
 	rest  []int
+	all   []int
+
+	// the expansion in progress
+	parent []uint64
+	vec    []uint64
+	off    int // ordinal offset (the second round of partial-order reduction)
+	succ   func(ord uint64, action int, t []uint64)
 }
 
-func newEngine(prog *checker.Program, opts checker.Options) (*engine, error) {
+func newEngine(prog *machine.Program, opts checker.Options) (*engine, error) {
 	m := prog.Model
-	e := &engine{prog: prog, opts: opts, m: prog.NewMachine(), words: prog.Words(), nacts: len(m.Actions),
-		slots: make([]int64, prog.Slots())}
+	e := &engine{prog: prog, opts: opts, m: prog.NewMachine(), words: prog.Words(), nacts: prog.Actions(),
+		slots: make([]int64, prog.Slots()), vec: make([]uint64, prog.Words())}
 	for i, inv := range m.Invariants {
 		if len(opts.Only) > 0 && !slices.Contains(opts.Only, inv.Name) {
 			continue
 		}
-		pr, err := prog.CompileExpr(inv.Expr)
-		if err != nil {
-			return nil, err
-		}
-		var ap *checker.Pred
-		if a := antecedent(inv.Expr); a != nil {
-			if ap, err = prog.CompileExpr(a); err != nil {
-				return nil, err
-			}
-		}
 		e.invs = append(e.invs, i)
-		e.preds = append(e.preds, pr)
-		e.antes = append(e.antes, ap)
 	}
+	for a := range e.nacts {
+		e.all = append(e.all, a)
+	}
+	e.m.OnState(e.onState)
 	return e, nil
 }
 
-// antecedent returns, for an invariant `forall x..: a implies b`, the
-// expression `exists x..: a`; nil for an invariant of another form.
-func antecedent(e *spec.Expr) *spec.Expr {
-	switch e.Op {
-	case spec.OpImplies:
-		return e.Args[0]
-	case spec.OpForall:
-		a := antecedent(e.Args[0])
-		if a == nil {
-			return nil
-		}
-		x := *e
-		x.Op = spec.OpExists
-		x.Args = []*spec.Expr{a}
-		return &x
-	}
-	return nil
-}
-
-// canon writes the canonical form of the packed state t into dst.
-func (e *engine) canon(dst, t []uint64) {
+// canonOf writes the canonical form of the unpacked state u into dst.
+func (e *engine) canonOf(dst []uint64, u []int64) {
 	if e.opts.Canon == nil {
-		copy(dst, t)
+		e.prog.Pack(dst, u)
 		return
 	}
-	e.prog.Unpack(e.slots, t)
+	copy(e.slots, u)
 	e.opts.Canon(e.slots)
 	e.prog.Pack(dst, e.slots)
+}
+
+// onState is the machine's callback for each successor of the loaded
+// state: its canonical packed form goes to succ with its ordinal.
+func (e *engine) onState(m *machine.Machine) {
+	if e.opts.Canon != nil {
+		e.canonOf(e.vec, m.Slots())
+	} else {
+		m.Repack(e.vec, e.parent) // only the slots the branch wrote
+	}
+	e.succ(uint64(min(e.off+m.Ordinal(), ordMax)), m.Action(), e.vec)
 }
 
 // failure is a failing branch: its key and error.
 type failure struct {
 	k  key
-	ex *checker.ExecError
+	ex *machine.ExecError
 }
 
-// firstMissing returns the smallest branch number not in seen (sorted):
-// the branch of an action's first failure, since every ordinal is either
-// a successor or a failure.
-func firstMissing(seen []int) int {
-	for i, b := range seen {
-		if b != i {
-			return i
-		}
-	}
-	return len(seen)
+// load loads the packed state s for expansion.
+func (e *engine) load(s []uint64) {
+	e.parent = s
+	e.m.Load(s)
 }
 
-// run runs actions acts of s, their ranks starting at rank, calling succ
-// for each successor (canonical) with its ordinal; it returns the number
-// of ordinals the actions took (successors and failures) and the first
-// failure (nil: none) with its ordinal.
-func (e *engine) run(s []uint64, acts []int, rank int, succ func(ord uint64, action int, t []uint64), canon []uint64, seen *[]int) (int, *failure, error) {
-	taken := 0
+// run runs actions acts of the loaded state, its ordinals starting at
+// off, calling succ for each successor (canonical; valid during the call)
+// with its ordinal; it returns the number of ordinals the actions took
+// (successors and failing branches) and the first failure (nil: none).
+func (e *engine) run(acts []int, off int, succ func(ord uint64, action int, t []uint64)) (int, *failure) {
+	e.succ, e.off = succ, off
 	var first *failure
-	for i, a := range acts {
-		*seen = (*seen)[:0]
-		r := uint64(rank+i) << 32
-		err := e.m.SuccessorsOf(s, []int{a}, func(action, branch int, t []uint64) {
-			*seen = append(*seen, branch)
-			e.canon(canon, t)
-			succ(r|uint64(branch), action, canon)
-		})
-		taken += len(*seen)
-		if err != nil {
-			ex, ok := err.(*checker.ExecError)
-			if !ok {
-				return 0, nil, err
-			}
-			taken++ // at least one failing branch
+	for _, a := range acts {
+		if !e.m.RunAction(a) {
 			if first == nil {
-				first = &failure{k: key{ord: r | uint64(firstMissing(*seen))}, ex: ex}
+				first = &failure{k: key{ord: uint64(min(off+e.m.FailOrdinal(), ordMax))}, ex: e.m.Failure()}
 			}
+			e.m.ClearFailure()
 		}
 	}
-	return taken, first, nil
+	return e.m.Ordinal(), first
 }
 
-// enabled returns the enabled actions of s and, under partial-order
-// reduction, the ample subset to run first (enabled itself when there
-// is no hook).
-func (e *engine) enabled(s []uint64) (enabled, sub []int) {
+// enabled returns the enabled actions of the loaded state and, under
+// partial-order reduction, the ample subset to run first (enabled itself
+// when there is no hook).
+func (e *engine) enabled() (enabled, sub []int) {
 	if e.opts.Ample == nil {
-		if e.enab == nil {
-			for a := range e.nacts {
-				e.enab = append(e.enab, a)
-			}
+		return e.all, e.all
+	}
+	e.enab = e.enab[:0]
+	for a := range e.nacts {
+		if e.m.Guard(a) {
+			e.enab = append(e.enab, a)
 		}
+	}
+	if len(e.enab) == 0 {
 		return e.enab, e.enab
 	}
-	e.enab = e.m.Enabled(s, e.enab[:0])
-	in := append([]int(nil), e.enab...)
-	e.prog.Unpack(e.slots, s)
-	return e.enab, e.opts.Ample(e.slots, in)
+	in := append(e.rest[:0], e.enab...)
+	return e.enab, e.opts.Ample(e.m.Slots(), in)
 }
 
 // restOf returns the actions of enabled not in sub (both ascending).
 func (e *engine) restOf(enabled, sub []int) []int {
-	e.rest = e.rest[:0]
+	var rest []int
 	j := 0
 	for _, a := range enabled {
 		for j < len(sub) && sub[j] < a {
@@ -176,153 +153,165 @@ func (e *engine) restOf(enabled, sub []int) []int {
 		if j < len(sub) && sub[j] == a {
 			continue
 		}
-		e.rest = append(e.rest, a)
+		rest = append(rest, a)
 	}
-	return e.rest
+	return rest
 }
 
-// terminal reports whether s satisfies the terminal predicate (false when
-// its evaluation fails, as in the search).
-func (e *engine) terminal(s []uint64) bool {
-	ok, err := e.m.IsTerminal(s)
-	return err == nil && ok
-}
+// terminal reports whether the loaded state satisfies the terminal
+// predicate (false when its evaluation fails, as in the search).
+func (e *engine) terminal() bool { return e.m.LoadedTerminal() }
 
 // bad is a violated invariant of a state: the invariant (index into
 // Model.Invariants) and, when evaluating it failed, the error.
 type bad struct {
 	inv int
-	ex  *checker.ExecError
+	ex  *machine.ExecError
 }
 
-// check evaluates the checked invariants in s (canonical) in order and
-// returns the first violated one (ok false: none); it sets witnessed[i]
-// for the invariants whose antecedent holds.
-func (e *engine) check(s []uint64, witnessed []bool) (b bad, found bool, err error) {
-	for j, pr := range e.preds {
-		v, err := e.m.Eval(pr, s)
-		if err != nil {
-			ex, ok := err.(*checker.ExecError)
+// check evaluates the conjuncts of the checked invariants in s
+// (canonical) in order and returns the first violated invariant (found
+// false: none); it sets witnessed[i] for the invariants whose antecedent
+// holds. checker checks only the conjuncts that read a slot changed from
+// the parent; the others hold in the parent, which satisfied every
+// invariant, so the first violated conjunct is the same.
+func (e *engine) check(s []uint64, witnessed []bool) (b bad, found bool) {
+	m := e.m
+	m.UnpackCheck(s)
+	for _, i := range e.invs {
+		cjs := e.prog.Conjuncts(i)
+		for k := range cjs {
+			v, ok := m.EvalConjunct(&cjs[k])
 			if !ok {
-				return bad{}, false, err
+				return e.witness(bad{inv: i, ex: m.PredFailure()}, true, witnessed)
 			}
-			b, found = bad{inv: e.invs[j], ex: ex}, true
-			break
-		}
-		if v == 0 {
-			b, found = bad{inv: e.invs[j]}, true
-			break
-		}
-	}
-	for j, ap := range e.antes {
-		if ap != nil && !witnessed[e.invs[j]] {
-			if v, err := e.m.Eval(ap, s); err == nil && v != 0 {
-				witnessed[e.invs[j]] = true
+			if v == 0 {
+				return e.witness(bad{inv: i}, true, witnessed)
 			}
 		}
 	}
-	return b, found, nil
+	return e.witness(bad{}, false, witnessed)
+}
+
+func (e *engine) witness(b bad, found bool, witnessed []bool) (bad, bool) {
+	for _, i := range e.invs {
+		if e.prog.HasAntecedent(i) && !witnessed[i] && e.m.Antecedent(i) {
+			witnessed[i] = true
+		}
+	}
+	return b, found
 }
 
 // initStates returns the initial states (canonical, first occurrences in
-// init-branch order) and the first init failure (nil: none) with its
-// init ordinal.
+// init-branch order) with their init ordinals, and the first init failure
+// (nil: none) with its ordinal.
 func (e *engine) initStates() (states [][]uint64, ords []int, fail *failure, err error) {
-	var seen []int
-	dedup := checker.NewStore(e.words)
-	canon := make([]uint64, e.words)
+	dedup := machine.NewStore(e.words)
+	m := e.prog.NewMachine()
 	var serr error
-	ierr := e.m.Init(func(branch int, t []uint64) {
-		seen = append(seen, branch)
-		e.canon(canon, t)
-		_, isNew, err := dedup.Insert(canon, 0)
+	m.OnState(func(m *machine.Machine) {
+		e.canonOf(e.vec, m.Slots())
+		_, isNew, err := dedup.Insert(e.vec, 0)
 		if err != nil {
 			serr = err
 		}
 		if isNew {
-			states = append(states, slices.Clone(canon))
-			ords = append(ords, branch)
+			states = append(states, slices.Clone(e.vec))
+			ords = append(ords, m.Ordinal())
 		}
 	})
+	if !m.RunInit() {
+		fail = &failure{k: key{ord: uint64(m.FailOrdinal())}, ex: m.Failure()}
+		m.ClearFailure()
+	}
 	if serr != nil {
 		return nil, nil, nil, serr
-	}
-	if ierr != nil {
-		ex, ok := ierr.(*checker.ExecError)
-		if !ok {
-			return nil, nil, nil, ierr
-		}
-		fail = &failure{k: key{ord: uint64(firstMissing(seen))}, ex: ex}
 	}
 	return states, ords, fail, nil
 }
 
 // replay rebuilds a concrete trace through the stored (canonical) states
-// of path as the single-process search does: from the first initial
-// state whose canonical form is path[0], each step takes the first
-// successor, in (action, branch) order, whose canonical form is the next
-// stored state. With failing set, a last step shows the first failing
-// action of the last state (or the failing init block when path is
-// empty).
+// of path as checker does: from the first initial state whose canonical
+// form is path[0], each step takes the first successor, in (action,
+// branch) order, whose canonical form is the next stored state. With
+// failing set, a last step shows the first failing action of the last
+// state (or the failing init block when path is empty).
 func (e *engine) replay(path [][]uint64, failing bool) ([]checker.Step, error) {
 	m := e.prog.NewMachine()
 	m.RecordAnswers(true)
-	canon := make([]uint64, e.words)
+	vec := make([]uint64, e.words)
+	var target []uint64
+	found := false
+	var got checker.Step
+	m.OnState(func(m *machine.Machine) {
+		if found {
+			return
+		}
+		e.canonOf(vec, m.Slots())
+		if slices.Equal(vec, target) {
+			found = true
+			got = checker.Step{Action: m.Action(), State: slices.Clone(m.Slots()), Asked: cloneAnswers(m.Asked())}
+		}
+	})
+	failStep := func() checker.Step {
+		a, st, asked := m.FailedStep()
+		return checker.Step{Action: a, State: slices.Clone(st), Asked: cloneAnswers(asked)}
+	}
+	lost := errors.New("wrapcheck internal error: distributed trace replay lost a step")
+	if len(path) == 0 {
+		found = true // no successor wanted
+		if m.RunInit() {
+			return nil, lost
+		}
+		return []checker.Step{failStep()}, nil
+	}
 	var steps []checker.Step
-	for i, target := range path {
-		found := false
-		var got checker.Step
-		visit := func(action int, t []uint64) {
+	target = path[0]
+	if !m.RunInit() {
+		m.ClearFailure()
+	}
+	if !found {
+		return nil, lost
+	}
+	steps = append(steps, got)
+	for _, t := range path[1:] {
+		target, found = t, false
+		m.LoadSlots(steps[len(steps)-1].State)
+		for a := range e.nacts {
+			if !m.RunAction(a) {
+				m.ClearFailure()
+			}
 			if found {
-				return
+				break
 			}
-			e.canon(canon, t)
-			if slices.Equal(canon, target) {
-				found = true
-				st := make([]int64, e.prog.Slots())
-				e.prog.Unpack(st, t)
-				got = checker.Step{Action: action, State: st, Asked: cloneAnswers(m.Asked())}
-			}
-		}
-		var err error
-		if i == 0 {
-			err = m.Init(func(_ int, t []uint64) { visit(-1, t) })
-		} else {
-			cur := make([]uint64, e.words)
-			e.prog.Pack(cur, steps[len(steps)-1].State)
-			err = m.Successors(cur, func(a, _ int, t []uint64) { visit(a, t) })
-		}
-		if _, ok := err.(*checker.ExecError); err != nil && !ok {
-			return nil, err
 		}
 		if !found {
-			return nil, errors.New("wrapcheck internal error: distributed trace replay lost a step")
+			return nil, lost
 		}
 		steps = append(steps, got)
 	}
 	if failing {
-		step, err := e.failStep(m, steps)
-		if err != nil {
-			return nil, err
+		found = true // ignore successors
+		m.LoadSlots(steps[len(steps)-1].State)
+		for a := range e.nacts {
+			if !m.RunAction(a) {
+				st := failStep()
+				m.ClearFailure()
+				return append(steps, st), nil
+			}
 		}
-		steps = append(steps, step)
+		return nil, lost
 	}
 	return steps, nil
 }
 
-func cloneAnswers(a []checker.Answer) []checker.Answer {
+func cloneAnswers(a []machine.Answer) []machine.Answer {
 	if len(a) == 0 {
 		return nil
 	}
-	out := make([]checker.Answer, len(a))
+	out := make([]machine.Answer, len(a))
 	for i, x := range a {
-		out[i] = checker.Answer{Agent: x.Agent, Value: slices.Clone(x.Value)}
+		out[i] = machine.Answer{Agent: x.Agent, Value: slices.Clone(x.Value)}
 	}
 	return out
-}
-
-// failStep returns the step of the first failure of the last state of
-// steps (of the init block when steps is empty).
-func (e *engine) failStep(m *checker.Machine, steps []checker.Step) (checker.Step, error) {
-	return checker.Step{}, errors.New("dist: the trace of a failing action needs the machine's failed step")
 }

@@ -11,6 +11,7 @@ import (
 	"gocloud.dev/blob/memblob"
 
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -126,15 +127,13 @@ func TestSearchRandom(t *testing.T) {
 		n = 6
 	}
 	for seed := range n {
-		// The failing actions wait for the trace of a failing step (the
-		// machine split exports it).
-		src := randomSpec(rand.New(rand.NewPCG(uint64(seed), 11)), false)
+		src := randomSpec(rand.New(rand.NewPCG(uint64(seed), 11)), true)
 		name := fmt.Sprintf("seed%d", seed)
 		m, err := spec.ParseFile(name+".wrap", []byte(src), spec.Options{})
 		if err != nil {
 			continue
 		}
-		prog, err := checker.Compile(m)
+		prog, err := machine.Compile(m)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
 )
 
 // global returns the figures of the whole search up to the committed
@@ -34,8 +35,8 @@ func (w *worker) global() (checker.Stats, checker.Coverage) {
 	st.Seconds = time.Since(w.start).Seconds()
 	st.PeakHeapBytes = checker.HeapBytes()
 	st.BytesPerState = w.visited.BytesPerVector()
-	for j, i := range w.e.invs {
-		if w.e.antes[j] != nil && !wit[i] {
+	for _, i := range w.e.invs {
+		if w.e.prog.HasAntecedent(i) && !wit[i] {
 			cov.VacuousInvariants = append(cov.VacuousInvariants, w.e.prog.Model.Invariants[i].Name)
 		}
 	}
@@ -57,13 +58,13 @@ func (w *worker) levelSize() int {
 // stopped returns the result of a search that ctx ended: the figures of
 // the last committed level.
 func (w *worker) stopped(ctx context.Context) *checker.Result {
-	reason := "interrupted"
+	stop := checker.StopInterrupted
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		reason = "timeout"
+		stop = checker.StopTimeout
 	}
 	st, cov := w.lastStats, w.lastCov
 	st.Seconds = time.Since(w.start).Seconds()
-	return &checker.Result{Verdict: checker.Unknown, Reason: reason, Stats: st, Coverage: cov}
+	return &checker.Result{Verdict: checker.Unknown, Stop: stop, Stats: st, Coverage: cov}
 }
 
 // decide ends the search at the committed level when the single-process
@@ -82,15 +83,17 @@ func (w *worker) decide() (*checker.Result, bool, error) {
 	switch {
 	case v != nil:
 		res.Verdict, res.Violation, res.Violations = checker.Violated, v, []*checker.Violation{v}
-		res.Stopped = size > 0
+		if size > 0 {
+			res.Stop = checker.StopAtViolation
+		}
 	case w.ctx.Err() != nil:
 		return w.stopped(w.ctx), true, nil
 	case w.level > 0 && w.opts.MaxStates > 0 && st.States > w.opts.MaxStates:
-		res.Verdict, res.Reason = checker.Unknown, "state limit"
+		res.Verdict, res.Stop = checker.Unknown, checker.StopStates
 	case size == 0:
 		res.Verdict = checker.Holds
 	case w.opts.MaxDepth > 0 && w.level >= w.opts.MaxDepth:
-		res.Verdict, res.Reason = checker.Unknown, "depth limit"
+		res.Verdict, res.Stop = checker.Unknown, checker.StopDepth
 	default:
 		return nil, false, nil
 	}
@@ -105,11 +108,7 @@ func (w *worker) violation() (*checker.Violation, error) {
 		var b bad
 		scratch := make([]bool, len(w.witnessed))
 		for i, s := range w.inits {
-			bb, found, err := e.check(s, scratch)
-			if err != nil {
-				return nil, err
-			}
-			if found {
+			if bb, found := e.check(s, scratch); found {
 				badAt, badOrd, b = i, w.initOrds[i], bb
 				break
 			}
@@ -231,7 +230,7 @@ func (w *worker) deadlock(path [][]uint64) (*checker.Violation, error) {
 	last := make([]uint64, w.e.words)
 	w.e.prog.Pack(last, tr[len(tr)-1].State)
 	if _, err := w.e.prog.NewMachine().IsTerminal(last); err != nil {
-		if ex, ok := err.(*checker.ExecError); ok {
+		if ex, ok := err.(*machine.ExecError); ok {
 			v.Kind, v.Name, v.Pos, v.Msg = checker.RuntimeError, "terminal", ex.Pos, ex.Msg+" (evaluating terminal)"
 		}
 	}
@@ -240,7 +239,7 @@ func (w *worker) deadlock(path [][]uint64) (*checker.Violation, error) {
 
 // violationOf builds the violation of a failure (ex) or of a bad state
 // (b, the last state of path), with its trace.
-func (w *worker) violationOf(ex *checker.ExecError, b *bad, path [][]uint64, failing bool) (*checker.Violation, error) {
+func (w *worker) violationOf(ex *machine.ExecError, b *bad, path [][]uint64, failing bool) (*checker.Violation, error) {
 	m := w.e.prog.Model
 	v := &checker.Violation{LoopStart: -1}
 	if b != nil {

@@ -14,6 +14,7 @@ import (
 	_ "gocloud.dev/blob/s3blob"
 
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
 )
 
 // s3Server starts an S3 protocol server (gofakes3, in memory) on
@@ -41,7 +42,7 @@ func TestS3(t *testing.T) {
 	ctx := context.Background()
 	base := s3Server(t)
 	m := load(t, "../examples/approval/toctou.wrap", nil)
-	prog, err := checker.Compile(m)
+	prog, err := machine.Compile(m)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
 )
 
 // Config names one worker's part in a run.
@@ -44,7 +45,7 @@ func Supported(opts checker.Options) error {
 // trace as checker.RunProgram. A worker resumes from the last level all
 // workers committed. The search waits for the other workers' files; ctx
 // ends the wait (the result is then Unknown, "interrupted" or "timeout").
-func Search(ctx context.Context, cfg Config, prog *checker.Program, opts checker.Options) (*checker.Result, error) {
+func Search(ctx context.Context, cfg Config, prog *machine.Program, opts checker.Options) (*checker.Result, error) {
 	if err := Supported(opts); err != nil {
 		return nil, err
 	}
@@ -56,7 +57,7 @@ func Search(ctx context.Context, cfg Config, prog *checker.Program, opts checker
 		return nil, err
 	}
 	w := &worker{ctx: ctx, cfg: cfg, st: cfg.Store, idx: cfg.Index, n: cfg.Workers, e: e, opts: opts,
-		visited: checker.NewStore(prog.Words()), start: time.Now(),
+		visited: machine.NewStore(prog.Words()), start: time.Now(),
 		fired: make([]int64, len(prog.Model.Actions)), witnessed: make([]bool, len(prog.Model.Invariants))}
 	res, err := w.run()
 	if err != nil {
@@ -77,7 +78,7 @@ type worker struct {
 	idx, n  int
 	e       *engine
 	opts    checker.Options
-	visited *checker.Store
+	visited *machine.Store
 	start   time.Time
 
 	inits    [][]uint64 // every initial state, in order
@@ -179,9 +180,7 @@ func (w *worker) restore(level int) error {
 	// Witnessed antecedents of the initial states: every worker checks
 	// them all (they are few), the figures being an OR.
 	for _, s := range w.inits {
-		if _, _, err := w.e.check(s, w.witnessed); err != nil {
-			return err
-		}
+		w.e.check(s, w.witnessed)
 	}
 	for l := 1; l <= level; l++ {
 		vecs, _, err := w.readStates(l, w.idx)
@@ -360,21 +359,16 @@ func (w *worker) expandLevel() error {
 
 	// Phase A: every action, or the ample sets.
 	out := make([]outbox, w.n)
-	var seen []int
-	canon := make([]uint64, w.e.words)
 	for k, idx := range w.front {
-		s := w.visited.Vector(idx)
 		P := w.fpos[k]
-		enabled, sub := w.e.enabled(s)
+		w.e.load(w.visited.Vector(idx))
+		enabled, sub := w.e.enabled()
 		ps[k].ask = por && len(sub) < len(enabled)
-		taken, fail, err := w.e.run(s, sub, 0, func(ord uint64, a int, t []uint64) {
+		taken, fail := w.e.run(sub, 0, func(ord uint64, a int, t []uint64) {
 			w.trans++
 			w.fired[a]++
 			out[w.owner(t)].add(t, key{P, ord}, ps[k].ask, k)
-		}, canon, &seen)
-		if err != nil {
-			return err
-		}
+		})
 		ps[k].taken = taken
 		if fail != nil {
 			fail.k.p = P
@@ -404,18 +398,15 @@ func (w *worker) expandLevel() error {
 			if !ps[k].ask || ps[k].taken > 0 && !ps[k].old {
 				continue
 			}
-			s := w.visited.Vector(idx)
 			P := w.fpos[k]
-			enabled, sub := w.e.enabled(s)
+			w.e.load(w.visited.Vector(idx))
+			enabled, sub := w.e.enabled()
 			rest := w.e.restOf(enabled, sub)
-			taken, fail, err := w.e.run(s, rest, len(sub), func(ord uint64, a int, t []uint64) {
+			taken, fail := w.e.run(rest, ps[k].taken, func(ord uint64, a int, t []uint64) {
 				w.trans++
 				w.fired[a]++
 				outB[w.owner(t)].add(t, key{P, ord}, false, k)
-			}, canon, &seen)
-			if err != nil {
-				return err
-			}
+			})
 			ps[k].taken += taken
 			if fail != nil && ps[k].fail == nil {
 				fail.k.p = P
@@ -430,8 +421,10 @@ func (w *worker) expandLevel() error {
 		if ps[k].fail != nil && sum.fail == nil {
 			sum.fail = ps[k].fail // positions ascend: the first is the smallest key
 		}
-		if ps[k].taken == 0 && !w.opts.NoDeadlock && sum.deadlock < 0 && !w.e.terminal(w.visited.Vector(idx)) {
-			sum.deadlock = int64(w.fpos[k])
+		if ps[k].taken == 0 && !w.opts.NoDeadlock && sum.deadlock < 0 {
+			if w.e.load(w.visited.Vector(idx)); !w.e.terminal() {
+				sum.deadlock = int64(w.fpos[k])
+			}
 		}
 	}
 	return w.finishLevel(L+1, sum)
@@ -548,11 +541,7 @@ func (w *worker) merge(p []byte, n Name) ([]bool, error) {
 		switch {
 		case isNew:
 			w.keys = append(w.keys, k)
-			b, found, err := w.e.check(vec, w.witnessed)
-			if err != nil {
-				return nil, err
-			}
-			if found {
+			if b, found := w.e.check(vec, w.witnessed); found {
 				w.bads[idx] = b
 			}
 		case idx >= w.levelStart:
@@ -627,9 +616,9 @@ func (w *worker) commit(L int) error {
 // search it is given as worker index of workers on st (whose lease the
 // caller took), numbering the searches 0, 1, ... in call order: every
 // worker of a run makes the same calls, in the same order.
-func Runner(st *Store, index, workers int) func(context.Context, *checker.Program, checker.Options) (*checker.Result, error) {
+func Runner(st *Store, index, workers int) func(context.Context, *machine.Program, checker.Options) (*checker.Result, error) {
 	next := 0
-	return func(ctx context.Context, prog *checker.Program, opts checker.Options) (*checker.Result, error) {
+	return func(ctx context.Context, prog *machine.Program, opts checker.Options) (*checker.Result, error) {
 		cfg := Config{Store: st, Index: index, Workers: workers, Search: next}
 		next++
 		return Search(ctx, cfg, prog, opts)

@@ -15,6 +15,7 @@ import (
 	"gocloud.dev/blob/memblob"
 
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/reduce"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
@@ -22,7 +23,7 @@ import (
 // searchN runs n workers on one bucket, each in its own goroutine with
 // its own Store, and returns worker 0's result after checking that every
 // worker returned the same.
-func searchN(t testing.TB, b *blob.Bucket, n int, prog *checker.Program, opts checker.Options) (*checker.Result, error) {
+func searchN(t testing.TB, b *blob.Bucket, n int, prog *machine.Program, opts checker.Options) (*checker.Result, error) {
 	t.Helper()
 	ctx := context.Background()
 	res := make([]*checker.Result, n)
@@ -117,7 +118,7 @@ func TestSearchExamples(t *testing.T) {
 		if m == nil {
 			continue // a spec error: a front-end test's business
 		}
-		prog, err := checker.Compile(m)
+		prog, err := machine.Compile(m)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -161,7 +162,7 @@ func BenchmarkSearch(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	prog, err := checker.Compile(m)
+	prog, err := machine.Compile(m)
 	if err != nil {
 		b.Fatal(err)
 	}

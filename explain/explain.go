@@ -33,6 +33,7 @@ import (
 	"strings"
 
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -183,14 +184,14 @@ func changed(m *spec.Model, before, after []int64) []string {
 type replayer struct {
 	m    *spec.Model
 	v    *checker.Violation
-	prog *checker.Program
-	mach *checker.Machine
-	inv  *checker.Pred // the violated invariant; nil for other kinds
-	init checker.State
+	prog *machine.Program
+	mach *machine.Machine
+	inv  *machine.Pred // the violated invariant; nil for other kinds
+	init machine.State
 }
 
 func newReplayer(m *spec.Model, v *checker.Violation) (*replayer, error) {
-	prog, err := checker.Compile(m)
+	prog, err := machine.Compile(m)
 	if err != nil {
 		return nil, err
 	}
@@ -204,7 +205,7 @@ func newReplayer(m *spec.Model, v *checker.Violation) (*replayer, error) {
 			}
 		}
 	}
-	r.init = make(checker.State, prog.Words())
+	r.init = make(machine.State, prog.Words())
 	prog.Pack(r.init, v.Trace[0].State)
 	return r, nil
 }
@@ -215,7 +216,7 @@ func newReplayer(m *spec.Model, v *checker.Violation) (*replayer, error) {
 // the last action failing); when no run takes them all, at is the index
 // of the first action no run can take (else -1).
 func (r *replayer) violates(actions []int) (ok bool, at int) {
-	cur := []checker.State{r.init}
+	cur := []machine.State{r.init}
 	last := len(actions) - 1
 	failing := r.v.Kind == checker.Assertion || r.v.Kind == checker.RuntimeError && r.inv == nil
 	if !failing && r.endsIn(r.init) {
@@ -223,11 +224,11 @@ func (r *replayer) violates(actions []int) (ok bool, at int) {
 	}
 	seen := map[string]bool{}
 	for k, a := range actions {
-		var next []checker.State
+		var next []machine.State
 		clear(seen)
 		failed := false
 		for _, s := range cur {
-			err := r.mach.SuccessorsOf(s, []int{a}, func(act, _ int, t checker.State) {
+			err := r.mach.SuccessorsOf(s, []int{a}, func(act, _ int, t machine.State) {
 				if act != a {
 					return
 				}
@@ -265,7 +266,7 @@ func (r *replayer) violates(actions []int) (ok bool, at int) {
 }
 
 // stateKey is the bytes of a packed state, as a map key.
-func stateKey(s checker.State) string {
+func stateKey(s machine.State) string {
 	b := make([]byte, 0, 8*len(s))
 	for _, w := range s {
 		b = binary.LittleEndian.AppendUint64(b, w)
@@ -275,12 +276,12 @@ func stateKey(s checker.State) string {
 
 // failsHere reports whether err is the failure of the violation.
 func (r *replayer) failsHere(err error) bool {
-	ee, ok := err.(*checker.ExecError)
+	ee, ok := err.(*machine.ExecError)
 	return ok && ee.Kind == r.v.Kind && ee.Pos == r.v.Pos
 }
 
 // endsIn reports whether state s has the violation.
-func (r *replayer) endsIn(s checker.State) bool {
+func (r *replayer) endsIn(s machine.State) bool {
 	switch r.v.Kind {
 	case checker.Invariant, checker.RuntimeError:
 		if r.inv == nil {
@@ -293,7 +294,7 @@ func (r *replayer) endsIn(s checker.State) bool {
 		return r.v.Kind == checker.Invariant && val == 0
 	case checker.Deadlock:
 		moves := false
-		err := r.mach.Successors(s, func(int, int, checker.State) { moves = true })
+		err := r.mach.Successors(s, func(int, int, machine.State) { moves = true })
 		if moves || err != nil { // a failing branch is a branch: not a deadlock
 			return false
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/replay"
 	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/verify"
@@ -140,17 +141,17 @@ func outcome(t *testing.T, m *spec.Model, v *checker.Violation, drop int) string
 }
 
 func deadlockOutcome(t *testing.T, m *spec.Model, init []int64, actions []int) string {
-	prog, err := checker.Compile(m)
+	prog, err := machine.Compile(m)
 	if err != nil {
 		t.Fatal(err)
 	}
 	mach := prog.NewMachine()
-	s := make(checker.State, prog.Words())
+	s := make(machine.State, prog.Words())
 	prog.Pack(s, init)
-	cur := []checker.State{s}
-	dead := func(c checker.State) bool {
+	cur := []machine.State{s}
+	dead := func(c machine.State) bool {
 		moves := false
-		err := mach.Successors(c, func(int, int, checker.State) { moves = true })
+		err := mach.Successors(c, func(int, int, machine.State) { moves = true })
 		term, _ := mach.IsTerminal(c)
 		return !moves && err == nil && !term
 	}
@@ -158,9 +159,9 @@ func deadlockOutcome(t *testing.T, m *spec.Model, init []int64, actions []int) s
 		return "violates"
 	}
 	for _, a := range actions {
-		var next []checker.State
+		var next []machine.State
 		for _, c := range cur {
-			_ = mach.Successors(c, func(act, _ int, u checker.State) {
+			_ = mach.Successors(c, func(act, _ int, u machine.State) {
 				if act == a {
 					next = append(next, slices.Clone(u))
 				}
@@ -303,7 +304,7 @@ func TestExampleSlices(t *testing.T) {
 // walksTo returns up to n runs longer than v's trace, from its initial
 // state, that first violate v's check at their end.
 func walksTo(t *testing.T, m *spec.Model, v *checker.Violation, r *rand.Rand, n int) []*checker.Violation {
-	prog, err := checker.Compile(m)
+	prog, err := machine.Compile(m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,9 +318,9 @@ func walksTo(t *testing.T, m *spec.Model, v *checker.Violation, r *rand.Rand, n 
 		s := slices.Clone(rp.init)
 		trace := []checker.Step{v.Trace[0]}
 		for len(trace) < 3*len(v.Trace)+4 {
-			var succ []checker.State
+			var succ []machine.State
 			var acts []int
-			_ = mach.Successors(s, func(a, _ int, u checker.State) {
+			_ = mach.Successors(s, func(a, _ int, u machine.State) {
 				succ, acts = append(succ, slices.Clone(u)), append(acts, a)
 			})
 			if len(succ) == 0 {

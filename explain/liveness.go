@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
@@ -42,9 +43,9 @@ type Cycle struct {
 	Stops bool
 }
 
-func hasSuccessor(mach *checker.Machine, s checker.State) bool {
+func hasSuccessor(mach *machine.Machine, s machine.State) bool {
 	moves := false
-	err := mach.Successors(s, func(int, int, checker.State) { moves = true })
+	err := mach.Successors(s, func(int, int, machine.State) { moves = true })
 	return moves || err != nil
 }
 
@@ -54,14 +55,14 @@ func Liveness(m *spec.Model, v *checker.Violation) (*Cycle, error) {
 	if v == nil || v.LoopStart < 0 || v.LoopStart >= len(v.Trace) {
 		return nil, fmt.Errorf("explain: not a liveness counterexample")
 	}
-	prog, err := checker.Compile(m)
+	prog, err := machine.Compile(m)
 	if err != nil {
 		return nil, err
 	}
 	mach := prog.NewMachine()
 	mach.RecordAnswers(true)
-	pack := func(st []int64) checker.State {
-		s := make(checker.State, prog.Words())
+	pack := func(st []int64) machine.State {
+		s := make(machine.State, prog.Words())
 		prog.Pack(s, st)
 		return s
 	}
@@ -70,7 +71,7 @@ func Liveness(m *spec.Model, v *checker.Violation) (*Cycle, error) {
 	// self-loop when the cycle is one state).
 	target := pack(cyc[0].State)
 	closing, closingAsked := -1, []checker.Answer(nil)
-	_ = mach.Successors(pack(cyc[len(cyc)-1].State), func(a, _ int, t checker.State) {
+	_ = mach.Successors(pack(cyc[len(cyc)-1].State), func(a, _ int, t machine.State) {
 		if closing < 0 && slices.Equal(t, target) {
 			closing = a
 			for _, x := range mach.Asked() {
@@ -118,7 +119,7 @@ func Liveness(m *spec.Model, v *checker.Violation) (*Cycle, error) {
 	for _, st := range cyc {
 		clear(here)
 		clear(hereAct)
-		_ = mach.Successors(pack(st.State), func(a, _ int, _ checker.State) {
+		_ = mach.Successors(pack(st.State), func(a, _ int, _ machine.State) {
 			hereAct[a] = true
 			here[m.Actions[a].Process] = true
 		})

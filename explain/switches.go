@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -51,7 +52,7 @@ func FewestSwitches(m *spec.Model, v *checker.Violation, maxStates int64) (*chec
 	n := len(v.Trace) - 1
 	failing := v.Kind == checker.Assertion || v.Kind == checker.RuntimeError && r.inv == nil
 	type entry struct {
-		state  checker.State
+		state  machine.State
 		last   int // process of the last step; -1 at the start
 		sw     int
 		parent int32
@@ -60,7 +61,7 @@ func FewestSwitches(m *spec.Model, v *checker.Violation, maxStates int64) (*chec
 	levels := [][]entry{}
 	var cur []entry
 	index := map[string]int32{}
-	key := func(s checker.State, last int) string {
+	key := func(s machine.State, last int) string {
 		b := make([]byte, 0, 8*len(s)+4)
 		for _, w := range s {
 			b = binary.LittleEndian.AppendUint64(b, w)
@@ -69,7 +70,7 @@ func FewestSwitches(m *spec.Model, v *checker.Violation, maxStates int64) (*chec
 	}
 	// Level 0: the initial states (the search may start from another
 	// initial state than v's).
-	_ = mach.Init(func(_ int, t checker.State) {
+	_ = mach.Init(func(_ int, t machine.State) {
 		k := key(t, -1)
 		if _, ok := index[k]; !ok {
 			index[k] = int32(len(cur))
@@ -82,7 +83,7 @@ func FewestSwitches(m *spec.Model, v *checker.Violation, maxStates int64) (*chec
 		var next []entry
 		last := d == n && failing
 		for i, e := range cur {
-			err := mach.Successors(e.state, func(a, _ int, t checker.State) {
+			err := mach.Successors(e.state, func(a, _ int, t machine.State) {
 				p := m.Actions[a].Process
 				sw := e.sw
 				if e.last >= 0 && p != e.last {
@@ -99,7 +100,7 @@ func FewestSwitches(m *spec.Model, v *checker.Violation, maxStates int64) (*chec
 				next = append(next, entry{state: slices.Clone(t), last: p, sw: sw, parent: int32(i), action: a})
 			})
 			if last && err != nil {
-				var ee *checker.ExecError
+				var ee *machine.ExecError
 				if errors.As(err, &ee) && ee.Kind == v.Kind && ee.Pos == v.Pos && ee.Action >= 0 {
 					// The failing step: its state is the state it fails in.
 					p := m.Actions[ee.Action].Process
@@ -155,14 +156,14 @@ func FewestSwitches(m *spec.Model, v *checker.Violation, maxStates int64) (*chec
 		var asked []checker.Answer
 		if d > 0 && !(failing && d == n) {
 			picked := false
-			_ = rec.SuccessorsOf(chain[d-1].state, []int{e.action}, func(a, _ int, t checker.State) {
+			_ = rec.SuccessorsOf(chain[d-1].state, []int{e.action}, func(a, _ int, t machine.State) {
 				if !picked && a == e.action && slices.Equal(t, e.state) {
 					asked, picked = cloneAnswers(rec.Asked()), true
 				}
 			})
 		} else if d == 0 {
 			picked := false
-			_ = rec.Init(func(_ int, t checker.State) {
+			_ = rec.Init(func(_ int, t machine.State) {
 				if !picked && slices.Equal(t, e.state) {
 					asked, picked = cloneAnswers(rec.Asked()), true
 				}

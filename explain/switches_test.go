@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -17,8 +18,8 @@ func bruteSwitches(t *testing.T, m *spec.Model, v *checker.Violation, n, limit i
 		t.Fatal(err)
 	}
 	best, paths := -1, 0
-	var walk func(s checker.State, depth, last, sw int)
-	walk = func(s checker.State, depth, last, sw int) {
+	var walk func(s machine.State, depth, last, sw int)
+	walk = func(s machine.State, depth, last, sw int) {
 		if paths > limit {
 			return
 		}
@@ -31,10 +32,10 @@ func bruteSwitches(t *testing.T, m *spec.Model, v *checker.Violation, n, limit i
 		}
 		type succ struct {
 			a int
-			t checker.State
+			t machine.State
 		}
 		var ss []succ
-		_ = r.mach.Successors(s, func(a, _ int, u checker.State) { ss = append(ss, succ{a, slices.Clone(u)}) })
+		_ = r.mach.Successors(s, func(a, _ int, u machine.State) { ss = append(ss, succ{a, slices.Clone(u)}) })
 		for _, x := range ss {
 			p := m.Actions[x.a].Process
 			d := 0
@@ -44,8 +45,8 @@ func bruteSwitches(t *testing.T, m *spec.Model, v *checker.Violation, n, limit i
 			walk(x.t, depth+1, p, sw+d)
 		}
 	}
-	var inits []checker.State
-	_ = r.mach.Init(func(_ int, u checker.State) { inits = append(inits, slices.Clone(u)) })
+	var inits []machine.State
+	_ = r.mach.Init(func(_ int, u machine.State) { inits = append(inits, slices.Clone(u)) })
 	for _, s := range inits {
 		walk(s, 0, -1, 0)
 	}

@@ -157,7 +157,7 @@ func (s *Server) runCheck(ctx context.Context, st *docState, a *analysis, name, 
 	case res.Verdict == checker.Violated:
 		msg, typ = report.Headline(a.model, res.Violation), 1
 	default:
-		msg, typ = fmt.Sprintf("%s: the search stopped early (%s) after %d states with no violation found", name, res.Reason, res.Stats.States), 2
+		msg, typ = fmt.Sprintf("%s: the search stopped early (%s) after %d states with no violation found", name, res.Reason(), res.Stats.States), 2
 	}
 	if progress {
 		s.notify("$/progress", map[string]any{"token": token, "value": map[string]any{"kind": "end", "message": msg}})

@@ -72,8 +72,8 @@
 // domains: [Check] and [TranslateContext] check the context and the
 // memory budget every few thousand steps of the conversion, the
 // translation and its simplification, and a property stopped there ends
-// the check with Verdict Unknown and the reason ("timeout",
-// "interrupted", "memory budget").
+// the check with Verdict Unknown and the reason (Result.Stop:
+// StopTimeout, StopInterrupted, StopMemory).
 //
 // # Reductions
 //
@@ -125,7 +125,7 @@
 // # Product and cycle search
 //
 // [Check] explores, breadth-first and on the fly, the product of the
-// model's transition system (explored with the engine of package checker)
+// model's transition system (explored with the machine of package machine)
 // and the automaton of ¬φ: a product node is a pair (system state,
 // automaton state); an edge pairs a system transition s → t with an
 // automaton edge whose label holds in s. A state without any enabled
@@ -149,7 +149,7 @@
 // some product node with that state has an automaton edge whose label
 // holds there. The explored product is kept as an adjacency array (node
 // ids in BFS order, parent links, per edge its target, action and
-// acceptance marks); system states live in a checker.Store.
+// acceptance marks); system states live in a machine.Store.
 //
 // A fair accepting cycle among the nodes expanded so far is one of the
 // whole product, so the SCC search runs at checkpoints (after 4096

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
 	red "github.com/wrapcheck/wrapcheck/reduce"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
@@ -20,12 +21,12 @@ type Options struct {
 	// is an invariant is ignored; a name that is neither an invariant nor
 	// a property is an error.
 	Only []string
-	// MaxStates stops the search (Verdict Unknown, Reason "state limit")
+	// MaxStates stops the search (Verdict Unknown, Stop StopStates)
 	// once the product of one property holds more than MaxStates nodes;
 	// 0: no limit.
 	MaxStates int64
-	// MemoryBudget stops the search (Verdict Unknown, Reason "memory
-	// budget") once the Go heap grows beyond this many bytes; 0: none.
+	// MemoryBudget stops the search (Verdict Unknown, Stop StopMemory)
+	// once the Go heap grows beyond this many bytes; 0: none.
 	MemoryBudget int64
 	// OnProperty, when not nil, is called after each checked property
 	// with the figures of its search.
@@ -98,13 +99,13 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, e
 // the earlier ones did not. Not safe for concurrent use.
 type Checker struct {
 	m       *spec.Model
-	prog    *checker.Program
+	prog    *machine.Program
 	systems map[string]*system
 }
 
 // NewChecker returns a Checker for m.
 func NewChecker(m *spec.Model) (*Checker, error) {
-	prog, err := checker.Compile(m)
+	prog, err := machine.Compile(m)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +114,7 @@ func NewChecker(m *spec.Model) (*Checker, error) {
 
 // NewProgramChecker returns a Checker for the model prog was compiled
 // from, so that a caller that compiled it once shares the compilation.
-func NewProgramChecker(prog *checker.Program) *Checker {
+func NewProgramChecker(prog *machine.Program) *Checker {
 	return &Checker{m: prog.Model, prog: prog, systems: map[string]*system{}}
 }
 
@@ -140,7 +141,7 @@ func (c *Checker) Check(ctx context.Context, opts Options) (*checker.Result, err
 	lim := newBudget(ctx, opts.MemoryBudget)
 	// interrupt stops one long evaluation of the system's machines (a
 	// quantifier over a large domain, a large choose) at the deadline or
-	// the memory budget; the call then fails with checker.ErrInterrupted.
+	// the memory budget; the call then fails with machine.ErrInterrupted.
 	interrupt := func() bool {
 		return ctx.Err() != nil || opts.MemoryBudget > 0 && checker.HeapBytes() > uint64(opts.MemoryBudget)
 	}
@@ -172,17 +173,17 @@ func (c *Checker) Check(ctx context.Context, opts Options) (*checker.Result, err
 		sys.mach.SetInterrupt(interrupt)
 		order = append(order, sys)
 		sys.initErr = sys.init()
-		if !errors.Is(sys.initErr, checker.ErrInterrupted) {
+		if !errors.Is(sys.initErr, machine.ErrInterrupted) {
 			systems[q.key] = sys // an interrupted system is not kept
 		}
 		return sys, sys.initErr
 	}
 	initFailed := func(err error) (*checker.Result, error) {
-		if errors.Is(err, checker.ErrInterrupted) {
-			res.Verdict, res.Reason = checker.Unknown, limitReason(ctx, opts.MemoryBudget)
+		if errors.Is(err, machine.ErrInterrupted) {
+			res.Verdict, res.Stop = checker.Unknown, limitReason(ctx, opts.MemoryBudget)
 			return finish()
 		}
-		var ee *checker.ExecError
+		var ee *machine.ExecError
 		if errors.As(err, &ee) {
 			res.Verdict = checker.Violated
 			res.Violation = &checker.Violation{Name: "init", Kind: ee.Kind, Pos: ee.Pos, Msg: ee.Msg, LoopStart: -1}
@@ -195,8 +196,8 @@ func (c *Checker) Check(ctx context.Context, opts Options) (*checker.Result, err
 		pstart := time.Now()
 		pn, err := planner.plan(p)
 		if err != nil {
-			if reason := stopReason(err); reason != "" {
-				res.Verdict, res.Reason = checker.Unknown, reason
+			if reason := stopReason(err); reason != checker.NotStopped {
+				res.Verdict, res.Stop = checker.Unknown, reason
 				return finish()
 			}
 			return nil, err
@@ -214,8 +215,8 @@ func (c *Checker) Check(ctx context.Context, opts Options) (*checker.Result, err
 		neg := Not(f)
 		aut, err := translate(neg, lim, false)
 		if err != nil {
-			if reason := stopReason(err); reason != "" {
-				res.Verdict, res.Reason = checker.Unknown, reason
+			if reason := stopReason(err); reason != checker.NotStopped {
+				res.Verdict, res.Stop = checker.Unknown, reason
 				return finish()
 			}
 			return nil, fmt.Errorf("%s: property %s: %w", p.Pos, p.Name, err)
@@ -246,7 +247,7 @@ func (c *Checker) Check(ctx context.Context, opts Options) (*checker.Result, err
 			plain.budget = opts.MemoryBudget
 			plain.ignore(opts.IgnoreFairness)
 			v, reason, _ = plain.run(p)
-			if v == nil && reason == "" {
+			if v == nil && reason == checker.NotStopped {
 				return nil, fmt.Errorf("ltl: internal error: property %s: the symmetry-reduced product has a fair cycle, the product without symmetry has none", p.Name)
 			}
 		}
@@ -260,7 +261,7 @@ func (c *Checker) Check(ctx context.Context, opts Options) (*checker.Result, err
 		switch {
 		case v != nil:
 			st.Verdict = checker.Violated
-		case reason != "":
+		case reason != checker.NotStopped:
 			st.Verdict = checker.Unknown
 		}
 		if opts.OnProperty != nil {
@@ -271,12 +272,12 @@ func (c *Checker) Check(ctx context.Context, opts Options) (*checker.Result, err
 				res.Notes = append(res.Notes, fmt.Sprintf("property %s was checked for %s alone: the model is symmetric in %s, so a run that violates it for one %s violates it, permuted, for %s",
 					p.Name, pn.pinned.Names[0], pn.pinned.Name, pn.pinned.Name, pn.pinned.Names[0]))
 			}
-			res.Verdict, res.Violation, res.Reason = checker.Violated, v, ""
+			res.Verdict, res.Violation, res.Stop = checker.Violated, v, checker.NotStopped
 			return finish()
 		}
-		if reason != "" {
-			res.Verdict, res.Reason = checker.Unknown, reason
-			if reason == "timeout" || reason == "interrupted" || reason == "memory budget" {
+		if reason != checker.NotStopped {
+			res.Verdict, res.Stop = checker.Unknown, reason
+			if reason == checker.StopTimeout || reason == checker.StopInterrupted || reason == checker.StopMemory {
 				return finish()
 			}
 		}
@@ -284,28 +285,28 @@ func (c *Checker) Check(ctx context.Context, opts Options) (*checker.Result, err
 	return finish()
 }
 
-// limitReason returns why an evaluation was interrupted: "timeout" or
-// "interrupted" when ctx is done, else "memory budget".
-func limitReason(ctx context.Context, budget int64) string {
-	if r := stopReason(ctx.Err()); r != "" {
+// limitReason returns why an evaluation was interrupted: StopTimeout or
+// StopInterrupted when ctx is done, else StopMemory.
+func limitReason(ctx context.Context, budget int64) checker.StopReason {
+	if r := stopReason(ctx.Err()); r != checker.NotStopped {
 		return r
 	}
-	return "memory budget"
+	return checker.StopMemory
 }
 
-// stopReason returns the Result.Reason for an error that stopped a
-// property's conversion or translation early ("timeout", "interrupted",
-// "memory budget"), or "" for any other error.
-func stopReason(err error) string {
+// stopReason returns the Result.Stop for an error that stopped a
+// property's conversion or translation early (StopTimeout,
+// StopInterrupted, StopMemory), or NotStopped for any other error.
+func stopReason(err error) checker.StopReason {
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
-		return "timeout"
+		return checker.StopTimeout
 	case errors.Is(err, context.Canceled):
-		return "interrupted"
+		return checker.StopInterrupted
 	case errors.Is(err, ErrMemoryBudget):
-		return "memory budget"
+		return checker.StopMemory
 	}
-	return ""
+	return checker.NotStopped
 }
 
 func selectProperties(m *spec.Model, only []string) ([]*spec.Property, error) {
@@ -336,14 +337,14 @@ func selectProperties(m *spec.Model, only []string) ([]*spec.Property, error) {
 }
 
 // system caches the explored part of the model's transition system: the
-// distinct states (in a checker.Store), their successors (action and
+// distinct states (in a machine.Store), their successors (action and
 // target state, or one stutter self-loop with action -1 when no action is
 // enabled) and the fairness units enabled in each. It is shared by the
 // products of all properties. Not safe for concurrent use.
 type system struct {
-	prog    *checker.Program
-	mach    *checker.Machine
-	store   *checker.Store
+	prog    *machine.Program
+	mach    *machine.Machine
+	store   *machine.Store
 	inits   []uint32
 	initErr error // the init block's failure, returned to every user
 
@@ -377,7 +378,7 @@ type system struct {
 	succTo   []uint32
 	succAct  []int32
 	enabled  []uint64 // per state: uw words of enabled units
-	failure  []*checker.ExecError
+	failure  []*machine.ExecError
 
 	transitions int64
 
@@ -395,9 +396,9 @@ type unit struct {
 	threaded bool // checked per thread (cycle.go), not as a unit
 }
 
-func newSystem(prog *checker.Program, pn *plan) *system {
+func newSystem(prog *machine.Program, pn *plan) *system {
 	m := prog.Model
-	s := &system{prog: prog, mach: prog.NewMachine(), store: checker.NewStore(max(prog.Words(), 1)),
+	s := &system{prog: prog, mach: prog.NewMachine(), store: machine.NewStore(max(prog.Words(), 1)),
 		canon: pn.canon, ample: pn.ample, rest: map[uint32][2]int64{},
 		unp: make([]int64, prog.Slots()), packed: make([]uint64, prog.Words())}
 	if s.canon != nil {
@@ -464,7 +465,7 @@ func (s *system) internPerm() uint32 {
 
 // add stores the canonical form of t. Under thread tracking, s.lastPerm
 // is the id of the permutation that canonicalised it.
-func (s *system) add(t checker.State) (uint32, error) {
+func (s *system) add(t machine.State) (uint32, error) {
 	vec := t
 	if s.canon != nil {
 		s.prog.Unpack(s.unp, t)
@@ -496,7 +497,7 @@ func (s *system) add(t checker.State) (uint32, error) {
 
 func (s *system) init() error {
 	var addErr error
-	err := s.mach.Init(func(_ int, t checker.State) {
+	err := s.mach.Init(func(_ int, t machine.State) {
 		// The store holds only initial states yet: one seen before is
 		// a duplicate (no quadratic scan of s.inits).
 		n := s.store.Len()
@@ -517,7 +518,7 @@ func (s *system) init() error {
 }
 
 // state returns the packed state idx in the layout the machine expects.
-func (s *system) state(idx uint32) checker.State {
+func (s *system) state(idx uint32) machine.State {
 	if s.prog.Words() == 0 {
 		return nil
 	}
@@ -542,7 +543,7 @@ func (s *system) expand(idx uint32) error {
 		en, sub := s.ampleSet(st)
 		if s.mach.Interrupted() { // a guard's evaluation was cut short: en is wrong
 			s.expanded[idx] = false
-			return checker.ErrInterrupted
+			return machine.ErrInterrupted
 		}
 		if len(sub) < len(en) {
 			acts = sub
@@ -557,11 +558,11 @@ func (s *system) expand(idx uint32) error {
 		}
 	}
 	if err != nil {
-		var ee *checker.ExecError
+		var ee *machine.ExecError
 		if errors.As(err, &ee) {
 			s.failure[idx] = ee
 		}
-		if errors.Is(err, checker.ErrInterrupted) {
+		if errors.Is(err, machine.ErrInterrupted) {
 			s.expanded[idx] = false // a later check expands it again
 		}
 		return err
@@ -586,7 +587,7 @@ func (s *system) expand(idx uint32) error {
 		to, perm := idx, uint32(0)
 		if len(s.prog.Model.Stutter) > 0 {
 			var addErr error
-			err := s.mach.Stutter(st, func(t checker.State) {
+			err := s.mach.Stutter(st, func(t machine.State) {
 				to, addErr = s.add(t)
 				if s.threads != nil && s.canon != nil {
 					perm = s.lastPerm
@@ -596,7 +597,7 @@ func (s *system) expand(idx uint32) error {
 				err = addErr
 			}
 			if err != nil {
-				var ee *checker.ExecError
+				var ee *machine.ExecError
 				if errors.As(err, &ee) {
 					s.failure[idx] = ee
 				}
@@ -627,7 +628,7 @@ func (s *system) appendSuccs() {
 
 // ampleSet returns the enabled actions of st and the ample subset the
 // partial-order reduction chooses (a fresh slice each).
-func (s *system) ampleSet(st checker.State) (en, sub []int) {
+func (s *system) ampleSet(st machine.State) (en, sub []int) {
 	s.en = s.mach.Enabled(st, s.en[:0])
 	if len(s.en) == 0 {
 		return nil, nil
@@ -639,10 +640,10 @@ func (s *system) ampleSet(st checker.State) (en, sub []int) {
 
 // successors fills s.buf/s.bufTo with the successors of st by acts
 // (nil: every action), adding them to the store.
-func (s *system) successors(st checker.State, acts []int) error {
+func (s *system) successors(st machine.State, acts []int) error {
 	s.buf, s.bufTo, s.bufPerm = s.buf[:0], s.bufTo[:0], s.bufPerm[:0]
 	var addErr error
-	visit := func(action, _ int, t checker.State) {
+	visit := func(action, _ int, t machine.State) {
 		to, err := s.add(t)
 		if err != nil {
 			addErr = err
@@ -703,7 +704,7 @@ type product struct {
 	ctx     context.Context
 	sys     *system
 	aut     *Automaton
-	preds   []*checker.Pred // per group of atomGroup atoms: their bit mask
+	preds   []*machine.Pred // per group of atomGroup atoms: their bit mask
 	aw      int             // words per atom valuation
 	vals    []uint64        // per system state: aw words of atom values
 	valOK   []bool
@@ -736,7 +737,7 @@ type product struct {
 
 	// Set when the exploration stops on a failure.
 	failNode uint32
-	failErr  *checker.ExecError
+	failErr  *machine.ExecError
 	failPred bool
 }
 
@@ -820,7 +821,7 @@ func labelHolds(l Label, vals []uint64) bool {
 
 func (p *product) node(sysIdx uint32, q int, parent uint32, act int32, d int32) (uint32, error) {
 	if len(p.nodeSys) == int(noParent) {
-		return 0, checker.ErrStoreFull
+		return 0, machine.ErrStoreFull
 	}
 	id, isNew := p.nodes.insert(uint64(sysIdx)<<32|uint64(q), uint32(len(p.nodeSys)))
 	if isNew {
@@ -852,27 +853,27 @@ func (p *product) start() error {
 func (p *product) expanded() int { return len(p.edgeOff) - 1 }
 
 // explore expands nodes in BFS order until upto nodes are expanded or the
-// product is complete (done). It returns a non-empty reason when it
-// stopped early (a limit, or the context), and sets failNode/failErr on an
+// product is complete (done). It returns a reason other than NotStopped
+// when it stopped early (a limit, or the context), and sets failNode/failErr on an
 // execution failure.
-func (p *product) explore(upto int) (reason string, done bool, err error) {
+func (p *product) explore(upto int) (reason checker.StopReason, done bool, err error) {
 	for i := p.expanded(); i < len(p.nodeSys); i++ {
 		if i >= upto {
-			return "", false, nil
+			return checker.NotStopped, false, nil
 		}
 		if i&1023 == 0 {
 			if err := p.ctx.Err(); err != nil {
 				if errors.Is(err, context.DeadlineExceeded) {
-					return "timeout", false, nil
+					return checker.StopTimeout, false, nil
 				}
-				return "interrupted", false, nil
+				return checker.StopInterrupted, false, nil
 			}
 		}
 		if p.limit > 0 && int64(len(p.nodeSys)) > p.limit {
-			return "state limit", false, nil
+			return checker.StopStates, false, nil
 		}
 		if p.budget > 0 && i&(1<<10-1) == 0 && checker.HeapBytes() > uint64(p.budget) {
-			return "memory budget", false, nil
+			return checker.StopMemory, false, nil
 		}
 		if p.progress != nil && i&(1<<12-1) == 0 && time.Since(p.lastProg) >= time.Second {
 			p.lastProg = time.Now()
@@ -881,11 +882,11 @@ func (p *product) explore(upto int) (reason string, done bool, err error) {
 		}
 		stop, err := p.expandNode(i)
 		if err != nil || stop {
-			return "", false, err
+			return checker.NotStopped, false, err
 		}
 		p.edgeOff = append(p.edgeOff, int64(len(p.edgeTo)))
 	}
-	return "", true, nil
+	return checker.NotStopped, true, nil
 }
 
 // expandNode adds the edges of node i. It reports stop on an execution
@@ -896,7 +897,7 @@ func (p *product) expandNode(i int) (stop bool, err error) {
 	s, q := p.nodeSys[i], p.nodeQ[i]
 	vals, err := p.atomValues(s)
 	if err != nil {
-		var ee *checker.ExecError
+		var ee *machine.ExecError
 		if errors.As(err, &ee) {
 			p.failNode, p.failErr, p.failPred = id, ee, true
 			return true, nil
@@ -916,7 +917,7 @@ func (p *product) expandNode(i int) (stop bool, err error) {
 		return false, nil
 	}
 	if err := sys.expand(s); err != nil {
-		var ee *checker.ExecError
+		var ee *machine.ExecError
 		if errors.As(err, &ee) {
 			p.failNode, p.failErr = id, ee
 			return true, nil
@@ -934,7 +935,7 @@ func (p *product) expandNode(i int) (stop bool, err error) {
 	// all the way round), hence a fully expanded node.
 	off, n, err := sys.restOf(s)
 	if err != nil {
-		var ee *checker.ExecError
+		var ee *machine.ExecError
 		if errors.As(err, &ee) {
 			p.failNode, p.failErr = id, ee
 			return true, nil
@@ -986,15 +987,15 @@ const (
 // the first one that finds a violation (the total work stays linear). It
 // returns the violation (nil when the property holds), or the reason the
 // search stopped early, and the number of fair accepting SCCs found.
-func (p *product) run(prop *spec.Property) (*checker.Violation, string, int) {
+func (p *product) run(prop *spec.Property) (*checker.Violation, checker.StopReason, int) {
 	if p.aut.IsEmpty() {
-		return nil, "", 0
+		return nil, checker.NotStopped, 0
 	}
-	internal := func(err error) (*checker.Violation, string, int) {
-		if errors.Is(err, checker.ErrInterrupted) {
+	internal := func(err error) (*checker.Violation, checker.StopReason, int) {
+		if errors.Is(err, machine.ErrInterrupted) {
 			return nil, limitReason(p.ctx, p.budget), 0
 		}
-		return &checker.Violation{Name: prop.Name, Kind: checker.RuntimeError, Pos: prop.Pos, Msg: err.Error(), LoopStart: -1}, "", 0
+		return &checker.Violation{Name: prop.Name, Kind: checker.RuntimeError, Pos: prop.Pos, Msg: err.Error(), LoopStart: -1}, checker.NotStopped, 0
 	}
 	if err := p.start(); err != nil {
 		return internal(err)
@@ -1004,14 +1005,14 @@ func (p *product) run(prop *spec.Property) (*checker.Violation, string, int) {
 		if err != nil {
 			return internal(err)
 		}
-		if reason != "" {
+		if reason != checker.NotStopped {
 			return nil, reason, 0
 		}
 		if p.failErr != nil {
-			return p.failure(prop), "", 0
+			return p.failure(prop), checker.NotStopped, 0
 		}
 		if v, n := p.search(prop); v != nil || done {
-			return v, "", n
+			return v, checker.NotStopped, n
 		}
 	}
 }
@@ -1173,7 +1174,7 @@ func (p *product) answers(out []checker.Step, vecs [][]uint64) {
 	for i := 1; i < len(out); i++ {
 		want := vecs[i]
 		found := false
-		_ = m.Successors(vecs[i-1], func(action, _ int, t checker.State) {
+		_ = m.Successors(vecs[i-1], func(action, _ int, t machine.State) {
 			if found || action != out[i].Action || !slices.Equal(t, want) {
 				return
 			}

@@ -463,8 +463,8 @@ func TestLimits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Verdict != checker.Unknown || res.Reason != tt.reason {
-				t.Errorf("got %v %q, want %v %q", res.Verdict, res.Reason, checker.Unknown, tt.reason)
+			if res.Verdict != checker.Unknown || res.Reason() != tt.reason {
+				t.Errorf("got %v %q, want %v %q", res.Verdict, res.Reason(), checker.Unknown, tt.reason)
 			}
 		})
 	}
@@ -586,8 +586,8 @@ func TestPropertyPhaseLimits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Verdict != checker.Unknown || res.Reason != tt.reason {
-				t.Errorf("got %v %q, want %v %q", res.Verdict, res.Reason, checker.Unknown, tt.reason)
+			if res.Verdict != checker.Unknown || res.Reason() != tt.reason {
+				t.Errorf("got %v %q, want %v %q", res.Verdict, res.Reason(), checker.Unknown, tt.reason)
 			}
 			if tt.reason == "timeout" && took > tt.timeout+time.Second {
 				t.Errorf("stopped %v after the deadline", took-tt.timeout)

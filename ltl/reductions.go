@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
 	red "github.com/wrapcheck/wrapcheck/reduce"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
@@ -44,7 +45,7 @@ type planner struct {
 	symTypes []*spec.Type
 }
 
-func newPlanner(m *spec.Model, prog *checker.Program, opts Options, interrupt func() bool) (*planner, error) {
+func newPlanner(m *spec.Model, prog *machine.Program, opts Options, interrupt func() bool) (*planner, error) {
 	pl := &planner{m: m, opts: opts}
 	if !opts.Symmetry {
 		return pl, nil
@@ -57,7 +58,7 @@ func newPlanner(m *spec.Model, prog *checker.Program, opts Options, interrupt fu
 	pl.symTypes = full.Types()
 	mach := prog.NewMachine()
 	mach.SetInterrupt(interrupt)
-	err = mach.Init(func(_ int, t checker.State) {
+	err = mach.Init(func(_ int, t machine.State) {
 		u := make([]int64, prog.Slots())
 		prog.Unpack(u, t)
 		pl.inits = append(pl.inits, u)
@@ -341,7 +342,7 @@ const maxPasses = 1 << 16
 // cycle (the states from the end of the first repeated pass on).
 func (s *system) concretize(seq []uint32, acts []int32, m int) ([][]uint64, []int32, int, error) {
 	var cur []uint64
-	err := s.mach.Init(func(_ int, t checker.State) {
+	err := s.mach.Init(func(_ int, t machine.State) {
 		if cur == nil && s.canonicalIs(t, seq[0]) {
 			cur = slices.Clone(t)
 		}
@@ -358,7 +359,7 @@ func (s *system) concretize(seq []uint32, acts []int32, m int) ([][]uint64, []in
 		if acts[i] < 0 { // stutter in a state without successor
 			if len(s.prog.Model.Stutter) > 0 { // the monitors move on
 				var next []uint64
-				if err := s.mach.Stutter(cur, func(t checker.State) { next = slices.Clone(t) }); err != nil {
+				if err := s.mach.Stutter(cur, func(t machine.State) { next = slices.Clone(t) }); err != nil {
 					return err
 				}
 				cur = next
@@ -369,7 +370,7 @@ func (s *system) concretize(seq []uint32, acts []int32, m int) ([][]uint64, []in
 		}
 		var next []uint64
 		var act int32
-		err := s.mach.Successors(cur, func(a, _ int, t checker.State) {
+		err := s.mach.Successors(cur, func(a, _ int, t machine.State) {
 			if next == nil && s.canonicalIs(t, seq[i]) {
 				next, act = slices.Clone(t), int32(a)
 			}
@@ -408,7 +409,7 @@ func (s *system) concretize(seq []uint32, acts []int32, m int) ([][]uint64, []in
 
 // canonicalIs reports whether the canonical form of t is the stored state
 // idx.
-func (s *system) canonicalIs(t checker.State, idx uint32) bool {
+func (s *system) canonicalIs(t machine.State, idx uint32) bool {
 	s.prog.Unpack(s.unp, t)
 	s.canonFn(s.unp)
 	s.prog.Pack(s.packed, s.unp)

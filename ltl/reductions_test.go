@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -79,7 +80,7 @@ func differentialLTL(t *testing.T, m *spec.Model) int {
 // state stepping back to Trace[LoopStart], or a state without successor
 // that repeats), that its cycle is fair, and that the run violates p.
 func validLasso(m *spec.Model, p *spec.Property, v *checker.Violation) error {
-	prog, err := checker.Compile(m)
+	prog, err := machine.Compile(m)
 	if err != nil {
 		return err
 	}
@@ -89,24 +90,24 @@ func validLasso(m *spec.Model, p *spec.Property, v *checker.Violation) error {
 	if v.Kind != checker.Property || v.LoopStart < 0 || v.LoopStart >= n {
 		return fmt.Errorf("bad lasso: kind %s, loop %d of %d", v.Kind, v.LoopStart, n)
 	}
-	pack := func(i int) checker.State {
-		s := make(checker.State, prog.Words())
+	pack := func(i int) machine.State {
+		s := make(machine.State, prog.Words())
 		prog.Pack(s, tr[i].State)
 		return s
 	}
 	type succ struct {
 		action int
-		to     checker.State
+		to     machine.State
 	}
-	succs := func(s checker.State) []succ {
+	succs := func(s machine.State) []succ {
 		var out []succ
-		if err := mach.Successors(s, func(a, _ int, t checker.State) { out = append(out, succ{a, slices.Clone(t)}) }); err != nil {
+		if err := mach.Successors(s, func(a, _ int, t machine.State) { out = append(out, succ{a, slices.Clone(t)}) }); err != nil {
 			return nil
 		}
 		return out
 	}
 	isInit := false
-	_ = mach.Init(func(_ int, t checker.State) { isInit = isInit || slices.Equal(t, pack(0)) })
+	_ = mach.Init(func(_ int, t machine.State) { isInit = isInit || slices.Equal(t, pack(0)) })
 	if !isInit {
 		return fmt.Errorf("the first state is not initial")
 	}
@@ -425,7 +426,7 @@ property Next: always (cnt == 1 implies next cnt >= 1)
 			if err != nil {
 				t.Fatal(err)
 			}
-			prog, err := checker.Compile(m)
+			prog, err := machine.Compile(m)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -532,9 +533,9 @@ fairness %s w
 	}
 }
 
-func mustCompile(t *testing.T, m *spec.Model) *checker.Program {
+func mustCompile(t *testing.T, m *spec.Model) *machine.Program {
 	t.Helper()
-	prog, err := checker.Compile(m)
+	prog, err := machine.Compile(m)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,7 +35,7 @@ func (t *tools) explain(ctx context.Context, req *sdk.CallToolRequest, in Explai
 	if res.Verdict != checker.Violated {
 		out.Text = m.Name + ": " + out.Verdict + ": nothing to explain"
 		if res.Verdict == checker.Unknown {
-			out.Text += " (the search stopped early: " + res.Reason + ")"
+			out.Text += " (the search stopped early: " + res.Reason() + ")"
 		}
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: out.Text}}}, out, nil
 	}

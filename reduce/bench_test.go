@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
 )
 
 var benchModels = []struct {
@@ -25,15 +26,15 @@ var benchModels = []struct {
 // benchStates returns up to n reachable states of a model (BFS order).
 func benchStates(b *testing.B, c *canon, file string, defs map[string]int64, n int) [][]int64 {
 	m := load(b, file, defs)
-	prog, err := checker.Compile(m)
+	prog, err := machine.Compile(m)
 	if err != nil {
 		b.Fatal(err)
 	}
 	mach := prog.NewMachine()
 	seen := map[string]bool{}
 	var states [][]int64
-	var queue []checker.State
-	add := func(s checker.State) {
+	var queue []machine.State
+	add := func(s machine.State) {
 		if len(states) >= n || seen[key(s)] {
 			return
 		}
@@ -43,13 +44,13 @@ func benchStates(b *testing.B, c *canon, file string, defs map[string]int64, n i
 		states = append(states, u)
 		queue = append(queue, slices.Clone(s))
 	}
-	if err := mach.Init(func(_ int, s checker.State) { add(s) }); err != nil {
+	if err := mach.Init(func(_ int, s machine.State) { add(s) }); err != nil {
 		b.Fatal(err)
 	}
 	for len(queue) > 0 && len(states) < n {
 		s := queue[0]
 		queue = queue[1:]
-		if err := mach.Successors(s, func(_, _ int, u checker.State) { add(u) }); err != nil {
+		if err := mach.Successors(s, func(_, _ int, u machine.State) { add(u) }); err != nil {
 			b.Fatal(err)
 		}
 	}

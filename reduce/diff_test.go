@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -116,11 +117,11 @@ func differential(t *testing.T, m *spec.Model) {
 		t.Fatal(err)
 	}
 	if base.Verdict == checker.Unknown {
-		t.Skipf("unreduced search incomplete (%s)", base.Reason)
+		t.Skipf("unreduced search incomplete (%s)", base.Reason())
 	}
 	canon := symmetry(t, m)
 	ample := POR(m, Visible(m, nil))
-	prog, err := checker.Compile(m)
+	prog, err := machine.Compile(m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,16 +186,16 @@ func sameDepthAlternative(t *testing.T, m *spec.Model, base, red *checker.Result
 // replay checks that v's trace is a path of the unreduced system: the
 // first state is initial, each step's state is a successor of the previous
 // one by the named action, and a failing last step fails.
-func replay(prog *checker.Program, v *checker.Violation) error {
+func replay(prog *machine.Program, v *checker.Violation) error {
 	mach := prog.NewMachine()
 	tr := v.Trace
 	if len(tr) == 0 {
 		return errors.New("empty trace")
 	}
-	vec := make(checker.State, prog.Words())
+	vec := make(machine.State, prog.Words())
 	got := make([]int64, prog.Slots())
 	found := false
-	err := mach.Init(func(_ int, s checker.State) {
+	err := mach.Init(func(_ int, s machine.State) {
 		prog.Unpack(got, s)
 		found = found || slices.Equal(got, tr[0].State)
 	})
@@ -207,7 +208,7 @@ func replay(prog *checker.Program, v *checker.Violation) error {
 	for i := 1; i < len(tr); i++ {
 		prog.Pack(vec, tr[i-1].State)
 		found := false
-		err := mach.Successors(vec, func(a, _ int, s checker.State) {
+		err := mach.Successors(vec, func(a, _ int, s machine.State) {
 			if a == tr[i].Action {
 				prog.Unpack(got, s)
 				found = found || slices.Equal(got, tr[i].State)
@@ -215,7 +216,7 @@ func replay(prog *checker.Program, v *checker.Violation) error {
 		})
 		last := i == len(tr)-1
 		if last && isFailure(v.Kind) {
-			var ex *checker.ExecError
+			var ex *machine.ExecError
 			if errors.As(err, &ex) && ex.Action == tr[i].Action {
 				return nil
 			}
@@ -236,15 +237,15 @@ func isFailure(k checker.Kind) bool { return k == checker.Assertion || k == chec
 // identity, so the initial states need not be symmetric). It reports false
 // when there are more than limit states or an action fails.
 func reachable(t *testing.T, m *spec.Model, limit int, c *canon) ([][]int64, bool) {
-	prog, err := checker.Compile(m)
+	prog, err := machine.Compile(m)
 	if err != nil {
 		t.Fatal(err)
 	}
 	mach := prog.NewMachine()
 	seen := map[string]bool{}
 	var states [][]int64
-	var queue []checker.State
-	add := func(s checker.State) {
+	var queue []machine.State
+	add := func(s machine.State) {
 		k := key(s)
 		if seen[k] {
 			return
@@ -255,11 +256,11 @@ func reachable(t *testing.T, m *spec.Model, limit int, c *canon) ([][]int64, boo
 		states = append(states, u)
 		queue = append(queue, slices.Clone(s))
 	}
-	if err := mach.Init(func(_ int, s checker.State) { add(s) }); err != nil {
+	if err := mach.Init(func(_ int, s machine.State) { add(s) }); err != nil {
 		return nil, false
 	}
 	if c != nil {
-		vec := make(checker.State, prog.Words())
+		vec := make(machine.State, prog.Words())
 		for _, s := range slices.Clone(states) {
 			c.group(func(fwd [][]int32) {
 				prog.Pack(vec, c.permute(s, fwd))
@@ -273,14 +274,14 @@ func reachable(t *testing.T, m *spec.Model, limit int, c *canon) ([][]int64, boo
 		}
 		s := queue[0]
 		queue = queue[1:]
-		if err := mach.Successors(s, func(_, _ int, u checker.State) { add(u) }); err != nil {
+		if err := mach.Successors(s, func(_, _ int, u machine.State) { add(u) }); err != nil {
 			return nil, false
 		}
 	}
 	return states, true
 }
 
-func key(s checker.State) string {
+func key(s machine.State) string {
 	b := make([]byte, 8*len(s))
 	for i, w := range s {
 		binary.LittleEndian.PutUint64(b[8*i:], w)

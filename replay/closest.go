@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/report"
 )
 
@@ -21,7 +22,7 @@ type closest struct {
 
 // consider weighs successor t, reached by a branch that got the answers
 // asked, against the recorded line w.
-func (r *replayer) consider(cl *closest, t checker.State, asked []checker.Answer, w Line) {
+func (r *replayer) consider(cl *closest, t machine.State, asked []checker.Answer, w Line) {
 	st := r.unpack(t)
 	nv := 0
 	for _, wv := range w.vars {

@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
@@ -51,7 +52,7 @@ type wantVar struct {
 
 // cand is a state of the spec consistent with the run so far.
 type cand struct {
-	state  checker.State
+	state  machine.State
 	parent *cand
 	action int
 	asked  []checker.Answer
@@ -417,9 +418,9 @@ func jsonText(x any) string {
 // under-determined: then all are followed).
 type replayer struct {
 	m    *spec.Model
-	prog *checker.Program
-	mach *checker.Machine
-	invs []*checker.Pred
+	prog *machine.Program
+	mach *machine.Machine
+	invs []*machine.Pred
 
 	states, transitions int64
 }
@@ -453,7 +454,7 @@ func Run(m *spec.Model, name string, r io.Reader) (*Result, error) {
 }
 
 func check(m *spec.Model, next func() (Line, bool, error)) (*Result, error) {
-	prog, err := checker.Compile(m)
+	prog, err := machine.Compile(m)
 	if err != nil {
 		return nil, err
 	}
@@ -508,7 +509,7 @@ func (r *replayer) replay(next func() (Line, bool, error)) (Result, error) {
 		r.states++
 		return append(list, c)
 	}
-	err := r.mach.Init(func(_ int, t checker.State) {
+	err := r.mach.Init(func(_ int, t machine.State) {
 		cur = add(cur, &cand{state: slices.Clone(t), action: -1})
 	})
 	if err != nil {
@@ -551,7 +552,7 @@ func (r *replayer) replay(next func() (Line, bool, error)) (Result, error) {
 		enabled := false
 		var near closest
 		for _, c := range cur {
-			err := r.mach.Successors(c.state, func(a, _ int, t checker.State) {
+			err := r.mach.Successors(c.state, func(a, _ int, t machine.State) {
 				r.transitions++
 				if a != w.action {
 					return
@@ -588,7 +589,7 @@ func (r *replayer) replay(next func() (Line, bool, error)) (Result, error) {
 	return Result{Steps: steps, Finals: len(cur)}, nil
 }
 
-func stateKey(s checker.State) string {
+func stateKey(s machine.State) string {
 	b := make([]byte, 0, 8*len(s))
 	for _, x := range s {
 		b = binary.LittleEndian.AppendUint64(b, x)
@@ -596,13 +597,13 @@ func stateKey(s checker.State) string {
 	return string(b)
 }
 
-func (r *replayer) unpack(s checker.State) []int64 {
+func (r *replayer) unpack(s machine.State) []int64 {
 	out := make([]int64, r.prog.Slots())
 	r.prog.Unpack(out, s)
 	return out
 }
 
-func (r *replayer) matches(s checker.State, vars []wantVar) bool {
+func (r *replayer) matches(s machine.State, vars []wantVar) bool {
 	if len(vars) == 0 {
 		return true
 	}
@@ -616,7 +617,7 @@ func (r *replayer) matches(s checker.State, vars []wantVar) bool {
 }
 
 // mismatch says how state s differs from the recorded variables.
-func (r *replayer) mismatch(s checker.State, vars []wantVar) []string {
+func (r *replayer) mismatch(s machine.State, vars []wantVar) []string {
 	st := r.unpack(s)
 	var out []string
 	for _, wv := range vars {
@@ -633,7 +634,7 @@ func (r *replayer) mismatch(s checker.State, vars []wantVar) []string {
 func (r *replayer) allowed(cur []*cand) []string {
 	on := make([]bool, len(r.m.Actions))
 	for _, c := range cur {
-		_ = r.mach.Successors(c.state, func(a, _ int, _ checker.State) { on[a] = true })
+		_ = r.mach.Successors(c.state, func(a, _ int, _ machine.State) { on[a] = true })
 	}
 	var out []string
 	for i, ok := range on {
@@ -659,7 +660,7 @@ func (r *replayer) checkInvariants(c *cand) *checker.Violation {
 		in := r.m.Invariants[i]
 		v, err := r.mach.Eval(pr, c.state)
 		if err != nil {
-			var ee *checker.ExecError
+			var ee *machine.ExecError
 			if errors.As(err, &ee) {
 				return &checker.Violation{Name: in.Name, Kind: ee.Kind, Pos: ee.Pos, Msg: ee.Msg, Trace: r.trace(c), LoopStart: -1}
 			}
@@ -675,9 +676,9 @@ func (r *replayer) checkInvariants(c *cand) *checker.Violation {
 // execViolation reports a failure met while executing the successors of
 // c (nil: the init block): the trace to c, then the failing action.
 func (r *replayer) execViolation(err error, c *cand, action int, asked []checker.Answer) *checker.Violation {
-	var ee *checker.ExecError
+	var ee *machine.ExecError
 	if !errors.As(err, &ee) {
-		ee = &checker.ExecError{Kind: checker.RuntimeError, Msg: err.Error(), Action: action}
+		ee = &machine.ExecError{Kind: checker.RuntimeError, Msg: err.Error(), Action: action}
 	}
 	name := "init"
 	if ee.Action >= 0 {

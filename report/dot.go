@@ -25,7 +25,7 @@ func DOT(w io.Writer, m *spec.Model, res *checker.Result) error {
 	v := res.Violation
 	label := m.Name + ": every check holds"
 	if res.Verdict == checker.Unknown {
-		label = m.Name + ": incomplete: " + res.Reason
+		label = m.Name + ": incomplete: " + res.Reason()
 	}
 	if res.Verdict != checker.Violated || v == nil || len(v.Trace) == 0 {
 		if err := g.AddVertex(vertex(0), graph.VertexAttributes(map[string]string{"shape": "note", "label": dotText(label)})); err != nil {

@@ -3,7 +3,7 @@ package report
 import (
 	"slices"
 
-	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
 )
 
 // ExploreGraph builds the state graph of the model prog was compiled
@@ -11,12 +11,12 @@ import (
 // states: successors beyond the limit are dropped and the graph is marked
 // Truncated. A runtime error or failed assertion in a state ends its
 // successors there (the check reports it); a failing init block gives an
-// empty graph. State identity is the packed vector (checker.Store).
-func ExploreGraph(prog *checker.Program, limit int64) *StateGraph {
+// empty graph. State identity is the packed vector (machine.Store).
+func ExploreGraph(prog *machine.Program, limit int64) *StateGraph {
 	mach := prog.NewMachine()
-	store := checker.NewStore(max(prog.Words(), 1))
+	store := machine.NewStore(max(prog.Words(), 1))
 	g := &StateGraph{}
-	add := func(t checker.State, initial bool) (int, bool) {
+	add := func(t machine.State, initial bool) (int, bool) {
 		vec := t
 		if len(vec) == 0 {
 			vec = []uint64{0}
@@ -35,15 +35,15 @@ func ExploreGraph(prog *checker.Program, limit int64) *StateGraph {
 		}
 		return int(idx), true
 	}
-	if err := mach.Init(func(_ int, t checker.State) { add(t, true) }); err != nil {
+	if err := mach.Init(func(_ int, t machine.State) { add(t, true) }); err != nil {
 		return g // the init block fails: the check reports it
 	}
-	packed := make(checker.State, prog.Words())
+	packed := make(machine.State, prog.Words())
 	for i := 0; i < len(g.Nodes); i++ {
 		prog.Pack(packed, g.Nodes[i].State)
 		edges := map[int][]int{}
 		var targets []int
-		_ = mach.Successors(packed, func(action, _ int, t checker.State) {
+		_ = mach.Successors(packed, func(action, _ int, t machine.State) {
 			j, ok := add(t, false)
 			if !ok {
 				return

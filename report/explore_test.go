@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
@@ -26,7 +27,7 @@ process p {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prog, err := checker.Compile(m)
+	prog, err := machine.Compile(m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +86,7 @@ func TestExploreGraphCounts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		prog, err := checker.Compile(m)
+		prog, err := machine.Compile(m)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/spec/syntax"
 )
 
 // The parts of a violated invariant: the operands of its top-level
 // implies, and, or or comparison, printed back from the IR and evaluated
-// in the last state of the trace with checker.Program.Eval. Only state
+// in the last state of the trace with machine.Program.Eval. Only state
 // expressions the printer knows are shown (no quantifiers, no bound
 // names): the section is a help, never a second semantics.
 
@@ -135,7 +135,7 @@ func exprPrec(m *spec.Model, e *spec.Expr) (string, int, bool) {
 // that are a bare variable or constant are left out (the reads show
 // them), and so is anything exprText cannot print or Eval cannot
 // evaluate. prog is m compiled, or nil: invariantParts compiles m.
-func invariantParts(m *spec.Model, prog *checker.Program, expr *spec.Expr, state []int64) []string {
+func invariantParts(m *spec.Model, prog *machine.Program, expr *spec.Expr, state []int64) []string {
 	_, prec, _, ok := binaryOp(expr.Op)
 	if !ok || prec > syntax.PrecCmp || len(expr.Args) != 2 {
 		return nil
@@ -158,11 +158,11 @@ func invariantParts(m *spec.Model, prog *checker.Program, expr *spec.Expr, state
 	}
 	if prog == nil || prog.Model != m {
 		var err error
-		if prog, err = checker.Compile(m); err != nil {
+		if prog, err = machine.Compile(m); err != nil {
 			return nil
 		}
 	}
-	packed := make(checker.State, prog.Words())
+	packed := make(machine.State, prog.Words())
 	prog.Pack(packed, state)
 	var out []string
 	for _, e := range operands {

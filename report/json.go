@@ -40,8 +40,8 @@ func (o JSONOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) err
 	field(&b, "format", strconv.Itoa(FormatVersion))
 	field(&b, "spec", jsonString(m.Name))
 	field(&b, "verdict", jsonString(res.Verdict.String()))
-	if res.Reason != "" {
-		field(&b, "reason", jsonString(res.Reason))
+	if res.Reason() != "" {
+		field(&b, "reason", jsonString(res.Reason()))
 	}
 	vs := Violations(res)
 	b.WriteString(`  "violation": `)
@@ -138,7 +138,7 @@ func Violations(res *checker.Result) []*checker.Violation {
 // state: every check holds, or a violation was found and the search did
 // not stop at its level (--continue, or the last level).
 func Complete(res *checker.Result) bool {
-	return res.Verdict == checker.Holds || res.Verdict == checker.Violated && !res.Stopped
+	return res.Verdict == checker.Holds || res.Verdict == checker.Violated && res.Stop != checker.StopAtViolation
 }
 
 // violationJSON writes v as a JSON object whose closing brace is

@@ -90,8 +90,8 @@ func (o JUnitOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) er
 			{"complete", strconv.FormatBool(Complete(res))},
 		},
 	}
-	if res.Reason != "" {
-		suite.Properties = append(suite.Properties, junitProperty{"reason", res.Reason})
+	if res.Reason() != "" {
+		suite.Properties = append(suite.Properties, junitProperty{"reason", res.Reason()})
 	}
 	for _, c := range checks {
 		tc := junitCase{Name: xmlText(checkTitle(c.kind, c.name)), Classname: xmlText(m.Name), Time: "0"}
@@ -117,8 +117,8 @@ func (o JUnitOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) er
 			}
 			tc.Failure = &junitFailure{Message: xmlText(msg), Type: v.Kind.String(), Text: xmlText(b.String())}
 		case res.Verdict == checker.Unknown:
-			tc.Skipped = &junitSkipped{Message: "not decided: the search stopped early (" + res.Reason + ") with no violation found"}
-		case res.Stopped:
+			tc.Skipped = &junitSkipped{Message: "not decided: the search stopped early (" + res.Reason() + ") with no violation found"}
+		case res.Stop == checker.StopAtViolation:
 			tc.Skipped = &junitSkipped{Message: "not decided: the search stopped at the end of the level of the first violation (--continue decides every check)"}
 		case c.kind == checker.Property && slices.Contains(res.Undecided, c.name):
 			tc.Skipped = &junitSkipped{Message: "not decided: the properties are searched when the safety checks hold, or the search met a failure on the way (--continue searches them all)"}

@@ -38,7 +38,7 @@ func Mermaid(w io.Writer, m *spec.Model, res *checker.Result) error {
 	if res.Verdict != checker.Violated || v == nil {
 		text := m.Name + ": every check holds"
 		if res.Verdict == checker.Unknown {
-			text = m.Name + ": incomplete: " + res.Reason + "; no violation found"
+			text = m.Name + ": incomplete: " + res.Reason() + "; no violation found"
 		}
 		fmt.Fprintf(&b, "  Note over %s: %s\n", over, mermaidText(text))
 		_, err := io.WriteString(w, b.String())

@@ -75,8 +75,8 @@ func (o SARIFOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) er
 		"transitions": res.Stats.Transitions,
 		"complete":    Complete(res),
 	}
-	if res.Reason != "" {
-		run.Properties["reason"] = res.Reason
+	if res.Reason() != "" {
+		run.Properties["reason"] = res.Reason()
 	}
 	if m.Filename != "" {
 		run.Artifacts = []sarifArtifact{{Location: sarifArtifactLocation{URI: m.Filename, URIBaseID: sarifBase}}}
@@ -91,7 +91,7 @@ func (o SARIFOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) er
 	inv := sarifInvocation{ExecutionSuccessful: true}
 	if res.Verdict == checker.Unknown {
 		inv.ToolExecutionNotifications = []sarifNotification{{Level: "warning",
-			Message: sarifMessage{Text: "the search stopped early (" + res.Reason + ") with no violation found: the checks are not decided"}}}
+			Message: sarifMessage{Text: "the search stopped early (" + res.Reason() + ") with no violation found: the checks are not decided"}}}
 	}
 	run.Invocations = []sarifInvocation{inv}
 	return writeSARIF(w, run)

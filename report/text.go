@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -34,10 +35,10 @@ type TextOptions struct {
 	Warnings []Diagnostic
 	// Strict (--strict) says that warnings are failures.
 	Strict bool
-	// Program is the model compiled (checker.Compile) for the search
+	// Program is the model compiled (machine.Compile) for the search
 	// being rendered, with which Explain evaluates the parts; nil: the
 	// model is compiled when a part is to be evaluated.
-	Program *checker.Program
+	Program *machine.Program
 }
 
 // ANSI styles of the text renderer.
@@ -65,7 +66,7 @@ func (o TextOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) err
 	case checker.Holds:
 		b.WriteString(o.paint(ansiGreen, fmt.Sprintf("%s: every check holds", Escape(m.Name))) + "\n")
 	case checker.Unknown:
-		b.WriteString(o.paint(ansiYellow, fmt.Sprintf("%s: incomplete: %s; no violation found in the states explored", Escape(m.Name), res.Reason)) + "\n")
+		b.WriteString(o.paint(ansiYellow, fmt.Sprintf("%s: incomplete: %s; no violation found in the states explored", Escape(m.Name), res.Reason())) + "\n")
 	case checker.Violated:
 		vs := Violations(res)
 		if len(vs) > 1 {
@@ -104,7 +105,7 @@ func (o TextOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) err
 		fmt.Fprintf(&b, ", %s peak heap", humanBytes(s.PeakHeapBytes))
 	}
 	b.WriteString("\n")
-	if res.Stopped {
+	if res.Stop == checker.StopAtViolation {
 		b.WriteString("the search stopped at the end of the breadth-first level of the first violation: the figures cover the states explored until then (--continue explores every reachable state)\n")
 	}
 	warn := o.paint(ansiYellow, "warning:")
@@ -307,7 +308,7 @@ func writeReads(b *strings.Builder, m *spec.Model, v *checker.Violation) {
 }
 
 // writeParts shows the values of the parts of a violated invariant.
-func writeParts(b *strings.Builder, m *spec.Model, prog *checker.Program, v *checker.Violation) {
+func writeParts(b *strings.Builder, m *spec.Model, prog *machine.Program, v *checker.Violation) {
 	if v.Kind != checker.Invariant || len(v.Trace) == 0 {
 		return
 	}

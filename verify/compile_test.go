@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
@@ -60,10 +61,10 @@ invariant NotTwo: x != 2
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			m := mustModel(t, tt.src)
-			var progs []*checker.Program
+			var progs []*machine.Program
 			opts := tt.opts
-			opts.compile = func(m *spec.Model) (*checker.Program, error) {
-				p, err := checker.Compile(m)
+			opts.compile = func(m *spec.Model) (*machine.Program, error) {
+				p, err := machine.Compile(m)
 				progs = append(progs, p)
 				return p, err
 			}
@@ -113,7 +114,7 @@ invariant NotTwo: x != 2
 func TestProgramOfAnotherModel(t *testing.T) {
 	a := mustModel(t, "spec A\nvar x: 0..1\nprocess p { action s when x == 0 { x := 1 } }\n")
 	b := mustModel(t, "spec A\nvar x: 0..1\nprocess p { action s when x == 0 { x := 1 } }\n")
-	prog, err := checker.Compile(a)
+	prog, err := machine.Compile(a)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +132,7 @@ func TestNoOtherCompilation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	banned := map[string]bool{"checker.Compile": true, "checker.Run": true, "ltl.Check": true, "ltl.NewChecker": true}
+	banned := map[string]bool{"machine.Compile": true, "checker.Run": true, "ltl.Check": true, "ltl.NewChecker": true}
 	var got []string
 	fset := token.NewFileSet()
 	for _, name := range files {
@@ -161,7 +162,7 @@ func TestNoOtherCompilation(t *testing.T) {
 			})
 		}
 	}
-	if diff := cmp.Diff([]string{"program: checker.Compile"}, got); diff != "" {
+	if diff := cmp.Diff([]string{"program: machine.Compile"}, got); diff != "" {
 		t.Errorf("compilations (-want +got):\n%s", diff)
 	}
 }

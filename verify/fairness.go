@@ -6,6 +6,7 @@ import (
 
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/ltl"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -15,7 +16,7 @@ import (
 // process is enabled in every state of the cycle, strong fairness when it
 // is enabled in some. The cycle may still have fair variants; the note
 // says which assumption this particular cycle breaks.
-func starvation(prog *checker.Program, v *checker.Violation) ([]string, error) {
+func starvation(prog *machine.Program, v *checker.Violation) ([]string, error) {
 	if v == nil || v.LoopStart < 0 || v.LoopStart >= len(v.Trace) {
 		return nil, nil
 	}
@@ -29,7 +30,7 @@ func starvation(prog *checker.Program, v *checker.Violation) ([]string, error) {
 	for i := range enabledAll {
 		enabledAll[i] = true
 	}
-	packed := make(checker.State, prog.Words())
+	packed := make(machine.State, prog.Words())
 	here := make([]bool, n)
 	for _, st := range cycle {
 		if st.Action >= 0 {
@@ -37,7 +38,7 @@ func starvation(prog *checker.Program, v *checker.Violation) ([]string, error) {
 		}
 		clear(here)
 		prog.Pack(packed, st.State)
-		err := mach.Successors(packed, func(action, _ int, _ checker.State) {
+		err := mach.Successors(packed, func(action, _ int, _ machine.State) {
 			here[m.Actions[action].Process] = true
 		})
 		if err != nil {

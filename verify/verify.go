@@ -15,6 +15,7 @@ import (
 
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/ltl"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/reduce"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
@@ -41,20 +42,20 @@ type Options struct {
 	HashCompact  bool // visited states as 64-bit fingerprints (checker.Options.HashCompact)
 	// Progress, when not nil, receives the safety search's progress.
 	Progress func(checker.Progress)
-	// Program is the model compiled by the caller (checker.Compile), so
+	// Program is the model compiled by the caller (machine.Compile), so
 	// that the caller's renderers share the one compilation; nil: Run
 	// compiles the model once for all its searches.
-	Program *checker.Program
+	Program *machine.Program
 	// Search, when not nil, runs the safety searches in place of
 	// checker.RunProgram (package dist's search over object storage, say):
 	// the reduced search, then, when partial-order reduction found a
 	// violation, the unreduced search for the shortest trace. It must
 	// return what checker.RunProgram would.
-	Search func(context.Context, *checker.Program, checker.Options) (*checker.Result, error)
+	Search func(context.Context, *machine.Program, checker.Options) (*checker.Result, error)
 
-	// compile, when not nil, replaces checker.Compile (tests count the
+	// compile, when not nil, replaces machine.Compile (tests count the
 	// compilations of one check with it).
-	compile func(*spec.Model) (*checker.Program, error)
+	compile func(*spec.Model) (*machine.Program, error)
 }
 
 // OptionError is an option that [Options.Validate] rejects. Option names
@@ -105,7 +106,7 @@ func hasCheck(m *spec.Model, name string) bool {
 
 // program validates opts against m and returns opts.Program, or m
 // compiled once.
-func (opts Options) program(m *spec.Model) (*checker.Program, error) {
+func (opts Options) program(m *spec.Model) (*machine.Program, error) {
 	if err := opts.Validate(m); err != nil {
 		return nil, err
 	}
@@ -118,7 +119,7 @@ func (opts Options) program(m *spec.Model) (*checker.Program, error) {
 	if opts.compile != nil {
 		return opts.compile(m)
 	}
-	return checker.Compile(m)
+	return machine.Compile(m)
 }
 
 // Run checks m. Safety comes first: a violation there is reported with its
@@ -168,7 +169,7 @@ func Run(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, err
 	}
 	switch {
 	case lres.Verdict == checker.Violated:
-		res.Verdict, res.Violation, res.Reason = checker.Violated, lres.Violation, ""
+		res.Verdict, res.Violation, res.Stop = checker.Violated, lres.Violation, checker.NotStopped
 		res.Violations = []*checker.Violation{lres.Violation}
 		if lres.Violation.Kind != checker.Property {
 			res.Undecided = selectedProperties(m, opts.Only)
@@ -181,7 +182,7 @@ func Run(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, err
 		}
 		res.Notes = append(res.Notes, notes...)
 	case lres.Verdict == checker.Unknown && res.Verdict == checker.Holds:
-		res.Verdict, res.Reason = checker.Unknown, lres.Reason
+		res.Verdict, res.Stop = checker.Unknown, lres.Stop
 		res.Undecided = selectedProperties(m, opts.Only)
 	case lres.Verdict == checker.Holds && res.Verdict == checker.Holds && len(m.Fairness) > 0:
 		notes, err := neededFairness(ctx, lc, m, opts)
@@ -248,7 +249,7 @@ func Safety(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, 
 // A property whose product search stops early (a limit, or an assertion or
 // runtime error met on the way, which the safety search reports) is
 // listed in res.Undecided.
-func continueProperties(ctx context.Context, prog *checker.Program, opts Options, res *checker.Result) error {
+func continueProperties(ctx context.Context, prog *machine.Program, opts Options, res *checker.Result) error {
 	m := prog.Model
 	lc := ltl.NewProgramChecker(prog)
 	for _, name := range selectedProperties(m, opts.Only) {
@@ -268,7 +269,7 @@ func continueProperties(ctx context.Context, prog *checker.Program, opts Options
 			v := lres.Violation
 			res.Violations = append(res.Violations, v)
 			if res.Verdict != checker.Violated {
-				res.Verdict, res.Violation, res.Reason = checker.Violated, v, ""
+				res.Verdict, res.Violation, res.Stop = checker.Violated, v, checker.NotStopped
 			}
 			notes, err := starvation(prog, v)
 			if err != nil {
@@ -290,9 +291,9 @@ func continueProperties(ctx context.Context, prog *checker.Program, opts Options
 		case lres.Verdict == checker.Unknown:
 			res.Undecided = append(res.Undecided, name)
 			if res.Verdict == checker.Holds {
-				res.Verdict, res.Reason = checker.Unknown, lres.Reason
+				res.Verdict, res.Stop = checker.Unknown, lres.Stop
 			}
-			if lres.Reason == "timeout" || lres.Reason == "interrupted" {
+			if lres.Stop == checker.StopTimeout || lres.Stop == checker.StopInterrupted {
 				// The others would stop at once for the same reason.
 				res.Undecided = append(res.Undecided, propertiesAfter(m, opts.Only, name)...)
 				return nil
@@ -352,8 +353,8 @@ func hasProperties(m *spec.Model, only []string) bool {
 // unreduced system (symmetry keeps distances, so it stays on). Each is at
 // most as deep as the one found, so the search is bounded by the longest
 // found trace; the statistics stay those of the reduced search.
-func shortest(ctx context.Context, search func(context.Context, *checker.Program, checker.Options) (*checker.Result, error),
-	prog *checker.Program, copts checker.Options, res *checker.Result) error {
+func shortest(ctx context.Context, search func(context.Context, *machine.Program, checker.Options) (*checker.Result, error),
+	prog *machine.Program, copts checker.Options, res *checker.Result) error {
 	copts.Ample = nil
 	copts.MaxDepth = 0
 	for _, v := range res.Violations {

@@ -297,8 +297,8 @@ func TestContinue(t *testing.T) {
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("violations by name (-want +got):\n%s", diff)
 			}
-			if res.Violation != res.Violations[0] || res.Stopped || len(res.Undecided) != 0 {
-				t.Errorf("violation %v, stopped %v, undecided %v", res.Violation == res.Violations[0], res.Stopped, res.Undecided)
+			if res.Violation != res.Violations[0] || res.Stop == checker.StopAtViolation || len(res.Undecided) != 0 {
+				t.Errorf("violation %v, stopped %v, undecided %v", res.Violation == res.Violations[0], res.Stop == checker.StopAtViolation, res.Undecided)
 			}
 			all, err := Run(ctx, clean, tt.opts)
 			if err != nil {
@@ -322,8 +322,8 @@ func TestContinue(t *testing.T) {
 			if diff := cmp.Diff(summary(res.Violation), summary(def.Violation)); diff != "" {
 				t.Errorf("default run's violation (-continue +default):\n%s", diff)
 			}
-			if !def.Stopped || len(def.Violations) != 1 || def.Stats.States >= res.Stats.States {
-				t.Errorf("default run: stopped %v, %d violations, %d states (continue: %d)", def.Stopped, len(def.Violations), def.Stats.States, res.Stats.States)
+			if def.Stop != checker.StopAtViolation || len(def.Violations) != 1 || def.Stats.States >= res.Stats.States {
+				t.Errorf("default run: stopped %v, %d violations, %d states (continue: %d)", def.Stop == checker.StopAtViolation, len(def.Violations), def.Stats.States, res.Stats.States)
 			}
 			if diff := cmp.Diff([]string{"L"}, def.Undecided); diff != "" {
 				t.Errorf("default run's undecided properties (-want +got):\n%s", diff)

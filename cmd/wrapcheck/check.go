@@ -18,6 +18,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/spec/syntax"
@@ -167,7 +168,7 @@ func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
 		return usage(err)
 	}
 	// One compilation serves the searches and the rendering.
-	compiled, err := checker.Compile(m)
+	compiled, err := machine.Compile(m)
 	if err != nil {
 		return renderError(cmd, f.format, file, &exitError{code: exitUsage, err: err})
 	}

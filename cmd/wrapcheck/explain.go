@@ -111,7 +111,7 @@ func runExplain(cmd *cobra.Command, path string, f explainFlags) error {
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: every check holds: nothing to explain\n", m.Name)
 			return nil
 		case checker.Unknown:
-			return &exitError{code: exitIncomplete, err: fmt.Errorf("%s: the search stopped early (%s): nothing to explain", m.Name, res.Reason)}
+			return &exitError{code: exitIncomplete, err: fmt.Errorf("%s: the search stopped early (%s): nothing to explain", m.Name, res.Reason())}
 		}
 		v = res.Violation
 	}

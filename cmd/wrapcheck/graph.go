@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
@@ -58,7 +59,7 @@ func runGraph(cmd *cobra.Command, path string, f graphFlags) error {
 	if err != nil {
 		return err
 	}
-	prog, err := checker.Compile(m)
+	prog, err := machine.Compile(m)
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}

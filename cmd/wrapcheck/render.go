@@ -9,13 +9,14 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
 // renderFunc prints a checker.Result in one output format, with vet's
 // warnings about the spec; prog is the model compiled for the search.
-type renderFunc func(w io.Writer, m *spec.Model, prog *checker.Program, res *checker.Result, vet []report.Diagnostic) error
+type renderFunc func(w io.Writer, m *spec.Model, prog *machine.Program, res *checker.Result, vet []report.Diagnostic) error
 
 // formatNames lists the --format values of `check`, in help order.
 var formatNames = []string{"text", "json", "sarif", "junit", "mermaid", "dot"}
@@ -27,27 +28,27 @@ func newRenderer(cmd *cobra.Command, f checkFlags) (renderFunc, error) {
 	switch f.format {
 	case "text":
 		color := isColorTerminal(cmd.OutOrStdout())
-		return func(w io.Writer, m *spec.Model, prog *checker.Program, res *checker.Result, vet []report.Diagnostic) error {
+		return func(w io.Writer, m *spec.Model, prog *machine.Program, res *checker.Result, vet []report.Diagnostic) error {
 			return report.TextOptions{Color: color, Explain: true, Warnings: vet, Strict: f.strict, Program: prog}.Render(w, m, res)
 		}, nil
 	case "json":
-		return func(w io.Writer, m *spec.Model, prog *checker.Program, res *checker.Result, vet []report.Diagnostic) error {
+		return func(w io.Writer, m *spec.Model, prog *machine.Program, res *checker.Result, vet []report.Diagnostic) error {
 			return report.JSONOptions{Warnings: vet, Strict: f.strict}.Render(w, m, res)
 		}, nil
 	case "sarif":
-		return func(w io.Writer, m *spec.Model, prog *checker.Program, res *checker.Result, vet []report.Diagnostic) error {
+		return func(w io.Writer, m *spec.Model, prog *machine.Program, res *checker.Result, vet []report.Diagnostic) error {
 			return report.SARIFOptions{Warnings: vet, Strict: f.strict, ToolVersion: toolVersion()}.Render(w, m, res)
 		}, nil
 	case "junit":
-		return func(w io.Writer, m *spec.Model, prog *checker.Program, res *checker.Result, vet []report.Diagnostic) error {
+		return func(w io.Writer, m *spec.Model, prog *machine.Program, res *checker.Result, vet []report.Diagnostic) error {
 			return report.JUnitOptions{Only: f.only, NoDeadlock: f.noDeadlock, Warnings: vet, Strict: f.strict}.Render(w, m, res)
 		}, nil
 	case "mermaid":
-		return func(w io.Writer, m *spec.Model, _ *checker.Program, res *checker.Result, _ []report.Diagnostic) error {
+		return func(w io.Writer, m *spec.Model, _ *machine.Program, res *checker.Result, _ []report.Diagnostic) error {
 			return report.Mermaid(w, m, res)
 		}, nil
 	case "dot":
-		return func(w io.Writer, m *spec.Model, _ *checker.Program, res *checker.Result, _ []report.Diagnostic) error {
+		return func(w io.Writer, m *spec.Model, _ *machine.Program, res *checker.Result, _ []report.Diagnostic) error {
 			return report.DOT(w, m, res)
 		}, nil
 	}

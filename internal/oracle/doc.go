@@ -1,14 +1,14 @@
 // Package oracle is a second, deliberately simple semantics of the wrap
 // language, written from its reference (docs/language.md) alone, that the
-// tests use to check the real engine (package checker and the front end
-// behind it).
+// tests use to check the real engine (packages machine and checker, and
+// the front end behind them).
 //
 // It interprets the IR (*spec.Model) by walking its trees: a state is a
 // plain []int64 of slots, values are freshly allocated []int64 (one scalar
 // per slot, in the IR's value encoding), a runtime error is a Go panic
 // recovered around the statement that raised it, the visited set is a Go
 // map keyed by the state's bytes and the search is a sequential
-// breadth-first search. It shares no code with package checker: no
+// breadth-first search. It shares no code with machine or checker: no
 // compiled closures, no bit packing, no undo trail, no constant folding.
 // It is slow (a few hundred thousand transitions a second) and meant for
 // specs of at most a few hundred thousand states.

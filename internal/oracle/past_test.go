@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
@@ -335,7 +335,7 @@ func atomsV() []string {
 
 func checkPastSpec(t *testing.T, name, src string, m *spec.Model, f *pnode, atoms []string, r *rand.Rand) {
 	t.Helper()
-	p, err := checker.Compile(m)
+	p, err := machine.Compile(m)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -343,7 +343,7 @@ func checkPastSpec(t *testing.T, name, src string, m *spec.Model, f *pnode, atom
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	atomPred := map[string]*checker.Pred{}
+	atomPred := map[string]*machine.Pred{}
 	for i, a := range atoms {
 		pr, err := p.CompileExpr(m.Invariants[1+i].Expr.Args[0])
 		if err != nil {
@@ -352,22 +352,22 @@ func checkPastSpec(t *testing.T, name, src string, m *spec.Model, f *pnode, atom
 		atomPred[a] = pr
 	}
 	mc := p.NewMachine()
-	eval := func(pr *checker.Pred, s checker.State) bool {
+	eval := func(pr *machine.Pred, s machine.State) bool {
 		v, err := mc.Eval(pr, s)
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", name, err, src)
 		}
 		return v != 0
 	}
-	copyState := func(s checker.State) checker.State { return append(checker.State(nil), s...) }
-	var inits []checker.State
-	if err := mc.Init(func(_ int, s checker.State) { inits = append(inits, copyState(s)) }); err != nil {
+	copyState := func(s machine.State) machine.State { return append(machine.State(nil), s...) }
+	var inits []machine.State
+	if err := mc.Init(func(_ int, s machine.State) { inits = append(inits, copyState(s)) }); err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
 
 	// random walks: the monitors against the definitions
 	for w := 0; w < 6; w++ {
-		trace := []checker.State{inits[r.IntN(len(inits))]}
+		trace := []machine.State{inits[r.IntN(len(inits))]}
 		for k := 0; k < 12; k++ {
 			s := trace[k]
 			want := f.direct(k, 0, func(a string, j int) bool { return eval(atomPred[a], trace[j]) })
@@ -375,8 +375,8 @@ func checkPastSpec(t *testing.T, name, src string, m *spec.Model, f *pnode, atom
 				t.Errorf("%s: %s at step %d of a walk: engine %v, definition %v\n%s", name, f, k, got, want, src)
 				return
 			}
-			var succ []checker.State
-			if err := mc.Successors(s, func(_, _ int, t checker.State) { succ = append(succ, copyState(t)) }); err != nil {
+			var succ []machine.State
+			if err := mc.Successors(s, func(_, _ int, t machine.State) { succ = append(succ, copyState(t)) }); err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
 			if len(succ) == 0 {
@@ -394,12 +394,12 @@ func checkPastSpec(t *testing.T, name, src string, m *spec.Model, f *pnode, atom
 		}
 	}
 	buf := make([]int64, len(m.Slots))
-	userKey := func(s checker.State) string {
+	userKey := func(s machine.State) string {
 		p.Unpack(buf, s)
 		return fmt.Sprint(buf[:user])
 	}
 	type node struct {
-		s   checker.State
+		s   machine.State
 		mon map[string]bool
 	}
 	monKey := func(mon map[string]bool) string {
@@ -413,7 +413,7 @@ func checkPastSpec(t *testing.T, name, src string, m *spec.Model, f *pnode, atom
 	seen := map[string]bool{}
 	var queue []node
 	var transitions int64
-	visit := func(s checker.State, prev node, first bool) {
+	visit := func(s machine.State, prev node, first bool) {
 		cur := map[string]bool{}
 		id := 0
 		atom := func(a string) bool { return eval(atomPred[a], s) }
@@ -437,7 +437,7 @@ func checkPastSpec(t *testing.T, name, src string, m *spec.Model, f *pnode, atom
 	for len(queue) > 0 && len(seen) < 20000 && !t.Failed() {
 		nd := queue[0]
 		queue = queue[1:]
-		if err := mc.Successors(nd.s, func(_, _ int, t checker.State) {
+		if err := mc.Successors(nd.s, func(_, _ int, t machine.State) {
 			transitions++
 			visit(copyState(t), nd, false)
 		}); err != nil {

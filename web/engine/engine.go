@@ -16,6 +16,7 @@ import (
 
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/examples"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/spec/syntax"
@@ -234,7 +235,7 @@ func operands(text string) []string {
 // graph draws the state graph of m when it has at most MaxGraphStates
 // states, with the counterexample in red.
 func graph(ctx context.Context, resp *Response, m *spec.Model) error {
-	prog, err := checker.Compile(m)
+	prog, err := machine.Compile(m)
 	if err != nil {
 		return err
 	}
@@ -257,7 +258,7 @@ func graph(ctx context.Context, resp *Response, m *spec.Model) error {
 // reduction, keeping at most limit states (report.ExploreGraph, as
 // `wrapcheck graph` does).
 func ExploreGraph(m *spec.Model, limit int64) (*report.StateGraph, error) {
-	prog, err := checker.Compile(m)
+	prog, err := machine.Compile(m)
 	if err != nil {
 		return nil, err
 	}
@@ -267,7 +268,7 @@ func ExploreGraph(m *spec.Model, limit int64) (*report.StateGraph, error) {
 // explore lists the successors of the state slots (the initial states
 // when slots is nil), each with its action and agent answers.
 func explore(resp *Response, m *spec.Model, slots []int64) error {
-	prog, err := checker.Compile(m)
+	prog, err := machine.Compile(m)
 	if err != nil {
 		return err
 	}
@@ -280,18 +281,18 @@ func explore(resp *Response, m *spec.Model, slots []int64) error {
 	if slots == nil {
 		steps[0].State = make([]int64, prog.Slots())
 	}
-	visit := func(action int, t checker.State) {
+	visit := func(action int, t machine.State) {
 		st := make([]int64, prog.Slots())
 		prog.Unpack(st, t)
 		steps = append(steps, checker.Step{Action: action, State: st, Asked: slices.Clone(mach.Asked())})
 	}
 	ex := &Explore{}
 	if slots == nil {
-		err = mach.Init(func(_ int, t checker.State) { visit(-1, t) })
+		err = mach.Init(func(_ int, t machine.State) { visit(-1, t) })
 	} else {
-		packed := make(checker.State, prog.Words())
+		packed := make(machine.State, prog.Words())
 		prog.Pack(packed, slots)
-		err = mach.Successors(packed, func(action, _ int, t checker.State) { visit(action, t) })
+		err = mach.Successors(packed, func(action, _ int, t machine.State) { visit(action, t) })
 	}
 	if err != nil {
 		ex.Error = err.Error()

@@ -1,4 +1,4 @@
-package checker
+package machine
 
 import (
 	"math/bits"
@@ -101,6 +101,10 @@ const (
 	hashK1 = 0xe7037ed1a0b428db
 	hashK2 = 0x8ebc6af09c88c6e3
 )
+
+// Hash returns the hash a [Store] uses for vec (the search computes it
+// once per successor and hands it to Store.InsertHashed).
+func Hash(vec []uint64) uint64 { return hashWords(vec) }
 
 // hashWords is a wyhash-style 64-bit hash of a vector: each word is
 // folded in with a 64x64->128 multiply, then the result is finalised.

@@ -1,4 +1,4 @@
-package checker
+package machine
 
 import (
 	"errors"
@@ -18,10 +18,13 @@ const (
 	shardBits     = 8
 	nShards       = 1 << shardBits
 	shardInit     = 256 // initial table entries per shard
-	maxStates     = 1<<32 - 2
 	tagMask       = 0xFFFFFFFF00000000
 	cacheLine     = 64
 )
+
+// MaxStates is the most vectors a [Store] holds (its indexes are
+// uint32, and one value is kept free).
+const MaxStates = 1<<32 - 2
 
 // Store is the visited set: a concurrent set of fixed-width vectors, each
 // identified by a dense uint32 index in insertion order, with one
@@ -79,7 +82,7 @@ func NewStore(width int) *Store {
 	chunkBytes := int64(1<<s.shift) * int64(s.stride) * 8
 	n := int64(1) << (32 - s.shift)
 	n = min(n, max(1, maxArenaBytes/chunkBytes))
-	s.limit = min(int64(maxStates), n<<s.shift)
+	s.limit = min(int64(MaxStates), n<<s.shift)
 	s.chunks = make([]atomic.Pointer[[]uint64], n)
 	for i := range s.shards {
 		t := make([]uint64, shardInit)
@@ -139,11 +142,14 @@ func (s *Store) Insert(vec []uint64, link uint64) (idx uint32, isNew bool, err e
 // insert is Insert; lock false skips the shard locks, for a caller that
 // knows no other goroutine uses the store meanwhile.
 func (s *Store) insert(vec []uint64, link uint64, lock bool) (idx uint32, isNew bool, err error) {
-	return s.insertHashed(vec, hashWords(vec), link, lock)
+	return s.InsertHashed(vec, hashWords(vec), link, lock)
 }
 
-// insertHashed is insert with the hash of vec already computed.
-func (s *Store) insertHashed(vec []uint64, h, link uint64, lock bool) (idx uint32, isNew bool, err error) {
+// InsertHashed is [Store.Insert] with h = [Hash](vec) already computed
+// (the search hashes a batch of successors before inserting them). lock
+// false skips the shard locks, for a caller that knows no other goroutine
+// uses the store meanwhile.
+func (s *Store) InsertHashed(vec []uint64, h, link uint64, lock bool) (idx uint32, isNew bool, err error) {
 	sh := &s.shards[h>>(64-shardBits)]
 	tag := h & tagMask
 	if lock {
@@ -266,11 +272,12 @@ func equalWords(a, b []uint64) bool {
 	return true
 }
 
-// touchRecord loads the first word of the record that the first table
+// TouchRecord loads the first word of the record that the first table
 // slot of hash h names, if its tag matches: a duplicate's vector is then
-// in cache for the comparison of the following insert. Like touch, it
-// takes no lock and may read a stale table.
-func (s *Store) touchRecord(h uint64) uint64 {
+// in cache for the comparison of the following insert. Like Touch, it
+// takes no lock and may read a stale table. The result means nothing; a
+// caller sums it into a sink so that the load is not optimised away.
+func (s *Store) TouchRecord(h uint64) uint64 {
 	tab := *s.shards[h>>(64-shardBits)].tab.Load()
 	e := atomic.LoadUint64(&tab[(h>>32)&uint64(len(tab)-1)])
 	if e == 0 || e&tagMask != h&tagMask {
@@ -284,16 +291,17 @@ func (s *Store) touchRecord(h uint64) uint64 {
 	return (*cp)[int(idx&s.mask)*s.stride+1]
 }
 
-// touch loads the table slot of hash h so that a following insert finds
-// it in cache. It takes no lock and may read a stale table.
-func (s *Store) touch(h uint64) uint64 {
+// Touch loads the table slot of hash h so that a following insert finds
+// it in cache. It takes no lock and may read a stale table. The result
+// means nothing, as TouchRecord's.
+func (s *Store) Touch(h uint64) uint64 {
 	tab := *s.shards[h>>(64-shardBits)].tab.Load()
 	return atomic.LoadUint64(&tab[(h>>32)&uint64(len(tab)-1)])
 }
 
-// reset empties the store for reuse, keeping its chunks and tables; the
+// Reset empties the store for reuse, keeping its chunks and tables; the
 // caller is the only goroutine using the store.
-func (s *Store) reset() {
+func (s *Store) Reset() {
 	s.n.Store(0)
 	for i := range s.shards {
 		sh := &s.shards[i]

@@ -1,4 +1,4 @@
-package checker
+package machine
 
 // Enabled appends to dst the actions whose guard holds in s, ascending,
 // and returns the extended slice. A guard whose evaluation fails counts

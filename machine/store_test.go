@@ -1,4 +1,4 @@
-package checker
+package machine
 
 import (
 	"testing"
@@ -49,5 +49,39 @@ func TestStoreChunks(t *testing.T) {
 	}
 	if b := s.Bytes(); b > 64<<20 {
 		t.Errorf("%d wide vectors hold %d bytes", n, b)
+	}
+}
+
+func TestStore(t *testing.T) {
+	s := NewStore(2)
+	vecs := [][]uint64{{1, 2}, {2, 1}, {1, 2}, {0, 0}}
+	type ins struct {
+		Idx   uint32
+		IsNew bool
+	}
+	var got []ins
+	for _, v := range vecs {
+		i, n, err := s.Insert(v, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, ins{i, n})
+	}
+	want := []ins{{0, true}, {1, true}, {0, false}, {2, true}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	// Grow well past the initial tables.
+	for i := range uint64(100000) {
+		if _, n, _ := s.Insert([]uint64{i, i * 3}, 0); n != (i > 0) {
+			// {0,0} is already stored
+			t.Fatalf("insert %d: new = %v", i, n)
+		}
+	}
+	if s.Len() != 100002 {
+		t.Errorf("Len = %d, want 100002", s.Len())
+	}
+	if diff := cmp.Diff([]uint64{5, 15}, s.Vector(func() uint32 { i, _, _ := s.Insert([]uint64{5, 15}, 0); return i }())); diff != "" {
+		t.Errorf("Vector (-want +got):\n%s", diff)
 	}
 }

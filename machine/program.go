@@ -1,4 +1,4 @@
-package checker
+package machine
 
 import (
 	"errors"
@@ -55,15 +55,16 @@ type compiledAction struct {
 type compiledInv struct {
 	name  string
 	pos   spec.Position
-	conjs []conj // the invariant is the conjunction, evaluated in order
-	ante  evalFn // for `forall..: a implies b`: exists..: a; nil otherwise
+	conjs []Conjunct // the invariant is the conjunction, evaluated in order
+	ante  evalFn     // for `forall..: a implies b`: exists..: a; nil otherwise
 }
 
-// conj is one conjunct of an invariant (a top-level `and` operand or an
-// unrolled forall instance) with the state slots it may read. A state is
-// only expanded when it satisfies every invariant, so a successor need
-// not re-evaluate a conjunct whose slots it did not change.
-type conj struct {
+// Conjunct is one conjunct of an invariant (a top-level `and` operand or
+// an unrolled forall instance) with the state slots it may read. A state
+// is only expanded when it satisfies every invariant, so a successor need
+// not re-evaluate a conjunct whose slots it did not change. Evaluate it
+// with [Machine.EvalConjunct].
+type Conjunct struct {
 	eval  evalFn
 	slots []int32 // the state slots it may read, ascending
 }
@@ -622,7 +623,7 @@ func (m *Machine) Eval(pr *Pred, s State) (int64, error) {
 // conjuncts splits an invariant into its conjuncts, left to right.
 // Evaluating them in order and stopping at the first false one is the
 // short-circuit evaluation of the whole.
-func (c *compiler) conjuncts(e *spec.Expr, cx frameCtx, out []conj) []conj {
+func (c *compiler) conjuncts(e *spec.Expr, cx frameCtx, out []Conjunct) []Conjunct {
 	switch e.Op {
 	case spec.OpAnd:
 		return c.conjuncts(e.Args[1], cx, c.conjuncts(e.Args[0], cx, out))
@@ -646,7 +647,7 @@ func (c *compiler) conjuncts(e *spec.Expr, cx frameCtx, out []conj) []conj {
 			slots = append(slots, int32(s))
 		}
 	}
-	return append(out, conj{eval: c.scalar(e, cx), slots: slots})
+	return append(out, Conjunct{eval: c.scalar(e, cx), slots: slots})
 }
 
 // reads marks in read every state slot e may read (every slot of an

@@ -1,0 +1,30 @@
+package machine
+
+// Kind is the kind of a failed check: a [ExecError] is an Assertion or a
+// RuntimeError; the search reports the others (package checker's
+// Violation).
+type Kind uint8
+
+// Kinds of failed checks.
+const (
+	Invariant    Kind = iota // an invariant is false in a reachable state
+	Property                 // an LTL property is violated (reported by package ltl)
+	Deadlock                 // a reachable non-terminal state has no enabled action
+	Assertion                // an assert statement failed
+	RuntimeError             // out-of-range value or index, division by zero, bad set element
+)
+
+var kindNames = [...]string{"invariant", "property", "deadlock", "assertion", "runtime-error"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "kind?"
+}
+
+// Answer is an agent answer taken on a step, in the order asked.
+type Answer struct {
+	Agent int     // index into spec.Model.Agents
+	Value []int64 // Agent.Result.Width scalars
+}

@@ -1,0 +1,213 @@
+package machine
+
+// The methods of this file are the interface of a search (package
+// checker's breadth-first search, its trace rebuilding): they run the
+// compiled actions on a loaded state and hand each successor, unpacked,
+// to a callback, without the per-call set-up of [Machine.Successors].
+// A search relies on what their comments say and on nothing else.
+//
+// The flow of one expansion: [Machine.Load] the packed state, then
+// [Machine.RunAction] for each action (or the ones [Machine.Guard]
+// selects); the function given to [Machine.OnState] is called for every
+// successor, with the successor in [Machine.Slots] and its action and
+// ordinal in [Machine.Action] and [Machine.Ordinal]. A failing branch
+// makes no successor: RunAction reports false, and [Machine.Failure] and
+// [Machine.FailOrdinal] describe the first failure until
+// [Machine.ClearFailure].
+
+// Actions returns the number of actions (len(Model.Actions)).
+func (p *Program) Actions() int { return len(p.actions) }
+
+// Conjuncts returns the conjuncts of invariant i (an index into
+// Model.Invariants), in evaluation order. Do not modify the slice.
+func (p *Program) Conjuncts(i int) []Conjunct { return p.invs[i].conjs }
+
+// HasAntecedent reports whether invariant i has the form `a implies b`
+// (possibly under forall): [Machine.Antecedent] then evaluates its
+// antecedent.
+func (p *Program) HasAntecedent(i int) bool { return p.invs[i].ante != nil }
+
+// HasTerminal reports whether the model has a terminal predicate.
+func (p *Program) HasTerminal() bool { return p.terminal != nil }
+
+// SlotBits returns where slot i lies in a packed [State]: the index of
+// its word and the mask of its bits in that word (0 for a slot of one
+// value, which takes no bits).
+func (p *Program) SlotBits(i int) (word int, mask uint64) {
+	ps := &p.lay.slots[i]
+	return int(ps.word), ps.mask << ps.shift
+}
+
+// UnpackSlots decodes only the given slots of the packed state src into
+// dst (Slots long); the other entries of dst are left as they are.
+func (p *Program) UnpackSlots(dst []int64, src State, slots []int32) {
+	p.lay.unpackSlots(dst, src, slots)
+}
+
+// Slots returns the read-only state slots this conjunct may read, ascending.
+func (c *Conjunct) Slots() []int32 { return c.slots }
+
+// OnState sets the function that RunInit and RunAction call for each
+// state they make: the new state is in m.Slots() during the call, and
+// the trail of its writes gives [Machine.Repack]. Init, Successors,
+// SuccessorsOf and Stutter replace it with their own.
+func (m *Machine) OnState(f func(m *Machine)) { m.leaf = f }
+
+// Slots returns the machine's action state: the state loaded by Load or
+// LoadSlots, or, during an OnState call, the new state. The slice is the
+// machine's memory: valid until the next call, writable only by a
+// callback that restores what it changed.
+func (m *Machine) Slots() []int64 { return m.mem[:m.p.n:m.p.n] }
+
+// CheckSlots returns the unpacked state that predicates (invariants,
+// the terminal predicate, EvalConjunct, Antecedent) read: the search may
+// write a state there, or a canonical copy of Slots, and evaluate over it.
+func (m *Machine) CheckSlots() []int64 {
+	p := m.p
+	return m.mem[p.checkOff : p.checkOff+p.n : p.checkOff+p.n]
+}
+
+// UnpackCheck decodes the packed state s into CheckSlots.
+func (m *Machine) UnpackCheck(s State) {
+	p := m.p
+	p.lay.unpack(m.mem[p.checkOff:p.checkOff+p.n], s)
+}
+
+// UnpackCheckSlots decodes only the given slots of s into CheckSlots
+// (the slots of a Conjunct, say).
+func (m *Machine) UnpackCheckSlots(s State, slots []int32) {
+	p := m.p
+	p.lay.unpackSlots(m.mem[p.checkOff:p.checkOff+p.n], s, slots)
+}
+
+// Load unpacks s into the action state, to be expanded by RunAction, and
+// restarts the successor ordinals at 0.
+func (m *Machine) Load(s State) {
+	m.load(s)
+	m.ord = 0
+}
+
+// LoadSlots is Load from an unpacked state (Slots long).
+func (m *Machine) LoadSlots(u []int64) {
+	copy(m.mem[:m.p.n], u)
+	m.ord = 0
+}
+
+// RunInit resets the action state to the zero state and runs the init
+// block, every branch of it, calling the OnState function per initial
+// state (ordinals 0, 1, .. in branch order, failing branches included).
+// It reports false when a branch failed.
+func (m *Machine) RunInit() bool { return m.runInit() }
+
+// RunAction runs action a on the loaded state, every branch of it,
+// calling the OnState function per successor; the action state is the
+// loaded one again when it returns. It reports false when a failure has
+// been raised since ClearFailure: a failing branch takes an ordinal, as a
+// successor does, and makes no state.
+func (m *Machine) RunAction(a int) bool { return m.runAction(a) }
+
+// Guard reports whether action a's guard holds in the loaded state; a
+// guard whose evaluation fails counts as enabled (RunAction reports the
+// failure).
+func (m *Machine) Guard(a int) bool {
+	g := m.enabledGuard(a)
+	m.err = nil
+	return g
+}
+
+// Action returns the action being run (-1: the init block).
+func (m *Machine) Action() int { return m.action }
+
+// Ordinal returns, during an OnState call, the ordinal of the new state
+// among the loaded state's successors in (action, branch) order, failing
+// branches included; after RunAction, the number of them so far.
+func (m *Machine) Ordinal() int { return m.ord }
+
+// Repack writes into dst (Words long) the packed new state, during an
+// OnState call: parent (the packed loaded state) with only the slots
+// written on this branch re-encoded. Without a canonicalisation it is
+// Pack(dst, m.Slots()), at the cost of the writes.
+func (m *Machine) Repack(dst, parent State) {
+	copy(dst, parent)
+	n := m.p.n
+	src := m.mem[:n]
+	sl := m.p.lay.slots
+	for _, u := range m.trail {
+		if int(u.off) < n {
+			p := &sl[u.off]
+			dst[p.word] = dst[p.word]&^(p.mask<<p.shift) | (uint64(src[u.off]-p.lo)&p.mask)<<p.shift
+		}
+	}
+}
+
+// Failure returns the first failure raised since ClearFailure, or nil.
+func (m *Machine) Failure() *ExecError {
+	if m.failed == nil {
+		return nil
+	}
+	return m.failure()
+}
+
+// FailOrdinal returns the ordinal (as Ordinal) of the branch of the
+// first failure raised since ClearFailure; it keeps that value after
+// ClearFailure, and after Init, Successors or SuccessorsOf returned the
+// failure, until the next failure.
+func (m *Machine) FailOrdinal() int { return m.failOrd }
+
+// FailedStep returns the action of the first failure since ClearFailure
+// (-1: init), and, when RecordAnswers is on, the state in which it
+// happened and the agent answers taken on its branch. The slices are
+// valid until the next failure.
+func (m *Machine) FailedStep() (action int, state []int64, asked []Answer) {
+	return m.failAction, m.failState, m.failAsked
+}
+
+// ClearFailure forgets the failures raised so far and rolls back any
+// writes still on the trail.
+func (m *Machine) ClearFailure() {
+	m.clearFailure()
+	m.undo(0)
+}
+
+// EvalConjunct evaluates c over CheckSlots. ok is false when the
+// evaluation failed: PredFailure then returns the error.
+func (m *Machine) EvalConjunct(c *Conjunct) (v int64, ok bool) {
+	v = c.eval(m)
+	return v, m.err == nil
+}
+
+// PredFailure returns the failure of the last predicate evaluation
+// (EvalConjunct), which belongs to no action, and clears it. The
+// failures raised by branches stay recorded.
+func (m *Machine) PredFailure() *ExecError { return m.predFailure() }
+
+// Antecedent reports whether the antecedent of invariant i (see
+// Program.HasAntecedent) holds over CheckSlots; a failing evaluation
+// counts as false.
+func (m *Machine) Antecedent(i int) bool {
+	v := m.p.invs[i].ante(m)
+	m.err = nil
+	return v != 0
+}
+
+// LoadedTerminal reports whether the loaded state (Slots) satisfies the
+// terminal predicate (false without one, or when its evaluation fails).
+// It overwrites CheckSlots.
+func (m *Machine) LoadedTerminal() bool {
+	p := m.p
+	if p.terminal == nil {
+		return false
+	}
+	copy(m.mem[p.checkOff:p.checkOff+p.n], m.mem[:p.n])
+	v := p.terminal(m)
+	m.err = nil
+	return v != 0
+}
+
+// padded returns a zeroed slice of n counters with a cache line of slack
+// on both sides, so that the memories of machines never share a cache
+// line.
+func padded(n int) []int64 {
+	b := make([]int64, n+32)
+	return b[16 : 16+n : 16+n]
+}
