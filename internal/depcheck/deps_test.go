@@ -32,7 +32,7 @@ var allowed = map[string][]string{
 	"spec":              {"spec/syntax"},
 	"spec/syntax":       {"github.com/alecthomas/participle/v2"},
 	"internal/golden":   {"github.com/google/go-cmp", "github.com/rogpeppe/go-internal"},
-	"dist":              {"verify", "reduce", "checker", "machine", "spec", "spec/syntax", "gocloud.dev", "github.com/klauspost/compress"},
+	"dist":              {"checker", "machine", "spec", "gocloud.dev", "github.com/klauspost/compress"},
 	"internal/oracle":   {"spec", "spec/syntax"}, // its tests alone may import machine, checker and verify, to compare
 	"internal/depcheck": {},
 	"docs":              {},
