@@ -577,6 +577,9 @@ func (w *worker) finishLevel(L int, sum *summary) error {
 		}
 		sw.key(w.keys[i])
 		sum.keys[r] = w.keys[i]
+		if len(w.bads) == 0 {
+			continue
+		}
 		if b, ok := w.bads[idx]; ok && (sum.bad == nil || w.keys[i].less(sum.bad.k)) {
 			sum.bad = &badState{k: w.keys[i], local: r, b: b}
 		}

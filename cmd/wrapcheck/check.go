@@ -18,6 +18,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/dist"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
@@ -196,7 +197,11 @@ func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
 		err = ferr
 	}
 	if err != nil {
-		return renderError(cmd, f.format, file, &exitError{code: exitUsage, err: err})
+		code := exitUsage
+		if errors.Is(err, dist.ErrStale) {
+			code = exitIncomplete // a worker replaced by a restarted one: not a failure of the run
+		}
+		return renderError(cmd, f.format, file, &exitError{code: code, err: err})
 	}
 	if f.dist.worker && f.dist.index > 0 {
 		return verdictExit(res)
