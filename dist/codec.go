@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
@@ -109,7 +108,7 @@ func (r *reader) count(size int) int {
 func (r *reader) key() key { return key{p: r.u(), ord: r.u()} }
 
 func (r *reader) execError() *machine.ExecError {
-	ex := &machine.ExecError{Kind: checker.Kind(r.u())}
+	ex := &machine.ExecError{Kind: machine.Kind(r.u())}
 	ex.Pos = spec.Position{Filename: r.str(), Offset: int(r.i()), Line: int(r.i()), Col: int(r.i())}
 	ex.Msg = r.str()
 	ex.Action = int(r.i())
@@ -220,6 +219,9 @@ func decodeSummary(p []byte) (*summary, error) {
 	s.deadlock = r.i()
 	if r.u() != 0 {
 		s.fail = &failure{k: r.key(), ex: r.execError()}
+		if s.fail.ex.Kind != machine.Assertion && s.fail.ex.Kind != machine.RuntimeError {
+			r.err = errPayload
+		}
 	}
 	if r.u() != 0 {
 		s.bad = &badState{k: r.key(), local: int(r.i())}

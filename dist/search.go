@@ -241,13 +241,29 @@ func (w *worker) readSummaries(level int) ([]*summary, error) {
 			return err
 		}
 		s, err := decodeSummary(p)
-		if err != nil || len(s.fired) != len(w.fired) || len(s.witnessed) != len(w.witnessed) {
+		if err != nil || !w.plausible(s) {
 			return &CorruptError{Path: n.Key(), Msg: "summary payload does not decode"}
 		}
 		sums[j] = s
 		return nil
 	})
 	return sums, err
+}
+
+// plausible reports whether the indexes a summary holds are in range for
+// the model (a frame with a good checksum can still be made by hand).
+func (w *worker) plausible(s *summary) bool {
+	m := w.e.prog.Model
+	okEx := func(ex *machine.ExecError) bool { return ex == nil || ex.Action >= -1 && ex.Action < len(m.Actions) }
+	switch {
+	case len(s.fired) != len(w.fired) || len(s.witnessed) != len(w.witnessed):
+		return false
+	case s.fail != nil && !okEx(s.fail.ex):
+		return false
+	case s.bad != nil && (s.bad.local < 0 || s.bad.local >= len(s.keys) || s.bad.b.inv < 0 || s.bad.b.inv >= len(m.Invariants) || !okEx(s.bad.b.ex)):
+		return false
+	}
+	return true
 }
 
 // ioConcurrency bounds the store requests one worker has in flight.

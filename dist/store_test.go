@@ -12,6 +12,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/memblob"
+
+	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
 )
 
 var testMan = Manifest{Spec: "abc123", Workers: 2}
@@ -270,5 +273,49 @@ func TestStoreFileLayout(t *testing.T) {
 	}
 	if _, err := url.Parse(u); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSummaryPlausible: a summary frame with a good checksum but indexes
+// out of range for the model is refused, not used.
+func TestSummaryPlausible(t *testing.T) {
+	m := load(t, "../examples/approval/toctou.wrap", nil)
+	prog, err := machine.Compile(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := newEngine(prog, checker.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &worker{e: e, fired: make([]int64, len(m.Actions)), witnessed: make([]bool, len(m.Invariants))}
+	good := func() *summary {
+		return &summary{keys: []key{{0, 1}}, fired: make([]int64, len(m.Actions)), witnessed: make([]bool, len(m.Invariants)), deadlock: -1}
+	}
+	tests := []struct {
+		name string
+		edit func(s *summary)
+		want bool
+	}{
+		{"good", func(*summary) {}, true},
+		{"fired", func(s *summary) { s.fired = nil }, false},
+		{"bad-inv", func(s *summary) { s.bad = &badState{local: 0, b: bad{inv: len(m.Invariants)}} }, false},
+		{"bad-local", func(s *summary) { s.bad = &badState{local: -1} }, false},
+		{"fail-action", func(s *summary) {
+			s.fail = &failure{ex: &machine.ExecError{Kind: machine.Assertion, Action: len(m.Actions)}}
+		}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := good()
+			tt.edit(s)
+			d, err := decodeSummary(s.encode())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := w.plausible(d); got != tt.want {
+				t.Errorf("plausible = %t, want %t", got, tt.want)
+			}
+		})
 	}
 }
