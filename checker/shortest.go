@@ -7,18 +7,31 @@ import (
 	"github.com/wrapcheck/wrapcheck/machine"
 )
 
-// runShortest is runProgram with the shortest-trace guarantee kept under
+// Search is the signature of a search of a compiled model: the search of
+// this package ([RunProgram] without the guarantee below), or another
+// engine that gives the same Result for the same Options (package dist).
+type Search func(ctx context.Context, prog *machine.Program, opts Options) (*Result, error)
+
+// Shortest runs search with the shortest-trace guarantee kept under
 // Options.Ample: a violation found with ample sets is replaced by the
-// shortest one of the same check (see [shortest]).
-func runShortest(ctx context.Context, prog *machine.Program, opts Options, minParallel int) (*Result, error) {
-	res, err := runProgram(ctx, prog, opts, minParallel)
+// shortest one of the same check (see [shortest]), found by search
+// without them. [RunProgram] is Shortest over this package's search.
+func Shortest(ctx context.Context, search Search, prog *machine.Program, opts Options) (*Result, error) {
+	res, err := search(ctx, prog, opts)
 	if err != nil || res.Verdict != Violated || opts.Ample == nil {
 		return res, err
 	}
-	if err := shortest(ctx, prog, opts, minParallel, res); err != nil {
+	if err := shortest(ctx, search, prog, opts, res); err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// runShortest is runProgram under [Shortest].
+func runShortest(ctx context.Context, prog *machine.Program, opts Options, minParallel int) (*Result, error) {
+	return Shortest(ctx, func(ctx context.Context, prog *machine.Program, opts Options) (*Result, error) {
+		return runProgram(ctx, prog, opts, minParallel)
+	}, prog, opts)
 }
 
 // shortest replaces the violations of res, found with the ample sets of
@@ -31,14 +44,14 @@ func runShortest(ctx context.Context, prog *machine.Program, opts Options, minPa
 // the longest trace found reaches it. Stats, Stop and Coverage stay those
 // of the reduced search; a bounded search that ends without a violation
 // (a limit, ctx) leaves res as it is.
-func shortest(ctx context.Context, prog *machine.Program, opts Options, minParallel int, res *Result) error {
+func shortest(ctx context.Context, search Search, prog *machine.Program, opts Options, res *Result) error {
 	opts.Ample = nil
 	opts.MaxDepth = 0
 	for _, v := range res.Violations {
 		opts.MaxDepth = max(opts.MaxDepth, len(v.Trace)) // one more than the trace's steps: deadlocks at its depth are found
 	}
 	opts.Progress = nil
-	full, err := runProgram(ctx, prog, opts, minParallel)
+	full, err := search(ctx, prog, opts)
 	if err != nil {
 		return err
 	}

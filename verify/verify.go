@@ -46,6 +46,13 @@ type Options struct {
 	// that the caller's renderers share the one compilation; nil: Run
 	// compiles the model once for all its searches.
 	Program *machine.Program
+	// Search, when not nil, runs the safety searches in place of
+	// checker.RunProgram (package dist's search over object storage, say):
+	// the reduced search, then, when partial-order reduction found a
+	// violation, the unreduced search for the shortest trace
+	// (checker.Shortest over it). It must return what checker's own
+	// search returns for the same Options.
+	Search checker.Search
 
 	// compile, when not nil, replaces machine.Compile (tests count the
 	// compilations of one check with it).
@@ -210,6 +217,9 @@ func Safety(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, 
 		return nil, err
 	}
 	copts.Canon, copts.Ample = hooks.CanonFunc(), hooks.Ample
+	if opts.Search != nil {
+		return checker.Shortest(ctx, opts.Search, prog, copts)
+	}
 	return checker.RunProgram(ctx, prog, copts)
 }
 

@@ -18,6 +18,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/dist"
 	"github.com/wrapcheck/wrapcheck/explain"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/report"
@@ -47,10 +48,16 @@ type checkFlags struct {
 	only       []string
 	progress   string
 	strict     bool
+	dist       distFlags // --store and the worker's flags (worker.go)
 }
 
-func newCheckCmd() *cobra.Command {
+func newCheckCmd() *cobra.Command { return checkCommand(false) }
+
+// checkCommand returns `check`, or with worker set `worker` (worker.go),
+// which takes the same flags but --workers.
+func checkCommand(worker bool) *cobra.Command {
 	var f checkFlags
+	f.dist.worker = worker
 	cmd := &cobra.Command{
 		Use:   "check FILE...",
 		Short: "explore every reachable state and report the shortest counterexample",
@@ -80,12 +87,17 @@ the worst: 2, then 1, then 3, then 0.`,
 			if len(paths) == 1 {
 				return runCheck(cmd, paths[0], f)
 			}
+			if f.dist.store != "" {
+				return renderError(cmd, f.format, "", &exitError{code: exitUsage, err: fmt.Errorf("--store takes one spec, not %d", len(paths))})
+			}
 			return checkMany(cmd, paths, f)
 		},
 	}
 	fl := cmd.Flags()
 	fl.StringArrayVarP(&f.defines, "define", "D", nil, "override a constant: -D NAME=VALUE (repeatable)")
-	fl.IntVar(&f.workers, "workers", 0, "search goroutines (0: one per core)")
+	if !worker {
+		fl.IntVar(&f.workers, "workers", 0, "search goroutines (0: one per core)")
+	}
 	fl.BoolVar(&f.noSymmetry, "no-symmetry", false, "turn symmetry reduction off")
 	fl.BoolVar(&f.noPOR, "no-por", false, "turn partial-order reduction off")
 	fl.BoolVar(&f.compact, "hash-compact", false, "store visited states as 64-bit fingerprints (9-11 bytes per visited state in memory, plus one BFS level; trace records and the level being expanded go to $TMPDIR); reports the collision probability")
@@ -102,6 +114,7 @@ the worst: 2, then 1, then 3, then 0.`,
 	fl.StringArrayVar(&f.only, "only", nil, "check only this invariant or property (repeatable)")
 	fl.StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (a live line on a terminal), json (NDJSON lines) or off")
 	fl.BoolVar(&f.strict, "strict", false, "treat warnings (never-fired actions, vacuous invariants, vet's findings) as failures: exit 1")
+	addDistFlags(cmd, &f.dist)
 	return cmd
 }
 
@@ -160,16 +173,37 @@ func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
 		return renderError(cmd, f.format, file, &exitError{code: exitUsage, err: err})
 	}
 	opts.Program = compiled
+	check := verify.Run
+	finish := func() error { return nil }
+	if f.dist.store != "" {
+		ctx, finish, err = startDist(ctx, cmd, path, f, &opts)
+		if err != nil {
+			return renderError(cmd, f.format, file, &exitError{code: exitUsage, err: err})
+		}
+		if f.dist.worker && f.dist.index > 0 {
+			check = verify.Safety // worker 0 checks the properties and reports
+		}
+	}
 	prog := newProgress(cmd.ErrOrStderr(), f.progress)
 	if prog != nil {
 		opts.Progress = prog.update
 	}
-	res, err := verify.Run(ctx, m, opts)
+	res, err := check(ctx, m, opts)
 	if prog != nil {
 		prog.done()
 	}
+	if ferr := finish(); err == nil {
+		err = ferr
+	}
 	if err != nil {
-		return renderError(cmd, f.format, file, &exitError{code: exitUsage, err: err})
+		code := exitUsage
+		if errors.Is(err, dist.ErrStale) {
+			code = exitIncomplete // a worker replaced by a restarted one: not a failure of the run
+		}
+		return renderError(cmd, f.format, file, &exitError{code: code, err: err})
+	}
+	if f.dist.worker && f.dist.index > 0 {
+		return verdictExit(res)
 	}
 	if f.why {
 		if err := explain.Attach(ctx, m, res, opts); err != nil {

@@ -1,0 +1,301 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// The distributed search's tests run the wrapcheck that testscript.Main
+// put on PATH (this test binary under that name), so that check
+// --workers-local can start its workers as processes.
+
+// untimed blanks the fields of a JSON report that depend on timing or on
+// the number of workers.
+func untimed(b []byte) string {
+	s := regexp.MustCompile(`"seconds": \d+\.\d+`).ReplaceAllString(string(b), `"seconds": 0`)
+	return regexp.MustCompile(`"workers": \d+`).ReplaceAllString(s, `"workers": 0`)
+}
+
+// wrapcheck runs the wrapcheck on PATH in dir and returns its exit
+// code, stdout and stderr.
+func wrapcheck(t *testing.T, dir string, args ...string) (int, []byte, []byte) {
+	t.Helper()
+	c := exec.Command("wrapcheck", args...)
+	c.Dir = dir
+	var stdout, stderr bytes.Buffer
+	c.Stdout, c.Stderr = &stdout, &stderr
+	err := c.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, stdout.Bytes(), stderr.Bytes()
+}
+
+func storeURL(dir string) string {
+	return "file://" + filepath.ToSlash(dir) + "?create_dir=1&metadata=skip"
+}
+
+// distCases are the specs the process-level tests run: every example
+// (with the defines of the peers' counts) would take minutes of process
+// starts; these cover symmetry, partial-order reduction, deadlocks,
+// invariants, runtime errors, LTL properties and a spec that holds.
+var distCases = []struct {
+	path    string
+	defines []string
+}{
+	{"examples/approval/toctou.wrap", nil},
+	{"examples/approval/toctou_fixed_snapshot.wrap", nil},
+	{"examples/classic/naive_mutex_deadlock.wrap", nil},
+	{"examples/classic/philosophers.wrap", nil},
+	{"examples/classic/peterson_fair.wrap", nil},
+	{"examples/pipeline/release_after_outage.wrap", nil},
+	{"examples/peers/mutex_sym.wrap", nil},
+	{"examples/peers/pipeline.wrap", []string{"-D", "K=2", "-D", "N=2"}},
+}
+
+// TestDistMatchesCheck: check --store with 1, 2 and 4 local workers on
+// file:// prints check's JSON report, byte for byte but the timing and
+// worker fields.
+func TestDistMatchesCheck(t *testing.T) {
+	root, _ := filepath.Abs("../..")
+	for _, tc := range distCases {
+		args := append(append([]string{"check", "--format", "json", "--progress", "off"}, tc.defines...), tc.path)
+		wantCode, want, wantErr := wrapcheck(t, root, append(args[:1:1], append([]string{"--workers", "1"}, args[1:]...)...)...)
+		if wantCode == exitUsage {
+			t.Fatalf("check %s: %s", tc.path, wantErr)
+		}
+		for _, n := range []int{1, 2, 4} {
+			t.Run(fmt.Sprintf("%s/N%d", tc.path, n), func(t *testing.T) {
+				st := storeURL(t.TempDir())
+				a := append([]string{args[0], "--store", st, "--workers-local", fmt.Sprint(n)}, args[1:]...)
+				code, got, stderr := wrapcheck(t, root, a...)
+				if code != wantCode {
+					t.Fatalf("exit %d, want %d; stderr:\n%s", code, wantCode, stderr)
+				}
+				if diff := cmp.Diff(untimed(want), untimed(got)); diff != "" {
+					t.Errorf("check --store vs check (-want +got):\n%s", diff)
+				}
+				// The run is a checkpoint: a second check reads the result back.
+				code, again, _ := wrapcheck(t, root, a...)
+				if diff := cmp.Diff(untimed(want), untimed(again)); code != wantCode || diff != "" {
+					t.Errorf("second run: exit %d (-want +got):\n%s", code, diff)
+				}
+			})
+		}
+	}
+}
+
+// killSpec is a spec with enough levels that a worker is killed in the
+// middle of the search.
+var killSpec = struct {
+	path    string
+	defines []string
+}{"examples/peers/pipeline.wrap", []string{"-D", "K=2", "-D", "N=3"}}
+
+// TestDistKill: a worker killed with SIGKILL in the middle of a level and
+// started again with the same index resumes, and worker 0 reports check's
+// result.
+func TestDistKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	root, _ := filepath.Abs("../..")
+	dir := t.TempDir()
+	st := storeURL(dir)
+	base := append(append([]string{"--format", "json", "--progress", "off"}, killSpec.defines...), killSpec.path)
+	_, want, _ := wrapcheck(t, root, append([]string{"check", "--workers", "1"}, base...)...)
+	start := func(i int) (*exec.Cmd, *bytes.Buffer) {
+		c := exec.Command("wrapcheck", append([]string{"worker", "--store", st, "--index", fmt.Sprint(i), "--workers", "2"}, base...)...)
+		c.Dir = root
+		var out bytes.Buffer
+		c.Stdout, c.Stderr = &out, &out
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return c, &out
+	}
+	w0, out0 := start(0)
+	w1, _ := start(1)
+	// Kill worker 1 once level 4 is committed, while it expands level 5.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "s0", "L000004", "summary-1.wc")); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("level 4 never committed")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if err := w1.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	w1.Wait()
+	w1, out1 := start(1)
+	if err := w1.Wait(); err != nil && w1.ProcessState.ExitCode() != exitViolated && w1.ProcessState.ExitCode() != exitHolds {
+		t.Fatalf("restarted worker 1: %v\n%s", err, out1)
+	}
+	if err := w0.Wait(); err != nil && w0.ProcessState.ExitCode() != exitViolated && w0.ProcessState.ExitCode() != exitHolds {
+		t.Fatalf("worker 0: %v\n%s", err, out0)
+	}
+	if diff := cmp.Diff(untimed(want), untimed(out0.Bytes())); diff != "" {
+		t.Errorf("worker 0 after a killed worker 1 vs check (-want +got):\n%s", diff)
+	}
+	leases, _ := os.ReadDir(filepath.Join(dir, "lease", "1"))
+	if len(leases) != 2 {
+		t.Errorf("worker 1 took %d leases, want 2", len(leases))
+	}
+}
+
+// TestDistInterrupted: a check --store stopped by its timeout exits 3,
+// and the next run resumes from the last committed level to check's
+// result.
+func TestDistInterrupted(t *testing.T) {
+	root, _ := filepath.Abs("../..")
+	dir := t.TempDir()
+	st := storeURL(dir)
+	base := append(append([]string{"--format", "json", "--progress", "off"}, killSpec.defines...), killSpec.path)
+	_, want, _ := wrapcheck(t, root, append([]string{"check", "--workers", "1"}, base...)...)
+	code, out, stderr := wrapcheck(t, root, append([]string{"check", "--store", st, "--timeout", "300ms"}, base...)...)
+	if code != exitIncomplete || !strings.Contains(string(out), `"timeout"`) {
+		t.Fatalf("with --timeout: exit %d\n%s%s", code, out, stderr)
+	}
+	levels, _ := os.ReadDir(filepath.Join(dir, "s0"))
+	if len(levels) == 0 {
+		t.Fatal("no level committed before the timeout")
+	}
+	code, got, stderr := wrapcheck(t, root, append([]string{"check", "--store", st}, base...)...)
+	if code == exitUsage {
+		t.Fatalf("resumed: %s", stderr)
+	}
+	if diff := cmp.Diff(untimed(want), untimed(got)); diff != "" {
+		t.Errorf("resumed vs check (-want +got):\n%s", diff)
+	}
+}
+
+// TestDistBadStore: a store with a corrupt, truncated or foreign file, or
+// another run's manifest, gives a clear error and exit 2, never a verdict.
+func TestDistBadStore(t *testing.T) {
+	root, _ := filepath.Abs("../..")
+	spec := "examples/approval/toctou.wrap"
+	tests := []struct {
+		name   string
+		damage func(t *testing.T, dir, other string)
+		args   []string
+		want   string
+	}{
+		{"corrupt", func(t *testing.T, dir, _ string) { flip(t, filepath.Join(dir, "s0", "L000001", "states-0.wc")) }, nil,
+			"store file s0/L000001/states-0.wc: checksum mismatch: the file is corrupt"},
+		{"truncated", func(t *testing.T, dir, _ string) { truncate(t, filepath.Join(dir, "s0", "L000002", "summary-0.wc")) }, nil,
+			"store file s0/L000002/summary-0.wc: truncated"},
+		{"foreign", func(t *testing.T, dir, other string) {
+			copyFile(t, filepath.Join(other, "s0", "L000001", "states-0.wc"), filepath.Join(dir, "s0", "L000001", "states-0.wc"))
+		}, nil, "store file s0/L000001/states-0.wc: written by another run"},
+		{"another-run", func(*testing.T, string, string) {}, []string{"--no-symmetry"}, "holds another run: another spec or other options"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, other := t.TempDir(), t.TempDir()
+			run := func(d string, extra ...string) (int, []byte, []byte) {
+				return wrapcheck(t, root, append(append([]string{"check", "--store", storeURL(d), "--format", "json"}, extra...), spec)...)
+			}
+			if code, _, stderr := run(dir); code != exitViolated {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if code, _, stderr := run(other, "--no-por"); code == exitUsage {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			tt.damage(t, dir, other)
+			code, stdout, stderr := run(dir, tt.args...)
+			if code != exitUsage || !strings.Contains(string(stderr)+string(stdout), tt.want) {
+				t.Errorf("exit %d, want 2 and %q; stdout:\n%s\nstderr:\n%s", code, tt.want, stdout, stderr)
+			}
+			if regexp.MustCompile(`"verdict": "(holds|violated|incomplete)"`).Match(stdout) {
+				t.Errorf("a verdict from a damaged store:\n%s", stdout)
+			}
+		})
+	}
+}
+
+func flip(t *testing.T, path string) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 0x40
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func truncate(t *testing.T, path string) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b[:len(b)-5], 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDeployRecipes: the recipes of deploy/ run `wrapcheck worker` with
+// the flags it has, and their N agrees with the scheduler's count.
+func TestDeployRecipes(t *testing.T) {
+	worker := newWorkerCmd()
+	tests := []struct {
+		file  string
+		count *regexp.Regexp // the scheduler's N
+	}{
+		{"../../deploy/kubernetes/wrapcheck-job.yaml", regexp.MustCompile(`(?m)^\s*completions: (\d+)`)},
+		{"../../deploy/github-actions/distributed-check.yml", regexp.MustCompile(`index: \[((?:\d+, )*\d+)\]`)},
+	}
+	for _, tt := range tests {
+		t.Run(filepath.Base(tt.file), func(t *testing.T) {
+			b, err := os.ReadFile(tt.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			src := string(b)
+			for _, f := range regexp.MustCompile(`\s--([a-z][a-z-]*)`).FindAllStringSubmatch(src[strings.Index(src, "wrapcheck worker"):], -1) {
+				if worker.Flags().Lookup(f[1]) == nil {
+					t.Errorf("worker has no flag --%s", f[1])
+				}
+			}
+			m := regexp.MustCompile(`--workers (\d+)`).FindStringSubmatch(src)
+			c := tt.count.FindStringSubmatch(src)
+			if m == nil || c == nil {
+				t.Fatalf("no --workers N or no scheduler count")
+			}
+			n := c[1]
+			if strings.Contains(n, ",") {
+				n = fmt.Sprint(len(strings.Split(n, ",")))
+			}
+			if m[1] != n {
+				t.Errorf("--workers %s but the scheduler starts %s", m[1], n)
+			}
+		})
+	}
+}

@@ -1,0 +1,449 @@
+package dist
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc64"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+	"gocloud.dev/blob"
+	"gocloud.dev/gcerrors"
+
+	// The drivers of file:// and mem:// URLs; s3:// is registered by the
+	// command (package s3blob), so that a library user picks its clouds.
+	_ "gocloud.dev/blob/fileblob"
+	_ "gocloud.dev/blob/memblob"
+)
+
+// FormatVersion is the version of the store's file layout and frame
+// format; a store written by another version is refused.
+const FormatVersion = 1
+
+// Kind is the kind of a frame file.
+type Kind uint8
+
+// Frame kinds.
+const (
+	KindBatch   Kind = 1 + iota // successors sent by one worker to another
+	KindStates                  // the new states of a level owned by one worker
+	KindSummary                 // a worker's summary of a level
+	KindReply                   // the owner's answer to a batch (partial-order reduction)
+	KindResult                  // the result of a finished search
+	KindRest                    // successors of the actions outside the ample sets
+)
+
+var kindNames = [...]string{"", "batch", "states", "summary", "reply", "result", "rest"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) && k > 0 {
+		return kindNames[k]
+	}
+	return "kind" + strconv.Itoa(int(k))
+}
+
+// Manifest describes a run: the files under a prefix belong to the run
+// whose manifest is there. Spec identifies the spec and every option that
+// changes the search; Workers is the number of workers N.
+type Manifest struct {
+	Format  int    `json:"format"`
+	Spec    string `json:"spec"`
+	Workers int    `json:"workers"`
+}
+
+// ErrStale is returned by a write of a worker whose lease another
+// incarnation of the same index took over: the stale worker must stop.
+var ErrStale = errors.New("lease lost: another worker with this index started; this one stops")
+
+// CorruptError reports a file of the store that cannot be read as what it
+// should be: truncated, corrupt (checksum), of another run (foreign) or of
+// another format.
+type CorruptError struct {
+	Path string // the file's key, under the store's prefix
+	Msg  string
+}
+
+func (e *CorruptError) Error() string { return "store file " + e.Path + ": " + e.Msg }
+
+// ForeignRunError reports a store whose prefix holds another run: another
+// spec, other options or another number of workers.
+type ForeignRunError struct {
+	URL       string
+	Have, Got Manifest
+}
+
+func (e *ForeignRunError) Error() string {
+	var why []string
+	if e.Have.Format != e.Got.Format {
+		why = append(why, fmt.Sprintf("format %d, not %d", e.Have.Format, e.Got.Format))
+	}
+	if e.Have.Spec != e.Got.Spec {
+		why = append(why, "another spec or other options (spec hash "+short(e.Have.Spec)+", not "+short(e.Got.Spec)+")")
+	}
+	if e.Have.Workers != e.Got.Workers {
+		why = append(why, fmt.Sprintf("%d workers, not %d", e.Have.Workers, e.Got.Workers))
+	}
+	return fmt.Sprintf("store %s holds another run: %s; use another prefix or empty this one", e.URL, strings.Join(why, ", "))
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+// Store is the run's storage: the files under one prefix of a bucket. It
+// is safe for concurrent use; writes check the worker's lease.
+type Store struct {
+	url    string
+	bucket *blob.Bucket
+	run    [16]byte // the run ID: the manifest's hash
+	index  int      // the worker's index; -1: a reader only
+	gen    int      // the worker's lease generation
+	// Poll is the longest wait between two looks for a file that another
+	// worker has not written yet; the first looks come sooner.
+	Poll time.Duration
+	// LeaseEvery is how long a lease check holds: Put lists the leases
+	// again only when the last check is older (0: before every Put).
+	LeaseEvery time.Duration
+	enc        *zstd.Encoder
+	dec        *zstd.Decoder
+	owned      bool // Close closes the bucket
+
+	mu        sync.Mutex
+	leaseSeen time.Time // the last check that found the lease ours
+}
+
+// maxRaw bounds the decompressed payload of a frame: a corrupt header
+// cannot make a reader allocate more.
+const maxRaw = 1 << 34
+
+// Open opens the bucket at url (file:///dir, mem://, s3://bucket?prefix=p/,
+// any gocloud.dev/blob URL whose driver is linked in) and reads or creates
+// the run manifest: a manifest of another run is a *ForeignRunError.
+func Open(ctx context.Context, url string, man Manifest) (*Store, error) {
+	b, err := blob.OpenBucket(ctx, url)
+	if err != nil {
+		return nil, fmt.Errorf("store %s: %v", url, err)
+	}
+	st, err := Attach(ctx, url, b, man)
+	if err != nil {
+		b.Close()
+		return nil, err
+	}
+	st.owned = true
+	return st, nil
+}
+
+// Attach is [Open] on a bucket the caller opened (and closes): url names
+// it in messages. Tests share one memblob bucket between workers with it.
+func Attach(ctx context.Context, url string, b *blob.Bucket, man Manifest) (*Store, error) {
+	man.Format = FormatVersion
+	want, err := json.Marshal(man)
+	if err != nil {
+		return nil, err
+	}
+	want = append(want, '\n')
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		return nil, err
+	}
+	dec, err := zstd.NewReader(nil, zstd.WithDecoderMaxMemory(maxRaw), zstd.WithDecoderConcurrency(1))
+	if err != nil {
+		return nil, err
+	}
+	st := &Store{url: url, bucket: b, index: -1, Poll: 50 * time.Millisecond, LeaseEvery: time.Second, enc: enc, dec: dec}
+	const name = "run.json"
+	werr := b.WriteAll(ctx, name, want, &blob.WriterOptions{IfNotExist: true, ContentType: "application/json"})
+	if werr != nil && gcerrors.Code(werr) != gcerrors.FailedPrecondition {
+		return nil, fmt.Errorf("store %s: writing %s: %v", url, name, werr)
+	}
+	have, err := b.ReadAll(ctx, name)
+	if err != nil {
+		return nil, fmt.Errorf("store %s: reading %s: %v", url, name, err)
+	}
+	if !bytes.Equal(have, want) {
+		var hm Manifest
+		if err := json.Unmarshal(have, &hm); err != nil {
+			return nil, &CorruptError{Path: name, Msg: "not a wrapcheck run manifest"}
+		}
+		return nil, &ForeignRunError{URL: url, Have: hm, Got: man}
+	}
+	sum := sha256.Sum256(want)
+	copy(st.run[:], sum[:])
+	return st, nil
+}
+
+// Close releases the store, and closes the bucket unless the caller
+// attached it.
+func (s *Store) Close() error {
+	s.enc.Close()
+	s.dec.Close()
+	if !s.owned {
+		return nil
+	}
+	return s.bucket.Close()
+}
+
+// URL returns the URL the store was opened with.
+func (s *Store) URL() string { return s.url }
+
+// RunID returns the run's ID in hex: the hash of its manifest.
+func (s *Store) RunID() string { return hex.EncodeToString(s.run[:]) }
+
+// Acquire takes the lease of worker index: it creates the next lease
+// generation of the index (conditional create, so two workers cannot take
+// the same one). From then on the store writes as that worker, and every
+// write fails with [ErrStale] once a later generation exists.
+func (s *Store) Acquire(ctx context.Context, index int) error {
+	gen, err := s.lastLease(ctx, index)
+	if err != nil {
+		return err
+	}
+	for {
+		gen++
+		err := s.bucket.WriteAll(ctx, leaseKey(index, gen), []byte(time.Now().UTC().Format(time.RFC3339Nano)+"\n"),
+			&blob.WriterOptions{IfNotExist: true})
+		if err == nil {
+			s.index, s.gen = index, gen
+			return nil
+		}
+		if gcerrors.Code(err) != gcerrors.FailedPrecondition {
+			return fmt.Errorf("store %s: taking lease %d: %v", s.url, index, err)
+		}
+	}
+}
+
+// Generation returns the lease generation the store writes under (0:
+// none taken).
+func (s *Store) Generation() int { return s.gen }
+
+func leaseKey(index, gen int) string { return fmt.Sprintf("lease/%d/%08d", index, gen) }
+
+// lastLease returns the largest lease generation of index (0: none).
+func (s *Store) lastLease(ctx context.Context, index int) (int, error) {
+	it := s.bucket.List(&blob.ListOptions{Prefix: fmt.Sprintf("lease/%d/", index)})
+	last := 0
+	for {
+		obj, err := it.Next(ctx)
+		if err == io.EOF {
+			return last, nil
+		}
+		if err != nil {
+			return 0, fmt.Errorf("store %s: listing leases: %v", s.url, err)
+		}
+		g, err := strconv.Atoi(obj.Key[strings.LastIndexByte(obj.Key, '/')+1:])
+		if err != nil {
+			return 0, &CorruptError{Path: obj.Key, Msg: "not a lease"}
+		}
+		last = max(last, g)
+	}
+}
+
+// CheckLease reports ErrStale when a later generation took over the
+// worker's index.
+func (s *Store) CheckLease(ctx context.Context) error {
+	if s.index < 0 {
+		return errors.New("dist: write without a lease")
+	}
+	last, err := s.lastLease(ctx, s.index)
+	if err != nil {
+		return err
+	}
+	if last != s.gen {
+		return ErrStale
+	}
+	return nil
+}
+
+// A Name locates a frame: its kind, the search it belongs to (a check
+// may run several), the BFS level, and the writing (Src) and receiving
+// (Dst) workers; a file of one worker has Dst = Src.
+type Name struct {
+	Kind          Kind
+	Search, Level int
+	Src, Dst      int
+}
+
+// Key returns the file's key under the store's prefix.
+func (n Name) Key() string {
+	switch n.Kind {
+	case KindBatch, KindReply, KindRest:
+		return fmt.Sprintf("s%d/L%06d/%s-%d-%d.wc", n.Search, n.Level, n.Kind, n.Src, n.Dst)
+	case KindResult:
+		return fmt.Sprintf("s%d/%s.wc", n.Search, n.Kind)
+	}
+	return fmt.Sprintf("s%d/L%06d/%s-%d.wc", n.Search, n.Level, n.Kind, n.Src)
+}
+
+// The frame format: a header, the zstd-compressed payload, and a CRC-64
+// (ECMA) of the header and the compressed payload.
+//
+//	magic   [8]byte "WRAPCHK\x01"
+//	kind    uint8, 3 bytes zero
+//	search, level, src, dst uint32
+//	run     [16]byte: the run ID
+//	count   uint64: the records of the payload (as its writer counts them)
+//	raw     uint64: the payload's length
+//	comp    uint64: the compressed payload's length
+const (
+	magic      = "WRAPCHK\x01"
+	headerSize = 8 + 4 + 16 + 16 + 24
+	crcSize    = 8
+)
+
+var crcTable = crc64.MakeTable(crc64.ECMA)
+
+// Put writes a frame once: the file is created only if it does not exist
+// (a worker restarted in the middle of a level writes the same bytes
+// again, since the search is deterministic). It fails with ErrStale when
+// the worker lost its lease, as last checked (at most LeaseEvery ago: a
+// stale worker may still write in that window, the same bytes as its
+// successor, and stops at its next check).
+func (s *Store) Put(ctx context.Context, n Name, count uint64, payload []byte) (int, error) {
+	s.mu.Lock()
+	fresh := s.LeaseEvery > 0 && time.Since(s.leaseSeen) < s.LeaseEvery
+	s.mu.Unlock()
+	if !fresh {
+		if err := s.CheckLease(ctx); err != nil {
+			return 0, err
+		}
+		s.mu.Lock()
+		s.leaseSeen = time.Now()
+		s.mu.Unlock()
+	}
+	if n.Kind != KindResult && n.Src != s.index {
+		return 0, fmt.Errorf("dist: worker %d writing a file of worker %d", s.index, n.Src)
+	}
+	comp := s.enc.EncodeAll(payload, nil)
+	buf := make([]byte, headerSize, headerSize+len(comp)+crcSize)
+	copy(buf, magic)
+	buf[8] = byte(n.Kind)
+	le := binary.LittleEndian
+	le.PutUint32(buf[12:], uint32(n.Search))
+	le.PutUint32(buf[16:], uint32(n.Level))
+	le.PutUint32(buf[20:], uint32(n.Src))
+	le.PutUint32(buf[24:], uint32(n.Dst))
+	copy(buf[28:44], s.run[:])
+	le.PutUint64(buf[44:], count)
+	le.PutUint64(buf[52:], uint64(len(payload)))
+	le.PutUint64(buf[60:], uint64(len(comp)))
+	buf = append(buf, comp...)
+	buf = le.AppendUint64(buf, crc64.Checksum(buf, crcTable))
+	err := s.bucket.WriteAll(ctx, n.Key(), buf, &blob.WriterOptions{IfNotExist: true, ContentType: "application/octet-stream"})
+	if err != nil && gcerrors.Code(err) != gcerrors.FailedPrecondition {
+		return 0, fmt.Errorf("store %s: writing %s: %w", s.url, n.Key(), err)
+	}
+	return len(buf), nil
+}
+
+// Exists reports whether the frame n is written.
+func (s *Store) Exists(ctx context.Context, n Name) (bool, error) {
+	ok, err := s.bucket.Exists(ctx, n.Key())
+	if err != nil {
+		return false, fmt.Errorf("store %s: %w", s.url, err)
+	}
+	return ok, nil
+}
+
+// Get reads the frame n and returns its record count and payload. A file
+// that is not a frame of this run at this place is a *CorruptError; a
+// missing file is an error for which IsNotExist reports true.
+func (s *Store) Get(ctx context.Context, n Name) (uint64, []byte, error) {
+	key := n.Key()
+	buf, err := s.bucket.ReadAll(ctx, key)
+	if err != nil {
+		if gcerrors.Code(err) == gcerrors.NotFound {
+			return 0, nil, &notExistError{key}
+		}
+		return 0, nil, fmt.Errorf("store %s: reading %s: %w", s.url, key, err)
+	}
+	return s.decode(key, n, buf)
+}
+
+func (s *Store) decode(key string, n Name, buf []byte) (uint64, []byte, error) {
+	bad := func(msg string) (uint64, []byte, error) { return 0, nil, &CorruptError{Path: key, Msg: msg} }
+	if len(buf) < len(magic) || string(buf[:len(magic)]) != magic {
+		if len(buf) < len(magic) && strings.HasPrefix(magic, string(buf)) {
+			return bad("truncated: " + strconv.Itoa(len(buf)) + " bytes")
+		}
+		return bad("not a wrapcheck store file of format " + strconv.Itoa(FormatVersion))
+	}
+	if len(buf) < headerSize+crcSize {
+		return bad("truncated: " + strconv.Itoa(len(buf)) + " bytes")
+	}
+	le := binary.LittleEndian
+	comp := le.Uint64(buf[60:])
+	if comp != uint64(len(buf)-headerSize-crcSize) {
+		if comp > uint64(len(buf)-headerSize-crcSize) {
+			return bad(fmt.Sprintf("truncated: %d bytes, the header says %d", len(buf), uint64(headerSize+crcSize)+comp))
+		}
+		return bad(fmt.Sprintf("%d bytes, the header says %d", len(buf), uint64(headerSize+crcSize)+comp))
+	}
+	body := buf[:len(buf)-crcSize]
+	if crc64.Checksum(body, crcTable) != le.Uint64(buf[len(buf)-crcSize:]) {
+		return bad("checksum mismatch: the file is corrupt")
+	}
+	if !bytes.Equal(buf[28:44], s.run[:]) {
+		return bad("written by another run (run " + hex.EncodeToString(buf[28:36]) + ", this run is " + s.RunID()[:16] + ")")
+	}
+	got := Name{Kind: Kind(buf[8]), Search: int(le.Uint32(buf[12:])), Level: int(le.Uint32(buf[16:])),
+		Src: int(le.Uint32(buf[20:])), Dst: int(le.Uint32(buf[24:]))}
+	if got != n {
+		return bad(fmt.Sprintf("holds %s, not %s", got.Key(), key))
+	}
+	raw := le.Uint64(buf[52:])
+	if raw > maxRaw {
+		return bad("payload too large")
+	}
+	payload, err := s.dec.DecodeAll(buf[headerSize:len(buf)-crcSize], make([]byte, 0, raw))
+	if err != nil {
+		return bad("payload: " + err.Error())
+	}
+	if uint64(len(payload)) != raw {
+		return bad(fmt.Sprintf("payload of %d bytes, the header says %d", len(payload), raw))
+	}
+	return le.Uint64(buf[44:]), payload, nil
+}
+
+type notExistError struct{ key string }
+
+func (e *notExistError) Error() string { return "store file " + e.key + ": not written" }
+
+// IsNotExist reports whether err says a file is not written.
+func IsNotExist(err error) bool {
+	var ne *notExistError
+	return errors.As(err, &ne)
+}
+
+// Wait reads the frame n, waiting for another worker to write it: it
+// looks again after 1ms, 2ms, 4ms ... up to Poll. It returns ctx's
+// error when ctx ends first.
+func (s *Store) Wait(ctx context.Context, n Name) (uint64, []byte, error) {
+	d := time.Millisecond
+	for {
+		c, p, err := s.Get(ctx, n)
+		if !IsNotExist(err) {
+			return c, p, err
+		}
+		t := time.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return 0, nil, ctx.Err()
+		case <-t.C:
+		}
+		d = min(2*d, s.Poll)
+	}
+}
