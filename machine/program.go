@@ -50,6 +50,15 @@ type slotDom struct {
 type compiledAction struct {
 	guard evalFn // nil: always enabled
 	body  stepFn
+	// A guard of the form `x == k`, x at a static offset and k a
+	// constant (the commonest shape), is also kept as that pair, which
+	// runAction tests inline instead of calling guard: eqOff is x's
+	// offset in mem, -1 for any other guard. For a guard `x == k and ..`
+	// (eqOnly false) the pair is a necessary condition, tested before
+	// guard is called (see compiler.eqConstGuard).
+	eqOff  int
+	eqK    int64
+	eqOnly bool
 }
 
 type compiledInv struct {
@@ -133,9 +142,10 @@ func Compile(m *spec.Model) (*Program, error) {
 			guard = simplify(a.Guard)
 		}
 		c.analyse(act, nil, body, guard)
-		ca := compiledAction{body: c.block(body, act, emit)}
+		ca := compiledAction{body: c.block(body, act, emit), eqOff: -1}
 		if guard != nil {
 			ca.guard = c.scalar(guard, act)
+			ca.eqOff, ca.eqK, ca.eqOnly = c.eqConstGuard(guard, act)
 		}
 		p.actions[i] = ca
 	}
@@ -511,7 +521,11 @@ func (m *Machine) load(s State) {
 func (m *Machine) runAction(a int) bool {
 	ca := &m.p.actions[a]
 	m.action = a
-	if ca.guard != nil {
+	if ca.eqOff >= 0 && m.mem[ca.eqOff] != ca.eqK {
+		// ca.guard is `mem[eqOff] == eqK and ..`, false without failing.
+		return m.failed == nil
+	}
+	if ca.guard != nil && !(ca.eqOff >= 0 && ca.eqOnly) {
 		g := ca.guard(m)
 		if m.err != nil {
 			m.raise()
