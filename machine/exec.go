@@ -38,6 +38,17 @@ func (c *compiler) store(target *spec.Expr, r ref, v *spec.Expr, cx frameCtx, po
 	st := c.assignSite(pos)
 	fits := c.frameFits(target, pos)
 	if isScalar(v.Type) {
+		if r.dyn == nil && fits == nil && v.Op == spec.OpConst && !c.wide(v, cx) && c.p.inDomain(r.static, v.Val) {
+			// A constant of the target's domain at a static offset: the
+			// write cannot fail, so it needs neither the value's closure
+			// nor set's range test.
+			off, k := r.static, v.Val
+			return func(m *Machine) bool {
+				m.trail = append(m.trail, undo{int32(off), m.mem[off]})
+				m.mem[off] = k
+				return true
+			}
+		}
 		val := c.scalar(v, cx)
 		if r.dyn == nil {
 			off := r.static

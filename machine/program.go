@@ -476,6 +476,19 @@ func (m *Machine) clearFailure() {
 	m.failed = nil
 }
 
+// inDomain reports whether set(off, v) passes set's range test: off is
+// not a state slot, or v is in the slot's domain.
+func (p *Program) inDomain(off int, v int64) bool {
+	if off >= p.n {
+		return true
+	}
+	d := &p.dom[off]
+	if d.set {
+		return uint64(v)&^d.mask == 0
+	}
+	return v >= d.lo && v <= d.hi
+}
+
 // set stores v at mem[off] through the undo trail; a state slot must
 // receive a value of its domain, else the branch fails.
 func (m *Machine) set(off int, v int64, st *site) bool {
