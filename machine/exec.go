@@ -50,6 +50,17 @@ func (c *compiler) store(target *spec.Expr, r ref, v *spec.Expr, cx frameCtx, po
 			}
 		}
 		val := c.scalar(v, cx)
+		if r.dyn == nil && v.Op == spec.OpAdd && v.Args[1].Op == spec.OpConst && !c.wide(v, cx) {
+			if src, ok := staticOff(v.Args[0], cx); ok {
+				// `x := y + k`, y at a static offset: val is arith's
+				// `mem[src] + k`, which cannot fail; inlined here.
+				off, k := r.static, v.Args[1].Val
+				return func(m *Machine) bool {
+					x := m.mem[src] + k
+					return (fits == nil || fits(m, 0, x)) && m.set(off, x, st)
+				}
+			}
+		}
 		if r.dyn == nil {
 			off := r.static
 			return func(m *Machine) bool {
