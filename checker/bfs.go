@@ -104,11 +104,15 @@ type explorer struct {
 	// The conjuncts of the checked invariants, numbered in checking order
 	// (invariant, then conjunct), and per slot the numbers of those that
 	// read it, ascending: a successor re-checks only the conjuncts of the
-	// slots its action changed.
-	conjRef   []conjRef
-	slotConjs [][]int32
-	bitSlot   []int32  // per bit of the packed vector: its slot, -1: none
-	slotMask  []uint64 // per slot: its bits in its word (Program.SlotBits)
+	// slots its action changed. With at most maxConjBits conjuncts the
+	// same sets are also kept as bit sets, conjWords words per slot
+	// (slotConjBits), which changedConjuncts ORs instead of merging lists.
+	conjRef      []conjRef
+	slotConjs    [][]int32
+	conjWords    int      // words per slot in slotConjBits; 0: no bit sets
+	slotConjBits []uint64 // slot sl's conjuncts: words sl*conjWords.., bit g%64 of word g/64
+	bitSlot      []int32  // per bit of the packed vector: its slot, -1: none
+	slotMask     []uint64 // per slot: its bits in its word (Program.SlotBits)
 
 	// Options.Continue: the checks found violated so far (in the order
 	// of violations), and per invariant whether it was found violated
@@ -170,9 +174,11 @@ type worker struct {
 	witnessed []bool
 
 	// checkState's candidate conjuncts: stamp[g] == stampCur marks g as
-	// collected for the current state.
+	// collected for the current state (conjBits: as a bit set, when the
+	// explorer keeps slotConjBits).
 	stamp    []uint32
 	stampCur uint32
+	conjBits []uint64
 	cands    []int32
 }
 
@@ -324,6 +330,16 @@ func (e *explorer) indexConjuncts() {
 			e.conjRef = append(e.conjRef, conjRef{int32(i), int32(k)})
 			for _, sl := range cj.Slots() {
 				e.slotConjs[sl] = append(e.slotConjs[sl], g)
+			}
+		}
+	}
+	if n := len(e.conjRef); n <= maxConjBits {
+		cw := (n + 63) / 64
+		e.conjWords = cw
+		e.slotConjBits = make([]uint64, p.Slots()*cw)
+		for sl, gs := range e.slotConjs {
+			for _, g := range gs {
+				e.slotConjBits[sl*cw+int(g)/64] |= 1 << (uint(g) % 64)
 			}
 		}
 	}
@@ -605,9 +621,61 @@ func (w *worker) checkState(m *machine.Machine, idx uint32, vec, parent []uint64
 	}
 }
 
+// maxConjBits is the most conjuncts for which the explorer keeps the
+// conjuncts of each slot as a bit set: a few words per slot to OR, and
+// as many to scan per state.
+const maxConjBits = 256
+
 // changedConjuncts returns, in checking order, the conjuncts that read a
 // slot in which vec differs from parent.
 func (w *worker) changedConjuncts(vec, parent []uint64) []int32 {
+	if w.e.conjWords > 0 {
+		return w.changedConjunctBits(vec, parent)
+	}
+	return w.changedConjunctList(vec, parent)
+}
+
+// changedConjunctBits is changedConjuncts over slotConjBits: the union
+// of the changed slots' sets, read out in ascending order, needs neither
+// stamps nor a sort.
+func (w *worker) changedConjunctBits(vec, parent []uint64) []int32 {
+	e := w.e
+	cw := e.conjWords
+	if len(w.conjBits) != cw {
+		w.conjBits = make([]uint64, cw)
+	}
+	acc := w.conjBits
+	for wd := range vec {
+		d := vec[wd] ^ parent[wd]
+		for d != 0 {
+			b := bits.TrailingZeros64(d)
+			sl := e.bitSlot[wd*64+b]
+			if sl < 0 {
+				d &= d - 1
+				continue
+			}
+			d &^= e.slotMask[sl]
+			o := int(sl) * cw
+			for j, x := range e.slotConjBits[o : o+cw] {
+				acc[j] |= x
+			}
+		}
+	}
+	c := w.cands[:0]
+	for j, x := range acc {
+		for x != 0 {
+			c = append(c, int32(j*64+bits.TrailingZeros64(x)))
+			x &= x - 1
+		}
+		acc[j] = 0
+	}
+	w.cands = c
+	return c
+}
+
+// changedConjunctList is changedConjuncts over slotConjs, for models
+// with more than maxConjBits conjuncts.
+func (w *worker) changedConjunctList(vec, parent []uint64) []int32 {
 	e := w.e
 	if len(w.stamp) != len(e.conjRef) {
 		w.stamp = make([]uint32, len(e.conjRef))

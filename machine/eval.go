@@ -463,6 +463,33 @@ func (c *compiler) equal(a, b *spec.Expr, cx frameCtx) evalFn {
 	}
 }
 
+// eqConstGuard returns, for a guard that scalar compiles to the closure
+// `mem[off] == k` of equal (a scalar at a static offset compared with a
+// constant, on the int64 path), off, k and only = true. For a guard
+// `g1 and g2` whose left operand (recursively) has that form, it returns
+// that operand's off and k with only = false: the guard's closure
+// short-circuits, so the guard is false, without failing, whenever
+// mem[off] != k. off is -1 for any other guard.
+func (c *compiler) eqConstGuard(g *spec.Expr, cx frameCtx) (off int, k int64, only bool) {
+	if !isScalar(g.Type) || c.wide(g, cx) || len(g.Args) != 2 {
+		return -1, 0, false
+	}
+	a, b := g.Args[0], g.Args[1]
+	switch g.Op {
+	case spec.OpAnd:
+		off, k, _ = c.eqConstGuard(a, cx)
+		return off, k, false
+	case spec.OpEq:
+		if !isScalar(a.Type) || b.Op != spec.OpConst {
+			return -1, 0, false
+		}
+		if o, ok := staticOff(a, cx); ok {
+			return o, b.Val, true
+		}
+	}
+	return -1, 0, false
+}
+
 // staticOff returns the mem offset of a location known at compile time.
 func staticOff(e *spec.Expr, cx frameCtx) (int, bool) {
 	switch e.Op {

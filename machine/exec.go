@@ -38,7 +38,29 @@ func (c *compiler) store(target *spec.Expr, r ref, v *spec.Expr, cx frameCtx, po
 	st := c.assignSite(pos)
 	fits := c.frameFits(target, pos)
 	if isScalar(v.Type) {
+		if r.dyn == nil && fits == nil && v.Op == spec.OpConst && !c.wide(v, cx) && c.p.inDomain(r.static, v.Val) {
+			// A constant of the target's domain at a static offset: the
+			// write cannot fail, so it needs neither the value's closure
+			// nor set's range test.
+			off, k := r.static, v.Val
+			return func(m *Machine) bool {
+				m.trail = append(m.trail, undo{int32(off), m.mem[off]})
+				m.mem[off] = k
+				return true
+			}
+		}
 		val := c.scalar(v, cx)
+		if r.dyn == nil && v.Op == spec.OpAdd && v.Args[1].Op == spec.OpConst && !c.wide(v, cx) {
+			if src, ok := staticOff(v.Args[0], cx); ok {
+				// `x := y + k`, y at a static offset: val is arith's
+				// `mem[src] + k`, which cannot fail; inlined here.
+				off, k := r.static, v.Args[1].Val
+				return func(m *Machine) bool {
+					x := m.mem[src] + k
+					return (fits == nil || fits(m, 0, x)) && m.set(off, x, st)
+				}
+			}
+		}
 		if r.dyn == nil {
 			off := r.static
 			return func(m *Machine) bool {

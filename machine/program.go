@@ -50,6 +50,15 @@ type slotDom struct {
 type compiledAction struct {
 	guard evalFn // nil: always enabled
 	body  stepFn
+	// A guard of the form `x == k`, x at a static offset and k a
+	// constant (the commonest shape), is also kept as that pair, which
+	// runAction tests inline instead of calling guard: eqOff is x's
+	// offset in mem, -1 for any other guard. For a guard `x == k and ..`
+	// (eqOnly false) the pair is a necessary condition, tested before
+	// guard is called (see compiler.eqConstGuard).
+	eqOff  int
+	eqK    int64
+	eqOnly bool
 }
 
 type compiledInv struct {
@@ -133,9 +142,10 @@ func Compile(m *spec.Model) (*Program, error) {
 			guard = spec.Fold(a.Guard)
 		}
 		c.analyse(act, nil, body, guard)
-		ca := compiledAction{body: c.block(body, act, emit)}
+		ca := compiledAction{body: c.block(body, act, emit), eqOff: -1}
 		if guard != nil {
 			ca.guard = c.scalar(guard, act)
+			ca.eqOff, ca.eqK, ca.eqOnly = c.eqConstGuard(guard, act)
 		}
 		p.actions[i] = ca
 	}
@@ -476,6 +486,19 @@ func (m *Machine) clearFailure() {
 	m.failed = nil
 }
 
+// inDomain reports whether set(off, v) passes set's range test: off is
+// not a state slot, or v is in the slot's domain.
+func (p *Program) inDomain(off int, v int64) bool {
+	if off >= p.n {
+		return true
+	}
+	d := &p.dom[off]
+	if d.set {
+		return uint64(v)&^d.mask == 0
+	}
+	return v >= d.lo && v <= d.hi
+}
+
 // set stores v at mem[off] through the undo trail; a state slot must
 // receive a value of its domain, else the branch fails.
 func (m *Machine) set(off int, v int64, st *site) bool {
@@ -521,7 +544,11 @@ func (m *Machine) load(s State) {
 func (m *Machine) runAction(a int) bool {
 	ca := &m.p.actions[a]
 	m.action = a
-	if ca.guard != nil {
+	if ca.eqOff >= 0 && m.mem[ca.eqOff] != ca.eqK {
+		// ca.guard is `mem[eqOff] == eqK and ..`, false without failing.
+		return m.failed == nil
+	}
+	if ca.guard != nil && !(ca.eqOff >= 0 && ca.eqOnly) {
 		g := ca.guard(m)
 		if m.err != nil {
 			m.raise()

@@ -135,7 +135,8 @@ func (m *Machine) Repack(dst, parent State) {
 	for _, u := range m.trail {
 		if int(u.off) < n {
 			p := &sl[u.off]
-			dst[p.word] = dst[p.word]&^(p.mask<<p.shift) | (uint64(src[u.off]-p.lo)&p.mask)<<p.shift
+			sh := p.shift & 63 // below 64: no test for a shift of 64 or more
+			dst[p.word] = dst[p.word]&^(p.mask<<sh) | (uint64(src[u.off]-p.lo)&p.mask)<<sh
 		}
 	}
 }

@@ -81,18 +81,25 @@ func (l *layout) pack(dst []uint64, src []int64) {
 }
 
 // unpack decodes src into the slot values dst.
+// The slice headers are copied to locals and the shifts masked to 6 bits
+// (every shift is below 64) so that the loops keep them in registers:
+// a store to dst could otherwise alias l.slots, and a Go shift by 64 or
+// more needs an extra test.
 func (l *layout) unpack(dst []int64, src []uint64) {
-	for i := range l.slots {
-		p := &l.slots[i]
-		dst[i] = int64((src[p.word]>>p.shift)&p.mask) + p.lo
+	sl := l.slots
+	dst = dst[:len(sl)]
+	for i := range sl {
+		p := &sl[i]
+		dst[i] = int64((src[p.word]>>(p.shift&63))&p.mask) + p.lo
 	}
 }
 
 // unpackSlots unpacks only the given slots of src into dst.
 func (l *layout) unpackSlots(dst []int64, src []uint64, slots []int32) {
+	sl := l.slots
 	for _, i := range slots {
-		p := &l.slots[i]
-		dst[i] = int64((src[p.word]>>p.shift)&p.mask) + p.lo
+		p := &sl[i]
+		dst[i] = int64((src[p.word]>>(p.shift&63))&p.mask) + p.lo
 	}
 }
 

@@ -1,0 +1,88 @@
+package checker
+
+import (
+	"context"
+	"math/rand/v2"
+	"os"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/wrapcheck/wrapcheck/machine"
+	"github.com/wrapcheck/wrapcheck/spec"
+)
+
+// TestChangedConjunctBits checks that the bit-set path of changedConjuncts
+// (slotConjBits) picks the same conjuncts, in the same order, as the
+// list path (slotConjs) on random pairs of vectors, for models with one
+// word of conjunct bits (the pipeline: 24 conjuncts) and several (wide:
+// 3 invariants over 8x8 pairs, 192 conjuncts).
+func TestChangedConjunctBits(t *testing.T) {
+	pipeline, err := os.ReadFile("../examples/peers/pipeline.wrap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wide := []byte(`spec Wide
+type P = 0..7
+var a: [P]0..3
+var b: [P]bool
+action step { choose i in P { a[i] := (a[i] + 1) % 4 } }
+invariant A: forall i in P: forall j in P: a[i] + a[j] <= 6
+invariant B: forall i in P: forall j in P: b[i] implies a[j] >= 0
+invariant C: forall i in P: forall j in P: i == j or a[i] != a[j] or b[i] == b[j] or true
+`)
+	tests := []struct {
+		name    string
+		src     []byte
+		defines map[string]int64
+		words   int
+	}{
+		{"pipeline", pipeline, map[string]int64{"K": 3, "N": 2}, 1},
+		{"wide", wide, nil, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := spec.ParseFile(tt.name+".wrap", tt.src, spec.Options{Defines: tt.defines})
+			if err != nil {
+				t.Fatal(err)
+			}
+			prog, err := machine.Compile(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := &explorer{ctx: context.Background(), prog: prog, n: prog.Slots()}
+			if err := e.selectInvariants(); err != nil {
+				t.Fatal(err)
+			}
+			if e.conjWords != tt.words {
+				t.Fatalf("conjWords = %d for %d conjuncts, want %d", e.conjWords, len(e.conjRef), tt.words)
+			}
+			w := &worker{e: e}
+			r := rand.New(rand.NewPCG(1, 2))
+			nw := prog.Words()
+			vec, parent := make([]uint64, nw), make([]uint64, nw)
+			nonEmpty := 0
+			for i := range 2000 {
+				for j := range nw {
+					parent[j] = r.Uint64()
+					vec[j] = parent[j]
+					if r.IntN(2) == 0 { // flip a few bits, or none
+						for range r.IntN(4) {
+							vec[j] ^= 1 << r.IntN(64)
+						}
+					}
+				}
+				got := append([]int32(nil), w.changedConjunctBits(vec, parent)...)
+				want := append([]int32(nil), w.changedConjunctList(vec, parent)...)
+				if len(want) > 0 {
+					nonEmpty++
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Fatalf("pair %d: conjuncts (-list +bits):\n%s", i, diff)
+				}
+			}
+			if nonEmpty == 0 {
+				t.Fatal("no pair changed a slot that a conjunct reads")
+			}
+		})
+	}
+}
