@@ -282,32 +282,11 @@ func (e *explorer) halted() bool {
 }
 
 func (e *explorer) selectInvariants() error {
-	if len(e.opts.Only) == 0 {
-		for i := range e.prog.Model.Invariants {
-			e.invs = append(e.invs, i)
-		}
-	} else {
-		for _, name := range e.opts.Only {
-			found := false
-			for i, inv := range e.prog.Model.Invariants {
-				if inv.Name == name {
-					if !slices.Contains(e.invs, i) {
-						e.invs = append(e.invs, i)
-					}
-					found = true
-				}
-			}
-			for _, p := range e.prog.Model.Properties {
-				if p.Name == name {
-					found = true
-				}
-			}
-			if !found {
-				return fmt.Errorf("checker: Options.Only: no invariant or property named %s", name)
-			}
-		}
-		slices.Sort(e.invs)
+	invs, _, unknown := e.prog.Model.Select(e.opts.Only)
+	if unknown != "" {
+		return fmt.Errorf("checker: Options.Only: no invariant or property named %s", unknown)
 	}
+	e.invs = invs
 	for _, i := range e.invs {
 		if e.prog.HasAntecedent(i) {
 			e.vacIdx = append(e.vacIdx, i)

@@ -404,30 +404,11 @@ func stopReason(err error) checker.StopReason {
 }
 
 func selectProperties(m *spec.Model, only []string) ([]*spec.Property, error) {
-	if len(only) == 0 {
-		return m.Properties, nil
+	_, props, unknown := m.Select(only)
+	if unknown != "" {
+		return nil, fmt.Errorf("ltl: no property or invariant named %s", unknown)
 	}
-	want := map[string]bool{}
-	for _, n := range only {
-		found := false
-		for _, p := range m.Properties {
-			found = found || p.Name == n
-		}
-		for _, inv := range m.Invariants {
-			found = found || inv.Name == n
-		}
-		if !found {
-			return nil, fmt.Errorf("ltl: no property or invariant named %s", n)
-		}
-		want[n] = true
-	}
-	var out []*spec.Property
-	for _, p := range m.Properties {
-		if want[p.Name] {
-			out = append(out, p)
-		}
-	}
-	return out, nil
+	return props, nil
 }
 
 // system caches the explored part of the model's transition system: the

@@ -89,3 +89,41 @@ func TestVarFamilyExamples(t *testing.T) {
 		t.Error("no example has a process local: nothing compared")
 	}
 }
+
+func TestSelect(t *testing.T) {
+	m, err := ParseFile("s.wrap", []byte(`spec S
+var x: 0..3
+action a when x < 3 { x := x + 1 }
+invariant A: x < 4
+invariant B: x >= 0
+property P: eventually x == 3
+property Q: always x < 4
+`), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := func(ps []*Property) []string {
+		var out []string
+		for _, p := range ps {
+			out = append(out, p.Name)
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		only    []string
+		invs    []int
+		props   []string
+		unknown string
+	}{
+		{nil, []int{0, 1}, []string{"P", "Q"}, ""},
+		{[]string{"B"}, []int{1}, nil, ""},
+		{[]string{"Q", "A", "Q"}, []int{0}, []string{"Q"}, ""},
+		{[]string{"A", "Nope", "Other"}, nil, nil, "Nope"},
+	} {
+		invs, props, unknown := m.Select(tt.only)
+		got := []any{invs, names(props), unknown}
+		if diff := cmp.Diff([]any{tt.invs, tt.props, tt.unknown}, got); diff != "" {
+			t.Errorf("Select(%q) (-want +got):\n%s", tt.only, diff)
+		}
+	}
+}

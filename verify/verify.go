@@ -82,27 +82,10 @@ func (opts Options) Validate(m *spec.Model) error {
 			return &OptionError{Option: l.name, Value: strconv.FormatInt(l.v, 10), Msg: "must not be negative"}
 		}
 	}
-	for _, name := range opts.Only {
-		if !hasCheck(m, name) {
-			return &OptionError{Option: "only", Value: name, Msg: "no invariant or property of that name in " + m.Name}
-		}
+	if _, _, unknown := m.Select(opts.Only); unknown != "" {
+		return &OptionError{Option: "only", Value: unknown, Msg: "no invariant or property of that name in " + m.Name}
 	}
 	return nil
-}
-
-// hasCheck reports whether m has an invariant or a property named name.
-func hasCheck(m *spec.Model, name string) bool {
-	for _, in := range m.Invariants {
-		if in.Name == name {
-			return true
-		}
-	}
-	for _, p := range m.Properties {
-		if p.Name == name {
-			return true
-		}
-	}
-	return false
 }
 
 // program validates opts against m and returns opts.Program, or m
