@@ -53,6 +53,24 @@ type checkFlags struct {
 
 func newCheckCmd() *cobra.Command { return checkCommand(false) }
 
+// options are the verify.Options of the flags (mem: --memory in bytes).
+// The flags' defaults give verify.Options{} (TestCheckDefaults): the zero
+// value of the library's options is the command line's defaults.
+func (f checkFlags) options(mem int64) verify.Options {
+	return verify.Options{
+		Workers:      f.workers,
+		MaxStates:    f.maxStates,
+		MaxDepth:     f.maxDepth,
+		NoDeadlock:   f.noDeadlock,
+		Continue:     f.cont,
+		Only:         f.only,
+		MemoryBudget: mem,
+		NoSymmetry:   f.noSymmetry,
+		NoPOR:        f.noPOR,
+		HashCompact:  f.compact,
+	}
+}
+
 // checkCommand returns `check`, or with worker set `worker` (worker.go),
 // which takes the same flags but --workers.
 func checkCommand(worker bool) *cobra.Command {
@@ -152,18 +170,7 @@ func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
 		ctx, cancel = context.WithTimeout(ctx, f.timeout)
 		defer cancel()
 	}
-	opts := verify.Options{
-		Workers:      f.workers,
-		MaxStates:    f.maxStates,
-		MaxDepth:     f.maxDepth,
-		NoDeadlock:   f.noDeadlock,
-		Continue:     f.cont,
-		Only:         f.only,
-		MemoryBudget: mem,
-		NoSymmetry:   f.noSymmetry,
-		NoPOR:        f.noPOR,
-		HashCompact:  f.compact,
-	}
+	opts := f.options(mem)
 	if err := opts.Validate(m); err != nil {
 		return usage(flagError(err))
 	}
