@@ -47,6 +47,9 @@ type Config struct {
 	// Constants makes an Exact spec declare its operands as constants, so
 	// that the front end folds the whole expression.
 	Constants bool
+	// Failing adds to a Symmetric spec actions that can fail: an assert
+	// and an assignment out of its variable's range.
+	Failing bool
 }
 
 // Spec is a generated spec and what the generator knows of it.
@@ -66,7 +69,7 @@ type Spec struct {
 func Generate(r *rand.Rand, c Config) Spec {
 	switch c.Shape {
 	case Symmetric:
-		return Spec{Source: symmetric(r)}
+		return Spec{Source: symmetric(r, c.Failing)}
 	case Temporal:
 		return Spec{Source: temporal(r)}
 	case Exact:

@@ -9,8 +9,10 @@ import (
 // symmetric writes a spec of the Symmetric shape: a small random spec with symmetric types: a family
 // indexed by a symmetric type, arrays indexed by it, sets of it, stored
 // identities, choose and quantifiers over it, a second symmetric type
-// indexing a family and an array of sets, and independent processes.
-func symmetric(r *rand.Rand) string {
+// indexing a family and an array of sets, and independent processes;
+// with failing, also an assert that can fail and an overflowing
+// assignment (runtime errors).
+func symmetric(r *rand.Rand, failing bool) string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
 	k := 2 + r.IntN(2)
@@ -34,6 +36,8 @@ func symmetric(r *rand.Rand) string {
 		"action linkit when link[i] != peer { link[i] := peer }",
 		"action bump when cnt < 2 and st == 2 { cnt := cnt + 1 }",
 		"action mark when st == 1 and not (i in seen) { seen := seen union {i} }",
+		"action check when st == 2 and cnt == 2 { assert owner != i }",
+		"action spill when st == 1 { cnt := cnt + 2 }",
 		"action setpair when not pair.y[i] { pair.x := i\n pair.y[i] := true }",
 		"action clearpair when pair.x == i { pair.y[peer] := false }",
 	}
@@ -43,6 +47,10 @@ func symmetric(r *rand.Rand) string {
 	p("  var seen: set of Id")
 	n := 0
 	for _, a := range acts {
+		failingAct := strings.HasPrefix(a, "action check") || strings.HasPrefix(a, "action spill")
+		if failingAct && !failing {
+			continue // drawing nothing: without Failing the spec is what it was before these actions
+		}
 		if r.IntN(3) == 0 {
 			p("  %s", a)
 			n++
