@@ -104,14 +104,7 @@ func (o JSONOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) err
 		field(&b, "strict", "true")
 	}
 	if len(res.Notes) > 0 {
-		b.WriteString(`  "notes": [`)
-		for i, n := range res.Notes {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteString(jsonString(n))
-		}
-		b.WriteString("],\n")
+		field(&b, "notes", jsonStrings(res.Notes))
 	}
 	s := res.Stats
 	b.WriteString(`  "stats": {"states": ` + strconv.FormatInt(s.States, 10) +

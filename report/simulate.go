@@ -80,14 +80,7 @@ func (o JSONOptions) RenderSimulation(w io.Writer, m *spec.Model, res *simulate.
 	}
 	field(&b, "depth", strconv.Itoa(res.Depth))
 	field(&b, "shard", `{"index": `+strconv.Itoa(res.Shard)+`, "count": `+strconv.Itoa(res.Shards)+"}")
-	b.WriteString(`  "unchecked_properties": [`)
-	for i, n := range res.Unchecked {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(jsonString(n))
-	}
-	b.WriteString("],\n")
+	field(&b, "unchecked_properties", jsonStrings(res.Unchecked))
 	s := res.Stats
 	b.WriteString(`  "stats": {"walks": ` + strconv.FormatInt(s.Walks, 10) +
 		`, "steps": ` + strconv.FormatInt(s.Steps, 10) +
