@@ -3,9 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -23,13 +21,7 @@ func TestLimitsAndSignals(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	bin, dir := buildBinary(t)
-	write := func(name, src string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, src string) string { return writeSpec(t, dir, name, src) }
 	var conj []string
 	for i := 0; i < 14; i++ {
 		conj = append(conj, fmt.Sprintf("(eventually p%d)", i))

@@ -179,13 +179,7 @@ func TestHostileInputs(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	write := func(name, src string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, src string) string { return writeSpec(t, dir, name, src) }
 	// A 10 MB flat chain: const C = 1 + 1 + ... (about 2.5M terms).
 	var chain strings.Builder
 	chain.WriteString("spec Chain\nconst C = 1")
@@ -269,4 +263,14 @@ func TestHostileInputs(t *testing.T) {
 			t.Logf("exit %d in %v, peak RSS %s MB", code, took.Round(time.Millisecond), strconv.FormatInt(rss>>20, 10))
 		})
 	}
+}
+
+// writeSpec writes src to dir/name and returns the path.
+func writeSpec(t *testing.T, dir, name, src string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -36,13 +35,7 @@ func TestReplayStreamMemory(t *testing.T) {
 		t.Skip("builds the binary and pipes a GiB")
 	}
 	bin, dir := buildBinary(t)
-	write := func(name, src string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, src string) string { return writeSpec(t, dir, name, src) }
 	flip := write("flip.wrap", "spec Flip\nvar x: 0..1\nvar n: 0..2\naction a { x := 1 - x }\naction b when n < 2 { n := n + 1 }\ninvariant I: x <= 1\n")
 	mapping := write("map.json", `{"rules": [{"span": "a", "action": "a"}]}`)
 	pad := strings.Repeat(" ", 64<<10)
