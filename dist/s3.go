@@ -116,9 +116,15 @@ func openS3Bucket(_ context.Context, u *url.URL) (Bucket, error) {
 		b.host = "s3." + b.region + ".amazonaws.com"
 	}
 	b.gcs = b.host == "storage.googleapis.com"
-	// A bucket whose name is not a host name label goes in the path, as
-	// the SDK does; hostname_immutable keeps the endpoint's host as given.
-	b.pathStyle = pathStyle || immutable || !dnsLabel(b.bucket) || (b.scheme == "https" && strings.Contains(b.bucket, "."))
+	// A bucket whose name is not a host name label, or an endpoint that
+	// is an IP address or localhost, puts the bucket in the path;
+	// hostname_immutable keeps the endpoint's host as given.
+	hostname := b.host
+	if h, _, err := net.SplitHostPort(b.host); err == nil {
+		hostname = h
+	}
+	b.pathStyle = pathStyle || immutable || !dnsLabel(b.bucket) || (b.scheme == "https" && strings.Contains(b.bucket, ".")) ||
+		net.ParseIP(hostname) != nil || hostname == "localhost"
 	switch sse := q.Get("ssetype"); {
 	case strings.EqualFold(sse, "AES256"):
 		b.extra["x-amz-server-side-encryption"] = "AES256"
