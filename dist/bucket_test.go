@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -19,14 +20,24 @@ import (
 func TestBucketContract(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
+	realKey, realSecret := os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY") // before s3Server's
 	urls := map[string]string{
 		"mem":         "mem://",
 		"file":        "file://" + filepath.ToSlash(dir) + "/plain?create_dir=1",
 		"file-prefix": "file://" + filepath.ToSlash(dir) + "/pre?create_dir=1&metadata=skip&prefix=run1/",
 		"s3":          s3Server(t) + "contract/",
 	}
+	// WRAPCHECK_S3_URL: an s3:// URL (ending in prefix=P/) of a real
+	// server, with its keys in the environment, to run the contract there.
+	if u := os.Getenv("WRAPCHECK_S3_URL"); u != "" {
+		urls["s3-real"] = u + fmt.Sprintf("contract-%d/", time.Now().UnixNano())
+	}
 	for name, u := range urls {
 		t.Run(name, func(t *testing.T) {
+			if name == "s3-real" {
+				t.Setenv("AWS_ACCESS_KEY_ID", realKey)
+				t.Setenv("AWS_SECRET_ACCESS_KEY", realSecret)
+			}
 			b, err := OpenBucket(ctx, u)
 			if err != nil {
 				t.Fatal(err)

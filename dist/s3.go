@@ -360,7 +360,7 @@ func (b *s3Bucket) Create(ctx context.Context, key string, data []byte) error {
 	}
 	status, body, err := b.do(ctx, http.MethodPut, key, nil, data, hdr)
 	switch {
-	case err == nil && status == http.StatusOK:
+	case err == nil && status/100 == 2:
 		return nil
 	case err == nil && status == http.StatusPreconditionFailed:
 		return fmt.Errorf("%s: %w", key, ErrExist)
@@ -425,7 +425,7 @@ func (b *s3Bucket) List(ctx context.Context, prefix string) ([]string, error) {
 
 func (b *s3Bucket) Delete(ctx context.Context, key string) error {
 	status, body, err := b.do(ctx, http.MethodDelete, key, nil, nil, nil)
-	if err == nil && (status == http.StatusNoContent || status == http.StatusOK || status == http.StatusNotFound) {
+	if err == nil && (status/100 == 2 || status == http.StatusNotFound) {
 		return nil
 	}
 	return b.fail("DELETE", key, status, body, err)
