@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"gocloud.dev/blob/memblob"
 
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/internal/gen"
@@ -49,7 +48,7 @@ func TestSearchRandom(t *testing.T) {
 			}
 			for _, workers := range []int{1, 2, 4} {
 				t.Run(fmt.Sprintf("%s/%s/N%d", name, red.name, workers), func(t *testing.T) {
-					got, err := searchN(t, memblob.OpenBucket(nil), workers, prog, opts)
+					got, err := searchN(t, NewMemBucket(), workers, prog, opts)
 					if err != nil {
 						t.Fatal(err)
 					}

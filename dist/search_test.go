@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"gocloud.dev/blob"
-	"gocloud.dev/blob/memblob"
 
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/machine"
@@ -23,7 +21,7 @@ import (
 // searchN runs n workers on one bucket, each in its own goroutine with
 // its own Store, and returns worker 0's result after checking that every
 // worker returned the same.
-func searchN(t testing.TB, b *blob.Bucket, n int, prog *machine.Program, opts checker.Options) (*checker.Result, error) {
+func searchN(t testing.TB, b Bucket, n int, prog *machine.Program, opts checker.Options) (*checker.Result, error) {
 	t.Helper()
 	ctx := context.Background()
 	res := make([]*checker.Result, n)
@@ -140,7 +138,7 @@ func TestSearchExamples(t *testing.T) {
 					if testing.Short() && n == 4 {
 						t.Skip("short")
 					}
-					got, err := searchN(t, memblob.OpenBucket(nil), n, prog, opts)
+					got, err := searchN(t, NewMemBucket(), n, prog, opts)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -177,7 +175,7 @@ func BenchmarkSearch(b *testing.B) {
 		b.Run(fmt.Sprintf("N%d", n), func(b *testing.B) {
 			var states int64
 			for b.Loop() {
-				res, err := searchN(b, memblob.OpenBucket(nil), n, prog, opts)
+				res, err := searchN(b, NewMemBucket(), n, prog, opts)
 				if err != nil {
 					b.Fatal(err)
 				}

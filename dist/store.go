@@ -10,20 +10,12 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc64"
-	"io"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
-	"gocloud.dev/blob"
-	"gocloud.dev/gcerrors"
-
-	// The drivers of file:// and mem:// URLs; s3:// is registered by the
-	// command (package s3blob), so that a library user picks its clouds.
-	_ "gocloud.dev/blob/fileblob"
-	_ "gocloud.dev/blob/memblob"
 )
 
 // FormatVersion is the version of the store's file layout and frame
@@ -107,7 +99,7 @@ func short(h string) string {
 // is safe for concurrent use; writes check the worker's lease.
 type Store struct {
 	url    string
-	bucket *blob.Bucket
+	bucket Bucket
 	run    [16]byte // the run ID: the manifest's hash
 	index  int      // the worker's index; -1: a reader only
 	gen    int      // the worker's lease generation
@@ -129,11 +121,11 @@ type Store struct {
 // cannot make a reader allocate more.
 const maxRaw = 1 << 34
 
-// Open opens the bucket at url (file:///dir, mem://, s3://bucket?prefix=p/,
-// any gocloud.dev/blob URL whose driver is linked in) and reads or creates
-// the run manifest: a manifest of another run is a *ForeignRunError.
+// Open opens the bucket at url (file:///dir, mem://, s3://bucket?prefix=p/:
+// see [OpenBucket]) and reads or creates the run manifest: a manifest of
+// another run is a *ForeignRunError.
 func Open(ctx context.Context, url string, man Manifest) (*Store, error) {
-	b, err := blob.OpenBucket(ctx, url)
+	b, err := OpenBucket(ctx, url)
 	if err != nil {
 		return nil, fmt.Errorf("store %s: %v", url, err)
 	}
@@ -147,8 +139,8 @@ func Open(ctx context.Context, url string, man Manifest) (*Store, error) {
 }
 
 // Attach is [Open] on a bucket the caller opened (and closes): url names
-// it in messages. Tests share one memblob bucket between workers with it.
-func Attach(ctx context.Context, url string, b *blob.Bucket, man Manifest) (*Store, error) {
+// it in messages. Tests share one [MemBucket] between workers with it.
+func Attach(ctx context.Context, url string, b Bucket, man Manifest) (*Store, error) {
 	man.Format = FormatVersion
 	want, err := json.Marshal(man)
 	if err != nil {
@@ -165,11 +157,11 @@ func Attach(ctx context.Context, url string, b *blob.Bucket, man Manifest) (*Sto
 	}
 	st := &Store{url: url, bucket: b, index: -1, Poll: 50 * time.Millisecond, LeaseEvery: time.Second, enc: enc, dec: dec}
 	const name = "run.json"
-	werr := b.WriteAll(ctx, name, want, &blob.WriterOptions{IfNotExist: true, ContentType: "application/json"})
-	if werr != nil && gcerrors.Code(werr) != gcerrors.FailedPrecondition {
+	werr := b.Create(ctx, name, want)
+	if werr != nil && !errors.Is(werr, ErrExist) {
 		return nil, fmt.Errorf("store %s: writing %s: %v", url, name, werr)
 	}
-	have, err := b.ReadAll(ctx, name)
+	have, err := b.Read(ctx, name)
 	if err != nil {
 		return nil, fmt.Errorf("store %s: reading %s: %v", url, name, err)
 	}
@@ -213,13 +205,12 @@ func (s *Store) Acquire(ctx context.Context, index int) error {
 	}
 	for {
 		gen++
-		err := s.bucket.WriteAll(ctx, leaseKey(index, gen), []byte(time.Now().UTC().Format(time.RFC3339Nano)+"\n"),
-			&blob.WriterOptions{IfNotExist: true})
+		err := s.bucket.Create(ctx, leaseKey(index, gen), []byte(time.Now().UTC().Format(time.RFC3339Nano)+"\n"))
 		if err == nil {
 			s.index, s.gen = index, gen
 			return nil
 		}
-		if gcerrors.Code(err) != gcerrors.FailedPrecondition {
+		if !errors.Is(err, ErrExist) {
 			return fmt.Errorf("store %s: taking lease %d: %v", s.url, index, err)
 		}
 	}
@@ -233,22 +224,19 @@ func leaseKey(index, gen int) string { return fmt.Sprintf("lease/%d/%08d", index
 
 // lastLease returns the largest lease generation of index (0: none).
 func (s *Store) lastLease(ctx context.Context, index int) (int, error) {
-	it := s.bucket.List(&blob.ListOptions{Prefix: fmt.Sprintf("lease/%d/", index)})
+	keys, err := s.bucket.List(ctx, fmt.Sprintf("lease/%d/", index))
+	if err != nil {
+		return 0, fmt.Errorf("store %s: listing leases: %v", s.url, err)
+	}
 	last := 0
-	for {
-		obj, err := it.Next(ctx)
-		if err == io.EOF {
-			return last, nil
-		}
+	for _, k := range keys {
+		g, err := strconv.Atoi(k[strings.LastIndexByte(k, '/')+1:])
 		if err != nil {
-			return 0, fmt.Errorf("store %s: listing leases: %v", s.url, err)
-		}
-		g, err := strconv.Atoi(obj.Key[strings.LastIndexByte(obj.Key, '/')+1:])
-		if err != nil {
-			return 0, &CorruptError{Path: obj.Key, Msg: "not a lease"}
+			return 0, &CorruptError{Path: k, Msg: "not a lease"}
 		}
 		last = max(last, g)
 	}
+	return last, nil
 }
 
 // CheckLease reports ErrStale when a later generation took over the
@@ -341,8 +329,8 @@ func (s *Store) Put(ctx context.Context, n Name, count uint64, payload []byte) (
 	le.PutUint64(buf[60:], uint64(len(comp)))
 	buf = append(buf, comp...)
 	buf = le.AppendUint64(buf, crc64.Checksum(buf, crcTable))
-	err := s.bucket.WriteAll(ctx, n.Key(), buf, &blob.WriterOptions{IfNotExist: true, ContentType: "application/octet-stream"})
-	if err != nil && gcerrors.Code(err) != gcerrors.FailedPrecondition {
+	err := s.bucket.Create(ctx, n.Key(), buf)
+	if err != nil && !errors.Is(err, ErrExist) {
 		return 0, fmt.Errorf("store %s: writing %s: %w", s.url, n.Key(), err)
 	}
 	return len(buf), nil
@@ -362,9 +350,9 @@ func (s *Store) Exists(ctx context.Context, n Name) (bool, error) {
 // missing file is an error for which IsNotExist reports true.
 func (s *Store) Get(ctx context.Context, n Name) (uint64, []byte, error) {
 	key := n.Key()
-	buf, err := s.bucket.ReadAll(ctx, key)
+	buf, err := s.bucket.Read(ctx, key)
 	if err != nil {
-		if gcerrors.Code(err) == gcerrors.NotFound {
+		if errors.Is(err, ErrNotExist) {
 			return 0, nil, &notExistError{key}
 		}
 		return 0, nil, fmt.Errorf("store %s: reading %s: %w", s.url, key, err)

@@ -10,8 +10,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"gocloud.dev/blob"
-	"gocloud.dev/blob/memblob"
 
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/machine"
@@ -20,14 +18,14 @@ import (
 var testMan = Manifest{Spec: "abc123", Workers: 2}
 
 // buckets returns a fresh mem:// and file:// bucket.
-func buckets(t *testing.T) map[string]func() (string, *blob.Bucket) {
+func buckets(t *testing.T) map[string]func() (string, Bucket) {
 	t.Helper()
-	return map[string]func() (string, *blob.Bucket){
-		"mem": func() (string, *blob.Bucket) { return "mem://", memblob.OpenBucket(nil) },
-		"file": func() (string, *blob.Bucket) {
+	return map[string]func() (string, Bucket){
+		"mem": func() (string, Bucket) { return "mem://", NewMemBucket() },
+		"file": func() (string, Bucket) {
 			dir := t.TempDir()
 			u := "file://" + filepath.ToSlash(dir) + "?metadata=skip"
-			b, err := blob.OpenBucket(context.Background(), u)
+			b, err := OpenBucket(context.Background(), u)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -106,7 +104,7 @@ func TestStoreForeignRun(t *testing.T) {
 					t.Errorf("message %q", err)
 				}
 			}
-			if err := b.WriteAll(ctx, "run.json", []byte("garbage"), nil); err != nil {
+			if err := overwrite(ctx, b, "run.json", []byte("garbage")); err != nil {
 				t.Fatal(err)
 			}
 			_, err = Attach(ctx, u, b, testMan)
@@ -189,8 +187,8 @@ func TestStoreBadFiles(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b := memblob.OpenBucket(nil)
-			fb := memblob.OpenBucket(nil)
+			b := NewMemBucket()
+			fb := NewMemBucket()
 			st, err := Attach(ctx, "mem://", b, testMan)
 			if err != nil {
 				t.Fatal(err)
@@ -207,13 +205,13 @@ func TestStoreBadFiles(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			good, _ := b.ReadAll(ctx, n.Key())
-			foreign, _ := fb.ReadAll(ctx, n.Key())
+			good, _ := b.Read(ctx, n.Key())
+			foreign, _ := fb.Read(ctx, n.Key())
 			key := tt.key
 			if key == "" {
 				key = n.Key()
 			}
-			if err := b.WriteAll(ctx, key, tt.damage(good, foreign), nil); err != nil {
+			if err := overwrite(ctx, b, key, tt.damage(good, foreign)); err != nil {
 				t.Fatal(err)
 			}
 			var name Name
@@ -318,4 +316,13 @@ func TestSummaryPlausible(t *testing.T) {
 			}
 		})
 	}
+}
+
+// overwrite replaces the object key of b with data (files are created
+// once by the store; the tests damage them).
+func overwrite(ctx context.Context, b Bucket, key string, data []byte) error {
+	if err := b.Delete(ctx, key); err != nil {
+		return err
+	}
+	return b.Create(ctx, key, data)
 }

@@ -14,9 +14,6 @@ import (
 	"sync"
 
 	"github.com/spf13/cobra"
-	// s3:// (AWS S3 and every S3-compatible store: MinIO, Ceph, R2, ...);
-	// file:// and mem:// come with package dist.
-	_ "gocloud.dev/blob/s3blob"
 
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/dist"
