@@ -141,3 +141,25 @@ func modelJSON(t *testing.T, m *spec.Model) string {
 	}
 	return string(j)
 }
+
+// TestGenerateExpr: the same seed gives the same tree, and the trees (and
+// the leaves of depth 0) have every kind of node at their root.
+func TestGenerateExpr(t *testing.T) {
+	kinds := map[string]bool{}
+	for seed := range uint64(200) {
+		a := GenerateExpr(rand.New(rand.NewPCG(seed, 1)), 4)
+		b := GenerateExpr(rand.New(rand.NewPCG(seed, 1)), 4)
+		if diff := cmp.Diff(a, b); diff != "" {
+			t.Fatalf("seed %d: two runs differ (-first +second):\n%s", seed, diff)
+		}
+		kinds[fmt.Sprintf("%T", a)] = true
+		kinds[fmt.Sprintf("%T", GenerateExpr(rand.New(rand.NewPCG(seed, 2)), 0))] = true
+	}
+	want := []string{"*syntax.BinaryExpr", "*syntax.BoolLit", "*syntax.CallExpr", "*syntax.CondExpr", "*syntax.IdentExpr",
+		"*syntax.IndexExpr", "*syntax.IntLit", "*syntax.QuantExpr", "*syntax.SelectorExpr", "*syntax.SetLit", "*syntax.UnaryExpr"}
+	for _, k := range want {
+		if !kinds[k] {
+			t.Errorf("no %s at the root of 200 trees", k)
+		}
+	}
+}
