@@ -75,6 +75,9 @@ type Spec struct {
 	// end rejects a constant out of range), or the kind of the violation
 	// ("invariant", "runtime-error").
 	Want string
+	// Error is the front end's whole error for a "static" Exact spec, its
+	// position line:col without the file name.
+	Error string
 	// Mutant is the Pair spec changed in one place, and Observed the
 	// variables both versions have, in declaration order.
 	Mutant   string
@@ -99,8 +102,8 @@ func Generate(r *rand.Rand, c Config) Spec {
 		return Spec{Source: temporal(r)}
 	case Exact:
 		g := &exactGen{r: r, vars: exactVars(r), konst: c.Constants}
-		src, want := g.exactSpec(c.Index)
-		return Spec{Source: src, Want: want}
+		src, want, msg := g.exactSpec(c.Index)
+		return Spec{Source: src, Want: want, Error: msg}
 	case Pair:
 		g := pairSpec(r)
 		h := mutate(r, g)

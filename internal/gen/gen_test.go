@@ -52,6 +52,11 @@ func TestGenerate(t *testing.T) {
 					if (err != nil) != (a.Want == "static") {
 						t.Errorf("seed %d: want %s, front end: %v\n%s", seed, a.Want, err, a.Source)
 					}
+					if err != nil && a.Want == "static" {
+						if diff := cmp.Diff("gen.wrap:"+a.Error, err.Error()); diff != "" {
+							t.Errorf("seed %d: error (-want +got):\n%s", seed, diff)
+						}
+					}
 					continue
 				}
 				if err != nil {
