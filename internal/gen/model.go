@@ -31,13 +31,23 @@ func GenerateModel(r *rand.Rand, s ModelShape) *spec.Model {
 	return countersModel(r)
 }
 
-// belowTop returns the guard x < (the top of x's range), or nil (no
-// guard) once in n.
-func belowTop(r *rand.Rand, x *spec.Expr, n int) *spec.Expr {
-	if r.IntN(n) > 0 {
-		return Lt(x, Num(x.Type.Hi))
+// addActions adds n actions a0, a1, ... to b, each on a variable x drawn
+// with pick: guarded by x < (the top of x's range) but once in
+// guardOdds, with the statements body(x), and once in checkOdds with the
+// statement check(x) after them.
+func addActions(b *Builder, r *rand.Rand, n int, pick func() *spec.Expr, guardOdds int, body func(x *spec.Expr) []*spec.Stmt, checkOdds int, check func(x *spec.Expr) *spec.Stmt) {
+	for a := range n {
+		x := pick()
+		var guard *spec.Expr
+		if r.IntN(guardOdds) > 0 {
+			guard = Lt(x, Num(x.Type.Hi))
+		}
+		stmts := body(x)
+		if r.IntN(checkOdds) == 0 {
+			stmts = append(stmts, check(x))
+		}
+		b.Action(fmt.Sprintf("a%d", a), guard, stmts...)
 	}
-	return nil
 }
 
 func countersModel(r *rand.Rand) *spec.Model {
@@ -48,26 +58,18 @@ func countersModel(r *rand.Rand) *spec.Model {
 		vars = append(vars, b.Global(fmt.Sprintf("v%d", i), RangeType(0, int64(2+r.IntN(5)))))
 	}
 	pick := func() *spec.Expr { return vars[r.IntN(nv)] }
-	for a := range 2 + r.IntN(5) {
-		x := pick()
-		guard := belowTop(r, x, 4)
-		var body []*spec.Stmt
+	addActions(b, r, 2+r.IntN(5), pick, 4, func(x *spec.Expr) []*spec.Stmt {
 		switch r.IntN(4) {
 		case 0:
-			body = append(body, Assign(x, Add(x, Num(1))))
+			return []*spec.Stmt{Assign(x, Add(x, Num(1)))}
 		case 1:
-			body = append(body, Assign(x, Mod(Add(pick(), Num(1)), Num(x.Type.Hi+1))))
+			return []*spec.Stmt{Assign(x, Mod(Add(pick(), Num(1)), Num(x.Type.Hi+1)))}
 		case 2:
 			y := b.Local(0, RangeType(0, 2))
-			body = append(body, Choose(0, RangeType(0, 2), nil, Assign(x, Mod(Add(x, y), Num(x.Type.Hi+1)))))
-		case 3:
-			body = append(body, Assign(pick(), Num(0)), Assign(x, Add(x, Num(1))))
+			return []*spec.Stmt{Choose(0, RangeType(0, 2), nil, Assign(x, Mod(Add(x, y), Num(x.Type.Hi+1))))}
 		}
-		if r.IntN(6) == 0 {
-			body = append(body, Assert(Ne(x, pick()), "equal"))
-		}
-		b.Action(fmt.Sprintf("a%d", a), guard, body...)
-	}
+		return []*spec.Stmt{Assign(pick(), Num(0)), Assign(x, Add(x, Num(1)))}
+	}, 6, func(x *spec.Expr) *spec.Stmt { return Assert(Ne(x, pick()), "equal") })
 	if r.IntN(2) == 0 {
 		b.Invariant("inv", Ne(pick(), Num(int64(1+r.IntN(3)))))
 	}
@@ -93,33 +95,25 @@ func richModel(r *rand.Rand) *spec.Model {
 			return Implies(Field(res, "ok"), &spec.Expr{Op: spec.OpIn, Type: BoolType(), Args: []*spec.Expr{Field(res, "e"), ps[0]}})
 		})
 	b.Local(0, RecordType([]string{"ok", "e"}, BoolType(), abc)) // ask result
-	for a := range 2 + r.IntN(4) {
-		x := anInt()
-		guard := belowTop(r, x, 3)
-		var body []*spec.Stmt
+	addActions(b, r, 2+r.IntN(4), anInt, 3, func(x *spec.Expr) []*spec.Stmt {
 		switch r.IntN(6) {
 		case 0:
-			body = append(body, Assign(x, Add(x, Num(1))))
+			return []*spec.Stmt{Assign(x, Add(x, Num(1)))}
 		case 1:
 			y := b.Local(2, RangeType(0, 2))
-			body = append(body, Choose(2, abc, Ne(y, Num(int64(r.IntN(3)))),
-				Assign(set, Bin(spec.OpUnion, set.Type, set, SetLit(set.Type, Const(abc, 0), y)))))
+			return []*spec.Stmt{Choose(2, abc, Ne(y, Num(int64(r.IntN(3)))),
+				Assign(set, Bin(spec.OpUnion, set.Type, set, SetLit(set.Type, Const(abc, 0), y))))}
 		case 2:
 			res := &spec.Expr{Op: spec.OpLocal, Type: b.M.Agents[ag].Result, Slot: 0}
-			body = append(body, AskLet(0, ag, set),
-				IfElse(Field(res, "ok"), []*spec.Stmt{Assign(Field(rec, "f"), True())}, []*spec.Stmt{Assign(Field(rec, "g"), Mod(Add(Field(rec, "g"), Num(1)), Num(3)))}))
+			return []*spec.Stmt{AskLet(0, ag, set),
+				IfElse(Field(res, "ok"), []*spec.Stmt{Assign(Field(rec, "f"), True())}, []*spec.Stmt{Assign(Field(rec, "g"), Mod(Add(Field(rec, "g"), Num(1)), Num(3)))})}
 		case 3:
-			body = append(body, Assign(x, Add(anInt(), Num(1))))
+			return []*spec.Stmt{Assign(x, Add(anInt(), Num(1)))}
 		case 4:
-			body = append(body, IfElse(Field(rec, "f"), []*spec.Stmt{Assign(set, SetLit(set.Type))}, []*spec.Stmt{Assign(Field(rec, "f"), True()), Assign(x, Num(0))}))
-		case 5:
-			body = append(body, Assign(Field(rec, "g"), Add(Field(rec, "g"), Num(1))))
+			return []*spec.Stmt{IfElse(Field(rec, "f"), []*spec.Stmt{Assign(set, SetLit(set.Type))}, []*spec.Stmt{Assign(Field(rec, "f"), True()), Assign(x, Num(0))})}
 		}
-		if r.IntN(8) == 0 {
-			body = append(body, Assert(Ne(Card(set), Num(3)), "full"))
-		}
-		b.Action(fmt.Sprintf("a%d", a), guard, body...)
-	}
+		return []*spec.Stmt{Assign(Field(rec, "g"), Add(Field(rec, "g"), Num(1)))}
+	}, 8, func(*spec.Expr) *spec.Stmt { return Assert(Ne(Card(set), Num(3)), "full") })
 	if r.IntN(2) == 0 {
 		b.Invariant("Inv", Implies(Field(rec, "f"), Lt(Card(set), Num(int64(2+r.IntN(2))))))
 	}
