@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wrapcheck/wrapcheck/internal/gen"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -283,53 +284,10 @@ func TestVacuity(t *testing.T) {
 	}
 }
 
-// randomModel builds a random model over nv counters; actions add,
-// subtract, copy, choose and assert, with guards, so that runtime errors,
-// deadlocks and invariant violations all occur.
-func randomModel(r *rand.Rand) *spec.Model {
-	b := newBuilder("random")
-	nv := 2 + r.IntN(3)
-	var vars []*spec.Expr
-	for i := range nv {
-		vars = append(vars, b.global(fmt.Sprintf("v%d", i), rangeT(0, int64(2+r.IntN(5)))))
-	}
-	pick := func() *spec.Expr { return vars[r.IntN(nv)] }
-	for a := range 2 + r.IntN(5) {
-		x := pick()
-		var guard *spec.Expr
-		if r.IntN(4) > 0 {
-			guard = lt(x, num(x.Type.Hi))
-		}
-		var body []*spec.Stmt
-		switch r.IntN(4) {
-		case 0:
-			body = append(body, assign(x, add(x, num(1))))
-		case 1:
-			body = append(body, assign(x, mod(add(pick(), num(1)), num(x.Type.Hi+1))))
-		case 2:
-			y := b.local(0, rangeT(0, 2))
-			body = append(body, choose(0, rangeT(0, 2), nil, assign(x, mod(add(x, y), num(x.Type.Hi+1)))))
-		case 3:
-			body = append(body, assign(pick(), num(0)), assign(x, add(x, num(1))))
-		}
-		if r.IntN(6) == 0 {
-			body = append(body, assert(ne(x, pick()), "equal"))
-		}
-		b.action(fmt.Sprintf("a%d", a), guard, body...)
-	}
-	if r.IntN(2) == 0 {
-		b.invariant("inv", ne(pick(), num(int64(1+r.IntN(3)))))
-	}
-	if r.IntN(2) == 0 {
-		b.m.Terminal = eq(pick(), num(0))
-	}
-	return b.build()
-}
-
 func TestDifferentialWorkers(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := range 300 {
-		m := randomModel(r)
+		m := gen.GenerateModel(r, gen.Counters)
 		noDL := r.IntN(2) == 0
 		r1, err := Run(context.Background(), m, Options{Workers: 1, NoDeadlock: noDL})
 		if err != nil {

@@ -2,11 +2,11 @@ package checker
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wrapcheck/wrapcheck/internal/gen"
 	"github.com/wrapcheck/wrapcheck/internal/oracle"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
@@ -67,70 +67,13 @@ func isInvariant(m *spec.Model, name string) bool {
 	return false
 }
 
-// richModel builds a random model with counters, a set, a record, an
-// agent with an assumption, choose, if and assert.
-func richModel(r *rand.Rand) *spec.Model {
-	b := newBuilder("rich")
-	abc := enumT("a", "b", "c")
-	var ints []*spec.Expr
-	for i := range 1 + r.IntN(3) {
-		ints = append(ints, b.global(fmt.Sprintf("v%d", i), rangeT(0, int64(1+r.IntN(4)))))
-	}
-	set := b.global("s", setT(abc))
-	rec := b.global("r", recordT([]string{"f", "g"}, boolT, rangeT(0, 2)))
-	anInt := func() *spec.Expr { return ints[r.IntN(len(ints))] }
-	ag := b.agent("ag", recordT([]string{"ok", "e"}, boolT, abc), []*spec.Type{setT(abc)},
-		func(res *spec.Expr, ps []*spec.Expr) *spec.Expr {
-			// an ok answer names an element of the parameter
-			return implies(field(res, "ok"), &spec.Expr{Op: spec.OpIn, Type: boolT, Args: []*spec.Expr{field(res, "e"), ps[0]}})
-		})
-	b.local(0, recordT([]string{"ok", "e"}, boolT, abc)) // ask result
-	for a := range 2 + r.IntN(4) {
-		x := anInt()
-		var guard *spec.Expr
-		if r.IntN(3) > 0 {
-			guard = lt(x, num(x.Type.Hi))
-		}
-		var body []*spec.Stmt
-		switch r.IntN(6) {
-		case 0:
-			body = append(body, assign(x, add(x, num(1))))
-		case 1:
-			y := b.local(2, rangeT(0, 2))
-			body = append(body, choose(2, abc, ne(y, num(int64(r.IntN(3)))),
-				assign(set, bin(spec.OpUnion, set.Type, set, setLit(set.Type, cnst(abc, 0), y)))))
-		case 2:
-			res := &spec.Expr{Op: spec.OpLocal, Type: b.m.Agents[ag].Result, Slot: 0}
-			body = append(body, askLet(0, ag, set),
-				ifElse(field(res, "ok"), []*spec.Stmt{assign(field(rec, "f"), tru())}, []*spec.Stmt{assign(field(rec, "g"), mod(add(field(rec, "g"), num(1)), num(3)))}))
-		case 3:
-			body = append(body, assign(x, add(anInt(), num(1))))
-		case 4:
-			body = append(body, ifElse(field(rec, "f"), []*spec.Stmt{assign(set, setLit(set.Type))}, []*spec.Stmt{assign(field(rec, "f"), tru()), assign(x, num(0))}))
-		case 5:
-			body = append(body, assign(field(rec, "g"), add(field(rec, "g"), num(1))))
-		}
-		if r.IntN(8) == 0 {
-			body = append(body, assert(ne(card(set), num(3)), "full"))
-		}
-		b.action(fmt.Sprintf("a%d", a), guard, body...)
-	}
-	if r.IntN(2) == 0 {
-		b.invariant("Inv", implies(field(rec, "f"), lt(card(set), num(int64(2+r.IntN(2))))))
-	}
-	if r.IntN(2) == 0 {
-		b.m.Terminal = eq(anInt(), num(0))
-	}
-	return b.build()
-}
-
 func TestReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 11))
-	gens := []func(*rand.Rand) *spec.Model{randomModel, richModel}
+	shapes := []gen.ModelShape{gen.Counters, gen.Rich}
 	kinds := map[string]int{}
 	defer func() { t.Logf("outcomes: %v", kinds) }()
 	for i := range 400 {
-		m := gens[i%2](r)
+		m := gen.GenerateModel(r, shapes[i%2])
 		noDL := r.IntN(3) == 0
 		want := referenceBFS(t, m, noDL)
 		for _, workers := range []int{1, 3} {
@@ -156,12 +99,11 @@ func FuzzCheck(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s1, s2 uint64, rich bool) {
 		r := rand.New(rand.NewPCG(s1, s2))
-		var m *spec.Model
+		shape := gen.Counters
 		if rich {
-			m = richModel(r)
-		} else {
-			m = randomModel(r)
+			shape = gen.Rich
 		}
+		m := gen.GenerateModel(r, shape)
 		want := referenceBFS(t, m, false)
 		var first *Result
 		for _, workers := range []int{1, 4} {

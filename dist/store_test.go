@@ -94,14 +94,20 @@ func TestStoreForeignRun(t *testing.T) {
 				t.Fatal(err)
 			}
 			st.Close()
-			for _, m := range []Manifest{{Spec: "other", Workers: 2}, {Spec: "abc123", Workers: 4}} {
-				_, err := Attach(ctx, u, b, m)
+			for _, tt := range []struct {
+				m    Manifest
+				want string // the whole message, the store's URL written $URL
+			}{
+				{Manifest{Spec: "other", Workers: 2}, "store $URL holds another run: another spec or other options (spec hash abc123, not other); use another prefix or empty this one"},
+				{Manifest{Spec: "abc123", Workers: 4}, "store $URL holds another run: 2 workers, not 4; use another prefix or empty this one"},
+			} {
+				_, err := Attach(ctx, u, b, tt.m)
 				var fe *ForeignRunError
 				if !errors.As(err, &fe) {
-					t.Fatalf("Attach(%+v) = %v, want a ForeignRunError", m, err)
+					t.Fatalf("Attach(%+v) = %v, want a ForeignRunError", tt.m, err)
 				}
-				if !strings.Contains(err.Error(), "holds another run") {
-					t.Errorf("message %q", err)
+				if diff := cmp.Diff(tt.want, strings.ReplaceAll(err.Error(), u, "$URL")); diff != "" {
+					t.Errorf("error (-want +got):\n%s", diff)
 				}
 			}
 			if err := overwrite(ctx, b, "run.json", []byte("garbage")); err != nil {
@@ -169,21 +175,21 @@ func TestStoreBadFiles(t *testing.T) {
 		name   string
 		damage func(good, foreign []byte) []byte
 		key    string // where the damaged bytes go; "" n's key
-		want   string
+		want   string // the message after "store file KEY: "
 	}{
 		{"truncated-header", func(g, _ []byte) []byte { return g[:20] }, "", "truncated: 20 bytes"},
 		{"truncated-magic", func(g, _ []byte) []byte { return g[:3] }, "", "truncated: 3 bytes"},
-		{"truncated-payload", func(g, _ []byte) []byte { return g[:len(g)-20] }, "", "truncated"},
+		{"truncated-payload", func(g, _ []byte) []byte { return g[:len(g)-20] }, "", "truncated: 84 bytes, the header says 104"},
 		{"empty", func(g, _ []byte) []byte { return nil }, "", "truncated: 0 bytes"},
 		{"flipped-bit", func(g, _ []byte) []byte {
 			b := append([]byte(nil), g...)
 			b[headerSize+3] ^= 0x10
 			return b
-		}, "", "checksum mismatch"},
-		{"garbage", func(g, _ []byte) []byte { return []byte("{\"not\": \"a frame\"}") }, "", "not a wrapcheck store file"},
-		{"foreign", func(_, f []byte) []byte { return f }, "", "written by another run"},
-		{"misplaced", func(g, _ []byte) []byte { return g }, "s0/L000003/states-0.wc", "holds s0/L000002/states-0.wc"},
-		{"appended", func(g, _ []byte) []byte { return append(append([]byte(nil), g...), 0) }, "", "the header says"},
+		}, "", "checksum mismatch: the file is corrupt"},
+		{"garbage", func(g, _ []byte) []byte { return []byte("{\"not\": \"a frame\"}") }, "", "not a wrapcheck store file of format 1"},
+		{"foreign", func(_, f []byte) []byte { return f }, "", "written by another run (run dbe70e7816227ebd, this run is 3b598467af1cecca)"},
+		{"misplaced", func(g, _ []byte) []byte { return g }, "s0/L000003/states-0.wc", "holds s0/L000002/states-0.wc, not s0/L000003/states-0.wc"},
+		{"appended", func(g, _ []byte) []byte { return append(append([]byte(nil), g...), 0) }, "", "105 bytes, the header says 104"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -226,8 +232,8 @@ func TestStoreBadFiles(t *testing.T) {
 			if !errors.As(err, &ce) {
 				t.Fatalf("Get = %v, want a CorruptError", err)
 			}
-			if !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "store file "+key+": ") {
-				t.Errorf("error %q, want %q in it", err, tt.want)
+			if diff := cmp.Diff("store file "+key+": "+tt.want, err.Error()); diff != "" {
+				t.Errorf("error (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -138,35 +138,35 @@ func TestToolErrors(t *testing.T) {
 		name string
 		tool string
 		args map[string]any
-		want string
+		want string // the whole message; "protocol error: " and the message for a protocol error
 	}{
 		{"spec error", "check", map[string]any{"spec": "spec S\nvar x: bool\ninvariant I: y\n"}, "spec.wrap:3:14: undefined: y"},
-		{"syntax error", "vet", map[string]any{"spec": "spec S\nvar x: \n"}, "spec.wrap:3:1: expected"},
-		{"no source", "check", map[string]any{}, "give spec"},
-		{"both sources", "fmt", map[string]any{"spec": "spec S\n", "path": "x.wrap"}, "not both"},
-		{"missing file", "check", map[string]any{"path": "no/such.wrap"}, "no such file"},
-		{"unknown define", "check", map[string]any{"spec": toggle, "defines": map[string]any{"NOPE": 1}}, "NOPE"},
-		{"unknown only", "check", map[string]any{"spec": toggle, "only": []string{"Nope"}}, "only Nope"},
-		{"negative limit", "check", map[string]any{"spec": toggle, "max_states": -1}, "negative"},
-		{"bad formula", "ltl", map[string]any{"formula": "always (p"}, "formula: expected"},
-		{"unknown example", "examples", map[string]any{"name": "nope"}, "no example"},
-		{"schema: wrong type", "check", map[string]any{"spec": 3}, ""},
-		{"schema: unknown field", "vet", map[string]any{"spec": toggle, "colour": "red"}, ""},
+		{"syntax error", "vet", map[string]any{"spec": "spec S\nvar x: \n"}, "spec.wrap:3:1: expected type, found EOF"},
+		{"no source", "check", map[string]any{}, "give spec (the text of a .wrap spec) or path"},
+		{"both sources", "fmt", map[string]any{"spec": "spec S\n", "path": "x.wrap"}, "give spec or path, not both"},
+		{"missing file", "check", map[string]any{"path": "no/such.wrap"}, "open no/such.wrap: no such file or directory"},
+		{"unknown define", "check", map[string]any{"spec": toggle, "defines": map[string]any{"NOPE": 1}}, "-D NOPE: no such constant in the spec"},
+		{"unknown only", "check", map[string]any{"spec": toggle, "only": []string{"Nope"}}, "only Nope: no invariant or property of that name in Toggle"},
+		{"negative limit", "check", map[string]any{"spec": toggle, "max_states": -1}, "max_states, workers and timeout_seconds must not be negative"},
+		{"bad formula", "ltl", map[string]any{"formula": "always (p"}, "formula: expected ')', found EOF"},
+		{"unknown example", "examples", map[string]any{"name": "nope"}, "no example \"nope\"; call examples without a name for the list"},
+		{"schema: wrong type", "check", map[string]any{"spec": 3}, `validating "arguments": validating root: validating /properties/spec: type: 3 has type "integer", want "string"`},
+		{"schema: unknown field", "vet", map[string]any{"spec": toggle, "colour": "red"}, `validating "arguments": validating root: unexpected additional properties ["colour"]`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: tt.tool, Arguments: tt.args})
-			if err != nil {
-				if tt.want != "" && !strings.Contains(err.Error(), tt.want) {
-					t.Errorf("error %v, want it to contain %q", err, tt.want)
-				}
-				return
-			}
-			if !res.IsError {
+			var got string
+			switch {
+			case err != nil:
+				got = "protocol error: " + err.Error()
+			case !res.IsError:
 				t.Fatalf("no tool error: %s", text(res))
+			default:
+				got = text(res)
 			}
-			if !strings.Contains(text(res), tt.want) {
-				t.Errorf("tool error %q, want it to contain %q", text(res), tt.want)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("error (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -106,7 +106,7 @@ func TestHistoryRebase(t *testing.T) {
 	}
 	replayWith := func(maxRecords int) *Result {
 		t.Helper()
-		r, err := newReplayer(m)
+		r, err := compileReplayer(m)
 		if err != nil {
 			t.Fatal(err)
 		}

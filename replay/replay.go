@@ -484,11 +484,18 @@ type replayer struct {
 // there ([Result.TraceFrom]).
 const MaxHistory = 1 << 22
 
-func newReplayer(m *spec.Model) (*replayer, error) {
+// compileReplayer compiles m and returns its replayer.
+func compileReplayer(m *spec.Model) (*replayer, error) {
 	prog, err := machine.Compile(m)
 	if err != nil {
 		return nil, err
 	}
+	return newReplayer(prog)
+}
+
+// newReplayer returns the replayer of the compiled model prog.
+func newReplayer(prog *machine.Program) (*replayer, error) {
+	m := prog.Model
 	r := &replayer{m: m, prog: prog, mach: prog.NewMachine(), maxRecords: MaxHistory}
 	r.mach.RecordAnswers(true)
 	for _, in := range m.Invariants {
@@ -526,7 +533,18 @@ func Run(m *spec.Model, name string, r io.Reader) (*Result, error) {
 // within a bounded number of evaluation steps (a long evaluation
 // included) and returns ctx's error, never a verdict.
 func CheckContext(ctx context.Context, m *spec.Model, lines []Line) (*Result, error) {
-	r, err := newReplayer(m)
+	prog, err := machine.Compile(m)
+	if err != nil {
+		return nil, err
+	}
+	return CheckProgram(ctx, prog, lines)
+}
+
+// CheckProgram is [CheckContext] on prog, the model compiled by the
+// caller (machine.Compile), which it does not compile again: a caller
+// that also checks or explains the model compiles it once.
+func CheckProgram(ctx context.Context, prog *machine.Program, lines []Line) (*Result, error) {
+	r, err := newReplayer(prog)
 	if err != nil {
 		return nil, err
 	}
@@ -551,7 +569,7 @@ func CheckContext(ctx context.Context, m *spec.Model, lines []Line) (*Result, er
 }
 
 func check(m *spec.Model, next func() (Line, bool, error)) (*Result, error) {
-	r, err := newReplayer(m)
+	r, err := compileReplayer(m)
 	if err != nil {
 		return nil, err
 	}

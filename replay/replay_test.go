@@ -2,12 +2,14 @@ package replay
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -47,6 +49,10 @@ func TestCheck(t *testing.T) {
 		{"not-enabled", `{"action": "wrapper.review", "asked": {"verifier": "pass"}}
 {"action": "wrapper.edit"}`, "2:wrapper.edit:false"},
 	}
+	prog, err := machine.Compile(m) // one Program for every run: CheckProgram
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			lines, err := Read(m, "run.jsonl", strings.NewReader(tt.run))
@@ -56,6 +62,13 @@ func TestCheck(t *testing.T) {
 			res, err := Check(m, lines)
 			if err != nil {
 				t.Fatal(err)
+			}
+			shared, err := CheckProgram(context.Background(), prog, lines)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(res, shared); diff != "" {
+				t.Errorf("CheckProgram (-Check +CheckProgram):\n%s", diff)
 			}
 			got := "conforms"
 			if d := res.Diverged; d != nil {

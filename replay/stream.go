@@ -44,7 +44,7 @@ type streamRun struct {
 // trace's root) is an error: the run can no longer be judged in order.
 // It returns the number of runs.
 func StreamOTLP(m *spec.Model, name string, r io.Reader, mp *Mapping, report func(*Report) error) (int, error) {
-	rp, err := newReplayer(m)
+	rp, err := compileReplayer(m)
 	if err != nil {
 		return 0, err
 	}

@@ -1,41 +1,24 @@
-package spec
+package spec_test
 
 import (
-	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
+	"github.com/wrapcheck/wrapcheck/internal/gen"
+	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/spec/syntax"
 )
 
-// genSpec generates a spec of about lines lines using most forms.
-func genSpec(lines int) []byte {
-	var b strings.Builder
-	b.WriteString("spec Big\nconst N = 3\ntype Proc = symmetric N\ntype Phase = {idle, busy, done}\n")
-	b.WriteString("type Clause = {c0, c1, c2, c3}\ntype Rec = record { n: 0..7, ok: bool, cites: set of Clause }\n")
-	b.WriteString("agent judge(x: 0..7, s: set of Clause): bool\n  assume result implies x > 0 and s subset {c0, c1}\n")
-	n := 0
-	for i := 0; b.Len() < lines*40 || n < lines/25; i++ {
-		n++
-		fmt.Fprintf(&b, "var v%d: [Proc]0..7\nvar r%d: Rec\nvar p%d: Phase = idle\n", i, i, i)
-		fmt.Fprintf(&b, "fn f%d(x: 0..7, y: 0..7): 0..14 = if x > y then x - y else x + y\n", i)
-		fmt.Fprintf(&b, "process W%d[w: Proc] {\n  var loc: 0..3\n", i)
-		fmt.Fprintf(&b, "  action step when p%d == idle and v%d[w] < 7 {\n", i, i)
-		fmt.Fprintf(&b, "    v%d[w] := v%d[w] + 1\n    let ok = ask judge(v%d[w], r%d.cites)\n", i, i, i, i)
-		fmt.Fprintf(&b, "    if ok and f%d(v%d[w], r%d.n) > 2 { r%d.ok := true } else { loc := (loc + 1) %% 4 }\n", i, i, i, i)
-		fmt.Fprintf(&b, "    match p%d {\n      idle => p%d := busy\n      busy, done => skip\n    }\n  }\n", i, i)
-		fmt.Fprintf(&b, "  action finish when p%d == busy {\n    choose c in Clause where not (c in r%d.cites) {\n", i, i)
-		fmt.Fprintf(&b, "      r%d.cites := r%d.cites union {c}\n    }\n    p%d := done\n  }\n}\n", i, i, i)
-		fmt.Fprintf(&b, "invariant I%d: forall w in Proc: v%d[w] <= 7 and (W%d[w].loc < 4 or r%d.ok)\n", i, i, i, i)
-	}
-	b.WriteString("property Live: always eventually p0 == done\nfairness weak W0\nterminal p0 == done\n")
-	return []byte(b.String())
+// bigSpec returns gen's Big spec of about 1000 lines.
+func bigSpec() []byte {
+	return []byte(gen.Generate(rand.New(rand.NewPCG(1, 1)), gen.Config{Shape: gen.Big, Lines: 1000}).Source)
 }
 
 func BenchmarkCheck(b *testing.B) {
-	src := genSpec(1000)
+	src := bigSpec()
 	b.ReportMetric(float64(strings.Count(string(src), "\n")), "lines")
-	if _, err := ParseFile("big.wrap", src, Options{}); err != nil {
+	if _, err := spec.ParseFile("big.wrap", src, spec.Options{}); err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
@@ -44,21 +27,21 @@ func BenchmarkCheck(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := Check(f, Options{}); err != nil {
+		if _, err := spec.Check(f, spec.Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
 func BenchmarkCheckOnly(b *testing.B) {
-	src := genSpec(1000)
+	src := bigSpec()
 	f, err := syntax.Parse("big.wrap", src)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := Check(f, Options{}); err != nil {
+		if _, err := spec.Check(f, spec.Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}

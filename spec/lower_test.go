@@ -445,10 +445,15 @@ var owner: Id
 		t.Fatalf("got %v, want ErrUnknownDefine", err)
 	}
 
-	// an override that empties a range is a spec error
+	// an override that empties a range is a spec error, and so is a
+	// symmetric type of no identities
 	_, err = Check(f, Options{Defines: map[string]int64{"N": -5}})
 	var list syntax.ErrorList
-	if !errors.As(err, &list) || !strings.Contains(err.Error(), "empty range 0..-4") {
-		t.Errorf("got %v, want an empty range error", err)
+	if !errors.As(err, &list) {
+		t.Fatalf("got %v, want a syntax.ErrorList", err)
+	}
+	want := "d.wrap:4:8: empty range 0..-4\nd.wrap:5:21: symmetric type must have at least 1 identity, not -5"
+	if diff := cmp.Diff(want, err.Error()); diff != "" {
+		t.Errorf("empty range (-want +got):\n%s", diff)
 	}
 }

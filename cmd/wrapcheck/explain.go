@@ -12,6 +12,7 @@ import (
 	"github.com/wrapcheck/wrapcheck/explain"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/replay"
+	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
 
@@ -54,7 +55,7 @@ explained, 2 the spec, the run or the command line is wrong, 3 the search
 stopped early with no violation found.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runExplain(cmd, args[0], f)
+			return runExplain(cmd, args[0], f, machine.Compile)
 		},
 	}
 	fl := cmd.Flags()
@@ -68,7 +69,11 @@ stopped early with no violation found.`,
 	return cmd
 }
 
-func runExplain(cmd *cobra.Command, path string, f explainFlags) error {
+// runExplain runs `wrapcheck explain` on the spec at path. It compiles the
+// model once, with compile (machine.Compile; tests count the calls), and
+// hands the Program to the search or the replay of --run and to the
+// explanation.
+func runExplain(cmd *cobra.Command, path string, f explainFlags, compile func(*spec.Model) (*machine.Program, error)) error {
 	if f.format != "text" && f.format != "json" && f.format != "mermaid" {
 		return &exitError{code: exitUsage, err: fmt.Errorf("--format %s: want text, json or mermaid", f.format)}
 	}
@@ -82,7 +87,7 @@ func runExplain(cmd *cobra.Command, path string, f explainFlags) error {
 	if err := opts.Validate(m); err != nil {
 		return &exitError{code: exitUsage, err: flagError(err)}
 	}
-	if opts.Program, err = machine.Compile(m); err != nil {
+	if opts.Program, err = compile(m); err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
 	var v *checker.Violation
@@ -96,7 +101,7 @@ func runExplain(cmd *cobra.Command, path string, f explainFlags) error {
 		if err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
-		res, err := replay.Check(m, lines)
+		res, err := replay.CheckProgram(context.Background(), opts.Program, lines)
 		if err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}

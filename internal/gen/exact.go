@@ -112,8 +112,9 @@ func (g *exactGen) expr(depth int) (string, *big.Int) {
 }
 
 // exactSpec returns a random spec with the outcome the exact semantics
-// give it: "holds", or the kind of the violation.
-func (g *exactGen) exactSpec(i int) (src, want string) {
+// give it: "holds", "static" (then also the front end's error, its
+// position line:col without the file name), or the kind of the violation.
+func (g *exactGen) exactSpec(i int) (src, want, msg string) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "spec Exact%d\n", i)
 	for _, v := range g.vars {
@@ -136,29 +137,42 @@ func (g *exactGen) exactSpec(i int) (src, want string) {
 		fmt.Fprintf(&b, "action step { done := true }\ninvariant I: %s %s %s\n", e, op, f)
 		switch {
 		case v == nil || w == nil:
-			return b.String(), "runtime-error"
+			return b.String(), "runtime-error", ""
 		case compareBig(v, op, w):
-			return b.String(), "holds"
+			return b.String(), "holds", ""
 		}
-		return b.String(), "invariant"
+		return b.String(), "invariant", ""
 	case 1:
 		// a let binding is exact too, and may be reassigned
 		fmt.Fprintf(&b, "action step when not done {\n  let x = %s\n  assert x == %s \"exact\"\n  x := x * x - %s\n  assert x == %s \"reassigned\"\n  done := true\n}\nterminal done\n", e, exactLit(v), f, exactLit(sq(v, w)))
 		if v == nil || w == nil {
-			return b.String(), "runtime-error"
+			return b.String(), "runtime-error", ""
 		}
-		return b.String(), "holds"
+		return b.String(), "holds", ""
 	}
 	// an assignment to a state variable: the value must fit its range
-	fmt.Fprintf(&b, "var s: -1152921504606846976..1152921504606846976 = 0\n")
+	const sRange = "-1152921504606846976..1152921504606846976"
+	fmt.Fprintf(&b, "var s: %s = 0\n", sRange)
+	line := strings.Count(b.String(), "\n") + 2 // the line of s := e, e at column 8
 	fmt.Fprintf(&b, "action step when not done {\n  s := %s\n  done := true\n}\ninvariant S: done implies s == %s\nterminal done\n", e, exactLit(v))
 	switch {
 	case v != nil && !fitsS(v) && constant:
-		return b.String(), "static" // a constant out of the range: a front-end error
+		// a constant out of the range: a front-end error
+		msg := fmt.Sprintf("%d:8: cannot use %s (constant %s) as %s value in assignment to s (out of range %s)", line, operand(e), v, sRange, sRange)
+		return b.String(), "static", msg
 	case v == nil || !fitsS(v):
-		return b.String(), "runtime-error"
+		return b.String(), "runtime-error", ""
 	}
-	return b.String(), "holds"
+	return b.String(), "holds", ""
+}
+
+// operand returns the expression e as the front end's messages show an
+// operand: its text, cut to 57 bytes and "..." when longer than 60.
+func operand(e string) string {
+	if len(e) > 60 {
+		return e[:57] + "..."
+	}
+	return e
 }
 
 // fitsS reports whether v fits the range of the spec's variable s.

@@ -17,6 +17,17 @@
 //     the outcome exact arithmetic gives them ([Spec.Want]).
 //   - [Pair]: a small two-process spec and a copy changed in one place
 //     ([Spec.Mutant]), for comparing two versions of a spec.
+//   - [Past]: a random past-time [Formula] ([Spec.Formula]) and a spec
+//     whose invariants probe it and its atoms, for the past-time operators.
+//   - [Live]: two small processes, an agent, a property and sometimes
+//     fairness, for the analysis of liveness counterexamples.
+//   - [Big]: a large spec of [Config.Lines] lines using most forms, for
+//     the front end's benchmarks (it draws nothing from r).
+//
+// [GenerateModel] builds random models below the front end, directly in
+// the IR ([Counters], [Rich]), with [Builder], which tests also use for
+// the models they build by hand. [GenerateExpr] builds random expression
+// trees of the syntax, for the printer and the parser.
 //
 // It is imported only by _test.go files.
 package gen
@@ -33,6 +44,9 @@ const (
 	Temporal
 	Exact
 	Pair
+	Past
+	Live
+	Big
 )
 
 // Planted is the prefix of the message of every assert of a [Mixed] spec
@@ -50,6 +64,8 @@ type Config struct {
 	// Failing adds to a Symmetric spec actions that can fail: an assert
 	// and an assignment out of its variable's range.
 	Failing bool
+	// Lines is the size of a Big spec: about that many lines.
+	Lines int
 }
 
 // Spec is a generated spec and what the generator knows of it.
@@ -59,10 +75,22 @@ type Spec struct {
 	// end rejects a constant out of range), or the kind of the violation
 	// ("invariant", "runtime-error").
 	Want string
+	// Error is the front end's whole error for a "static" Exact spec, its
+	// position line:col without the file name.
+	Error string
 	// Mutant is the Pair spec changed in one place, and Observed the
 	// variables both versions have, in declaration order.
 	Mutant   string
 	Observed []string
+	// Formula is the past-time formula of a Past spec. Its Source has the
+	// invariant Probe (Formula or not Formula) and then A0, A1, ... (atom
+	// or not atom) for the atom instances Atoms, in order; Base is the
+	// spec without these invariants and Stuck the condition that no
+	// action of it is enabled.
+	Formula *Formula
+	Atoms   []string
+	Base    string
+	Stuck   string
 }
 
 // Generate writes a random spec of the configured shape, drawing from r.
@@ -74,8 +102,8 @@ func Generate(r *rand.Rand, c Config) Spec {
 		return Spec{Source: temporal(r)}
 	case Exact:
 		g := &exactGen{r: r, vars: exactVars(r), konst: c.Constants}
-		src, want := g.exactSpec(c.Index)
-		return Spec{Source: src, Want: want}
+		src, want, msg := g.exactSpec(c.Index)
+		return Spec{Source: src, Want: want, Error: msg}
 	case Pair:
 		g := pairSpec(r)
 		h := mutate(r, g)
@@ -84,6 +112,12 @@ func Generate(r *rand.Rand, c Config) Spec {
 			observed = append(observed, g.third)
 		}
 		return Spec{Source: g.text(), Mutant: h.text(), Observed: observed}
+	case Past:
+		return past(r)
+	case Live:
+		return Spec{Source: live(r)}
+	case Big:
+		return Spec{Source: bigSpec(c.Lines)}
 	}
 	return Spec{Source: mixed(r)}
 }

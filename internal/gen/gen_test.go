@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -26,6 +28,9 @@ func TestGenerate(t *testing.T) {
 		{"exact", Config{Shape: Exact, Index: 7}, 0},
 		{"exact-constants", Config{Shape: Exact, Index: 8, Constants: true}, 0},
 		{"pair", Config{Shape: Pair}, 0},
+		{"past", Config{Shape: Past}, 0},
+		{"live", Config{Shape: Live}, 0},
+		{"big", Config{Shape: Big, Lines: 100}, 0},
 	}
 	const n = 60
 	for _, tt := range tests {
@@ -47,11 +52,29 @@ func TestGenerate(t *testing.T) {
 					if (err != nil) != (a.Want == "static") {
 						t.Errorf("seed %d: want %s, front end: %v\n%s", seed, a.Want, err, a.Source)
 					}
+					if err != nil && a.Want == "static" {
+						if diff := cmp.Diff("gen.wrap:"+a.Error, err.Error()); diff != "" {
+							t.Errorf("seed %d: error (-want +got):\n%s", seed, diff)
+						}
+					}
 					continue
 				}
 				if err != nil {
 					rejected++
 					continue
+				}
+				if tt.cfg.Shape == Past {
+					m, err := spec.ParseFile("gen.wrap", []byte(a.Source), spec.Options{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if got, want := len(m.Invariants), 1+len(a.Atoms); got != want || m.Invariants[0].Name != "Probe" {
+						t.Errorf("seed %d: %d invariants (first %s), want Probe and one per atom: %d", seed, got, m.Invariants[0].Name, want)
+					}
+					stuck := a.Base + "invariant Stuck: " + a.Stuck + "\n"
+					if _, err := spec.ParseFile("base.wrap", []byte(stuck), spec.Options{}); err != nil || !strings.HasPrefix(a.Source, a.Base) {
+						t.Errorf("seed %d: the base with its stuck condition: %v\n%s", seed, err, stuck)
+					}
 				}
 				if tt.cfg.Shape == Pair {
 					m, err := spec.ParseFile("mutant.wrap", []byte(a.Mutant), spec.Options{})
@@ -83,11 +106,65 @@ func TestGenerate(t *testing.T) {
 // different specs in different shapes.
 func TestShapesDiffer(t *testing.T) {
 	seen := map[string]Shape{}
-	for _, s := range []Shape{Mixed, Symmetric, Temporal, Exact, Pair} {
+	for _, s := range []Shape{Mixed, Symmetric, Temporal, Exact, Pair, Past, Live, Big} {
 		src := Generate(rand.New(rand.NewPCG(1, 1)), Config{Shape: s}).Source
 		if prev, dup := seen[src]; dup {
 			t.Errorf("shapes %d and %d give the same spec", prev, s)
 		}
 		seen[src] = s
+	}
+}
+
+// TestGenerateModel checks both model shapes on 60 seeds: the same seed
+// gives the same model, every model compiles, and the models vary.
+func TestGenerateModel(t *testing.T) {
+	for _, shape := range []ModelShape{Counters, Rich} {
+		distinct := map[string]bool{}
+		for seed := range uint64(60) {
+			a := GenerateModel(rand.New(rand.NewPCG(seed, 1)), shape)
+			ja, jb := modelJSON(t, a), modelJSON(t, GenerateModel(rand.New(rand.NewPCG(seed, 1)), shape))
+			if diff := cmp.Diff(ja, jb); diff != "" {
+				t.Fatalf("shape %d, seed %d: two runs differ (-first +second):\n%s", shape, seed, diff)
+			}
+			if _, err := machine.Compile(a); err != nil {
+				t.Errorf("shape %d, seed %d: %v", shape, seed, err)
+			}
+			distinct[ja] = true
+		}
+		if len(distinct) < 50 {
+			t.Errorf("shape %d: %d distinct models of 60", shape, len(distinct))
+		}
+	}
+}
+
+// modelJSON returns m as JSON: every field, for comparing two models.
+func modelJSON(t *testing.T, m *spec.Model) string {
+	t.Helper()
+	j, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(j)
+}
+
+// TestGenerateExpr: the same seed gives the same tree, and the trees (and
+// the leaves of depth 0) have every kind of node at their root.
+func TestGenerateExpr(t *testing.T) {
+	kinds := map[string]bool{}
+	for seed := range uint64(200) {
+		a := GenerateExpr(rand.New(rand.NewPCG(seed, 1)), 4)
+		b := GenerateExpr(rand.New(rand.NewPCG(seed, 1)), 4)
+		if diff := cmp.Diff(a, b); diff != "" {
+			t.Fatalf("seed %d: two runs differ (-first +second):\n%s", seed, diff)
+		}
+		kinds[fmt.Sprintf("%T", a)] = true
+		kinds[fmt.Sprintf("%T", GenerateExpr(rand.New(rand.NewPCG(seed, 2)), 0))] = true
+	}
+	want := []string{"*syntax.BinaryExpr", "*syntax.BoolLit", "*syntax.CallExpr", "*syntax.CondExpr", "*syntax.IdentExpr",
+		"*syntax.IndexExpr", "*syntax.IntLit", "*syntax.QuantExpr", "*syntax.SelectorExpr", "*syntax.SetLit", "*syntax.UnaryExpr"}
+	for _, k := range want {
+		if !kinds[k] {
+			t.Errorf("no %s at the root of 200 trees", k)
+		}
 	}
 }
