@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/internal/gen"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
@@ -72,9 +73,9 @@ func filterDiff(t *testing.T, name string, m *spec.Model, extra Options) {
 // on random small systems with random formulas and weak and strong
 // fairness (those TestRandomSystems checks against lasso enumeration).
 func TestFilterRandomSystems(t *testing.T) {
-	n := 600
+	n := 400
 	if testing.Short() {
-		n = 150
+		n = 100
 	}
 	rng := mathrand.New(mathrand.NewSource(7))
 	for r := range n {
@@ -90,9 +91,9 @@ func TestFilterRandomSystems(t *testing.T) {
 // the random temporal specs (processes, weak and strong fairness,
 // symmetric types) in every reduction mode.
 func TestFilterRandomSpecs(t *testing.T) {
-	n := 40
+	n := 24
 	if testing.Short() {
-		n = 12
+		n = 8
 	}
 	for seed := range n {
 		src := gen.Generate(rand.New(rand.NewPCG(uint64(seed), 11)), gen.Config{Shape: gen.Temporal}).Source
@@ -237,4 +238,48 @@ func TestFilterExact(t *testing.T) {
 		t.Errorf("the filter emptied %d products and kept nodes of %d: both cases must occur", empty, nonEmpty)
 	}
 	t.Logf("filter: %d products emptied, %d kept nodes", empty, nonEmpty)
+}
+
+// TestFilterDefault checks when the filter runs by default: on a property
+// that holds without fairness it empties the product, so the search keeps
+// less than the cycle search would (PropertyStats.Bytes); with weakly fair
+// units it is off, and the figures are those without it.
+func TestFilterDefault(t *testing.T) {
+	tests := []struct {
+		file      string
+		heartbeat int64
+		wantLess  bool
+	}{
+		{"pipeline_ltl.wrap", 0, true},
+		{"pipeline_ltl_fair.wrap", 1, false},
+	}
+	for _, tt := range tests {
+		path := "../examples/peers/" + tt.file
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := spec.ParseFile(path, src, spec.Options{Defines: map[string]int64{"HEARTBEAT": tt.heartbeat}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		bytes := func(fm filterMode) PropertyStats {
+			var st PropertyStats
+			res, err := Check(context.Background(), m, Options{Only: []string{"AllRunsEnd"}, filter: fm, OnProperty: func(s PropertyStats) { st = s }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Verdict != checker.Holds {
+				t.Fatalf("%s: AllRunsEnd %s, want holds", tt.file, res.Verdict)
+			}
+			return st
+		}
+		def, off := bytes(filterAuto), bytes(filterOff)
+		if less := def.Bytes < off.Bytes; less != tt.wantLess || !tt.wantLess && def.Bytes != off.Bytes {
+			t.Errorf("%s: %d bytes by default, %d without the filter (want less: %v)", tt.file, def.Bytes, off.Bytes, tt.wantLess)
+		}
+		if def.FairSCCs != 0 || def.ProductNodes != off.ProductNodes {
+			t.Errorf("%s: %d fair SCCs, %d nodes by default, %d nodes without the filter", tt.file, def.FairSCCs, def.ProductNodes, off.ProductNodes)
+		}
+	}
 }
