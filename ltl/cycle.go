@@ -37,20 +37,23 @@ func newCycleSearch(p *product) *cycleSearch {
 
 // bytes returns the bytes of the search's arrays.
 func (c *cycleSearch) bytes() int64 {
-	return int64(c.n)*4 + // the node list of search
+	return int64(c.n)*4 + // the node list of search (or the filter's remainder)
 		bytesOf(c.index) + bytesOf(c.low) + bytesOf(c.onStack) + bytesOf(c.member) + bytesOf(c.stamp) +
 		bytesOf(c.stack) + bytesOf(c.calls) + bytesOf(c.seen) + bytesOf(c.prevEdge) + bytesOf(c.prevNode)
 }
 
-// search returns the fair accepting SCCs, each as a list of nodes.
-func (c *cycleSearch) search() [][]uint32 {
-	all := make([]uint32, c.n)
-	for i := range all {
-		all[i] = uint32(i)
+// search returns the fair accepting SCCs among the nodes of roots (in
+// increasing order; nil: every node), each as a list of nodes.
+func (c *cycleSearch) search(roots []uint32) [][]uint32 {
+	if roots == nil {
+		roots = make([]uint32, c.n)
+		for i := range roots {
+			roots[i] = uint32(i)
+		}
 	}
-	work := [][]uint32{all}
+	work := [][]uint32{roots}
 	var fair [][]uint32
-	token := int32(0)
+	token := int32(1) // member 0: a node outside roots
 	stampN := int32(0)
 	for len(work) > 0 {
 		sub := work[0]

@@ -149,6 +149,14 @@
 // and the SCCs of the rest are examined again. Fairness is thus handled
 // in the cycle analysis, not by enlarging the formula.
 //
+// When no weakly fair unit is in play, the OWCTY filter (Černá and
+// Pelánek) runs first: rounds of reachability from the edges of every
+// acceptance set and elimination of the nodes without a predecessor left
+// remove only nodes that lie on no accepting cycle. An empty remainder
+// means the property holds without any SCC analysis; a non-empty one is
+// analysed as above, on the remainder only, which gives the same fair
+// SCCs and so the same lasso.
+//
 // The product is built on the fly: the successors of a system state are
 // computed (once, and shared by the products of all properties) only when
 // some product node with that state has an automaton edge whose label

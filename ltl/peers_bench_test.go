@@ -12,7 +12,9 @@ import (
 // (examples/peers) at K=3 N=2, the figures of docs/performance.md's
 // liveness tables: system states, product nodes and edges, and nodes/s,
 // without reductions and with each, and the bytes the search keeps per
-// product node (PropertyStats.Bytes).
+// product node (PropertyStats.Bytes); plain-nofilter is the plain product
+// without the OWCTY filter in front of the cycle search, plain-filter with
+// it also where weakly fair units make it a default off.
 //
 //	go test -run XXX -bench Peers -benchtime 1x ./ltl/
 func BenchmarkPeers(b *testing.B) {
@@ -28,7 +30,7 @@ func BenchmarkPeers(b *testing.B) {
 		for _, mode := range append([]struct {
 			name string
 			opts Options
-		}{{"plain", Options{}}}, reductionModes...) {
+		}{{"plain", Options{}}, {"plain-nofilter", Options{filter: filterOff}}, {"plain-filter", Options{filter: filterOn}}}, reductionModes...) {
 			b.Run(bc.name+"/"+mode.name, func(b *testing.B) {
 				path := "../examples/peers/" + bc.file
 				src, err := os.ReadFile(path)

@@ -54,6 +54,9 @@ type Options struct {
 	// hashNodes finds every product node through the hash table, never
 	// the dense array (tests).
 	hashNodes bool
+	// filter says when the OWCTY filter runs in front of the cycle search
+	// (tests; the default: only without plain weakly fair units).
+	filter filterMode
 	// onProduct, when not nil, is called with each product after its
 	// search, and the products keep the edges their expansion found in
 	// recorded (tests).
@@ -265,6 +268,7 @@ func (r *checkRun) product(p *spec.Property, sys *system, aut *Automaton, atoms 
 		pr.firstCheck = r.opts.firstCheck
 	}
 	pr.hashNodes = r.opts.hashNodes
+	pr.filter = r.opts.filter
 	pr.record = r.opts.onProduct != nil
 	return pr, nil
 }
@@ -791,8 +795,9 @@ type product struct {
 	started  time.Time // the check's start, for progress
 	lastProg time.Time
 
-	firstCheck int  // expanded nodes at the first cycle search
-	hashNodes  bool // Options.hashNodes
+	firstCheck int        // expanded nodes at the first cycle search
+	hashNodes  bool       // Options.hashNodes
+	filter     filterMode // Options.filter
 	// searchBytes is the largest footprint of a cycle search so far.
 	searchBytes int64
 
@@ -1270,8 +1275,17 @@ func (p *product) failure(prop *spec.Property) *checker.Violation {
 // there is one, returns the lasso through the fair node closest to an
 // initial node.
 func (p *product) search(prop *spec.Property) (*checker.Violation, int) {
+	var roots []uint32
+	if p.filter == filterOn || p.filter == filterAuto && len(p.weakUnits()) == 0 {
+		f := newOWCTYFilter(p)
+		roots = f.run()
+		p.searchBytes = max(p.searchBytes, f.bytes())
+		if len(roots) == 0 {
+			return nil, 0
+		}
+	}
 	c := newCycleSearch(p)
-	fair := c.search()
+	fair := c.search(roots)
 	p.searchBytes = max(p.searchBytes, c.bytes())
 	if len(fair) == 0 {
 		return nil, 0

@@ -451,6 +451,7 @@ fairness %s w
 			}
 			t.Logf("%d product nodes", st.ProductNodes)
 			differentialLTL(t, m)
+			filterDiff(t, name, m, Options{})
 		})
 	}
 }

@@ -1,0 +1,244 @@
+package ltl
+
+// The OWCTY filter ("one way to catch them young", Černá and Pelánek) in
+// front of the cycle search: passes over the expanded product that remove
+// every node lying on no cycle that is accepting for the automaton and
+// weakly fair for the plain weakly fair units. What remains is empty
+// exactly when there is no such cycle; when it is not empty, the cycle
+// search runs on the remainder only (docs/impl.md, "Liveness memory").
+//
+// Why the cycle search finds the same fair SCCs on the remainder: it
+// returns the maximal fair strongly connected subgraphs of the graph it
+// is given (every refinement removes only nodes that lie in no fair
+// subgraph, and fair subgraphs that share a node have a fair union), and
+// every node of a fair subgraph lies on a closed walk through all of it,
+// which is accepting and weakly fair, so the filter keeps it. A fair
+// subgraph of the remainder is one of the whole product (its fairness
+// depends only on its own nodes and edges). The lasso is built from the
+// fair SCC through the node of smallest id and the parent links of the
+// whole product, so it does not change either.
+
+// filterMode says when the filter runs.
+type filterMode uint8
+
+const (
+	// filterAuto runs it when no plain weakly fair unit is an acceptance
+	// set: with them the product's SCC quotient has chains of unfair SCCs
+	// (a run that is not fair to a process in every state of a phase),
+	// one removed per round, and the rounds cost more than the cycle
+	// search (docs/impl.md).
+	filterAuto filterMode = iota
+	filterOff             // the cycle search on the whole expanded product
+	filterOn              // always
+)
+
+// owctyFilter holds the passes' state over nodes 0..n-1 of a product.
+type owctyFilter struct {
+	p    *product
+	n    int
+	in   []uint64 // the current set, one bit per node
+	size int
+	// word is per node the number of its predecessors in the set
+	// (elimination), or the acceptance sets of a chunk it is reached
+	// from, with queuedBit while it waits in queue (reachability).
+	word  []uint64
+	queue []uint32 // the work list of both passes
+	weak  []int    // the plain weakly fair units, used as acceptance sets
+	// rounds counts the rounds run; fixpoint runs them until one removes
+	// nothing (tests).
+	rounds   int
+	fixpoint bool
+}
+
+// chunkSets acceptance sets are propagated together; the word's top bit
+// marks a queued node.
+const (
+	chunkSets = 63
+	queuedBit = uint64(1) << 63
+)
+
+// newOWCTYFilter prepares the filter over the expanded nodes of p.
+func newOWCTYFilter(p *product) *owctyFilter {
+	n := p.expanded()
+	f := &owctyFilter{p: p, n: n, in: make([]uint64, (n+63)/64), size: n, word: make([]uint64, n)}
+	for v := 0; v < n; v++ {
+		f.in[v/64] |= 1 << uint(v%64)
+	}
+	f.weak = p.weakUnits()
+	return f
+}
+
+// weakUnits returns the weakly fair units that are neither ignored nor
+// followed through threads: the filter's extra acceptance sets.
+func (p *product) weakUnits() []int {
+	var weak []int
+	for u, un := range p.sys.units {
+		if !un.strong && !un.threaded && !p.ignored[u] {
+			weak = append(weak, u)
+		}
+	}
+	return weak
+}
+
+// bytes returns the bytes of the filter's arrays.
+func (f *owctyFilter) bytes() int64 {
+	return bytesOf(f.in) + bytesOf(f.word) + bytesOf(f.queue)
+}
+
+// has reports whether node w is in the set.
+func (f *owctyFilter) has(w uint32) bool {
+	return int(w) < f.n && f.in[w/64]>>(w%64)&1 != 0
+}
+
+func (f *owctyFilter) remove(v uint32) {
+	f.in[v/64] &^= 1 << (v % 64)
+	f.size--
+}
+
+// run applies the passes and returns the remaining nodes in increasing
+// order. A round keeps the nodes reachable inside the set from an edge of
+// each acceptance set (for the sets of one chunk in one propagation: the
+// intersection of the reachable sets, a superset of what passes set by
+// set keep, and still a superset of every accepting cycle), then
+// eliminates the nodes without predecessor. The rounds stop when one
+// removes nothing, or less than a quarter of the set (a chain of unfair
+// SCCs loses one per round: the cycle search is then cheaper than the
+// rounds left).
+func (f *owctyFilter) run() []uint32 {
+	sets := f.p.aut.NumAcc + len(f.weak)
+	before := f.size
+	f.eliminate()
+	for f.size > 0 {
+		for lo := 0; lo < sets && f.size > 0; lo += chunkSets {
+			f.reach(lo, min(lo+chunkSets, sets))
+		}
+		f.eliminate()
+		f.rounds++
+		if before == f.size || !f.fixpoint && before-f.size < before/4 {
+			break
+		}
+		before = f.size
+	}
+	var rest []uint32
+	for v := 0; v < f.n; v++ {
+		if f.has(uint32(v)) {
+			rest = append(rest, uint32(v))
+		}
+	}
+	return rest
+}
+
+// setsOf returns the acceptance sets lo..hi-1 that edge e out of node v
+// belongs to, as bits from 0: the automaton's sets first, then the weakly
+// fair units (an edge taking the unit or leaving a state where it is
+// disabled).
+func (f *owctyFilter) setsOf(lo, hi int, v uint32, e edge) uint64 {
+	p := f.p
+	sys := p.sys
+	var m uint64
+	for i := lo; i < hi; i++ {
+		if i < p.aut.NumAcc {
+			m |= (e.acc >> uint(i) & 1) << uint(i-lo)
+			continue
+		}
+		u := f.weak[i-p.aut.NumAcc]
+		w, b := u/64, uint64(1)<<uint(u%64)
+		if e.act >= 0 && sys.actionUnits[int(e.act)*sys.uw+w]&b != 0 || sys.unitsEnabled(p.nodeSys[v])[w]&b == 0 {
+			m |= 1 << uint(i-lo)
+		}
+	}
+	return m
+}
+
+// inSet reports whether edge e out of node v belongs to acceptance set i.
+func (f *owctyFilter) inSet(i int, v uint32, e edge) bool {
+	return f.setsOf(i, i+1, v, e) != 0
+}
+
+// eliminate removes, until none is left, the nodes of the set without a
+// predecessor in it.
+func (f *owctyFilter) eliminate() {
+	p := f.p
+	clear(f.word)
+	for v := 0; v < f.n; v++ {
+		if !f.has(uint32(v)) {
+			continue
+		}
+		cur := p.edges(uint32(v))
+		for e, ok := p.next(&cur); ok; e, ok = p.next(&cur) {
+			if f.has(e.to) {
+				f.word[e.to]++
+			}
+		}
+	}
+	f.queue = f.queue[:0]
+	for v := 0; v < f.n; v++ {
+		if f.has(uint32(v)) && f.word[v] == 0 {
+			f.queue = append(f.queue, uint32(v))
+		}
+	}
+	for len(f.queue) > 0 {
+		v := f.queue[len(f.queue)-1]
+		f.queue = f.queue[:len(f.queue)-1]
+		f.remove(v)
+		cur := p.edges(v)
+		for e, ok := p.next(&cur); ok; e, ok = p.next(&cur) {
+			if f.has(e.to) {
+				if f.word[e.to]--; f.word[e.to] == 0 {
+					f.queue = append(f.queue, e.to)
+				}
+			}
+		}
+	}
+}
+
+// reach keeps the nodes of the set reachable inside it, for each
+// acceptance set lo..hi-1, from the target of an edge of that set inside
+// it: the sets a node is reached from propagate along the edges to a
+// fixpoint (a node is processed again when its sets grow, so at most
+// hi-lo+1 times).
+func (f *owctyFilter) reach(lo, hi int) {
+	p := f.p
+	all := uint64(1)<<uint(hi-lo) - 1
+	clear(f.word)
+	f.queue = f.queue[:0]
+	visit := func(v uint32, scanning bool) {
+		cur := p.edges(v)
+		from := f.word[v] &^ queuedBit
+		for e, ok := p.next(&cur); ok; e, ok = p.next(&cur) {
+			w := e.to
+			if !f.has(w) {
+				continue
+			}
+			old := f.word[w]
+			nw := old | from | f.setsOf(lo, hi, v, e)
+			if nw == old {
+				continue
+			}
+			if old&queuedBit == 0 && (!scanning || w <= v) {
+				// Processed already (behind the scan, or after it): it
+				// must be processed again.
+				nw |= queuedBit
+				f.queue = append(f.queue, w)
+			}
+			f.word[w] = nw
+		}
+	}
+	for v := 0; v < f.n; v++ {
+		if f.has(uint32(v)) {
+			f.word[v] &^= queuedBit
+			visit(uint32(v), true)
+		}
+	}
+	for len(f.queue) > 0 {
+		v := f.queue[len(f.queue)-1]
+		f.queue = f.queue[:len(f.queue)-1]
+		f.word[v] &^= queuedBit
+		visit(v, false)
+	}
+	for v := 0; v < f.n; v++ {
+		if f.has(uint32(v)) && f.word[v]&all != all {
+			f.remove(uint32(v))
+		}
+	}
+}

@@ -1,0 +1,285 @@
+package ltl
+
+import (
+	"context"
+	"fmt"
+	mathrand "math/rand"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/internal/gen"
+	"github.com/wrapcheck/wrapcheck/spec"
+)
+
+// filterModes are the option sets the OWCTY differential tests run with
+// and without the filter: every reduction, and cycle searches after 1, 4,
+// 16, ... expanded nodes (the filter then runs on partial products).
+var filterModes = append([]struct {
+	name string
+	opts Options
+}{{"plain", Options{}}, {"early", Options{firstCheck: 1}}}, reductionModes...)
+
+// checkAll checks every property of m on its own with opts and renders
+// the results and the figures of each search (less its time and bytes).
+func checkAll(t *testing.T, m *spec.Model, opts Options) string {
+	t.Helper()
+	var b strings.Builder
+	for _, p := range m.Properties {
+		o := opts
+		o.Only = []string{p.Name}
+		var sts []PropertyStats
+		o.OnProperty = func(s PropertyStats) {
+			s.Seconds, s.Bytes = 0, 0
+			sts = append(sts, s)
+		}
+		res, err := Check(context.Background(), m, o)
+		if err != nil {
+			fmt.Fprintf(&b, "%s: error %v\n", p.Name, err)
+			continue
+		}
+		res.Stats.Seconds = 0
+		fmt.Fprintf(&b, "%s: %v %v %+v %q\n%+v\n%+v\n", p.Name, res.Verdict, res.Stop, res.Stats, res.Notes, res.Violation, sts)
+	}
+	return b.String()
+}
+
+// filterDiff compares the check of every property of m with the OWCTY
+// filter and without it (the cycle search on the whole product), in
+// every mode of filterModes: verdicts, counts, lassos byte for byte.
+func filterDiff(t *testing.T, name string, m *spec.Model, extra Options) {
+	t.Helper()
+	for _, mode := range filterModes {
+		opts := mode.opts
+		opts.MaxStates = extra.MaxStates
+		old := opts
+		old.filter = filterOff
+		want := checkAll(t, m, old)
+		for _, fm := range []filterMode{filterAuto, filterOn} {
+			opts.filter = fm
+			if diff := cmp.Diff(want, checkAll(t, m, opts)); diff != "" {
+				t.Errorf("%s, %s: without the filter and with it (mode %d) (-want +got):\n%s", name, mode.name, fm, diff)
+			}
+		}
+	}
+}
+
+// TestFilterRandomSystems compares the check with and without the filter
+// on random small systems with random formulas and weak and strong
+// fairness (those TestRandomSystems checks against lasso enumeration).
+func TestFilterRandomSystems(t *testing.T) {
+	n := 400
+	if testing.Short() {
+		n = 100
+	}
+	rng := mathrand.New(mathrand.NewSource(7))
+	for r := range n {
+		k := randSystem(rng)
+		filterDiff(t, fmt.Sprint("system ", r, ": ", k), k.model(), Options{})
+		if t.Failed() {
+			return
+		}
+	}
+}
+
+// TestFilterRandomSpecs compares the check with and without the filter on
+// the random temporal specs (processes, weak and strong fairness,
+// symmetric types) in every reduction mode.
+func TestFilterRandomSpecs(t *testing.T) {
+	n := 24
+	if testing.Short() {
+		n = 8
+	}
+	for seed := range n {
+		src := gen.Generate(rand.New(rand.NewPCG(uint64(seed), 11)), gen.Config{Shape: gen.Temporal}).Source
+		m, err := spec.ParseFile("s.wrap", []byte(src), spec.Options{})
+		if err != nil || len(m.Properties) == 0 {
+			continue
+		}
+		filterDiff(t, fmt.Sprint("seed ", seed), m, Options{})
+	}
+}
+
+// TestFilterExamples compares the check with and without the filter on
+// every example property.
+func TestFilterExamples(t *testing.T) {
+	files, err := filepath.Glob("../examples/*/*.wrap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, file := range files {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := spec.ParseFile(file, src, spec.Options{})
+		if err != nil || len(m.Properties) == 0 {
+			continue
+		}
+		checked++
+		filterDiff(t, file, m, Options{MaxStates: 200000})
+	}
+	if checked < 5 {
+		t.Errorf("only %d examples with properties", checked)
+	}
+}
+
+// TestFilterExact checks the filter, run to its fixpoint, against the SCCs of the product on
+// random systems and specs: its remainder is empty exactly when some SCC
+// holds an edge of every acceptance set and of every plain weakly fair
+// unit (edges taking it or leaving a state where it is disabled), it
+// holds every node of such an SCC (each lies on a cycle through all of
+// it), and every node of every fair SCC the cycle search finds without
+// it.
+func TestFilterExact(t *testing.T) {
+	n := 800
+	if testing.Short() {
+		n = 300
+	}
+	empty, nonEmpty := 0, 0
+	compare := func(t *testing.T, name string, pr *product) {
+		t.Helper()
+		f := newOWCTYFilter(pr)
+		f.fixpoint = true
+		rest := f.run()
+		kept := make([]bool, pr.expanded())
+		for _, v := range rest {
+			kept[v] = true
+		}
+		c := newCycleSearch(pr)
+		for _, comp := range c.search(nil) {
+			for _, v := range comp {
+				if !kept[v] {
+					t.Fatalf("%s: node %d of a fair SCC was filtered out", name, v)
+				}
+			}
+		}
+		// Generalised Büchi emptiness by SCCs, with the filter's sets.
+		g := newOWCTYFilter(pr)
+		sets := pr.aut.NumAcc + len(g.weak)
+		exists := false
+		c = newCycleSearch(pr)
+		all := make([]uint32, c.n)
+		for i := range all {
+			all[i] = uint32(i)
+			c.member[i] = 1
+			c.index[i] = -1
+		}
+		st := int32(0)
+		c.tarjan(all, 1, func(comp []uint32) {
+			for _, v := range comp {
+				c.stamp[v] = st
+			}
+			covered := make([]bool, sets)
+			edges := false
+			for _, v := range comp {
+				cur := pr.edges(v)
+				for e, ok := pr.next(&cur); ok; e, ok = pr.next(&cur) {
+					if int(e.to) >= c.n || c.stamp[e.to] != st {
+						continue
+					}
+					edges = true
+					for i := range sets {
+						covered[i] = covered[i] || g.inSet(i, v, e)
+					}
+				}
+			}
+			ok := edges
+			for _, x := range covered {
+				ok = ok && x
+			}
+			exists = exists || ok
+			for _, v := range comp {
+				if ok && !kept[v] {
+					t.Fatalf("%s: node %d of an accepting weakly fair SCC was filtered out", name, v)
+				}
+			}
+			st++
+		})
+		if exists != (len(rest) > 0) {
+			t.Fatalf("%s: an accepting weakly fair SCC exists: %v; the filter keeps %d nodes", name, exists, len(rest))
+		}
+		if exists {
+			nonEmpty++
+		} else {
+			empty++
+		}
+	}
+	rng := rand.New(rand.NewPCG(9, 9))
+	for r := range n {
+		k := randSystem(mathrand.New(mathrand.NewSource(int64(rng.Uint64()))))
+		name := fmt.Sprint("system ", r, ": ", k)
+		if _, err := Check(context.Background(), k.model(), Options{onProduct: func(pr *product) { compare(t, name, pr) }}); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	for seed := range n / 10 {
+		src := gen.Generate(rand.New(rand.NewPCG(uint64(seed), 11)), gen.Config{Shape: gen.Temporal}).Source
+		m, err := spec.ParseFile("s.wrap", []byte(src), spec.Options{})
+		if err != nil || len(m.Properties) == 0 {
+			continue
+		}
+		for _, mode := range filterModes {
+			name := fmt.Sprintf("spec seed %d, %s", seed, mode.name)
+			opts := mode.opts
+			opts.onProduct = func(pr *product) { compare(t, name, pr) }
+			if _, err := Check(context.Background(), m, opts); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+		}
+	}
+	if empty == 0 || nonEmpty == 0 {
+		t.Errorf("the filter emptied %d products and kept nodes of %d: both cases must occur", empty, nonEmpty)
+	}
+	t.Logf("filter: %d products emptied, %d kept nodes", empty, nonEmpty)
+}
+
+// TestFilterDefault checks when the filter runs by default: on a property
+// that holds without fairness it empties the product, so the search keeps
+// less than the cycle search would (PropertyStats.Bytes); with weakly fair
+// units it is off, and the figures are those without it.
+func TestFilterDefault(t *testing.T) {
+	tests := []struct {
+		file      string
+		heartbeat int64
+		wantLess  bool
+	}{
+		{"pipeline_ltl.wrap", 0, true},
+		{"pipeline_ltl_fair.wrap", 1, false},
+	}
+	for _, tt := range tests {
+		path := "../examples/peers/" + tt.file
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := spec.ParseFile(path, src, spec.Options{Defines: map[string]int64{"HEARTBEAT": tt.heartbeat}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		bytes := func(fm filterMode) PropertyStats {
+			var st PropertyStats
+			res, err := Check(context.Background(), m, Options{Only: []string{"AllRunsEnd"}, filter: fm, OnProperty: func(s PropertyStats) { st = s }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Verdict != checker.Holds {
+				t.Fatalf("%s: AllRunsEnd %s, want holds", tt.file, res.Verdict)
+			}
+			return st
+		}
+		def, off := bytes(filterAuto), bytes(filterOff)
+		if less := def.Bytes < off.Bytes; less != tt.wantLess || !tt.wantLess && def.Bytes != off.Bytes {
+			t.Errorf("%s: %d bytes by default, %d without the filter (want less: %v)", tt.file, def.Bytes, off.Bytes, tt.wantLess)
+		}
+		if def.FairSCCs != 0 || def.ProductNodes != off.ProductNodes {
+			t.Errorf("%s: %d fair SCCs, %d nodes by default, %d nodes without the filter", tt.file, def.FairSCCs, def.ProductNodes, off.ProductNodes)
+		}
+	}
+}
