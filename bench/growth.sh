@@ -29,6 +29,38 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+
+# table FILE...: the markdown table of results: per point the run with
+# the least CPU time (a point with no finished run shows its last
+# status); the ratios are against the smallest finished point of the
+# same mode.
+table() {
+	awk -F'\t' '
+function fmt(n,   s, r) { s = sprintf("%d", n); r = ""; while (length(s) > 3) { r = "," substr(s, length(s) - 2) r; s = substr(s, 1, length(s) - 3) } return s r }
+{
+	k = $2 SUBSEP $1
+	if (!(k in st)) { order[++n] = k; runs[k] = 0 }
+	runs[k]++
+	if ($8 == "ok" && (st[k] != "ok" || $6 < c[k])) { s[k] = $3; e[k] = $4; w[k] = $5; c[k] = $6; r[k] = $7; st[k] = "ok" }
+	else if (st[k] != "ok") { s[k] = $3; w[k] = $5; c[k] = $6; r[k] = $7; st[k] = $8 }
+}
+END {
+	print "| mode | M | states | transitions | runs | wall s | CPU s | states/s | states/CPU-s | net ns/state | ÷ first | peak RSS MiB | B/state | status |"
+	print "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+	for (i = 1; i <= n; i++) {
+		k = order[i]; split(k, kk, SUBSEP); mode = kk[1]; m = kk[2]
+		if (m == 1) { base[mode] = (st[k] == "ok") ? c[k] : 0; printf "| %s | 1 (start-up) | 1 | | %d | %.2f | %.3f | | | | | %.0f | | %s |\n", mode, runs[k], w[k], c[k], r[k] / 1024, st[k]; continue }
+		if (st[k] != "ok") { printf "| %s | %s | %s | | %d | %s | %s | | | | | %.0f | | %s |\n", mode, m, fmt(s[k]), runs[k], w[k], c[k], r[k] / 1024, st[k]; continue }
+		sps = (w[k] > 0) ? s[k] / w[k] : 0; spc = (c[k] > 0) ? s[k] / c[k] : 0
+		net = (c[k] - base[mode]) * 1e9 / s[k]
+		if (!(mode in first)) first[mode] = net
+		printf "| %s | %s | %s | %s | %d | %.2f | %.3f | %s | %s | %.0f | %.2f | %.0f | %.1f | ok |\n", mode, m, fmt(s[k]), fmt(e[k]), runs[k], w[k], c[k], fmt(sps), fmt(spc), net, net / first[mode], r[k] / 1024, r[k] * 1024 / s[k]
+	}
+}' "$@"
+}
+
+[ -z "${TABLE:-}" ] || { table $TABLE; exit; }
+
 SIZES=${SIZES:-18 32 56 100}
 MAX=${MAX:-10000000}
 MODES=${MODES:-plain compact}
@@ -100,28 +132,4 @@ for ((i = 1; i <= REPEAT; i++)); do
 done
 
 echo "results: $RES" >&2
-# The table: per point the run with the least CPU time (a point with no
-# finished run shows its last status); the ratios are against the
-# smallest finished point of the same mode.
-awk -F'\t' '
-function fmt(n,   s, r) { s = sprintf("%d", n); r = ""; while (length(s) > 3) { r = "," substr(s, length(s) - 2) r; s = substr(s, 1, length(s) - 3) } return s r }
-{
-	k = $2 SUBSEP $1
-	if (!(k in st)) { order[++n] = k; runs[k] = 0 }
-	runs[k]++
-	if ($8 == "ok" && (st[k] != "ok" || $6 < c[k])) { s[k] = $3; e[k] = $4; w[k] = $5; c[k] = $6; r[k] = $7; st[k] = "ok" }
-	else if (st[k] != "ok") { s[k] = $3; w[k] = $5; c[k] = $6; r[k] = $7; st[k] = $8 }
-}
-END {
-	print "| mode | M | states | transitions | runs | wall s | CPU s | states/s | states/CPU-s | net ns/state | ÷ first | peak RSS MiB | B/state | status |"
-	print "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
-	for (i = 1; i <= n; i++) {
-		k = order[i]; split(k, kk, SUBSEP); mode = kk[1]; m = kk[2]
-		if (m == 1) { base[mode] = (st[k] == "ok") ? c[k] : 0; printf "| %s | 1 (start-up) | 1 | | %d | %.2f | %.3f | | | | | %.0f | | %s |\n", mode, runs[k], w[k], c[k], r[k] / 1024, st[k]; continue }
-		if (st[k] != "ok") { printf "| %s | %s | %s | | %d | %s | %s | | | | | %.0f | | %s |\n", mode, m, fmt(s[k]), runs[k], w[k], c[k], r[k] / 1024, st[k]; continue }
-		sps = (w[k] > 0) ? s[k] / w[k] : 0; spc = (c[k] > 0) ? s[k] / c[k] : 0
-		net = (c[k] - base[mode]) * 1e9 / s[k]
-		if (!(mode in first)) first[mode] = net
-		printf "| %s | %s | %s | %s | %d | %.2f | %.3f | %s | %s | %.0f | %.2f | %.0f | %.1f | ok |\n", mode, m, fmt(s[k]), fmt(e[k]), runs[k], w[k], c[k], fmt(sps), fmt(spc), net, net / first[mode], r[k] / 1024, r[k] * 1024 / s[k]
-	}
-}' "$RES"
+table "$RES"
