@@ -180,6 +180,14 @@ type worker struct {
 	stampCur uint32
 	conjBits []uint64
 	cands    []int32
+	// changed lists the slots in which the state being checked differs
+	// from its parent (changedConjuncts fills it). During a flush, the
+	// check area holds the parent once checkReady is set, and a new state
+	// is checked by writing its changed slots there and restoring them
+	// after (checkState): no conjunct unpacks its slots.
+	changed    []int32
+	checkReady bool
+	loaded     bool // flush: the action state is the loaded parent
 }
 
 // Run explores the state space of m breadth-first and checks every
@@ -503,7 +511,7 @@ func (w *worker) onInit(m *machine.Machine) {
 	if isNew {
 		e.frontier = append(e.frontier, idx)
 		bad := len(w.bad)
-		w.checkState(m, idx, w.vec, nil, true)
+		w.checkState(m, idx, w.vec, nil)
 		if len(w.bad) > bad && w.badInit < 0 {
 			w.badInit = ord
 		}
@@ -525,18 +533,28 @@ func (w *worker) canonical(m *machine.Machine) []int64 {
 }
 
 // checkState checks the invariants of a new state and tracks their
-// antecedents. The state is vec, unpacked in the check area when
-// unpacked is set (else unpacked on demand); parent is the packed state it
-// was generated from (nil for an initial state): conjuncts that read no
-// bit changed from parent hold, as they held in parent.
-func (w *worker) checkState(m *machine.Machine, idx uint32, vec, parent []uint64, unpacked bool) {
+// antecedents. The state is vec; parent is the packed state it was
+// generated from, nil for an initial state, which the check area then
+// holds unpacked. Conjuncts that read no bit changed from parent hold, as
+// they held in parent. For a successor, the check area is made to hold
+// parent unpacked (readyCheck), and vec's changed slots are written over
+// it for the check and restored after it, so that the check unpacks only
+// the slots that changed.
+func (w *worker) checkState(m *machine.Machine, idx uint32, vec, parent []uint64) {
 	e := w.e
 	p := e.prog
-	load := func() {
-		if !unpacked {
-			m.UnpackCheck(vec)
-			unpacked = true
+	var gs []int32 // the conjuncts to check (parent != nil)
+	if parent != nil {
+		gs = w.changedConjuncts(vec, parent)
+		ante := false
+		for _, i := range e.vacIdx {
+			ante = ante || !w.witnessed[i]
 		}
+		if len(gs) == 0 && !ante {
+			return
+		}
+		w.readyCheck(m, parent)
+		m.UnpackCheckSlots(vec, w.changed)
 	}
 	// check evaluates conjunct g; it reports false after recording the
 	// state's violation (the first in checking order ends the check).
@@ -552,11 +570,6 @@ func (w *worker) checkState(m *machine.Machine, idx uint32, vec, parent []uint64
 			return true
 		}
 		cj := &p.Conjuncts(int(ref.inv))[ref.k]
-		if !unpacked {
-			// A conjunct reads only its slots: unpack those alone (most
-			// states need a few of them, not the whole state).
-			m.UnpackCheckSlots(vec, cj.Slots())
-		}
 		v, ok := m.EvalConjunct(cj)
 		if !ok {
 			ex := m.PredFailure()
@@ -584,7 +597,7 @@ func (w *worker) checkState(m *machine.Machine, idx uint32, vec, parent []uint64
 	} else {
 		// A state is only expanded when it satisfies every invariant, so
 		// a conjunct that reads no slot changed from parent holds.
-		for _, g := range w.changedConjuncts(vec, parent) {
+		for _, g := range gs {
 			if !check(g) {
 				break
 			}
@@ -592,11 +605,28 @@ func (w *worker) checkState(m *machine.Machine, idx uint32, vec, parent []uint64
 	}
 	for _, i := range e.vacIdx {
 		if !w.witnessed[i] {
-			load()
 			if m.Antecedent(i) {
 				w.witnessed[i] = true
 			}
 		}
+	}
+	if parent != nil {
+		m.UnpackCheckSlots(parent, w.changed)
+	}
+}
+
+// readyCheck makes the check area hold parent unpacked, once per flush:
+// a copy of the action state when that is the loaded parent (flush at
+// the end of an expansion), else parent unpacked.
+func (w *worker) readyCheck(m *machine.Machine, parent []uint64) {
+	if w.checkReady {
+		return
+	}
+	w.checkReady = true
+	if w.loaded {
+		copy(m.CheckSlots(), m.Slots())
+	} else {
+		m.UnpackCheck(parent)
 	}
 }
 
@@ -624,6 +654,7 @@ func (w *worker) changedConjunctBits(vec, parent []uint64) []int32 {
 		w.conjBits = make([]uint64, cw)
 	}
 	acc := w.conjBits
+	ch := w.changed[:0]
 	for wd := range vec {
 		d := vec[wd] ^ parent[wd]
 		for d != 0 {
@@ -634,12 +665,14 @@ func (w *worker) changedConjunctBits(vec, parent []uint64) []int32 {
 				continue
 			}
 			d &^= e.slotMask[sl]
+			ch = append(ch, sl)
 			o := int(sl) * cw
 			for j, x := range e.slotConjBits[o : o+cw] {
 				acc[j] |= x
 			}
 		}
 	}
+	w.changed = ch
 	c := w.cands[:0]
 	for j, x := range acc {
 		for x != 0 {
@@ -666,6 +699,7 @@ func (w *worker) changedConjunctList(vec, parent []uint64) []int32 {
 	}
 	cur := w.stampCur
 	c := w.cands[:0]
+	ch := w.changed[:0]
 	sorted := true
 	for wd := range vec {
 		d := vec[wd] ^ parent[wd]
@@ -677,6 +711,7 @@ func (w *worker) changedConjunctList(vec, parent []uint64) []int32 {
 				continue
 			}
 			d &^= e.slotMask[sl]
+			ch = append(ch, sl)
 			for _, g := range e.slotConjs[sl] {
 				if w.stamp[g] != cur {
 					w.stamp[g] = cur
@@ -689,6 +724,7 @@ func (w *worker) changedConjunctList(vec, parent []uint64) []int32 {
 	if !sorted {
 		slices.Sort(c)
 	}
+	w.changed = ch
 	w.cands = c
 	return c
 }
@@ -710,6 +746,7 @@ func (w *worker) onSucc(m *machine.Machine) {
 	w.pendVec = append(w.pendVec, w.vec...)
 	w.pend = append(w.pend, pending{machine.Hash(w.vec), key})
 	if len(w.pend) >= 64 {
+		w.loaded = false // the action state is this successor
 		w.flush()
 	}
 }
@@ -723,6 +760,7 @@ type pending struct {
 // slots are touched first in a tight loop, so that the cache misses of a
 // batch overlap instead of being paid one after the other.
 func (w *worker) flush() {
+	w.checkReady = false
 	e := w.e
 	st := e.store
 	fps := e.fps
@@ -753,7 +791,7 @@ func (w *worker) flush() {
 			break
 		}
 		if isNew {
-			w.checkState(m, idx, vec, w.parent, false)
+			w.checkState(m, idx, vec, w.parent)
 		} else {
 			// The cycle proviso looks only at states stored before this
 			// level (levels no deeper than the parent): every cycle has such
@@ -794,6 +832,7 @@ func (w *worker) expand(p int) {
 				w.failed(p, s)
 			}
 		}
+		w.loaded = true // the action state is the loaded parent again
 		w.flush()
 	} else {
 		w.expandAmple(p, s)
@@ -825,6 +864,7 @@ func (w *worker) expandAmple(p int, s uint32) {
 			w.failed(p, s)
 		}
 	}
+	w.loaded = true // the action state is the loaded parent again
 	w.flush()
 	if len(sub) < len(w.enabled) && (m.Ordinal() == 0 || w.sawOld) {
 		j := 0
@@ -839,6 +879,7 @@ func (w *worker) expandAmple(p int, s uint32) {
 				w.failed(p, s)
 			}
 		}
+		w.loaded = true // the action state is the loaded parent again
 		w.flush()
 	}
 }
