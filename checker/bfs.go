@@ -108,6 +108,7 @@ type explorer struct {
 	// same sets are also kept as bit sets, conjWords words per slot
 	// (slotConjBits), which changedConjuncts ORs instead of merging lists.
 	conjRef      []conjRef
+	allConjs     []int32 // 0, 1, .. len(conjRef)-1: every conjunct, in order
 	slotConjs    [][]int32
 	conjWords    int      // words per slot in slotConjBits; 0: no bit sets
 	slotConjBits []uint64 // slot sl's conjuncts: words sl*conjWords.., bit g%64 of word g/64
@@ -187,6 +188,7 @@ type worker struct {
 	// after (checkState): no conjunct unpacks its slots.
 	changed    []int32
 	checkReady bool
+	witnessedN int  // the entries of witnessed set
 	loaded     bool // flush: the action state is the loaded parent
 }
 
@@ -315,6 +317,7 @@ func (e *explorer) indexConjuncts() {
 		for k, cj := range p.Conjuncts(i) {
 			g := int32(len(e.conjRef))
 			e.conjRef = append(e.conjRef, conjRef{int32(i), int32(k)})
+			e.allConjs = append(e.allConjs, g)
 			for _, sl := range cj.Slots() {
 				e.slotConjs[sl] = append(e.slotConjs[sl], g)
 			}
@@ -543,70 +546,53 @@ func (w *worker) canonical(m *machine.Machine) []int64 {
 func (w *worker) checkState(m *machine.Machine, idx uint32, vec, parent []uint64) {
 	e := w.e
 	p := e.prog
-	var gs []int32 // the conjuncts to check (parent != nil)
+	// A state is only expanded when it satisfies every invariant, so a
+	// conjunct that reads no slot changed from parent holds.
+	gs := e.allConjs
 	if parent != nil {
 		gs = w.changedConjuncts(vec, parent)
-		ante := false
-		for _, i := range e.vacIdx {
-			ante = ante || !w.witnessed[i]
-		}
-		if len(gs) == 0 && !ante {
+		if len(gs) == 0 && w.witnessedN == len(e.vacIdx) {
 			return
 		}
 		w.readyCheck(m, parent)
 		m.UnpackCheckSlots(vec, w.changed)
 	}
-	// check evaluates conjunct g; it reports false after recording the
-	// state's violation (the first in checking order ends the check).
+	// Each conjunct is evaluated in checking order; the first false or
+	// failing one records the state's violation and ends the check.
 	// Under Continue it checks on: an invariant's first failing conjunct
 	// ends the check of that invariant only (badInv), and an invariant
 	// found violated in an earlier level is checked for runtime errors
 	// alone.
 	cont := e.opts.Continue
 	badInv := int32(-1)
-	check := func(g int32) bool {
+	for _, g := range gs {
 		ref := e.conjRef[g]
 		if ref.inv == badInv || cont && e.doneInv[ref.inv] && e.doneInvErr[ref.inv] {
-			return true
+			continue
 		}
 		cj := &p.Conjuncts(int(ref.inv))[ref.k]
 		v, ok := m.EvalConjunct(cj)
+		if ok && v != 0 {
+			continue
+		}
+		badInv = ref.inv
 		if !ok {
 			ex := m.PredFailure()
-			badInv = ref.inv
 			if !e.doneInvErr[ref.inv] {
 				w.bad = append(w.bad, cand{kind: RuntimeError, state: idx, inv: int(ref.inv), err: ex, atState: true})
 			}
-			return cont
+		} else if !e.doneInv[ref.inv] {
+			w.bad = append(w.bad, cand{kind: Invariant, state: idx, inv: int(ref.inv), atState: true})
 		}
-		if v == 0 {
-			badInv = ref.inv
-			if !e.doneInv[ref.inv] {
-				w.bad = append(w.bad, cand{kind: Invariant, state: idx, inv: int(ref.inv), atState: true})
-			}
-			return cont
-		}
-		return true
-	}
-	if parent == nil {
-		for g := range e.conjRef {
-			if !check(int32(g)) {
-				break
-			}
-		}
-	} else {
-		// A state is only expanded when it satisfies every invariant, so
-		// a conjunct that reads no slot changed from parent holds.
-		for _, g := range gs {
-			if !check(g) {
-				break
-			}
+		if !cont {
+			break
 		}
 	}
-	for _, i := range e.vacIdx {
-		if !w.witnessed[i] {
-			if m.Antecedent(i) {
+	if w.witnessedN < len(e.vacIdx) {
+		for _, i := range e.vacIdx {
+			if !w.witnessed[i] && m.Antecedent(i) {
 				w.witnessed[i] = true
+				w.witnessedN++
 			}
 		}
 	}
