@@ -181,6 +181,7 @@ type worker struct {
 	stampCur uint32
 	conjBits []uint64
 	cands    []int32
+	candWord [64]int32 // changedConjunctWord's result
 	// changed lists the slots in which the state being checked differs
 	// from its parent (changedConjuncts fills it). During a flush, the
 	// check area holds the parent once checkReady is set, and a new state
@@ -636,6 +637,9 @@ func (w *worker) changedConjuncts(vec, parent []uint64) []int32 {
 func (w *worker) changedConjunctBits(vec, parent []uint64) []int32 {
 	e := w.e
 	cw := e.conjWords
+	if cw == 1 {
+		return w.changedConjunctWord(vec, parent)
+	}
 	if len(w.conjBits) != cw {
 		w.conjBits = make([]uint64, cw)
 	}
@@ -669,6 +673,35 @@ func (w *worker) changedConjunctBits(vec, parent []uint64) []int32 {
 	}
 	w.cands = c
 	return c
+}
+
+// changedConjunctWord is changedConjunctBits for at most 64 conjuncts:
+// one word to OR per changed slot, read out into a fixed array.
+func (w *worker) changedConjunctWord(vec, parent []uint64) []int32 {
+	e := w.e
+	var acc uint64
+	ch := w.changed[:0]
+	for wd := range vec {
+		d := vec[wd] ^ parent[wd]
+		for d != 0 {
+			sl := e.bitSlot[wd*64+bits.TrailingZeros64(d)]
+			if sl < 0 {
+				d &= d - 1
+				continue
+			}
+			d &^= e.slotMask[sl]
+			ch = append(ch, sl)
+			acc |= e.slotConjBits[sl]
+		}
+	}
+	w.changed = ch
+	c := &w.candWord
+	n := 0
+	for ; acc != 0; acc &= acc - 1 {
+		c[n&63] = int32(bits.TrailingZeros64(acc))
+		n++
+	}
+	return c[:n]
 }
 
 // changedConjunctList is changedConjuncts over slotConjs, for models
