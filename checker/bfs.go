@@ -108,6 +108,7 @@ type explorer struct {
 	// same sets are also kept as bit sets, conjWords words per slot
 	// (slotConjBits), which changedConjuncts ORs instead of merging lists.
 	conjRef      []conjRef
+	allConjs     []int32 // 0, 1, .. len(conjRef)-1: every conjunct, in order
 	slotConjs    [][]int32
 	conjWords    int      // words per slot in slotConjBits; 0: no bit sets
 	slotConjBits []uint64 // slot sl's conjuncts: words sl*conjWords.., bit g%64 of word g/64
@@ -180,6 +181,16 @@ type worker struct {
 	stampCur uint32
 	conjBits []uint64
 	cands    []int32
+	candWord [64]int32 // changedConjunctWord's result
+	// changed lists the slots in which the state being checked differs
+	// from its parent (changedConjuncts fills it). During a flush, the
+	// check area holds the parent once checkReady is set, and a new state
+	// is checked by writing its changed slots there and restoring them
+	// after (checkState): no conjunct unpacks its slots.
+	changed    []int32
+	checkReady bool
+	witnessedN int  // the entries of witnessed set
+	loaded     bool // flush: the action state is the loaded parent
 }
 
 // Run explores the state space of m breadth-first and checks every
@@ -307,6 +318,7 @@ func (e *explorer) indexConjuncts() {
 		for k, cj := range p.Conjuncts(i) {
 			g := int32(len(e.conjRef))
 			e.conjRef = append(e.conjRef, conjRef{int32(i), int32(k)})
+			e.allConjs = append(e.allConjs, g)
 			for _, sl := range cj.Slots() {
 				e.slotConjs[sl] = append(e.slotConjs[sl], g)
 			}
@@ -503,7 +515,7 @@ func (w *worker) onInit(m *machine.Machine) {
 	if isNew {
 		e.frontier = append(e.frontier, idx)
 		bad := len(w.bad)
-		w.checkState(m, idx, w.vec, nil, true)
+		w.checkState(m, idx, w.vec, nil)
 		if len(w.bad) > bad && w.badInit < 0 {
 			w.badInit = ord
 		}
@@ -525,78 +537,83 @@ func (w *worker) canonical(m *machine.Machine) []int64 {
 }
 
 // checkState checks the invariants of a new state and tracks their
-// antecedents. The state is vec, unpacked in the check area when
-// unpacked is set (else unpacked on demand); parent is the packed state it
-// was generated from (nil for an initial state): conjuncts that read no
-// bit changed from parent hold, as they held in parent.
-func (w *worker) checkState(m *machine.Machine, idx uint32, vec, parent []uint64, unpacked bool) {
+// antecedents. The state is vec; parent is the packed state it was
+// generated from, nil for an initial state, which the check area then
+// holds unpacked. Conjuncts that read no bit changed from parent hold, as
+// they held in parent. For a successor, the check area is made to hold
+// parent unpacked (readyCheck), and vec's changed slots are written over
+// it for the check and restored after it, so that the check unpacks only
+// the slots that changed.
+func (w *worker) checkState(m *machine.Machine, idx uint32, vec, parent []uint64) {
 	e := w.e
 	p := e.prog
-	load := func() {
-		if !unpacked {
-			m.UnpackCheck(vec)
-			unpacked = true
+	// A state is only expanded when it satisfies every invariant, so a
+	// conjunct that reads no slot changed from parent holds.
+	gs := e.allConjs
+	if parent != nil {
+		gs = w.changedConjuncts(vec, parent)
+		if len(gs) == 0 && w.witnessedN == len(e.vacIdx) {
+			return
 		}
+		w.readyCheck(m, parent)
+		m.UnpackCheckSlots(vec, w.changed)
 	}
-	// check evaluates conjunct g; it reports false after recording the
-	// state's violation (the first in checking order ends the check).
+	// Each conjunct is evaluated in checking order; the first false or
+	// failing one records the state's violation and ends the check.
 	// Under Continue it checks on: an invariant's first failing conjunct
 	// ends the check of that invariant only (badInv), and an invariant
 	// found violated in an earlier level is checked for runtime errors
 	// alone.
 	cont := e.opts.Continue
 	badInv := int32(-1)
-	check := func(g int32) bool {
+	for _, g := range gs {
 		ref := e.conjRef[g]
 		if ref.inv == badInv || cont && e.doneInv[ref.inv] && e.doneInvErr[ref.inv] {
-			return true
+			continue
 		}
 		cj := &p.Conjuncts(int(ref.inv))[ref.k]
-		if !unpacked {
-			// A conjunct reads only its slots: unpack those alone (most
-			// states need a few of them, not the whole state).
-			m.UnpackCheckSlots(vec, cj.Slots())
-		}
 		v, ok := m.EvalConjunct(cj)
+		if ok && v != 0 {
+			continue
+		}
+		badInv = ref.inv
 		if !ok {
 			ex := m.PredFailure()
-			badInv = ref.inv
 			if !e.doneInvErr[ref.inv] {
 				w.bad = append(w.bad, cand{kind: RuntimeError, state: idx, inv: int(ref.inv), err: ex, atState: true})
 			}
-			return cont
+		} else if !e.doneInv[ref.inv] {
+			w.bad = append(w.bad, cand{kind: Invariant, state: idx, inv: int(ref.inv), atState: true})
 		}
-		if v == 0 {
-			badInv = ref.inv
-			if !e.doneInv[ref.inv] {
-				w.bad = append(w.bad, cand{kind: Invariant, state: idx, inv: int(ref.inv), atState: true})
-			}
-			return cont
-		}
-		return true
-	}
-	if parent == nil {
-		for g := range e.conjRef {
-			if !check(int32(g)) {
-				break
-			}
-		}
-	} else {
-		// A state is only expanded when it satisfies every invariant, so
-		// a conjunct that reads no slot changed from parent holds.
-		for _, g := range w.changedConjuncts(vec, parent) {
-			if !check(g) {
-				break
-			}
+		if !cont {
+			break
 		}
 	}
-	for _, i := range e.vacIdx {
-		if !w.witnessed[i] {
-			load()
-			if m.Antecedent(i) {
+	if w.witnessedN < len(e.vacIdx) {
+		for _, i := range e.vacIdx {
+			if !w.witnessed[i] && m.Antecedent(i) {
 				w.witnessed[i] = true
+				w.witnessedN++
 			}
 		}
+	}
+	if parent != nil {
+		m.UnpackCheckSlots(parent, w.changed)
+	}
+}
+
+// readyCheck makes the check area hold parent unpacked, once per flush:
+// a copy of the action state when that is the loaded parent (flush at
+// the end of an expansion), else parent unpacked.
+func (w *worker) readyCheck(m *machine.Machine, parent []uint64) {
+	if w.checkReady {
+		return
+	}
+	w.checkReady = true
+	if w.loaded {
+		copy(m.CheckSlots(), m.Slots())
+	} else {
+		m.UnpackCheck(parent)
 	}
 }
 
@@ -620,10 +637,14 @@ func (w *worker) changedConjuncts(vec, parent []uint64) []int32 {
 func (w *worker) changedConjunctBits(vec, parent []uint64) []int32 {
 	e := w.e
 	cw := e.conjWords
+	if cw == 1 {
+		return w.changedConjunctWord(vec, parent)
+	}
 	if len(w.conjBits) != cw {
 		w.conjBits = make([]uint64, cw)
 	}
 	acc := w.conjBits
+	ch := w.changed[:0]
 	for wd := range vec {
 		d := vec[wd] ^ parent[wd]
 		for d != 0 {
@@ -634,12 +655,14 @@ func (w *worker) changedConjunctBits(vec, parent []uint64) []int32 {
 				continue
 			}
 			d &^= e.slotMask[sl]
+			ch = append(ch, sl)
 			o := int(sl) * cw
 			for j, x := range e.slotConjBits[o : o+cw] {
 				acc[j] |= x
 			}
 		}
 	}
+	w.changed = ch
 	c := w.cands[:0]
 	for j, x := range acc {
 		for x != 0 {
@@ -650,6 +673,35 @@ func (w *worker) changedConjunctBits(vec, parent []uint64) []int32 {
 	}
 	w.cands = c
 	return c
+}
+
+// changedConjunctWord is changedConjunctBits for at most 64 conjuncts:
+// one word to OR per changed slot, read out into a fixed array.
+func (w *worker) changedConjunctWord(vec, parent []uint64) []int32 {
+	e := w.e
+	var acc uint64
+	ch := w.changed[:0]
+	for wd := range vec {
+		d := vec[wd] ^ parent[wd]
+		for d != 0 {
+			sl := e.bitSlot[wd*64+bits.TrailingZeros64(d)]
+			if sl < 0 {
+				d &= d - 1
+				continue
+			}
+			d &^= e.slotMask[sl]
+			ch = append(ch, sl)
+			acc |= e.slotConjBits[sl]
+		}
+	}
+	w.changed = ch
+	c := &w.candWord
+	n := 0
+	for ; acc != 0; acc &= acc - 1 {
+		c[n&63] = int32(bits.TrailingZeros64(acc))
+		n++
+	}
+	return c[:n]
 }
 
 // changedConjunctList is changedConjuncts over slotConjs, for models
@@ -666,6 +718,7 @@ func (w *worker) changedConjunctList(vec, parent []uint64) []int32 {
 	}
 	cur := w.stampCur
 	c := w.cands[:0]
+	ch := w.changed[:0]
 	sorted := true
 	for wd := range vec {
 		d := vec[wd] ^ parent[wd]
@@ -677,6 +730,7 @@ func (w *worker) changedConjunctList(vec, parent []uint64) []int32 {
 				continue
 			}
 			d &^= e.slotMask[sl]
+			ch = append(ch, sl)
 			for _, g := range e.slotConjs[sl] {
 				if w.stamp[g] != cur {
 					w.stamp[g] = cur
@@ -689,6 +743,7 @@ func (w *worker) changedConjunctList(vec, parent []uint64) []int32 {
 	if !sorted {
 		slices.Sort(c)
 	}
+	w.changed = ch
 	w.cands = c
 	return c
 }
@@ -710,6 +765,7 @@ func (w *worker) onSucc(m *machine.Machine) {
 	w.pendVec = append(w.pendVec, w.vec...)
 	w.pend = append(w.pend, pending{machine.Hash(w.vec), key})
 	if len(w.pend) >= 64 {
+		w.loaded = false // the action state is this successor
 		w.flush()
 	}
 }
@@ -723,6 +779,7 @@ type pending struct {
 // slots are touched first in a tight loop, so that the cache misses of a
 // batch overlap instead of being paid one after the other.
 func (w *worker) flush() {
+	w.checkReady = false
 	e := w.e
 	st := e.store
 	fps := e.fps
@@ -753,7 +810,7 @@ func (w *worker) flush() {
 			break
 		}
 		if isNew {
-			w.checkState(m, idx, vec, w.parent, false)
+			w.checkState(m, idx, vec, w.parent)
 		} else {
 			// The cycle proviso looks only at states stored before this
 			// level (levels no deeper than the parent): every cycle has such
@@ -794,6 +851,7 @@ func (w *worker) expand(p int) {
 				w.failed(p, s)
 			}
 		}
+		w.loaded = true // the action state is the loaded parent again
 		w.flush()
 	} else {
 		w.expandAmple(p, s)
@@ -825,6 +883,7 @@ func (w *worker) expandAmple(p int, s uint32) {
 			w.failed(p, s)
 		}
 	}
+	w.loaded = true // the action state is the loaded parent again
 	w.flush()
 	if len(sub) < len(w.enabled) && (m.Ordinal() == 0 || w.sawOld) {
 		j := 0
@@ -839,6 +898,7 @@ func (w *worker) expandAmple(p int, s uint32) {
 				w.failed(p, s)
 			}
 		}
+		w.loaded = true // the action state is the loaded parent again
 		w.flush()
 	}
 }

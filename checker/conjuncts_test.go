@@ -14,8 +14,10 @@ import (
 // TestChangedConjunctBits checks that the bit-set path of changedConjuncts
 // (slotConjBits) picks the same conjuncts, in the same order, as the
 // list path (slotConjs) on random pairs of vectors, for models with one
-// word of conjunct bits (the pipeline: 24 conjuncts) and several (wide:
-// 3 invariants over 8x8 pairs, 192 conjuncts).
+// word of conjunct bits (the pipeline: 24 conjuncts, changedConjunctWord)
+// and several (wide: 3 invariants over 8x8 pairs, 192 conjuncts); and
+// that both list the same changed slots, which checkState writes into
+// the check area.
 func TestChangedConjunctBits(t *testing.T) {
 	pipeline, err := os.ReadFile("../examples/peers/pipeline.wrap")
 	if err != nil {
@@ -72,7 +74,11 @@ invariant C: forall i in P: forall j in P: i == j or a[i] != a[j] or b[i] == b[j
 					}
 				}
 				got := append([]int32(nil), w.changedConjunctBits(vec, parent)...)
+				gotSlots := append([]int32{}, w.changed...)
 				want := append([]int32(nil), w.changedConjunctList(vec, parent)...)
+				if diff := cmp.Diff(append([]int32{}, w.changed...), gotSlots); diff != "" {
+					t.Fatalf("pair %d: changed slots (-list +bits):\n%s", i, diff)
+				}
 				if len(want) > 0 {
 					nonEmpty++
 				}
