@@ -1,7 +1,7 @@
 // Package dist runs the breadth-first search of package checker on many
-// worker processes that share nothing but object storage (a
-// gocloud.dev/blob bucket: file://, mem://, s3://, gs://, azblob://), and
-// uses the same files as a checkpoint that an interrupted run resumes from.
+// worker processes that share nothing but object storage (a [Bucket]:
+// file://, mem:// or s3://, the last through gocloud.dev's s3blob when
+// built with -tags gocloud), and uses the same files as a checkpoint that an interrupted run resumes from.
 //
 // # Files
 //
