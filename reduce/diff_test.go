@@ -2,7 +2,6 @@ package reduce
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"maps"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/internal/oracle"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
@@ -233,65 +233,40 @@ func replay(prog *machine.Program, v *checker.Violation) error {
 
 func isFailure(k checker.Kind) bool { return k == checker.Assertion || k == checker.RuntimeError }
 
-// reachable enumerates the states of m (unpacked) reachable from the
+// reachable returns the states of m (unpacked) reachable from the
 // initial states and, when c is not nil, from their images under every
 // element of c's group (the zero value of a symmetric type is its first
 // identity, so the initial states need not be symmetric), in
-// breadth-first order. It is the plain reference search of this
-// package's tests and benchmarks. It reports false when there are more
-// than limit states (it then returns the first limit of them) or an
-// action fails (it then returns nil).
+// breadth-first order: the states internal/oracle's search stores, the
+// one reference search of the tests. It reports false when there are
+// more than limit states (it then returns the first limit of them) or a
+// branch of an action fails (it then returns nil).
 func reachable(tb testing.TB, m *spec.Model, limit int, c *canon) ([][]int64, bool) {
-	prog, err := machine.Compile(m)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	mach := prog.NewMachine()
-	seen := map[string]bool{}
 	var states [][]int64
-	var queue []machine.State
-	add := func(s machine.State) {
-		k := key(s)
-		if len(states) > limit || seen[k] {
-			return
-		}
-		seen[k] = true
-		u := make([]int64, prog.Slots())
-		prog.Unpack(u, s)
-		states = append(states, u)
-		queue = append(queue, slices.Clone(s))
-	}
-	if err := mach.Init(func(_ int, s machine.State) { add(s) }); err != nil {
-		return nil, false
+	failed := false
+	opts := oracle.Options{
+		NoDeadlock: true,
+		MaxStates:  limit,
+		Failure:    func(string, string) { failed = true },
+		Visit:      func(s []int64) { states = append(states, s) },
 	}
 	if c != nil {
-		vec := make(machine.State, prog.Words())
-		for _, s := range slices.Clone(states) {
-			c.group(func(fwd [][]int32) {
-				prog.Pack(vec, c.permute(s, fwd))
-				add(vec)
-			})
+		opts.Images = func(s []int64) [][]int64 {
+			var images [][]int64
+			c.group(func(fwd [][]int32) { images = append(images, c.permute(s, fwd)) })
+			return images
 		}
 	}
-	for len(queue) > 0 && len(states) <= limit {
-		s := queue[0]
-		queue = queue[1:]
-		if err := mach.Successors(s, func(_, _ int, u machine.State) { add(u) }); err != nil {
-			return nil, false
-		}
-	}
-	if len(states) > limit {
-		return states[:limit], false
+	_, err := oracle.Check(m, opts)
+	switch {
+	case errors.Is(err, oracle.ErrTooBig):
+		return states, false
+	case err != nil:
+		tb.Fatal(err)
+	case failed:
+		return nil, false
 	}
 	return states, true
-}
-
-func key(s machine.State) string {
-	b := make([]byte, 8*len(s))
-	for i, w := range s {
-		binary.LittleEndian.PutUint64(b[8*i:], w)
-	}
-	return string(b)
 }
 
 // group enumerates every element of the symmetry group of c: one

@@ -26,8 +26,10 @@
 //
 // [GenerateModel] builds random models below the front end, directly in
 // the IR ([Counters], [Rich]), with [Builder], which tests also use for
-// the models they build by hand. [GenerateExpr] builds random expression
-// trees of the syntax, for the printer and the parser.
+// the models they build by hand. [GenerateIRExpr] builds random scalar
+// expressions of the IR, for spec's folding and substitution.
+// [GenerateExpr] builds random expression trees of the syntax, for the
+// printer and the parser.
 //
 // It is imported only by _test.go files.
 package gen

@@ -3,6 +3,7 @@ package gen
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -165,6 +166,78 @@ func TestGenerateExpr(t *testing.T) {
 	for _, k := range want {
 		if !kinds[k] {
 			t.Errorf("no %s at the root of 200 trees", k)
+		}
+	}
+}
+
+// TestGenerateIRExpr: the same seed gives the same expression, of the
+// kind asked for; every local it reads is a frame input (0 and 1 integers,
+// 2 a bool) or bound around the read, each binder takes a slot of its own
+// from 3 up, and every operator of the generator occurs.
+func TestGenerateIRExpr(t *testing.T) {
+	ops := map[spec.Op]bool{}
+	var check func(e *spec.Expr, scope map[int]spec.Kind, bound map[int]bool) string
+	check = func(e *spec.Expr, scope map[int]spec.Kind, bound map[int]bool) string {
+		ops[e.Op] = true
+		bind := func(s int) string {
+			if s < 3 || bound[s] {
+				return fmt.Sprintf("slot %d bound twice or over an input", s)
+			}
+			bound[s] = true
+			return ""
+		}
+		switch e.Op {
+		case spec.OpLocal:
+			if k, ok := scope[e.Slot]; !ok || k != e.Type.Kind {
+				return fmt.Sprintf("reads @%d (%v) out of scope", e.Slot, e.Type.Kind)
+			}
+		case spec.OpLet:
+			if msg := bind(e.Binds[0]); msg != "" {
+				return msg
+			}
+			if msg := check(e.Args[0], scope, bound); msg != "" {
+				return msg
+			}
+			inner := maps.Clone(scope)
+			inner[e.Binds[0]] = spec.IntKind
+			return check(e.Args[1], inner, bound)
+		case spec.OpForall, spec.OpExists, spec.OpCount:
+			if msg := bind(e.Slot); msg != "" {
+				return msg
+			}
+			inner := maps.Clone(scope)
+			if e.Op != spec.OpCount {
+				inner[e.Slot] = spec.IntKind
+			}
+			return check(e.Args[0], inner, bound)
+		}
+		for _, a := range e.Args {
+			if msg := check(a, scope, bound); msg != "" {
+				return msg
+			}
+		}
+		return ""
+	}
+	for seed := range uint64(400) {
+		kind := []spec.Kind{spec.IntKind, spec.BoolKind}[seed%2]
+		a := GenerateIRExpr(rand.New(rand.NewPCG(seed, 1)), kind, 5)
+		b := GenerateIRExpr(rand.New(rand.NewPCG(seed, 1)), kind, 5)
+		if diff := cmp.Diff(modelJSON(t, &spec.Model{Terminal: a}), modelJSON(t, &spec.Model{Terminal: b})); diff != "" {
+			t.Fatalf("seed %d: two runs differ (-first +second):\n%s", seed, diff)
+		}
+		if a.Type.Kind != kind {
+			t.Errorf("seed %d: a %v expression, want %v", seed, a.Type.Kind, kind)
+		}
+		scope := map[int]spec.Kind{0: spec.IntKind, 1: spec.IntKind, 2: spec.BoolKind}
+		if msg := check(a, scope, map[int]bool{}); msg != "" {
+			t.Errorf("seed %d: %s", seed, msg)
+		}
+	}
+	for _, op := range []spec.Op{spec.OpConst, spec.OpLocal, spec.OpNeg, spec.OpCond, spec.OpCount, spec.OpLet, spec.OpCard,
+		spec.OpAdd, spec.OpSub, spec.OpMul, spec.OpDiv, spec.OpMod, spec.OpNot, spec.OpAnd, spec.OpOr, spec.OpImplies,
+		spec.OpForall, spec.OpExists, spec.OpIn, spec.OpEq, spec.OpNe, spec.OpLt, spec.OpLe, spec.OpGt, spec.OpGe} {
+		if !ops[op] {
+			t.Errorf("no %v in 400 expressions", op)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/wrapcheck/wrapcheck/spec"
 )
@@ -21,6 +22,17 @@ type Options struct {
 	// an action or a guard, with its kind and message), not only for the
 	// reported one.
 	Failure func(kind, msg string)
+	// Visit, when not nil, is called with every stored state, once, in
+	// the order the search stores them (level by level, the initial
+	// states first); the states past MaxStates are not visited. Visit may
+	// keep s but must not change it.
+	Visit func(s []int64)
+	// Images, when not nil, gives for every initial state more states
+	// that the search takes as initial too, such as the state's images
+	// under a symmetry group: they are stored at level 0 after the
+	// initial states (the images of the first initial state first), and
+	// a trace may start with one of them.
+	Images func(s []int64) [][]int64
 }
 
 // ErrTooBig is returned when the search passes Options.MaxStates or
@@ -165,6 +177,9 @@ func (x *interp) search(opts Options) *Result {
 		if opts.MaxStates > 0 && len(nodes) > opts.MaxStates {
 			panic(ErrTooBig)
 		}
+		if opts.Visit != nil {
+			opts.Visit(nodes[i].state)
+		}
 		res.Depth = max(res.Depth, depth)
 		en := &env{state: nodes[i].state, frame: make([]int64, m.Frame)}
 		for _, inv := range m.Invariants {
@@ -196,6 +211,18 @@ func (x *interp) search(opts Options) *Result {
 		func(f *failure, en *env) {
 			note(event{kind: f.kind, name: "init", msg: f.msg, at: -1, action: -1, fstate: append([]int64(nil), en.state...), step: true})
 		})
+	if opts.Images != nil {
+		for _, i := range slices.Clone(frontier) {
+			for _, im := range opts.Images(nodes[i].state) {
+				if len(im) != x.n {
+					bad("an image of %d slots, the state has %d", len(im), x.n)
+				}
+				if j, isNew := add(im, -1, -1, 0); isNew {
+					frontier = append(frontier, j)
+				}
+			}
+		}
+	}
 	if len(level) > 0 {
 		found = &level[0]
 	}
