@@ -144,6 +144,12 @@ type explorer struct {
 	peakHeap                atomic.Uint64
 	progDepth, progFrontier atomic.Int64 // for Progress
 	start                   time.Time
+
+	// The store indexes of the level being built: those the workers'
+	// index blocks left unused (lo<<32 | hi), and the ranges of the
+	// others (lo, hi pairs), for nextFrontier.
+	holes []uint64
+	segs  []uint32
 }
 
 type worker struct {
@@ -165,6 +171,7 @@ type worker struct {
 	batchStart int
 	pendVec    []uint64
 	pend       []pending
+	blk        machine.IndexBlock // store indexes for new states, while parallel
 	sink       uint64
 	_          [128]byte // keep workers' hot fields on separate cache lines
 
@@ -256,8 +263,10 @@ func runProgram(ctx context.Context, prog *machine.Program, opts Options, minPar
 	}
 	e.workers = make([]*worker, workers)
 	for i := range e.workers {
-		w := &worker{e: e, m: prog.NewMachine(), vec: make([]uint64, prog.Words()),
-			fired: padded(len(m.Actions)), witnessed: make([]bool, ninv), deadlock: -1}
+		// vec is written at every successor: made as small slices one
+		// after the other, the workers' vectors would share a cache line.
+		w := &worker{e: e, m: prog.NewMachine(), vec: padded[uint64](prog.Words()),
+			fired: padded[int64](len(m.Actions)), witnessed: make([]bool, ninv), deadlock: -1}
 		w.m.OnState(w.onSucc)
 		w.m.SetInterrupt(e.interrupted)
 		e.workers[i] = w
@@ -470,7 +479,7 @@ func (e *explorer) search() (*Result, error) {
 			return end(StopDepth)
 		}
 		e.expandLevel()
-		if uint32(e.store.Len()) > e.levelStart {
+		if e.store.End() > e.levelStart {
 			e.maxDepth = e.depth + 1
 		}
 		if e.halted() {
@@ -798,13 +807,21 @@ func (w *worker) flush() {
 	m := w.m
 	p := e.prog
 	nw := p.Words()
+	par := e.parallel
 	for i, pd := range w.pend {
 		vec := w.pendVec[i*nw : (i+1)*nw]
 		if fps != nil && fps.has(fingerprint(pd.h)) {
 			w.sawOld = true // a state of an earlier level, or one colliding with it
 			continue
 		}
-		idx, isNew, err := st.InsertHashed(vec, pd.h, pd.key, e.parallel)
+		var idx uint32
+		var isNew bool
+		var err error
+		if par {
+			idx, isNew, err = st.InsertBlock(vec, pd.h, pd.key, &w.blk)
+		} else {
+			idx, isNew, err = st.InsertHashed(vec, pd.h, pd.key, false)
+		}
 		if err != nil {
 			e.stop.CompareAndSwap(runOK, stopFull)
 			break
@@ -933,7 +950,8 @@ func (e *explorer) expandLevel() {
 	n := e.nfront
 	e.progDepth.Store(int64(e.depth))
 	e.progFrontier.Store(int64(n))
-	e.levelStart = uint32(e.store.Len())
+	e.levelStart = e.store.End()
+	e.holes = e.holes[:0]
 	e.pending = true
 	nw := len(e.workers)
 	e.batch = min(max(n/(nw*8), 1), 256)
@@ -954,6 +972,14 @@ func (e *explorer) expandLevel() {
 		}()
 	}
 	wg.Wait()
+	// The level's states take their positions from their keys
+	// (nextFrontier), not from their indexes: the blocks' unused indexes
+	// become holes, whatever the order of the workers.
+	for _, w := range e.workers {
+		if lo, hi := e.store.Release(&w.blk); lo < hi {
+			e.holes = append(e.holes, uint64(lo)<<32|uint64(hi))
+		}
+	}
 }
 
 func (w *worker) work() {
@@ -1061,17 +1087,21 @@ func (e *explorer) record(cs []cand) *Violation {
 }
 
 // nextFrontier builds the next level: the states stored during this
-// level (indexes levelStart..), in the order of their minimal keys, and
-// turns the keys into parent links. The keys are bucketed by the batch of
-// their parent (a counting sort over a sequential scan of the links),
-// then each bucket is sorted, in parallel.
+// level (indexes levelStart.., less the holes the workers' index blocks
+// left), in the order of their minimal keys, and turns the keys into
+// parent links. The keys are bucketed by the batch of their parent (a
+// counting sort over a sequential scan of the links), then each bucket is
+// sorted, in parallel.
 func (e *explorer) nextFrontier() {
-	start, end := e.levelStart, uint32(e.store.Len())
-	nn := int(end - start)
+	segs := e.levelSegments()
+	nn := 0
 	nb := e.nbatch
 	bk := append(e.buckets[:0], make([]int, nb+1)...)
-	for i := start; i < end; i++ {
-		bk[int(*e.store.Link(i)>>ordBits)/e.batch+1]++
+	for j := 0; j < len(segs); j += 2 {
+		for i := segs[j]; i < segs[j+1]; i++ {
+			bk[int(*e.store.Link(i)>>ordBits)/e.batch+1]++
+		}
+		nn += int(segs[j+1] - segs[j])
 	}
 	for b := 1; b <= nb; b++ {
 		bk[b] += bk[b-1]
@@ -1079,12 +1109,14 @@ func (e *explorer) nextFrontier() {
 	resize(&e.pairs, nn)
 	pairs := e.pairs
 	fill := append([]int(nil), bk[:nb]...)
-	for i := start; i < end; i++ {
-		k := *e.store.Link(i)
-		p := int(k >> ordBits)
-		b := p / e.batch
-		pairs[fill[b]] = packEntry(p-b*e.batch, k&ordMax, i)
-		fill[b]++
+	for j := 0; j < len(segs); j += 2 {
+		for i := segs[j]; i < segs[j+1]; i++ {
+			k := *e.store.Link(i)
+			p := int(k >> ordBits)
+			b := p / e.batch
+			pairs[fill[b]] = packEntry(p-b*e.batch, k&ordMax, i)
+			fill[b]++
+		}
 	}
 	compact := e.fps != nil
 	var next []uint32 // under HashCompact, the level is in e.vecs
@@ -1119,6 +1151,21 @@ func (e *explorer) nextFrontier() {
 	if len(next) > 0 {
 		e.maxDepth = e.depth
 	}
+}
+
+// levelSegments returns the ranges of the store indexes of the states
+// stored during this level, levelStart..End less the holes (FreeLink)
+// that the workers' index blocks left: lo, hi pairs, ascending.
+func (e *explorer) levelSegments() []uint32 {
+	slices.Sort(e.holes)
+	segs := e.segs[:0]
+	lo := e.levelStart
+	for _, h := range e.holes {
+		segs = append(segs, lo, uint32(h>>32))
+		lo = uint32(h)
+	}
+	e.segs = append(segs, lo, e.store.End())
+	return e.segs
 }
 
 // resize sets *s to a slice of length n, reusing its array unless that
@@ -1186,9 +1233,10 @@ func (e *explorer) states() int64 {
 	return e.promoted.Load() + e.store.Len()
 }
 
-// padded returns a zeroed slice of n counters with a cache line of slack
-// on both sides, so that workers' counters never share a cache line.
-func padded(n int) []int64 {
-	b := make([]int64, n+32)
+// padded returns a zeroed slice of n words (counters, a vector) with two
+// cache lines of slack on both sides, so that what one worker writes
+// there never shares a cache line with another's.
+func padded[T int64 | uint64](n int) []T {
+	b := make([]T, n+32)
 	return b[16 : 16+n : 16+n]
 }

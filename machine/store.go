@@ -20,7 +20,12 @@ const (
 	shardInit     = 256 // initial table entries per shard
 	tagMask       = 0xFFFFFFFF00000000
 	cacheLine     = 64
+	blockSize     = 256 // indexes an IndexBlock reserves at a time
 )
+
+// FreeLink is the link word of an index that [Store.Release] left
+// unused: no vector is stored there.
+const FreeLink = ^uint64(0)
 
 // MaxStates is the most vectors a [Store] holds (its indexes are
 // uint32, and one value is kept free).
@@ -59,17 +64,27 @@ type Store struct {
 	_      [cacheLine]byte
 	n      atomic.Int64
 	_      [cacheLine - 8]byte
+	holes  atomic.Int64 // indexes released unused (FreeLink)
 	alloc  sync.Mutex
 	bytes  atomic.Int64 // arena chunks, tables and chunk directory
 	tables atomic.Int64 // hash-table bytes
+	_      [cacheLine]byte
+	// tabs are the shards' tables: tag<<32 | idx+1, 0 = empty, entries
+	// written atomically. Every successor reads its shard's pointer
+	// (Touch, TouchRecord, lookup), and a pointer changes only when its
+	// table grows, so they are kept apart from the locks, which a
+	// worker writes at every new state: a lock taken by one worker
+	// would otherwise cost the other a miss on its next read of the
+	// pointer.
+	tabs   [nShards]atomic.Pointer[[]uint64]
+	_      [cacheLine]byte
 	shards [nShards]shard
 }
 
 type shard struct {
 	mu   sync.Mutex
-	tab  atomic.Pointer[[]uint64] // tag<<32 | idx+1; 0 = empty; entries written atomically
 	used int
-	_    [64 - 8 - 8 - 8]byte
+	_    [cacheLine - 8 - 8]byte
 }
 
 // NewStore returns an empty store of vectors of width words (width >= 1).
@@ -86,7 +101,7 @@ func NewStore(width int) *Store {
 	s.chunks = make([]atomic.Pointer[[]uint64], n)
 	for i := range s.shards {
 		t := make([]uint64, shardInit)
-		s.shards[i].tab.Store(&t)
+		s.tabs[i].Store(&t)
 	}
 	s.bytes.Add(int64(nShards*shardInit*8) + n*8)
 	s.tables.Add(int64(nShards * shardInit * 8))
@@ -96,8 +111,14 @@ func NewStore(width int) *Store {
 // Width returns the number of words of every vector.
 func (s *Store) Width() int { return s.width }
 
-// Len returns the number of stored vectors.
-func (s *Store) Len() int64 { return s.n.Load() }
+// Len returns the number of stored vectors. While an [IndexBlock] is
+// held it counts the block's unused indexes too (at most 256 a block).
+func (s *Store) Len() int64 { return s.n.Load() - s.holes.Load() }
+
+// End returns one more than the largest index handed out: every stored
+// vector's index is below it. Indexes below End that an [IndexBlock]
+// left unused have the link word [FreeLink]; without blocks, End is Len.
+func (s *Store) End() uint32 { return uint32(s.n.Load()) }
 
 // Bytes returns the memory held by the store: arena chunks and tables.
 func (s *Store) Bytes() int64 { return s.bytes.Load() }
@@ -107,7 +128,7 @@ func (s *Store) Bytes() int64 { return s.bytes.Load() }
 // preallocated chunk directory and the unused tail of the last chunk are
 // not counted.
 func (s *Store) BytesPerVector() float64 {
-	n := s.n.Load()
+	n := s.Len()
 	if n == 0 {
 		return 0
 	}
@@ -150,19 +171,20 @@ func (s *Store) insert(vec []uint64, link uint64, lock bool) (idx uint32, isNew 
 // false skips the shard locks, for a caller that knows no other goroutine
 // uses the store meanwhile.
 func (s *Store) InsertHashed(vec []uint64, h, link uint64, lock bool) (idx uint32, isNew bool, err error) {
-	sh := &s.shards[h>>(64-shardBits)]
+	si := h >> (64 - shardBits)
+	sh := &s.shards[si]
 	tag := h & tagMask
 	if lock {
 		// Look up without the lock first: an entry is published (atomic
 		// store) after its record is written, so a vector found here is
 		// complete. Missing it (a concurrent insert, or a table replaced
 		// by growth) only sends us to the locked path below.
-		if j, ok := s.lookup(sh, vec, h); ok {
+		if j, ok, _, _ := s.lookup(si, vec, h); ok {
 			return j, false, nil
 		}
 		sh.mu.Lock()
 	}
-	tab := *sh.tab.Load()
+	tab := *s.tabs[si].Load()
 	mask := uint64(len(tab) - 1)
 	i := (h >> 32) & mask
 	for {
@@ -196,7 +218,7 @@ func (s *Store) InsertHashed(vec []uint64, h, link uint64, lock bool) (idx uint3
 	atomic.StoreUint64(&tab[i], tag|uint64(idx+1))
 	sh.used++
 	if sh.used*4 > len(tab)*3 {
-		s.grow(sh)
+		s.grow(si)
 	}
 	if lock {
 		sh.mu.Unlock()
@@ -204,19 +226,129 @@ func (s *Store) InsertHashed(vec []uint64, h, link uint64, lock bool) (idx uint3
 	return idx, true, nil
 }
 
-// lookup finds vec in a shard without its lock.
-func (s *Store) lookup(sh *shard, vec []uint64, h uint64) (uint32, bool) {
+// An IndexBlock is a range of store indexes reserved by one goroutine
+// for the vectors it inserts with [Store.InsertBlock]: goroutines that
+// insert concurrently then neither increment one shared counter per
+// vector nor write their records on the same cache lines (consecutive
+// indexes share a line). The indexes of a block are in insertion order
+// within the goroutine only; an index says nothing about the order of
+// inserts across goroutines, as with [Store.Insert] from several. The
+// zero value is an empty block; [Store.Release] returns the unused rest.
+type IndexBlock struct {
+	next, end uint32
+}
+
+// InsertBlock is [Store.InsertHashed] with the shard locks, for use
+// concurrently with other inserts, taking the index of a new vector from
+// blk (reserving a new block of indexes when blk is used up). Only one
+// goroutine may use blk at a time, and it must call [Store.Release]
+// before the indexes it took are read by End or the next reservation.
+func (s *Store) InsertBlock(vec []uint64, h, link uint64, blk *IndexBlock) (idx uint32, isNew bool, err error) {
+	si := h >> (64 - shardBits)
+	// Look up without the lock first, as InsertHashed does.
+	j, ok, tp, i := s.lookup(si, vec, h)
+	if ok {
+		return j, false, nil
+	}
+	sh := &s.shards[si]
+	sh.mu.Lock()
+	tab := *tp
+	if tp2 := s.tabs[si].Load(); tp2 != tp {
+		tab = *tp2
+		i = (h >> 32) & uint64(len(tab)-1)
+	}
+	// Entries only ever go from empty to set in one table: unless growth
+	// replaced it, the probe goes on from the empty slot lookup found.
 	tag := h & tagMask
-	tab := *sh.tab.Load()
+	mask := uint64(len(tab) - 1)
+	for {
+		e := atomic.LoadUint64(&tab[i])
+		if e == 0 {
+			break
+		}
+		if e&tagMask == tag {
+			j := uint32(e) - 1
+			if equalWords(s.Vector(j), vec) {
+				sh.mu.Unlock()
+				return j, false, nil
+			}
+		}
+		i = (i + 1) & mask
+	}
+	if blk.next == blk.end && !s.reserve(blk) {
+		sh.mu.Unlock()
+		return 0, false, ErrStoreFull
+	}
+	idx = blk.next
+	blk.next++
+	rec := s.record(idx)
+	rec[0] = link
+	copy(rec[1:], vec)
+	atomic.StoreUint64(&tab[i], tag|uint64(idx+1))
+	sh.used++
+	if sh.used*4 > len(tab)*3 {
+		s.grow(si)
+	}
+	sh.mu.Unlock()
+	return idx, true, nil
+}
+
+// reserve refills blk with the next indexes, at most blockSize and no
+// more than one chunk holds (a block spans at most two chunks); it
+// reports false when the store is full.
+func (s *Store) reserve(blk *IndexBlock) bool {
+	k := int64(min(blockSize, 1<<s.shift))
+	end := s.n.Add(k)
+	start := end - k
+	if end > s.limit {
+		// Give back what lies past the limit; a concurrent reservation
+		// past it gives back its own.
+		s.n.Add(-(end - max(start, s.limit)))
+		if start >= s.limit {
+			return false
+		}
+		end = s.limit
+	}
+	blk.next, blk.end = uint32(start), uint32(end)
+	return true
+}
+
+// Release returns the unused indexes of blk and empties it: the top of
+// the store's indexes is taken back, others below End are marked with
+// the link word [FreeLink] and no longer counted by Len. It returns the
+// indexes left as such a hole, lo..hi-1 (lo == hi: none). The caller is
+// the only goroutine using the store.
+func (s *Store) Release(blk *IndexBlock) (lo, hi uint32) {
+	if blk.next < blk.end {
+		if int64(blk.end) == s.n.Load() {
+			s.n.Store(int64(blk.next))
+		} else {
+			lo, hi = blk.next, blk.end
+			for i := lo; i < hi; i++ {
+				s.record(i)[0] = FreeLink
+			}
+			s.holes.Add(int64(hi - lo))
+		}
+	}
+	*blk = IndexBlock{}
+	return lo, hi
+}
+
+// lookup finds vec in shard si without its lock; not found, it returns
+// the table it read and the empty slot it stopped at.
+func (s *Store) lookup(si uint64, vec []uint64, h uint64) (idx uint32, found bool, tp *[]uint64, slot uint64) {
+	tag := h & tagMask
+	tp = s.tabs[si].Load()
+	tab := *tp
 	mask := uint64(len(tab) - 1)
 	for i := (h >> 32) & mask; ; i = (i + 1) & mask {
 		e := atomic.LoadUint64(&tab[i])
 		if e == 0 {
-			return 0, false
+			return 0, false, tp, i
 		}
 		if e&tagMask == tag {
 			if j := uint32(e) - 1; equalWords(s.Vector(j), vec) {
-				return j, true
+				return j, true, nil, 0
 			}
 		}
 	}
@@ -240,9 +372,9 @@ func (s *Store) record(idx uint32) []uint64 {
 	return (*cp)[o : o+s.stride]
 }
 
-// grow doubles a shard's table; the caller holds the shard's lock.
-func (s *Store) grow(sh *shard) {
-	old := *sh.tab.Load()
+// grow doubles shard si's table; the caller holds the shard's lock.
+func (s *Store) grow(si uint64) {
+	old := *s.tabs[si].Load()
 	tab := make([]uint64, 2*len(old))
 	mask := uint64(len(tab) - 1)
 	for _, e := range old {
@@ -255,7 +387,7 @@ func (s *Store) grow(sh *shard) {
 		}
 		tab[i] = e
 	}
-	sh.tab.Store(&tab)
+	s.tabs[si].Store(&tab)
 	s.bytes.Add(int64(8 * (len(tab) - len(old))))
 	s.tables.Add(int64(8 * (len(tab) - len(old))))
 }
@@ -278,7 +410,7 @@ func equalWords(a, b []uint64) bool {
 // takes no lock and may read a stale table. The result means nothing; a
 // caller sums it into a sink so that the load is not optimised away.
 func (s *Store) TouchRecord(h uint64) uint64 {
-	tab := *s.shards[h>>(64-shardBits)].tab.Load()
+	tab := *s.tabs[h>>(64-shardBits)].Load()
 	e := atomic.LoadUint64(&tab[(h>>32)&uint64(len(tab)-1)])
 	if e == 0 || e&tagMask != h&tagMask {
 		return 0
@@ -295,7 +427,7 @@ func (s *Store) TouchRecord(h uint64) uint64 {
 // it in cache. It takes no lock and may read a stale table. The result
 // means nothing, as TouchRecord's.
 func (s *Store) Touch(h uint64) uint64 {
-	tab := *s.shards[h>>(64-shardBits)].tab.Load()
+	tab := *s.tabs[h>>(64-shardBits)].Load()
 	return atomic.LoadUint64(&tab[(h>>32)&uint64(len(tab)-1)])
 }
 
@@ -303,10 +435,11 @@ func (s *Store) Touch(h uint64) uint64 {
 // caller is the only goroutine using the store.
 func (s *Store) Reset() {
 	s.n.Store(0)
+	s.holes.Store(0)
 	for i := range s.shards {
 		sh := &s.shards[i]
 		if sh.used > 0 {
-			clear(*sh.tab.Load())
+			clear(*s.tabs[i].Load())
 			sh.used = 0
 		}
 	}

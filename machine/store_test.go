@@ -1,6 +1,7 @@
 package machine
 
 import (
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -83,5 +84,100 @@ func TestStore(t *testing.T) {
 	}
 	if diff := cmp.Diff([]uint64{5, 15}, s.Vector(func() uint32 { i, _, _ := s.Insert([]uint64{5, 15}, 0); return i }())); diff != "" {
 		t.Errorf("Vector (-want +got):\n%s", diff)
+	}
+}
+
+// TestStoreBlocks inserts the same vectors from several goroutines, each
+// with its own IndexBlock, over several "levels" (a Release of every
+// block between them, as the search does): every vector is stored once,
+// at an index at or above its level's End, the unused indexes below End
+// are FreeLink, and Len counts the vectors alone.
+func TestStoreBlocks(t *testing.T) {
+	const workers, levels, perLevel = 4, 3, 3000
+	s := NewStore(2)
+	total := 0
+	for lv := range levels {
+		start := s.End()
+		blks := make([]IndexBlock, workers)
+		idxs := make([][]uint32, workers)
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range perLevel {
+					// Every goroutine inserts every vector of the level.
+					vec := []uint64{uint64(lv), uint64((i*7 + w) % perLevel)}
+					idx, _, err := s.InsertBlock(vec, Hash(vec), uint64(lv), &blks[w])
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					idxs[w] = append(idxs[w], idx)
+				}
+			}()
+		}
+		wg.Wait()
+		for w := range blks {
+			s.Release(&blks[w])
+			if blks[w] != (IndexBlock{}) {
+				t.Errorf("level %d: block %d not emptied: %+v", lv, w, blks[w])
+			}
+		}
+		total += perLevel
+		if s.Len() != int64(total) {
+			t.Errorf("level %d: Len = %d, want %d", lv, s.Len(), total)
+		}
+		stored := 0
+		for i := start; i < s.End(); i++ {
+			switch l := *s.Link(i); l {
+			case FreeLink:
+			case uint64(lv):
+				stored++
+			default:
+				t.Errorf("level %d: index %d has link %d", lv, i, l)
+			}
+		}
+		if stored != perLevel {
+			t.Errorf("level %d: %d vectors below End, want %d", lv, stored, perLevel)
+		}
+		for w := range idxs {
+			for i, idx := range idxs[w] {
+				want := []uint64{uint64(lv), uint64((i*7 + w) % perLevel)}
+				if idx < start {
+					t.Fatalf("level %d: index %d below the level's start %d", lv, idx, start)
+				}
+				if diff := cmp.Diff(want, s.Vector(idx)); diff != "" {
+					t.Fatalf("level %d, index %d (-want +got):\n%s", lv, idx, diff)
+				}
+			}
+		}
+	}
+}
+
+// TestStoreBlocksFull checks that InsertBlock reports ErrStoreFull at the
+// limit, with the reservations of several blocks reaching past it, and
+// that Len then counts exactly the vectors stored.
+func TestStoreBlocksFull(t *testing.T) {
+	s := NewStore(1)
+	s.limit = 600
+	blks := make([]IndexBlock, 3)
+	stored := 0
+	for i := 0; ; i++ {
+		vec := []uint64{uint64(i)}
+		_, isNew, err := s.InsertBlock(vec, Hash(vec), 0, &blks[i%3])
+		if err == ErrStoreFull {
+			break
+		}
+		if err != nil || !isNew {
+			t.Fatalf("insert %d: %v %v", i, isNew, err)
+		}
+		stored++
+	}
+	for i := range blks {
+		s.Release(&blks[i])
+	}
+	if s.Len() != int64(stored) || stored == 0 || s.End() > 600 {
+		t.Errorf("stored %d: Len %d, End %d (limit 600)", stored, s.Len(), s.End())
 	}
 }
