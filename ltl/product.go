@@ -890,11 +890,16 @@ func (s *system) succs(idx uint32, rest bool) []succ {
 
 // slot returns the cache slot of the successors of idx (rest: those
 // outside its ample set), growing the cache with the store up to
-// maxCache slots (a grown cache starts empty).
+// maxCache slots (a grown cache starts empty); 64 when the lists are
+// kept (a list is then copied, not computed, on a miss).
 func (s *system) slot(idx uint32, rest bool) *succSlot {
-	if n, want := len(s.cache), 2*s.store.Len(); n < maxCache && int64(n) < want {
+	limit := maxCache
+	if s.keep {
+		limit = 64
+	}
+	if n, want := len(s.cache), 2*s.store.Len(); n < limit && int64(n) < want {
 		n = max(n, 64)
-		for n < maxCache && int64(n) < want {
+		for n < limit && int64(n) < want {
 			n *= 2
 		}
 		s.cache = make([]succSlot, n)
