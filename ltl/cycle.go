@@ -12,7 +12,8 @@ type cycleSearch struct {
 	member     []int32 // the subgraph (token) a node belongs to
 	stamp      []int32 // the SCC a node was emitted in
 	stack      []uint32
-	calls      []edgeCursor // the depth-first path
+	calls      []frame // the depth-first path
+	arena      []succ  // the successor lists of its nodes
 	// BFS state for lassos.
 	seen     []int32
 	prevEdge []edge
@@ -39,7 +40,7 @@ func newCycleSearch(p *product) *cycleSearch {
 func (c *cycleSearch) bytes() int64 {
 	return int64(c.n)*4 + // the node list of search (or the filter's remainder)
 		bytesOf(c.index) + bytesOf(c.low) + bytesOf(c.onStack) + bytesOf(c.member) + bytesOf(c.stamp) +
-		bytesOf(c.stack) + bytesOf(c.calls) + bytesOf(c.seen) + bytesOf(c.prevEdge) + bytesOf(c.prevNode)
+		bytesOf(c.stack) + bytesOf(c.calls) + bytesOf(c.arena) + bytesOf(c.seen) + bytesOf(c.prevEdge) + bytesOf(c.prevNode)
 }
 
 // search returns the fair accepting SCCs among the nodes of roots (in
@@ -92,11 +93,11 @@ func (c *cycleSearch) tarjan(roots []uint32, token int32, emit func([]uint32)) {
 		counter++
 		c.stack = append(c.stack, root)
 		c.onStack[root] = true
-		c.calls = append(c.calls, p.edges(root))
+		c.calls, c.arena = p.push(c.calls, c.arena, root)
 		for len(c.calls) > 0 {
 			f := &c.calls[len(c.calls)-1]
-			v := f.v
-			if e, ok := p.next(f); ok {
+			v := f.cur.v
+			if e, ok := p.nextOf(f, c.arena); ok {
 				w := e.to
 				if int(w) >= c.n || c.member[w] != token {
 					continue
@@ -106,12 +107,13 @@ func (c *cycleSearch) tarjan(roots []uint32, token int32, emit func([]uint32)) {
 					counter++
 					c.stack = append(c.stack, w)
 					c.onStack[w] = true
-					c.calls = append(c.calls, p.edges(w))
+					c.calls, c.arena = p.push(c.calls, c.arena, w)
 				} else if c.onStack[w] && c.index[w] < c.low[v] {
 					c.low[v] = c.index[w]
 				}
 				continue
 			}
+			c.arena = c.arena[:f.off]
 			c.calls = c.calls[:len(c.calls)-1]
 			if c.low[v] == c.index[v] {
 				k := len(c.stack) - 1
@@ -126,7 +128,7 @@ func (c *cycleSearch) tarjan(roots []uint32, token int32, emit func([]uint32)) {
 				c.stack = c.stack[:k]
 			}
 			if len(c.calls) > 0 {
-				u := c.calls[len(c.calls)-1].v
+				u := c.calls[len(c.calls)-1].cur.v
 				if c.low[v] < c.low[u] {
 					c.low[u] = c.low[v]
 				}

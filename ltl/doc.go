@@ -160,9 +160,12 @@
 // The product is built on the fly: the successors of a system state are
 // computed (once, and shared by the products of all properties) only when
 // some product node with that state has an automaton edge whose label
-// holds there. The explored product is kept as an adjacency array (node
-// ids in BFS order, parent links, per edge its target, action and
-// acceptance marks); system states live in a machine.Store.
+// holds there. The explored product keeps its nodes (ids in BFS order,
+// parent links), not its edges: the edges of a node are enumerated again
+// from its state's successor list and the automaton, in the order the
+// expansion found them. System states live in a machine.Store; their
+// successor lists are kept, or, under a memory budget
+// (Options.MemoryBudget), computed again from the machine when asked for.
 //
 // A fair accepting cycle among the nodes expanded so far is one of the
 // whole product, so the SCC search runs at checkpoints (after 4096

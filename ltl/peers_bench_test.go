@@ -14,7 +14,9 @@ import (
 // without reductions and with each, and the bytes the search keeps per
 // product node (PropertyStats.Bytes); plain-nofilter is the plain product
 // without the OWCTY filter in front of the cycle search, plain-filter with
-// it also where weakly fair units make it a default off.
+// it also where weakly fair units make it a default off, plain-recompute
+// the plain product with the system's successor lists computed again
+// instead of kept (as under a memory budget).
 //
 //	go test -run XXX -bench Peers -benchtime 1x ./ltl/
 func BenchmarkPeers(b *testing.B) {
@@ -30,7 +32,8 @@ func BenchmarkPeers(b *testing.B) {
 		for _, mode := range append([]struct {
 			name string
 			opts Options
-		}{{"plain", Options{}}, {"plain-nofilter", Options{filter: filterOff}}, {"plain-filter", Options{filter: filterOn}}}, reductionModes...) {
+		}{{"plain", Options{}}, {"plain-nofilter", Options{filter: filterOff}}, {"plain-filter", Options{filter: filterOn}},
+			{"plain-recompute", Options{recompute: true}}}, reductionModes...) {
 			b.Run(bc.name+"/"+mode.name, func(b *testing.B) {
 				path := "../examples/peers/" + bc.file
 				src, err := os.ReadFile(path)

@@ -57,6 +57,9 @@ type Options struct {
 	// filter says when the OWCTY filter runs in front of the cycle search
 	// (tests; the default: only without plain weakly fair units).
 	filter filterMode
+	// recompute computes the system's successor lists again instead of
+	// keeping them, also without a memory budget (tests).
+	recompute bool
 	// onProduct, when not nil, is called with each product after its
 	// search, and the products keep the edges their expansion found in
 	// recorded (tests).
@@ -223,7 +226,9 @@ func (r *checkRun) stopped(reason checker.StopReason) {
 func (r *checkRun) system(q *plan) (*system, error) {
 	sys := r.c.systems[q.key]
 	if sys == nil {
-		sys = newSystem(r.c.prog, q)
+		// Under a memory budget the successor lists are computed again
+		// instead of kept (see docs/impl.md, "Liveness memory").
+		sys = newSystem(r.c.prog, q, r.opts.MemoryBudget == 0 && !r.opts.recompute)
 		sys.mach.SetInterrupt(r.interrupted)
 		sys.initErr = sys.init()
 		if !errors.Is(sys.initErr, machine.ErrInterrupted) {
@@ -443,21 +448,40 @@ type system struct {
 	permIDs  map[string]uint32
 	permBuf  [][]int32
 	permKey  []byte // permBuf as a map key, reused
-	succPerm []uint32
 	bufPerm  []uint32
 	lastPerm uint32
-	rest     map[uint32][2]int64 // state: offset and count in succTo/succAct
+	rest     map[uint32]bool // the reduced states whose other successors were computed
 	unp      []int64
 	packed   []uint64
 	en       []int
+	enSub    []int // the copy of en given to the ample function
+	others   []int
 
 	expanded []bool
-	succOff  []int64 // per state: first successor in succTo/succAct
+	enabled  []uint64                      // per state: uw words of enabled units
+	failure  map[uint32]*machine.ExecError // the states whose expansion failed (few)
+
+	// The successor lists are kept (keep: succTo/succAct/succPerm, a
+	// state's from succOff for succN, those outside its ample set at
+	// restAt) or, under a memory budget, not: a list is then computed
+	// again from the machine (remach, which is never interrupted: the
+	// expansion succeeded once and must give the same list again) when
+	// asked for. Either way the recent ones stay in cache
+	// ([system.succs]).
+	keep     bool
+	succOff  []int64
 	succN    []int32
 	succTo   []uint32
 	succAct  []int32
-	enabled  []uint64                      // per state: uw words of enabled units
-	failure  map[uint32]*machine.ExecError // the states whose expansion failed (few)
+	succPerm []uint32
+	restAt   map[uint32][2]int64
+	remach   *machine.Machine
+	cache    []succSlot
+	visitFn  func(action, branch int, t machine.State)
+	stutFn   func(t machine.State)
+	addErr   error
+	stutTo   uint32
+	stutPrm  uint32
 
 	transitions int64
 
@@ -469,17 +493,37 @@ type system struct {
 	bufTo       []uint32
 }
 
+// succ is a system successor: the target state, the action (-1: the
+// stutter of a state without enabled action) and, under thread tracking,
+// the id of the permutation that canonicalised the target.
+type succ struct {
+	to   uint32
+	act  int32
+	perm uint32
+}
+
+// succSlot holds the successor list of one state in the cache: key is
+// state<<1 | rest, plus one (0: empty slot).
+type succSlot struct {
+	key  uint64
+	list []succ
+}
+
+// maxCache is the largest number of slots of the successor cache.
+const maxCache = 1 << 16
+
 type unit struct {
 	strong   bool
 	name     string
 	threaded bool // checked per thread (cycle.go), not as a unit
 }
 
-func newSystem(prog *machine.Program, pn *plan) *system {
+func newSystem(prog *machine.Program, pn *plan, keep bool) *system {
 	m := prog.Model
-	s := &system{prog: prog, mach: prog.NewMachine(), store: machine.NewStore(max(prog.Words(), 1)),
-		canon: pn.canon, ample: pn.ample, rest: map[uint32][2]int64{}, failure: map[uint32]*machine.ExecError{},
-		unp: make([]int64, prog.Slots()), packed: make([]uint64, prog.Words())}
+	s := &system{prog: prog, mach: prog.NewMachine(), store: machine.NewStore(max(prog.Words(), 1)), keep: keep, restAt: map[uint32][2]int64{},
+		canon: pn.canon, ample: pn.ample, rest: map[uint32]bool{}, failure: map[uint32]*machine.ExecError{},
+		unp: make([]int64, prog.Slots()), packed: make([]uint64, prog.Words()), remach: prog.NewMachine()}
+	s.visitFn, s.stutFn = s.visit, s.stutter
 	if s.canon != nil {
 		s.canonFn = s.canon.Func()
 	}
@@ -566,9 +610,11 @@ func (s *system) add(t machine.State) (uint32, error) {
 	}
 	if isNew {
 		s.expanded = append(s.expanded, false)
-		s.succOff = append(s.succOff, 0)
-		s.succN = append(s.succN, 0)
 		s.reduced = append(s.reduced, false)
+		if s.keep {
+			s.succOff = append(s.succOff, 0)
+			s.succN = append(s.succN, 0)
+		}
 	}
 	return idx, nil
 }
@@ -603,10 +649,12 @@ func (s *system) state(idx uint32) machine.State {
 	return s.store.Vector(idx)
 }
 
-// expand computes the successors of state idx once: those of its ample
-// set under partial-order reduction (reduced[idx] is then set when the
-// set is proper), else all. An execution failure is remembered and
-// returned on every call.
+// expand expands state idx once: it computes its successors (those of
+// its ample set under partial-order reduction, reduced[idx] then set when
+// the set is proper, else all), adds them to the store, counts them and
+// records the units they enable; the list stays in the cache
+// ([system.succs] computes it again when asked for later). An execution
+// failure is remembered and returned on every call.
 func (s *system) expand(idx uint32) error {
 	if s.expanded[idx] {
 		if f := s.failure[idx]; f != nil {
@@ -618,7 +666,7 @@ func (s *system) expand(idx uint32) error {
 	st := s.state(idx)
 	var acts []int // nil: every action
 	if s.ample != nil {
-		en, sub := s.ampleSet(st)
+		en, sub := s.ampleSet(s.mach, st)
 		if s.mach.Interrupted() { // a guard's evaluation was cut short: en is wrong
 			s.expanded[idx] = false
 			return machine.ErrInterrupted
@@ -627,13 +675,16 @@ func (s *system) expand(idx uint32) error {
 			acts = sub
 		}
 	}
-	err := s.successors(st, acts)
+	err := s.successors(s.mach, st, acts)
 	if err == nil && acts != nil {
 		if len(s.buf) > 0 {
 			s.reduced[idx] = true
 		} else { // the ample set yields no successor: take every action
-			err = s.successors(st, nil)
+			err = s.successors(s.mach, st, nil)
 		}
+	}
+	if err == nil && len(s.buf) == 0 {
+		err = s.stutterStep(s.mach, idx, st)
 	}
 	if err != nil {
 		var ee *machine.ExecError
@@ -645,9 +696,20 @@ func (s *system) expand(idx uint32) error {
 		}
 		return err
 	}
-	s.transitions += int64(len(s.buf))
+	s.fill(idx, false)
+	if s.keep {
+		s.succOff[idx] = int64(len(s.succTo))
+		s.succN[idx] = int32(len(s.buf))
+		s.appendSuccs()
+	}
 	en := make([]uint64, s.uw)
+	if s.buf[0] >= 0 { // the stutter is no transition and enables no unit
+		s.transitions += int64(len(s.buf))
+	}
 	for _, a := range s.buf {
+		if a < 0 {
+			continue
+		}
 		for w := 0; w < s.uw; w++ {
 			en[w] |= s.actionUnits[int(a)*s.uw+w]
 		}
@@ -656,43 +718,81 @@ func (s *system) expand(idx uint32) error {
 		s.enabled = append(s.enabled, make([]uint64, s.uw)...)
 	}
 	copy(s.enabled[int(idx)*s.uw:], en)
-	s.succOff[idx] = int64(len(s.succTo))
-	if len(s.buf) == 0 { // no enabled action: the state repeats forever
-		// The past-time monitors keep evolving on the repetition (previously
-		// φ becomes φ here): the stutter step leads to the state with the
-		// monitors updated, which differs from this one at most as many
-		// times as previously nests, then loops on itself.
-		to, perm := idx, uint32(0)
-		if len(s.prog.Model.Stutter) > 0 {
-			var addErr error
-			err := s.mach.Stutter(st, func(t machine.State) {
-				to, addErr = s.add(t)
-				if s.threads != nil && s.canon != nil {
-					perm = s.lastPerm
-				}
-			})
-			if err == nil {
-				err = addErr
-			}
-			if err != nil {
-				var ee *machine.ExecError
-				if errors.As(err, &ee) {
-					s.failure[idx] = ee
-				}
-				return err
-			}
-		}
-		s.succAct = append(s.succAct, -1)
-		s.succTo = append(s.succTo, to)
-		if s.threads != nil {
-			s.succPerm = append(s.succPerm, perm)
-		}
-		s.succN[idx] = 1
-		return nil
-	}
-	s.appendSuccs()
-	s.succN[idx] = int32(len(s.buf))
 	return nil
+}
+
+// stutterStep puts into buf the one successor of state idx (st), which
+// has no enabled action: the state repeats forever. The past-time
+// monitors keep evolving on the repetition (previously φ becomes φ
+// here): the stutter step leads to the state with the monitors updated,
+// which differs from this one at most as many times as previously nests,
+// then loops on itself.
+func (s *system) stutterStep(m *machine.Machine, idx uint32, st machine.State) error {
+	s.stutTo, s.stutPrm, s.addErr = idx, 0, nil
+	if len(s.prog.Model.Stutter) > 0 {
+		err := m.Stutter(st, s.stutFn)
+		if err == nil {
+			err = s.addErr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	s.buf = append(s.buf[:0], -1)
+	s.bufTo = append(s.bufTo[:0], s.stutTo)
+	s.bufPerm = append(s.bufPerm[:0], s.stutPrm)
+	return nil
+}
+
+// stutter is the visit function of stutterStep (a method value taken
+// once, so that the hot loop allocates no closure).
+func (s *system) stutter(t machine.State) {
+	s.stutTo, s.addErr = s.add(t)
+	if s.threads != nil && s.canon != nil {
+		s.stutPrm = s.lastPerm
+	}
+}
+
+// ampleSet returns the enabled actions of st and the ample subset the
+// partial-order reduction chooses, in buffers of s reused by the next
+// call.
+func (s *system) ampleSet(m *machine.Machine, st machine.State) (en, sub []int) {
+	s.en = m.Enabled(st, s.en[:0])
+	if len(s.en) == 0 {
+		return nil, nil
+	}
+	s.prog.Unpack(s.unp, st)
+	s.enSub = append(s.enSub[:0], s.en...)
+	return s.en, s.ample(s.unp, s.enSub)
+}
+
+// successors fills s.buf/s.bufTo/s.bufPerm with the successors of st by
+// acts (nil: every action), computed by m, adding them to the store.
+func (s *system) successors(m *machine.Machine, st machine.State, acts []int) error {
+	s.buf, s.bufTo, s.bufPerm = s.buf[:0], s.bufTo[:0], s.bufPerm[:0]
+	s.addErr = nil
+	var err error
+	if acts == nil {
+		err = m.Successors(st, s.visitFn)
+	} else {
+		err = m.SuccessorsOf(st, acts, s.visitFn)
+	}
+	if err == nil {
+		err = s.addErr
+	}
+	return err
+}
+
+// visit is the visit function of successors (a method value taken once).
+func (s *system) visit(action, _ int, t machine.State) {
+	to, err := s.add(t)
+	if err != nil {
+		s.addErr = err
+		return
+	}
+	s.buf = append(s.buf, int32(action))
+	s.bufTo = append(s.bufTo, to)
+	s.bufPerm = append(s.bufPerm, s.lastPerm)
 }
 
 // appendSuccs appends the successors in buf to succTo/succAct/succPerm.
@@ -704,70 +804,128 @@ func (s *system) appendSuccs() {
 	}
 }
 
-// ampleSet returns the enabled actions of st and the ample subset the
-// partial-order reduction chooses (a fresh slice each).
-func (s *system) ampleSet(st machine.State) (en, sub []int) {
-	s.en = s.mach.Enabled(st, s.en[:0])
-	if len(s.en) == 0 {
-		return nil, nil
+// restOf computes, once, the successors of the expanded, reduced state
+// idx by the enabled actions outside its ample set; the list stays in the
+// cache ([system.succs] with rest).
+func (s *system) restOf(idx uint32) error {
+	if s.rest[idx] {
+		return nil
 	}
-	s.prog.Unpack(s.unp, st)
-	sub = slices.Clone(s.ample(s.unp, slices.Clone(s.en)))
-	return slices.Clone(s.en), sub
+	if err := s.otherSuccessors(s.mach, idx); err != nil {
+		return err
+	}
+	s.fill(idx, true)
+	if s.keep {
+		s.restAt[idx] = [2]int64{int64(len(s.succTo)), int64(len(s.buf))}
+		s.appendSuccs()
+	}
+	s.transitions += int64(len(s.buf))
+	s.rest[idx] = true
+	return nil
 }
 
-// successors fills s.buf/s.bufTo with the successors of st by acts
-// (nil: every action), adding them to the store.
-func (s *system) successors(st machine.State, acts []int) error {
-	s.buf, s.bufTo, s.bufPerm = s.buf[:0], s.bufTo[:0], s.bufPerm[:0]
-	var addErr error
-	visit := func(action, _ int, t machine.State) {
-		to, err := s.add(t)
-		if err != nil {
-			addErr = err
-			return
-		}
-		s.buf = append(s.buf, int32(action))
-		s.bufTo = append(s.bufTo, to)
-		if s.threads != nil {
-			s.bufPerm = append(s.bufPerm, s.lastPerm)
-		}
-	}
-	var err error
-	if acts == nil {
-		err = s.mach.Successors(st, visit)
-	} else {
-		err = s.mach.SuccessorsOf(st, acts, visit)
-	}
-	if err == nil {
-		err = addErr
-	}
-	return err
-}
-
-// restOf returns the successors of the expanded, reduced state idx by the
-// enabled actions outside its ample set, as an offset and a count into
-// succTo/succAct, computing them once.
-func (s *system) restOf(idx uint32) (int64, int64, error) {
-	if r, ok := s.rest[idx]; ok {
-		return r[0], r[1], nil
-	}
+// otherSuccessors fills s.buf/s.bufTo/s.bufPerm with the successors of
+// the reduced state idx by the enabled actions outside its ample set.
+func (s *system) otherSuccessors(m *machine.Machine, idx uint32) error {
 	st := s.state(idx)
-	en, sub := s.ampleSet(st)
-	var others []int
+	en, sub := s.ampleSet(m, st)
+	s.others = s.others[:0]
 	for _, a := range en {
 		if !slices.Contains(sub, a) {
-			others = append(others, a)
+			s.others = append(s.others, a)
 		}
 	}
-	if err := s.successors(st, others); err != nil {
-		return 0, 0, err
+	return s.successors(m, st, s.others)
+}
+
+// succs returns the successors of the expanded state idx (rest: those
+// outside its ample set, once restOf computed them), in the order its
+// expansion found them: from the cache, else computed again. A state
+// whose expansion failed has none (the product stops at the failure
+// anyway). The list is valid until the next call.
+func (s *system) succs(idx uint32, rest bool) []succ {
+	if rest && !s.rest[idx] || !rest && s.failure[idx] != nil {
+		return nil
 	}
-	off := int64(len(s.succTo))
-	s.appendSuccs()
-	s.transitions += int64(len(s.buf))
-	s.rest[idx] = [2]int64{off, int64(len(s.buf))}
-	return off, int64(len(s.buf)), nil
+	if sl := s.slot(idx, rest); sl.key == uint64(idx)<<1+b2u(rest)+1 {
+		return sl.list
+	}
+	if s.keep {
+		off, n := s.succOff[idx], int64(s.succN[idx])
+		if rest {
+			r := s.restAt[idx]
+			off, n = r[0], r[1]
+		}
+		s.buf = append(s.buf[:0], s.succAct[off:off+n]...)
+		s.bufTo = append(s.bufTo[:0], s.succTo[off:off+n]...)
+		s.bufPerm = s.bufPerm[:0]
+		if s.threads != nil {
+			s.bufPerm = append(s.bufPerm, s.succPerm[off:off+n]...)
+		} else {
+			for range n {
+				s.bufPerm = append(s.bufPerm, 0)
+			}
+		}
+		return s.fill(idx, rest)
+	}
+	st := s.state(idx)
+	var err error
+	switch {
+	case rest:
+		err = s.otherSuccessors(s.remach, idx)
+	case s.reduced[idx]:
+		_, sub := s.ampleSet(s.remach, st)
+		err = s.successors(s.remach, st, sub)
+	default:
+		err = s.successors(s.remach, st, nil)
+		if err == nil && len(s.buf) == 0 {
+			err = s.stutterStep(s.remach, idx, st)
+		}
+	}
+	if err != nil || !rest && len(s.buf) == 0 {
+		panic(fmt.Sprintf("wrapcheck internal error: ltl: the successors of state %d computed again differ (%v)", idx, err))
+	}
+	return s.fill(idx, rest)
+}
+
+// slot returns the cache slot of the successors of idx (rest: those
+// outside its ample set), growing the cache with the store up to
+// maxCache slots (a grown cache starts empty); 64 when the lists are
+// kept (a list is then copied, not computed, on a miss).
+func (s *system) slot(idx uint32, rest bool) *succSlot {
+	limit := maxCache
+	if s.keep {
+		limit = 64
+	}
+	if n, want := len(s.cache), 2*s.store.Len(); n < limit && int64(n) < want {
+		n = max(n, 64)
+		for n < limit && int64(n) < want {
+			n *= 2
+		}
+		s.cache = make([]succSlot, n)
+	}
+	key := uint64(idx)<<1 + b2u(rest)
+	return &s.cache[mix(key)&uint64(len(s.cache)-1)]
+}
+
+// fill puts the successors in buf, those of state idx (rest: outside its
+// ample set) that expand, restOf or succs just computed, into its cache
+// slot, and returns the list there.
+func (s *system) fill(idx uint32, rest bool) []succ {
+	sl := s.slot(idx, rest)
+	sl.key = uint64(idx)<<1 + b2u(rest) + 1
+	sl.list = sl.list[:0]
+	for i, a := range s.buf {
+		sl.list = append(sl.list, succ{to: s.bufTo[i], act: a, perm: s.bufPerm[i]})
+	}
+	return sl.list
+}
+
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // unitsEnabled returns the units enabled in the expanded state idx.
@@ -933,8 +1091,11 @@ func (p *product) node(sysIdx uint32, q int, parent uint32, act int32, d int32) 
 // PropertyStats.Bytes).
 func (p *product) footprint() int64 {
 	s := p.sys
-	b := s.store.Bytes() + bytesOf(s.expanded) + bytesOf(s.succOff) + bytesOf(s.succN) + bytesOf(s.succTo) +
-		bytesOf(s.succAct) + bytesOf(s.succPerm) + bytesOf(s.enabled) + bytesOf(s.reduced)
+	b := s.store.Bytes() + bytesOf(s.expanded) + bytesOf(s.enabled) + bytesOf(s.reduced) + bytesOf(s.cache) +
+		bytesOf(s.succOff) + bytesOf(s.succN) + bytesOf(s.succTo) + bytesOf(s.succAct) + bytesOf(s.succPerm)
+	for _, sl := range s.cache {
+		b += bytesOf(sl.list)
+	}
 	b += bytesOf(p.vals) + bytesOf(p.valOK) + bytesOf(p.dense) + bytesOf(p.nodes.keys) + bytesOf(p.nodes.ids) +
 		bytesOf(p.nodeSys) + bytesOf(p.nodeQ) + bytesOf(p.parent) + bytesOf(p.parentAct) + bytesOf(p.depth) +
 		bytesOf(p.full)
@@ -1002,9 +1163,10 @@ type edge struct {
 // successor of its state (its ample set's, then, when v is full, the
 // others'), each automaton edge whose label holds, in the order
 // expandNode found them. It is small (the cycle search keeps one per
-// node of its depth-first path): k is the next system successor in
-// succTo/succAct, j the next automaton edge there, negative (-j-1) once
-// the cursor is in the range of the successors outside the ample set.
+// node of its depth-first path): k is the next system successor (its
+// place in the state's list, [system.succs]), j the next automaton edge
+// there, negative (-j-1) once the cursor is in the list of the successors
+// outside the ample set.
 type edgeCursor struct {
 	k int64
 	v uint32
@@ -1013,7 +1175,7 @@ type edgeCursor struct {
 
 // edges returns a cursor over the edges of the expanded node v.
 func (p *product) edges(v uint32) edgeCursor {
-	return edgeCursor{k: p.sys.succOff[p.nodeSys[v]], v: v}
+	return edgeCursor{v: v}
 }
 
 // next returns the next edge of c, or false when there is none.
@@ -1023,37 +1185,41 @@ func (p *product) next(c *edgeCursor) (edge, bool) {
 	if !sys.expanded[s] {
 		return edge{}, false
 	}
-	// A state whose expansion failed has no successor (succN 0, no rest):
-	// the product stops at the failure anyway.
+	rest := c.j < 0
+	if e, ok := p.step(c, sys.succs(s, rest), rest); ok || rest || !p.isFull(c.v) {
+		return e, ok
+	}
+	c.k, c.j = 0, -1
+	return p.step(c, sys.succs(s, true), true)
+}
+
+// isFull reports whether node v took the successors outside its ample
+// set too (the cycle proviso).
+func (p *product) isFull(v uint32) bool {
+	return int(v/64) < len(p.full) && p.full[v/64]>>(v%64)&1 != 0
+}
+
+// step returns the next edge of c by the successors in list (those
+// outside the ample set when rest), or false at its end.
+func (p *product) step(c *edgeCursor, list []succ, rest bool) (edge, bool) {
+	s := p.nodeSys[c.v]
 	es := p.aut.States[p.nodeQ[c.v]].Edges
 	vals := p.vals[int(s)*p.aw : int(s+1)*p.aw]
-	j, rest := int(c.j), c.j < 0
+	j := int(c.j)
 	if rest {
 		j = -j - 1
 	}
-	end := sys.succOff[s] + int64(sys.succN[s])
-	if rest {
-		r := sys.rest[s]
-		end = r[0] + r[1]
-	}
-	for {
-		if c.k >= end {
-			if rest || p.full == nil || int(c.v/64) >= len(p.full) || p.full[c.v/64]>>(c.v%64)&1 == 0 {
-				return edge{}, false
-			}
-			r := sys.rest[s]
-			c.k, end, rest, j = r[0], r[0]+r[1], true, 0
-			continue
-		}
+	for ; c.k < int64(len(list)); c.k++ {
+		sc := &list[c.k]
 		for j < len(es) {
 			e := &es[j]
 			j++
 			if !labelHolds(e.Label, vals) {
 				continue
 			}
-			ed := edge{to: p.find(sys.succTo[c.k], e.To), act: sys.succAct[c.k], acc: e.Acc}
-			if sys.threads != nil {
-				ed.perm = sys.succPerm[c.k]
+			ed := edge{to: p.find(sc.to, e.To), act: sc.act, acc: e.Acc}
+			if p.sys.threads != nil {
+				ed.perm = sc.perm
 			}
 			c.j = int32(j)
 			if rest {
@@ -1062,8 +1228,50 @@ func (p *product) next(c *edgeCursor) (edge, bool) {
 			return ed, true
 		}
 		j = 0
-		c.k++
 	}
+	return edge{}, false
+}
+
+// frame is a cursor of a depth-first path whose node's successor lists
+// are kept, while it is on the path, in arena[off:off+n] (and those
+// outside its ample set in arena[off+n:off+n+rn], rn < 0 when the node
+// is not full), so that a long path does not compute them again each
+// time the search comes back to the node.
+type frame struct {
+	cur   edgeCursor
+	off   int64
+	n, rn int32
+}
+
+// push appends the frame of node v to calls, its lists to arena.
+func (p *product) push(calls []frame, arena []succ, v uint32) ([]frame, []succ) {
+	sys := p.sys
+	f := frame{cur: p.edges(v), off: int64(len(arena)), rn: -1}
+	if s := p.nodeSys[v]; sys.expanded[s] {
+		list := sys.succs(s, false)
+		arena = append(arena, list...)
+		f.n = int32(len(list))
+		if p.isFull(v) {
+			list = sys.succs(s, true)
+			arena = append(arena, list...)
+			f.rn = int32(len(list))
+		}
+	}
+	return append(calls, f), arena
+}
+
+// nextOf returns the next edge of frame f (arena as push left it).
+func (p *product) nextOf(f *frame, arena []succ) (edge, bool) {
+	main := arena[f.off : f.off+int64(f.n)]
+	rest := f.cur.j < 0
+	if rest {
+		return p.step(&f.cur, arena[f.off+int64(f.n):f.off+int64(f.n)+int64(f.rn)], true)
+	}
+	if e, ok := p.step(&f.cur, main, false); ok || f.rn < 0 {
+		return e, ok
+	}
+	f.cur.k, f.cur.j = 0, -1
+	return p.step(&f.cur, arena[f.off+int64(f.n):f.off+int64(f.n)+int64(f.rn)], true)
 }
 
 // find returns the id of node (sysIdx, q), which exists: the expansion
@@ -1154,7 +1362,7 @@ func (p *product) expandNode(i int) (stop bool, err error) {
 		}
 		return false, err
 	}
-	back, err := p.addEdges(i, q, vals, sys.succOff[s], int64(sys.succN[s]))
+	back, err := p.addEdges(i, q, vals, sys.succs(s, false))
 	if err != nil || !back || !sys.reduced[s] {
 		return false, err
 	}
@@ -1167,8 +1375,7 @@ func (p *product) expandNode(i int) (stop bool, err error) {
 		p.full = append(p.full, 0)
 	}
 	p.full[i/64] |= 1 << uint(i%64)
-	off, n, err := sys.restOf(s)
-	if err != nil {
+	if err := sys.restOf(s); err != nil {
 		var ee *machine.ExecError
 		if errors.As(err, &ee) {
 			p.failNode, p.failErr = id, ee
@@ -1176,17 +1383,17 @@ func (p *product) expandNode(i int) (stop bool, err error) {
 		}
 		return false, err
 	}
-	_, err = p.addEdges(i, q, vals, off, n)
+	_, err = p.addEdges(i, q, vals, sys.succs(s, true))
 	return false, err
 }
 
 // addEdges adds the product edges of node i (automaton state q, atom
-// values vals) by the system successors succTo/succAct[off:off+n], and
-// reports whether one of them leads to a node no deeper than i.
-func (p *product) addEdges(i int, q int32, vals []uint64, off, n int64) (back bool, err error) {
+// values vals) by the system successors list, and reports whether one of
+// them leads to a node no deeper than i.
+func (p *product) addEdges(i int, q int32, vals []uint64, list []succ) (back bool, err error) {
 	sys := p.sys
-	for k := off; k < off+n; k++ {
-		t, act := sys.succTo[k], sys.succAct[k]
+	for k := range list {
+		t, act := list[k].to, list[k].act
 		for _, e := range p.aut.States[q].Edges {
 			if !labelHolds(e.Label, vals) {
 				continue
@@ -1200,7 +1407,7 @@ func (p *product) addEdges(i int, q int32, vals []uint64, off, n int64) (back bo
 			if p.record {
 				ed := edge{to: to, act: act, acc: e.Acc}
 				if sys.threads != nil {
-					ed.perm = sys.succPerm[k]
+					ed.perm = list[k].perm
 				}
 				p.recorded = append(p.recorded, ed)
 			}

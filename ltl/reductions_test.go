@@ -529,9 +529,11 @@ func TestIgnoreFairness(t *testing.T) {
 
 // TestEdgesRecomputed checks that the edges the cycle search computes
 // again from the system's successors and the automaton are, node by
-// node and in order, those the expansion found: on random systems and
-// on the random specs under every reduction (partial-order reduction
-// gives full nodes, symmetry permutations).
+// node and in order, those the expansion found, with the system's
+// successor lists kept and computed again from the machine (the cache
+// emptied first): on random systems and on the random specs under every
+// reduction (partial-order reduction gives full nodes, symmetry
+// permutations).
 func TestEdgesRecomputed(t *testing.T) {
 	n := 300
 	if testing.Short() {
@@ -540,6 +542,7 @@ func TestEdgesRecomputed(t *testing.T) {
 	nodes := 0
 	compare := func(t *testing.T, name string, pr *product) {
 		t.Helper()
+		clear(pr.sys.cache) // every successor list is computed again
 		for v := range pr.expanded() {
 			var want []edge
 			if v+1 < len(pr.recordOff) && pr.recordOff[v] < pr.recordOff[v+1] {
@@ -560,8 +563,10 @@ func TestEdgesRecomputed(t *testing.T) {
 	for r := range n {
 		k := randSystem(mathrand.New(mathrand.NewSource(int64(rng.Uint64()))))
 		name := fmt.Sprint("system ", r, ": ", k)
-		if _, err := Check(context.Background(), k.model(), Options{onProduct: func(pr *product) { compare(t, name, pr) }}); err != nil {
-			t.Fatalf("%s: %v", name, err)
+		for _, re := range []bool{false, true} {
+			if _, err := Check(context.Background(), k.model(), Options{recompute: re, onProduct: func(pr *product) { compare(t, name, pr) }}); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
 		}
 	}
 	for seed := range n / 10 {
@@ -575,10 +580,13 @@ func TestEdgesRecomputed(t *testing.T) {
 			opts Options
 		}{{"plain", Options{}}}, reductionModes...) {
 			name := fmt.Sprintf("spec seed %d, %s", seed, mode.name)
-			opts := mode.opts
-			opts.onProduct = func(pr *product) { compare(t, name, pr) }
-			if _, err := Check(context.Background(), m, opts); err != nil {
-				t.Fatalf("%s: %v", name, err)
+			for _, re := range []bool{false, true} {
+				opts := mode.opts
+				opts.recompute = re
+				opts.onProduct = func(pr *product) { compare(t, name, pr) }
+				if _, err := Check(context.Background(), m, opts); err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
 			}
 		}
 	}
