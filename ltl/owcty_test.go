@@ -6,7 +6,6 @@ import (
 	mathrand "math/rand"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -110,25 +109,8 @@ func TestFilterRandomSpecs(t *testing.T) {
 // TestFilterExamples compares the check with and without the filter on
 // every example property.
 func TestFilterExamples(t *testing.T) {
-	files, err := filepath.Glob("../examples/*/*.wrap")
-	if err != nil {
-		t.Fatal(err)
-	}
-	checked := 0
-	for _, file := range files {
-		src, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := spec.ParseFile(file, src, spec.Options{})
-		if err != nil || len(m.Properties) == 0 {
-			continue
-		}
-		checked++
-		filterDiff(t, file, m, Options{MaxStates: 200000})
-	}
-	if checked < 5 {
-		t.Errorf("only %d examples with properties", checked)
+	for _, ex := range exampleProperties(t) {
+		filterDiff(t, ex.file, ex.model, Options{MaxStates: 200000})
 	}
 }
 

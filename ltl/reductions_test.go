@@ -232,28 +232,41 @@ func evalLasso(f *Formula, word [][]bool, loop int) []bool {
 // TestReductionsExamples runs the differential check on every example
 // with properties.
 func TestReductionsExamples(t *testing.T) {
+	for _, ex := range exampleProperties(t) {
+		t.Run(strings.TrimPrefix(ex.file, "../examples/"), func(t *testing.T) {
+			differentialLTL(t, ex.model)
+		})
+	}
+}
+
+// An example is an example spec that parses and has properties.
+type example struct {
+	file  string
+	model *spec.Model
+}
+
+// exampleProperties parses every example spec and returns those with
+// properties; fewer than five fails the test (the glob went wrong).
+func exampleProperties(t *testing.T) []example {
+	t.Helper()
 	files, err := filepath.Glob("../examples/*/*.wrap")
 	if err != nil {
 		t.Fatal(err)
 	}
-	checked := 0
+	var out []example
 	for _, file := range files {
 		src, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, err := spec.ParseFile(file, src, spec.Options{})
-		if err != nil || len(m.Properties) == 0 {
-			continue
+		if m, err := spec.ParseFile(file, src, spec.Options{}); err == nil && len(m.Properties) > 0 {
+			out = append(out, example{file, m})
 		}
-		checked++
-		t.Run(strings.TrimPrefix(file, "../examples/"), func(t *testing.T) {
-			differentialLTL(t, m)
-		})
 	}
-	if checked < 5 {
-		t.Errorf("only %d examples with properties", checked)
+	if len(out) < 5 {
+		t.Fatalf("only %d examples with properties", len(out))
 	}
+	return out
 }
 
 // TestReductionsRandom runs the differential check on random specs.
@@ -471,17 +484,9 @@ func mustCompile(t *testing.T, m *spec.Model) *machine.Program {
 // declaration, with and without reductions.
 func TestIgnoreFairness(t *testing.T) {
 	var models []*spec.Model
-	files, err := filepath.Glob("../examples/*/*.wrap")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, file := range files {
-		src, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if m, err := spec.ParseFile(file, src, spec.Options{}); err == nil && len(m.Properties) > 0 && len(m.Fairness) > 0 {
-			models = append(models, m)
+	for _, ex := range exampleProperties(t) {
+		if len(ex.model.Fairness) > 0 {
+			models = append(models, ex.model)
 		}
 	}
 	for seed := range 40 {
