@@ -18,6 +18,7 @@ const (
 	shardBits     = 8
 	nShards       = 1 << shardBits
 	shardInit     = 256 // initial table entries per shard
+	dirInit       = 8   // initial chunk directory entries
 	tagMask       = 0xFFFFFFFF00000000
 	cacheLine     = 64
 	blockSize     = 256 // indexes an IndexBlock reserves at a time
@@ -57,7 +58,10 @@ type Store struct {
 	shift  uint   // records per chunk: 1 << shift
 	mask   uint32 // 1<<shift - 1
 	limit  int64  // most records the chunk directory covers
-	chunks []atomic.Pointer[[]uint64]
+	dirMax int    // entries of the chunk directory at its largest
+	// chunks is the chunk directory: it starts with dirInit entries and
+	// doubles (under alloc) up to dirMax as chunks are allocated.
+	chunks atomic.Pointer[[]atomic.Pointer[[]uint64]]
 	// n is incremented by every new state: on a cache line of its own,
 	// so that the workers' reads of the fields above (every Vector and
 	// Link) do not miss whenever another worker stores a state.
@@ -98,12 +102,14 @@ func NewStore(width int) *Store {
 	n := int64(1) << (32 - s.shift)
 	n = min(n, max(1, maxArenaBytes/chunkBytes))
 	s.limit = min(int64(MaxStates), n<<s.shift)
-	s.chunks = make([]atomic.Pointer[[]uint64], n)
+	s.dirMax = int(n)
+	dir := make([]atomic.Pointer[[]uint64], min(n, dirInit))
+	s.chunks.Store(&dir)
 	for i := range s.shards {
 		t := make([]uint64, shardInit)
 		s.tabs[i].Store(&t)
 	}
-	s.bytes.Add(int64(nShards*shardInit*8) + n*8)
+	s.bytes.Add(int64(nShards*shardInit*8 + len(dir)*8))
 	s.tables.Add(int64(nShards * shardInit * 8))
 	return s
 }
@@ -140,7 +146,7 @@ func (s *Store) Hash(vec []uint64) uint64 { return hashWords(vec) }
 
 // Vector returns the stored vector idx (do not modify it).
 func (s *Store) Vector(idx uint32) []uint64 {
-	c := *s.chunks[idx>>s.shift].Load()
+	c := *(*s.chunks.Load())[idx>>s.shift].Load()
 	o := int(idx&s.mask)*s.stride + 1
 	return c[o : o+s.width : o+s.width]
 }
@@ -148,7 +154,7 @@ func (s *Store) Vector(idx uint32) []uint64 {
 // Link returns the link word of vector idx; use sync/atomic to access it
 // while other goroutines may.
 func (s *Store) Link(idx uint32) *uint64 {
-	c := *s.chunks[idx>>s.shift].Load()
+	c := *(*s.chunks.Load())[idx>>s.shift].Load()
 	return &c[int(idx&s.mask)*s.stride]
 }
 
@@ -360,14 +366,32 @@ func (s *Store) lookup(si uint64, vec []uint64, h uint64) (idx uint32, found boo
 
 // record returns the writable record of idx, allocating its chunk.
 func (s *Store) record(idx uint32) []uint64 {
-	cp := s.chunks[idx>>s.shift].Load()
+	ci := int(idx >> s.shift)
+	var cp *[]uint64
+	if dir := *s.chunks.Load(); ci < len(dir) {
+		cp = dir[ci].Load()
+	}
 	if cp == nil {
 		s.alloc.Lock()
-		cp = s.chunks[idx>>s.shift].Load()
+		dir := *s.chunks.Load()
+		if ci >= len(dir) {
+			// Grow the directory: readers of the old one still find
+			// every chunk allocated before (its entries are not
+			// cleared), and a reader of an index in a newer chunk
+			// learnt that index after the new directory was stored.
+			nd := make([]atomic.Pointer[[]uint64], min(max(2*len(dir), ci+1), s.dirMax))
+			for i := range dir {
+				nd[i].Store(dir[i].Load())
+			}
+			s.chunks.Store(&nd)
+			s.bytes.Add(int64(8 * (len(nd) - len(dir))))
+			dir = nd
+		}
+		cp = dir[ci].Load()
 		if cp == nil {
 			c := make([]uint64, (1<<s.shift)*s.stride)
 			cp = &c
-			s.chunks[idx>>s.shift].Store(cp)
+			dir[ci].Store(cp)
 			s.bytes.Add(int64(len(c) * 8))
 		}
 		s.alloc.Unlock()
@@ -420,7 +444,11 @@ func (s *Store) TouchRecord(h uint64) uint64 {
 		return 0
 	}
 	idx := uint32(e) - 1
-	cp := s.chunks[idx>>s.shift].Load()
+	dir := *s.chunks.Load()
+	if int(idx>>s.shift) >= len(dir) {
+		return 0
+	}
+	cp := dir[idx>>s.shift].Load()
 	if cp == nil {
 		return 0
 	}

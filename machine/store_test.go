@@ -2,6 +2,7 @@ package machine
 
 import (
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -27,8 +28,11 @@ func TestStoreChunks(t *testing.T) {
 		if chunk := int64(1<<s.shift) * int64(s.stride) * 8; chunk > maxChunkBytes && s.shift > 0 {
 			t.Errorf("width %d: chunk of %d bytes", tt.width, chunk)
 		}
-		if s.limit < 1 || int64(len(s.chunks))<<s.shift < s.limit {
-			t.Errorf("width %d: limit %d beyond the directory (%d chunks)", tt.width, s.limit, len(s.chunks))
+		if s.limit < 1 || int64(s.dirMax)<<s.shift < s.limit {
+			t.Errorf("width %d: limit %d beyond the directory (%d chunks)", tt.width, s.limit, s.dirMax)
+		}
+		if n := len(*s.chunks.Load()); n > dirInit {
+			t.Errorf("width %d: a new store's directory has %d entries, want at most %d", tt.width, n, dirInit)
 		}
 	}
 	s := NewStore(3126)
@@ -179,5 +183,52 @@ func TestStoreBlocksFull(t *testing.T) {
 	}
 	if s.Len() != int64(stored) || stored == 0 || s.End() > 600 {
 		t.Errorf("stored %d: Len %d, End %d (limit 600)", stored, s.Len(), s.End())
+	}
+}
+
+// TestStoreDirectoryGrows inserts from several goroutines into a store of
+// 4-record chunks, so that the chunk directory doubles many times while
+// other goroutines read vectors through it (run it with -race): every
+// vector reads back intact, during the inserts and after.
+func TestStoreDirectoryGrows(t *testing.T) {
+	const workers, perWorker = 4, 2000
+	s := NewStore(2)
+	s.shift, s.mask = 2, 3 // 4 records a chunk: 2000 chunks
+	var last atomic.Uint32 // the index most recently inserted, +1
+	idxs := make([][]uint32, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range perWorker {
+				vec := []uint64{uint64(w), uint64(i)}
+				idx, isNew, err := s.Insert(vec, uint64(w))
+				if err != nil || !isNew {
+					t.Errorf("worker %d, insert %d: %v %v", w, i, isNew, err)
+					return
+				}
+				idxs[w] = append(idxs[w], idx)
+				last.Store(idx + 1)
+				// Another worker's vector, written before its index was stored.
+				if j := last.Load(); j > 0 {
+					if v := s.Vector(j - 1); *s.Link(j - 1) != v[0] {
+						t.Errorf("vector %d: link %d, vector %v", j-1, *s.Link(j - 1), v)
+						return
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for w := range idxs {
+		for i, idx := range idxs[w] {
+			if diff := cmp.Diff([]uint64{uint64(w), uint64(i)}, s.Vector(idx)); diff != "" {
+				t.Fatalf("worker %d, vector %d (-want +got):\n%s", w, i, diff)
+			}
+		}
+	}
+	if n, want := len(*s.chunks.Load()), workers*perWorker/4; n < want {
+		t.Errorf("directory of %d entries, want at least %d", n, want)
 	}
 }
