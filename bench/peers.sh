@@ -11,7 +11,8 @@
 # configuration, best wall time kept; RUMUR_REPEAT (default 1); TIMEOUT
 # per run in seconds (default 120: a run beyond it is reported as skipped);
 # OUT (default: a fresh directory under ${TMPDIR:-/tmp}) keeps the raw
-# outputs and results.tsv; PEERS (default bench/peers: the folder that holds
+# outputs, results.tsv and table.tsv (the table's figures, as bench/bar.sh
+# compares them); PEERS (default bench/peers: the folder that holds
 # models/).
 #
 # SPIN: spin -a; gcc -w -O2 -DMEMLIM=20000 -DSAFETY -DNOREDUCE (POR row: no
@@ -212,4 +213,4 @@ if [ "$QUICK" = 0 ]; then
 fi
 
 uptime >>"$OUT/versions.txt"
-python3 "$ROOT/bench/table.py" "$RES" "$OUT/versions.txt"
+python3 "$ROOT/bench/table.py" "$RES" "$OUT/versions.txt" --tsv "$OUT/table.tsv"
