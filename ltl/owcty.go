@@ -43,6 +43,7 @@ type owctyFilter struct {
 	// from, with queuedBit while it waits in queue (reachability).
 	word  []uint64
 	queue []uint32 // the work list of both passes
+	edges []edge   // the edges of one node (appendEdges)
 	weak  []int    // the plain weakly fair units, used as acceptance sets
 	// rounds counts the rounds run; fixpoint runs them until one removes
 	// nothing (tests).
@@ -82,7 +83,7 @@ func (p *product) weakUnits() []int {
 
 // bytes returns the bytes of the filter's arrays.
 func (f *owctyFilter) bytes() int64 {
-	return bytesOf(f.in) + bytesOf(f.word) + bytesOf(f.queue)
+	return bytesOf(f.in) + bytesOf(f.word) + bytesOf(f.queue) + bytesOf(f.edges)
 }
 
 // has reports whether node w is in the set.
@@ -164,8 +165,8 @@ func (f *owctyFilter) eliminate() {
 		if !f.has(uint32(v)) {
 			continue
 		}
-		cur := p.edges(uint32(v))
-		for e, ok := p.next(&cur); ok; e, ok = p.next(&cur) {
+		f.edges = p.appendEdges(f.edges[:0], uint32(v))
+		for _, e := range f.edges {
 			if f.has(e.to) {
 				f.word[e.to]++
 			}
@@ -181,8 +182,8 @@ func (f *owctyFilter) eliminate() {
 		v := f.queue[len(f.queue)-1]
 		f.queue = f.queue[:len(f.queue)-1]
 		f.remove(v)
-		cur := p.edges(v)
-		for e, ok := p.next(&cur); ok; e, ok = p.next(&cur) {
+		f.edges = p.appendEdges(f.edges[:0], v)
+		for _, e := range f.edges {
 			if f.has(e.to) {
 				if f.word[e.to]--; f.word[e.to] == 0 {
 					f.queue = append(f.queue, e.to)
@@ -203,9 +204,9 @@ func (f *owctyFilter) reach(lo, hi int) {
 	clear(f.word)
 	f.queue = f.queue[:0]
 	visit := func(v uint32, scanning bool) {
-		cur := p.edges(v)
+		f.edges = p.appendEdges(f.edges[:0], v)
 		from := f.word[v] &^ queuedBit
-		for e, ok := p.next(&cur); ok; e, ok = p.next(&cur) {
+		for _, e := range f.edges {
 			w := e.to
 			if !f.has(w) {
 				continue

@@ -953,6 +953,7 @@ type product struct {
 	started  time.Time // the check's start, for progress
 	lastProg time.Time
 
+	liveBuf    []int32    // appendEdges: the automaton edges whose label holds
 	firstCheck int        // expanded nodes at the first cycle search
 	hashNodes  bool       // Options.hashNodes
 	filter     filterMode // Options.filter
@@ -1162,8 +1163,8 @@ type edge struct {
 // edgeCursor enumerates the edges of one expanded node v: for each system
 // successor of its state (its ample set's, then, when v is full, the
 // others'), each automaton edge whose label holds, in the order
-// expandNode found them. It is small (the cycle search keeps one per
-// node of its depth-first path): k is the next system successor (its
+// expandNode found them (the passes over the product take a node's
+// edges at once, [product.appendEdges]): k is the next system successor (its
 // place in the state's list, [system.succs]), j the next automaton edge
 // there, negative (-j-1) once the cursor is in the list of the successors
 // outside the ample set.
@@ -1232,46 +1233,79 @@ func (p *product) step(c *edgeCursor, list []succ, rest bool) (edge, bool) {
 	return edge{}, false
 }
 
-// frame is a cursor of a depth-first path whose node's successor lists
-// are kept, while it is on the path, in arena[off:off+n] (and those
-// outside its ample set in arena[off+n:off+n+rn], rn < 0 when the node
-// is not full), so that a long path does not compute them again each
-// time the search comes back to the node.
-type frame struct {
-	cur   edgeCursor
-	off   int64
-	n, rn int32
-}
-
-// push appends the frame of node v to calls, its lists to arena.
-func (p *product) push(calls []frame, arena []succ, v uint32) ([]frame, []succ) {
+// appendEdges appends the edges of the expanded node v to dst, in the
+// order of its cursor ([product.next]), and returns dst: the passes over
+// the product take a node's edges in one call, the labels of its
+// automaton state evaluated once (not once per system successor) and the
+// kept successor lists read in place.
+func (p *product) appendEdges(dst []edge, v uint32) []edge {
 	sys := p.sys
-	f := frame{cur: p.edges(v), off: int64(len(arena)), rn: -1}
-	if s := p.nodeSys[v]; sys.expanded[s] {
-		list := sys.succs(s, false)
-		arena = append(arena, list...)
-		f.n = int32(len(list))
-		if p.isFull(v) {
-			list = sys.succs(s, true)
-			arena = append(arena, list...)
-			f.rn = int32(len(list))
+	s := p.nodeSys[v]
+	if !sys.expanded[s] {
+		return dst
+	}
+	es := p.aut.States[p.nodeQ[v]].Edges
+	vals := p.vals[int(s)*p.aw : int(s+1)*p.aw]
+	live := p.liveBuf[:0]
+	for j := range es {
+		if labelHolds(es[j].Label, vals) {
+			live = append(live, int32(j))
 		}
 	}
-	return append(calls, f), arena
+	p.liveBuf = live
+	if len(live) == 0 {
+		return dst
+	}
+	dst = p.appendBy(dst, s, false, es, live)
+	if p.isFull(v) {
+		dst = p.appendBy(dst, s, true, es, live)
+	}
+	return dst
 }
 
-// nextOf returns the next edge of frame f (arena as push left it).
-func (p *product) nextOf(f *frame, arena []succ) (edge, bool) {
-	main := arena[f.off : f.off+int64(f.n)]
-	rest := f.cur.j < 0
-	if rest {
-		return p.step(&f.cur, arena[f.off+int64(f.n):f.off+int64(f.n)+int64(f.rn)], true)
+// appendBy appends the edges by the system successors of state s (rest:
+// those outside its ample set) and the automaton edges es[live].
+func (p *product) appendBy(dst []edge, s uint32, rest bool, es []Edge, live []int32) []edge {
+	sys := p.sys
+	threads := sys.threads != nil
+	if sys.keep {
+		var off, n int64
+		switch {
+		case rest:
+			if !sys.rest[s] {
+				return dst
+			}
+			r := sys.restAt[s]
+			off, n = r[0], r[1]
+		default:
+			off, n = sys.succOff[s], int64(sys.succN[s])
+		}
+		to, act := sys.succTo[off:off+n], sys.succAct[off:off+n]
+		for k := range to {
+			var perm uint32
+			if threads {
+				perm = sys.succPerm[off+int64(k)]
+			}
+			for _, j := range live {
+				e := &es[j]
+				dst = append(dst, edge{to: p.find(to[k], e.To), act: act[k], perm: perm, acc: e.Acc})
+			}
+		}
+		return dst
 	}
-	if e, ok := p.step(&f.cur, main, false); ok || f.rn < 0 {
-		return e, ok
+	list := sys.succs(s, rest)
+	for k := range list {
+		sc := &list[k]
+		var perm uint32
+		if threads {
+			perm = sc.perm
+		}
+		for _, j := range live {
+			e := &es[j]
+			dst = append(dst, edge{to: p.find(sc.to, e.To), act: sc.act, perm: perm, acc: e.Acc})
+		}
 	}
-	f.cur.k, f.cur.j = 0, -1
-	return p.step(&f.cur, arena[f.off+int64(f.n):f.off+int64(f.n)+int64(f.rn)], true)
+	return dst
 }
 
 // find returns the id of node (sysIdx, q), which exists: the expansion

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/internal/gen"
 	"github.com/wrapcheck/wrapcheck/machine"
@@ -560,6 +561,9 @@ func TestEdgesRecomputed(t *testing.T) {
 			}
 			if diff := cmp.Diff(want, got, cmp.AllowUnexported(edge{})); diff != "" {
 				t.Fatalf("%s: edges of node %d (-recorded +recomputed):\n%s", name, v, diff)
+			}
+			if diff := cmp.Diff(want, pr.appendEdges(nil, uint32(v)), cmp.AllowUnexported(edge{}), cmpopts.EquateEmpty()); diff != "" {
+				t.Fatalf("%s: edges of node %d (-recorded +appendEdges):\n%s", name, v, diff)
 			}
 			nodes++
 		}
