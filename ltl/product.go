@@ -274,6 +274,7 @@ func (r *checkRun) product(p *spec.Property, sys *system, aut *Automaton, atoms 
 	}
 	pr.hashNodes = r.opts.hashNodes
 	pr.filter = r.opts.filter
+	pr.useFilter = pr.filter == filterOn || pr.filter == filterAuto && len(pr.weakUnits()) == 0
 	pr.record = r.opts.onProduct != nil
 	return pr, nil
 }
@@ -957,6 +958,7 @@ type product struct {
 	firstCheck int        // expanded nodes at the first cycle search
 	hashNodes  bool       // Options.hashNodes
 	filter     filterMode // Options.filter
+	useFilter  bool       // the OWCTY filter runs (filter, and the units)
 	// searchBytes is the largest footprint of a cycle search so far.
 	searchBytes int64
 
@@ -971,6 +973,10 @@ type product struct {
 	parentAct []int32
 	depth     []int32
 	maxDepth  int
+	// indeg counts per node the edges into it from the expanded nodes
+	// (when the filter runs): the OWCTY filter's first elimination starts
+	// from it instead of a pass over the product's edges.
+	indeg []uint32
 
 	// The edges are not kept: those of a node are computed again from
 	// the system's successors and the automaton ([product.edges]), in
@@ -1081,6 +1087,9 @@ func (p *product) node(sysIdx uint32, q int, parent uint32, act int32, d int32) 
 		p.parent = append(p.parent, parent)
 		p.parentAct = append(p.parentAct, act)
 		p.depth = append(p.depth, d)
+		if p.useFilter {
+			p.indeg = append(p.indeg, 0)
+		}
 		if int(d) > p.maxDepth {
 			p.maxDepth = int(d)
 		}
@@ -1098,7 +1107,7 @@ func (p *product) footprint() int64 {
 		b += bytesOf(sl.list)
 	}
 	b += bytesOf(p.vals) + bytesOf(p.valOK) + bytesOf(p.dense) + bytesOf(p.nodes.keys) + bytesOf(p.nodes.ids) +
-		bytesOf(p.nodeSys) + bytesOf(p.nodeQ) + bytesOf(p.parent) + bytesOf(p.parentAct) + bytesOf(p.depth) +
+		bytesOf(p.nodeSys) + bytesOf(p.nodeQ) + bytesOf(p.parent) + bytesOf(p.parentAct) + bytesOf(p.depth) + bytesOf(p.indeg) +
 		bytesOf(p.full)
 	return b + p.searchBytes
 }
@@ -1378,14 +1387,15 @@ func (p *product) expandNode(i int) (stop bool, err error) {
 	}
 	// The successors are only needed when an automaton edge can be taken
 	// here (on the fly: the automaton prunes the system).
-	live := false
-	for _, e := range p.aut.States[q].Edges {
-		if labelHolds(e.Label, vals) {
-			live = true
-			break
+	es := p.aut.States[q].Edges
+	live := p.liveBuf[:0]
+	for j := range es {
+		if labelHolds(es[j].Label, vals) {
+			live = append(live, int32(j))
 		}
 	}
-	if !live {
+	p.liveBuf = live
+	if len(live) == 0 {
 		return false, nil
 	}
 	if err := sys.expand(s); err != nil {
@@ -1396,7 +1406,7 @@ func (p *product) expandNode(i int) (stop bool, err error) {
 		}
 		return false, err
 	}
-	back, err := p.addEdges(i, q, vals, sys.succs(s, false))
+	back, err := p.addEdges(i, es, live, sys.succs(s, false))
 	if err != nil || !back || !sys.reduced[s] {
 		return false, err
 	}
@@ -1417,26 +1427,28 @@ func (p *product) expandNode(i int) (stop bool, err error) {
 		}
 		return false, err
 	}
-	_, err = p.addEdges(i, q, vals, sys.succs(s, true))
+	_, err = p.addEdges(i, es, live, sys.succs(s, true))
 	return false, err
 }
 
-// addEdges adds the product edges of node i (automaton state q, atom
-// values vals) by the system successors list, and reports whether one of
-// them leads to a node no deeper than i.
-func (p *product) addEdges(i int, q int32, vals []uint64, list []succ) (back bool, err error) {
+// addEdges adds the product edges of node i by the system successors
+// list and the automaton edges es[live] (those of its automaton state
+// whose label holds), counts them in the targets' indeg, and reports
+// whether one of them leads to a node no deeper than i.
+func (p *product) addEdges(i int, es []Edge, live []int32, list []succ) (back bool, err error) {
 	sys := p.sys
 	for k := range list {
 		t, act := list[k].to, list[k].act
-		for _, e := range p.aut.States[q].Edges {
-			if !labelHolds(e.Label, vals) {
-				continue
-			}
+		for _, j := range live {
+			e := &es[j]
 			to, err := p.node(t, e.To, uint32(i), act, p.depth[i]+1)
 			if err != nil {
 				return false, err
 			}
 			back = back || p.depth[to] <= p.depth[i]
+			if p.useFilter {
+				p.indeg[to]++
+			}
 			p.edgesN++
 			if p.record {
 				ed := edge{to: to, act: act, acc: e.Acc}
@@ -1517,7 +1529,7 @@ func (p *product) failure(prop *spec.Property) *checker.Violation {
 // initial node.
 func (p *product) search(prop *spec.Property) (*checker.Violation, int) {
 	var roots []uint32
-	if p.filter == filterOn || p.filter == filterAuto && len(p.weakUnits()) == 0 {
+	if p.useFilter {
 		f := newOWCTYFilter(p)
 		roots = f.run()
 		p.searchBytes = max(p.searchBytes, f.bytes())

@@ -567,6 +567,17 @@ func TestEdgesRecomputed(t *testing.T) {
 			}
 			nodes++
 		}
+		if !pr.useFilter {
+			return
+		}
+		// The predecessors the exploration counted for the filter.
+		want := make([]uint32, len(pr.indeg))
+		for _, e := range pr.recorded {
+			want[e.to]++
+		}
+		if diff := cmp.Diff(want, pr.indeg, cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("%s: predecessors (-recorded +counted):\n%s", name, diff)
+		}
 	}
 	rng := rand.New(rand.NewPCG(5, 5))
 	for r := range n {
