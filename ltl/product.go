@@ -469,7 +469,12 @@ type system struct {
 	// expansion succeeded once and must give the same list again) when
 	// asked for. Either way the recent ones stay in cache
 	// ([system.succs]).
-	keep     bool
+	keep bool
+	// keepAct: the actions of the kept successors are kept too, when the
+	// model has fairness units (the passes over the product read them);
+	// else only the targets are, and [system.succs] computes a list again
+	// for the few nodes whose actions a trace needs.
+	keepAct  bool
 	succOff  []int64
 	succN    []int32
 	succTo   []uint32
@@ -554,6 +559,7 @@ func newSystem(prog *machine.Program, pn *plan, keep bool) *system {
 		}
 		s.internPerm() // the identity gets id 0
 	}
+	s.keepAct = keep && len(s.units) > 0
 	s.uw = (len(s.units) + 63) / 64
 	s.actionUnits = make([]uint64, len(m.Actions)*s.uw)
 	for k, acts := range unitActs {
@@ -798,7 +804,9 @@ func (s *system) visit(action, _ int, t machine.State) {
 
 // appendSuccs appends the successors in buf to succTo/succAct/succPerm.
 func (s *system) appendSuccs() {
-	s.succAct = append(s.succAct, s.buf...)
+	if s.keepAct {
+		s.succAct = append(s.succAct, s.buf...)
+	}
 	s.succTo = append(s.succTo, s.bufTo...)
 	if s.threads != nil {
 		s.succPerm = append(s.succPerm, s.bufPerm...)
@@ -851,7 +859,7 @@ func (s *system) succs(idx uint32, rest bool) []succ {
 	if sl := s.slot(idx, rest); sl.key == uint64(idx)<<1+b2u(rest)+1 {
 		return sl.list
 	}
-	if s.keep {
+	if s.keep && s.keepAct {
 		off, n := s.succOff[idx], int64(s.succN[idx])
 		if rest {
 			r := s.restAt[idx]
@@ -938,13 +946,18 @@ func (s *system) unitsEnabled(idx uint32) []uint64 {
 // property, explored breadth-first: node ids are in BFS order, so the
 // parent links give shortest paths and a smaller id is never deeper.
 type product struct {
-	ctx     context.Context
-	sys     *system
-	aut     *Automaton
-	preds   []*machine.Pred // per group of atomGroup atoms: their bit mask
-	aw      int             // words per atom valuation
-	vals    []uint64        // per system state: aw words of atom values
-	valOK   []bool
+	ctx   context.Context
+	sys   *system
+	aut   *Automaton
+	preds []*machine.Pred // per group of atomGroup atoms: their bit mask
+	aw    int             // words per atom valuation
+	vals  []uint64        // per system state: aw words of atom values
+	valOK []bool
+	// With at most 7 atoms (small), a state's valuation is a byte of
+	// vals8 instead, with valKnown set once computed.
+	small   bool
+	vals8   []uint8
+	valBuf  [1]uint64
 	limit   int64
 	budget  int64  // heap bytes; 0: none
 	ignored []bool // per unit of sys: left out (Options.IgnoreFairness)
@@ -965,14 +978,16 @@ type product struct {
 	// The node of (system state, automaton state): in dense, at
 	// sysIdx*len(aut.States)+q, id+1 (0: none), when the automaton has at
 	// most denseAutomaton states; else in nodes, key sysIdx<<32 | q.
-	dense     []uint32
-	nodes     nodeTable
-	nodeSys   []uint32
-	nodeQ     []int32
-	parent    []uint32
-	parentAct []int32
-	depth     []int32
-	maxDepth  int
+	dense   []uint32
+	nodes   nodeTable
+	nodeSys []uint32
+	nodeQ   []int32
+	parent  []uint32
+	// Node ids are in BFS order, so the depth of a node is the level
+	// whose range holds its id: levels[d] is the first node of depth d.
+	levels   []uint32
+	curDepth int32 // the depth of the node expandNode expands
+	maxDepth int
 	// indeg counts per node the edges into it from the expanded nodes
 	// (when the filter runs): the OWCTY filter's first elimination starts
 	// from it instead of a pass over the product's edges.
@@ -1001,7 +1016,7 @@ type product struct {
 const noParent = ^uint32(0)
 
 func newProduct(ctx context.Context, sys *system, aut *Automaton, atoms []*spec.Expr, limit int64) (*product, error) {
-	p := &product{ctx: ctx, sys: sys, aut: aut, aw: (len(atoms) + 63) / 64, limit: limit, firstCheck: defaultFirstCheck,
+	p := &product{ctx: ctx, sys: sys, aut: aut, aw: (len(atoms) + 63) / 64, small: len(atoms) <= 7, limit: limit, firstCheck: defaultFirstCheck,
 		ignored: make([]bool, len(sys.units))}
 	// Atoms are evaluated in groups of up to 62 by one predicate that
 	// computes their bit mask (sum of if atom_i then 2^i else 0), so the
@@ -1038,8 +1053,27 @@ func (p *product) ignore(decls []int) {
 	}
 }
 
-// atomValues returns the atom valuation of system state idx.
+// atomValues returns the atom valuation of system state idx (valid until
+// the next call of atomValues or valsOf).
 func (p *product) atomValues(idx uint32) ([]uint64, error) {
+	if p.small {
+		for len(p.vals8) <= int(idx) {
+			p.vals8 = append(p.vals8, 0)
+		}
+		if p.vals8[idx]&valKnown == 0 {
+			v := uint8(valKnown)
+			st := p.sys.state(idx)
+			for _, pr := range p.preds {
+				x, err := p.sys.mach.Eval(pr, st)
+				if err != nil {
+					return nil, err
+				}
+				v |= uint8(x)
+			}
+			p.vals8[idx] = v
+		}
+		return p.valsOf(idx), nil
+	}
 	for len(p.valOK) <= int(idx) {
 		p.valOK = append(p.valOK, false)
 		p.vals = append(p.vals, make([]uint64, p.aw)...)
@@ -1066,6 +1100,20 @@ func (p *product) atomValues(idx uint32) ([]uint64, error) {
 	return v, nil
 }
 
+// valKnown marks a computed valuation in vals8.
+const valKnown = 1 << 7
+
+// valsOf returns the atom valuation of the system state s, which
+// atomValues computed (valid until the next call of atomValues or
+// valsOf).
+func (p *product) valsOf(s uint32) []uint64 {
+	if p.small {
+		p.valBuf[0] = uint64(p.vals8[s] &^ valKnown)
+		return p.valBuf[:]
+	}
+	return p.vals[int(s)*p.aw : int(s+1)*p.aw]
+}
+
 func labelHolds(l Label, vals []uint64) bool {
 	for _, lit := range l {
 		a := lit.Atom()
@@ -1076,7 +1124,7 @@ func labelHolds(l Label, vals []uint64) bool {
 	return true
 }
 
-func (p *product) node(sysIdx uint32, q int, parent uint32, act int32, d int32) (uint32, error) {
+func (p *product) node(sysIdx uint32, q int, parent uint32, d int32) (uint32, error) {
 	if len(p.nodeSys) == int(noParent) {
 		return 0, machine.ErrStoreFull
 	}
@@ -1085,13 +1133,12 @@ func (p *product) node(sysIdx uint32, q int, parent uint32, act int32, d int32) 
 		p.nodeSys = append(p.nodeSys, sysIdx)
 		p.nodeQ = append(p.nodeQ, int32(q))
 		p.parent = append(p.parent, parent)
-		p.parentAct = append(p.parentAct, act)
-		p.depth = append(p.depth, d)
+		if int(d) == len(p.levels) {
+			p.levels = append(p.levels, id)
+			p.maxDepth = int(d)
+		}
 		if p.useFilter {
 			p.indeg = append(p.indeg, 0)
-		}
-		if int(d) > p.maxDepth {
-			p.maxDepth = int(d)
 		}
 	}
 	return id, nil
@@ -1106,8 +1153,8 @@ func (p *product) footprint() int64 {
 	for _, sl := range s.cache {
 		b += bytesOf(sl.list)
 	}
-	b += bytesOf(p.vals) + bytesOf(p.valOK) + bytesOf(p.dense) + bytesOf(p.nodes.keys) + bytesOf(p.nodes.ids) +
-		bytesOf(p.nodeSys) + bytesOf(p.nodeQ) + bytesOf(p.parent) + bytesOf(p.parentAct) + bytesOf(p.depth) + bytesOf(p.indeg) +
+	b += bytesOf(p.vals) + bytesOf(p.vals8) + bytesOf(p.valOK) + bytesOf(p.dense) + bytesOf(p.nodes.keys) + bytesOf(p.nodes.ids) +
+		bytesOf(p.nodeSys) + bytesOf(p.nodeQ) + bytesOf(p.parent) + bytesOf(p.levels) + bytesOf(p.indeg) +
 		bytesOf(p.full)
 	return b + p.searchBytes
 }
@@ -1147,7 +1194,7 @@ func (p *product) lookup(sysIdx uint32, q int) (uint32, bool) {
 // start adds the initial product nodes.
 func (p *product) start() error {
 	for _, s := range p.sys.inits {
-		if _, err := p.node(s, p.aut.Init, noParent, -1, 0); err != nil {
+		if _, err := p.node(s, p.aut.Init, noParent, 0); err != nil {
 			return err
 		}
 	}
@@ -1214,7 +1261,7 @@ func (p *product) isFull(v uint32) bool {
 func (p *product) step(c *edgeCursor, list []succ, rest bool) (edge, bool) {
 	s := p.nodeSys[c.v]
 	es := p.aut.States[p.nodeQ[c.v]].Edges
-	vals := p.vals[int(s)*p.aw : int(s+1)*p.aw]
+	vals := p.valsOf(s)
 	j := int(c.j)
 	if rest {
 		j = -j - 1
@@ -1248,13 +1295,27 @@ func (p *product) step(c *edgeCursor, list []succ, rest bool) (edge, bool) {
 // automaton state evaluated once (not once per system successor) and the
 // kept successor lists read in place.
 func (p *product) appendEdges(dst []edge, v uint32) []edge {
+	return p.edgesOf(dst, v, false)
+}
+
+// actEdges is [product.appendEdges] with the edges' actions also when
+// the system keeps its successors' targets only (not system.keepAct):
+// the lists are then computed again.
+func (p *product) actEdges(dst []edge, v uint32) []edge {
+	return p.edgesOf(dst, v, true)
+}
+
+// edgesOf appends the edges of the expanded node v to dst; their actions
+// are noAct when the system keeps its successors' targets only and acts
+// is false.
+func (p *product) edgesOf(dst []edge, v uint32, acts bool) []edge {
 	sys := p.sys
 	s := p.nodeSys[v]
 	if !sys.expanded[s] {
 		return dst
 	}
 	es := p.aut.States[p.nodeQ[v]].Edges
-	vals := p.vals[int(s)*p.aw : int(s+1)*p.aw]
+	vals := p.valsOf(s)
 	live := p.liveBuf[:0]
 	for j := range es {
 		if labelHolds(es[j].Label, vals) {
@@ -1265,19 +1326,24 @@ func (p *product) appendEdges(dst []edge, v uint32) []edge {
 	if len(live) == 0 {
 		return dst
 	}
-	dst = p.appendBy(dst, s, false, es, live)
+	dst = p.appendBy(dst, s, false, es, live, acts)
 	if p.isFull(v) {
-		dst = p.appendBy(dst, s, true, es, live)
+		dst = p.appendBy(dst, s, true, es, live, acts)
 	}
 	return dst
 }
 
+// noAct is the action of an edge whose action is not known (see
+// [product.edgesOf]).
+const noAct = -2
+
 // appendBy appends the edges by the system successors of state s (rest:
-// those outside its ample set) and the automaton edges es[live].
-func (p *product) appendBy(dst []edge, s uint32, rest bool, es []Edge, live []int32) []edge {
+// those outside its ample set) and the automaton edges es[live]; with
+// acts, the actions also when the system does not keep them.
+func (p *product) appendBy(dst []edge, s uint32, rest bool, es []Edge, live []int32, acts bool) []edge {
 	sys := p.sys
 	threads := sys.threads != nil
-	if sys.keep {
+	if sys.keep && (sys.keepAct || !acts) {
 		var off, n int64
 		switch {
 		case rest:
@@ -1289,15 +1355,23 @@ func (p *product) appendBy(dst []edge, s uint32, rest bool, es []Edge, live []in
 		default:
 			off, n = sys.succOff[s], int64(sys.succN[s])
 		}
-		to, act := sys.succTo[off:off+n], sys.succAct[off:off+n]
+		to := sys.succTo[off : off+n]
+		var act []int32
+		if sys.keepAct {
+			act = sys.succAct[off : off+n]
+		}
 		for k := range to {
 			var perm uint32
 			if threads {
 				perm = sys.succPerm[off+int64(k)]
 			}
+			a := int32(noAct)
+			if act != nil {
+				a = act[k]
+			}
 			for _, j := range live {
 				e := &es[j]
-				dst = append(dst, edge{to: p.find(to[k], e.To), act: act[k], perm: perm, acc: e.Acc})
+				dst = append(dst, edge{to: p.find(to[k], e.To), act: a, perm: perm, acc: e.Acc})
 			}
 		}
 		return dst
@@ -1376,6 +1450,9 @@ func (p *product) expandNode(i int) (stop bool, err error) {
 	sys := p.sys
 	id := uint32(i)
 	s, q := p.nodeSys[i], p.nodeQ[i]
+	for int(p.curDepth)+1 < len(p.levels) && p.levels[p.curDepth+1] <= id {
+		p.curDepth++
+	}
 	vals, err := p.atomValues(s)
 	if err != nil {
 		var ee *machine.ExecError
@@ -1437,15 +1514,17 @@ func (p *product) expandNode(i int) (stop bool, err error) {
 // whether one of them leads to a node no deeper than i.
 func (p *product) addEdges(i int, es []Edge, live []int32, list []succ) (back bool, err error) {
 	sys := p.sys
+	d := p.curDepth
 	for k := range list {
 		t, act := list[k].to, list[k].act
 		for _, j := range live {
 			e := &es[j]
-			to, err := p.node(t, e.To, uint32(i), act, p.depth[i]+1)
+			to, err := p.node(t, e.To, uint32(i), d+1)
 			if err != nil {
 				return false, err
 			}
-			back = back || p.depth[to] <= p.depth[i]
+			// depth(to) <= d: to precedes level d+1, or there is none.
+			back = back || int(d)+1 >= len(p.levels) || to < p.levels[d+1]
 			if p.useFilter {
 				p.indeg[to]++
 			}
@@ -1554,7 +1633,7 @@ func (p *product) search(prop *spec.Property) (*checker.Violation, int) {
 		}
 	}
 	prefix := p.pathTo(n0)
-	cycle := p.shortestPeriod(c.lasso(n0, fair[comp]))
+	cycle := p.shortestPeriod(p.withActions(n0, c.lasso(n0, fair[comp])))
 	steps, loop, err := p.trace(prefix, cycle)
 	if err != nil {
 		return &checker.Violation{Name: prop.Name, Kind: checker.RuntimeError, Pos: prop.Pos, Msg: err.Error(), LoopStart: -1}, len(fair)
@@ -1567,6 +1646,33 @@ func (p *product) search(prop *spec.Property) (*checker.Violation, int) {
 	return &checker.Violation{Name: prop.Name, Kind: checker.Property, Pos: prop.Pos, Trace: steps, LoopStart: loop, Msg: msg}, len(fair)
 }
 
+// withActions fills in the actions of the edges of a cycle from n0 that
+// the system did not keep (noAct): each edge is the first of its source
+// with its target and acceptance sets, which is the one the lasso's
+// search chose (without fairness units, what it looks for depends on
+// nothing else).
+func (p *product) withActions(n0 uint32, cycle []edge) []edge {
+	if p.sys.keepAct || !p.sys.keep {
+		return cycle
+	}
+	var buf []edge
+	from := n0
+	for i, e := range cycle {
+		buf = p.actEdges(buf[:0], from)
+		for _, f := range buf {
+			if f.to == e.to && f.acc == e.acc {
+				cycle[i] = f
+				break
+			}
+		}
+		if cycle[i].act == noAct {
+			panic("wrapcheck internal error: ltl: a cycle's edge is not an edge of its source")
+		}
+		from = e.to
+	}
+	return cycle
+}
+
 // pathTo returns the product nodes from an initial node to id.
 func (p *product) pathTo(id uint32) []uint32 {
 	var path []uint32
@@ -1577,6 +1683,19 @@ func (p *product) pathTo(id uint32) []uint32 {
 		path[i], path[j] = path[j], path[i]
 	}
 	return path
+}
+
+// parentAction returns the action of the edge by which the exploration
+// reached node v from its parent: the parent's first edge into v (an
+// earlier one would have reached it first), computed again instead of
+// kept per node.
+func (p *product) parentAction(v uint32) int32 {
+	for _, e := range p.actEdges(nil, p.parent[v]) {
+		if e.to == v {
+			return e.act
+		}
+	}
+	panic("wrapcheck internal error: ltl: no edge from a node's parent to it")
 }
 
 // trace converts a product path (nodes, each reached from the previous
@@ -1592,9 +1711,9 @@ func (p *product) trace(path []uint32, cycle []edge) ([]checker.Step, int, error
 	var seq []uint32
 	var acts []int32
 	for i, v := range path {
-		act := p.parentAct[v]
-		if i == 0 {
-			act = -1
+		act := int32(-1)
+		if i > 0 {
+			act = p.parentAction(v)
 		}
 		seq = append(seq, p.nodeSys[v])
 		acts = append(acts, act)

@@ -562,7 +562,17 @@ func TestEdgesRecomputed(t *testing.T) {
 			if diff := cmp.Diff(want, got, cmp.AllowUnexported(edge{})); diff != "" {
 				t.Fatalf("%s: edges of node %d (-recorded +recomputed):\n%s", name, v, diff)
 			}
-			if diff := cmp.Diff(want, pr.appendEdges(nil, uint32(v)), cmp.AllowUnexported(edge{}), cmpopts.EquateEmpty()); diff != "" {
+			if diff := cmp.Diff(want, pr.actEdges(nil, uint32(v)), cmp.AllowUnexported(edge{}), cmpopts.EquateEmpty()); diff != "" {
+				t.Fatalf("%s: edges of node %d (-recorded +actEdges):\n%s", name, v, diff)
+			}
+			// Without the actions where the system keeps only targets.
+			noActs := slices.Clone(want)
+			if pr.sys.keep && !pr.sys.keepAct {
+				for i := range noActs {
+					noActs[i].act = noAct
+				}
+			}
+			if diff := cmp.Diff(noActs, pr.appendEdges(nil, uint32(v)), cmp.AllowUnexported(edge{}), cmpopts.EquateEmpty()); diff != "" {
 				t.Fatalf("%s: edges of node %d (-recorded +appendEdges):\n%s", name, v, diff)
 			}
 			nodes++
