@@ -463,7 +463,7 @@ type system struct {
 	failure  map[uint32]*machine.ExecError // the states whose expansion failed (few)
 
 	// The successor lists are kept (keep: succTo/succAct/succPerm, a
-	// state's from succOff for succN, those outside its ample set at
+	// state's at [system.listAt], those outside its ample set at
 	// restAt) or, under a memory budget, not: a list is then computed
 	// again from the machine (remach, which is never interrupted: the
 	// expansion succeeded once and must give the same list again) when
@@ -475,8 +475,8 @@ type system struct {
 	// else only the targets are, and [system.succs] computes a list again
 	// for the few nodes whose actions a trace needs.
 	keepAct  bool
-	succOff  []int64
-	succN    []int32
+	succAt   []uint64         // per state: offset<<succNBits | count
+	succBig  map[uint32]int64 // the counts of at least succNMax
 	succTo   []uint32
 	succAct  []int32
 	succPerm []uint32
@@ -497,6 +497,44 @@ type system struct {
 	actionUnits []uint64 // per action: uw words, the units it belongs to
 	buf         []int32
 	bufTo       []uint32
+}
+
+// The kept list of a state: its offset in succTo (succOffBits bits) and
+// its count (succNBits bits; succNMax: the count is in succBig) in one
+// word.
+const (
+	succNBits   = 24
+	succOffBits = 64 - succNBits
+	succNMax    = 1<<succNBits - 1
+)
+
+// errTooManySuccessors is the failure of a system whose kept successor
+// lists outgrow succOffBits.
+var errTooManySuccessors = errors.New("ltl: more than 2^40 system transitions kept")
+
+// listAt returns the offset and the length of the kept list of the
+// expanded state idx.
+func (s *system) listAt(idx uint32) (off, n int64) {
+	w := s.succAt[idx]
+	off, n = int64(w>>succNBits), int64(w&succNMax)
+	if n == succNMax {
+		n = s.succBig[idx]
+	}
+	return off, n
+}
+
+// setList records the offset and the length of the kept list of state
+// idx.
+func (s *system) setList(idx uint32, off, n int64) error {
+	if off >= 1<<succOffBits {
+		return errTooManySuccessors
+	}
+	if n >= succNMax {
+		s.succBig[idx] = n
+		n = succNMax
+	}
+	s.succAt[idx] = uint64(off)<<succNBits | uint64(n)
+	return nil
 }
 
 // succ is a system successor: the target state, the action (-1: the
@@ -526,7 +564,7 @@ type unit struct {
 
 func newSystem(prog *machine.Program, pn *plan, keep bool) *system {
 	m := prog.Model
-	s := &system{prog: prog, mach: prog.NewMachine(), store: machine.NewStore(max(prog.Words(), 1)), keep: keep, restAt: map[uint32][2]int64{},
+	s := &system{prog: prog, mach: prog.NewMachine(), store: machine.NewStore(max(prog.Words(), 1)), keep: keep, restAt: map[uint32][2]int64{}, succBig: map[uint32]int64{},
 		canon: pn.canon, ample: pn.ample, rest: map[uint32]bool{}, failure: map[uint32]*machine.ExecError{},
 		unp: make([]int64, prog.Slots()), packed: make([]uint64, prog.Words()), remach: prog.NewMachine()}
 	s.visitFn, s.stutFn = s.visit, s.stutter
@@ -619,8 +657,7 @@ func (s *system) add(t machine.State) (uint32, error) {
 		s.expanded = append(s.expanded, false)
 		s.reduced = append(s.reduced, false)
 		if s.keep {
-			s.succOff = append(s.succOff, 0)
-			s.succN = append(s.succN, 0)
+			s.succAt = append(s.succAt, 0)
 		}
 	}
 	return idx, nil
@@ -705,8 +742,9 @@ func (s *system) expand(idx uint32) error {
 	}
 	s.fill(idx, false)
 	if s.keep {
-		s.succOff[idx] = int64(len(s.succTo))
-		s.succN[idx] = int32(len(s.buf))
+		if err := s.setList(idx, int64(len(s.succTo)), int64(len(s.buf))); err != nil {
+			return err
+		}
 		s.appendSuccs()
 	}
 	en := make([]uint64, s.uw)
@@ -860,7 +898,7 @@ func (s *system) succs(idx uint32, rest bool) []succ {
 		return sl.list
 	}
 	if s.keep && s.keepAct {
-		off, n := s.succOff[idx], int64(s.succN[idx])
+		off, n := s.listAt(idx)
 		if rest {
 			r := s.restAt[idx]
 			off, n = r[0], r[1]
@@ -1149,7 +1187,7 @@ func (p *product) node(sysIdx uint32, q int, parent uint32, d int32) (uint32, er
 func (p *product) footprint() int64 {
 	s := p.sys
 	b := s.store.Bytes() + bytesOf(s.expanded) + bytesOf(s.enabled) + bytesOf(s.reduced) + bytesOf(s.cache) +
-		bytesOf(s.succOff) + bytesOf(s.succN) + bytesOf(s.succTo) + bytesOf(s.succAct) + bytesOf(s.succPerm)
+		bytesOf(s.succAt) + bytesOf(s.succTo) + bytesOf(s.succAct) + bytesOf(s.succPerm)
 	for _, sl := range s.cache {
 		b += bytesOf(sl.list)
 	}
@@ -1353,7 +1391,7 @@ func (p *product) appendBy(dst []edge, s uint32, rest bool, es []Edge, live []in
 			r := sys.restAt[s]
 			off, n = r[0], r[1]
 		default:
-			off, n = sys.succOff[s], int64(sys.succN[s])
+			off, n = sys.listAt(s)
 		}
 		to := sys.succTo[off : off+n]
 		var act []int32
