@@ -12,8 +12,9 @@ type cycleSearch struct {
 	member     []int32 // the subgraph (token) a node belongs to
 	stamp      []int32 // the SCC a node was emitted in
 	stack      []uint32
-	calls      []frame // the depth-first path
-	arena      []succ  // the successor lists of its nodes
+	calls      []frame  // the depth-first path
+	arena      []uint32 // the targets of its nodes' edges
+	edges      []edge   // the edges of one node (appendEdges)
 	// BFS state for lassos.
 	seen     []int32
 	prevEdge []edge
@@ -40,7 +41,7 @@ func newCycleSearch(p *product) *cycleSearch {
 func (c *cycleSearch) bytes() int64 {
 	return int64(c.n)*4 + // the node list of search (or the filter's remainder)
 		bytesOf(c.index) + bytesOf(c.low) + bytesOf(c.onStack) + bytesOf(c.member) + bytesOf(c.stamp) +
-		bytesOf(c.stack) + bytesOf(c.calls) + bytesOf(c.arena) + bytesOf(c.seen) + bytesOf(c.prevEdge) + bytesOf(c.prevNode)
+		bytesOf(c.stack) + bytesOf(c.calls) + bytesOf(c.arena) + bytesOf(c.edges) + bytesOf(c.seen) + bytesOf(c.prevEdge) + bytesOf(c.prevNode)
 }
 
 // search returns the fair accepting SCCs among the nodes of roots (in
@@ -81,9 +82,10 @@ func (c *cycleSearch) search(roots []uint32) [][]uint32 {
 }
 
 // tarjan emits the SCCs of the subgraph of the nodes with member == token
-// (iteratively, so deep graphs do not grow the goroutine stack).
+// (iteratively, so deep graphs do not grow the goroutine stack). The
+// targets inside the subgraph of each node on the depth-first path wait
+// in arena (4 bytes an edge), taken once by [product.appendEdges].
 func (c *cycleSearch) tarjan(roots []uint32, token int32, emit func([]uint32)) {
-	p := c.p
 	counter := int32(0)
 	for _, root := range roots {
 		if c.index[root] >= 0 {
@@ -93,21 +95,19 @@ func (c *cycleSearch) tarjan(roots []uint32, token int32, emit func([]uint32)) {
 		counter++
 		c.stack = append(c.stack, root)
 		c.onStack[root] = true
-		c.calls, c.arena = p.push(c.calls, c.arena, root)
+		c.push(root, token)
 		for len(c.calls) > 0 {
 			f := &c.calls[len(c.calls)-1]
-			v := f.cur.v
-			if e, ok := p.nextOf(f, c.arena); ok {
-				w := e.to
-				if int(w) >= c.n || c.member[w] != token {
-					continue
-				}
+			v := f.v
+			if f.next < int64(len(c.arena)) {
+				w := c.arena[f.next]
+				f.next++
 				if c.index[w] < 0 {
 					c.index[w], c.low[w] = counter, counter
 					counter++
 					c.stack = append(c.stack, w)
 					c.onStack[w] = true
-					c.calls, c.arena = p.push(c.calls, c.arena, w)
+					c.push(w, token)
 				} else if c.onStack[w] && c.index[w] < c.low[v] {
 					c.low[v] = c.index[w]
 				}
@@ -128,13 +128,33 @@ func (c *cycleSearch) tarjan(roots []uint32, token int32, emit func([]uint32)) {
 				c.stack = c.stack[:k]
 			}
 			if len(c.calls) > 0 {
-				u := c.calls[len(c.calls)-1].cur.v
+				u := c.calls[len(c.calls)-1].v
 				if c.low[v] < c.low[u] {
 					c.low[u] = c.low[v]
 				}
 			}
 		}
 	}
+}
+
+// frame is a node of the depth-first path: its targets inside the
+// subgraph are arena[off:], those not yet taken arena[next:] (up to the
+// next frame's off).
+type frame struct {
+	v         uint32
+	off, next int64
+}
+
+// push puts node v on the depth-first path of the subgraph token.
+func (c *cycleSearch) push(v uint32, token int32) {
+	off := int64(len(c.arena))
+	c.edges = c.p.appendEdges(c.edges[:0], v)
+	for _, e := range c.edges {
+		if w := e.to; int(w) < c.n && c.member[w] == token {
+			c.arena = append(c.arena, w)
+		}
+	}
+	c.calls = append(c.calls, frame{v: v, off: off, next: off})
 }
 
 // analyze decides whether the SCC comp (stamped st in subgraph token) is
@@ -148,8 +168,8 @@ func (c *cycleSearch) analyze(comp []uint32, token, st int32) (ok bool, refine [
 	var acc uint64
 	hasEdge := false
 	for _, v := range comp {
-		cur := p.edges(v)
-		for e, ok := p.next(&cur); ok; e, ok = p.next(&cur) {
+		c.edges = p.appendEdges(c.edges[:0], v)
+		for _, e := range c.edges {
 			w := e.to
 			if int(w) >= c.n || c.member[w] != token || c.stamp[w] != st {
 				continue
@@ -171,8 +191,8 @@ func (c *cycleSearch) analyze(comp []uint32, token, st int32) (ok bool, refine [
 		every[w] = ^uint64(0)
 	}
 	for _, v := range comp {
-		cur := p.edges(v)
-		for e, ok := p.next(&cur); ok; e, ok = p.next(&cur) {
+		c.edges = p.appendEdges(c.edges[:0], v)
+		for _, e := range c.edges {
 			w := e.to
 			if int(w) >= c.n || c.member[w] != token || c.stamp[w] != st {
 				continue
@@ -276,8 +296,8 @@ func (c *cycleSearch) threadFairness(comp []uint32, token, st int32) (badNode []
 			return pos[w], true
 		}
 		for k, v := range comp {
-			cur := p.edges(v)
-			for e, ok := p.next(&cur); ok; e, ok = p.next(&cur) {
+			c.edges = p.appendEdges(c.edges[:0], v)
+			for _, e := range c.edges {
 				kw, ok := internal(e)
 				if !ok {
 					continue
@@ -305,8 +325,8 @@ func (c *cycleSearch) threadFairness(comp []uint32, token, st int32) (badNode []
 					disabled[r] = true
 				}
 			}
-			cur := p.edges(v)
-			for e, ok := p.next(&cur); ok; e, ok = p.next(&cur) {
+			c.edges = p.appendEdges(c.edges[:0], v)
+			for _, e := range c.edges {
 				a := e.act
 				if _, ok := internal(e); !ok || a < 0 {
 					continue
@@ -487,8 +507,8 @@ func (c *cycleSearch) bfs(from uint32, in map[uint32]bool, nodeHit func(uint32) 
 		if v != from && nodeHit != nil && nodeHit(v) {
 			return path(v, nil)
 		}
-		cur := p.edges(v)
-		for e, ok := p.next(&cur); ok; e, ok = p.next(&cur) {
+		c.edges = p.appendEdges(c.edges[:0], v)
+		for _, e := range c.edges {
 			w := e.to
 			if !in[w] {
 				continue

@@ -41,8 +41,9 @@ type owctyFilter struct {
 	// word is per node the number of its predecessors in the set
 	// (elimination), or the acceptance sets of a chunk it is reached
 	// from, with queuedBit while it waits in queue (reachability).
-	word  []uint64
+	word  []uint32
 	queue []uint32 // the work list of both passes
+	edges []edge   // the edges of one node (appendEdges)
 	weak  []int    // the plain weakly fair units, used as acceptance sets
 	// rounds counts the rounds run; fixpoint runs them until one removes
 	// nothing (tests).
@@ -53,14 +54,14 @@ type owctyFilter struct {
 // chunkSets acceptance sets are propagated together; the word's top bit
 // marks a queued node.
 const (
-	chunkSets = 63
-	queuedBit = uint64(1) << 63
+	chunkSets = 31
+	queuedBit = uint32(1) << 31
 )
 
 // newOWCTYFilter prepares the filter over the expanded nodes of p.
 func newOWCTYFilter(p *product) *owctyFilter {
 	n := p.expanded()
-	f := &owctyFilter{p: p, n: n, in: make([]uint64, (n+63)/64), size: n, word: make([]uint64, n)}
+	f := &owctyFilter{p: p, n: n, in: make([]uint64, (n+63)/64), size: n, word: make([]uint32, n)}
 	for v := 0; v < n; v++ {
 		f.in[v/64] |= 1 << uint(v%64)
 	}
@@ -82,7 +83,7 @@ func (p *product) weakUnits() []int {
 
 // bytes returns the bytes of the filter's arrays.
 func (f *owctyFilter) bytes() int64 {
-	return bytesOf(f.in) + bytesOf(f.word) + bytesOf(f.queue)
+	return bytesOf(f.in) + bytesOf(f.word) + bytesOf(f.queue) + bytesOf(f.edges)
 }
 
 // has reports whether node w is in the set.
@@ -107,12 +108,12 @@ func (f *owctyFilter) remove(v uint32) {
 func (f *owctyFilter) run() []uint32 {
 	sets := f.p.aut.NumAcc + len(f.weak)
 	before := f.size
-	f.eliminate()
+	f.eliminate(true)
 	for f.size > 0 {
 		for lo := 0; lo < sets && f.size > 0; lo += chunkSets {
 			f.reach(lo, min(lo+chunkSets, sets))
 		}
-		f.eliminate()
+		f.eliminate(false)
 		f.rounds++
 		if before == f.size || !f.fixpoint && before-f.size < before/4 {
 			break
@@ -132,13 +133,13 @@ func (f *owctyFilter) run() []uint32 {
 // belongs to, as bits from 0: the automaton's sets first, then the weakly
 // fair units (an edge taking the unit or leaving a state where it is
 // disabled).
-func (f *owctyFilter) setsOf(lo, hi int, v uint32, e edge) uint64 {
+func (f *owctyFilter) setsOf(lo, hi int, v uint32, e edge) uint32 {
 	p := f.p
 	sys := p.sys
-	var m uint64
+	var m uint32
 	for i := lo; i < hi; i++ {
 		if i < p.aut.NumAcc {
-			m |= (e.acc >> uint(i) & 1) << uint(i-lo)
+			m |= uint32(e.acc>>uint(i)&1) << uint(i-lo)
 			continue
 		}
 		u := f.weak[i-p.aut.NumAcc]
@@ -156,18 +157,24 @@ func (f *owctyFilter) inSet(i int, v uint32, e edge) bool {
 }
 
 // eliminate removes, until none is left, the nodes of the set without a
-// predecessor in it.
-func (f *owctyFilter) eliminate() {
+// predecessor in it. The first elimination (the set holds every expanded
+// node) takes the numbers of predecessors the exploration counted, when
+// it counted them (the product was explored for the filter).
+func (f *owctyFilter) eliminate(first bool) {
 	p := f.p
-	clear(f.word)
-	for v := 0; v < f.n; v++ {
-		if !f.has(uint32(v)) {
-			continue
-		}
-		cur := p.edges(uint32(v))
-		for e, ok := p.next(&cur); ok; e, ok = p.next(&cur) {
-			if f.has(e.to) {
-				f.word[e.to]++
+	if first && p.useFilter {
+		copy(f.word, p.indeg[:f.n])
+	} else {
+		clear(f.word)
+		for v := 0; v < f.n; v++ {
+			if !f.has(uint32(v)) {
+				continue
+			}
+			f.edges = p.appendEdges(f.edges[:0], uint32(v))
+			for _, e := range f.edges {
+				if f.has(e.to) {
+					f.word[e.to]++
+				}
 			}
 		}
 	}
@@ -181,8 +188,8 @@ func (f *owctyFilter) eliminate() {
 		v := f.queue[len(f.queue)-1]
 		f.queue = f.queue[:len(f.queue)-1]
 		f.remove(v)
-		cur := p.edges(v)
-		for e, ok := p.next(&cur); ok; e, ok = p.next(&cur) {
+		f.edges = p.appendEdges(f.edges[:0], v)
+		for _, e := range f.edges {
 			if f.has(e.to) {
 				if f.word[e.to]--; f.word[e.to] == 0 {
 					f.queue = append(f.queue, e.to)
@@ -199,13 +206,13 @@ func (f *owctyFilter) eliminate() {
 // hi-lo+1 times).
 func (f *owctyFilter) reach(lo, hi int) {
 	p := f.p
-	all := uint64(1)<<uint(hi-lo) - 1
+	all := uint32(1)<<uint(hi-lo) - 1
 	clear(f.word)
 	f.queue = f.queue[:0]
 	visit := func(v uint32, scanning bool) {
-		cur := p.edges(v)
+		f.edges = p.appendEdges(f.edges[:0], v)
 		from := f.word[v] &^ queuedBit
-		for e, ok := p.next(&cur); ok; e, ok = p.next(&cur) {
+		for _, e := range f.edges {
 			w := e.to
 			if !f.has(w) {
 				continue

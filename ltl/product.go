@@ -274,6 +274,7 @@ func (r *checkRun) product(p *spec.Property, sys *system, aut *Automaton, atoms 
 	}
 	pr.hashNodes = r.opts.hashNodes
 	pr.filter = r.opts.filter
+	pr.useFilter = pr.filter == filterOn || pr.filter == filterAuto && len(pr.weakUnits()) == 0
 	pr.record = r.opts.onProduct != nil
 	return pr, nil
 }
@@ -462,15 +463,20 @@ type system struct {
 	failure  map[uint32]*machine.ExecError // the states whose expansion failed (few)
 
 	// The successor lists are kept (keep: succTo/succAct/succPerm, a
-	// state's from succOff for succN, those outside its ample set at
+	// state's at [system.listAt], those outside its ample set at
 	// restAt) or, under a memory budget, not: a list is then computed
 	// again from the machine (remach, which is never interrupted: the
 	// expansion succeeded once and must give the same list again) when
 	// asked for. Either way the recent ones stay in cache
 	// ([system.succs]).
-	keep     bool
-	succOff  []int64
-	succN    []int32
+	keep bool
+	// keepAct: the actions of the kept successors are kept too, when the
+	// model has fairness units (the passes over the product read them);
+	// else only the targets are, and [system.succs] computes a list again
+	// for the few nodes whose actions a trace needs.
+	keepAct  bool
+	succAt   []uint64         // per state: offset<<succNBits | count
+	succBig  map[uint32]int64 // the counts of at least succNMax
 	succTo   []uint32
 	succAct  []int32
 	succPerm []uint32
@@ -491,6 +497,44 @@ type system struct {
 	actionUnits []uint64 // per action: uw words, the units it belongs to
 	buf         []int32
 	bufTo       []uint32
+}
+
+// The kept list of a state: its offset in succTo (succOffBits bits) and
+// its count (succNBits bits; succNMax: the count is in succBig) in one
+// word.
+const (
+	succNBits   = 24
+	succOffBits = 64 - succNBits
+	succNMax    = 1<<succNBits - 1
+)
+
+// errTooManySuccessors is the failure of a system whose kept successor
+// lists outgrow succOffBits.
+var errTooManySuccessors = errors.New("ltl: more than 2^40 system transitions kept")
+
+// listAt returns the offset and the length of the kept list of the
+// expanded state idx.
+func (s *system) listAt(idx uint32) (off, n int64) {
+	w := s.succAt[idx]
+	off, n = int64(w>>succNBits), int64(w&succNMax)
+	if n == succNMax {
+		n = s.succBig[idx]
+	}
+	return off, n
+}
+
+// setList records the offset and the length of the kept list of state
+// idx.
+func (s *system) setList(idx uint32, off, n int64) error {
+	if off >= 1<<succOffBits {
+		return errTooManySuccessors
+	}
+	if n >= succNMax {
+		s.succBig[idx] = n
+		n = succNMax
+	}
+	s.succAt[idx] = uint64(off)<<succNBits | uint64(n)
+	return nil
 }
 
 // succ is a system successor: the target state, the action (-1: the
@@ -520,7 +564,7 @@ type unit struct {
 
 func newSystem(prog *machine.Program, pn *plan, keep bool) *system {
 	m := prog.Model
-	s := &system{prog: prog, mach: prog.NewMachine(), store: machine.NewStore(max(prog.Words(), 1)), keep: keep, restAt: map[uint32][2]int64{},
+	s := &system{prog: prog, mach: prog.NewMachine(), store: machine.NewStore(max(prog.Words(), 1)), keep: keep, restAt: map[uint32][2]int64{}, succBig: map[uint32]int64{},
 		canon: pn.canon, ample: pn.ample, rest: map[uint32]bool{}, failure: map[uint32]*machine.ExecError{},
 		unp: make([]int64, prog.Slots()), packed: make([]uint64, prog.Words()), remach: prog.NewMachine()}
 	s.visitFn, s.stutFn = s.visit, s.stutter
@@ -553,6 +597,7 @@ func newSystem(prog *machine.Program, pn *plan, keep bool) *system {
 		}
 		s.internPerm() // the identity gets id 0
 	}
+	s.keepAct = keep && len(s.units) > 0
 	s.uw = (len(s.units) + 63) / 64
 	s.actionUnits = make([]uint64, len(m.Actions)*s.uw)
 	for k, acts := range unitActs {
@@ -612,8 +657,7 @@ func (s *system) add(t machine.State) (uint32, error) {
 		s.expanded = append(s.expanded, false)
 		s.reduced = append(s.reduced, false)
 		if s.keep {
-			s.succOff = append(s.succOff, 0)
-			s.succN = append(s.succN, 0)
+			s.succAt = append(s.succAt, 0)
 		}
 	}
 	return idx, nil
@@ -698,8 +742,9 @@ func (s *system) expand(idx uint32) error {
 	}
 	s.fill(idx, false)
 	if s.keep {
-		s.succOff[idx] = int64(len(s.succTo))
-		s.succN[idx] = int32(len(s.buf))
+		if err := s.setList(idx, int64(len(s.succTo)), int64(len(s.buf))); err != nil {
+			return err
+		}
 		s.appendSuccs()
 	}
 	en := make([]uint64, s.uw)
@@ -797,7 +842,9 @@ func (s *system) visit(action, _ int, t machine.State) {
 
 // appendSuccs appends the successors in buf to succTo/succAct/succPerm.
 func (s *system) appendSuccs() {
-	s.succAct = append(s.succAct, s.buf...)
+	if s.keepAct {
+		s.succAct = append(s.succAct, s.buf...)
+	}
 	s.succTo = append(s.succTo, s.bufTo...)
 	if s.threads != nil {
 		s.succPerm = append(s.succPerm, s.bufPerm...)
@@ -850,8 +897,8 @@ func (s *system) succs(idx uint32, rest bool) []succ {
 	if sl := s.slot(idx, rest); sl.key == uint64(idx)<<1+b2u(rest)+1 {
 		return sl.list
 	}
-	if s.keep {
-		off, n := s.succOff[idx], int64(s.succN[idx])
+	if s.keep && s.keepAct {
+		off, n := s.listAt(idx)
 		if rest {
 			r := s.restAt[idx]
 			off, n = r[0], r[1]
@@ -937,13 +984,18 @@ func (s *system) unitsEnabled(idx uint32) []uint64 {
 // property, explored breadth-first: node ids are in BFS order, so the
 // parent links give shortest paths and a smaller id is never deeper.
 type product struct {
-	ctx     context.Context
-	sys     *system
-	aut     *Automaton
-	preds   []*machine.Pred // per group of atomGroup atoms: their bit mask
-	aw      int             // words per atom valuation
-	vals    []uint64        // per system state: aw words of atom values
-	valOK   []bool
+	ctx   context.Context
+	sys   *system
+	aut   *Automaton
+	preds []*machine.Pred // per group of atomGroup atoms: their bit mask
+	aw    int             // words per atom valuation
+	vals  []uint64        // per system state: aw words of atom values
+	valOK []bool
+	// With at most 7 atoms (small), a state's valuation is a byte of
+	// vals8 instead, with valKnown set once computed.
+	small   bool
+	vals8   []uint8
+	valBuf  [1]uint64
 	limit   int64
 	budget  int64  // heap bytes; 0: none
 	ignored []bool // per unit of sys: left out (Options.IgnoreFairness)
@@ -953,23 +1005,31 @@ type product struct {
 	started  time.Time // the check's start, for progress
 	lastProg time.Time
 
+	liveBuf    []int32    // appendEdges: the automaton edges whose label holds
 	firstCheck int        // expanded nodes at the first cycle search
 	hashNodes  bool       // Options.hashNodes
 	filter     filterMode // Options.filter
+	useFilter  bool       // the OWCTY filter runs (filter, and the units)
 	// searchBytes is the largest footprint of a cycle search so far.
 	searchBytes int64
 
 	// The node of (system state, automaton state): in dense, at
 	// sysIdx*len(aut.States)+q, id+1 (0: none), when the automaton has at
 	// most denseAutomaton states; else in nodes, key sysIdx<<32 | q.
-	dense     []uint32
-	nodes     nodeTable
-	nodeSys   []uint32
-	nodeQ     []int32
-	parent    []uint32
-	parentAct []int32
-	depth     []int32
-	maxDepth  int
+	dense   []uint32
+	nodes   nodeTable
+	nodeSys []uint32
+	nodeQ   []int32
+	parent  []uint32
+	// Node ids are in BFS order, so the depth of a node is the level
+	// whose range holds its id: levels[d] is the first node of depth d.
+	levels   []uint32
+	curDepth int32 // the depth of the node expandNode expands
+	maxDepth int
+	// indeg counts per node the edges into it from the expanded nodes
+	// (when the filter runs): the OWCTY filter's first elimination starts
+	// from it instead of a pass over the product's edges.
+	indeg []uint32
 
 	// The edges are not kept: those of a node are computed again from
 	// the system's successors and the automaton ([product.edges]), in
@@ -994,7 +1054,7 @@ type product struct {
 const noParent = ^uint32(0)
 
 func newProduct(ctx context.Context, sys *system, aut *Automaton, atoms []*spec.Expr, limit int64) (*product, error) {
-	p := &product{ctx: ctx, sys: sys, aut: aut, aw: (len(atoms) + 63) / 64, limit: limit, firstCheck: defaultFirstCheck,
+	p := &product{ctx: ctx, sys: sys, aut: aut, aw: (len(atoms) + 63) / 64, small: len(atoms) <= 7, limit: limit, firstCheck: defaultFirstCheck,
 		ignored: make([]bool, len(sys.units))}
 	// Atoms are evaluated in groups of up to 62 by one predicate that
 	// computes their bit mask (sum of if atom_i then 2^i else 0), so the
@@ -1031,8 +1091,27 @@ func (p *product) ignore(decls []int) {
 	}
 }
 
-// atomValues returns the atom valuation of system state idx.
+// atomValues returns the atom valuation of system state idx (valid until
+// the next call of atomValues or valsOf).
 func (p *product) atomValues(idx uint32) ([]uint64, error) {
+	if p.small {
+		for len(p.vals8) <= int(idx) {
+			p.vals8 = append(p.vals8, 0)
+		}
+		if p.vals8[idx]&valKnown == 0 {
+			v := uint8(valKnown)
+			st := p.sys.state(idx)
+			for _, pr := range p.preds {
+				x, err := p.sys.mach.Eval(pr, st)
+				if err != nil {
+					return nil, err
+				}
+				v |= uint8(x)
+			}
+			p.vals8[idx] = v
+		}
+		return p.valsOf(idx), nil
+	}
 	for len(p.valOK) <= int(idx) {
 		p.valOK = append(p.valOK, false)
 		p.vals = append(p.vals, make([]uint64, p.aw)...)
@@ -1059,6 +1138,20 @@ func (p *product) atomValues(idx uint32) ([]uint64, error) {
 	return v, nil
 }
 
+// valKnown marks a computed valuation in vals8.
+const valKnown = 1 << 7
+
+// valsOf returns the atom valuation of the system state s, which
+// atomValues computed (valid until the next call of atomValues or
+// valsOf).
+func (p *product) valsOf(s uint32) []uint64 {
+	if p.small {
+		p.valBuf[0] = uint64(p.vals8[s] &^ valKnown)
+		return p.valBuf[:]
+	}
+	return p.vals[int(s)*p.aw : int(s+1)*p.aw]
+}
+
 func labelHolds(l Label, vals []uint64) bool {
 	for _, lit := range l {
 		a := lit.Atom()
@@ -1069,7 +1162,7 @@ func labelHolds(l Label, vals []uint64) bool {
 	return true
 }
 
-func (p *product) node(sysIdx uint32, q int, parent uint32, act int32, d int32) (uint32, error) {
+func (p *product) node(sysIdx uint32, q int, parent uint32, d int32) (uint32, error) {
 	if len(p.nodeSys) == int(noParent) {
 		return 0, machine.ErrStoreFull
 	}
@@ -1078,10 +1171,12 @@ func (p *product) node(sysIdx uint32, q int, parent uint32, act int32, d int32) 
 		p.nodeSys = append(p.nodeSys, sysIdx)
 		p.nodeQ = append(p.nodeQ, int32(q))
 		p.parent = append(p.parent, parent)
-		p.parentAct = append(p.parentAct, act)
-		p.depth = append(p.depth, d)
-		if int(d) > p.maxDepth {
+		if int(d) == len(p.levels) {
+			p.levels = append(p.levels, id)
 			p.maxDepth = int(d)
+		}
+		if p.useFilter {
+			p.indeg = append(p.indeg, 0)
 		}
 	}
 	return id, nil
@@ -1092,12 +1187,12 @@ func (p *product) node(sysIdx uint32, q int, parent uint32, act int32, d int32) 
 func (p *product) footprint() int64 {
 	s := p.sys
 	b := s.store.Bytes() + bytesOf(s.expanded) + bytesOf(s.enabled) + bytesOf(s.reduced) + bytesOf(s.cache) +
-		bytesOf(s.succOff) + bytesOf(s.succN) + bytesOf(s.succTo) + bytesOf(s.succAct) + bytesOf(s.succPerm)
+		bytesOf(s.succAt) + bytesOf(s.succTo) + bytesOf(s.succAct) + bytesOf(s.succPerm)
 	for _, sl := range s.cache {
 		b += bytesOf(sl.list)
 	}
-	b += bytesOf(p.vals) + bytesOf(p.valOK) + bytesOf(p.dense) + bytesOf(p.nodes.keys) + bytesOf(p.nodes.ids) +
-		bytesOf(p.nodeSys) + bytesOf(p.nodeQ) + bytesOf(p.parent) + bytesOf(p.parentAct) + bytesOf(p.depth) +
+	b += bytesOf(p.vals) + bytesOf(p.vals8) + bytesOf(p.valOK) + bytesOf(p.dense) + bytesOf(p.nodes.keys) + bytesOf(p.nodes.ids) +
+		bytesOf(p.nodeSys) + bytesOf(p.nodeQ) + bytesOf(p.parent) + bytesOf(p.levels) + bytesOf(p.indeg) +
 		bytesOf(p.full)
 	return b + p.searchBytes
 }
@@ -1137,7 +1232,7 @@ func (p *product) lookup(sysIdx uint32, q int) (uint32, bool) {
 // start adds the initial product nodes.
 func (p *product) start() error {
 	for _, s := range p.sys.inits {
-		if _, err := p.node(s, p.aut.Init, noParent, -1, 0); err != nil {
+		if _, err := p.node(s, p.aut.Init, noParent, 0); err != nil {
 			return err
 		}
 	}
@@ -1162,8 +1257,8 @@ type edge struct {
 // edgeCursor enumerates the edges of one expanded node v: for each system
 // successor of its state (its ample set's, then, when v is full, the
 // others'), each automaton edge whose label holds, in the order
-// expandNode found them. It is small (the cycle search keeps one per
-// node of its depth-first path): k is the next system successor (its
+// expandNode found them (the passes over the product take a node's
+// edges at once, [product.appendEdges]): k is the next system successor (its
 // place in the state's list, [system.succs]), j the next automaton edge
 // there, negative (-j-1) once the cursor is in the list of the successors
 // outside the ample set.
@@ -1204,7 +1299,7 @@ func (p *product) isFull(v uint32) bool {
 func (p *product) step(c *edgeCursor, list []succ, rest bool) (edge, bool) {
 	s := p.nodeSys[c.v]
 	es := p.aut.States[p.nodeQ[c.v]].Edges
-	vals := p.vals[int(s)*p.aw : int(s+1)*p.aw]
+	vals := p.valsOf(s)
 	j := int(c.j)
 	if rest {
 		j = -j - 1
@@ -1232,46 +1327,106 @@ func (p *product) step(c *edgeCursor, list []succ, rest bool) (edge, bool) {
 	return edge{}, false
 }
 
-// frame is a cursor of a depth-first path whose node's successor lists
-// are kept, while it is on the path, in arena[off:off+n] (and those
-// outside its ample set in arena[off+n:off+n+rn], rn < 0 when the node
-// is not full), so that a long path does not compute them again each
-// time the search comes back to the node.
-type frame struct {
-	cur   edgeCursor
-	off   int64
-	n, rn int32
+// appendEdges appends the edges of the expanded node v to dst, in the
+// order of its cursor ([product.next]), and returns dst: the passes over
+// the product take a node's edges in one call, the labels of its
+// automaton state evaluated once (not once per system successor) and the
+// kept successor lists read in place.
+func (p *product) appendEdges(dst []edge, v uint32) []edge {
+	return p.edgesOf(dst, v, false)
 }
 
-// push appends the frame of node v to calls, its lists to arena.
-func (p *product) push(calls []frame, arena []succ, v uint32) ([]frame, []succ) {
+// actEdges is [product.appendEdges] with the edges' actions also when
+// the system keeps its successors' targets only (not system.keepAct):
+// the lists are then computed again.
+func (p *product) actEdges(dst []edge, v uint32) []edge {
+	return p.edgesOf(dst, v, true)
+}
+
+// edgesOf appends the edges of the expanded node v to dst; their actions
+// are noAct when the system keeps its successors' targets only and acts
+// is false.
+func (p *product) edgesOf(dst []edge, v uint32, acts bool) []edge {
 	sys := p.sys
-	f := frame{cur: p.edges(v), off: int64(len(arena)), rn: -1}
-	if s := p.nodeSys[v]; sys.expanded[s] {
-		list := sys.succs(s, false)
-		arena = append(arena, list...)
-		f.n = int32(len(list))
-		if p.isFull(v) {
-			list = sys.succs(s, true)
-			arena = append(arena, list...)
-			f.rn = int32(len(list))
+	s := p.nodeSys[v]
+	if !sys.expanded[s] {
+		return dst
+	}
+	es := p.aut.States[p.nodeQ[v]].Edges
+	vals := p.valsOf(s)
+	live := p.liveBuf[:0]
+	for j := range es {
+		if labelHolds(es[j].Label, vals) {
+			live = append(live, int32(j))
 		}
 	}
-	return append(calls, f), arena
+	p.liveBuf = live
+	if len(live) == 0 {
+		return dst
+	}
+	dst = p.appendBy(dst, s, false, es, live, acts)
+	if p.isFull(v) {
+		dst = p.appendBy(dst, s, true, es, live, acts)
+	}
+	return dst
 }
 
-// nextOf returns the next edge of frame f (arena as push left it).
-func (p *product) nextOf(f *frame, arena []succ) (edge, bool) {
-	main := arena[f.off : f.off+int64(f.n)]
-	rest := f.cur.j < 0
-	if rest {
-		return p.step(&f.cur, arena[f.off+int64(f.n):f.off+int64(f.n)+int64(f.rn)], true)
+// noAct is the action of an edge whose action is not known (see
+// [product.edgesOf]).
+const noAct = -2
+
+// appendBy appends the edges by the system successors of state s (rest:
+// those outside its ample set) and the automaton edges es[live]; with
+// acts, the actions also when the system does not keep them.
+func (p *product) appendBy(dst []edge, s uint32, rest bool, es []Edge, live []int32, acts bool) []edge {
+	sys := p.sys
+	threads := sys.threads != nil
+	if sys.keep && (sys.keepAct || !acts) {
+		var off, n int64
+		switch {
+		case rest:
+			if !sys.rest[s] {
+				return dst
+			}
+			r := sys.restAt[s]
+			off, n = r[0], r[1]
+		default:
+			off, n = sys.listAt(s)
+		}
+		to := sys.succTo[off : off+n]
+		var act []int32
+		if sys.keepAct {
+			act = sys.succAct[off : off+n]
+		}
+		for k := range to {
+			var perm uint32
+			if threads {
+				perm = sys.succPerm[off+int64(k)]
+			}
+			a := int32(noAct)
+			if act != nil {
+				a = act[k]
+			}
+			for _, j := range live {
+				e := &es[j]
+				dst = append(dst, edge{to: p.find(to[k], e.To), act: a, perm: perm, acc: e.Acc})
+			}
+		}
+		return dst
 	}
-	if e, ok := p.step(&f.cur, main, false); ok || f.rn < 0 {
-		return e, ok
+	list := sys.succs(s, rest)
+	for k := range list {
+		sc := &list[k]
+		var perm uint32
+		if threads {
+			perm = sc.perm
+		}
+		for _, j := range live {
+			e := &es[j]
+			dst = append(dst, edge{to: p.find(sc.to, e.To), act: sc.act, perm: perm, acc: e.Acc})
+		}
 	}
-	f.cur.k, f.cur.j = 0, -1
-	return p.step(&f.cur, arena[f.off+int64(f.n):f.off+int64(f.n)+int64(f.rn)], true)
+	return dst
 }
 
 // find returns the id of node (sysIdx, q), which exists: the expansion
@@ -1333,6 +1488,9 @@ func (p *product) expandNode(i int) (stop bool, err error) {
 	sys := p.sys
 	id := uint32(i)
 	s, q := p.nodeSys[i], p.nodeQ[i]
+	for int(p.curDepth)+1 < len(p.levels) && p.levels[p.curDepth+1] <= id {
+		p.curDepth++
+	}
 	vals, err := p.atomValues(s)
 	if err != nil {
 		var ee *machine.ExecError
@@ -1344,14 +1502,15 @@ func (p *product) expandNode(i int) (stop bool, err error) {
 	}
 	// The successors are only needed when an automaton edge can be taken
 	// here (on the fly: the automaton prunes the system).
-	live := false
-	for _, e := range p.aut.States[q].Edges {
-		if labelHolds(e.Label, vals) {
-			live = true
-			break
+	es := p.aut.States[q].Edges
+	live := p.liveBuf[:0]
+	for j := range es {
+		if labelHolds(es[j].Label, vals) {
+			live = append(live, int32(j))
 		}
 	}
-	if !live {
+	p.liveBuf = live
+	if len(live) == 0 {
 		return false, nil
 	}
 	if err := sys.expand(s); err != nil {
@@ -1362,7 +1521,7 @@ func (p *product) expandNode(i int) (stop bool, err error) {
 		}
 		return false, err
 	}
-	back, err := p.addEdges(i, q, vals, sys.succs(s, false))
+	back, err := p.addEdges(i, es, live, sys.succs(s, false))
 	if err != nil || !back || !sys.reduced[s] {
 		return false, err
 	}
@@ -1383,26 +1542,30 @@ func (p *product) expandNode(i int) (stop bool, err error) {
 		}
 		return false, err
 	}
-	_, err = p.addEdges(i, q, vals, sys.succs(s, true))
+	_, err = p.addEdges(i, es, live, sys.succs(s, true))
 	return false, err
 }
 
-// addEdges adds the product edges of node i (automaton state q, atom
-// values vals) by the system successors list, and reports whether one of
-// them leads to a node no deeper than i.
-func (p *product) addEdges(i int, q int32, vals []uint64, list []succ) (back bool, err error) {
+// addEdges adds the product edges of node i by the system successors
+// list and the automaton edges es[live] (those of its automaton state
+// whose label holds), counts them in the targets' indeg, and reports
+// whether one of them leads to a node no deeper than i.
+func (p *product) addEdges(i int, es []Edge, live []int32, list []succ) (back bool, err error) {
 	sys := p.sys
+	d := p.curDepth
 	for k := range list {
 		t, act := list[k].to, list[k].act
-		for _, e := range p.aut.States[q].Edges {
-			if !labelHolds(e.Label, vals) {
-				continue
-			}
-			to, err := p.node(t, e.To, uint32(i), act, p.depth[i]+1)
+		for _, j := range live {
+			e := &es[j]
+			to, err := p.node(t, e.To, uint32(i), d+1)
 			if err != nil {
 				return false, err
 			}
-			back = back || p.depth[to] <= p.depth[i]
+			// depth(to) <= d: to precedes level d+1, or there is none.
+			back = back || int(d)+1 >= len(p.levels) || to < p.levels[d+1]
+			if p.useFilter {
+				p.indeg[to]++
+			}
 			p.edgesN++
 			if p.record {
 				ed := edge{to: to, act: act, acc: e.Acc}
@@ -1483,7 +1646,7 @@ func (p *product) failure(prop *spec.Property) *checker.Violation {
 // initial node.
 func (p *product) search(prop *spec.Property) (*checker.Violation, int) {
 	var roots []uint32
-	if p.filter == filterOn || p.filter == filterAuto && len(p.weakUnits()) == 0 {
+	if p.useFilter {
 		f := newOWCTYFilter(p)
 		roots = f.run()
 		p.searchBytes = max(p.searchBytes, f.bytes())
@@ -1508,7 +1671,7 @@ func (p *product) search(prop *spec.Property) (*checker.Violation, int) {
 		}
 	}
 	prefix := p.pathTo(n0)
-	cycle := p.shortestPeriod(c.lasso(n0, fair[comp]))
+	cycle := p.shortestPeriod(p.withActions(n0, c.lasso(n0, fair[comp])))
 	steps, loop, err := p.trace(prefix, cycle)
 	if err != nil {
 		return &checker.Violation{Name: prop.Name, Kind: checker.RuntimeError, Pos: prop.Pos, Msg: err.Error(), LoopStart: -1}, len(fair)
@@ -1521,6 +1684,33 @@ func (p *product) search(prop *spec.Property) (*checker.Violation, int) {
 	return &checker.Violation{Name: prop.Name, Kind: checker.Property, Pos: prop.Pos, Trace: steps, LoopStart: loop, Msg: msg}, len(fair)
 }
 
+// withActions fills in the actions of the edges of a cycle from n0 that
+// the system did not keep (noAct): each edge is the first of its source
+// with its target and acceptance sets, which is the one the lasso's
+// search chose (without fairness units, what it looks for depends on
+// nothing else).
+func (p *product) withActions(n0 uint32, cycle []edge) []edge {
+	if p.sys.keepAct || !p.sys.keep {
+		return cycle
+	}
+	var buf []edge
+	from := n0
+	for i, e := range cycle {
+		buf = p.actEdges(buf[:0], from)
+		for _, f := range buf {
+			if f.to == e.to && f.acc == e.acc {
+				cycle[i] = f
+				break
+			}
+		}
+		if cycle[i].act == noAct {
+			panic("wrapcheck internal error: ltl: a cycle's edge is not an edge of its source")
+		}
+		from = e.to
+	}
+	return cycle
+}
+
 // pathTo returns the product nodes from an initial node to id.
 func (p *product) pathTo(id uint32) []uint32 {
 	var path []uint32
@@ -1531,6 +1721,19 @@ func (p *product) pathTo(id uint32) []uint32 {
 		path[i], path[j] = path[j], path[i]
 	}
 	return path
+}
+
+// parentAction returns the action of the edge by which the exploration
+// reached node v from its parent: the parent's first edge into v (an
+// earlier one would have reached it first), computed again instead of
+// kept per node.
+func (p *product) parentAction(v uint32) int32 {
+	for _, e := range p.actEdges(nil, p.parent[v]) {
+		if e.to == v {
+			return e.act
+		}
+	}
+	panic("wrapcheck internal error: ltl: no edge from a node's parent to it")
 }
 
 // trace converts a product path (nodes, each reached from the previous
@@ -1546,9 +1749,9 @@ func (p *product) trace(path []uint32, cycle []edge) ([]checker.Step, int, error
 	var seq []uint32
 	var acts []int32
 	for i, v := range path {
-		act := p.parentAct[v]
-		if i == 0 {
-			act = -1
+		act := int32(-1)
+		if i > 0 {
+			act = p.parentAction(v)
 		}
 		seq = append(seq, p.nodeSys[v])
 		acts = append(acts, act)

@@ -599,3 +599,25 @@ func TestUncompilableAtom(t *testing.T) {
 		t.Errorf("Check: error %v, want %s", err, want)
 	}
 }
+
+// TestListAt checks the packing of a kept successor list's offset and
+// count into one word (setList, listAt), with the counts too large for it
+// kept aside and the offsets too large for it refused.
+func TestListAt(t *testing.T) {
+	tests := []struct{ off, n int64 }{{0, 0}, {1, 3}, {1<<40 - 1, succNMax - 1}, {7, succNMax}, {9, 1 << 30}}
+	s := &system{succBig: map[uint32]int64{}, succAt: make([]uint64, len(tests))}
+	for i, tc := range tests {
+		if err := s.setList(uint32(i), tc.off, tc.n); err != nil {
+			t.Fatalf("list %d: %v", i, err)
+		}
+	}
+	for i, tc := range tests {
+		off, n := s.listAt(uint32(i))
+		if diff := cmp.Diff([2]int64{tc.off, tc.n}, [2]int64{off, n}); diff != "" {
+			t.Errorf("list %d (-want +got):\n%s", i, diff)
+		}
+	}
+	if err := s.setList(0, 1<<40, 1); err == nil {
+		t.Errorf("offset 2^40: no error")
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/internal/gen"
 	"github.com/wrapcheck/wrapcheck/machine"
@@ -561,7 +562,31 @@ func TestEdgesRecomputed(t *testing.T) {
 			if diff := cmp.Diff(want, got, cmp.AllowUnexported(edge{})); diff != "" {
 				t.Fatalf("%s: edges of node %d (-recorded +recomputed):\n%s", name, v, diff)
 			}
+			if diff := cmp.Diff(want, pr.actEdges(nil, uint32(v)), cmp.AllowUnexported(edge{}), cmpopts.EquateEmpty()); diff != "" {
+				t.Fatalf("%s: edges of node %d (-recorded +actEdges):\n%s", name, v, diff)
+			}
+			// Without the actions where the system keeps only targets.
+			noActs := slices.Clone(want)
+			if pr.sys.keep && !pr.sys.keepAct {
+				for i := range noActs {
+					noActs[i].act = noAct
+				}
+			}
+			if diff := cmp.Diff(noActs, pr.appendEdges(nil, uint32(v)), cmp.AllowUnexported(edge{}), cmpopts.EquateEmpty()); diff != "" {
+				t.Fatalf("%s: edges of node %d (-recorded +appendEdges):\n%s", name, v, diff)
+			}
 			nodes++
+		}
+		if !pr.useFilter {
+			return
+		}
+		// The predecessors the exploration counted for the filter.
+		want := make([]uint32, len(pr.indeg))
+		for _, e := range pr.recorded {
+			want[e.to]++
+		}
+		if diff := cmp.Diff(want, pr.indeg, cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("%s: predecessors (-recorded +counted):\n%s", name, diff)
 		}
 	}
 	rng := rand.New(rand.NewPCG(5, 5))
