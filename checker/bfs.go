@@ -252,7 +252,7 @@ func runProgram(ctx context.Context, prog *machine.Program, opts Options, minPar
 	if err := e.selectInvariants(); err != nil {
 		return nil, err
 	}
-	e.store = machine.NewStore(prog.Words())
+	e.store = machine.NewStoreFor(prog)
 	if opts.HashCompact {
 		e.fps = newFPSet()
 		if err := e.openSpills(); err != nil {
@@ -799,15 +799,19 @@ func (w *worker) flush() {
 			sink += fps.touch(fingerprint(pd.h))
 		}
 	}
-	// Second round, slots now in cache: the records of likely duplicates.
-	for _, pd := range w.pend {
-		sink += st.TouchRecord(pd.h)
-	}
-	w.sink += sink
 	m := w.m
 	p := e.prog
 	nw := p.Words()
 	par := e.parallel
+	// Second round, slots now in cache: the records of likely duplicates,
+	// for their vectors, or when the slots hold the vectors, for their
+	// link words, which only a parallel level reads (below).
+	if par || !st.InSlot() {
+		for i, pd := range w.pend {
+			sink += st.TouchRecord(w.pendVec[i*nw:(i+1)*nw], pd.h)
+		}
+	}
+	w.sink += sink
 	for i, pd := range w.pend {
 		vec := w.pendVec[i*nw : (i+1)*nw]
 		if fps != nil && fps.has(fingerprint(pd.h)) {
@@ -836,7 +840,10 @@ func (w *worker) flush() {
 			if idx < e.levelStart {
 				w.sawOld = true
 			}
-			if idx >= e.levelStart {
+			// A duplicate of this level keeps the smallest key. One worker
+			// inserts in key order (frontier positions, then ordinals, both
+			// increasing), so there the stored key is already the smaller.
+			if par && idx >= e.levelStart {
 				l := st.Link(idx)
 				for {
 					old := atomic.LoadUint64(l)
