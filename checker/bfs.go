@@ -784,11 +784,21 @@ type pending struct {
 	h, key uint64
 }
 
+// flushAt is the number of pending successors at which an expansion
+// ends with a flush: below it, the successors of the next frontier states
+// of the batch join them first, so that the cache misses of the table
+// slots of several states' successors overlap.
+const flushAt = 32
+
 // flush inserts the pending successors into the store. Their hash-table
 // slots are touched first in a tight loop, so that the cache misses of a
-// batch overlap instead of being paid one after the other.
+// batch overlap instead of being paid one after the other. The pending
+// successors may be those of several frontier states (positions from
+// their keys), all of the worker's current batch; when w.loaded is set,
+// the action state is the loaded state at w.pos, the last of them.
 func (w *worker) flush() {
 	w.checkReady = false
+	loaded := w.loaded
 	e := w.e
 	st := e.store
 	fps := e.fps
@@ -812,8 +822,21 @@ func (w *worker) flush() {
 		}
 	}
 	w.sink += sink
+	cur, parent := -1, w.parent
 	for i, pd := range w.pend {
 		vec := w.pendVec[i*nw : (i+1)*nw]
+		if pos := int(pd.key >> ordBits); pos != cur {
+			// The first successor of another parent: the check area is
+			// made ready for it at its first new state.
+			cur = pos
+			if pos != w.pos {
+				parent = w.frontierVector(pos)
+			} else {
+				parent = w.parent
+			}
+			w.checkReady = false
+			w.loaded = loaded && pos == w.pos
+		}
 		if fps != nil && fps.has(fingerprint(pd.h)) {
 			w.sawOld = true // a state of an earlier level, or one colliding with it
 			continue
@@ -831,7 +854,7 @@ func (w *worker) flush() {
 			break
 		}
 		if isNew {
-			w.checkState(m, idx, vec, w.parent)
+			w.checkState(m, idx, vec, parent)
 		} else {
 			// The cycle proviso looks only at states stored before this
 			// level (levels no deeper than the parent): every cycle has such
@@ -876,7 +899,9 @@ func (w *worker) expand(p int) {
 			}
 		}
 		w.loaded = true // the action state is the loaded parent again
-		w.flush()
+		if len(w.pend) >= flushAt {
+			w.flush()
+		}
 	} else {
 		w.expandAmple(p, s)
 	}
@@ -1003,6 +1028,9 @@ func (w *worker) work() {
 		}
 		for p := p0; p < p1; p++ {
 			w.expand(p)
+		}
+		if len(w.pend) > 0 {
+			w.flush() // w.loaded: the last expand left its state loaded
 		}
 		atomic.StoreInt64(&w.transPub, w.trans)
 		e.checkLimits()
