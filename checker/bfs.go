@@ -252,7 +252,7 @@ func runProgram(ctx context.Context, prog *machine.Program, opts Options, minPar
 	if err := e.selectInvariants(); err != nil {
 		return nil, err
 	}
-	e.store = machine.NewStore(prog.Words())
+	e.store = machine.NewStoreFor(prog)
 	if opts.HashCompact {
 		e.fps = newFPSet()
 		if err := e.openSpills(); err != nil {
@@ -784,11 +784,21 @@ type pending struct {
 	h, key uint64
 }
 
+// flushAt is the number of pending successors at which an expansion
+// ends with a flush: below it, the successors of the next frontier states
+// of the batch join them first, so that the cache misses of the table
+// slots of several states' successors overlap.
+const flushAt = 32
+
 // flush inserts the pending successors into the store. Their hash-table
 // slots are touched first in a tight loop, so that the cache misses of a
-// batch overlap instead of being paid one after the other.
+// batch overlap instead of being paid one after the other. The pending
+// successors may be those of several frontier states (positions from
+// their keys), all of the worker's current batch; when w.loaded is set,
+// the action state is the loaded state at w.pos, the last of them.
 func (w *worker) flush() {
 	w.checkReady = false
+	loaded := w.loaded
 	e := w.e
 	st := e.store
 	fps := e.fps
@@ -799,17 +809,34 @@ func (w *worker) flush() {
 			sink += fps.touch(fingerprint(pd.h))
 		}
 	}
-	// Second round, slots now in cache: the records of likely duplicates.
-	for _, pd := range w.pend {
-		sink += st.TouchRecord(pd.h)
-	}
-	w.sink += sink
 	m := w.m
 	p := e.prog
 	nw := p.Words()
 	par := e.parallel
+	// Second round, slots now in cache: the records of likely duplicates,
+	// for their vectors, or when the slots hold the vectors, for their
+	// link words, which only a parallel level reads (below).
+	if par || !st.InSlot() {
+		for i, pd := range w.pend {
+			sink += st.TouchRecord(w.pendVec[i*nw:(i+1)*nw], pd.h)
+		}
+	}
+	w.sink += sink
+	cur, parent := -1, w.parent
 	for i, pd := range w.pend {
 		vec := w.pendVec[i*nw : (i+1)*nw]
+		if pos := int(pd.key >> ordBits); pos != cur {
+			// The first successor of another parent: the check area is
+			// made ready for it at its first new state.
+			cur = pos
+			if pos != w.pos {
+				parent = w.frontierVector(pos)
+			} else {
+				parent = w.parent
+			}
+			w.checkReady = false
+			w.loaded = loaded && pos == w.pos
+		}
 		if fps != nil && fps.has(fingerprint(pd.h)) {
 			w.sawOld = true // a state of an earlier level, or one colliding with it
 			continue
@@ -827,7 +854,7 @@ func (w *worker) flush() {
 			break
 		}
 		if isNew {
-			w.checkState(m, idx, vec, w.parent)
+			w.checkState(m, idx, vec, parent)
 		} else {
 			// The cycle proviso looks only at states stored before this
 			// level (levels no deeper than the parent): every cycle has such
@@ -836,7 +863,10 @@ func (w *worker) flush() {
 			if idx < e.levelStart {
 				w.sawOld = true
 			}
-			if idx >= e.levelStart {
+			// A duplicate of this level keeps the smallest key. One worker
+			// inserts in key order (frontier positions, then ordinals, both
+			// increasing), so there the stored key is already the smaller.
+			if par && idx >= e.levelStart {
 				l := st.Link(idx)
 				for {
 					old := atomic.LoadUint64(l)
@@ -869,7 +899,9 @@ func (w *worker) expand(p int) {
 			}
 		}
 		w.loaded = true // the action state is the loaded parent again
-		w.flush()
+		if len(w.pend) >= flushAt {
+			w.flush()
+		}
 	} else {
 		w.expandAmple(p, s)
 	}
@@ -996,6 +1028,9 @@ func (w *worker) work() {
 		}
 		for p := p0; p < p1; p++ {
 			w.expand(p)
+		}
+		if len(w.pend) > 0 {
+			w.flush() // w.loaded: the last expand left its state loaded
 		}
 		atomic.StoreInt64(&w.transPub, w.trans)
 		e.checkLimits()

@@ -346,7 +346,7 @@ func (e *explorer) promote(nn int) {
 	if e.levelMax > 1<<16 && 3*nn < 2*e.levelMax {
 		e.store, e.levelMax = nil, nn
 		runtime.GC() // see resize
-		e.store = machine.NewStore(e.prog.Words())
+		e.store = machine.NewStoreFor(e.prog)
 	} else {
 		e.store.Reset()
 	}

@@ -2,6 +2,7 @@ package machine
 
 import (
 	"errors"
+	"math/bits"
 	"sync"
 	"sync/atomic"
 )
@@ -49,6 +50,13 @@ const MaxStates = 1<<32 - 2
 // mutex and grows (doubling, at 3/4 load) independently of the others, so
 // there is no stop-the-world rehash.
 //
+// A store made by [NewStoreBits] for vectors of one word of at most 32
+// bits keeps each vector in its table slot, in place of the hash's top
+// bits (vector<<32 | idx+1): a look-up then compares the vector in the
+// slot and reads no record, so a duplicate costs one cache miss (the
+// slot) instead of two (the slot, then the record), and growth rehashes
+// the vector in the slot.
+//
 // The zero value is not usable; call [NewStore]. Insert, Vector, Link and
 // Len are safe for concurrent use. A vector written by Insert is visible
 // to every goroutine that obtained its index from Insert.
@@ -58,6 +66,7 @@ type Store struct {
 	shift  uint   // records per chunk: 1 << shift
 	mask   uint32 // 1<<shift - 1
 	limit  int64  // most records the chunk directory covers
+	inSlot bool   // the table slots hold the vectors (NewStoreBits)
 	dirMax int    // entries of the chunk directory at its largest
 	// chunks is the chunk directory: it starts with dirInit entries and
 	// doubles (under alloc) up to dirMax as chunks are allocated.
@@ -92,8 +101,14 @@ type shard struct {
 }
 
 // NewStore returns an empty store of vectors of width words (width >= 1).
-func NewStore(width int) *Store {
-	s := &Store{width: width, stride: width + 1, shift: maxChunkShift}
+func NewStore(width int) *Store { return NewStoreBits(width, 64*width) }
+
+// NewStoreBits is [NewStore] for vectors whose set bits all lie in the
+// low nbits bits: when that is one word of at most 32 bits, the table
+// slots hold the vectors themselves (see [Store]). Inserting a vector
+// with a bit set at or above bits then panics.
+func NewStoreBits(width, nbits int) *Store {
+	s := &Store{width: width, stride: width + 1, shift: maxChunkShift, inSlot: width == 1 && nbits <= 32}
 	for s.shift > 0 && (1<<s.shift)*s.stride*8 > maxChunkBytes {
 		s.shift--
 	}
@@ -114,8 +129,39 @@ func NewStore(width int) *Store {
 	return s
 }
 
+// NewStoreFor returns an empty store for the packed states of p: its
+// table slots hold the vectors when they are one word of at most 32 bits.
+func NewStoreFor(p *Program) *Store {
+	top := 0
+	for i := range p.lay.slots {
+		ps := &p.lay.slots[i]
+		if ps.mask != 0 {
+			top = max(top, 64*int(ps.word)+bits.Len64(ps.mask<<ps.shift))
+		}
+	}
+	return NewStoreBits(p.lay.words, top)
+}
+
 // Width returns the number of words of every vector.
 func (s *Store) Width() int { return s.width }
+
+// InSlot reports whether the table slots hold the vectors (see [Store]):
+// a look-up then reads no record, and [Store.TouchRecord] touches the
+// record of a match only for its link word.
+func (s *Store) InSlot() bool { return s.inSlot }
+
+// slotTag returns what a table slot of vec (hash h) holds above the
+// index: the vector itself when the slots hold the vectors, else the
+// hash's top 32 bits. It panics when a vector does not fit its slot.
+func (s *Store) slotTag(vec []uint64, h uint64) uint64 {
+	if !s.inSlot {
+		return h & tagMask
+	}
+	if vec[0]>>32 != 0 {
+		panic("wrapcheck internal error: a vector of more bits than its store was made for")
+	}
+	return vec[0] << 32
+}
 
 // Len returns the number of stored vectors. While an [IndexBlock] is
 // held it counts the block's unused indexes too (at most 256 a block).
@@ -179,7 +225,7 @@ func (s *Store) insert(vec []uint64, link uint64, lock bool) (idx uint32, isNew 
 func (s *Store) InsertHashed(vec []uint64, h, link uint64, lock bool) (idx uint32, isNew bool, err error) {
 	si := h >> (64 - shardBits)
 	sh := &s.shards[si]
-	tag := h & tagMask
+	tag := s.slotTag(vec, h)
 	if lock {
 		// Look up without the lock first: an entry is published (atomic
 		// store) after its record is written, so a vector found here is
@@ -200,7 +246,7 @@ func (s *Store) InsertHashed(vec []uint64, h, link uint64, lock bool) (idx uint3
 		}
 		if e&tagMask == tag {
 			j := uint32(e) - 1
-			if equalWords(s.Vector(j), vec) {
+			if s.inSlot || equalWords(s.Vector(j), vec) {
 				if lock {
 					sh.mu.Unlock()
 				}
@@ -269,7 +315,7 @@ func (s *Store) InsertBlock(vec []uint64, h, link uint64, blk *IndexBlock) (idx 
 	// as a shared method it is not inlined, and the call on every
 	// successor cost 5-11% of one worker's time on mutex N=6 (bench/ab.sh,
 	// three interleaved rounds).
-	tag := h & tagMask
+	tag := s.slotTag(vec, h)
 	mask := uint64(len(tab) - 1)
 	for {
 		e := atomic.LoadUint64(&tab[i])
@@ -278,7 +324,7 @@ func (s *Store) InsertBlock(vec []uint64, h, link uint64, blk *IndexBlock) (idx 
 		}
 		if e&tagMask == tag {
 			j := uint32(e) - 1
-			if equalWords(s.Vector(j), vec) {
+			if s.inSlot || equalWords(s.Vector(j), vec) {
 				sh.mu.Unlock()
 				return j, false, nil
 			}
@@ -348,6 +394,9 @@ func (s *Store) Release(blk *IndexBlock) (lo, hi uint32) {
 // the table it read and the empty slot it stopped at.
 func (s *Store) lookup(si uint64, vec []uint64, h uint64) (idx uint32, found bool, tp *[]uint64, slot uint64) {
 	tag := h & tagMask
+	if s.inSlot {
+		tag = vec[0] << 32 // a vector too wide for its slot matches none (InsertBlock panics)
+	}
 	tp = s.tabs[si].Load()
 	tab := *tp
 	mask := uint64(len(tab) - 1)
@@ -357,7 +406,7 @@ func (s *Store) lookup(si uint64, vec []uint64, h uint64) (idx uint32, found boo
 			return 0, false, tp, i
 		}
 		if e&tagMask == tag {
-			if j := uint32(e) - 1; equalWords(s.Vector(j), vec) {
+			if j := uint32(e) - 1; s.inSlot || equalWords(s.Vector(j), vec) {
 				return j, true, nil, 0
 			}
 		}
@@ -410,6 +459,9 @@ func (s *Store) grow(si uint64) {
 			continue
 		}
 		i := (e >> 32) & mask // the position bits are part of the stored tag
+		if s.inSlot {
+			i = (hashWord(e>>32) >> 32) & mask
+		}
 		for tab[i] != 0 {
 			i = (i + 1) & mask
 		}
@@ -418,6 +470,15 @@ func (s *Store) grow(si uint64) {
 	s.tabs[si].Store(&tab)
 	s.bytes.Add(int64(8 * (len(tab) - len(old))))
 	s.tables.Add(int64(8 * (len(tab) - len(old))))
+}
+
+// hashWord is hashWords of the one-word vector {x}.
+func hashWord(x uint64) uint64 {
+	hi, lo := bits.Mul64(x^hashK0, (hashK2^hashK1)^hashK1)
+	h := hi ^ lo
+	hi, lo = bits.Mul64(h^hashK2, hashK0)
+	h = hi ^ lo
+	return h ^ h>>29
 }
 
 func equalWords(a, b []uint64) bool {
@@ -434,13 +495,20 @@ func equalWords(a, b []uint64) bool {
 
 // TouchRecord loads the first word of the record that the first table
 // slot of hash h names, if its tag matches: a duplicate's vector is then
-// in cache for the comparison of the following insert. Like Touch, it
-// takes no lock and may read a stale table. The result means nothing; a
-// caller sums it into a sink so that the load is not optimised away.
-func (s *Store) TouchRecord(h uint64) uint64 {
+// in cache for the comparison of the following insert. When the slots
+// hold the vectors (InSlot), it loads the record of the first slot's
+// vector if that is vec, for its link word; vec is unused otherwise.
+// Like Touch, it takes no lock and may read a stale table. The result
+// means nothing; a caller sums it into a sink so that the load is not
+// optimised away.
+func (s *Store) TouchRecord(vec []uint64, h uint64) uint64 {
 	tab := *s.tabs[h>>(64-shardBits)].Load()
 	e := atomic.LoadUint64(&tab[(h>>32)&uint64(len(tab)-1)])
-	if e == 0 || e&tagMask != h&tagMask {
+	tag := h & tagMask
+	if s.inSlot {
+		tag = vec[0] << 32
+	}
+	if e == 0 || e&tagMask != tag {
 		return 0
 	}
 	idx := uint32(e) - 1

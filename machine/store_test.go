@@ -186,6 +186,144 @@ func TestStoreBlocksFull(t *testing.T) {
 	}
 }
 
+func TestHashWord(t *testing.T) {
+	for _, x := range []uint64{0, 1, 2, 1<<32 - 1, 1 << 32, 0xdeadbeef, ^uint64(0)} {
+		if got, want := hashWord(x), hashWords([]uint64{x}); got != want {
+			t.Errorf("hashWord(%#x) = %#x, want hashWords's %#x", x, got, want)
+		}
+	}
+}
+
+// TestNewStoreFor checks which programs get a store whose table slots
+// hold the vectors: one word of at most 32 bits.
+func TestNewStoreFor(t *testing.T) {
+	tests := []struct {
+		vars string
+		want bool
+	}{
+		{"var a: 0..1 = 0", true},
+		{"var a: 0..1 = 0\nvar b: 0..65535 = 0\nvar c: 0..32767 = 0", true},                // 1 + 16 + 15 = 32 bits
+		{"var a: 0..3 = 0\nvar b: 0..65535 = 0\nvar c: 0..32767 = 0", false},               // 33 bits
+		{"var a: 0..1 = 0\nvar b: 0..4294967295 = 0", false},                               // 33 bits
+		{"var a: 0..0 = 0", true},                                                          // no bits
+		{"var a: 0..1 = 0\nvar b: 0..1152921504606846975 = 0\nvar c: 0..65535 = 0", false}, // 1 + 60 + 16 bits: two words
+	}
+	for _, tt := range tests {
+		p := compile(t, "spec S\n"+tt.vars+"\naction step { a := a }\n")
+		if got := NewStoreFor(p).InSlot(); got != tt.want {
+			t.Errorf("%q (%d words): InSlot = %v, want %v", tt.vars, p.Words(), got, tt.want)
+		}
+	}
+}
+
+// TestStoreInSlot inserts the same sequence of one-word vectors, with
+// repeats, into a store whose slots hold the vectors and into one that
+// compares records, sequentially (Insert, InsertHashed without locks)
+// and from several goroutines (InsertBlock): the indexes, the novelty,
+// the vectors and the links must agree, past many table doublings.
+func TestStoreInSlot(t *testing.T) {
+	const n = 60000
+	vecs := make([]uint64, 0, 2*n)
+	for i := range uint64(n) {
+		x := (i * 0x9E3779B1) & (1<<32 - 1) // distinct in 32 bits
+		vecs = append(vecs, x)
+		vecs = append(vecs, vecs[(i*7)%uint64(len(vecs))]) // a repeat
+	}
+	vecs = append(vecs, 0, 1<<32-1, 0, 1<<32-1)
+	type ins struct {
+		Idx   uint32
+		IsNew bool
+	}
+	run := func(s *Store, lock bool) []ins {
+		var got []ins
+		for _, x := range vecs {
+			v := []uint64{x}
+			i, isNew, err := s.InsertHashed(v, Hash(v), x^5, lock)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, ins{i, isNew})
+		}
+		return got
+	}
+	plain, in := NewStore(1), NewStoreBits(1, 32)
+	if plain.InSlot() || !in.InSlot() {
+		t.Fatalf("InSlot: %v %v, want false true", plain.InSlot(), in.InSlot())
+	}
+	want := run(plain, true)
+	if diff := cmp.Diff(want, run(in, true)); diff != "" {
+		t.Errorf("locked (-plain +inslot):\n%s", diff)
+	}
+	in2 := NewStoreBits(1, 20)
+	if diff := cmp.Diff(want, run(in2, false)); diff != "" {
+		t.Errorf("unlocked (-plain +inslot):\n%s", diff)
+	}
+	for i := range uint32(plain.Len()) {
+		if diff := cmp.Diff(plain.Vector(i), in.Vector(i)); diff != "" {
+			t.Fatalf("vector %d (-plain +inslot):\n%s", i, diff)
+		}
+		if *in.Link(i) != in.Vector(i)[0]^5 {
+			t.Fatalf("link %d = %d", i, *in.Link(i))
+		}
+	}
+
+	// Concurrently: every goroutine inserts every vector; each is stored
+	// once and every goroutine gets its one index.
+	const workers = 4
+	s := NewStoreBits(1, 32)
+	blks := make([]IndexBlock, workers)
+	idxs := make([][]uint32, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range vecs {
+				v := []uint64{vecs[(k+w*977)%len(vecs)]}
+				idx, _, err := s.InsertBlock(v, Hash(v), 3, &blks[w])
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				idxs[w] = append(idxs[w], idx)
+			}
+		}()
+	}
+	wg.Wait()
+	for w := range blks {
+		s.Release(&blks[w])
+	}
+	if s.Len() != plain.Len() {
+		t.Errorf("concurrent: Len = %d, want %d", s.Len(), plain.Len())
+	}
+	at := map[uint64]uint32{}
+	for w := range idxs {
+		for k, idx := range idxs[w] {
+			x := vecs[(k+w*977)%len(vecs)]
+			if got := s.Vector(idx)[0]; got != x {
+				t.Fatalf("worker %d: index %d holds %#x, want %#x", w, idx, got, x)
+			}
+			if j, ok := at[x]; ok && j != idx {
+				t.Fatalf("%#x stored at %d and %d", x, j, idx)
+			}
+			at[x] = idx
+		}
+	}
+}
+
+// TestStoreInSlotTooWide checks that a vector beyond the 32 bits of a
+// store whose slots hold the vectors is refused with an internal error,
+// not stored where no look-up finds it.
+func TestStoreInSlotTooWide(t *testing.T) {
+	s := NewStoreBits(1, 32)
+	defer func() {
+		if r := recover(); r == nil {
+			t.Error("no panic for a 33-bit vector")
+		}
+	}()
+	s.Insert([]uint64{1 << 32}, 0)
+}
+
 // TestStoreDirectoryGrows inserts from several goroutines into a store of
 // 4-record chunks, so that the chunk directory doubles many times while
 // other goroutines read vectors through it (run it with -race): every
