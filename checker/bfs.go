@@ -863,9 +863,12 @@ func (w *worker) expand(p int) {
 	// branches and actions still make theirs, so that the figures are
 	// those of the reachable state space whatever the verdict.
 	if e.opts.Ample == nil {
-		for a := range e.prog.Actions() {
-			if !m.RunAction(a) {
-				w.failed(p, s)
+		// The actions left out of Candidates make nothing here.
+		for i, x := range m.Candidates() {
+			for ; x != 0; x &= x - 1 {
+				if !m.RunAction(i*64 + bits.TrailingZeros64(x)) {
+					w.failed(p, s)
+				}
 			}
 		}
 		w.loaded = true // the action state is the loaded parent again
