@@ -675,7 +675,7 @@ func (m *Machine) undo(mark int) {
 	for i := len(t) - 1; i >= mark; i-- {
 		m.mem[t[i].off] = t[i].old
 	}
-	m.trail = t[:mark]
+	m.trail = m.trail[:mark] // the form without a write barrier
 }
 
 // load unpacks s into the action state.

@@ -170,10 +170,28 @@ func (m *Machine) Ordinal() int { return m.ord }
 // written on this branch re-encoded. Without a canonicalisation it is
 // Pack(dst, m.Slots()), at the cost of the writes.
 func (m *Machine) Repack(dst, parent State) {
-	copy(dst, parent)
+	// A loop rather than copy: vectors are a few words, and copy is a
+	// call of runtime.memmove.
+	parent = parent[:len(dst)]
+	for i, x := range parent {
+		dst[i] = x
+	}
 	n := m.p.n
 	src := m.mem[:n]
 	sl := m.p.lay.slots
+	if len(dst) == 1 {
+		// One word: re-encoded in a register.
+		x := dst[0]
+		for _, u := range m.trail {
+			if int(u.off) < n {
+				p := &sl[u.off]
+				sh := p.shift & 63
+				x = x&^(p.mask<<sh) | (uint64(src[u.off]-p.lo)&p.mask)<<sh
+			}
+		}
+		dst[0] = x
+		return
+	}
 	for _, u := range m.trail {
 		if int(u.off) < n {
 			p := &sl[u.off]
