@@ -131,7 +131,15 @@ func (c *compiler) fusedStore(target, v *spec.Expr, cx frameCtx, pos spec.Positi
 	}
 	if off, ok := staticOff(target, cx); ok {
 		if v.Op == spec.OpConst {
-			return nil, false // store's constant path
+			x := v.Val
+			if !c.p.inDomain(off, x) {
+				return nil, false // store's path: the write fails
+			}
+			return func(m *Machine) {
+				m.trail = append(m.trail, undo{int32(off), m.mem[off]})
+				m.mem[off] = x
+				k(m)
+			}, true
 		}
 		lo, hi, ok := c.putBounds(v, cx, []int{off})
 		if !ok {
