@@ -765,14 +765,21 @@ func (w *worker) onSucc(m *machine.Machine) {
 	e := w.e
 	w.trans++
 	w.fired[m.Action()]++
+	// The successor is packed in place at the end of pendVec.
+	nw := len(w.vec)
+	at := len(w.pendVec)
+	if cap(w.pendVec)-at < nw {
+		w.pendVec = slices.Grow(w.pendVec, nw)
+	}
+	w.pendVec = w.pendVec[:at+nw]
+	vec := w.pendVec[at : at+nw : at+nw]
 	if e.opts.Canon != nil {
-		e.prog.Pack(w.vec, w.canonical(m))
+		e.prog.Pack(vec, w.canonical(m))
 	} else {
-		m.Repack(w.vec, w.parent) // only the slots the action wrote
+		m.Repack(vec, w.parent) // only the slots the action wrote
 	}
 	key := uint64(w.pos)<<ordBits | uint64(min(m.Ordinal(), ordMax))
-	w.pendVec = append(w.pendVec, w.vec...)
-	w.pend = append(w.pend, pending{machine.Hash(w.vec), key})
+	w.pend = append(w.pend, pending{machine.Hash(vec), key})
 	if len(w.pend) >= 64 {
 		w.loaded = false // the action state is this successor
 		w.flush()
@@ -893,9 +900,12 @@ func (w *worker) expand(p int) {
 	// branches and actions still make theirs, so that the figures are
 	// those of the reachable state space whatever the verdict.
 	if e.opts.Ample == nil {
-		for a := range e.prog.Actions() {
-			if !m.RunAction(a) {
-				w.failed(p, s)
+		// The actions left out of Candidates make nothing here.
+		for i, x := range m.Candidates() {
+			for ; x != 0; x &= x - 1 {
+				if !m.RunAction(i*64 + bits.TrailingZeros64(x)) {
+					w.failed(p, s)
+				}
 			}
 		}
 		w.loaded = true // the action state is the loaded parent again

@@ -115,6 +115,20 @@ func (c *compiler) scalar(e *spec.Expr, cx frameCtx) evalFn {
 		v := e.Val
 		return func(*Machine) int64 { return v }
 	case spec.OpVar, spec.OpLocal, spec.OpIndex, spec.OpField:
+		if x, ok := c.slotIndex(e, cx); ok {
+			// a[i], a and i at static offsets: one closure for the
+			// index's load and range test and the element's load.
+			b, ix, lo, size, ew, st := x.base, x.ix, x.lo, x.size, x.ew, x.st
+			return func(m *Machine) int64 {
+				v := m.mem[ix]
+				i := v - lo
+				if uint64(i) >= uint64(size) {
+					m.fail(st, v)
+					return m.mem[b]
+				}
+				return m.mem[b+int(i*ew)]
+			}
+		}
 		r := c.ref(e, cx)
 		if r.dyn == nil {
 			off := r.static
@@ -205,6 +219,15 @@ func (c *compiler) scalar(e *spec.Expr, cx frameCtx) evalFn {
 			return int64(s)
 		}
 	case spec.OpCond:
+		if e.Args[1].Op == spec.OpConst && e.Args[2].Op == spec.OpConst && e.Args[1].Big == nil && e.Args[2].Big == nil {
+			k, a, b := c.scalar(e.Args[0], cx), e.Args[1].Val, e.Args[2].Val
+			return func(m *Machine) int64 {
+				if k(m) != 0 {
+					return a
+				}
+				return b
+			}
+		}
 		k, a, b := c.scalar(e.Args[0], cx), c.scalar(e.Args[1], cx), c.scalar(e.Args[2], cx)
 		return func(m *Machine) int64 {
 			if k(m) != 0 {
@@ -439,6 +462,18 @@ func (c *compiler) equal(a, b *spec.Expr, cx frameCtx) evalFn {
 			if off, ok := staticOff(a, cx); ok {
 				return func(m *Machine) int64 { return b2i(m.mem[off] == k) }
 			}
+			if x, ok := c.slotIndex(a, cx); ok {
+				b, ix, lo, size, ew, st := x.base, x.ix, x.lo, x.size, x.ew, x.st
+				return func(m *Machine) int64 {
+					v := m.mem[ix]
+					i := v - lo
+					if uint64(i) >= uint64(size) {
+						m.fail(st, v)
+						return b2i(m.mem[b] == k)
+					}
+					return b2i(m.mem[b+int(i*ew)] == k)
+				}
+			}
 			x := c.scalar(a, cx)
 			return func(m *Machine) int64 { return b2i(x(m) == k) }
 		}
@@ -490,6 +525,38 @@ func (c *compiler) eqConstGuard(g *spec.Expr, cx frameCtx) (off int, k int64, on
 	return -1, 0, false
 }
 
+// slotIndex is an element a[i] of an array at a static offset (base)
+// indexed by a scalar at a static offset (ix) that is not wide: the
+// element is at base + (mem[ix]-lo)*ew when 0 <= mem[ix]-lo < size, and
+// an index out of range fails at st (ref's message and position).
+type slotIndex struct {
+	base, ix     int
+	lo, size, ew int64
+	st           *site
+}
+
+// slotIndex returns e as a slotIndex when it has that form.
+func (c *compiler) slotIndex(e *spec.Expr, cx frameCtx) (slotIndex, bool) {
+	if e.Op != spec.OpIndex {
+		return slotIndex{}, false
+	}
+	at, ix := e.Args[0].Type, e.Args[1]
+	if at == nil || at.Index == nil || at.Elem == nil || ix.Op == spec.OpConst || c.wide(ix, cx) {
+		return slotIndex{}, false
+	}
+	base, ok := staticOff(e.Args[0], cx)
+	if !ok {
+		return slotIndex{}, false
+	}
+	ixo, ok := staticOff(ix, cx)
+	if !ok {
+		return slotIndex{}, false
+	}
+	lo := at.Index.Lo
+	return slotIndex{base: base, ix: ixo, lo: lo, size: at.Index.Size(), ew: int64(width(at.Elem)),
+		st: c.site(RuntimeError, e.Pos, fmt.Sprintf("index %%d out of range %d..%d", lo, at.Index.Hi), true)}, true
+}
+
 // staticOff returns the mem offset of a location known at compile time.
 func staticOff(e *spec.Expr, cx frameCtx) (int, bool) {
 	switch e.Op {
@@ -536,6 +603,20 @@ func (c *compiler) compare(e *spec.Expr, cx frameCtx) evalFn {
 			return func(m *Machine) int64 { return b2i(m.mem[off] > k) }
 		default:
 			return func(m *Machine) int64 { return b2i(m.mem[off] >= k) }
+		}
+	}
+	if a, ok := staticOff(e.Args[0], cx); ok {
+		if b, ok := staticOff(e.Args[1], cx); ok {
+			switch e.Op {
+			case spec.OpLt:
+				return func(m *Machine) int64 { return b2i(m.mem[a] < m.mem[b]) }
+			case spec.OpLe:
+				return func(m *Machine) int64 { return b2i(m.mem[a] <= m.mem[b]) }
+			case spec.OpGt:
+				return func(m *Machine) int64 { return b2i(m.mem[a] > m.mem[b]) }
+			default:
+				return func(m *Machine) int64 { return b2i(m.mem[a] >= m.mem[b]) }
+			}
 		}
 	}
 	x, y := c.scalar(e.Args[0], cx), c.scalar(e.Args[1], cx)
@@ -630,6 +711,18 @@ func (c *compiler) ref(e *spec.Expr, cx frameCtx) ref {
 		ix := e.Args[1]
 		if ix.Op == spec.OpConst && base.dyn == nil && ix.Val >= lo && ix.Val-lo < size {
 			return ref{static: base.static + int((ix.Val-lo)*ew)}
+		}
+		if x, ok := c.slotIndex(e, cx); ok {
+			b, ixo, st := x.base, x.ix, x.st
+			return ref{dyn: func(m *Machine) int {
+				v := m.mem[ixo]
+				i := v - lo
+				if uint64(i) >= uint64(size) {
+					m.fail(st, v)
+					return b
+				}
+				return b + int(i*ew)
+			}}
 		}
 		st := c.site(RuntimeError, e.Pos, fmt.Sprintf("index %%d out of range %d..%d", lo, at.Index.Hi), true)
 		idx := c.scalar(ix, cx)

@@ -3,6 +3,7 @@ package machine
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/wrapcheck/wrapcheck/spec"
@@ -108,6 +109,193 @@ func (c *compiler) store(target *spec.Expr, r ref, v *spec.Expr, cx frameCtx, po
 	}
 }
 
+// fusedStore compiles `target := v` followed by k into one closure for
+// the commonest shapes: a scalar v that is not wide, into a state slot
+// or a frame slot without a range (frameFits nil) at a static offset or
+// at a[i] (a and i at static offsets, see slotIndex), v a constant, a
+// slot plus a constant (the target's own value, for a[i]), or any other
+// expression. The domain test of Machine.set is made inline, over bounds known at compile time: the target's domain, or no bounds
+// when v's bounds lie inside the domain of every slot the target may be.
+// It reports false for any other shape (store then compiles it), and
+// for a target whose slots need different tests. Failures are those of
+// store: the value's first, then the index's, then the domain's.
+func (c *compiler) fusedStore(target, v *spec.Expr, cx frameCtx, pos spec.Position, k stepFn) (stepFn, bool) {
+	if !isScalar(v.Type) || c.wide(v, cx) || c.frameFits(target, pos) != nil {
+		return nil, false
+	}
+	st := c.assignSite(pos)
+	var plusK int64 // v is a slot + plusK
+	plus := v.Op == spec.OpAdd && v.Args[1].Op == spec.OpConst && v.Args[1].Big == nil
+	if plus {
+		plusK = v.Args[1].Val
+	}
+	if off, ok := staticOff(target, cx); ok {
+		if v.Op == spec.OpConst {
+			x := v.Val
+			if !c.p.inDomain(off, x) {
+				return nil, false // store's path: the write fails
+			}
+			return func(m *Machine) {
+				m.trail = append(m.trail, undo{int32(off), m.mem[off]})
+				m.mem[off] = x
+				k(m)
+			}, true
+		}
+		lo, hi, ok := c.putBounds(v, cx, []int{off})
+		if !ok {
+			return nil, false
+		}
+		if plus {
+			if src, ok := staticOff(v.Args[0], cx); ok {
+				return func(m *Machine) {
+					x := m.mem[src] + plusK
+					if x < lo || x > hi {
+						m.failAssign(st, off, x)
+						return
+					}
+					m.trail = append(m.trail, undo{int32(off), m.mem[off]})
+					m.mem[off] = x
+					k(m)
+				}, true
+			}
+		}
+		val := c.scalar(v, cx)
+		return func(m *Machine) {
+			x := val(m)
+			if m.err != nil {
+				m.raise()
+				return
+			}
+			if x < lo || x > hi {
+				m.failAssign(st, off, x)
+				return
+			}
+			m.trail = append(m.trail, undo{int32(off), m.mem[off]})
+			m.mem[off] = x
+			k(m)
+		}, true
+	}
+	t, ok := c.slotIndex(target, cx)
+	if !ok {
+		return nil, false
+	}
+	b, ix, ilo, size, ew, ist := t.base, t.ix, t.lo, t.size, t.ew, t.st
+	offs := make([]int, size)
+	for i := range offs {
+		offs[i] = b + i*int(ew)
+	}
+	lo, hi, ok := c.putBounds(v, cx, offs)
+	if !ok {
+		return nil, false
+	}
+	if v.Op == spec.OpConst {
+		x := v.Val
+		return func(m *Machine) {
+			iv := m.mem[ix]
+			i := iv - ilo
+			if uint64(i) >= uint64(size) {
+				m.fail(ist, iv)
+				m.raise()
+				return
+			}
+			off := b + int(i*ew)
+			if x < lo || x > hi {
+				m.failAssign(st, off, x)
+				return
+			}
+			m.trail = append(m.trail, undo{int32(off), m.mem[off]})
+			m.mem[off] = x
+			k(m)
+		}, true
+	}
+	if plus {
+		if s, ok := c.slotIndex(v.Args[0], cx); ok && s.base == b && s.ix == ix && s.lo == ilo && s.size == size && s.ew == ew {
+			// a[i] := a[i] + k: the value's load fails first (its site).
+			vst := s.st
+			return func(m *Machine) {
+				iv := m.mem[ix]
+				i := iv - ilo
+				if uint64(i) >= uint64(size) {
+					m.fail(vst, iv)
+					m.raise()
+					return
+				}
+				off := b + int(i*ew)
+				x := m.mem[off] + plusK
+				if x < lo || x > hi {
+					m.failAssign(st, off, x)
+					return
+				}
+				m.trail = append(m.trail, undo{int32(off), m.mem[off]})
+				m.mem[off] = x
+				k(m)
+			}, true
+		}
+	}
+	val := c.scalar(v, cx)
+	return func(m *Machine) {
+		x := val(m)
+		iv := m.mem[ix]
+		i := iv - ilo
+		if uint64(i) >= uint64(size) {
+			m.fail(ist, iv)
+		}
+		if m.err != nil {
+			m.raise()
+			return
+		}
+		off := b + int(i*ew)
+		if x < lo || x > hi {
+			m.failAssign(st, off, x)
+			return
+		}
+		m.trail = append(m.trail, undo{int32(off), m.mem[off]})
+		m.mem[off] = x
+		k(m)
+	}, true
+}
+
+// putBounds returns the bounds of the inline domain test of a store of v at one of
+// the mem offsets offs: none (the int64 range) when v's bounds lie in
+// the domain of every one of them, else their common domain; ok is false
+// when they have none (set slots, or slots of different domains).
+func (c *compiler) putBounds(v *spec.Expr, cx frameCtx, offs []int) (lo, hi int64, ok bool) {
+	if c.inDomains(c.bounds(v, cx), offs) {
+		return math.MinInt64, math.MaxInt64, true
+	}
+	for i, off := range offs {
+		if off >= c.p.n {
+			return 0, 0, false
+		}
+		d := &c.p.dom[off]
+		if d.set || i > 0 && (d.lo != lo || d.hi != hi) {
+			return 0, 0, false
+		}
+		lo, hi = d.lo, d.hi
+	}
+	return lo, hi, len(offs) > 0
+}
+
+// inDomains reports whether every value of iv passes set's range test at
+// each of the mem offsets offs (a state slot of a set type never does:
+// its test is on the bits).
+func (c *compiler) inDomains(iv interval, offs []int) bool {
+	if !iv.fits() {
+		return false
+	}
+	lo, hi := iv.lo.Int64(), iv.hi.Int64()
+	for _, off := range offs {
+		if off >= c.p.n {
+			continue
+		}
+		d := &c.p.dom[off]
+		if d.set || lo < d.lo || hi > d.hi {
+			return false
+		}
+	}
+	return true
+}
+
 // frameFits returns, for an assignment target in the frame (a let
 // binding or a field or element of one), a function that reports whether
 // v fits the range of the target's i-th scalar, raising a runtime error
@@ -188,6 +376,9 @@ func (c *compiler) stmt(s *spec.Stmt, cx frameCtx, k stepFn) stepFn {
 				}
 				k(m)
 			}
+		}
+		if f, ok := c.fusedStore(s.Target, s.Value, cx, s.Pos, k); ok {
+			return f
 		}
 		st := c.store(s.Target, c.ref(s.Target, cx), s.Value, cx, s.Pos)
 		return func(m *Machine) {

@@ -33,6 +33,14 @@ type Program struct {
 	invs     []compiledInv
 	terminal evalFn
 
+	// The guard tables (Machine.Candidates): candAlways holds the actions
+	// in no table, guardTabs one table per state slot that the first
+	// conjunct of some guards reads alone. candWords is the words of a
+	// bit set over the actions.
+	candWords  int
+	candAlways []uint64
+	guardTabs  []guardTab
+
 	mu      sync.Mutex // guards comp, memSize and exactExprs
 	comp    *compiler
 	memSize int
@@ -60,6 +68,23 @@ type compiledAction struct {
 	eqK    int64
 	eqOnly bool
 }
+
+// guardTab is the table of the actions whose guard's first conjunct
+// reads one state slot, slot off of domain lo..lo+n-1 only: for each
+// value v of it, rows[(v-lo)*candWords:] is the bit set of those actions
+// whose first conjunct holds at v or fails there (all: those actions,
+// for a value outside the domain). The other actions' guards are false
+// at v without failing.
+type guardTab struct {
+	off  int
+	lo   int64
+	n    int
+	rows []uint64
+	all  []uint64
+}
+
+// maxGuardTab is the largest slot domain a guard table covers.
+const maxGuardTab = 256
 
 type compiledInv struct {
 	name  string
@@ -135,6 +160,7 @@ func Compile(m *spec.Model) (*Program, error) {
 		p.stutter = c.block(stutter, act, emit)
 	}
 	p.actions = make([]compiledAction, len(m.Actions))
+	var firsts []firstConj
 	for i, a := range m.Actions {
 		body := simplifyStmts(a.Body)
 		var guard *spec.Expr
@@ -146,6 +172,10 @@ func Compile(m *spec.Model) (*Program, error) {
 		if guard != nil {
 			ca.guard = c.scalar(guard, act)
 			ca.eqOff, ca.eqK, ca.eqOnly = c.eqConstGuard(guard, act)
+			if f, ok := c.firstConjunct(guard, act); ok {
+				f.action = i
+				firsts = append(firsts, f)
+			}
 		}
 		p.actions[i] = ca
 	}
@@ -180,8 +210,122 @@ func Compile(m *spec.Model) (*Program, error) {
 	if c.err != nil {
 		return nil, c.err
 	}
+	p.guardTables(firsts)
 	return p, nil
 }
+
+// firstConj is the first conjunct of an action's guard when it reads one
+// state slot only: its closure, the slot and the slot's domain.
+type firstConj struct {
+	action int
+	eval   evalFn
+	off    int
+	lo, hi int64
+}
+
+// firstConjunct returns the first conjunct of guard g (the leftmost
+// operand of its `and`s: the one evaluated first, so that g is false,
+// without failing, when it is false without failing) compiled on its
+// own, when it reads exactly one state slot of a domain of at most
+// maxGuardTab values.
+func (c *compiler) firstConjunct(g *spec.Expr, cx frameCtx) (firstConj, bool) {
+	first := g
+	for first.Op == spec.OpAnd && len(first.Args) == 2 {
+		first = first.Args[0]
+	}
+	if !isScalar(first.Type) || c.wide(first, cx) {
+		return firstConj{}, false
+	}
+	read := make([]bool, c.p.n)
+	c.reads(first, read)
+	off := -1
+	for s, r := range read {
+		if r {
+			if off >= 0 {
+				return firstConj{}, false
+			}
+			off = s
+		}
+	}
+	if off < 0 {
+		return firstConj{}, false
+	}
+	d := c.p.dom[off]
+	lo, hi := d.lo, d.hi
+	if d.set {
+		lo, hi = 0, int64(d.mask)
+		if d.mask >= maxGuardTab {
+			return firstConj{}, false
+		}
+	}
+	if hi < lo || hi-lo >= maxGuardTab {
+		return firstConj{}, false
+	}
+	return firstConj{eval: c.scalar(first, cx), off: cx.state + off, lo: lo, hi: hi}, true
+}
+
+// guardTables builds the guard tables from the first conjuncts of the
+// guards, evaluating each at every value of its slot on a machine of
+// its own (an evaluation reads that slot and the frame slots it binds
+// itself, nothing else). An evaluation is given guardTabSteps loop steps
+// (quantifier iterations): a first conjunct that takes more at some
+// value gets no table, so that compiling stays quick.
+func (p *Program) guardTables(firsts []firstConj) {
+	w := (len(p.actions) + 63) / 64
+	p.candWords = w
+	p.candAlways = make([]uint64, w)
+	for a := range p.actions {
+		p.candAlways[a/64] |= 1 << uint(a%64)
+	}
+	if len(firsts) == 0 {
+		return
+	}
+	m := p.NewMachine()
+	m.SetInterrupt(func() bool { return true })
+	tab := map[int]int{} // slot -> index in guardTabs
+	var holds []bool
+	for _, f := range firsts {
+		holds = holds[:0]
+		for v := f.lo; v <= f.hi; v++ {
+			m.unhalt()
+			m.countdown = guardTabSteps
+			m.mem[f.off] = v
+			m.err = nil
+			m.action = f.action
+			r := f.eval(m)
+			if m.halted {
+				break
+			}
+			holds = append(holds, r != 0 || m.err != nil)
+		}
+		m.unhalt()
+		m.err = nil
+		if len(holds) != int(f.hi-f.lo+1) {
+			continue // too long to evaluate: no table
+		}
+		ti, ok := tab[f.off]
+		if !ok {
+			n := len(holds)
+			ti = len(p.guardTabs)
+			tab[f.off] = ti
+			p.guardTabs = append(p.guardTabs, guardTab{off: f.off, lo: f.lo, n: n,
+				rows: make([]uint64, n*w), all: make([]uint64, w)})
+		}
+		g := &p.guardTabs[ti]
+		bit, word := uint64(1)<<uint(f.action%64), f.action/64
+		p.candAlways[word] &^= bit
+		g.all[word] |= bit
+		for i, h := range holds {
+			if h {
+				g.rows[i*w+word] |= bit
+			}
+		}
+	}
+}
+
+// guardTabSteps is the number of loop steps guardTables allows one
+// evaluation of a first conjunct.
+const guardTabSteps = 4096
 
 // antecedent returns, for an invariant `forall x..: a implies b`, the
 // expression `exists x..: a`, or nil when e has another form.
@@ -279,6 +423,7 @@ type Machine struct {
 	mem   []int64
 	trail []undo
 	vec   []uint64
+	cand  []uint64 // Candidates' result
 
 	err    *site // first failure of the current evaluation
 	errVal int64
@@ -530,7 +675,7 @@ func (m *Machine) undo(mark int) {
 	for i := len(t) - 1; i >= mark; i-- {
 		m.mem[t[i].off] = t[i].old
 	}
-	m.trail = t[:mark]
+	m.trail = m.trail[:mark] // the form without a write barrier
 }
 
 // load unpacks s into the action state.

@@ -106,6 +106,48 @@ func (m *Machine) RunInit() bool { return m.runInit() }
 // successor does, and makes no state.
 func (m *Machine) RunAction(a int) bool { return m.runAction(a) }
 
+// Candidates returns the actions that may be enabled in the loaded
+// state, as a bit set over the action indexes (action a is bit a%64 of
+// word a/64). An action left out is disabled there: the first conjunct
+// of its guard reads one state slot and is false, without failing, at
+// that slot's loaded value, so RunAction would make no successor and
+// raise no failure. The guards are not evaluated beyond that table
+// look-up. The slice is the machine's, valid until the next call.
+func (m *Machine) Candidates() []uint64 {
+	p := m.p
+	c := m.cand
+	if len(c) != p.candWords {
+		c = make([]uint64, p.candWords)
+		m.cand = c
+	}
+	if len(c) == 1 {
+		x := p.candAlways[0]
+		for i := range p.guardTabs {
+			g := &p.guardTabs[i]
+			if v := m.mem[g.off] - g.lo; uint64(v) < uint64(g.n) {
+				x |= g.rows[v]
+			} else {
+				x |= g.all[0]
+			}
+		}
+		c[0] = x
+		return c
+	}
+	copy(c, p.candAlways)
+	w := len(c)
+	for i := range p.guardTabs {
+		g := &p.guardTabs[i]
+		row := g.all
+		if v := m.mem[g.off] - g.lo; uint64(v) < uint64(g.n) {
+			row = g.rows[int(v)*w : int(v+1)*w]
+		}
+		for j, x := range row {
+			c[j] |= x
+		}
+	}
+	return c
+}
+
 // Guard reports whether action a's guard holds in the loaded state; a
 // guard whose evaluation fails counts as enabled (RunAction reports the
 // failure).
@@ -128,10 +170,28 @@ func (m *Machine) Ordinal() int { return m.ord }
 // written on this branch re-encoded. Without a canonicalisation it is
 // Pack(dst, m.Slots()), at the cost of the writes.
 func (m *Machine) Repack(dst, parent State) {
-	copy(dst, parent)
+	// A loop rather than copy: vectors are a few words, and copy is a
+	// call of runtime.memmove.
+	parent = parent[:len(dst)]
+	for i, x := range parent {
+		dst[i] = x
+	}
 	n := m.p.n
 	src := m.mem[:n]
 	sl := m.p.lay.slots
+	if len(dst) == 1 {
+		// One word: re-encoded in a register.
+		x := dst[0]
+		for _, u := range m.trail {
+			if int(u.off) < n {
+				p := &sl[u.off]
+				sh := p.shift & 63
+				x = x&^(p.mask<<sh) | (uint64(src[u.off]-p.lo)&p.mask)<<sh
+			}
+		}
+		dst[0] = x
+		return
+	}
 	for _, u := range m.trail {
 		if int(u.off) < n {
 			p := &sl[u.off]

@@ -88,6 +88,15 @@ func (l *layout) pack(dst []uint64, src []int64) {
 func (l *layout) unpack(dst []int64, src []uint64) {
 	sl := l.slots
 	dst = dst[:len(sl)]
+	if len(src) == 1 {
+		// One word: kept in a register, no load and bounds test per slot.
+		x := src[0]
+		for i := range sl {
+			p := &sl[i]
+			dst[i] = int64((x>>(p.shift&63))&p.mask) + p.lo
+		}
+		return
+	}
 	for i := range sl {
 		p := &sl[i]
 		dst[i] = int64((src[p.word]>>(p.shift&63))&p.mask) + p.lo
