@@ -39,6 +39,9 @@ type Program struct {
 	// exactExprs counts the expressions compiled to the exact (math/big)
 	// path: their bounds do not fit an int64 (exact.go).
 	exactExprs int
+
+	nsites      []site // the failure sites of the generated code (native.go)
+	nativeUnits int    // units running generated code
 }
 
 type slotDom struct {
@@ -180,6 +183,7 @@ func Compile(m *spec.Model) (*Program, error) {
 	if c.err != nil {
 		return nil, c.err
 	}
+	p.useNative()
 	return p, nil
 }
 
