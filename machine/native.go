@@ -17,8 +17,9 @@ type nativeProg struct {
 	unpack func(dst []int64, src []uint64)
 	guards []evalFn
 	bodies []stepFn
-	conjs  [][]evalFn // per invariant, per conjunct
-	sites  []site     // the failure sites the code refers to by index
+	runs   []func(m *Machine) bool // per action: the whole of runAction
+	conjs  [][]evalFn              // per invariant, per conjunct
+	sites  []site                  // the failure sites the code refers to by index
 }
 
 // useNative wires the generated code registered for p's model, if any.
@@ -34,7 +35,7 @@ func (p *Program) useNative() {
 	if nat == nil {
 		return
 	}
-	if len(nat.guards) != len(p.actions) || len(nat.bodies) != len(p.actions) || len(nat.conjs) != len(p.invs) {
+	if len(nat.guards) != len(p.actions) || len(nat.bodies) != len(p.actions) || len(nat.runs) != len(p.actions) || len(nat.conjs) != len(p.invs) {
 		return
 	}
 	for i := range p.invs {
@@ -56,6 +57,7 @@ func (p *Program) useNative() {
 			p.actions[i].body = f
 			p.nativeUnits++
 		}
+		p.actions[i].run = nat.runs[i]
 	}
 	for i := range p.invs {
 		for j, f := range nat.conjs[i] {

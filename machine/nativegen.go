@@ -143,6 +143,7 @@ func generateNative(p *Program) (*genResult, error) {
 	res.units, res.native = 1, 1
 	guards := make([]string, len(m.Actions))
 	bodies := make([]string, len(m.Actions))
+	runs := make([]string, len(m.Actions))
 	leaf := "m.leaf(m)\nm.ord++"
 	for i, a := range m.Actions {
 		body := simplifyStmts(a.Body)
@@ -167,6 +168,19 @@ func generateNative(p *Program) (*genResult, error) {
 				}
 				v := g.scalar(guard, act)
 				g.emit("return %s", v)
+			})
+		}
+		if bodies[i] != "" && (guard == nil || guards[i] != "") {
+			// The whole of runAction for this action: the guard inline,
+			// then a direct call of the body.
+			body := bodies[i]
+			runs[i] = g.unit("(m *Machine) bool", func() {
+				if guard != nil {
+					v := g.scalar(guard, act)
+					g.emit("if m.err != nil {\nm.raise()\nm.resume()\nreturn false\n}")
+					g.emit("if %s == 0 {\nreturn m.failed == nil\n}", v)
+				}
+				g.emit("m.arena = m.arena[:0]\n%s(m)\nm.undo(0)\nm.resume()\nreturn m.failed == nil", body)
 			})
 		}
 	}
@@ -213,6 +227,9 @@ func generateNative(p *Program) (*genResult, error) {
 	}
 	fmt.Fprintf(&b, "\t\tguards: []evalFn{%s},\n", list(guards))
 	fmt.Fprintf(&b, "\t\tbodies: []stepFn{%s},\n", list(bodies))
+	n := res.native
+	fmt.Fprintf(&b, "\t\truns: []func(*Machine) bool{%s},\n", list(runs))
+	res.native = n // a run is made of the units counted above
 	b.WriteString("\t\tconjs: [][]evalFn{\n")
 	for _, cs := range conjs {
 		fmt.Fprintf(&b, "\t\t\t{%s},\n", list(cs))

@@ -62,6 +62,9 @@ type compiledAction struct {
 	eqOff  int
 	eqK    int64
 	eqOnly bool
+	// run, when not nil, is generated code doing all of runAction for this
+	// action (native.go).
+	run func(m *Machine) bool
 }
 
 type compiledInv struct {
@@ -548,6 +551,9 @@ func (m *Machine) load(s State) {
 func (m *Machine) runAction(a int) bool {
 	ca := &m.p.actions[a]
 	m.action = a
+	if ca.run != nil {
+		return ca.run(m)
+	}
 	if ca.eqOff >= 0 && m.mem[ca.eqOff] != ca.eqK {
 		// ca.guard is `mem[eqOff] == eqK and ..`, false without failing.
 		return m.failed == nil
