@@ -464,7 +464,7 @@ func (g *gen) choose(s *spec.Stmt, cx frameCtx, k string) {
 	g.emit("for %s := int64(%d); %s <= %d; %s++ {", v, lo, v, hi, v)
 	g.emit("if m.tick() {\nm.raise()\nm.resume()\nreturn\n}")
 	g.emit("mark := len(m.trail)")
-	g.emit("m.set(%d, %s, nil)", off, v)
+	g.setStatic(off, v, "nil") // a frame slot: no range test
 	if s.Cond != nil {
 		x := g.scalar(s.Cond, cx)
 		g.emit("if m.err != nil {\nm.raise()\nm.undo(mark)\nm.resume()\ncontinue\n}")
@@ -559,7 +559,23 @@ func (g *gen) ask(s *spec.Stmt, cx frameCtx, k string) {
 	}
 	g.emit("done := true")
 	g.emit("if m.err != nil {\nm.raise()\ndone = false\n}")
-	g.emit("for i := 0; i < %d && done; i++ {\nif !m.set(%s+i, %s[i], %s) {\ndone = false\nbreak\n}\n}", w, t, ans, st)
+	if o, err := strconv.Atoi(t); err == nil && w == 1 {
+		// One scalar at a static offset: the range test inlined (an
+		// answer outside a state slot's domain is still an error).
+		g.emit("if done {")
+		if o < p.n {
+			d := p.dom[o]
+			if d.set {
+				g.emit("if uint64(%s[0])&^%#x != 0 {\nm.failAssign(%s, %d, %s[0])\ndone = false\n}", ans, d.mask, st, o, ans)
+			} else {
+				g.emit("if %s[0] < %d || %s[0] > %d {\nm.failAssign(%s, %d, %s[0])\ndone = false\n}", ans, d.lo, ans, d.hi, st, o, ans)
+			}
+		}
+		g.emit("if done {\nm.trail = append(m.trail, undo{%d, mem[%d]})\nmem[%d] = %s[0]\n}", o, o, o, ans)
+		g.emit("}")
+	} else {
+		g.emit("for i := 0; i < %d && done; i++ {\nif !m.set(%s+i, %s[i], %s) {\ndone = false\nbreak\n}\n}", w, t, ans, st)
+	}
 	g.emit("if done {")
 	g.emit("if m.record {")
 	g.emit("m.asked = append(m.asked, Answer{Agent: %d, Value: append([]int64(nil), %s[:]...)})", s.Agent, ans)

@@ -551,12 +551,12 @@ func (m *Machine) load(s State) {
 func (m *Machine) runAction(a int) bool {
 	ca := &m.p.actions[a]
 	m.action = a
-	if ca.run != nil {
-		return ca.run(m)
-	}
 	if ca.eqOff >= 0 && m.mem[ca.eqOff] != ca.eqK {
 		// ca.guard is `mem[eqOff] == eqK and ..`, false without failing.
 		return m.failed == nil
+	}
+	if ca.run != nil {
+		return ca.run(m) // generated (native.go)
 	}
 	if ca.guard != nil && !(ca.eqOff >= 0 && ca.eqOnly) {
 		g := ca.guard(m)
