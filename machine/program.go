@@ -47,6 +47,9 @@ type Program struct {
 	// exactExprs counts the expressions compiled to the exact (math/big)
 	// path: their bounds do not fit an int64 (exact.go).
 	exactExprs int
+
+	nsites      []site // the failure sites of the generated code (native.go)
+	nativeUnits int    // units running generated code
 }
 
 type slotDom struct {
@@ -67,6 +70,9 @@ type compiledAction struct {
 	eqOff  int
 	eqK    int64
 	eqOnly bool
+	// run, when not nil, is generated code doing all of runAction for this
+	// action (native.go).
+	run func(m *Machine) bool
 }
 
 // guardTab is the table of the actions whose guard's first conjunct
@@ -211,6 +217,7 @@ func Compile(m *spec.Model) (*Program, error) {
 		return nil, c.err
 	}
 	p.guardTables(firsts)
+	p.useNative()
 	return p, nil
 }
 
@@ -692,6 +699,9 @@ func (m *Machine) runAction(a int) bool {
 	if ca.eqOff >= 0 && m.mem[ca.eqOff] != ca.eqK {
 		// ca.guard is `mem[eqOff] == eqK and ..`, false without failing.
 		return m.failed == nil
+	}
+	if ca.run != nil {
+		return ca.run(m) // generated (native.go)
 	}
 	if ca.guard != nil && !(ca.eqOff >= 0 && ca.eqOnly) {
 		g := ca.guard(m)

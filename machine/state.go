@@ -23,6 +23,7 @@ type packSlot struct {
 type layout struct {
 	slots []packSlot
 	words int
+	nat   func(dst []int64, src []uint64) // generated unpack (native.go); nil: the loop
 }
 
 func newLayout(m *spec.Model) layout {
@@ -86,6 +87,10 @@ func (l *layout) pack(dst []uint64, src []int64) {
 // a store to dst could otherwise alias l.slots, and a Go shift by 64 or
 // more needs an extra test.
 func (l *layout) unpack(dst []int64, src []uint64) {
+	if l.nat != nil {
+		l.nat(dst, src)
+		return
+	}
 	sl := l.slots
 	dst = dst[:len(sl)]
 	if len(src) == 1 {

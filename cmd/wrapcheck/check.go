@@ -48,6 +48,7 @@ type checkFlags struct {
 	only       []string
 	progress   string
 	strict     bool
+	compile    bool      // --compile (compile.go)
 	dist       distFlags // --store and the worker's flags (worker.go)
 }
 
@@ -98,6 +99,10 @@ early (a limit or an interrupt) with no violation found. With several files
 the worst: 2, then 1, then 3, then 0.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.compile && os.Getenv(nativeEnv) == "" {
+				argv, _ := cmd.Context().Value(argvKey{}).([]string)
+				return runCompiled(cmd, argv, args, f)
+			}
 			paths, err := expandPaths(args)
 			if err != nil {
 				return renderError(cmd, f.format, "", &exitError{code: exitUsage, err: err})
@@ -131,6 +136,7 @@ the worst: 2, then 1, then 3, then 0.`,
 	fl.StringVar(&f.format, "format", "text", "output format: text, json, sarif, junit, mermaid or dot")
 	fl.StringArrayVar(&f.only, "only", nil, "check only this invariant or property (repeatable)")
 	fl.StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (a live line on a terminal), json (NDJSON lines) or off")
+	fl.BoolVar(&f.compile, "compile", false, "generate Go code for the spec's guards, actions and invariants, build it once into a cached binary (needs the Go toolchain) and run the check there")
 	fl.BoolVar(&f.strict, "strict", false, "treat warnings (never-fired actions, vacuous invariants, vet's findings) as failures: exit 1")
 	addDistFlags(cmd, &f.dist)
 	return cmd
@@ -180,6 +186,7 @@ func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
 		return renderError(cmd, f.format, file, &exitError{code: exitUsage, err: err})
 	}
 	opts.Program = compiled
+	printNativeStats(cmd, compiled)
 	check := verify.Run
 	finish := func() error { return nil }
 	if f.dist.store != "" {

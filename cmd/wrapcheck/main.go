@@ -4,6 +4,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -43,6 +44,7 @@ func (e *exitError) Unwrap() error { return e.err }
 func run(args []string, stdout, stderr io.Writer) int {
 	root := newRootCmd()
 	root.SetArgs(args)
+	root.SetContext(context.WithValue(context.Background(), argvKey{}, args)) // for check --compile
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.Execute()

@@ -1,0 +1,207 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	source "github.com/wrapcheck/wrapcheck"
+	"github.com/wrapcheck/wrapcheck/machine"
+)
+
+// Compiled mode (check --compile): the Go code generated for each spec's
+// model is built, with the source embedded in this binary (package
+// wrapcheck), into a binary of its own, kept in the user's cache
+// directory under the hash of that source and of the generated code; the
+// check then runs in that binary, with the same arguments but --compile,
+// and its output and exit code are passed through. The search is the same
+// one: only the units the generator supports (machine/nativegen.go) run
+// generated code instead of closures.
+
+const (
+	// nativeEnv marks the process run by --compile (its value is the
+	// source hash), which runs the check itself.
+	nativeEnv = "WRAPCHECK_NATIVE"
+	// nativeStatsEnv makes check print how many units of each model run
+	// generated code, on standard error (for tests).
+	nativeStatsEnv = "WRAPCHECK_NATIVE_STATS"
+)
+
+// argvKey is the key of the command line (after the program name) in the
+// context of the root command, which run sets.
+type argvKey struct{}
+
+// runCompiled runs `check` in the binary built for the specs of args
+// (argv: the whole command line after the program name).
+func runCompiled(cmd *cobra.Command, argv, args []string, f checkFlags) error {
+	fail := func(err error) error {
+		return renderError(cmd, f.format, "", &exitError{code: exitUsage, err: fmt.Errorf("--compile: %w", err)})
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		return fail(errors.New("no Go toolchain (go) on PATH: install Go, or run without --compile"))
+	}
+	paths, err := expandPaths(args)
+	if err != nil {
+		return renderError(cmd, f.format, "", &exitError{code: exitUsage, err: err})
+	}
+	var stdin []byte
+	if slices.Contains(paths, "-") {
+		if stdin, err = io.ReadAll(io.LimitReader(cmd.InOrStdin(), maxSpecBytes+1)); err != nil {
+			return fail(err)
+		}
+		cmd.SetIn(bytes.NewReader(stdin))
+	}
+	srcs := nativeSources(cmd, paths, f.defines)
+	bin, err := nativeBinary(goTool, srcs, cmd.ErrOrStderr())
+	if err != nil {
+		return fail(err)
+	}
+	var childArgs []string
+	for _, a := range argv {
+		if a != "--compile" && !strings.HasPrefix(a, "--compile=") {
+			childArgs = append(childArgs, a)
+		}
+	}
+	hash, _ := source.SourceHash()
+	c := exec.Command(bin, childArgs...)
+	c.Env = append(os.Environ(), nativeEnv+"="+hash)
+	c.Stdout, c.Stderr = cmd.OutOrStdout(), cmd.ErrOrStderr()
+	if stdin != nil {
+		c.Stdin = bytes.NewReader(stdin)
+	} else {
+		c.Stdin = cmd.InOrStdin()
+	}
+	// An interrupt reaches the child too (same process group): it reports
+	// what it found, and its exit code is passed on.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt)
+	defer signal.Stop(sig)
+	err = c.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() >= 0 {
+		if ee.ExitCode() == 0 {
+			return nil
+		}
+		return &exitError{code: ee.ExitCode()}
+	}
+	if err != nil {
+		return fail(err)
+	}
+	return nil
+}
+
+// nativeSources generates the code of the model of each spec that loads
+// and compiles (the others fail in the compiled binary as they would
+// here).
+func nativeSources(cmd *cobra.Command, paths, defines []string) []*machine.NativeSource {
+	var out []*machine.NativeSource
+	for _, path := range paths {
+		m, _, err := loadForCheck(cmd, path, defines)
+		if err != nil {
+			continue
+		}
+		p, err := machine.Compile(m)
+		if err != nil {
+			continue
+		}
+		if ns, err := machine.GenerateNative(p); err == nil {
+			out = append(out, ns)
+		}
+	}
+	return out
+}
+
+// nativeBinary returns the path of the binary holding srcs, building it
+// into the cache when it is not there yet.
+func nativeBinary(goTool string, srcs []*machine.NativeSource, log io.Writer) (string, error) {
+	hash, err := source.SourceHash()
+	if err != nil {
+		return "", err
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	var keys []string
+	for _, s := range srcs {
+		keys = append(keys, s.Key)
+	}
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+	for _, k := range keys {
+		h.Write([]byte(k + "\n"))
+	}
+	dir := filepath.Join(cache, "wrapcheck", "native", hash, hex.EncodeToString(h.Sum(nil)[:12]))
+	bin := filepath.Join(dir, "wrapcheck-native")
+	if _, err := os.Stat(bin); err == nil {
+		return bin, nil
+	}
+	fmt.Fprintf(log, "wrapcheck: --compile: building %s (once for these specs)\n", bin)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	if err := buildNative(goTool, dir, srcs, bin); err != nil {
+		return "", err
+	}
+	return bin, nil
+}
+
+// buildNative writes the embedded source and srcs into a temporary
+// directory under dir and builds the command from them into bin.
+func buildNative(goTool, dir string, srcs []*machine.NativeSource, bin string) error {
+	tmp, err := os.MkdirTemp(dir, "build-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	src := filepath.Join(tmp, "src")
+	if err := source.WriteSource(src); err != nil {
+		return err
+	}
+	var keys []string
+	for _, s := range srcs {
+		keys = append(keys, s.Key)
+		if err := os.WriteFile(filepath.Join(src, "machine", "zz_native_"+s.Key+".go"), s.Code, 0o644); err != nil {
+			return err
+		}
+	}
+	if err := os.WriteFile(filepath.Join(src, "machine", "zz_native_table.go"), machine.NativeTable(keys), 0o644); err != nil {
+		return err
+	}
+	out := filepath.Join(tmp, "wrapcheck-native")
+	c := exec.Command(goTool, "build", "-tags", "wrapcheck_native", "-trimpath", "-o", out, "./cmd/wrapcheck")
+	c.Dir = src
+	c.Env = append(os.Environ(), "CGO_ENABLED=0", "GOWORK=off", "GOFLAGS=-mod=mod")
+	var log bytes.Buffer
+	c.Stdout, c.Stderr = &log, &log
+	if err := c.Run(); err != nil {
+		msg := strings.TrimSpace(log.String())
+		if len(msg) > 2000 {
+			msg = msg[len(msg)-2000:]
+		}
+		return fmt.Errorf("go build failed (it needs the module cache or the Go proxy for the dependencies): %v\n%s", err, msg)
+	}
+	return os.Rename(out, bin)
+}
+
+// printNativeStats reports, when nativeStatsEnv is set, how many units of
+// p run generated code.
+func printNativeStats(cmd *cobra.Command, p *machine.Program) {
+	if os.Getenv(nativeStatsEnv) == "" {
+		return
+	}
+	n, u := p.Native()
+	fmt.Fprintf(cmd.ErrOrStderr(), "wrapcheck: native code for %d of %d units\n", n, u)
+}

@@ -1,0 +1,206 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/cobra"
+	"github.com/wrapcheck/wrapcheck/internal/gen"
+)
+
+// fallbackSpecs use forms the generator does not support (exact integers,
+// a choose over a record type, a let inside an expression, a let with a
+// range): those units keep their closures, the rest is generated.
+var fallbackSpecs = map[string]string{
+	"exact.wrap": `spec Exact
+var a: -3..3 = 1
+var n: 0..3
+action step when n < 3 { a := -a  n := n + 1 }
+invariant U3: a * 3000000000 * 4000000000 / 4000000000 == 3000000000 * a
+invariant Small: n <= 3
+`,
+	"choose_record.wrap": `spec ChooseRecord
+type P = record { x: 0..2, y: bool }
+var p: P
+var k: 0..5
+action pick when k < 5 {
+  choose q in P where q.x != p.x { p := q }
+  k := k + 1
+}
+action bad when k == 5 { k := k + p.x }
+invariant Ok: k <= 5
+`,
+	"lets.wrap": `spec Lets
+var a: 0..7
+var b: 0..7
+fn sq(x: 0..7): 0..49 = x * x
+action inc when a < 7 {
+  let r = a / 2
+  a := a + 1
+  b := r
+}
+action dec when a > 0 { a := a - 1 }
+invariant Bound: sq(a) <= 49 and b < 4
+`,
+}
+
+// secondsRE matches the timings of a report (and the peak heap), which
+// differ from run to run.
+var secondsRE = regexp.MustCompile(`"[a-z_]*seconds": ?[0-9.e+-]+|(?m)(transitions, depth [0-9]+), .*$`)
+
+// TestCompiledAgrees builds one binary with the generated code of every
+// example, of the specs above and of random specs of internal/gen, and
+// compares its check output (JSON, and text for the traces) with the
+// closure engine's, byte for byte but the timings, with 1 and 2 workers.
+// It checks that the binary does run generated code for each model, and
+// that the specs above fall back for some units.
+func TestCompiledAgrees(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a binary (one go build)")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no Go toolchain on PATH")
+	}
+	// Its go build takes from 40 s (a warm build cache) to over 10
+	// minutes (a cold one on a loaded machine). Under CI it always runs;
+	// elsewhere it needs a -timeout of 20m or more, rather than failing
+	// the package at go test's default of 10m.
+	if dl, ok := t.Deadline(); ok && time.Until(dl) < 19*time.Minute && os.Getenv("CI") == "" {
+		t.Skip("builds a binary: run with -timeout 20m or more (always run under CI)")
+	}
+	paths, err := filepath.Glob("../../examples/*/*.wrap")
+	if err != nil || len(paths) < 20 {
+		t.Fatalf("examples: %v (%d)", err, len(paths))
+	}
+	dir := t.TempDir()
+	fallback := map[string]bool{}
+	for name, src := range fallbackSpecs {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+		fallback[p] = true
+	}
+	shapes := []gen.Config{{Shape: gen.Mixed}, {Shape: gen.Symmetric, Failing: true}, {Shape: gen.Symmetric}, {Shape: gen.Exact}}
+	for i := range 36 {
+		c := shapes[i%len(shapes)]
+		c.Index = i
+		g := gen.Generate(rand.New(rand.NewPCG(uint64(i), 22)), c)
+		p := filepath.Join(dir, fmt.Sprintf("gen%02d.wrap", i))
+		if err := os.WriteFile(p, []byte(g.Source), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	// One build: check --compile of every spec at once (the binary of
+	// that set, in the cache), compared with the closures' run of them all.
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
+	norm := func(s string) string { return secondsRE.ReplaceAllString(s, "${1}T") }
+	all := append([]string{"check", "--workers", "1", "--format", "json"}, paths...)
+	var out, errb, cout, cerr bytes.Buffer
+	code := run(all, &out, &errb)
+	start := time.Now()
+	ccode := run(append([]string{"check", "--compile"}, all[1:]...), &cout, &cerr)
+	t.Logf("%d specs, check --compile with its go build: %.1fs", len(paths), time.Since(start).Seconds())
+	building, crest, _ := strings.Cut(cerr.String(), "\n")
+	if !strings.Contains(building, "--compile: building") {
+		t.Errorf("check --compile: no build: %q", cerr.String())
+	}
+	if code != ccode {
+		t.Errorf("check of all: exit code %d, compiled %d", code, ccode)
+	}
+	if d := cmp.Diff(norm(out.String()), norm(cout.String())); d != "" {
+		t.Errorf("check of all: stdout (-closures +compiled):\n%s", d)
+	}
+	if d := cmp.Diff(norm(errb.String()), norm(crest)); d != "" {
+		t.Errorf("check of all: stderr (-closures +compiled):\n%s", d)
+	}
+	// The same set of specs finds that binary in the cache.
+	srcs := nativeSources(&cobra.Command{}, paths, nil)
+	var log bytes.Buffer
+	bin, err := nativeBinary(goTool, srcs, &log)
+	if err != nil || log.Len() > 0 {
+		t.Fatalf("the binary is not in the cache: %v %s", err, log.String())
+	}
+	var units, native int
+	for _, path := range paths {
+		for _, args := range [][]string{
+			{"check", "--workers", "1", "--format", "json", path},
+			{"check", "--workers", "2", "--format", "json", path},
+			{"check", "--workers", "1", path},
+		} {
+			var out, errb bytes.Buffer
+			code := run(args, &out, &errb)
+			c := exec.Command(bin, args...)
+			c.Env = append(os.Environ(), nativeStatsEnv+"=1")
+			var nout, nerr bytes.Buffer
+			c.Stdout, c.Stderr = &nout, &nerr
+			ncode := 0
+			if err := c.Run(); err != nil {
+				ee, ok := err.(*exec.ExitError)
+				if !ok {
+					t.Fatal(err)
+				}
+				ncode = ee.ExitCode()
+			}
+			stats, rest, _ := strings.Cut(nerr.String(), "\n")
+			if !strings.HasPrefix(stats, "wrapcheck: native code for ") {
+				if code != exitUsage || fallback[path] {
+					t.Errorf("%s: no native statistics: %q", args, nerr.String())
+				}
+				rest = nerr.String()
+			} else {
+				f := strings.Fields(stats)
+				n, _ := strconv.Atoi(f[4])
+				u, _ := strconv.Atoi(f[6])
+				if n == 0 {
+					t.Errorf("%s: no unit runs generated code (%s)", args, stats)
+				}
+				if fallback[path] && n == u {
+					t.Errorf("%s: the fallback was not taken (%s)", args, stats)
+				}
+				if args[2] == "1" && args[3] == "--format" {
+					units += u
+					native += n
+				}
+			}
+			if code != ncode {
+				t.Errorf("%s: exit code %d, compiled %d", args, code, ncode)
+			}
+			if d := cmp.Diff(norm(out.String()), norm(nout.String())); d != "" {
+				t.Errorf("%s: stdout (-closures +compiled):\n%s", args, d)
+			}
+			if d := cmp.Diff(norm(errb.String()), norm(rest)); d != "" {
+				t.Errorf("%s: stderr (-closures +compiled):\n%s", args, d)
+			}
+		}
+	}
+	t.Logf("generated code for %d of %d units", native, units)
+	if native*10 < units*8 {
+		t.Errorf("generated code for only %d of %d units", native, units)
+	}
+}
+
+// TestCompileNoToolchain checks that --compile without a Go toolchain on
+// PATH is a usage error that says so.
+func TestCompileNoToolchain(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	var out, errb bytes.Buffer
+	code := run([]string{"check", "--compile", "../../examples/classic/diehard.wrap"}, &out, &errb)
+	want := "--compile: no Go toolchain (go) on PATH: install Go, or run without --compile\n"
+	if d := cmp.Diff([2]any{exitUsage, want}, [2]any{code, errb.String()}); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+}

@@ -1,0 +1,117 @@
+package machine
+
+import (
+	"go/format"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/wrapcheck/wrapcheck/spec"
+)
+
+func genFor(t *testing.T, src string) *NativeSource {
+	t.Helper()
+	m, err := spec.ParseFile("g.wrap", []byte(src), spec.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Compile(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns, err := GenerateNative(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ns
+}
+
+// TestGenerateNative checks which units the generator supports, that its
+// output is valid Go and deterministic, and that the key follows the code.
+func TestGenerateNative(t *testing.T) {
+	tests := []struct {
+		name         string
+		src          string
+		units, natve int
+		has          []string // in the code
+	}{
+		{"assignments", `spec A
+var x: 0..3
+type I = 0..2
+var ys: [I]bool
+action a when x < 3 { x := x + 1  ys[x - 1] := true }
+action b when x == 3 and ys[0] { x := 0 }
+invariant I: x <= 3 and not ys[2] or x > 0
+`, 6, 6, []string{"m.failAssign(", "index %d out of range 0..2", "m.leaf(m)"}},
+		{"branching", `spec B
+type C = {r, g, b}
+var c: C
+var n: 0..4
+action a {
+  choose k in 0..2 where k != n { n := k }
+  match c { r => c := g  g => c := b  else => skip }
+  if n > 1 { c := r } else { assert n < 2 "small" }
+}
+`, 2, 2, []string{"m.tick()", "switch ", "\"small\""}},
+		{"exact", `spec E
+var a: -3..3 = 1
+action step { a := -a }
+invariant U: a * 3000000000 * 4000000000 / 4000000000 == 3000000000 * a
+invariant V: a >= -3
+`, 4, 3, nil},
+		{"compound choose", `spec R
+type P = record { x: 0..2, y: bool }
+var p: P
+action pick { choose q in P where q.x != p.x { p := q } }
+`, 2, 1, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ns := genFor(t, tt.src)
+			if d := cmp.Diff([2]int{tt.units, tt.natve}, [2]int{ns.Units, ns.Native}); d != "" {
+				t.Errorf("units, native (-want +got):\n%s", d)
+			}
+			if _, err := format.Source(ns.Code); err != nil {
+				t.Errorf("not Go: %v", err)
+			}
+			for _, h := range tt.has {
+				if !strings.Contains(string(ns.Code), h) {
+					t.Errorf("no %q in the code", h)
+				}
+			}
+			if strings.Contains(string(ns.Code), nativePrefix) {
+				t.Errorf("the prefix is left in the code")
+			}
+			again := genFor(t, tt.src)
+			if d := cmp.Diff(string(ns.Code), string(again.Code)); d != "" || ns.Key != again.Key {
+				t.Errorf("not deterministic (-first +second):\n%s", d)
+			}
+			other := genFor(t, strings.Replace(tt.src, "spec ", "spec Z", 1)+"\n")
+			if other.Key == ns.Key && string(other.Code) != string(ns.Code) {
+				t.Errorf("two codes share the key %s", ns.Key)
+			}
+		})
+	}
+}
+
+// TestNativeTable checks the registration table: one case per key, sorted.
+func TestNativeTable(t *testing.T) {
+	got := string(NativeTable([]string{"bb", "aa", "bb"}))
+	if _, err := format.Source([]byte(got)); err != nil {
+		t.Fatalf("not Go: %v\n%s", err, got)
+	}
+	if i, j := strings.Index(got, `case "aa"`), strings.Index(got, `case "bb"`); i < 0 || j < i || strings.Count(got, "case ") != 2 {
+		t.Errorf("table:\n%s", got)
+	}
+	if !strings.Contains(got, "//go:build wrapcheck_native") {
+		t.Errorf("no build tag:\n%s", got)
+	}
+}
+
+// TestNoNativeByDefault checks that a plain build runs closures only.
+func TestNoNativeByDefault(t *testing.T) {
+	p := compile(t, "spec A\nvar x: 0..3\naction a when x < 3 { x := x + 1 }\n")
+	if n, u := p.Native(); n != 0 || u != 3 {
+		t.Errorf("Native() = %d, %d, want 0, 3", n, u)
+	}
+}
