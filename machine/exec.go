@@ -45,8 +45,7 @@ func (c *compiler) store(target *spec.Expr, r ref, v *spec.Expr, cx frameCtx, po
 			// nor set's range test.
 			off, k := r.static, v.Val
 			return func(m *Machine) bool {
-				m.trail = append(m.trail, undo{int32(off), m.mem[off]})
-				m.mem[off] = k
+				m.write(off, k)
 				return true
 			}
 		}
@@ -118,7 +117,12 @@ func (c *compiler) store(target *spec.Expr, r ref, v *spec.Expr, cx frameCtx, po
 // when v's bounds lie inside the domain of every slot the target may be.
 // It reports false for any other shape (store then compiles it), and
 // for a target whose slots need different tests. Failures are those of
-// store: the value's first, then the index's, then the domain's.
+// store: the value's first, then the index's, then the domain's. Each
+// shape is a closure of its own, written out, and not one closure
+// with tests on the shape: these run once per assignment per
+// transition, and a helper holding the domain test is not inlined
+// (failAssign's call is over the inliner's budget), so only the write
+// itself is shared (Machine.write).
 func (c *compiler) fusedStore(target, v *spec.Expr, cx frameCtx, pos spec.Position, k stepFn) (stepFn, bool) {
 	if !isScalar(v.Type) || c.wide(v, cx) || c.frameFits(target, pos) != nil {
 		return nil, false
@@ -136,8 +140,7 @@ func (c *compiler) fusedStore(target, v *spec.Expr, cx frameCtx, pos spec.Positi
 				return nil, false // store's path: the write fails
 			}
 			return func(m *Machine) {
-				m.trail = append(m.trail, undo{int32(off), m.mem[off]})
-				m.mem[off] = x
+				m.write(off, x)
 				k(m)
 			}, true
 		}
@@ -153,8 +156,7 @@ func (c *compiler) fusedStore(target, v *spec.Expr, cx frameCtx, pos spec.Positi
 						m.failAssign(st, off, x)
 						return
 					}
-					m.trail = append(m.trail, undo{int32(off), m.mem[off]})
-					m.mem[off] = x
+					m.write(off, x)
 					k(m)
 				}, true
 			}
@@ -170,8 +172,7 @@ func (c *compiler) fusedStore(target, v *spec.Expr, cx frameCtx, pos spec.Positi
 				m.failAssign(st, off, x)
 				return
 			}
-			m.trail = append(m.trail, undo{int32(off), m.mem[off]})
-			m.mem[off] = x
+			m.write(off, x)
 			k(m)
 		}, true
 	}
@@ -203,8 +204,7 @@ func (c *compiler) fusedStore(target, v *spec.Expr, cx frameCtx, pos spec.Positi
 				m.failAssign(st, off, x)
 				return
 			}
-			m.trail = append(m.trail, undo{int32(off), m.mem[off]})
-			m.mem[off] = x
+			m.write(off, x)
 			k(m)
 		}, true
 	}
@@ -226,8 +226,7 @@ func (c *compiler) fusedStore(target, v *spec.Expr, cx frameCtx, pos spec.Positi
 					m.failAssign(st, off, x)
 					return
 				}
-				m.trail = append(m.trail, undo{int32(off), m.mem[off]})
-				m.mem[off] = x
+				m.write(off, x)
 				k(m)
 			}, true
 		}
@@ -249,8 +248,7 @@ func (c *compiler) fusedStore(target, v *spec.Expr, cx frameCtx, pos spec.Positi
 			m.failAssign(st, off, x)
 			return
 		}
-		m.trail = append(m.trail, undo{int32(off), m.mem[off]})
-		m.mem[off] = x
+		m.write(off, x)
 		k(m)
 	}, true
 }

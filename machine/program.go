@@ -666,9 +666,14 @@ func (m *Machine) set(off int, v int64, st *site) bool {
 			return false
 		}
 	}
-	m.trail = append(m.trail, undo{int32(off), m.mem[off]})
-	m.mem[off] = v
+	m.write(off, v)
 	return true
+}
+
+// write sets the memory word off to x, its old value on the undo trail.
+func (m *Machine) write(off int, x int64) {
+	m.trail = append(m.trail, undo{int32(off), m.mem[off]})
+	m.mem[off] = x
 }
 
 func (m *Machine) failAssign(st *site, off int, v int64) {
