@@ -695,15 +695,7 @@ func (c *compiler) ask(s *spec.Stmt, cx frameCtx, k stepFn) stepFn {
 	if ag.Assume != nil {
 		// The assumption is compiled for this call: its parameters have
 		// the bounds of these arguments (they are not range checked).
-		fixed := map[int]interval{}
-		for i, a := range s.Args {
-			if i < len(ag.ParamSlots) && isScalar(a.Type) {
-				fixed[base+ag.ParamSlots[i]] = c.bounds(a, cx).clamp()
-			}
-		}
-		if iv, ok := typeBounds(ag.Result); ok {
-			fixed[res] = iv
-		}
+		fixed := c.askBounds(s, ag, cx, base, res)
 		iv, memo := c.iv, c.memo
 		c.analyse(frameCtx{state: 0, frame: base}, fixed, nil, ag.Assume)
 		assume = c.scalar(ag.Assume, frameCtx{state: 0, frame: base})
@@ -800,4 +792,33 @@ func (c *compiler) ask(s *spec.Stmt, cx frameCtx, k stepFn) stepFn {
 			}
 		}
 	}
+}
+
+// askBounds gives the bounds an agent's assumption is analysed with for
+// one ask s: its parameters (frame slots from base) have the bounds of
+// s's scalar arguments, its result slot res those of the answer's type.
+func (c *compiler) askBounds(s *spec.Stmt, ag *spec.Agent, cx frameCtx, base, res int) map[int]interval {
+	fixed := map[int]interval{}
+	for i, a := range s.Args {
+		if i < len(ag.ParamSlots) && isScalar(a.Type) {
+			fixed[base+ag.ParamSlots[i]] = c.bounds(a, cx).clamp()
+		}
+	}
+	if iv, ok := typeBounds(ag.Result); ok {
+		fixed[res] = iv
+	}
+	return fixed
+}
+
+// actionParts simplifies an action's body and folds its guard (nil
+// without one), then runs the interval analysis over both in the action
+// frame act, as the closures and the generated code both compile them.
+func (c *compiler) actionParts(a *spec.Action, act frameCtx) ([]*spec.Stmt, *spec.Expr) {
+	body := simplifyStmts(a.Body)
+	var guard *spec.Expr
+	if a.Guard != nil {
+		guard = spec.Fold(a.Guard)
+	}
+	c.analyse(act, nil, body, guard)
+	return body, guard
 }

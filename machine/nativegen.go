@@ -146,12 +146,7 @@ func generateNative(p *Program) (*genResult, error) {
 	runs := make([]string, len(m.Actions))
 	leaf := "m.leaf(m)\nm.ord++"
 	for i, a := range m.Actions {
-		body := simplifyStmts(a.Body)
-		var guard *spec.Expr
-		if a.Guard != nil {
-			guard = spec.Fold(a.Guard)
-		}
-		c.analyse(act, nil, body, guard)
+		body, guard := c.actionParts(a, act)
 		noBig := len(c.bigSlot) == 0
 		bodies[i] = g.unit("(m *Machine)", func() {
 			if !noBig {
@@ -524,15 +519,7 @@ func (g *gen) ask(s *spec.Stmt, cx frameCtx, k string) {
 	g.emit("if m.tick() {\nm.raise()\nm.resume()\nreturn\n}")
 	g.emit("ok := true")
 	if ag.Assume != nil {
-		fixed := map[int]interval{}
-		for i, a := range s.Args {
-			if i < len(ag.ParamSlots) && isScalar(a.Type) {
-				fixed[base+ag.ParamSlots[i]] = c.bounds(a, cx).clamp()
-			}
-		}
-		if iv, ok := typeBounds(ag.Result); ok {
-			fixed[res] = iv
-		}
+		fixed := c.askBounds(s, ag, cx, base, res)
 		iv, memo, big := c.iv, c.memo, c.bigSlot
 		c.analyse(frameCtx{state: 0, frame: base}, fixed, nil, ag.Assume)
 		if len(c.bigSlot) > 0 {

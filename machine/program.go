@@ -168,12 +168,7 @@ func Compile(m *spec.Model) (*Program, error) {
 	p.actions = make([]compiledAction, len(m.Actions))
 	var firsts []firstConj
 	for i, a := range m.Actions {
-		body := simplifyStmts(a.Body)
-		var guard *spec.Expr
-		if a.Guard != nil {
-			guard = spec.Fold(a.Guard)
-		}
-		c.analyse(act, nil, body, guard)
+		body, guard := c.actionParts(a, act)
 		ca := compiledAction{body: c.block(body, act, emit), eqOff: -1}
 		if guard != nil {
 			ca.guard = c.scalar(guard, act)
