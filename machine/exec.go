@@ -822,3 +822,15 @@ func (c *compiler) actionParts(a *spec.Action, act frameCtx) ([]*spec.Stmt, *spe
 	c.analyse(act, nil, body, guard)
 	return body, guard
 }
+
+// invariantParts folds an invariant and its antecedent (nil without
+// one), then runs the interval analysis over both in the check frame
+// chk, as the closures and the generated code both compile them.
+func (c *compiler) invariantParts(inv *spec.Invariant, chk frameCtx) (e, ante *spec.Expr) {
+	e = spec.Fold(inv.Expr)
+	if a := antecedent(inv.Expr); a != nil {
+		ante = spec.Fold(a)
+	}
+	c.analyse(chk, nil, nil, e, ante)
+	return e, ante
+}

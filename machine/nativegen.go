@@ -181,12 +181,7 @@ func generateNative(p *Program) (*genResult, error) {
 	}
 	conjs := make([][]string, len(m.Invariants))
 	for i, inv := range m.Invariants {
-		e := spec.Fold(inv.Expr)
-		var ante *spec.Expr
-		if a := antecedent(inv.Expr); a != nil {
-			ante = spec.Fold(a)
-		}
-		c.analyse(chk, nil, nil, e, ante)
+		e, _ := c.invariantParts(inv, chk)
 		noBig := len(c.bigSlot) == 0
 		for _, x := range conjunctExprs(e, nil) {
 			res.units++

@@ -182,12 +182,7 @@ func Compile(m *spec.Model) (*Program, error) {
 	}
 	p.invs = make([]compiledInv, len(m.Invariants))
 	for i, inv := range m.Invariants {
-		e := spec.Fold(inv.Expr)
-		var ante *spec.Expr
-		if a := antecedent(inv.Expr); a != nil {
-			ante = spec.Fold(a)
-		}
-		c.analyse(chk, nil, nil, e, ante)
+		e, ante := c.invariantParts(inv, chk)
 		ci := compiledInv{name: inv.Name, pos: inv.Pos, conjs: c.conjuncts(e, chk, nil)}
 		if ante != nil {
 			ci.ante = c.scalar(ante, chk)
