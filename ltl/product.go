@@ -1152,6 +1152,19 @@ func (p *product) valsOf(s uint32) []uint64 {
 	return p.vals[int(s)*p.aw : int(s+1)*p.aw]
 }
 
+// liveEdges lists, in p.liveBuf (reused), the indexes of the edges of es
+// whose label holds at the atom values vals.
+func (p *product) liveEdges(es []Edge, vals []uint64) []int32 {
+	live := p.liveBuf[:0]
+	for j := range es {
+		if labelHolds(es[j].Label, vals) {
+			live = append(live, int32(j))
+		}
+	}
+	p.liveBuf = live
+	return live
+}
+
 func labelHolds(l Label, vals []uint64) bool {
 	for _, lit := range l {
 		a := lit.Atom()
@@ -1353,14 +1366,7 @@ func (p *product) edgesOf(dst []edge, v uint32, acts bool) []edge {
 		return dst
 	}
 	es := p.aut.States[p.nodeQ[v]].Edges
-	vals := p.valsOf(s)
-	live := p.liveBuf[:0]
-	for j := range es {
-		if labelHolds(es[j].Label, vals) {
-			live = append(live, int32(j))
-		}
-	}
-	p.liveBuf = live
+	live := p.liveEdges(es, p.valsOf(s))
 	if len(live) == 0 {
 		return dst
 	}
@@ -1503,13 +1509,7 @@ func (p *product) expandNode(i int) (stop bool, err error) {
 	// The successors are only needed when an automaton edge can be taken
 	// here (on the fly: the automaton prunes the system).
 	es := p.aut.States[q].Edges
-	live := p.liveBuf[:0]
-	for j := range es {
-		if labelHolds(es[j].Label, vals) {
-			live = append(live, int32(j))
-		}
-	}
-	p.liveBuf = live
+	live := p.liveEdges(es, vals)
 	if len(live) == 0 {
 		return false, nil
 	}

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 	source "github.com/wrapcheck/wrapcheck"
@@ -82,12 +83,31 @@ func runCompiled(cmd *cobra.Command, argv, args []string, f checkFlags) error {
 	} else {
 		c.Stdin = cmd.InOrStdin()
 	}
-	// An interrupt reaches the child too (same process group): it reports
-	// what it found, and its exit code is passed on.
+	// An interrupt from the terminal reaches the child too (same process
+	// group); a SIGTERM sent to this process alone (a job runner's
+	// cancellation, `timeout`) is passed on to it. Either way the child
+	// reports what it found, and its exit code is passed on.
 	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, os.Interrupt)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sig)
-	err = c.Run()
+	if err = c.Start(); err != nil {
+		return fail(err)
+	}
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		for {
+			select {
+			case s := <-sig:
+				if s == syscall.SIGTERM {
+					c.Process.Signal(s)
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
+	err = c.Wait()
 	var ee *exec.ExitError
 	if errors.As(err, &ee) && ee.ExitCode() >= 0 {
 		if ee.ExitCode() == 0 {

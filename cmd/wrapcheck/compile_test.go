@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -210,5 +211,66 @@ func TestCompileNoToolchain(t *testing.T) {
 	want := "--compile: no Go toolchain (go) on PATH: install Go, or run without --compile\n"
 	if d := cmp.Diff([2]any{exitUsage, want}, [2]any{code, errb.String()}); d != "" {
 		t.Errorf("(-want +got):\n%s", d)
+	}
+}
+
+// TestCompiledSignal sends SIGTERM to the process of `check --compile`
+// alone (not to its process group), as a job runner's cancellation or
+// `timeout` does: the compiled child must get it, stop, and its exit code
+// (3, stopped early) come back, instead of the child running on.
+func TestCompiledSignal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds two binaries")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no Go toolchain on PATH")
+	}
+	if dl, ok := t.Deadline(); ok && time.Until(dl) < 19*time.Minute && os.Getenv("CI") == "" {
+		t.Skip("builds a binary: run with -timeout 20m or more (always run under CI)")
+	}
+	bin, dir := buildBinary(t)
+	gocache, err := exec.Command(goTool, "env", "GOCACHE").Output()
+	if err != nil {
+		t.Fatalf("go env GOCACHE: %v", err)
+	}
+	// An initial state of 10^9 choices: the search runs for minutes.
+	spec := writeSpec(t, dir, "long.wrap", "spec Long\nvar y: 0..999999999\ninit { choose i in 0..999999999 { y := i } }\naction a { skip }\n")
+	env := append(os.Environ(), "GOCACHE="+strings.TrimSpace(string(gocache)), "XDG_CACHE_HOME="+filepath.Join(dir, "cache"))
+	start := func() (*exec.Cmd, *bytes.Buffer) {
+		c := exec.Command(bin, "check", "--compile", "--progress", "off", spec)
+		c.Env = env
+		var errb bytes.Buffer
+		c.Stdout, c.Stderr = &errb, &errb
+		c.WaitDelay = 5 * time.Second // a child left running keeps the pipes open
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return c, &errb
+	}
+	// The first run builds the binary; once it runs (its line on
+	// standard error is the build's), stop it at the compiled binary's
+	// own --timeout by a second, shorter run below.
+	build := exec.Command(bin, "check", "--compile", "--timeout", "1s", spec)
+	build.Env = env
+	if out, err := build.CombinedOutput(); build.ProcessState.ExitCode() != exitIncomplete {
+		t.Fatalf("build run: %v\n%s", err, out)
+	}
+	c, errb := start()
+	time.Sleep(2 * time.Second)
+	if err := c.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	begin := time.Now()
+	timer := time.AfterFunc(30*time.Second, func() { c.Process.Kill() })
+	c.Wait()
+	timer.Stop()
+	if code := c.ProcessState.ExitCode(); code != exitIncomplete || !strings.Contains(errb.String(), "interrupted") {
+		t.Errorf("after SIGTERM: exit %d, stderr %.300q; want exit 3, interrupted", code, errb.String())
+	} else {
+		t.Logf("exit 3: %.200q", errb.String())
+	}
+	if took := time.Since(begin); took > 10*time.Second {
+		t.Errorf("stopped %v after SIGTERM, want under 10s", took)
 	}
 }
