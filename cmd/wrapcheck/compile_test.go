@@ -197,6 +197,32 @@ func TestCompiledAgrees(t *testing.T) {
 		}
 	}
 	t.Logf("generated code for %d of %d units", native, units)
+	// The compiled binary as a distributed search: two local workers
+	// over a file:// store give plain check's report.
+	for i, path := range paths[:6] {
+		store := filepath.Join(dir, fmt.Sprintf("store%d", i))
+		if err := os.Mkdir(store, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		var out, errb, nout, nerr bytes.Buffer
+		code := run([]string{"check", "--workers", "2", "--format", "json", path}, &out, &errb)
+		c := exec.Command(bin, "check", "--workers", "2", "--format", "json", "--store", "file://"+store, "--workers-local", "2", path)
+		c.Stdout, c.Stderr = &nout, &nerr
+		ncode := 0
+		if err := c.Run(); err != nil {
+			ee, ok := err.(*exec.ExitError)
+			if !ok {
+				t.Fatal(err)
+			}
+			ncode = ee.ExitCode()
+		}
+		if code != ncode {
+			t.Errorf("%s --store: exit code %d, compiled %d (%s)", path, code, ncode, nerr.String())
+		}
+		if d := cmp.Diff(norm(out.String()), norm(nout.String())); d != "" {
+			t.Errorf("%s --store: stdout (-closures +compiled):\n%s", path, d)
+		}
+	}
 	if native*10 < units*8 {
 		t.Errorf("generated code for only %d of %d units", native, units)
 	}
