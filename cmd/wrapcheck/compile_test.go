@@ -223,6 +223,30 @@ func TestCompiledAgrees(t *testing.T) {
 			t.Errorf("%s --store: stdout (-closures +compiled):\n%s", path, d)
 		}
 	}
+	// `worker --compile` (worker 0, which reports, here; its binary is
+	// built for this one spec) with worker 1 in the compiled binary above.
+	path, store := paths[0], filepath.Join(dir, "workers")
+	if err := os.Mkdir(store, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var pout, perr, wout, werr bytes.Buffer
+	code = run([]string{"check", "--workers", "2", "--format", "json", path}, &pout, &perr)
+	w1 := exec.Command(bin, "worker", "--format", "json", "--store", "file://"+store, "--index", "1", "--workers", "2", path)
+	var w1err bytes.Buffer
+	w1.Stderr = &w1err
+	if err := w1.Start(); err != nil {
+		t.Fatal(err)
+	}
+	wcode := run([]string{"worker", "--compile", "--format", "json", "--store", "file://" + store, "--index", "0", "--workers", "2", path}, &wout, &werr)
+	if err := w1.Wait(); err != nil && code == 0 {
+		t.Errorf("worker 1: %v %s", err, w1err.String())
+	}
+	if code != wcode || !strings.Contains(werr.String(), "--compile: building") {
+		t.Errorf("worker --compile: exit code %d, check %d; stderr %q", wcode, code, werr.String())
+	}
+	if d := cmp.Diff(norm(pout.String()), norm(wout.String())); d != "" {
+		t.Errorf("worker --compile: stdout (-check +worker):\n%s", d)
+	}
 	if native*10 < units*8 {
 		t.Errorf("generated code for only %d of %d units", native, units)
 	}
