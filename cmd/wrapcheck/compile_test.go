@@ -66,20 +66,7 @@ var secondsRE = regexp.MustCompile(`"[a-z_]*seconds": ?[0-9.e+-]+|(?m)(transitio
 // It checks that the binary does run generated code for each model, and
 // that the specs above fall back for some units.
 func TestCompiledAgrees(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds a binary (one go build)")
-	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no Go toolchain on PATH")
-	}
-	// Its go build takes from 40 s (a warm build cache) to over 10
-	// minutes (a cold one on a loaded machine). Under CI it always runs;
-	// elsewhere it needs a -timeout of 20m or more, rather than failing
-	// the package at go test's default of 10m.
-	if dl, ok := t.Deadline(); ok && time.Until(dl) < 19*time.Minute && os.Getenv("CI") == "" {
-		t.Skip("builds a binary: run with -timeout 20m or more (always run under CI)")
-	}
+	goTool, gocache := needGoBuild(t)
 	paths, err := filepath.Glob("../../examples/*/*.wrap")
 	if err != nil || len(paths) < 20 {
 		t.Fatalf("examples: %v (%d)", err, len(paths))
@@ -110,11 +97,7 @@ func TestCompiledAgrees(t *testing.T) {
 	// A fresh cache for the binaries, but go's own build cache kept: it
 	// lies under XDG_CACHE_HOME too unless GOCACHE names it, and a cold
 	// one makes the build take minutes instead of seconds.
-	gocache, err := exec.Command(goTool, "env", "GOCACHE").Output()
-	if err != nil {
-		t.Fatalf("go env GOCACHE: %v", err)
-	}
-	t.Setenv("GOCACHE", strings.TrimSpace(string(gocache)))
+	t.Setenv("GOCACHE", gocache)
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
 	norm := func(s string) string { return secondsRE.ReplaceAllString(s, "${1}T") }
 	all := append([]string{"check", "--workers", "1", "--format", "json"}, paths...)
@@ -269,24 +252,11 @@ func TestCompileNoToolchain(t *testing.T) {
 // `timeout` does: the compiled child must get it, stop, and its exit code
 // (3, stopped early) come back, instead of the child running on.
 func TestCompiledSignal(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds two binaries")
-	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no Go toolchain on PATH")
-	}
-	if dl, ok := t.Deadline(); ok && time.Until(dl) < 19*time.Minute && os.Getenv("CI") == "" {
-		t.Skip("builds a binary: run with -timeout 20m or more (always run under CI)")
-	}
+	_, gocache := needGoBuild(t)
 	bin, dir := buildBinary(t)
-	gocache, err := exec.Command(goTool, "env", "GOCACHE").Output()
-	if err != nil {
-		t.Fatalf("go env GOCACHE: %v", err)
-	}
 	// An initial state of 10^9 choices: the search runs for minutes.
 	spec := writeSpec(t, dir, "long.wrap", "spec Long\nvar y: 0..999999999\ninit { choose i in 0..999999999 { y := i } }\naction a { skip }\n")
-	env := append(os.Environ(), "GOCACHE="+strings.TrimSpace(string(gocache)), "XDG_CACHE_HOME="+filepath.Join(dir, "cache"))
+	env := append(os.Environ(), "GOCACHE="+gocache, "XDG_CACHE_HOME="+filepath.Join(dir, "cache"))
 	start := func() (*exec.Cmd, *bytes.Buffer) {
 		c := exec.Command(bin, "check", "--compile", "--progress", "off", spec)
 		c.Env = env
@@ -323,4 +293,31 @@ func TestCompiledSignal(t *testing.T) {
 	if took := time.Since(begin); took > 10*time.Second {
 		t.Errorf("stopped %v after SIGTERM, want under 10s", took)
 	}
+}
+
+// needGoBuild skips a test that runs `check --compile`'s go build where
+// it cannot or should not run, and returns the go tool and go's build
+// cache (GOCACHE: it lies under XDG_CACHE_HOME unless named, so a test
+// that gives the compiled binaries a fresh cache directory must keep it,
+// or every build is cold). The build takes seconds on a warm build cache
+// and minutes on a cold one (over 10 on a loaded machine): under CI the
+// test always runs; elsewhere it needs a -timeout of 20m or more, rather
+// than failing the package at go test's default of 10m.
+func needGoBuild(t *testing.T) (goTool, gocache string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs go build")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no Go toolchain on PATH")
+	}
+	if dl, ok := t.Deadline(); ok && time.Until(dl) < 19*time.Minute && os.Getenv("CI") == "" {
+		t.Skip("builds a binary: run with -timeout 20m or more (always run under CI)")
+	}
+	out, err := exec.Command(goTool, "env", "GOCACHE").Output()
+	if err != nil {
+		t.Fatalf("go env GOCACHE: %v", err)
+	}
+	return goTool, strings.TrimSpace(string(out))
 }
