@@ -139,14 +139,7 @@ func TestCompiledAgrees(t *testing.T) {
 			c.Env = append(os.Environ(), nativeStatsEnv+"=1")
 			var nout, nerr bytes.Buffer
 			c.Stdout, c.Stderr = &nout, &nerr
-			ncode := 0
-			if err := c.Run(); err != nil {
-				ee, ok := err.(*exec.ExitError)
-				if !ok {
-					t.Fatal(err)
-				}
-				ncode = ee.ExitCode()
-			}
+			ncode := exitCode(t, c.Run())
 			stats, rest, _ := strings.Cut(nerr.String(), "\n")
 			if !strings.HasPrefix(stats, "wrapcheck: native code for ") {
 				if code != exitUsage || fallback[path] {
@@ -191,14 +184,7 @@ func TestCompiledAgrees(t *testing.T) {
 		code := run([]string{"check", "--workers", "2", "--format", "json", path}, &out, &errb)
 		c := exec.Command(bin, "check", "--workers", "2", "--format", "json", "--store", "file://"+store, "--workers-local", "2", path)
 		c.Stdout, c.Stderr = &nout, &nerr
-		ncode := 0
-		if err := c.Run(); err != nil {
-			ee, ok := err.(*exec.ExitError)
-			if !ok {
-				t.Fatal(err)
-			}
-			ncode = ee.ExitCode()
-		}
+		ncode := exitCode(t, c.Run())
 		if code != ncode {
 			t.Errorf("%s --store: exit code %d, compiled %d (%s)", path, code, ncode, nerr.String())
 		}
@@ -320,4 +306,18 @@ func needGoBuild(t *testing.T) (goTool, gocache string) {
 		t.Fatalf("go env GOCACHE: %v", err)
 	}
 	return goTool, strings.TrimSpace(string(out))
+}
+
+// exitCode is the exit code of a process that err (its Run's result)
+// says ended, failing the test when it did not run at all.
+func exitCode(t *testing.T, err error) int {
+	t.Helper()
+	if err == nil {
+		return 0
+	}
+	ee, ok := err.(*exec.ExitError)
+	if !ok {
+		t.Fatal(err)
+	}
+	return ee.ExitCode()
 }
