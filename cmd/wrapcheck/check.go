@@ -136,7 +136,7 @@ the worst: 2, then 1, then 3, then 0.`,
 	fl.StringVar(&f.format, "format", "text", "output format: text, json, sarif, junit, mermaid or dot")
 	fl.StringArrayVar(&f.only, "only", nil, "check only this invariant or property (repeatable)")
 	fl.StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (a live line on a terminal), json (NDJSON lines) or off")
-	fl.BoolVar(&f.compile, "compile", false, "generate Go code for the spec's guards, actions and invariants, build it once into a cached binary (needs the Go toolchain) and run the check there")
+	fl.BoolVar(&f.compile, "compile", false, "generate Go code for the spec's guards, actions and invariants, build it once into a cached binary (needs the Go toolchain; wrapcheck cache lists and cleans the cache) and run the check there")
 	fl.BoolVar(&f.strict, "strict", false, "treat warnings (never-fired actions, vacuous invariants, vet's findings) as failures: exit 1")
 	addDistFlags(cmd, &f.dist)
 	return cmd

@@ -25,7 +25,8 @@ import (
 // wrapcheck), into a binary of its own, kept in the user's cache
 // directory under the hash of that source and of the generated code; the
 // check then runs in that binary, with the same arguments but --compile,
-// and its output and exit code are passed through. The search is the same
+// and its output and exit code are passed through. cache.go keeps the
+// cache bounded, and safe for processes that share it. The search is the same
 // one: only the units the generator supports (machine/nativegen.go) run
 // generated code instead of closures.
 
@@ -64,10 +65,11 @@ func runCompiled(cmd *cobra.Command, argv, args []string, f checkFlags) error {
 		cmd.SetIn(bytes.NewReader(stdin))
 	}
 	srcs := nativeSources(cmd, paths, f.defines)
-	bin, err := nativeBinary(goTool, srcs, cmd.ErrOrStderr())
+	bin, release, err := nativeBinary(goTool, srcs, cmd.ErrOrStderr())
 	if err != nil {
 		return fail(err)
 	}
+	defer release() // the binary is in use until the child ends
 	var childArgs []string
 	for _, a := range argv {
 		if a != "--compile" && !strings.HasPrefix(a, "--compile=") {
@@ -143,13 +145,40 @@ func nativeSources(cmd *cobra.Command, paths, defines []string) []*machine.Nativ
 }
 
 // nativeBinary returns the path of the binary holding srcs, building it
-// into the cache when it is not there yet.
-func nativeBinary(goTool string, srcs []*machine.NativeSource, log io.Writer) (string, error) {
-	hash, err := source.SourceHash()
+// into the cache when it is not there yet, and a release function: until
+// it is called, no process removes the binary. It then trims the cache
+// (after a build, or once a day), and a failure there is only reported on
+// log: it never changes a check's outcome.
+func nativeBinary(goTool string, srcs []*machine.NativeSource, log io.Writer) (bin string, release func(), err error) {
+	rel, err := nativeEntry(srcs)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	cache, err := os.UserCacheDir()
+	cache, err := openNativeCache()
+	if err != nil {
+		return "", nil, err
+	}
+	lock, err := cache.acquire(rel)
+	if err != nil {
+		return "", nil, fmt.Errorf("the cache of compiled binaries (%s moves it): %w", cacheDirEnv, err)
+	}
+	dir := filepath.Join(cache.root, filepath.FromSlash(rel))
+	bin = filepath.Join(dir, nativeBinName)
+	built, err := buildOnce(goTool, dir, srcs, bin, log)
+	if err != nil {
+		lock.release()
+		return "", nil, err
+	}
+	if err := cache.evictDue(built); err != nil {
+		fmt.Fprintf(log, "wrapcheck: --compile: cache clean-up (the check goes on): %s\n", escapeLines(err.Error()))
+	}
+	return bin, lock.release, nil
+}
+
+// nativeEntry is the name of the cache entry of srcs: <the source hash of
+// this binary>/<a hash of the keys of srcs' code>.
+func nativeEntry(srcs []*machine.NativeSource) (string, error) {
+	hash, err := source.SourceHash()
 	if err != nil {
 		return "", err
 	}
@@ -163,19 +192,28 @@ func nativeBinary(goTool string, srcs []*machine.NativeSource, log io.Writer) (s
 	for _, k := range keys {
 		h.Write([]byte(k + "\n"))
 	}
-	dir := filepath.Join(cache, "wrapcheck", "native", hash, hex.EncodeToString(h.Sum(nil)[:12]))
-	bin := filepath.Join(dir, "wrapcheck-native")
+	return hash + "/" + hex.EncodeToString(h.Sum(nil)[:12]), nil
+}
+
+// buildOnce builds bin when it does not exist, waiting for another
+// process that builds it, and reports whether it built it.
+func buildOnce(goTool, dir string, srcs []*machine.NativeSource, bin string, log io.Writer) (bool, error) {
 	if _, err := os.Stat(bin); err == nil {
-		return bin, nil
+		return false, nil
+	}
+	f, err := os.OpenFile(filepath.Join(dir, buildLockName), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	if err := lockFile(f, true); err != nil {
+		return false, err
+	}
+	if _, err := os.Stat(bin); err == nil {
+		return false, nil // another process built it while this one waited
 	}
 	fmt.Fprintf(log, "wrapcheck: --compile: building %s (once for these specs)\n", bin)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	if err := buildNative(goTool, dir, srcs, bin); err != nil {
-		return "", err
-	}
-	return bin, nil
+	return true, buildNative(goTool, dir, srcs, bin)
 }
 
 // buildNative writes the embedded source and srcs into a temporary

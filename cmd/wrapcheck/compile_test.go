@@ -99,6 +99,7 @@ func TestCompiledAgrees(t *testing.T) {
 	// one makes the build take minutes instead of seconds.
 	t.Setenv("GOCACHE", gocache)
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
+	t.Setenv(cacheDirEnv, "")
 	norm := func(s string) string { return secondsRE.ReplaceAllString(s, "${1}T") }
 	all := append([]string{"check", "--workers", "1", "--format", "json"}, paths...)
 	var out, errb, cout, cerr bytes.Buffer
@@ -122,10 +123,11 @@ func TestCompiledAgrees(t *testing.T) {
 	// The same set of specs finds that binary in the cache.
 	srcs := nativeSources(&cobra.Command{}, paths, nil)
 	var log bytes.Buffer
-	bin, err := nativeBinary(goTool, srcs, &log)
+	bin, release, err := nativeBinary(goTool, srcs, &log)
 	if err != nil || log.Len() > 0 {
 		t.Fatalf("the binary is not in the cache: %v %s", err, log.String())
 	}
+	defer release()
 	var units, native int
 	for _, path := range paths {
 		for _, args := range [][]string{
@@ -242,7 +244,7 @@ func TestCompiledSignal(t *testing.T) {
 	bin, dir := buildBinary(t)
 	// An initial state of 10^9 choices: the search runs for minutes.
 	spec := writeSpec(t, dir, "long.wrap", "spec Long\nvar y: 0..999999999\ninit { choose i in 0..999999999 { y := i } }\naction a { skip }\n")
-	env := append(os.Environ(), "GOCACHE="+gocache, "XDG_CACHE_HOME="+filepath.Join(dir, "cache"))
+	env := append(os.Environ(), "GOCACHE="+gocache, "XDG_CACHE_HOME="+filepath.Join(dir, "cache"), cacheDirEnv+"=")
 	start := func() (*exec.Cmd, *bytes.Buffer) {
 		c := exec.Command(bin, "check", "--compile", "--progress", "off", spec)
 		c.Env = env

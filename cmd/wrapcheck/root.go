@@ -18,6 +18,6 @@ command line is wrong, 3 the search stopped early with no violation found.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
-	root.AddCommand(newCheckCmd(), newVetCmd(), newFmtCmd(), newVersionCmd(), newLTLCmd(), newGraphCmd(), newReplayCmd(), newDiffCmd(), newExplainCmd(), newLSPCmd(), newMCPCmd(), newUICmd(), newSimulateCmd(), newWorkerCmd())
+	root.AddCommand(newCheckCmd(), newVetCmd(), newFmtCmd(), newVersionCmd(), newLTLCmd(), newGraphCmd(), newReplayCmd(), newDiffCmd(), newExplainCmd(), newLSPCmd(), newMCPCmd(), newUICmd(), newSimulateCmd(), newWorkerCmd(), newCacheCmd())
 	return root
 }
