@@ -18,7 +18,7 @@ const (
 	maxArenaBytes = 1 << 40 // the chunk directory covers at most this much
 	shardBits     = 8
 	nShards       = 1 << shardBits
-	shardInit     = 256 // initial table entries per shard
+	shardInit     = 256 // initial table entries per shard (fewer for vectors of few bits)
 	dirInit       = 8   // initial chunk directory entries
 	tagMask       = 0xFFFFFFFF00000000
 	cacheLine     = 64
@@ -108,7 +108,8 @@ func NewStore(width int) *Store { return NewStoreBits(width, 64*width) }
 // slots hold the vectors themselves (see [Store]). Inserting a vector
 // with a bit set at or above bits then panics.
 func NewStoreBits(width, nbits int) *Store {
-	s := &Store{width: width, stride: width + 1, shift: maxChunkShift, inSlot: width == 1 && nbits <= 32}
+	// A chunk holds at most the 1<<nbits distinct vectors (and a block).
+	s := &Store{width: width, stride: width + 1, shift: uint(min(maxChunkShift, max(nbits, 8))), inSlot: width == 1 && nbits <= 32}
 	for s.shift > 0 && (1<<s.shift)*s.stride*8 > maxChunkBytes {
 		s.shift--
 	}
@@ -120,12 +121,16 @@ func NewStoreBits(width, nbits int) *Store {
 	s.dirMax = int(n)
 	dir := make([]atomic.Pointer[[]uint64], min(n, dirInit))
 	s.chunks.Store(&dir)
+	// At most 1<<nbits vectors: 4 table entries a shard for up to 256,
+	// in one backing array (two allocations, not 512).
+	ti := min(shardInit, 1<<min(8, max(2, nbits-6)))
+	tabs, all := make([][]uint64, nShards), make([]uint64, nShards*ti)
 	for i := range s.shards {
-		t := make([]uint64, shardInit)
-		s.tabs[i].Store(&t)
+		tabs[i] = all[i*ti : (i+1)*ti : (i+1)*ti]
+		s.tabs[i].Store(&tabs[i])
 	}
-	s.bytes.Add(int64(nShards*shardInit*8 + len(dir)*8))
-	s.tables.Add(int64(nShards * shardInit * 8))
+	s.bytes.Add(int64(nShards*ti*8 + len(dir)*8))
+	s.tables.Add(int64(nShards * ti * 8))
 	return s
 }
 
