@@ -291,7 +291,9 @@ const (
 	crcSize    = 8
 )
 
-var crcTable = crc64.MakeTable(crc64.ECMA)
+// crcTable returns the CRC-64 table of the files: built on first use, not
+// at every process's start (crc64 then builds 32 KiB of tables).
+func crcTable() *crc64.Table { return crc64.MakeTable(crc64.ECMA) }
 
 // Put writes a frame once: the file is created only if it does not exist
 // (a worker restarted in the middle of a level writes the same bytes
@@ -328,7 +330,7 @@ func (s *Store) Put(ctx context.Context, n Name, count uint64, payload []byte) (
 	le.PutUint64(buf[52:], uint64(len(payload)))
 	le.PutUint64(buf[60:], uint64(len(comp)))
 	buf = append(buf, comp...)
-	buf = le.AppendUint64(buf, crc64.Checksum(buf, crcTable))
+	buf = le.AppendUint64(buf, crc64.Checksum(buf, crcTable()))
 	err := s.bucket.Create(ctx, n.Key(), buf)
 	if err != nil && !errors.Is(err, ErrExist) {
 		return 0, fmt.Errorf("store %s: writing %s: %w", s.url, n.Key(), err)
@@ -380,7 +382,7 @@ func (s *Store) decode(key string, n Name, buf []byte) (uint64, []byte, error) {
 		return bad(fmt.Sprintf("%d bytes, the header says %d", len(buf), uint64(headerSize+crcSize)+comp))
 	}
 	body := buf[:len(buf)-crcSize]
-	if crc64.Checksum(body, crcTable) != le.Uint64(buf[len(buf)-crcSize:]) {
+	if crc64.Checksum(body, crcTable()) != le.Uint64(buf[len(buf)-crcSize:]) {
 		return bad("checksum mismatch: the file is corrupt")
 	}
 	if !bytes.Equal(buf[28:44], s.run[:]) {

@@ -17,8 +17,9 @@ import (
 
 // binaryTokens maps the binary operators of state expressions to their
 // source operators, whose spelling (Token.String) and precedence
-// (syntax.BinaryPrec) the printer uses.
-var binaryTokens = map[spec.Op]syntax.Token{
+// (syntax.BinaryPrec) the printer uses; syntax.Illegal for the others. An
+// array, not a map: static data, no code at every process's start.
+var binaryTokens = [256]syntax.Token{
 	spec.OpImplies: syntax.Implies, spec.OpOr: syntax.Or, spec.OpAnd: syntax.And,
 	spec.OpEq: syntax.Eq, spec.OpNe: syntax.Ne, spec.OpLt: syntax.Lt, spec.OpLe: syntax.Le,
 	spec.OpGt: syntax.Gt, spec.OpGe: syntax.Ge, spec.OpIn: syntax.In, spec.OpSubset: syntax.Subset,
@@ -29,8 +30,8 @@ var binaryTokens = map[spec.Op]syntax.Token{
 // binaryOp returns the spelling, precedence and associativity of the
 // binary operator op, if it is one the printer prints.
 func binaryOp(op spec.Op) (text string, prec int, right, ok bool) {
-	tok, ok := binaryTokens[op]
-	if !ok {
+	tok := binaryTokens[op]
+	if tok == syntax.Illegal {
 		return "", 0, false, false
 	}
 	prec, right, _ = syntax.BinaryPrec(tok)

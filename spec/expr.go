@@ -485,7 +485,10 @@ func (c *checker) jointSetType(e syntax.Expr, env *env) *Type {
 	return &Type{Kind: SetKind, Elem: elem, Width: 1}
 }
 
-var binOps = map[syntax.Token]Op{
+// binOps maps a binary operator token to its Op (OpConst: none); an
+// array, not a map, so that it is static data rather than code run at
+// every process's start.
+var binOps = [256]Op{
 	syntax.Implies: OpImplies, syntax.Or: OpOr, syntax.And: OpAnd,
 	syntax.Eq: OpEq, syntax.Ne: OpNe, syntax.Lt: OpLt, syntax.Le: OpLe, syntax.Gt: OpGt, syntax.Ge: OpGe,
 	syntax.In: OpIn, syntax.Subset: OpSubset, syntax.Add: OpAdd, syntax.Sub: OpSub,
@@ -498,8 +501,8 @@ func (c *checker) binary(e *syntax.BinaryExpr, env *env, want *Type) *Expr {
 	if e.Op == syntax.Since {
 		return c.pastTime(e, e.Op, []syntax.Expr{e.X, e.Y}, e.Pos, env)
 	}
-	op, ok := binOps[e.Op]
-	if !ok {
+	op := binOps[e.Op]
+	if op == OpConst {
 		c.errorf(e.OpPos, "unexpected binary operator %s", e.Op)
 		return c.bad(e.Pos)
 	}

@@ -84,7 +84,9 @@ type pastInfo struct {
 	varType *Type
 }
 
-var pastKinds = map[syntax.Token]PastKind{
+// pastKinds maps a past-time operator token to its kind (an array: static
+// data, no code at start-up).
+var pastKinds = [256]PastKind{
 	syntax.Once: PastOnce, syntax.Historically: PastHistorically,
 	syntax.Previously: PastPreviously, syntax.Since: PastSince,
 }
