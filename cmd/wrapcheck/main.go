@@ -42,7 +42,11 @@ func (e *exitError) Unwrap() error { return e.err }
 // run is the whole program: it parses args, runs the subcommand, prints
 // each error once and returns the exit code.
 func run(args []string, stdout, stderr io.Writer) int {
-	root := newRootCmd()
+	first := ""
+	if len(args) > 0 {
+		first = args[0]
+	}
+	root := newRootCmd(first)
 	root.SetArgs(args)
 	root.SetContext(context.WithValue(context.Background(), argvKey{}, args)) // for check --compile
 	root.SetOut(stdout)
