@@ -538,3 +538,66 @@ func TestEvictUnreadable(t *testing.T) {
 		t.Errorf("evict of an unreadable directory: %v", err)
 	}
 }
+
+// TestBuildOnce runs buildOnce from three goroutines at once with a
+// stand-in go command (a script that counts its runs, waits, and writes
+// its -o file): one builds, the others wait and find the binary; what a
+// build that died left in the entry is removed; a later call builds
+// nothing.
+func TestBuildOnce(t *testing.T) {
+	if runtime.GOOS == "windows" || runtime.GOOS == "plan9" {
+		t.Skip("no flock, or no shell scripts")
+	}
+	dir := t.TempDir()
+	count := filepath.Join(dir, "count")
+	goTool := filepath.Join(dir, "go")
+	script := `#!/bin/sh
+echo run >> ` + count + `
+sleep 0.3
+while [ $# -gt 0 ]; do
+	if [ "$1" = -o ]; then echo built > "$2"; fi
+	shift
+done
+`
+	if err := os.WriteFile(goTool, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := &nativeCache{root: filepath.Join(dir, "native")}
+	l, err := c.acquire("h/k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.release()
+	entry := filepath.Join(c.root, "h", "k")
+	if err := os.MkdirAll(filepath.Join(entry, "build-dead", "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(entry, nativeBinName)
+	var wg sync.WaitGroup
+	var builds atomic.Int32
+	logs := make([]bytes.Buffer, 3)
+	for i := range logs {
+		wg.Go(func() {
+			built, err := buildOnce(goTool, entry, nil, bin, &logs[i])
+			if err != nil {
+				t.Error(err)
+			}
+			if built {
+				builds.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	runs, _ := os.ReadFile(count)
+	got, _ := os.ReadFile(bin)
+	_, deadErr := os.Stat(filepath.Join(entry, "build-dead"))
+	if builds.Load() != 1 || string(runs) != "run\n" || string(got) != "built\n" || deadErr == nil {
+		t.Errorf("%d built, go ran %q, binary %q, the dead build's directory: %v", builds.Load(), runs, got, deadErr)
+	}
+	if built, err := buildOnce(goTool, entry, nil, bin, io.Discard); built || err != nil {
+		t.Errorf("again: built %v, %v", built, err)
+	}
+	if rest, _ := filepath.Glob(filepath.Join(entry, "build-*")); len(rest) > 0 {
+		t.Errorf("left: %s", rest)
+	}
+}

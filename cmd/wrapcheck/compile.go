@@ -25,10 +25,10 @@ import (
 // wrapcheck), into a binary of its own, kept in the user's cache
 // directory under the hash of that source and of the generated code; the
 // check then runs in that binary, with the same arguments but --compile,
-// and its output and exit code are passed through. cache.go keeps the
-// cache bounded, and safe for processes that share it. The search is the same
-// one: only the units the generator supports (machine/nativegen.go) run
-// generated code instead of closures.
+// and its output and exit code are passed through (cache.go keeps the
+// cache bounded, and safe for processes that share it). The search is
+// the same one: only the units the generator supports
+// (machine/nativegen.go) run generated code instead of closures.
 
 const (
 	// nativeEnv marks the process run by --compile (its value is the
@@ -211,6 +211,10 @@ func buildOnce(goTool, dir string, srcs []*machine.NativeSource, bin string, log
 	}
 	if _, err := os.Stat(bin); err == nil {
 		return false, nil // another process built it while this one waited
+	}
+	dead, _ := filepath.Glob(filepath.Join(dir, "build-*"))
+	for _, d := range dead {
+		os.RemoveAll(d) // a build that died: none runs while this one holds the lock
 	}
 	fmt.Fprintf(log, "wrapcheck: --compile: building %s (once for these specs)\n", bin)
 	return true, buildNative(goTool, dir, srcs, bin)
