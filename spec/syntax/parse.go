@@ -11,8 +11,10 @@ import (
 	"github.com/alecthomas/participle/v2/lexer"
 )
 
-// grammar is the participle parser, built on first use. It is immutable
-// afterwards and safe for concurrent use.
+// grammar is the participle parser, built on first use, which is the
+// first input with a syntax error (or grammarEBNF): a valid file is
+// parsed by descent.go. It is immutable afterwards and safe for
+// concurrent use.
 var grammar = sync.OnceValue(newParser)
 
 // maxNesting bounds the nesting of brackets and else-if chains, which
