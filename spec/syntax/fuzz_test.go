@@ -8,8 +8,9 @@ import (
 	"testing"
 )
 
-// FuzzParse checks that Parse never panics and that, when it succeeds,
-// Format gives source that parses to the same tree and is a fixed point.
+// FuzzParse checks that Parse never panics, that its two parsers agree
+// (compareParsers), and that, when it succeeds, Format gives source that
+// parses to the same tree and is a fixed point.
 func FuzzParse(f *testing.F) {
 	seeds := specFiles(f, true)
 	errs, _ := filepath.Glob(filepath.Join("testdata", "errors", "*.txtar"))
@@ -32,6 +33,10 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("spec P\rvar x: 0..3 = 0\rterminal x == 3\raction a when x < 3 { x := x + 1 } // bump\rinvariant Small: x < 2\r"))
 	f.Add([]byte("spec P\r\n/* a\rb\r\n */ const A = 1 // c\n\rconst B = 2\r"))
 	f.Fuzz(func(t *testing.T, src []byte) {
+		// The recursive-descent parser and the participle grammar
+		// accept the same inputs with the same trees, and Parse
+		// reports the grammar's errors.
+		compareParsers(t, "fuzz.wrap", src)
 		f1, err := Parse("fuzz.wrap", src)
 		if err != nil {
 			if strings.Contains(err.Error(), "internal parser error") {

@@ -11,6 +11,11 @@ import (
 // Positions come from captured tokens (lexer.Token fields) rather than
 // Pos fields: participle fills a Pos field for every attempted
 // alternative, a captured token only for the one that matches.
+//
+// This grammar is the reference, but Parse builds it only for an input
+// with a syntax error: descent.go parses the same language by hand, and
+// a change here must be made there too (the tests of descent_test.go
+// compare the two).
 
 type gFile struct {
 	Name  lexer.Token `parser:"'spec' @Ident"`

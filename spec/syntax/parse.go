@@ -11,8 +11,10 @@ import (
 	"github.com/alecthomas/participle/v2/lexer"
 )
 
-// grammar is the participle parser, built on first use. It is immutable
-// afterwards and safe for concurrent use.
+// grammar is the participle parser, built on first use, which is the
+// first input with a syntax error (or grammarEBNF): a valid file is
+// parsed by descent.go. It is immutable afterwards and safe for
+// concurrent use.
 var grammar = sync.OnceValue(newParser)
 
 // maxNesting bounds the nesting of brackets and else-if chains, which
@@ -30,6 +32,28 @@ func Parse(filename string, src []byte) (f *File, err error) {
 // parse is Parse; with stopEarly false the scanner reads the whole of src
 // (see scanTokens).
 func parse(filename string, src []byte, stopEarly bool) (f *File, err error) {
+	return parseWith(filename, src, stopEarly, descentFirst)
+}
+
+// parseMode says which of the two parsers of declarations and statements
+// parseWith runs.
+type parseMode uint8
+
+const (
+	// descentFirst runs the recursive-descent parser (descent.go) and,
+	// when it gives up, the participle grammar, which reports the error:
+	// what Parse does.
+	descentFirst parseMode = iota
+	// grammarOnly runs the participle grammar alone, the reference the
+	// tests compare the other with.
+	grammarOnly
+	// descentOnly runs the recursive-descent parser alone; when it gives
+	// up the error says where, without participle's message. For tests.
+	descentOnly
+)
+
+// parseWith is parse with the parsers that mode selects.
+func parseWith(filename string, src []byte, stopEarly bool, mode parseMode) (f *File, err error) {
 	toks, comments, serr := scanTokens(filename, src, stopEarly)
 	if serr != nil {
 		var list ErrorList
@@ -49,6 +73,24 @@ func parse(filename string, src []byte, stopEarly bool) (f *File, err error) {
 		var list ErrorList
 		list.Add(position(t.Pos), "nested too deeply")
 		return nil, list.Err()
+	}
+	if mode != grammarOnly {
+		peek, lerr := lexer.Upgrade(&sliceLexer{toks: toks})
+		if lerr != nil {
+			var list ErrorList
+			list.Add(Position{Filename: filename}, lerr.Error())
+			return nil, list.Err()
+		}
+		f, at, ok := parseDescent(peek, filename)
+		switch {
+		case ok:
+			addComments(f, comments)
+			return f, nil
+		case mode == descentOnly:
+			var list ErrorList
+			list.Add(position(at.Pos), "recursive-descent parser gave up at "+describe(at))
+			return nil, list.Err()
+		}
 	}
 	defer func() {
 		// Last resort: participle's own invariants. Inputs that trigger
@@ -73,13 +115,18 @@ func parse(filename string, src []byte, stopEarly bool) (f *File, err error) {
 	}
 	l := &lowerer{}
 	f = l.file(g, filename)
-	for _, c := range comments {
-		f.Comments = append(f.Comments, &Comment{Pos: position(c.Pos), Text: lineFeeds(c.Value)})
-	}
+	addComments(f, comments)
 	if err := l.errs.Err(); err != nil {
 		return nil, err
 	}
 	return f, nil
+}
+
+// addComments adds the scanned comments to f.
+func addComments(f *File, comments []lexer.Token) {
+	for _, c := range comments {
+		f.Comments = append(f.Comments, &Comment{Pos: position(c.Pos), Text: lineFeeds(c.Value)})
+	}
 }
 
 // lineFeeds rewrites the line ends of s ("\r\n" and a lone "\r") as
