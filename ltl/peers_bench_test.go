@@ -16,7 +16,9 @@ import (
 // without the OWCTY filter in front of the cycle search, plain-filter with
 // it also where weakly fair units make it a default off, plain-recompute
 // the plain product with the system's successor lists computed again
-// instead of kept (as under a memory budget). cpu-s/op and nodes/cpu-s
+// instead of kept (as under a memory budget), plain-compact the plain
+// product under hash compaction (the system's states as fingerprints and
+// derivations, Options.HashCompact). cpu-s/op and nodes/cpu-s
 // count the process's CPU time (the garbage collector's included), the
 // steadier figure on a busy machine.
 //
@@ -35,7 +37,7 @@ func BenchmarkPeers(b *testing.B) {
 			name string
 			opts Options
 		}{{"plain", Options{}}, {"plain-nofilter", Options{filter: filterOff}}, {"plain-filter", Options{filter: filterOn}},
-			{"plain-recompute", Options{recompute: true}}}, reductionModes...) {
+			{"plain-recompute", Options{recompute: true}}, {"plain-compact", Options{HashCompact: true}}}, reductionModes...) {
 			b.Run(bc.name+"/"+mode.name, func(b *testing.B) {
 				path := "../examples/peers/" + bc.file
 				src, err := os.ReadFile(path)
