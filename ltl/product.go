@@ -519,7 +519,9 @@ type system struct {
 	others   []int
 
 	expanded []bool
-	enabled  []uint64                      // per state: uw words of enabled units
+	enabled  []uint64 // per state: uw words of enabled units
+	enabled8 []uint8  // per state, with at most 8 units ([system.units8]): them
+	enBuf    [1]uint64
 	failure  map[uint32]*machine.ExecError // the states whose expansion failed (few)
 
 	// The successor lists are kept (keep: succTo/succAct/succPerm, a
@@ -534,11 +536,13 @@ type system struct {
 	// model has fairness units (the passes over the product read them);
 	// else only the targets are, and [system.succs] computes a list again
 	// for the few nodes whose actions a trace needs.
+	// The actions are kept in 16 bits (actNone: the stutter), so keepAct
+	// also needs fewer than actNone actions.
 	keepAct  bool
 	succAt   []uint64         // per state: offset<<succNBits | count
 	succBig  map[uint32]int64 // the counts of at least succNMax
 	succTo   []uint32
-	succAct  []int32
+	succAct  []uint16
 	succPerm []uint32
 	restAt   map[uint32][2]int64
 	remach   *machine.Machine
@@ -557,6 +561,18 @@ type system struct {
 	actionUnits []uint64 // per action: uw words, the units it belongs to
 	buf         []int32
 	bufTo       []uint32
+}
+
+// actNone is the kept action of the stutter of a state without enabled
+// action (-1 in a succ).
+const actNone = 1<<16 - 1
+
+// actOf returns the action of a kept one.
+func actOf(a uint16) int32 {
+	if a == actNone {
+		return -1
+	}
+	return int32(a)
 }
 
 // The kept list of a state: its offset in succTo (succOffBits bits) and
@@ -657,7 +673,7 @@ func newSystem(prog *machine.Program, pn *plan, keep bool) *system {
 		}
 		s.internPerm() // the identity gets id 0
 	}
-	s.keepAct = keep && len(s.units) > 0
+	s.keepAct = keep && len(s.units) > 0 && len(m.Actions) < actNone
 	s.uw = (len(s.units) + 63) / 64
 	s.actionUnits = make([]uint64, len(m.Actions)*s.uw)
 	for k, acts := range unitActs {
@@ -844,12 +860,23 @@ func (s *system) expand(idx uint32) error {
 			en[w] |= s.actionUnits[int(a)*s.uw+w]
 		}
 	}
+	if s.units8() {
+		for len(s.enabled8) <= int(idx) {
+			s.enabled8 = append(s.enabled8, 0)
+		}
+		s.enabled8[idx] = uint8(en[0])
+		return nil
+	}
 	for int64(len(s.enabled)) < int64(idx+1)*int64(s.uw) {
 		s.enabled = append(s.enabled, make([]uint64, s.uw)...)
 	}
 	copy(s.enabled[int(idx)*s.uw:], en)
 	return nil
 }
+
+// units8 reports whether the system has 1 to 8 fairness units: the units
+// enabled in a state are then a byte of enabled8.
+func (s *system) units8() bool { return s.uw == 1 && len(s.units) <= 8 }
 
 // released drops the vector hash compaction kept for the state idx once
 // its expansion is done (interrupted, it stays for the next).
@@ -936,7 +963,9 @@ func (s *system) visit(action, _ int, t machine.State) {
 // appendSuccs appends the successors in buf to succTo/succAct/succPerm.
 func (s *system) appendSuccs() {
 	if s.keepAct {
-		s.succAct = append(s.succAct, s.buf...)
+		for _, a := range s.buf {
+			s.succAct = append(s.succAct, uint16(a)) // -1 (the stutter) is actNone
+		}
 	}
 	s.succTo = append(s.succTo, s.bufTo...)
 	if s.threads != nil {
@@ -999,7 +1028,10 @@ func (s *system) succs(idx uint32, rest bool) []succ {
 			r := s.restAt[idx]
 			off, n = r[0], r[1]
 		}
-		s.buf = append(s.buf[:0], s.succAct[off:off+n]...)
+		s.buf = s.buf[:0]
+		for _, a := range s.succAct[off : off+n] {
+			s.buf = append(s.buf, actOf(a))
+		}
 		s.bufTo = append(s.bufTo[:0], s.succTo[off:off+n]...)
 		s.bufPerm = s.bufPerm[:0]
 		if s.threads != nil {
@@ -1071,8 +1103,13 @@ func b2u(b bool) uint64 {
 	return 0
 }
 
-// unitsEnabled returns the units enabled in the expanded state idx.
+// unitsEnabled returns the units enabled in the expanded state idx
+// (valid until the next call).
 func (s *system) unitsEnabled(idx uint32) []uint64 {
+	if s.units8() {
+		s.enBuf[0] = uint64(s.enabled8[idx])
+		return s.enBuf[:]
+	}
 	return s.enabled[int(idx)*s.uw : int(idx+1)*s.uw]
 }
 
@@ -1305,7 +1342,7 @@ func (p *product) footprint() int64 {
 	} else {
 		b = s.store.Bytes()
 	}
-	b += bytesOf(s.expanded) + bytesOf(s.enabled) + bytesOf(s.reduced) + bytesOf(s.cache) +
+	b += bytesOf(s.expanded) + bytesOf(s.enabled) + bytesOf(s.enabled8) + bytesOf(s.reduced) + bytesOf(s.cache) +
 		bytesOf(s.succAt) + bytesOf(s.succTo) + bytesOf(s.succAct) + bytesOf(s.succPerm)
 	for _, sl := range s.cache {
 		b += bytesOf(sl.list)
@@ -1452,7 +1489,10 @@ func (p *product) step(c *edgeCursor, list []succ, rest bool) (edge, bool) {
 // automaton state evaluated once (not once per system successor) and the
 // kept successor lists read in place.
 func (p *product) appendEdges(dst []edge, v uint32) []edge {
-	return p.edgesOf(dst, v, false)
+	// The passes read the actions when there are fairness units: a
+	// system that keeps no actions then computes its lists again (a
+	// model of actNone actions or more).
+	return p.edgesOf(dst, v, len(p.sys.units) > 0)
 }
 
 // actEdges is [product.appendEdges] with the edges' actions also when
@@ -1506,7 +1546,7 @@ func (p *product) appendBy(dst []edge, s uint32, rest bool, es []Edge, live []in
 			off, n = sys.listAt(s)
 		}
 		to := sys.succTo[off : off+n]
-		var act []int32
+		var act []uint16
 		if sys.keepAct {
 			act = sys.succAct[off : off+n]
 		}
@@ -1517,7 +1557,7 @@ func (p *product) appendBy(dst []edge, s uint32, rest bool, es []Edge, live []in
 			}
 			a := int32(noAct)
 			if act != nil {
-				a = act[k]
+				a = actOf(act[k])
 			}
 			for _, j := range live {
 				e := &es[j]
