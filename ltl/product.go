@@ -57,9 +57,21 @@ type Options struct {
 	// filter says when the OWCTY filter runs in front of the cycle search
 	// (tests; the default: only without plain weakly fair units).
 	filter filterMode
+	// HashCompact stores the system states of each property's product
+	// as 64-bit fingerprints, not vectors (see docs/impl.md, "Liveness
+	// memory"): a state whose fingerprint equals an earlier state's is
+	// lost, with a probability below n²/2⁶⁵ for n states, which
+	// Result.Notes gives; a reported violation is always a run of the
+	// system. Each property then explores its own system, and the
+	// successor lists are kept also under a MemoryBudget.
+	HashCompact bool
+
 	// recompute computes the system's successor lists again instead of
 	// keeping them, also without a memory budget (tests).
 	recompute bool
+	// fpMask cuts the fingerprints of HashCompact to these bits, so that
+	// states collide (tests).
+	fpMask uint64
 	// onProduct, when not nil, is called with each product after its
 	// search, and the products keep the edges their expansion found in
 	// recorded (tests).
@@ -206,9 +218,33 @@ func (r *checkRun) interrupted() bool {
 
 // finish completes the result's figures and returns it.
 func (r *checkRun) finish() *checker.Result {
-	for _, sys := range r.order {
-		r.res.Stats.States += sys.store.Len()
+	// Under hash compaction each property has its own system: a key's
+	// states and transitions are those of its largest one.
+	most := map[string]int{}
+	var compact []int64
+	for i, sys := range r.order {
+		if sys.fp != nil {
+			compact = append(compact, sys.len())
+			if j, ok := most[sys.key]; ok {
+				if sys.len() > r.order[j].len() {
+					most[sys.key] = i
+				}
+				continue
+			}
+			most[sys.key] = i
+			continue
+		}
+		r.res.Stats.States += sys.len()
 		r.res.Stats.Transitions += sys.transitions
+	}
+	for _, sys := range r.order {
+		if sys.fp != nil && r.order[most[sys.key]] == sys {
+			r.res.Stats.States += sys.len()
+			r.res.Stats.Transitions += sys.transitions
+		}
+	}
+	if len(compact) > 0 {
+		r.res.Notes = append(r.res.Notes, compactNote(compact))
 	}
 	r.res.Stats.Seconds = time.Since(r.start).Seconds()
 	r.res.Stats.Workers = 1
@@ -225,13 +261,21 @@ func (r *checkRun) stopped(reason checker.StopReason) {
 // failure of the init block (every user of the system gets it).
 func (r *checkRun) system(q *plan) (*system, error) {
 	sys := r.c.systems[q.key]
-	if sys == nil {
+	if sys == nil || r.opts.HashCompact {
 		// Under a memory budget the successor lists are computed again
-		// instead of kept (see docs/impl.md, "Liveness memory").
-		sys = newSystem(r.c.prog, q, r.opts.MemoryBudget == 0 && !r.opts.recompute)
+		// instead of kept (see docs/impl.md, "Liveness memory"); under
+		// hash compaction they are kept, and every property explores a
+		// system of its own (a vector is computed again from its
+		// derivation, at a cost, after the state's expansion).
+		keep := r.opts.MemoryBudget == 0 && !r.opts.recompute || r.opts.HashCompact
+		sys = newSystem(r.c.prog, q, keep)
+		if r.opts.HashCompact {
+			sys.fp, sys.store = newFPStore(max(r.c.prog.Words(), 1)), nil
+			sys.fp.fpMask = r.opts.fpMask
+		}
 		sys.mach.SetInterrupt(r.interrupted)
 		sys.initErr = sys.init()
-		if !errors.Is(sys.initErr, machine.ErrInterrupted) {
+		if !errors.Is(sys.initErr, machine.ErrInterrupted) && !r.opts.HashCompact {
 			r.c.systems[q.key] = sys // an interrupted system is not kept
 		}
 	}
@@ -318,6 +362,9 @@ func (r *checkRun) property(p *spec.Property) (stop bool, err error) {
 	if r.opts.onProduct != nil {
 		r.opts.onProduct(pr)
 	}
+	if pr.collided != nil {
+		return true, fmt.Errorf("property %s: %w", p.Name, pr.collided)
+	}
 	if v != nil && v.Kind == checker.Property && sys.threads != nil {
 		// The quotient's cycle is fair for some run, but which passes
 		// make every instance fair is not tracked: the lasso comes from
@@ -326,6 +373,11 @@ func (r *checkRun) property(p *spec.Property) (stop bool, err error) {
 		v, reason, initFailed, err = r.plainLasso(p, pn, aut, pstart)
 		if err != nil || initFailed {
 			return true, err
+		}
+		if v == nil && reason == checker.NotStopped && sys.fp != nil {
+			// Under hash compaction two states taken for one can give the
+			// quotient a cycle the system does not have.
+			return true, fmt.Errorf("property %s: %w", p.Name, errCollision)
 		}
 		if v == nil && reason == checker.NotStopped {
 			return false, fmt.Errorf("ltl: internal error: property %s: the symmetry-reduced product has a fair cycle, the product without symmetry has none", p.Name)
@@ -367,6 +419,9 @@ func (r *checkRun) plainLasso(p *spec.Property, pn *plan, aut *Automaton, starte
 	v, reason, _ = plain.run(p)
 	if r.opts.onProduct != nil {
 		r.opts.onProduct(plain)
+	}
+	if plain.collided != nil {
+		return nil, checker.NotStopped, false, fmt.Errorf("property %s: %w", p.Name, plain.collided)
 	}
 	return v, reason, false, nil
 }
@@ -427,9 +482,14 @@ func selectProperties(m *spec.Model, only []string) ([]*spec.Property, error) {
 // enabled) and the fairness units enabled in each. It is shared by the
 // products of all properties. Not safe for concurrent use.
 type system struct {
-	prog    *machine.Program
-	mach    *machine.Machine
-	store   *machine.Store
+	prog  *machine.Program
+	mach  *machine.Machine
+	store *machine.Store
+	key   string // the plan's
+	// fp replaces store under Options.HashCompact; from is then the
+	// state being expanded (the derivation of the states it finds).
+	fp      *fpStore
+	from    uint32
 	inits   []uint32
 	initErr error // the init block's failure, returned to every user
 
@@ -459,7 +519,9 @@ type system struct {
 	others   []int
 
 	expanded []bool
-	enabled  []uint64                      // per state: uw words of enabled units
+	enabled  []uint64 // per state: uw words of enabled units
+	enabled8 []uint8  // per state, with at most 8 units ([system.units8]): them
+	enBuf    [1]uint64
 	failure  map[uint32]*machine.ExecError // the states whose expansion failed (few)
 
 	// The successor lists are kept (keep: succTo/succAct/succPerm, a
@@ -474,11 +536,13 @@ type system struct {
 	// model has fairness units (the passes over the product read them);
 	// else only the targets are, and [system.succs] computes a list again
 	// for the few nodes whose actions a trace needs.
+	// The actions are kept in 16 bits (actNone: the stutter), so keepAct
+	// also needs fewer than actNone actions.
 	keepAct  bool
 	succAt   []uint64         // per state: offset<<succNBits | count
 	succBig  map[uint32]int64 // the counts of at least succNMax
 	succTo   []uint32
-	succAct  []int32
+	succAct  []uint16
 	succPerm []uint32
 	restAt   map[uint32][2]int64
 	remach   *machine.Machine
@@ -497,6 +561,18 @@ type system struct {
 	actionUnits []uint64 // per action: uw words, the units it belongs to
 	buf         []int32
 	bufTo       []uint32
+}
+
+// actNone is the kept action of the stutter of a state without enabled
+// action (-1 in a succ).
+const actNone = 1<<16 - 1
+
+// actOf returns the action of a kept one.
+func actOf(a uint16) int32 {
+	if a == actNone {
+		return -1
+	}
+	return int32(a)
 }
 
 // The kept list of a state: its offset in succTo (succOffBits bits) and
@@ -564,7 +640,7 @@ type unit struct {
 
 func newSystem(prog *machine.Program, pn *plan, keep bool) *system {
 	m := prog.Model
-	s := &system{prog: prog, mach: prog.NewMachine(), store: machine.NewStore(max(prog.Words(), 1)), keep: keep, restAt: map[uint32][2]int64{}, succBig: map[uint32]int64{},
+	s := &system{prog: prog, mach: prog.NewMachine(), store: machine.NewStore(max(prog.Words(), 1)), key: pn.key, from: noParent, keep: keep, restAt: map[uint32][2]int64{}, succBig: map[uint32]int64{},
 		canon: pn.canon, ample: pn.ample, rest: map[uint32]bool{}, failure: map[uint32]*machine.ExecError{},
 		unp: make([]int64, prog.Slots()), packed: make([]uint64, prog.Words()), remach: prog.NewMachine()}
 	s.visitFn, s.stutFn = s.visit, s.stutter
@@ -597,7 +673,7 @@ func newSystem(prog *machine.Program, pn *plan, keep bool) *system {
 		}
 		s.internPerm() // the identity gets id 0
 	}
-	s.keepAct = keep && len(s.units) > 0
+	s.keepAct = keep && len(s.units) > 0 && len(m.Actions) < actNone
 	s.uw = (len(s.units) + 63) / 64
 	s.actionUnits = make([]uint64, len(m.Actions)*s.uw)
 	for k, acts := range unitActs {
@@ -649,7 +725,14 @@ func (s *system) add(t machine.State) (uint32, error) {
 	if len(vec) == 0 {
 		vec = []uint64{0}
 	}
-	idx, isNew, err := s.store.Insert(vec, 0)
+	var idx uint32
+	var isNew bool
+	var err error
+	if s.fp != nil {
+		idx, isNew, err = s.fp.insert(vec, s.from)
+	} else {
+		idx, isNew, err = s.store.Insert(vec, 0)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -668,27 +751,41 @@ func (s *system) init() error {
 	err := s.mach.Init(func(_ int, t machine.State) {
 		// The store holds only initial states yet: one seen before is
 		// a duplicate (no quadratic scan of s.inits).
-		n := s.store.Len()
+		n := s.len()
 		idx, err := s.add(t)
 		if err != nil {
 			addErr = err
 			return
 		}
-		if s.store.Len() == n {
+		if s.len() == n {
 			return
 		}
 		s.inits = append(s.inits, idx)
 	})
+	if s.fp != nil {
+		s.fp.initDone = true
+	}
 	if err != nil {
 		return err
 	}
 	return addErr
 }
 
+// len returns the number of states stored.
+func (s *system) len() int64 {
+	if s.fp != nil {
+		return s.fp.Len()
+	}
+	return s.store.Len()
+}
+
 // state returns the packed state idx in the layout the machine expects.
 func (s *system) state(idx uint32) machine.State {
 	if s.prog.Words() == 0 {
 		return nil
+	}
+	if s.fp != nil {
+		return s.compactState(idx)
 	}
 	return s.store.Vector(idx)
 }
@@ -706,8 +803,12 @@ func (s *system) expand(idx uint32) error {
 		}
 		return nil
 	}
+	st := s.state(idx) // before expanded: under hash compaction, the vector kept
 	s.expanded[idx] = true
-	st := s.state(idx)
+	if s.fp != nil {
+		s.from = idx
+		defer s.released(idx)
+	}
 	var acts []int // nil: every action
 	if s.ample != nil {
 		en, sub := s.ampleSet(s.mach, st)
@@ -759,11 +860,30 @@ func (s *system) expand(idx uint32) error {
 			en[w] |= s.actionUnits[int(a)*s.uw+w]
 		}
 	}
+	if s.units8() {
+		for len(s.enabled8) <= int(idx) {
+			s.enabled8 = append(s.enabled8, 0)
+		}
+		s.enabled8[idx] = uint8(en[0])
+		return nil
+	}
 	for int64(len(s.enabled)) < int64(idx+1)*int64(s.uw) {
 		s.enabled = append(s.enabled, make([]uint64, s.uw)...)
 	}
 	copy(s.enabled[int(idx)*s.uw:], en)
 	return nil
+}
+
+// units8 reports whether the system has 1 to 8 fairness units: the units
+// enabled in a state are then a byte of enabled8.
+func (s *system) units8() bool { return s.uw == 1 && len(s.units) <= 8 }
+
+// released drops the vector hash compaction kept for the state idx once
+// its expansion is done (interrupted, it stays for the next).
+func (s *system) released(idx uint32) {
+	if s.expanded[idx] {
+		s.fp.release(idx, s.expanded)
+	}
 }
 
 // stutterStep puts into buf the one successor of state idx (st), which
@@ -843,7 +963,9 @@ func (s *system) visit(action, _ int, t machine.State) {
 // appendSuccs appends the successors in buf to succTo/succAct/succPerm.
 func (s *system) appendSuccs() {
 	if s.keepAct {
-		s.succAct = append(s.succAct, s.buf...)
+		for _, a := range s.buf {
+			s.succAct = append(s.succAct, uint16(a)) // -1 (the stutter) is actNone
+		}
 	}
 	s.succTo = append(s.succTo, s.bufTo...)
 	if s.threads != nil {
@@ -857,6 +979,9 @@ func (s *system) appendSuccs() {
 func (s *system) restOf(idx uint32) error {
 	if s.rest[idx] {
 		return nil
+	}
+	if s.fp != nil {
+		s.from = idx
 	}
 	if err := s.otherSuccessors(s.mach, idx); err != nil {
 		return err
@@ -903,7 +1028,10 @@ func (s *system) succs(idx uint32, rest bool) []succ {
 			r := s.restAt[idx]
 			off, n = r[0], r[1]
 		}
-		s.buf = append(s.buf[:0], s.succAct[off:off+n]...)
+		s.buf = s.buf[:0]
+		for _, a := range s.succAct[off : off+n] {
+			s.buf = append(s.buf, actOf(a))
+		}
 		s.bufTo = append(s.bufTo[:0], s.succTo[off:off+n]...)
 		s.bufPerm = s.bufPerm[:0]
 		if s.threads != nil {
@@ -944,7 +1072,7 @@ func (s *system) slot(idx uint32, rest bool) *succSlot {
 	if s.keep {
 		limit = 64
 	}
-	if n, want := len(s.cache), 2*s.store.Len(); n < limit && int64(n) < want {
+	if n, want := len(s.cache), 2*s.len(); n < limit && int64(n) < want {
 		n = max(n, 64)
 		for n < limit && int64(n) < want {
 			n *= 2
@@ -975,8 +1103,13 @@ func b2u(b bool) uint64 {
 	return 0
 }
 
-// unitsEnabled returns the units enabled in the expanded state idx.
+// unitsEnabled returns the units enabled in the expanded state idx
+// (valid until the next call).
 func (s *system) unitsEnabled(idx uint32) []uint64 {
+	if s.units8() {
+		s.enBuf[0] = uint64(s.enabled8[idx])
+		return s.enBuf[:]
+	}
 	return s.enabled[int(idx)*s.uw : int(idx+1)*s.uw]
 }
 
@@ -1044,6 +1177,10 @@ type product struct {
 	record    bool
 	recorded  []edge
 	recordOff []int64
+
+	// collided is errCollision when hash compaction made the violation
+	// found no run of the system.
+	collided error
 
 	// Set when the exploration stops on a failure.
 	failNode uint32
@@ -1199,7 +1336,13 @@ func (p *product) node(sysIdx uint32, q int, parent uint32, d int32) (uint32, er
 // PropertyStats.Bytes).
 func (p *product) footprint() int64 {
 	s := p.sys
-	b := s.store.Bytes() + bytesOf(s.expanded) + bytesOf(s.enabled) + bytesOf(s.reduced) + bytesOf(s.cache) +
+	var b int64
+	if s.fp != nil {
+		b = s.fp.Bytes()
+	} else {
+		b = s.store.Bytes()
+	}
+	b += bytesOf(s.expanded) + bytesOf(s.enabled) + bytesOf(s.enabled8) + bytesOf(s.reduced) + bytesOf(s.cache) +
 		bytesOf(s.succAt) + bytesOf(s.succTo) + bytesOf(s.succAct) + bytesOf(s.succPerm)
 	for _, sl := range s.cache {
 		b += bytesOf(sl.list)
@@ -1346,7 +1489,10 @@ func (p *product) step(c *edgeCursor, list []succ, rest bool) (edge, bool) {
 // automaton state evaluated once (not once per system successor) and the
 // kept successor lists read in place.
 func (p *product) appendEdges(dst []edge, v uint32) []edge {
-	return p.edgesOf(dst, v, false)
+	// The passes read the actions when there are fairness units: a
+	// system that keeps no actions then computes its lists again (a
+	// model of actNone actions or more).
+	return p.edgesOf(dst, v, len(p.sys.units) > 0)
 }
 
 // actEdges is [product.appendEdges] with the edges' actions also when
@@ -1400,7 +1546,7 @@ func (p *product) appendBy(dst []edge, s uint32, rest bool, es []Edge, live []in
 			off, n = sys.listAt(s)
 		}
 		to := sys.succTo[off : off+n]
-		var act []int32
+		var act []uint16
 		if sys.keepAct {
 			act = sys.succAct[off : off+n]
 		}
@@ -1411,7 +1557,7 @@ func (p *product) appendBy(dst []edge, s uint32, rest bool, es []Edge, live []in
 			}
 			a := int32(noAct)
 			if act != nil {
-				a = act[k]
+				a = actOf(act[k])
 			}
 			for _, j := range live {
 				e := &es[j]
@@ -1617,7 +1763,7 @@ func (p *product) run(prop *spec.Property) (*checker.Violation, checker.StopReas
 		if p.failErr != nil {
 			return p.failure(prop), checker.NotStopped, 0
 		}
-		if v, n := p.search(prop); v != nil || done {
+		if v, n := p.search(prop); v != nil || done || p.collided != nil {
 			return v, checker.NotStopped, n
 		}
 	}
@@ -1634,6 +1780,9 @@ func (p *product) failure(prop *spec.Property) *checker.Violation {
 		v.Name = "init"
 	}
 	tr, _, err := p.trace(p.pathTo(p.failNode), nil)
+	if errors.Is(err, errCollision) {
+		p.collided = err
+	}
 	if err != nil {
 		v.Msg += " (" + err.Error() + ")"
 	}
@@ -1673,6 +1822,10 @@ func (p *product) search(prop *spec.Property) (*checker.Violation, int) {
 	prefix := p.pathTo(n0)
 	cycle := p.shortestPeriod(p.withActions(n0, c.lasso(n0, fair[comp])))
 	steps, loop, err := p.trace(prefix, cycle)
+	if errors.Is(err, errCollision) {
+		p.collided = err
+		return nil, 0
+	}
 	if err != nil {
 		return &checker.Violation{Name: prop.Name, Kind: checker.RuntimeError, Pos: prop.Pos, Msg: err.Error(), LoopStart: -1}, len(fair)
 	}
@@ -1769,7 +1922,15 @@ func (p *product) trace(path []uint32, cycle []edge) ([]checker.Step, int, error
 	} else {
 		var err error
 		vecs, acts, loopAt, err = p.sys.concretize(seq, acts, len(path))
+		if err != nil && p.sys.fp != nil {
+			err = errCollision // the quotient's run has no concrete counterpart
+		}
 		if err != nil {
+			return nil, 0, err
+		}
+	}
+	if p.sys.fp != nil {
+		if err := p.sys.checkRun(vecs, acts, loopAt); err != nil {
 			return nil, 0, err
 		}
 	}

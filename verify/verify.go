@@ -148,9 +148,6 @@ func Run(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, err
 		return nil, err
 	}
 	res.Notes = append(res.Notes, lres.Notes...)
-	if opts.HashCompact {
-		res.Notes = append(res.Notes, "hash compaction covers the safety search only: the properties were checked with full state vectors")
-	}
 	switch {
 	case lres.Verdict == checker.Violated:
 		res.Verdict, res.Violation, res.Stop = checker.Violated, lres.Violation, checker.NotStopped
@@ -258,9 +255,6 @@ func continueProperties(ctx context.Context, prog *machine.Program, opts Options
 			}
 		}
 	}
-	if opts.HashCompact {
-		res.Notes = append(res.Notes, "hash compaction covers the safety search only: the properties were checked with full state vectors")
-	}
 	return nil
 }
 
@@ -288,7 +282,7 @@ func propertiesAfter(m *spec.Model, only []string, name string) []string {
 // ltlOptions returns the options of the LTL check for opts.
 func ltlOptions(opts Options) ltl.Options {
 	return ltl.Options{Only: opts.Only, MaxStates: opts.MaxStates, MemoryBudget: opts.MemoryBudget,
-		Symmetry: !opts.NoSymmetry, POR: !opts.NoPOR, Progress: opts.Progress}
+		Symmetry: !opts.NoSymmetry, POR: !opts.NoPOR, Progress: opts.Progress, HashCompact: opts.HashCompact}
 }
 
 // hasProperties reports whether any property of m is selected by only.
