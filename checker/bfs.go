@@ -797,6 +797,10 @@ type pending struct {
 // slots of several states' successors overlap.
 const flushAt = 32
 
+// touchBatch is the number of pending successors whose slots flush
+// loads in one tight loop.
+const touchBatch = 64
+
 // flush inserts the pending successors into the store. Their hash-table
 // slots are touched first in a tight loop, so that the cache misses of a
 // batch overlap instead of being paid one after the other. The pending
@@ -809,11 +813,25 @@ func (w *worker) flush() {
 	e := w.e
 	st := e.store
 	fps := e.fps
+	// The slots' addresses first (loads that hit the cache), then the
+	// slots themselves in a loop of a few instructions a load: the
+	// out-of-order window then holds the misses of the whole batch, not
+	// of the few successors whose address computations fit in it. The
+	// addresses are kept on the stack (no write barrier).
 	var sink uint64
-	for _, pd := range w.pend {
-		sink += st.Touch(pd.h)
-		if fps != nil {
-			sink += fps.touch(fingerprint(pd.h))
+	var refs [2 * touchBatch]*uint64
+	for k := 0; k < len(w.pend); k += touchBatch {
+		n := 0
+		for _, pd := range w.pend[k:min(k+touchBatch, len(w.pend))] {
+			refs[n] = st.SlotAddr(pd.h)
+			n++
+			if fps != nil {
+				refs[n] = fps.slotAddr(fingerprint(pd.h))
+				n++
+			}
+		}
+		for _, r := range refs[:n] {
+			sink += atomic.LoadUint64(r)
 		}
 	}
 	m := w.m

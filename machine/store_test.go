@@ -370,3 +370,44 @@ func TestStoreDirectoryGrows(t *testing.T) {
 		t.Errorf("directory of %d entries, want at least %d", n, want)
 	}
 }
+
+// TestStoreSlotAddr checks that SlotAddr points at the first table slot
+// of a hash, the one Touch loads, through the tables' growth: a stored
+// vector's first slot is never empty (linear probing starts there), and
+// the first vector of an otherwise empty store sits in it.
+func TestStoreSlotAddr(t *testing.T) {
+	tests := []struct {
+		name  string
+		s     *Store
+		width int
+	}{
+		{"tags", NewStore(2), 2},
+		{"in-slot", NewStoreBits(1, 32), 1},
+	}
+	for _, tt := range tests {
+		s := tt.s
+		first := []uint64{7, 9}[:tt.width]
+		h := Hash(first)
+		idx, _, err := s.Insert(first, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := *s.SlotAddr(h); uint32(got) != idx+1 {
+			t.Errorf("%s: the first vector's slot holds %#x, want index %d", tt.name, got, idx)
+		}
+		var vecs [][]uint64
+		for i := range uint64(20000) {
+			v := []uint64{i * 0x9E3779B1 & (1<<32 - 1), i}[:tt.width]
+			vecs = append(vecs, v)
+			if _, _, err := s.Insert(v, 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, v := range vecs {
+			h := Hash(v)
+			if got, touch := *s.SlotAddr(h), s.Touch(h); got == 0 || got != touch {
+				t.Fatalf("%s: vector %v: SlotAddr's slot %#x, Touch %#x, want equal and set", tt.name, v, got, touch)
+			}
+		}
+	}
+}
