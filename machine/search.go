@@ -73,6 +73,15 @@ func (m *Machine) UnpackCheck(s State) {
 	p.lay.unpack(m.mem[p.checkOff:p.checkOff+p.n], s)
 }
 
+// UnpackCheckChanged decodes into CheckSlots, which holds the packed
+// state old unpacked, the slots in which s differs from old: CheckSlots
+// then holds s unpacked, as after UnpackCheck(s), at the cost of the
+// changed slots only.
+func (m *Machine) UnpackCheckChanged(s, old State) {
+	p := m.p
+	p.lay.unpackChanged(m.mem[p.checkOff:p.checkOff+p.n], s, old)
+}
+
 // UnpackCheckSlots decodes only the given slots of s into CheckSlots
 // (the slots of a Conjunct, say).
 func (m *Machine) UnpackCheckSlots(s State, slots []int32) {
@@ -89,6 +98,7 @@ func (m *Machine) Load(s State) {
 
 // LoadSlots is Load from an unpacked state (Slots long).
 func (m *Machine) LoadSlots(u []int64) {
+	m.heldOK = false
 	copy(m.mem[:m.p.n], u)
 	m.ord = 0
 }
