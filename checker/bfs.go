@@ -115,6 +115,11 @@ type explorer struct {
 	slotConjBits []uint64 // slot sl's conjuncts: words sl*conjWords.., bit g%64 of word g/64
 	bitSlot      []int32  // per bit of the packed vector: its slot, -1: none
 	slotMask     []uint64 // per slot: its bits in its word (Program.SlotBits)
+	// For changedConjunctWord, per word: the top bit of each slot's bits
+	// (top) and the slots' other bits (below), and per top bit
+	// (word*64+bit) its slot and the slot's conjuncts (one word).
+	top, below []uint64
+	topSlot    []topSlot
 
 	// Options.Continue: the checks found violated so far (in the order
 	// of violations), and per invariant whether it was found violated
@@ -356,6 +361,9 @@ func (e *explorer) indexConjuncts() {
 		e.bitSlot[b] = -1
 	}
 	e.slotMask = make([]uint64, p.Slots())
+	e.top = make([]uint64, p.Words())
+	e.below = make([]uint64, p.Words())
+	e.topSlot = make([]topSlot, p.Words()*64)
 	for i := range p.Slots() {
 		word, mask := p.SlotBits(i)
 		e.slotMask[i] = mask
@@ -364,7 +372,30 @@ func (e *explorer) indexConjuncts() {
 				e.bitSlot[word*64+b] = int32(i)
 			}
 		}
+		if mask != 0 {
+			t := 63 - bits.LeadingZeros64(mask)
+			e.top[word] |= 1 << t
+			e.below[word] |= mask &^ (1 << t)
+			e.topSlot[word*64+t].slot = int32(i)
+			if e.conjWords == 1 {
+				e.topSlot[word*64+t].conjs = e.slotConjBits[i]
+			}
+		}
 	}
+}
+
+// topSlot is a slot as changedConjunctWord finds it from its top bit.
+type topSlot struct {
+	conjs uint64 // slotConjBits of the slot, with one word of conjuncts
+	slot  int32
+}
+
+// changedTops returns the top bits (top) of the slots in which the
+// difference d of two packed words has a bit set: adding the all-ones
+// below each top bit (below) to d's bits there carries into the top bit
+// exactly when one of them is set, and never past it.
+func changedTops(d, top, below uint64) uint64 {
+	return ((d & below) + below | d) & top
 }
 
 func (e *explorer) run() (*Result, error) {
@@ -720,22 +751,20 @@ func (w *worker) changedConjunctBits(vec, parent []uint64) []int32 {
 }
 
 // changedConjunctWord is changedConjunctBits for at most 64 conjuncts:
-// one word to OR per changed slot, read out into a fixed array.
+// one word to OR per changed slot (found from its top bit, changedTops),
+// read out into a fixed array.
 func (w *worker) changedConjunctWord(vec, parent []uint64) []int32 {
 	e := w.e
 	var acc uint64
 	ch := w.changed[:0]
-	for wd := range vec {
-		d := vec[wd] ^ parent[wd]
-		for d != 0 {
-			sl := e.bitSlot[wd*64+bits.TrailingZeros64(d)]
-			if sl < 0 {
-				d &= d - 1
-				continue
-			}
-			d &^= e.slotMask[sl]
-			ch = append(ch, sl)
-			acc |= e.slotConjBits[sl]
+	parent = parent[:len(vec)]
+	for wd, x := range vec {
+		c := changedTops(x^parent[wd], e.top[wd], e.below[wd])
+		ts := e.topSlot[wd*64 : wd*64+64]
+		for ; c != 0; c &= c - 1 {
+			t := &ts[bits.TrailingZeros64(c)&63]
+			ch = append(ch, t.slot)
+			acc |= t.conjs
 		}
 	}
 	w.changed = ch
@@ -808,13 +837,15 @@ func (w *worker) onSucc(m *machine.Machine) {
 	}
 	w.pendVec = w.pendVec[:at+nw]
 	vec := w.pendVec[at : at+nw : at+nw]
+	var h uint64
 	if e.opts.Canon != nil {
 		e.prog.Pack(vec, w.canonical(m))
+		h = machine.Hash(vec)
 	} else {
-		m.Repack(vec, w.parent) // only the slots the action wrote
+		h = m.RepackHash(vec, w.parent) // only the slots the action wrote
 	}
 	key := uint64(w.pos)<<ordBits | uint64(min(m.Ordinal(), ordMax))
-	w.pend = append(w.pend, pending{machine.Hash(vec), key})
+	w.pend = append(w.pend, pending{h, key})
 	if len(w.pend) >= 64 {
 		w.loaded = false // the action state is this successor
 		w.flush()
