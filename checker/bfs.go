@@ -700,7 +700,10 @@ const maxConjBits = 256
 // changedConjuncts returns, in checking order, the conjuncts that read a
 // slot in which vec differs from parent.
 func (w *worker) changedConjuncts(vec, parent []uint64) []int32 {
-	if w.e.conjWords > 0 {
+	switch cw := w.e.conjWords; {
+	case cw == 1:
+		return w.changedConjunctWord(vec, parent) // one call, not two
+	case cw > 0:
 		return w.changedConjunctBits(vec, parent)
 	}
 	return w.changedConjunctList(vec, parent)
