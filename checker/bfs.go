@@ -108,12 +108,18 @@ type explorer struct {
 	// same sets are also kept as bit sets, conjWords words per slot
 	// (slotConjBits), which changedConjuncts ORs instead of merging lists.
 	conjRef      []conjRef
-	allConjs     []int32 // 0, 1, .. len(conjRef)-1: every conjunct, in order
+	conjs        []*machine.Conjunct // conjunct g is conjs[g]
+	allConjs     []int32             // 0, 1, .. len(conjRef)-1: every conjunct, in order
 	slotConjs    [][]int32
 	conjWords    int      // words per slot in slotConjBits; 0: no bit sets
 	slotConjBits []uint64 // slot sl's conjuncts: words sl*conjWords.., bit g%64 of word g/64
 	bitSlot      []int32  // per bit of the packed vector: its slot, -1: none
 	slotMask     []uint64 // per slot: its bits in its word (Program.SlotBits)
+	// For changedConjunctWord, per word: the top bit of each slot's bits
+	// (top) and the slots' other bits (below), and per top bit
+	// (word*64+bit) its slot and the slot's conjuncts (one word).
+	top, below []uint64
+	topSlot    []topSlot
 
 	// Options.Continue: the checks found violated so far (in the order
 	// of violations), and per invariant whether it was found violated
@@ -196,6 +202,12 @@ type worker struct {
 	// after (checkState): no conjunct unpacks its slots.
 	changed    []int32
 	checkReady bool
+	// checkVec is the packed state the check area holds unpacked when
+	// checkHeld (readyCheck then decodes only the slots in which the next
+	// parent differs from it); whatever else writes the check area
+	// (canonical, LoadedTerminal) clears checkHeld.
+	checkVec   []uint64
+	checkHeld  bool
 	witnessedN int  // the entries of witnessed set
 	loaded     bool // flush: the action state is the loaded parent
 }
@@ -265,7 +277,7 @@ func runProgram(ctx context.Context, prog *machine.Program, opts Options, minPar
 	for i := range e.workers {
 		// vec is written at every successor: made as small slices one
 		// after the other, the workers' vectors would share a cache line.
-		w := &worker{e: e, m: prog.NewMachine(), vec: padded[uint64](prog.Words()),
+		w := &worker{e: e, m: prog.NewMachine(), vec: padded[uint64](prog.Words()), checkVec: make([]uint64, prog.Words()),
 			fired: padded[int64](len(m.Actions)), witnessed: make([]bool, ninv), deadlock: -1}
 		w.m.OnState(w.onSucc)
 		w.m.SetInterrupt(e.interrupted)
@@ -327,6 +339,7 @@ func (e *explorer) indexConjuncts() {
 		for k, cj := range p.Conjuncts(i) {
 			g := int32(len(e.conjRef))
 			e.conjRef = append(e.conjRef, conjRef{int32(i), int32(k)})
+			e.conjs = append(e.conjs, &p.Conjuncts(i)[k])
 			e.allConjs = append(e.allConjs, g)
 			for _, sl := range cj.Slots() {
 				e.slotConjs[sl] = append(e.slotConjs[sl], g)
@@ -348,6 +361,9 @@ func (e *explorer) indexConjuncts() {
 		e.bitSlot[b] = -1
 	}
 	e.slotMask = make([]uint64, p.Slots())
+	e.top = make([]uint64, p.Words())
+	e.below = make([]uint64, p.Words())
+	e.topSlot = make([]topSlot, p.Words()*64)
 	for i := range p.Slots() {
 		word, mask := p.SlotBits(i)
 		e.slotMask[i] = mask
@@ -356,7 +372,30 @@ func (e *explorer) indexConjuncts() {
 				e.bitSlot[word*64+b] = int32(i)
 			}
 		}
+		if mask != 0 {
+			t := 63 - bits.LeadingZeros64(mask)
+			e.top[word] |= 1 << t
+			e.below[word] |= mask &^ (1 << t)
+			e.topSlot[word*64+t].slot = int32(i)
+			if e.conjWords == 1 {
+				e.topSlot[word*64+t].conjs = e.slotConjBits[i]
+			}
+		}
 	}
+}
+
+// topSlot is a slot as changedConjunctWord finds it from its top bit.
+type topSlot struct {
+	conjs uint64 // slotConjBits of the slot, with one word of conjuncts
+	slot  int32
+}
+
+// changedTops returns the top bits (top) of the slots in which the
+// difference d of two packed words has a bit set: adding the all-ones
+// below each top bit (below) to d's bits there carries into the top bit
+// exactly when one of them is set, and never past it.
+func changedTops(d, top, below uint64) uint64 {
+	return ((d & below) + below | d) & top
 }
 
 func (e *explorer) run() (*Result, error) {
@@ -537,6 +576,7 @@ func (w *worker) onInit(m *machine.Machine) {
 // canonical returns the state to store for the new state in m.Slots():
 // the check area holds a copy, canonicalised when symmetry is on.
 func (w *worker) canonical(m *machine.Machine) []int64 {
+	w.checkHeld = false
 	cs := m.CheckSlots()
 	copy(cs, m.Slots())
 	if w.e.opts.Canon != nil {
@@ -555,7 +595,6 @@ func (w *worker) canonical(m *machine.Machine) []int64 {
 // the slots that changed.
 func (w *worker) checkState(m *machine.Machine, idx uint32, vec, parent []uint64) {
 	e := w.e
-	p := e.prog
 	// A state is only expanded when it satisfies every invariant, so a
 	// conjunct that reads no slot changed from parent holds.
 	gs := e.allConjs
@@ -568,35 +607,18 @@ func (w *worker) checkState(m *machine.Machine, idx uint32, vec, parent []uint64
 		m.UnpackCheckSlots(vec, w.changed)
 	}
 	// Each conjunct is evaluated in checking order; the first false or
-	// failing one records the state's violation and ends the check.
-	// Under Continue it checks on: an invariant's first failing conjunct
-	// ends the check of that invariant only (badInv), and an invariant
-	// found violated in an earlier level is checked for runtime errors
-	// alone.
-	cont := e.opts.Continue
-	badInv := int32(-1)
-	for _, g := range gs {
-		ref := e.conjRef[g]
-		if ref.inv == badInv || cont && e.doneInv[ref.inv] && e.doneInvErr[ref.inv] {
-			continue
-		}
-		cj := &p.Conjuncts(int(ref.inv))[ref.k]
-		v, ok := m.EvalConjunct(cj)
-		if ok && v != 0 {
-			continue
-		}
-		badInv = ref.inv
-		if !ok {
-			ex := m.PredFailure()
-			if !e.doneInvErr[ref.inv] {
-				w.bad = append(w.bad, cand{kind: RuntimeError, state: idx, inv: int(ref.inv), err: ex, atState: true})
+	// failing one records the state's violation and ends the check
+	// (under Continue, checkContinue checks on).
+	if !e.opts.Continue {
+		cjs := e.conjs
+		for _, g := range gs {
+			if v, ok := m.EvalConjunct(cjs[g]); !ok || v == 0 {
+				w.badConjunct(m, idx, g, ok)
+				break
 			}
-		} else if !e.doneInv[ref.inv] {
-			w.bad = append(w.bad, cand{kind: Invariant, state: idx, inv: int(ref.inv), atState: true})
 		}
-		if !cont {
-			break
-		}
+	} else {
+		w.checkContinue(m, idx, gs)
 	}
 	if w.witnessedN < len(e.vacIdx) {
 		for _, i := range e.vacIdx {
@@ -611,19 +633,63 @@ func (w *worker) checkState(m *machine.Machine, idx uint32, vec, parent []uint64
 	}
 }
 
-// readyCheck makes the check area hold parent unpacked, once per flush:
-// a copy of the action state when that is the loaded parent (flush at
-// the end of an expansion), else parent unpacked.
+// badConjunct records that conjunct g is false (ok) or fails to
+// evaluate in the state idx being checked.
+func (w *worker) badConjunct(m *machine.Machine, idx uint32, g int32, ok bool) {
+	e := w.e
+	inv := e.conjRef[g].inv
+	if !ok {
+		ex := m.PredFailure()
+		if !e.doneInvErr[inv] {
+			w.bad = append(w.bad, cand{kind: RuntimeError, state: idx, inv: int(inv), err: ex, atState: true})
+		}
+	} else if !e.doneInv[inv] {
+		w.bad = append(w.bad, cand{kind: Invariant, state: idx, inv: int(inv), atState: true})
+	}
+}
+
+// checkContinue is checkState's loop over the conjuncts gs under
+// Options.Continue: an invariant's first false or failing conjunct ends
+// the check of that invariant only, and an invariant found violated in
+// an earlier level is checked for runtime errors alone.
+func (w *worker) checkContinue(m *machine.Machine, idx uint32, gs []int32) {
+	e := w.e
+	badInv := int32(-1)
+	for _, g := range gs {
+		inv := e.conjRef[g].inv
+		if inv == badInv || e.doneInv[inv] && e.doneInvErr[inv] {
+			continue
+		}
+		if v, ok := m.EvalConjunct(e.conjs[g]); !ok || v == 0 {
+			badInv = inv
+			w.badConjunct(m, idx, g, ok)
+		}
+	}
+}
+
+// readyCheck makes the check area hold parent unpacked, once per parent
+// in a flush: only the slots in which parent differs from the state the
+// check area holds (checkVec), else a copy of the action state when that
+// is the loaded parent (flush at the end of an expansion), else parent
+// unpacked.
 func (w *worker) readyCheck(m *machine.Machine, parent []uint64) {
 	if w.checkReady {
 		return
 	}
 	w.checkReady = true
-	if w.loaded {
+	switch {
+	case w.checkHeld:
+		m.UnpackCheckChanged(parent, w.checkVec)
+	case w.loaded:
 		copy(m.CheckSlots(), m.Slots())
-	} else {
+	default:
 		m.UnpackCheck(parent)
 	}
+	cv := w.checkVec[:len(parent)]
+	for i, x := range parent {
+		cv[i] = x
+	}
+	w.checkHeld = true
 }
 
 // maxConjBits is the most conjuncts for which the explorer keeps the
@@ -634,7 +700,10 @@ const maxConjBits = 256
 // changedConjuncts returns, in checking order, the conjuncts that read a
 // slot in which vec differs from parent.
 func (w *worker) changedConjuncts(vec, parent []uint64) []int32 {
-	if w.e.conjWords > 0 {
+	switch cw := w.e.conjWords; {
+	case cw == 1:
+		return w.changedConjunctWord(vec, parent) // one call, not two
+	case cw > 0:
 		return w.changedConjunctBits(vec, parent)
 	}
 	return w.changedConjunctList(vec, parent)
@@ -685,22 +754,20 @@ func (w *worker) changedConjunctBits(vec, parent []uint64) []int32 {
 }
 
 // changedConjunctWord is changedConjunctBits for at most 64 conjuncts:
-// one word to OR per changed slot, read out into a fixed array.
+// one word to OR per changed slot (found from its top bit, changedTops),
+// read out into a fixed array.
 func (w *worker) changedConjunctWord(vec, parent []uint64) []int32 {
 	e := w.e
 	var acc uint64
 	ch := w.changed[:0]
-	for wd := range vec {
-		d := vec[wd] ^ parent[wd]
-		for d != 0 {
-			sl := e.bitSlot[wd*64+bits.TrailingZeros64(d)]
-			if sl < 0 {
-				d &= d - 1
-				continue
-			}
-			d &^= e.slotMask[sl]
-			ch = append(ch, sl)
-			acc |= e.slotConjBits[sl]
+	parent = parent[:len(vec)]
+	for wd, x := range vec {
+		c := changedTops(x^parent[wd], e.top[wd], e.below[wd])
+		ts := e.topSlot[wd*64 : wd*64+64]
+		for ; c != 0; c &= c - 1 {
+			t := &ts[bits.TrailingZeros64(c)&63]
+			ch = append(ch, t.slot)
+			acc |= t.conjs
 		}
 	}
 	w.changed = ch
@@ -773,13 +840,15 @@ func (w *worker) onSucc(m *machine.Machine) {
 	}
 	w.pendVec = w.pendVec[:at+nw]
 	vec := w.pendVec[at : at+nw : at+nw]
+	var h uint64
 	if e.opts.Canon != nil {
 		e.prog.Pack(vec, w.canonical(m))
+		h = machine.Hash(vec)
 	} else {
-		m.Repack(vec, w.parent) // only the slots the action wrote
+		h = m.RepackHash(vec, w.parent) // only the slots the action wrote
 	}
 	key := uint64(w.pos)<<ordBits | uint64(min(m.Ordinal(), ordMax))
-	w.pend = append(w.pend, pending{machine.Hash(vec), key})
+	w.pend = append(w.pend, pending{h, key})
 	if len(w.pend) >= 64 {
 		w.loaded = false // the action state is this successor
 		w.flush()
@@ -934,10 +1003,16 @@ func (w *worker) expand(p int) {
 		w.expandAmple(p, s)
 	}
 	if m.Ordinal() == 0 && !e.opts.NoDeadlock { // a failing branch counts in the ordinals
-		if w.deadlock < 0 && !m.LoadedTerminal() {
+		if w.deadlock < 0 && !w.loadedTerminal(m) {
 			w.deadlock = p
 		}
 	}
+}
+
+// loadedTerminal is m.LoadedTerminal, which overwrites the check area.
+func (w *worker) loadedTerminal(m *machine.Machine) bool {
+	w.checkHeld = false
+	return m.LoadedTerminal()
 }
 
 func (w *worker) expandAmple(p int, s uint32) {

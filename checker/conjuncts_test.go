@@ -15,9 +15,10 @@ import (
 // (slotConjBits) picks the same conjuncts, in the same order, as the
 // list path (slotConjs) on random pairs of vectors, for models with one
 // word of conjunct bits (the pipeline: 24 conjuncts, changedConjunctWord)
-// and several (wide: 3 invariants over 8x8 pairs, 192 conjuncts); and
-// that both list the same changed slots, which checkState writes into
-// the check area.
+// and several (wide: 3 invariants over 8x8 pairs, 192 conjuncts), also
+// with vectors of two words (long: 8 slots of 10 bits, 16 conjuncts);
+// and that both list the same changed slots, which checkState writes
+// into the check area.
 func TestChangedConjunctBits(t *testing.T) {
 	pipeline, err := os.ReadFile("../examples/peers/pipeline.wrap")
 	if err != nil {
@@ -32,6 +33,14 @@ invariant A: forall i in P: forall j in P: a[i] + a[j] <= 6
 invariant B: forall i in P: forall j in P: b[i] implies a[j] >= 0
 invariant C: forall i in P: forall j in P: i == j or a[i] != a[j] or b[i] == b[j] or true
 `)
+	long := []byte(`spec Long
+type P = 0..7
+var a: [P]0..1000
+var b: [P]bool
+action step { choose i in P { a[i] := (a[i] + 1) % 1000 } }
+invariant A: forall i in P: a[i] <= 999
+invariant B: forall i in P: b[i] implies a[i] >= 0
+`)
 	tests := []struct {
 		name    string
 		src     []byte
@@ -40,6 +49,7 @@ invariant C: forall i in P: forall j in P: i == j or a[i] != a[j] or b[i] == b[j
 	}{
 		{"pipeline", pipeline, map[string]int64{"K": 3, "N": 2}, 1},
 		{"wide", wide, nil, 3},
+		{"long", long, nil, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

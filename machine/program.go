@@ -421,6 +421,11 @@ type Machine struct {
 	trail []undo
 	vec   []uint64
 	cand  []uint64 // Candidates' result
+	// held is the packed state that the action state holds unpacked, when
+	// heldOK: load then decodes only the slots in which the next state
+	// differs from it (consecutive frontier states differ in a few).
+	held   []uint64
+	heldOK bool
 
 	err    *site // first failure of the current evaluation
 	errVal int64
@@ -483,7 +488,7 @@ func (p *Program) NewMachine() *Machine {
 	p.mu.Lock()
 	n := p.memSize
 	p.mu.Unlock()
-	m := &Machine{p: p, mem: padded(n), vec: make([]uint64, p.lay.words), trail: make([]undo, 0, 64),
+	m := &Machine{p: p, mem: padded(n), vec: make([]uint64, p.lay.words), held: make([]uint64, p.lay.words), trail: make([]undo, 0, 64),
 		countdown: pollEvery, halt: site{kind: RuntimeError, msg: "evaluation interrupted"}}
 	// Made once: a method value or closure made in Init or Successors
 	// would be allocated on every call.
@@ -680,9 +685,28 @@ func (m *Machine) undo(mark int) {
 	m.trail = m.trail[:mark] // the form without a write barrier
 }
 
-// load unpacks s into the action state.
+// load unpacks s into the action state: only the slots in which s
+// differs from the state loaded before, when nothing has changed the
+// action state since (every action undoes its writes; runInit and
+// LoadSlots write it whole and clear heldOK).
 func (m *Machine) load(s State) {
-	m.p.lay.unpack(m.mem[:m.p.n], s)
+	l := &m.p.lay
+	h := m.held
+	switch {
+	case len(s) != len(h):
+		l.unpack(m.mem[:m.p.n], s)
+		m.heldOK = false
+		return
+	case m.heldOK && len(m.trail) == 0:
+		l.unpackChanged(m.mem[:m.p.n], s, h)
+	default:
+		l.unpack(m.mem[:m.p.n], s)
+		m.heldOK = true
+	}
+	// A loop rather than copy: vectors are a few words.
+	for i, x := range s {
+		h[i] = x
+	}
 }
 
 // runAction runs action a on the state in mem[:n], calling m.leaf per
@@ -719,6 +743,7 @@ func (m *Machine) runAction(a int) bool {
 // runInit resets mem[:n] to the zero state and runs the init block, every
 // branch of it. It reports false when a branch failed.
 func (m *Machine) runInit() bool {
+	m.heldOK = false
 	copy(m.mem[:m.p.n], m.p.zero)
 	m.action = -1
 	m.ord = 0

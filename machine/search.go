@@ -73,6 +73,15 @@ func (m *Machine) UnpackCheck(s State) {
 	p.lay.unpack(m.mem[p.checkOff:p.checkOff+p.n], s)
 }
 
+// UnpackCheckChanged decodes into CheckSlots, which holds the packed
+// state old unpacked, the slots in which s differs from old: CheckSlots
+// then holds s unpacked, as after UnpackCheck(s), at the cost of the
+// changed slots only.
+func (m *Machine) UnpackCheckChanged(s, old State) {
+	p := m.p
+	p.lay.unpackChanged(m.mem[p.checkOff:p.checkOff+p.n], s, old)
+}
+
 // UnpackCheckSlots decodes only the given slots of s into CheckSlots
 // (the slots of a Conjunct, say).
 func (m *Machine) UnpackCheckSlots(s State, slots []int32) {
@@ -89,6 +98,7 @@ func (m *Machine) Load(s State) {
 
 // LoadSlots is Load from an unpacked state (Slots long).
 func (m *Machine) LoadSlots(u []int64) {
+	m.heldOK = false
 	copy(m.mem[:m.p.n], u)
 	m.ord = 0
 }
@@ -170,33 +180,51 @@ func (m *Machine) Ordinal() int { return m.ord }
 // written on this branch re-encoded. Without a canonicalisation it is
 // Pack(dst, m.Slots()), at the cost of the writes.
 func (m *Machine) Repack(dst, parent State) {
+	if len(dst) == 1 {
+		m.RepackHash(dst, parent)
+		return
+	}
+	m.repackWords(dst, parent)
+}
+
+// RepackHash is Repack, and returns [Hash] of the new state.
+func (m *Machine) RepackHash(dst, parent State) uint64 {
+	if len(dst) != 1 {
+		m.repackWords(dst, parent)
+		return hashWords(dst)
+	}
+	// One word: re-encoded in a register.
+	n := m.p.n
+	src := m.mem[:n]
+	sl := m.p.lay.slots[:n] // so that an offset below n needs no bounds test
+	x := parent[0]
+	for _, u := range m.trail {
+		if o := uint(u.off); o < uint(n) {
+			p := &sl[o]
+			sh := p.shift & 63 // below 64: no test for a shift of 64 or more
+			x = x&^(p.mask<<sh) | (uint64(src[o]-p.lo)&p.mask)<<sh
+		}
+	}
+	dst[0] = x
+	return hashWord(x)
+}
+
+// repackWords is Repack of a state of several words.
+func (m *Machine) repackWords(dst, parent State) {
+	n := m.p.n
+	src := m.mem[:n]
+	sl := m.p.lay.slots[:n]
 	// A loop rather than copy: vectors are a few words, and copy is a
 	// call of runtime.memmove.
 	parent = parent[:len(dst)]
 	for i, x := range parent {
 		dst[i] = x
 	}
-	n := m.p.n
-	src := m.mem[:n]
-	sl := m.p.lay.slots
-	if len(dst) == 1 {
-		// One word: re-encoded in a register.
-		x := dst[0]
-		for _, u := range m.trail {
-			if int(u.off) < n {
-				p := &sl[u.off]
-				sh := p.shift & 63
-				x = x&^(p.mask<<sh) | (uint64(src[u.off]-p.lo)&p.mask)<<sh
-			}
-		}
-		dst[0] = x
-		return
-	}
 	for _, u := range m.trail {
-		if int(u.off) < n {
-			p := &sl[u.off]
-			sh := p.shift & 63 // below 64: no test for a shift of 64 or more
-			dst[p.word] = dst[p.word]&^(p.mask<<sh) | (uint64(src[u.off]-p.lo)&p.mask)<<sh
+		if o := uint(u.off); o < uint(n) {
+			p := &sl[o]
+			sh := p.shift & 63
+			dst[p.word] = dst[p.word]&^(p.mask<<sh) | (uint64(src[o]-p.lo)&p.mask)<<sh
 		}
 	}
 }

@@ -19,11 +19,26 @@ type packSlot struct {
 	lo    int64
 }
 
+// bitField is a slot as unpackChanged finds it from its top bit.
+type bitField struct {
+	mask  uint64
+	lo    int64
+	slot  int32
+	shift uint8
+}
+
 // layout maps the slots of a model to bit fields.
 type layout struct {
 	slots []packSlot
 	words int
 	nat   func(dst []int64, src []uint64) // generated unpack (native.go); nil: the loop
+	// For unpackChanged, per word: top has the top bit of each slot's
+	// bits, below the other bits of each slot; field maps the top bit of
+	// a slot (word*64+bit) to its slot. deltaMax is the most changed
+	// slots for which unpackChanged decodes those only.
+	top, below []uint64
+	field      []bitField
+	deltaMax   int
 }
 
 func newLayout(m *spec.Model) layout {
@@ -54,6 +69,24 @@ func newLayout(m *spec.Model) layout {
 	if used == 0 && word == 0 {
 		l.words = 1 // keep at least one word so that every vector is non-empty
 	}
+	l.top = make([]uint64, l.words)
+	l.below = make([]uint64, l.words)
+	l.field = make([]bitField, 64*l.words)
+	fields := 0
+	for i := range l.slots {
+		p := &l.slots[i]
+		if p.mask == 0 {
+			continue
+		}
+		fields++
+		m := p.mask << p.shift
+		t := 63 - bits.LeadingZeros64(m)
+		l.top[p.word] |= 1 << t
+		l.below[p.word] |= m &^ (1 << t)
+		l.field[64*int(p.word)+t] = bitField{mask: p.mask, lo: p.lo, slot: int32(i), shift: p.shift}
+	}
+	// A changed slot costs about 1.5 times what unpack pays per slot.
+	l.deltaMax = 2 * fields / 3
 	return l
 }
 
@@ -106,6 +139,59 @@ func (l *layout) unpack(dst []int64, src []uint64) {
 		p := &sl[i]
 		dst[i] = int64((src[p.word]>>(p.shift&63))&p.mask) + p.lo
 	}
+}
+
+// unpackChanged decodes into dst, which holds old unpacked, the slots in
+// which src differs from old: dst then holds src unpacked, as after
+// unpack(dst, src), at the cost of the changed slots only, or of unpack
+// when more than deltaMax slots changed or the unpacking is generated. A
+// bit of no slot is ignored, as unpack ignores it.
+func (l *layout) unpackChanged(dst []int64, src, old []uint64) {
+	if l.nat != nil {
+		// The generated unpack takes a few instructions per slot, fewer
+		// than finding the changed ones.
+		l.nat(dst, src)
+		return
+	}
+	old = old[:len(src)]
+	if len(src) == 1 {
+		x := src[0]
+		c := changedTops(x^old[0], l.top[0], l.below[0])
+		if bits.OnesCount64(c) > l.deltaMax {
+			l.unpack(dst, src)
+			return
+		}
+		f := l.field[:64]
+		for ; c != 0; c &= c - 1 {
+			p := &f[bits.TrailingZeros64(c)&63]
+			dst[p.slot] = int64((x>>(p.shift&63))&p.mask) + p.lo
+		}
+		return
+	}
+	n := 0
+	for w, x := range src {
+		n += bits.OnesCount64(changedTops(x^old[w], l.top[w], l.below[w]))
+	}
+	if n > l.deltaMax {
+		l.unpack(dst, src)
+		return
+	}
+	for w, x := range src {
+		c := changedTops(x^old[w], l.top[w], l.below[w])
+		f := l.field[64*w : 64*w+64]
+		for ; c != 0; c &= c - 1 {
+			p := &f[bits.TrailingZeros64(c)&63]
+			dst[p.slot] = int64((x>>(p.shift&63))&p.mask) + p.lo
+		}
+	}
+}
+
+// changedTops returns the top bits (top) of the slots in which the
+// difference d has a bit set: adding the all-ones below each top bit
+// (below) to d's bits there carries into the top bit exactly when one of
+// them is set, and never past it.
+func changedTops(d, top, below uint64) uint64 {
+	return ((d & below) + below | d) & top
 }
 
 // unpackSlots unpacks only the given slots of src into dst.

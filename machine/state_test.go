@@ -8,8 +8,9 @@ import (
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
-// TestUnpackLayouts packs random values and reads them back with unpack
-// and unpackSlots, on layouts with slots of every width: one value (no
+// TestUnpackLayouts packs random values and reads them back with unpack,
+// unpackSlots and unpackChanged (from the state before, which differs in
+// some slots, often few), on layouts with slots of every width: one value (no
 // bits), negative bounds, sets, full words, and slots that leave the rest
 // of a word unused.
 func TestUnpackLayouts(t *testing.T) {
@@ -45,10 +46,21 @@ func TestUnpackLayouts(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			l := newLayout(&spec.Model{Slots: tt.slots})
+			prev := make([]int64, len(tt.slots))
+			for i, s := range tt.slots {
+				if !s.Set {
+					prev[i] = s.Lo
+				}
+			}
+			prevVec := make([]uint64, l.words)
+			l.pack(prevVec, prev)
 			for range 50 {
 				want := make([]int64, len(tt.slots))
+				keep := r.IntN(4) // keep a slot's value with probability keep/4
 				for i, s := range tt.slots {
 					switch {
+					case r.IntN(4) < keep:
+						want[i] = prev[i]
 					case s.Set:
 						want[i] = int64(r.Uint64() & l.slots[i].mask)
 					case s.Hi > s.Lo:
@@ -73,6 +85,12 @@ func TestUnpackLayouts(t *testing.T) {
 				if d := cmp.Diff(want, each); d != "" {
 					t.Fatalf("unpackSlots (-want +got):\n%s", d)
 				}
+				changed := append([]int64(nil), prev...)
+				l.unpackChanged(changed, vec, prevVec)
+				if d := cmp.Diff(want, changed); d != "" {
+					t.Fatalf("unpackChanged (-want +got):\n%s", d)
+				}
+				prev, prevVec = want, vec
 			}
 		})
 	}
