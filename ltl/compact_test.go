@@ -50,14 +50,7 @@ func TestCompactRandomSystems(t *testing.T) {
 	if testing.Short() {
 		n = 80
 	}
-	rng := mathrand.New(mathrand.NewSource(17))
-	for r := range n {
-		k := randSystem(rng)
-		compactDiff(t, fmt.Sprint("system ", r, ": ", k), k.model(), Options{})
-		if t.Failed() {
-			return
-		}
-	}
+	eachRandomSystem(t, n, 17, func(name string, m *spec.Model) { compactDiff(t, name, m, Options{}) })
 }
 
 // TestCompactRandomSpecs compares the check with full vectors and with
@@ -68,14 +61,7 @@ func TestCompactRandomSpecs(t *testing.T) {
 	if testing.Short() {
 		n = 8
 	}
-	for seed := range n {
-		src := gen.Generate(rand.New(rand.NewPCG(uint64(seed), 11)), gen.Config{Shape: gen.Temporal}).Source
-		m, err := spec.ParseFile("s.wrap", []byte(src), spec.Options{})
-		if err != nil || len(m.Properties) == 0 {
-			continue
-		}
-		compactDiff(t, fmt.Sprint("seed ", seed), m, Options{})
-	}
+	eachRandomSpec(n, func(name string, m *spec.Model) { compactDiff(t, name, m, Options{}) })
 }
 
 // TestCompactExamples compares the check with full vectors and with hash

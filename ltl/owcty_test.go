@@ -78,13 +78,34 @@ func TestFilterRandomSystems(t *testing.T) {
 	if testing.Short() {
 		n = 100
 	}
-	rng := mathrand.New(mathrand.NewSource(7))
+	eachRandomSystem(t, n, 7, func(name string, m *spec.Model) { filterDiff(t, name, m, Options{}) })
+}
+
+// eachRandomSystem calls diff on n random small systems with random
+// formulas and fairness from the given seed, stopping at the first
+// failure.
+func eachRandomSystem(t *testing.T, n int, seed int64, diff func(name string, m *spec.Model)) {
+	t.Helper()
+	rng := mathrand.New(mathrand.NewSource(seed))
 	for r := range n {
 		k := randSystem(rng)
-		filterDiff(t, fmt.Sprint("system ", r, ": ", k), k.model(), Options{})
+		diff(fmt.Sprint("system ", r, ": ", k), k.model())
 		if t.Failed() {
 			return
 		}
+	}
+}
+
+// eachRandomSpec calls diff on the random temporal specs of seeds 0..n-1
+// that have properties.
+func eachRandomSpec(n int, diff func(name string, m *spec.Model)) {
+	for seed := range n {
+		src := gen.Generate(rand.New(rand.NewPCG(uint64(seed), 11)), gen.Config{Shape: gen.Temporal}).Source
+		m, err := spec.ParseFile("s.wrap", []byte(src), spec.Options{})
+		if err != nil || len(m.Properties) == 0 {
+			continue
+		}
+		diff(fmt.Sprint("seed ", seed), m)
 	}
 }
 
@@ -96,14 +117,7 @@ func TestFilterRandomSpecs(t *testing.T) {
 	if testing.Short() {
 		n = 8
 	}
-	for seed := range n {
-		src := gen.Generate(rand.New(rand.NewPCG(uint64(seed), 11)), gen.Config{Shape: gen.Temporal}).Source
-		m, err := spec.ParseFile("s.wrap", []byte(src), spec.Options{})
-		if err != nil || len(m.Properties) == 0 {
-			continue
-		}
-		filterDiff(t, fmt.Sprint("seed ", seed), m, Options{})
-	}
+	eachRandomSpec(n, func(name string, m *spec.Model) { filterDiff(t, name, m, Options{}) })
 }
 
 // TestFilterExamples compares the check with and without the filter on
