@@ -48,8 +48,9 @@ type Program struct {
 	// path: their bounds do not fit an int64 (exact.go).
 	exactExprs int
 
-	nsites      []site // the failure sites of the generated code (native.go)
-	nativeUnits int    // units running generated code
+	nsites      []site                  // the failure sites of the generated code (native.go)
+	nativeUnits int                     // units running generated code
+	natCand     func(m *Machine) uint64 // generated Candidates of one word (native.go); nil: the tables
 }
 
 type slotDom struct {

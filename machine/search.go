@@ -124,6 +124,15 @@ func (m *Machine) RunAction(a int) bool { return m.runAction(a) }
 // raise no failure. The guards are not evaluated beyond that table
 // look-up. The slice is the machine's, valid until the next call.
 func (m *Machine) Candidates() []uint64 {
+	if f := m.p.natCand; f != nil && len(m.cand) == 1 {
+		m.cand[0] = f(m) // generated (native.go)
+		return m.cand
+	}
+	return m.candTables()
+}
+
+// candTables is Candidates from the guard tables.
+func (m *Machine) candTables() []uint64 {
 	p := m.p
 	c := m.cand
 	if len(c) != p.candWords {
@@ -189,6 +198,14 @@ func (m *Machine) Repack(dst, parent State) {
 
 // RepackHash is Repack, and returns [Hash] of the new state.
 func (m *Machine) RepackHash(dst, parent State) uint64 {
+	if f := m.p.lay.natRepack; f != nil {
+		return f(m, dst, parent) // generated (native.go)
+	}
+	return m.repackHash(dst, parent)
+}
+
+// repackHash is RepackHash by the slot table.
+func (m *Machine) repackHash(dst, parent State) uint64 {
 	if len(dst) != 1 {
 		m.repackWords(dst, parent)
 		return hashWords(dst)

@@ -32,6 +32,8 @@ type layout struct {
 	slots []packSlot
 	words int
 	nat   func(dst []int64, src []uint64) // generated unpack (native.go); nil: the loop
+	// natRepack is the generated Machine.RepackHash (native.go); nil: the loop.
+	natRepack func(m *Machine, dst, parent State) uint64
 	// For unpackChanged, per word: top has the top bit of each slot's
 	// bits, below the other bits of each slot; field maps the top bit of
 	// a slot (word*64+bit) to its slot. deltaMax is the most changed
