@@ -22,6 +22,7 @@ type nativeProg struct {
 	unpack func(dst []int64, src []uint64)
 	repack func(m *Machine, dst, parent State) uint64 // RepackHash; nil: the loop
 	cand   func(m *Machine) uint64                    // Candidates of one word; nil: the loop
+	expand func(m *Machine, from int) int             // RunCandidates; nil: the loop
 	guards []evalFn
 	bodies []stepFn
 	runs   []func(m *Machine) bool // per action: the whole of runAction
@@ -58,6 +59,7 @@ func (p *Program) useNative() {
 	p.lay.natRepack = nat.repack
 	if p.candWords == 1 {
 		p.natCand = nat.cand
+		p.natExpand = nat.expand
 	}
 	for i := range p.actions {
 		if f := nat.guards[i]; f != nil && p.actions[i].guard != nil {

@@ -182,6 +182,7 @@ func generateNative(p *Program) (*genResult, error) {
 			})
 		}
 	}
+	expand := g.expand(cand, runs)
 	conjs := make([][]string, len(m.Invariants))
 	for i, inv := range m.Invariants {
 		e, _ := c.invariantParts(inv, chk)
@@ -205,7 +206,7 @@ func generateNative(p *Program) (*genResult, error) {
 		b.WriteString(f)
 		b.WriteByte('\n')
 	}
-	fmt.Fprintf(&b, "func %sprog() *nativeProg {\n\treturn &nativeProg{\n\t\tunpack: %s,\n\t\trepack: %s,\n\t\tcand: %s,\n", nativePrefix, unpack, repack, cand)
+	fmt.Fprintf(&b, "func %sprog() *nativeProg {\n\treturn &nativeProg{\n\t\tunpack: %s,\n\t\trepack: %s,\n\t\tcand: %s,\n\t\texpand: %s,\n", nativePrefix, unpack, repack, cand, expand)
 	list := func(names []string) string {
 		var s []string
 		for _, n := range names {
@@ -360,6 +361,35 @@ func (g *gen) candidates() string {
 		fmt.Fprintf(&b, "\tdefault:\n\t\tx |= %#x\n\t}\n", t.all[0])
 	}
 	b.WriteString("\treturn x\n}\n")
+	g.funcs = append(g.funcs, b.String())
+	return name
+}
+
+// expand generates Machine.RunCandidates for a program whose Candidates
+// is generated: the candidate actions in order, each dispatched by a
+// switch to its generated runAction (runs; "" keeps Machine.runAction),
+// runAction's `x == k` test made first with constants.
+func (g *gen) expand(cand string, runs []string) string {
+	if cand == "nil" {
+		return "nil"
+	}
+	name := nativePrefix + "expand"
+	var b strings.Builder
+	fmt.Fprintf(&b, "func %s(m *Machine, from int) int {\n\tmem := m.mem\n\t_ = mem\n\tc := %s(m) &^ (1<<uint(from) - 1)\n", name, cand)
+	b.WriteString("\tfor ; c != 0; c &= c - 1 {\n\t\ta := bits.TrailingZeros64(c)\n\t\tvar ok bool\n\t\tswitch a {\n")
+	for i, r := range runs {
+		fmt.Fprintf(&b, "\t\tcase %d:\n", i)
+		if r == "" {
+			b.WriteString("\t\t\tok = m.runAction(a)\n")
+			continue
+		}
+		b.WriteString("\t\t\tm.action = a\n")
+		if ca := &g.p.actions[i]; ca.eqOff >= 0 {
+			fmt.Fprintf(&b, "\t\t\tif mem[%d] != %d {\n\t\t\t\tok = m.failed == nil\n\t\t\t\tbreak\n\t\t\t}\n", ca.eqOff, ca.eqK)
+		}
+		fmt.Fprintf(&b, "\t\t\tok = %s(m)\n", r)
+	}
+	b.WriteString("\t\t}\n\t\tif !ok {\n\t\t\treturn a + 1\n\t\t}\n\t}\n\treturn -1\n}\n")
 	g.funcs = append(g.funcs, b.String())
 	return name
 }

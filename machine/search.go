@@ -1,5 +1,7 @@
 package machine
 
+import "math/bits"
+
 // The methods of this file are the interface of a search (package
 // checker's breadth-first search, its trace rebuilding): they run the
 // compiled actions on a loaded state and hand each successor, unpacked,
@@ -115,6 +117,30 @@ func (m *Machine) RunInit() bool { return m.runInit() }
 // been raised since ClearFailure: a failing branch takes an ordinal, as a
 // successor does, and makes no state.
 func (m *Machine) RunAction(a int) bool { return m.runAction(a) }
+
+// RunCandidates runs, in order, the actions of Candidates numbered from
+// on, as RunAction does, and stops after the first of them for which
+// RunAction reports false: it returns that action + 1 (where to go on
+// once the failure is handled), or -1 when none reported false.
+func (m *Machine) RunCandidates(from int) int {
+	if f := m.p.natExpand; f != nil {
+		return f(m, from) // generated (native.go)
+	}
+	for i, x := range m.Candidates() {
+		if i < from/64 {
+			continue
+		}
+		if i == from/64 {
+			x &^= 1<<uint(from%64) - 1
+		}
+		for ; x != 0; x &= x - 1 {
+			if a := i*64 + bits.TrailingZeros64(x); !m.runAction(a) {
+				return a + 1
+			}
+		}
+	}
+	return -1
+}
 
 // Candidates returns the actions that may be enabled in the loaded
 // state, as a bit set over the action indexes (action a is bit a%64 of
