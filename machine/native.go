@@ -56,7 +56,10 @@ func (p *Program) useNative() {
 		p.lay.nat = nat.unpack
 		p.nativeUnits++
 	}
-	p.lay.natRepack = nat.repack
+	if nat.repack != nil {
+		p.lay.natRepack = nat.repack
+		p.lay.repack = nat.repack
+	}
 	if p.candWords == 1 {
 		p.natCand = nat.cand
 		p.natExpand = nat.expand
@@ -81,6 +84,11 @@ func (p *Program) useNative() {
 		}
 	}
 }
+
+// HasNativeExpand reports whether [Machine.RunCandidates] runs generated
+// code (a binary built by `check --compile` for this model), where a
+// search calls it rather than RunAction per candidate.
+func (p *Program) HasNativeExpand() bool { return p.natExpand != nil }
 
 // Native reports how many units of the program (the layout's unpacking,
 // each guard, action body and invariant conjunct) run generated code, and
@@ -140,9 +148,8 @@ func (p *Program) CheckNative(seed uint64, rounds int) error {
 		m.heldOK = false
 		m.trail = m.trail[:0]
 		if f := p.natCand; f != nil {
-			c := m.candTables()
-			if g := f(m); g != c[0] {
-				return fmt.Errorf("generated Candidates %#x, tables %#x, at %v", g, c[0], mem)
+			if g, c := f(m), m.candTable(); g != c {
+				return fmt.Errorf("generated Candidates %#x, tables %#x, at %v", g, c, mem)
 			}
 		}
 		if p.lay.natRepack == nil {

@@ -141,7 +141,7 @@ func TestCheckNative(t *testing.T) {
 				t.Fatalf("no generated parts: %v", err)
 			}
 			p.lay.natRepack = func(m *Machine, dst, parent State) uint64 { return m.repackHash(dst, parent) }
-			p.natCand = func(m *Machine) uint64 { return m.candTables()[0] }
+			p.natCand = func(m *Machine) uint64 { return m.candTable() }
 			if err := p.CheckNative(1, 500); err != nil {
 				t.Errorf("the generic parts themselves: %v", err)
 			}
@@ -160,7 +160,7 @@ func TestCheckNative(t *testing.T) {
 				t.Errorf("a wrong hash was not found")
 			}
 			p.lay.natRepack = nil
-			p.natCand = func(m *Machine) uint64 { return m.candTables()[0] &^ 1 }
+			p.natCand = func(m *Machine) uint64 { return m.candTable() &^ 1 }
 			if err := p.CheckNative(1, 500); err == nil || !strings.Contains(err.Error(), "Candidates") {
 				t.Errorf("a wrong Candidates: %v", err)
 			}

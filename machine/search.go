@@ -150,15 +150,6 @@ func (m *Machine) RunCandidates(from int) int {
 // raise no failure. The guards are not evaluated beyond that table
 // look-up. The slice is the machine's, valid until the next call.
 func (m *Machine) Candidates() []uint64 {
-	if f := m.p.natCand; f != nil && len(m.cand) == 1 {
-		m.cand[0] = f(m) // generated (native.go)
-		return m.cand
-	}
-	return m.candTables()
-}
-
-// candTables is Candidates from the guard tables.
-func (m *Machine) candTables() []uint64 {
 	p := m.p
 	c := m.cand
 	if len(c) != p.candWords {
@@ -166,16 +157,8 @@ func (m *Machine) candTables() []uint64 {
 		m.cand = c
 	}
 	if len(c) == 1 {
-		x := p.candAlways[0]
-		for i := range p.guardTabs {
-			g := &p.guardTabs[i]
-			if v := m.mem[g.off] - g.lo; uint64(v) < uint64(g.n) {
-				x |= g.rows[v]
-			} else {
-				x |= g.all[0]
-			}
-		}
-		c[0] = x
+		// The generated version (native.go) is called by RunCandidates.
+		c[0] = m.candTable()
 		return c
 	}
 	copy(c, p.candAlways)
@@ -191,6 +174,21 @@ func (m *Machine) candTables() []uint64 {
 		}
 	}
 	return c
+}
+
+// candTable is Candidates of one word from the guard tables.
+func (m *Machine) candTable() uint64 {
+	p := m.p
+	x := p.candAlways[0]
+	for i := range p.guardTabs {
+		g := &p.guardTabs[i]
+		if v := m.mem[g.off] - g.lo; uint64(v) < uint64(g.n) {
+			x |= g.rows[v]
+		} else {
+			x |= g.all[0]
+		}
+	}
+	return x
 }
 
 // Guard reports whether action a's guard holds in the loaded state; a
@@ -224,10 +222,7 @@ func (m *Machine) Repack(dst, parent State) {
 
 // RepackHash is Repack, and returns [Hash] of the new state.
 func (m *Machine) RepackHash(dst, parent State) uint64 {
-	if f := m.p.lay.natRepack; f != nil {
-		return f(m, dst, parent) // generated (native.go)
-	}
-	return m.repackHash(dst, parent)
+	return m.p.lay.repack(m, dst, parent) // Machine.repackHash, or generated (native.go)
 }
 
 // repackHash is RepackHash by the slot table.
