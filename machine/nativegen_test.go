@@ -1,7 +1,10 @@
 package machine
 
 import (
+	"fmt"
 	"go/format"
+	"math/bits"
+	"slices"
 	"strings"
 	"testing"
 
@@ -163,6 +166,76 @@ func TestCheckNative(t *testing.T) {
 			p.natCand = func(m *Machine) uint64 { return m.candTable() &^ 1 }
 			if err := p.CheckNative(1, 500); err == nil || !strings.Contains(err.Error(), "Candidates") {
 				t.Errorf("a wrong Candidates: %v", err)
+			}
+		})
+	}
+}
+
+// TestRunCandidates checks RunCandidates against RunAction over the bits
+// of Candidates, failures handled in between, on every reachable state
+// of specs with failing actions, one of them with more than 64 actions:
+// the same successors with the same actions and ordinals, the same
+// failures at the same ordinals.
+func TestRunCandidates(t *testing.T) {
+	var many strings.Builder
+	many.WriteString("spec M\nvar x: 0..3\nvar y: 0..70\n")
+	for i := 0; i < 70; i++ {
+		fmt.Fprintf(&many, "action a%d when x == %d { y := %d  assert y != %d \"bad\"  x := (x + 1) %% 4 }\n", i, i%4, i, 3*(i%5))
+	}
+	srcs := map[string]string{
+		"failing": "spec F\nvar x: 0..4\nvar a: [0..2]0..2\naction inc when x < 4 { x := x + 1 }\naction put when x > 0 { a[x - 1] := a[x - 1] + 1 }\naction bad when x == 2 { assert a[0] == 0 \"a0\" }\naction dec when x > 0 { x := x - 1 }\n",
+		"many":    many.String(),
+	}
+	for name, src := range srcs {
+		t.Run(name, func(t *testing.T) {
+			p := compile(t, src)
+			m := p.NewMachine()
+			var log []string
+			var next [][]int64
+			m.OnState(func(m *Machine) {
+				log = append(log, fmt.Sprintf("%d/%d %v", m.Action(), m.Ordinal(), m.Slots()))
+				next = append(next, slices.Clone(m.Slots()))
+			})
+			m.RunInit()
+			m.ClearFailure()
+			seen := map[string]bool{}
+			queue := next
+			for len(queue) > 0 {
+				u := queue[0]
+				queue = queue[1:]
+				if k := fmt.Sprint(u); seen[k] {
+					continue
+				} else {
+					seen[k] = true
+				}
+				s := make(State, p.Words())
+				p.Pack(s, u)
+				fail := func() {
+					log = append(log, fmt.Sprintf("fail %d/%d", m.Action(), m.FailOrdinal()))
+					m.ClearFailure()
+				}
+				log, next = log[:0], next[:0]
+				m.Load(s)
+				for i, x := range m.Candidates() {
+					for ; x != 0; x &= x - 1 {
+						if !m.RunAction(i*64 + bits.TrailingZeros64(x)) {
+							fail()
+						}
+					}
+				}
+				want := slices.Clone(log)
+				queue = append(queue, next...)
+				log, next = log[:0], next[:0]
+				m.Load(s)
+				for a := m.RunCandidates(0); a >= 0; a = m.RunCandidates(a) {
+					fail()
+				}
+				if d := cmp.Diff(want, log); d != "" {
+					t.Fatalf("at %v (-RunAction +RunCandidates):\n%s", u, d)
+				}
+			}
+			if len(seen) < 5 {
+				t.Errorf("only %d states", len(seen))
 			}
 		})
 	}
