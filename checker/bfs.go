@@ -988,10 +988,16 @@ func (w *worker) expand(p int) {
 	// those of the reachable state space whatever the verdict.
 	if e.opts.Ample == nil {
 		// The actions left out of Candidates make nothing here.
-		for i, x := range m.Candidates() {
-			for ; x != 0; x &= x - 1 {
-				if !m.RunAction(i*64 + bits.TrailingZeros64(x)) {
-					w.failed(p, s)
+		if e.prog.HasNativeExpand() { // generated: no call per action
+			for a := m.RunCandidates(0); a >= 0; a = m.RunCandidates(a) {
+				w.failed(p, s)
+			}
+		} else {
+			for i, x := range m.Candidates() {
+				for ; x != 0; x &= x - 1 {
+					if !m.RunAction(i*64 + bits.TrailingZeros64(x)) {
+						w.failed(p, s)
+					}
 				}
 			}
 		}

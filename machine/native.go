@@ -1,5 +1,10 @@
 package machine
 
+import (
+	"fmt"
+	"slices"
+)
+
 // Compiled mode: Go code generated for one model (nativegen.go) and built
 // into a binary of its own (wrapcheck check --compile) takes the place of
 // the closures of the units it covers. Each model's code is registered under
@@ -15,6 +20,9 @@ package machine
 // closures.
 type nativeProg struct {
 	unpack func(dst []int64, src []uint64)
+	repack func(m *Machine, dst, parent State) uint64 // RepackHash; nil: the loop
+	cand   func(m *Machine) uint64                    // Candidates of one word; nil: the loop
+	expand func(m *Machine, from int) int             // RunCandidates; nil: the loop
 	guards []evalFn
 	bodies []stepFn
 	runs   []func(m *Machine) bool // per action: the whole of runAction
@@ -48,6 +56,14 @@ func (p *Program) useNative() {
 		p.lay.nat = nat.unpack
 		p.nativeUnits++
 	}
+	if nat.repack != nil {
+		p.lay.natRepack = nat.repack
+		p.lay.repack = nat.repack
+	}
+	if p.candWords == 1 {
+		p.natCand = nat.cand
+		p.natExpand = nat.expand
+	}
 	for i := range p.actions {
 		if f := nat.guards[i]; f != nil && p.actions[i].guard != nil {
 			p.actions[i].guard = f
@@ -69,6 +85,11 @@ func (p *Program) useNative() {
 	}
 }
 
+// HasNativeExpand reports whether [Machine.RunCandidates] runs generated
+// code (a binary built by `check --compile` for this model), where a
+// search calls it rather than RunAction per candidate.
+func (p *Program) HasNativeExpand() bool { return p.natExpand != nil }
+
 // Native reports how many units of the program (the layout's unpacking,
 // each guard, action body and invariant conjunct) run generated code, and
 // how many units there are. It is 0 of n outside a binary built by
@@ -85,4 +106,68 @@ func (p *Program) Native() (native, units int) {
 		units += len(inv.conjs)
 	}
 	return p.nativeUnits, units
+}
+
+// CheckNative compares the generated parts of the search (RepackHash and
+// Candidates, where they are generated) with the generic ones on rounds
+// random states of the layout, each with a random trail of writes (state
+// slots and frame slots, a slot written more than once), and returns an
+// error naming the first difference. Without generated parts it returns
+// nil. The random states come from seed, so a failure can be repeated.
+func (p *Program) CheckNative(seed uint64, rounds int) error {
+	if p.lay.natRepack == nil && p.natCand == nil {
+		return nil
+	}
+	m := p.NewMachine()
+	rnd := func() uint64 { // splitmix64
+		seed += 0x9e3779b97f4a7c15
+		z := seed
+		z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+		z = (z ^ z>>27) * 0x94d049bb133111eb
+		return z ^ z>>31
+	}
+	value := func(off int) int64 {
+		d := &p.dom[off]
+		if d.set {
+			return int64(rnd() & d.mask)
+		}
+		if d.hi < d.lo {
+			return d.lo
+		}
+		return d.lo + int64(rnd()%uint64(d.hi-d.lo+1))
+	}
+	words := p.lay.words
+	parent := make(State, words)
+	got, want := make(State, words), make(State, words)
+	mem := m.mem[:p.n]
+	for r := 0; r < rounds; r++ {
+		for i := range mem {
+			mem[i] = value(i)
+		}
+		p.lay.pack(parent, mem)
+		m.heldOK = false
+		m.trail = m.trail[:0]
+		if f := p.natCand; f != nil {
+			if g, c := f(m), m.candTable(); g != c {
+				return fmt.Errorf("generated Candidates %#x, tables %#x, at %v", g, c, mem)
+			}
+		}
+		if p.lay.natRepack == nil {
+			continue
+		}
+		for k := int(rnd() % 6); k > 0 && p.n > 0; k-- {
+			if off := int(rnd() % uint64(len(m.mem))); off >= p.n {
+				m.write(off, m.mem[off]) // a frame slot: not in the vector
+			} else {
+				m.write(off, value(off))
+			}
+		}
+		gh := p.lay.natRepack(m, got, parent)
+		wh := m.repackHash(want, parent)
+		if !slices.Equal(got, want) || gh != wh || wh != Hash(want) {
+			return fmt.Errorf("generated RepackHash %#x (hash %#x), the loop %#x (hash %#x), parent %#x, trail %v", got, gh, want, wh, parent, m.trail)
+		}
+		m.undo(0)
+	}
+	return nil
 }

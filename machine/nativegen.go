@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -140,6 +141,8 @@ func generateNative(p *Program) (*genResult, error) {
 	chk := frameCtx{state: p.checkOff, frame: p.checkFrameOff}
 	res := &genResult{}
 	unpack := g.unpack()
+	repack := g.repack()
+	cand := g.candidates()
 	res.units, res.native = 1, 1
 	guards := make([]string, len(m.Actions))
 	bodies := make([]string, len(m.Actions))
@@ -179,6 +182,7 @@ func generateNative(p *Program) (*genResult, error) {
 			})
 		}
 	}
+	expand := g.expand(cand, runs)
 	conjs := make([][]string, len(m.Invariants))
 	for i, inv := range m.Invariants {
 		e, _ := c.invariantParts(inv, chk)
@@ -202,7 +206,7 @@ func generateNative(p *Program) (*genResult, error) {
 		b.WriteString(f)
 		b.WriteByte('\n')
 	}
-	fmt.Fprintf(&b, "func %sprog() *nativeProg {\n\treturn &nativeProg{\n\t\tunpack: %s,\n", nativePrefix, unpack)
+	fmt.Fprintf(&b, "func %sprog() *nativeProg {\n\treturn &nativeProg{\n\t\tunpack: %s,\n\t\trepack: %s,\n\t\tcand: %s,\n\t\texpand: %s,\n", nativePrefix, unpack, repack, cand, expand)
 	list := func(names []string) string {
 		var s []string
 		for _, n := range names {
@@ -273,6 +277,119 @@ func (g *gen) unpack() string {
 		fmt.Fprintf(&b, "\tdst[%d] = int64((src[%d]>>%d)&%#x) + %d\n", i, p.word, p.shift, p.mask, p.lo)
 	}
 	b.WriteString("}\n")
+	g.funcs = append(g.funcs, b.String())
+	return name
+}
+
+// maxRepackWords is the most vector words for which repack is generated
+// (each word is a local, as is the hash's state).
+const maxRepackWords = 16
+
+// repack generates Machine.RepackHash for the layout: the trail's
+// offsets dispatched by a switch, each case the slot's re-encoding with
+// constant word, shift, mask and low bound, the words kept in locals, and
+// the hash of hashWords unrolled over them. An offset of no case (a frame
+// slot, or a slot of no bits) changes nothing, as in the loop. It
+// returns "nil" for a vector of more than maxRepackWords words.
+func (g *gen) repack() string {
+	l := &g.p.lay
+	if l.words > maxRepackWords {
+		return "nil"
+	}
+	name := nativePrefix + "repack"
+	var b strings.Builder
+	fmt.Fprintf(&b, "func %s(m *Machine, dst, parent State) uint64 {\n", name)
+	fmt.Fprintf(&b, "\tmem := m.mem[:%d]\n\t_ = mem\n\tdst, parent = dst[:%d], parent[:%d]\n", g.p.n, l.words, l.words)
+	for w := 0; w < l.words; w++ {
+		fmt.Fprintf(&b, "\tx%d := parent[%d]\n", w, w)
+	}
+	b.WriteString("\tfor _, u := range m.trail {\n\t\tswitch u.off {\n")
+	for i, p := range l.slots {
+		if p.mask == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "\t\tcase %d:\n\t\t\tx%d = x%d&^%#x | (uint64(mem[%d]-(%d))&%#x)<<%d\n", i, p.word, p.word, p.mask<<p.shift, i, p.lo, p.mask, p.shift)
+	}
+	b.WriteString("\t\t}\n\t}\n")
+	for w := 0; w < l.words; w++ {
+		fmt.Fprintf(&b, "\tdst[%d] = x%d\n", w, w)
+	}
+	// hashWords with the length folded into its first state.
+	fmt.Fprintf(&b, "\th := uint64(%#x)\n", uint64(l.words)*hashK2^hashK1)
+	for w := 0; w < l.words; w++ {
+		fmt.Fprintf(&b, "\thi%d, lo%d := bits.Mul64(x%d^%#x, h^%#x)\n\th = hi%d ^ lo%d\n", w, w, w, uint64(hashK0), uint64(hashK1), w, w)
+	}
+	fmt.Fprintf(&b, "\thi, lo := bits.Mul64(h^%#x, %#x)\n\th = hi ^ lo\n\treturn h ^ h>>29\n}\n", uint64(hashK2), uint64(hashK0))
+	g.funcs = append(g.funcs, b.String())
+	return name
+}
+
+// candidates generates Machine.Candidates for a program of at most 64
+// actions: the guard tables' rows as constants, a switch per table over
+// its slot's value (the values of one row in one case), a value out of
+// the table giving the table's all. It returns "nil" for more actions.
+func (g *gen) candidates() string {
+	p := g.p
+	if p.candWords != 1 {
+		return "nil"
+	}
+	name := nativePrefix + "cand"
+	var b strings.Builder
+	fmt.Fprintf(&b, "func %s(m *Machine) uint64 {\n\tmem := m.mem\n\t_ = mem\n\tx := uint64(%#x)\n", name, p.candAlways[0])
+	for _, t := range p.guardTabs {
+		fmt.Fprintf(&b, "\tswitch mem[%d] - (%d) {\n", t.off, t.lo)
+		var rows []uint64 // the distinct non-empty rows, in order of first value
+		vals := map[uint64][]string{}
+		var zero []string // the values of an empty row
+		for v := 0; v < t.n; v++ {
+			r := t.rows[v]
+			if r == 0 {
+				zero = append(zero, strconv.Itoa(v))
+				continue
+			}
+			if _, ok := vals[r]; !ok {
+				rows = append(rows, r)
+			}
+			vals[r] = append(vals[r], strconv.Itoa(v))
+		}
+		for _, r := range rows {
+			fmt.Fprintf(&b, "\tcase %s:\n\t\tx |= %#x\n", strings.Join(vals[r], ", "), r)
+		}
+		if len(zero) > 0 {
+			fmt.Fprintf(&b, "\tcase %s:\n", strings.Join(zero, ", "))
+		}
+		fmt.Fprintf(&b, "\tdefault:\n\t\tx |= %#x\n\t}\n", t.all[0])
+	}
+	b.WriteString("\treturn x\n}\n")
+	g.funcs = append(g.funcs, b.String())
+	return name
+}
+
+// expand generates Machine.RunCandidates for a program whose Candidates
+// is generated: the candidate actions in order, each dispatched by a
+// switch to its generated runAction (runs; "" keeps Machine.runAction),
+// runAction's `x == k` test made first with constants.
+func (g *gen) expand(cand string, runs []string) string {
+	if cand == "nil" {
+		return "nil"
+	}
+	name := nativePrefix + "expand"
+	var b strings.Builder
+	fmt.Fprintf(&b, "func %s(m *Machine, from int) int {\n\tmem := m.mem\n\t_ = mem\n\tc := %s(m) &^ (1<<uint(from) - 1)\n", name, cand)
+	b.WriteString("\tfor ; c != 0; c &= c - 1 {\n\t\ta := bits.TrailingZeros64(c)\n\t\tvar ok bool\n\t\tswitch a {\n")
+	for i, r := range runs {
+		fmt.Fprintf(&b, "\t\tcase %d:\n", i)
+		if r == "" {
+			b.WriteString("\t\t\tok = m.runAction(a)\n")
+			continue
+		}
+		b.WriteString("\t\t\tm.action = a\n")
+		if ca := &g.p.actions[i]; ca.eqOff >= 0 {
+			fmt.Fprintf(&b, "\t\t\tif mem[%d] != %d {\n\t\t\t\tok = m.failed == nil\n\t\t\t\tbreak\n\t\t\t}\n", ca.eqOff, ca.eqK)
+		}
+		fmt.Fprintf(&b, "\t\t\tok = %s(m)\n", r)
+	}
+	b.WriteString("\t\t}\n\t\tif !ok {\n\t\t\treturn a + 1\n\t\t}\n\t}\n\treturn -1\n}\n")
 	g.funcs = append(g.funcs, b.String())
 	return name
 }
@@ -378,7 +495,78 @@ func (g *gen) store(target, v *spec.Expr, cx frameCtx, pos spec.Position, letOff
 	x := g.scalar(v, cx)
 	r = g.ref(target, cx)
 	g.raiseIfErr()
+	if offs, ok := refOffsets(target, cx); ok {
+		// set's range test inline, over the bounds fusedStore uses: none
+		// when v's bounds lie in the domain of every slot the target may
+		// be, else their common domain.
+		if lo, hi, ok := c.putBounds(v, cx, offs); ok {
+			if lo != math.MinInt64 || hi != math.MaxInt64 {
+				g.emit("if %s < %d || %s > %d {\nm.failAssign(%s, %s, %s)\nreturn\n}", x, lo, x, hi, st, r, x)
+			}
+			g.emit("m.trail = append(m.trail, undo{int32(%s), mem[%s]})\nmem[%s] = %s", r, r, r, x)
+			return
+		}
+		if mask, ok := g.p.setMask(offs); ok {
+			g.emit("if uint64(%s)&^%#x != 0 {\nm.failAssign(%s, %s, %s)\nreturn\n}", x, mask, st, r, x)
+			g.emit("m.trail = append(m.trail, undo{int32(%s), mem[%s]})\nmem[%s] = %s", r, r, r, x)
+			return
+		}
+	}
 	g.emit("if !m.set(%s, %s, %s) {\nreturn\n}", r, x, st)
+}
+
+// setMask returns the mask of set's test when every offset in offs is a
+// state slot of a set type with that same mask.
+func (p *Program) setMask(offs []int) (uint64, bool) {
+	var mask uint64
+	for i, off := range offs {
+		if off >= p.n || !p.dom[off].set || i > 0 && p.dom[off].mask != mask {
+			return 0, false
+		}
+		mask = p.dom[off].mask
+	}
+	return mask, len(offs) > 0
+}
+
+// maxRefOffsets bounds the offsets refOffsets lists.
+const maxRefOffsets = 4096
+
+// refOffsets returns every mem offset the location e may be at once
+// ref's index tests have passed (a static location: its offset), or
+// false when e has another form or more than maxRefOffsets of them.
+func refOffsets(e *spec.Expr, cx frameCtx) ([]int, bool) {
+	if off, ok := staticOff(e, cx); ok {
+		return []int{off}, true
+	}
+	switch e.Op {
+	case spec.OpField:
+		base, ok := refOffsets(e.Args[0], cx)
+		if !ok {
+			return nil, false
+		}
+		for i := range base {
+			base[i] += int(e.Val)
+		}
+		return base, true
+	case spec.OpIndex:
+		at := e.Args[0].Type
+		if at == nil || at.Index == nil || at.Elem == nil {
+			return nil, false
+		}
+		base, ok := refOffsets(e.Args[0], cx)
+		size, ew := at.Index.Size(), width(at.Elem)
+		if !ok || size <= 0 || int64(len(base))*size > maxRefOffsets {
+			return nil, false
+		}
+		var offs []int
+		for _, b := range base {
+			for i := int64(0); i < size; i++ {
+				offs = append(offs, b+int(i)*ew)
+			}
+		}
+		return offs, true
+	}
+	return nil, false
 }
 
 // setStatic emits m.set(off, x, st) for a static offset, the range test

@@ -1,7 +1,10 @@
 package machine
 
 import (
+	"fmt"
 	"go/format"
+	"math/bits"
+	"slices"
 	"strings"
 	"testing"
 
@@ -42,7 +45,14 @@ var ys: [I]bool
 action a when x < 3 { x := x + 1  ys[x - 1] := true }
 action b when x == 3 and ys[0] { x := 0 }
 invariant I: x <= 3 and not ys[2] or x > 0
-`, 6, 6, []string{"m.failAssign(", "index %d out of range 0..2", "m.leaf(m)"}},
+`, 6, 6, []string{"m.failAssign(", "index %d out of range 0..2", "m.leaf(m)", "_repack(m *Machine", "_cand(m *Machine", "undo{int32(o"}},
+		{"dynamic targets", `spec D
+var i: 0..2
+var a: [0..2]0..3
+var s: [0..2]set of 0..3
+action inc when i < 2 { a[i] := a[i] + 1  i := i + 1 }
+action put { a[i] := 2  s[i] := {1, 3} }
+`, 4, 4, []string{" > 3 {\nm.failAssign(", "&^0xf != 0 {\nm.failAssign(", "undo{int32(o"}},
 		{"branching", `spec B
 type C = {r, g, b}
 var c: C
@@ -73,6 +83,9 @@ action pick { choose q in P where q.x != p.x { p := q } }
 			}
 			if _, err := format.Source(ns.Code); err != nil {
 				t.Errorf("not Go: %v", err)
+			}
+			if strings.Contains(string(ns.Code), "m.set(") {
+				t.Errorf("a scalar store calls Machine.set")
 			}
 			for _, h := range tt.has {
 				if !strings.Contains(string(ns.Code), h) {
@@ -113,5 +126,117 @@ func TestNoNativeByDefault(t *testing.T) {
 	p := compile(t, "spec A\nvar x: 0..3\naction a when x < 3 { x := x + 1 }\n")
 	if n, u := p.Native(); n != 0 || u != 3 {
 		t.Errorf("Native() = %d, %d, want 0, 3", n, u)
+	}
+}
+
+// TestCheckNative checks that Program.CheckNative accepts generated
+// search parts that agree with the generic ones and finds those that do
+// not, on layouts of one and of several words.
+func TestCheckNative(t *testing.T) {
+	srcs := map[string]string{
+		"one word": "spec A\ntype C = {r, g, b}\nvar x: 0..5\nvar c: C\nvar s: set of 0..6\nvar k: -3..2\naction a when x < 5 { x := x + 1 }\naction b when c == r { c := g }\naction d when x == 2 and k < 2 { k := k + 1 }\n",
+		"words":    "spec W\nvar a: [0..7]0..255\nvar b: [0..7]0..255\nvar c: [0..7]0..255\nvar x: 0..3\naction s when x < 3 { x := x + 1  a[x] := 7 }\n",
+	}
+	for name, src := range srcs {
+		t.Run(name, func(t *testing.T) {
+			p := compile(t, src)
+			if err := p.CheckNative(1, 100); err != nil {
+				t.Fatalf("no generated parts: %v", err)
+			}
+			p.lay.natRepack = func(m *Machine, dst, parent State) uint64 { return m.repackHash(dst, parent) }
+			p.natCand = func(m *Machine) uint64 { return m.candTable() }
+			if err := p.CheckNative(1, 500); err != nil {
+				t.Errorf("the generic parts themselves: %v", err)
+			}
+			p.lay.natRepack = func(m *Machine, dst, parent State) uint64 {
+				h := m.repackHash(dst, parent)
+				if len(m.trail) > 2 {
+					dst[len(dst)-1] ^= 1 << 5 // a wrong bit
+				}
+				return h
+			}
+			if err := p.CheckNative(1, 500); err == nil || !strings.Contains(err.Error(), "RepackHash") {
+				t.Errorf("a wrong repack: %v", err)
+			}
+			p.lay.natRepack = func(m *Machine, dst, parent State) uint64 { return m.repackHash(dst, parent) + 1 }
+			if err := p.CheckNative(1, 500); err == nil {
+				t.Errorf("a wrong hash was not found")
+			}
+			p.lay.natRepack = nil
+			p.natCand = func(m *Machine) uint64 { return m.candTable() &^ 1 }
+			if err := p.CheckNative(1, 500); err == nil || !strings.Contains(err.Error(), "Candidates") {
+				t.Errorf("a wrong Candidates: %v", err)
+			}
+		})
+	}
+}
+
+// TestRunCandidates checks RunCandidates against RunAction over the bits
+// of Candidates, failures handled in between, on every reachable state
+// of specs with failing actions, one of them with more than 64 actions:
+// the same successors with the same actions and ordinals, the same
+// failures at the same ordinals.
+func TestRunCandidates(t *testing.T) {
+	var many strings.Builder
+	many.WriteString("spec M\nvar x: 0..3\nvar y: 0..70\n")
+	for i := 0; i < 70; i++ {
+		fmt.Fprintf(&many, "action a%d when x == %d { y := %d  assert y != %d \"bad\"  x := (x + 1) %% 4 }\n", i, i%4, i, 3*(i%5))
+	}
+	srcs := map[string]string{
+		"failing": "spec F\nvar x: 0..4\nvar a: [0..2]0..2\naction inc when x < 4 { x := x + 1 }\naction put when x > 0 { a[x - 1] := a[x - 1] + 1 }\naction bad when x == 2 { assert a[0] == 0 \"a0\" }\naction dec when x > 0 { x := x - 1 }\n",
+		"many":    many.String(),
+	}
+	for name, src := range srcs {
+		t.Run(name, func(t *testing.T) {
+			p := compile(t, src)
+			m := p.NewMachine()
+			var log []string
+			var next [][]int64
+			m.OnState(func(m *Machine) {
+				log = append(log, fmt.Sprintf("%d/%d %v", m.Action(), m.Ordinal(), m.Slots()))
+				next = append(next, slices.Clone(m.Slots()))
+			})
+			m.RunInit()
+			m.ClearFailure()
+			seen := map[string]bool{}
+			queue := next
+			for len(queue) > 0 {
+				u := queue[0]
+				queue = queue[1:]
+				if k := fmt.Sprint(u); seen[k] {
+					continue
+				} else {
+					seen[k] = true
+				}
+				s := make(State, p.Words())
+				p.Pack(s, u)
+				fail := func() {
+					log = append(log, fmt.Sprintf("fail %d/%d", m.Action(), m.FailOrdinal()))
+					m.ClearFailure()
+				}
+				log, next = log[:0], next[:0]
+				m.Load(s)
+				for i, x := range m.Candidates() {
+					for ; x != 0; x &= x - 1 {
+						if !m.RunAction(i*64 + bits.TrailingZeros64(x)) {
+							fail()
+						}
+					}
+				}
+				want := slices.Clone(log)
+				queue = append(queue, next...)
+				log, next = log[:0], next[:0]
+				m.Load(s)
+				for a := m.RunCandidates(0); a >= 0; a = m.RunCandidates(a) {
+					fail()
+				}
+				if d := cmp.Diff(want, log); d != "" {
+					t.Fatalf("at %v (-RunAction +RunCandidates):\n%s", u, d)
+				}
+			}
+			if len(seen) < 5 {
+				t.Errorf("only %d states", len(seen))
+			}
+		})
 	}
 }

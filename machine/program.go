@@ -48,8 +48,10 @@ type Program struct {
 	// path: their bounds do not fit an int64 (exact.go).
 	exactExprs int
 
-	nsites      []site // the failure sites of the generated code (native.go)
-	nativeUnits int    // units running generated code
+	nsites      []site                         // the failure sites of the generated code (native.go)
+	nativeUnits int                            // units running generated code
+	natCand     func(m *Machine) uint64        // generated Candidates of one word (native.go); nil: the tables
+	natExpand   func(m *Machine, from int) int // generated RunCandidates (native.go); nil: the loop
 }
 
 type slotDom struct {

@@ -1,5 +1,7 @@
 package machine
 
+import "math/bits"
+
 // The methods of this file are the interface of a search (package
 // checker's breadth-first search, its trace rebuilding): they run the
 // compiled actions on a loaded state and hand each successor, unpacked,
@@ -116,6 +118,30 @@ func (m *Machine) RunInit() bool { return m.runInit() }
 // successor does, and makes no state.
 func (m *Machine) RunAction(a int) bool { return m.runAction(a) }
 
+// RunCandidates runs, in order, the actions of Candidates numbered from
+// on, as RunAction does, and stops after the first of them for which
+// RunAction reports false: it returns that action + 1 (where to go on
+// once the failure is handled), or -1 when none reported false.
+func (m *Machine) RunCandidates(from int) int {
+	if f := m.p.natExpand; f != nil {
+		return f(m, from) // generated (native.go)
+	}
+	for i, x := range m.Candidates() {
+		if i < from/64 {
+			continue
+		}
+		if i == from/64 {
+			x &^= 1<<uint(from%64) - 1
+		}
+		for ; x != 0; x &= x - 1 {
+			if a := i*64 + bits.TrailingZeros64(x); !m.runAction(a) {
+				return a + 1
+			}
+		}
+	}
+	return -1
+}
+
 // Candidates returns the actions that may be enabled in the loaded
 // state, as a bit set over the action indexes (action a is bit a%64 of
 // word a/64). An action left out is disabled there: the first conjunct
@@ -131,16 +157,8 @@ func (m *Machine) Candidates() []uint64 {
 		m.cand = c
 	}
 	if len(c) == 1 {
-		x := p.candAlways[0]
-		for i := range p.guardTabs {
-			g := &p.guardTabs[i]
-			if v := m.mem[g.off] - g.lo; uint64(v) < uint64(g.n) {
-				x |= g.rows[v]
-			} else {
-				x |= g.all[0]
-			}
-		}
-		c[0] = x
+		// The generated version (native.go) is called by RunCandidates.
+		c[0] = m.candTable()
 		return c
 	}
 	copy(c, p.candAlways)
@@ -156,6 +174,21 @@ func (m *Machine) Candidates() []uint64 {
 		}
 	}
 	return c
+}
+
+// candTable is Candidates of one word from the guard tables.
+func (m *Machine) candTable() uint64 {
+	p := m.p
+	x := p.candAlways[0]
+	for i := range p.guardTabs {
+		g := &p.guardTabs[i]
+		if v := m.mem[g.off] - g.lo; uint64(v) < uint64(g.n) {
+			x |= g.rows[v]
+		} else {
+			x |= g.all[0]
+		}
+	}
+	return x
 }
 
 // Guard reports whether action a's guard holds in the loaded state; a
@@ -189,6 +222,11 @@ func (m *Machine) Repack(dst, parent State) {
 
 // RepackHash is Repack, and returns [Hash] of the new state.
 func (m *Machine) RepackHash(dst, parent State) uint64 {
+	return m.p.lay.repack(m, dst, parent) // Machine.repackHash, or generated (native.go)
+}
+
+// repackHash is RepackHash by the slot table.
+func (m *Machine) repackHash(dst, parent State) uint64 {
 	if len(dst) != 1 {
 		m.repackWords(dst, parent)
 		return hashWords(dst)

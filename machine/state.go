@@ -32,6 +32,9 @@ type layout struct {
 	slots []packSlot
 	words int
 	nat   func(dst []int64, src []uint64) // generated unpack (native.go); nil: the loop
+	// repack is Machine.RepackHash: Machine.repackHash, or natRepack,
+	// the generated one (native.go), when there is one.
+	repack, natRepack func(m *Machine, dst, parent State) uint64
 	// For unpackChanged, per word: top has the top bit of each slot's
 	// bits, below the other bits of each slot; field maps the top bit of
 	// a slot (word*64+bit) to its slot. deltaMax is the most changed
@@ -66,6 +69,7 @@ func newLayout(m *spec.Model) layout {
 		used += b
 	}
 	l.words = word + 1
+	l.repack = (*Machine).repackHash
 	if used == 0 && word == 0 {
 		l.words = 1 // keep at least one word so that every vector is non-empty
 	}

@@ -259,11 +259,17 @@ func buildNative(goTool, dir string, srcs []*machine.NativeSource, bin string) e
 }
 
 // printNativeStats reports, when nativeStatsEnv is set, how many units of
-// p run generated code.
+// p run generated code, and checks the generated parts of the search
+// against the generic ones (machine.Program.CheckNative).
 func printNativeStats(cmd *cobra.Command, p *machine.Program) {
 	if os.Getenv(nativeStatsEnv) == "" {
 		return
 	}
 	n, u := p.Native()
 	fmt.Fprintf(cmd.ErrOrStderr(), "wrapcheck: native code for %d of %d units\n", n, u)
+	// The generated parts of the search against the generic ones, on
+	// random states: a difference is a line a test sees.
+	if err := p.CheckNative(1, 3000); err != nil {
+		fmt.Fprintf(cmd.ErrOrStderr(), "wrapcheck: native self-check: %v\n", err)
+	}
 }
