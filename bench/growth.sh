@@ -19,7 +19,8 @@
 # skipped); MEMORY (default none: passed as --memory; a run that would go
 # beyond it stops with exit 3 and is reported as "memory"); OUT (default:
 # a fresh directory under ${TMPDIR:-/tmp}) keeps the raw outputs and
-# results.tsv; WC (default: go build of this checkout) the binary to run.
+# results.tsv; WC (default: this checkout built as the README installs it,
+# CGO_ENABLED=0 go build -trimpath -ldflags='-s -w') the binary to run.
 #
 # CPU time is perf stat's task-clock when perf runs here (millisecond
 # resolution), else /usr/bin/time's user + system (10 ms). Each round
@@ -77,7 +78,7 @@ perf stat -x, -o /dev/null -e task-clock true >/dev/null 2>&1 && PERF=(perf stat
 
 if [ -z "${WC:-}" ]; then
 	WC=$OUT/wrapcheck
-	(cd "$ROOT" && go build -o "$WC" ./cmd/wrapcheck)
+	(cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o "$WC" ./cmd/wrapcheck)
 fi
 
 {

@@ -19,7 +19,8 @@
 # -DNOREDUCE); ./pan -w<bits> -m<depth> (hash bits from the expected state
 # count, depth limit above the model's deepest state). Rumur:
 # rumur --threads T --symmetry-reduction off|heuristic --deadlock-detection
-# off; gcc -O2 -mcx16 -pthread. wrapcheck: go build -o, then `check` with
+# off; gcc -O2 -mcx16 -pthread. wrapcheck: CGO_ENABLED=0 go build -trimpath
+# -ldflags='-s -w' (as the README installs it), then `check` with
 # --no-symmetry --no-por --workers 1|2 (full), the same with --workers 1
 # --hash-compact (the "B/state compact" column and the "compact" line), or
 # the defaults (symmetry and POR on, one worker per core). Wall time and
@@ -51,7 +52,9 @@ need gcc gcc
 [ -x /usr/bin/time ] || need time time
 
 WC=$OUT/wrapcheck
-(cd "$ROOT" && go build -o "$WC" ./cmd/wrapcheck)
+# The build the README installs: static, no symbol table. Peak RSS counts
+# the binary's mapped pages, and a cgo build adds libc's (1.3 MB).
+(cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o "$WC" ./cmd/wrapcheck)
 
 {
 	echo "date: $(date -u +%FT%TZ)"

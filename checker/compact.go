@@ -219,6 +219,7 @@ func (sh *fpShard) insert(fp uint64) (added, ok bool) {
 func (s *fpSet) rebuild(sh *fpShard, size int) {
 	for {
 		tab := make([]uint64, size+fpSlack)
+		adviseHuge(tab)
 		last, ok := -1, true
 		for _, e := range sh.tab {
 			if e == 0 {
