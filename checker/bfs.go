@@ -1239,27 +1239,33 @@ func (e *explorer) record(cs []cand) *Violation {
 func (e *explorer) nextFrontier() {
 	segs := e.levelSegments()
 	nn := 0
-	nb := e.nbatch
-	bk := append(e.buckets[:0], make([]int, nb+1)...)
 	for j := 0; j < len(segs); j += 2 {
-		for i := segs[j]; i < segs[j+1]; i++ {
-			bk[int(*e.store.Link(i)>>ordBits)/e.batch+1]++
-		}
 		nn += int(segs[j+1] - segs[j])
 	}
-	for b := 1; b <= nb; b++ {
-		bk[b] += bk[b-1]
-	}
+	nb := e.nbatch
+	bk := append(e.buckets[:0], make([]int, nb+1)...)
 	resize(&e.pairs, nn)
 	pairs := e.pairs
-	fill := append([]int(nil), bk[:nb]...)
-	for j := 0; j < len(segs); j += 2 {
-		for i := segs[j]; i < segs[j+1]; i++ {
-			k := *e.store.Link(i)
-			p := int(k >> ordBits)
-			b := p / e.batch
-			pairs[fill[b]] = packEntry(p-b*e.batch, k&ordMax, i)
-			fill[b]++
+	if len(e.workers) > 1 && nn >= parallelBucketMin {
+		e.bucketParallel(segs, nn, bk, pairs)
+	} else {
+		for j := 0; j < len(segs); j += 2 {
+			for i := segs[j]; i < segs[j+1]; i++ {
+				bk[int(*e.store.Link(i)>>ordBits)/e.batch+1]++
+			}
+		}
+		for b := 1; b <= nb; b++ {
+			bk[b] += bk[b-1]
+		}
+		fill := append([]int(nil), bk[:nb]...)
+		for j := 0; j < len(segs); j += 2 {
+			for i := segs[j]; i < segs[j+1]; i++ {
+				k := *e.store.Link(i)
+				p := int(k >> ordBits)
+				b := p / e.batch
+				pairs[fill[b]] = packEntry(p-b*e.batch, k&ordMax, i)
+				fill[b]++
+			}
 		}
 	}
 	compact := e.fps != nil
@@ -1295,6 +1301,73 @@ func (e *explorer) nextFrontier() {
 	if len(next) > 0 {
 		e.maxDepth = e.depth
 	}
+}
+
+// parallelBucketMin is the fewest states of a level whose bucketing
+// nextFrontier splits between the workers.
+const parallelBucketMin = 1 << 16
+
+// bucketParallel is nextFrontier's counting sort of the level's nn states
+// (the index ranges segs) into the buckets of their parents' batches, in
+// parts of consecutive states counted and then placed by the workers at
+// once: the starts of the buckets go to bk (nb+1 entries, zeroed), the
+// entries to pairs, each bucket in the order of the states' indexes, as
+// the one-pass loop places them (the buckets are sorted after). The two
+// scans of every state's link are otherwise the one part of a level that
+// one core does alone.
+func (e *explorer) bucketParallel(segs []uint32, nn int, bk []int, pairs []uint64) {
+	nb := e.nbatch
+	np := 8 * len(e.workers)
+	// part returns the index ranges of the states at positions
+	// p*nn/np..(p+1)*nn/np of the level (in index order), lo, hi pairs.
+	part := func(p int, out []uint32) []uint32 {
+		lo, hi := p*nn/np, (p+1)*nn/np
+		out = out[:0]
+		at := 0
+		for j := 0; j < len(segs) && at < hi; j += 2 {
+			n := int(segs[j+1] - segs[j])
+			a, b := max(lo, at), min(hi, at+n)
+			if a < b {
+				out = append(out, segs[j]+uint32(a-at), segs[j]+uint32(b-at))
+			}
+			at += n
+		}
+		return out
+	}
+	hist := make([]int, np*nb)
+	e.parallelFor(np, func(_, p int) {
+		h := hist[p*nb : (p+1)*nb]
+		rs := part(p, make([]uint32, 0, 2*len(e.workers)+2))
+		for j := 0; j < len(rs); j += 2 {
+			for i := rs[j]; i < rs[j+1]; i++ {
+				h[int(*e.store.Link(i)>>ordBits)/e.batch]++
+			}
+		}
+	})
+	// Bucket b's entries: part 0's first, then part 1's, and so on.
+	run := 0
+	for b := range nb {
+		bk[b] = run
+		for p := range np {
+			c := hist[p*nb+b]
+			hist[p*nb+b] = run
+			run += c
+		}
+	}
+	bk[nb] = run
+	e.parallelFor(np, func(_, p int) {
+		fill := hist[p*nb : (p+1)*nb]
+		rs := part(p, make([]uint32, 0, 2*len(e.workers)+2))
+		for j := 0; j < len(rs); j += 2 {
+			for i := rs[j]; i < rs[j+1]; i++ {
+				k := *e.store.Link(i)
+				pos := int(k >> ordBits)
+				b := pos / e.batch
+				pairs[fill[b]] = packEntry(pos-b*e.batch, k&ordMax, i)
+				fill[b]++
+			}
+		}
+	})
 }
 
 // levelSegments returns the ranges of the store indexes of the states

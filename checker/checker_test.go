@@ -293,15 +293,17 @@ func TestDifferentialWorkers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r4, err := run(context.Background(), m, Options{Workers: 4, NoDeadlock: noDL}, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(summarize(r1), summarize(r4)); diff != "" {
-			t.Fatalf("model %d: workers 1 vs 4 (-w1 +w4):\n%s", i, diff)
-		}
-		if diff := cmp.Diff(r1.Violation, r4.Violation); diff != "" {
-			t.Fatalf("model %d: violation (-w1 +w4):\n%s", i, diff)
+		for _, workers := range []int{2, 4, 8} {
+			rn, err := run(context.Background(), m, Options{Workers: workers, NoDeadlock: noDL}, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(summarize(r1), summarize(rn)); diff != "" {
+				t.Fatalf("model %d: workers 1 vs %d (-w1 +w%d):\n%s", i, workers, workers, diff)
+			}
+			if diff := cmp.Diff(r1.Violation, rn.Violation); diff != "" {
+				t.Fatalf("model %d: violation (-w1 +w%d):\n%s", i, workers, diff)
+			}
 		}
 	}
 }

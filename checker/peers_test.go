@@ -109,7 +109,7 @@ func TestDeterminismLarge(t *testing.T) {
 			t.Fatal(err)
 		}
 		var first *Result
-		for _, workers := range []int{1, 2, 4} {
+		for _, workers := range []int{1, 2, 4, 8} {
 			r, err := run(context.Background(), m, Options{Workers: workers, Continue: true}, 1)
 			if err != nil {
 				t.Fatal(err)

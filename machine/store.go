@@ -95,10 +95,20 @@ type Store struct {
 }
 
 type shard struct {
-	mu   sync.Mutex
-	used int
-	_    [cacheLine - 8 - 8]byte
+	mu sync.Mutex // Insert's lock (InsertBlock takes none)
+	// grow is held while InsertBlock's growth freezes the table and
+	// replaces it (growShared).
+	grow sync.Mutex
+	// used counts the table's entries: under mu or by one goroutine
+	// (Insert, InsertHashed), or atomically (InsertBlock).
+	used int64
+	_    [cacheLine - 8 - 8 - 8]byte
 }
+
+// frozen is what InsertBlock's growth leaves in every empty slot of a
+// table it replaces, so that no insert lands where the copy would miss
+// it. It is never an entry: its index field (all ones) is no idx+1.
+const frozen = 0xFFFFFFFF
 
 // NewStore returns an empty store of vectors of width words (width >= 1).
 func NewStore(width int) *Store { return NewStoreBits(width, 64*width) }
@@ -274,7 +284,7 @@ func (s *Store) InsertHashed(vec []uint64, h, link uint64, lock bool) (idx uint3
 	copy(rec[1:], vec)
 	atomic.StoreUint64(&tab[i], tag|uint64(idx+1))
 	sh.used++
-	if sh.used*4 > len(tab)*3 {
+	if sh.used*4 > int64(len(tab))*3 {
 		s.grow(si)
 	}
 	if lock {
@@ -295,63 +305,113 @@ type IndexBlock struct {
 	next, end uint32
 }
 
-// InsertBlock is [Store.InsertHashed] with the shard locks, for use
-// concurrently with other inserts, taking the index of a new vector from
-// blk (reserving a new block of indexes when blk is used up). Only one
-// goroutine may use blk at a time, and it must call [Store.Release]
+// InsertBlock is [Store.InsertHashed] for use concurrently with other
+// InsertBlock calls, taking the index of a new vector from blk
+// (reserving a new block of indexes when blk is used up). It takes no
+// lock: a new vector claims its table slot by a compare-and-swap. Only
+// one goroutine may use blk at a time, and it must call [Store.Release]
 // before the indexes it took are read by End or the next reservation.
+// InsertBlock must not run concurrently with Insert or InsertHashed
+// (which lock the shards instead) on one store.
 func (s *Store) InsertBlock(vec []uint64, h, link uint64, blk *IndexBlock) (idx uint32, isNew bool, err error) {
 	si := h >> (64 - shardBits)
-	// Look up without the lock first, as InsertHashed does.
+	// Look up first, as InsertHashed does; only a new vector (or a
+	// concurrent insert) goes on to insertShared.
 	j, ok, tp, i := s.lookup(si, vec, h)
 	if ok {
 		return j, false, nil
 	}
+	return s.insertShared(si, vec, h, link, blk, tp, i)
+}
+
+// insertShared is InsertBlock's insert of a vector that lookup did not
+// find in table *tp, whose probe stopped at slot i: it takes no lock. A
+// new vector is counted in its shard first (a count over 3/4 of the
+// table grows it instead, so that no table is ever full and every probe
+// ends), its record is written at blk's next index, and it claims the
+// empty slot with a compare-and-swap, which publishes the record. A
+// goroutine that loses the slot to another takes its count back, reads
+// what won the slot (the same vector: a duplicate; another: it probes
+// on) and writes its record again at the same index next time. Entries
+// only ever go from empty to set, and a table replaced by growth has
+// every empty slot frozen first, so a probe of a stale table either
+// finds the vector or reaches a frozen slot, and starts again in the
+// new table.
+func (s *Store) insertShared(si uint64, vec []uint64, h, link uint64, blk *IndexBlock, tp *[]uint64, i uint64) (uint32, bool, error) {
 	sh := &s.shards[si]
-	sh.mu.Lock()
-	tab := *tp
-	if tp2 := s.tabs[si].Load(); tp2 != tp {
-		tab = *tp2
-		i = (h >> 32) & uint64(len(tab)-1)
-	}
-	// Entries only ever go from empty to set in one table: unless growth
-	// replaced it, the probe goes on from the empty slot lookup found.
-	// This probe and InsertHashed's are one loop written twice on purpose:
-	// as a shared method it is not inlined, and the call on every
-	// successor cost 5-11% of one worker's time on mutex N=6 (bench/ab.sh,
-	// three interleaved rounds).
 	tag := s.slotTag(vec, h)
-	mask := uint64(len(tab) - 1)
 	for {
-		e := atomic.LoadUint64(&tab[i])
-		if e == 0 {
-			break
-		}
-		if e&tagMask == tag {
-			j := uint32(e) - 1
-			if s.inSlot || equalWords(s.Vector(j), vec) {
-				sh.mu.Unlock()
-				return j, false, nil
+		tab := *tp
+		mask := uint64(len(tab) - 1)
+		for {
+			e := atomic.LoadUint64(&tab[i])
+			if e == 0 {
+				if n := atomic.AddInt64(&sh.used, 1); n*4 > int64(len(tab))*3 {
+					atomic.AddInt64(&sh.used, -1)
+					s.growShared(si)
+					break
+				}
+				if blk.next == blk.end && !s.reserve(blk) {
+					atomic.AddInt64(&sh.used, -1)
+					return 0, false, ErrStoreFull
+				}
+				idx := blk.next
+				rec := s.record(idx)
+				rec[0] = link
+				copy(rec[1:], vec)
+				if atomic.CompareAndSwapUint64(&tab[i], 0, tag|uint64(idx+1)) {
+					blk.next++
+					return idx, true, nil
+				}
+				atomic.AddInt64(&sh.used, -1)
+				e = atomic.LoadUint64(&tab[i])
 			}
+			if e == frozen {
+				// A growth replaces this table: wait for it to end.
+				sh.grow.Lock()
+				sh.grow.Unlock()
+				break
+			}
+			if e&tagMask == tag {
+				j := uint32(e) - 1
+				if s.inSlot || equalWords(s.Vector(j), vec) {
+					return j, false, nil
+				}
+			}
+			i = (i + 1) & mask
 		}
-		i = (i + 1) & mask
+		tp = s.tabs[si].Load()
+		i = (h >> 32) & uint64(len(*tp)-1)
 	}
-	if blk.next == blk.end && !s.reserve(blk) {
-		sh.mu.Unlock()
-		return 0, false, ErrStoreFull
+}
+
+// growShared doubles shard si's table unless it has room for one more
+// counted entry within its 3/4 load, while other goroutines may be
+// inserting into it without a lock: every empty slot is frozen (a
+// compare-and-swap that an insert's own wins against, or loses to)
+// before the entries are copied, so each entry reaches the new table
+// once.
+func (s *Store) growShared(si uint64) {
+	sh := &s.shards[si]
+	sh.grow.Lock()
+	old := *s.tabs[si].Load()
+	if (atomic.LoadInt64(&sh.used)+1)*4 > int64(len(old))*3 {
+		tab := make([]uint64, 2*len(old))
+		for k := range old {
+			e := atomic.LoadUint64(&old[k])
+			if e == 0 {
+				if atomic.CompareAndSwapUint64(&old[k], 0, frozen) {
+					continue
+				}
+				e = atomic.LoadUint64(&old[k]) // set by an insert: final
+			}
+			s.place(tab, e)
+		}
+		s.tabs[si].Store(&tab)
+		s.bytes.Add(int64(8 * (len(tab) - len(old))))
+		s.tables.Add(int64(8 * (len(tab) - len(old))))
 	}
-	idx = blk.next
-	blk.next++
-	rec := s.record(idx)
-	rec[0] = link
-	copy(rec[1:], vec)
-	atomic.StoreUint64(&tab[i], tag|uint64(idx+1))
-	sh.used++
-	if sh.used*4 > len(tab)*3 {
-		s.grow(si)
-	}
-	sh.mu.Unlock()
-	return idx, true, nil
+	sh.grow.Unlock()
 }
 
 // reserve refills blk with the next indexes, at most blockSize and no
@@ -407,7 +467,7 @@ func (s *Store) lookup(si uint64, vec []uint64, h uint64) (idx uint32, found boo
 	mask := uint64(len(tab) - 1)
 	for i := (h >> 32) & mask; ; i = (i + 1) & mask {
 		e := atomic.LoadUint64(&tab[i])
-		if e == 0 {
+		if e == 0 || e == frozen {
 			return 0, false, tp, i
 		}
 		if e&tagMask == tag {
@@ -458,23 +518,28 @@ func (s *Store) record(idx uint32) []uint64 {
 func (s *Store) grow(si uint64) {
 	old := *s.tabs[si].Load()
 	tab := make([]uint64, 2*len(old))
-	mask := uint64(len(tab) - 1)
 	for _, e := range old {
-		if e == 0 {
-			continue
+		if e != 0 {
+			s.place(tab, e)
 		}
-		i := (e >> 32) & mask // the position bits are part of the stored tag
-		if s.inSlot {
-			i = (hashWord(e>>32) >> 32) & mask
-		}
-		for tab[i] != 0 {
-			i = (i + 1) & mask
-		}
-		tab[i] = e
 	}
 	s.tabs[si].Store(&tab)
 	s.bytes.Add(int64(8 * (len(tab) - len(old))))
 	s.tables.Add(int64(8 * (len(tab) - len(old))))
+}
+
+// place puts entry e of a table being filled, which no other goroutine
+// sees yet, into tab.
+func (s *Store) place(tab []uint64, e uint64) {
+	mask := uint64(len(tab) - 1)
+	i := (e >> 32) & mask // the position bits are part of the stored tag
+	if s.inSlot {
+		i = (hashWord(e>>32) >> 32) & mask
+	}
+	for tab[i] != 0 {
+		i = (i + 1) & mask
+	}
+	tab[i] = e
 }
 
 // hashWord is hashWords of the one-word vector {x}.

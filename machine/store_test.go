@@ -411,3 +411,94 @@ func TestStoreSlotAddr(t *testing.T) {
 		}
 	}
 }
+
+// TestStoreBlocksGrowRace inserts with InsertBlock from 8 goroutines into
+// stores whose shard tables start at 4 entries, so that they grow many
+// times while the other goroutines insert into them without a lock (run
+// it with -race): every vector is stored exactly once (every goroutine
+// gets the same index for it, Len counts the distinct vectors), each
+// table holds its shard's vectors once each, its count is its entries,
+// and no table is over its 3/4 load. Both slot layouts: records (two
+// words) and vectors in the slots (one word of 32 bits, with vector 0).
+func TestStoreBlocksGrowRace(t *testing.T) {
+	const workers, distinct = 8, 4999 // a prime: each order below is a permutation
+	tests := []struct {
+		name  string
+		store func() *Store
+		vec   func(k int) []uint64
+	}{
+		{"records", func() *Store { return NewStore(2) }, func(k int) []uint64 { return []uint64{uint64(k % 97), uint64(k)} }},
+		{"in-slot", func() *Store { return NewStoreBits(1, 32) }, func(k int) []uint64 { return []uint64{uint64(k) * 0x9e3779b1 & 0xFFFFFFFF} }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := tc.store()
+			for i := range s.tabs {
+				tab := make([]uint64, 4)
+				s.tabs[i].Store(&tab)
+			}
+			blks := make([]IndexBlock, workers)
+			idxs := make([][]uint32, workers)
+			var wg sync.WaitGroup
+			for w := range workers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					idxs[w] = make([]uint32, distinct)
+					for i := range distinct {
+						k := (i*(2*w+1) + w*613) % distinct // every goroutine every vector, in its own order
+						vec := tc.vec(k)
+						idx, _, err := s.InsertBlock(vec, Hash(vec), uint64(k), &blks[w])
+						if err != nil {
+							t.Error(err)
+							return
+						}
+						idxs[w][k] = idx
+					}
+				}()
+			}
+			wg.Wait()
+			for w := range blks {
+				s.Release(&blks[w])
+			}
+			if s.Len() != distinct {
+				t.Errorf("Len = %d, want %d", s.Len(), distinct)
+			}
+			for k := range distinct {
+				idx := idxs[0][k]
+				for w := range idxs {
+					if idxs[w][k] != idx {
+						t.Fatalf("vector %d: index %d for goroutine 0, %d for %d", k, idx, idxs[w][k], w)
+					}
+				}
+				if diff := cmp.Diff(tc.vec(k), s.Vector(idx)); diff != "" {
+					t.Fatalf("vector %d at %d (-want +got):\n%s", k, idx, diff)
+				}
+				if *s.Link(idx) != uint64(k) {
+					t.Fatalf("vector %d at %d: link %d", k, idx, *s.Link(idx))
+				}
+			}
+			seen := map[uint32]bool{}
+			for i := range s.shards {
+				tab := *s.tabs[i].Load()
+				n := 0
+				for _, e := range tab {
+					if e == 0 {
+						continue
+					}
+					if e == frozen || seen[uint32(e)-1] {
+						t.Fatalf("shard %d: entry %#x frozen or twice", i, e)
+					}
+					seen[uint32(e)-1] = true
+					n++
+				}
+				if int64(n) != s.shards[i].used || 4*n > 3*len(tab) {
+					t.Errorf("shard %d: %d entries, count %d, table of %d", i, n, s.shards[i].used, len(tab))
+				}
+			}
+			if len(seen) != distinct {
+				t.Errorf("%d entries in the tables, want %d", len(seen), distinct)
+			}
+		})
+	}
+}
