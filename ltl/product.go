@@ -69,6 +69,9 @@ type Options struct {
 	// recompute computes the system's successor lists again instead of
 	// keeping them, also without a memory budget (tests).
 	recompute bool
+	// noBatch expands one system state at a time, none computed ahead
+	// (batch.go; tests).
+	noBatch bool
 	// fpMask cuts the fingerprints of HashCompact to these bits, so that
 	// states collide (tests).
 	fpMask uint64
@@ -269,6 +272,7 @@ func (r *checkRun) system(q *plan) (*system, error) {
 		// derivation, at a cost, after the state's expansion).
 		keep := r.opts.MemoryBudget == 0 && !r.opts.recompute || r.opts.HashCompact
 		sys = newSystem(r.c.prog, q, keep)
+		sys.noBatch = r.opts.noBatch
 		if r.opts.HashCompact {
 			sys.fp, sys.store = newFPStore(max(r.c.prog.Words(), 1)), nil
 			sys.fp.fpMask = r.opts.fpMask
@@ -555,6 +559,18 @@ type system struct {
 
 	transitions int64
 
+	// The successors of the states the next nodes expand, computed
+	// ahead (batch.go): pend[pendAt:] are still to be expanded.
+	pend       []pendState
+	pendAt     int
+	pendAct    []int32
+	pendH      []uint64
+	pendVec    []uint64
+	pendFn     func(action, branch int, t machine.State)
+	pendStutFn func(t machine.State)
+	sink       uint64 // the sum of the touched slots, so that the loads stay
+	noBatch    bool   // Options.noBatch
+
 	units       []unit
 	unitDecl    []int    // per unit: its fairness declaration
 	uw          int      // words per unit set
@@ -640,7 +656,7 @@ type unit struct {
 
 func newSystem(prog *machine.Program, pn *plan, keep bool) *system {
 	m := prog.Model
-	s := &system{prog: prog, mach: prog.NewMachine(), store: machine.NewStore(max(prog.Words(), 1)), key: pn.key, from: noParent, keep: keep, restAt: map[uint32][2]int64{}, succBig: map[uint32]int64{},
+	s := &system{prog: prog, mach: prog.NewMachine(), store: newSystemStore(prog), key: pn.key, from: noParent, keep: keep, restAt: map[uint32][2]int64{}, succBig: map[uint32]int64{},
 		canon: pn.canon, ample: pn.ample, rest: map[uint32]bool{}, failure: map[uint32]*machine.ExecError{},
 		unp: make([]int64, prog.Slots()), packed: make([]uint64, prog.Words()), remach: prog.NewMachine()}
 	s.visitFn, s.stutFn = s.visit, s.stutter
@@ -684,6 +700,17 @@ func newSystem(prog *machine.Program, pn *plan, keep bool) *system {
 	return s
 }
 
+// newSystemStore returns the store of the system's states: one whose
+// table slots hold the vectors when they are one word of at most 32 bits
+// (a look-up then reads no record), else one of vectors of at least one
+// word.
+func newSystemStore(prog *machine.Program) *machine.Store {
+	if prog.Words() == 0 {
+		return machine.NewStore(1)
+	}
+	return machine.NewStoreFor(prog)
+}
+
 // internPerm returns the id of the permutation in s.permBuf.
 func (s *system) internPerm() uint32 {
 	b := s.permKey[:0]
@@ -725,30 +752,54 @@ func (s *system) add(t machine.State) (uint32, error) {
 	if len(vec) == 0 {
 		vec = []uint64{0}
 	}
-	var idx uint32
-	var isNew bool
-	var err error
 	if s.fp != nil {
-		idx, isNew, err = s.fp.insert(vec, s.from)
-	} else {
-		idx, isNew, err = s.store.Insert(vec, 0)
+		idx, isNew, err := s.fp.insert(vec, s.from)
+		if err != nil {
+			return 0, err
+		}
+		if isNew {
+			s.added()
+		}
+		return idx, nil
 	}
+	return s.insert(vec, s.store.Hash(vec))
+}
+
+// insert stores vec, whose hash is h, in the store (not under hash
+// compaction). The store is the system's alone, so the insert takes no
+// shard lock (and looks the vector up once, not before and after one).
+func (s *system) insert(vec []uint64, h uint64) (uint32, error) {
+	idx, isNew, err := s.store.InsertHashed(vec, h, 0, false)
 	if err != nil {
 		return 0, err
 	}
 	if isNew {
-		s.expanded = append(s.expanded, false)
-		s.reduced = append(s.reduced, false)
-		if s.keep {
-			s.succAt = append(s.succAt, 0)
-		}
+		s.added()
 	}
 	return idx, nil
 }
 
+// added extends the per-state arrays for a state just stored.
+func (s *system) added() {
+	s.expanded = append(s.expanded, false)
+	s.reduced = append(s.reduced, false)
+	if s.keep {
+		s.succAt = append(s.succAt, 0)
+	}
+}
+
 func (s *system) init() error {
 	var addErr error
+	batched := s.batched()
 	err := s.mach.Init(func(_ int, t machine.State) {
+		if batched {
+			// Inserted in batches, in this order (batch.go).
+			s.pendVisit(0, 0, t)
+			if len(s.pendH) == initBatch {
+				s.flushInits(&addErr)
+			}
+			return
+		}
 		// The store holds only initial states yet: one seen before is
 		// a duplicate (no quadratic scan of s.inits).
 		n := s.len()
@@ -762,6 +813,9 @@ func (s *system) init() error {
 		}
 		s.inits = append(s.inits, idx)
 	})
+	if batched {
+		s.flushInits(&addErr)
+	}
 	if s.fp != nil {
 		s.fp.initDone = true
 	}
@@ -809,27 +863,12 @@ func (s *system) expand(idx uint32) error {
 		s.from = idx
 		defer s.released(idx)
 	}
-	var acts []int // nil: every action
-	if s.ample != nil {
-		en, sub := s.ampleSet(s.mach, st)
-		if s.mach.Interrupted() { // a guard's evaluation was cut short: en is wrong
-			s.expanded[idx] = false
-			return machine.ErrInterrupted
-		}
-		if len(sub) < len(en) {
-			acts = sub
-		}
-	}
-	err := s.successors(s.mach, st, acts)
-	if err == nil && acts != nil {
-		if len(s.buf) > 0 {
-			s.reduced[idx] = true
-		} else { // the ample set yields no successor: take every action
-			err = s.successors(s.mach, st, nil)
-		}
-	}
-	if err == nil && len(s.buf) == 0 {
-		err = s.stutterStep(s.mach, idx, st)
+	var err error
+	if s.pendAt < len(s.pend) && s.pend[s.pendAt].idx == idx {
+		err = s.replay() // computed ahead by prefetch (batch.go)
+	} else {
+		s.dropPending() // not the order prefetch foresaw
+		err = s.compute(idx, st)
 	}
 	if err != nil {
 		var ee *machine.ExecError
@@ -872,6 +911,36 @@ func (s *system) expand(idx uint32) error {
 	}
 	copy(s.enabled[int(idx)*s.uw:], en)
 	return nil
+}
+
+// compute fills s.buf/s.bufTo/s.bufPerm with the successors of state
+// idx (st) by the machine, adding them to the store: those of its ample
+// set under partial-order reduction (reduced[idx] then set when the set
+// is proper), else all, or the stutter step of a state without enabled
+// action.
+func (s *system) compute(idx uint32, st machine.State) error {
+	var acts []int // nil: every action
+	if s.ample != nil {
+		en, sub := s.ampleSet(s.mach, st)
+		if s.mach.Interrupted() { // a guard's evaluation was cut short: en is wrong
+			return machine.ErrInterrupted
+		}
+		if len(sub) < len(en) {
+			acts = sub
+		}
+	}
+	err := s.successors(s.mach, st, acts)
+	if err == nil && acts != nil {
+		if len(s.buf) > 0 {
+			s.reduced[idx] = true
+		} else { // the ample set yields no successor: take every action
+			err = s.successors(s.mach, st, nil)
+		}
+	}
+	if err == nil && len(s.buf) == 0 {
+		err = s.stutterStep(s.mach, idx, st)
+	}
+	return err
 }
 
 // units8 reports whether the system has 1 to 8 fairness units: the units
@@ -1596,9 +1665,15 @@ func (p *product) find(sysIdx uint32, q int) uint32 {
 // when it stopped early (a limit, or the context), and sets failNode/failErr on an
 // execution failure.
 func (p *product) explore(upto int) (reason checker.StopReason, done bool, err error) {
+	batched, ahead := p.sys.batched(), 0
+	defer p.sys.dropPending()
 	for i := p.expanded(); i < len(p.nodeSys); i++ {
 		if i >= upto {
 			return checker.NotStopped, false, nil
+		}
+		if batched && i >= ahead {
+			ahead = min(i+prefetchNodes, upto, len(p.nodeSys))
+			p.prefetch(i, ahead)
 		}
 		if i&1023 == 0 {
 			if err := p.ctx.Err(); err != nil {
