@@ -541,12 +541,15 @@ type system struct {
 	// else only the targets are, and [system.succs] computes a list again
 	// for the few nodes whose actions a trace needs.
 	// The actions are kept in 16 bits (actNone: the stutter), so keepAct
-	// also needs fewer than actNone actions.
+	// also needs fewer than actNone actions; in 8 bits (succAct8,
+	// actNone8: the stutter) when there are fewer than actNone8.
 	keepAct  bool
 	succAt   []uint64         // per state: offset<<succNBits | count
 	succBig  map[uint32]int64 // the counts of at least succNMax
 	succTo   []uint32
 	succAct  []uint16
+	succAct8 []uint8
+	act8     bool // the kept actions are in succAct8
 	succPerm []uint32
 	restAt   map[uint32][2]int64
 	remach   *machine.Machine
@@ -582,6 +585,17 @@ type system struct {
 // actNone is the kept action of the stutter of a state without enabled
 // action (-1 in a succ).
 const actNone = 1<<16 - 1
+
+// actNone8 is actNone in succAct8.
+const actNone8 = 1<<8 - 1
+
+// actOf8 returns the action of a kept one of succAct8.
+func actOf8(a uint8) int32 {
+	if a == actNone8 {
+		return -1
+	}
+	return int32(a)
+}
 
 // actOf returns the action of a kept one.
 func actOf(a uint16) int32 {
@@ -690,6 +704,7 @@ func newSystem(prog *machine.Program, pn *plan, keep bool) *system {
 		s.internPerm() // the identity gets id 0
 	}
 	s.keepAct = keep && len(s.units) > 0 && len(m.Actions) < actNone
+	s.act8 = len(m.Actions) < actNone8
 	s.uw = (len(s.units) + 63) / 64
 	s.actionUnits = make([]uint64, len(m.Actions)*s.uw)
 	for k, acts := range unitActs {
@@ -1031,7 +1046,12 @@ func (s *system) visit(action, _ int, t machine.State) {
 
 // appendSuccs appends the successors in buf to succTo/succAct/succPerm.
 func (s *system) appendSuccs() {
-	if s.keepAct {
+	switch {
+	case s.keepAct && s.act8:
+		for _, a := range s.buf {
+			s.succAct8 = append(s.succAct8, uint8(a)) // -1 (the stutter) is actNone8
+		}
+	case s.keepAct:
 		for _, a := range s.buf {
 			s.succAct = append(s.succAct, uint16(a)) // -1 (the stutter) is actNone
 		}
@@ -1098,8 +1118,14 @@ func (s *system) succs(idx uint32, rest bool) []succ {
 			off, n = r[0], r[1]
 		}
 		s.buf = s.buf[:0]
-		for _, a := range s.succAct[off : off+n] {
-			s.buf = append(s.buf, actOf(a))
+		if s.act8 {
+			for _, a := range s.succAct8[off : off+n] {
+				s.buf = append(s.buf, actOf8(a))
+			}
+		} else {
+			for _, a := range s.succAct[off : off+n] {
+				s.buf = append(s.buf, actOf(a))
+			}
 		}
 		s.bufTo = append(s.bufTo[:0], s.succTo[off:off+n]...)
 		s.bufPerm = s.bufPerm[:0]
@@ -1221,7 +1247,8 @@ type product struct {
 	dense   []uint32
 	nodes   nodeTable
 	nodeSys []uint32
-	nodeQ   []int32
+	nodeQ   []uint16 // the automaton state, qBig: in bigQ
+	bigQ    map[uint32]int32
 	parent  []uint32
 	// Node ids are in BFS order, so the depth of a node is the level
 	// whose range holds its id: levels[d] is the first node of depth d.
@@ -1388,7 +1415,14 @@ func (p *product) node(sysIdx uint32, q int, parent uint32, d int32) (uint32, er
 	id, isNew := p.lookup(sysIdx, q)
 	if isNew {
 		p.nodeSys = append(p.nodeSys, sysIdx)
-		p.nodeQ = append(p.nodeQ, int32(q))
+		if q >= qBig {
+			if p.bigQ == nil {
+				p.bigQ = map[uint32]int32{}
+			}
+			p.bigQ[id] = int32(q)
+			q = qBig
+		}
+		p.nodeQ = append(p.nodeQ, uint16(q))
 		p.parent = append(p.parent, parent)
 		if int(d) == len(p.levels) {
 			p.levels = append(p.levels, id)
@@ -1399,6 +1433,18 @@ func (p *product) node(sysIdx uint32, q int, parent uint32, d int32) (uint32, er
 		}
 	}
 	return id, nil
+}
+
+// qBig is the nodeQ of a node whose automaton state is kept in bigQ (an
+// automaton of more than qBig states; 2 bytes a node otherwise).
+const qBig = 1<<16 - 1
+
+// stateQ returns the automaton state of node v.
+func (p *product) stateQ(v uint32) int {
+	if q := p.nodeQ[v]; q != qBig {
+		return int(q)
+	}
+	return int(p.bigQ[v])
 }
 
 // footprint returns the bytes the product's search keeps (see
@@ -1412,7 +1458,7 @@ func (p *product) footprint() int64 {
 		b = s.store.Bytes()
 	}
 	b += bytesOf(s.expanded) + bytesOf(s.enabled) + bytesOf(s.enabled8) + bytesOf(s.reduced) + bytesOf(s.cache) +
-		bytesOf(s.succAt) + bytesOf(s.succTo) + bytesOf(s.succAct) + bytesOf(s.succPerm)
+		bytesOf(s.succAt) + bytesOf(s.succTo) + bytesOf(s.succAct) + bytesOf(s.succAct8) + bytesOf(s.succPerm)
 	for _, sl := range s.cache {
 		b += bytesOf(sl.list)
 	}
@@ -1523,7 +1569,7 @@ func (p *product) isFull(v uint32) bool {
 // outside the ample set when rest), or false at its end.
 func (p *product) step(c *edgeCursor, list []succ, rest bool) (edge, bool) {
 	s := p.nodeSys[c.v]
-	es := p.aut.States[p.nodeQ[c.v]].Edges
+	es := p.aut.States[p.stateQ(c.v)].Edges
 	vals := p.valsOf(s)
 	j := int(c.j)
 	if rest {
@@ -1580,7 +1626,7 @@ func (p *product) edgesOf(dst []edge, v uint32, acts bool) []edge {
 	if !sys.expanded[s] {
 		return dst
 	}
-	es := p.aut.States[p.nodeQ[v]].Edges
+	es := p.aut.States[p.stateQ(v)].Edges
 	live := p.liveEdges(es, p.valsOf(s))
 	if len(live) == 0 {
 		return dst
@@ -1616,7 +1662,11 @@ func (p *product) appendBy(dst []edge, s uint32, rest bool, es []Edge, live []in
 		}
 		to := sys.succTo[off : off+n]
 		var act []uint16
-		if sys.keepAct {
+		var act8 []uint8
+		switch {
+		case sys.keepAct && sys.act8:
+			act8 = sys.succAct8[off : off+n]
+		case sys.keepAct:
 			act = sys.succAct[off : off+n]
 		}
 		for k := range to {
@@ -1625,7 +1675,10 @@ func (p *product) appendBy(dst []edge, s uint32, rest bool, es []Edge, live []in
 				perm = sys.succPerm[off+int64(k)]
 			}
 			a := int32(noAct)
-			if act != nil {
+			switch {
+			case act8 != nil:
+				a = actOf8(act8[k])
+			case act != nil:
 				a = actOf(act[k])
 			}
 			for _, j := range live {
@@ -1714,7 +1767,7 @@ func (p *product) explore(upto int) (reason checker.StopReason, done bool, err e
 func (p *product) expandNode(i int) (stop bool, err error) {
 	sys := p.sys
 	id := uint32(i)
-	s, q := p.nodeSys[i], p.nodeQ[i]
+	s, q := p.nodeSys[i], p.stateQ(id)
 	for int(p.curDepth)+1 < len(p.levels) && p.levels[p.curDepth+1] <= id {
 		p.curDepth++
 	}
