@@ -10,8 +10,9 @@ type cycleSearch struct {
 	// depth-first number while it is on the stack, and -2-st once the
 	// SCC stamped st emitted it (so a node is on the stack exactly when
 	// its index is not negative, and the SCC of a node is known without
-	// an array of its own).
-	index, low []int32
+	// an array of its own). The low links are in the frames of the
+	// depth-first path.
+	index []int32
 	// member is the subgraph (token) a node belongs to; nil while the
 	// subgraph is every node (the first run without the filter), so
 	// that the array is only allocated for a refinement or the filter's
@@ -35,7 +36,7 @@ type cycleSearch struct {
 func newCycleSearch(p *product) *cycleSearch {
 	n := p.expanded()
 	c := &cycleSearch{p: p, n: n, uw: p.sys.uw,
-		index: make([]int32, n), low: make([]int32, n)}
+		index: make([]int32, n)}
 	for i := range c.index {
 		c.index[i] = -1
 	}
@@ -54,7 +55,7 @@ func (c *cycleSearch) inComp(w uint32, st int32) bool {
 
 // bytes returns the bytes of the search's arrays.
 func (c *cycleSearch) bytes() int64 {
-	return bytesOf(c.index) + bytesOf(c.low) + bytesOf(c.member) +
+	return bytesOf(c.index) + bytesOf(c.member) +
 		bytesOf(c.stack) + bytesOf(c.calls) + bytesOf(c.arena) + bytesOf(c.edges) + bytesOf(c.seen) + bytesOf(c.prevEdge) + bytesOf(c.prevNode)
 }
 
@@ -102,7 +103,7 @@ func (c *cycleSearch) tarjan(roots []uint32, token int32, emit func(comp []uint3
 		if c.index[root] != -1 {
 			continue
 		}
-		c.index[root], c.low[root] = counter, counter
+		c.index[root] = counter
 		counter++
 		c.stack = append(c.stack, root)
 		c.push(root, token)
@@ -113,18 +114,19 @@ func (c *cycleSearch) tarjan(roots []uint32, token int32, emit func(comp []uint3
 				w := c.arena[f.next]
 				f.next++
 				if c.index[w] == -1 {
-					c.index[w], c.low[w] = counter, counter
+					c.index[w] = counter
 					counter++
 					c.stack = append(c.stack, w)
 					c.push(w, token)
-				} else if c.index[w] >= 0 && c.index[w] < c.low[v] { // on the stack
-					c.low[v] = c.index[w]
+				} else if c.index[w] >= 0 && c.index[w] < f.low { // on the stack
+					f.low = c.index[w]
 				}
 				continue
 			}
+			low := f.low
 			c.arena = c.arena[:f.off]
 			c.calls = c.calls[:len(c.calls)-1]
-			if c.low[v] == c.index[v] {
+			if low == c.index[v] {
 				k := len(c.stack) - 1
 				for c.stack[k] != v {
 					k--
@@ -139,9 +141,8 @@ func (c *cycleSearch) tarjan(roots []uint32, token int32, emit func(comp []uint3
 				c.stack = c.stack[:k]
 			}
 			if len(c.calls) > 0 {
-				u := c.calls[len(c.calls)-1].v
-				if c.low[v] < c.low[u] {
-					c.low[u] = c.low[v]
+				if u := &c.calls[len(c.calls)-1]; low < u.low {
+					u.low = low
 				}
 			}
 		}
@@ -150,9 +151,11 @@ func (c *cycleSearch) tarjan(roots []uint32, token int32, emit func(comp []uint3
 
 // frame is a node of the depth-first path: its targets inside the
 // subgraph are arena[off:], those not yet taken arena[next:] (up to the
-// next frame's off).
+// next frame's off), and its low link (only a node on the path needs
+// one, so it is not kept per node).
 type frame struct {
 	v         uint32
+	low       int32
 	off, next int64
 }
 
@@ -165,7 +168,7 @@ func (c *cycleSearch) push(v uint32, token int32) {
 			c.arena = append(c.arena, w)
 		}
 	}
-	c.calls = append(c.calls, frame{v: v, off: off, next: off})
+	c.calls = append(c.calls, frame{v: v, low: c.index[v], off: off, next: off})
 }
 
 // analyze decides whether the SCC comp (stamped st in subgraph token) is

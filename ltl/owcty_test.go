@@ -229,9 +229,10 @@ func TestFilterExact(t *testing.T) {
 
 // TestFilterDefault checks when the filter runs by default: on a property
 // that holds without fairness, where it empties the product and the
-// search keeps no more than the cycle search would (PropertyStats.Bytes,
-// within 1%: both keep about 8 bytes a node); with weakly fair units it
-// is off, and the figures are those without it.
+// search keeps about what the cycle search would (PropertyStats.Bytes,
+// within 5%: the filter's counters and the predecessors counted, 8 bytes
+// a node, against the cycle search's index and depth-first path); with
+// weakly fair units it is off, and the figures are those without it.
 func TestFilterDefault(t *testing.T) {
 	tests := []struct {
 		file      string
@@ -269,7 +270,7 @@ func TestFilterDefault(t *testing.T) {
 			t.Errorf("%s: the filter ran by default: %v, want %v", tt.file, ran, tt.filtered)
 		}
 		off := bytes(filterOff)
-		if tt.filtered && def.Bytes > off.Bytes+off.Bytes/100 || !tt.filtered && def.Bytes != off.Bytes {
+		if tt.filtered && def.Bytes > off.Bytes+off.Bytes/20 || !tt.filtered && def.Bytes != off.Bytes {
 			t.Errorf("%s: %d bytes by default, %d without the filter (filter by default: %v)", tt.file, def.Bytes, off.Bytes, tt.filtered)
 		}
 		if def.FairSCCs != 0 || def.ProductNodes != off.ProductNodes {
