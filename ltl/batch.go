@@ -173,7 +173,7 @@ func (p *product) prefetch(lo, hi int) {
 	sys.dropPending()
 	for k := lo; k < hi; k++ {
 		s := p.nodeSys[k]
-		if sys.expanded[s] || sys.pending(s) {
+		if sys.expanded.has(s) || sys.pending(s) {
 			continue
 		}
 		vals, err := p.atomValues(s)

@@ -504,7 +504,7 @@ type system struct {
 	canon   *red.Canon
 	canonFn checker.CanonFunc // canon.Func(), taken once
 	ample   checker.AmpleFunc
-	reduced []bool
+	reduced stateFlags
 	// Thread tracking (threads not empty): per successor, the permutation
 	// that canonicalised it, as an id into perms (0: the identity).
 	threads  []threadDecl
@@ -522,7 +522,7 @@ type system struct {
 	enSub    []int // the copy of en given to the ample function
 	others   []int
 
-	expanded []bool
+	expanded stateFlags
 	enabled  []uint64 // per state: uw words of enabled units
 	enabled8 []uint8  // per state, with at most 8 units ([system.units8]): them
 	enBuf    [1]uint64
@@ -580,6 +580,32 @@ type system struct {
 	actionUnits []uint64 // per action: uw words, the units it belongs to
 	buf         []int32
 	bufTo       []uint32
+}
+
+// stateFlags is one flag per stored state, 64 to a word.
+type stateFlags struct {
+	w []uint64
+	n int // the states
+}
+
+// add adds the flag of the next state, false.
+func (f *stateFlags) add() {
+	if f.n%64 == 0 {
+		f.w = append(f.w, 0)
+	}
+	f.n++
+}
+
+// has returns the flag of state i.
+func (f *stateFlags) has(i uint32) bool { return f.w[i/64]>>(i%64)&1 != 0 }
+
+// set sets the flag of state i to v.
+func (f *stateFlags) set(i uint32, v bool) {
+	if v {
+		f.w[i/64] |= 1 << (i % 64)
+	} else {
+		f.w[i/64] &^= 1 << (i % 64)
+	}
 }
 
 // actNone is the kept action of the stutter of a state without enabled
@@ -796,8 +822,8 @@ func (s *system) insert(vec []uint64, h uint64) (uint32, error) {
 
 // added extends the per-state arrays for a state just stored.
 func (s *system) added() {
-	s.expanded = append(s.expanded, false)
-	s.reduced = append(s.reduced, false)
+	s.expanded.add()
+	s.reduced.add()
 	if s.keep {
 		s.succAt = append(s.succAt, 0)
 	}
@@ -866,14 +892,14 @@ func (s *system) state(idx uint32) machine.State {
 // ([system.succs] computes it again when asked for later). An execution
 // failure is remembered and returned on every call.
 func (s *system) expand(idx uint32) error {
-	if s.expanded[idx] {
+	if s.expanded.has(idx) {
 		if f := s.failure[idx]; f != nil {
 			return f
 		}
 		return nil
 	}
 	st := s.state(idx) // before expanded: under hash compaction, the vector kept
-	s.expanded[idx] = true
+	s.expanded.set(idx, true)
 	if s.fp != nil {
 		s.from = idx
 		defer s.released(idx)
@@ -891,7 +917,7 @@ func (s *system) expand(idx uint32) error {
 			s.failure[idx] = ee
 		}
 		if errors.Is(err, machine.ErrInterrupted) {
-			s.expanded[idx] = false // a later check expands it again
+			s.expanded.set(idx, false) // a later check expands it again
 		}
 		return err
 	}
@@ -947,7 +973,7 @@ func (s *system) compute(idx uint32, st machine.State) error {
 	err := s.successors(s.mach, st, acts)
 	if err == nil && acts != nil {
 		if len(s.buf) > 0 {
-			s.reduced[idx] = true
+			s.reduced.set(idx, true)
 		} else { // the ample set yields no successor: take every action
 			err = s.successors(s.mach, st, nil)
 		}
@@ -965,8 +991,8 @@ func (s *system) units8() bool { return s.uw == 1 && len(s.units) <= 8 }
 // released drops the vector hash compaction kept for the state idx once
 // its expansion is done (interrupted, it stays for the next).
 func (s *system) released(idx uint32) {
-	if s.expanded[idx] {
-		s.fp.release(idx, s.expanded)
+	if s.expanded.has(idx) {
+		s.fp.release(idx, &s.expanded)
 	}
 }
 
@@ -1143,7 +1169,7 @@ func (s *system) succs(idx uint32, rest bool) []succ {
 	switch {
 	case rest:
 		err = s.otherSuccessors(s.remach, idx)
-	case s.reduced[idx]:
+	case s.reduced.has(idx):
 		_, sub := s.ampleSet(s.remach, st)
 		err = s.successors(s.remach, st, sub)
 	default:
@@ -1457,7 +1483,7 @@ func (p *product) footprint() int64 {
 	} else {
 		b = s.store.Bytes()
 	}
-	b += bytesOf(s.expanded) + bytesOf(s.enabled) + bytesOf(s.enabled8) + bytesOf(s.reduced) + bytesOf(s.cache) +
+	b += bytesOf(s.expanded.w) + bytesOf(s.enabled) + bytesOf(s.enabled8) + bytesOf(s.reduced.w) + bytesOf(s.cache) +
 		bytesOf(s.succAt) + bytesOf(s.succTo) + bytesOf(s.succAct) + bytesOf(s.succAct8) + bytesOf(s.succPerm)
 	for _, sl := range s.cache {
 		b += bytesOf(sl.list)
@@ -1548,7 +1574,7 @@ func (p *product) edges(v uint32) edgeCursor {
 func (p *product) next(c *edgeCursor) (edge, bool) {
 	sys := p.sys
 	s := p.nodeSys[c.v]
-	if !sys.expanded[s] {
+	if !sys.expanded.has(s) {
 		return edge{}, false
 	}
 	rest := c.j < 0
@@ -1623,7 +1649,7 @@ func (p *product) actEdges(dst []edge, v uint32) []edge {
 func (p *product) edgesOf(dst []edge, v uint32, acts bool) []edge {
 	sys := p.sys
 	s := p.nodeSys[v]
-	if !sys.expanded[s] {
+	if !sys.expanded.has(s) {
 		return dst
 	}
 	es := p.aut.States[p.stateQ(v)].Edges
@@ -1796,7 +1822,7 @@ func (p *product) expandNode(i int) (stop bool, err error) {
 		return false, err
 	}
 	back, err := p.addEdges(i, es, live, sys.succs(s, false))
-	if err != nil || !back || !sys.reduced[s] {
+	if err != nil || !back || !sys.reduced.has(s) {
 		return false, err
 	}
 	// Cycle proviso (partial-order reduction): an edge back to a node
