@@ -184,7 +184,7 @@ func (f *fpStore) pendSize(c int) int {
 // state of it waits, and shrunk to the vectors of those that do whenever
 // they fill a quarter of it (states that no product node expands, as the
 // automaton prunes them, stay).
-func (f *fpStore) release(id uint32, expanded []bool) {
+func (f *fpStore) release(id uint32, expanded *stateFlags) {
 	if id < f.ninit {
 		return
 	}
@@ -200,7 +200,7 @@ func (f *fpStore) release(id uint32, expanded []bool) {
 }
 
 // shrink keeps, of chunk c, the vectors of its n states not expanded.
-func (f *fpStore) shrink(c, n int, expanded []bool) {
+func (f *fpStore) shrink(c, n int, expanded *stateFlags) {
 	at := make([]uint16, 0, n)
 	vecs := make([]uint64, 0, n*f.width)
 	lo := uint32(c) << pendShift
@@ -209,7 +209,7 @@ func (f *fpStore) shrink(c, n int, expanded []bool) {
 		if f.pendAt[c] != nil {
 			o = f.pendAt[c][k]
 		}
-		if i := lo + uint32(o); int(i) < len(expanded) && !expanded[i] && i >= f.ninit {
+		if i := lo + uint32(o); int(i) < expanded.n && !expanded.has(i) && i >= f.ninit {
 			at = append(at, o)
 			vecs = append(vecs, f.pend[c][k*f.width:(k+1)*f.width]...)
 		}
@@ -227,7 +227,7 @@ func (f *fpStore) shrink(c, n int, expanded []bool) {
 // calls).
 func (s *system) compactState(idx uint32) machine.State {
 	f := s.fp
-	if v, ok := f.held(idx, s.expanded[idx]); ok {
+	if v, ok := f.held(idx, s.expanded.has(idx)); ok {
 		return v
 	}
 	if v, ok := f.memo[idx]; ok {
@@ -237,7 +237,7 @@ func (s *system) compactState(idx uint32) machine.State {
 	var vec []uint64
 	for {
 		p := f.from[chain[len(chain)-1]]
-		if v, ok := f.held(p, s.expanded[p]); ok {
+		if v, ok := f.held(p, s.expanded.has(p)); ok {
 			vec = v
 			break
 		}
@@ -302,7 +302,7 @@ func (s *system) nth(p uint32, st machine.State, ord uint32) []uint64 {
 			}
 		}
 		_ = m.SuccessorsOf(st, others, visit)
-	case s.reduced[p]:
+	case s.reduced.has(p):
 		_, sub := s.ampleSet(m, st)
 		_ = m.SuccessorsOf(st, slices.Clone(sub), visit)
 	default:

@@ -6,15 +6,23 @@ type cycleSearch struct {
 	p  *product
 	n  int
 	uw int
-	// Tarjan state, per node.
-	index, low []int32
-	onStack    []bool
-	member     []int32 // the subgraph (token) a node belongs to
-	stamp      []int32 // the SCC a node was emitted in
-	stack      []uint32
-	calls      []frame  // the depth-first path
-	arena      []uint32 // the targets of its nodes' edges
-	edges      []edge   // the edges of one node (appendEdges)
+	// Tarjan state, per node: index is -1 before the node's visit, its
+	// depth-first number while it is on the stack, and -2-st once the
+	// SCC stamped st emitted it (so a node is on the stack exactly when
+	// its index is not negative, and the SCC of a node is known without
+	// an array of its own). The low links are in the frames of the
+	// depth-first path.
+	index []int32
+	// member is the subgraph (token) a node belongs to; nil while the
+	// subgraph is every node (the first run without the filter), so
+	// that the array is only allocated for a refinement or the filter's
+	// remainder.
+	member []int32
+	stampN int32 // the next SCC's stamp
+	stack  []uint32
+	calls  []frame  // the depth-first path
+	arena  []uint32 // the targets of its nodes' edges
+	edges  []edge   // the edges of one node (appendEdges)
 	// BFS state for lassos.
 	seen     []int32
 	prevEdge []edge
@@ -28,48 +36,47 @@ type cycleSearch struct {
 func newCycleSearch(p *product) *cycleSearch {
 	n := p.expanded()
 	c := &cycleSearch{p: p, n: n, uw: p.sys.uw,
-		index: make([]int32, n), low: make([]int32, n), onStack: make([]bool, n),
-		member: make([]int32, n), stamp: make([]int32, n)}
+		index: make([]int32, n)}
 	for i := range c.index {
 		c.index[i] = -1
-		c.stamp[i] = -1
 	}
 	return c
 }
 
+// inSub reports whether node w belongs to the subgraph token.
+func (c *cycleSearch) inSub(w uint32, token int32) bool {
+	return int(w) < c.n && (c.member == nil || c.member[w] == token)
+}
+
+// inComp reports whether node w belongs to the SCC stamped st.
+func (c *cycleSearch) inComp(w uint32, st int32) bool {
+	return int(w) < c.n && c.index[w] == -2-st
+}
+
 // bytes returns the bytes of the search's arrays.
 func (c *cycleSearch) bytes() int64 {
-	return int64(c.n)*4 + // the node list of search (or the filter's remainder)
-		bytesOf(c.index) + bytesOf(c.low) + bytesOf(c.onStack) + bytesOf(c.member) + bytesOf(c.stamp) +
+	return bytesOf(c.index) + bytesOf(c.member) +
 		bytesOf(c.stack) + bytesOf(c.calls) + bytesOf(c.arena) + bytesOf(c.edges) + bytesOf(c.seen) + bytesOf(c.prevEdge) + bytesOf(c.prevNode)
 }
 
 // search returns the fair accepting SCCs among the nodes of roots (in
 // increasing order; nil: every node), each as a list of nodes.
 func (c *cycleSearch) search(roots []uint32) [][]uint32 {
-	if roots == nil {
-		roots = make([]uint32, c.n)
-		for i := range roots {
-			roots[i] = uint32(i)
-		}
-	}
 	work := [][]uint32{roots}
 	var fair [][]uint32
 	token := int32(1) // member 0: a node outside roots
-	stampN := int32(0)
 	for len(work) > 0 {
 		sub := work[0]
 		work = work[1:]
+		if sub != nil && c.member == nil {
+			c.member = make([]int32, c.n)
+		}
 		for _, v := range sub {
 			c.member[v] = token
 			c.index[v] = -1
 		}
-		c.tarjan(sub, token, func(comp []uint32) {
-			for _, v := range comp {
-				c.stamp[v] = stampN
-			}
-			ok, refine := c.analyze(comp, token, stampN)
-			stampN++
+		c.tarjan(sub, token, func(comp []uint32, st int32) {
+			ok, refine := c.analyze(comp, token, st)
 			if ok {
 				fair = append(fair, append([]uint32(nil), comp...))
 			} else if refine != nil {
@@ -81,20 +88,24 @@ func (c *cycleSearch) search(roots []uint32) [][]uint32 {
 	return fair
 }
 
-// tarjan emits the SCCs of the subgraph of the nodes with member == token
+// tarjan emits the SCCs of the subgraph token (roots: its nodes in
+// increasing order; nil: every node, member nil), each with its stamp
 // (iteratively, so deep graphs do not grow the goroutine stack). The
 // targets inside the subgraph of each node on the depth-first path wait
 // in arena (4 bytes an edge), taken once by [product.appendEdges].
-func (c *cycleSearch) tarjan(roots []uint32, token int32, emit func([]uint32)) {
+func (c *cycleSearch) tarjan(roots []uint32, token int32, emit func(comp []uint32, st int32)) {
 	counter := int32(0)
-	for _, root := range roots {
-		if c.index[root] >= 0 {
+	for r := 0; roots == nil && r < c.n || r < len(roots); r++ {
+		root := uint32(r)
+		if roots != nil {
+			root = roots[r]
+		}
+		if c.index[root] != -1 {
 			continue
 		}
-		c.index[root], c.low[root] = counter, counter
+		c.index[root] = counter
 		counter++
 		c.stack = append(c.stack, root)
-		c.onStack[root] = true
 		c.push(root, token)
 		for len(c.calls) > 0 {
 			f := &c.calls[len(c.calls)-1]
@@ -102,35 +113,36 @@ func (c *cycleSearch) tarjan(roots []uint32, token int32, emit func([]uint32)) {
 			if f.next < int64(len(c.arena)) {
 				w := c.arena[f.next]
 				f.next++
-				if c.index[w] < 0 {
-					c.index[w], c.low[w] = counter, counter
+				if c.index[w] == -1 {
+					c.index[w] = counter
 					counter++
 					c.stack = append(c.stack, w)
-					c.onStack[w] = true
 					c.push(w, token)
-				} else if c.onStack[w] && c.index[w] < c.low[v] {
-					c.low[v] = c.index[w]
+				} else if c.index[w] >= 0 && c.index[w] < f.low { // on the stack
+					f.low = c.index[w]
 				}
 				continue
 			}
+			low := f.low
 			c.arena = c.arena[:f.off]
 			c.calls = c.calls[:len(c.calls)-1]
-			if c.low[v] == c.index[v] {
+			if low == c.index[v] {
 				k := len(c.stack) - 1
 				for c.stack[k] != v {
 					k--
 				}
 				comp := c.stack[k:]
+				st := c.stampN
+				c.stampN++
 				for _, w := range comp {
-					c.onStack[w] = false
+					c.index[w] = -2 - st
 				}
-				emit(comp)
+				emit(comp, st)
 				c.stack = c.stack[:k]
 			}
 			if len(c.calls) > 0 {
-				u := c.calls[len(c.calls)-1].v
-				if c.low[v] < c.low[u] {
-					c.low[u] = c.low[v]
+				if u := &c.calls[len(c.calls)-1]; low < u.low {
+					u.low = low
 				}
 			}
 		}
@@ -139,9 +151,11 @@ func (c *cycleSearch) tarjan(roots []uint32, token int32, emit func([]uint32)) {
 
 // frame is a node of the depth-first path: its targets inside the
 // subgraph are arena[off:], those not yet taken arena[next:] (up to the
-// next frame's off).
+// next frame's off), and its low link (only a node on the path needs
+// one, so it is not kept per node).
 type frame struct {
 	v         uint32
+	low       int32
 	off, next int64
 }
 
@@ -150,11 +164,11 @@ func (c *cycleSearch) push(v uint32, token int32) {
 	off := int64(len(c.arena))
 	c.edges = c.p.appendEdges(c.edges[:0], v)
 	for _, e := range c.edges {
-		if w := e.to; int(w) < c.n && c.member[w] == token {
+		if w := e.to; c.inSub(w, token) {
 			c.arena = append(c.arena, w)
 		}
 	}
-	c.calls = append(c.calls, frame{v: v, off: off, next: off})
+	c.calls = append(c.calls, frame{v: v, low: c.index[v], off: off, next: off})
 }
 
 // analyze decides whether the SCC comp (stamped st in subgraph token) is
@@ -171,7 +185,7 @@ func (c *cycleSearch) analyze(comp []uint32, token, st int32) (ok bool, refine [
 		c.edges = p.appendEdges(c.edges[:0], v)
 		for _, e := range c.edges {
 			w := e.to
-			if int(w) >= c.n || c.member[w] != token || c.stamp[w] != st {
+			if !c.inComp(w, st) {
 				continue
 			}
 			hasEdge = true
@@ -194,7 +208,7 @@ func (c *cycleSearch) analyze(comp []uint32, token, st int32) (ok bool, refine [
 		c.edges = p.appendEdges(c.edges[:0], v)
 		for _, e := range c.edges {
 			w := e.to
-			if int(w) >= c.n || c.member[w] != token || c.stamp[w] != st {
+			if !c.inComp(w, st) {
 				continue
 			}
 			if a := e.act; a >= 0 {
@@ -290,7 +304,7 @@ func (c *cycleSearch) threadFairness(comp []uint32, token, st int32) (badNode []
 		}
 		internal := func(e edge) (int32, bool) {
 			w := e.to
-			if int(w) >= c.n || c.member[w] != token || c.stamp[w] != st {
+			if !c.inComp(w, st) {
 				return 0, false
 			}
 			return pos[w], true

@@ -163,23 +163,13 @@ func TestFilterExact(t *testing.T) {
 		sets := pr.aut.NumAcc + len(g.weak)
 		exists := false
 		c = newCycleSearch(pr)
-		all := make([]uint32, c.n)
-		for i := range all {
-			all[i] = uint32(i)
-			c.member[i] = 1
-			c.index[i] = -1
-		}
-		st := int32(0)
-		c.tarjan(all, 1, func(comp []uint32) {
-			for _, v := range comp {
-				c.stamp[v] = st
-			}
+		c.tarjan(nil, 1, func(comp []uint32, st int32) {
 			covered := make([]bool, sets)
 			edges := false
 			for _, v := range comp {
 				cur := pr.edges(v)
 				for e, ok := pr.next(&cur); ok; e, ok = pr.next(&cur) {
-					if int(e.to) >= c.n || c.stamp[e.to] != st {
+					if !c.inComp(e.to, st) {
 						continue
 					}
 					edges = true
@@ -198,7 +188,6 @@ func TestFilterExact(t *testing.T) {
 					t.Fatalf("%s: node %d of an accepting weakly fair SCC was filtered out", name, v)
 				}
 			}
-			st++
 		})
 		if exists != (len(rest) > 0) {
 			t.Fatalf("%s: an accepting weakly fair SCC exists: %v; the filter keeps %d nodes", name, exists, len(rest))
@@ -239,14 +228,16 @@ func TestFilterExact(t *testing.T) {
 }
 
 // TestFilterDefault checks when the filter runs by default: on a property
-// that holds without fairness it empties the product, so the search keeps
-// less than the cycle search would (PropertyStats.Bytes); with weakly fair
-// units it is off, and the figures are those without it.
+// that holds without fairness, where it empties the product and the
+// search keeps about what the cycle search would (PropertyStats.Bytes,
+// within 5%: the filter's counters and the predecessors counted, 8 bytes
+// a node, against the cycle search's index and depth-first path); with
+// weakly fair units it is off, and the figures are those without it.
 func TestFilterDefault(t *testing.T) {
 	tests := []struct {
 		file      string
 		heartbeat int64
-		wantLess  bool
+		filtered  bool // the filter runs by default
 	}{
 		{"pipeline_ltl.wrap", 0, true},
 		{"pipeline_ltl_fair.wrap", 1, false},
@@ -261,9 +252,11 @@ func TestFilterDefault(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		var ran bool
 		bytes := func(fm filterMode) PropertyStats {
 			var st PropertyStats
-			res, err := Check(context.Background(), m, Options{Only: []string{"AllRunsEnd"}, filter: fm, OnProperty: func(s PropertyStats) { st = s }})
+			res, err := Check(context.Background(), m, Options{Only: []string{"AllRunsEnd"}, filter: fm, OnProperty: func(s PropertyStats) { st = s },
+				onProduct: func(p *product) { ran = p.useFilter }})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -272,9 +265,13 @@ func TestFilterDefault(t *testing.T) {
 			}
 			return st
 		}
-		def, off := bytes(filterAuto), bytes(filterOff)
-		if less := def.Bytes < off.Bytes; less != tt.wantLess || !tt.wantLess && def.Bytes != off.Bytes {
-			t.Errorf("%s: %d bytes by default, %d without the filter (want less: %v)", tt.file, def.Bytes, off.Bytes, tt.wantLess)
+		def := bytes(filterAuto)
+		if ran != tt.filtered {
+			t.Errorf("%s: the filter ran by default: %v, want %v", tt.file, ran, tt.filtered)
+		}
+		off := bytes(filterOff)
+		if tt.filtered && def.Bytes > off.Bytes+off.Bytes/20 || !tt.filtered && def.Bytes != off.Bytes {
+			t.Errorf("%s: %d bytes by default, %d without the filter (filter by default: %v)", tt.file, def.Bytes, off.Bytes, tt.filtered)
 		}
 		if def.FairSCCs != 0 || def.ProductNodes != off.ProductNodes {
 			t.Errorf("%s: %d fair SCCs, %d nodes by default, %d nodes without the filter", tt.file, def.FairSCCs, def.ProductNodes, off.ProductNodes)

@@ -69,6 +69,9 @@ type Options struct {
 	// recompute computes the system's successor lists again instead of
 	// keeping them, also without a memory budget (tests).
 	recompute bool
+	// noBatch expands one system state at a time, none computed ahead
+	// (batch.go; tests).
+	noBatch bool
 	// fpMask cuts the fingerprints of HashCompact to these bits, so that
 	// states collide (tests).
 	fpMask uint64
@@ -269,6 +272,7 @@ func (r *checkRun) system(q *plan) (*system, error) {
 		// derivation, at a cost, after the state's expansion).
 		keep := r.opts.MemoryBudget == 0 && !r.opts.recompute || r.opts.HashCompact
 		sys = newSystem(r.c.prog, q, keep)
+		sys.noBatch = r.opts.noBatch
 		if r.opts.HashCompact {
 			sys.fp, sys.store = newFPStore(max(r.c.prog.Words(), 1)), nil
 			sys.fp.fpMask = r.opts.fpMask
@@ -500,7 +504,7 @@ type system struct {
 	canon   *red.Canon
 	canonFn checker.CanonFunc // canon.Func(), taken once
 	ample   checker.AmpleFunc
-	reduced []bool
+	reduced stateFlags
 	// Thread tracking (threads not empty): per successor, the permutation
 	// that canonicalised it, as an id into perms (0: the identity).
 	threads  []threadDecl
@@ -518,7 +522,7 @@ type system struct {
 	enSub    []int // the copy of en given to the ample function
 	others   []int
 
-	expanded []bool
+	expanded stateFlags
 	enabled  []uint64 // per state: uw words of enabled units
 	enabled8 []uint8  // per state, with at most 8 units ([system.units8]): them
 	enBuf    [1]uint64
@@ -537,12 +541,15 @@ type system struct {
 	// else only the targets are, and [system.succs] computes a list again
 	// for the few nodes whose actions a trace needs.
 	// The actions are kept in 16 bits (actNone: the stutter), so keepAct
-	// also needs fewer than actNone actions.
+	// also needs fewer than actNone actions; in 8 bits (succAct8,
+	// actNone8: the stutter) when there are fewer than actNone8.
 	keepAct  bool
 	succAt   []uint64         // per state: offset<<succNBits | count
 	succBig  map[uint32]int64 // the counts of at least succNMax
 	succTo   []uint32
 	succAct  []uint16
+	succAct8 []uint8
+	act8     bool // the kept actions are in succAct8
 	succPerm []uint32
 	restAt   map[uint32][2]int64
 	remach   *machine.Machine
@@ -555,6 +562,18 @@ type system struct {
 
 	transitions int64
 
+	// The successors of the states the next nodes expand, computed
+	// ahead (batch.go): pend[pendAt:] are still to be expanded.
+	pend       []pendState
+	pendAt     int
+	pendAct    []int32
+	pendH      []uint64
+	pendVec    []uint64
+	pendFn     func(action, branch int, t machine.State)
+	pendStutFn func(t machine.State)
+	sink       uint64 // the sum of the touched slots, so that the loads stay
+	noBatch    bool   // Options.noBatch
+
 	units       []unit
 	unitDecl    []int    // per unit: its fairness declaration
 	uw          int      // words per unit set
@@ -563,9 +582,46 @@ type system struct {
 	bufTo       []uint32
 }
 
+// stateFlags is one flag per stored state, 64 to a word.
+type stateFlags struct {
+	w []uint64
+	n int // the states
+}
+
+// add adds the flag of the next state, false.
+func (f *stateFlags) add() {
+	if f.n%64 == 0 {
+		f.w = append(f.w, 0)
+	}
+	f.n++
+}
+
+// has returns the flag of state i.
+func (f *stateFlags) has(i uint32) bool { return f.w[i/64]>>(i%64)&1 != 0 }
+
+// set sets the flag of state i to v.
+func (f *stateFlags) set(i uint32, v bool) {
+	if v {
+		f.w[i/64] |= 1 << (i % 64)
+	} else {
+		f.w[i/64] &^= 1 << (i % 64)
+	}
+}
+
 // actNone is the kept action of the stutter of a state without enabled
 // action (-1 in a succ).
 const actNone = 1<<16 - 1
+
+// actNone8 is actNone in succAct8.
+const actNone8 = 1<<8 - 1
+
+// actOf8 returns the action of a kept one of succAct8.
+func actOf8(a uint8) int32 {
+	if a == actNone8 {
+		return -1
+	}
+	return int32(a)
+}
 
 // actOf returns the action of a kept one.
 func actOf(a uint16) int32 {
@@ -640,7 +696,7 @@ type unit struct {
 
 func newSystem(prog *machine.Program, pn *plan, keep bool) *system {
 	m := prog.Model
-	s := &system{prog: prog, mach: prog.NewMachine(), store: machine.NewStore(max(prog.Words(), 1)), key: pn.key, from: noParent, keep: keep, restAt: map[uint32][2]int64{}, succBig: map[uint32]int64{},
+	s := &system{prog: prog, mach: prog.NewMachine(), store: newSystemStore(prog), key: pn.key, from: noParent, keep: keep, restAt: map[uint32][2]int64{}, succBig: map[uint32]int64{},
 		canon: pn.canon, ample: pn.ample, rest: map[uint32]bool{}, failure: map[uint32]*machine.ExecError{},
 		unp: make([]int64, prog.Slots()), packed: make([]uint64, prog.Words()), remach: prog.NewMachine()}
 	s.visitFn, s.stutFn = s.visit, s.stutter
@@ -674,6 +730,7 @@ func newSystem(prog *machine.Program, pn *plan, keep bool) *system {
 		s.internPerm() // the identity gets id 0
 	}
 	s.keepAct = keep && len(s.units) > 0 && len(m.Actions) < actNone
+	s.act8 = len(m.Actions) < actNone8
 	s.uw = (len(s.units) + 63) / 64
 	s.actionUnits = make([]uint64, len(m.Actions)*s.uw)
 	for k, acts := range unitActs {
@@ -682,6 +739,17 @@ func newSystem(prog *machine.Program, pn *plan, keep bool) *system {
 		}
 	}
 	return s
+}
+
+// newSystemStore returns the store of the system's states: one whose
+// table slots hold the vectors when they are one word of at most 32 bits
+// (a look-up then reads no record), else one of vectors of at least one
+// word.
+func newSystemStore(prog *machine.Program) *machine.Store {
+	if prog.Words() == 0 {
+		return machine.NewStore(1)
+	}
+	return machine.NewStoreFor(prog)
 }
 
 // internPerm returns the id of the permutation in s.permBuf.
@@ -725,30 +793,54 @@ func (s *system) add(t machine.State) (uint32, error) {
 	if len(vec) == 0 {
 		vec = []uint64{0}
 	}
-	var idx uint32
-	var isNew bool
-	var err error
 	if s.fp != nil {
-		idx, isNew, err = s.fp.insert(vec, s.from)
-	} else {
-		idx, isNew, err = s.store.Insert(vec, 0)
+		idx, isNew, err := s.fp.insert(vec, s.from)
+		if err != nil {
+			return 0, err
+		}
+		if isNew {
+			s.added()
+		}
+		return idx, nil
 	}
+	return s.insert(vec, s.store.Hash(vec))
+}
+
+// insert stores vec, whose hash is h, in the store (not under hash
+// compaction). The store is the system's alone, so the insert takes no
+// shard lock (and looks the vector up once, not before and after one).
+func (s *system) insert(vec []uint64, h uint64) (uint32, error) {
+	idx, isNew, err := s.store.InsertHashed(vec, h, 0, false)
 	if err != nil {
 		return 0, err
 	}
 	if isNew {
-		s.expanded = append(s.expanded, false)
-		s.reduced = append(s.reduced, false)
-		if s.keep {
-			s.succAt = append(s.succAt, 0)
-		}
+		s.added()
 	}
 	return idx, nil
 }
 
+// added extends the per-state arrays for a state just stored.
+func (s *system) added() {
+	s.expanded.add()
+	s.reduced.add()
+	if s.keep {
+		s.succAt = append(s.succAt, 0)
+	}
+}
+
 func (s *system) init() error {
 	var addErr error
+	batched := s.batched()
 	err := s.mach.Init(func(_ int, t machine.State) {
+		if batched {
+			// Inserted in batches, in this order (batch.go).
+			s.pendVisit(0, 0, t)
+			if len(s.pendH) == initBatch {
+				s.flushInits(&addErr)
+			}
+			return
+		}
 		// The store holds only initial states yet: one seen before is
 		// a duplicate (no quadratic scan of s.inits).
 		n := s.len()
@@ -762,6 +854,9 @@ func (s *system) init() error {
 		}
 		s.inits = append(s.inits, idx)
 	})
+	if batched {
+		s.flushInits(&addErr)
+	}
 	if s.fp != nil {
 		s.fp.initDone = true
 	}
@@ -797,39 +892,24 @@ func (s *system) state(idx uint32) machine.State {
 // ([system.succs] computes it again when asked for later). An execution
 // failure is remembered and returned on every call.
 func (s *system) expand(idx uint32) error {
-	if s.expanded[idx] {
+	if s.expanded.has(idx) {
 		if f := s.failure[idx]; f != nil {
 			return f
 		}
 		return nil
 	}
 	st := s.state(idx) // before expanded: under hash compaction, the vector kept
-	s.expanded[idx] = true
+	s.expanded.set(idx, true)
 	if s.fp != nil {
 		s.from = idx
 		defer s.released(idx)
 	}
-	var acts []int // nil: every action
-	if s.ample != nil {
-		en, sub := s.ampleSet(s.mach, st)
-		if s.mach.Interrupted() { // a guard's evaluation was cut short: en is wrong
-			s.expanded[idx] = false
-			return machine.ErrInterrupted
-		}
-		if len(sub) < len(en) {
-			acts = sub
-		}
-	}
-	err := s.successors(s.mach, st, acts)
-	if err == nil && acts != nil {
-		if len(s.buf) > 0 {
-			s.reduced[idx] = true
-		} else { // the ample set yields no successor: take every action
-			err = s.successors(s.mach, st, nil)
-		}
-	}
-	if err == nil && len(s.buf) == 0 {
-		err = s.stutterStep(s.mach, idx, st)
+	var err error
+	if s.pendAt < len(s.pend) && s.pend[s.pendAt].idx == idx {
+		err = s.replay() // computed ahead by prefetch (batch.go)
+	} else {
+		s.dropPending() // not the order prefetch foresaw
+		err = s.compute(idx, st)
 	}
 	if err != nil {
 		var ee *machine.ExecError
@@ -837,7 +917,7 @@ func (s *system) expand(idx uint32) error {
 			s.failure[idx] = ee
 		}
 		if errors.Is(err, machine.ErrInterrupted) {
-			s.expanded[idx] = false // a later check expands it again
+			s.expanded.set(idx, false) // a later check expands it again
 		}
 		return err
 	}
@@ -874,6 +954,36 @@ func (s *system) expand(idx uint32) error {
 	return nil
 }
 
+// compute fills s.buf/s.bufTo/s.bufPerm with the successors of state
+// idx (st) by the machine, adding them to the store: those of its ample
+// set under partial-order reduction (reduced[idx] then set when the set
+// is proper), else all, or the stutter step of a state without enabled
+// action.
+func (s *system) compute(idx uint32, st machine.State) error {
+	var acts []int // nil: every action
+	if s.ample != nil {
+		en, sub := s.ampleSet(s.mach, st)
+		if s.mach.Interrupted() { // a guard's evaluation was cut short: en is wrong
+			return machine.ErrInterrupted
+		}
+		if len(sub) < len(en) {
+			acts = sub
+		}
+	}
+	err := s.successors(s.mach, st, acts)
+	if err == nil && acts != nil {
+		if len(s.buf) > 0 {
+			s.reduced.set(idx, true)
+		} else { // the ample set yields no successor: take every action
+			err = s.successors(s.mach, st, nil)
+		}
+	}
+	if err == nil && len(s.buf) == 0 {
+		err = s.stutterStep(s.mach, idx, st)
+	}
+	return err
+}
+
 // units8 reports whether the system has 1 to 8 fairness units: the units
 // enabled in a state are then a byte of enabled8.
 func (s *system) units8() bool { return s.uw == 1 && len(s.units) <= 8 }
@@ -881,8 +991,8 @@ func (s *system) units8() bool { return s.uw == 1 && len(s.units) <= 8 }
 // released drops the vector hash compaction kept for the state idx once
 // its expansion is done (interrupted, it stays for the next).
 func (s *system) released(idx uint32) {
-	if s.expanded[idx] {
-		s.fp.release(idx, s.expanded)
+	if s.expanded.has(idx) {
+		s.fp.release(idx, &s.expanded)
 	}
 }
 
@@ -962,7 +1072,12 @@ func (s *system) visit(action, _ int, t machine.State) {
 
 // appendSuccs appends the successors in buf to succTo/succAct/succPerm.
 func (s *system) appendSuccs() {
-	if s.keepAct {
+	switch {
+	case s.keepAct && s.act8:
+		for _, a := range s.buf {
+			s.succAct8 = append(s.succAct8, uint8(a)) // -1 (the stutter) is actNone8
+		}
+	case s.keepAct:
 		for _, a := range s.buf {
 			s.succAct = append(s.succAct, uint16(a)) // -1 (the stutter) is actNone
 		}
@@ -1029,8 +1144,14 @@ func (s *system) succs(idx uint32, rest bool) []succ {
 			off, n = r[0], r[1]
 		}
 		s.buf = s.buf[:0]
-		for _, a := range s.succAct[off : off+n] {
-			s.buf = append(s.buf, actOf(a))
+		if s.act8 {
+			for _, a := range s.succAct8[off : off+n] {
+				s.buf = append(s.buf, actOf8(a))
+			}
+		} else {
+			for _, a := range s.succAct[off : off+n] {
+				s.buf = append(s.buf, actOf(a))
+			}
 		}
 		s.bufTo = append(s.bufTo[:0], s.succTo[off:off+n]...)
 		s.bufPerm = s.bufPerm[:0]
@@ -1048,7 +1169,7 @@ func (s *system) succs(idx uint32, rest bool) []succ {
 	switch {
 	case rest:
 		err = s.otherSuccessors(s.remach, idx)
-	case s.reduced[idx]:
+	case s.reduced.has(idx):
 		_, sub := s.ampleSet(s.remach, st)
 		err = s.successors(s.remach, st, sub)
 	default:
@@ -1152,7 +1273,8 @@ type product struct {
 	dense   []uint32
 	nodes   nodeTable
 	nodeSys []uint32
-	nodeQ   []int32
+	nodeQ   []uint16 // the automaton state, qBig: in bigQ
+	bigQ    map[uint32]int32
 	parent  []uint32
 	// Node ids are in BFS order, so the depth of a node is the level
 	// whose range holds its id: levels[d] is the first node of depth d.
@@ -1319,7 +1441,14 @@ func (p *product) node(sysIdx uint32, q int, parent uint32, d int32) (uint32, er
 	id, isNew := p.lookup(sysIdx, q)
 	if isNew {
 		p.nodeSys = append(p.nodeSys, sysIdx)
-		p.nodeQ = append(p.nodeQ, int32(q))
+		if q >= qBig {
+			if p.bigQ == nil {
+				p.bigQ = map[uint32]int32{}
+			}
+			p.bigQ[id] = int32(q)
+			q = qBig
+		}
+		p.nodeQ = append(p.nodeQ, uint16(q))
 		p.parent = append(p.parent, parent)
 		if int(d) == len(p.levels) {
 			p.levels = append(p.levels, id)
@@ -1332,6 +1461,18 @@ func (p *product) node(sysIdx uint32, q int, parent uint32, d int32) (uint32, er
 	return id, nil
 }
 
+// qBig is the nodeQ of a node whose automaton state is kept in bigQ (an
+// automaton of more than qBig states; 2 bytes a node otherwise).
+const qBig = 1<<16 - 1
+
+// stateQ returns the automaton state of node v.
+func (p *product) stateQ(v uint32) int {
+	if q := p.nodeQ[v]; q != qBig {
+		return int(q)
+	}
+	return int(p.bigQ[v])
+}
+
 // footprint returns the bytes the product's search keeps (see
 // PropertyStats.Bytes).
 func (p *product) footprint() int64 {
@@ -1342,8 +1483,8 @@ func (p *product) footprint() int64 {
 	} else {
 		b = s.store.Bytes()
 	}
-	b += bytesOf(s.expanded) + bytesOf(s.enabled) + bytesOf(s.enabled8) + bytesOf(s.reduced) + bytesOf(s.cache) +
-		bytesOf(s.succAt) + bytesOf(s.succTo) + bytesOf(s.succAct) + bytesOf(s.succPerm)
+	b += bytesOf(s.expanded.w) + bytesOf(s.enabled) + bytesOf(s.enabled8) + bytesOf(s.reduced.w) + bytesOf(s.cache) +
+		bytesOf(s.succAt) + bytesOf(s.succTo) + bytesOf(s.succAct) + bytesOf(s.succAct8) + bytesOf(s.succPerm)
 	for _, sl := range s.cache {
 		b += bytesOf(sl.list)
 	}
@@ -1433,7 +1574,7 @@ func (p *product) edges(v uint32) edgeCursor {
 func (p *product) next(c *edgeCursor) (edge, bool) {
 	sys := p.sys
 	s := p.nodeSys[c.v]
-	if !sys.expanded[s] {
+	if !sys.expanded.has(s) {
 		return edge{}, false
 	}
 	rest := c.j < 0
@@ -1454,7 +1595,7 @@ func (p *product) isFull(v uint32) bool {
 // outside the ample set when rest), or false at its end.
 func (p *product) step(c *edgeCursor, list []succ, rest bool) (edge, bool) {
 	s := p.nodeSys[c.v]
-	es := p.aut.States[p.nodeQ[c.v]].Edges
+	es := p.aut.States[p.stateQ(c.v)].Edges
 	vals := p.valsOf(s)
 	j := int(c.j)
 	if rest {
@@ -1508,10 +1649,10 @@ func (p *product) actEdges(dst []edge, v uint32) []edge {
 func (p *product) edgesOf(dst []edge, v uint32, acts bool) []edge {
 	sys := p.sys
 	s := p.nodeSys[v]
-	if !sys.expanded[s] {
+	if !sys.expanded.has(s) {
 		return dst
 	}
-	es := p.aut.States[p.nodeQ[v]].Edges
+	es := p.aut.States[p.stateQ(v)].Edges
 	live := p.liveEdges(es, p.valsOf(s))
 	if len(live) == 0 {
 		return dst
@@ -1547,7 +1688,11 @@ func (p *product) appendBy(dst []edge, s uint32, rest bool, es []Edge, live []in
 		}
 		to := sys.succTo[off : off+n]
 		var act []uint16
-		if sys.keepAct {
+		var act8 []uint8
+		switch {
+		case sys.keepAct && sys.act8:
+			act8 = sys.succAct8[off : off+n]
+		case sys.keepAct:
 			act = sys.succAct[off : off+n]
 		}
 		for k := range to {
@@ -1556,7 +1701,10 @@ func (p *product) appendBy(dst []edge, s uint32, rest bool, es []Edge, live []in
 				perm = sys.succPerm[off+int64(k)]
 			}
 			a := int32(noAct)
-			if act != nil {
+			switch {
+			case act8 != nil:
+				a = actOf8(act8[k])
+			case act != nil:
 				a = actOf(act[k])
 			}
 			for _, j := range live {
@@ -1596,9 +1744,15 @@ func (p *product) find(sysIdx uint32, q int) uint32 {
 // when it stopped early (a limit, or the context), and sets failNode/failErr on an
 // execution failure.
 func (p *product) explore(upto int) (reason checker.StopReason, done bool, err error) {
+	batched, ahead := p.sys.batched(), 0
+	defer p.sys.dropPending()
 	for i := p.expanded(); i < len(p.nodeSys); i++ {
 		if i >= upto {
 			return checker.NotStopped, false, nil
+		}
+		if batched && i >= ahead {
+			ahead = min(i+prefetchNodes, upto, len(p.nodeSys))
+			p.prefetch(i, ahead)
 		}
 		if i&1023 == 0 {
 			if err := p.ctx.Err(); err != nil {
@@ -1639,7 +1793,7 @@ func (p *product) explore(upto int) (reason checker.StopReason, done bool, err e
 func (p *product) expandNode(i int) (stop bool, err error) {
 	sys := p.sys
 	id := uint32(i)
-	s, q := p.nodeSys[i], p.nodeQ[i]
+	s, q := p.nodeSys[i], p.stateQ(id)
 	for int(p.curDepth)+1 < len(p.levels) && p.levels[p.curDepth+1] <= id {
 		p.curDepth++
 	}
@@ -1668,7 +1822,7 @@ func (p *product) expandNode(i int) (stop bool, err error) {
 		return false, err
 	}
 	back, err := p.addEdges(i, es, live, sys.succs(s, false))
-	if err != nil || !back || !sys.reduced[s] {
+	if err != nil || !back || !sys.reduced.has(s) {
 		return false, err
 	}
 	// Cycle proviso (partial-order reduction): an edge back to a node

@@ -1,0 +1,215 @@
+package ltl
+
+import (
+	"sync/atomic"
+
+	"github.com/wrapcheck/wrapcheck/machine"
+)
+
+// The batched expansion (docs/impl.md, "Liveness memory", the batched
+// inserts): the product expands its nodes one at a time, and each new
+// system state's successors go into the store one at a time, each insert
+// a cache miss on its table slot paid before the next can start. So
+// [product.explore] first computes the successors of the system states
+// of the next prefetchNodes nodes (those that need expanding, in the
+// order their nodes will expand them), without inserting them, loads
+// their table slots in one tight loop so that the misses overlap, as the
+// safety search's flush does, and then expands the nodes as before: the
+// expansion of such a state replays its successors from the batch
+// ([system.replay]) instead of computing them, and inserts them into the
+// store (now in cache) in the same order, so the store's indexes, the
+// product's nodes and every trace are those of the expansion without the
+// batch. The successors of a state depend on its vector alone, so
+// computing them early changes nothing else.
+
+// prefetchNodes is the number of product nodes whose system states'
+// successors one batch computes ahead.
+const prefetchNodes = 32
+
+// pendState is the successors of one state computed ahead: pendAct,
+// pendH and the pendVec vectors at lo..hi-1 (action -1: a vector of the
+// stutter step of a state without enabled action), and the failure of
+// the computation (its successors before the failure are there).
+type pendState struct {
+	idx    uint32
+	lo, hi int
+	err    error
+}
+
+// batched reports whether the system's expansions may be computed ahead:
+// without reductions (canonical forms and ample sets, whose
+// permutations' ids and proviso depend on the order of their
+// computation) and hash compaction (derivations), with states of at
+// least one word, unless Options.noBatch. The initial states are then
+// inserted in batches too ([system.flushInits]).
+func (s *system) batched() bool {
+	return !s.noBatch && s.fp == nil && s.canon == nil && s.ample == nil && s.prog.Words() > 0
+}
+
+// pending reports whether the successors of idx were computed ahead.
+func (s *system) pending(idx uint32) bool {
+	for k := s.pendAt; k < len(s.pend); k++ {
+		if s.pend[k].idx == idx {
+			return true
+		}
+	}
+	return false
+}
+
+// dropPending forgets the successors computed ahead.
+func (s *system) dropPending() {
+	s.pend, s.pendAt = s.pend[:0], 0
+	s.pendAct, s.pendH, s.pendVec = s.pendAct[:0], s.pendH[:0], s.pendVec[:0]
+}
+
+// prefetch computes the successors of the unexpanded state idx ahead,
+// as [system.compute] would without reductions, and reports whether the
+// computation succeeded.
+func (s *system) prefetch(idx uint32) bool {
+	if s.pendFn == nil {
+		s.pendFn = s.pendVisit
+		s.pendStutFn = s.pendStutter
+	}
+	lo := len(s.pendAct)
+	st := s.store.Vector(idx)
+	err := s.mach.Successors(st, s.pendFn)
+	if err == nil && len(s.pendAct) == lo && len(s.prog.Model.Stutter) > 0 {
+		err = s.mach.Stutter(st, s.pendStutFn)
+	}
+	s.pend = append(s.pend, pendState{idx: idx, lo: lo, hi: len(s.pendAct), err: err})
+	return err == nil
+}
+
+// pendVisit is the visit function of prefetch (a method value taken
+// once).
+func (s *system) pendVisit(action, _ int, t machine.State) {
+	s.pendAct = append(s.pendAct, int32(action))
+	s.pendH = append(s.pendH, s.store.Hash(t))
+	s.pendVec = append(s.pendVec, t...)
+}
+
+// pendStutter is the visit function of prefetch's stutter step.
+func (s *system) pendStutter(t machine.State) {
+	s.pendAct = append(s.pendAct, -1)
+	s.pendH = append(s.pendH, s.store.Hash(t))
+	s.pendVec = append(s.pendVec, t...)
+}
+
+// touchBatch is the number of table slots touchPending loads in one
+// tight loop.
+const touchBatch = 64
+
+// touchPending loads the table slots of the successors computed ahead
+// (their addresses first, then the slots in a loop of a few
+// instructions a load, so that the out-of-order window holds the misses
+// of many), and then, when the records hold the vectors, the records of
+// likely duplicates, for the comparison of the insert.
+func (s *system) touchPending() {
+	st := s.store
+	var refs [touchBatch]*uint64
+	var sink uint64
+	for k := 0; k < len(s.pendH); k += touchBatch {
+		n := 0
+		for _, h := range s.pendH[k:min(k+touchBatch, len(s.pendH))] {
+			refs[n] = st.SlotAddr(h)
+			n++
+		}
+		for _, r := range refs[:n] {
+			sink += atomic.LoadUint64(r)
+		}
+	}
+	if !st.InSlot() {
+		w := s.prog.Words()
+		for k, h := range s.pendH {
+			sink += st.TouchRecord(s.pendVec[k*w:(k+1)*w], h)
+		}
+	}
+	s.sink += sink
+}
+
+// replay fills s.buf/s.bufTo/s.bufPerm with the next successors computed
+// ahead, those of the state being expanded, inserting them into the store
+// in their order, as [system.compute] does as it computes them.
+func (s *system) replay() error {
+	ps := &s.pend[s.pendAt]
+	s.pendAt++
+	s.buf, s.bufTo, s.bufPerm = s.buf[:0], s.bufTo[:0], s.bufPerm[:0]
+	w := s.prog.Words()
+	var addErr error
+	stutTo := ps.idx
+	for k := ps.lo; k < ps.hi; k++ {
+		to, err := s.insert(s.pendVec[k*w:(k+1)*w], s.pendH[k])
+		if err != nil {
+			addErr = err
+			continue
+		}
+		if s.pendAct[k] < 0 {
+			stutTo = to
+			continue
+		}
+		s.buf = append(s.buf, s.pendAct[k])
+		s.bufTo = append(s.bufTo, to)
+		s.bufPerm = append(s.bufPerm, 0)
+	}
+	err := ps.err
+	if err == nil {
+		err = addErr
+	}
+	if err == nil && len(s.buf) == 0 {
+		s.buf = append(s.buf, -1)
+		s.bufTo = append(s.bufTo, stutTo)
+		s.bufPerm = append(s.bufPerm, 0)
+	}
+	return err
+}
+
+// prefetch computes ahead the successors of the system states of nodes
+// lo..hi-1 that their expansion will compute: those not expanded yet
+// (nor by an earlier node of the batch) with an automaton edge whose
+// label holds. It stops at the first failure (of an atom or of the
+// successors), which the node's expansion meets again.
+func (p *product) prefetch(lo, hi int) {
+	sys := p.sys
+	sys.dropPending()
+	for k := lo; k < hi; k++ {
+		s := p.nodeSys[k]
+		if sys.expanded.has(s) || sys.pending(s) {
+			continue
+		}
+		vals, err := p.atomValues(s)
+		if err != nil {
+			break
+		}
+		if len(p.liveEdges(p.aut.States[p.stateQ(uint32(k))].Edges, vals)) == 0 {
+			continue
+		}
+		if !sys.prefetch(s) {
+			break
+		}
+	}
+	sys.touchPending()
+}
+
+// initBatch is the number of initial states whose table slots
+// [system.init] loads ahead of their inserts.
+const initBatch = 256
+
+// flushInits inserts the initial states in pendVec, in their order,
+// their table slots loaded first; a state already stored is a duplicate
+// (the store holds only initial states yet). A failure goes to addErr.
+func (s *system) flushInits(addErr *error) {
+	s.touchPending()
+	w := s.prog.Words()
+	for k, h := range s.pendH {
+		n := s.len()
+		idx, err := s.insert(s.pendVec[k*w:(k+1)*w], h)
+		if err != nil {
+			*addErr = err
+			continue
+		}
+		if s.len() > n {
+			s.inits = append(s.inits, idx)
+		}
+	}
+	s.dropPending()
+}
