@@ -154,7 +154,11 @@ func Compile(m *spec.Model) (*Program, error) {
 	chk := frameCtx{state: p.checkOff, frame: p.checkFrameOff}
 
 	emit := func(m *Machine) {
-		m.leaf(m)
+		if c := m.col; c != nil {
+			m.collect(c) // a direct call, not the leaf's two
+		} else {
+			m.leaf(m)
+		}
 		m.ord++
 	}
 	init := simplifyStmts(m.Init)
@@ -447,6 +451,11 @@ type Machine struct {
 	action int
 	ord    int // successor ordinal within the current state
 	leaf   func(m *Machine)
+	// col is the Collector of Collect, nil otherwise; colLeaf, made once
+	// by NewMachine, is the leaf that collects into it (for generated
+	// code, which calls the leaf).
+	col     *Collector
+	colLeaf func(m *Machine)
 
 	// failure recorded by raise
 	failAction, failOrd int
@@ -493,6 +502,7 @@ func (p *Program) NewMachine() *Machine {
 	// Made once: a method value or closure made in Init or Successors
 	// would be allocated on every call.
 	m.pubLeaf = m.publicLeaf
+	m.colLeaf = func(m *Machine) { m.collect(m.col) }
 	m.pubInit = func(_, b int, t State) { m.initVisit(b, t) }
 	return m
 }
@@ -788,7 +798,7 @@ func (m *Machine) Init(visit func(branch int, t State)) error {
 	m.clearFailure()
 	m.initVisit = visit
 	m.visit = m.pubInit
-	m.leaf = m.pubLeaf
+	m.leaf, m.col = m.pubLeaf, nil
 	m.start = 0
 	ok := m.runInit()
 	if m.halted {
