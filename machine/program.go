@@ -590,7 +590,9 @@ func (m *Machine) raise() {
 
 // resume ends the failing branch: the next branch starts afresh.
 func (m *Machine) resume() {
-	m.err = nil
+	if m.err != nil { // no pointer store (and write barrier) when nil
+		m.err = nil
+	}
 	m.abort = false
 }
 
@@ -688,9 +690,13 @@ func (m *Machine) failAssign(st *site, off int, v int64) {
 }
 
 func (m *Machine) undo(mark int) {
-	t := m.trail
-	for i := len(t) - 1; i >= mark; i-- {
-		m.mem[t[i].off] = t[i].old
+	// In locals: a store into mem could be one into m.mem's header, for
+	// all the compiler knows, which it would then reload each time.
+	t := m.trail[mark:]
+	mem := m.mem
+	for i := len(t) - 1; i >= 0; i-- {
+		u := &t[i]
+		mem[u.off] = u.old
 	}
 	m.trail = m.trail[:mark] // the form without a write barrier
 }
