@@ -13,7 +13,9 @@ package machine
 // ordinal in [Machine.Action] and [Machine.Ordinal]. A failing branch
 // makes no successor: RunAction reports false, and [Machine.Failure] and
 // [Machine.FailOrdinal] describe the first failure until
-// [Machine.ClearFailure].
+// [Machine.ClearFailure]. Instead of an OnState function, a search may
+// have RunAction collect the successors, packed, with their hashes and
+// keys ([Machine.Collect]), which saves two calls per successor.
 
 // Actions returns the number of actions (len(Model.Actions)).
 func (p *Program) Actions() int { return len(p.actions) }
