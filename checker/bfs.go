@@ -179,7 +179,15 @@ type worker struct {
 	pend       []pending
 	blk        machine.IndexBlock // store indexes for new states, while parallel
 	sink       uint64
-	_          [128]byte // keep workers' hot fields on separate cache lines
+
+	// col collects the successors without a call of onSucc each
+	// (machine.Collector), unless symmetry is on (collecting is then
+	// false): col.Vecs and col.Succs are the arrays of pendVec and pend,
+	// which hold col.N of them once flush syncs them (syncPend).
+	col        machine.Collector
+	collecting bool
+
+	_ [128]byte // keep workers' hot fields on separate cache lines
 
 	deadlock  int // smallest frontier position of a deadlock, -1: none
 	errs      []cand
@@ -279,7 +287,12 @@ func runProgram(ctx context.Context, prog *machine.Program, opts Options, minPar
 		// after the other, the workers' vectors would share a cache line.
 		w := &worker{e: e, m: prog.NewMachine(), vec: padded[uint64](prog.Words()), checkVec: make([]uint64, prog.Words()),
 			fired: padded[int64](len(m.Actions)), witnessed: make([]bool, ninv), deadlock: -1}
-		w.m.OnState(w.onSucc)
+		if opts.Canon == nil {
+			w.collecting = true
+			w.col = machine.Collector{Vecs: make([]uint64, touchBatch*prog.Words()), Succs: make([]pending, touchBatch),
+				MaxOrd: ordMax, Limit: touchBatch, Full: w.colFull, Fired: w.fired}
+		}
+		w.onSuccs()
 		w.m.SetInterrupt(e.interrupted)
 		e.workers[i] = w
 	}
@@ -449,7 +462,7 @@ func (e *explorer) search() (*Result, error) {
 	m.OnState(w.onInit)
 	w.badInit = -1
 	initOK := m.RunInit()
-	m.OnState(w.onSucc)
+	w.onSuccs()
 	if m.Interrupted() {
 		// The initial states are not all known: nothing can be said.
 		return &Result{Verdict: Unknown, Stop: stopReasons[e.stop.Load()]}, nil
@@ -824,7 +837,44 @@ func (w *worker) changedConjunctList(vec, parent []uint64) []int32 {
 	return c
 }
 
-// onSucc handles one successor of the state at frontier position w.pos.
+// onSuccs sets the worker's machine to hand the successors to the
+// search: collected into pend without a call each, unless each must be
+// canonicalised first (onSucc).
+func (w *worker) onSuccs() {
+	if !w.collecting {
+		w.m.OnState(w.onSucc)
+		return
+	}
+	w.m.Collect(&w.col)
+}
+
+// colFull is the collector's Full: touchBatch successors are pending.
+func (w *worker) colFull(*machine.Machine) {
+	w.loaded = false // the action state is the last successor
+	w.flushPend()
+}
+
+// npend returns the number of pending successors.
+func (w *worker) npend() int {
+	if w.collecting {
+		return w.col.N
+	}
+	return len(w.pend)
+}
+
+// flushPend is flush of the pending successors, collected or not.
+func (w *worker) flushPend() {
+	if w.collecting {
+		n := w.col.N
+		w.pend = w.col.Succs[:n]
+		w.pendVec = w.col.Vecs[:n*len(w.vec)]
+		w.col.N = 0
+	}
+	w.flush()
+}
+
+// onSucc handles one successor of the state at frontier position w.pos:
+// onSuccs's collector does the same, without canonicalisation.
 func (w *worker) onSucc(m *machine.Machine) {
 	if m.Interrupted() {
 		return
@@ -848,17 +898,15 @@ func (w *worker) onSucc(m *machine.Machine) {
 		h = m.RepackHash(vec, w.parent) // only the slots the action wrote
 	}
 	key := uint64(w.pos)<<ordBits | uint64(min(m.Ordinal(), ordMax))
-	w.pend = append(w.pend, pending{h, key})
-	if len(w.pend) >= 64 {
+	w.pend = append(w.pend, pending{H: h, Key: key})
+	if len(w.pend) >= touchBatch {
 		w.loaded = false // the action state is this successor
 		w.flush()
 	}
 }
 
 // pending is a successor waiting in flush: its hash and tie-break key.
-type pending struct {
-	h, key uint64
-}
+type pending = machine.Succ
 
 // flushAt is the number of pending successors at which an expansion
 // ends with a flush: below it, the successors of the next frontier states
@@ -892,10 +940,10 @@ func (w *worker) flush() {
 	for k := 0; k < len(w.pend); k += touchBatch {
 		n := 0
 		for _, pd := range w.pend[k:min(k+touchBatch, len(w.pend))] {
-			refs[n] = st.SlotAddr(pd.h)
+			refs[n] = st.SlotAddr(pd.H)
 			n++
 			if fps != nil {
-				refs[n] = fps.slotAddr(fingerprint(pd.h))
+				refs[n] = fps.slotAddr(fingerprint(pd.H))
 				n++
 			}
 		}
@@ -912,14 +960,14 @@ func (w *worker) flush() {
 	// link words, which only a parallel level reads (below).
 	if par || !st.InSlot() {
 		for i, pd := range w.pend {
-			sink += st.TouchRecord(w.pendVec[i*nw:(i+1)*nw], pd.h)
+			sink += st.TouchRecord(w.pendVec[i*nw:(i+1)*nw], pd.H)
 		}
 	}
 	w.sink += sink
 	cur, parent := -1, w.parent
 	for i, pd := range w.pend {
 		vec := w.pendVec[i*nw : (i+1)*nw]
-		if pos := int(pd.key >> ordBits); pos != cur {
+		if pos := int(pd.Key >> ordBits); pos != cur {
 			// The first successor of another parent: the check area is
 			// made ready for it at its first new state.
 			cur = pos
@@ -931,7 +979,7 @@ func (w *worker) flush() {
 			w.checkReady = false
 			w.loaded = loaded && pos == w.pos
 		}
-		if fps != nil && fps.has(fingerprint(pd.h)) {
+		if fps != nil && fps.has(fingerprint(pd.H)) {
 			w.sawOld = true // a state of an earlier level, or one colliding with it
 			continue
 		}
@@ -939,9 +987,9 @@ func (w *worker) flush() {
 		var isNew bool
 		var err error
 		if par {
-			idx, isNew, err = st.InsertBlock(vec, pd.h, pd.key, &w.blk)
+			idx, isNew, err = st.InsertBlock(vec, pd.H, pd.Key, &w.blk)
 		} else {
-			idx, isNew, err = st.InsertHashed(vec, pd.h, pd.key, false)
+			idx, isNew, err = st.InsertHashed(vec, pd.H, pd.Key, false)
 		}
 		if err != nil {
 			e.stop.CompareAndSwap(runOK, stopFull)
@@ -964,7 +1012,7 @@ func (w *worker) flush() {
 				l := st.Link(idx)
 				for {
 					old := atomic.LoadUint64(l)
-					if old <= pd.key || atomic.CompareAndSwapUint64(l, old, pd.key) {
+					if old <= pd.Key || atomic.CompareAndSwapUint64(l, old, pd.Key) {
 						break
 					}
 				}
@@ -983,6 +1031,8 @@ func (w *worker) expand(p int) {
 	s := e.frontierIdx(p)
 	w.parent = w.frontierVector(p)
 	m.Load(w.parent)
+	w.col.Parent = w.parent
+	w.col.Key = uint64(p) << ordBits
 	// A failing branch makes no successor and is a violation; the other
 	// branches and actions still make theirs, so that the figures are
 	// those of the reachable state space whatever the verdict.
@@ -1002,8 +1052,8 @@ func (w *worker) expand(p int) {
 			}
 		}
 		w.loaded = true // the action state is the loaded parent again
-		if len(w.pend) >= flushAt {
-			w.flush()
+		if w.npend() >= flushAt {
+			w.flushPend()
 		}
 	} else {
 		w.expandAmple(p, s)
@@ -1042,7 +1092,7 @@ func (w *worker) expandAmple(p int, s uint32) {
 		}
 	}
 	w.loaded = true // the action state is the loaded parent again
-	w.flush()
+	w.flushPend()
 	if len(sub) < len(w.enabled) && (m.Ordinal() == 0 || w.sawOld) {
 		j := 0
 		for _, a := range w.enabled {
@@ -1057,7 +1107,7 @@ func (w *worker) expandAmple(p int, s uint32) {
 			}
 		}
 		w.loaded = true // the action state is the loaded parent again
-		w.flush()
+		w.flushPend()
 	}
 }
 
@@ -1138,10 +1188,10 @@ func (w *worker) work() {
 		for p := p0; p < p1; p++ {
 			w.expand(p)
 		}
-		if len(w.pend) > 0 {
-			w.flush() // w.loaded: the last expand left its state loaded
+		if w.npend() > 0 {
+			w.flushPend() // w.loaded: the last expand left its state loaded
 		}
-		atomic.StoreInt64(&w.transPub, w.trans)
+		atomic.StoreInt64(&w.transPub, w.trans+w.col.Trans)
 		e.checkLimits()
 	}
 }

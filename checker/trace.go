@@ -239,7 +239,7 @@ func (e *explorer) stats() Stats {
 	s := Stats{States: e.states(), Depth: e.maxDepth, Seconds: time.Since(e.start).Seconds(),
 		Workers: len(e.workers), PeakHeapBytes: e.peakHeap.Load()}
 	for _, w := range e.workers {
-		s.Transitions += w.trans
+		s.Transitions += w.trans + w.col.Trans
 	}
 	s.BytesPerState = e.store.BytesPerVector()
 	if e.fps != nil && s.States > 0 {

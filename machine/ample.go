@@ -33,7 +33,7 @@ func (m *Machine) SuccessorsOf(s State, actions []int, visit func(action, branch
 	m.unhalt()
 	m.clearFailure()
 	m.visit = visit
-	m.leaf = m.pubLeaf
+	m.leaf, m.col = m.pubLeaf, nil
 	m.load(s)
 	m.ord = 0
 	n := len(actions)
@@ -72,7 +72,7 @@ func (m *Machine) Stutter(s State, visit func(t State)) error {
 	m.grow()
 	m.clearFailure()
 	m.visit = func(_, _ int, t State) { visit(t) }
-	m.leaf = m.pubLeaf
+	m.leaf, m.col = m.pubLeaf, nil
 	m.load(s)
 	m.action = -1
 	m.ord, m.start = 0, 0

@@ -156,7 +156,11 @@ func Compile(m *spec.Model) (*Program, error) {
 	chk := frameCtx{state: p.checkOff, frame: p.checkFrameOff}
 
 	emit := func(m *Machine) {
-		m.leaf(m)
+		if c := m.col; c != nil {
+			m.collect(c) // a direct call, not the leaf's two
+		} else {
+			m.leaf(m)
+		}
 		m.ord++
 	}
 	init := simplifyStmts(m.Init)
@@ -449,6 +453,11 @@ type Machine struct {
 	action int
 	ord    int // successor ordinal within the current state
 	leaf   func(m *Machine)
+	// col is the Collector of Collect, nil otherwise; colLeaf, made once
+	// by NewMachine, is the leaf that collects into it (for generated
+	// code, which calls the leaf).
+	col     *Collector
+	colLeaf func(m *Machine)
 
 	// failure recorded by raise
 	failAction, failOrd int
@@ -495,6 +504,7 @@ func (p *Program) NewMachine() *Machine {
 	// Made once: a method value or closure made in Init or Successors
 	// would be allocated on every call.
 	m.pubLeaf = m.publicLeaf
+	m.colLeaf = func(m *Machine) { m.collect(m.col) }
 	m.pubInit = func(_, b int, t State) { m.initVisit(b, t) }
 	return m
 }
@@ -582,7 +592,9 @@ func (m *Machine) raise() {
 
 // resume ends the failing branch: the next branch starts afresh.
 func (m *Machine) resume() {
-	m.err = nil
+	if m.err != nil { // no pointer store (and write barrier) when nil
+		m.err = nil
+	}
 	m.abort = false
 }
 
@@ -680,9 +692,13 @@ func (m *Machine) failAssign(st *site, off int, v int64) {
 }
 
 func (m *Machine) undo(mark int) {
-	t := m.trail
-	for i := len(t) - 1; i >= mark; i-- {
-		m.mem[t[i].off] = t[i].old
+	// In locals: a store into mem could be one into m.mem's header, for
+	// all the compiler knows, which it would then reload each time.
+	t := m.trail[mark:]
+	mem := m.mem
+	for i := len(t) - 1; i >= 0; i-- {
+		u := &t[i]
+		mem[u.off] = u.old
 	}
 	m.trail = m.trail[:mark] // the form without a write barrier
 }
@@ -790,7 +806,7 @@ func (m *Machine) Init(visit func(branch int, t State)) error {
 	m.clearFailure()
 	m.initVisit = visit
 	m.visit = m.pubInit
-	m.leaf = m.pubLeaf
+	m.leaf, m.col = m.pubLeaf, nil
 	m.start = 0
 	ok := m.runInit()
 	if m.halted {

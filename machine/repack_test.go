@@ -111,3 +111,151 @@ func packOf(p *Program, u []int64) []uint64 {
 	p.Pack(v, u)
 	return v
 }
+
+// TestCollect runs the actions of every state of a breadth-first
+// exploration on two machines, one calling an OnState function and one
+// collecting (Collect, with a small Limit so that Full runs in the middle
+// of actions), and compares what they hand over: the packed successors
+// in order, their hashes, keys (Key | ordinal) and the counts per action;
+// then that OnState ends collecting.
+func TestCollect(t *testing.T) {
+	pipeline, err := os.ReadFile("../examples/peers/pipeline.wrap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := `spec Long
+type P = 0..5
+var a: [P]0..1000
+var b: [P]bool
+action step { choose i in P { a[i] := (a[i] + 7) % 1000 } }
+action flip { choose i in P { b[i] := not b[i] } }
+action both when a[0] > 10 { choose i in P { a[i] := 3 b[(i + 1) % 6] := true } }
+`
+	tests := []struct {
+		name    string
+		src     string
+		defines map[string]int64
+		words   int
+	}{
+		{"pipeline", string(pipeline), map[string]int64{"K": 2, "N": 2}, 1},
+		{"long", long, nil, 2},
+	}
+	type succ struct {
+		Vec     []uint64
+		H, Key  uint64
+		Action  int
+		Ordinal int
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := spec.ParseFile(tt.name+".wrap", []byte(tt.src), spec.Options{Defines: tt.defines})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := Compile(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Words() != tt.words {
+				t.Fatalf("%d words, want %d", p.Words(), tt.words)
+			}
+			nw := p.Words()
+			const limit, maxOrd = 5, 3 // ordinals above 3 are keyed as 3
+			plain, col := p.NewMachine(), p.NewMachine()
+			var want, got []succ
+			var queue [][]uint64
+			seen := map[string]bool{}
+			add := func(v []uint64) {
+				if k := fmt.Sprint(v); !seen[k] && len(seen) < 3000 {
+					seen[k] = true
+					queue = append(queue, slices.Clone(v))
+				}
+			}
+			plain.OnState(func(mm *Machine) { add(packOf(p, mm.Slots())) })
+			if !plain.RunInit() {
+				t.Fatal("init failed")
+			}
+			var key uint64
+			wantFired := make([]int64, p.Actions())
+			plain.OnState(func(mm *Machine) {
+				v := packOf(p, mm.Slots())
+				want = append(want, succ{v, Hash(v), key | uint64(min(mm.Ordinal(), maxOrd)), mm.Action(), mm.Ordinal()})
+				wantFired[mm.Action()]++
+				add(v)
+			})
+			c := &Collector{Vecs: make([]uint64, limit*nw), Succs: make([]Succ, limit), MaxOrd: maxOrd, Limit: limit,
+				Fired: make([]int64, p.Actions())}
+			drain := func(mm *Machine) {
+				for i, s := range c.Succs[:c.N] {
+					got = append(got, succ{slices.Clone(c.Vecs[i*nw : (i+1)*nw]), s.H, s.Key, -1, -1})
+				}
+				c.N = 0
+			}
+			fulls := 0
+			c.Full = func(mm *Machine) {
+				fulls++
+				// The action state holds the last successor collected.
+				if d := cmp.Diff(packOf(p, mm.Slots()), c.Vecs[(c.N-1)*nw:c.N*nw]); d != "" {
+					t.Fatalf("Full's action state (-Slots +last collected):\n%s", d)
+				}
+				drain(mm)
+			}
+			col.Collect(c)
+			for n := uint64(0); len(queue) > 0; n++ {
+				var parent []uint64
+				parent, queue = queue[0], queue[1:]
+				key = n << 8
+				plain.Load(parent)
+				col.Load(parent)
+				c.Parent, c.Key = parent, key
+				for a := range p.Actions() {
+					if !plain.RunAction(a) || !col.RunAction(a) {
+						t.Fatal(plain.Failure(), col.Failure())
+					}
+				}
+				drain(col)
+			}
+			if len(want) < 1000 || fulls == 0 {
+				t.Fatalf("only %d successors, %d calls of Full", len(want), fulls)
+			}
+			for i := range want {
+				want[i].Action, want[i].Ordinal = -1, -1
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Fatalf("collected successors (-OnState +Collect):\n%s", d)
+			}
+			if d := cmp.Diff(wantFired, c.Fired); d != "" {
+				t.Errorf("Fired (-OnState +Collect):\n%s", d)
+			}
+			if c.Trans != int64(len(want)) {
+				t.Errorf("Trans = %d, want %d", c.Trans, len(want))
+			}
+			// OnState ends collecting.
+			called := 0
+			col.OnState(func(*Machine) { called++ })
+			col.Load(queue0(t, p))
+			for a := range p.Actions() {
+				col.RunAction(a)
+			}
+			if called == 0 || c.N != 0 {
+				t.Errorf("after OnState: %d calls, %d collected", called, c.N)
+			}
+		})
+	}
+}
+
+// queue0 returns an initial state of p, packed.
+func queue0(t *testing.T, p *Program) []uint64 {
+	t.Helper()
+	mc := p.NewMachine()
+	var v []uint64
+	mc.OnState(func(mm *Machine) {
+		if v == nil {
+			v = packOf(p, mm.Slots())
+		}
+	})
+	if !mc.RunInit() || v == nil {
+		t.Fatal("init failed")
+	}
+	return v
+}

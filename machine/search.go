@@ -15,7 +15,9 @@ import "math/bits"
 // ordinal in [Machine.Action] and [Machine.Ordinal]. A failing branch
 // makes no successor: RunAction reports false, and [Machine.Failure] and
 // [Machine.FailOrdinal] describe the first failure until
-// [Machine.ClearFailure].
+// [Machine.ClearFailure]. Instead of an OnState function, a search may
+// have RunAction collect the successors, packed, with their hashes and
+// keys ([Machine.Collect]), which saves two calls per successor.
 
 // Actions returns the number of actions (len(Model.Actions)).
 func (p *Program) Actions() int { return len(p.actions) }
@@ -53,7 +55,85 @@ func (c *Conjunct) Slots() []int32 { return c.slots }
 // state they make: the new state is in m.Slots() during the call, and
 // the trail of its writes gives [Machine.Repack]. Init, Successors,
 // SuccessorsOf and Stutter replace it with their own.
-func (m *Machine) OnState(f func(m *Machine)) { m.leaf = f }
+func (m *Machine) OnState(f func(m *Machine)) { m.leaf, m.col = f, nil }
+
+// A Succ is a successor collected by [Machine.Collect]: the [Hash] of
+// its packed vector and its key.
+type Succ struct {
+	H, Key uint64
+}
+
+// A Collector receives the successors that RunAction makes once
+// [Machine.Collect] is set: successor N (counted from 0) is written,
+// packed, to Vecs[N*Words:] and its Succ to Succs[N], and N is
+// incremented, as a search's OnState function would do, without the two
+// calls per successor of OnState.
+type Collector struct {
+	// Vecs and Succs are made by the search, Limit*Words and Limit long.
+	Vecs  []uint64
+	Succs []Succ
+	N     int
+	// Parent is the packed loaded state, from which a successor is
+	// re-packed (only the slots its branch wrote, as by Repack).
+	Parent State
+	// Key is a successor's key with ordinal 0: its Key is Key |
+	// min(ordinal, MaxOrd).
+	Key, MaxOrd uint64
+	// Full is called once N reaches Limit, during the run of the last
+	// successor's branch (the action state then holds that successor);
+	// it must set N below Limit.
+	Limit int
+	Full  func(m *Machine)
+	// Fired counts the successors of each action (it is indexed by the
+	// action), Trans all of them.
+	Fired []int64
+	Trans int64
+}
+
+// Collect makes RunAction collect its successors into c instead of
+// calling the OnState function; the successors of an interrupted
+// evaluation are left out. OnState, RunInit's callers Init, Successors,
+// SuccessorsOf and Stutter end it. c is the caller's: the machine reads
+// and writes its fields during RunAction only.
+func (m *Machine) Collect(c *Collector) { m.leaf, m.col = m.colLeaf, c }
+
+// collect appends the successor in the action state to c.
+func (m *Machine) collect(c *Collector) {
+	if m.halted {
+		return
+	}
+	c.Trans++
+	c.Fired[m.action]++
+	parent := c.Parent
+	nw := len(parent)
+	at := c.N
+	var h uint64
+	if nw == 1 {
+		// One word: re-encoded in a register, as by RepackHash.
+		n := m.p.n
+		src := m.mem[:n]
+		rs := m.p.lay.rep[:n]
+		x := parent[0]
+		for _, u := range m.trail {
+			if o := uint(u.off); o < uint(n) {
+				r := &rs[o]
+				v := uint64(src[o]-r.lo) * r.mul
+				x ^= (x ^ v) & r.hmask // v's bits in the slot's, x's elsewhere
+			}
+		}
+		c.Vecs[at] = x
+		h = hashWord(x)
+	} else {
+		vec := c.Vecs[at*nw : at*nw+nw : at*nw+nw]
+		m.repackWords(vec, parent)
+		h = hashWords(vec)
+	}
+	c.Succs[at] = Succ{h, c.Key | min(uint64(m.ord), c.MaxOrd)}
+	c.N = at + 1
+	if at+1 >= c.Limit {
+		c.Full(m)
+	}
+}
 
 // Slots returns the machine's action state: the state loaded by Load or
 // LoadSlots, or, during an OnState call, the new state. The slice is the

@@ -19,6 +19,14 @@ type packSlot struct {
 	lo    int64
 }
 
+// repSlot is a slot of a one-word vector as Machine.collect re-encodes
+// it: value v is (v-lo)*mul masked by hmask, the slot's bits in place
+// (mul is 1<<shift: a multiply, not a shift by a count in a register).
+type repSlot struct {
+	hmask, mul uint64
+	lo         int64
+}
+
 // bitField is a slot as unpackChanged finds it from its top bit.
 type bitField struct {
 	mask  uint64
@@ -30,6 +38,7 @@ type bitField struct {
 // layout maps the slots of a model to bit fields.
 type layout struct {
 	slots []packSlot
+	rep   []repSlot // per slot, for one-word vectors
 	words int
 	nat   func(dst []int64, src []uint64) // generated unpack (native.go); nil: the loop
 	// repack is Machine.RepackHash: Machine.repackHash, or natRepack,
@@ -72,6 +81,10 @@ func newLayout(m *spec.Model) layout {
 	l.repack = (*Machine).repackHash
 	if used == 0 && word == 0 {
 		l.words = 1 // keep at least one word so that every vector is non-empty
+	}
+	l.rep = make([]repSlot, len(l.slots))
+	for i, p := range l.slots {
+		l.rep[i] = repSlot{hmask: p.mask << p.shift, mul: 1 << p.shift, lo: p.lo}
 	}
 	l.top = make([]uint64, l.words)
 	l.below = make([]uint64, l.words)
