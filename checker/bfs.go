@@ -1299,24 +1299,11 @@ func (e *explorer) nextFrontier() {
 	if len(e.workers) > 1 && nn >= parallelBucketMin {
 		e.bucketParallel(segs, nn, bk, pairs)
 	} else {
-		for j := 0; j < len(segs); j += 2 {
-			for i := segs[j]; i < segs[j+1]; i++ {
-				bk[int(*e.store.Link(i)>>ordBits)/e.batch+1]++
-			}
-		}
+		e.countBuckets(segs, bk[1:])
 		for b := 1; b <= nb; b++ {
 			bk[b] += bk[b-1]
 		}
-		fill := append([]int(nil), bk[:nb]...)
-		for j := 0; j < len(segs); j += 2 {
-			for i := segs[j]; i < segs[j+1]; i++ {
-				k := *e.store.Link(i)
-				p := int(k >> ordBits)
-				b := p / e.batch
-				pairs[fill[b]] = packEntry(p-b*e.batch, k&ordMax, i)
-				fill[b]++
-			}
-		}
+		e.placeBuckets(segs, append([]int(nil), bk[:nb]...), pairs)
 	}
 	compact := e.fps != nil
 	var next []uint32 // under HashCompact, the level is in e.vecs
@@ -1350,6 +1337,31 @@ func (e *explorer) nextFrontier() {
 	e.depth++
 	if len(next) > 0 {
 		e.maxDepth = e.depth
+	}
+}
+
+// countBuckets adds to h[b], for every state of the index ranges rs (lo,
+// hi pairs), one when its parent is in frontier batch b.
+func (e *explorer) countBuckets(rs []uint32, h []int) {
+	for j := 0; j < len(rs); j += 2 {
+		for i := rs[j]; i < rs[j+1]; i++ {
+			h[int(*e.store.Link(i)>>ordBits)/e.batch]++
+		}
+	}
+}
+
+// placeBuckets writes the entry of every state of the index ranges rs
+// (lo, hi pairs) to pairs at fill[b], b its parent's frontier batch, and
+// advances fill[b]: the states of a bucket in the order of rs.
+func (e *explorer) placeBuckets(rs []uint32, fill []int, pairs []uint64) {
+	for j := 0; j < len(rs); j += 2 {
+		for i := rs[j]; i < rs[j+1]; i++ {
+			k := *e.store.Link(i)
+			p := int(k >> ordBits)
+			b := p / e.batch
+			pairs[fill[b]] = packEntry(p-b*e.batch, k&ordMax, i)
+			fill[b]++
+		}
 	}
 }
 
@@ -1387,12 +1399,7 @@ func (e *explorer) bucketParallel(segs []uint32, nn int, bk []int, pairs []uint6
 	hist := make([]int, np*nb)
 	e.parallelFor(np, func(_, p int) {
 		h := hist[p*nb : (p+1)*nb]
-		rs := part(p, make([]uint32, 0, 2*len(e.workers)+2))
-		for j := 0; j < len(rs); j += 2 {
-			for i := rs[j]; i < rs[j+1]; i++ {
-				h[int(*e.store.Link(i)>>ordBits)/e.batch]++
-			}
-		}
+		e.countBuckets(part(p, make([]uint32, 0, 2*len(e.workers)+2)), h)
 	})
 	// Bucket b's entries: part 0's first, then part 1's, and so on.
 	run := 0
@@ -1407,16 +1414,7 @@ func (e *explorer) bucketParallel(segs []uint32, nn int, bk []int, pairs []uint6
 	bk[nb] = run
 	e.parallelFor(np, func(_, p int) {
 		fill := hist[p*nb : (p+1)*nb]
-		rs := part(p, make([]uint32, 0, 2*len(e.workers)+2))
-		for j := 0; j < len(rs); j += 2 {
-			for i := rs[j]; i < rs[j+1]; i++ {
-				k := *e.store.Link(i)
-				pos := int(k >> ordBits)
-				b := pos / e.batch
-				pairs[fill[b]] = packEntry(pos-b*e.batch, k&ordMax, i)
-				fill[b]++
-			}
-		}
+		e.placeBuckets(part(p, make([]uint32, 0, 2*len(e.workers)+2)), fill, pairs)
 	})
 }
 

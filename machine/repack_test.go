@@ -17,27 +17,7 @@ import (
 // slots that changed), that Slots is the state Unpack gives: on a model
 // of one word (the pipeline) and one of two words.
 func TestRepackLoad(t *testing.T) {
-	pipeline, err := os.ReadFile("../examples/peers/pipeline.wrap")
-	if err != nil {
-		t.Fatal(err)
-	}
-	long := `spec Long
-type P = 0..5
-var a: [P]0..1000
-var b: [P]bool
-action step { choose i in P { a[i] := (a[i] + 7) % 1000 } }
-action flip { choose i in P { b[i] := not b[i] } }
-action both when a[0] > 10 { choose i in P { a[i] := 3 b[(i + 1) % 6] := true } }
-`
-	tests := []struct {
-		name    string
-		src     string
-		defines map[string]int64
-		words   int
-	}{
-		{"pipeline", string(pipeline), map[string]int64{"K": 2, "N": 2}, 1},
-		{"long", long, nil, 2},
-	}
+	tests := repackModels(t)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m, err := spec.ParseFile(tt.name+".wrap", []byte(tt.src), spec.Options{Defines: tt.defines})
@@ -119,27 +99,7 @@ func packOf(p *Program, u []int64) []uint64 {
 // in order, their hashes, keys (Key | ordinal) and the counts per action;
 // then that OnState ends collecting.
 func TestCollect(t *testing.T) {
-	pipeline, err := os.ReadFile("../examples/peers/pipeline.wrap")
-	if err != nil {
-		t.Fatal(err)
-	}
-	long := `spec Long
-type P = 0..5
-var a: [P]0..1000
-var b: [P]bool
-action step { choose i in P { a[i] := (a[i] + 7) % 1000 } }
-action flip { choose i in P { b[i] := not b[i] } }
-action both when a[0] > 10 { choose i in P { a[i] := 3 b[(i + 1) % 6] := true } }
-`
-	tests := []struct {
-		name    string
-		src     string
-		defines map[string]int64
-		words   int
-	}{
-		{"pipeline", string(pipeline), map[string]int64{"K": 2, "N": 2}, 1},
-		{"long", long, nil, 2},
-	}
+	tests := repackModels(t)
 	type succ struct {
 		Vec     []uint64
 		H, Key  uint64
@@ -258,4 +218,34 @@ func queue0(t *testing.T, p *Program) []uint64 {
 		t.Fatal("init failed")
 	}
 	return v
+}
+
+// repackModel is a model of repackModels.
+type repackModel struct {
+	name    string
+	src     string
+	defines map[string]int64
+	words   int
+}
+
+// repackModels returns the models the re-pack tests run on: the pipeline,
+// a vector of one word, and one of two words.
+func repackModels(t *testing.T) []repackModel {
+	t.Helper()
+	pipeline, err := os.ReadFile("../examples/peers/pipeline.wrap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := `spec Long
+type P = 0..5
+var a: [P]0..1000
+var b: [P]bool
+action step { choose i in P { a[i] := (a[i] + 7) % 1000 } }
+action flip { choose i in P { b[i] := not b[i] } }
+action both when a[0] > 10 { choose i in P { a[i] := 3 b[(i + 1) % 6] := true } }
+`
+	return []repackModel{
+		{"pipeline", string(pipeline), map[string]int64{"K": 2, "N": 2}, 1},
+		{"long", long, nil, 2},
+	}
 }
