@@ -1,6 +1,8 @@
 package bench
 
 import (
+	"fmt"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -77,4 +79,51 @@ func mix(x uint64) uint64 {
 	x *= 0xbf58476d1ce4e5b9
 	x ^= x >> 27
 	return x
+}
+
+// BenchmarkTableReads measures what one core pays for a random read of
+// a table as the table outgrows the caches: the floor under the growth
+// series' CPU per state (bench/growth.sh). Each op is 2^24 reads at
+// random positions of a table of the given size, issued 32 at a time
+// with no dependence between them, as the search's batched flush probes
+// the store's table for a batch of successors. It reports ns/read; a
+// growth.wrap state costs four such probes (its four successors), so
+// four times the difference between two sizes is the growth of the
+// memory hierarchy alone. The 2 GiB table (the store's table and slots
+// at 10^8 states take 2.7 GiB) runs only when WRAPCHECK_BENCH_LARGE=1.
+// The table has the Go heap's pages (4 KiB here, transparent huge pages
+// on madvise), as the plain store's do.
+//
+//	go test -run XXX -bench TableReads -benchtime 3x ./bench/
+func BenchmarkTableReads(b *testing.B) {
+	for _, lg := range []uint{19, 22, 25, 28} {
+		bytes := 8 << lg
+		if lg > 25 && os.Getenv("WRAPCHECK_BENCH_LARGE") == "" {
+			continue
+		}
+		b.Run(fmt.Sprintf("%dMiB", bytes>>20), func(b *testing.B) {
+			tab := make([]uint64, 1<<lg)
+			for i := range tab {
+				tab[i] = uint64(i)
+			}
+			mask := uint64(len(tab) - 1)
+			const batch, reads = 32, 1 << 24
+			var idx [batch]uint64
+			b.ResetTimer()
+			s, x := uint64(0), uint64(1)
+			for range b.N {
+				for range reads / batch {
+					for j := range idx {
+						x = mix(x + uint64(j))
+						idx[j] = x & mask
+					}
+					for _, i := range idx {
+						s += tab[i]
+					}
+				}
+			}
+			ceilingSink += s
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/reads, "ns/read")
+		})
+	}
 }
