@@ -120,6 +120,12 @@ type explorer struct {
 	// (word*64+bit) its slot and the slot's conjuncts (one word).
 	top, below []uint64
 	topSlot    []topSlot
+	// With generated code for the check (Program.HasNativeCheck), and
+	// without Continue: the checked conjuncts as a set over the numbers
+	// of Machine.CheckPacked (natSel, 0: not used), and per such number
+	// the conjunct's number here (natLocal).
+	natSel   uint64
+	natLocal []int32
 
 	// Options.Continue: the checks found violated so far (in the order
 	// of violations), and per invariant whether it was found violated
@@ -369,6 +375,27 @@ func (e *explorer) indexConjuncts() {
 			}
 		}
 	}
+	if p.HasNativeCheck() && !e.opts.Continue {
+		// CheckPacked numbers the conjuncts of every invariant in model
+		// order; e.invs is ascending, so its order is checkState's.
+		base := 0
+		for i := range p.Model.Invariants {
+			for k := range p.Conjuncts(i) {
+				e.natLocal = append(e.natLocal, -1)
+				if slices.Contains(e.invs, i) {
+					e.natSel |= 1 << uint(base+k)
+				}
+			}
+			base += len(p.Conjuncts(i))
+		}
+		for g, r := range e.conjRef {
+			nb := 0
+			for i := range int(r.inv) {
+				nb += len(p.Conjuncts(i))
+			}
+			e.natLocal[nb+int(r.k)] = int32(g)
+		}
+	}
 	e.bitSlot = make([]int32, p.Words()*64)
 	for b := range e.bitSlot {
 		e.bitSlot[b] = -1
@@ -605,11 +632,22 @@ func (w *worker) canonical(m *machine.Machine) []int64 {
 // they held in parent. For a successor, the check area is made to hold
 // parent unpacked (readyCheck), and vec's changed slots are written over
 // it for the check and restored after it, so that the check unpacks only
-// the slots that changed.
+// the slots that changed. With generated code for the check
+// (Machine.CheckPacked: the compiled mode) and every antecedent
+// witnessed, a successor's changed conjuncts are evaluated over vec
+// itself instead, without the check area.
 func (w *worker) checkState(m *machine.Machine, idx uint32, vec, parent []uint64) {
 	e := w.e
 	// A state is only expanded when it satisfies every invariant, so a
 	// conjunct that reads no slot changed from parent holds.
+	if parent != nil && e.natSel != 0 && w.witnessedN == len(e.vacIdx) {
+		// Generated: the changed conjuncts evaluated over vec itself,
+		// the check area untouched.
+		if g, ok := m.CheckPacked(vec, parent, e.natSel); g >= 0 {
+			w.badConjunct(m, idx, e.natLocal[g], ok)
+		}
+		return
+	}
 	gs := e.allConjs
 	if parent != nil {
 		gs = w.changedConjuncts(vec, parent)

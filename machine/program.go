@@ -52,6 +52,8 @@ type Program struct {
 	nativeUnits int                            // units running generated code
 	natCand     func(m *Machine) uint64        // generated Candidates of one word (native.go); nil: the tables
 	natExpand   func(m *Machine, from int) int // generated RunCandidates (native.go); nil: the loop
+	// natCheck is the generated CheckPacked (native.go); nil: none.
+	natCheck func(m *Machine, vec, parent State, sel uint64) int
 }
 
 type slotDom struct {
