@@ -997,8 +997,15 @@ func (w *worker) flush() {
 	// for their vectors, or when the slots hold the vectors, for their
 	// link words, which only a parallel level reads (below).
 	if par || !st.InSlot() {
-		for i, pd := range w.pend {
-			sink += st.TouchRecord(w.pendVec[i*nw:(i+1)*nw], pd.H)
+		if fps == nil && len(w.pend) <= touchBatch {
+			// refs[i] is the slot of pend[i], from the loop above.
+			for i, pd := range w.pend {
+				sink += st.TouchRecordAt(refs[i], w.pendVec[i*nw:(i+1)*nw], pd.H)
+			}
+		} else {
+			for i, pd := range w.pend {
+				sink += st.TouchRecord(w.pendVec[i*nw:(i+1)*nw], pd.H)
+			}
 		}
 	}
 	w.sink += sink

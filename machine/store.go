@@ -281,7 +281,12 @@ func (s *Store) InsertHashed(vec []uint64, h, link uint64, lock bool) (idx uint3
 	idx = uint32(n)
 	rec := s.record(idx)
 	rec[0] = link
-	copy(rec[1:], vec)
+	// A loop rather than copy: vectors are a few words, and copy is a
+	// call of runtime.memmove.
+	rec = rec[1 : 1+len(vec)]
+	for k, x := range vec {
+		rec[k] = x
+	}
 	atomic.StoreUint64(&tab[i], tag|uint64(idx+1))
 	sh.used++
 	if sh.used*4 > int64(len(tab))*3 {
@@ -573,7 +578,14 @@ func equalWords(a, b []uint64) bool {
 // optimised away.
 func (s *Store) TouchRecord(vec []uint64, h uint64) uint64 {
 	tab := *s.tabs[h>>(64-shardBits)].Load()
-	e := atomic.LoadUint64(&tab[(h>>32)&uint64(len(tab)-1)])
+	return s.TouchRecordAt(&tab[(h>>32)&uint64(len(tab)-1)], vec, h)
+}
+
+// TouchRecordAt is TouchRecord with the address of the first table slot
+// of hash h given, as [Store.SlotAddr] returned it (so that a caller that
+// loaded the slot already does not look its table up again).
+func (s *Store) TouchRecordAt(slot *uint64, vec []uint64, h uint64) uint64 {
+	e := atomic.LoadUint64(slot)
 	tag := h & tagMask
 	if s.inSlot {
 		tag = vec[0] << 32
