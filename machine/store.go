@@ -212,6 +212,23 @@ func (s *Store) Vector(idx uint32) []uint64 {
 	return c[o : o+s.width : o+s.width]
 }
 
+// Stride returns the words from one record to the next in the slices
+// [Store.LinkRun] returns (the link word and the vector).
+func (s *Store) Stride() int { return s.stride }
+
+// LinkRun returns the records of the indexes idx, idx+1, .. up to hi
+// (excluded) or the end of idx's arena chunk, whichever comes first: n of
+// them (at least one when idx < hi), the link word of idx+k at
+// recs[k*Stride()], for a caller that reads the links of a range of
+// indexes without a look-up each. Their chunk must be allocated (idx
+// below End); the caller must not write the slice but through the links.
+func (s *Store) LinkRun(idx, hi uint32) (recs []uint64, n int) {
+	c := *(*s.chunks.Load())[idx>>s.shift].Load()
+	o := int(idx&s.mask) * s.stride
+	n = min(int(hi-idx), 1<<s.shift-int(idx&s.mask))
+	return c[o : o+n*s.stride], n
+}
+
 // Link returns the link word of vector idx; use sync/atomic to access it
 // while other goroutines may.
 func (s *Store) Link(idx uint32) *uint64 {
