@@ -28,7 +28,9 @@ type nativeProg struct {
 	bodies []stepFn
 	runs   []func(m *Machine) bool // per action: the whole of runAction
 	conjs  [][]evalFn              // per invariant, per conjunct
-	sites  []site                  // the failure sites the code refers to by index
+	// terminal is the terminal predicate (nil: none, or its closure).
+	terminal evalFn
+	sites    []site // the failure sites the code refers to by index
 }
 
 // useNative wires the generated code registered for p's model, if any.
@@ -85,6 +87,10 @@ func (p *Program) useNative() {
 			}
 		}
 	}
+	if t := nat.terminal; t != nil && p.terminal != nil {
+		p.terminal = terminalOf(t)
+		p.nativeUnits++
+	}
 }
 
 // HasNativeExpand reports whether [Machine.RunCandidates] runs generated
@@ -97,7 +103,7 @@ func (p *Program) HasNativeExpand() bool { return p.natExpand != nil }
 func (p *Program) HasNativeCheck() bool { return p.natCheck != nil }
 
 // Native reports how many units of the program (the layout's unpacking,
-// each guard, action body and invariant conjunct) run generated code, and
+// each guard, action body and invariant conjunct, the terminal predicate) run generated code, and
 // how many units there are. It is 0 of n outside a binary built by
 // `check --compile` for this model.
 func (p *Program) Native() (native, units int) {
@@ -110,6 +116,9 @@ func (p *Program) Native() (native, units int) {
 	}
 	for _, inv := range p.invs {
 		units += len(inv.conjs)
+	}
+	if p.terminal != nil {
+		units++
 	}
 	return p.nativeUnits, units
 }

@@ -64,7 +64,8 @@ action a {
   match c { r => c := g  g => c := b  else => skip }
   if n > 1 { c := r } else { assert n < 2 "small" }
 }
-`, 2, 2, []string{"m.tick()", "switch ", "\"small\""}},
+terminal n == 4 or c == b
+`, 3, 3, []string{"m.tick()", "switch ", "\"small\"", "terminal: n"}},
 		{"exact", `spec E
 var a: -3..3 = 1
 action step { a := -a }

@@ -202,13 +202,7 @@ func Compile(m *spec.Model) (*Program, error) {
 		// stuck state is reported, as that runtime error (terminalFailure).
 		term := spec.Fold(m.Terminal)
 		c.analyse(chk, nil, nil, term)
-		t := c.scalar(term, chk)
-		p.terminal = func(m *Machine) int64 {
-			if v := t(m); m.err == nil {
-				return v
-			}
-			return 0
-		}
+		p.terminal = terminalOf(c.scalar(term, chk))
 	}
 	p.memSize = c.mem
 	if c.err != nil {
@@ -217,6 +211,17 @@ func Compile(m *spec.Model) (*Program, error) {
 	p.guardTables(firsts)
 	p.useNative()
 	return p, nil
+}
+
+// terminalOf returns the terminal predicate of its expression's
+// evaluation t: false when t fails.
+func terminalOf(t evalFn) evalFn {
+	return func(m *Machine) int64 {
+		if v := t(m); m.err == nil {
+			return v
+		}
+		return 0
+	}
 }
 
 // firstConj is the first conjunct of an action's guard when it reads one
