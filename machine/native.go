@@ -209,25 +209,11 @@ func (p *Program) checkPackedAgrees(m *Machine, parent State, value func(off int
 	vec := make(State, p.lay.words)
 	p.lay.pack(vec, cs)
 	sel := rnd() | rnd() // mostly set
-	want, wantOK, k := -1, true, 0
+	want := m.checkArea(old, sel)
+	wantOK := m.err == nil
 	var wantErr *ExecError
-	for i := range p.invs {
-		for j := range p.invs[i].conjs {
-			c := &p.invs[i].conjs[j]
-			changed := false
-			for _, sl := range c.slots {
-				changed = changed || cs[sl] != old[sl]
-			}
-			if want < 0 && sel>>uint(k)&1 != 0 && changed {
-				if v, ok := m.EvalConjunct(c); !ok || v == 0 {
-					want, wantOK = k, ok
-					if !ok {
-						wantErr = m.PredFailure()
-					}
-				}
-			}
-			k++
-		}
+	if !wantOK {
+		wantErr = m.PredFailure()
 	}
 	copy(cs, old) // CheckPacked must not need the check area
 	got, gotOK := m.CheckPacked(vec, parent, sel)
@@ -239,4 +225,31 @@ func (p *Program) checkPackedAgrees(m *Machine, parent State, value func(off int
 		return fmt.Errorf("generated CheckPacked %d (ok %t, %v), the conjuncts %d (ok %t, %v), parent %#x, state %#x, selection %#x", got, gotOK, gotErr, want, wantOK, wantErr, parent, vec, sel)
 	}
 	return nil
+}
+
+// checkArea is CheckPacked over the check area, which holds the new state
+// unpacked, old being its parent unpacked: the conjuncts in sel that read
+// a slot in which the two differ, evaluated in order as the search's
+// checkState evaluates them. It returns the number of the first that is
+// false or fails (the failure left pending), or -1.
+func (m *Machine) checkArea(old []int64, sel uint64) int {
+	p := m.p
+	cs := m.mem[p.checkOff : p.checkOff+p.n]
+	k := 0
+	for i := range p.invs {
+		for j := range p.invs[i].conjs {
+			c := &p.invs[i].conjs[j]
+			changed := false
+			for _, sl := range c.slots {
+				changed = changed || cs[sl] != old[sl]
+			}
+			if sel>>uint(k)&1 != 0 && changed {
+				if v := c.eval(m); m.err != nil || v == 0 {
+					return k
+				}
+			}
+			k++
+		}
+	}
+	return -1
 }

@@ -200,27 +200,10 @@ func TestCheckNative(t *testing.T) {
 // do.
 func checkByArea(m *Machine, vec, parent State, sel uint64) int {
 	p := m.p
-	cs := m.mem[p.checkOff : p.checkOff+p.n]
 	old := make([]int64, p.n)
 	p.lay.unpack(old, parent)
-	p.lay.unpack(cs, vec)
-	k := 0
-	for i := range p.invs {
-		for j := range p.invs[i].conjs {
-			c := &p.invs[i].conjs[j]
-			changed := false
-			for _, sl := range c.slots {
-				changed = changed || cs[sl] != old[sl]
-			}
-			if sel>>uint(k)&1 != 0 && changed {
-				if v := c.eval(m); m.err != nil || v == 0 {
-					return k
-				}
-			}
-			k++
-		}
-	}
-	return -1
+	p.lay.unpack(m.mem[p.checkOff:p.checkOff+p.n], vec)
+	return m.checkArea(old, sel)
 }
 
 // TestRunCandidates checks RunCandidates against RunAction over the bits
