@@ -120,6 +120,12 @@ type explorer struct {
 	// (word*64+bit) its slot and the slot's conjuncts (one word).
 	top, below []uint64
 	topSlot    []topSlot
+	// With generated code for the check (Program.HasNativeCheck), and
+	// without Continue: the checked conjuncts as a set over the numbers
+	// of Machine.CheckPacked (natSel, 0: not used), and per such number
+	// the conjunct's number here (natLocal).
+	natSel   uint64
+	natLocal []int32
 
 	// Options.Continue: the checks found violated so far (in the order
 	// of violations), and per invariant whether it was found violated
@@ -144,6 +150,7 @@ type explorer struct {
 	depth                   int
 	maxDepth                int
 	batch                   int
+	batchMul                uint64 // batchMultiplier(batch)
 	nbatch                  int
 	next                    atomic.Int64
 	stop                    atomic.Int32
@@ -367,6 +374,27 @@ func (e *explorer) indexConjuncts() {
 			for _, g := range gs {
 				e.slotConjBits[sl*cw+int(g)/64] |= 1 << (uint(g) % 64)
 			}
+		}
+	}
+	if p.HasNativeCheck() && !e.opts.Continue {
+		// CheckPacked numbers the conjuncts of every invariant in model
+		// order; e.invs is ascending, so its order is checkState's.
+		base := 0
+		for i := range p.Model.Invariants {
+			for k := range p.Conjuncts(i) {
+				e.natLocal = append(e.natLocal, -1)
+				if slices.Contains(e.invs, i) {
+					e.natSel |= 1 << uint(base+k)
+				}
+			}
+			base += len(p.Conjuncts(i))
+		}
+		for g, r := range e.conjRef {
+			nb := 0
+			for i := range int(r.inv) {
+				nb += len(p.Conjuncts(i))
+			}
+			e.natLocal[nb+int(r.k)] = int32(g)
 		}
 	}
 	e.bitSlot = make([]int32, p.Words()*64)
@@ -605,11 +633,22 @@ func (w *worker) canonical(m *machine.Machine) []int64 {
 // they held in parent. For a successor, the check area is made to hold
 // parent unpacked (readyCheck), and vec's changed slots are written over
 // it for the check and restored after it, so that the check unpacks only
-// the slots that changed.
+// the slots that changed. With generated code for the check
+// (Machine.CheckPacked: the compiled mode) and every antecedent
+// witnessed, a successor's changed conjuncts are evaluated over vec
+// itself instead, without the check area.
 func (w *worker) checkState(m *machine.Machine, idx uint32, vec, parent []uint64) {
 	e := w.e
 	// A state is only expanded when it satisfies every invariant, so a
 	// conjunct that reads no slot changed from parent holds.
+	if parent != nil && e.natSel != 0 && w.witnessedN == len(e.vacIdx) {
+		// Generated: the changed conjuncts evaluated over vec itself,
+		// the check area untouched.
+		if g, ok := m.CheckPacked(vec, parent, e.natSel); g >= 0 {
+			w.badConjunct(m, idx, e.natLocal[g], ok)
+		}
+		return
+	}
 	gs := e.allConjs
 	if parent != nil {
 		gs = w.changedConjuncts(vec, parent)
@@ -959,8 +998,15 @@ func (w *worker) flush() {
 	// for their vectors, or when the slots hold the vectors, for their
 	// link words, which only a parallel level reads (below).
 	if par || !st.InSlot() {
-		for i, pd := range w.pend {
-			sink += st.TouchRecord(w.pendVec[i*nw:(i+1)*nw], pd.H)
+		if fps == nil && len(w.pend) <= touchBatch {
+			// refs[i] is the slot of pend[i], from the loop above.
+			for i, pd := range w.pend {
+				sink += st.TouchRecordAt(refs[i], w.pendVec[i*nw:(i+1)*nw], pd.H)
+			}
+		} else {
+			for i, pd := range w.pend {
+				sink += st.TouchRecord(w.pendVec[i*nw:(i+1)*nw], pd.H)
+			}
 		}
 	}
 	w.sink += sink
@@ -1146,6 +1192,7 @@ func (e *explorer) expandLevel() {
 	e.pending = true
 	nw := len(e.workers)
 	e.batch = min(max(n/(nw*8), 1), 256)
+	e.batchMul = batchMultiplier(e.batch)
 	e.nbatch = (n + e.batch - 1) / e.batch
 	e.next.Store(0)
 	if nw == 1 || n < e.minParallel {
@@ -1343,9 +1390,15 @@ func (e *explorer) nextFrontier() {
 // countBuckets adds to h[b], for every state of the index ranges rs (lo,
 // hi pairs), one when its parent is in frontier batch b.
 func (e *explorer) countBuckets(rs []uint32, h []int) {
+	st := e.store
+	stride, bm := st.Stride(), e.batchMul
 	for j := 0; j < len(rs); j += 2 {
-		for i := rs[j]; i < rs[j+1]; i++ {
-			h[int(*e.store.Link(i)>>ordBits)/e.batch]++
+		for i := rs[j]; i < rs[j+1]; {
+			recs, n := st.LinkRun(i, rs[j+1])
+			for k := range n {
+				h[batchOf(int(recs[k*stride]>>ordBits), bm)]++
+			}
+			i += uint32(n)
 		}
 	}
 }
@@ -1354,15 +1407,45 @@ func (e *explorer) countBuckets(rs []uint32, h []int) {
 // (lo, hi pairs) to pairs at fill[b], b its parent's frontier batch, and
 // advances fill[b]: the states of a bucket in the order of rs.
 func (e *explorer) placeBuckets(rs []uint32, fill []int, pairs []uint64) {
+	st := e.store
+	stride, bm, batch := st.Stride(), e.batchMul, e.batch
 	for j := 0; j < len(rs); j += 2 {
-		for i := rs[j]; i < rs[j+1]; i++ {
-			k := *e.store.Link(i)
-			p := int(k >> ordBits)
-			b := p / e.batch
-			pairs[fill[b]] = packEntry(p-b*e.batch, k&ordMax, i)
-			fill[b]++
+		for i := rs[j]; i < rs[j+1]; {
+			recs, n := st.LinkRun(i, rs[j+1])
+			for k := range n {
+				key := recs[k*stride]
+				p := int(key >> ordBits)
+				b := batchOf(p, bm)
+				pairs[fill[b]] = packEntry(p-b*batch, key&ordMax, i+uint32(k))
+				fill[b]++
+			}
+			i += uint32(n)
 		}
 	}
+}
+
+// batchMultiplier returns what batchOf multiplies by for batches of
+// batch (1..256) positions: ⌊(2^64−1)/batch⌋ + 1, or 0 for batch 1.
+func batchMultiplier(batch int) uint64 {
+	if batch <= 1 {
+		return 0
+	}
+	return ^uint64(0)/uint64(batch) + 1
+}
+
+// batchOf returns p / batch, the frontier batch of position p (below
+// 2^32), by a multiply with mul = batchMultiplier(batch) instead of a
+// division, which takes tens of cycles, twice per state of a level in
+// nextFrontier: with mul = ⌊2^64/batch⌋ + 1 (2^64/batch for a power of
+// two), mul·batch − 2^64 = ε lies in [0, batch), so p·mul/2^64 =
+// p/batch + p·ε/(batch·2^64), where p·ε < 2^40 keeps the excess below
+// 1/batch, too little to reach the next integer.
+func batchOf(p int, mul uint64) int {
+	if mul == 0 {
+		return p
+	}
+	hi, _ := bits.Mul64(uint64(p), mul)
+	return int(hi)
 }
 
 // parallelBucketMin is the fewest states of a level whose bucketing

@@ -38,7 +38,8 @@
 // lower-level calls of search.go: Load a packed state, RunAction each
 // action with a callback per successor (OnState), read the successor
 // (Slots, Action, Ordinal), Repack it from its parent, evaluate invariant
-// conjuncts (Program.Conjuncts, EvalConjunct) over CheckSlots, and read
+// conjuncts (Program.Conjuncts, EvalConjunct) over CheckSlots, or with
+// generated code over the packed state itself (CheckPacked), and read
 // the first failure of a branch (Failure, FailOrdinal, ClearFailure).
 // They allocate nothing.
 //

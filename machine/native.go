@@ -20,14 +20,17 @@ import (
 // closures.
 type nativeProg struct {
 	unpack func(dst []int64, src []uint64)
-	repack func(m *Machine, dst, parent State) uint64 // RepackHash; nil: the loop
-	cand   func(m *Machine) uint64                    // Candidates of one word; nil: the loop
-	expand func(m *Machine, from int) int             // RunCandidates; nil: the loop
+	repack func(m *Machine, dst, parent State) uint64          // RepackHash; nil: the loop
+	cand   func(m *Machine) uint64                             // Candidates of one word; nil: the loop
+	expand func(m *Machine, from int) int                      // RunCandidates; nil: the loop
+	check  func(m *Machine, vec, parent State, sel uint64) int // CheckPacked; nil: none
 	guards []evalFn
 	bodies []stepFn
 	runs   []func(m *Machine) bool // per action: the whole of runAction
 	conjs  [][]evalFn              // per invariant, per conjunct
-	sites  []site                  // the failure sites the code refers to by index
+	// terminal is the terminal predicate (nil: none, or its closure).
+	terminal evalFn
+	sites    []site // the failure sites the code refers to by index
 }
 
 // useNative wires the generated code registered for p's model, if any.
@@ -60,6 +63,7 @@ func (p *Program) useNative() {
 		p.lay.natRepack = nat.repack
 		p.lay.repack = nat.repack
 	}
+	p.natCheck = nat.check
 	if p.candWords == 1 {
 		p.natCand = nat.cand
 		p.natExpand = nat.expand
@@ -83,6 +87,10 @@ func (p *Program) useNative() {
 			}
 		}
 	}
+	if t := nat.terminal; t != nil && p.terminal != nil {
+		p.terminal = terminalOf(t)
+		p.nativeUnits++
+	}
 }
 
 // HasNativeExpand reports whether [Machine.RunCandidates] runs generated
@@ -90,8 +98,12 @@ func (p *Program) useNative() {
 // search calls it rather than RunAction per candidate.
 func (p *Program) HasNativeExpand() bool { return p.natExpand != nil }
 
+// HasNativeCheck reports whether [Machine.CheckPacked] runs (generated
+// code, in a binary built by `check --compile` for this model).
+func (p *Program) HasNativeCheck() bool { return p.natCheck != nil }
+
 // Native reports how many units of the program (the layout's unpacking,
-// each guard, action body and invariant conjunct) run generated code, and
+// each guard, action body and invariant conjunct, the terminal predicate) run generated code, and
 // how many units there are. It is 0 of n outside a binary built by
 // `check --compile` for this model.
 func (p *Program) Native() (native, units int) {
@@ -105,6 +117,9 @@ func (p *Program) Native() (native, units int) {
 	for _, inv := range p.invs {
 		units += len(inv.conjs)
 	}
+	if p.terminal != nil {
+		units++
+	}
 	return p.nativeUnits, units
 }
 
@@ -115,7 +130,7 @@ func (p *Program) Native() (native, units int) {
 // error naming the first difference. Without generated parts it returns
 // nil. The random states come from seed, so a failure can be repeated.
 func (p *Program) CheckNative(seed uint64, rounds int) error {
-	if p.lay.natRepack == nil && p.natCand == nil {
+	if p.lay.natRepack == nil && p.natCand == nil && p.natCheck == nil {
 		return nil
 	}
 	m := p.NewMachine()
@@ -147,6 +162,11 @@ func (p *Program) CheckNative(seed uint64, rounds int) error {
 		p.lay.pack(parent, mem)
 		m.heldOK = false
 		m.trail = m.trail[:0]
+		if p.natCheck != nil {
+			if err := p.checkPackedAgrees(m, parent, value, rnd); err != nil {
+				return err
+			}
+		}
 		if f := p.natCand; f != nil {
 			if g, c := f(m), m.candTable(); g != c {
 				return fmt.Errorf("generated Candidates %#x, tables %#x, at %v", g, c, mem)
@@ -170,4 +190,66 @@ func (p *Program) CheckNative(seed uint64, rounds int) error {
 		m.undo(0)
 	}
 	return nil
+}
+
+// checkPackedAgrees compares the generated CheckPacked with the
+// conjuncts evaluated over the check area, as the search's checkState
+// does, for parent and a state that differs from it in a few random
+// slots, under a random selection of the conjuncts: the same first false
+// or failing conjunct, and the same failure.
+func (p *Program) checkPackedAgrees(m *Machine, parent State, value func(off int) int64, rnd func() uint64) error {
+	n := p.n
+	cs := m.mem[p.checkOff : p.checkOff+n]
+	p.lay.unpack(cs, parent)
+	old := slices.Clone(cs)
+	for k := int(rnd() % 4); k >= 0 && n > 0; k-- {
+		off := int(rnd() % uint64(n))
+		cs[off] = value(off)
+	}
+	vec := make(State, p.lay.words)
+	p.lay.pack(vec, cs)
+	sel := rnd() | rnd() // mostly set
+	want := m.checkArea(old, sel)
+	wantOK := m.err == nil
+	var wantErr *ExecError
+	if !wantOK {
+		wantErr = m.PredFailure()
+	}
+	copy(cs, old) // CheckPacked must not need the check area
+	got, gotOK := m.CheckPacked(vec, parent, sel)
+	var gotErr *ExecError
+	if !gotOK {
+		gotErr = m.PredFailure()
+	}
+	if got != want || gotOK != wantOK || (gotErr == nil) != (wantErr == nil) || gotErr != nil && gotErr.Error() != wantErr.Error() {
+		return fmt.Errorf("generated CheckPacked %d (ok %t, %v), the conjuncts %d (ok %t, %v), parent %#x, state %#x, selection %#x", got, gotOK, gotErr, want, wantOK, wantErr, parent, vec, sel)
+	}
+	return nil
+}
+
+// checkArea is CheckPacked over the check area, which holds the new state
+// unpacked, old being its parent unpacked: the conjuncts in sel that read
+// a slot in which the two differ, evaluated in order as the search's
+// checkState evaluates them. It returns the number of the first that is
+// false or fails (the failure left pending), or -1.
+func (m *Machine) checkArea(old []int64, sel uint64) int {
+	p := m.p
+	cs := m.mem[p.checkOff : p.checkOff+p.n]
+	k := 0
+	for i := range p.invs {
+		for j := range p.invs[i].conjs {
+			c := &p.invs[i].conjs[j]
+			changed := false
+			for _, sl := range c.slots {
+				changed = changed || cs[sl] != old[sl]
+			}
+			if sel>>uint(k)&1 != 0 && changed {
+				if v := c.eval(m); m.err != nil || v == 0 {
+					return k
+				}
+			}
+			k++
+		}
+	}
+	return -1
 }

@@ -45,14 +45,16 @@ var ys: [I]bool
 action a when x < 3 { x := x + 1  ys[x - 1] := true }
 action b when x == 3 and ys[0] { x := 0 }
 invariant I: x <= 3 and not ys[2] or x > 0
-`, 6, 6, []string{"m.failAssign(", "index %d out of range 0..2", "m.leaf(m)", "_repack(m *Machine", "_cand(m *Machine", "undo{int32(o"}},
+`, 6, 6, []string{"m.failAssign(", "index %d out of range 0..2", "m.collect(c)", "m.leaf(m)", "_repack(m *Machine", "_cand(m *Machine", "undo{int32(o",
+			"sel uint64) int {", "(d0&0x13 != 0)", "1 - (int64((v0>>4)&0x1) + 0)"}},
 		{"dynamic targets", `spec D
 var i: 0..2
 var a: [0..2]0..3
 var s: [0..2]set of 0..3
 action inc when i < 2 { a[i] := a[i] + 1  i := i + 1 }
 action put { a[i] := 2  s[i] := {1, 3} }
-`, 4, 4, []string{" > 3 {\nm.failAssign(", "&^0xf != 0 {\nm.failAssign(", "undo{int32(o"}},
+invariant A: a[i] <= 3
+`, 5, 5, []string{" > 3 {\nm.failAssign(", "&^0xf != 0 {\nm.failAssign(", "undo{int32(o", "check: nil"}},
 		{"branching", `spec B
 type C = {r, g, b}
 var c: C
@@ -62,7 +64,8 @@ action a {
   match c { r => c := g  g => c := b  else => skip }
   if n > 1 { c := r } else { assert n < 2 "small" }
 }
-`, 2, 2, []string{"m.tick()", "switch ", "\"small\""}},
+terminal n == 4 or c == b
+`, 3, 3, []string{"m.tick()", "switch ", "\"small\"", "terminal: n"}},
 		{"exact", `spec E
 var a: -3..3 = 1
 action step { a := -a }
@@ -134,8 +137,10 @@ func TestNoNativeByDefault(t *testing.T) {
 // not, on layouts of one and of several words.
 func TestCheckNative(t *testing.T) {
 	srcs := map[string]string{
-		"one word": "spec A\ntype C = {r, g, b}\nvar x: 0..5\nvar c: C\nvar s: set of 0..6\nvar k: -3..2\naction a when x < 5 { x := x + 1 }\naction b when c == r { c := g }\naction d when x == 2 and k < 2 { k := k + 1 }\n",
-		"words":    "spec W\nvar a: [0..7]0..255\nvar b: [0..7]0..255\nvar c: [0..7]0..255\nvar x: 0..3\naction s when x < 3 { x := x + 1  a[x] := 7 }\n",
+		"one word": "spec A\ntype C = {r, g, b}\nvar x: 0..5\nvar c: C\nvar s: set of 0..6\nvar k: -3..2\naction a when x < 5 { x := x + 1 }\naction b when c == r { c := g }\naction d when x == 2 and k < 2 { k := k + 1 }\n" +
+			"invariant I: x < 4 and c != b\ninvariant J: k != 1 implies 3 in s\ninvariant F: x != 5 or 6 / (k + 3) >= 1\n",
+		"words": "spec W\nvar a: [0..7]0..255\nvar b: [0..7]0..255\nvar c: [0..7]0..255\nvar x: 0..3\naction s when x < 3 { x := x + 1  a[x] := 7 }\n" +
+			"invariant I: forall i in 0..7: a[i] < 128\ninvariant V: b[x] <= c[x] + 100 and x != 2\n",
 	}
 	for name, src := range srcs {
 		t.Run(name, func(t *testing.T) {
@@ -167,8 +172,38 @@ func TestCheckNative(t *testing.T) {
 			if err := p.CheckNative(1, 500); err == nil || !strings.Contains(err.Error(), "Candidates") {
 				t.Errorf("a wrong Candidates: %v", err)
 			}
+			p.natCand = nil
+			p.natCheck = checkByArea
+			if err := p.CheckNative(1, 500); err != nil {
+				t.Errorf("the check over the check area itself: %v", err)
+			}
+			for what, f := range map[string]func(m *Machine, vec, parent State, sel uint64) int{
+				"nothing checked": func(*Machine, State, State, uint64) int { return -1 },
+				"the parent checked": func(m *Machine, vec, parent State, sel uint64) int {
+					cp := slices.Clone(vec)
+					cp[0] ^= (vec[0] ^ parent[0]) & 0xff // the low slots of the parent
+					return checkByArea(m, cp, parent, sel)
+				},
+				"no selection": func(m *Machine, vec, parent State, sel uint64) int { return checkByArea(m, vec, parent, ^uint64(0)) },
+			} {
+				p.natCheck = f
+				if err := p.CheckNative(1, 500); err == nil || !strings.Contains(err.Error(), "CheckPacked") {
+					t.Errorf("%s: %v", what, err)
+				}
+			}
 		})
 	}
+}
+
+// checkByArea is CheckPacked by the conjuncts over the check area, as
+// the search's checkState evaluates them: what the generated check must
+// do.
+func checkByArea(m *Machine, vec, parent State, sel uint64) int {
+	p := m.p
+	old := make([]int64, p.n)
+	p.lay.unpack(old, parent)
+	p.lay.unpack(m.mem[p.checkOff:p.checkOff+p.n], vec)
+	return m.checkArea(old, sel)
 }
 
 // TestRunCandidates checks RunCandidates against RunAction over the bits

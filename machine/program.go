@@ -52,6 +52,8 @@ type Program struct {
 	nativeUnits int                            // units running generated code
 	natCand     func(m *Machine) uint64        // generated Candidates of one word (native.go); nil: the tables
 	natExpand   func(m *Machine, from int) int // generated RunCandidates (native.go); nil: the loop
+	// natCheck is the generated CheckPacked (native.go); nil: none.
+	natCheck func(m *Machine, vec, parent State, sel uint64) int
 }
 
 type slotDom struct {
@@ -200,13 +202,7 @@ func Compile(m *spec.Model) (*Program, error) {
 		// stuck state is reported, as that runtime error (terminalFailure).
 		term := spec.Fold(m.Terminal)
 		c.analyse(chk, nil, nil, term)
-		t := c.scalar(term, chk)
-		p.terminal = func(m *Machine) int64 {
-			if v := t(m); m.err == nil {
-				return v
-			}
-			return 0
-		}
+		p.terminal = terminalOf(c.scalar(term, chk))
 	}
 	p.memSize = c.mem
 	if c.err != nil {
@@ -215,6 +211,17 @@ func Compile(m *spec.Model) (*Program, error) {
 	p.guardTables(firsts)
 	p.useNative()
 	return p, nil
+}
+
+// terminalOf returns the terminal predicate of its expression's
+// evaluation t: false when t fails.
+func terminalOf(t evalFn) evalFn {
+	return func(m *Machine) int64 {
+		if v := t(m); m.err == nil {
+			return v
+		}
+		return 0
+	}
 }
 
 // firstConj is the first conjunct of an action's guard when it reads one

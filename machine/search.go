@@ -135,6 +135,21 @@ func (m *Machine) collect(c *Collector) {
 	}
 }
 
+// CheckPacked checks a new state vec (packed) generated from parent (the
+// packed state it was made from, which satisfies every invariant) with
+// generated code, where [Program.HasNativeCheck] reports it. The
+// conjuncts of all the invariants are numbered from 0 in the order of
+// Model.Invariants, and of [Program.Conjuncts] within each; those in the
+// bit set sel that read a slot in which vec differs from parent are
+// evaluated, in that order, over vec itself (not over CheckSlots, which
+// is left as it was): g is the number of the first that is false (ok) or
+// fails to evaluate (!ok: [Machine.PredFailure] returns the failure), or
+// -1 when none is. The other conjuncts hold in vec as in parent.
+func (m *Machine) CheckPacked(vec, parent State, sel uint64) (g int, ok bool) {
+	g = m.p.natCheck(m, vec, parent, sel)
+	return g, m.err == nil
+}
+
 // Slots returns the machine's action state: the state loaded by Load or
 // LoadSlots, or, during an OnState call, the new state. The slice is the
 // machine's memory: valid until the next call, writable only by a

@@ -212,6 +212,23 @@ func (s *Store) Vector(idx uint32) []uint64 {
 	return c[o : o+s.width : o+s.width]
 }
 
+// Stride returns the words from one record to the next in the slices
+// [Store.LinkRun] returns (the link word and the vector).
+func (s *Store) Stride() int { return s.stride }
+
+// LinkRun returns the records of the indexes idx, idx+1, .. up to hi
+// (excluded) or the end of idx's arena chunk, whichever comes first: n of
+// them (at least one when idx < hi), the link word of idx+k at
+// recs[k*Stride()], for a caller that reads the links of a range of
+// indexes without a look-up each. Their chunk must be allocated (idx
+// below End); the caller must not write the slice but through the links.
+func (s *Store) LinkRun(idx, hi uint32) (recs []uint64, n int) {
+	c := *(*s.chunks.Load())[idx>>s.shift].Load()
+	o := int(idx&s.mask) * s.stride
+	n = min(int(hi-idx), 1<<s.shift-int(idx&s.mask))
+	return c[o : o+n*s.stride], n
+}
+
 // Link returns the link word of vector idx; use sync/atomic to access it
 // while other goroutines may.
 func (s *Store) Link(idx uint32) *uint64 {
@@ -281,7 +298,12 @@ func (s *Store) InsertHashed(vec []uint64, h, link uint64, lock bool) (idx uint3
 	idx = uint32(n)
 	rec := s.record(idx)
 	rec[0] = link
-	copy(rec[1:], vec)
+	// A loop rather than copy: vectors are a few words, and copy is a
+	// call of runtime.memmove.
+	rec = rec[1 : 1+len(vec)]
+	for k, x := range vec {
+		rec[k] = x
+	}
 	atomic.StoreUint64(&tab[i], tag|uint64(idx+1))
 	sh.used++
 	if sh.used*4 > int64(len(tab))*3 {
@@ -573,7 +595,14 @@ func equalWords(a, b []uint64) bool {
 // optimised away.
 func (s *Store) TouchRecord(vec []uint64, h uint64) uint64 {
 	tab := *s.tabs[h>>(64-shardBits)].Load()
-	e := atomic.LoadUint64(&tab[(h>>32)&uint64(len(tab)-1)])
+	return s.TouchRecordAt(&tab[(h>>32)&uint64(len(tab)-1)], vec, h)
+}
+
+// TouchRecordAt is TouchRecord with the address of the first table slot
+// of hash h given, as [Store.SlotAddr] returned it (so that a caller that
+// loaded the slot already does not look its table up again).
+func (s *Store) TouchRecordAt(slot *uint64, vec []uint64, h uint64) uint64 {
+	e := atomic.LoadUint64(slot)
 	tag := h & tagMask
 	if s.inSlot {
 		tag = vec[0] << 32

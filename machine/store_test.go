@@ -502,3 +502,45 @@ func TestStoreBlocksGrowRace(t *testing.T) {
 		})
 	}
 }
+
+// TestStoreLinkRun checks LinkRun against Link over ranges that start
+// and end inside chunks and cross their boundaries, for narrow and wide
+// records.
+func TestStoreLinkRun(t *testing.T) {
+	for _, width := range []int{2, 3, 3126} {
+		// Chunks of 256 records for 2 and 3 words (the bit count serves
+		// only the chunk size here: no slot holds a vector), 128 for 3126.
+		s := NewStoreBits(width, min(8, 64*width))
+		if width > 3 {
+			s = NewStore(width)
+		}
+		n := 5*(1<<s.shift) + 7
+		vec := make([]uint64, width)
+		for i := range n {
+			vec[0] = uint64(i)
+			if _, isNew, err := s.Insert(vec, uint64(1000+i)); err != nil || !isNew {
+				t.Fatalf("width %d: insert %d: %v %v", width, i, isNew, err)
+			}
+		}
+		for _, r := range [][2]uint32{{0, uint32(n)}, {3, 4}, {1<<s.shift - 1, 1<<s.shift + 2}, {7, uint32(n - 3)}} {
+			var got []uint64
+			for i := r[0]; i < r[1]; {
+				recs, k := s.LinkRun(i, r[1])
+				if k < 1 || k > int(r[1]-i) {
+					t.Fatalf("width %d: LinkRun(%d, %d) gives %d", width, i, r[1], k)
+				}
+				for j := range k {
+					got = append(got, recs[j*s.Stride()])
+				}
+				i += uint32(k)
+			}
+			var want []uint64
+			for i := r[0]; i < r[1]; i++ {
+				want = append(want, *s.Link(i))
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("width %d, %v (-Link +LinkRun):\n%s", width, r, d)
+			}
+		}
+	}
+}
