@@ -62,6 +62,8 @@ func BenchmarkPeers(b *testing.B) {
 				opts := mode.opts
 				opts.Only = []string{bc.prop}
 				opts.OnProperty = func(s PropertyStats) { st = s }
+				ph := &phaseStats{clock: cpuTime}
+				opts.phases = ph
 				cpu0 := cpuTime()
 				b.ResetTimer()
 				for n := 0; n < b.N; n++ {
@@ -79,6 +81,7 @@ func BenchmarkPeers(b *testing.B) {
 				b.ReportMetric(cpu/float64(b.N), "cpu-s/op")
 				b.ReportMetric(float64(st.ProductNodes)*float64(b.N)/cpu, "nodes/cpu-s")
 				b.ReportMetric(float64(st.Bytes)/float64(st.ProductNodes), "B/node")
+				reportPhases(b, ph, st.ProductNodes)
 			})
 		}
 	}

@@ -79,7 +79,27 @@ type Options struct {
 	// search, and the products keep the edges their expansion found in
 	// recorded (tests).
 	onProduct func(*product)
+	// phases, when not nil, accumulates the CPU time of the product
+	// searches' phases (benchmarks).
+	phases *phaseStats
 }
+
+// phaseStats is the CPU time of the phases of product searches
+// (Options.phases): the exploration, the OWCTY filter and the cycle
+// search, by clock (the process's CPU time in nanoseconds), with the
+// cycle searches run (checkpoints) and the filter's rounds.
+type phaseStats struct {
+	clock          func() int64
+	cpu            [3]int64 // phaseExplore, phaseFilter, phaseSearch
+	checks, rounds int
+}
+
+// The phases of phaseStats.cpu.
+const (
+	phaseExplore = iota
+	phaseFilter
+	phaseSearch
+)
 
 // PropertyStats are the figures of the check of one property.
 type PropertyStats struct {
@@ -324,6 +344,7 @@ func (r *checkRun) product(p *spec.Property, sys *system, aut *Automaton, atoms 
 	pr.filter = r.opts.filter
 	pr.useFilter = pr.filter == filterOn || pr.filter == filterAuto && len(pr.weakUnits()) == 0
 	pr.record = r.opts.onProduct != nil
+	pr.phases = r.opts.phases
 	return pr, nil
 }
 
@@ -1259,11 +1280,12 @@ type product struct {
 	started  time.Time // the check's start, for progress
 	lastProg time.Time
 
-	liveBuf    []int32    // appendEdges: the automaton edges whose label holds
-	firstCheck int        // expanded nodes at the first cycle search
-	hashNodes  bool       // Options.hashNodes
-	filter     filterMode // Options.filter
-	useFilter  bool       // the OWCTY filter runs (filter, and the units)
+	liveBuf    []int32     // appendEdges: the automaton edges whose label holds
+	firstCheck int         // expanded nodes at the first cycle search
+	hashNodes  bool        // Options.hashNodes
+	filter     filterMode  // Options.filter
+	useFilter  bool        // the OWCTY filter runs (filter, and the units)
+	phases     *phaseStats // Options.phases
 	// searchBytes is the largest footprint of a cycle search so far.
 	searchBytes int64
 
@@ -1907,7 +1929,9 @@ func (p *product) run(prop *spec.Property) (*checker.Violation, checker.StopReas
 		return internal(err)
 	}
 	for upto := p.firstCheck; ; upto *= checkGrowth {
+		t0 := p.clock()
 		reason, done, err := p.explore(upto)
+		p.phase(phaseExplore, t0)
 		if err != nil {
 			return internal(err)
 		}
@@ -1920,6 +1944,21 @@ func (p *product) run(prop *spec.Property) (*checker.Violation, checker.StopReas
 		if v, n := p.search(prop); v != nil || done || p.collided != nil {
 			return v, checker.NotStopped, n
 		}
+	}
+}
+
+// clock returns the CPU time of Options.phases (0 without).
+func (p *product) clock() int64 {
+	if p.phases == nil {
+		return 0
+	}
+	return p.phases.clock()
+}
+
+// phase adds the CPU time since t0 to phase k of Options.phases.
+func (p *product) phase(k int, t0 int64) {
+	if p.phases != nil {
+		p.phases.cpu[k] += p.phases.clock() - t0
 	}
 }
 
@@ -1949,17 +1988,27 @@ func (p *product) failure(prop *spec.Property) *checker.Violation {
 // initial node.
 func (p *product) search(prop *spec.Property) (*checker.Violation, int) {
 	var roots []uint32
+	if p.phases != nil {
+		p.phases.checks++
+	}
 	if p.useFilter {
+		t0 := p.clock()
 		f := newOWCTYFilter(p)
 		roots = f.run()
 		p.searchBytes = max(p.searchBytes, f.bytes())
+		p.phase(phaseFilter, t0)
+		if p.phases != nil {
+			p.phases.rounds += f.rounds
+		}
 		if len(roots) == 0 {
 			return nil, 0
 		}
 	}
+	t0 := p.clock()
 	c := newCycleSearch(p)
 	fair := c.search(roots)
 	p.searchBytes = max(p.searchBytes, c.bytes())
+	p.phase(phaseSearch, t0)
 	if len(fair) == 0 {
 		return nil, 0
 	}
