@@ -20,7 +20,9 @@ import (
 // product under hash compaction (the system's states as fingerprints and
 // derivations, Options.HashCompact). cpu-s/op and nodes/cpu-s
 // count the process's CPU time (the garbage collector's included), the
-// steadier figure on a busy machine. resp-run0 is SPIN's resp, for the
+// steadier figure on a busy machine; explore-, filter- and search-ns/node
+// split it by phase, with the checkpoints and the filter's rounds
+// (reportPhases). resp-run0 is SPIN's resp, for the
 // first run alone (FailIsResolved quantifies over every run: its
 // automaton has a state per run, and its product a node per state and
 // run in which the run's step waits): the model with Run a range instead
