@@ -41,10 +41,11 @@ type owctyFilter struct {
 	// word is per node the number of its predecessors in the set
 	// (elimination), or the acceptance sets of a chunk it is reached
 	// from, with queuedBit while it waits in queue (reachability).
-	word  []uint32
-	queue []uint32 // the work list of both passes
-	edges []edge   // the edges of one node (appendEdges)
-	weak  []int    // the plain weakly fair units, used as acceptance sets
+	word    []uint32
+	queue   []uint32 // the work list of both passes
+	edges   []edge   // the edges of one node (appendEdges)
+	targets []uint32 // their targets (appendTargets)
+	weak    []int    // the plain weakly fair units, used as acceptance sets
 	// rounds counts the rounds run; fixpoint runs them until one removes
 	// nothing (tests).
 	rounds   int
@@ -83,7 +84,7 @@ func (p *product) weakUnits() []int {
 
 // bytes returns the bytes of the filter's arrays.
 func (f *owctyFilter) bytes() int64 {
-	return bytesOf(f.in) + bytesOf(f.word) + bytesOf(f.queue) + bytesOf(f.edges)
+	return bytesOf(f.in) + bytesOf(f.word) + bytesOf(f.queue) + bytesOf(f.edges) + bytesOf(f.targets)
 }
 
 // has reports whether node w is in the set.
@@ -170,29 +171,44 @@ func (f *owctyFilter) eliminate(first bool) {
 			if !f.has(uint32(v)) {
 				continue
 			}
-			f.edges = p.appendEdges(f.edges[:0], uint32(v))
-			for _, e := range f.edges {
-				if f.has(e.to) {
-					f.word[e.to]++
+			f.targets = p.appendTargets(f.targets[:0], uint32(v))
+			for _, t := range f.targets {
+				if f.has(t) {
+					f.word[t]++
 				}
 			}
 		}
 	}
+	// The nodes are removed in the order of a scan of the ids, which is
+	// the order of the product's arrays, in the direction most of the
+	// product's edges go (up in a breadth-first product; CoffeeCan's,
+	// whose states are all initial, mostly down): a node whose last
+	// predecessor goes is removed by the scan when it is ahead of it, and
+	// at once (depth first, from the work list) when it is behind, so
+	// most removals read the arrays in order, not in the order of a
+	// depth-first walk. The set left is the same in any order (the
+	// largest subset in which every node has a predecessor in it).
+	down := 2*p.downEdges > p.edgesN
 	f.queue = f.queue[:0]
-	for v := 0; v < f.n; v++ {
-		if f.has(uint32(v)) && f.word[v] == 0 {
-			f.queue = append(f.queue, uint32(v))
+	for k := 0; k < f.n; k++ {
+		v := k
+		if down {
+			v = f.n - 1 - k
 		}
-	}
-	for len(f.queue) > 0 {
-		v := f.queue[len(f.queue)-1]
-		f.queue = f.queue[:len(f.queue)-1]
-		f.remove(v)
-		f.edges = p.appendEdges(f.edges[:0], v)
-		for _, e := range f.edges {
-			if f.has(e.to) {
-				if f.word[e.to]--; f.word[e.to] == 0 {
-					f.queue = append(f.queue, e.to)
+		if !f.has(uint32(v)) || f.word[v] != 0 {
+			continue
+		}
+		f.queue = append(f.queue, uint32(v))
+		for len(f.queue) > 0 {
+			w := f.queue[len(f.queue)-1]
+			f.queue = f.queue[:len(f.queue)-1]
+			f.remove(w)
+			f.targets = p.appendTargets(f.targets[:0], w)
+			for _, t := range f.targets {
+				if f.has(t) {
+					if f.word[t]--; f.word[t] == 0 && (int(t) <= v) != down {
+						f.queue = append(f.queue, t)
+					}
 				}
 			}
 		}

@@ -1,7 +1,6 @@
 package ltl
 
 import (
-	"context"
 	"os"
 	"strings"
 	"testing"
@@ -21,7 +20,9 @@ import (
 // product under hash compaction (the system's states as fingerprints and
 // derivations, Options.HashCompact). cpu-s/op and nodes/cpu-s
 // count the process's CPU time (the garbage collector's included), the
-// steadier figure on a busy machine. resp-run0 is SPIN's resp, for the
+// steadier figure on a busy machine; explore-, filter- and search-ns/node
+// split it by phase, with the checkpoints and the filter's rounds
+// (reportPhases). resp-run0 is SPIN's resp, for the
 // first run alone (FailIsResolved quantifies over every run: its
 // automaton has a state per run, and its product a node per state and
 // run in which the run's step waits): the model with Run a range instead
@@ -58,27 +59,21 @@ func BenchmarkPeers(b *testing.B) {
 					b.Fatal(err)
 				}
 				var st PropertyStats
-				var states int64
 				opts := mode.opts
 				opts.Only = []string{bc.prop}
 				opts.OnProperty = func(s PropertyStats) { st = s }
-				cpu0 := cpuTime()
-				b.ResetTimer()
-				for n := 0; n < b.N; n++ {
-					res, err := Check(context.Background(), m, opts)
-					if err != nil {
-						b.Fatal(err)
-					}
-					states = res.Stats.States
-				}
-				b.ReportMetric(float64(states), "states")
+				ph := &phaseStats{clock: cpuTime}
+				opts.phases = ph
+				res, cpuNS := checkN(b, m, opts)
+				b.ReportMetric(float64(res.Stats.States), "states")
 				b.ReportMetric(float64(st.ProductNodes), "nodes")
 				b.ReportMetric(float64(st.ProductEdges), "edges")
 				b.ReportMetric(float64(st.ProductNodes)*float64(b.N)/b.Elapsed().Seconds(), "nodes/s")
-				cpu := float64(cpuTime()-cpu0) / 1e9
-				b.ReportMetric(cpu/float64(b.N), "cpu-s/op")
-				b.ReportMetric(float64(st.ProductNodes)*float64(b.N)/cpu, "nodes/cpu-s")
+				cpu := float64(cpuNS) / 1e9
+				b.ReportMetric(cpu, "cpu-s/op")
+				b.ReportMetric(float64(st.ProductNodes)/cpu, "nodes/cpu-s")
 				b.ReportMetric(float64(st.Bytes)/float64(st.ProductNodes), "B/node")
+				reportPhases(b, ph, st.ProductNodes)
 			})
 		}
 	}

@@ -79,7 +79,27 @@ type Options struct {
 	// search, and the products keep the edges their expansion found in
 	// recorded (tests).
 	onProduct func(*product)
+	// phases, when not nil, accumulates the CPU time of the product
+	// searches' phases (benchmarks).
+	phases *phaseStats
 }
+
+// phaseStats is the CPU time of the phases of product searches
+// (Options.phases): the exploration, the OWCTY filter and the cycle
+// search, by clock (the process's CPU time in nanoseconds), with the
+// cycle searches run (checkpoints) and the filter's rounds.
+type phaseStats struct {
+	clock          func() int64
+	cpu            [3]int64 // phaseExplore, phaseFilter, phaseSearch
+	checks, rounds int
+}
+
+// The phases of phaseStats.cpu.
+const (
+	phaseExplore = iota
+	phaseFilter
+	phaseSearch
+)
 
 // PropertyStats are the figures of the check of one property.
 type PropertyStats struct {
@@ -324,6 +344,7 @@ func (r *checkRun) product(p *spec.Property, sys *system, aut *Automaton, atoms 
 	pr.filter = r.opts.filter
 	pr.useFilter = pr.filter == filterOn || pr.filter == filterAuto && len(pr.weakUnits()) == 0
 	pr.record = r.opts.onProduct != nil
+	pr.phases = r.opts.phases
 	return pr, nil
 }
 
@@ -1259,11 +1280,13 @@ type product struct {
 	started  time.Time // the check's start, for progress
 	lastProg time.Time
 
-	liveBuf    []int32    // appendEdges: the automaton edges whose label holds
-	firstCheck int        // expanded nodes at the first cycle search
-	hashNodes  bool       // Options.hashNodes
-	filter     filterMode // Options.filter
-	useFilter  bool       // the OWCTY filter runs (filter, and the units)
+	liveBuf    []int32     // appendEdges: the automaton edges whose label holds
+	tmpEdges   []edge      // appendTargets: the edges of a node
+	firstCheck int         // expanded nodes at the first cycle search
+	hashNodes  bool        // Options.hashNodes
+	filter     filterMode  // Options.filter
+	useFilter  bool        // the OWCTY filter runs (filter, and the units)
+	phases     *phaseStats // Options.phases
 	// searchBytes is the largest footprint of a cycle search so far.
 	searchBytes int64
 
@@ -1293,6 +1316,7 @@ type product struct {
 	// their ample set (the cycle proviso).
 	expandedN int
 	edgesN    int64
+	downEdges int64 // the edges to a smaller id (the filter's scan)
 	full      []uint64
 	// record keeps the edges of node i as expandNode found them in
 	// recorded[recordOff[i]:recordOff[i+1]] (tests).
@@ -1647,14 +1671,8 @@ func (p *product) actEdges(dst []edge, v uint32) []edge {
 // are noAct when the system keeps its successors' targets only and acts
 // is false.
 func (p *product) edgesOf(dst []edge, v uint32, acts bool) []edge {
-	sys := p.sys
-	s := p.nodeSys[v]
-	if !sys.expanded.has(s) {
-		return dst
-	}
-	es := p.aut.States[p.stateQ(v)].Edges
-	live := p.liveEdges(es, p.valsOf(s))
-	if len(live) == 0 {
+	s, es, live, ok := p.liveOf(v)
+	if !ok {
 		return dst
 	}
 	dst = p.appendBy(dst, s, false, es, live, acts)
@@ -1662,6 +1680,20 @@ func (p *product) edgesOf(dst []edge, v uint32, acts bool) []edge {
 		dst = p.appendBy(dst, s, true, es, live, acts)
 	}
 	return dst
+}
+
+// liveOf returns the system state of the expanded node v, the edges of
+// its automaton state and, in p.liveBuf, the indexes of those whose label
+// holds there; ok is false when v has no edge (its system state was not
+// expanded, or no label holds).
+func (p *product) liveOf(v uint32) (s uint32, es []Edge, live []int32, ok bool) {
+	s = p.nodeSys[v]
+	if !p.sys.expanded.has(s) {
+		return s, nil, nil, false
+	}
+	es = p.aut.States[p.stateQ(v)].Edges
+	live = p.liveEdges(es, p.valsOf(s))
+	return s, es, live, len(live) > 0
 }
 
 // noAct is the action of an edge whose action is not known (see
@@ -1675,17 +1707,7 @@ func (p *product) appendBy(dst []edge, s uint32, rest bool, es []Edge, live []in
 	sys := p.sys
 	threads := sys.threads != nil
 	if sys.keep && (sys.keepAct || !acts) {
-		var off, n int64
-		switch {
-		case rest:
-			if !sys.rest[s] {
-				return dst
-			}
-			r := sys.restAt[s]
-			off, n = r[0], r[1]
-		default:
-			off, n = sys.listAt(s)
-		}
+		off, n := sys.keptList(s, rest)
 		to := sys.succTo[off : off+n]
 		var act []uint16
 		var act8 []uint8
@@ -1724,6 +1746,51 @@ func (p *product) appendBy(dst []edge, s uint32, rest bool, es []Edge, live []in
 		for _, j := range live {
 			e := &es[j]
 			dst = append(dst, edge{to: p.find(sc.to, e.To), act: sc.act, perm: perm, acc: e.Acc})
+		}
+	}
+	return dst
+}
+
+// keptList returns the offset and the length in succTo of the kept list
+// of the expanded state s (rest: of its successors outside its ample
+// set; none when restOf did not compute them).
+func (s *system) keptList(idx uint32, rest bool) (off, n int64) {
+	if !rest {
+		return s.listAt(idx)
+	}
+	if !s.rest[idx] {
+		return 0, 0
+	}
+	r := s.restAt[idx]
+	return r[0], r[1]
+}
+
+// appendTargets appends the targets of the edges of the expanded node v
+// to dst, in the order of [product.appendEdges], for the passes that need
+// no more (the OWCTY filter's eliminations): from the kept lists, without
+// the edges' actions and acceptance sets.
+func (p *product) appendTargets(dst []uint32, v uint32) []uint32 {
+	sys := p.sys
+	if !sys.keep {
+		p.tmpEdges = p.appendEdges(p.tmpEdges[:0], v)
+		for _, e := range p.tmpEdges {
+			dst = append(dst, e.to)
+		}
+		return dst
+	}
+	s, es, live, ok := p.liveOf(v)
+	if !ok {
+		return dst
+	}
+	for _, rest := range [2]bool{false, true} {
+		if rest && !p.isFull(v) {
+			break
+		}
+		off, n := sys.keptList(s, rest)
+		for _, t := range sys.succTo[off : off+n] {
+			for _, j := range live {
+				dst = append(dst, p.find(t, es[j].To))
+			}
 		}
 	}
 	return dst
@@ -1867,6 +1934,9 @@ func (p *product) addEdges(i int, es []Edge, live []int32, list []succ) (back bo
 				p.indeg[to]++
 			}
 			p.edgesN++
+			if to < uint32(i) {
+				p.downEdges++
+			}
 			if p.record {
 				ed := edge{to: to, act: act, acc: e.Acc}
 				if sys.threads != nil {
@@ -1907,7 +1977,9 @@ func (p *product) run(prop *spec.Property) (*checker.Violation, checker.StopReas
 		return internal(err)
 	}
 	for upto := p.firstCheck; ; upto *= checkGrowth {
+		t0 := p.clock()
 		reason, done, err := p.explore(upto)
+		p.phase(phaseExplore, t0)
 		if err != nil {
 			return internal(err)
 		}
@@ -1920,6 +1992,21 @@ func (p *product) run(prop *spec.Property) (*checker.Violation, checker.StopReas
 		if v, n := p.search(prop); v != nil || done || p.collided != nil {
 			return v, checker.NotStopped, n
 		}
+	}
+}
+
+// clock returns the CPU time of Options.phases (0 without).
+func (p *product) clock() int64 {
+	if p.phases == nil {
+		return 0
+	}
+	return p.phases.clock()
+}
+
+// phase adds the CPU time since t0 to phase k of Options.phases.
+func (p *product) phase(k int, t0 int64) {
+	if p.phases != nil {
+		p.phases.cpu[k] += p.phases.clock() - t0
 	}
 }
 
@@ -1949,17 +2036,27 @@ func (p *product) failure(prop *spec.Property) *checker.Violation {
 // initial node.
 func (p *product) search(prop *spec.Property) (*checker.Violation, int) {
 	var roots []uint32
+	if p.phases != nil {
+		p.phases.checks++
+	}
 	if p.useFilter {
+		t0 := p.clock()
 		f := newOWCTYFilter(p)
 		roots = f.run()
 		p.searchBytes = max(p.searchBytes, f.bytes())
+		p.phase(phaseFilter, t0)
+		if p.phases != nil {
+			p.phases.rounds += f.rounds
+		}
 		if len(roots) == 0 {
 			return nil, 0
 		}
 	}
+	t0 := p.clock()
 	c := newCycleSearch(p)
 	fair := c.search(roots)
 	p.searchBytes = max(p.searchBytes, c.bytes())
+	p.phase(phaseSearch, t0)
 	if len(fair) == 0 {
 		return nil, 0
 	}

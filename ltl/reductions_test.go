@@ -534,7 +534,8 @@ func TestIgnoreFairness(t *testing.T) {
 }
 
 // TestEdgesRecomputed checks that the edges the cycle search computes
-// again from the system's successors and the automaton are, node by
+// again from the system's successors and the automaton (and the targets
+// the filter's eliminations take, appendTargets) are, node by
 // node and in order, those the expansion found, with the system's
 // successor lists kept and computed again from the machine (the cache
 // emptied first): on random systems and on the random specs under every
@@ -574,6 +575,13 @@ func TestEdgesRecomputed(t *testing.T) {
 			}
 			if diff := cmp.Diff(noActs, pr.appendEdges(nil, uint32(v)), cmp.AllowUnexported(edge{}), cmpopts.EquateEmpty()); diff != "" {
 				t.Fatalf("%s: edges of node %d (-recorded +appendEdges):\n%s", name, v, diff)
+			}
+			var targets []uint32
+			for _, e := range want {
+				targets = append(targets, e.to)
+			}
+			if diff := cmp.Diff(targets, pr.appendTargets(nil, uint32(v)), cmpopts.EquateEmpty()); diff != "" {
+				t.Fatalf("%s: targets of node %d (-recorded +appendTargets):\n%s", name, v, diff)
 			}
 			nodes++
 		}
