@@ -379,22 +379,19 @@ func (e *explorer) indexConjuncts() {
 	if p.HasNativeCheck() && !e.opts.Continue {
 		// CheckPacked numbers the conjuncts of every invariant in model
 		// order; e.invs is ascending, so its order is checkState's.
-		base := 0
+		// base[i] is the number of invariant i's first conjunct.
+		base := make([]int, len(p.Model.Invariants)+1)
 		for i := range p.Model.Invariants {
-			for k := range p.Conjuncts(i) {
-				e.natLocal = append(e.natLocal, -1)
-				if slices.Contains(e.invs, i) {
-					e.natSel |= 1 << uint(base+k)
-				}
-			}
-			base += len(p.Conjuncts(i))
+			base[i+1] = base[i] + len(p.Conjuncts(i))
+		}
+		e.natLocal = make([]int32, base[len(base)-1])
+		for n := range e.natLocal {
+			e.natLocal[n] = -1
 		}
 		for g, r := range e.conjRef {
-			nb := 0
-			for i := range int(r.inv) {
-				nb += len(p.Conjuncts(i))
-			}
-			e.natLocal[nb+int(r.k)] = int32(g)
+			n := base[r.inv] + int(r.k)
+			e.natSel |= 1 << uint(n)
+			e.natLocal[n] = int32(g)
 		}
 	}
 	e.bitSlot = make([]int32, p.Words()*64)
