@@ -26,10 +26,10 @@ import (
 // successors one batch computes ahead.
 const prefetchNodes = 32
 
-// pendState is the successors of one state computed ahead: pendAct,
-// pendH and the pendVec vectors at lo..hi-1 (action -1: a vector of the
-// stutter step of a state without enabled action), and the failure of
-// the computation (its successors before the failure are there).
+// pendState is the successors of one state computed ahead: those of
+// the collector pcol at lo..hi-1 (action -1: a vector of the stutter
+// step of a state without enabled action), and the failure of the
+// computation (its successors before the failure are there).
 type pendState struct {
 	idx    uint32
 	lo, hi int
@@ -59,41 +59,72 @@ func (s *system) pending(idx uint32) bool {
 // dropPending forgets the successors computed ahead.
 func (s *system) dropPending() {
 	s.pend, s.pendAt = s.pend[:0], 0
-	s.pendAct, s.pendH, s.pendVec = s.pendAct[:0], s.pendH[:0], s.pendVec[:0]
+	s.pcol.N = 0
+}
+
+// pendCollector readies the collector of the successors computed ahead
+// (the machine writes them into it: no call per successor).
+func (s *system) pendCollector() *machine.Collector {
+	c := &s.pcol
+	if c.Full == nil {
+		const n = 256
+		*c = machine.Collector{Vecs: make([]uint64, n*s.prog.Words()), Succs: make([]machine.Succ, n),
+			Limit: n, Fired: make([]int64, s.prog.Actions())}
+		c.Full = s.growPending
+	}
+	return c
+}
+
+// growPending is the collector's Full: it doubles the collector's room.
+func (s *system) growPending(*machine.Machine) {
+	c := &s.pcol
+	n := 2 * c.Limit
+	c.Vecs = append(c.Vecs, make([]uint64, len(c.Vecs))...)
+	c.Succs = append(c.Succs, make([]machine.Succ, c.Limit)...)
+	c.Limit = n
+}
+
+// pendPush adds t, a successor by action act, to the collector, its Key
+// the action as [machine.Machine.CollectSuccessors] makes it (-1: all
+// ones).
+func (s *system) pendPush(act int32, t machine.State) {
+	c := s.pendCollector()
+	w := len(t)
+	at := c.N
+	copy(c.Vecs[at*w:(at+1)*w], t)
+	c.Succs[at] = machine.Succ{H: s.store.Hash(t), Key: uint64(int64(act))}
+	c.N = at + 1
+	if c.N >= c.Limit {
+		s.growPending(nil)
+	}
+}
+
+// pendVec returns the vector of the successor computed ahead k.
+func (s *system) pendVec(k int) []uint64 {
+	w := s.prog.Words()
+	return s.pcol.Vecs[k*w : (k+1)*w : (k+1)*w]
 }
 
 // prefetch computes the successors of the unexpanded state idx ahead,
 // as [system.compute] would without reductions, and reports whether the
 // computation succeeded.
 func (s *system) prefetch(idx uint32) bool {
-	if s.pendFn == nil {
-		s.pendFn = s.pendVisit
+	if s.pendStutFn == nil {
 		s.pendStutFn = s.pendStutter
 	}
-	lo := len(s.pendAct)
+	c := s.pendCollector()
+	lo := c.N
 	st := s.store.Vector(idx)
-	err := s.mach.Successors(st, s.pendFn)
-	if err == nil && len(s.pendAct) == lo && len(s.prog.Model.Stutter) > 0 {
+	err := s.mach.CollectSuccessors(st, c)
+	if err == nil && c.N == lo && len(s.prog.Model.Stutter) > 0 {
 		err = s.mach.Stutter(st, s.pendStutFn)
 	}
-	s.pend = append(s.pend, pendState{idx: idx, lo: lo, hi: len(s.pendAct), err: err})
+	s.pend = append(s.pend, pendState{idx: idx, lo: lo, hi: c.N, err: err})
 	return err == nil
 }
 
-// pendVisit is the visit function of prefetch (a method value taken
-// once).
-func (s *system) pendVisit(action, _ int, t machine.State) {
-	s.pendAct = append(s.pendAct, int32(action))
-	s.pendH = append(s.pendH, s.store.Hash(t))
-	s.pendVec = append(s.pendVec, t...)
-}
-
 // pendStutter is the visit function of prefetch's stutter step.
-func (s *system) pendStutter(t machine.State) {
-	s.pendAct = append(s.pendAct, -1)
-	s.pendH = append(s.pendH, s.store.Hash(t))
-	s.pendVec = append(s.pendVec, t...)
-}
+func (s *system) pendStutter(t machine.State) { s.pendPush(-1, t) }
 
 // touchBatch is the number of table slots touchPending loads in one
 // tight loop.
@@ -108,10 +139,11 @@ func (s *system) touchPending() {
 	st := s.store
 	var refs [touchBatch]*uint64
 	var sink uint64
-	for k := 0; k < len(s.pendH); k += touchBatch {
+	succs := s.pcol.Succs[:s.pcol.N]
+	for k := 0; k < len(succs); k += touchBatch {
 		n := 0
-		for _, h := range s.pendH[k:min(k+touchBatch, len(s.pendH))] {
-			refs[n] = st.SlotAddr(h)
+		for _, sc := range succs[k:min(k+touchBatch, len(succs))] {
+			refs[n] = st.SlotAddr(sc.H)
 			n++
 		}
 		for _, r := range refs[:n] {
@@ -119,9 +151,8 @@ func (s *system) touchPending() {
 		}
 	}
 	if !st.InSlot() {
-		w := s.prog.Words()
-		for k, h := range s.pendH {
-			sink += st.TouchRecord(s.pendVec[k*w:(k+1)*w], h)
+		for k, sc := range succs {
+			sink += st.TouchRecord(s.pendVec(k), sc.H)
 		}
 	}
 	s.sink += sink
@@ -134,20 +165,21 @@ func (s *system) replay() error {
 	ps := &s.pend[s.pendAt]
 	s.pendAt++
 	s.buf, s.bufTo, s.bufPerm = s.buf[:0], s.bufTo[:0], s.bufPerm[:0]
-	w := s.prog.Words()
+	c := &s.pcol
 	var addErr error
 	stutTo := ps.idx
 	for k := ps.lo; k < ps.hi; k++ {
-		to, err := s.insert(s.pendVec[k*w:(k+1)*w], s.pendH[k])
+		to, err := s.insert(s.pendVec(k), c.Succs[k].H)
 		if err != nil {
 			addErr = err
 			continue
 		}
-		if s.pendAct[k] < 0 {
+		act := int32(c.Succs[k].Key) // the action (-1: the stutter)
+		if act < 0 {
 			stutTo = to
 			continue
 		}
-		s.buf = append(s.buf, s.pendAct[k])
+		s.buf = append(s.buf, act)
 		s.bufTo = append(s.bufTo, to)
 		s.bufPerm = append(s.bufPerm, 0)
 	}
@@ -199,10 +231,9 @@ const initBatch = 256
 // (the store holds only initial states yet). A failure goes to addErr.
 func (s *system) flushInits(addErr *error) {
 	s.touchPending()
-	w := s.prog.Words()
-	for k, h := range s.pendH {
+	for k, sc := range s.pcol.Succs[:s.pcol.N] {
 		n := s.len()
-		idx, err := s.insert(s.pendVec[k*w:(k+1)*w], h)
+		idx, err := s.insert(s.pendVec(k), sc.H)
 		if err != nil {
 			*addErr = err
 			continue

@@ -587,10 +587,7 @@ type system struct {
 	// ahead (batch.go): pend[pendAt:] are still to be expanded.
 	pend       []pendState
 	pendAt     int
-	pendAct    []int32
-	pendH      []uint64
-	pendVec    []uint64
-	pendFn     func(action, branch int, t machine.State)
+	pcol       machine.Collector // the successors computed ahead
 	pendStutFn func(t machine.State)
 	sink       uint64 // the sum of the touched slots, so that the loads stay
 	noBatch    bool   // Options.noBatch
@@ -856,8 +853,8 @@ func (s *system) init() error {
 	err := s.mach.Init(func(_ int, t machine.State) {
 		if batched {
 			// Inserted in batches, in this order (batch.go).
-			s.pendVisit(0, 0, t)
-			if len(s.pendH) == initBatch {
+			s.pendPush(0, t)
+			if s.pcol.N == initBatch {
 				s.flushInits(&addErr)
 			}
 			return

@@ -48,9 +48,19 @@ func (m *Machine) SuccessorsOf(s State, actions []int, visit func(action, branch
 		m.start = m.ord
 		m.runAction(a)
 		if m.halted {
-			m.unhalt()
-			return ErrInterrupted
+			break
 		}
+	}
+	return m.expansionEnd()
+}
+
+// expansionEnd returns the outcome of an expansion that has run:
+// ErrInterrupted when the interrupt stopped it, else its first failure
+// (cleared), else nil.
+func (m *Machine) expansionEnd() error {
+	if m.halted {
+		m.unhalt()
+		return ErrInterrupted
 	}
 	if e := m.failed; e != nil {
 		m.clearFailure()

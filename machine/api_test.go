@@ -142,15 +142,7 @@ terminal done
 // interrupt returns ErrInterrupted, and the machine works normally once
 // the interrupt reports false again.
 func TestSetInterrupt(t *testing.T) {
-	prog := compile(t, "spec E\nvar x: 0..3 = 0\naction a when forall i in 0..99999: forall j in 0..99999: i + j >= x { x := (x + 1) % 4 }\n"+
-		"action b { x := 2 }\n")
-	mach := prog.NewMachine()
-	stop := true
-	mach.SetInterrupt(func() bool { return stop })
-	var init State
-	if err := mach.Init(func(_ int, s State) { init = append(State(nil), s...) }); err != nil {
-		t.Fatal(err)
-	}
+	_, mach, init, stop := interruptible(t)
 	var got []int
 	err := mach.Successors(init, func(a, _ int, _ State) { got = append(got, a) })
 	if !errors.Is(err, ErrInterrupted) {
@@ -167,7 +159,7 @@ func TestSetInterrupt(t *testing.T) {
 	if _, err := mach.IsTerminal(init); err != nil {
 		t.Errorf("IsTerminal: %v (no terminal predicate: nothing to interrupt)", err)
 	}
-	stop = false
+	*stop = false
 	got = nil
 	err = mach.SuccessorsOf(init, []int{1}, func(a, _ int, _ State) { got = append(got, a) })
 	if err != nil {
@@ -176,6 +168,23 @@ func TestSetInterrupt(t *testing.T) {
 	if diff := cmp.Diff([]int{1}, got); diff != "" {
 		t.Errorf("visited actions (-want +got):\n%s", diff)
 	}
+}
+
+// interruptible returns a machine whose interrupt reports *stop (true),
+// of a model whose action a's guard, in the initial state (x = 0),
+// takes 10^10 quantifier iterations, and action b sets x to 2.
+func interruptible(t *testing.T) (prog *Program, mach *Machine, init State, stop *bool) {
+	t.Helper()
+	prog = compile(t, "spec E\nvar x: 0..3 = 0\naction a when forall i in 0..99999: forall j in 0..99999: i + j >= x { x := (x + 1) % 4 }\n"+
+		"action b { x := 2 }\n")
+	mach = prog.NewMachine()
+	stop = new(bool)
+	*stop = true
+	mach.SetInterrupt(func() bool { return *stop })
+	if err := mach.Init(func(_ int, s State) { init = append(State(nil), s...) }); err != nil {
+		t.Fatal(err)
+	}
+	return prog, mach, init, stop
 }
 
 // FuzzCompile checks that every spec the front end accepts compiles and

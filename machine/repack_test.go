@@ -1,6 +1,7 @@
 package machine
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -20,29 +21,12 @@ func TestRepackLoad(t *testing.T) {
 	tests := repackModels(t)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m, err := spec.ParseFile(tt.name+".wrap", []byte(tt.src), spec.Options{Defines: tt.defines})
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := Compile(m)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if p.Words() != tt.words {
-				t.Fatalf("%d words, want %d", p.Words(), tt.words)
-			}
+			p := tt.compile(t)
 			mc := p.NewMachine()
-			var queue [][]uint64
-			seen := map[string]bool{}
-			key := func(v []uint64) string { return fmt.Sprint(v) }
+			var queue stateQueue
+			add := queue.add
 			var parent []uint64
 			succs := 0
-			add := func(v []uint64) {
-				if k := key(v); !seen[k] && len(seen) < 3000 {
-					seen[k] = true
-					queue = append(queue, slices.Clone(v))
-				}
-			}
 			mc.OnState(func(mm *Machine) { add(packOf(p, mm.Slots())) })
 			if !mc.RunInit() {
 				t.Fatal("init failed")
@@ -64,8 +48,8 @@ func TestRepackLoad(t *testing.T) {
 				succs++
 				add(want)
 			})
-			for len(queue) > 0 {
-				parent, queue = queue[0], queue[1:]
+			for queue.more() {
+				parent = queue.next()
 				mc.Load(parent)
 				want := make([]int64, p.Slots())
 				p.Unpack(want, parent)
@@ -108,29 +92,13 @@ func TestCollect(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m, err := spec.ParseFile(tt.name+".wrap", []byte(tt.src), spec.Options{Defines: tt.defines})
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := Compile(m)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if p.Words() != tt.words {
-				t.Fatalf("%d words, want %d", p.Words(), tt.words)
-			}
+			p := tt.compile(t)
 			nw := p.Words()
 			const limit, maxOrd = 5, 3 // ordinals above 3 are keyed as 3
 			plain, col := p.NewMachine(), p.NewMachine()
 			var want, got []succ
-			var queue [][]uint64
-			seen := map[string]bool{}
-			add := func(v []uint64) {
-				if k := fmt.Sprint(v); !seen[k] && len(seen) < 3000 {
-					seen[k] = true
-					queue = append(queue, slices.Clone(v))
-				}
-			}
+			var queue stateQueue
+			add := queue.add
 			plain.OnState(func(mm *Machine) { add(packOf(p, mm.Slots())) })
 			if !plain.RunInit() {
 				t.Fatal("init failed")
@@ -161,9 +129,8 @@ func TestCollect(t *testing.T) {
 				drain(mm)
 			}
 			col.Collect(c)
-			for n := uint64(0); len(queue) > 0; n++ {
-				var parent []uint64
-				parent, queue = queue[0], queue[1:]
+			for n := uint64(0); queue.more(); n++ {
+				parent := queue.next()
 				key = n << 8
 				plain.Load(parent)
 				col.Load(parent)
@@ -204,6 +171,34 @@ func TestCollect(t *testing.T) {
 	}
 }
 
+// stateQueue is the queue of a breadth-first exploration of at most 3000
+// distinct packed states.
+type stateQueue struct {
+	q    [][]uint64
+	seen map[string]bool
+}
+
+// add enqueues a copy of v, unless it or 3000 states were seen.
+func (sq *stateQueue) add(v []uint64) {
+	if sq.seen == nil {
+		sq.seen = map[string]bool{}
+	}
+	if k := fmt.Sprint(v); !sq.seen[k] && len(sq.seen) < 3000 {
+		sq.seen[k] = true
+		sq.q = append(sq.q, slices.Clone(v))
+	}
+}
+
+// more reports whether states are queued.
+func (sq *stateQueue) more() bool { return len(sq.q) > 0 }
+
+// next dequeues the next state.
+func (sq *stateQueue) next() []uint64 {
+	v := sq.q[0]
+	sq.q = sq.q[1:]
+	return v
+}
+
 // queue0 returns an initial state of p, packed.
 func queue0(t *testing.T, p *Program) []uint64 {
 	t.Helper()
@@ -228,6 +223,23 @@ type repackModel struct {
 	words   int
 }
 
+// compile compiles the model, of tt.words words.
+func (tt repackModel) compile(t *testing.T) *Program {
+	t.Helper()
+	m, err := spec.ParseFile(tt.name+".wrap", []byte(tt.src), spec.Options{Defines: tt.defines})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Compile(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Words() != tt.words {
+		t.Fatalf("%d words, want %d", p.Words(), tt.words)
+	}
+	return p
+}
+
 // repackModels returns the models the re-pack tests run on: the pipeline,
 // a vector of one word, and one of two words.
 func repackModels(t *testing.T) []repackModel {
@@ -247,5 +259,85 @@ action both when a[0] > 10 { choose i in P { a[i] := 3 b[(i + 1) % 6] := true } 
 	return []repackModel{
 		{"pipeline", string(pipeline), map[string]int64{"K": 2, "N": 2}, 1},
 		{"long", long, nil, 2},
+	}
+}
+
+// TestCollectSuccessors compares CollectSuccessors with Successors on
+// every state of a breadth-first exploration, a model whose branches
+// fail among them: the same successors in order (vectors, hashes, the
+// action as key), the same failure, and the interrupt's ErrInterrupted.
+func TestCollectSuccessors(t *testing.T) {
+	tests := repackModels(t)
+	tests = append(tests, repackModel{name: "failing", words: 1, src: `spec Failing
+type P = 0..3
+var x: [P]0..9
+action inc { choose i in P { x[i] := x[i] + 1 } }
+action div when x[0] > 0 { choose i in P { x[i] := 8 / (x[i] - 2) } }
+action reset when x[1] == 3 { x[1] := 0 }
+`})
+	type succ struct {
+		Vec    []uint64
+		H, Key uint64
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := tt.compile(t)
+			nw := p.Words()
+			plain, col := p.NewMachine(), p.NewMachine()
+			c := &Collector{Vecs: make([]uint64, 4*nw), Succs: make([]Succ, 4), Limit: 4, Fired: make([]int64, p.Actions())}
+			c.Full = func(*Machine) { // grow
+				c.Vecs = append(c.Vecs, make([]uint64, len(c.Vecs))...)
+				c.Succs = append(c.Succs, make([]Succ, len(c.Succs))...)
+				c.Limit = len(c.Succs)
+			}
+			var queue stateQueue
+			add := queue.add
+			if err := plain.Init(func(_ int, v State) { add(v) }); err != nil {
+				t.Fatal(err)
+			}
+			states, failures := 0, 0
+			for queue.more() {
+				parent := queue.next()
+				var want, got []succ
+				werr := plain.Successors(parent, func(a, _ int, v State) {
+					want = append(want, succ{slices.Clone(v), Hash(v), uint64(a)})
+					add(v)
+				})
+				c.N = 0
+				gerr := col.CollectSuccessors(parent, c)
+				for i, s := range c.Succs[:c.N] {
+					got = append(got, succ{slices.Clone(c.Vecs[i*nw : (i+1)*nw]), s.H, s.Key})
+				}
+				if d := cmp.Diff(want, got); d != "" {
+					t.Fatalf("successors of %v (-Successors +CollectSuccessors):\n%s", parent, d)
+				}
+				if fmt.Sprint(werr) != fmt.Sprint(gerr) {
+					t.Fatalf("successors of %v: error %v, want %v", parent, gerr, werr)
+				}
+				if werr != nil {
+					failures++
+				}
+				states++
+			}
+			if states < 50 || tt.name == "failing" && failures == 0 {
+				t.Fatalf("%d states, %d failing", states, failures)
+			}
+		})
+	}
+	prog, mach, init, stop := interruptible(t)
+	c := &Collector{Vecs: make([]uint64, 8), Succs: make([]Succ, 8), Limit: 8, Fired: make([]int64, prog.Actions())}
+	if err := mach.CollectSuccessors(init, c); !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("CollectSuccessors: err = %v, want ErrInterrupted", err)
+	}
+	// Once the interrupt reports false, the machine works normally: from
+	// x = 2 (action b's successor), a's guard is false at i = j = 0.
+	*stop = false
+	var two State
+	if err := mach.SuccessorsOf(init, []int{1}, func(_, _ int, s State) { two = append(State(nil), s...) }); err != nil {
+		t.Fatal(err)
+	}
+	c.N = 0
+	if err := mach.CollectSuccessors(two, c); err != nil || c.N != 1 || c.Succs[0].Key != 1 || !slices.Equal(c.Vecs[:1], two) {
+		t.Fatalf("CollectSuccessors after the interrupt: err %v, %d successors (%v), want b's", err, c.N, c.Succs[:c.N])
 	}
 }

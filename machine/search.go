@@ -135,6 +135,34 @@ func (m *Machine) collect(c *Collector) {
 	}
 }
 
+// CollectSuccessors collects into c, as [Machine.Collect] does, every
+// successor of s in (action, branch) order: the states [Machine.Successors]
+// hands its visit function, duplicates included, each packed from s
+// (c.Parent is set to s) and hashed, without a call per successor; the
+// Key of each is its action (c.Key and c.MaxOrd are set to make it so).
+// It replaces the OnState function or collector set before. A failing
+// branch makes no successor; the first failure is returned as *ExecError
+// once every branch has run, and ErrInterrupted when the interrupt
+// stopped the expansion (the successors collected then are not all of
+// them).
+func (m *Machine) CollectSuccessors(s State, c *Collector) error {
+	m.unhalt()
+	m.clearFailure()
+	m.Collect(c)
+	c.Parent, c.MaxOrd = s, 0
+	m.Load(s)
+	// Action by action, not by RunCandidates, so that the key can be the
+	// action without a store per successor in collect.
+	for i, x := range m.Candidates() {
+		for ; x != 0; x &= x - 1 {
+			a := i*64 + bits.TrailingZeros64(x)
+			c.Key = uint64(a)
+			m.runAction(a)
+		}
+	}
+	return m.expansionEnd()
+}
+
 // CheckPacked checks a new state vec (packed) generated from parent (the
 // packed state it was made from, which satisfies every invariant) with
 // generated code, where [Program.HasNativeCheck] reports it. The
