@@ -567,11 +567,12 @@ type system struct {
 	keepAct  bool
 	succAt   []uint64         // per state: offset<<succNBits | count
 	succBig  map[uint32]int64 // the counts of at least succNMax
-	succTo   []uint32
-	succAct  []uint16
-	succAct8 []uint8
-	act8     bool // the kept actions are in succAct8
-	succPerm []uint32
+	succTo   chunked[uint32]
+	succAct  chunked[uint16]
+	succAct8 chunked[uint8]
+	act8     bool  // the kept actions are in succAct8
+	succEnd  int64 // the offset of the next kept list ([system.listRoom])
+	succPerm chunked[uint32]
 	restAt   map[uint32][2]int64
 	remach   *machine.Machine
 	cache    []succSlot
@@ -657,6 +658,59 @@ const (
 	succOffBits = 64 - succNBits
 	succNMax    = 1<<succNBits - 1
 )
+
+// The kept lists are in chunks of listChunk entries (or, for a longer
+// list, a chunk of its own), so that they grow without copying: a list's
+// offset is its chunk's number << listChunkBits | its place there, and no
+// list spans two chunks.
+const (
+	listChunkBits = 16
+	listChunk     = 1 << listChunkBits
+)
+
+// chunked is an array of kept lists in chunks (listChunk).
+type chunked[T any] struct{ c [][]T }
+
+// list returns the n entries at offset off.
+func (a *chunked[T]) list(off, n int64) []T {
+	k := off & (listChunk - 1)
+	return a.c[off>>listChunkBits][k : k+n : k+n]
+}
+
+// room makes room for a list of n entries at offset off, that
+// [system.listRoom] chose, and returns it.
+func (a *chunked[T]) room(off, n int64) []T {
+	if c := off >> listChunkBits; int(c) == len(a.c) {
+		a.c = append(a.c, make([]T, max(n, listChunk)))
+	}
+	return a.list(off, n)
+}
+
+// bytes returns the bytes of the chunks.
+func (a *chunked[T]) bytes() int64 {
+	b := bytesOf(a.c)
+	for _, c := range a.c {
+		b += bytesOf(c)
+	}
+	return b
+}
+
+// listRoom returns the offset of the next kept list, of n entries: the
+// next place of the last chunk when it fits there, else the start of a
+// new chunk; and moves succEnd past it.
+func (s *system) listRoom(n int64) int64 {
+	off := s.succEnd
+	if k := off & (listChunk - 1); k != 0 && k+n > listChunk {
+		off += listChunk - k // to the next chunk
+	}
+	s.succEnd = off + n
+	if n > listChunk-off&(listChunk-1) {
+		// A chunk of its own, longer than listChunk: the next list starts
+		// a new chunk.
+		s.succEnd = (off>>listChunkBits + 1) << listChunkBits
+	}
+	return off
+}
 
 // errTooManySuccessors is the failure of a system whose kept successor
 // lists outgrow succOffBits.
@@ -941,10 +995,9 @@ func (s *system) expand(idx uint32) error {
 	}
 	s.fill(idx, false)
 	if s.keep {
-		if err := s.setList(idx, int64(len(s.succTo)), int64(len(s.buf))); err != nil {
+		if err := s.setList(idx, s.appendSuccs(), int64(len(s.buf))); err != nil {
 			return err
 		}
-		s.appendSuccs()
 	}
 	en := make([]uint64, s.uw)
 	if s.buf[0] >= 0 { // the stutter is no transition and enables no unit
@@ -1088,22 +1141,28 @@ func (s *system) visit(action, _ int, t machine.State) {
 	s.bufPerm = append(s.bufPerm, s.lastPerm)
 }
 
-// appendSuccs appends the successors in buf to succTo/succAct/succPerm.
-func (s *system) appendSuccs() {
+// appendSuccs keeps the successors in buf, in succTo/succAct/succPerm,
+// and returns their offset there.
+func (s *system) appendSuccs() int64 {
+	n := int64(len(s.buf))
+	off := s.listRoom(n)
 	switch {
 	case s.keepAct && s.act8:
-		for _, a := range s.buf {
-			s.succAct8 = append(s.succAct8, uint8(a)) // -1 (the stutter) is actNone8
+		dst := s.succAct8.room(off, n)
+		for k, a := range s.buf {
+			dst[k] = uint8(a) // -1 (the stutter) is actNone8
 		}
 	case s.keepAct:
-		for _, a := range s.buf {
-			s.succAct = append(s.succAct, uint16(a)) // -1 (the stutter) is actNone
+		dst := s.succAct.room(off, n)
+		for k, a := range s.buf {
+			dst[k] = uint16(a) // -1 (the stutter) is actNone
 		}
 	}
-	s.succTo = append(s.succTo, s.bufTo...)
+	copy(s.succTo.room(off, n), s.bufTo)
 	if s.threads != nil {
-		s.succPerm = append(s.succPerm, s.bufPerm...)
+		copy(s.succPerm.room(off, n), s.bufPerm)
 	}
+	return off
 }
 
 // restOf computes, once, the successors of the expanded, reduced state
@@ -1121,8 +1180,7 @@ func (s *system) restOf(idx uint32) error {
 	}
 	s.fill(idx, true)
 	if s.keep {
-		s.restAt[idx] = [2]int64{int64(len(s.succTo)), int64(len(s.buf))}
-		s.appendSuccs()
+		s.restAt[idx] = [2]int64{s.appendSuccs(), int64(len(s.buf))}
 	}
 	s.transitions += int64(len(s.buf))
 	s.rest[idx] = true
@@ -1163,18 +1221,18 @@ func (s *system) succs(idx uint32, rest bool) []succ {
 		}
 		s.buf = s.buf[:0]
 		if s.act8 {
-			for _, a := range s.succAct8[off : off+n] {
+			for _, a := range s.succAct8.list(off, n) {
 				s.buf = append(s.buf, actOf8(a))
 			}
 		} else {
-			for _, a := range s.succAct[off : off+n] {
+			for _, a := range s.succAct.list(off, n) {
 				s.buf = append(s.buf, actOf(a))
 			}
 		}
-		s.bufTo = append(s.bufTo[:0], s.succTo[off:off+n]...)
+		s.bufTo = append(s.bufTo[:0], s.succTo.list(off, n)...)
 		s.bufPerm = s.bufPerm[:0]
 		if s.threads != nil {
-			s.bufPerm = append(s.bufPerm, s.succPerm[off:off+n]...)
+			s.bufPerm = append(s.bufPerm, s.succPerm.list(off, n)...)
 		} else {
 			for range n {
 				s.bufPerm = append(s.bufPerm, 0)
@@ -1505,7 +1563,7 @@ func (p *product) footprint() int64 {
 		b = s.store.Bytes()
 	}
 	b += bytesOf(s.expanded.w) + bytesOf(s.enabled) + bytesOf(s.enabled8) + bytesOf(s.reduced.w) + bytesOf(s.cache) +
-		bytesOf(s.succAt) + bytesOf(s.succTo) + bytesOf(s.succAct) + bytesOf(s.succAct8) + bytesOf(s.succPerm)
+		bytesOf(s.succAt) + s.succTo.bytes() + s.succAct.bytes() + s.succAct8.bytes() + s.succPerm.bytes()
 	for _, sl := range s.cache {
 		b += bytesOf(sl.list)
 	}
@@ -1705,19 +1763,23 @@ func (p *product) appendBy(dst []edge, s uint32, rest bool, es []Edge, live []in
 	threads := sys.threads != nil
 	if sys.keep && (sys.keepAct || !acts) {
 		off, n := sys.keptList(s, rest)
-		to := sys.succTo[off : off+n]
+		to := sys.succTo.list(off, n)
 		var act []uint16
 		var act8 []uint8
+		var perms []uint32
 		switch {
 		case sys.keepAct && sys.act8:
-			act8 = sys.succAct8[off : off+n]
+			act8 = sys.succAct8.list(off, n)
 		case sys.keepAct:
-			act = sys.succAct[off : off+n]
+			act = sys.succAct.list(off, n)
+		}
+		if threads {
+			perms = sys.succPerm.list(off, n)
 		}
 		for k := range to {
 			var perm uint32
 			if threads {
-				perm = sys.succPerm[off+int64(k)]
+				perm = perms[k]
 			}
 			a := int32(noAct)
 			switch {
@@ -1784,7 +1846,7 @@ func (p *product) appendTargets(dst []uint32, v uint32) []uint32 {
 			break
 		}
 		off, n := sys.keptList(s, rest)
-		for _, t := range sys.succTo[off : off+n] {
+		for _, t := range sys.succTo.list(off, n) {
 			for _, j := range live {
 				dst = append(dst, p.find(t, es[j].To))
 			}
