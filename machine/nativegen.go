@@ -139,7 +139,7 @@ func (g *gen) fn(sig string, body func()) string {
 
 func generateNative(p *Program) (*genResult, error) {
 	m := p.Model
-	g := &gen{p: p, c: &compiler{p: p, mem: p.memSize}}
+	g := &gen{p: p, c: &compiler{p: p, mem: int(p.memSize.Load())}}
 	c := g.c
 	act := frameCtx{state: 0, frame: p.frameOff}
 	chk := frameCtx{state: p.checkOff, frame: p.checkFrameOff}

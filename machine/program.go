@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 	"sync"
+	"sync/atomic"
 
 	"github.com/wrapcheck/wrapcheck/spec"
 )
@@ -41,9 +42,11 @@ type Program struct {
 	candAlways []uint64
 	guardTabs  []guardTab
 
-	mu      sync.Mutex // guards comp, memSize and exactExprs
-	comp    *compiler
-	memSize int
+	mu   sync.Mutex // guards comp, the stores into memSize, and exactExprs
+	comp *compiler
+	// memSize is the memory a machine needs (it grows with CompileExpr);
+	// read without the lock, once per Eval.
+	memSize atomic.Int64
 	// exactExprs counts the expressions compiled to the exact (math/big)
 	// path: their bounds do not fit an int64 (exact.go).
 	exactExprs int
@@ -119,6 +122,9 @@ type Pred struct {
 	eval evalFn
 	ref  ref
 	w    int
+	// partial: Eval decodes only slots, the state slots eval may read.
+	partial bool
+	slots   []int32
 }
 
 // Compile lowers m for execution. The error reports IR the engine cannot
@@ -204,7 +210,7 @@ func Compile(m *spec.Model) (*Program, error) {
 		c.analyse(chk, nil, nil, term)
 		p.terminal = terminalOf(c.scalar(term, chk))
 	}
-	p.memSize = c.mem
+	p.memSize.Store(int64(c.mem))
 	if c.err != nil {
 		return nil, c.err
 	}
@@ -383,10 +389,11 @@ func (p *Program) CompileExpr(e *spec.Expr) (*Pred, error) {
 	c.analyse(chk, nil, nil, e)
 	if isScalar(e.Type) {
 		pr.eval = c.scalar(e, chk)
+		pr.slots, pr.partial = c.readSlots(e), true
 	} else {
 		pr.ref = c.ref(e, chk)
 	}
-	p.memSize = c.mem
+	p.memSize.Store(int64(c.mem))
 	if c.err != nil {
 		return nil, c.err
 	}
@@ -503,9 +510,7 @@ var ErrInterrupted = errors.New("checker: evaluation interrupted")
 
 // NewMachine returns a machine for p.
 func (p *Program) NewMachine() *Machine {
-	p.mu.Lock()
-	n := p.memSize
-	p.mu.Unlock()
+	n := int(p.memSize.Load())
 	m := &Machine{p: p, mem: padded(n), vec: make([]uint64, p.lay.words), held: make([]uint64, p.lay.words), trail: make([]undo, 0, 64),
 		countdown: pollEvery, halt: site{kind: RuntimeError, msg: "evaluation interrupted"}}
 	// Made once: a method value or closure made in Init or Successors
@@ -559,10 +564,7 @@ func (m *Machine) unhalt() {
 }
 
 func (m *Machine) grow() {
-	m.p.mu.Lock()
-	n := m.p.memSize
-	m.p.mu.Unlock()
-	if n > len(m.mem) {
+	if n := int(m.p.memSize.Load()); n > len(m.mem) {
 		mem := padded(n)
 		copy(mem, m.mem)
 		m.mem = mem
@@ -841,7 +843,11 @@ func (m *Machine) Eval(pr *Pred, s State) (int64, error) {
 	m.grow()
 	m.err = nil // the branches' failures stay recorded: Eval may run during Successors' visits
 	p := m.p
-	p.lay.unpack(m.mem[p.checkOff:p.checkOff+p.n], s)
+	if pr.partial {
+		p.lay.unpackSlots(m.mem[p.checkOff:p.checkOff+p.n], s, pr.slots)
+	} else {
+		p.lay.unpack(m.mem[p.checkOff:p.checkOff+p.n], s)
+	}
 	var v int64
 	if pr.eval != nil {
 		v = pr.eval(m)
@@ -877,6 +883,11 @@ func (c *compiler) conjuncts(e *spec.Expr, cx frameCtx, out []Conjunct) []Conjun
 			return out
 		}
 	}
+	return append(out, Conjunct{eval: c.scalar(e, cx), slots: c.readSlots(e)})
+}
+
+// readSlots returns the state slots e may read, ascending.
+func (c *compiler) readSlots(e *spec.Expr) []int32 {
 	read := make([]bool, len(c.p.lay.slots))
 	c.reads(e, read)
 	var slots []int32
@@ -885,7 +896,7 @@ func (c *compiler) conjuncts(e *spec.Expr, cx frameCtx, out []Conjunct) []Conjun
 			slots = append(slots, int32(s))
 		}
 	}
-	return append(out, Conjunct{eval: c.scalar(e, cx), slots: slots})
+	return slots
 }
 
 // reads marks in read every state slot e may read (every slot of an
