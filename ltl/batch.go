@@ -212,7 +212,7 @@ func (p *product) prefetch(lo, hi int) {
 		if err != nil {
 			break
 		}
-		if len(p.liveEdges(p.aut.States[p.stateQ(uint32(k))].Edges, vals)) == 0 {
+		if len(p.liveEdges(p.stateQ(uint32(k)), vals)) == 0 {
 			continue
 		}
 		if !sys.prefetch(s) {

@@ -1336,6 +1336,7 @@ type product struct {
 	lastProg time.Time
 
 	liveBuf    []int32     // appendEdges: the automaton edges whose label holds
+	liveTab    [][]int32   // liveEdges: those per (automaton state, valuation)
 	tmpEdges   []edge      // appendTargets: the edges of a node
 	firstCheck int         // expanded nodes at the first cycle search
 	hashNodes  bool        // Options.hashNodes
@@ -1490,18 +1491,42 @@ func (p *product) valsOf(s uint32) []uint64 {
 	return p.vals[int(s)*p.aw : int(s+1)*p.aw]
 }
 
-// liveEdges lists, in p.liveBuf (reused), the indexes of the edges of es
-// whose label holds at the atom values vals.
-func (p *product) liveEdges(es []Edge, vals []uint64) []int32 {
-	live := p.liveBuf[:0]
+// liveEdges returns the indexes of the edges of automaton state q whose
+// label holds at the atom values vals (read-only: p.liveBuf, reused, or
+// the list liveTab keeps).
+func (p *product) liveEdges(q int, vals []uint64) []int32 {
+	es := p.aut.States[q].Edges
+	if !p.small || len(p.aut.States) > liveTabStates {
+		p.liveBuf = p.appendLive(p.liveBuf[:0], es, vals)
+		return p.liveBuf
+	}
+	// At most 7 atoms: the lists per (q, valuation) are computed once.
+	if p.liveTab == nil {
+		p.liveTab = make([][]int32, len(p.aut.States)<<7)
+	}
+	k := q<<7 | int(vals[0])
+	if l := p.liveTab[k]; l != nil {
+		return l
+	}
+	l := p.appendLive(make([]int32, 0, 1), es, vals) // not nil when empty
+	p.liveTab[k] = l
+	return l
+}
+
+// appendLive appends to dst the indexes of the edges of es whose label
+// holds at the atom values vals (liveBuf: dst is kept there).
+func (p *product) appendLive(dst []int32, es []Edge, vals []uint64) []int32 {
 	for j := range es {
 		if labelHolds(es[j].Label, vals) {
-			live = append(live, int32(j))
+			dst = append(dst, int32(j))
 		}
 	}
-	p.liveBuf = live
-	return live
+	return dst
 }
+
+// liveTabStates is the largest automaton whose live edges liveTab keeps
+// (128 lists per automaton state).
+const liveTabStates = 64
 
 func labelHolds(l Label, vals []uint64) bool {
 	for _, lit := range l {
@@ -1569,7 +1594,10 @@ func (p *product) footprint() int64 {
 	}
 	b += bytesOf(p.vals) + bytesOf(p.vals8) + bytesOf(p.valOK) + bytesOf(p.dense) + bytesOf(p.nodes.keys) + bytesOf(p.nodes.ids) +
 		bytesOf(p.nodeSys) + bytesOf(p.nodeQ) + bytesOf(p.parent) + bytesOf(p.levels) + bytesOf(p.indeg) +
-		bytesOf(p.full)
+		bytesOf(p.full) + bytesOf(p.liveTab)
+	for _, l := range p.liveTab {
+		b += bytesOf(l)
+	}
 	return b + p.searchBytes
 }
 
@@ -1746,8 +1774,9 @@ func (p *product) liveOf(v uint32) (s uint32, es []Edge, live []int32, ok bool) 
 	if !p.sys.expanded.has(s) {
 		return s, nil, nil, false
 	}
-	es = p.aut.States[p.stateQ(v)].Edges
-	live = p.liveEdges(es, p.valsOf(s))
+	q := p.stateQ(v)
+	es = p.aut.States[q].Edges
+	live = p.liveEdges(q, p.valsOf(s))
 	return s, es, live, len(live) > 0
 }
 
@@ -1935,7 +1964,7 @@ func (p *product) expandNode(i int) (stop bool, err error) {
 	// The successors are only needed when an automaton edge can be taken
 	// here (on the fly: the automaton prunes the system).
 	es := p.aut.States[q].Edges
-	live := p.liveEdges(es, vals)
+	live := p.liveEdges(q, vals)
 	if len(live) == 0 {
 		return false, nil
 	}
