@@ -2039,10 +2039,15 @@ func (p *product) addEdges(i int, es []Edge, live []int32, list []succ) (back bo
 
 // defaultFirstCheck is the number of expanded nodes at which the cycle
 // search first runs; it runs again each time the expanded part has grown
-// checkGrowth times, and when the product is complete.
+// checkGrowth times, and when the product is complete. A checkpoint at
+// which fewer than 1/taperCheck of the expanded nodes wait for their
+// expansion, the frontier of a product near its end, is put off to twice
+// its size (once: the next one is kept), as the search there would be
+// repeated almost whole when the product is complete.
 const (
 	defaultFirstCheck = 1 << 12
 	checkGrowth       = 4
+	taperCheck        = 8
 )
 
 // run explores the product and searches it for a fair accepting cycle. A
@@ -2064,6 +2069,7 @@ func (p *product) run(prop *spec.Property) (*checker.Violation, checker.StopReas
 	if err := p.start(); err != nil {
 		return internal(err)
 	}
+	putOff := false // the last checkpoint was put off
 	for upto := p.firstCheck; ; upto *= checkGrowth {
 		t0 := p.clock()
 		reason, done, err := p.explore(upto)
@@ -2077,6 +2083,12 @@ func (p *product) run(prop *spec.Property) (*checker.Violation, checker.StopReas
 		if p.failErr != nil {
 			return p.failure(prop), checker.NotStopped, 0
 		}
+		if !done && !putOff && len(p.nodeSys)-p.expanded() < upto/taperCheck {
+			putOff = true
+			upto = upto * 2 / checkGrowth // the next checkpoint at twice this one
+			continue
+		}
+		putOff = false
 		if v, n := p.search(prop); v != nil || done || p.collided != nil {
 			return v, checker.NotStopped, n
 		}

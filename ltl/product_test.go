@@ -621,3 +621,39 @@ func TestListAt(t *testing.T) {
 		t.Errorf("offset 2^40: no error")
 	}
 }
+
+// TestCheckpointPutOff checks the checkpoints of the cycle search on a
+// chain, whose frontier is one node: each checkpoint of at least 16
+// nodes is put off to twice its size, and the next one is kept (four
+// checks without: at 16, 64, 256 and the end). The violation of a
+// property is found all the same.
+func TestCheckpointPutOff(t *testing.T) {
+	src := "spec Chain\nvar x: 0..1000 = 0\naction step when x < 1000 { x := x + 1 }\n" +
+		"property Ends: eventually x == 1000\nproperty Small: always x < 500\n"
+	m, err := spec.ParseFile("chain.wrap", []byte(src), spec.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		prop          string
+		verdict       checker.Verdict
+		checks, nodes int
+	}{
+		// Checkpoints at 16 (put off to 32), 32 (kept), 128 (put off to
+		// 256), 256, 1024 (the product is complete at 1001 nodes).
+		{"Ends", checker.Holds, 3, 1001},
+		// The same checkpoints: the lasso's cycle is the stutter at
+		// x = 1000, so only the complete product has it.
+		{"Small", checker.Violated, 3, 0},
+	} {
+		ph := &phaseStats{clock: func() int64 { return 0 }}
+		var st PropertyStats
+		res, err := Check(context.Background(), m, Options{Only: []string{tt.prop}, firstCheck: 16, phases: ph, OnProperty: func(s PropertyStats) { st = s }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Verdict != tt.verdict || ph.checks != tt.checks || tt.nodes > 0 && int(st.ProductNodes) != tt.nodes {
+			t.Errorf("%s: verdict %v, %d checks, %d nodes; want %v, %d, %d", tt.prop, res.Verdict, ph.checks, st.ProductNodes, tt.verdict, tt.checks, tt.nodes)
+		}
+	}
+}
