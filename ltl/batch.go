@@ -239,7 +239,7 @@ func (s *system) flushInits(addErr *error) {
 			continue
 		}
 		if s.len() > n {
-			s.inits = append(s.inits, idx)
+			s.inits.push(idx)
 		}
 	}
 	s.dropPending()

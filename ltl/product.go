@@ -515,7 +515,7 @@ type system struct {
 	// state being expanded (the derivation of the states it finds).
 	fp      *fpStore
 	from    uint32
-	inits   []uint32
+	inits   paged[uint32]
 	initErr error // the init block's failure, returned to every user
 
 	// Reductions: states are stored canonical (canon != nil), and the
@@ -565,7 +565,7 @@ type system struct {
 	// also needs fewer than actNone actions; in 8 bits (succAct8,
 	// actNone8: the stutter) when there are fewer than actNone8.
 	keepAct  bool
-	succAt   []uint64         // per state: offset<<succNBits | count
+	succAt   paged[uint64]    // per state: offset<<succNBits | count
 	succBig  map[uint32]int64 // the counts of at least succNMax
 	succTo   chunked[uint32]
 	succAct  chunked[uint16]
@@ -719,7 +719,7 @@ var errTooManySuccessors = errors.New("ltl: more than 2^40 system transitions ke
 // listAt returns the offset and the length of the kept list of the
 // expanded state idx.
 func (s *system) listAt(idx uint32) (off, n int64) {
-	w := s.succAt[idx]
+	w := s.succAt.get(idx)
 	off, n = int64(w>>succNBits), int64(w&succNMax)
 	if n == succNMax {
 		n = s.succBig[idx]
@@ -737,7 +737,7 @@ func (s *system) setList(idx uint32, off, n int64) error {
 		s.succBig[idx] = n
 		n = succNMax
 	}
-	s.succAt[idx] = uint64(off)<<succNBits | uint64(n)
+	*s.succAt.at(idx) = uint64(off)<<succNBits | uint64(n)
 	return nil
 }
 
@@ -897,7 +897,7 @@ func (s *system) added() {
 	s.expanded.add()
 	s.reduced.add()
 	if s.keep {
-		s.succAt = append(s.succAt, 0)
+		s.succAt.push(0)
 	}
 }
 
@@ -924,7 +924,7 @@ func (s *system) init() error {
 		if s.len() == n {
 			return
 		}
-		s.inits = append(s.inits, idx)
+		s.inits.push(idx)
 	})
 	if batched {
 		s.flushInits(&addErr)
@@ -1324,7 +1324,7 @@ type product struct {
 	// With at most 7 atoms (small), a state's valuation is a byte of
 	// vals8 instead, with valKnown set once computed.
 	small   bool
-	vals8   []uint8
+	vals8   paged[uint8]
 	valBuf  [1]uint64
 	limit   int64
 	budget  int64  // heap bytes; 0: none
@@ -1354,7 +1354,7 @@ type product struct {
 	nodeSys []uint32
 	nodeQ   []uint16 // the automaton state, qBig: in bigQ
 	bigQ    map[uint32]int32
-	parent  []uint32
+	parent  paged[uint32]
 	// Node ids are in BFS order, so the depth of a node is the level
 	// whose range holds its id: levels[d] is the first node of depth d.
 	levels   []uint32
@@ -1434,10 +1434,10 @@ func (p *product) ignore(decls []int) {
 // the next call of atomValues or valsOf).
 func (p *product) atomValues(idx uint32) ([]uint64, error) {
 	if p.small {
-		for len(p.vals8) <= int(idx) {
-			p.vals8 = append(p.vals8, 0)
+		if int(idx) >= p.vals8.len() {
+			p.vals8.extend(int(idx) + 1)
 		}
-		if p.vals8[idx]&valKnown == 0 {
+		if v8 := p.vals8.at(idx); *v8&valKnown == 0 {
 			v := uint8(valKnown)
 			st := p.sys.state(idx)
 			for _, pr := range p.preds {
@@ -1447,7 +1447,7 @@ func (p *product) atomValues(idx uint32) ([]uint64, error) {
 				}
 				v |= uint8(x)
 			}
-			p.vals8[idx] = v
+			*v8 = v
 		}
 		return p.valsOf(idx), nil
 	}
@@ -1485,7 +1485,7 @@ const valKnown = 1 << 7
 // valsOf).
 func (p *product) valsOf(s uint32) []uint64 {
 	if p.small {
-		p.valBuf[0] = uint64(p.vals8[s] &^ valKnown)
+		p.valBuf[0] = uint64(p.vals8.get(s) &^ valKnown)
 		return p.valBuf[:]
 	}
 	return p.vals[int(s)*p.aw : int(s+1)*p.aw]
@@ -1553,7 +1553,7 @@ func (p *product) node(sysIdx uint32, q int, parent uint32, d int32) (uint32, er
 			q = qBig
 		}
 		p.nodeQ = append(p.nodeQ, uint16(q))
-		p.parent = append(p.parent, parent)
+		p.parent.push(parent)
 		if int(d) == len(p.levels) {
 			p.levels = append(p.levels, id)
 			p.maxDepth = int(d)
@@ -1588,12 +1588,12 @@ func (p *product) footprint() int64 {
 		b = s.store.Bytes()
 	}
 	b += bytesOf(s.expanded.w) + bytesOf(s.enabled) + bytesOf(s.enabled8) + bytesOf(s.reduced.w) + bytesOf(s.cache) +
-		bytesOf(s.succAt) + s.succTo.bytes() + s.succAct.bytes() + s.succAct8.bytes() + s.succPerm.bytes()
+		s.succAt.bytes() + s.succTo.bytes() + s.succAct.bytes() + s.succAct8.bytes() + s.succPerm.bytes()
 	for _, sl := range s.cache {
 		b += bytesOf(sl.list)
 	}
-	b += bytesOf(p.vals) + bytesOf(p.vals8) + bytesOf(p.valOK) + bytesOf(p.dense) + bytesOf(p.nodes.keys) + bytesOf(p.nodes.ids) +
-		bytesOf(p.nodeSys) + bytesOf(p.nodeQ) + bytesOf(p.parent) + bytesOf(p.levels) + bytesOf(p.indeg) +
+	b += bytesOf(p.vals) + p.vals8.bytes() + bytesOf(p.valOK) + bytesOf(p.dense) + bytesOf(p.nodes.keys) + bytesOf(p.nodes.ids) +
+		bytesOf(p.nodeSys) + bytesOf(p.nodeQ) + p.parent.bytes() + bytesOf(p.levels) + bytesOf(p.indeg) +
 		bytesOf(p.full) + bytesOf(p.liveTab)
 	for _, l := range p.liveTab {
 		b += bytesOf(l)
@@ -1635,7 +1635,8 @@ func (p *product) lookup(sysIdx uint32, q int) (uint32, bool) {
 
 // start adds the initial product nodes.
 func (p *product) start() error {
-	for _, s := range p.sys.inits {
+	for k := range p.sys.inits.len() {
+		s := p.sys.inits.get(uint32(k))
 		if _, err := p.node(s, p.aut.Init, noParent, 0); err != nil {
 			return err
 		}
@@ -2218,7 +2219,7 @@ func (p *product) withActions(n0 uint32, cycle []edge) []edge {
 // pathTo returns the product nodes from an initial node to id.
 func (p *product) pathTo(id uint32) []uint32 {
 	var path []uint32
-	for v := id; v != noParent; v = p.parent[v] {
+	for v := id; v != noParent; v = p.parent.get(v) {
 		path = append(path, v)
 	}
 	for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
@@ -2232,7 +2233,7 @@ func (p *product) pathTo(id uint32) []uint32 {
 // earlier one would have reached it first), computed again instead of
 // kept per node.
 func (p *product) parentAction(v uint32) int32 {
-	for _, e := range p.actEdges(nil, p.parent[v]) {
+	for _, e := range p.actEdges(nil, p.parent.get(v)) {
 		if e.to == v {
 			return e.act
 		}
