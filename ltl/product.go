@@ -704,9 +704,9 @@ func (s *system) listRoom(n int64) int64 {
 		off += listChunk - k // to the next chunk
 	}
 	s.succEnd = off + n
-	if n > listChunk-off&(listChunk-1) {
-		// A chunk of its own, longer than listChunk: the next list starts
-		// a new chunk.
+	if n > listChunk {
+		// A chunk of its own (off starts a chunk here): the next list
+		// starts a new chunk.
 		s.succEnd = (off>>listChunkBits + 1) << listChunkBits
 	}
 	return off
