@@ -1635,6 +1635,7 @@ func (p *product) lookup(sysIdx uint32, q int) (uint32, bool) {
 
 // start adds the initial product nodes.
 func (p *product) start() error {
+	p.reserve(int(p.sys.inits.len()))
 	for k := range p.sys.inits.len() {
 		s := p.sys.inits.get(uint32(k))
 		if _, err := p.node(s, p.aut.Init, noParent, 0); err != nil {
@@ -1642,6 +1643,25 @@ func (p *product) start() error {
 		}
 	}
 	return nil
+}
+
+// reserve makes room in the per-node arrays for n more nodes at once, and
+// in the dense index for every system state stored so far, so that a
+// product with many initial nodes (CoffeeCan's are all its states) does
+// not grow them by a quarter at a time, copying each one about four
+// times over.
+func (p *product) reserve(n int) {
+	p.nodeSys = slices.Grow(p.nodeSys, n)
+	p.nodeQ = slices.Grow(p.nodeQ, n)
+	if p.useFilter {
+		p.indeg = slices.Grow(p.indeg, n)
+	}
+	if na := len(p.aut.States); na <= denseAutomaton && !p.hashNodes {
+		if k := int(p.sys.len()) * na; k > len(p.dense) {
+			p.dense = slices.Grow(p.dense, k-len(p.dense))
+			p.dense = p.dense[:cap(p.dense)]
+		}
+	}
 }
 
 // expanded returns the number of expanded nodes: nodes 0..expanded()-1
