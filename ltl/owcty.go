@@ -45,7 +45,10 @@ type owctyFilter struct {
 	queue   []uint32 // the work list of both passes
 	edges   []edge   // the edges of one node (appendEdges)
 	targets []uint32 // their targets (appendTargets)
-	weak    []int    // the plain weakly fair units, used as acceptance sets
+	batch   [elimBatch]uint32
+	batchN  int    // the removals taken together (elimBatch; tests: fewer)
+	sink    uint32 // what drain's touching loads read
+	weak    []int  // the plain weakly fair units, used as acceptance sets
 	// rounds counts the rounds run; fixpoint runs them until one removes
 	// nothing (tests).
 	rounds   int
@@ -62,7 +65,7 @@ const (
 // newOWCTYFilter prepares the filter over the expanded nodes of p.
 func newOWCTYFilter(p *product) *owctyFilter {
 	n := p.expanded()
-	f := &owctyFilter{p: p, n: n, in: make([]uint64, (n+63)/64), size: n, word: make([]uint32, n)}
+	f := &owctyFilter{p: p, n: n, in: make([]uint64, (n+63)/64), size: n, word: make([]uint32, n), batchN: elimBatch}
 	for v := 0; v < n; v++ {
 		f.in[v/64] |= 1 << uint(v%64)
 	}
@@ -184,10 +187,10 @@ func (f *owctyFilter) eliminate(first bool) {
 	// product's edges go (up in a breadth-first product; CoffeeCan's,
 	// whose states are all initial, mostly down): a node whose last
 	// predecessor goes is removed by the scan when it is ahead of it, and
-	// at once (depth first, from the work list) when it is behind, so
-	// most removals read the arrays in order, not in the order of a
-	// depth-first walk. The set left is the same in any order (the
-	// largest subset in which every node has a predecessor in it).
+	// from the work list when it is behind, elimBatch of them at a time
+	// (drain), so that most removals read the arrays in order and the
+	// others overlap their misses. The set left is the same in any order
+	// (the largest subset in which every node has a predecessor in it).
 	down := 2*p.downEdges > p.edgesN
 	f.queue = f.queue[:0]
 	for k := 0; k < f.n; k++ {
@@ -195,23 +198,67 @@ func (f *owctyFilter) eliminate(first bool) {
 		if down {
 			v = f.n - 1 - k
 		}
-		if !f.has(uint32(v)) || f.word[v] != 0 {
+		if f.has(uint32(v)) && f.word[v] == 0 {
+			f.remove(uint32(v))
+			f.targets = p.appendTargets(f.targets[:0], uint32(v))
+			f.release(k, down)
+		}
+		if len(f.queue) >= f.batchN {
+			f.drain(k, down, f.batchN)
+		}
+	}
+	f.drain(f.n, down, 0)
+}
+
+// elimBatch is the number of queued removals whose memory accesses the
+// elimination overlaps (drain).
+const elimBatch = 32
+
+// release takes one predecessor off each target in f.targets of nodes
+// just removed, and queues those left without any that the scan has
+// passed (their place in the scan at most k); the scan finds the others.
+func (f *owctyFilter) release(k int, down bool) {
+	for _, t := range f.targets {
+		if !f.has(t) {
 			continue
 		}
-		f.queue = append(f.queue, uint32(v))
-		for len(f.queue) > 0 {
-			w := f.queue[len(f.queue)-1]
-			f.queue = f.queue[:len(f.queue)-1]
-			f.remove(w)
-			f.targets = p.appendTargets(f.targets[:0], w)
-			for _, t := range f.targets {
-				if f.has(t) {
-					if f.word[t]--; f.word[t] == 0 && (int(t) <= v) != down {
-						f.queue = append(f.queue, t)
-					}
-				}
+		if f.word[t]--; f.word[t] != 0 {
+			continue
+		}
+		if pos := int(t); down && f.n-1-pos <= k || !down && pos <= k {
+			f.queue = append(f.queue, t)
+		}
+	}
+}
+
+// drain removes queued nodes until fewer than keep wait, a batch of at
+// most batchN at a time (the scan is at k). A batch's nodes are taken
+// together, stage by stage (appendTargetsOf, then the targets' counts),
+// so that the cache misses of a stage overlap instead of following one
+// another: the nodes the scan has passed when their last predecessor
+// goes are reached out of the order of the arrays (CoffeeCan's chains
+// of removals go one block of states further per step) and read a
+// different part of every array each. In a breadth-first product most
+// removals are the scan's own, in the arrays' order, and are not queued.
+func (f *owctyFilter) drain(k int, down bool, keep int) {
+	p := f.p
+	for len(f.queue) > keep {
+		b := min(len(f.queue), f.batchN)
+		batch := f.batch[:b]
+		copy(batch, f.queue[len(f.queue)-b:])
+		f.queue = f.queue[:len(f.queue)-b]
+		f.targets = p.appendTargetsOf(f.targets[:0], batch)
+		var sink uint32
+		for _, t := range f.targets {
+			if int(t) < f.n {
+				sink += f.word[t]
 			}
 		}
+		f.sink += sink
+		for _, w := range batch {
+			f.remove(w)
+		}
+		f.release(k, down)
 	}
 }
 

@@ -278,3 +278,88 @@ func TestFilterDefault(t *testing.T) {
 		}
 	}
 }
+
+// TestEliminateBatches checks the elimination, whose removals are taken
+// a batch at a time while the scan goes on, against removals one at a
+// time from a work list, for batches of 1 to elimBatch: on random
+// systems and on CoffeeCan, whose chains of removals the scan does not
+// reach in order, so that batches are drained in the middle of the scan.
+func TestEliminateBatches(t *testing.T) {
+	batches := []int{1, 2, 5, elimBatch}
+	products := 0
+	compare := func(t *testing.T, name string, pr *product) {
+		t.Helper()
+		products++
+		n := pr.expanded()
+		want := make([]bool, n)
+		count := make([]int, n)
+		var targets []uint32
+		for v := range n {
+			want[v] = true
+			for _, w := range pr.appendTargets(targets[:0], uint32(v)) {
+				if int(w) < n {
+					count[w]++
+				}
+			}
+		}
+		var work []uint32
+		for v := range n {
+			if count[v] == 0 {
+				work = append(work, uint32(v))
+			}
+		}
+		for len(work) > 0 {
+			v := work[len(work)-1]
+			work = work[:len(work)-1]
+			want[v] = false
+			for _, w := range pr.appendTargets(targets[:0], v) {
+				if int(w) < n {
+					if count[w]--; count[w] == 0 {
+						work = append(work, w)
+					}
+				}
+			}
+		}
+		for _, first := range []bool{false, pr.useFilter} {
+			for _, b := range batches {
+				f := newOWCTYFilter(pr)
+				f.batchN = b
+				f.eliminate(first)
+				size := 0
+				for v := range n {
+					if f.has(uint32(v)) != want[v] {
+						t.Fatalf("%s, batch %d, first %v: node %d kept %v, want %v", name, b, first, v, f.has(uint32(v)), want[v])
+					}
+					if want[v] {
+						size++
+					}
+				}
+				if f.size != size {
+					t.Fatalf("%s, batch %d: size %d, want %d", name, b, f.size, size)
+				}
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(5, 7))
+	for r := range 300 {
+		k := randSystem(mathrand.New(mathrand.NewSource(int64(rng.Uint64()))))
+		name := fmt.Sprint("system ", r, ": ", k)
+		if _, err := Check(context.Background(), k.model(), Options{onProduct: func(pr *product) { compare(t, name, pr) }}); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	src, err := os.ReadFile("testdata/coffeecan.wrap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := spec.ParseFile("coffeecan.wrap", src, spec.Options{Defines: map[string]int64{"MAX": 60}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Check(context.Background(), m, Options{onProduct: func(pr *product) { compare(t, "CoffeeCan", pr) }}); err != nil {
+		t.Fatal(err)
+	}
+	if products < 300 {
+		t.Fatalf("%d products compared", products)
+	}
+}

@@ -1338,6 +1338,7 @@ type product struct {
 	liveBuf    []int32     // appendEdges: the automaton edges whose label holds
 	liveTab    [][]int32   // liveEdges: those per (automaton state, valuation)
 	tmpEdges   []edge      // appendTargets: the edges of a node
+	sink       uint32      // what appendTargetsOf's touching loads read
 	firstCheck int         // expanded nodes at the first cycle search
 	hashNodes  bool        // Options.hashNodes
 	filter     filterMode  // Options.filter
@@ -1901,6 +1902,50 @@ func (p *product) appendTargets(dst []uint32, v uint32) []uint32 {
 				dst = append(dst, p.find(t, es[j].To))
 			}
 		}
+	}
+	return dst
+}
+
+// appendTargetsOf appends the targets of the edges of the expanded nodes
+// vs to dst, node after node, as appendTargets does. It first loads,
+// stage by stage and each stage in a loop of its own, what appendTargets
+// reads for all of them: the nodes' system and automaton states, the
+// system states' kept lists' offsets and atom valuations, then the
+// lists and the dense index's entries of their targets. The loads of
+// one stage do not wait for each other, so their misses overlap.
+func (p *product) appendTargetsOf(dst []uint32, vs []uint32) []uint32 {
+	sys := p.sys
+	if sys.keep && len(vs) <= elimBatch {
+		var ss [elimBatch]uint32
+		var at [elimBatch]uint64
+		var sink uint32
+		for i, v := range vs {
+			ss[i] = p.nodeSys[v]
+			sink += uint32(p.nodeQ[v])
+		}
+		for i, s := range ss[:len(vs)] {
+			at[i] = sys.succAt.get(s)
+			if p.small {
+				sink += uint32(p.vals8.get(s))
+			}
+		}
+		dense := len(p.aut.States) <= denseAutomaton && !p.hashNodes
+		na := len(p.aut.States)
+		for _, w := range at[:len(vs)] {
+			off, n := int64(w>>succNBits), int64(w&succNMax)
+			if n == 0 || n == succNMax {
+				continue
+			}
+			for _, t := range sys.succTo.list(off, n) {
+				if k := int(t) * na; dense && k < len(p.dense) {
+					sink += p.dense[k]
+				}
+			}
+		}
+		p.sink += sink
+	}
+	for _, v := range vs {
+		dst = p.appendTargets(dst, v)
 	}
 	return dst
 }
