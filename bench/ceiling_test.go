@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -37,6 +38,19 @@ func BenchmarkCeiling(b *testing.B) {
 			for range 20_000_000 {
 				x = mix(x)
 				s += tab[x&mask]
+			}
+			return s
+		}},
+		{"cas", func(seed uint64) uint64 {
+			x, s := seed, uint64(0)
+			mask := uint64(len(tab) - 1)
+			for range 20_000_000 {
+				x = mix(x)
+				p := &tab[x&mask]
+				old := atomic.LoadUint64(p)
+				if atomic.CompareAndSwapUint64(p, old, old+1) {
+					s++
+				}
 			}
 			return s
 		}},

@@ -280,6 +280,7 @@ func runProgram(ctx context.Context, prog *machine.Program, opts Options, minPar
 		return nil, err
 	}
 	e.store = machine.NewStoreFor(prog)
+	e.store.SetWriters(workers)
 	if opts.HashCompact {
 		e.fps = newFPSet()
 		if err := e.openSpills(); err != nil {

@@ -370,6 +370,7 @@ func (e *explorer) promote(nn int) {
 		e.store, e.levelMax = nil, nn
 		runtime.GC() // see resize
 		e.store = machine.NewStoreFor(e.prog)
+		e.store.SetWriters(len(e.workers))
 	} else {
 		e.store.Reset()
 	}
