@@ -137,7 +137,7 @@ func NewStoreBits(width, nbits int) *Store {
 	// At most 1<<nbits vectors: 4 table entries a shard for up to 256,
 	// in one backing array (two allocations, not 512).
 	ti := min(shardInit, 1<<min(8, max(2, nbits-6)))
-	tabs, all := make([][]uint64, nShards), make([]uint64, nShards*ti)
+	tabs, all := make([][]uint64, nShards), prefault(make([]uint64, nShards*ti))
 	for i := range s.shards {
 		tabs[i] = all[i*ti : (i+1)*ti : (i+1)*ti]
 		s.tabs[i].Store(&tabs[i])
