@@ -9,11 +9,13 @@ import (
 	"time"
 )
 
-// BenchmarkCeiling measures what two cores of this machine give on two
+// BenchmarkCeiling measures what two cores of this machine give on three
 // kernels that bound the engine's parallel speed-up: a register-only
-// loop (cpu) and random reads of a 256 MiB table (mem, the access
-// pattern of the visited store). It reports speedup = 2 × (time of one
-// goroutine doing n) / (time of two doing n each).
+// loop (cpu), random reads of a 256 MiB table (mem, the access pattern
+// of the visited store's look-ups) and random compare-and-swaps on the
+// same table shared by both goroutines (cas, its inserts). It reports
+// speedup = 2 × (time of one goroutine doing n) / (time of two doing n
+// each).
 //
 //	go test -run XXX -bench Ceiling -benchtime 3x ./bench/
 func BenchmarkCeiling(b *testing.B) {

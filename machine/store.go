@@ -103,7 +103,9 @@ type shard struct {
 	// replaces it (growShared).
 	grow sync.Mutex
 	// used counts the table's entries: under mu or by one goroutine
-	// (Insert, InsertHashed), or atomically (InsertBlock).
+	// (Insert, InsertHashed), or atomically (InsertBlock), less those
+	// that InsertBlock's goroutines hold pending in their blocks until
+	// Release (Store.count).
 	used int64
 	_    [cacheLine - 8 - 8 - 8]byte
 }
