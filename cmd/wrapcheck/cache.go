@@ -114,8 +114,12 @@ func (c *nativeCache) acquire(rel string) (*cacheLock, error) {
 	for try := 1; ; try++ {
 		retry := func(err error) bool { return try < tries && errors.Is(err, fs.ErrNotExist) }
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			if retry(err) {
-				continue // a parent removed as it was made
+			// A parent removed as it was made; or the entry made by
+			// another process and removed by a third between MkdirAll's
+			// mkdir (which then fails with "file exists") and its look
+			// at what exists.
+			if retry(err) || try < tries && errors.Is(err, fs.ErrExist) {
+				continue
 			}
 			return nil, err
 		}
