@@ -1614,12 +1614,18 @@ func bytesOf[T any](x []T) int64 {
 // of consecutive system states are near each other in memory).
 const denseAutomaton = 8
 
+// denseIndex reports whether the product's nodes are found in the dense
+// index (else in the hash index nodes).
+func (p *product) denseIndex() bool {
+	return len(p.aut.States) <= denseAutomaton && !p.hashNodes
+}
+
 // lookup returns the id of node (sysIdx, q), adding it with the next id
 // (len(p.nodeSys)) when absent.
 func (p *product) lookup(sysIdx uint32, q int) (uint32, bool) {
 	next := uint32(len(p.nodeSys))
 	na := len(p.aut.States)
-	if na > denseAutomaton || p.hashNodes {
+	if !p.denseIndex() {
 		return p.nodes.insert(uint64(sysIdx)<<32|uint64(q), next)
 	}
 	k := int(sysIdx)*na + q
@@ -1657,7 +1663,7 @@ func (p *product) reserve(n int) {
 	if p.useFilter {
 		p.indeg = slices.Grow(p.indeg, n)
 	}
-	if na := len(p.aut.States); na <= denseAutomaton && !p.hashNodes {
+	if na := len(p.aut.States); p.denseIndex() {
 		if k := int(p.sys.len()) * na; k > len(p.dense) {
 			p.dense = slices.Grow(p.dense, k-len(p.dense))
 			p.dense = p.dense[:cap(p.dense)]
@@ -1929,7 +1935,7 @@ func (p *product) appendTargetsOf(dst []uint32, vs []uint32) []uint32 {
 				sink += uint32(p.vals8.get(s))
 			}
 		}
-		dense := len(p.aut.States) <= denseAutomaton && !p.hashNodes
+		dense := p.denseIndex()
 		na := len(p.aut.States)
 		for _, w := range at[:len(vs)] {
 			off, n := int64(w>>succNBits), int64(w&succNMax)
@@ -1954,7 +1960,7 @@ func (p *product) appendTargetsOf(dst []uint32, vs []uint32) []uint32 {
 // that found the edge to it added it.
 func (p *product) find(sysIdx uint32, q int) uint32 {
 	na := len(p.aut.States)
-	if na > denseAutomaton || p.hashNodes {
+	if !p.denseIndex() {
 		return p.nodes.find(uint64(sysIdx)<<32 | uint64(q))
 	}
 	return p.dense[int(sysIdx)*na+q] - 1
