@@ -166,6 +166,8 @@ type explorer struct {
 }
 
 type worker struct {
+	_ [64]byte // no other object's fields on the line of the first ones
+
 	e        *explorer
 	m        *machine.Machine
 	vec      []uint64
@@ -225,6 +227,8 @@ type worker struct {
 	checkHeld  bool
 	witnessedN int  // the entries of witnessed set
 	loaded     bool // flush: the action state is the loaded parent
+
+	_ [64]byte // nor on the line of the last ones
 }
 
 // Run explores the state space of m breadth-first and checks every
@@ -293,8 +297,9 @@ func runProgram(ctx context.Context, prog *machine.Program, opts Options, minPar
 	for i := range e.workers {
 		// vec is written at every successor: made as small slices one
 		// after the other, the workers' vectors would share a cache line.
-		w := &worker{e: e, m: prog.NewMachine(), vec: padded[uint64](prog.Words()), checkVec: make([]uint64, prog.Words()),
-			fired: padded[int64](len(m.Actions)), witnessed: make([]bool, ninv), deadlock: -1}
+		w := &worker{e: e, m: prog.NewMachine(), vec: machine.Padded[uint64](prog.Words()), checkVec: machine.Padded[uint64](prog.Words()),
+			changed: machine.Padded[int32](prog.Slots())[:0], cands: machine.Padded[int32](len(e.conjRef))[:0],
+			fired: machine.Padded[int64](len(m.Actions)), witnessed: make([]bool, ninv), deadlock: -1}
 		if opts.Canon == nil {
 			w.collecting = true
 			w.col = machine.Collector{Vecs: make([]uint64, touchBatch*prog.Words()), Succs: make([]pending, touchBatch),
@@ -769,7 +774,7 @@ func (w *worker) changedConjunctBits(vec, parent []uint64) []int32 {
 		return w.changedConjunctWord(vec, parent)
 	}
 	if len(w.conjBits) != cw {
-		w.conjBits = make([]uint64, cw)
+		w.conjBits = machine.Padded[uint64](cw)
 	}
 	acc := w.conjBits
 	ch := w.changed[:0]
@@ -835,7 +840,7 @@ func (w *worker) changedConjunctWord(vec, parent []uint64) []int32 {
 func (w *worker) changedConjunctList(vec, parent []uint64) []int32 {
 	e := w.e
 	if len(w.stamp) != len(e.conjRef) {
-		w.stamp = make([]uint32, len(e.conjRef))
+		w.stamp = machine.Padded[uint32](len(e.conjRef))
 	}
 	w.stampCur++
 	if w.stampCur == 0 {
@@ -1577,12 +1582,4 @@ func (e *explorer) states() int64 {
 		return e.store.Len()
 	}
 	return e.promoted.Load() + e.store.Len()
-}
-
-// padded returns a zeroed slice of n words (counters, a vector) with two
-// cache lines of slack on both sides, so that what one worker writes
-// there never shares a cache line with another's.
-func padded[T int64 | uint64](n int) []T {
-	b := make([]T, n+32)
-	return b[16 : 16+n : 16+n]
 }

@@ -436,6 +436,8 @@ type undo struct {
 // frames, agent frames, scratch) the compiled closures work on. A Machine
 // is not safe for concurrent use; create one per goroutine.
 type Machine struct {
+	_ [64]byte // no other object's fields on the line of the first ones
+
 	p     *Program
 	mem   []int64
 	trail []undo
@@ -497,6 +499,8 @@ type Machine struct {
 	countdown int64
 	halted    bool
 	halt      site
+
+	_ [64]byte // nor on the line of the last ones
 }
 
 // pollEvery is the number of quantifier iterations, choose branches and
@@ -511,7 +515,7 @@ var ErrInterrupted = errors.New("checker: evaluation interrupted")
 // NewMachine returns a machine for p.
 func (p *Program) NewMachine() *Machine {
 	n := int(p.memSize.Load())
-	m := &Machine{p: p, mem: padded(n), vec: make([]uint64, p.lay.words), held: make([]uint64, p.lay.words), trail: make([]undo, 0, 64),
+	m := &Machine{p: p, mem: Padded[int64](n), vec: Padded[uint64](p.lay.words), held: Padded[uint64](p.lay.words), trail: Padded[undo](64)[:0],
 		countdown: pollEvery, halt: site{kind: RuntimeError, msg: "evaluation interrupted"}}
 	// Made once: a method value or closure made in Init or Successors
 	// would be allocated on every call.
@@ -565,7 +569,7 @@ func (m *Machine) unhalt() {
 
 func (m *Machine) grow() {
 	if n := int(m.p.memSize.Load()); n > len(m.mem) {
-		mem := padded(n)
+		mem := Padded[int64](n)
 		copy(mem, m.mem)
 		m.mem = mem
 	}

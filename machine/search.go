@@ -1,6 +1,9 @@
 package machine
 
-import "math/bits"
+import (
+	"math/bits"
+	"unsafe"
+)
 
 // The methods of this file are the interface of a search (package
 // checker's breadth-first search, its trace rebuilding): they run the
@@ -276,7 +279,7 @@ func (m *Machine) Candidates() []uint64 {
 	p := m.p
 	c := m.cand
 	if len(c) != p.candWords {
-		c = make([]uint64, p.candWords)
+		c = Padded[uint64](p.candWords) // written for every state
 		m.cand = c
 	}
 	if len(c) == 1 {
@@ -454,10 +457,17 @@ func (m *Machine) LoadedTerminal() bool {
 	return v != 0
 }
 
-// padded returns a zeroed slice of n counters with a cache line of slack
-// on both sides, so that the memories of machines never share a cache
-// line.
-func padded(n int) []int64 {
-	b := make([]int64, n+32)
-	return b[16 : 16+n : 16+n]
+// Padded returns a zeroed slice of n elements with two cache lines of
+// slack on both sides, so that what one goroutine writes there never
+// shares a cache line with another allocation. A small buffer that a
+// worker writes for every state (a one-word vector, a list of changed
+// slots) must be made this way: the allocator packs objects of up to 16
+// bytes into shared blocks, and two workers' buffers made one after the
+// other would otherwise sit on one line, which each write then takes
+// from the other core.
+func Padded[T any](n int) []T {
+	var z T
+	pad := 128/max(int(unsafe.Sizeof(z)), 1) + 1
+	b := make([]T, n+2*pad)
+	return b[pad : pad+n : pad+n]
 }
