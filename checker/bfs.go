@@ -302,7 +302,7 @@ func runProgram(ctx context.Context, prog *machine.Program, opts Options, minPar
 			fired: machine.Padded[int64](len(m.Actions)), witnessed: make([]bool, ninv), deadlock: -1}
 		if opts.Canon == nil {
 			w.collecting = true
-			w.col = machine.Collector{Vecs: make([]uint64, touchBatch*prog.Words()), Succs: make([]pending, touchBatch),
+			w.col = machine.Collector{Vecs: machine.Padded[uint64](touchBatch * prog.Words()), Succs: machine.Padded[pending](touchBatch),
 				MaxOrd: ordMax, Limit: touchBatch, Full: w.colFull, Fired: w.fired}
 		}
 		w.onSuccs()
