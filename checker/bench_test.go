@@ -3,14 +3,11 @@ package checker
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/wrapcheck/wrapcheck/machine"
-	"github.com/wrapcheck/wrapcheck/spec"
 )
 
 // BenchmarkBFS explores the peer models of ../examples/peers with 1 and 2
@@ -30,14 +27,7 @@ func BenchmarkBFS(b *testing.B) {
 		{"toctou-D3M10", "toctou.wrap", map[string]int64{"D": 3, "M": 10, "FIXED": 1}, 681472},
 	}
 	for _, bb := range benches {
-		src, err := os.ReadFile(filepath.Join("..", "examples", "peers", bb.file))
-		if err != nil {
-			b.Fatal(err)
-		}
-		m, err := spec.ParseFile(bb.file, src, spec.Options{Defines: bb.defines})
-		if err != nil {
-			b.Fatal(err)
-		}
+		m := peerModel(b, bb.file, bb.defines)
 		for _, mode := range []struct {
 			workers int
 			compact bool
@@ -83,14 +73,7 @@ func cpuTime() time.Duration {
 // allocates nothing per state: only per run, per level and per arena
 // chunk or table growth.
 func TestAllocsPerState(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join("..", "examples", "peers", "pipeline.wrap"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := spec.ParseFile("pipeline.wrap", src, spec.Options{Defines: map[string]int64{"K": 4, "N": 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := peerModel(t, "pipeline.wrap", map[string]int64{"K": 4, "N": 1})
 	prog, err := machine.Compile(m)
 	if err != nil {
 		t.Fatal(err)

@@ -188,6 +188,18 @@ type worker struct {
 	pend       []pending
 	blk        machine.IndexBlock // store indexes for new states, while parallel
 	sink       uint64
+	// deferred holds the successors (vectors in deferredVec, their
+	// parents' in deferredPar) whose shards were being grown by another
+	// worker when this one flushed them (insertParallel), to be inserted at
+	// a later flush or at the end of the level; spare holds
+	// retryDeferred's second set of arrays.
+	deferred                 []pending
+	deferredVec, deferredPar []uint64
+	spare                    struct {
+		ps         []pending
+		vecs, pars []uint64
+	}
+	deferTick int // testDefer's count
 
 	// col collects the successors without a call of onSucc each
 	// (machine.Collector), unless symmetry is on (collecting is then
@@ -994,8 +1006,7 @@ func (w *worker) flush() {
 		}
 	}
 	m := w.m
-	p := e.prog
-	nw := p.Words()
+	nw := e.prog.Words()
 	par := e.parallel
 	// Second round, slots now in cache: the records of likely duplicates,
 	// for their vectors, or when the slots hold the vectors, for their
@@ -1036,7 +1047,9 @@ func (w *worker) flush() {
 		var isNew bool
 		var err error
 		if par {
-			idx, isNew, err = st.InsertBlock(vec, pd.H, pd.Key, &w.blk)
+			if idx, isNew, err = w.insertParallel(pd, vec, parent); err == machine.ErrGrowing {
+				continue // set aside
+			}
 		} else {
 			idx, isNew, err = st.InsertHashed(vec, pd.H, pd.Key, false)
 		}
@@ -1044,32 +1057,139 @@ func (w *worker) flush() {
 			e.stop.CompareAndSwap(runOK, stopFull)
 			break
 		}
-		if isNew {
+		switch {
+		case isNew:
 			w.checkState(m, idx, vec, parent)
-		} else {
+		case idx < e.levelStart:
 			// The cycle proviso looks only at states stored before this
-			// level (levels no deeper than the parent): every cycle has such
-			// an edge, and unlike "already stored" it does not depend on
-			// which worker stored a state of the next level first.
-			if idx < e.levelStart {
-				w.sawOld = true
-			}
-			// A duplicate of this level keeps the smallest key. One worker
-			// inserts in key order (frontier positions, then ordinals, both
-			// increasing), so there the stored key is already the smaller.
-			if par && idx >= e.levelStart {
-				l := st.Link(idx)
-				for {
-					old := atomic.LoadUint64(l)
-					if old <= pd.Key || atomic.CompareAndSwapUint64(l, old, pd.Key) {
-						break
-					}
-				}
-			}
+			// level (levels no deeper than the parent): every cycle has
+			// such an edge, and unlike "already stored" it does not
+			// depend on which worker stored a state of the next level
+			// first.
+			w.sawOld = true
+		case par:
+			e.keepSmallestKey(idx, pd.Key)
 		}
 	}
 	w.pend = w.pend[:0]
 	w.pendVec = w.pendVec[:0]
+	if len(w.deferred) > 0 {
+		w.retryDeferred(false)
+	}
+}
+
+// keepSmallestKey makes the state at index idx, stored in this level,
+// keep the tie-break key key if it is smaller than its own: a duplicate
+// of a parallel level keeps the smallest key of the level, whichever
+// worker stored it first. (One worker inserts in key order, frontier
+// positions then ordinals, both increasing, so there the stored key is
+// already the smaller.)
+func (e *explorer) keepSmallestKey(idx uint32, key uint64) {
+	l := e.store.Link(idx)
+	for {
+		old := atomic.LoadUint64(l)
+		if old <= key || atomic.CompareAndSwapUint64(l, old, key) {
+			return
+		}
+	}
+}
+
+// insertParallel inserts a successor of a parallel level, as flush's
+// loop does, unless its shard is being grown by another worker: then it
+// sets it aside with its parent for a later retryDeferred and returns
+// [machine.ErrGrowing]. During a growth storm, when every shard reaches
+// its bound within a few thousand states, waiting for those growths made
+// two workers' growths nearly serial. Not inlined: its code would crowd
+// flush's loop, which one worker runs without it.
+//
+//go:noinline
+func (w *worker) insertParallel(pd pending, vec, parent []uint64) (uint32, bool, error) {
+	if testDeferEvery > 0 && w.testDefer() {
+		w.setAside(pd, vec, parent)
+		return 0, false, machine.ErrGrowing
+	}
+	idx, isNew, err := w.e.store.TryInsertBlock(vec, pd.H, pd.Key, &w.blk)
+	if err == machine.ErrGrowing {
+		w.setAside(pd, vec, parent)
+	}
+	return idx, isNew, err
+}
+
+// setAside keeps a successor that could not be inserted while its shard
+// was being grown, with its parent, for retryDeferred (under HashCompact
+// only the batch's frontier vectors are at hand later, so the parent
+// goes along).
+func (w *worker) setAside(pd pending, vec, parent []uint64) {
+	w.deferred = append(w.deferred, pd)
+	w.deferredVec = append(w.deferredVec, vec...)
+	w.deferredPar = append(w.deferredPar, parent...)
+}
+
+// testDeferEvery, set by tests only, makes insertParallel set aside
+// every testDeferEvery-th successor, as if its shard were being grown: the set-aside paths then
+// run in every parallel level, not only in growth storms. testDeferred
+// counts them.
+var (
+	testDeferEvery int
+	testDeferred   atomic.Int64
+)
+
+// testDefer reports whether insertParallel sets the successor aside under
+// testDeferEvery.
+func (w *worker) testDefer() bool {
+	w.deferTick++
+	if w.deferTick%testDeferEvery != 0 {
+		return false
+	}
+	testDeferred.Add(1)
+	return true
+}
+
+// retryDeferred inserts the successors set aside in w.deferred and
+// checks the new ones, as flush does; unless wait, those whose shards are
+// still being grown are set aside again. The order of inserts decides no
+// count, key or position: a state keeps the smallest key of the level
+// whoever stores it, and positions follow keys.
+func (w *worker) retryDeferred(wait bool) {
+	e := w.e
+	st := e.store
+	nw := e.prog.Words()
+	ps, vecs, pars := w.deferred, w.deferredVec, w.deferredPar
+	// The set-aside successors move to the spare arrays; those set aside
+	// again land in the emptied ones.
+	w.deferred, w.deferredVec, w.deferredPar = w.spare.ps[:0], w.spare.vecs[:0], w.spare.pars[:0]
+	w.loaded = false // the action state is no parent of these
+	cur := -1
+	for i, pd := range ps {
+		vec := vecs[i*nw : (i+1)*nw]
+		parent := pars[i*nw : (i+1)*nw : (i+1)*nw]
+		if pos := int(pd.Key >> ordBits); pos != cur {
+			cur = pos
+			w.checkReady = false
+		}
+		var idx uint32
+		var isNew bool
+		var err error
+		if wait {
+			idx, isNew, err = st.InsertBlock(vec, pd.H, pd.Key, &w.blk)
+		} else if idx, isNew, err = st.TryInsertBlock(vec, pd.H, pd.Key, &w.blk); err == machine.ErrGrowing {
+			w.setAside(pd, vec, parent)
+			continue
+		}
+		if err != nil {
+			e.stop.CompareAndSwap(runOK, stopFull)
+			break
+		}
+		switch {
+		case isNew:
+			w.checkState(w.m, idx, vec, parent)
+		case idx < e.levelStart:
+			w.sawOld = true
+		default:
+			e.keepSmallestKey(idx, pd.Key)
+		}
+	}
+	w.spare.ps, w.spare.vecs, w.spare.pars = ps[:0], vecs[:0], pars[:0]
 }
 
 // expand generates the successors of the state at frontier position p.
@@ -1229,7 +1349,7 @@ func (w *worker) work() {
 	for e.stop.Load() == runOK {
 		b := int(e.next.Add(1) - 1)
 		if b >= e.nbatch {
-			return
+			break
 		}
 		p0, p1 := b*e.batch, min(n, (b+1)*e.batch)
 		if e.fps != nil {
@@ -1243,6 +1363,15 @@ func (w *worker) work() {
 		}
 		atomic.StoreInt64(&w.transPub, w.trans+w.col.Trans)
 		e.checkLimits()
+	}
+	if len(w.deferred) > 0 {
+		if e.stop.Load() == runOK {
+			w.retryDeferred(true) // the level's last growths: wait for them
+		} else {
+			// The search ends with this level; its figures are those of
+			// the states stored when it stopped.
+			w.deferred, w.deferredVec, w.deferredPar = w.deferred[:0], w.deferredVec[:0], w.deferredPar[:0]
+		}
 	}
 }
 

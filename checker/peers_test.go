@@ -100,21 +100,14 @@ func TestDeterminismLarge(t *testing.T) {
 		{"toctou.wrap", map[string]int64{"D": 3, "M": 3, "FIXED": 1}},
 	}
 	for _, c := range cases {
-		src, err := os.ReadFile(filepath.Join("..", "examples", "peers", c.file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := spec.ParseFile(c.file, src, spec.Options{Defines: c.defines})
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := peerModel(t, c.file, c.defines)
 		var first *Result
 		for _, workers := range []int{1, 2, 4, 8} {
 			r, err := run(context.Background(), m, Options{Workers: workers, Continue: true}, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
-			r.Stats.Seconds, r.Stats.PeakHeapBytes, r.Stats.Workers = 0, 0, 0
+			r.Stats.Seconds, r.Stats.PeakHeapBytes, r.Stats.BytesPerState, r.Stats.Workers = 0, 0, 0, 0
 			if first == nil {
 				first = r
 				continue
@@ -124,4 +117,19 @@ func TestDeterminismLarge(t *testing.T) {
 			}
 		}
 	}
+}
+
+// peerModel parses the peer translation file of ../examples/peers with
+// the given defines.
+func peerModel(tb testing.TB, file string, defines map[string]int64) *spec.Model {
+	tb.Helper()
+	src, err := os.ReadFile(filepath.Join("..", "examples", "peers", file))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	m, err := spec.ParseFile(file, src, spec.Options{Defines: defines})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m
 }

@@ -186,6 +186,9 @@ type Stats struct {
 	PeakHeapBytes uint64
 	// BytesPerState is the visited store's memory per state: the packed
 	// vector and parent link, plus the hash tables divided by States.
+	// With several workers a table can be grown one entry before its
+	// bound (two workers counting the same new state at once), so like
+	// PeakHeapBytes it may differ between Workers values.
 	BytesPerState float64
 }
 

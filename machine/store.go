@@ -344,6 +344,25 @@ type IndexBlock struct {
 // InsertBlock must not run concurrently with Insert or InsertHashed
 // (which lock the shards instead) on one store.
 func (s *Store) InsertBlock(vec []uint64, h, link uint64, blk *IndexBlock) (idx uint32, isNew bool, err error) {
+	return s.insertBlock(vec, h, link, blk, true)
+}
+
+// ErrGrowing is returned by [Store.TryInsertBlock] when the vector's
+// shard is being grown by another goroutine: nothing was inserted.
+var ErrGrowing = errors.New("machine: the shard's table is being grown")
+
+// TryInsertBlock is [Store.InsertBlock], except that where InsertBlock
+// would wait for another goroutine's growth of the vector's shard, it
+// returns [ErrGrowing] at once, having inserted nothing; the caller
+// tries again later (a growth takes a while: all the shards reach their
+// bound at about the same time, and a goroutine that waited for each
+// growth it met would spend a growth storm waiting). It grows the table
+// itself when the vector is the one that needs the growth.
+func (s *Store) TryInsertBlock(vec []uint64, h, link uint64, blk *IndexBlock) (idx uint32, isNew bool, err error) {
+	return s.insertBlock(vec, h, link, blk, false)
+}
+
+func (s *Store) insertBlock(vec []uint64, h, link uint64, blk *IndexBlock, wait bool) (idx uint32, isNew bool, err error) {
 	si := h >> (64 - shardBits)
 	// Look up first, as InsertHashed does; only a new vector (or a
 	// concurrent insert) goes on to insertShared.
@@ -351,7 +370,7 @@ func (s *Store) InsertBlock(vec []uint64, h, link uint64, blk *IndexBlock) (idx 
 	if ok {
 		return j, false, nil
 	}
-	return s.insertShared(si, vec, h, link, blk, tp, i)
+	return s.insertShared(si, vec, h, link, blk, tp, i, wait)
 }
 
 // insertShared is InsertBlock's insert of a vector that lookup did not
@@ -367,7 +386,7 @@ func (s *Store) InsertBlock(vec []uint64, h, link uint64, blk *IndexBlock) (idx 
 // every empty slot frozen first, so a probe of a stale table either
 // finds the vector or reaches a frozen slot, and starts again in the
 // new table.
-func (s *Store) insertShared(si uint64, vec []uint64, h, link uint64, blk *IndexBlock, tp *[]uint64, i uint64) (uint32, bool, error) {
+func (s *Store) insertShared(si uint64, vec []uint64, h, link uint64, blk *IndexBlock, tp *[]uint64, i uint64, wait bool) (uint32, bool, error) {
 	sh := &s.shards[si]
 	tag := s.slotTag(vec, h)
 	for {
@@ -377,7 +396,9 @@ func (s *Store) insertShared(si uint64, vec []uint64, h, link uint64, blk *Index
 			e := atomic.LoadUint64(&tab[i])
 			if e == 0 {
 				if !s.count(sh, blk, si, len(tab)) {
-					s.growShared(si)
+					if !s.growShared(si, wait) {
+						return 0, false, ErrGrowing
+					}
 					break
 				}
 				if blk.next == blk.end && !s.reserve(blk) {
@@ -396,7 +417,14 @@ func (s *Store) insertShared(si uint64, vec []uint64, h, link uint64, blk *Index
 				e = atomic.LoadUint64(&tab[i])
 			}
 			if e == frozen {
-				// A growth replaces this table: wait for it to end.
+				// A growth replaces this table: wait for it to end, or
+				// report it unless it has ended.
+				if !wait {
+					if s.tabs[si].Load() == tp {
+						return 0, false, ErrGrowing
+					}
+					break
+				}
 				sh.grow.Lock()
 				sh.grow.Unlock()
 				break
@@ -466,10 +494,18 @@ func (s *Store) SetWriters(n int) { s.writers = int64(n) }
 // inserting into it without a lock: every empty slot is frozen (a
 // compare-and-swap that an insert's own wins against, or loses to)
 // before the entries are copied, so each entry reaches the new table
-// once.
-func (s *Store) growShared(si uint64) {
+// once. With wait false it grows nothing and reports false when another
+// goroutine holds the shard's growth (it is growing the table, or
+// finding that it need not).
+func (s *Store) growShared(si uint64, wait bool) bool {
 	sh := &s.shards[si]
-	sh.grow.Lock()
+	if !wait {
+		if !sh.grow.TryLock() {
+			return false
+		}
+	} else {
+		sh.grow.Lock()
+	}
 	old := *s.tabs[si].Load()
 	if (atomic.LoadInt64(&sh.used)+1)*4 > int64(len(old))*3 {
 		tab := prefault(make([]uint64, 2*len(old)))
@@ -488,6 +524,7 @@ func (s *Store) growShared(si uint64) {
 		s.tables.Add(int64(8 * (len(tab) - len(old))))
 	}
 	sh.grow.Unlock()
+	return true
 }
 
 // reserve refills blk with the next indexes, at most blockSize and no

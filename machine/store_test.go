@@ -432,11 +432,16 @@ func TestStoreBlocksGrowRace(t *testing.T) {
 		vec      func(k int) []uint64
 		distinct int // a prime: each order below is a permutation
 		writers  int
+		// try: TryInsertBlock, the vectors of shards being grown set
+		// aside and inserted later, as the search does.
+		try bool
 	}{
-		{"records", func() *Store { return NewStore(2) }, func(k int) []uint64 { return []uint64{uint64(k % 97), uint64(k)} }, 4999, 0},
-		{"in-slot", func() *Store { return NewStoreBits(1, 32) }, func(k int) []uint64 { return []uint64{uint64(k) * 0x9e3779b1 & 0xFFFFFFFF} }, 4999, 0},
-		{"records-pending", func() *Store { return NewStore(2) }, func(k int) []uint64 { return []uint64{uint64(k % 97), uint64(k)} }, 199999, workers},
-		{"in-slot-pending", func() *Store { return NewStoreBits(1, 32) }, func(k int) []uint64 { return []uint64{uint64(k) * 0x9e3779b1 & 0xFFFFFFFF} }, 199999, workers},
+		{"records", func() *Store { return NewStore(2) }, func(k int) []uint64 { return []uint64{uint64(k % 97), uint64(k)} }, 4999, 0, false},
+		{"in-slot", func() *Store { return NewStoreBits(1, 32) }, func(k int) []uint64 { return []uint64{uint64(k) * 0x9e3779b1 & 0xFFFFFFFF} }, 4999, 0, false},
+		{"records-pending", func() *Store { return NewStore(2) }, func(k int) []uint64 { return []uint64{uint64(k % 97), uint64(k)} }, 199999, workers, false},
+		{"in-slot-pending", func() *Store { return NewStoreBits(1, 32) }, func(k int) []uint64 { return []uint64{uint64(k) * 0x9e3779b1 & 0xFFFFFFFF} }, 199999, workers, false},
+		{"records-try", func() *Store { return NewStore(2) }, func(k int) []uint64 { return []uint64{uint64(k % 97), uint64(k)} }, 199999, workers, true},
+		{"in-slot-try", func() *Store { return NewStoreBits(1, 32) }, func(k int) []uint64 { return []uint64{uint64(k) * 0x9e3779b1 & 0xFFFFFFFF} }, 199999, workers, true},
 	}
 	for _, tc := range tests {
 		distinct := tc.distinct
@@ -449,21 +454,49 @@ func TestStoreBlocksGrowRace(t *testing.T) {
 			}
 			blks := make([]IndexBlock, workers)
 			idxs := make([][]uint32, workers)
+			var growing atomic.Int64
 			var wg sync.WaitGroup
 			for w := range workers {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
 					idxs[w] = make([]uint32, distinct)
-					for i := range distinct {
-						k := (i*(2*w+1) + w*613) % distinct // every goroutine every vector, in its own order
+					var later, again []int // try: the vectors set aside
+					insert := func(k int, wait bool) bool {
 						vec := tc.vec(k)
-						idx, _, err := s.InsertBlock(vec, Hash(vec), uint64(k), &blks[w])
+						var idx uint32
+						var err error
+						if wait {
+							idx, _, err = s.InsertBlock(vec, Hash(vec), uint64(k), &blks[w])
+						} else {
+							idx, _, err = s.TryInsertBlock(vec, Hash(vec), uint64(k), &blks[w])
+						}
+						if err == ErrGrowing {
+							growing.Add(1)
+							return false
+						}
 						if err != nil {
 							t.Error(err)
-							return
 						}
 						idxs[w][k] = idx
+						return true
+					}
+					for i := range distinct {
+						k := (i*(2*w+1) + w*613) % distinct // every goroutine every vector, in its own order
+						if !insert(k, !tc.try) {
+							later = append(later, k)
+						}
+						if i%64 == 63 && len(later) > 0 {
+							again, later = later, again[:0]
+							for _, k := range again {
+								if !insert(k, false) {
+									later = append(later, k)
+								}
+							}
+						}
+					}
+					for _, k := range later {
+						insert(k, true)
 					}
 				}()
 			}
@@ -516,6 +549,9 @@ func TestStoreBlocksGrowRace(t *testing.T) {
 			if len(seen) != distinct {
 				t.Errorf("%d entries in the tables, want %d", len(seen), distinct)
 			}
+			if tc.try {
+				t.Logf("%d inserts set aside for a growth", growing.Load())
+			}
 		})
 	}
 }
@@ -558,6 +594,73 @@ func TestStoreLinkRun(t *testing.T) {
 			if d := cmp.Diff(want, got); d != "" {
 				t.Errorf("width %d, %v (-Link +LinkRun):\n%s", width, r, d)
 			}
+		}
+	}
+}
+
+// TestStoreTryInsertBlock follows one growth of a shard step by step, as
+// growShared makes it, and checks TryInsertBlock at each: it sets the
+// vector aside (ErrGrowing, nothing stored) while the growth holds the
+// shard, also when the vector is the one that needs the table to grow,
+// and inserts it once the grown table is published.
+func TestStoreTryInsertBlock(t *testing.T) {
+	s := NewStore(2)
+	s.SetWriters(2)
+	const si = 7
+	tab := make([]uint64, 8)
+	s.tabs[si].Store(&tab)
+	var blk IndexBlock
+	// Vectors of shard si, by their hashes' top bits.
+	var vecs [][]uint64
+	for k := uint64(0); len(vecs) < 7; k++ {
+		if v := []uint64{k, 1}; Hash(v)>>(64-shardBits) == si {
+			vecs = append(vecs, v)
+		}
+	}
+	for _, v := range vecs[:6] { // 6 of 8 slots: the next needs a growth
+		if _, isNew, err := s.TryInsertBlock(v, Hash(v), 0, &blk); err != nil || !isNew {
+			t.Fatalf("insert %v: new %v, %v", v, isNew, err)
+		}
+	}
+	next := blk.next // the index the next new vector takes
+	sh := &s.shards[si]
+	v := vecs[6]
+	// Another goroutine holds the growth: the insert that would grow the
+	// table sets the vector aside.
+	sh.grow.Lock()
+	if _, _, err := s.TryInsertBlock(v, Hash(v), 0, &blk); err != ErrGrowing {
+		t.Fatalf("growth held: %v, want ErrGrowing", err)
+	}
+	// It has frozen the empty slots: an insert probing them too.
+	for k := range tab {
+		atomic.CompareAndSwapUint64(&tab[k], 0, frozen)
+	}
+	if _, _, err := s.TryInsertBlock(v, Hash(v), 0, &blk); err != ErrGrowing {
+		t.Fatalf("table frozen: %v, want ErrGrowing", err)
+	}
+	if blk.next != next || sh.used+int64(blk.pend[si]) != 6 {
+		t.Fatalf("set aside: next index %d (want %d), %d+%d entries counted (want 6)", blk.next, next, sh.used, blk.pend[si])
+	}
+	// The grown table is published: the vector goes in.
+	grown := make([]uint64, 2*len(tab))
+	for _, e := range tab {
+		if e != frozen {
+			s.place(grown, e)
+		}
+	}
+	s.tabs[si].Store(&grown)
+	sh.grow.Unlock()
+	idx, isNew, err := s.TryInsertBlock(v, Hash(v), 0, &blk)
+	if err != nil || !isNew {
+		t.Fatalf("after the growth: new %v, %v", isNew, err)
+	}
+	s.Release(&blk)
+	if s.Len() != 7 || idx != next || !equalWords(s.Vector(idx), v) {
+		t.Fatalf("Len %d, vector %v at %d; want 7, %v at %d", s.Len(), s.Vector(idx), idx, v, next)
+	}
+	for _, v := range vecs {
+		if _, isNew, err := s.TryInsertBlock(v, Hash(v), 0, &blk); err != nil || isNew {
+			t.Fatalf("%v again: new %v, %v", v, isNew, err)
 		}
 	}
 }
