@@ -9,7 +9,7 @@
 # or a count mismatch (and when peers.sh found the tools disagreeing).
 #
 #   bench/bar.sh                  # the four small models (a few minutes)
-#   FULL=1 bench/bar.sh           # all of them (10-25 minutes on 2 cores)
+#   FULL=1 bench/bar.sh           # all of them (15-30 minutes on 2 cores)
 #   TOL=0.15 bench/bar.sh         # another tolerance (default 0.10)
 #   TABLE=OUT/table.tsv bench/bar.sh   # compare a run already made
 #
@@ -17,7 +17,7 @@
 # made of (0.01 s over the time): the ratios of the small models move by
 # about ±10% from run to run on an idle machine. On a loaded machine the
 # wall-time ratios move more; compare on an idle one, as the recorded
-# table was made. Environment of peers.sh (REPEAT, TIMEOUT, OUT) applies.
+# table was made. Environment of peers.sh (ROUNDS, TIMEOUT, OUT) applies.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)

@@ -4,16 +4,26 @@
 # transition counts agree, and print one table with the ratios of the
 # targets in docs/performance.md.
 #
-#   bench/peers.sh            # full set (about 10 min on the 2-core machine)
+#   bench/peers.sh            # full set (15-30 min on the 2-core machine)
 #   bench/peers.sh --quick    # small models only
 #
-# Environment: REPEAT (default 2) runs of every wrapcheck and SPIN
-# configuration, best wall time kept; RUMUR_REPEAT (default 1); TIMEOUT
-# per run in seconds (default 120: a run beyond it is reported as skipped);
-# OUT (default: a fresh directory under ${TMPDIR:-/tmp}) keeps the raw
-# outputs, results.tsv and table.tsv (the table's figures, as bench/bar.sh
-# compares them); PEERS (default bench/peers: the folder that holds
-# models/).
+# Every model runs in ROUNDS interleaved rounds: a round runs each of the
+# model's configurations once, SPIN's, Rumur's and wrapcheck's, one after
+# the other, in the opposite order every other round, so that a drift of
+# the machine falls on all of them alike. The table gives per
+# configuration the median of its rounds (wall and CPU seconds, peak RSS)
+# and per ratio the median of its per-round ratios: the ratio of two
+# configurations' times in the same round (a pair), not of two bests,
+# which flatter whichever tool had the luckier run.
+#
+# Environment: ROUNDS (default 3); RUMUR_ROUNDS (default 1: the rounds
+# that run Rumur without symmetry, which takes minutes on the larger
+# models; its ratio is then of round 1's pair); TIMEOUT per run in
+# seconds (default 120: a run beyond it is reported as skipped and not
+# run again); OUT (default: a fresh directory under ${TMPDIR:-/tmp})
+# keeps the raw outputs, results.tsv (one line a run, its round last)
+# and table.tsv (the table's figures, as bench/bar.sh compares them);
+# PEERS (default bench/peers: the folder that holds models/).
 #
 # SPIN: spin -a; gcc -w -O2 -DMEMLIM=20000 -DSAFETY -DNOREDUCE (POR row: no
 # -DNOREDUCE); ./pan -w<bits> -m<depth> (hash bits from the expected state
@@ -23,14 +33,14 @@
 # -ldflags='-s -w' (as the README installs it), then `check` with
 # --no-symmetry --no-por --workers 1|2 (full), the same with --workers 1
 # --hash-compact (the "B/state compact" column and the "compact" line), or
-# the defaults (symmetry and POR on, one worker per core). Wall time and
-# peak RSS: /usr/bin/time.
+# the defaults (symmetry and POR on, one worker per core). Wall time, CPU
+# time (user + system) and peak RSS: /usr/bin/time.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PEERS=${PEERS:-$ROOT/bench/peers}
-REPEAT=${REPEAT:-2}
-RUMUR_REPEAT=${RUMUR_REPEAT:-1}
+ROUNDS=${ROUNDS:-3}
+RUMUR_ROUNDS=${RUMUR_ROUNDS:-1}
 TIMEOUT=${TIMEOUT:-120}
 OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/wrapcheck-peers.XXXXXX")}
 QUICK=0
@@ -64,7 +74,8 @@ WC=$OUT/wrapcheck
 	echo "rumur: $(rumur --version 2>&1 | head -1)"
 	echo "gcc: $(gcc --version | head -1)"
 	echo "go: $(go version)"
-	echo "wrapcheck: $(cd "$ROOT" && git rev-parse --short HEAD)$(cd "$ROOT" && git diff --quiet -- checker || echo +dirty)"
+	echo "wrapcheck: $(cd "$ROOT" && git rev-parse --short HEAD)$(cd "$ROOT" && git diff --quiet -- checker machine || echo +dirty)"
+	echo "rounds: $ROUNDS (Rumur without symmetry: $RUMUR_ROUNDS)"
 } >"$OUT/versions.txt"
 cat "$OUT/versions.txt" >&2
 
@@ -81,26 +92,36 @@ timed() {
 	return $rc
 }
 
-# record MODEL PARAMS TOOL CONFIG STATES EDGES WALL RSS STATUS (CPU appended)
+# record MODEL PARAMS TOOL CONFIG STATES EDGES WALL RSS STATUS (CPU and
+# ROUND appended)
 record() {
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" "$CPU" >>"$RES"
-	printf '%-9s %-10s %-6s %-12s %10s %10s %8s s %8s KiB %s cpu %s s\n' "$@" "$CPU" >&2
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" "$CPU" "$ROUND" >>"$RES"
+	printf '%-9s %-10s %-6s %-12s %10s %10s %8s s %8s KiB %s cpu %s s round %s\n' "$@" "$CPU" "$ROUND" >&2
 }
 
-# best REPEATS FN ARGS...: run FN (which sets S E WALL RSS ST) REPEATS
-# times and keep the fastest run.
-best() {
-	local n=$1 i
-	shift
-	local bw="" bs="" be="" br="" bst="" bc=""
-	for ((i = 0; i < n; i++)); do
-		"$@"
-		if [ -z "$bw" ] || awk -v a="$WALL" -v b="$bw" 'BEGIN{exit !(a<b)}'; then
-			bw=$WALL bs=$S be=$E br=$RSS bst=$ST bc=$CPU
-		fi
-		[ "$ST" = ok ] || break
+# rounds MODEL PARAMS CONFIG...: runs the configurations in ROUNDS
+# interleaved rounds, in the opposite order every other round, and
+# records every run. A configuration is "TOOL NAME ROUNDS FN ARGS..." (one
+# word, its fields separated by |): FN sets S E WALL RSS CPU ST; it runs
+# in the first ROUNDS rounds only ("all": every round), and not again
+# after a run that did not end ok.
+rounds() {
+	local model=$1 params=$2 c i n tool name only
+	shift 2
+	local cfgs=("$@") failed=" "
+	n=${#cfgs[@]}
+	for ((ROUND = 1; ROUND <= ROUNDS; ROUND++)); do
+		for ((i = 0; i < n; i++)); do
+			if ((ROUND % 2 == 1)); then c=${cfgs[i]}; else c=${cfgs[n - 1 - i]}; fi
+			IFS='|' read -r -a f <<<"$c"
+			tool=${f[0]} name=${f[1]} only=${f[2]}
+			[ "$only" = all ] || ((ROUND <= only)) || continue
+			case "$failed" in *" $tool/$name "*) continue ;; esac
+			"${f[@]:3}"
+			record "$model" "$params" "$tool" "$name" "$S" "$E" "$WALL" "$RSS" "$ST"
+			[ "$ST" = ok ] || failed+="$tool/$name "
+		done
 	done
-	WALL=$bw S=$bs E=$be RSS=$br ST=$bst CPU=$bc
 }
 
 hashbits() { awk -v s="$1" 'BEGIN{w=int(log(s*1.5+1)/log(2)+0.999999); if(w<18)w=18; if(w>28)w=28; print w}'; }
@@ -115,12 +136,13 @@ spin_one() {
 		(cd "$d" && spin $defs -a "$pml" >/dev/null && gcc -w -O2 -DMEMLIM=20000 $cflags -o pan pan.c)
 	fi
 	ST=ok
-	timed "$d" "$d/out.log" ./pan $rt || ST=$([ $? = 124 ] && echo "skipped>${TIMEOUT}s" || echo "rc!=0")
-	S=$(sed -nE 's/^ *([0-9]+) states, stored.*/\1/p' "$d/out.log" | head -1)
-	E=$(sed -nE 's/^ *([0-9]+) transitions \(= stored\+matched\).*/\1/p' "$d/out.log" | head -1)
+	local log=$d/out.$ROUND.log
+	timed "$d" "$log" ./pan $rt || ST=$([ $? = 124 ] && echo "skipped>${TIMEOUT}s" || echo "rc!=0")
+	S=$(sed -nE 's/^ *([0-9]+) states, stored.*/\1/p' "$log" | head -1)
+	E=$(sed -nE 's/^ *([0-9]+) transitions \(= stored\+matched\).*/\1/p' "$log" | head -1)
 	[ -n "$E" ] && E=$((E - 1))
-	grep -q "errors: 0" "$d/out.log" || { [ "$ST" = ok ] && ST=error; }
-	grep -q "max search depth too small" "$d/out.log" && ST=depth-limit
+	grep -q "errors: 0" "$log" || { [ "$ST" = ok ] && ST=error; }
+	grep -q "max search depth too small" "$log" && ST=depth-limit
 	return 0
 }
 
@@ -138,10 +160,11 @@ rumur_one() {
 			gcc -O2 -mcx16 -pthread -o v v.c)
 	fi
 	ST=ok
-	timed "$d" "$d/out.log" ./v || ST=$([ $? = 124 ] && echo "skipped>${TIMEOUT}s" || echo "rc!=0")
-	S=$(sed -nE 's/^[^0-9]*([0-9]+) states, ([0-9]+) rules fired.*/\1/p' "$d/out.log" | tail -1)
-	E=$(sed -nE 's/^[^0-9]*([0-9]+) states, ([0-9]+) rules fired.*/\2/p' "$d/out.log" | tail -1)
-	grep -q "No error found" "$d/out.log" || { [ "$ST" = ok ] && ST=error; }
+	local log=$d/out.$ROUND.log
+	timed "$d" "$log" ./v || ST=$([ $? = 124 ] && echo "skipped>${TIMEOUT}s" || echo "rc!=0")
+	S=$(sed -nE 's/^[^0-9]*([0-9]+) states, ([0-9]+) rules fired.*/\1/p' "$log" | tail -1)
+	E=$(sed -nE 's/^[^0-9]*([0-9]+) states, ([0-9]+) rules fired.*/\2/p' "$log" | tail -1)
+	grep -q "No error found" "$log" || { [ "$ST" = ok ] && ST=error; }
 	return 0
 }
 
@@ -154,49 +177,38 @@ wc_one() {
 	local dargs=() kv
 	for kv in $defs; do dargs+=(-D "$kv"); done
 	ST=ok
-	timed "$ROOT" "$d/out.log" "$WC" check --format json "${dargs[@]}" "$@" "examples/$f" ||
+	local log=$d/out.$ROUND.log
+	timed "$ROOT" "$log" "$WC" check --format json "${dargs[@]}" "$@" "examples/$f" ||
 		ST=$([ $? = 124 ] && echo "skipped>${TIMEOUT}s" || echo "rc!=0")
-	S=$(sed -nE 's/.*"states": ([0-9]+).*/\1/p' "$d/out.log" | head -1)
-	E=$(sed -nE 's/.*"transitions": ([0-9]+).*/\1/p' "$d/out.log" | head -1)
-	grep -q '"verdict": "holds"' "$d/out.log" || { [ "$ST" = ok ] && ST=error; }
+	S=$(sed -nE 's/.*"states": ([0-9]+).*/\1/p' "$log" | head -1)
+	E=$(sed -nE 's/.*"transitions": ([0-9]+).*/\1/p' "$log" | head -1)
+	grep -q '"verdict": "holds"' "$log" || { [ "$ST" = ok ] && ST=error; }
 	return 0
 }
 
 # model NAME PARAMS PML PMLDEFS SPINRT M MCONSTS WRAP WRAPDEFS WRAPSYM STATES RUMUR(yes/no) SYM(yes/no)
 model() {
 	local name=$1 params=$2 pml=$3 pdefs=$4 rt=$5 m=$6 mc=$7 wrap=$8 wdefs=$9 wsym=${10} states=${11} rum=${12} sym=${13}
-	local w
+	local w cfgs=()
 	w=$(hashbits "$states")
-	best "$REPEAT" spin_one "$pml" "$pdefs" "-DSAFETY -DNOREDUCE" "-w$w $rt"
-	record "$name" "$params" spin dfs-noreduce "$S" "$E" "$WALL" "$RSS" "$ST"
-	best "$REPEAT" spin_one "$pml" "$pdefs" "-DSAFETY" "-w$w $rt"
-	record "$name" "$params" spin dfs-por "$S" "$E" "$WALL" "$RSS" "$ST"
+	cfgs+=("spin|dfs-noreduce|all|spin_one|$pml|$pdefs|-DSAFETY -DNOREDUCE|-w$w $rt")
+	cfgs+=("spin|dfs-por|all|spin_one|$pml|$pdefs|-DSAFETY|-w$w $rt")
 	if [ "$rum" = yes ]; then
-		best "$RUMUR_REPEAT" rumur_one "$m" "$mc" 1 off
-		record "$name" "$params" rumur t1-symoff "$S" "$E" "$WALL" "$RSS" "$ST"
-		best "$RUMUR_REPEAT" rumur_one "$m" "$mc" 2 off
-		record "$name" "$params" rumur t2-symoff "$S" "$E" "$WALL" "$RSS" "$ST"
+		cfgs+=("rumur|t1-symoff|$RUMUR_ROUNDS|rumur_one|$m|$mc|1|off")
+		cfgs+=("rumur|t2-symoff|$RUMUR_ROUNDS|rumur_one|$m|$mc|2|off")
 	fi
 	if [ "$sym" = yes ]; then
-		best "$RUMUR_REPEAT" rumur_one "$m" "$mc" 1 heuristic
-		record "$name" "$params" rumur t1-symheur "$S" "$E" "$WALL" "$RSS" "$ST"
-		best "$RUMUR_REPEAT" rumur_one "$m" "$mc" 2 heuristic
-		record "$name" "$params" rumur t2-symheur "$S" "$E" "$WALL" "$RSS" "$ST"
+		cfgs+=("rumur|t1-symheur|all|rumur_one|$m|$mc|1|heuristic")
+		cfgs+=("rumur|t2-symheur|all|rumur_one|$m|$mc|2|heuristic")
 	fi
-	best "$REPEAT" wc_one "$wrap" "$wdefs" --no-symmetry --no-por --workers 1
-	record "$name" "$params" wrapcheck w1 "$S" "$E" "$WALL" "$RSS" "$ST"
-	best "$REPEAT" wc_one "$wrap" "$wdefs" --no-symmetry --no-por --workers 2
-	record "$name" "$params" wrapcheck w2 "$S" "$E" "$WALL" "$RSS" "$ST"
-	if "$WC" check --help 2>&1 | grep -q -- --hash-compact; then
-		best "$REPEAT" wc_one "$wrap" "$wdefs" --no-symmetry --no-por --workers 1 --hash-compact
-		record "$name" "$params" wrapcheck w1-compact "$S" "$E" "$WALL" "$RSS" "$ST"
-	fi
+	cfgs+=("wrapcheck|w1|all|wc_one|$wrap|$wdefs|--no-symmetry|--no-por|--workers|1")
+	cfgs+=("wrapcheck|w2|all|wc_one|$wrap|$wdefs|--no-symmetry|--no-por|--workers|2")
+	cfgs+=("wrapcheck|w1-compact|all|wc_one|$wrap|$wdefs|--no-symmetry|--no-por|--workers|1|--hash-compact")
 	if [ "$sym" = yes ]; then
-		best 1 wc_one "$wsym" "$wdefs" --no-por
-		record "$name" "$params" wrapcheck sym "$S" "$E" "$WALL" "$RSS" "$ST"
+		cfgs+=("wrapcheck|sym|1|wc_one|$wsym|$wdefs|--no-por")
 	fi
-	best "$REPEAT" wc_one "$wsym" "$wdefs"
-	record "$name" "$params" wrapcheck reduced "$S" "$E" "$WALL" "$RSS" "$ST"
+	cfgs+=("wrapcheck|reduced|all|wc_one|$wsym|$wdefs")
+	rounds "$name" "$params" "${cfgs[@]}"
 }
 
 echo "results: $RES" >&2
@@ -210,8 +222,7 @@ if [ "$QUICK" = 0 ]; then
 	model pipeline "K=6 N=1" pipeline.pml "-DK=6 -DN=1" "-m10000" pipeline.m "K=6 N=1 BUG=false" peers/pipeline.wrap "K=6 N=1" peers/pipeline.wrap 11390625 no yes
 	model pipeline "K=2 N=4" pipeline.pml "-DK=2 -DN=4" "-m10000" pipeline.m "K=2 N=4 BUG=false" peers/pipeline.wrap "K=2 N=4" peers/pipeline.wrap 13155129 no yes
 	for k in 4 5; do # growth series with K=6 N=1 above: 5*10^4, 7.6*10^5, 1.1*10^7 states
-		best "$REPEAT" wc_one peers/pipeline.wrap "K=$k N=1" --no-symmetry --no-por --workers 1
-		record pipeline "K=$k N=1" wrapcheck w1 "$S" "$E" "$WALL" "$RSS" "$ST"
+		rounds pipeline "K=$k N=1" "wrapcheck|w1|all|wc_one|peers/pipeline.wrap|K=$k N=1|--no-symmetry|--no-por|--workers|1"
 	done
 fi
 

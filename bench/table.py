@@ -11,8 +11,10 @@ the run of docs/performance.md "Latest figures", and bench/bar.sh
 compares a new run's file with it. The second form prints the markdown
 table of such a TSV: the table of "Latest figures" is its output.
 
-results.tsv columns: model params tool config states edges wall_s rss_kib status.
-Ratios are of the same run. Targets (docs/performance.md):
+results.tsv columns: model params tool config states edges wall_s rss_kib
+status cpu_s round, one line a run. A configuration's times and RSS are
+the medians of its rounds; a ratio of two configurations is the median
+over the rounds that ran both of the ratio of their times in that round. Targets (docs/performance.md):
   w1 states/s >= SPIN dfs-noreduce states/s and >= 5x Rumur t1 (TLC x10 proxy);
   w2 >= 1.7x w1; bytes/state (peak RSS / states) <= SPIN's; compact <= 16 B/state;
   reduced wall time < every peer's reduced wall time on symmetric models.
@@ -59,6 +61,8 @@ if len(sys.argv) == 3 and sys.argv[1] == "--markdown":
         print(markdown(row))
     sys.exit(0)
 
+# rows[(model, params)][tool/config] is the list of that configuration's
+# runs: dicts of states, edges, cpu, wall, rss, status and round.
 rows = OrderedDict()
 for line in open(sys.argv[1]):
     f = line.rstrip("\n").split("\t")
@@ -66,15 +70,45 @@ for line in open(sys.argv[1]):
         continue
     model, params, tool, cfg, s, e, wall, rss, st = f[:9]
     cpu = float(f[9]) if len(f) > 9 and f[9] else None
+    rnd = int(f[10]) if len(f) > 10 and f[10] else 1
     key = (model, params)
-    rows.setdefault(key, {})[f"{tool}/{cfg}"] = dict(
+    rows.setdefault(key, {}).setdefault(f"{tool}/{cfg}", []).append(dict(
         states=int(s) if s else None, edges=int(e) if e else None, cpu=cpu,
-        wall=float(wall) if wall else None, rss=int(rss) if rss else None, status=st)
+        wall=float(wall) if wall else None, rss=int(rss) if rss else None, status=st, round=rnd))
+
+
+def median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return None if n == 0 else xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
 
 
 def get(r, k):
-    x = r.get(k)
-    return x if x and x["status"] == "ok" else None
+    """get returns configuration k's ok runs summed up: the states and
+    edges of its first run, the medians of wall, CPU and RSS, and its runs
+    by round (None when no run ended ok)."""
+    runs = [x for x in r.get(k, []) if x["status"] == "ok"]
+    if not runs:
+        return None
+    cpus = [x["cpu"] for x in runs if x["cpu"] is not None]
+    return dict(states=runs[0]["states"], edges=runs[0]["edges"], status="ok",
+                wall=median([x["wall"] for x in runs]), cpu=median(cpus) if cpus else None,
+                rss=median([x["rss"] for x in runs]), byround={x["round"]: x for x in runs})
+
+
+def paired(a, b, f):
+    """paired returns the median over the rounds that both a and b ran ok
+    of f(a's run, b's run), or None."""
+    if not a or not b:
+        return None
+    return median([f(a["byround"][n], b["byround"][n]) for n in a["byround"] if n in b["byround"]])
+
+
+def per(x, y, k):
+    """per returns x[k] over y[k], each at least the timer's 0.01 s."""
+    if x[k] is None or y[k] is None:
+        return None
+    return max(x[k], 0.01) / max(y[k], 0.01)
 
 
 def rate(x):
@@ -100,48 +134,57 @@ print(HEADER)
 bad = 0
 out = []
 for (model, params), r in rows.items():
-    full = {k: r[k] for k in FULL if k in r and r[k]["states"] is not None and r[k]["status"] == "ok"}
-    pairs = {(v["states"], v["edges"]) for v in full.values()}
+    full = {k: x for k in FULL for x in r.get(k, []) if x["states"] is not None and x["status"] == "ok"}
+    pairs = {(x["states"], x["edges"]) for k in FULL for x in r.get(k, []) if x["states"] is not None and x["status"] == "ok"}
     agree = "agree" if len(pairs) == 1 else "DISAGREE " + ", ".join(f"{k}={v['states']}/{v['edges']}" for k, v in full.items())
     if len(pairs) != 1:
         bad += 1
     sp, ru, w1, w2, wc = (get(r, k) for k in ("spin/dfs-noreduce", "rumur/t1-symoff", "wrapcheck/w1", "wrapcheck/w2", "wrapcheck/w1-compact"))
     red = get(r, "wrapcheck/reduced")
-    peers_red = [(k, v) for k, v in r.items() if v["status"] == "ok" and (k == "spin/dfs-por" or k.startswith("rumur/") and "symheur" in k)]
-    if not any("symheur" in k for k, _ in peers_red):
-        peers_red = [(k, v) for k, v in peers_red]  # no symmetry peer: POR only
-    bp = min(peers_red, key=lambda kv: kv[1]["wall"]) if peers_red else None
+    # The reduced peers: SPIN with partial-order reduction and Rumur with
+    # heuristic symmetry; a round's best is the fastest of them in it.
+    peers_red = {k: get(r, k) for k in r if k == "spin/dfs-por" or k.startswith("rumur/") and "symheur" in k}
+    peers_red = {k: v for k, v in peers_red.items() if v}
+    bp = min(peers_red.items(), key=lambda kv: kv[1]["wall"]) if peers_red else None
+    peer_wc = None
+    if red and peers_red:
+        ratios = [min(max(v["byround"][n]["wall"], 0.01) for v in peers_red.values() if n in v["byround"]) / max(x["wall"], 0.01)
+                  for n, x in red["byround"].items() if any(n in v["byround"] for v in peers_red.values())]
+        peer_wc = median(ratios)
     states = next(iter(pairs))[0] if pairs else None
     sym_agree = ""
     rs, ws = get(r, "rumur/t1-symheur"), get(r, "wrapcheck/sym")
     if rs and ws:
-        ok = rs["states"] == ws["states"] and rs["edges"] == ws["edges"]
-        sym_agree = "; orbits agree" if ok else f"; orbits DIFFER rumur {rs['states']}/{rs['edges']} wc {ws['states']}/{ws['edges']}"
-        bad += 0 if ok else 1
+        ok = {(x["states"], x["edges"]) for k in ("rumur/t1-symheur", "rumur/t2-symheur", "wrapcheck/sym") for x in r.get(k, []) if x["status"] == "ok"}
+        sym_agree = "; orbits agree" if len(ok) == 1 else f"; orbits DIFFER {sorted(ok)}"
+        bad += 0 if len(ok) == 1 else 1
+    w1spin = paired(sp, w1, lambda a, b: per(a, b, "wall"))
     row = dict(zip(COLUMNS, [
         model, params, fmt(states, "d"),
         fmt(sp and sp["wall"], ".2f"), fmt(ru and ru["wall"], ".2f"),
         fmt(w1 and w1["wall"], ".2f"), fmt(w1 and rate(w1) / 1e6, ".2f"),
-        fmt(w1 and sp and rate(w1) / rate(sp), ".2f"),
-        fmt(w1 and sp and crate(sp) and crate(w1) / crate(sp), ".2f"), fmt(w1 and ru and rate(w1) / rate(ru) / 5, ".2f"),
-        fmt(w2 and w2["wall"], ".2f"), fmt(w1 and w2 and w1["wall"] / w2["wall"], ".2f"),
+        fmt(w1spin, ".2f"),
+        fmt(paired(sp, w1, lambda a, b: per(a, b, "cpu")), ".2f"),
+        fmt(paired(ru, w1, lambda a, b: per(a, b, "wall") / 5), ".2f"),
+        fmt(w2 and w2["wall"], ".2f"), fmt(paired(w1, w2, lambda a, b: per(a, b, "wall")), ".2f"),
         fmt(w1 and bps(w1), ".0f"), fmt(sp and bps(sp), ".0f"), fmt(wc and bps(wc), ".1f"),
         fmt(red and red["wall"], ".2f"), fmt(red and red["states"], "d"),
         fmt(bp and bp[1]["wall"], ".2f"), bp[0] if bp else "-",
-        fmt(red and bp and bp[1]["wall"] / max(red["wall"], 0.01), ".2f"),
+        fmt(peer_wc, ".2f"),
         agree + sym_agree]))
     out.append(row)
     print(markdown(row))
 print()
-g = [(p, r["wrapcheck/w1"]) for (m, p), r in rows.items() if m == "pipeline" and p.endswith("N=1") and get(r, "wrapcheck/w1")]
+g = [(p, get(r, "wrapcheck/w1")) for (m, p), r in rows.items() if m == "pipeline" and p.endswith("N=1") and get(r, "wrapcheck/w1")]
 if g:
     print("growth (pipeline N=1, wrapcheck w1, no reduction): " + "; ".join(
         f"{p}: {x['states']:,} states {rate(x)/1e6:.2f} M/s, {fmt(crate(x) and crate(x)/1e6, '.2f')} M/cpu-s" for p, x in g))
-c = [(m, p, r["wrapcheck/w1"], r["wrapcheck/w1-compact"]) for (m, p), r in rows.items()
+c = [(m, p, get(r, "wrapcheck/w1"), get(r, "wrapcheck/w1-compact")) for (m, p), r in rows.items()
      if get(r, "wrapcheck/w1") and get(r, "wrapcheck/w1-compact")]
 if c:
     print("compact (w1 --hash-compact vs w1): " + "; ".join(
         f"{m} {p}: {bps(y):.1f} vs {bps(x):.1f} B/state, {rate(y)/1e6:.2f} vs {rate(x)/1e6:.2f} M states/s" for m, p, x, y in c))
+print("times: medians over the rounds; ratios: medians of the per-round ratios (pairs of runs of one round).")
 print("ratios ≥ 1 meet the throughput targets (cpu: states per CPU-second, steadier under load); w2÷w1 target 1.7; B/state = peak RSS / states (whole process).")
 print(f"count checks: {'all agree' if bad == 0 else f'{bad} disagreement(s)'}")
 for line in open(sys.argv[2]):
