@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/big"
@@ -24,6 +25,11 @@ type Options struct {
 	// BigDefines overrides constants with values that do not fit an
 	// int64 (integers are exact); a name may not be in both maps.
 	BigDefines map[string]*big.Int
+	// Context, when not nil, bounds the work of [Check]: once it is done
+	// (a deadline, a signal, a cancelled request), Check stops soon after
+	// and returns an error wrapping ctx.Err(). It covers constant folding
+	// and the expansion of fn bodies, whose cost a spec controls.
+	Context context.Context
 }
 
 // Check resolves, type checks and lowers a parsed spec. On a spec error it
@@ -33,6 +39,11 @@ type Options struct {
 func Check(f *syntax.File, opts Options) (m *Model, err error) {
 	if f == nil {
 		return nil, errors.New("spec: nil file")
+	}
+	if opts.Context != nil {
+		if err := opts.Context.Err(); err != nil {
+			return nil, err
+		}
 	}
 	c := newChecker(f, opts)
 	defer func() {
