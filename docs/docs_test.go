@@ -57,6 +57,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wrapcheck/wrapcheck/internal/golden"
@@ -89,8 +90,24 @@ func mainTest(m *testing.M) int {
 	return m.Run()
 }
 
-// owned lists the documents whose relative links are checked.
-var owned = []string{"docs/README.md", "docs/tutorial.md", "docs/safety-vs-liveness.md", "docs/patterns.md", "docs/pipeline.md", "docs/architecture.md", "docs/language.md", "docs/performance.md", "docs/simulate.md"}
+// owned lists the documents whose relative links are checked, with every
+// design note (docs/design/*.md, see ownedDocs).
+var owned = []string{"docs/README.md", "docs/tutorial.md", "docs/safety-vs-liveness.md", "docs/patterns.md", "docs/pipeline.md", "docs/architecture.md", "docs/language.md", "docs/performance.md", "docs/simulate.md", "docs/impl.md", "docs/benchmarks-log.md"}
+
+// ownedDocs returns owned and the design notes, relative to root.
+func ownedDocs(t *testing.T) []string {
+	t.Helper()
+	notes, err := filepath.Glob(filepath.Join(root, "docs", "design", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := append([]string(nil), owned...)
+	for _, p := range notes {
+		rel, _ := filepath.Rel(root, p)
+		docs = append(docs, filepath.ToSlash(rel))
+	}
+	return docs
+}
 
 // documents returns the Markdown files the test reads, relative to root.
 func documents(t *testing.T) []string {
@@ -379,9 +396,11 @@ func rewrite(t *testing.T, doc string, lines []string, edits []edit) {
 
 var link = regexp.MustCompile(`\]\(([^)#\s]+)(#[^)]*)?\)`)
 
-// TestLinks checks the relative links of the documents this package owns.
+// TestLinks checks the relative links of the documents this package owns:
+// the file must exist, and a fragment into a Markdown file must name one
+// of its headings (as GitHub makes anchors of them).
 func TestLinks(t *testing.T) {
-	for _, doc := range owned {
+	for _, doc := range ownedDocs(t) {
 		data, err := os.ReadFile(filepath.Join(root, doc))
 		if err != nil {
 			t.Error(err)
@@ -396,6 +415,10 @@ func TestLinks(t *testing.T) {
 				p := filepath.Join(root, filepath.Dir(doc), filepath.FromSlash(target))
 				if _, err := os.Stat(p); err != nil {
 					t.Errorf("%s:%d: broken link %s", doc, i+1, target)
+					continue
+				}
+				if frag := strings.TrimPrefix(m[2], "#"); frag != "" && strings.HasSuffix(target, ".md") && !hasAnchor(t, p, frag) {
+					t.Errorf("%s:%d: broken link %s%s: no such heading", doc, i+1, target, m[2])
 				}
 			}
 		}
@@ -415,4 +438,39 @@ func TestTutorialSpecsNamed(t *testing.T) {
 			t.Errorf("tutorial.md does not name docs/%s", filepath.ToSlash(f))
 		}
 	}
+}
+
+// hasAnchor reports whether the Markdown file at path has a heading whose
+// GitHub anchor is frag: the heading's text in lower case, without the
+// characters other than letters, digits, '_', '-' and spaces, each space
+// a '-'.
+func hasAnchor(t *testing.T, path, frag string) bool {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inFence := false
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(l, "```") {
+			inFence = !inFence
+		}
+		if inFence || !strings.HasPrefix(l, "#") {
+			continue
+		}
+		text := strings.TrimSpace(strings.TrimLeft(l, "#"))
+		var b strings.Builder
+		for _, r := range strings.ToLower(text) {
+			switch {
+			case unicode.IsLetter(r), unicode.IsNumber(r), r == '_', r == '-':
+				b.WriteRune(r)
+			case r == ' ':
+				b.WriteByte('-')
+			}
+		}
+		if b.String() == frag {
+			return true
+		}
+	}
+	return false
 }
