@@ -4,7 +4,8 @@
 //	node e2e.mjs URL SCREENSHOT_DIR [CHROMIUM [native]]
 //
 // With "native" the page is the one `wrapcheck ui` serves, opened on the
-// TOCTOU example, and only the native checker's part is run.
+// TOCTOU example at the address with the token it prints, and only the
+// native checker's part is run.
 // It prints one JSON object of measurements and exits 1 on the first
 // failed expectation, with its message on stderr.
 import puppeteer from "puppeteer-core";
@@ -49,6 +50,7 @@ try {
     // wrapcheck ui: the spec it was given is in the editor, the native
     // checker answers, the explorer steps.
     await page.waitForFunction(() => document.querySelector(".cm-content")?.textContent.includes("ApprovalTOCTOU"), { timeout: 30000 });
+    expect(!page.url().includes("token="), "the token is still in the address bar: " + page.url());
     await check();
     const v = await page.$eval("#verdict", (e) => e.textContent);
     expect(v.includes("violated") && v.includes("ShippedWhatWasApproved"), "native TOCTOU verdict: " + v);

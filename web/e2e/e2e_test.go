@@ -76,8 +76,9 @@ func TestPlaygroundInChromium(t *testing.T) {
 }
 
 // TestUIInChromium runs `wrapcheck ui` on the TOCTOU example and drives
-// the page it serves in headless Chromium: the native checker's verdict,
-// trace table and explorer.
+// the page it serves in headless Chromium, opened at the address with the
+// token that it prints: the native checker's verdict, trace table and
+// explorer, through the cookie that the visit with the token sets.
 func TestUIInChromium(t *testing.T) {
 	chromium := need(t, "chromium")
 	node := need(t, "node")
@@ -115,11 +116,15 @@ func TestUIInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatalf("wrapcheck ui printed %q: %v", line, err)
 	}
-	url := regexp.MustCompile(`http://127\.0\.0\.1:[0-9]+/`).FindString(line)
+	url := regexp.MustCompile(`http://127\.0\.0\.1:[0-9]+/\?token=[A-Z2-7]{26}\b`).FindString(line)
 	if url == "" {
-		t.Fatalf("wrapcheck ui printed %q: no http://127.0.0.1:PORT/ in it", line)
+		t.Fatalf("wrapcheck ui printed %q: no http://127.0.0.1:PORT/?token=TOKEN in it", line)
 	}
-	out := run(t, web, node, "e2e.mjs", url, filepath.Join(web, "testdata"), chromium, "native")
+	shots := filepath.Join(web, "testdata")
+	if err := os.MkdirAll(shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := run(t, web, node, "e2e.mjs", url, shots, chromium, "native")
 	t.Logf("measured: %s", bytes.TrimSpace(out))
 }
 
