@@ -51,6 +51,13 @@ try {
     // checker answers, the explorer steps.
     await page.waitForFunction(() => document.querySelector(".cm-content")?.textContent.includes("ApprovalTOCTOU"), { timeout: 30000 });
     expect(!page.url().includes("token="), "the token is still in the address bar: " + page.url());
+    // the server refuses a request without the cookie, and a POST that
+    // is not application/json even with it
+    const refused = await page.evaluate(async () => [
+      (await fetch("api/spec", { credentials: "omit" })).status,
+      (await fetch("api/run", { method: "POST", headers: { "Content-Type": "text/plain" }, body: '{"op":"fmt","source":"spec X"}' })).status,
+    ]);
+    expect(refused[0] === 403 && refused[1] === 415, "requests without the cookie and as text/plain answered " + refused);
     await check();
     const v = await page.$eval("#verdict", (e) => e.textContent);
     expect(v.includes("violated") && v.includes("ShippedWhatWasApproved"), "native TOCTOU verdict: " + v);
