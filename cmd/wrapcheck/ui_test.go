@@ -36,7 +36,7 @@ func TestUIServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, ui := startUI(t, dir, path)
+	srv, ui := startUI(t, dir, path, nil)
 
 	tests := []struct {
 		name, method, url, body string
@@ -105,14 +105,18 @@ func stable(t *testing.T, raw []byte) map[string]any {
 }
 
 // startUI serves the page in dir and the spec at path with the ui
-// command's server, on a free port of 127.0.0.1, until the test ends.
-func startUI(t *testing.T, dir, path string) (*httptest.Server, *uiServer) {
+// command's server, on a free port of 127.0.0.1, until the test ends;
+// setup, when not nil, is given the server before it starts.
+func startUI(t *testing.T, dir, path string, setup func(*uiServer)) (*httptest.Server, *uiServer) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ui := newUIServer(dir, path, strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))
+	if setup != nil {
+		setup(ui)
+	}
 	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: ui}}
 	srv.Start()
 	t.Cleanup(srv.Close)
@@ -152,7 +156,7 @@ func TestUIGuard(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "index.html"), []byte("<!doctype html>page"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	srv, ui := startUI(t, dir, "../../examples/approval/toctou.wrap")
+	srv, ui := startUI(t, dir, "../../examples/approval/toctou.wrap", nil)
 	own := "127.0.0.1:" + ui.port
 	cookie := ui.cookie() + "=" + ui.token
 	const fmtBody = `{"op":"fmt","source":"spec   X\n"}`
@@ -256,7 +260,7 @@ func TestUIServesNoSymlinkOut(t *testing.T) {
 			t.Skipf("no symbolic links here: %v", err)
 		}
 	}
-	srv, ui := startUI(t, dir, "../../examples/approval/toctou.wrap")
+	srv, ui := startUI(t, dir, "../../examples/approval/toctou.wrap", nil)
 	for _, tc := range []struct {
 		path       string
 		wantStatus int
@@ -287,12 +291,13 @@ func TestUICancelsAbandonedRun(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "index.html"), []byte("<!doctype html>page"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	srv, ui := startUI(t, dir, "../../examples/approval/toctou.wrap")
 	started := make(chan struct{})
 	var once sync.Once
-	ui.progress = func(engine.Progress) { once.Do(func() { close(started) }) }
 	ran := make(chan *engine.Response, 1)
-	ui.ran = func(r *engine.Response) { ran <- r }
+	srv, ui := startUI(t, dir, "../../examples/approval/toctou.wrap", func(ui *uiServer) {
+		ui.progress = func(engine.Progress) { once.Do(func() { close(started) }) }
+		ui.ran = func(r *engine.Response) { ran <- r }
+	})
 
 	// every state evaluates a quantifier over ten million values: a
 	// search of a million states that ends only at its time limit
