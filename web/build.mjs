@@ -3,18 +3,27 @@
 // and its worker bundled by esbuild, and the lessons of
 // docs/safety-vs-liveness.md. Run from anywhere, after `npm ci` in web/:
 //
-//	node web/build.mjs [--no-wasm]
+//	node web/build.mjs [--no-wasm] [--out DIR]
 //
-// --no-wasm keeps the .wasm of an earlier build (the page alone changed).
+// --no-wasm keeps the .wasm of an earlier build (the page alone changed);
+// --out builds into DIR instead of web/dist.
+//
+// esbuild names the chunks it splits off by a hash of their content, so a
+// build whose code changed writes new names. The build lists the files
+// esbuild wrote in DIR/.build-outputs.json and, after each build, removes
+// those of the previous list that it did not write again: the files it
+// made, never others. A DIR without the list (built before it was kept)
+// loses the files named as esbuild names its chunks (NAME-HASH.js).
 import { execFileSync } from "node:child_process";
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
 
 const web = dirname(fileURLToPath(import.meta.url));
 const root = dirname(web);
-const dist = join(web, "dist");
+const outFlag = process.argv.indexOf("--out");
+const dist = outFlag > 0 ? resolve(process.argv[outFlag + 1]) : join(web, "dist");
 mkdirSync(dist, { recursive: true });
 
 if (!process.argv.includes("--no-wasm") || !existsSync(join(dist, "wrapcheck.wasm"))) {
@@ -27,17 +36,43 @@ if (!process.argv.includes("--no-wasm") || !existsSync(join(dist, "wrapcheck.was
 const goroot = execFileSync("go", ["env", "GOROOT"], { cwd: root }).toString().trim();
 copyFileSync(join(goroot, "lib", "wasm", "wasm_exec.js"), join(dist, "wasm_exec.js"));
 
-await esbuild.build({
+const built = await esbuild.build({
   entryPoints: { app: join(web, "src", "main.js"), worker: join(web, "src", "worker.js") },
   bundle: true,
   minify: true,
   format: "esm",
   splitting: true,
   outdir: dist,
+  absWorkingDir: dist,
+  metafile: true,
   logLevel: "warning",
 });
+removeStale(Object.keys(built.metafile.outputs).map((f) => resolve(dist, f)));
 for (const f of ["index.html", "style.css", "config.js"]) copyFileSync(join(web, "src", f), join(dist, f));
 writeFileSync(join(dist, "lessons.json"), JSON.stringify(lessons(readFileSync(join(root, "docs", "safety-vs-liveness.md"), "utf8"))));
+
+// removeStale removes the files of the previous build's list (or, with
+// no list, those named as esbuild names its chunks) that this build did
+// not write, then records what it wrote.
+function removeStale(outputs) {
+  const list = join(dist, ".build-outputs.json");
+  const now = new Set(outputs.map((f) => basename(f)));
+  for (const f of outputs) if (dirname(f) !== dist) throw new Error(`esbuild wrote ${f}, outside ${dist}`);
+  let before;
+  try {
+    before = JSON.parse(readFileSync(list, "utf8"));
+  } catch (err) {
+    if (err.code !== "ENOENT") throw err;
+    before = readdirSync(dist).filter((f) => /^[A-Za-z0-9_.-]+-[A-Z0-9]{8}\.js$/.test(f));
+  }
+  for (const f of before) {
+    // a name of the list, in dist itself, and a file: nothing else goes
+    if (typeof f !== "string" || f !== basename(f) || f === "." || f === ".." || now.has(f)) continue;
+    const st = lstatSync(join(dist, f), { throwIfNoEntry: false });
+    if (st && (st.isFile() || st.isSymbolicLink())) rmSync(join(dist, f));
+  }
+  writeFileSync(list, JSON.stringify([...now].sort(), null, 1) + "\n");
+}
 
 // lessons turns each "## " section of the safety-vs-liveness guide that
 // links an example into a menu entry: its title, its first paragraph (the

@@ -4,7 +4,8 @@
 //	node e2e.mjs URL SCREENSHOT_DIR [CHROMIUM [native]]
 //
 // With "native" the page is the one `wrapcheck ui` serves, opened on the
-// TOCTOU example, and only the native checker's part is run.
+// TOCTOU example at the address with the token it prints, and only the
+// native checker's part is run.
 // It prints one JSON object of measurements and exits 1 on the first
 // failed expectation, with its message on stderr.
 import puppeteer from "puppeteer-core";
@@ -49,6 +50,14 @@ try {
     // wrapcheck ui: the spec it was given is in the editor, the native
     // checker answers, the explorer steps.
     await page.waitForFunction(() => document.querySelector(".cm-content")?.textContent.includes("ApprovalTOCTOU"), { timeout: 30000 });
+    expect(!page.url().includes("token="), "the token is still in the address bar: " + page.url());
+    // the server refuses a request without the cookie, and a POST that
+    // is not application/json even with it
+    const refused = await page.evaluate(async () => [
+      (await fetch("api/spec", { credentials: "omit" })).status,
+      (await fetch("api/run", { method: "POST", headers: { "Content-Type": "text/plain" }, body: '{"op":"fmt","source":"spec X"}' })).status,
+    ]);
+    expect(refused[0] === 403 && refused[1] === 415, "requests without the cookie and as text/plain answered " + refused);
     await check();
     const v = await page.$eval("#verdict", (e) => e.textContent);
     expect(v.includes("violated") && v.includes("ShippedWhatWasApproved"), "native TOCTOU verdict: " + v);

@@ -2,17 +2,23 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
+	"path"
 	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -37,6 +43,14 @@ explorer) on 127.0.0.1, opened on SPEC, with this program's checker behind
 it instead of the WebAssembly one: for models too big for the browser. It
 opens the browser when it can and serves until interrupted.
 
+The address it prints carries a token made afresh at each launch
+(http://127.0.0.1:PORT/?token=...): open that address; the first visit
+sets a cookie for the rest. Requests without the token, with a Host other
+than 127.0.0.1:PORT or localhost:PORT, from another origin, or POSTed as
+anything but application/json are refused (403, 415), so that no other
+web site, nor one that rebinds its DNS name to 127.0.0.1, can read the
+spec or run a check. A check stops when its page goes away.
+
 The page is the one web/build.mjs builds into web/dist (found from the
 working directory upwards, or given with --dir).`,
 		Args: cobra.ExactArgs(1),
@@ -57,12 +71,12 @@ working directory upwards, or given with --dir).`,
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
-			url := "http://" + ln.Addr().String() + "/"
-			fmt.Fprintf(cmd.OutOrStdout(), "serving %s on %s (interrupt to stop)\n", displayPath(args[0]), url)
+			ui := newUIServer(dir, args[0], strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))
+			fmt.Fprintf(cmd.OutOrStdout(), "serving %s on %s (interrupt to stop)\n", displayPath(args[0]), ui.url())
 			if !noOpen {
-				openBrowser(url)
+				openBrowser(ui.url())
 			}
-			srv := &http.Server{Handler: uiHandler(dir, args[0]), ReadHeaderTimeout: 10 * time.Second}
+			srv := &http.Server{Handler: ui, ReadHeaderTimeout: 10 * time.Second}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			go func() {
@@ -101,23 +115,41 @@ func findDist() string {
 	}
 }
 
-// uiHandler serves the page in dir, a config.js that points it at the
-// native checker, and the API: GET api/spec (the spec at path, read
-// afresh), GET api/examples, POST api/run (an engine.Request).
-func uiHandler(dir, path string) http.Handler {
+// uiServer is the ui command's HTTP server: the page built in dir, a
+// config.js that points it at the native checker, and the API: GET
+// api/spec (the spec at path, read afresh), GET api/examples, POST api/run
+// (an engine.Request). Every request passes guard first.
+type uiServer struct {
+	dir, path string
+	// token is the per-launch secret of the address the command prints.
+	token string
+	// port is the port it listens on: the Host and Origin it accepts and
+	// the name of its cookie carry it.
+	port string
+	// progress and ran, when not nil, hear of each API run's progress
+	// and of its end (for the tests).
+	progress func(engine.Progress)
+	ran      func(*engine.Response)
+	mux      *http.ServeMux
+}
+
+// newUIServer returns the server of the page in dir and the spec at specPath,
+// for a listener on port, with a fresh random token.
+func newUIServer(dir, specPath, port string) *uiServer {
+	s := &uiServer{dir: dir, path: specPath, port: port, token: rand.Text()}
 	mux := http.NewServeMux()
-	mux.Handle("GET /", http.FileServer(http.Dir(dir)))
+	mux.HandleFunc("GET /", s.serveFile)
 	mux.HandleFunc("GET /config.js", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/javascript")
 		io.WriteString(w, "globalThis.WRAPCHECK = { native: true };\n")
 	})
 	mux.HandleFunc("GET /api/spec", func(w http.ResponseWriter, _ *http.Request) {
-		src, err := os.ReadFile(path)
+		src, err := os.ReadFile(s.path)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
-		writeJSON(w, map[string]string{"name": slashPath(path), "source": string(src)})
+		writeJSON(w, map[string]string{"name": slashPath(s.path), "source": string(src)})
 	})
 	mux.HandleFunc("GET /api/examples", func(w http.ResponseWriter, _ *http.Request) {
 		ex, err := engine.Examples()
@@ -127,15 +159,156 @@ func uiHandler(dir, path string) http.Handler {
 		}
 		writeJSON(w, ex)
 	})
-	mux.HandleFunc("POST /api/run", func(w http.ResponseWriter, r *http.Request) {
-		var req engine.Request
-		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, uiRequestLimit)).Decode(&req); err != nil {
-			http.Error(w, "bad request: "+err.Error(), http.StatusBadRequest)
-			return
+	mux.HandleFunc("POST /api/run", s.run)
+	s.mux = mux
+	return s
+}
+
+// url returns the address to open: the server's, with the token.
+func (s *uiServer) url() string {
+	return "http://127.0.0.1:" + s.port + "/?token=" + s.token
+}
+
+// cookie is the name of the cookie that carries the token: one per port,
+// since browsers share cookies between the ports of a host.
+func (s *uiServer) cookie() string { return "wrapcheck-ui-" + s.port }
+
+func (s *uiServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cache-Control", "no-store")
+	if code, why := s.guard(w, r); code != 0 {
+		http.Error(w, "wrapcheck ui: "+why, code)
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// guard refuses what a page of another site, or one reached by DNS
+// rebinding, could send: it returns the status and the reason of a
+// refusal, 0 for a request to serve. A request is served when its Host is
+// the server's own loopback address (127.0.0.1, localhost or [::1] with
+// its port), its Origin, if any, is the server's own, it carries the
+// token (in the query, the X-Wrapcheck-Token header, or the cookie that a
+// visit with the token sets, honoured only on same-origin requests), and,
+// for a POST, its body is declared application/json (a type no
+// cross-origin form or simple request may send). Tokens are compared in
+// constant time.
+func (s *uiServer) guard(w http.ResponseWriter, r *http.Request) (int, string) {
+	if !s.isOwnHost(r.Host) {
+		return http.StatusForbidden, "unexpected Host " + strconv.Quote(elide(r.Host)) + ": the server answers only to 127.0.0.1:" + s.port + " and localhost:" + s.port
+	}
+	if o, ok := r.Header["Origin"]; ok && (len(o) != 1 || !s.isOwnOrigin(o[0])) {
+		return http.StatusForbidden, "request from another origin"
+	}
+	switch {
+	case s.isToken(r.URL.Query().Get("token")) || s.isToken(r.Header.Get("X-Wrapcheck-Token")):
+		if r.Method == http.MethodGet {
+			http.SetCookie(w, &http.Cookie{Name: s.cookie(), Value: s.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 		}
-		writeJSON(w, engine.Run(r.Context(), req, nil))
-	})
-	return mux
+	case s.hasCookie(r):
+		switch r.Header.Get("Sec-Fetch-Site") {
+		case "", "same-origin", "none":
+		default:
+			return http.StatusForbidden, "request from another site"
+		}
+	default:
+		return http.StatusForbidden, "no valid token: open the address that wrapcheck ui printed (with ?token=)"
+	}
+	if r.Method == http.MethodPost {
+		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+			return http.StatusUnsupportedMediaType, "a POST must be application/json"
+		}
+	}
+	return 0, ""
+}
+
+// isOwnHost reports whether host, a request's Host, names this server.
+func (s *uiServer) isOwnHost(host string) bool {
+	host = strings.ToLower(host)
+	for _, name := range []string{"127.0.0.1", "localhost", "[::1]"} {
+		if host == name+":"+s.port || (s.port == "80" && host == name) {
+			return true
+		}
+	}
+	return false
+}
+
+// isOwnOrigin reports whether origin, a request's Origin, is this server's.
+func (s *uiServer) isOwnOrigin(origin string) bool {
+	host, ok := strings.CutPrefix(strings.ToLower(origin), "http://")
+	return ok && s.isOwnHost(host)
+}
+
+// isToken reports whether t is the token, in constant time.
+func (s *uiServer) isToken(t string) bool {
+	return t != "" && subtle.ConstantTimeCompare([]byte(t), []byte(s.token)) == 1
+}
+
+// hasCookie reports whether r carries the cookie with the token.
+func (s *uiServer) hasCookie(r *http.Request) bool {
+	for _, c := range r.CookiesNamed(s.cookie()) {
+		if s.isToken(c.Value) {
+			return true
+		}
+	}
+	return false
+}
+
+// run answers POST api/run. The work runs under the request's context:
+// a client that goes away (a closed tab, a cancelled fetch) stops it.
+func (s *uiServer) run(w http.ResponseWriter, r *http.Request) {
+	// read the body to its end, so that the server watches the
+	// connection (and cancels r.Context() when it closes) from now on
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, uiRequestLimit))
+	var req engine.Request
+	if err == nil {
+		err = json.Unmarshal(body, &req)
+	}
+	if err != nil {
+		http.Error(w, "bad request: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	resp := engine.Run(r.Context(), req, s.progress)
+	if s.ran != nil {
+		s.ran(resp)
+	}
+	writeJSON(w, resp)
+}
+
+// serveFile serves a file of the page. A path that leaves dir, through
+// ".." or a symbolic link, is not found (os.Root confines every lookup);
+// so is a directory (there is no listing) and anything but a regular
+// file (a FIFO would block).
+func (s *uiServer) serveFile(w http.ResponseWriter, r *http.Request) {
+	name := strings.TrimPrefix(path.Clean("/"+r.URL.Path), "/")
+	if name == "" {
+		name = "index.html"
+	}
+	root, err := os.OpenRoot(s.dir)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	defer root.Close()
+	if fi, err := root.Stat(name); err != nil || !fi.Mode().IsRegular() {
+		http.NotFound(w, r)
+		return
+	}
+	f, err := root.Open(name)
+	if err != nil {
+		http.NotFound(w, r)
+		return
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		http.NotFound(w, r)
+		return
+	}
+	http.ServeContent(w, r, name, fi.ModTime(), f)
 }
 
 func writeJSON(w http.ResponseWriter, v any) {

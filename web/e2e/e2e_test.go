@@ -76,8 +76,9 @@ func TestPlaygroundInChromium(t *testing.T) {
 }
 
 // TestUIInChromium runs `wrapcheck ui` on the TOCTOU example and drives
-// the page it serves in headless Chromium: the native checker's verdict,
-// trace table and explorer.
+// the page it serves in headless Chromium, opened at the address with the
+// token that it prints: the native checker's verdict, trace table and
+// explorer, through the cookie that the visit with the token sets.
 func TestUIInChromium(t *testing.T) {
 	chromium := need(t, "chromium")
 	node := need(t, "node")
@@ -115,11 +116,15 @@ func TestUIInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatalf("wrapcheck ui printed %q: %v", line, err)
 	}
-	url := regexp.MustCompile(`http://127\.0\.0\.1:[0-9]+/`).FindString(line)
+	url := regexp.MustCompile(`http://127\.0\.0\.1:[0-9]+/\?token=[A-Z2-7]{26}\b`).FindString(line)
 	if url == "" {
-		t.Fatalf("wrapcheck ui printed %q: no http://127.0.0.1:PORT/ in it", line)
+		t.Fatalf("wrapcheck ui printed %q: no http://127.0.0.1:PORT/?token=TOKEN in it", line)
 	}
-	out := run(t, web, node, "e2e.mjs", url, filepath.Join(web, "testdata"), chromium, "native")
+	shots := filepath.Join(web, "testdata")
+	if err := os.MkdirAll(shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := run(t, web, node, "e2e.mjs", url, shots, chromium, "native")
 	t.Logf("measured: %s", bytes.TrimSpace(out))
 }
 
@@ -134,4 +139,87 @@ func run(t *testing.T, dir, name string, args ...string) []byte {
 		t.Fatalf("%s %v: %v\n%s%s", filepath.Base(name), args, err, out, stderr.Bytes())
 	}
 	return out
+}
+
+// TestBuildRemovesStaleOutputs builds the page twice into a directory
+// holding files of an earlier build and files of someone else: the
+// build removes the chunks it made before and did not make again (by its
+// list of outputs, or by esbuild's chunk names where there is no list),
+// and nothing else.
+func TestBuildRemovesStaleOutputs(t *testing.T) {
+	node := need(t, "node")
+	npm := need(t, "npm")
+	web, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(web, "node_modules", "esbuild")); err != nil {
+		run(t, web, npm, "ci", "--no-audit", "--no-fund")
+	}
+	base := t.TempDir()
+	out := filepath.Join(base, "dist")
+	write := func(path string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exists := func(path string) bool {
+		_, err := os.Lstat(path)
+		return err == nil
+	}
+	check := func(gone, kept []string) []string {
+		t.Helper()
+		run(t, web, node, "build.mjs", "--no-wasm", "--out", out)
+		for _, f := range gone {
+			if exists(filepath.Join(out, f)) {
+				t.Errorf("%s is left in the output", f)
+			}
+		}
+		for _, f := range kept {
+			if !exists(filepath.Join(base, f)) {
+				t.Errorf("the build removed %s, which it did not make", f)
+			}
+		}
+		b, err := os.ReadFile(filepath.Join(out, ".build-outputs.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var list []string
+		if err := json.Unmarshal(b, &list); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range append([]string{"app.js", "worker.js", "index.html"}, list...) {
+			if !exists(filepath.Join(out, f)) {
+				t.Errorf("%s is missing from the output", f)
+			}
+		}
+		return list
+	}
+
+	// a dist built before the list was kept: esbuild's chunk names go
+	write(filepath.Join(out, "wrapcheck.wasm")) // --no-wasm: no go build
+	for _, f := range []string{"chunk-ZZZZZZZZ.js", "mermaid.core-ZZZZZZZZ.js", "notes.txt", "user.js", "user-lower-abcdefgh.js"} {
+		write(filepath.Join(out, f))
+	}
+	list := check([]string{"chunk-ZZZZZZZZ.js", "mermaid.core-ZZZZZZZZ.js"},
+		[]string{"dist/notes.txt", "dist/user.js", "dist/user-lower-abcdefgh.js", "dist/wrapcheck.wasm"})
+	if len(list) < 3 {
+		t.Fatalf("the list of outputs has %d files: %v", len(list), list)
+	}
+
+	// with the list: what it names goes, and only that
+	for _, f := range []string{"chunk-YYYYYYYY.js", "mine-QQQQQQQQ.js", "escape.txt", "sub/x.js"} {
+		write(filepath.Join(out, f))
+	}
+	write(filepath.Join(base, "escape.txt"))
+	b, _ := json.Marshal(append(list, "chunk-YYYYYYYY.js", "../escape.txt", "sub", ".", ".."))
+	if err := os.WriteFile(filepath.Join(out, ".build-outputs.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check([]string{"chunk-YYYYYYYY.js"},
+		[]string{"escape.txt", "dist/escape.txt", "dist/mine-QQQQQQQQ.js", "dist/sub/x.js", "dist/notes.txt", "dist/user.js"})
 }

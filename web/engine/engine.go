@@ -145,7 +145,7 @@ func Run(ctx context.Context, req Request, progress func(Progress)) (resp *Respo
 		resp.Formatted = string(syntax.Format(file))
 		return resp
 	}
-	m, err := spec.Check(file, spec.Options{Defines: req.Defines})
+	m, err := spec.Check(file, spec.Options{Defines: req.Defines, Context: ctx})
 	if err != nil {
 		resp.Errors = diagnostics(err)
 		return resp

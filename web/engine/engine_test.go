@@ -133,3 +133,18 @@ func TestExamplesHaveLessons(t *testing.T) {
 		}
 	}
 }
+
+// TestRunLoadsUnderContext holds that loading a spec (constant folding,
+// fn expansion: work a spec controls) runs under the request's context:
+// a request whose client has gone loads nothing and checks nothing.
+func TestRunLoadsUnderContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, op := range []string{"check", "vet", "graph", "explore"} {
+		resp := Run(ctx, Request{Op: op, Source: toctou(t)}, nil)
+		if resp.Report != nil || resp.Warnings != nil || resp.DOT != "" || resp.Explore != nil ||
+			len(resp.Errors) != 1 || !strings.Contains(resp.Errors[0].Msg, context.Canceled.Error()) {
+			t.Errorf("%s with a cancelled context: report %.80s, %d warnings, errors %v; want only the error %q", op, resp.Report, len(resp.Warnings), resp.Errors, context.Canceled)
+		}
+	}
+}

@@ -76,6 +76,13 @@ class WorkerEngine {
 class NativeEngine {
   constructor(onReady) {
     this.controllers = new Set();
+    // the visit with ?token= set the server's cookie: take the token out
+    // of the address bar (and of the history and of shared links)
+    const u = new URL(location.href);
+    if (u.searchParams.has("token")) {
+      u.searchParams.delete("token");
+      window.history.replaceState(null, "", u);
+    }
     fetch("api/examples")
       .then((r) => r.json())
       .then((ex) => onReady({ examples: ex, loadMs: 0 }));
@@ -84,7 +91,10 @@ class NativeEngine {
     const c = new AbortController();
     this.controllers.add(c);
     try {
-      const r = await fetch("api/run", { method: "POST", body: JSON.stringify(request), signal: c.signal });
+      // application/json: the server refuses the types a page of another
+      // site may POST without asking (text/plain, forms)
+      const r = await fetch("api/run", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(request), signal: c.signal });
+      if (!r.ok) throw new Error((await r.text()).trim() || `the server answered ${r.status}`);
       return await r.json();
     } finally {
       this.controllers.delete(c);
