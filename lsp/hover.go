@@ -56,7 +56,7 @@ func describe(a *analysis, s *symbol) string {
 		if m != nil {
 			for _, t := range m.Types {
 				if t.Name == s.name {
-					notes = append(notes, "values: `"+typeText(t, false)+"`")
+					notes = append(notes, "values: `"+spec.TypeString(t, 1)+"`")
 					break
 				}
 			}
@@ -145,44 +145,10 @@ func varNotes(m *spec.Model, name string) []string {
 			match = v.Family == proc && v.Local == local
 		}
 		if match {
-			return []string{"values: `" + typeText(v.Type, false) + "`"}
+			return []string{"values: `" + spec.TypeString(v.Type, 1) + "`"}
 		}
 	}
 	return nil
-}
-
-// typeText writes a resolved type; named types nested inside it are
-// written by name, and the top level is expanded unless short is set.
-func typeText(t *spec.Type, short bool) string {
-	if t == nil {
-		return "invalid"
-	}
-	if short && t.Name != "" {
-		return t.Name
-	}
-	switch t.Kind {
-	case spec.BoolKind:
-		return "bool"
-	case spec.IntKind:
-		return "int"
-	case spec.RangeKind:
-		return fmt.Sprintf("%d..%d", t.Lo, t.Hi)
-	case spec.EnumKind:
-		return "{" + strings.Join(t.Names, ", ") + "}"
-	case spec.SymmetricKind:
-		return fmt.Sprintf("symmetric %d {%s}", len(t.Names), strings.Join(t.Names, ", "))
-	case spec.ArrayKind:
-		return "[" + typeText(t.Index, true) + "]" + typeText(t.Elem, true)
-	case spec.RecordKind:
-		var fs []string
-		for _, f := range t.Fields {
-			fs = append(fs, f.Name+": "+typeText(f.Type, true))
-		}
-		return "record { " + strings.Join(fs, ", ") + " }"
-	case spec.SetKind:
-		return "set of " + typeText(t.Elem, true)
-	}
-	return t.Kind.String()
 }
 
 // declText prints one declaration as the formatter does. A process is
