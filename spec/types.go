@@ -173,7 +173,7 @@ func (c *checker) constInt(e syntax.Expr, env *env, what string) (int64, bool) {
 func (c *checker) resolveType(te syntax.TypeExpr, env *env) *Type {
 	switch t := te.(type) {
 	case *syntax.NamedType:
-		o := c.global.lookup(t.Name)
+		o := c.lookup(c.global, t.Ident())
 		if o == nil {
 			c.errorf(t.Pos, "undefined: %s%s", t.Name, didYouMean(c.suggestKind(t.Name, objType)))
 			return c.tInvalid
@@ -262,6 +262,7 @@ func (c *checker) resolveType(te syntax.TypeExpr, env *env) *Type {
 		seen := map[string]Position{}
 		bad := false
 		for _, f := range t.Fields {
+			fo := c.defName(&f.Name, ObjField, f, t)
 			ft := c.resolveType(f.Type, env)
 			if prev, ok := seen[f.Name.Name]; ok {
 				c.errorNotes(f.Name.Pos, []syntax.Note{note(prev, "%s declared here", f.Name.Name)}, "duplicate field %s in record type", f.Name.Name)
@@ -273,7 +274,9 @@ func (c *checker) resolveType(te syntax.TypeExpr, env *env) *Type {
 				bad = true
 				continue
 			}
-			rt.Fields = append(rt.Fields, &Field{Name: f.Name.Name, Type: ft, Offset: rt.Width})
+			fd := &Field{Name: f.Name.Name, Type: ft, Offset: rt.Width}
+			c.defField(fo, fd)
+			rt.Fields = append(rt.Fields, fd)
 			rt.Width += ft.Width
 			if rt.Width > maxWidth {
 				c.errorf(t.Pos, "record type is too large")
