@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/spec/syntax"
 )
 
@@ -103,12 +104,13 @@ type workspaceSymbol struct {
 }
 
 var symbolKinds = [...]int{
-	symConst: symbolKindConstant, symType: symbolKindClass, symVar: symbolKindVariable,
-	symLocal: symbolKindVariable, symFn: symbolKindFunction, symAgent: symbolKindInterface,
-	symProcess: symbolKindNamespace, symMember: symbolKindEnumMem, symParam: symbolKindVariable,
-	symIndex: symbolKindTypeParam, symResult: symbolKindVariable, symLet: symbolKindVariable,
-	symChoose: symbolKindVariable, symQuant: symbolKindVariable, symField: symbolKindField,
-	symAction: symbolKindMethod, symInvariant: symbolKindBoolean, symProperty: symbolKindBoolean,
+	spec.ObjConst: symbolKindConstant, spec.ObjType: symbolKindClass, spec.ObjVar: symbolKindVariable,
+	spec.ObjLocal: symbolKindVariable, spec.ObjFn: symbolKindFunction, spec.ObjAgent: symbolKindInterface,
+	spec.ObjProcess: symbolKindNamespace, spec.ObjMember: symbolKindEnumMem, spec.ObjParam: symbolKindVariable,
+	spec.ObjIndex: symbolKindTypeParam, spec.ObjResult: symbolKindVariable, spec.ObjLet: symbolKindVariable,
+	spec.ObjChoose: symbolKindVariable, spec.ObjQuant: symbolKindVariable, spec.ObjField: symbolKindField,
+	spec.ObjAction: symbolKindMethod, spec.ObjInvariant: symbolKindBoolean, spec.ObjProperty: symbolKindBoolean,
+	spec.ObjBuiltin: symbolKindFunction,
 }
 
 // workspaceSymbol returns the declarations of every open document whose
@@ -134,19 +136,19 @@ func (s *Server) workspaceSymbol(params json.RawMessage) (any, *rpcError) {
 		if rerr != nil || a.ix == nil {
 			continue
 		}
-		for _, sym := range a.ix.syms {
-			switch sym.kind {
-			case symParam, symLet, symChoose, symQuant, symIndex, symResult:
+		for _, o := range a.ix.objs {
+			switch o.Kind {
+			case spec.ObjParam, spec.ObjLet, spec.ObjChoose, spec.ObjQuant, spec.ObjIndex, spec.ObjResult:
 				continue
 			}
-			if !strings.Contains(strings.ToLower(sym.name), q) {
+			if !strings.Contains(strings.ToLower(o.Name), q) {
 				continue
 			}
-			ws := workspaceSymbol{Name: sym.name, Kind: symbolKinds[sym.kind], Location: location{URI: uri, Range: a.doc.nameRange(sym.pos, sym.name)}}
-			if sym.proc != nil {
-				ws.ContainerName = sym.proc.Name.Name
-			} else if sym.enumName != "" {
-				ws.ContainerName = sym.enumName
+			ws := workspaceSymbol{Name: o.Name, Kind: symbolKinds[o.Kind], Location: location{URI: uri, Range: a.doc.nameRange(o.Pos, o.Name)}}
+			if p, ok := o.Owner.(*syntax.ProcessDecl); ok {
+				ws.ContainerName = p.Name.Name
+			} else if o.Kind == spec.ObjMember && o.Type != nil {
+				ws.ContainerName = o.Type.Name
 			}
 			out = append(out, ws)
 		}
@@ -186,13 +188,13 @@ func (s *Server) signatureHelp(params json.RawMessage) (any, *rpcError) {
 	if name == "" {
 		return nil, nil
 	}
-	sym := a.ix.globals[name]
-	if sym == nil {
+	o := a.ix.info.Global.Lookup(name)
+	if o == nil {
 		return nil, nil
 	}
 	var ps []*syntax.Param
 	var result syntax.TypeExpr
-	switch d := sym.decl.(type) {
+	switch d := o.Decl.(type) {
 	case *syntax.FnDecl:
 		ps, result = d.Params, d.Result
 	case *syntax.AgentDecl:

@@ -3,6 +3,8 @@ package lsp
 import (
 	"encoding/json"
 	"sort"
+
+	"github.com/wrapcheck/wrapcheck/spec"
 )
 
 // semanticTokenTypes is the legend of the semantic tokens, in the order of
@@ -28,11 +30,11 @@ const (
 var semanticTokenModifiers = []string{"declaration", "readonly"}
 
 var semanticKinds = [...]int{
-	symConst: tokVariable, symType: tokType, symVar: tokVariable, symLocal: tokVariable,
-	symFn: tokFunction, symAgent: tokInterface, symProcess: tokNamespace, symMember: tokEnumMember,
-	symParam: tokParameter, symIndex: tokTypeParameter, symResult: tokParameter, symLet: tokVariable,
-	symChoose: tokVariable, symQuant: tokVariable, symField: tokProperty, symAction: tokMethod,
-	symInvariant: tokEvent, symProperty: tokEvent,
+	spec.ObjConst: tokVariable, spec.ObjType: tokType, spec.ObjVar: tokVariable, spec.ObjLocal: tokVariable,
+	spec.ObjFn: tokFunction, spec.ObjAgent: tokInterface, spec.ObjProcess: tokNamespace, spec.ObjMember: tokEnumMember,
+	spec.ObjParam: tokParameter, spec.ObjIndex: tokTypeParameter, spec.ObjResult: tokParameter, spec.ObjLet: tokVariable,
+	spec.ObjChoose: tokVariable, spec.ObjQuant: tokVariable, spec.ObjField: tokProperty, spec.ObjAction: tokMethod,
+	spec.ObjInvariant: tokEvent, spec.ObjProperty: tokEvent, spec.ObjBuiltin: tokFunction,
 }
 
 // semanticTokens classifies every resolved name of the document (the
@@ -63,7 +65,7 @@ func (s *Server) semanticTokens(params json.RawMessage) (any, *rpcError) {
 		if r.decl {
 			mods |= 1
 		}
-		if r.sym.kind == symConst || r.sym.kind == symMember {
+		if r.obj.Kind == spec.ObjConst || r.obj.Kind == spec.ObjMember {
 			mods |= 2
 		}
 		dl := rng.Start.Line - prevLine
@@ -71,7 +73,7 @@ func (s *Server) semanticTokens(params json.RawMessage) (any, *rpcError) {
 		if dl == 0 {
 			dc -= prevChar
 		}
-		data = append(data, dl, dc, rng.End.Character-rng.Start.Character, semanticKinds[r.sym.kind], mods)
+		data = append(data, dl, dc, rng.End.Character-rng.Start.Character, semanticKinds[r.obj.Kind], mods)
 		prevLine, prevChar = rng.Start.Line, rng.Start.Character
 	}
 	return map[string]any{"data": data}, nil

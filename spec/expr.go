@@ -137,6 +137,8 @@ func (c *checker) expr(e syntax.Expr, env *env, want *Type) (x *Expr) {
 		return c.call(e, env)
 	case *syntax.AskExpr:
 		c.errorf(e.Pos, "ask %s(...) may appear only as the whole right-hand side of let or :=", e.Agent.Name)
+		c.lookup(env.scope, &e.Agent)
+		c.resolveOnly(env, e.Args...)
 		return c.bad(e.Pos)
 	case *syntax.CondExpr:
 		return c.cond(e, env, want)
@@ -325,6 +327,7 @@ func (c *checker) unary(e *syntax.UnaryExpr, env *env) *Expr {
 		return c.pastTime(e, e.Op, []syntax.Expr{e.X}, e.Pos, env)
 	case syntax.Always, syntax.Eventually, syntax.Next:
 		if !c.temporalOK(e.Pos, e.Op, env) {
+			c.resolveOnly(env, e.X)
 			return c.bad(e.Pos)
 		}
 		x := c.expr(e.X, env, c.tBool)
@@ -520,6 +523,7 @@ func (c *checker) binary(e *syntax.BinaryExpr, env *env, want *Type) *Expr {
 	switch e.Op {
 	case syntax.And, syntax.Or, syntax.Implies, syntax.Until, syntax.WeakUntil, syntax.Release, syntax.LeadsTo:
 		if e.Op.IsTemporal() && !c.temporalOK(e.OpPos, e.Op, env) {
+			c.resolveOnly(env, e.X, e.Y)
 			return c.bad(e.Pos)
 		}
 		x := c.expr(e.X, env, c.tBool)
@@ -796,12 +800,14 @@ func (c *checker) procLocal(e *syntax.SelectorExpr, p *procInfo, idx syntax.Expr
 			names[i] = l.name
 		}
 		c.errorf(e.Field.Pos, "process %s has no variable %s%s", p.name, e.Field.Name, didYouMean(nearest(e.Field.Name, names)))
+		c.resolveOnly(env, idx)
 		return c.bad(e.Pos)
 	}
 	c.use(&e.Field, o)
 	o.used = true
 	if p.idxType == nil && idx != nil {
 		c.errorf(e.Pos, "process %s is not a family: write %s.%s", p.name, p.name, e.Field.Name)
+		c.resolveOnly(env, idx)
 		return c.bad(e.Pos)
 	}
 	if p.idxType != nil && idx == nil {
@@ -888,11 +894,13 @@ func (c *checker) call(e *syntax.CallExpr, env *env) *Expr {
 		switch env.kind {
 		case uConst:
 			c.errorf(e.Pos, "%s is not constant: fn %s reads state variable %s", exprString(e), o.name, fi.readsState)
+			c.resolveOnly(env, e.Args...)
 			return c.bad(e.Pos)
 		case uAssume:
 			a := env.agent.decl
 			c.errorNotes(e.Pos, []syntax.Note{note(a.ParamsPos, "%s's parameters are declared here", a.Name.Name)},
 				"agent %s cannot see state variable %s (read by fn %s): assume may use only its parameters, result, constants and functions", a.Name.Name, fi.readsState, o.name)
+			c.resolveOnly(env, e.Args...)
 			return c.bad(e.Pos)
 		case uFn:
 			if env.fn != nil && env.fn.readsState == "" {
@@ -1118,7 +1126,7 @@ func (c *checker) quant(e *syntax.QuantExpr, env *env) *Expr {
 	sc := newScope(env.scope)
 	o := &object{kind: objBound, name: e.Var.Name, pos: e.Var.Pos, typ: dom, what: "quantified variable", used: true}
 	c.def(o, &e.Var, ObjQuant, e, nil)
-	c.openScope(sc, e, e.Pos, c.scopeEnd(e.Pos))
+	c.openScope(sc, e, e.Pos, exprEnd(e.Body))
 	if !isInvalid(dom) {
 		o.slot = c.alloc(max(1, dom.Width))
 		if !dom.IsFinite() {

@@ -2,6 +2,8 @@ package spec
 
 import (
 	"sort"
+	"strconv"
+	"unicode/utf8"
 
 	"github.com/wrapcheck/wrapcheck/spec/syntax"
 )
@@ -144,9 +146,14 @@ func (s *Scope) Names() []string {
 	return out
 }
 
-// Contains reports whether p lies within s.
+// Contains reports whether p lies within s (comparing lines and
+// columns, not file names).
 func (s *Scope) Contains(p Position) bool {
-	return !p.Before(s.Pos) && (!s.End.IsValid() || !s.End.Before(p))
+	return !lineColBefore(p, s.Pos) && (!s.End.IsValid() || !lineColBefore(s.End, p))
+}
+
+func lineColBefore(p, q Position) bool {
+	return p.Line < q.Line || p.Line == q.Line && p.Col < q.Col
 }
 
 // Innermost returns the innermost scope of s and its children that
@@ -170,6 +177,9 @@ func (info *Info) ObjectOf(id *syntax.Ident) *Object {
 	}
 	return info.Uses[id]
 }
+
+// FieldOf returns the declaration of the record field f, or nil.
+func (info *Info) FieldOf(f *Field) *Object { return info.fields[f] }
 
 // init makes info's maps, keeping those already made.
 func (info *Info) init() {
@@ -288,6 +298,22 @@ func (c *checker) lookup(s *scope, id *syntax.Ident) *object {
 	return o
 }
 
+// resolveOnly checks es quietly, only to record their names, on a path
+// that has reported an error and returns without checking them (a spec
+// with an error has no model: the rest of the work is dropped).
+func (c *checker) resolveOnly(env *env, es ...syntax.Expr) {
+	if c.info == nil {
+		return
+	}
+	c.quiet++
+	for _, e := range es {
+		if e != nil {
+			c.expr(e, env.flat(), nil)
+		}
+	}
+	c.quiet--
+}
+
 // openScope records the scope s opened by node, from pos to end (zero:
 // the end of the file). The scope of a node checked again is the first
 // one.
@@ -324,6 +350,47 @@ func (c *checker) scopeEnd(p Position) Position {
 	}
 	if i < len(decls) {
 		return decls[i].Position()
+	}
+	return Position{}
+}
+
+// exprEnd returns the position just after the last token of e (on
+// its line), where the scope of a quantifier over e ends.
+func exprEnd(e syntax.Expr) Position {
+	after := func(p Position, text string) Position {
+		p.Col += utf8.RuneCountInString(text)
+		p.Offset += len(text)
+		return p
+	}
+	switch e := e.(type) {
+	case *syntax.IdentExpr:
+		return after(e.Pos, e.Name)
+	case *syntax.IntLit:
+		return after(e.Pos, e.Text)
+	case *syntax.BoolLit:
+		return after(e.Pos, strconv.FormatBool(e.Value))
+	case *syntax.UnaryExpr:
+		return exprEnd(e.X)
+	case *syntax.BinaryExpr:
+		return exprEnd(e.Y)
+	case *syntax.IndexExpr:
+		return after(e.End, "]")
+	case *syntax.SelectorExpr:
+		return after(e.Field.Pos, e.Field.Name)
+	case *syntax.CallExpr:
+		return after(e.End, ")")
+	case *syntax.AskExpr:
+		return after(e.End, ")")
+	case *syntax.CondExpr:
+		return exprEnd(e.Else)
+	case *syntax.QuantExpr:
+		return exprEnd(e.Body)
+	case *syntax.SetLit:
+		return after(e.End, "}")
+	case *syntax.RecordLit:
+		return after(e.End, "}")
+	case *syntax.ParenExpr:
+		return after(e.End, ")")
 	}
 	return Position{}
 }
