@@ -302,3 +302,96 @@ func fileIdents(f *syntax.File) []*syntax.Ident {
 	}
 	return out
 }
+
+// TestInfo checks what Info records for a small spec: what each use
+// refers to (also inside a fn body inlined at two calls with constant
+// arguments), the types of names used as values, and the scopes.
+func TestInfo(t *testing.T) {
+	const src = `spec I
+const N = 2
+type P = 0..N
+fn inc(x: P): 0..5 = x + N
+process w[i: P] {
+  var n: P
+  action go when forall k in P: k <= n { let m = inc(n) + inc(1) + count q in P: q == i }
+}
+invariant Small: w[0].n <= N
+`
+	f, err := syntax.Parse("i.wrap", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := &spec.Info{}
+	if _, err := spec.Check(f, spec.Options{Info: info}); err != nil {
+		t.Fatal(err)
+	}
+	byPos := map[string]*syntax.Ident{}
+	for _, id := range fileIdents(f) {
+		byPos[fmt.Sprintf("%d:%d", id.Pos.Line, id.Pos.Col)] = id
+	}
+	tests := []struct {
+		at       string // line:col of an identifier
+		kind     spec.ObjKind
+		declared string // line:col of the declaration it refers to
+		typ      string // the object's type
+	}{
+		{"4:22", spec.ObjParam, "4:8", "P"},
+		{"4:26", spec.ObjConst, "2:7", "int"},
+		{"7:38", spec.ObjLocal, "6:7", "P"},
+		{"7:46", spec.ObjLet, "7:46", "int"},
+		{"7:50", spec.ObjFn, "4:4", "0..5"},
+		{"7:87", spec.ObjIndex, "5:11", "P"},
+		{"7:82", spec.ObjQuant, "7:74", "P"},
+		{"9:18", spec.ObjProcess, "5:9", ""},
+		{"9:23", spec.ObjLocal, "6:7", "P"},
+		{"9:28", spec.ObjConst, "2:7", "int"},
+	}
+	for _, tt := range tests {
+		id := byPos[tt.at]
+		if id == nil {
+			t.Fatalf("no identifier at %s", tt.at)
+		}
+		o := info.ObjectOf(id)
+		if o == nil {
+			t.Errorf("%s %s: no object", tt.at, id.Name)
+			continue
+		}
+		typ := ""
+		if o.Type != nil {
+			typ = spec.TypeString(o.Type, 0)
+		}
+		got := fmt.Sprintf("%s %d:%d %s", o.Kind, o.Pos.Line, o.Pos.Col, typ)
+		if want := fmt.Sprintf("%s %s %s", tt.kind, tt.declared, tt.typ); got != want {
+			t.Errorf("%s %s refers to %q, want %q", tt.at, id.Name, got, want)
+		}
+	}
+	// The uses of x in the body inlined twice refer to the one parameter.
+	if x := info.Uses[byPos["4:22"]]; x != info.Defs[byPos["4:8"]] {
+		t.Errorf("x in inc's body refers to %+v, not its parameter", x)
+	}
+	// Types of names used as values.
+	for at, want := range map[string]string{"4:22": "P", "7:38": "P", "9:28": "int", "7:82": "P"} {
+		e := syntax.Expr((*syntax.IdentExpr)(byPos[at]))
+		if got := spec.TypeString(info.Types[e], 0); got != want {
+			t.Errorf("type of %s = %s, want %s", at, got, want)
+		}
+	}
+	// Scopes: k is visible in its quantifier's body only; m and q in the
+	// action's block.
+	for _, tt := range []struct {
+		line, col int
+		name      string
+		visible   bool
+	}{
+		{7, 33, "k", true}, {7, 46, "k", false}, {7, 46, "i", true}, {7, 82, "q", true},
+		{7, 50, "q", false}, {9, 18, "k", false}, {9, 18, "N", true}, {4, 22, "x", true}, {7, 33, "x", false},
+	} {
+		found := false
+		for s := info.Global.Innermost(syntax.Position{Line: tt.line, Col: tt.col}); s != nil; s = s.Parent {
+			found = found || s.Lookup(tt.name) != nil
+		}
+		if found != tt.visible {
+			t.Errorf("%s visible at %d:%d: %v, want %v", tt.name, tt.line, tt.col, found, tt.visible)
+		}
+	}
+}
