@@ -20,16 +20,6 @@ var keywords = []string{
 	"weakuntil", "leadsto",
 }
 
-var completionKinds = [...]int{
-	spec.ObjConst: completionKindConstant, spec.ObjType: completionKindClass, spec.ObjVar: completionKindVariable,
-	spec.ObjLocal: completionKindVariable, spec.ObjFn: completionKindFunction, spec.ObjAgent: completionKindInterface,
-	spec.ObjProcess: completionKindModule, spec.ObjMember: completionKindEnumMember, spec.ObjParam: completionKindVariable,
-	spec.ObjIndex: completionKindTypeParam, spec.ObjResult: completionKindVariable, spec.ObjLet: completionKindVariable,
-	spec.ObjChoose: completionKindVariable, spec.ObjQuant: completionKindVariable, spec.ObjField: completionKindField,
-	spec.ObjAction: completionKindEvent, spec.ObjInvariant: completionKindProperty, spec.ObjProperty: completionKindProperty,
-	spec.ObjBuiltin: completionKindFunction,
-}
-
 // completion offers, after a dot, the fields of a record or the locals of
 // a process; elsewhere the names in scope at the cursor and the
 // keywords, with the members of the expected enum first after `==`,
@@ -65,13 +55,13 @@ func (s *Server) completion(params json.RawMessage) (any, *rpcError) {
 	if start > 0 && d.text[start-1] == '.' {
 		recv := receiver(d.text[:start-1])
 		for _, m := range a.ix.members(at, recv) {
-			list.Items = append(list.Items, completionItem{Label: m.Name, Kind: completionKinds[m.Kind], Detail: typeText(m)})
+			list.Items = append(list.Items, completionItem{Label: m.Name, Kind: lspKinds[m.Kind].completion, Detail: typeText(m)})
 		}
 		return list, nil
 	}
 	want := a.ix.expectedEnum(at, d.text[:start])
 	for _, o := range a.ix.visible(at) {
-		item := completionItem{Label: o.Name, Kind: completionKinds[o.Kind], Detail: o.Kind.String(), SortText: "1" + o.Name}
+		item := completionItem{Label: o.Name, Kind: lspKinds[o.Kind].completion, Detail: o.Kind.String(), SortText: "1" + o.Name}
 		switch o.Kind {
 		case spec.ObjConst, spec.ObjType, spec.ObjMember, spec.ObjProcess:
 		default:

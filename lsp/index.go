@@ -7,6 +7,30 @@ import (
 	"github.com/wrapcheck/wrapcheck/spec/syntax"
 )
 
+// lspKinds gives each kind of entity its kinds in the protocol: of a
+// completion item, of a symbol, of a semantic token.
+var lspKinds = [...]struct{ completion, symbol, token int }{
+	spec.ObjConst:     {completionKindConstant, symbolKindConstant, tokVariable},
+	spec.ObjType:      {completionKindClass, symbolKindClass, tokType},
+	spec.ObjVar:       {completionKindVariable, symbolKindVariable, tokVariable},
+	spec.ObjLocal:     {completionKindVariable, symbolKindVariable, tokVariable},
+	spec.ObjFn:        {completionKindFunction, symbolKindFunction, tokFunction},
+	spec.ObjAgent:     {completionKindInterface, symbolKindInterface, tokInterface},
+	spec.ObjProcess:   {completionKindModule, symbolKindNamespace, tokNamespace},
+	spec.ObjMember:    {completionKindEnumMember, symbolKindEnumMem, tokEnumMember},
+	spec.ObjParam:     {completionKindVariable, symbolKindVariable, tokParameter},
+	spec.ObjIndex:     {completionKindTypeParam, symbolKindTypeParam, tokTypeParameter},
+	spec.ObjResult:    {completionKindVariable, symbolKindVariable, tokParameter},
+	spec.ObjLet:       {completionKindVariable, symbolKindVariable, tokVariable},
+	spec.ObjChoose:    {completionKindVariable, symbolKindVariable, tokVariable},
+	spec.ObjQuant:     {completionKindVariable, symbolKindVariable, tokVariable},
+	spec.ObjField:     {completionKindField, symbolKindField, tokProperty},
+	spec.ObjAction:    {completionKindEvent, symbolKindMethod, tokMethod},
+	spec.ObjInvariant: {completionKindProperty, symbolKindBoolean, tokEvent},
+	spec.ObjProperty:  {completionKindProperty, symbolKindBoolean, tokEvent},
+	spec.ObjBuiltin:   {completionKindFunction, symbolKindFunction, tokFunction},
+}
+
 // ref is one occurrence of a name: its declaration or a use.
 type ref struct {
 	pos  syntax.Position

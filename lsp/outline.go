@@ -103,16 +103,6 @@ type workspaceSymbol struct {
 	ContainerName string   `json:"containerName,omitempty"`
 }
 
-var symbolKinds = [...]int{
-	spec.ObjConst: symbolKindConstant, spec.ObjType: symbolKindClass, spec.ObjVar: symbolKindVariable,
-	spec.ObjLocal: symbolKindVariable, spec.ObjFn: symbolKindFunction, spec.ObjAgent: symbolKindInterface,
-	spec.ObjProcess: symbolKindNamespace, spec.ObjMember: symbolKindEnumMem, spec.ObjParam: symbolKindVariable,
-	spec.ObjIndex: symbolKindTypeParam, spec.ObjResult: symbolKindVariable, spec.ObjLet: symbolKindVariable,
-	spec.ObjChoose: symbolKindVariable, spec.ObjQuant: symbolKindVariable, spec.ObjField: symbolKindField,
-	spec.ObjAction: symbolKindMethod, spec.ObjInvariant: symbolKindBoolean, spec.ObjProperty: symbolKindBoolean,
-	spec.ObjBuiltin: symbolKindFunction,
-}
-
 // workspaceSymbol returns the declarations of every open document whose
 // name contains the query (ignoring case), locals of actions excepted.
 func (s *Server) workspaceSymbol(params json.RawMessage) (any, *rpcError) {
@@ -144,7 +134,7 @@ func (s *Server) workspaceSymbol(params json.RawMessage) (any, *rpcError) {
 			if !strings.Contains(strings.ToLower(o.Name), q) {
 				continue
 			}
-			ws := workspaceSymbol{Name: o.Name, Kind: symbolKinds[o.Kind], Location: location{URI: uri, Range: a.doc.nameRange(o.Pos, o.Name)}}
+			ws := workspaceSymbol{Name: o.Name, Kind: lspKinds[o.Kind].symbol, Location: location{URI: uri, Range: a.doc.nameRange(o.Pos, o.Name)}}
 			if p, ok := o.Owner.(*syntax.ProcessDecl); ok {
 				ws.ContainerName = p.Name.Name
 			} else if o.Kind == spec.ObjMember && o.Type != nil {

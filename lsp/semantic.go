@@ -29,14 +29,6 @@ const (
 // modifier i).
 var semanticTokenModifiers = []string{"declaration", "readonly"}
 
-var semanticKinds = [...]int{
-	spec.ObjConst: tokVariable, spec.ObjType: tokType, spec.ObjVar: tokVariable, spec.ObjLocal: tokVariable,
-	spec.ObjFn: tokFunction, spec.ObjAgent: tokInterface, spec.ObjProcess: tokNamespace, spec.ObjMember: tokEnumMember,
-	spec.ObjParam: tokParameter, spec.ObjIndex: tokTypeParameter, spec.ObjResult: tokParameter, spec.ObjLet: tokVariable,
-	spec.ObjChoose: tokVariable, spec.ObjQuant: tokVariable, spec.ObjField: tokProperty, spec.ObjAction: tokMethod,
-	spec.ObjInvariant: tokEvent, spec.ObjProperty: tokEvent, spec.ObjBuiltin: tokFunction,
-}
-
 // semanticTokens classifies every resolved name of the document (the
 // TextMate grammar colours keywords, literals and operators).
 func (s *Server) semanticTokens(params json.RawMessage) (any, *rpcError) {
@@ -73,7 +65,7 @@ func (s *Server) semanticTokens(params json.RawMessage) (any, *rpcError) {
 		if dl == 0 {
 			dc -= prevChar
 		}
-		data = append(data, dl, dc, rng.End.Character-rng.Start.Character, semanticKinds[r.obj.Kind], mods)
+		data = append(data, dl, dc, rng.End.Character-rng.Start.Character, lspKinds[r.obj.Kind].token, mods)
 		prevLine, prevChar = rng.Start.Line, rng.Start.Character
 	}
 	return map[string]any{"data": data}, nil
