@@ -3,7 +3,6 @@ package diff
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/wrapcheck/wrapcheck/spec"
 )
@@ -67,7 +66,7 @@ func Observe(old, new *spec.Model, rename map[string]string) (*Observation, erro
 		case !compatible(v.Type, nv.Type):
 			seen[name] = true
 			o.Hidden = append(o.Hidden, Hidden{Name: v.Name, Spec: "old",
-				Reason: fmt.Sprintf("types differ: %s and %s", typeText(v.Type), typeText(nv.Type))})
+				Reason: fmt.Sprintf("types differ: %s and %s", spec.TypeString(v.Type, -1), spec.TypeString(nv.Type, -1))})
 		default:
 			seen[name] = true
 			o.Shared = append(o.Shared, Shared{Old: v, New: nv})
@@ -157,28 +156,4 @@ func sameDomain(a, b *spec.Type) bool {
 		return false
 	}
 	return slices.Equal(a.Names, b.Names)
-}
-
-// typeText prints a type shortly, for the reason of a hidden variable.
-func typeText(t *spec.Type) string {
-	if t.Name != "" && t.Kind != spec.EnumKind {
-		return t.Name
-	}
-	switch t.Kind {
-	case spec.BoolKind:
-		return "bool"
-	case spec.RangeKind:
-		return fmt.Sprintf("%d..%d", t.Lo, t.Hi)
-	case spec.EnumKind:
-		return "{" + strings.Join(t.Names, ", ") + "}"
-	case spec.SymmetricKind:
-		return fmt.Sprintf("symmetric %d", len(t.Names))
-	case spec.SetKind:
-		return "set of " + typeText(t.Elem)
-	case spec.ArrayKind:
-		return "[" + typeText(t.Index) + "]" + typeText(t.Elem)
-	case spec.RecordKind:
-		return "record"
-	}
-	return t.Kind.String()
 }

@@ -57,8 +57,8 @@ func analyze(d *document) (a *analysis) {
 		return a
 	}
 	a.file = f
-	a.ix = newIndex(f)
-	m, err := spec.Check(f, spec.Options{})
+	ix, m, err := check(f)
+	a.ix = ix
 	if err != nil {
 		a.addError(err)
 		return a

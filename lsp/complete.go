@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/spec/syntax"
 )
 
@@ -17,15 +18,6 @@ var keywords = []string{
 	"symmetric", "record", "set", "of", "true", "false", "and", "or", "not", "implies",
 	"forall", "exists", "count", "always", "eventually", "next", "until", "release",
 	"weakuntil", "leadsto",
-}
-
-var completionKinds = [...]int{
-	symConst: completionKindConstant, symType: completionKindClass, symVar: completionKindVariable,
-	symLocal: completionKindVariable, symFn: completionKindFunction, symAgent: completionKindInterface,
-	symProcess: completionKindModule, symMember: completionKindEnumMember, symParam: completionKindVariable,
-	symIndex: completionKindTypeParam, symResult: completionKindVariable, symLet: completionKindVariable,
-	symChoose: completionKindVariable, symQuant: completionKindVariable, symField: completionKindField,
-	symAction: completionKindEvent, symInvariant: completionKindProperty, symProperty: completionKindProperty,
 }
 
 // completion offers, after a dot, the fields of a record or the locals of
@@ -60,28 +52,25 @@ func (s *Server) completion(params json.RawMessage) (any, *rpcError) {
 		start = off
 	}
 	at := d.specPos(p.Position)
-	sc := a.ix.scopeAt(at)
 	if start > 0 && d.text[start-1] == '.' {
 		recv := receiver(d.text[:start-1])
-		for _, m := range a.ix.members(sc, recv) {
-			list.Items = append(list.Items, completionItem{Label: m.name, Kind: completionKinds[m.kind], Detail: typeExprText(m.typ)})
+		for _, m := range a.ix.members(at, recv) {
+			list.Items = append(list.Items, completionItem{Label: m.Name, Kind: lspKinds[m.Kind].completion, Detail: typeText(m)})
 		}
 		return list, nil
 	}
-	want := a.ix.expectedEnum(sc, d.text[:start])
-	for _, sym := range sc.all() {
-		switch sym.kind {
-		case symAction, symInvariant, symProperty, symField, symLocal:
-			if sym.kind != symLocal || sc.lookup(sym.name) != sym {
-				continue
+	want := a.ix.expectedEnum(at, d.text[:start])
+	for _, o := range a.ix.visible(at) {
+		item := completionItem{Label: o.Name, Kind: lspKinds[o.Kind].completion, Detail: o.Kind.String(), SortText: "1" + o.Name}
+		switch o.Kind {
+		case spec.ObjConst, spec.ObjType, spec.ObjMember, spec.ObjProcess:
+		default:
+			if t := typeText(o); t != "" {
+				item.Detail += ": " + t
 			}
 		}
-		item := completionItem{Label: sym.name, Kind: completionKinds[sym.kind], Detail: sym.kind.String(), SortText: "1" + sym.name}
-		if sym.typ != nil && sym.kind != symType {
-			item.Detail += ": " + typeExprText(sym.typ)
-		}
-		if sym.kind == symMember && want != nil && sym.enum == want {
-			item.SortText = "0" + sym.name
+		if o.Kind == spec.ObjMember && want != nil && o.Type == want {
+			item.SortText = "0" + o.Name
 		}
 		list.Items = append(list.Items, item)
 	}
@@ -91,54 +80,19 @@ func (s *Server) completion(params json.RawMessage) (any, *rpcError) {
 	return list, nil
 }
 
-// scopeAt returns the scope visible at p: the globals, the locals of the
-// process around p, and every local binding whose range holds p.
-func (ix *index) scopeAt(p syntax.Position) *scope {
-	sc := &scope{names: ix.globals}
-	for _, pi := range ix.procs {
-		d := pi.decl
-		if !before(p, d.Pos) && !before(d.End, p) {
-			sc = sc.child()
-			for name, s := range pi.locals {
-				sc.names[name] = s
-			}
-		}
-	}
-	var locals []*symbol
-	for _, s := range ix.syms {
-		if s.to.IsValid() && !before(p, s.from) && !before(s.to, p) {
-			locals = append(locals, s)
-		}
-	}
-	sort.SliceStable(locals, func(i, j int) bool { return locals[i].from.Before(locals[j].from) })
-	for _, s := range locals {
-		sc = sc.child()
-		sc.names[s.name] = s
-	}
-	return sc
-}
-
-// before reports whether p comes before q in a file (their file names
-// are not compared).
-func before(p, q syntax.Position) bool {
-	return p.Line < q.Line || p.Line == q.Line && p.Col < q.Col
-}
-
-// all returns every name visible in sc, innermost first, each name once.
-func (sc *scope) all() []*symbol {
+// visible returns every name visible at p, innermost first, each name
+// once, each scope's names sorted.
+func (ix *index) visible(p syntax.Position) []*spec.Object {
 	seen := map[string]bool{}
-	var out []*symbol
-	for s := sc; s != nil; s = s.parent {
-		var names []string
-		for n := range s.names {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
-			if !seen[n] {
-				seen[n] = true
-				out = append(out, s.names[n])
+	var out []*spec.Object
+	for s := ix.scopeAt(p); s != nil; s = s.Parent {
+		for _, n := range s.Names() {
+			o := s.Lookup(n)
+			if seen[n] || !visibleAt(o, p) {
+				continue
 			}
+			seen[n] = true
+			out = append(out, o)
 		}
 	}
 	return out
@@ -173,69 +127,71 @@ func receiver(text string) string {
 	return text[i:]
 }
 
-// members returns the names that may follow `recv.`: the locals of a
-// process, or the fields of a record.
-func (ix *index) members(sc *scope, recv string) []*symbol {
-	t, pi := ix.chainType(sc, recv)
-	var out []*symbol
-	if pi != nil {
-		for _, s := range pi.locals {
-			out = append(out, s)
+// members returns the names that may follow `recv.` at p: the locals of
+// a process, or the fields of a record.
+func (ix *index) members(p syntax.Position, recv string) []*spec.Object {
+	t, proc := ix.chain(p, recv)
+	var out []*spec.Object
+	switch {
+	case proc != nil:
+		for _, n := range proc.Names() {
+			if o := proc.Lookup(n); o.Kind == spec.ObjLocal {
+				out = append(out, o)
+			}
 		}
-	} else if rt, ok := ix.underlying(t).(*syntax.RecordType); ok {
-		for _, s := range ix.fields[rt] {
-			out = append(out, s)
+	case t != nil && t.Kind == spec.RecordKind:
+		for _, f := range t.Fields {
+			if o := ix.info.FieldOf(f); o != nil {
+				out = append(out, o)
+			}
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].pos.Before(out[j].pos) })
+	sort.Slice(out, func(i, j int) bool { return out[i].Pos.Before(out[j].Pos) })
 	return out
 }
 
-// chainType resolves the type of a chain such as `a.b[i].c`; when the
-// chain names a process (`P` or `P[v]`) it returns that process instead.
-func (ix *index) chainType(sc *scope, chain string) (syntax.TypeExpr, *procInfo) {
+// chain returns the type of a chain such as `a.b[i].c` at p; when the
+// chain names a process (`P` or `P[v]`) it returns that process's scope
+// instead.
+func (ix *index) chain(p syntax.Position, chain string) (*spec.Type, *spec.Scope) {
 	parts := splitChain(chain)
-	var t syntax.TypeExpr
-	var pi *procInfo
+	var t *spec.Type
+	var proc *spec.Scope
 	for i, part := range parts {
-		name, indexes := part.name, part.indexes
 		switch {
 		case i == 0:
-			s := sc.lookup(name)
-			if s == nil {
+			o := ix.lookupAt(p, part.name)
+			if o == nil {
 				return nil, nil
 			}
-			if s.kind == symProcess {
-				pi = ix.procs[name]
-				if len(parts) == 1 {
-					return nil, pi
+			if o.Kind == spec.ObjProcess {
+				if proc = ix.info.Scopes[o.Decl]; proc == nil || len(parts) == 1 {
+					return nil, proc
 				}
 				continue
 			}
-			t = s.typ
-		case pi != nil:
-			s := pi.locals[name]
-			if s == nil {
+			t = o.Type
+		case proc != nil:
+			o := proc.Lookup(part.name)
+			if o == nil || o.Kind != spec.ObjLocal {
 				return nil, nil
 			}
-			t, pi = s.typ, nil
+			t, proc = o.Type, nil
 		default:
-			rt, ok := ix.underlying(t).(*syntax.RecordType)
-			if !ok {
+			if t == nil || t.Kind != spec.RecordKind {
 				return nil, nil
 			}
-			s := ix.fields[rt][name]
-			if s == nil {
+			f := t.FieldByName(part.name)
+			if f == nil {
 				return nil, nil
 			}
-			t = s.typ
+			t = f.Type
 		}
-		for k := 0; k < indexes; k++ {
-			at, ok := ix.underlying(t).(*syntax.ArrayType)
-			if !ok {
+		for k := 0; k < part.indexes; k++ {
+			if t == nil || t.Kind != spec.ArrayKind {
 				return nil, nil
 			}
-			t = at.Elem
+			t = t.Elem
 		}
 	}
 	return t, nil
@@ -271,10 +227,10 @@ func splitChain(chain string) []link {
 	return append(out, cur)
 }
 
-// expectedEnum returns the enum type expected after text, when text ends
-// with `x ==`, `x !=`, `x :=` or a variable declaration's `=`, and x has
-// an enum type.
-func (ix *index) expectedEnum(sc *scope, text string) *syntax.EnumType {
+// expectedEnum returns the enum type expected after text at p, when text
+// ends with `x ==`, `x !=`, `x :=` or a variable declaration's `=`, and x
+// has an enum type.
+func (ix *index) expectedEnum(p syntax.Position, text string) *spec.Type {
 	text = strings.TrimRight(text, " \t")
 	var lhs string
 	switch {
@@ -285,15 +241,21 @@ func (ix *index) expectedEnum(sc *scope, text string) *syntax.EnumType {
 		// `var x: T =`: the type is the enum.
 		if i := strings.LastIndexByte(lhs, ':'); i >= 0 {
 			name := strings.TrimSpace(lhs[i+1:])
-			if s := sc.lookup(name); s != nil && s.kind == symType {
-				e, _ := ix.underlying(s.typ).(*syntax.EnumType)
-				return e
+			if o := ix.lookupAt(p, name); o != nil && o.Kind == spec.ObjType {
+				return enumType(o.Type)
 			}
 		}
 	default:
 		return nil
 	}
-	t, _ := ix.chainType(sc, receiver(strings.TrimRight(lhs, " \t")))
-	e, _ := ix.underlying(t).(*syntax.EnumType)
-	return e
+	t, _ := ix.chain(p, receiver(strings.TrimRight(lhs, " \t")))
+	return enumType(t)
+}
+
+// enumType returns t when it is an enum type, else nil.
+func enumType(t *spec.Type) *spec.Type {
+	if t != nil && t.Kind == spec.EnumKind {
+		return t
+	}
+	return nil
 }

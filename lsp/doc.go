@@ -18,13 +18,13 @@
 // delay ([Options.Debounce]) for changes; its errors and warnings are
 // published as diagnostics, with the "declared here" notes as related
 // information and the "did you mean" hints as quick fixes. A document
-// over 2 MiB is not analysed. An index (index.go) resolves every name
-// of the syntax tree to its declaration, following the scopes of the
-// language (globals and enum members, process locals and family indices,
-// parameters, `result`, let, choose and quantified variables, record
-// fields through the declared types); hover, definition, references,
-// completion and symbols read it. While a line is half typed, completion
-// uses the latest version that parsed.
+// over 2 MiB is not analysed. The server resolves no name itself: the
+// check records what each identifier declares or refers to, the scopes
+// and the types ([spec.Info]), as far as it gets in a spec with errors,
+// and an index (index.go) maps a position to the identifier there;
+// hover, definition, references, rename, completion and symbols read
+// it. While a line is half typed, completion uses the latest version
+// that parsed.
 //
 // # Refactoring and checks
 //

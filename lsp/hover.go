@@ -32,48 +32,49 @@ func (s *Server) hover(params json.RawMessage) (any, *rpcError) {
 		return nil, rerr
 	}
 	rng := a.doc.nameRange(r.pos, r.name)
-	return hover{Contents: markupContent{Kind: "markdown", Value: describe(a, r.sym)}, Range: &rng}, nil
+	return hover{Contents: markupContent{Kind: "markdown", Value: describe(a, r.obj)}, Range: &rng}, nil
 }
 
-// describe returns the Markdown hover text of s: its declaration as the
-// formatter prints it, and what the checked model knows (a constant's
-// value, the values a variable ranges over, the instances of a family).
-func describe(a *analysis, s *symbol) string {
+// describe returns the Markdown hover text of o: its declaration as the
+// formatter prints it, and what the checker found (the values of a type
+// or variable; a constant's value and the instances of a family, from the
+// model of a spec that checks).
+func describe(a *analysis, o *spec.Object) string {
 	var code, notes []string
 	m := a.model
-	switch s.kind {
-	case symConst:
-		code = append(code, declText(s.decl.(syntax.Decl)))
+	values := func() {
+		if o.Type != nil {
+			notes = append(notes, "values: `"+spec.TypeString(o.Type, 1)+"`")
+		}
+	}
+	switch o.Kind {
+	case spec.ObjConst:
+		code = append(code, declText(o.Decl.(syntax.Decl)))
 		if m != nil {
 			for _, c := range m.Consts {
-				if c.Name == s.name {
+				if c.Name == o.Name {
 					notes = append(notes, fmt.Sprintf("value: `%d`", c.Value))
 				}
 			}
 		}
-	case symType:
-		code = append(code, declText(s.decl.(syntax.Decl)))
-		if m != nil {
-			for _, t := range m.Types {
-				if t.Name == s.name {
-					notes = append(notes, "values: `"+typeText(t, false)+"`")
-					break
-				}
-			}
-		}
-	case symVar:
-		code = append(code, declText(s.decl.(syntax.Decl)))
-		notes = append(notes, varNotes(m, s.name)...)
-	case symLocal:
-		code = append(code, fmt.Sprintf("var %s.%s: %s", s.proc.Name.Name, s.name, typeExprText(s.typ)))
-		notes = append(notes, varNotes(m, s.proc.Name.Name+"."+s.name)...)
-	case symFn, symAgent, symInvariant, symProperty:
-		code = append(code, declText(s.decl.(syntax.Decl)))
-		if s.kind == symAgent {
+	case spec.ObjType, spec.ObjVar:
+		code = append(code, declText(o.Decl.(syntax.Decl)))
+		values()
+	case spec.ObjLocal:
+		code = append(code, fmt.Sprintf("var %s.%s: %s", o.Owner.(*syntax.ProcessDecl).Name.Name, o.Name, typeText(o)))
+		values()
+	case spec.ObjFn, spec.ObjAgent, spec.ObjInvariant, spec.ObjProperty:
+		code = append(code, declText(o.Decl.(syntax.Decl)))
+		if o.Kind == spec.ObjAgent {
 			notes = append(notes, "a chaotic agent: `ask` branches over every answer of its result type that satisfies the assumption; the assumption sees only the parameters and `result`")
 		}
-	case symProcess:
-		p := s.decl.(*syntax.ProcessDecl)
+	case spec.ObjProcess:
+		p, ok := o.Decl.(*syntax.ProcessDecl)
+		if !ok {
+			code = append(code, "process main")
+			notes = append(notes, "the process of the top-level actions")
+			break
+		}
 		head := "process " + p.Name.Name
 		if p.Index != nil {
 			head += fmt.Sprintf("[%s: %s]", p.Index.Name.Name, typeExprText(p.Index.Type))
@@ -89,35 +90,36 @@ func describe(a *analysis, s *symbol) string {
 			}
 			notes = append(notes, fmt.Sprintf("%d instances", n))
 		}
-	case symMember:
-		owner := s.enumName
-		if owner == "" {
-			owner = typeExprText(s.enum)
+	case spec.ObjMember:
+		et := o.Decl.(*syntax.EnumType)
+		owner := typeExprText(et)
+		if o.Type != nil && o.Type.Name != "" {
+			owner = o.Type.Name
 		}
-		code = append(code, fmt.Sprintf("%s  // member of %s", s.name, owner))
+		code = append(code, fmt.Sprintf("%s  // member of %s", o.Name, owner))
 		var names []string
-		for _, mem := range s.enum.Members {
+		for _, mem := range et.Members {
 			names = append(names, mem.Name)
 		}
 		notes = append(notes, "enum: `{"+strings.Join(names, ", ")+"}`")
-	case symAction:
-		act := s.decl.(*syntax.ActionDecl)
+	case spec.ObjAction:
+		act := o.Decl.(*syntax.ActionDecl)
 		head := "action "
-		if s.proc != nil {
-			head += s.proc.Name.Name + "."
+		if p, ok := o.Owner.(*syntax.ProcessDecl); ok {
+			head += p.Name.Name + "."
 		}
-		head += s.name
+		head += o.Name
 		if act.Guard != nil {
 			head += " when " + exprText(act.Guard)
 		}
 		code = append(code, head)
 	default:
-		line := fmt.Sprintf("(%s) %s", s.kind, s.name)
-		if s.typ != nil {
-			line += ": " + typeExprText(s.typ)
+		line := fmt.Sprintf("(%s) %s", o.Kind, o.Name)
+		if t := typeText(o); t != "" {
+			line += ": " + t
 		}
 		code = append(code, line)
-		if s.kind == symResult {
+		if o.Kind == spec.ObjResult {
 			notes = append(notes, "the agent's answer, in its assumption")
 		}
 	}
@@ -130,59 +132,6 @@ func describe(a *analysis, s *symbol) string {
 		b.WriteString(n)
 	}
 	return b.String()
-}
-
-// varNotes describes the type of the state variable called name (a global,
-// or "P.x" for a process local) in the checked model.
-func varNotes(m *spec.Model, name string) []string {
-	if m == nil {
-		return nil
-	}
-	proc, local, isLocal := strings.Cut(name, ".")
-	for _, v := range m.Vars {
-		match := v.Name == name
-		if isLocal && !match {
-			match = v.Family == proc && v.Local == local
-		}
-		if match {
-			return []string{"values: `" + typeText(v.Type, false) + "`"}
-		}
-	}
-	return nil
-}
-
-// typeText writes a resolved type; named types nested inside it are
-// written by name, and the top level is expanded unless short is set.
-func typeText(t *spec.Type, short bool) string {
-	if t == nil {
-		return "invalid"
-	}
-	if short && t.Name != "" {
-		return t.Name
-	}
-	switch t.Kind {
-	case spec.BoolKind:
-		return "bool"
-	case spec.IntKind:
-		return "int"
-	case spec.RangeKind:
-		return fmt.Sprintf("%d..%d", t.Lo, t.Hi)
-	case spec.EnumKind:
-		return "{" + strings.Join(t.Names, ", ") + "}"
-	case spec.SymmetricKind:
-		return fmt.Sprintf("symmetric %d {%s}", len(t.Names), strings.Join(t.Names, ", "))
-	case spec.ArrayKind:
-		return "[" + typeText(t.Index, true) + "]" + typeText(t.Elem, true)
-	case spec.RecordKind:
-		var fs []string
-		for _, f := range t.Fields {
-			fs = append(fs, f.Name+": "+typeText(f.Type, true))
-		}
-		return "record { " + strings.Join(fs, ", ") + " }"
-	case spec.SetKind:
-		return "set of " + typeText(t.Elem, true)
-	}
-	return t.Kind.String()
 }
 
 // declText prints one declaration as the formatter does. A process is

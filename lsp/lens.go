@@ -48,9 +48,9 @@ func (s *Server) codeLens(params json.RawMessage) (any, *rpcError) {
 		out = append(out, codeLens{Range: a.doc.nameRange(pos, name),
 			Command: &command{Title: "check " + name, Command: commandCheck, Arguments: []any{a.doc.uri, name}}})
 	}
-	for _, sym := range a.ix.syms {
-		if sym.kind == symInvariant || sym.kind == symProperty {
-			add(sym.name, sym.pos)
+	for _, o := range a.ix.objs {
+		if isCheck(o) {
+			add(o.Name, o.Pos)
 		}
 	}
 	return out, nil
@@ -100,8 +100,8 @@ func (s *Server) executeCommand(params json.RawMessage) (any, *rpcError) {
 		return nil, &rpcError{Code: codeRequestFailed, Message: "the spec has errors: fix them before checking"}
 	}
 	found := false
-	for _, sym := range a.ix.syms {
-		found = found || (sym.kind == symInvariant || sym.kind == symProperty) && sym.name == name
+	for _, o := range a.ix.objs {
+		found = found || isCheck(o) && o.Name == name
 	}
 	if !found {
 		return nil, &rpcError{Code: codeInvalidParams, Message: "no invariant or property " + name}

@@ -9,7 +9,10 @@ func (s *Server) definition(params json.RawMessage) (any, *rpcError) {
 	if rerr != nil || r == nil {
 		return nil, rerr
 	}
-	return []location{{URI: a.doc.uri, Range: a.doc.nameRange(r.sym.pos, r.sym.name)}}, nil
+	if r.obj.Decl == nil {
+		return nil, nil // main, the process of the top-level actions: declared nowhere
+	}
+	return []location{{URI: a.doc.uri, Range: a.doc.nameRange(r.obj.Pos, r.obj.Name)}}, nil
 }
 
 func (s *Server) references(params json.RawMessage) (any, *rpcError) {
@@ -22,7 +25,7 @@ func (s *Server) references(params json.RawMessage) (any, *rpcError) {
 		return nil, rerr
 	}
 	out := []location{}
-	for _, x := range a.ix.refsTo(r.sym) {
+	for _, x := range a.ix.refsTo(r.obj) {
 		if x.decl && !p.Context.IncludeDeclaration {
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/spec/syntax"
 )
 
@@ -102,15 +103,6 @@ type workspaceSymbol struct {
 	ContainerName string   `json:"containerName,omitempty"`
 }
 
-var symbolKinds = [...]int{
-	symConst: symbolKindConstant, symType: symbolKindClass, symVar: symbolKindVariable,
-	symLocal: symbolKindVariable, symFn: symbolKindFunction, symAgent: symbolKindInterface,
-	symProcess: symbolKindNamespace, symMember: symbolKindEnumMem, symParam: symbolKindVariable,
-	symIndex: symbolKindTypeParam, symResult: symbolKindVariable, symLet: symbolKindVariable,
-	symChoose: symbolKindVariable, symQuant: symbolKindVariable, symField: symbolKindField,
-	symAction: symbolKindMethod, symInvariant: symbolKindBoolean, symProperty: symbolKindBoolean,
-}
-
 // workspaceSymbol returns the declarations of every open document whose
 // name contains the query (ignoring case), locals of actions excepted.
 func (s *Server) workspaceSymbol(params json.RawMessage) (any, *rpcError) {
@@ -134,19 +126,19 @@ func (s *Server) workspaceSymbol(params json.RawMessage) (any, *rpcError) {
 		if rerr != nil || a.ix == nil {
 			continue
 		}
-		for _, sym := range a.ix.syms {
-			switch sym.kind {
-			case symParam, symLet, symChoose, symQuant, symIndex, symResult:
+		for _, o := range a.ix.objs {
+			switch o.Kind {
+			case spec.ObjParam, spec.ObjLet, spec.ObjChoose, spec.ObjQuant, spec.ObjIndex, spec.ObjResult:
 				continue
 			}
-			if !strings.Contains(strings.ToLower(sym.name), q) {
+			if !strings.Contains(strings.ToLower(o.Name), q) {
 				continue
 			}
-			ws := workspaceSymbol{Name: sym.name, Kind: symbolKinds[sym.kind], Location: location{URI: uri, Range: a.doc.nameRange(sym.pos, sym.name)}}
-			if sym.proc != nil {
-				ws.ContainerName = sym.proc.Name.Name
-			} else if sym.enumName != "" {
-				ws.ContainerName = sym.enumName
+			ws := workspaceSymbol{Name: o.Name, Kind: lspKinds[o.Kind].symbol, Location: location{URI: uri, Range: a.doc.nameRange(o.Pos, o.Name)}}
+			if p, ok := o.Owner.(*syntax.ProcessDecl); ok {
+				ws.ContainerName = p.Name.Name
+			} else if o.Kind == spec.ObjMember && o.Type != nil {
+				ws.ContainerName = o.Type.Name
 			}
 			out = append(out, ws)
 		}
@@ -186,13 +178,13 @@ func (s *Server) signatureHelp(params json.RawMessage) (any, *rpcError) {
 	if name == "" {
 		return nil, nil
 	}
-	sym := a.ix.globals[name]
-	if sym == nil {
+	o := a.ix.info.Global.Lookup(name)
+	if o == nil {
 		return nil, nil
 	}
 	var ps []*syntax.Param
 	var result syntax.TypeExpr
-	switch d := sym.decl.(type) {
+	switch d := o.Decl.(type) {
 	case *syntax.FnDecl:
 		ps, result = d.Params, d.Result
 	case *syntax.AgentDecl:

@@ -83,6 +83,60 @@ func TestRename(t *testing.T) {
 	}
 }
 
+// TestRenameLiteralField renames a record field that record literals
+// name, and main's action named in a fairness declaration: the names the
+// checker resolves, which the language server once resolved on its own
+// and missed (the rename was refused: the result no longer checked).
+func TestRenameLiteralField(t *testing.T) {
+	const text = `spec S
+type R = record { a: bool, b: bool }
+var r: R = record { a: true, b: false }
+action flip { r := record { a: r.b, b: r.a } }
+fairness weak main.flip
+`
+	c := startServer(t, Options{})
+	c.initialize()
+	if d := c.open(testURI, text); len(d) != 0 {
+		t.Fatalf("diagnostics: %+v", d)
+	}
+	tests := []struct {
+		name, anchor string
+		skip         int // from the anchor to the name renamed
+		newName      string
+		want         string
+	}{
+		{"field from a literal", "record { a: true", len("record { "), "x", `spec S
+type R = record { x: bool, b: bool }
+var r: R = record { x: true, b: false }
+action flip { r := record { x: r.b, b: r.x } }
+fairness weak main.flip
+`},
+		{"action from fairness", "main.flip", len("main."), "toggle", `spec S
+type R = record { a: bool, b: bool }
+var r: R = record { a: true, b: false }
+action toggle { r := record { a: r.b, b: r.a } }
+fairness weak main.toggle
+`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := docPos(testURI, at(text, tt.anchor, 0).add(tt.skip))
+			p["newName"] = tt.newName
+			m := c.call("textDocument/rename", p)
+			if m.Error != nil {
+				t.Fatalf("rename: %v", m.Error)
+			}
+			var we struct{ Changes map[string][]textEdit }
+			if err := json.Unmarshal(m.Result, &we); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, applyEdits(text, we.Changes[testURI])); diff != "" {
+				t.Errorf("renamed text (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestFoldingSignatureSymbolsTokens(t *testing.T) {
 	c := openApproval(t)
 	doc := map[string]any{"textDocument": map[string]any{"uri": testURI}}

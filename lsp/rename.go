@@ -23,8 +23,8 @@ func (s *Server) prepareRename(params json.RawMessage) (any, *rpcError) {
 	if rerr != nil || r == nil {
 		return nil, rerr
 	}
-	if r.sym.kind == symResult {
-		return nil, &rpcError{Code: codeRequestFailed, Message: "result is the agent's answer and cannot be renamed"}
+	if msg := unrenamable(r.obj); msg != "" {
+		return nil, &rpcError{Code: codeRequestFailed, Message: msg}
 	}
 	rng := a.doc.nameRange(r.pos, r.name)
 	return map[string]any{"range": rng, "placeholder": r.name}, nil
@@ -57,23 +57,23 @@ func (s *Server) rename(params json.RawMessage) (any, *rpcError) {
 	if syntax.IsKeyword(name) || name == "result" || name == "card" {
 		return fail("%s is reserved", name)
 	}
-	if r.sym.kind == symResult {
-		return fail("result is the agent's answer and cannot be renamed")
+	if msg := unrenamable(r.obj); msg != "" {
+		return fail("%s", msg)
 	}
-	if name == r.sym.name {
+	if name == r.obj.Name {
 		return map[string]any{"changes": map[string][]textEdit{}}, nil
 	}
-	if other := a.ix.conflict(r.sym, name); other != nil {
+	if other := a.ix.conflict(r.obj, name); other != nil {
 		return fail("cannot rename %s to %s: it would collide with the %s %s declared at %d:%d",
-			r.sym.name, name, other.kind, other.name, other.pos.Line, other.pos.Col)
+			r.obj.Name, name, other.Kind, other.Name, other.Pos.Line, other.Pos.Col)
 	}
-	refs := a.ix.refsTo(r.sym)
+	refs := a.ix.refsTo(r.obj)
 	var edits []textEdit
 	for _, x := range refs {
 		edits = append(edits, textEdit{Range: a.doc.nameRange(x.pos, x.name), NewText: name})
 	}
 	if msg := verifyRename(a, edits, name); msg != "" {
-		return fail("cannot rename %s to %s: %s", r.sym.name, name, msg)
+		return fail("cannot rename %s to %s: %s", r.obj.Name, name, msg)
 	}
 	return map[string]any{"changes": map[string][]textEdit{a.doc.uri: edits}}, nil
 }
@@ -90,34 +90,45 @@ func isName(s string) bool {
 	return true
 }
 
-// conflict returns a declaration that a symbol renamed to name would
-// collide with or be captured by, or nil.
-func (ix *index) conflict(sym *symbol, name string) *symbol {
-	for _, o := range ix.syms {
-		if o == sym || o.name != name {
+// unrenamable returns why o cannot be renamed, or "".
+func unrenamable(o *spec.Object) string {
+	switch {
+	case o.Kind == spec.ObjResult:
+		return "result is the agent's answer and cannot be renamed"
+	case o.Decl == nil:
+		return o.Name + " is not declared in the spec and cannot be renamed"
+	}
+	return ""
+}
+
+// conflict returns a declaration that obj renamed to name would collide
+// with or be captured by, or nil.
+func (ix *index) conflict(obj *spec.Object, name string) *spec.Object {
+	for _, o := range ix.objs {
+		if o == obj || o.Name != name {
 			continue
 		}
 		switch {
-		case sym.kind == symField || o.kind == symField:
-			if sym.kind == symField && o.kind == symField && o.record == sym.record {
+		case obj.Kind == spec.ObjField || o.Kind == spec.ObjField:
+			if obj.Kind == spec.ObjField && o.Kind == spec.ObjField && o.Owner == obj.Owner {
 				return o
 			}
-		case sym.kind == symAction || o.kind == symAction:
-			if sym.kind == symAction && o.kind == symAction && o.proc == sym.proc {
+		case obj.Kind == spec.ObjAction || o.Kind == spec.ObjAction:
+			if obj.Kind == spec.ObjAction && o.Kind == spec.ObjAction && o.Owner == obj.Owner {
 				return o
 			}
-		case sym.kind == symInvariant || sym.kind == symProperty || o.kind == symInvariant || o.kind == symProperty:
-			if (sym.kind == symInvariant || sym.kind == symProperty) && (o.kind == symInvariant || o.kind == symProperty) {
+		case isCheck(obj) || isCheck(o):
+			if isCheck(obj) && isCheck(o) {
 				return o
 			}
 		default:
 			// Two value names: a clash when either's scope holds a
 			// use of the other, or both are global, or both live in one
 			// process.
-			if isGlobal(sym) && isGlobal(o) || sym.kind == symLocal && o.kind == symLocal && sym.proc == o.proc {
+			if ix.isGlobal(obj) && ix.isGlobal(o) || obj.Kind == spec.ObjLocal && o.Kind == spec.ObjLocal && obj.Owner == o.Owner {
 				return o
 			}
-			if ix.visibleAtAnyRef(o, sym) || ix.visibleAtAnyRef(sym, o) {
+			if ix.visibleAtAnyRef(o, obj) || ix.visibleAtAnyRef(obj, o) {
 				return o
 			}
 		}
@@ -125,25 +136,23 @@ func (ix *index) conflict(sym *symbol, name string) *symbol {
 	return nil
 }
 
-func isGlobal(s *symbol) bool {
-	switch s.kind {
-	case symConst, symType, symVar, symFn, symAgent, symProcess, symMember:
-		return true
-	}
-	return false
-}
+// isCheck reports whether o is an invariant or a property (they share
+// one namespace).
+func isCheck(o *spec.Object) bool { return o.Kind == spec.ObjInvariant || o.Kind == spec.ObjProperty }
 
 // visibleAtAnyRef reports whether the scope of o holds a reference to s
 // (so that renaming s to o's name would let o capture it).
-func (ix *index) visibleAtAnyRef(o, s *symbol) bool {
+func (ix *index) visibleAtAnyRef(o, s *spec.Object) bool {
+	from, to, local := span(o)
+	_, _, sLocal := span(s)
 	for _, r := range ix.refsTo(s) {
-		if o.to.IsValid() && !before(r.pos, o.from) && !before(o.to, r.pos) {
+		if local && !before(r.pos, from) && !before(to, r.pos) {
 			return true
 		}
-		if o.kind == symLocal && o.proc != nil && !before(r.pos, o.proc.Pos) && !before(o.proc.End, r.pos) {
+		if p, ok := o.Owner.(*syntax.ProcessDecl); ok && o.Kind == spec.ObjLocal && !before(r.pos, p.Pos) && !before(p.End, r.pos) {
 			return true
 		}
-		if isGlobal(o) && s.to.IsValid() {
+		if ix.isGlobal(o) && sLocal {
 			return true
 		}
 	}
@@ -167,8 +176,8 @@ func verifyRename(a *analysis, edits []textEdit, name string) string {
 	if err != nil {
 		return "the renamed spec does not parse"
 	}
-	ix := newIndex(f)
-	var target *symbol
+	ix, _, err := check(f)
+	var target *spec.Object
 	got := 0
 	for _, e := range edits {
 		start := shifted(edits, e, len(name))
@@ -177,8 +186,8 @@ func verifyRename(a *analysis, edits []textEdit, name string) string {
 			return "a renamed use no longer resolves"
 		}
 		if target == nil {
-			target = r.sym
-		} else if r.sym != target {
+			target = r.obj
+		} else if r.obj != target {
 			return "the renamed uses would refer to different declarations"
 		}
 		got++
@@ -186,10 +195,8 @@ func verifyRename(a *analysis, edits []textEdit, name string) string {
 	if target == nil || len(ix.refsTo(target)) != got {
 		return "another use would refer to the renamed declaration"
 	}
-	if a.model != nil {
-		if _, err := spec.Check(f, spec.Options{}); err != nil {
-			return "the renamed spec no longer checks"
-		}
+	if a.model != nil && err != nil {
+		return "the renamed spec no longer checks"
 	}
 	return ""
 }

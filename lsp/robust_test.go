@@ -50,23 +50,23 @@ func TestHalfTyped(t *testing.T) {
 			}
 			outline(d, a.file)
 			end := d.specPos(d.end())
-			sc := a.ix.scopeAt(end)
-			sc.all()
-			a.ix.members(sc, receiver(d.text))
-			a.ix.expectedEnum(sc, d.text)
+			a.ix.visible(end)
+			a.ix.members(end, receiver(d.text))
+			a.ix.expectedEnum(end, d.text)
 			enclosingCall(d.text)
 			for i, r := range a.ix.refs {
-				describe(a, r.sym)
+				describe(a, r.obj)
 				if i%17 == 0 {
-					a.ix.conflict(r.sym, "x")
+					a.ix.conflict(r.obj, "x")
 				}
 			}
 		}
 	}
 }
 
-// TestExamplesResolve checks that every name used in the examples
-// resolves, and that its definition is a declaration of that name.
+// TestExamplesResolve checks that every name in the examples refers to a
+// declaration of that name. (That every identifier of a spec that checks
+// resolves is spec's TestInfoCoversEveryIdent.)
 func TestExamplesResolve(t *testing.T) {
 	for path, text := range exampleSpecs(t) {
 		a := analyze(newDocument("file:///x.wrap", 1, text))
@@ -74,12 +74,9 @@ func TestExamplesResolve(t *testing.T) {
 			t.Errorf("%s: %+v", path, a.diags)
 			continue
 		}
-		for _, u := range a.ix.unknown {
-			t.Errorf("%s:%v: %s does not resolve", path, u.pos, u.name)
-		}
 		for _, r := range a.ix.refs {
-			if r.sym.name != r.name {
-				t.Errorf("%s:%v: %s resolves to %s", path, r.pos, r.name, r.sym.name)
+			if r.obj.Name != r.name {
+				t.Errorf("%s:%v: %s resolves to %s", path, r.pos, r.name, r.obj.Name)
 			}
 		}
 	}

@@ -3,6 +3,8 @@ package lsp
 import (
 	"encoding/json"
 	"sort"
+
+	"github.com/wrapcheck/wrapcheck/spec"
 )
 
 // semanticTokenTypes is the legend of the semantic tokens, in the order of
@@ -26,14 +28,6 @@ const (
 // semanticTokenModifiers is the legend of the modifiers (bit i is
 // modifier i).
 var semanticTokenModifiers = []string{"declaration", "readonly"}
-
-var semanticKinds = [...]int{
-	symConst: tokVariable, symType: tokType, symVar: tokVariable, symLocal: tokVariable,
-	symFn: tokFunction, symAgent: tokInterface, symProcess: tokNamespace, symMember: tokEnumMember,
-	symParam: tokParameter, symIndex: tokTypeParameter, symResult: tokParameter, symLet: tokVariable,
-	symChoose: tokVariable, symQuant: tokVariable, symField: tokProperty, symAction: tokMethod,
-	symInvariant: tokEvent, symProperty: tokEvent,
-}
 
 // semanticTokens classifies every resolved name of the document (the
 // TextMate grammar colours keywords, literals and operators).
@@ -63,7 +57,7 @@ func (s *Server) semanticTokens(params json.RawMessage) (any, *rpcError) {
 		if r.decl {
 			mods |= 1
 		}
-		if r.sym.kind == symConst || r.sym.kind == symMember {
+		if r.obj.Kind == spec.ObjConst || r.obj.Kind == spec.ObjMember {
 			mods |= 2
 		}
 		dl := rng.Start.Line - prevLine
@@ -71,7 +65,7 @@ func (s *Server) semanticTokens(params json.RawMessage) (any, *rpcError) {
 		if dl == 0 {
 			dc -= prevChar
 		}
-		data = append(data, dl, dc, rng.End.Character-rng.Start.Character, semanticKinds[r.sym.kind], mods)
+		data = append(data, dl, dc, rng.End.Character-rng.Start.Character, lspKinds[r.obj.Kind].token, mods)
 		prevLine, prevChar = rng.Start.Line, rng.Start.Character
 	}
 	return map[string]any{"data": data}, nil

@@ -200,7 +200,7 @@ func (c *compiler) scalar(e *spec.Expr, cx frameCtx) evalFn {
 		return func(m *Machine) int64 { return int64(bits.OnesCount64(uint64(a(m)))) }
 	case spec.OpSetLit:
 		lo, size := setDomain(e.Type)
-		st := c.site(RuntimeError, e.Pos, "set element %d outside "+typeName(e.Type.Elem), true)
+		st := c.site(RuntimeError, e.Pos, "set element %d outside "+spec.TypeString(e.Type.Elem, 0), true)
 		elems := make([]evalFn, len(e.Args))
 		for i, a := range e.Args {
 			elems[i] = c.scalar(a, cx)
@@ -247,20 +247,6 @@ func (c *compiler) scalar(e *spec.Expr, cx frameCtx) evalFn {
 	}
 	c.fail(e.Pos, "unexpected %s in a state expression", e.Op)
 	return func(*Machine) int64 { return 0 }
-}
-
-func typeName(t *spec.Type) string {
-	if t == nil {
-		return "?"
-	}
-	if t.Name != "" {
-		return t.Name
-	}
-	switch t.Kind {
-	case spec.RangeKind:
-		return fmt.Sprintf("%d..%d", t.Lo, t.Hi)
-	}
-	return t.Kind.String()
 }
 
 // setDomain returns the element offset and count of a set type.

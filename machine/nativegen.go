@@ -898,7 +898,7 @@ func (g *gen) scalar(e *spec.Expr, cx frameCtx) string {
 		return g.tmp(fmt.Sprintf("int64(bits.OnesCount64(uint64(%s)))", a))
 	case spec.OpSetLit:
 		lo, size := setDomain(e.Type)
-		st := g.site(site{kind: RuntimeError, pos: e.Pos, msg: "set element %d outside " + typeName(e.Type.Elem), hasVal: true})
+		st := g.site(site{kind: RuntimeError, pos: e.Pos, msg: "set element %d outside " + spec.TypeString(e.Type.Elem, 0), hasVal: true})
 		s := g.id("s")
 		g.emit("var %s uint64", s)
 		for _, a := range e.Args {

@@ -30,6 +30,10 @@ type Options struct {
 	// and returns an error wrapping ctx.Err(). It covers constant folding
 	// and the expansion of fn bodies, whose cost a spec controls.
 	Context context.Context
+	// Info, when not nil, is filled with the names of the file: what
+	// each identifier declares or refers to, the scopes and the types
+	// of expressions (see [Info]), also when Check reports errors.
+	Info *Info
 }
 
 // Check resolves, type checks and lowers a parsed spec. On a spec error it
@@ -46,6 +50,7 @@ func Check(f *syntax.File, opts Options) (m *Model, err error) {
 		}
 	}
 	c := newChecker(f, opts)
+	defer c.finishInfo()
 	defer func() {
 		if r := recover(); r != nil {
 			if _, ok := r.(bailout); ok {
@@ -111,12 +116,15 @@ type object struct {
 	proc  *procInfo
 
 	slot int // objVar, objLocalVar (instance 0): state slot; objLet, objBound: frame slot
+
+	pub *Object // the entity recorded in Options.Info, nil without one
 }
 
 // scope is a lexical scope.
 type scope struct {
 	parent *scope
 	names  map[string]*object
+	pub    *Scope // the scope recorded in Options.Info, nil without one
 }
 
 func newScope(parent *scope) *scope { return &scope{parent: parent, names: map[string]*object{}} }
@@ -210,6 +218,9 @@ type checker struct {
 	pastUse map[*Expr]*pastInfo
 
 	vet *vetInfo
+
+	info    *Info     // Options.Info
+	defined []*object // the objects recorded in info, for finishInfo
 }
 
 func newChecker(f *syntax.File, opts Options) *checker {
@@ -228,6 +239,12 @@ func newChecker(f *syntax.File, opts Options) *checker {
 	c.tInt = &Type{Kind: IntKind, Name: "int", Width: 1}
 	c.tInvalid = &Type{Kind: InvalidKind, Width: 1}
 	c.model = &Model{Name: f.Name, Filename: f.Filename, NamePos: f.NamePos, vet: c.vet}
+	if opts.Info != nil {
+		c.info = opts.Info
+		c.info.init()
+		c.openScope(c.global, f, Position{}, Position{})
+		c.info.Global = c.global.pub
+	}
 	return c
 }
 
@@ -260,6 +277,14 @@ func note(pos Position, format string, args ...any) syntax.Note {
 func (c *checker) declare(s *scope, o *object) {
 	if o.name == "" || o.name == "_" {
 		return
+	}
+	if s.pub != nil && o.pub != nil {
+		if o.pub.Parent == nil {
+			o.pub.Parent = s.pub
+		}
+		if _, ok := s.pub.names[o.name]; !ok {
+			s.pub.names[o.name] = o.pub
+		}
 	}
 	if prev, ok := s.names[o.name]; ok {
 		if s == c.global {
@@ -306,15 +331,18 @@ func (c *checker) collect() {
 		switch d := d.(type) {
 		case *syntax.ConstDecl:
 			o := &object{kind: objConst, name: d.Name.Name, pos: d.Name.Pos, cdecl: d}
+			c.def(o, &d.Name, ObjConst, d, nil)
 			c.declare(c.global, o)
 			c.consts = append(c.consts, o)
 		case *syntax.TypeDecl:
 			o := &object{kind: objType, name: d.Name.Name, pos: d.Name.Pos, tdecl: d}
+			c.def(o, &d.Name, ObjType, d, nil)
 			c.declare(c.global, o)
 			c.types = append(c.types, o)
 			c.collectEnums(d.Type)
 		case *syntax.VarDecl:
 			o := &object{kind: objVar, name: d.Name.Name, pos: d.Name.Pos, vdecl: d}
+			c.def(o, &d.Name, ObjVar, d, nil)
 			c.declare(c.global, o)
 			c.vars = append(c.vars, o)
 			c.collectEnums(d.Type)
@@ -322,6 +350,7 @@ func (c *checker) collect() {
 			fi := &fnInfo{decl: d}
 			o := &object{kind: objFn, name: d.Name.Name, pos: d.Name.Pos, fn: fi}
 			fi.obj = o
+			c.def(o, &d.Name, ObjFn, d, nil)
 			c.declare(c.global, o)
 			c.fns = append(c.fns, fi)
 			for _, p := range d.Params {
@@ -332,6 +361,7 @@ func (c *checker) collect() {
 			ai := &agentInfo{decl: d, index: len(c.agents)}
 			o := &object{kind: objAgent, name: d.Name.Name, pos: d.Name.Pos, agent: ai}
 			ai.obj = o
+			c.def(o, &d.Name, ObjAgent, d, nil)
 			c.declare(c.global, o)
 			c.agents = append(c.agents, ai)
 			for _, p := range d.Params {
@@ -343,7 +373,9 @@ func (c *checker) collect() {
 			p := &procInfo{decl: d, name: d.Name.Name, pos: d.Name.Pos, scope: newScope(c.global), actions: d.Actions, declared: order}
 			o := &object{kind: objProcess, name: d.Name.Name, pos: d.Name.Pos, proc: p}
 			p.obj = o
+			c.def(o, &d.Name, ObjProcess, d, nil)
 			c.declare(c.global, o)
+			c.openScope(p.scope, d, d.Pos, d.End)
 			c.procs = append(c.procs, p)
 			if d.Index != nil {
 				c.collectEnums(d.Index.Type)
@@ -351,14 +383,17 @@ func (c *checker) collect() {
 			for _, v := range d.Vars {
 				c.collectEnums(v.Type)
 				lo := &object{kind: objLocalVar, name: v.Name.Name, pos: v.Name.Pos, vdecl: v, proc: p}
+				c.def(lo, &v.Name, ObjLocal, v, d)
 				c.declare(p.scope, lo)
 				p.locals = append(p.locals, lo)
 			}
-			c.checkActionNames(p.name, d.Actions)
+			c.checkActionNames(p.name, d.Actions, d)
 		case *syntax.ActionDecl:
 			if c.main == nil {
 				order++
 				c.main = &procInfo{name: "main", pos: d.Pos, scope: newScope(c.global), declared: order}
+				c.main.obj = &object{kind: objProcess, name: "main", pos: d.Pos, proc: c.main}
+				c.def(c.main.obj, nil, ObjProcess, nil, nil)
 				c.procs = append(c.procs, c.main)
 			}
 			topActions = append(topActions, d)
@@ -376,14 +411,15 @@ func (c *checker) collect() {
 	}
 	if c.main != nil {
 		c.main.actions = topActions
-		c.checkActionNames("main", topActions)
+		c.checkActionNames("main", topActions, nil)
 		if o := c.global.names["main"]; o != nil && o.kind == objProcess {
 			c.errorf(o.pos, "process main conflicts with the implicit process main of the top-level actions")
 		}
 	}
 	// invariant and property names share one namespace
 	seen := map[string]Position{}
-	check := func(id syntax.Ident) {
+	check := func(id *syntax.Ident, k ObjKind, decl any) {
+		c.defName(id, k, decl, nil)
 		if prev, ok := seen[id.Name]; ok {
 			c.errorNotes(id.Pos, []syntax.Note{note(prev, "%s declared here", id.Name)}, "%s redeclared: invariant and property names must be unique", id.Name)
 			return
@@ -391,16 +427,19 @@ func (c *checker) collect() {
 		seen[id.Name] = id.Pos
 	}
 	for _, d := range c.invs {
-		check(d.Name)
+		check(&d.Name, ObjInvariant, d)
 	}
 	for _, d := range c.props {
-		check(d.Name)
+		check(&d.Name, ObjProperty, d)
 	}
 }
 
-func (c *checker) checkActionNames(proc string, acts []*syntax.ActionDecl) {
+// checkActionNames reports actions of one process (owner: its
+// declaration, nil for main) declared twice.
+func (c *checker) checkActionNames(proc string, acts []*syntax.ActionDecl, owner any) {
 	seen := map[string]Position{}
 	for _, a := range acts {
+		c.defName(&a.Name, ObjAction, a, owner)
 		if prev, ok := seen[a.Name.Name]; ok {
 			c.errorNotes(a.Name.Pos, []syntax.Note{note(prev, "%s declared here", a.Name.Name)},
 				"action %s redeclared in process %s", a.Name.Name, proc)
@@ -422,7 +461,9 @@ func (c *checker) collectEnums(te syntax.TypeExpr) {
 		c.enums[t] = et
 		for i, m := range t.Members {
 			et.Names = append(et.Names, m.Name)
-			c.declare(c.global, &object{kind: objMember, name: m.Name, pos: m.Pos, typ: et, val: int64(i)})
+			o := &object{kind: objMember, name: m.Name, pos: m.Pos, typ: et, val: int64(i)}
+			c.def(o, &t.Members[i], ObjMember, t, nil)
+			c.declare(c.global, o)
 		}
 		if len(t.Members) == 0 {
 			c.errorf(t.Pos, "empty enumeration")

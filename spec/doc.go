@@ -13,6 +13,12 @@
 // likely mistakes (unused declarations, agents never asked, assumptions no
 // answer satisfies, terminal conditions that never hold).
 //
+// With [Options.Info] set, Check also records what it resolved, as
+// go/types does in its Info: what each identifier declares or refers to,
+// the scopes, the type of each expression ([Info]). Tools read names
+// there (the language server resolves none itself); [TypeString] is the
+// one printer of types.
+//
 // # Checking
 //
 // Check works in three passes over the declarations: collect (declare

@@ -89,7 +89,10 @@ func (c *checker) boolExpr(e syntax.Expr, env *env, what string) *Expr {
 
 // expr checks and lowers e. want is the type the context expects (used
 // only to type set and record literals); it may be nil.
-func (c *checker) expr(e syntax.Expr, env *env, want *Type) *Expr {
+func (c *checker) expr(e syntax.Expr, env *env, want *Type) (x *Expr) {
+	if c.info != nil {
+		defer func() { c.recordType(e, x) }()
+	}
 	// The parser bounds the height of every tree it builds, but an
 	// inlined fn body is checked on top of its call: bound the recursion
 	// (and so the height of the IR built by it) here too.
@@ -134,6 +137,8 @@ func (c *checker) expr(e syntax.Expr, env *env, want *Type) *Expr {
 		return c.call(e, env)
 	case *syntax.AskExpr:
 		c.errorf(e.Pos, "ask %s(...) may appear only as the whole right-hand side of let or :=", e.Agent.Name)
+		c.lookup(env.scope, &e.Agent)
+		c.resolveOnly(env, e.Args...)
 		return c.bad(e.Pos)
 	case *syntax.CondExpr:
 		return c.cond(e, env, want)
@@ -174,7 +179,7 @@ func (c *checker) stateAccess(pos Position, name string, env *env) bool {
 }
 
 func (c *checker) ident(e *syntax.IdentExpr, env *env) *Expr {
-	o := env.scope.lookup(e.Name)
+	o := c.lookup(env.scope, e.Ident())
 	if o == nil {
 		if e.Name == "card" {
 			c.errorf(e.Pos, "card is a builtin function and must be called: card(s)")
@@ -322,6 +327,7 @@ func (c *checker) unary(e *syntax.UnaryExpr, env *env) *Expr {
 		return c.pastTime(e, e.Op, []syntax.Expr{e.X}, e.Pos, env)
 	case syntax.Always, syntax.Eventually, syntax.Next:
 		if !c.temporalOK(e.Pos, e.Op, env) {
+			c.resolveOnly(env, e.X)
 			return c.bad(e.Pos)
 		}
 		x := c.expr(e.X, env, c.tBool)
@@ -517,6 +523,7 @@ func (c *checker) binary(e *syntax.BinaryExpr, env *env, want *Type) *Expr {
 	switch e.Op {
 	case syntax.And, syntax.Or, syntax.Implies, syntax.Until, syntax.WeakUntil, syntax.Release, syntax.LeadsTo:
 		if e.Op.IsTemporal() && !c.temporalOK(e.OpPos, e.Op, env) {
+			c.resolveOnly(env, e.X, e.Y)
 			return c.bad(e.Pos)
 		}
 		x := c.expr(e.X, env, c.tBool)
@@ -705,7 +712,7 @@ func unparen(e syntax.Expr) syntax.Expr {
 func (c *checker) index(e *syntax.IndexExpr, env *env) *Expr {
 	env = env.flat()
 	if id, ok := unparen(e.X).(*syntax.IdentExpr); ok {
-		if o := env.scope.lookup(id.Name); o != nil && o.kind == objProcess {
+		if o := c.lookup(env.scope, id.Ident()); o != nil && o.kind == objProcess {
 			c.errorf(e.Pos, "%s is a process, not a value: read its locals as %s.x", exprString(e), exprString(e))
 			return c.bad(e.Pos)
 		}
@@ -741,13 +748,13 @@ func (c *checker) selector(e *syntax.SelectorExpr, env *env) *Expr {
 	// P.x and P[v].x
 	switch x := unparen(e.X).(type) {
 	case *syntax.IdentExpr:
-		if o := env.scope.lookup(x.Name); o != nil && o.kind == objProcess {
+		if o := c.lookup(env.scope, x.Ident()); o != nil && o.kind == objProcess {
 			o.used = true
 			return c.procLocal(e, o.proc, nil, env)
 		}
 	case *syntax.IndexExpr:
 		if id, ok := unparen(x.X).(*syntax.IdentExpr); ok {
-			if o := env.scope.lookup(id.Name); o != nil && o.kind == objProcess {
+			if o := c.lookup(env.scope, id.Ident()); o != nil && o.kind == objProcess {
 				o.used = true
 				return c.procLocal(e, o.proc, x.Index, env)
 			}
@@ -770,6 +777,7 @@ func (c *checker) selector(e *syntax.SelectorExpr, env *env) *Expr {
 		c.errorf(e.Field.Pos, "%s.%s undefined (type %s has no field %s)%s", exprString(e.X), e.Field.Name, typeString(x.Type), e.Field.Name, didYouMean(nearest(e.Field.Name, names)))
 		return c.bad(e.Pos)
 	}
+	c.useField(&e.Field, f)
 	return &Expr{Op: OpField, Type: f.Type, Args: []*Expr{x}, Val: int64(f.Offset), Pos: e.Pos}
 }
 
@@ -792,11 +800,14 @@ func (c *checker) procLocal(e *syntax.SelectorExpr, p *procInfo, idx syntax.Expr
 			names[i] = l.name
 		}
 		c.errorf(e.Field.Pos, "process %s has no variable %s%s", p.name, e.Field.Name, didYouMean(nearest(e.Field.Name, names)))
+		c.resolveOnly(env, idx)
 		return c.bad(e.Pos)
 	}
+	c.use(&e.Field, o)
 	o.used = true
 	if p.idxType == nil && idx != nil {
 		c.errorf(e.Pos, "process %s is not a family: write %s.%s", p.name, p.name, e.Field.Name)
+		c.resolveOnly(env, idx)
 		return c.bad(e.Pos)
 	}
 	if p.idxType != nil && idx == nil {
@@ -839,8 +850,9 @@ func (c *checker) procLocal(e *syntax.SelectorExpr, p *procInfo, idx syntax.Expr
 
 func (c *checker) call(e *syntax.CallExpr, env *env) *Expr {
 	env = env.flat()
-	o := env.scope.lookup(e.Fn.Name)
+	o := c.lookup(env.scope, &e.Fn)
 	if o == nil && e.Fn.Name == "card" {
+		c.useBuiltin(&e.Fn)
 		if len(e.Args) != 1 {
 			for _, a := range e.Args {
 				c.expr(a, env, nil)
@@ -882,11 +894,13 @@ func (c *checker) call(e *syntax.CallExpr, env *env) *Expr {
 		switch env.kind {
 		case uConst:
 			c.errorf(e.Pos, "%s is not constant: fn %s reads state variable %s", exprString(e), o.name, fi.readsState)
+			c.resolveOnly(env, e.Args...)
 			return c.bad(e.Pos)
 		case uAssume:
 			a := env.agent.decl
 			c.errorNotes(e.Pos, []syntax.Note{note(a.ParamsPos, "%s's parameters are declared here", a.Name.Name)},
 				"agent %s cannot see state variable %s (read by fn %s): assume may use only its parameters, result, constants and functions", a.Name.Name, fi.readsState, o.name)
+			c.resolveOnly(env, e.Args...)
 			return c.bad(e.Pos)
 		case uFn:
 			if env.fn != nil && env.fn.readsState == "" {
@@ -938,6 +952,7 @@ func (c *checker) inline(fi *fnInfo, args []*Expr, pos Position) *Expr {
 		t := fi.params[i]
 		a := args[i]
 		o := &object{name: p.Name.Name, pos: p.Name.Pos, typ: t, used: true}
+		c.def(o, &p.Name, ObjParam, p, nil)
 		if a.Op == OpConst && t.IsScalar() {
 			// The body was checked for every value of the parameter's
 			// type, so the constant must not turn its range checks into
@@ -1044,8 +1059,9 @@ func (c *checker) domain(te syntax.TypeExpr, env *env) (dom *Type, set *Expr) {
 	if et, ok := te.(*syntax.EnumType); ok {
 		// `forall c in {red, green}`: the listed values, not a new enum
 		lit := &syntax.SetLit{Pos: et.Pos}
-		for _, m := range et.Members {
-			lit.Elems = append(lit.Elems, &syntax.IdentExpr{Pos: m.Pos, Name: m.Name})
+		for i := range et.Members {
+			// the members' own identifiers, so that their uses are recorded
+			lit.Elems = append(lit.Elems, (*syntax.IdentExpr)(&et.Members[i]))
 		}
 		x := c.setLit(lit, env.flat(), nil)
 		if isInvalid(x.Type) {
@@ -1054,9 +1070,9 @@ func (c *checker) domain(te syntax.TypeExpr, env *env) (dom *Type, set *Expr) {
 		return x.Type.Elem, x
 	}
 	if nt, ok := te.(*syntax.NamedType); ok {
-		o := env.scope.lookup(nt.Name)
+		o := c.lookup(env.scope, nt.Ident())
 		if o != nil && o.kind != objType {
-			x := c.expr(&syntax.IdentExpr{Pos: nt.Pos, Name: nt.Name}, env.flat(), nil)
+			x := c.expr((*syntax.IdentExpr)(nt), env.flat(), nil)
 			if isInvalid(x.Type) {
 				return c.tInvalid, nil
 			}
@@ -1109,6 +1125,8 @@ func (c *checker) quant(e *syntax.QuantExpr, env *env) *Expr {
 	dom, set := c.domain(e.Domain, env)
 	sc := newScope(env.scope)
 	o := &object{kind: objBound, name: e.Var.Name, pos: e.Var.Pos, typ: dom, what: "quantified variable", used: true}
+	c.def(o, &e.Var, ObjQuant, e, nil)
+	c.openScope(sc, e, e.Pos, exprEnd(e.Body))
 	if !isInvalid(dom) {
 		o.slot = c.alloc(max(1, dom.Width))
 		if !dom.IsFinite() {
@@ -1273,6 +1291,7 @@ func (c *checker) recordLit(e *syntax.RecordLit, env *env, want *Type) *Expr {
 	bad := false
 	for _, fi := range e.Fields {
 		f := want.FieldByName(fi.Name.Name)
+		c.useField(&fi.Name, f)
 		if f == nil {
 			c.expr(fi.Value, env, nil)
 			names := make([]string, len(want.Fields))

@@ -53,7 +53,9 @@ func (c *checker) resolveDecls() {
 					p.idxType = c.tInvalid
 				}
 			}
-			c.declare(p.scope, &object{kind: objIndex, name: ix.Name.Name, pos: ix.Name.Pos, typ: t, used: true})
+			o := &object{kind: objIndex, name: ix.Name.Name, pos: ix.Name.Pos, typ: t, used: true}
+			c.def(o, &ix.Name, ObjIndex, ix, p.decl)
+			c.declare(p.scope, o)
 		}
 		for _, o := range p.locals {
 			o.typ = c.resolveType(o.vdecl.Type, genv)
@@ -147,9 +149,11 @@ func (c *checker) checkFnBody(fi *fnInfo) {
 		return
 	}
 	sc := newScope(c.global)
+	c.openScope(sc, fi.decl, fi.decl.Pos, c.scopeEnd(fi.decl.Pos))
 	seen := map[string]bool{}
 	for i, p := range fi.decl.Params {
 		o := &object{kind: objBound, name: p.Name.Name, pos: p.Name.Pos, typ: fi.params[i], what: "parameter", used: true}
+		c.def(o, &p.Name, ObjParam, p, nil)
 		c.declare(sc, o)
 		seen[p.Name.Name] = true
 	}
@@ -250,21 +254,24 @@ func (c *checker) lowerAgent(ai *agentInfo) {
 	a := &Agent{Name: d.Name.Name, Result: ai.result, Pos: d.Pos, ParamsPos: d.ParamsPos}
 	c.frameTop, c.frameMax = 0, 0
 	sc := newScope(c.global)
+	c.openScope(sc, d, d.Pos, c.scopeEnd(d.Pos))
 	for i, p := range d.Params {
 		t := ai.params[i]
 		a.Params = append(a.Params, t)
 		o := &object{kind: objBound, name: p.Name.Name, pos: p.Name.Pos, typ: t, what: "parameter", used: true}
+		c.def(o, &p.Name, ObjParam, p, nil)
 		o.slot = c.alloc(t.Width)
 		a.ParamSlots = append(a.ParamSlots, o.slot)
 		c.declare(sc, o)
 	}
 	ro := &object{kind: objBound, name: "result", pos: d.Name.Pos, typ: ai.result, what: "result", used: true}
+	c.def(ro, nil, ObjResult, d, nil)
 	ro.slot = c.alloc(ai.result.Width)
 	a.ResultSlot = ro.slot
 	if _, dup := sc.names["result"]; dup {
 		c.errorf(sc.names["result"].pos, "agent parameter cannot be called result: result names the answer in assume")
 	} else {
-		sc.names["result"] = ro
+		c.declare(sc, ro)
 	}
 	if d.Assume != nil {
 		e := &env{kind: uAssume, scope: sc, agent: ai, where: "assume of agent " + a.Name}
@@ -332,7 +339,7 @@ func (c *checker) lowerAll() {
 	}
 	for _, d := range c.inits {
 		if d.Body != nil {
-			m.Init = append(m.Init, c.block(d.Body.Stmts, &env{kind: uState, scope: c.global, where: "init"})...)
+			m.Init = append(m.Init, c.block(d.Body, &env{kind: uState, scope: c.global, where: "init"})...)
 		}
 	}
 	c.endUnit()
@@ -359,7 +366,7 @@ func (c *checker) lowerAll() {
 					}
 				}
 				if d.Body != nil {
-					a.Body = c.block(d.Body.Stmts, e)
+					a.Body = c.block(d.Body, e)
 				}
 				c.endUnit()
 				ip.Actions = append(ip.Actions, len(m.Actions))
@@ -439,6 +446,7 @@ func (c *checker) fairness(d *syntax.FairnessDecl) {
 		c.errorf(d.Process.Pos, "undefined process %s in fairness%s", name, didYouMean(nearest(name, names)))
 		return
 	}
+	c.use(&d.Process, p.obj)
 	f := &Fairness{Strong: d.Strong, Name: name, Pos: d.Pos}
 	j := -1
 	if d.Action != nil {
@@ -454,6 +462,7 @@ func (c *checker) fairness(d *syntax.FairnessDecl) {
 			c.errorf(d.Action.Pos, "process %s has no action %s%s", name, d.Action.Name, didYouMean(nearest(d.Action.Name, names)))
 			return
 		}
+		c.useDecl(d.Action, &p.actions[j].Name)
 	}
 	na := len(p.actions)
 	for k := 0; k < p.n; k++ {

@@ -9,8 +9,16 @@ import (
 // block checks and lowers a statement list in a new scope. Frame slots
 // are never reused within a unit (see alloc), so the engine may branch
 // (ask, choose) without saving the frame.
-func (c *checker) block(stmts []syntax.Stmt, env *env) []*Stmt {
-	benv := env.with(newScope(env.scope))
+func (c *checker) block(b *syntax.Block, env *env) []*Stmt {
+	return c.scoped(b, b.Pos, b.End, b.Stmts, env)
+}
+
+// scoped checks and lowers stmts in a new scope, opened by node and
+// extending from pos to end.
+func (c *checker) scoped(node any, pos, end Position, stmts []syntax.Stmt, env *env) []*Stmt {
+	sc := newScope(env.scope)
+	c.openScope(sc, node, pos, end)
+	benv := env.with(sc)
 	var out []*Stmt
 	for _, s := range stmts {
 		out = c.stmt(s, benv, out)
@@ -21,7 +29,7 @@ func (c *checker) block(stmts []syntax.Stmt, env *env) []*Stmt {
 func (c *checker) stmt(s syntax.Stmt, env *env, out []*Stmt) []*Stmt {
 	switch s := s.(type) {
 	case *syntax.Block:
-		return append(out, c.block(s.Stmts, env)...)
+		return append(out, c.block(s, env)...)
 	case *syntax.SkipStmt:
 		return append(out, &Stmt{Op: SSkip, Pos: s.Pos})
 	case *syntax.AssignStmt:
@@ -32,6 +40,12 @@ func (c *checker) stmt(s syntax.Stmt, env *env, out []*Stmt) []*Stmt {
 		dom, set := c.domain(s.Domain, env)
 		sc := newScope(env.scope)
 		o := &object{kind: objBound, name: s.Var.Name, pos: s.Var.Pos, typ: dom, what: "chosen variable", used: true}
+		c.def(o, &s.Var, ObjChoose, s, nil)
+		if s.Body != nil {
+			c.openScope(sc, s, s.Pos, s.Body.End)
+		} else {
+			c.openScope(sc, s, s.Pos, c.scopeEnd(s.Pos))
+		}
 		o.slot = c.alloc(max(1, dom.Width))
 		c.declare(sc, o)
 		cenv := env.with(sc)
@@ -41,7 +55,7 @@ func (c *checker) stmt(s syntax.Stmt, env *env, out []*Stmt) []*Stmt {
 		}
 		var body []*Stmt
 		if s.Body != nil {
-			body = c.block(s.Body.Stmts, cenv)
+			body = c.block(s.Body, cenv)
 		}
 		if isInvalid(dom) {
 			return out
@@ -76,11 +90,11 @@ func (c *checker) ifStmt(s *syntax.IfStmt, env *env) *Stmt {
 	cond := c.boolExpr(s.Cond, env, "condition in if statement")
 	st := &Stmt{Op: SIf, Cond: cond, Pos: s.Pos}
 	if s.Then != nil {
-		st.Body = c.block(s.Then.Stmts, env)
+		st.Body = c.block(s.Then, env)
 	}
 	switch e := s.Else.(type) {
 	case *syntax.Block:
-		st.Else = c.block(e.Stmts, env)
+		st.Else = c.block(e, env)
 	case *syntax.IfStmt:
 		st.Else = []*Stmt{c.ifStmt(e, env)}
 	}
@@ -117,6 +131,7 @@ func (c *checker) assignStmt(s *syntax.AssignStmt, env *env, out []*Stmt) []*Stm
 
 func (c *checker) letStmt(s *syntax.LetStmt, env *env, out []*Stmt) []*Stmt {
 	o := &object{kind: objLet, name: s.Name.Name, pos: s.Name.Pos, what: "let binding", used: true}
+	c.def(o, &s.Name, ObjLet, s, nil)
 	defer c.declare(env.scope, o)
 	if a, ok := unparen(s.Value).(*syntax.AskExpr); ok {
 		ai, args, ok := c.ask(a, env)
@@ -143,7 +158,7 @@ func (c *checker) letStmt(s *syntax.LetStmt, env *env, out []*Stmt) []*Stmt {
 // ask checks `ask a(args)`.
 func (c *checker) ask(a *syntax.AskExpr, env *env) (*agentInfo, []*Expr, bool) {
 	env = env.flat()
-	o := env.scope.lookup(a.Agent.Name)
+	o := c.lookup(env.scope, &a.Agent)
 	if o == nil || o.kind != objAgent {
 		for _, x := range a.Args {
 			c.expr(x, env, nil)
@@ -179,7 +194,7 @@ func (c *checker) target(e syntax.Expr, env *env) *Expr {
 	env = env.flat()
 	switch t := unparen(e).(type) {
 	case *syntax.IdentExpr:
-		o := env.scope.lookup(t.Name)
+		o := c.lookup(env.scope, t.Ident())
 		if o == nil {
 			return c.ident(t, env) // reports undefined
 		}
@@ -205,7 +220,7 @@ func (c *checker) target(e syntax.Expr, env *env) *Expr {
 		return c.bad(t.Pos)
 	case *syntax.IndexExpr:
 		if id, ok := unparen(t.X).(*syntax.IdentExpr); ok {
-			if o := env.scope.lookup(id.Name); o != nil && o.kind == objProcess {
+			if o := c.lookup(env.scope, id.Ident()); o != nil && o.kind == objProcess {
 				return c.index(t, env) // reports the error
 			}
 		}
@@ -213,12 +228,12 @@ func (c *checker) target(e syntax.Expr, env *env) *Expr {
 	case *syntax.SelectorExpr:
 		switch x := unparen(t.X).(type) {
 		case *syntax.IdentExpr:
-			if o := env.scope.lookup(x.Name); o != nil && o.kind == objProcess {
+			if o := c.lookup(env.scope, x.Ident()); o != nil && o.kind == objProcess {
 				return c.selector(t, env)
 			}
 		case *syntax.IndexExpr:
 			if id, ok := unparen(x.X).(*syntax.IdentExpr); ok {
-				if o := env.scope.lookup(id.Name); o != nil && o.kind == objProcess {
+				if o := c.lookup(env.scope, id.Ident()); o != nil && o.kind == objProcess {
 					return c.selector(t, env)
 				}
 			}
@@ -236,6 +251,7 @@ func (c *checker) target(e syntax.Expr, env *env) *Expr {
 			c.errorf(t.Field.Pos, "%s.%s undefined (type %s has no field %s)", exprString(t.X), t.Field.Name, typeString(base.Type), t.Field.Name)
 			return c.bad(t.Pos)
 		}
+		c.useField(&t.Field, f)
 		return &Expr{Op: OpField, Type: f.Type, Args: []*Expr{base}, Val: int64(f.Offset), Pos: t.Pos}
 	}
 	c.expr(e, env, nil)
@@ -253,10 +269,14 @@ func (c *checker) matchStmt(s *syntax.MatchStmt, env *env, out []*Stmt) []*Stmt 
 	st := &Stmt{Op: SMatch, Value: x, Pos: s.Pos}
 	seen := map[int64]Position{}
 	var elsePos Position
-	for _, mc := range s.Cases {
+	for i, mc := range s.Cases {
 		var body []*Stmt
 		if mc.Body != nil {
-			body = c.block([]syntax.Stmt{mc.Body}, env)
+			end := s.End
+			if i+1 < len(s.Cases) {
+				end = s.Cases[i+1].Pos
+			}
+			body = c.scoped(mc, mc.Pos, end, []syntax.Stmt{mc.Body}, env)
 		}
 		if mc.Values == nil {
 			if st.HasElse {

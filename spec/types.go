@@ -17,13 +17,27 @@ const maxWidth = 1 << 20
 // intermediate arithmetic on bounds cannot overflow.
 const maxRange = 1 << 60
 
-// typeString prints t as the user would write it, by name when named.
-func typeString(t *Type) string {
+// typeString prints t as the front end's messages do: [TypeString] with
+// named types by name.
+func typeString(t *Type) string { return TypeString(t, 0) }
+
+// TypeString prints t as a spec writes it. A named type that lies expand
+// or more levels deep is written by its name, the others are written out:
+// expand 0 gives a named t's name, 1 its definition with the types inside
+// by name (the values `type Version = 0..MAXV` stands for: 0..3), and a
+// negative expand writes out every level. A symmetric type written out
+// at a level below expand lists its identities (symmetric 2 {P1, P2}).
+// Every package that prints a type calls it.
+func TypeString(t *Type, expand int) string {
 	if t == nil {
 		return "invalid type"
 	}
-	if t.Name != "" {
+	if t.Name != "" && expand == 0 {
 		return t.Name
+	}
+	inner := expand - 1
+	if expand <= 0 {
+		inner = expand
 	}
 	switch t.Kind {
 	case BoolKind:
@@ -35,9 +49,13 @@ func typeString(t *Type) string {
 	case EnumKind:
 		return "{" + strings.Join(t.Names, ", ") + "}"
 	case SymmetricKind:
-		return "symmetric " + strconv.FormatInt(t.Size(), 10)
+		s := "symmetric " + strconv.FormatInt(t.Size(), 10)
+		if expand != 0 {
+			s += " {" + strings.Join(t.Names, ", ") + "}"
+		}
+		return s
 	case ArrayKind:
-		return "[" + typeString(t.Index) + "]" + typeString(t.Elem)
+		return "[" + TypeString(t.Index, inner) + "]" + TypeString(t.Elem, inner)
 	case RecordKind:
 		var b strings.Builder
 		b.WriteString("record { ")
@@ -45,12 +63,12 @@ func typeString(t *Type) string {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			b.WriteString(f.Name + ": " + typeString(f.Type))
+			b.WriteString(f.Name + ": " + TypeString(f.Type, inner))
 		}
 		b.WriteString(" }")
 		return b.String()
 	case SetKind:
-		return "set of " + typeString(t.Elem)
+		return "set of " + TypeString(t.Elem, inner)
 	}
 	return "invalid type"
 }
@@ -155,7 +173,7 @@ func (c *checker) constInt(e syntax.Expr, env *env, what string) (int64, bool) {
 func (c *checker) resolveType(te syntax.TypeExpr, env *env) *Type {
 	switch t := te.(type) {
 	case *syntax.NamedType:
-		o := c.global.lookup(t.Name)
+		o := c.lookup(c.global, t.Ident())
 		if o == nil {
 			c.errorf(t.Pos, "undefined: %s%s", t.Name, didYouMean(c.suggestKind(t.Name, objType)))
 			return c.tInvalid
@@ -244,6 +262,7 @@ func (c *checker) resolveType(te syntax.TypeExpr, env *env) *Type {
 		seen := map[string]Position{}
 		bad := false
 		for _, f := range t.Fields {
+			fo := c.defName(&f.Name, ObjField, f, t)
 			ft := c.resolveType(f.Type, env)
 			if prev, ok := seen[f.Name.Name]; ok {
 				c.errorNotes(f.Name.Pos, []syntax.Note{note(prev, "%s declared here", f.Name.Name)}, "duplicate field %s in record type", f.Name.Name)
@@ -255,7 +274,9 @@ func (c *checker) resolveType(te syntax.TypeExpr, env *env) *Type {
 				bad = true
 				continue
 			}
-			rt.Fields = append(rt.Fields, &Field{Name: f.Name.Name, Type: ft, Offset: rt.Width})
+			fd := &Field{Name: f.Name.Name, Type: ft, Offset: rt.Width}
+			c.defField(fo, fd)
+			rt.Fields = append(rt.Fields, fd)
 			rt.Width += ft.Width
 			if rt.Width > maxWidth {
 				c.errorf(t.Pos, "record type is too large")

@@ -350,6 +350,15 @@ type IdentExpr struct {
 	Name string
 }
 
+// Ident returns e as the identifier it is. IdentExpr, [NamedType] and
+// [Ident] have one layout, so that every identifier of a file is one
+// *Ident node (the key of spec.Info's maps); adding a field to one of them
+// breaks these conversions at compile time.
+func (e *IdentExpr) Ident() *Ident { return (*Ident)(e) }
+
+// Ident returns t as the identifier it is (see [IdentExpr.Ident]).
+func (t *NamedType) Ident() *Ident { return (*Ident)(t) }
+
 // IntLit is a decimal integer literal. Integers are exact: a literal
 // that does not fit an int64 has Huge set, Value saturated to
 // math.MaxInt64, and its exact value is [IntLit.BigValue].
