@@ -14,10 +14,33 @@ import (
 // product is the product of the system with the automaton of a negated
 // property, explored breadth-first: node ids are in BFS order, so the
 // parent links give shortest paths and a smaller id is never deeper.
+//
+// Its parts are value structs embedded in it, so that their fields are
+// reached without a load more: the atom valuations, the nodes, the
+// expanded part, the cycle searches' schedule, the progress reports, the
+// recorded edges (tests) and the failures.
 type product struct {
-	ctx   context.Context
-	sys   *system
-	aut   *Automaton
+	ctx     context.Context
+	sys     *system
+	aut     *Automaton
+	limit   int64
+	budget  int64  // heap bytes; 0: none
+	ignored []bool // per unit of sys: left out (Options.IgnoreFairness)
+
+	valuation
+	nodeIndex
+	expandedPart
+	cycleChecks
+	progressReport
+	recording
+	failures
+}
+
+// valuation is the atom values of the system states and the automaton
+// edges they let through. The atoms are evaluated in groups of up to
+// atomGroup by one predicate each (preds), once per state
+// ([product.atomValues]).
+type valuation struct {
 	preds []*machine.Pred // per group of atomGroup atoms: their bit mask
 	aw    int             // words per atom valuation
 	vals  []uint64        // per system state: aw words of atom values
@@ -27,61 +50,79 @@ type product struct {
 	small   bool
 	vals8   paged[uint8]
 	valBuf  [1]uint64
-	limit   int64
-	budget  int64  // heap bytes; 0: none
-	ignored []bool // per unit of sys: left out (Options.IgnoreFairness)
+	liveBuf []int32   // appendEdges: the automaton edges whose label holds
+	liveTab [][]int32 // liveEdges: those per (automaton state, valuation)
+}
 
-	progress func(checker.Progress)
-	name     string    // the property, for progress
-	started  time.Time // the check's start, for progress
-	lastProg time.Time
-
-	liveBuf    []int32     // appendEdges: the automaton edges whose label holds
-	liveTab    [][]int32   // liveEdges: those per (automaton state, valuation)
-	tmpEdges   []edge      // appendTargets: the edges of a node
-	sink       uint32      // what appendTargetsOf's touching loads read
-	firstCheck int         // expanded nodes at the first cycle search
-	hashNodes  bool        // Options.hashNodes
-	filter     filterMode  // Options.filter
-	useFilter  bool        // the OWCTY filter runs (filter, and the units)
-	phases     *phaseStats // Options.phases
-	// searchBytes is the largest footprint of a cycle search so far.
-	searchBytes int64
-
+// nodeIndex is the product's nodes: node id i is (nodeSys[i],
+// nodeQ[i]), reached first from parent[i] (noParent: an initial node).
+type nodeIndex struct {
 	// The node of (system state, automaton state): in dense, at
 	// sysIdx*len(aut.States)+q, id+1 (0: none), when the automaton has at
 	// most denseAutomaton states; else in nodes, key sysIdx<<32 | q.
-	dense   []uint32
-	nodes   nodeTable
-	nodeSys []uint32
-	nodeQ   []uint16 // the automaton state, qBig: in bigQ
-	bigQ    map[uint32]int32
-	parent  paged[uint32]
+	dense     []uint32
+	nodes     nodeTable
+	hashNodes bool // Options.hashNodes
+	nodeSys   []uint32
+	nodeQ     []uint16 // the automaton state, qBig: in bigQ
+	bigQ      map[uint32]int32
+	parent    paged[uint32]
 	// Node ids are in BFS order, so the depth of a node is the level
 	// whose range holds its id: levels[d] is the first node of depth d.
 	levels   []uint32
 	curDepth int32 // the depth of the node expandNode expands
 	maxDepth int
-	// indeg counts per node the edges into it from the expanded nodes
-	// (when the filter runs): the OWCTY filter's first elimination starts
-	// from it instead of a pass over the product's edges.
-	indeg []uint32
+}
 
-	// The edges are not kept: those of a node are computed again from
-	// the system's successors and the automaton ([product.edges]), in
-	// the order the expansion found them. Nodes 0..expandedN-1 are
-	// expanded; full marks those that also took the successors outside
-	// their ample set (the cycle proviso).
+// expandedPart is the expanded nodes and their edges. The edges are not
+// kept: those of a node are computed again from the system's successors
+// and the automaton ([product.edges]), in the order the expansion found
+// them. Nodes 0..expandedN-1 are expanded; full marks those that also
+// took the successors outside their ample set (the cycle proviso).
+type expandedPart struct {
 	expandedN int
 	edgesN    int64
 	downEdges int64 // the edges to a smaller id (the filter's scan)
 	full      []uint64
-	// record keeps the edges of node i as expandNode found them in
-	// recorded[recordOff[i]:recordOff[i+1]] (tests).
+	// indeg counts per node the edges into it from the expanded nodes
+	// (when the filter runs): the OWCTY filter's first elimination starts
+	// from it instead of a pass over the product's edges.
+	indeg    []uint32
+	tmpEdges []edge // appendTargets: the edges of a node
+	sink     uint32 // what appendTargetsOf's touching loads read
+}
+
+// cycleChecks is when the cycle search runs over the expanded part
+// ([product.run]) and what it runs with.
+type cycleChecks struct {
+	firstCheck int         // expanded nodes at the first cycle search
+	filter     filterMode  // Options.filter
+	useFilter  bool        // the OWCTY filter runs (filter, and the units)
+	phases     *phaseStats // Options.phases
+	// searchBytes is the largest footprint of a cycle search so far.
+	searchBytes int64
+}
+
+// progressReport is the progress of the exploration, reported about
+// once a second when progress is not nil.
+type progressReport struct {
+	progress func(checker.Progress)
+	name     string    // the property, for progress
+	started  time.Time // the check's start, for progress
+	lastProg time.Time
+}
+
+// recording keeps the edges of node i as expandNode found them in
+// recorded[recordOff[i]:recordOff[i+1]] when record is set (tests).
+type recording struct {
 	record    bool
 	recorded  []edge
 	recordOff []int64
+}
 
+// failures is why the exploration or the search stopped short of a
+// verdict.
+type failures struct {
 	// collided is errCollision when hash compaction made the violation
 	// found no run of the system.
 	collided error
@@ -95,8 +136,8 @@ type product struct {
 const noParent = ^uint32(0)
 
 func newProduct(ctx context.Context, sys *system, aut *Automaton, atoms []*spec.Expr, limit int64) (*product, error) {
-	p := &product{ctx: ctx, sys: sys, aut: aut, aw: (len(atoms) + 63) / 64, small: len(atoms) <= 7, limit: limit, firstCheck: defaultFirstCheck,
-		ignored: make([]bool, len(sys.units))}
+	p := &product{ctx: ctx, sys: sys, aut: aut, limit: limit, ignored: make([]bool, len(sys.units)),
+		valuation: valuation{aw: (len(atoms) + 63) / 64, small: len(atoms) <= 7}, cycleChecks: cycleChecks{firstCheck: defaultFirstCheck}}
 	// Atoms are evaluated in groups of up to 62 by one predicate that
 	// computes their bit mask (sum of if atom_i then 2^i else 0), so the
 	// state is unpacked once per group.

@@ -15,56 +15,99 @@ import (
 // target state, or one stutter self-loop with action -1 when no action is
 // enabled) and the fairness units enabled in each. It is shared by the
 // products of all properties. Not safe for concurrent use.
+//
+// Its parts are value structs embedded in it, so that their fields are
+// reached without a load more: the states (below), the reductions, the
+// thread tracking, the fairness units, the kept successor lists, the
+// expansion in progress, the expansions computed ahead and the hash
+// compaction.
 type system struct {
 	prog  *machine.Program
 	mach  *machine.Machine
 	store *machine.Store
 	key   string // the plan's
-	// fp replaces store under Options.HashCompact; from is then the
-	// state being expanded (the derivation of the states it finds).
-	fp      *fpStore
-	from    uint32
+	// inits are the initial states, without duplicates, in the order
+	// the init block found them.
 	inits   paged[uint32]
 	initErr error // the init block's failure, returned to every user
+	// expanded marks the states whose successors were computed (once:
+	// [system.expand]); failure holds those whose expansion failed (few),
+	// so that every later call returns the same failure.
+	expanded    stateFlags
+	failure     map[uint32]*machine.ExecError
+	transitions int64 // the system transitions of the expanded states
 
-	// Reductions: states are stored canonical (canon != nil), and the
-	// successors of a state are first those of an ample set (ample !=
-	// nil); rest holds, for a state whose ample set is proper, the
-	// successors by the other enabled actions once asked for.
+	compaction
+	reduction
+	threadTracking
+	fairness
+	keptLists
+	expansion
+	lookahead
+}
+
+// compaction is the system's hash compaction (Options.HashCompact): fp
+// replaces store (nil: not compacted), and from is then the state being
+// expanded (the derivation of the states it finds).
+type compaction struct {
+	fp   *fpStore
+	from uint32
+}
+
+// reduction holds the reductions: states are stored canonical (canon !=
+// nil), and the successors of a state are first those of an ample set
+// (ample != nil); rest holds, for a state whose ample set is proper, the
+// successors by the other enabled actions once asked for.
+type reduction struct {
 	canon   *red.Canon
 	canonFn checker.CanonFunc // canon.Func(), taken once
 	ample   checker.AmpleFunc
-	reduced stateFlags
-	// Thread tracking (threads not empty): per successor, the permutation
-	// that canonicalised it, as an id into perms (0: the identity).
+	reduced stateFlags      // per state: its ample set is proper
+	rest    map[uint32]bool // the reduced states whose other successors were computed
+	unp     []int64         // a state unpacked, for canon and ample
+	packed  []uint64        // the canonical state packed again
+	en      []int           // the enabled actions ([system.ampleSet])
+	enSub   []int           // the copy of en given to the ample function
+	others  []int           // the enabled actions outside the ample set
+}
+
+// threadTracking is the thread tracking (threads not empty, under
+// symmetry): per successor, the permutation that canonicalised it, as an
+// id into perms (0: the identity); lastPerm is that of the state added
+// last ([system.add]).
+type threadTracking struct {
 	threads  []threadDecl
 	typeOf   []int // per thread declaration: its type's index in perms[id]
 	perms    [][][]int32
 	permIDs  map[string]uint32
 	permBuf  [][]int32
 	permKey  []byte // permBuf as a map key, reused
-	bufPerm  []uint32
 	lastPerm uint32
-	rest     map[uint32]bool // the reduced states whose other successors were computed
-	unp      []int64
-	packed   []uint64
-	en       []int
-	enSub    []int // the copy of en given to the ample function
-	others   []int
+}
 
-	expanded stateFlags
-	enabled  []uint64 // per state: uw words of enabled units
-	enabled8 []uint8  // per state, with at most 8 units ([system.units8]): them
-	enBuf    [1]uint64
-	failure  map[uint32]*machine.ExecError // the states whose expansion failed (few)
+// fairness is the model's fairness units and the units enabled in each
+// expanded state: uw words per unit set; actionUnits has uw words per
+// action, the units it belongs to; a state's units are a byte of
+// enabled8 when there are at most 8 ([system.units8]), else uw words of
+// enabled ([system.unitsEnabled]).
+type fairness struct {
+	units       []unit
+	unitDecl    []int    // per unit: its fairness declaration
+	uw          int      // words per unit set
+	actionUnits []uint64 // per action: uw words, the units it belongs to
+	enabled     []uint64 // per state: uw words of enabled units
+	enabled8    []uint8  // per state, with at most 8 units ([system.units8]): them
+	enBuf       [1]uint64
+}
 
-	// The successor lists are kept (keep: succTo/succAct/succPerm, a
-	// state's at [system.listAt], those outside its ample set at
-	// restAt) or, under a memory budget, not: a list is then computed
-	// again from the machine (remach, which is never interrupted: the
-	// expansion succeeded once and must give the same list again) when
-	// asked for. Either way the recent ones stay in cache
-	// ([system.succs]).
+// keptLists is the system's successor lists: they are kept (keep:
+// succTo/succAct/succPerm, a state's at [system.listAt], those outside
+// its ample set at restAt) or, under a memory budget, not: a list is
+// then computed again from the machine (remach, which is never
+// interrupted: the expansion succeeded once and must give the same list
+// again) when asked for. Either way the recent ones stay in cache
+// ([system.succs]).
+type keptLists struct {
 	keep bool
 	// keepAct: the actions of the kept successors are kept too, when the
 	// model has fairness units (the passes over the product read them);
@@ -85,29 +128,35 @@ type system struct {
 	restAt   map[uint32][2]int64
 	remach   *machine.Machine
 	cache    []succSlot
-	visitFn  func(action, branch int, t machine.State)
-	stutFn   func(t machine.State)
-	addErr   error
-	stutTo   uint32
-	stutPrm  uint32
+}
 
-	transitions int64
+// expansion is the list of the expansion in progress, or of the last
+// one ([system.successors], [system.stutterStep]): buf, bufTo and
+// bufPerm, one entry per successor, its action, target and permutation
+// (0 without thread tracking); visitFn and stutFn are the machine's
+// visit functions, method values taken once, addErr the failure of an
+// add inside them, and stutTo and stutPrm the target and permutation of
+// the stutter step ([system.stutter]).
+type expansion struct {
+	visitFn func(action, branch int, t machine.State)
+	stutFn  func(t machine.State)
+	addErr  error
+	stutTo  uint32
+	stutPrm uint32
+	buf     []int32
+	bufTo   []uint32
+	bufPerm []uint32
+}
 
-	// The successors of the states the next nodes expand, computed
-	// ahead (batch.go): pend[pendAt:] are still to be expanded.
+// lookahead is the successors of the states the next nodes expand,
+// computed ahead (batch.go): pend[pendAt:] are still to be expanded.
+type lookahead struct {
 	pend       []pendState
 	pendAt     int
 	pcol       machine.Collector // the successors computed ahead
 	pendStutFn func(t machine.State)
 	sink       uint64 // the sum of the touched slots, so that the loads stay
 	noBatch    bool   // Options.noBatch
-
-	units       []unit
-	unitDecl    []int    // per unit: its fairness declaration
-	uw          int      // words per unit set
-	actionUnits []uint64 // per action: uw words, the units it belongs to
-	buf         []int32
-	bufTo       []uint32
 }
 
 // stateFlags is one flag per stored state, 64 to a word.
@@ -277,9 +326,11 @@ type unit struct {
 
 func newSystem(prog *machine.Program, pn *plan, keep bool) *system {
 	m := prog.Model
-	s := &system{prog: prog, mach: prog.NewMachine(), store: newSystemStore(prog), key: pn.key, from: noParent, keep: keep, restAt: map[uint32][2]int64{}, succBig: map[uint32]int64{},
-		canon: pn.canon, ample: pn.ample, rest: map[uint32]bool{}, failure: map[uint32]*machine.ExecError{},
-		unp: make([]int64, prog.Slots()), packed: make([]uint64, prog.Words()), remach: prog.NewMachine()}
+	s := &system{prog: prog, mach: prog.NewMachine(), store: newSystemStore(prog), key: pn.key, failure: map[uint32]*machine.ExecError{},
+		compaction: compaction{from: noParent},
+		reduction: reduction{canon: pn.canon, ample: pn.ample, rest: map[uint32]bool{},
+			unp: make([]int64, prog.Slots()), packed: make([]uint64, prog.Words())},
+		keptLists: keptLists{keep: keep, restAt: map[uint32][2]int64{}, succBig: map[uint32]int64{}, remach: prog.NewMachine()}}
 	s.visitFn, s.stutFn = s.visit, s.stutter
 	if s.canon != nil {
 		s.canonFn = s.canon.Func()
