@@ -605,7 +605,7 @@ func TestUncompilableAtom(t *testing.T) {
 // kept aside and the offsets too large for it refused.
 func TestListAt(t *testing.T) {
 	tests := []struct{ off, n int64 }{{0, 0}, {1, 3}, {1<<40 - 1, succNMax - 1}, {7, succNMax}, {9, 1 << 30}}
-	s := &system{succBig: map[uint32]int64{}}
+	s := &system{keptLists: keptLists{succBig: map[uint32]int64{}}}
 	s.succAt.extend(len(tests))
 	for i, tc := range tests {
 		if err := s.setList(uint32(i), tc.off, tc.n); err != nil {

@@ -1,0 +1,313 @@
+package ltl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
+	"github.com/wrapcheck/wrapcheck/spec"
+)
+
+// explore expands nodes in BFS order until upto nodes are expanded or the
+// product is complete (done). It returns a reason other than NotStopped
+// when it stopped early (a limit, or the context), and sets failNode/failErr on an
+// execution failure.
+func (p *product) explore(upto int) (reason checker.StopReason, done bool, err error) {
+	batched, ahead := p.sys.batched(), 0
+	defer p.sys.dropPending()
+	for i := p.expanded(); i < len(p.nodeSys); i++ {
+		if i >= upto {
+			return checker.NotStopped, false, nil
+		}
+		if batched && i >= ahead {
+			ahead = min(i+prefetchNodes, upto, len(p.nodeSys))
+			p.prefetch(i, ahead)
+		}
+		if i&1023 == 0 {
+			if err := p.ctx.Err(); err != nil {
+				if errors.Is(err, context.DeadlineExceeded) {
+					return checker.StopTimeout, false, nil
+				}
+				return checker.StopInterrupted, false, nil
+			}
+		}
+		if p.limit > 0 && int64(len(p.nodeSys)) > p.limit {
+			return checker.StopStates, false, nil
+		}
+		if p.budget > 0 && i&(1<<10-1) == 0 && checker.HeapBytes() > uint64(p.budget) {
+			return checker.StopMemory, false, nil
+		}
+		if p.progress != nil && i&(1<<12-1) == 0 && time.Since(p.lastProg) >= time.Second {
+			p.lastProg = time.Now()
+			p.progress(checker.Progress{Property: p.name, States: int64(len(p.nodeSys)), Transitions: p.edgesN,
+				Depth: p.maxDepth, Frontier: len(p.nodeSys) - i, Elapsed: time.Since(p.started), HeapBytes: checker.HeapBytes()})
+		}
+		stop, err := p.expandNode(i)
+		if err != nil || stop {
+			return checker.NotStopped, false, err
+		}
+		p.expandedN++
+		if p.record {
+			if len(p.recordOff) == 0 {
+				p.recordOff = append(p.recordOff, 0)
+			}
+			p.recordOff = append(p.recordOff, int64(len(p.recorded)))
+		}
+	}
+	return checker.NotStopped, true, nil
+}
+
+// expandNode adds the edges of node i. It reports stop on an execution
+// failure (recorded in failNode/failErr).
+func (p *product) expandNode(i int) (stop bool, err error) {
+	sys := p.sys
+	id := uint32(i)
+	s, q := p.nodeSys[i], p.stateQ(id)
+	for int(p.curDepth)+1 < len(p.levels) && p.levels[p.curDepth+1] <= id {
+		p.curDepth++
+	}
+	vals, err := p.atomValues(s)
+	if err != nil {
+		var ee *machine.ExecError
+		if errors.As(err, &ee) {
+			p.failNode, p.failErr, p.failPred = id, ee, true
+			return true, nil
+		}
+		return false, err
+	}
+	// The successors are only needed when an automaton edge can be taken
+	// here (on the fly: the automaton prunes the system).
+	es := p.aut.States[q].Edges
+	live := p.liveEdges(q, vals)
+	if len(live) == 0 {
+		return false, nil
+	}
+	if err := sys.expand(s); err != nil {
+		var ee *machine.ExecError
+		if errors.As(err, &ee) {
+			p.failNode, p.failErr = id, ee
+			return true, nil
+		}
+		return false, err
+	}
+	back, err := p.addEdges(i, es, live, sys.succs(s, false))
+	if err != nil || !back || !sys.reduced.has(s) {
+		return false, err
+	}
+	// Cycle proviso (partial-order reduction): an edge back to a node
+	// no deeper than this one may close a cycle, and a cycle must not
+	// postpone an enabled action forever, so this node takes every
+	// enabled action. Every cycle has such an edge (depths cannot grow
+	// all the way round), hence a fully expanded node.
+	for len(p.full) <= i/64 {
+		p.full = append(p.full, 0)
+	}
+	p.full[i/64] |= 1 << uint(i%64)
+	if err := sys.restOf(s); err != nil {
+		var ee *machine.ExecError
+		if errors.As(err, &ee) {
+			p.failNode, p.failErr = id, ee
+			return true, nil
+		}
+		return false, err
+	}
+	_, err = p.addEdges(i, es, live, sys.succs(s, true))
+	return false, err
+}
+
+// addEdges adds the product edges of node i by the system successors
+// list and the automaton edges es[live] (those of its automaton state
+// whose label holds), counts them in the targets' indeg, and reports
+// whether one of them leads to a node no deeper than i.
+func (p *product) addEdges(i int, es []Edge, live []int32, list []succ) (back bool, err error) {
+	sys := p.sys
+	d := p.curDepth
+	for k := range list {
+		t, act := list[k].to, list[k].act
+		for _, j := range live {
+			e := &es[j]
+			to, err := p.node(t, e.To, uint32(i), d+1)
+			if err != nil {
+				return false, err
+			}
+			// depth(to) <= d: to precedes level d+1, or there is none.
+			back = back || int(d)+1 >= len(p.levels) || to < p.levels[d+1]
+			if p.useFilter {
+				p.indeg[to]++
+			}
+			p.edgesN++
+			if to < uint32(i) {
+				p.downEdges++
+			}
+			if p.record {
+				ed := edge{to: to, act: act, acc: e.Acc}
+				if sys.threads != nil {
+					ed.perm = list[k].perm
+				}
+				p.recorded = append(p.recorded, ed)
+			}
+		}
+	}
+	return back, nil
+}
+
+// defaultFirstCheck is the number of expanded nodes at which the cycle
+// search first runs; it runs again each time the expanded part has grown
+// checkGrowth times, and when the product is complete. A checkpoint at
+// which fewer than 1/taperCheck of the expanded nodes wait for their
+// expansion, the frontier of a product near its end, is put off to twice
+// its size (once: the next one is kept), as the search there would be
+// repeated almost whole when the product is complete.
+const (
+	defaultFirstCheck = 1 << 12
+	checkGrowth       = 4
+	taperCheck        = 8
+)
+
+// run explores the product and searches it for a fair accepting cycle. A
+// fair accepting cycle of the expanded part is one of the whole product,
+// so the search runs at geometrically growing checkpoints and stops at
+// the first one that finds a violation (the total work stays linear). It
+// returns the violation (nil when the property holds), or the reason the
+// search stopped early, and the number of fair accepting SCCs found.
+func (p *product) run(prop *spec.Property) (*checker.Violation, checker.StopReason, int) {
+	if p.aut.IsEmpty() {
+		return nil, checker.NotStopped, 0
+	}
+	internal := func(err error) (*checker.Violation, checker.StopReason, int) {
+		if errors.Is(err, machine.ErrInterrupted) {
+			return nil, limitReason(p.ctx, p.budget), 0
+		}
+		return &checker.Violation{Name: prop.Name, Kind: checker.RuntimeError, Pos: prop.Pos, Msg: err.Error(), LoopStart: -1}, checker.NotStopped, 0
+	}
+	if err := p.start(); err != nil {
+		return internal(err)
+	}
+	putOff := false // the last checkpoint was put off
+	for upto := p.firstCheck; ; upto *= checkGrowth {
+		t0 := p.clock()
+		reason, done, err := p.explore(upto)
+		p.phase(phaseExplore, t0)
+		if err != nil {
+			return internal(err)
+		}
+		if reason != checker.NotStopped {
+			return nil, reason, 0
+		}
+		if p.failErr != nil {
+			return p.failure(prop), checker.NotStopped, 0
+		}
+		if !done && !putOff && len(p.nodeSys)-p.expanded() < upto/taperCheck {
+			putOff = true
+			upto = upto * 2 / checkGrowth // the next checkpoint at twice this one
+			continue
+		}
+		putOff = false
+		if v, n := p.search(prop); v != nil || done || p.collided != nil {
+			return v, checker.NotStopped, n
+		}
+	}
+}
+
+// clock returns the CPU time of Options.phases (0 without).
+func (p *product) clock() int64 {
+	if p.phases == nil {
+		return 0
+	}
+	return p.phases.clock()
+}
+
+// phase adds the CPU time since t0 to phase k of Options.phases.
+func (p *product) phase(k int, t0 int64) {
+	if p.phases != nil {
+		p.phases.cpu[k] += p.phases.clock() - t0
+	}
+}
+
+func (p *product) failure(prop *spec.Property) *checker.Violation {
+	v := &checker.Violation{Kind: p.failErr.Kind, Pos: p.failErr.Pos, Msg: p.failErr.Msg, LoopStart: -1}
+	switch {
+	case p.failPred:
+		v.Name = prop.Name
+	case p.failErr.Action >= 0:
+		v.Name = p.sys.prog.Model.Actions[p.failErr.Action].Name
+	default:
+		v.Name = "init"
+	}
+	tr, _, err := p.trace(p.pathTo(p.failNode), nil)
+	if errors.Is(err, errCollision) {
+		p.collided = err
+	}
+	if err != nil {
+		v.Msg += " (" + err.Error() + ")"
+	}
+	v.Trace = tr
+	return v
+}
+
+// search looks for a fair accepting SCC in the expanded part and, when
+// there is one, returns the lasso through the fair node closest to an
+// initial node.
+func (p *product) search(prop *spec.Property) (*checker.Violation, int) {
+	var roots []uint32
+	if p.phases != nil {
+		p.phases.checks++
+	}
+	if p.useFilter {
+		t0 := p.clock()
+		f := newOWCTYFilter(p)
+		roots = f.run()
+		p.searchBytes = max(p.searchBytes, f.bytes())
+		p.phase(phaseFilter, t0)
+		if p.phases != nil {
+			p.phases.rounds += f.rounds
+		}
+		if len(roots) == 0 {
+			return nil, 0
+		}
+	}
+	t0 := p.clock()
+	c := newCycleSearch(p)
+	fair := c.search(roots)
+	p.searchBytes = max(p.searchBytes, c.bytes())
+	p.phase(phaseSearch, t0)
+	if len(fair) == 0 {
+		return nil, 0
+	}
+	// The fair node closest to an initial node: the smallest id (BFS order).
+	n0 := noParent
+	comp := -1
+	for k, nodes := range fair {
+		for _, v := range nodes {
+			if v < n0 {
+				n0, comp = v, k
+			}
+		}
+	}
+	prefix := p.pathTo(n0)
+	cycle := p.shortestPeriod(p.withActions(n0, c.lasso(n0, fair[comp])))
+	steps, loop, err := p.trace(prefix, cycle)
+	if errors.Is(err, errCollision) {
+		p.collided = err
+		return nil, 0
+	}
+	if err != nil {
+		return &checker.Violation{Name: prop.Name, Kind: checker.RuntimeError, Pos: prop.Pos, Msg: err.Error(), LoopStart: -1}, len(fair)
+	}
+	msg := fmt.Sprintf("a run violates the property: %s, then a cycle of %s repeated forever", plural(loop-1, "step"), plural(len(steps)-loop, "step"))
+	if loop == len(steps) { // the cycle stutters in a state without enabled action
+		loop--
+		msg = fmt.Sprintf("a run violates the property: %s, then no action is enabled and the last state repeats forever", plural(loop, "step"))
+	}
+	return &checker.Violation{Name: prop.Name, Kind: checker.Property, Pos: prop.Pos, Trace: steps, LoopStart: loop, Msg: msg}, len(fair)
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
