@@ -750,7 +750,7 @@ func (rs *runState) feed(w Line) {
 				return
 			}
 			enabled = true
-			if r.matches(t, w.vars) && answersMatch(r.mach.Asked(), w.asked) {
+			if r.matches(t, w.vars) && machine.AnswersInclude(r.mach.Asked(), w.asked) {
 				if rs.add(t) {
 					rs.recs = append(rs.recs, stepRecord{parent: c.rec, action: int32(a), branch: int32(b)})
 					succ = append(succ, cand{state: slices.Clone(t), rec: int32(len(rs.recs) - 1)})
@@ -936,20 +936,6 @@ func (rs *runState) execViolation(err error, c *cand, action int, asked []checke
 		trace = []checker.Step{{Action: -1, State: make([]int64, r.prog.Slots())}}
 	}
 	return &checker.Violation{Name: name, Kind: ee.Kind, Pos: ee.Pos, Msg: ee.Msg, Trace: trace, LoopStart: -1}
-}
-
-// answersMatch reports whether the answers a branch took include every
-// answer the recorded line names (an agent asked twice on one step
-// matches when any of its answers is the recorded one).
-func answersMatch(got, want []checker.Answer) bool {
-	for _, w := range want {
-		if !slices.ContainsFunc(got, func(g checker.Answer) bool {
-			return g.Agent == w.Agent && slices.Equal(g.Value, w.Value)
-		}) {
-			return false
-		}
-	}
-	return true
 }
 
 func cloneAnswers(as []checker.Answer) []checker.Answer {
