@@ -143,17 +143,17 @@ func writeColumns(b *strings.Builder, rows [][]string) {
 // escaped ([mdText]), so nothing renders as live Markdown.
 func (r *Result) Markdown(w io.Writer, names Names) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### wrapcheck diff: %s → %s\n\n", mdCode(names.Old, false), mdCode(names.New, false))
+	fmt.Fprintf(&b, "### wrapcheck diff: %s → %s\n\n", report.MarkdownCode(names.Old, false), report.MarkdownCode(names.New, false))
 	fmt.Fprintf(&b, "**%s.**\n\n", capitalize(r.Summary()))
 	var shared []string
 	for _, s := range r.Obs.Shared {
-		shared = append(shared, mdCode(s.Old.Name, false))
+		shared = append(shared, report.MarkdownCode(s.Old.Name, false))
 	}
 	fmt.Fprintf(&b, "Observed variables: %s.", listText(shared))
 	if len(r.Obs.Hidden) > 0 {
 		var hid []string
 		for _, h := range r.Obs.Hidden {
-			hid = append(hid, mdCode(h.Name, false)+" ("+mdText(h.Reason)+")")
+			hid = append(hid, report.MarkdownCode(h.Name, false)+" ("+report.MarkdownText(h.Reason)+")")
 		}
 		fmt.Fprintf(&b, " Hidden: %s.", strings.Join(hid, ", "))
 	}
@@ -171,15 +171,15 @@ func (r *Result) Markdown(w io.Writer, names Names) error {
 					label = m.Actions[st.Action].Name
 				}
 				parts := report.StepParts(m, d.Trace.Steps, i)
-				fmt.Fprintf(&b, "| %d | %s | %s |\n", i, mdCode(label, true), mdText(strings.Join(parts, " ")))
+				fmt.Fprintf(&b, "| %d | %s | %s |\n", i, report.MarkdownCode(label, true), report.MarkdownText(strings.Join(parts, " ")))
 			}
-			fmt.Fprintf(&b, "\n%s cannot follow step %d: %s.", d.To, len(d.Trace.Steps)-1, mdText(d.Trace.Why))
+			fmt.Fprintf(&b, "\n%s cannot follow step %d: %s.", d.To, len(d.Trace.Steps)-1, report.MarkdownText(d.Trace.Why))
 			for _, x := range d.Trace.Mismatch {
-				fmt.Fprintf(&b, " %s.", mdCode(x, false))
+				fmt.Fprintf(&b, " %s.", report.MarkdownCode(x, false))
 			}
 			b.WriteString("\n")
 		case d.Incomplete:
-			fmt.Fprintf(&b, "#### %s allows, %s does not: incomplete\n\n%s (%d pairs explored).\n", d.From, d.To, mdText(d.Reason), d.Nodes)
+			fmt.Fprintf(&b, "#### %s allows, %s does not: incomplete\n\n%s (%d pairs explored).\n", d.From, d.To, report.MarkdownText(d.Reason), d.Nodes)
 		default:
 			fmt.Fprintf(&b, "#### %s allows nothing %s does not\n\n%d pairs explored.\n", d.From, d.To, d.Nodes)
 		}
@@ -187,11 +187,11 @@ func (r *Result) Markdown(w io.Writer, names Names) error {
 	if len(r.Checks) > 0 {
 		b.WriteString("\n#### Checks\n\n| kind | name | old | new | change |\n| --- | --- | --- | --- | --- |\n")
 		for _, c := range r.Checks {
-			ch := mdText(c.Change())
+			ch := report.MarkdownText(c.Change())
 			if c.Changed() {
 				ch = "**" + ch + "**"
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", mdText(c.Kind), mdText(c.Name), mdText(c.Old.Text()), mdText(c.New.Text()), ch)
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", report.MarkdownText(c.Kind), report.MarkdownText(c.Name), report.MarkdownText(c.Old.Text()), report.MarkdownText(c.New.Text()), ch)
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -203,60 +203,6 @@ func capitalize(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-// mdActive are the ASCII characters that can start or end Markdown
-// (CommonMark and GitHub's extensions: emphasis, code, links, HTML and
-// entities, tables, strikethrough, math, mentions, references, emoji).
-const mdActive = "\\`*_[]<>&|~$@#!:"
-
-// mdText returns s as Markdown text that renders as s: control
-// characters written as escapes ([report.Escape]), so s cannot start a
-// line, and every Markdown-active character backslash-escaped (a valid
-// escape in a table cell too).
-func mdText(s string) string {
-	s = report.Escape(s)
-	if !strings.ContainsAny(s, mdActive) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if r < 0x80 && strings.ContainsRune(mdActive, r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-// mdCode returns s as a Markdown code span that renders as s: control
-// characters written as escapes ([report.Escape]), delimited by one
-// backtick more than the longest run of backticks in s, and padded with
-// spaces when s starts or ends with a backtick or a space (which the
-// span would strip); nothing for "". In a table cell (cell), a pipe is escaped: GitHub
-// splits cells before it reads code spans.
-func mdCode(s string, cell bool) string {
-	s = report.Escape(s)
-	if cell {
-		s = strings.ReplaceAll(s, "|", `\|`)
-	}
-	run, longest := 0, 0
-	for _, r := range s {
-		if r == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	if s == "" {
-		return "" // no code span is empty
-	}
-	fence := strings.Repeat("`", longest+1)
-	if strings.Trim(s, " ") != "" && (strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") || strings.HasPrefix(s, " ") || strings.HasSuffix(s, " ")) {
-		s = " " + s + " " // the span strips one space each side (not when all are spaces)
-	}
-	return fence + s + fence
 }
 
 // The JSON output; docs/json-schema-diff.json is its schema.

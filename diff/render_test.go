@@ -56,7 +56,7 @@ func inline(s string) (text string, codes []string, active bool) {
 			active = true
 			i += n
 			continue
-		case strings.IndexByte(mdActive, c) >= 0:
+		case strings.IndexByte("\\`*_[]<>&|~$@#!:", c) >= 0:
 			active = true
 		}
 		b.WriteByte(c)
@@ -91,28 +91,28 @@ func TestMarkdownEscape(t *testing.T) {
 	for _, s := range strs {
 		want := report.Escape(s)
 		if s == "" {
-			if mdCode(s, false) != "" || mdText(s) != "" {
-				t.Errorf("the empty string renders as %q, %q", mdCode(s, false), mdText(s))
+			if report.MarkdownCode(s, false) != "" || report.MarkdownText(s) != "" {
+				t.Errorf("the empty string renders as %q, %q", report.MarkdownCode(s, false), report.MarkdownText(s))
 			}
 			continue
 		}
-		text, codes, active := inline(mdCode(s, false))
+		text, codes, active := inline(report.MarkdownCode(s, false))
 		if text != "\x00" || len(codes) != 1 || codes[0] != want || active {
-			t.Errorf("mdCode(%q) = %q reads as text %q, codes %q", s, mdCode(s, false), text, codes)
+			t.Errorf("report.MarkdownCode(%q) = %q reads as text %q, codes %q", s, report.MarkdownCode(s, false), text, codes)
 		}
 		// In a table cell GitHub reads \| as | before the code span.
-		cell := strings.ReplaceAll(mdCode(s, true), `\|`, "|")
-		if strings.Contains(strings.ReplaceAll(mdCode(s, true), `\|`, ""), "|") {
-			t.Errorf("mdCode(%q, cell) = %q holds an unescaped pipe", s, mdCode(s, true))
+		cell := strings.ReplaceAll(report.MarkdownCode(s, true), `\|`, "|")
+		if strings.Contains(strings.ReplaceAll(report.MarkdownCode(s, true), `\|`, ""), "|") {
+			t.Errorf("report.MarkdownCode(%q, cell) = %q holds an unescaped pipe", s, report.MarkdownCode(s, true))
 		}
 		if text, codes, _ := inline(cell); text != "\x00" || len(codes) != 1 || codes[0] != want {
-			t.Errorf("mdCode(%q, cell) = %q reads as text %q, codes %q", s, mdCode(s, true), text, codes)
+			t.Errorf("report.MarkdownCode(%q, cell) = %q reads as text %q, codes %q", s, report.MarkdownCode(s, true), text, codes)
 		}
-		text, codes, active = inline(mdText(s))
+		text, codes, active = inline(report.MarkdownText(s))
 		if text != want || len(codes) != 0 || active {
-			t.Errorf("mdText(%q) = %q reads as text %q, codes %q, active %v", s, mdText(s), text, codes, active)
+			t.Errorf("report.MarkdownText(%q) = %q reads as text %q, codes %q, active %v", s, report.MarkdownText(s), text, codes, active)
 		}
-		if strings.ContainsAny(mdCode(s, false)+mdText(s), "\n\r") {
+		if strings.ContainsAny(report.MarkdownCode(s, false)+report.MarkdownText(s), "\n\r") {
 			t.Errorf("%q: a line break passes", s)
 		}
 	}
