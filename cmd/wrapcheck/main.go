@@ -67,8 +67,28 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if werr := writeError(stdout, stderr, formatArg(args), "", err); werr != nil {
 		fmt.Fprintln(stderr, werr)
 	}
-	fmt.Fprintf(stderr, "wrapcheck: %s\n", report.Escape(err.Error()))
+	fmt.Fprintf(stderr, "wrapcheck: %s\n", cobraErrorText(err.Error()))
 	return exitUsage
+}
+
+// cobraSuggest is what cobra puts between an unknown command and the
+// commands whose names are near it.
+const cobraSuggest = "\n\nDid you mean this?\n"
+
+// cobraErrorText is an error of cobra's, escaped: its suggestions (our
+// own command names, one a line after a tab) keep their lines; the rest,
+// which quotes the command line, is one line.
+func cobraErrorText(msg string) string {
+	head, tail, ok := strings.Cut(msg, cobraSuggest)
+	if !ok || !strings.HasPrefix(head, "unknown command ") {
+		return report.Escape(msg)
+	}
+	var b strings.Builder
+	b.WriteString(report.Escape(head) + strings.TrimSuffix(cobraSuggest, "\n"))
+	for _, l := range strings.Split(strings.TrimRight(tail, "\n"), "\n") {
+		b.WriteString("\n\t" + report.Escape(strings.TrimSpace(l)))
+	}
+	return b.String()
 }
 
 // escapeLines escapes the control characters of an error message, line
