@@ -186,7 +186,7 @@ func eachFile(cmd *cobra.Command, paths []string, do func(path string, src []byt
 			}
 		}
 		if err != nil {
-			fmt.Fprintln(cmd.ErrOrStderr(), err)
+			fmt.Fprintln(cmd.ErrOrStderr(), errorText(err))
 			failed = true
 		}
 	}
