@@ -389,3 +389,59 @@ func TestSniffOTLP(t *testing.T) {
 		}
 	}
 }
+
+// TestHostileNames: a name that a run file, a recording or a mapping
+// gives and the spec does not know is quoted in the error escaped, so the
+// error is one line whatever the name holds (its JSON and SARIF
+// renderings as much as stderr).
+func TestHostileNames(t *testing.T) {
+	m := gateModel(t)
+	const bad = "x\n##[error]INJ\r::error::INJ\u2028"
+	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	tests := []struct {
+		name string
+		err  func() error
+	}{
+		{"action", func() error {
+			_, err := Read(m, "run.jsonl", strings.NewReader(`{"action": `+q(bad)+`}`))
+			return err
+		}},
+		{"variable", func() error {
+			_, err := Read(m, "run.jsonl", strings.NewReader(`{"action": "wrapper.edit", "state": {`+q(bad)+`: 1}}`))
+			return err
+		}},
+		{"agent", func() error {
+			_, err := Read(m, "run.jsonl", strings.NewReader(`{"action": "wrapper.edit", "asked": {`+q(bad)+`: 1}}`))
+			return err
+		}},
+		{"mapping action", func() error {
+			_, err := ParseMapping(m, "mapping.json", strings.NewReader(`{"rules": [{"span": "edit", "action": `+q(bad)+`}]}`))
+			return err
+		}},
+		{"mapping agent", func() error {
+			_, err := ParseMapping(m, "mapping.json", strings.NewReader(`{"rules": [{"span": "edit", "action": "wrapper.edit", "asked": {`+q(bad)+`: {"from": "v"}}}]}`))
+			return err
+		}},
+		{"mapping preset", func() error {
+			_, err := ParseMapping(m, "mapping.json", strings.NewReader(`{"presets": [`+q(bad)+`], "rules": [{"span": "edit", "action": "wrapper.edit"}]}`))
+			return err
+		}},
+		{"span", func() error {
+			mp := loadMapping(t, m, gateMapping)
+			rec := otlpRequestJSON(otlpSpanJSON("0000000000000001", "", `edit\n##[error]INJ`, 10, `{"key":"a","value":{"bytesValue":"!!"}}`))
+			_, err := ReadOTLP(m, "rec.json", strings.NewReader(rec), mp)
+			return err
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.err()
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if strings.ContainsAny(err.Error(), "\n\r\u2028") || !strings.Contains(err.Error(), "INJ") {
+				t.Errorf("error %q: a line break, or the name missing", err)
+			}
+		})
+	}
+}
