@@ -7,8 +7,10 @@
 // possible) or no longer reaches the violation. Each step keeps the agent
 // answers the trace records for it (a recorded run's answers are its
 // input: a step that cannot take them is not possible); only what no
-// answer fixes (a `choose`) may take any value. Each step also gets a "because": the
-// variables it changed that the violated check reads, directly or through
+// answer fixes (a `choose`), and the answers of an assertion's or runtime
+// error's failing last step (the machine keeps one failure an expansion),
+// may take any value. Each step also gets a "because": the variables it
+// changed that the violated check reads, directly or through
 // the reads of a later step that does the same (a backward data slice),
 // and whether it must come before the next step (the trace with the two
 // swapped is no longer a run, or no longer reaches the violation).
