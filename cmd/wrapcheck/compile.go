@@ -170,7 +170,7 @@ func nativeBinary(goTool string, srcs []*machine.NativeSource, log io.Writer) (b
 		return "", nil, err
 	}
 	if err := cache.evictDue(built); err != nil {
-		fmt.Fprintf(log, "wrapcheck: --compile: cache clean-up (the check goes on): %s\n", errorText(err))
+		fmt.Fprintf(log, "wrapcheck: --compile: cache clean-up (the check goes on): %s\n", escapeLines(err.Error()))
 	}
 	return bin, lock.release, nil
 }

@@ -93,6 +93,9 @@ func cobraErrorText(msg string) string {
 	return b.String()
 }
 
+// escapeLines is [errorText] of an error whose message is s.
+func escapeLines(s string) string { return errorText(errors.New(s)) }
+
 // errorText is the text of err as it is printed: one line, with every
 // character that could act on a terminal or a log reader escaped
 // ([report.Escape]), so that no newline of the user data it quotes (a
