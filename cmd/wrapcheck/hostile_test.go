@@ -208,6 +208,26 @@ func TestHostileCommands(t *testing.T) {
 		cmdCase{"unknown-flag", []string{"check", "--x" + hostileText, specFile}},
 		cmdCase{"unknown-shorthand", []string{"check", "-Z" + hostileText, specFile}},
 	)
+	// Names that start with a workflow command: printed at the start of
+	// a line (an error's position, fmt -l, a replay's report), they would
+	// be one.
+	cmdSpec := write("::error::INJ E.wrap", src)
+	cmdOther := write("##[error]INJ F.wrap", strings.Replace(src, "x < 3\n", "x < 2\n", 1))
+	cmdRun := write(" ::error::INJ G.jsonl", runs["violates"]+"\n")
+	cmdBad := write("##[error]INJ H.wrap", "spec Bad\nvar x: 0..3\naction a { x := true }\n")
+	cmdFmt := write("::error::INJ I.wrap", strings.ReplaceAll(src, "\n", "\n\n"))
+	cases = append(cases,
+		cmdCase{"leading/check", []string{"check", cmdSpec, cmdOther}},
+		cmdCase{"leading/check-error", []string{"check", cmdBad}},
+		cmdCase{"leading/replay", []string{"replay", cmdSpec, cmdRun}},
+		cmdCase{"leading/diverges", []string{"replay", cmdSpec, write("##[error]INJ J.jsonl", runs["diverges"]+"\n")}},
+		cmdCase{"leading/explain", []string{"explain", "--run", cmdRun, cmdSpec}},
+		cmdCase{"leading/diff", []string{"diff", cmdSpec, cmdOther}},
+		cmdCase{"leading/simulate", []string{"simulate", "--walks", "50", cmdSpec}},
+		cmdCase{"leading/vet", []string{"vet", cmdSpec, cmdBad}},
+		cmdCase{"leading/fmt", []string{"fmt", "-l", cmdFmt, cmdBad}},
+		cmdCase{"leading/missing", []string{"fmt", "::error::INJ K.wrap"}},
+	)
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
