@@ -3,6 +3,7 @@ package lsp
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/wrapcheck/wrapcheck/report"
 	"strings"
 
 	"github.com/wrapcheck/wrapcheck/spec"
@@ -124,9 +125,7 @@ func describe(a *analysis, o *spec.Object) string {
 		}
 	}
 	var b strings.Builder
-	b.WriteString("```wrap\n")
-	b.WriteString(strings.Join(code, "\n"))
-	b.WriteString("\n```")
+	b.WriteString(strings.TrimSuffix(report.MarkdownFence("wrap", strings.Join(code, "\n")), "\n"))
 	for _, n := range notes {
 		b.WriteString("\n\n")
 		b.WriteString(n)

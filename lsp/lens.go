@@ -206,7 +206,7 @@ func violationDiagnostic(a *analysis, res *checker.Result) diagnostic {
 func traceMarkdown(a *analysis, res *checker.Result) string {
 	var text strings.Builder
 	report.Text(&text, a.model, res)
-	return "# " + report.Headline(a.model, res.Violation) + "\n\n```text\n" + text.String() + "```\n"
+	return "# " + report.MarkdownText(report.Headline(a.model, res.Violation)) + "\n\n" + report.MarkdownFence("text", text.String())
 }
 
 // cancelProgress ends the check running under a progress token.

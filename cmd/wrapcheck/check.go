@@ -337,7 +337,7 @@ func checkMany(cmd *cobra.Command, paths []string, f checkFlags) error {
 				if f.format == "text" {
 					w = &buf // the file's section of the report
 				}
-				fmt.Fprintln(w, escapeLines(ee.err.Error()))
+				fmt.Fprintln(w, errorText(ee.err))
 			}
 		}
 		if worse(code, worst) {
