@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"encoding/json"
 	"fmt"
 	"sort"
 
@@ -18,8 +17,8 @@ type renameParams struct {
 // could not be carried out (a refused rename).
 const codeRequestFailed = -32803
 
-func (s *Server) prepareRename(params json.RawMessage) (any, *rpcError) {
-	a, r, rerr := s.refAt(params)
+func (s *Server) prepareRename(req *request) (any, *rpcError) {
+	a, r, rerr := s.refAt(req)
 	if rerr != nil || r == nil {
 		return nil, rerr
 	}
@@ -35,12 +34,12 @@ func (s *Server) prepareRename(params json.RawMessage) (any, *rpcError) {
 // captured by another declaration; as a last guard, the renamed text is
 // resolved again and must refer to one declaration at exactly the edited
 // places, and must still check when the old text did.
-func (s *Server) rename(params json.RawMessage) (any, *rpcError) {
+func (s *Server) rename(req *request) (any, *rpcError) {
 	var p renameParams
-	if rerr := decode(params, &p); rerr != nil {
+	if rerr := decode(req.params, &p); rerr != nil {
 		return nil, rerr
 	}
-	a, r, rerr := s.refAt(params)
+	a, r, rerr := s.refAt(req)
 	if rerr != nil {
 		return nil, rerr
 	}

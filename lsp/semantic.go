@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"encoding/json"
 	"sort"
 )
 
@@ -37,8 +36,8 @@ var semanticKinds = [...]int{
 
 // semanticTokens classifies every resolved name of the document (the
 // TextMate grammar colours keywords, literals and operators).
-func (s *Server) semanticTokens(params json.RawMessage) (any, *rpcError) {
-	a, rerr := s.document(params)
+func (s *Server) semanticTokens(req *request) (any, *rpcError) {
+	a, rerr := s.document(req)
 	if rerr != nil {
 		return nil, rerr
 	}
