@@ -110,6 +110,7 @@ func (s *Server) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 	s.ctx = ctx
 	s.out = &writer{w: out}
 	defer func() {
+		cancel() // ends the analyses and checks under way
 		s.mu.Lock()
 		s.closed = true
 		for _, st := range s.docs {

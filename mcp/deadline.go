@@ -10,14 +10,15 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// grace is how long a tool call whose time is up waits for its work to
+// grace is how long before the end of a tool call's time its work is
+// told to stop (at most a quarter of the time): the work may then still
 // return its own answer (the verdict incomplete of a search stopped by
-// the deadline) before it answers that it stopped.
+// the deadline) before the call answers that it stopped.
 const grace = 300 * time.Millisecond
 
 // bounded returns h under the time limit of its input (secs, 0 for the
 // server's default): the work runs in a goroutine under a context that
-// ends at the limit, and the call answers by the limit (plus [grace])
+// ends a little before the limit, and the call answers by the limit
 // whether or not the work has returned, so that no input can keep a call,
 // or the server, from answering. The context tells the work to stop.
 func bounded[In, Out any](t *tools, name string, secs func(In) float64, h sdk.ToolHandlerFor[In, Out]) sdk.ToolHandlerFor[In, Out] {
@@ -27,7 +28,10 @@ func bounded[In, Out any](t *tools, name string, secs func(In) float64, h sdk.To
 			return askRoots(), zero, nil
 		}
 		s := secs(in)
-		ctx, cancel := context.WithTimeout(ctx, t.limit(s))
+		limit := t.limit(s)
+		end := time.NewTimer(limit)
+		defer end.Stop()
+		ctx, cancel := context.WithTimeout(ctx, limit-min(grace, limit/4))
 		defer cancel()
 		type answer struct {
 			res *sdk.CallToolResult
@@ -51,13 +55,15 @@ func bounded[In, Out any](t *tools, name string, secs func(In) float64, h sdk.To
 		case <-ctx.Done():
 			select {
 			case a = <-done:
-			case <-time.After(grace):
+			case <-end.C:
+				a.err = ctx.Err()
+			case <-time.After(grace): // the client cancelled the call
 				a.err = ctx.Err()
 			}
 		}
 		if a.err != nil && ctx.Err() != nil && errors.Is(a.err, ctx.Err()) {
 			var zero Out
-			return nil, zero, stopped(name, ctx.Err(), s, t.limit(s))
+			return nil, zero, stopped(name, ctx.Err(), s, limit)
 		}
 		return a.res, a.out, a.err
 	}
