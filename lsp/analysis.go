@@ -63,7 +63,7 @@ func (s *Server) start(st *docState, d *document) *job {
 	ctx, cancel := context.WithCancel(base)
 	j := &job{doc: d, cancel: cancel, done: make(chan struct{})}
 	go func() {
-		a := analyze(ctx, d, j.setParsed)
+		a := s.analyze(ctx, d, j.setParsed)
 		j.finish(st, a)
 	}()
 	go j.watch(ctx, st, s.opts.AnalysisTimeout, s.opts.AnalysisMemory)

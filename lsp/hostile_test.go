@@ -1,9 +1,10 @@
 package lsp
 
 import (
+	"context"
 	"os"
 	"path/filepath"
-	"strings"
+	"runtime"
 	"testing"
 	"time"
 
@@ -141,23 +142,43 @@ func TestHostileEditSupersedes(t *testing.T) {
 	}
 }
 
-// TestHostileMemory: an analysis that grows the heap past the memory
-// budget of a document ends with a diagnostic that says so, and the
-// memory it took is let go.
-func TestHostileMemory(t *testing.T) {
+// TestAnalysisMemory: an analysis that grows the heap past the memory
+// budget of a document ends with a diagnostic that says so, requests
+// about the document are answered then, and the analysis is told to
+// stop: the memory it took is let go.
+func TestAnalysisMemory(t *testing.T) {
 	const budget = 64 << 20
-	c := startServer(t, Options{AnalysisTimeout: time.Minute, AnalysisMemory: budget})
+	srv := NewServer(Options{Debounce: time.Millisecond, AnalysisTimeout: time.Minute, AnalysisMemory: budget})
+	stopped := make(chan struct{})
+	srv.analyze = func(ctx context.Context, d *document, parsed func(*analysis)) *analysis {
+		defer close(stopped)
+		var hog [][]byte
+		for ctx.Err() == nil && len(hog) < 1<<10 { // 1 GiB at most, should the budget fail
+			hog = append(hog, make([]byte, 1<<20))
+			time.Sleep(time.Millisecond)
+		}
+		return analyze(ctx, d, parsed)
+	}
+	c := startWith(t, srv)
 	c.initialize()
+	runtime.GC()
 	base := checker.HeapBytes()
-	uri := "file:///tmp/fnbomb.wrap"
 	start := time.Now()
-	c.openAsync(uri, 1, hostile(t, "fnbomb.wrap"))
-	if d := c.diagnosticsBy(uri, 1, start.Add(10*time.Second)); len(d) != 1 || !strings.Contains(d[0].Message, "memory") {
+	c.openAsync(testURI, 1, approvalSpec)
+	sym := c.send("textDocument/documentSymbol", docParams(testURI))
+	if d := c.diagnosticsBy(testURI, 1, start.Add(10*time.Second)); len(d) != 1 || d[0].Message != "analysis stopped: it grew the memory by more than 64 MiB, the budget for a document; run wrapcheck check --timeout on it" {
 		t.Errorf("diagnostics: %+v, want the memory budget", d)
 	}
-	t.Logf("diagnostics after %v", time.Since(start))
-	time.Sleep(time.Second)
-	if h := checker.HeapBytes(); h > base+budget+100<<20 {
-		t.Errorf("heap %d MiB a second after the analysis stopped, %d MiB before it", h>>20, base>>20)
+	if m := await(t, "documentSymbol", sym, time.Now().Add(time.Second)); m.Error != nil {
+		t.Errorf("documentSymbol: %v", m.Error)
+	}
+	select {
+	case <-stopped:
+	case <-time.After(time.Second):
+		t.Fatal("the analysis was not told to stop")
+	}
+	runtime.GC()
+	if h := checker.HeapBytes(); h > base+100<<20 {
+		t.Errorf("heap %d MiB after the analysis stopped, %d MiB before it", h>>20, base>>20)
 	}
 }

@@ -56,6 +56,9 @@ type Server struct {
 	wg               sync.WaitGroup                // publications and checks under way
 	reqs             sync.WaitGroup                // requests being answered
 	ctx              context.Context
+	// analyze is the analysis of a version of a document: [analyze],
+	// another function in tests of the budgets.
+	analyze func(ctx context.Context, d *document, parsed func(*analysis)) *analysis
 }
 
 // docState is one open document and its latest analysis.
@@ -96,7 +99,7 @@ func NewServer(opts Options) *Server {
 	if opts.AnalysisMemory == 0 {
 		opts.AnalysisMemory = 512 << 20
 	}
-	return &Server{opts: opts, docs: map[string]*docState{}, cancels: map[string]context.CancelFunc{}}
+	return &Server{opts: opts, docs: map[string]*docState{}, cancels: map[string]context.CancelFunc{}, analyze: analyze}
 }
 
 // Run serves requests read from in and writes responses and

@@ -32,11 +32,16 @@ func startServer(t *testing.T, opts Options) *client {
 	if opts.Debounce == 0 {
 		opts.Debounce = time.Millisecond
 	}
+	return startWith(t, NewServer(opts))
+}
+
+// startWith drives srv.
+func startWith(t *testing.T, srv *Server) *client {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	c := &client{t: t, in: inW, out: newReader(outR), done: make(chan error, 1),
 		responses: map[string]chan *message{}, notes: make(chan *message, 1000)}
-	srv := NewServer(opts)
 	go func() {
 		c.done <- srv.Run(context.Background(), inR, outW)
 		outW.Close()
