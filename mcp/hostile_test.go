@@ -198,8 +198,8 @@ func TestPathConfinement(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if el := time.Since(start); el > time.Second {
-				t.Errorf("answered after %v", el)
+			if el := time.Since(start); el > 2*time.Second {
+				t.Errorf("answered after %v, at the limit of the call: it waited on the file", el)
 			}
 			switch {
 			case tt.name == "cwd: inside":
