@@ -64,6 +64,11 @@ func (s *Server) start(st *docState, d *document) *job {
 	j := &job{doc: d, cancel: cancel, done: make(chan struct{})}
 	go func() {
 		a := s.analyze(ctx, d, j.setParsed)
+		if ctx.Err() != nil {
+			// Ended by a newer version, or by a budget whose outcome is
+			// already set: what it reports is the interruption.
+			a = &analysis{doc: d, superseded: true}
+		}
 		j.finish(st, a)
 	}()
 	go j.watch(ctx, st, s.opts.AnalysisTimeout, s.opts.AnalysisMemory)
