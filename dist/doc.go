@@ -20,7 +20,12 @@
 // Frames are created once (conditional create) and never changed: a level
 // is committed when every worker's summary of it exists. A frame that is
 // truncated, corrupt, of another run or in the wrong place is a
-// [CorruptError], never read as data.
+// [CorruptError], never read as data; so is one whose header claims more
+// records or bytes than its reader can need ([Bound]: the record counts
+// the run knows, the bytes a record of the model takes), refused before
+// its payload is read. Every object is read through a [Bucket]'s reader
+// no further than its reader needs, and a file:// store refuses
+// symbolic links, devices and FIFOs.
 //
 // # Search
 //

@@ -1,12 +1,18 @@
 package dist
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"net/http/httptest"
+	"runtime"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/johannesboyne/gofakes3"
@@ -105,7 +111,7 @@ func TestS3(t *testing.T) {
 		if _, err := st.Put(ctx, n, 2, []byte("second")); err != nil {
 			t.Fatal(err)
 		}
-		if c, p, err := st.Get(ctx, n); err != nil || c != 1 || string(p) != "first" {
+		if c, p, err := st.Get(ctx, n, testBound); err != nil || c != 1 || string(p) != "first" {
 			t.Errorf("Get = %d, %q, %v; want the first write", c, p, err)
 		}
 		st2, err := Open(ctx, url, Manifest{Spec: "x", Workers: 1})
@@ -118,6 +124,143 @@ func TestS3(t *testing.T) {
 		}
 		if _, err := st.Put(ctx, Name{Kind: KindSummary, Level: 2}, 1, nil); !errors.Is(err, ErrStale) {
 			t.Errorf("stale worker's Put = %v, want ErrStale", err)
+		}
+	})
+}
+
+// hostileS3 starts an S3 endpoint that answers every request with h,
+// and returns the bucket of an s3:// URL on it.
+func hostileS3(t *testing.T, h http.HandlerFunc) Bucket {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	t.Setenv("AWS_ACCESS_KEY_ID", "test")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
+	b, err := OpenBucket(context.Background(), "s3://b?endpoint="+srv.URL+"&use_path_style=true&region=us-east-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return b
+}
+
+// endless writes an endless body of A's until the client goes.
+func endless(w http.ResponseWriter, status int) {
+	w.WriteHeader(status)
+	chunk := bytes.Repeat([]byte("A"), 1<<20)
+	for {
+		if _, err := w.Write(chunk); err != nil {
+			return
+		}
+	}
+}
+
+// TestS3Hostile: every read from an S3 endpoint is bounded, and every
+// request ends with its context. An endless object body is read no
+// further than its reader needs (ReadAll's limit; a frame's header); an
+// endless error body or listing page is cut at its bound; a listing that
+// stays truncated at one marker is an error, not a loop; a server that
+// never answers is left at the context's deadline; an error message with
+// a newline, a workflow command and an escape sequence comes out quoted.
+func TestS3Hostile(t *testing.T) {
+	ctx := context.Background()
+	// measure runs f and checks that it ends within 5 s, allocating no
+	// more than limit bytes in all.
+	measure := func(t *testing.T, limit uint64, f func()) {
+		t.Helper()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		start := time.Now()
+		f()
+		runtime.ReadMemStats(&after)
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > limit {
+			t.Errorf("allocated %d MiB", alloc>>20)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("took %v", d)
+		}
+	}
+	t.Run("endless-object", func(t *testing.T) {
+		b := hostileS3(t, func(w http.ResponseWriter, r *http.Request) { endless(w, http.StatusOK) })
+		measure(t, 64<<20, func() {
+			if _, err := ReadAll(ctx, b, "run.json", 1<<10); !errors.Is(err, ErrTooLarge) {
+				t.Errorf("ReadAll = %v, want ErrTooLarge", err)
+			}
+			st := &Store{url: "s3://b", bucket: b}
+			if _, _, err := st.Get(ctx, Name{Kind: KindStates, Level: 1}, testBound); !errors.As(err, new(*CorruptError)) {
+				t.Errorf("Get = %v, want a CorruptError", err)
+			}
+		})
+	})
+	t.Run("endless-error", func(t *testing.T) {
+		b := hostileS3(t, func(w http.ResponseWriter, r *http.Request) { endless(w, http.StatusForbidden) })
+		measure(t, 64<<20, func() {
+			if err := b.Create(ctx, "k", []byte("x")); !errors.Is(err, ErrTooLarge) {
+				t.Errorf("Create = %v, want ErrTooLarge", err)
+			}
+			if _, err := b.List(ctx, "lease/0/"); !errors.Is(err, ErrTooLarge) {
+				t.Errorf("List = %v, want ErrTooLarge", err)
+			}
+		})
+	})
+	t.Run("truncated-listing", func(t *testing.T) {
+		b := hostileS3(t, func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, "<ListBucketResult><IsTruncated>true</IsTruncated><NextMarker>a</NextMarker><Contents><Key>lease/0/00000001</Key></Contents></ListBucketResult>")
+		})
+		measure(t, 64<<20, func() {
+			if _, err := b.List(ctx, "lease/0/"); err == nil || !strings.Contains(err.Error(), "does not advance") {
+				t.Errorf("List = %v, want an error", err)
+			}
+		})
+	})
+	t.Run("endless-listing", func(t *testing.T) {
+		b := hostileS3(t, func(w http.ResponseWriter, r *http.Request) {
+			m := r.URL.Query().Get("marker")
+			fmt.Fprintf(w, "<ListBucketResult><IsTruncated>true</IsTruncated><NextMarker>%sa</NextMarker>", m)
+			for i := range 1000 {
+				fmt.Fprintf(w, "<Contents><Key>lease/0/%s%08d</Key></Contents>", m, i)
+			}
+			io.WriteString(w, "</ListBucketResult>")
+		})
+		measure(t, 512<<20, func() { // 66 pages of 1000 keys
+			if _, err := b.List(ctx, "lease/0/"); err == nil || !strings.Contains(err.Error(), "more than") {
+				t.Errorf("List = %v, want an error", err)
+			}
+		})
+	})
+	t.Run("silent", func(t *testing.T) {
+		hang := make(chan struct{})
+		b := hostileS3(t, func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-hang:
+			case <-r.Context().Done():
+			}
+		})
+		t.Cleanup(func() { close(hang) }) // before the server's Close
+
+		for name, f := range map[string]func(ctx context.Context) error{
+			"read":   func(ctx context.Context) error { _, err := ReadAll(ctx, b, "k", 1<<10); return err },
+			"create": func(ctx context.Context) error { return b.Create(ctx, "k", []byte("x")) },
+			"exists": func(ctx context.Context) error { _, err := b.Exists(ctx, "k"); return err },
+			"list":   func(ctx context.Context) error { _, err := b.List(ctx, "k"); return err },
+		} {
+			ctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+			start := time.Now()
+			err := f(ctx)
+			cancel()
+			if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 1200*time.Millisecond {
+				t.Errorf("%s: %v after %v, want the deadline's error within a second of it", name, err, time.Since(start))
+			}
+		}
+	})
+	t.Run("injected-error", func(t *testing.T) {
+		b := hostileS3(t, func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(http.StatusForbidden)
+			io.WriteString(w, "<Error><Code>AccessDenied</Code><Message>denied\n::error file=x.wrap,line=1::PWNED\t]8;;http://evil</Message></Error>")
+		})
+		err := b.Create(ctx, "k", []byte("x"))
+		if err == nil || strings.ContainsAny(err.Error(), "\n\t") || !strings.Contains(err.Error(), `\n::error file=x.wrap,line=1::PWNED\t`) {
+			t.Errorf("Create = %q, want the server's message quoted", err)
 		}
 	})
 }
