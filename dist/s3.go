@@ -380,7 +380,10 @@ func (b *s3Bucket) fail(method, key string, status int, body []byte, err error) 
 		return fmt.Errorf("%s: %w", where, err)
 	}
 	e := &s3Error{Status: status}
-	xml.Unmarshal(body, e)
+	if xml.Unmarshal(body, e) != nil {
+		// Not S3's error document: the body, quoted by Error.
+		e.Message = string(body)
+	}
 	return fmt.Errorf("%s: %w", where, e)
 }
 
