@@ -304,8 +304,8 @@ const (
 // do sends one request (again, up to 6 times, after a transient error)
 // and returns the status and body of the last response. The body is read
 // up to limit bytes (a longer one is an error), except that with open a
-// response of status 200 comes back with its body unread in rc, for the
-// caller to read and close. The request ends with ctx: its deadline
+// response of status 200 or 206 comes back with its body unread in rc,
+// for the caller to read and close. The request ends with ctx: its deadline
 // bounds the whole exchange, the body's reads included.
 func (b *s3Bucket) do(ctx context.Context, method, key string, query url.Values, body []byte, hdr map[string]string, limit int64, open bool) (status int, data []byte, rc io.ReadCloser, err error) {
 	path := b.base
@@ -341,7 +341,7 @@ func (b *s3Bucket) do(ctx context.Context, method, key string, query url.Values,
 		var data []byte
 		if err == nil {
 			status = resp.StatusCode
-			if open && status == http.StatusOK {
+			if open && (status == http.StatusOK || status == http.StatusPartialContent) {
 				return status, nil, resp.Body, nil
 			}
 			data, err = io.ReadAll(io.LimitReader(resp.Body, limit+1))
@@ -410,7 +410,7 @@ func (b *s3Bucket) Create(ctx context.Context, key string, data []byte) error {
 func (b *s3Bucket) NewReader(ctx context.Context, key string) (io.ReadCloser, error) {
 	status, body, rc, err := b.do(ctx, http.MethodGet, key, nil, nil, nil, maxBody, true)
 	if rc != nil {
-		return rc, nil
+		return &s3Reader{ctx: ctx, b: b, key: key, body: rc}, nil
 	}
 	err = b.fail("GET", key, status, body, err)
 	if se := (*s3Error)(nil); errors.As(err, &se) && status == http.StatusNotFound && (se.Code == "" || se.Code == "NoSuchKey") {
@@ -418,6 +418,47 @@ func (b *s3Bucket) NewReader(ctx context.Context, key string) (io.ReadCloser, er
 	}
 	return nil, err
 }
+
+// s3Reader is an object's body that a transient error (a connection
+// reset, cut short) does not end: the rest is asked for again with a
+// range request, up to 5 times, as do sends a request again. Objects
+// are written once, so the rest is the same object's.
+type s3Reader struct {
+	ctx   context.Context
+	b     *s3Bucket
+	key   string
+	body  io.ReadCloser
+	off   int64 // the bytes read so far
+	tries int
+}
+
+func (r *s3Reader) Read(p []byte) (int, error) {
+	for {
+		n, err := r.body.Read(p)
+		r.off += int64(n)
+		if err == nil || err == io.EOF || r.ctx.Err() != nil || !isTransient(err) || r.tries == 5 {
+			return n, err
+		}
+		r.tries++
+		r.body.Close()
+		r.body = http.NoBody
+		status, data, rc, rerr := r.b.do(r.ctx, http.MethodGet, r.key, nil, nil,
+			map[string]string{"Range": "bytes=" + strconv.FormatInt(r.off, 10) + "-"}, maxBody, true)
+		if rc != nil && status != http.StatusPartialContent {
+			rc.Close()
+			return n, fmt.Errorf("s3 GET s3://%s/%s: %w; asked for the rest, the server sent the whole object again", r.b.bucket, r.key, err)
+		}
+		if rc == nil {
+			return n, fmt.Errorf("%w; asking for the rest: %w", err, r.b.fail("GET", r.key, status, data, rerr))
+		}
+		r.body = rc
+		if n > 0 {
+			return n, nil
+		}
+	}
+}
+
+func (r *s3Reader) Close() error { return r.body.Close() }
 
 func (b *s3Bucket) Exists(ctx context.Context, key string) (bool, error) {
 	status, body, _, err := b.do(ctx, http.MethodHead, key, nil, nil, nil, maxBody, false)

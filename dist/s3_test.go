@@ -160,7 +160,8 @@ func endless(w http.ResponseWriter, status int) {
 // further than its reader needs (ReadAll's limit; a frame's header); an
 // endless error body or listing page is cut at its bound; a listing that
 // stays truncated at one marker is an error, not a loop; a server that
-// never answers is left at the context's deadline; an error message with
+// never answers is left at the context's deadline; a body cut short is
+// read on with a range request; an error message with
 // a newline, a workflow command and an escape sequence comes out quoted.
 func TestS3Hostile(t *testing.T) {
 	ctx := context.Background()
@@ -251,6 +252,42 @@ func TestS3Hostile(t *testing.T) {
 			if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 1200*time.Millisecond {
 				t.Errorf("%s: %v after %v, want the deadline's error within a second of it", name, err, time.Since(start))
 			}
+		}
+	})
+	t.Run("cut-body", func(t *testing.T) {
+		// The first GET's connection is cut after 400 of 1000 bytes; a
+		// range request gets the rest.
+		want := bytes.Repeat([]byte("0123456789"), 100)
+		var ranges []string
+		var mu sync.Mutex
+		b := hostileS3(t, func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			ranges = append(ranges, r.Header.Get("Range"))
+			first := len(ranges) == 1
+			mu.Unlock()
+			if first {
+				conn, buf, err := w.(http.Hijacker).Hijack()
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				fmt.Fprintf(buf, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(want), want[:400])
+				buf.Flush()
+				conn.Close()
+				return
+			}
+			var from int
+			fmt.Sscanf(r.Header.Get("Range"), "bytes=%d-", &from)
+			w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", from, len(want)-1, len(want)))
+			w.WriteHeader(http.StatusPartialContent)
+			w.Write(want[from:])
+		})
+		got, err := ReadAll(ctx, b, "k", 1<<20)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("ReadAll = %d bytes, %v; want the object's 1000", len(got), err)
+		}
+		if diff := cmp.Diff([]string{"", "bytes=400-"}, ranges); diff != "" {
+			t.Errorf("the requests' ranges (-want +got):\n%s", diff)
 		}
 	})
 	t.Run("injected-error", func(t *testing.T) {
