@@ -18,7 +18,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wrapcheck/wrapcheck/checker"
-	"github.com/wrapcheck/wrapcheck/dist"
+	"github.com/wrapcheck/wrapcheck/cluster"
 	"github.com/wrapcheck/wrapcheck/explain"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/report"
@@ -211,7 +211,7 @@ func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
 		err = ferr
 	}
 	if err != nil {
-		if errors.Is(err, dist.ErrStale) {
+		if errors.Is(err, cluster.ErrStale) {
 			// A worker replaced by a restarted one: not a failure of the run.
 			return renderError(cmd, f.format, file, &exitError{code: exitIncomplete, err: err})
 		}

@@ -1,4 +1,4 @@
-package dist
+package cluster
 
 import (
 	"bytes"
@@ -249,7 +249,7 @@ func (s *Store) lastLease(ctx context.Context, index int) (int, error) {
 // worker's index.
 func (s *Store) CheckLease(ctx context.Context) error {
 	if s.index < 0 {
-		return errors.New("dist: write without a lease")
+		return errors.New("cluster: write without a lease")
 	}
 	last, err := s.lastLease(ctx, s.index)
 	if err != nil {
@@ -320,7 +320,7 @@ func (s *Store) Put(ctx context.Context, n Name, count uint64, payload []byte) (
 		s.mu.Unlock()
 	}
 	if n.Kind != KindResult && n.Src != s.index {
-		return 0, fmt.Errorf("dist: worker %d writing a file of worker %d", s.index, n.Src)
+		return 0, fmt.Errorf("cluster: worker %d writing a file of worker %d", s.index, n.Src)
 	}
 	comp := s.enc.EncodeAll(payload, nil)
 	buf := make([]byte, headerSize, headerSize+len(comp)+crcSize)

@@ -1,4 +1,4 @@
-// Package dist runs the breadth-first search of package checker on many
+// Package cluster runs the breadth-first search of package checker on many
 // worker processes that share nothing but object storage (a [Bucket]:
 // file://, mem:// or s3://, the last through gocloud.dev's s3blob when
 // built with -tags gocloud), and uses the same files as a checkpoint that an interrupted run resumes from.
@@ -47,4 +47,4 @@
 // transitions, depth, coverage, the violation and its trace, which is
 // rebuilt from the states files (parent records) and replayed on the
 // machine. [Supported] names the options it does not take.
-package dist
+package cluster

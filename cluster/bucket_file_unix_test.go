@@ -1,6 +1,6 @@
 //go:build unix
 
-package dist
+package cluster
 
 import (
 	"context"
