@@ -16,11 +16,11 @@ const module = "github.com/wrapcheck/wrapcheck"
 // allowed lists, per package directory, the module packages and external
 // modules its non-test files may import. The standard library is always
 // allowed. This table is policy: change it in review, never to fix a build.
-// (dist's gocloud.dev is imported by its gocloud build tag alone: the
+// (cluster's gocloud.dev is imported by its gocloud build tag alone: the
 // default build links no cloud SDK, for start-up; cmd/wrapcheck's
 // TestNoHeavyModules checks it.)
 var allowed = map[string][]string{
-	"cmd/wrapcheck":     {"", "dist", "web/engine", "diff", "explain", "lsp", "mcp", "replay", "simulate", "verify", "report", "ltl", "reduce", "checker", "machine", "spec", "spec/syntax", "github.com/spf13/cobra"},
+	"cmd/wrapcheck":     {"", "cluster", "web/engine", "diff", "explain", "lsp", "mcp", "replay", "simulate", "verify", "report", "ltl", "reduce", "checker", "machine", "spec", "spec/syntax", "github.com/spf13/cobra"},
 	"lsp":               {"verify", "report", "checker", "machine", "spec", "spec/syntax"},
 	"mcp":               {"docs", "examples", "explain", "replay", "verify", "report", "ltl", "checker", "machine", "spec", "spec/syntax", "github.com/modelcontextprotocol/go-sdk"},
 	"replay":            {"report", "checker", "machine", "spec", "spec/syntax"},
@@ -36,7 +36,7 @@ var allowed = map[string][]string{
 	"spec":              {"spec/syntax"},
 	"spec/syntax":       {"github.com/alecthomas/participle/v2"},
 	"internal/golden":   {"github.com/google/go-cmp", "github.com/rogpeppe/go-internal"},
-	"dist":              {"checker", "machine", "spec", "gocloud.dev", "github.com/klauspost/compress"},
+	"cluster":           {"checker", "machine", "spec", "gocloud.dev", "github.com/klauspost/compress"},
 	"internal/oracle":   {"spec", "spec/syntax"}, // its tests alone may import machine, checker and verify, to compare
 	"internal/gen":      {"spec", "spec/syntax"}, // random specs as source text, IR models and syntax trees; imported only by tests
 	"internal/depcheck": {},
