@@ -19,6 +19,7 @@ func (c *checker) block(stmts []syntax.Stmt, env *env) []*Stmt {
 }
 
 func (c *checker) stmt(s syntax.Stmt, env *env, out []*Stmt) []*Stmt {
+	c.step()
 	switch s := s.(type) {
 	case *syntax.Block:
 		return append(out, c.block(s.Stmts, env)...)
