@@ -533,6 +533,17 @@ func (p *Program) NewMachine() *Machine {
 // polling off.
 func (m *Machine) SetInterrupt(f func() bool) { m.interrupt = f }
 
+// PollSoon makes the machine poll its interrupt function at its next
+// step (a quantifier iteration, a choose branch, an agent answer) instead
+// of up to 65536 steps later: for a caller that learns between two polls
+// that the evaluation must end (the successors it is handed can no longer
+// be stored), from the machine's own goroutine.
+func (m *Machine) PollSoon() {
+	if m.countdown > 1 {
+		m.countdown = 1
+	}
+}
+
 // tick counts one step of a loop whose length the spec decides and
 // reports whether the evaluation must end now: the machine halted, and a
 // failure is pending so that the statement around it raises.
@@ -806,6 +817,11 @@ func (m *Machine) publicLeaf(mm *Machine) {
 		return
 	}
 	m.p.lay.pack(m.vec, m.mem[:m.p.n])
+	// Packing a large state costs as much as many loop steps: counted
+	// as one step a word, so that the interrupt is polled every few
+	// milliseconds also when each of a choose's branches makes a state
+	// of thousands of words (a branch per element of a large array).
+	m.countdown -= int64(len(m.vec))
 	m.visit(m.action, m.ord-m.start, m.vec)
 }
 

@@ -13,8 +13,17 @@ import (
 
 // fold is [foldNode] for the checker: the constant it gives depends on
 // a family index (see checker.instDep) when one of e's operands does.
+//
+// A constant result that does not fit MaxIntBits bits is an error at e,
+// except in an inlined fn body (quiet), where the operation is kept to
+// fail at run time if it is ever evaluated: the instance may be dead code
+// (a branch the constant arguments never take).
 func (c *checker) fold(e *Expr) *Expr {
-	r := foldNode(e)
+	r, tooLarge := foldNodeSize(e)
+	if tooLarge && c.quiet == 0 {
+		c.errorf(e.Pos, "%v", ErrIntTooLarge)
+		return c.bad(e.Pos)
+	}
 	if r == e || r.Op != OpConst {
 		return r
 	}

@@ -165,10 +165,7 @@ func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
 	if err != nil {
 		return usage(err)
 	}
-	m, vet, err := loadForCheck(cmd, path, f.defines)
-	if err != nil {
-		return renderError(cmd, f.format, file, err)
-	}
+	start := time.Now()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if f.timeout > 0 {
@@ -176,15 +173,23 @@ func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
 		ctx, cancel = context.WithTimeout(ctx, f.timeout)
 		defer cancel()
 	}
+	// The limits cover loading and compiling the spec, whose cost the
+	// spec controls, as they cover the search.
+	ld, err := loadLimited(ctx, mem, func(ctx context.Context) (loadedSpec, error) {
+		return loadAndCompile(ctx, cmd, path, f.defines)
+	})
+	if ls, ok := err.(*loadStopped); ok {
+		return renderLoadStopped(cmd, render, file, ls, start)
+	}
+	if err != nil {
+		return renderError(cmd, f.format, file, err)
+	}
+	m, vet, compiled := ld.m, ld.vet, ld.prog
 	opts := f.options(mem)
 	if err := opts.Validate(m); err != nil {
 		return usage(flagError(err))
 	}
 	// One compilation serves the searches and the rendering.
-	compiled, err := machine.Compile(m)
-	if err != nil {
-		return renderError(cmd, f.format, file, &exitError{code: exitUsage, err: err})
-	}
 	opts.Program = compiled
 	printNativeStats(cmd, compiled)
 	check := verify.Run
@@ -436,14 +441,57 @@ func outcomeName(code int) string {
 // progressModes lists the --progress values.
 var progressModes = []string{"auto", "json", "off"}
 
-// loadForCheck reads, parses, checks and lowers the spec at path ("-":
-// standard input) and returns vet's warnings about it. Any error is a
-// usage error (exit 2).
+// loadedSpec is a spec loaded for check or simulate: the model, vet's
+// warnings about it, and the model compiled.
+type loadedSpec struct {
+	m    *spec.Model
+	vet  []report.Diagnostic
+	prog *machine.Program
+}
+
+// loadAndCompile is loadForCheckContext, then machine.Compile. Any error
+// but ctx's is a usage error (exit 2).
+func loadAndCompile(ctx context.Context, cmd *cobra.Command, path string, defines []string) (loadedSpec, error) {
+	m, vet, err := loadForCheckContext(ctx, cmd, path, defines)
+	if err != nil {
+		return loadedSpec{}, err
+	}
+	prog, err := machine.Compile(m)
+	if err != nil {
+		return loadedSpec{}, &exitError{code: exitUsage, err: err}
+	}
+	return loadedSpec{m: m, vet: vet, prog: prog}, nil
+}
+
+// renderLoadStopped renders the outcome of a check that a limit stopped
+// while it loaded the spec (loadLimited): incomplete, with the reason and
+// no state explored, in the chosen format; exit 3.
+func renderLoadStopped(cmd *cobra.Command, render renderFunc, file string, ls *loadStopped, start time.Time) error {
+	m := &spec.Model{Name: file, Filename: file} // not parsed yet, or not whole
+	res := &checker.Result{Verdict: checker.Unknown, Stop: ls.reason,
+		Notes: []string{"stopped while loading the spec (reading, checking, compiling it): no state was explored"},
+		Stats: checker.Stats{Seconds: time.Since(start).Seconds()}}
+	if err := render(cmd.OutOrStdout(), m, nil, res, nil); err != nil {
+		return err
+	}
+	return &exitError{code: exitIncomplete}
+}
+
+// loadForCheck is loadForCheckContext without a limit.
 func loadForCheck(cmd *cobra.Command, path string, defines []string) (*spec.Model, []report.Diagnostic, error) {
+	return loadForCheckContext(context.Background(), cmd, path, defines)
+}
+
+// loadForCheckContext reads, parses, checks and lowers the spec at path
+// ("-": standard input) and returns vet's warnings about it. Once ctx is
+// done it stops soon after (spec.Options.Context) with an error wrapping
+// ctx's. Any other error is a usage error (exit 2).
+func loadForCheckContext(ctx context.Context, cmd *cobra.Command, path string, defines []string) (*spec.Model, []report.Diagnostic, error) {
 	defs, err := parseDefines(defines)
 	if err != nil {
 		return nil, nil, &exitError{code: exitUsage, err: err}
 	}
+	defs.Context = ctx
 	var src []byte
 	name := displayPath(path)
 	if path == "-" {
@@ -453,7 +501,7 @@ func loadForCheck(cmd *cobra.Command, path string, defines []string) (*spec.Mode
 			err = fmt.Errorf("<stdin>: longer than %d MiB, the limit for a spec file", maxSpecBytes>>20)
 		}
 	} else {
-		src, err = readSpec(path)
+		src, err = readSpecContext(ctx, path)
 	}
 	if err != nil {
 		return nil, nil, &exitError{code: exitUsage, err: err}

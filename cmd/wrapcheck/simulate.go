@@ -13,9 +13,9 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wrapcheck/wrapcheck/checker"
-	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/simulate"
+	"github.com/wrapcheck/wrapcheck/spec"
 )
 
 // simulateFlags are the flags of `wrapcheck simulate`, copied into
@@ -106,14 +106,6 @@ func runSimulate(cmd *cobra.Command, path string, f simulateFlags) error {
 	if err != nil {
 		return usage(err)
 	}
-	m, _, err := loadForCheck(cmd, path, f.defines)
-	if err != nil {
-		return renderError(cmd, format, file, err)
-	}
-	compiled, err := machine.Compile(m)
-	if err != nil {
-		return renderError(cmd, format, file, &exitError{code: exitUsage, err: err})
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if f.timeout > 0 {
@@ -121,6 +113,29 @@ func runSimulate(cmd *cobra.Command, path string, f simulateFlags) error {
 		ctx, cancel = context.WithTimeout(ctx, f.timeout)
 		defer cancel()
 	}
+	// The limits cover loading and compiling the spec too.
+	ld, err := loadLimited(ctx, 0, func(ctx context.Context) (loadedSpec, error) {
+		return loadAndCompile(ctx, cmd, path, f.defines)
+	})
+	if ls, ok := err.(*loadStopped); ok {
+		// Incomplete, as a run the limit stopped before any walk.
+		m := &spec.Model{Name: file, Filename: file}
+		res := &simulate.Result{Verdict: checker.Unknown, Walk: -1, Reason: ls.reason.String(), Seed: f.seed, Depth: f.depth, Shard: shard, Shards: shards}
+		w := cmd.OutOrStdout()
+		if format == "json" {
+			err = report.JSONOptions{}.RenderSimulation(w, m, res)
+		} else {
+			err = report.TextOptions{Color: isColorTerminal(w), Explain: true}.RenderSimulation(w, m, res)
+		}
+		if err != nil {
+			return err
+		}
+		return &exitError{code: exitIncomplete, err: fmt.Errorf("simulate: stopped while loading the spec: %s", stopWhat(ls.reason, f.timeout, ""))}
+	}
+	if err != nil {
+		return renderError(cmd, format, file, err)
+	}
+	m, compiled := ld.m, ld.prog
 	res, err := simulate.Run(ctx, m, simulate.Options{
 		Seed:       f.seed,
 		Walks:      f.walks,
