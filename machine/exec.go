@@ -609,24 +609,11 @@ func (c *compiler) chooseValues(off int, leaves [][2]int64, cond evalFn, body st
 			}
 			m.undo(mark)
 			m.resume()
-			if !nextValue(m.mem[cur:cur+n], leaves) {
+			if !spec.NextValue(m.mem[cur:cur+n], leaves) {
 				return
 			}
 		}
 	}
-}
-
-// nextValue advances vals to the next value of a type with the given
-// leaves (the last slot fastest); it reports false after the last one.
-func nextValue(vals []int64, leaves [][2]int64) bool {
-	for i := len(vals) - 1; i >= 0; i-- {
-		if vals[i] < leaves[i][1] {
-			vals[i]++
-			return true
-		}
-		vals[i] = leaves[i][0]
-	}
-	return false
 }
 
 // scalarDomains lists the value range of each scalar slot of a type, in

@@ -241,7 +241,7 @@ func (ev *frameEval) eval(e *Expr) ([]int64, error) {
 		for i, l := range leaves {
 			vals[i] = l[0]
 		}
-		for more := true; more; more = nextValue(vals, leaves) {
+		for more := true; more; more = NextValue(vals, leaves) {
 			b, err := ev.scalar(e.Args[0])
 			if err != nil {
 				return nil, err
@@ -304,20 +304,6 @@ func (ev *frameEval) scalar(e *Expr) (int64, error) {
 		return 0, errRuntime
 	}
 	return v[0], nil
-}
-
-// nextValue advances vals, the slots of a value of a type with the given
-// leaves, to the next value (the last slot fastest); it reports false
-// after the last one.
-func nextValue(vals []int64, leaves [][2]int64) bool {
-	for i := len(vals) - 1; i >= 0; i-- {
-		if vals[i] < leaves[i][1] {
-			vals[i]++
-			return true
-		}
-		vals[i] = leaves[i][0]
-	}
-	return false
 }
 
 func boolInt(b bool) int64 {
