@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -137,17 +138,11 @@ func TestCompiledAgrees(t *testing.T) {
 		} {
 			var out, errb bytes.Buffer
 			code := run(args, &out, &errb)
-			c := exec.Command(bin, args...)
-			c.Env = append(os.Environ(), nativeStatsEnv+"=1")
-			var nout, nerr bytes.Buffer
-			c.Stdout, c.Stderr = &nout, &nerr
-			ncode := exitCode(t, c.Run())
-			stats, rest, _ := strings.Cut(nerr.String(), "\n")
-			if !strings.HasPrefix(stats, "wrapcheck: native code for ") {
+			ncode, nout, stats, rest := runNative(t, bin, args)
+			if stats == "" {
 				if code != exitUsage || fallback[path] {
-					t.Errorf("%s: no native statistics: %q", args, nerr.String())
+					t.Errorf("%s: no native statistics: %q", args, rest)
 				}
-				rest = nerr.String()
 			} else {
 				f := strings.Fields(stats)
 				n, _ := strconv.Atoi(f[4])
@@ -166,7 +161,7 @@ func TestCompiledAgrees(t *testing.T) {
 			if code != ncode {
 				t.Errorf("%s: exit code %d, compiled %d", args, code, ncode)
 			}
-			if d := cmp.Diff(norm(out.String()), norm(nout.String())); d != "" {
+			if d := cmp.Diff(norm(out.String()), norm(nout)); d != "" {
 				t.Errorf("%s: stdout (-closures +compiled):\n%s", args, d)
 			}
 			if d := cmp.Diff(norm(errb.String()), norm(rest)); d != "" {
@@ -283,6 +278,23 @@ func TestCompiledSignal(t *testing.T) {
 	}
 }
 
+// runNative runs the compiled binary bin with args and nativeStatsEnv set,
+// and returns its exit code, its standard output, its line of native
+// statistics ("" when it printed none) and the rest of its standard error.
+func runNative(t *testing.T, bin string, args []string) (code int, stdout, stats, stderr string) {
+	t.Helper()
+	c := exec.Command(bin, args...)
+	c.Env = append(os.Environ(), nativeStatsEnv+"=1")
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	code = exitCode(t, c.Run())
+	stats, rest, _ := strings.Cut(errb.String(), "\n")
+	if !strings.HasPrefix(stats, "wrapcheck: native code for ") {
+		return code, out.String(), "", errb.String()
+	}
+	return code, out.String(), stats, rest
+}
+
 // needGoBuild skips a test that runs `check --compile`'s go build where
 // it cannot or should not run, and returns the go tool and go's build
 // cache (GOCACHE: it lies under XDG_CACHE_HOME unless named, so a test
@@ -291,7 +303,7 @@ func TestCompiledSignal(t *testing.T) {
 // and minutes on a cold one (over 10 on a loaded machine): under CI the
 // test always runs; elsewhere it needs a -timeout of 20m or more, rather
 // than failing the package at go test's default of 10m.
-func needGoBuild(t *testing.T) (goTool, gocache string) {
+func needGoBuild(t testing.TB) (goTool, gocache string) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("runs go build")
@@ -300,8 +312,12 @@ func needGoBuild(t *testing.T) (goTool, gocache string) {
 	if err != nil {
 		t.Skip("no Go toolchain on PATH")
 	}
-	if dl, ok := t.Deadline(); ok && time.Until(dl) < 19*time.Minute && os.Getenv("CI") == "" {
-		t.Skip("builds a binary: run with -timeout 20m or more (always run under CI)")
+	// go test's -timeout, which t.Deadline reports (a fuzz target has no
+	// Deadline).
+	if fl := flag.Lookup("test.timeout"); fl != nil && os.Getenv("CI") == "" {
+		if d, err := time.ParseDuration(fl.Value.String()); err == nil && d > 0 && d < 20*time.Minute {
+			t.Skip("builds a binary: run with -timeout 20m or more (always run under CI)")
+		}
 	}
 	out, err := exec.Command(goTool, "env", "GOCACHE").Output()
 	if err != nil {
