@@ -2,6 +2,7 @@ package main
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -31,6 +32,15 @@ import (
 // at its path is always whole; builds of one entry wait for each other
 // (an exclusive lock on buildLockName), so two processes do not build
 // the same binary twice.
+//
+// A binary is run only when it is what a build here made: when the build
+// renames it into place, the SHA-256 of its content is recorded in
+// <root>/.sums/<source hash>-<key>, outside the entry, and each run
+// checks the binary against that record before it runs it; a binary
+// without a matching record is built again. Every directory of the cache
+// is made 0700; a cache directory, an entry or a binary that another user
+// owns or can write is refused (a usage error), as a binary that is not a
+// regular file is.
 
 const (
 	// cacheDirEnv overrides wrapcheck's cache directory (default: the
@@ -46,6 +56,8 @@ const (
 	evictStampName = ".last-evict"
 	// trashPrefix starts the name of an entry being deleted.
 	trashPrefix = ".trash-"
+	// sumsDir holds the SHA-256 of each entry's binary.
+	sumsDir = ".sums"
 	// cacheMaxAge and cacheMaxBytes are the automatic eviction's limits:
 	// an entry not used for cacheMaxAge is removed, and the least
 	// recently used entries are removed while the cache holds more than
@@ -113,7 +125,7 @@ func (c *nativeCache) acquire(rel string) (*cacheLock, error) {
 	const tries = 20
 	for try := 1; ; try++ {
 		retry := func(err error) bool { return try < tries && errors.Is(err, fs.ErrNotExist) }
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
 			// A parent removed as it was made; or the entry made by
 			// another process and removed by a third between MkdirAll's
 			// mkdir (which then fails with "file exists") and its look
@@ -261,6 +273,11 @@ func (c *nativeCache) remove(rel string) (bool, error) {
 	if !sameFile(f, lock) {
 		return false, nil // removed, or removed and made again, since
 	}
+	// The record first, while no process can use the entry: a binary
+	// without one is built again, never run.
+	if err := os.Remove(c.sumPath(rel)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, err
+	}
 	var b [8]byte
 	rand.Read(b[:])
 	trash := filepath.Join(c.root, trashPrefix+hex.EncodeToString(b[:]))
@@ -322,11 +339,104 @@ func (c *nativeCache) evictDue(force bool) error {
 	if fi, err := os.Stat(stamp); !force && err == nil && time.Since(fi.ModTime()) < evictEvery {
 		return nil
 	}
-	if err := os.WriteFile(stamp, nil, 0o644); err != nil {
+	if err := os.WriteFile(stamp, nil, 0o600); err != nil {
 		return err
 	}
 	_, err := c.evict(defaultLimits())
 	return err
+}
+
+// sumPath is the path of the record of the SHA-256 of the binary of the
+// entry rel.
+func (c *nativeCache) sumPath(rel string) string {
+	return filepath.Join(c.root, sumsDir, strings.ReplaceAll(rel, "/", "-"))
+}
+
+// record records sum as the SHA-256 of the binary of the entry rel.
+func (c *nativeCache) record(rel string, sum []byte) error {
+	dir := filepath.Join(c.root, sumsDir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	if err := checkPrivate(dir, false); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".tmp-")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	_, err = f.WriteString(hex.EncodeToString(sum) + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), c.sumPath(rel))
+}
+
+// verify reports whether the binary of the entry rel is the one a build
+// recorded: it exists and its SHA-256 is the recorded one. It returns an
+// error, and the binary must not run, when the binary, the entry or a
+// directory above it in the cache is not private to this user (see
+// checkPrivate), or the binary is not a regular file.
+func (c *nativeCache) verify(rel string) (bool, error) {
+	dir := filepath.Join(c.root, filepath.FromSlash(rel))
+	bin := filepath.Join(dir, nativeBinName)
+	fi, err := os.Lstat(bin)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if !fi.Mode().IsRegular() {
+		return false, fmt.Errorf("%s: not a regular file (%s): remove it", bin, fi.Mode().Type())
+	}
+	if err := checkPrivate(bin, false); err != nil {
+		return false, err
+	}
+	// The directories from the entry up to the cache directory (which
+	// may be a symbolic link).
+	top := filepath.Dir(c.root)
+	for d := dir; ; d = filepath.Dir(d) {
+		if err := checkPrivate(d, d == top); err != nil {
+			return false, err
+		}
+		if d == top || d == filepath.Dir(d) {
+			break
+		}
+	}
+	want, err := os.ReadFile(c.sumPath(rel))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if err := checkPrivate(filepath.Join(c.root, sumsDir), false); err != nil {
+		return false, err
+	}
+	got, err := fileSum(bin)
+	if err != nil {
+		return false, err
+	}
+	return strings.TrimSpace(string(want)) == hex.EncodeToString(got), nil
+}
+
+// fileSum returns the SHA-256 of the content of the file at path.
+func fileSum(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return nil, err
+	}
+	return h.Sum(nil), nil
 }
 
 // formatBytes writes n in binary units.

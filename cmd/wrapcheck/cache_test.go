@@ -3,11 +3,14 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"crypto/sha256"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -485,28 +488,12 @@ func TestCompileBadCache(t *testing.T) {
 // TestCompileCleanupFailure checks that a clean-up that fails changes
 // nothing but a line on stderr: check --compile with its binary in the
 // cache (here a script standing for it, which prints its arguments and
-// exits 1) and a cache whose eviction stamp cannot be written still runs
-// the binary and passes its output and exit code through.
+// exits 1, with its SHA-256 recorded as a build records it) and a cache
+// whose eviction stamp cannot be written still runs the binary and passes
+// its output and exit code through.
 func TestCompileCleanupFailure(t *testing.T) {
-	if _, err := exec.LookPath("go"); err != nil || runtime.GOOS == "windows" {
-		t.Skip("no Go toolchain on PATH, or no shell scripts")
-	}
-	dir := t.TempDir()
-	t.Setenv(cacheDirEnv, dir)
 	spec := "../../examples/classic/diehard.wrap"
-	rel, err := nativeEntry(nativeSources(&cobra.Command{}, []string{spec}, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := filepath.Join(dir, "native")
-	entry := filepath.Join(root, filepath.FromSlash(rel))
-	if err := os.MkdirAll(entry, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	script := "#!/bin/sh\necho \"compiled: $*\"\nexit 1\n"
-	if err := os.WriteFile(filepath.Join(entry, nativeBinName), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	root := plantScript(t, spec, "#!/bin/sh\necho \"compiled: $*\"\nexit 1\n")
 	stamp, old := filepath.Join(root, evictStampName), time.Now().Add(-2*evictEvery)
 	if err := os.Mkdir(stamp, 0o755); err != nil {
 		t.Fatal(err)
@@ -578,7 +565,7 @@ done
 	logs := make([]bytes.Buffer, 3)
 	for i := range logs {
 		wg.Go(func() {
-			built, err := buildOnce(goTool, entry, nil, bin, &logs[i])
+			built, err := c.buildOnce(context.Background(), goTool, "h/k", nil, &logs[i])
 			if err != nil {
 				t.Error(err)
 			}
@@ -594,10 +581,177 @@ done
 	if builds.Load() != 1 || string(runs) != "run\n" || string(got) != "built\n" || deadErr == nil {
 		t.Errorf("%d built, go ran %q, binary %q, the dead build's directory: %v", builds.Load(), runs, got, deadErr)
 	}
-	if built, err := buildOnce(goTool, entry, nil, bin, io.Discard); built || err != nil {
+	if built, err := c.buildOnce(context.Background(), goTool, "h/k", nil, io.Discard); built || err != nil {
 		t.Errorf("again: built %v, %v", built, err)
 	}
 	if rest, _ := filepath.Glob(filepath.Join(entry, "build-*")); len(rest) > 0 {
 		t.Errorf("left: %s", rest)
+	}
+}
+
+// plantScript makes a fresh cache the cache directory and puts script in
+// it as the binary of spec, recorded as a build records it; it returns
+// the cache's root. It skips the test where there is no go on PATH
+// (check --compile wants one) or no shell scripts.
+func plantScript(t *testing.T, spec, script string) string {
+	t.Helper()
+	if _, err := exec.LookPath("go"); err != nil || runtime.GOOS == "windows" {
+		t.Skip("no Go toolchain on PATH, or no shell scripts")
+	}
+	dir := t.TempDir()
+	t.Setenv(cacheDirEnv, dir)
+	rel, err := nativeEntry(nativeSources(&cobra.Command{}, []string{spec}, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(dir, "native")
+	plantBinary(t, &nativeCache{root: root}, rel, script, true)
+	return root
+}
+
+// plantBinary writes script as the binary of the entry rel of c, with its
+// SHA-256 recorded as a build records it when record is set.
+func plantBinary(t *testing.T, c *nativeCache, rel, script string, record bool) string {
+	t.Helper()
+	entry := filepath.Join(c.root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(entry, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(entry, nativeBinName)
+	if err := os.WriteFile(bin, []byte(script), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if record {
+		sum := sha256.Sum256([]byte(script))
+		if err := c.record(rel, sum[:]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return bin
+}
+
+// TestCompilePlanted plants a binary at the predictable path of a spec's
+// cache entry, one that says every check holds (issue 34): check
+// --compile of that violated spec must not run it. Without a matching
+// SHA-256 recorded by a build, or with one for other content, the binary
+// is built again (by a stand-in go, whose binary reports the violation);
+// an entry, a cache directory or a binary that others can write or own,
+// and a binary that is not a regular file, are refused (exit 2), and
+// nothing runs.
+func TestCompilePlanted(t *testing.T) {
+	if runtime.GOOS == "windows" || runtime.GOOS == "plan9" {
+		t.Skip("no Unix owners and modes, or no shell scripts")
+	}
+	spec := "../../examples/classic/diehard.wrap" // violated: exit 1
+	planted := "#!/bin/sh\necho 'DieHard: every check holds'\nexit 0\n"
+	built := "#!/bin/sh\necho 'rebuilt: violated'\nexit 1\n"
+	tools := t.TempDir()
+	if err := os.WriteFile(filepath.Join(tools, "built"), []byte(built), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	goScript := "#!/bin/sh\nwhile [ $# -gt 0 ]; do\n\tif [ \"$1\" = -o ]; then cp " + filepath.Join(tools, "built") + " \"$2\"; fi\n\tshift\ndone\n"
+	if err := os.WriteFile(filepath.Join(tools, "go"), []byte(goScript), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", tools+string(os.PathListSeparator)+os.Getenv("PATH"))
+	rel, err := nativeEntry(nativeSources(&cobra.Command{}, []string{spec}, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const rebuild, refuse = "rebuilt: violated\n", ""
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, c *nativeCache, bin string) // after the binary is planted without a record
+		out   string                                         // stdout: the rebuilt binary's, or none
+		err   string                                         // in stderr
+	}{
+		{"no record", func(t *testing.T, c *nativeCache, bin string) {}, rebuild, "is not the binary built there"},
+		{"another binary's record", func(t *testing.T, c *nativeCache, bin string) {
+			sum := sha256.Sum256([]byte(built))
+			if err := c.record(rel, sum[:]); err != nil {
+				t.Fatal(err)
+			}
+		}, rebuild, "is not the binary built there"},
+		{"entry writable by others", func(t *testing.T, c *nativeCache, bin string) {
+			plantBinary(t, c, rel, planted, true)
+			if err := os.Chmod(filepath.Dir(bin), 0o777); err != nil {
+				t.Fatal(err)
+			}
+		}, refuse, ": writable by other users (drwxrwxrwx): refusing to run a binary from it"},
+		{"cache directory writable by group", func(t *testing.T, c *nativeCache, bin string) {
+			plantBinary(t, c, rel, planted, true)
+			if err := os.Chmod(filepath.Dir(c.root), 0o770); err != nil {
+				t.Fatal(err)
+			}
+		}, refuse, ": writable by other users (drwxrwx---)"},
+		{"binary writable by others", func(t *testing.T, c *nativeCache, bin string) {
+			plantBinary(t, c, rel, planted, true)
+			if err := os.Chmod(bin, 0o777); err != nil {
+				t.Fatal(err)
+			}
+		}, refuse, nativeBinName + ": writable by other users (-rwxrwxrwx)"},
+		{"binary a link", func(t *testing.T, c *nativeCache, bin string) {
+			other := filepath.Join(t.TempDir(), "planted")
+			if err := os.WriteFile(other, []byte(planted), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Remove(bin); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(other, bin); err != nil {
+				t.Fatal(err)
+			}
+		}, refuse, nativeBinName + ": not a regular file (L---------): remove it"},
+		{"entry of another user", func(t *testing.T, c *nativeCache, bin string) {
+			if os.Geteuid() != 0 {
+				t.Skip("needs root to give a directory to another user")
+			}
+			plantBinary(t, c, rel, planted, true)
+			if err := os.Lchown(filepath.Dir(bin), 4242, 4242); err != nil {
+				t.Fatal(err)
+			}
+		}, refuse, ": owned by uid 4242, not by this user (uid 0): refusing to run a binary from it"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "cache")
+			t.Setenv(cacheDirEnv, dir)
+			c := &nativeCache{root: filepath.Join(dir, "native")}
+			bin := plantBinary(t, c, rel, planted, false)
+			tt.setup(t, c, bin)
+			var out, errb bytes.Buffer
+			code := run([]string{"check", "--compile", spec}, &out, &errb)
+			if strings.Contains(out.String(), "every check holds") {
+				t.Fatalf("the planted binary ran: exit %d\n%s%s", code, out.String(), errb.String())
+			}
+			want := exitViolated
+			if tt.out == refuse {
+				want = exitUsage
+			}
+			if code != want || out.String() != tt.out || !strings.Contains(errb.String(), tt.err) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit %d, stdout %q, stderr with %q", code, out.String(), errb.String(), want, tt.out, tt.err)
+			}
+			if tt.out == rebuild {
+				// The rebuilt binary is recorded: the next run runs it.
+				var out, errb bytes.Buffer
+				if code := run([]string{"check", "--compile", spec}, &out, &errb); code != exitViolated || out.String() != rebuild || errb.Len() > 0 {
+					t.Errorf("again: exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+				}
+			}
+		})
+	}
+}
+
+// TestCompileTimeLeft checks that the compiled binary gets the time
+// --timeout leaves after the build (its last --timeout, before any --),
+// not the whole --timeout again.
+func TestCompileTimeLeft(t *testing.T) {
+	spec := "../../examples/classic/diehard.wrap"
+	plantScript(t, spec, "#!/bin/sh\necho \"$*\"\n")
+	var out, errb bytes.Buffer
+	code := run([]string{"check", "--compile", "--timeout", "1h", "--workers=1", "--", spec}, &out, &errb)
+	re := regexp.MustCompile(`^check --timeout 1h --workers=1 --timeout=(59m[0-9.]+s|1h0m0s) -- ` + regexp.QuoteMeta(spec) + "\n$")
+	if code != 0 || !re.MatchString(out.String()) || errb.Len() > 0 {
+		t.Errorf("exit %d, stdout %q, stderr %q; want stdout to match %s", code, out.String(), errb.String(), re)
 	}
 }

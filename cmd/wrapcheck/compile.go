@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -14,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	source "github.com/wrapcheck/wrapcheck"
@@ -44,10 +46,31 @@ const (
 type argvKey struct{}
 
 // runCompiled runs `check` in the binary built for the specs of args
-// (argv: the whole command line after the program name).
+// (argv: the whole command line after the program name). The build is
+// bounded by --timeout and ended by SIGINT and SIGTERM (exit 3, with the
+// reason); the binary gets the time --timeout leaves.
 func runCompiled(cmd *cobra.Command, argv, args []string, f checkFlags) error {
 	fail := func(err error) error {
 		return renderError(cmd, f.format, "", &exitError{code: exitUsage, err: fmt.Errorf("--compile: %w", err)})
+	}
+	if f.timeout < 0 {
+		return fail(fmt.Errorf("--timeout %s: must not be negative", f.timeout))
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var deadline time.Time
+	if f.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, f.timeout)
+		defer cancel()
+		deadline, _ = ctx.Deadline()
+	}
+	stopped := func() error {
+		reason := "interrupted"
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			reason = fmt.Sprintf("timeout (--timeout %v)", f.timeout)
+		}
+		return renderError(cmd, f.format, "", &exitError{code: exitIncomplete, err: fmt.Errorf("check --compile: stopped before the end, while building: %s", reason)})
 	}
 	goTool, err := exec.LookPath("go")
 	if err != nil {
@@ -65,17 +88,33 @@ func runCompiled(cmd *cobra.Command, argv, args []string, f checkFlags) error {
 		cmd.SetIn(bytes.NewReader(stdin))
 	}
 	srcs := nativeSources(cmd, paths, f.defines)
-	bin, release, err := nativeBinary(goTool, srcs, cmd.ErrOrStderr())
+	bin, release, err := nativeBinary(ctx, goTool, srcs, cmd.ErrOrStderr())
+	if ctx.Err() != nil {
+		if err == nil {
+			release()
+		}
+		return stopped()
+	}
 	if err != nil {
 		return fail(err)
 	}
 	defer release() // the binary is in use until the child ends
-	var childArgs []string
-	for _, a := range argv {
+	var childArgs, rest []string
+	for i, a := range argv {
+		if a == "--" {
+			rest = argv[i:]
+			break
+		}
 		if a != "--compile" && !strings.HasPrefix(a, "--compile=") {
 			childArgs = append(childArgs, a)
 		}
 	}
+	if !deadline.IsZero() {
+		// The time the build left, in place of --timeout's (the last value
+		// of a flag wins).
+		childArgs = append(childArgs, "--timeout="+max(time.Until(deadline), time.Millisecond).String())
+	}
+	childArgs = append(childArgs, rest...)
 	hash, _ := source.SourceHash()
 	c := exec.Command(bin, childArgs...)
 	c.Env = append(os.Environ(), nativeEnv+"="+hash)
@@ -88,7 +127,8 @@ func runCompiled(cmd *cobra.Command, argv, args []string, f checkFlags) error {
 	// An interrupt from the terminal reaches the child too (same process
 	// group); a SIGTERM sent to this process alone (a job runner's
 	// cancellation, `timeout`) is passed on to it. Either way the child
-	// reports what it found, and its exit code is passed on.
+	// reports what it found, and its exit code is passed on (this process
+	// still catches both, through ctx: it waits for the child).
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sig)
@@ -145,11 +185,13 @@ func nativeSources(cmd *cobra.Command, paths, defines []string) []*machine.Nativ
 }
 
 // nativeBinary returns the path of the binary holding srcs, building it
-// into the cache when it is not there yet, and a release function: until
-// it is called, no process removes the binary. It then trims the cache
-// (after a build, or once a day), and a failure there is only reported on
-// log: it never changes a check's outcome.
-func nativeBinary(goTool string, srcs []*machine.NativeSource, log io.Writer) (bin string, release func(), err error) {
+// into the cache when it is not there yet (or is not the binary a build
+// recorded: see cache.go), and a release function: until it is called, no
+// process removes the binary. It then trims the cache (after a build, or
+// once a day), and a failure there is only reported on log: it never
+// changes a check's outcome. The end of ctx ends the build (and the wait
+// for another process's) with ctx's error.
+func nativeBinary(ctx context.Context, goTool string, srcs []*machine.NativeSource, log io.Writer) (bin string, release func(), err error) {
 	rel, err := nativeEntry(srcs)
 	if err != nil {
 		return "", nil, err
@@ -162,9 +204,7 @@ func nativeBinary(goTool string, srcs []*machine.NativeSource, log io.Writer) (b
 	if err != nil {
 		return "", nil, fmt.Errorf("the cache of compiled binaries (%s moves it): %w", cacheDirEnv, err)
 	}
-	dir := filepath.Join(cache.root, filepath.FromSlash(rel))
-	bin = filepath.Join(dir, nativeBinName)
-	built, err := buildOnce(goTool, dir, srcs, bin, log)
+	built, err := cache.buildOnce(ctx, goTool, rel, srcs, log)
 	if err != nil {
 		lock.release()
 		return "", nil, err
@@ -172,7 +212,7 @@ func nativeBinary(goTool string, srcs []*machine.NativeSource, log io.Writer) (b
 	if err := cache.evictDue(built); err != nil {
 		fmt.Fprintf(log, "wrapcheck: --compile: cache clean-up (the check goes on): %s\n", escapeLines(err.Error()))
 	}
-	return bin, lock.release, nil
+	return filepath.Join(cache.root, filepath.FromSlash(rel), nativeBinName), lock.release, nil
 }
 
 // nativeEntry is the name of the cache entry of srcs: <the source hash of
@@ -195,34 +235,45 @@ func nativeEntry(srcs []*machine.NativeSource) (string, error) {
 	return hash + "/" + hex.EncodeToString(h.Sum(nil)[:12]), nil
 }
 
-// buildOnce builds bin when it does not exist, waiting for another
-// process that builds it, and reports whether it built it.
-func buildOnce(goTool, dir string, srcs []*machine.NativeSource, bin string, log io.Writer) (bool, error) {
-	if _, err := os.Stat(bin); err == nil {
-		return false, nil
+// buildOnce builds the binary of the entry rel unless it is there and
+// verified, waiting for another process that builds it, and reports
+// whether it built it. The caller holds the entry's lock.
+func (c *nativeCache) buildOnce(ctx context.Context, goTool, rel string, srcs []*machine.NativeSource, log io.Writer) (bool, error) {
+	dir := filepath.Join(c.root, filepath.FromSlash(rel))
+	bin := filepath.Join(dir, nativeBinName)
+	if ok, err := c.verify(rel); ok || err != nil {
+		return false, err
 	}
-	f, err := os.OpenFile(filepath.Join(dir, buildLockName), os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(filepath.Join(dir, buildLockName), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return false, err
 	}
 	defer f.Close()
-	if err := lockFile(f, true); err != nil {
+	if err := lockFileContext(ctx, f, true); err != nil {
 		return false, err
 	}
-	if _, err := os.Stat(bin); err == nil {
-		return false, nil // another process built it while this one waited
+	if ok, err := c.verify(rel); ok || err != nil {
+		return false, err // another process built it while this one waited
 	}
 	dead, _ := filepath.Glob(filepath.Join(dir, "build-*"))
 	for _, d := range dead {
 		os.RemoveAll(d) // a build that died: none runs while this one holds the lock
 	}
+	if _, err := os.Lstat(bin); err == nil {
+		fmt.Fprintf(log, "wrapcheck: --compile: %s is not the binary built there (its SHA-256 is not the one recorded): not run\n", bin)
+		if err := os.Remove(bin); err != nil {
+			return false, err
+		}
+	}
 	fmt.Fprintf(log, "wrapcheck: --compile: building %s (once for these specs)\n", bin)
-	return true, buildNative(goTool, dir, srcs, bin)
+	return true, buildNative(ctx, goTool, dir, srcs, bin, func(sum []byte) error { return c.record(rel, sum) })
 }
 
 // buildNative writes the embedded source and srcs into a temporary
-// directory under dir and builds the command from them into bin.
-func buildNative(goTool, dir string, srcs []*machine.NativeSource, bin string) error {
+// directory under dir and builds the command from them into bin, calling
+// record with the binary's SHA-256 before it moves it there. go build
+// runs in a process group of its own, which the end of ctx kills.
+func buildNative(ctx context.Context, goTool, dir string, srcs []*machine.NativeSource, bin string, record func(sum []byte) error) error {
 	tmp, err := os.MkdirTemp(dir, "build-")
 	if err != nil {
 		return err
@@ -243,17 +294,32 @@ func buildNative(goTool, dir string, srcs []*machine.NativeSource, bin string) e
 		return err
 	}
 	out := filepath.Join(tmp, "wrapcheck-native")
-	c := exec.Command(goTool, "build", "-tags", "wrapcheck_native", "-trimpath", "-o", out, "./cmd/wrapcheck")
+	c := exec.CommandContext(ctx, goTool, "build", "-tags", "wrapcheck_native", "-trimpath", "-o", out, "./cmd/wrapcheck")
 	c.Dir = src
 	c.Env = append(os.Environ(), "CGO_ENABLED=0", "GOWORK=off", "GOFLAGS=-mod=mod")
+	ownGroup(c)
+	c.WaitDelay = 2 * time.Second
 	var log bytes.Buffer
 	c.Stdout, c.Stderr = &log, &log
 	if err := c.Run(); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		msg := strings.TrimSpace(log.String())
 		if len(msg) > 2000 {
 			msg = msg[len(msg)-2000:]
 		}
 		return fmt.Errorf("go build failed (it needs the module cache or the Go proxy for the dependencies): %v\n%s", err, msg)
+	}
+	if err := os.Chmod(out, 0o700); err != nil {
+		return err
+	}
+	sum, err := fileSum(out)
+	if err != nil {
+		return err
+	}
+	if err := record(sum); err != nil {
+		return err
 	}
 	return os.Rename(out, bin)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"math/rand/v2"
@@ -105,7 +106,7 @@ func FuzzCompiledAgrees(f *testing.F) {
 		keys = append(keys, s.Key)
 	}
 	var log bytes.Buffer
-	seedBin, release, err := nativeBinary(goTool, srcs, &log)
+	seedBin, release, err := nativeBinary(context.Background(), goTool, srcs, &log)
 	if err != nil {
 		f.Fatalf("the seeds' binary: %v\n%s", err, log.String())
 	}
@@ -122,7 +123,7 @@ func FuzzCompiledAgrees(f *testing.F) {
 			bin = "" // no model: both report the same error, without a build
 		} else if !slices.Contains(keys, srcs[0].Key) {
 			var log bytes.Buffer
-			b, release, err := nativeBinary(goTool, srcs, &log)
+			b, release, err := nativeBinary(context.Background(), goTool, srcs, &log)
 			if err != nil {
 				t.Fatalf("check --compile cannot build the code of this spec: %v\n%s", err, log.String())
 			}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -124,7 +125,7 @@ func TestCompiledAgrees(t *testing.T) {
 	// The same set of specs finds that binary in the cache.
 	srcs := nativeSources(&cobra.Command{}, paths, nil)
 	var log bytes.Buffer
-	bin, release, err := nativeBinary(goTool, srcs, &log)
+	bin, release, err := nativeBinary(context.Background(), goTool, srcs, &log)
 	if err != nil || log.Len() > 0 {
 		t.Fatalf("the binary is not in the cache: %v %s", err, log.String())
 	}
@@ -235,7 +236,7 @@ func TestCompileNoToolchain(t *testing.T) {
 // `timeout` does: the compiled child must get it, stop, and its exit code
 // (3, stopped early) come back, instead of the child running on.
 func TestCompiledSignal(t *testing.T) {
-	_, gocache := needGoBuild(t)
+	goTool, gocache := needGoBuild(t)
 	bin, dir := buildBinary(t)
 	// An initial state of 10^9 choices: the search runs for minutes.
 	spec := writeSpec(t, dir, "long.wrap", "spec Long\nvar y: 0..999999999\ninit { choose i in 0..999999999 { y := i } }\naction a { skip }\n")
@@ -251,14 +252,18 @@ func TestCompiledSignal(t *testing.T) {
 		}
 		return c, &errb
 	}
-	// The first run builds the binary; once it runs (its line on
-	// standard error is the build's), stop it at the compiled binary's
-	// own --timeout by a second, shorter run below.
-	build := exec.Command(bin, "check", "--compile", "--timeout", "1s", spec)
-	build.Env = env
-	if out, err := build.CombinedOutput(); build.ProcessState.ExitCode() != exitIncomplete {
-		t.Fatalf("build run: %v\n%s", err, out)
+	// The compiled binary built first, here (the same entry: the same
+	// source and spec), so that the signal below reaches a running check,
+	// not the build (which --timeout and signals end: TestCompileBuildStops).
+	t.Setenv("GOCACHE", gocache)
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
+	t.Setenv(cacheDirEnv, "")
+	var log bytes.Buffer
+	_, release, err := nativeBinary(context.Background(), goTool, nativeSources(&cobra.Command{}, []string{spec}, nil), &log)
+	if err != nil {
+		t.Fatalf("build: %v\n%s", err, log.String())
 	}
+	release()
 	c, errb := start()
 	time.Sleep(2 * time.Second)
 	if err := c.Process.Signal(syscall.SIGTERM); err != nil {
