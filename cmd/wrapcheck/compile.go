@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 	source "github.com/wrapcheck/wrapcheck"
+	"github.com/wrapcheck/wrapcheck/internal/native"
 	"github.com/wrapcheck/wrapcheck/machine"
 )
 
@@ -27,8 +26,9 @@ import (
 // wrapcheck), into a binary of its own, kept in the user's cache
 // directory under the hash of that source and of the generated code; the
 // check then runs in that binary, with the same arguments but --compile,
-// and its output and exit code are passed through (cache.go keeps the
-// cache bounded, and safe for processes that share it). The search is
+// and its output and exit code are passed through (package
+// internal/native builds the binary and keeps the cache bounded, safe for
+// processes that share it, and private to the user). The search is
 // the same one: only the units the generator supports
 // (machine/nativegen.go) run generated code instead of closures.
 
@@ -186,142 +186,33 @@ func nativeSources(cmd *cobra.Command, paths, defines []string) []*machine.Nativ
 
 // nativeBinary returns the path of the binary holding srcs, building it
 // into the cache when it is not there yet (or is not the binary a build
-// recorded: see cache.go), and a release function: until it is called, no
-// process removes the binary. It then trims the cache (after a build, or
-// once a day), and a failure there is only reported on log: it never
-// changes a check's outcome. The end of ctx ends the build (and the wait
+// recorded: see package internal/native), and a release function: until
+// it is called, no process removes the binary. It then trims the cache
+// (after a build, or once a day), and a failure there is only reported
+// on log: it never changes a check's outcome. The end of ctx ends the build (and the wait
 // for another process's) with ctx's error.
 func nativeBinary(ctx context.Context, goTool string, srcs []*machine.NativeSource, log io.Writer) (bin string, release func(), err error) {
-	rel, err := nativeEntry(srcs)
+	rel, err := native.EntryName(srcs)
 	if err != nil {
 		return "", nil, err
 	}
-	cache, err := openNativeCache()
+	cache, err := native.Open()
 	if err != nil {
 		return "", nil, err
 	}
-	lock, err := cache.acquire(rel)
+	lock, err := cache.Acquire(rel)
 	if err != nil {
-		return "", nil, fmt.Errorf("the cache of compiled binaries (%s moves it): %w", cacheDirEnv, err)
+		return "", nil, fmt.Errorf("the cache of compiled binaries (%s moves it): %w", native.DirEnv, err)
 	}
-	built, err := cache.buildOnce(ctx, goTool, rel, srcs, log)
+	built, err := cache.BuildOnce(ctx, goTool, rel, srcs, log)
 	if err != nil {
-		lock.release()
+		lock.Release()
 		return "", nil, err
 	}
-	if err := cache.evictDue(built); err != nil {
+	if err := cache.EvictDue(built); err != nil {
 		fmt.Fprintf(log, "wrapcheck: --compile: cache clean-up (the check goes on): %s\n", escapeLines(err.Error()))
 	}
-	return filepath.Join(cache.root, filepath.FromSlash(rel), nativeBinName), lock.release, nil
-}
-
-// nativeEntry is the name of the cache entry of srcs: <the source hash of
-// this binary>/<a hash of the keys of srcs' code>.
-func nativeEntry(srcs []*machine.NativeSource) (string, error) {
-	hash, err := source.SourceHash()
-	if err != nil {
-		return "", err
-	}
-	h := sha256.New()
-	var keys []string
-	for _, s := range srcs {
-		keys = append(keys, s.Key)
-	}
-	slices.Sort(keys)
-	keys = slices.Compact(keys)
-	for _, k := range keys {
-		h.Write([]byte(k + "\n"))
-	}
-	return hash + "/" + hex.EncodeToString(h.Sum(nil)[:12]), nil
-}
-
-// buildOnce builds the binary of the entry rel unless it is there and
-// verified, waiting for another process that builds it, and reports
-// whether it built it. The caller holds the entry's lock.
-func (c *nativeCache) buildOnce(ctx context.Context, goTool, rel string, srcs []*machine.NativeSource, log io.Writer) (bool, error) {
-	dir := filepath.Join(c.root, filepath.FromSlash(rel))
-	bin := filepath.Join(dir, nativeBinName)
-	if ok, err := c.verify(rel); ok || err != nil {
-		return false, err
-	}
-	f, err := os.OpenFile(filepath.Join(dir, buildLockName), os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	if err := lockFileContext(ctx, f, true); err != nil {
-		return false, err
-	}
-	if ok, err := c.verify(rel); ok || err != nil {
-		return false, err // another process built it while this one waited
-	}
-	dead, _ := filepath.Glob(filepath.Join(dir, "build-*"))
-	for _, d := range dead {
-		os.RemoveAll(d) // a build that died: none runs while this one holds the lock
-	}
-	if _, err := os.Lstat(bin); err == nil {
-		fmt.Fprintf(log, "wrapcheck: --compile: %s is not the binary built there (its SHA-256 is not the one recorded): not run\n", bin)
-		if err := os.Remove(bin); err != nil {
-			return false, err
-		}
-	}
-	fmt.Fprintf(log, "wrapcheck: --compile: building %s (once for these specs)\n", bin)
-	return true, buildNative(ctx, goTool, dir, srcs, bin, func(sum []byte) error { return c.record(rel, sum) })
-}
-
-// buildNative writes the embedded source and srcs into a temporary
-// directory under dir and builds the command from them into bin, calling
-// record with the binary's SHA-256 before it moves it there. go build
-// runs in a process group of its own, which the end of ctx kills.
-func buildNative(ctx context.Context, goTool, dir string, srcs []*machine.NativeSource, bin string, record func(sum []byte) error) error {
-	tmp, err := os.MkdirTemp(dir, "build-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	src := filepath.Join(tmp, "src")
-	if err := source.WriteSource(src); err != nil {
-		return err
-	}
-	var keys []string
-	for _, s := range srcs {
-		keys = append(keys, s.Key)
-		if err := os.WriteFile(filepath.Join(src, "machine", "zz_native_"+s.Key+".go"), s.Code, 0o644); err != nil {
-			return err
-		}
-	}
-	if err := os.WriteFile(filepath.Join(src, "machine", "zz_native_table.go"), machine.NativeTable(keys), 0o644); err != nil {
-		return err
-	}
-	out := filepath.Join(tmp, "wrapcheck-native")
-	c := exec.CommandContext(ctx, goTool, "build", "-tags", "wrapcheck_native", "-trimpath", "-o", out, "./cmd/wrapcheck")
-	c.Dir = src
-	c.Env = append(os.Environ(), "CGO_ENABLED=0", "GOWORK=off", "GOFLAGS=-mod=mod")
-	ownGroup(c)
-	c.WaitDelay = 2 * time.Second
-	var log bytes.Buffer
-	c.Stdout, c.Stderr = &log, &log
-	if err := c.Run(); err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		msg := strings.TrimSpace(log.String())
-		if len(msg) > 2000 {
-			msg = msg[len(msg)-2000:]
-		}
-		return fmt.Errorf("go build failed (it needs the module cache or the Go proxy for the dependencies): %v\n%s", err, msg)
-	}
-	if err := os.Chmod(out, 0o700); err != nil {
-		return err
-	}
-	sum, err := fileSum(out)
-	if err != nil {
-		return err
-	}
-	if err := record(sum); err != nil {
-		return err
-	}
-	return os.Rename(out, bin)
+	return filepath.Join(cache.Root, filepath.FromSlash(rel), native.BinName), lock.Release, nil
 }
 
 // printNativeStats reports, when nativeStatsEnv is set, how many units of

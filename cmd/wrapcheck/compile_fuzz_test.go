@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/cobra"
 	"github.com/wrapcheck/wrapcheck/internal/gen"
+	"github.com/wrapcheck/wrapcheck/internal/native"
 )
 
 // divisionSeeds divide by zero, by constants and by variables that can be
@@ -77,7 +78,7 @@ func FuzzCompiledAgrees(f *testing.F) {
 	}
 	dir := f.TempDir()
 	f.Setenv("GOCACHE", gocache)
-	f.Setenv(cacheDirEnv, filepath.Join(dir, "cache"))
+	f.Setenv(native.DirEnv, filepath.Join(dir, "cache"))
 	// Each input in a file named by its content: the generated code names
 	// the file in its error sites, so a seed's code in the fuzz function is
 	// the code built into the seeds' binary.

@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/cobra"
 	"github.com/wrapcheck/wrapcheck/internal/gen"
+	"github.com/wrapcheck/wrapcheck/internal/native"
 )
 
 // fallbackSpecs use forms the generator does not support (exact integers,
@@ -101,7 +102,7 @@ func TestCompiledAgrees(t *testing.T) {
 	// one makes the build take minutes instead of seconds.
 	t.Setenv("GOCACHE", gocache)
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
-	t.Setenv(cacheDirEnv, "")
+	t.Setenv(native.DirEnv, "")
 	norm := func(s string) string { return secondsRE.ReplaceAllString(s, "${1}T") }
 	all := append([]string{"check", "--workers", "1", "--format", "json"}, paths...)
 	var out, errb, cout, cerr bytes.Buffer
@@ -240,7 +241,7 @@ func TestCompiledSignal(t *testing.T) {
 	bin, dir := buildBinary(t)
 	// An initial state of 10^9 choices: the search runs for minutes.
 	spec := writeSpec(t, dir, "long.wrap", "spec Long\nvar y: 0..999999999\ninit { choose i in 0..999999999 { y := i } }\naction a { skip }\n")
-	env := append(os.Environ(), "GOCACHE="+gocache, "XDG_CACHE_HOME="+filepath.Join(dir, "cache"), cacheDirEnv+"=")
+	env := append(os.Environ(), "GOCACHE="+gocache, "XDG_CACHE_HOME="+filepath.Join(dir, "cache"), native.DirEnv+"=")
 	start := func() (*exec.Cmd, *bytes.Buffer) {
 		c := exec.Command(bin, "check", "--compile", "--progress", "off", spec)
 		c.Env = env
@@ -257,7 +258,7 @@ func TestCompiledSignal(t *testing.T) {
 	// not the build (which --timeout and signals end: TestCompileBuildStops).
 	t.Setenv("GOCACHE", gocache)
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
-	t.Setenv(cacheDirEnv, "")
+	t.Setenv(native.DirEnv, "")
 	var log bytes.Buffer
 	_, release, err := nativeBinary(context.Background(), goTool, nativeSources(&cobra.Command{}, []string{spec}, nil), &log)
 	if err != nil {

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/wrapcheck/wrapcheck/internal/native"
 )
 
 // TestCompileBuildStops runs the built binary's check --compile with a
@@ -48,7 +50,7 @@ func TestCompileBuildStops(t *testing.T) {
 				t.Fatal(err)
 			}
 			c := exec.Command(bin, append(append([]string{"check", "--compile"}, tt.args...), spec)...)
-			c.Env = append(os.Environ(), "PATH="+tools+string(os.PathListSeparator)+os.Getenv("PATH"), cacheDirEnv+"="+t.TempDir())
+			c.Env = append(os.Environ(), "PATH="+tools+string(os.PathListSeparator)+os.Getenv("PATH"), native.DirEnv+"="+t.TempDir())
 			var errb bytes.Buffer
 			c.Stdout, c.Stderr = &errb, &errb
 			c.WaitDelay = 5 * time.Second // a build left running keeps the pipes open
