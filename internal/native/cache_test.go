@@ -355,3 +355,88 @@ done
 		t.Errorf("left: %s", rest)
 	}
 }
+
+// TestVerify checks which binaries Verify lets run: only a regular file
+// whose SHA-256 is the recorded one, in a cache private to the user; a
+// binary without a matching record is to be built again (false, no
+// error), and one that others could have put there is refused (an
+// error). Remove takes the record with the entry.
+func TestVerify(t *testing.T) {
+	if runtime.GOOS == "windows" || runtime.GOOS == "plan9" {
+		t.Skip("no Unix owners and modes")
+	}
+	const rel = "h/k"
+	content := []byte("#!/bin/sh\nexit 0\n")
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, c *Cache, bin string)
+		ok    bool
+		err   string // in the error ("": none)
+	}{
+		{"recorded", func(t *testing.T, c *Cache, bin string) {}, true, ""},
+		{"no binary", func(t *testing.T, c *Cache, bin string) { os.Remove(bin) }, false, ""},
+		{"no record", func(t *testing.T, c *Cache, bin string) { os.Remove(c.sumPath(rel)) }, false, ""},
+		{"changed", func(t *testing.T, c *Cache, bin string) { os.WriteFile(bin, []byte("#!/bin/sh\necho holds\n"), 0o700) }, false, ""},
+		{"entry writable by group", func(t *testing.T, c *Cache, bin string) { os.Chmod(filepath.Dir(bin), 0o770) }, false, "writable by other users (drwxrwx---)"},
+		{"root writable by others", func(t *testing.T, c *Cache, bin string) { os.Chmod(c.Root, 0o702) }, false, "writable by other users"},
+		{"records writable by others", func(t *testing.T, c *Cache, bin string) { os.Chmod(filepath.Join(c.Root, sumsDir), 0o733) }, false, "writable by other users"},
+		{"binary writable by group", func(t *testing.T, c *Cache, bin string) { os.Chmod(bin, 0o720) }, false, "writable by other users (-rwx-w----)"},
+		{"binary a directory", func(t *testing.T, c *Cache, bin string) {
+			os.Remove(bin)
+			os.Mkdir(bin, 0o700)
+		}, false, "not a regular file"},
+		{"entry a link", func(t *testing.T, c *Cache, bin string) {
+			other := t.TempDir()
+			os.Rename(filepath.Dir(bin), filepath.Join(other, "k"))
+			os.Symlink(filepath.Join(other, "k"), filepath.Dir(bin))
+		}, false, "a symbolic link inside the cache"},
+		{"binary of another user", func(t *testing.T, c *Cache, bin string) {
+			if os.Geteuid() != 0 {
+				t.Skip("needs root to give a file to another user")
+			}
+			os.Lchown(bin, 4242, 4242)
+		}, false, "owned by uid 4242"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := &Cache{Root: filepath.Join(t.TempDir(), "native")}
+			l, err := c.Acquire(rel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Release()
+			bin := filepath.Join(c.Root, rel, BinName)
+			if err := os.WriteFile(bin, content, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			sum, err := fileSum(bin)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Record(rel, sum); err != nil {
+				t.Fatal(err)
+			}
+			tt.setup(t, c, bin)
+			ok, err := c.Verify(rel)
+			if ok != tt.ok || (err == nil) != (tt.err == "") || err != nil && !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("Verify: %v, %v; want %v, an error with %q", ok, err, tt.ok, tt.err)
+			}
+		})
+	}
+	// Remove takes the record with the entry.
+	c := &Cache{Root: filepath.Join(t.TempDir(), "native")}
+	l, err := c.Acquire(rel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Release()
+	if err := c.Record(rel, []byte{1}); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := c.Remove(rel); !ok || err != nil {
+		t.Fatalf("Remove: %v, %v", ok, err)
+	}
+	if _, err := os.Stat(c.sumPath(rel)); err == nil {
+		t.Errorf("the record of a removed entry is left")
+	}
+}
