@@ -35,7 +35,9 @@ by default the user's cache directory's wrapcheck/native (~/.cache/wrapcheck/nat
 on Linux, ~/Library/Caches/wrapcheck/native on macOS). A run that builds a
 binary, and otherwise one a day, removes the binaries not used for 30 days, then
 the least recently used while the cache holds more than 1 GiB. A binary that a
-process runs, or builds, is never removed.`,
+process runs, or builds, is never removed. A binary runs only when its SHA-256
+is the one its build recorded (any other is built again), and a cache
+directory, entry or binary that another user owns or can write is refused.`,
 		Args: cobra.NoArgs,
 	}
 	cmd.AddCommand(newCacheListCmd(), newCacheCleanCmd())
