@@ -70,7 +70,7 @@ func runCompiled(cmd *cobra.Command, argv, args []string, f checkFlags) error {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			reason = fmt.Sprintf("timeout (--timeout %v)", f.timeout)
 		}
-		return renderError(cmd, f.format, "", &exitError{code: exitIncomplete, err: fmt.Errorf("check --compile: stopped before the end, while building: %s", reason)})
+		return renderError(cmd, f.format, "", &exitError{code: exitIncomplete, err: fmt.Errorf("check --compile: stopped before the end, while loading and building: %s", reason)})
 	}
 	goTool, err := exec.LookPath("go")
 	if err != nil {
@@ -87,7 +87,17 @@ func runCompiled(cmd *cobra.Command, argv, args []string, f checkFlags) error {
 		}
 		cmd.SetIn(bytes.NewReader(stdin))
 	}
-	srcs := nativeSources(cmd, paths, f.defines)
+	// Loading the specs and generating their code end at the deadline or
+	// a signal too: loading that does not end (a FIFO for a spec) is left
+	// behind, as limited leaves work that does not look at its context.
+	srcsc := make(chan []*machine.NativeSource, 1)
+	go func() { srcsc <- nativeSources(cmd, paths, f.defines) }()
+	var srcs []*machine.NativeSource
+	select {
+	case srcs = <-srcsc:
+	case <-ctx.Done():
+		return stopped()
+	}
 	bin, release, err := nativeBinary(ctx, goTool, srcs, cmd.ErrOrStderr())
 	if ctx.Err() != nil {
 		if err == nil {
