@@ -5,10 +5,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"flag"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -44,15 +46,19 @@ invariant Z: a < 5 or a % 0 == 0
 }
 
 // FuzzCompiledAgrees checks that check --compile gives the interpreter's
-// outcome on any spec: the exit code and the whole JSON report (verdict,
-// violation kind and trace, counts) and standard error, but the timings.
-// A spec the generated code cannot build for is a failure (the
-// interpreter has no build to fail). Its seeds are the literal divisions
-// by zero of issue 34 (testdata/compile), divisionSeeds and random specs
-// of internal/gen; they are built into one binary, so the plain go test
-// run costs one go build. Under -fuzz each new input costs a go build of
-// its own (seconds with a warm go build cache): the target explores
-// slowly, but every input it tries is compared through a built binary.
+// outcome on any spec, with 1 to 3 workers and a bound on the states:
+// the exit code and the whole JSON report (verdict, violation kind and
+// trace, counts) and standard error, but the timings. A spec the
+// generated code cannot build for is a failure (the interpreter has no
+// build to fail). Its seeds are the literal divisions by zero of issue 34
+// (testdata/compile), divisionSeeds and random specs of internal/gen; they
+// are built into one binary, so the plain go test run costs one go build
+// (and one more for each stored input of another spec). Under -fuzz a
+// spec that is not a seed would need a go build of its own, longer than
+// the 10 s the fuzzing engine gives an input: it is skipped there (the
+// engine still explores the workers and bounds on the seeds), and
+// machine's FuzzGenerateNative type-checks the code of every mutated
+// spec instead.
 func FuzzCompiledAgrees(f *testing.F) {
 	goTool, gocache := needGoBuild(f)
 	var seeds [][]byte
@@ -94,7 +100,7 @@ func FuzzCompiledAgrees(f *testing.F) {
 	// One binary for every seed.
 	var paths []string
 	for _, src := range seeds {
-		f.Add(src)
+		f.Add(src, uint8(0), uint16(4000))
 		p, err := write(src)
 		if err != nil {
 			f.Fatal(err)
@@ -113,7 +119,11 @@ func FuzzCompiledAgrees(f *testing.F) {
 	}
 	defer release()
 	norm := func(s string) string { return secondsRE.ReplaceAllString(s, "${1}T") }
-	f.Fuzz(func(t *testing.T, src []byte) {
+	fuzzing := false
+	if fl := flag.Lookup("test.fuzzworker"); fl != nil {
+		fuzzing = fl.Value.String() == "true"
+	}
+	f.Fuzz(func(t *testing.T, src []byte, workers uint8, maxStates uint16) {
 		path, err := write(src)
 		if err != nil {
 			t.Fatal(err)
@@ -123,6 +133,9 @@ func FuzzCompiledAgrees(f *testing.F) {
 		if len(srcs) == 0 {
 			bin = "" // no model: both report the same error, without a build
 		} else if !slices.Contains(keys, srcs[0].Key) {
+			if fuzzing {
+				t.Skip("a go build of its own takes longer than the fuzzing engine allows an input")
+			}
 			var log bytes.Buffer
 			b, release, err := nativeBinary(context.Background(), goTool, srcs, &log)
 			if err != nil {
@@ -132,7 +145,7 @@ func FuzzCompiledAgrees(f *testing.F) {
 			bin = b
 		}
 		// Bounded: the interpreter and the binary stop at the same state.
-		args := []string{"check", "--workers", "1", "--format", "json", "--max-states", "4000", "--progress", "off", path}
+		args := []string{"check", "--workers", strconv.Itoa(1 + int(workers)%3), "--format", "json", "--max-states", strconv.Itoa(1 + int(maxStates)%4000), "--progress", "off", path}
 		var out, errb bytes.Buffer
 		code := run(args, &out, &errb)
 		if bin == "" {
