@@ -20,7 +20,7 @@ const module = "github.com/wrapcheck/wrapcheck"
 // default build links no cloud SDK, for start-up; cmd/wrapcheck's
 // TestNoHeavyModules checks it.)
 var allowed = map[string][]string{
-	"cmd/wrapcheck":     {"", "cluster", "web/engine", "diff", "explain", "lsp", "mcp", "replay", "simulate", "verify", "report", "ltl", "reduce", "checker", "machine", "spec", "spec/syntax", "github.com/spf13/cobra"},
+	"cmd/wrapcheck":     {"", "internal/native", "cluster", "web/engine", "diff", "explain", "lsp", "mcp", "replay", "simulate", "verify", "report", "ltl", "reduce", "checker", "machine", "spec", "spec/syntax", "github.com/spf13/cobra"},
 	"lsp":               {"verify", "report", "checker", "machine", "spec", "spec/syntax"},
 	"mcp":               {"docs", "examples", "explain", "replay", "verify", "report", "ltl", "checker", "machine", "spec", "spec/syntax", "github.com/modelcontextprotocol/go-sdk"},
 	"replay":            {"report", "checker", "machine", "spec", "spec/syntax"},
@@ -40,6 +40,7 @@ var allowed = map[string][]string{
 	"internal/oracle":   {"spec", "spec/syntax"}, // its tests alone may import machine, checker and verify, to compare
 	"internal/gen":      {"spec", "spec/syntax"}, // random specs as source text, IR models and syntax trees; imported only by tests
 	"internal/depcheck": {},
+	"internal/native":   {"", "machine", "spec", "spec/syntax"},
 	"":                  {}, // package wrapcheck: the embedded source for check --compile (cmd/wrapcheck, "" above)
 	"docs":              {},
 	"editors":           {},
