@@ -55,18 +55,29 @@ type Follower struct {
 	r *replayer
 }
 
-// NewFollower returns a Follower of prog; each run keeps at most
-// maxHistory step records (12 bytes each) for its traces, past which the
-// states it reached become the start of its history ([MaxHistory] when
-// maxHistory is 0 or less).
-func NewFollower(prog *machine.Program, maxHistory int) (*Follower, error) {
+// FollowOptions bounds the memory of each run a [Follower] follows. Its
+// zero value is the bounds of a replay.
+type FollowOptions struct {
+	// MaxHistory is the most step records (12 bytes each) a run keeps for
+	// its traces, past which the states it reached become the start of
+	// its history; 0: [MaxHistory].
+	MaxHistory int
+	// MaxStates is the most spec states a run may be consistent with: a
+	// step that would leave it consistent with more is refused
+	// ([Result.Ambiguous]); 0: no limit.
+	MaxStates int
+}
+
+// NewFollower returns a Follower of prog.
+func NewFollower(prog *machine.Program, opts FollowOptions) (*Follower, error) {
 	r, err := newReplayer(prog)
 	if err != nil {
 		return nil, err
 	}
-	if maxHistory > 0 {
-		r.maxRecords = maxHistory
+	if opts.MaxHistory > 0 {
+		r.maxRecords = opts.MaxHistory
 	}
+	r.maxStates = opts.MaxStates
 	return &Follower{r: r}, nil
 }
 

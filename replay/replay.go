@@ -475,6 +475,9 @@ type replayer struct {
 	invs []*machine.Pred
 	// maxRecords bounds the history of a run (see [MaxHistory]).
 	maxRecords int
+	// maxStates, when positive, bounds the states consistent with a run
+	// ([FollowOptions.MaxStates]).
+	maxStates int
 }
 
 // MaxHistory is the most step records (12 bytes each, one per spec state
@@ -605,6 +608,10 @@ type Result struct {
 	// is that step, not an initial state); 0: the trace starts at the
 	// initial state.
 	TraceFrom int
+	// Ambiguous, for a [Follower] with a bound on the states of a run, is
+	// the number of states the refused step would have left the run
+	// consistent with, more than the bound (0: not refused for that).
+	Ambiguous int
 	// States and Transitions count the spec states followed and the
 	// successors generated.
 	States, Transitions int64
@@ -793,6 +800,10 @@ func (rs *runState) advance(w Line) *Result {
 		}
 		rs.recs = rs.recs[:kept]
 		return &Result{Steps: rs.steps, Diverged: d}
+	}
+	if r.maxStates > 0 && len(succ) > r.maxStates {
+		rs.recs = rs.recs[:kept]
+		return &Result{Steps: rs.steps, Ambiguous: len(succ)}
 	}
 	for _, c := range succ {
 		if v := rs.checkInvariants(c); v != nil {
