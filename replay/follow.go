@@ -138,15 +138,16 @@ func (t *Trail) Allowed() []string {
 }
 
 // Stuck reports whether no action can take the run on from any state
-// consistent with it; terminal then reports whether every such state
+// consistent with it (an action that fails there counts as one: taking
+// it is refused as a violation); terminal then reports whether every such state
 // satisfies the spec's terminal predicate (false: the run is in a
 // deadlock of the spec).
 func (t *Trail) Stuck() (stuck, terminal bool) {
 	r := t.f.r
 	for _, c := range t.rs.cur {
 		some := false
-		_ = r.mach.Successors(c.state, func(int, int, machine.State) { some = true })
-		if some {
+		err := r.mach.Successors(c.state, func(int, int, machine.State) { some = true })
+		if some || err != nil { // an action that fails is a step, refused when taken
 			return false, false
 		}
 	}
