@@ -22,6 +22,9 @@ const (
 	// DefaultMaxHistory is the most step records (12 bytes each) a run
 	// keeps for its traces: 64Ki, 768 KiB a run.
 	DefaultMaxHistory = 1 << 16
+	// DefaultMaxEnded is the most ended runs whose last answer is kept,
+	// for a client that retries the step that ended its run.
+	DefaultMaxEnded = 4096
 	// DefaultMaxStates is the most spec states a run may be consistent
 	// with (a run whose events leave nondeterminism open follows each).
 	DefaultMaxStates = 64
@@ -45,6 +48,9 @@ type Options struct {
 	// step that would leave the run consistent with more is blocked (give
 	// the event's state or answers to pin it down). 0: DefaultMaxStates.
 	MaxStates int
+	// MaxEnded is the most ended runs whose last allowed step is kept, to
+	// answer a retry of it again; 0: DefaultMaxEnded.
+	MaxEnded int
 	// Journal, when not empty, is the path of the journal file: every
 	// decision that changes a run is appended and synced before it is
 	// answered, and the runs it records are restored by [New].
@@ -119,7 +125,11 @@ type Guard struct {
 	f    *replay.Follower
 	dec  *replay.Decoder
 	runs map[string]*run
-	j    *journal
+	// ended keeps the last allowed step of the runs that ended, oldest
+	// first in endedOrder, at most MaxEnded of them.
+	ended      map[string]*run
+	endedOrder []string
+	j          *journal
 	// closed is set by Close: every decision after it is a block.
 	closed bool
 }
@@ -144,11 +154,14 @@ func New(prog *machine.Program, opts Options) (*Guard, error) {
 	if opts.MaxStates <= 0 {
 		opts.MaxStates = DefaultMaxStates
 	}
+	if opts.MaxEnded <= 0 {
+		opts.MaxEnded = DefaultMaxEnded
+	}
 	f, err := replay.NewFollower(prog, replay.FollowOptions{MaxHistory: opts.MaxHistory, MaxStates: opts.MaxStates})
 	if err != nil {
 		return nil, err
 	}
-	g := &Guard{m: prog.Model, opts: opts, f: f, dec: replay.NewDecoder(prog.Model), runs: map[string]*run{}}
+	g := &Guard{m: prog.Model, opts: opts, f: f, dec: replay.NewDecoder(prog.Model), runs: map[string]*run{}, ended: map[string]*run{}}
 	if opts.Journal != "" {
 		j, err := openJournal(opts.Journal, prog.Model.Name, opts.SpecDigest, g.restore)
 		if err != nil {
@@ -301,8 +314,9 @@ func (g *Guard) open(req Request) (*Decision, []byte, []byte) {
 		}
 	}
 	g.runs[req.Run] = &run{trail: t}
+	delete(g.ended, req.Run) // its id is in endedOrder until dropped: harmless
 	d := &Decision{Run: req.Run, ID: req.ID, Decision: "allow", Allowed: t.Allowed()}
-	g.ended(d, t)
+	g.end(d, t)
 	if d.Ended != "" {
 		delete(g.runs, req.Run)
 	}
@@ -312,6 +326,9 @@ func (g *Guard) open(req Request) (*Decision, []byte, []byte) {
 func (g *Guard) step(req Request) (*Decision, []byte, []byte) {
 	r, ok := g.runs[req.Run]
 	if !ok {
+		if e, ok := g.ended[req.Run]; ok && req.ID != "" && req.ID == e.lastID {
+			return nil, e.last, nil
+		}
 		return block(req, "invalid", "no open run "+quote(req.Run)+" (open it first; a run that ended or was closed is gone)"), nil, nil
 	}
 	if req.ID != "" && req.ID == r.lastID {
@@ -328,19 +345,37 @@ func (g *Guard) step(req Request) (*Decision, []byte, []byte) {
 		return g.blocked(req, r.trail, res), nil, nil
 	}
 	d := &Decision{Run: req.Run, ID: req.ID, Decision: "allow", Step: r.trail.Steps()}
-	g.ended(d, r.trail)
-	if d.Ended != "" {
-		delete(g.runs, req.Run)
-	} else {
+	g.end(d, r.trail)
+	if d.Ended == "" {
 		d.Allowed = r.trail.Allowed()
 	}
 	line := encode(d)
 	r.lastID, r.last = req.ID, line
+	if d.Ended != "" {
+		delete(g.runs, req.Run)
+		g.keepEnded(req.Run, r)
+	}
 	return d, line, record(req)
 }
 
-// ended sets d.Terminal and d.Ended for the run t after an allowed step.
-func (g *Guard) ended(d *Decision, t *replay.Trail) {
+// keepEnded keeps the last answer of the run id, which ended, dropping
+// the oldest kept past MaxEnded.
+func (g *Guard) keepEnded(id string, r *run) {
+	if r.lastID == "" {
+		return
+	}
+	if _, ok := g.ended[id]; !ok {
+		g.endedOrder = append(g.endedOrder, id)
+	}
+	g.ended[id] = &run{lastID: r.lastID, last: r.last}
+	for len(g.endedOrder) > g.opts.MaxEnded {
+		delete(g.ended, g.endedOrder[0])
+		g.endedOrder = g.endedOrder[1:]
+	}
+}
+
+// end sets d.Terminal and d.Ended for the run t after an allowed step.
+func (g *Guard) end(d *Decision, t *replay.Trail) {
 	stuck, terminal := t.Stuck()
 	if !stuck {
 		return
