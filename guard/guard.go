@@ -490,6 +490,9 @@ func decodeRequest(line []byte, req *Request) error {
 	if len(line) > MaxRequestBytes {
 		return fmt.Errorf("request longer than %d bytes", MaxRequestBytes)
 	}
+	if err := replay.CheckDuplicateKeys(line); err != nil {
+		return fmt.Errorf("request: %v", err)
+	}
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(req); err != nil {

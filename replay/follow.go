@@ -175,3 +175,8 @@ func (t *Trail) Key() string {
 	}
 	return string(out)
 }
+
+// CheckDuplicateKeys reports an object of the JSON text with a key given
+// twice (encoding/json would keep the last one silently), as a run line's
+// check does; text that is not JSON passes.
+func CheckDuplicateKeys(text []byte) error { return checkDuplicateKeys(text) }

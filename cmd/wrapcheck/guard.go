@@ -1,0 +1,232 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/guard"
+	"github.com/wrapcheck/wrapcheck/internal/loopback"
+	"github.com/wrapcheck/wrapcheck/machine"
+	"github.com/wrapcheck/wrapcheck/report"
+	"github.com/wrapcheck/wrapcheck/verify"
+)
+
+// guardFlags are the flags of `wrapcheck guard`.
+type guardFlags struct {
+	defines       []string
+	listen        string
+	journal       string
+	tokenFile     string
+	allowViolated bool
+	maxRuns       int
+	maxHistory    int
+	maxStates     int
+}
+
+func newGuardCmd() *cobra.Command {
+	var f guardFlags
+	cmd := &cobra.Command{
+		Use:   "guard SPEC",
+		Short: "decide each step of live runs against the spec before it is taken",
+		Long: `guard holds the state of every open run of the spec and decides each step a
+wrapper proposes before the step is taken: allow, or block with the reason
+and the run's trace (see docs/guard.md). A step is an event in the shape of a
+line of a run file of replay: {"action": "proc.act", "asked": {...},
+"state": {...}}. Whatever guard cannot map is blocked (fail-closed).
+
+It first checks the spec as check does, and refuses a spec whose checks fail
+unless --allow-violated; a reachable state that is not terminal and has no
+enabled action is reported as a warning either way.
+
+Without --listen, requests are read from standard input, one JSON object a
+line, and each decision is written to standard output as one line. With
+--listen 127.0.0.1:PORT (a loopback address) or --listen unix:PATH, guard
+serves HTTP: POST /v1/decide with the token of this launch in the
+X-Wrapcheck-Token header, and GET /healthz. The token is written to
+--token-file (mode 0600), else printed on standard error.
+
+--journal FILE makes decisions durable: each decision that changes a run is
+appended and synced before it is answered, and a guard started again on the
+same journal resumes every open run.
+
+Exit codes: 0 served until the input ended or SIGINT/SIGTERM, 1 the spec's
+checks fail (without --allow-violated), 2 the spec, the journal or the
+command line is wrong.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runGuard(cmd, args[0], f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringArrayVarP(&f.defines, "define", "D", nil, "override a constant: -D NAME=VALUE (repeatable)")
+	fl.StringVar(&f.listen, "listen", "", "serve HTTP on a loopback address (127.0.0.1:PORT) or a Unix socket (unix:PATH) instead of standard input and output")
+	fl.StringVar(&f.journal, "journal", "", "append decisions to this file, synced before each answer, and resume its runs at start")
+	fl.StringVar(&f.tokenFile, "token-file", "", "with --listen: write the token to this file (mode 0600) instead of standard error")
+	fl.BoolVar(&f.allowViolated, "allow-violated", false, "serve a spec whose checks fail")
+	fl.IntVar(&f.maxRuns, "max-runs", guard.DefaultMaxRuns, "the most runs open at once")
+	fl.IntVar(&f.maxHistory, "max-history", guard.DefaultMaxHistory, "the most step records (12 bytes each) a run keeps for its traces")
+	fl.IntVar(&f.maxStates, "max-states", guard.DefaultMaxStates, "the most spec states a run may be consistent with")
+	return cmd
+}
+
+func runGuard(cmd *cobra.Command, path string, f guardFlags) error {
+	stderr := cmd.ErrOrStderr()
+	usage := func(err error) error { return &exitError{code: exitUsage, err: err} }
+	if f.maxRuns < 1 || f.maxHistory < 1 || f.maxStates < 1 {
+		return usage(errors.New("--max-runs, --max-history and --max-states must be at least 1"))
+	}
+	if f.tokenFile != "" && f.listen == "" {
+		return usage(errors.New("--token-file needs --listen"))
+	}
+	m, _, err := loadForCheck(cmd, path, f.defines)
+	if err != nil {
+		return err
+	}
+	prog, err := machine.Compile(m)
+	if err != nil {
+		return usage(err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	res, err := verify.Run(ctx, m, verify.Options{Program: prog})
+	if err != nil {
+		return usage(err)
+	}
+	for _, v := range report.Violations(res) {
+		if v.Kind == checker.Deadlock {
+			fmt.Fprintf(stderr, "wrapcheck guard: warning: %s: a reachable state that is not terminal has no enabled action: the guard would leave an agent there with no allowed move\n", displayPath(path))
+		}
+	}
+	if res.Verdict == checker.Violated {
+		if !f.allowViolated {
+			if err := report.Text(stderr, m, res); err != nil {
+				return err
+			}
+			return &exitError{code: exitViolated, err: fmt.Errorf("guard: the checks of %s fail: fix the spec, or serve it anyway with --allow-violated", displayPath(path))}
+		}
+		fmt.Fprintf(stderr, "wrapcheck guard: warning: the checks of %s fail; serving it anyway (--allow-violated)\n", displayPath(path))
+	} else if res.Verdict == checker.Unknown {
+		fmt.Fprintf(stderr, "wrapcheck guard: warning: the checks of %s did not finish; serving it anyway\n", displayPath(path))
+	}
+	digest, err := specDigest(path, f.defines)
+	if err != nil {
+		return usage(err)
+	}
+	g, err := guard.New(prog, guard.Options{MaxRuns: f.maxRuns, MaxHistory: f.maxHistory, MaxStates: f.maxStates,
+		Journal: f.journal, SpecDigest: digest})
+	if err != nil {
+		return usage(err)
+	}
+	defer g.Close()
+	if f.journal != "" && g.Runs() > 0 {
+		fmt.Fprintf(stderr, "wrapcheck guard: %d open runs resumed from the journal\n", g.Runs())
+	}
+	if f.listen == "" {
+		return g.ServeLines(cmd.InOrStdin(), cmd.OutOrStdout())
+	}
+	return serveGuardHTTP(ctx, cmd, g, f)
+}
+
+// specDigest identifies the spec and its constants in the journal.
+func specDigest(path string, defines []string) (string, error) {
+	if path == "-" {
+		return "", errors.New("guard reads its spec from a file, not standard input")
+	}
+	src, err := readSpec(path)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	h.Write(src)
+	for _, d := range defines {
+		h.Write([]byte{0})
+		h.Write([]byte(d))
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// serveGuardHTTP serves g on the --listen address until ctx is done.
+func serveGuardHTTP(ctx context.Context, cmd *cobra.Command, g *guard.Guard, f guardFlags) error {
+	stderr := cmd.ErrOrStderr()
+	var l net.Listener
+	var err error
+	gate := loopback.Gate{Token: rand.Text()}
+	where := ""
+	if sock, ok := strings.CutPrefix(f.listen, "unix:"); ok {
+		if sock == "" {
+			return &exitError{code: exitUsage, err: errors.New("--listen unix:PATH: no path")}
+		}
+		l, err = net.Listen("unix", sock)
+		if err == nil {
+			err = os.Chmod(sock, 0o600)
+		}
+		where = "unix:" + report.Escape(sock)
+	} else {
+		host, _, serr := net.SplitHostPort(f.listen)
+		if serr != nil {
+			return &exitError{code: exitUsage, err: fmt.Errorf("--listen %s: %v", clip(f.listen), serr)}
+		}
+		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+			return &exitError{code: exitUsage, err: fmt.Errorf("--listen %s: not a loopback address (127.0.0.1:PORT, [::1]:PORT, localhost:PORT) nor unix:PATH", clip(f.listen))}
+		}
+		l, err = net.Listen("tcp", f.listen)
+		if err == nil {
+			_, gate.Port, _ = net.SplitHostPort(l.Addr().String())
+			where = "http://" + l.Addr().String()
+		}
+	}
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	defer l.Close()
+	if f.tokenFile != "" {
+		if err := writeToken(f.tokenFile, gate.Token); err != nil {
+			return &exitError{code: exitUsage, err: err}
+		}
+		fmt.Fprintf(stderr, "wrapcheck guard: listening on %s (token in %s)\n", where, report.Escape(displayPath(f.tokenFile)))
+	} else {
+		fmt.Fprintf(stderr, "wrapcheck guard: listening on %s (token %s)\n", where, gate.Token)
+	}
+	srv := &http.Server{Handler: g.Handler(gate), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
+		MaxHeaderBytes: 64 << 10}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(l) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return srv.Shutdown(sctx)
+	}
+}
+
+// writeToken writes the token to path, readable by its owner alone.
+func writeToken(path, token string) error {
+	fh, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	if err := fh.Chmod(0o600); err != nil {
+		fh.Close()
+		return err
+	}
+	if _, err := fh.WriteString(token + "\n"); err != nil {
+		fh.Close()
+		return err
+	}
+	return fh.Close()
+}
