@@ -8,9 +8,13 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/guard"
@@ -290,5 +294,111 @@ func TestAgreesWithReplay(t *testing.T) {
 				t.Errorf("%d runs left open", g.Runs())
 			}
 		})
+	}
+}
+
+// TestAgreesOnRecordedRuns checks the guard against replay on every run
+// file the replay command's tests record (cmd/wrapcheck's scripts): the
+// guard blocks at the line where replay finds the run diverging or
+// violated, for the same reason, blocks as invalid the line of a run file
+// replay rejects, and allows every line of a conforming run.
+func TestAgreesOnRecordedRuns(t *testing.T) {
+	scripts, err := filepath.Glob("../cmd/wrapcheck/testdata/script/replay_*.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmdRE := regexp.MustCompile(`exec wrapcheck replay (?:--format \w+ )*(\S+\.wrap) (\S+\.jsonl)$`)
+	n := 0
+	for _, script := range scripts {
+		ar, err := txtar.ParseFile(script)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files := map[string][]byte{}
+		for _, f := range ar.Files {
+			files[f.Name] = f.Data
+		}
+		for _, line := range strings.Split(string(ar.Comment), "\n") {
+			m := cmdRE.FindStringSubmatch(strings.TrimSpace(line))
+			if m == nil || files[m[1]] == nil || files[m[2]] == nil {
+				continue
+			}
+			name := filepath.Base(script) + ":" + m[1] + ":" + m[2]
+			t.Run(name, func(t *testing.T) {
+				n++
+				model, err := spec.ParseFile(m[1], files[m[1]], spec.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				prog, err := machine.Compile(model)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := outcome{}
+				ls, err := replay.Read(model, "run", bytes.NewReader(files[m[2]]))
+				if err != nil {
+					l, _, _ := strings.Cut(strings.TrimPrefix(err.Error(), "run:"), ":")
+					want.Line, _ = strconv.Atoi(l)
+					want.Kind = "invalid"
+				} else {
+					res, err := replay.CheckProgram(context.Background(), prog, ls)
+					if err != nil {
+						t.Fatal(err)
+					}
+					switch {
+					case res.Diverged != nil:
+						want = outcome{res.Diverged.Line, "diverges"}
+					case res.Violation != nil:
+						want = outcome{res.Line, "violated"}
+					}
+				}
+				g, err := guard.New(prog, guard.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := outcome{}
+				opened, ended := false, false
+				for i, l := range strings.Split(strings.TrimRight(string(files[m[2]]), "\n"), "\n") {
+					l = strings.TrimSpace(l)
+					if l == "" {
+						continue
+					}
+					if ended { // no action could follow: replay's divergence
+						got = outcome{i + 1, "diverges"}
+						break
+					}
+					req := guard.Request{Run: "r", Event: json.RawMessage(l)}
+					if !opened {
+						opened = true
+						if !strings.Contains(l, `"action"`) || strings.Contains(l, `"action": null`) || strings.Contains(l, `"action":null`) {
+							req.Op = "open"
+						} else if d := g.Decide(guard.Request{Op: "open", Run: "r"}); !d.IsAllowed() {
+							got = outcome{0, d.Kind}
+							break
+						}
+					}
+					d := g.Decide(req)
+					if !d.IsAllowed() {
+						got = outcome{i + 1, d.Kind}
+						if d.Kind == "violated" && req.Op == "open" {
+							got.Line = 0
+						}
+						break
+					}
+					ended = d.Ended != ""
+				}
+				if !opened { // an empty run: the initial states alone
+					if d := g.Decide(guard.Request{Op: "open", Run: "r"}); !d.IsAllowed() {
+						got = outcome{0, d.Kind}
+					}
+				}
+				if got != want {
+					t.Errorf("guard %+v, replay %+v", got, want)
+				}
+			})
+		}
+	}
+	if n < 10 {
+		t.Errorf("%d recorded runs found, want the replay scripts' runs", n)
 	}
 }

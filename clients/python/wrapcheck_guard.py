@@ -20,6 +20,7 @@ import json
 import socket
 import subprocess
 import threading
+import urllib.parse
 import uuid
 
 __all__ = ["Guard", "Decision"]
@@ -69,9 +70,9 @@ class Guard:
     @classmethod
     def http(cls, url, token, timeout=10.0):
         """A guard serving HTTP on a loopback address (wrapcheck guard --listen)."""
-        rest = url.split("://", 1)[-1].rstrip("/")
-        host, _, port = rest.partition(":")
-        return cls(_http_sender(lambda: http.client.HTTPConnection(host, int(port or 80), timeout=timeout), rest, token))
+        u = urllib.parse.urlsplit(url)
+        host, port = u.hostname, u.port or 80
+        return cls(_http_sender(lambda: http.client.HTTPConnection(host, port, timeout=timeout), u.netloc, token))
 
     @classmethod
     def unix(cls, path, token, timeout=10.0):
