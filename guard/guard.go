@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/machine"
@@ -55,6 +57,9 @@ type Options struct {
 	// decision that changes a run is appended and synced before it is
 	// answered, and the runs it records are restored by [New].
 	Journal string
+	// Logger, when not nil, logs every decision (run, id, op, decision,
+	// kind, reason, property, step, ended, latency) at level Info.
+	Logger *slog.Logger
 	// SpecDigest identifies the spec (source and constants) in the
 	// journal: a journal written for another digest is refused.
 	SpecDigest string
@@ -132,6 +137,8 @@ type Guard struct {
 	j          *journal
 	// closed is set by Close: every decision after it is a block.
 	closed bool
+
+	metrics metrics
 }
 
 // run is an open run.
@@ -211,23 +218,30 @@ func (g *Guard) RunKey(id string) (string, bool) {
 func (g *Guard) HandleLine(line []byte) []byte {
 	var req Request
 	if err := decodeRequest(line, &req); err != nil {
-		return encode(&Decision{Run: clip(req.Run), ID: clip(req.ID), Decision: "block", Kind: "invalid", Reason: err.Error()})
+		t0 := time.Now()
+		d := &Decision{Run: clip(req.Run), ID: clip(req.ID), Decision: "block", Kind: "invalid", Reason: err.Error()}
+		g.observe(Request{Run: d.Run, ID: d.ID, Op: clip(req.Op)}, d, false, time.Since(t0))
+		return encode(d)
 	}
 	return g.Handle(req)
 }
 
 // Handle decides req and returns the decision as one line of JSON.
 func (g *Guard) Handle(req Request) []byte {
+	t0 := time.Now()
 	d, line, wait := g.decide(req)
+	retried := d == nil
 	if line == nil {
 		line = encode(d)
 	}
 	if wait != nil {
 		if err := wait(); err != nil {
 			// The decision may not be durable: it must not be acted on.
-			return encode(&Decision{Run: req.Run, ID: req.ID, Decision: "block", Kind: "internal", Reason: "journal: " + err.Error()})
+			d = &Decision{Run: req.Run, ID: req.ID, Decision: "block", Kind: "internal", Reason: "journal: " + err.Error()}
+			line = encode(d)
 		}
 	}
+	g.observe(req, d, retried, time.Since(t0))
 	return line
 }
 

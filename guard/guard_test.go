@@ -2,6 +2,7 @@ package guard_test
 
 import (
 	"encoding/json"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -235,5 +236,60 @@ func TestJournalRestores(t *testing.T) {
 	}
 	if _, err := guard.New(prog, guard.Options{Journal: path, SpecDigest: "d2"}); err == nil || !strings.Contains(err.Error(), "not of this spec") {
 		t.Errorf("journal of another digest: %v", err)
+	}
+}
+
+// TestMetricsAndLog checks the counters of WriteMetrics and the log
+// record of each decision.
+func TestMetricsAndLog(t *testing.T) {
+	var logs strings.Builder
+	lg := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+		if a.Key == "time" || a.Key == "latency" {
+			return slog.Attr{}
+		}
+		return a
+	}}))
+	g, err := guard.New(compile(t, "../examples/approval/toctou.wrap"), guard.Options{Logger: lg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []string{
+		`{"op": "open", "run": "r"}`,
+		`{"run": "r", "id": "1", "event": {"action": "approver.approve"}}`,
+		`{"run": "r", "id": "1", "event": {"action": "approver.approve"}}`,
+		`{"run": "r", "id": "2", "event": {"action": "editor.edit"}}`,
+		`{"run": "r", "id": "3", "event": {"action": "releaser.release"}}`,
+		`{"run": "r", "id": "4", "event": {"action": "releaser.release"}}`,
+		`oops`,
+	} {
+		g.HandleLine([]byte(l))
+	}
+	var b strings.Builder
+	if err := g.WriteMetrics(&b); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range strings.Split(b.String(), "\n") {
+		if strings.HasPrefix(l, "wrapcheck_guard_") && !strings.HasPrefix(l, "wrapcheck_guard_decision_seconds") {
+			got = append(got, l)
+		}
+	}
+	want := []string{
+		`wrapcheck_guard_decisions_total{decision="allow"} 4`,
+		`wrapcheck_guard_decisions_total{decision="block"} 3`,
+		`wrapcheck_guard_blocks_total{kind="invalid",property=""} 1`,
+		`wrapcheck_guard_blocks_total{kind="violated",property="ShippedWhatWasApproved"} 2`,
+		`wrapcheck_guard_retried_total 1`,
+		`wrapcheck_guard_open_runs 1`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("metrics (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(b.String(), `wrapcheck_guard_decision_seconds_count 7`) {
+		t.Errorf("no latency count of 7 decisions in\n%s", b.String())
+	}
+	wantLog := `{"level":"INFO","msg":"decision","run":"r","op":"step","id":"3","decision":"block","step":2,"kind":"violated","reason":"ApprovalTOCTOU: invariant ShippedWhatWasApproved is violated","property":"ShippedWhatWasApproved"}`
+	if !strings.Contains(logs.String(), wantLog+"\n") {
+		t.Errorf("log lacks %s:\n%s", wantLog, logs.String())
 	}
 }

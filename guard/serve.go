@@ -73,7 +73,8 @@ func readLine(br *bufio.Reader) (line []byte, tooLong bool, err error) {
 
 // Handler is the guard's HTTP interface: POST /v1/decide with a request
 // (application/json) answers its decision (200, application/json, one
-// line), GET /healthz answers "ok". Every request passes gate (the
+// line), GET /metrics the figures of [Guard.WriteMetrics] (with the
+// token), GET /healthz answers "ok". Every request passes gate (the
 // server's Host and Origin; the token, which /healthz does not need);
 // a body longer than [MaxRequestBytes] is refused (413).
 func (g *Guard) Handler(gate loopback.Gate) http.Handler {
@@ -81,6 +82,14 @@ func (g *Guard) Handler(gate loopback.Gate) http.Handler {
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		io.WriteString(w, "ok\n")
+	})
+	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) {
+		if !gate.HasToken(r) {
+			httpError(w, http.StatusUnauthorized, "no valid token: send the token wrapcheck guard made at launch as Authorization: Bearer TOKEN")
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+		g.WriteMetrics(w)
 	})
 	mux.HandleFunc("POST /v1/decide", func(w http.ResponseWriter, r *http.Request) {
 		if !gate.HasToken(r) {

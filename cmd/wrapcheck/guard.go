@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -34,6 +35,7 @@ type guardFlags struct {
 	maxRuns       int
 	maxHistory    int
 	maxStates     int
+	log           string
 }
 
 func newGuardCmd() *cobra.Command {
@@ -55,7 +57,8 @@ Without --listen, requests are read from standard input, one JSON object a
 line, and each decision is written to standard output as one line. With
 --listen 127.0.0.1:PORT (a loopback address) or --listen unix:PATH, guard
 serves HTTP: POST /v1/decide with the token of this launch in the
-X-Wrapcheck-Token header, and GET /healthz. The token is written to
+X-Wrapcheck-Token header, GET /metrics (Prometheus text, with the token)
+and GET /healthz. --log json logs each decision on standard error. The token is written to
 --token-file (mode 0600), else printed on standard error.
 
 --journal FILE makes decisions durable: each decision that changes a run is
@@ -76,6 +79,7 @@ command line is wrong.`,
 	fl.StringVar(&f.journal, "journal", "", "append decisions to this file, synced before each answer, and resume its runs at start")
 	fl.StringVar(&f.tokenFile, "token-file", "", "with --listen: write the token to this file (mode 0600) instead of standard error")
 	fl.BoolVar(&f.allowViolated, "allow-violated", false, "serve a spec whose checks fail")
+	fl.StringVar(&f.log, "log", "off", "log each decision on standard error: json (one object a line), text, or off")
 	fl.IntVar(&f.maxRuns, "max-runs", guard.DefaultMaxRuns, "the most runs open at once")
 	fl.IntVar(&f.maxHistory, "max-history", guard.DefaultMaxHistory, "the most step records (12 bytes each) a run keeps for its traces")
 	fl.IntVar(&f.maxStates, "max-states", guard.DefaultMaxStates, "the most spec states a run may be consistent with")
@@ -90,6 +94,16 @@ func runGuard(cmd *cobra.Command, path string, f guardFlags) error {
 	}
 	if f.tokenFile != "" && f.listen == "" {
 		return usage(errors.New("--token-file needs --listen"))
+	}
+	var logger *slog.Logger
+	switch f.log {
+	case "off":
+	case "json":
+		logger = slog.New(slog.NewJSONHandler(stderr, nil))
+	case "text":
+		logger = slog.New(slog.NewTextHandler(stderr, nil))
+	default:
+		return usage(fmt.Errorf("--log %s: want json, text or off", report.Escape(f.log)))
 	}
 	m, _, err := loadForCheck(cmd, path, f.defines)
 	if err != nil {
@@ -126,7 +140,7 @@ func runGuard(cmd *cobra.Command, path string, f guardFlags) error {
 		return usage(err)
 	}
 	g, err := guard.New(prog, guard.Options{MaxRuns: f.maxRuns, MaxHistory: f.maxHistory, MaxStates: f.maxStates,
-		Journal: f.journal, SpecDigest: digest})
+		Journal: f.journal, SpecDigest: digest, Logger: logger})
 	if err != nil {
 		return usage(err)
 	}

@@ -121,6 +121,25 @@ func TestGuardHTTP(t *testing.T) {
 	if resp.StatusCode != 200 || string(b) != "ok\n" {
 		t.Errorf("/healthz: %d %q", resp.StatusCode, b)
 	}
+	for _, tok := range []string{"", token} {
+		req, _ := http.NewRequest("GET", addr+"/metrics", nil)
+		if tok != "" {
+			req.Header.Set("Authorization", "Bearer "+tok)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		want, wantBody := 401, "no valid token"
+		if tok != "" {
+			want, wantBody = 200, `wrapcheck_guard_blocks_total{kind="diverges",property=""} 1`
+		}
+		if resp.StatusCode != want || !strings.Contains(string(b), wantBody) {
+			t.Errorf("/metrics with token %q: %d\n%s", tok, resp.StatusCode, b)
+		}
+	}
 }
 
 // exampleOutput is what both example agent loops print.
