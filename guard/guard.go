@@ -33,6 +33,9 @@ const (
 	// MaxRequestBytes is the longest request: a run line's limit
 	// ([replay.MaxLineBytes]) and room for the envelope.
 	MaxRequestBytes = replay.MaxLineBytes + 4096
+	// CompactAfter is the fewest records a journal has for it to be
+	// compacted at start (when at least half of them are of runs gone).
+	CompactAfter = 1024
 	// MaxRunIDBytes is the longest run or request id.
 	MaxRunIDBytes = 256
 )
@@ -137,6 +140,9 @@ type Guard struct {
 	j          *journal
 	// closed is set by Close: every decision after it is a block.
 	closed bool
+	// openedAt is, while the journal is read at start, the line of the
+	// last open of each run.
+	openedAt map[string]int
 
 	metrics metrics
 }
@@ -170,10 +176,16 @@ func New(prog *machine.Program, opts Options) (*Guard, error) {
 	}
 	g := &Guard{m: prog.Model, opts: opts, f: f, dec: replay.NewDecoder(prog.Model), runs: map[string]*run{}, ended: map[string]*run{}}
 	if opts.Journal != "" {
+		g.openedAt = map[string]int{}
 		j, err := openJournal(opts.Journal, prog.Model.Name, opts.SpecDigest, g.restore)
 		if err != nil {
 			return nil, err
 		}
+		if err := g.compact(j, opts.Journal); err != nil {
+			j.f.Close()
+			return nil, err
+		}
+		g.openedAt = nil
 		g.j = j
 	}
 	return g, nil
@@ -442,8 +454,9 @@ func (g *Guard) traceJSON(steps []checker.Step) json.RawMessage {
 	return b.Bytes()
 }
 
-// restore applies one journal record while the journal is read.
-func (g *Guard) restore(rec []byte) error {
+// restore applies one journal record, at line line, while the journal
+// is read.
+func (g *Guard) restore(line int, rec []byte) error {
 	var req Request
 	if err := json.Unmarshal(rec, &req); err != nil {
 		return err
@@ -454,9 +467,43 @@ func (g *Guard) restore(rec []byte) error {
 		if d != nil {
 			why = ": " + d.Reason
 		}
-		return errors.New("the spec no longer allows this journaled decision" + why)
+		return errors.New("deciding this journaled request again does not give its journaled outcome (was the journal written with other limits?)" + why)
+	}
+	if req.Op == "open" {
+		g.openedAt[req.Run] = line
 	}
 	return nil
+}
+
+// compact rewrites the journal j, just read, without the records of runs
+// that are gone, when they are most of it: what is kept (the records of
+// each open run, and of each ended run whose last answer is kept, from
+// its last open) restores the same runs and answers.
+func (g *Guard) compact(j *journal, path string) error {
+	needed := func(run string) bool {
+		_, open := g.runs[run]
+		_, ended := g.ended[run]
+		return open || ended
+	}
+	kept := 0
+	count := func(line int, rec []byte) bool {
+		var req Request
+		if json.Unmarshal(rec, &req) == nil && needed(req.Run) && line >= g.openedAt[req.Run] {
+			kept++
+			return true
+		}
+		return false
+	}
+	if j.records < CompactAfter {
+		return nil
+	}
+	if err := j.scan(count); err != nil { // counts what would be kept
+		return err
+	}
+	if kept*2 > j.records {
+		return nil
+	}
+	return j.compact(path, count)
 }
 
 // record is the journal record of req, one line.

@@ -2,6 +2,7 @@ package guard_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -291,5 +292,60 @@ func TestMetricsAndLog(t *testing.T) {
 	wantLog := `{"level":"INFO","msg":"decision","run":"r","op":"step","id":"3","decision":"block","step":2,"kind":"violated","reason":"ApprovalTOCTOU: invariant ShippedWhatWasApproved is violated","property":"ShippedWhatWasApproved"}`
 	if !strings.Contains(logs.String(), wantLog+"\n") {
 		t.Errorf("log lacks %s:\n%s", wantLog, logs.String())
+	}
+}
+
+// TestJournalCompacts checks that a journal mostly of runs gone is
+// rewritten at start with what restores the same runs and answers.
+func TestJournalCompacts(t *testing.T) {
+	prog := compile(t, "../examples/approval/toctou.wrap")
+	path := filepath.Join(t.TempDir(), "journal")
+	opts := guard.Options{Journal: path, SpecDigest: "d"}
+	g, err := guard.New(prog, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 600 { // 1,800 records of runs closed
+		run := fmt.Sprintf(`"gone%d"`, i)
+		g.HandleLine([]byte(`{"op": "open", "run": ` + run + `}`))
+		g.HandleLine([]byte(`{"run": ` + run + `, "event": {"action": "editor.edit"}}`))
+		g.HandleLine([]byte(`{"op": "close", "run": ` + run + `}`))
+	}
+	for _, l := range []string{
+		`{"op": "open", "run": "a"}`, `{"run": "a", "event": {"action": "editor.edit"}}`,
+		`{"op": "close", "run": "b"}`, `{"op": "open", "run": "b"}`, `{"op": "close", "run": "b"}`, `{"op": "open", "run": "b"}`,
+		`{"run": "b", "event": {"action": "approver.approve"}}`,
+		`{"op": "open", "run": "e"}`, `{"run": "e", "event": {"action": "approver.approve"}}`,
+		`{"run": "e", "id": "last", "event": {"action": "releaser.release"}}`,
+	} {
+		g.HandleLine([]byte(l))
+	}
+	keyA, _ := g.RunKey("a")
+	keyB, _ := g.RunKey("b")
+	lastE := g.HandleLine([]byte(`{"run": "e", "id": "last", "event": {"action": "releaser.release"}}`))
+	g.Close()
+	before, _ := os.Stat(path)
+	for range 2 {
+		g2, err := guard.New(prog, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := g2.RunKey("a"); got != keyA {
+			t.Errorf("run a not restored")
+		}
+		if got, _ := g2.RunKey("b"); got != keyB {
+			t.Errorf("run b not restored")
+		}
+		if g2.Runs() != 2 {
+			t.Errorf("%d runs restored, want 2", g2.Runs())
+		}
+		if got := g2.HandleLine([]byte(`{"run": "e", "id": "last", "event": {"action": "releaser.release"}}`)); string(got) != string(lastE) {
+			t.Errorf("the retried last step of run e: %s, want %s", got, lastE)
+		}
+		g2.Close()
+	}
+	after, _ := os.Stat(path)
+	if after.Size()*10 > before.Size() {
+		t.Errorf("journal of %d bytes compacted to %d", before.Size(), after.Size())
 	}
 }

@@ -38,13 +38,15 @@ type journal struct {
 	appended, synced int64
 	syncing          bool
 	err              error // sticky: once a write or sync failed, every wait fails
+
+	records int // the records read at start
 }
 
 // openJournal opens (or creates) the journal at path, checks its header
 // against the spec's name and digest, calls apply on each record in
 // order, and drops a last line left incomplete by a crash (it was never
 // answered). A record apply refuses is an error naming its line.
-func openJournal(path, name, digest string, apply func([]byte) error) (*journal, error) {
+func openJournal(path, name, digest string, apply func(line int, rec []byte) error) (*journal, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("journal: %w", err)
@@ -58,7 +60,7 @@ func openJournal(path, name, digest string, apply func([]byte) error) (*journal,
 	return j, nil
 }
 
-func (j *journal) load(path, name, digest string, apply func([]byte) error) error {
+func (j *journal) load(path, name, digest string, apply func(line int, rec []byte) error) error {
 	br := bufio.NewReaderSize(j.f, 64<<10)
 	var off int64 // the end of the last complete line
 	n := 0
@@ -94,11 +96,12 @@ func (j *journal) load(path, name, digest string, apply func([]byte) error) erro
 			if h.Spec != name || h.Digest != digest {
 				return fmt.Errorf("%s:1: the journal is of spec %s (digest %.12s), not of this spec %s (digest %.12s): start with another journal", path, h.Spec, h.Digest, name, digest)
 			}
-		} else if err := apply(text); err != nil {
+		} else if err := apply(n, text); err != nil {
 			return fmt.Errorf("%s:%d: %v", path, n, err)
 		}
 		off += int64(len(line))
 	}
+	j.records = n - 1
 	if err := j.f.Truncate(off); err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
@@ -186,4 +189,86 @@ func (j *journal) appendedNow() int64 {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	return j.appended
+}
+
+// compact rewrites the journal at path with only the records keep keeps
+// (by line number, the header being line 1), through a file beside it
+// that replaces it once synced: a crash leaves either journal whole. It
+// is called at start, before any record is appended.
+func (j *journal) compact(path string, keep func(line int, rec []byte) bool) error {
+	tmp := path + ".compact"
+	out, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	defer os.Remove(tmp) // after the rename, a no-op
+	bw := bufio.NewWriterSize(out, 64<<10)
+	err = j.each(func(n int, line []byte) {
+		if n == 1 || keep(n, bytes.TrimSuffix(line, []byte("\n"))) {
+			bw.Write(line)
+		}
+	})
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
+		out.Close()
+		return fmt.Errorf("journal: %w", err)
+	}
+	if err := out.Sync(); err != nil {
+		out.Close()
+		return fmt.Errorf("journal: %w", err)
+	}
+	if err := out.Close(); err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	syncDir(filepath.Dir(path))
+	f, err := os.OpenFile(path, os.O_RDWR, 0o600)
+	if err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	if _, err := f.Seek(0, io.SeekEnd); err != nil {
+		f.Close()
+		return fmt.Errorf("journal: %w", err)
+	}
+	j.f.Close()
+	j.f = f
+	return nil
+}
+
+// scan calls fn on each record of the journal (line numbers from 2, after
+// the header), from the start, and leaves the file at its end.
+func (j *journal) scan(fn func(line int, rec []byte) bool) error {
+	return j.each(func(n int, line []byte) {
+		if n > 1 {
+			fn(n, bytes.TrimSuffix(line, []byte("\n")))
+		}
+	})
+}
+
+// each calls fn on each line of the journal (with its newline), from the
+// start, and leaves the file at its end.
+func (j *journal) each(fn func(n int, line []byte)) error {
+	if _, err := j.f.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	br := bufio.NewReaderSize(j.f, 64<<10)
+	for n := 1; ; n++ {
+		line, err := br.ReadBytes('\n')
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("journal: %w", err)
+		}
+		fn(n, line)
+	}
+	_, err := j.f.Seek(0, io.SeekEnd)
+	if err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	return nil
 }
