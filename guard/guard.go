@@ -60,6 +60,9 @@ type Options struct {
 	// decision that changes a run is appended and synced before it is
 	// answered, and the runs it records are restored by [New].
 	Journal string
+	// Mapping, when not nil, maps the OTLP spans of requests to events,
+	// as `replay --mapping` does ([Request.OTLP]).
+	Mapping *replay.Mapping
 	// Logger, when not nil, logs every decision (run, id, op, decision,
 	// kind, reason, property, step, ended, latency) at level Info.
 	Logger *slog.Logger
@@ -120,6 +123,11 @@ type Request struct {
 	// Event is the step, a line of a run file (docs/replay.md); for open,
 	// optionally a line without action that constrains the initial state.
 	Event json.RawMessage `json:"event,omitempty"`
+	// OTLP is, instead of Event, the step as an OpenTelemetry span: an
+	// ExportTraceServiceRequest in OTLP JSON whose spans the guard's
+	// mapping ([Options.Mapping]) makes exactly one step; Run, when
+	// empty, is then the span's run key.
+	OTLP json.RawMessage `json:"otlp,omitempty"`
 }
 
 // Guard holds the open runs of one spec and decides each proposed step.
@@ -276,6 +284,12 @@ func (g *Guard) decide(req Request) (d *Decision, line []byte, wait func() error
 	if g.closed {
 		return block(req, "internal", "the guard is closed"), nil, nil
 	}
+	if len(req.OTLP) > 0 {
+		var err error
+		if req, err = g.mapSpan(req); err != nil {
+			return block(req, "invalid", err.Error()), nil, nil
+		}
+	}
 	if err := checkIDs(req); err != nil {
 		return block(req, "invalid", err.Error()), nil, nil
 	}
@@ -382,6 +396,36 @@ func (g *Guard) step(req Request) (*Decision, []byte, []byte) {
 		g.keepEnded(req.Run, r)
 	}
 	return d, line, record(req)
+}
+
+// mapSpan turns the OTLP span of req into its event, through the
+// mapping.
+func (g *Guard) mapSpan(req Request) (Request, error) {
+	if g.opts.Mapping == nil {
+		return req, errors.New("otlp: the guard has no mapping of spans to actions (start it with --mapping)")
+	}
+	if len(req.Event) > 0 {
+		return req, errors.New("a request has an event or otlp, not both")
+	}
+	if req.Op != "" && req.Op != "step" {
+		return req, fmt.Errorf("otlp: only a step is given as a span, not %s", quote(req.Op))
+	}
+	steps, err := g.opts.Mapping.MapRequest("otlp", req.OTLP)
+	if err != nil {
+		return req, err
+	}
+	if len(steps) != 1 {
+		return req, fmt.Errorf("otlp: the spans map to %d steps, want one: send the span of one step a request", len(steps))
+	}
+	st := steps[0]
+	switch {
+	case req.Run == "":
+		req.Run = st.Key
+	case st.Key != "" && st.Key != req.Run:
+		return req, fmt.Errorf("otlp: the span is of run %s, not %s", quote(st.Key), quote(req.Run))
+	}
+	req.Event, req.OTLP = st.Event, nil
+	return req, nil
 }
 
 // keepEnded keeps the last answer of the run id, which ended, dropping

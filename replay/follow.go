@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -180,3 +181,44 @@ func (t *Trail) Key() string {
 // twice (encoding/json would keep the last one silently), as a run line's
 // check does; text that is not JSON passes.
 func CheckDuplicateKeys(text []byte) error { return checkDuplicateKeys(text) }
+
+// MappedStep is a step that a mapping makes of a span (or of an event of
+// a span): the run line, as the JSON of a line of a run file, and the run
+// it belongs to.
+type MappedStep struct {
+	Key   string          // the run key ("" when the span has none)
+	Event json.RawMessage // the run line
+	Span  SpanRef         // where it comes from
+}
+
+// MapRequest maps the spans of data, one OTLP JSON ExportTraceServiceRequest,
+// through the mapping into the steps they are, ordered as in a recording,
+// for a caller that receives spans one request at a time (package guard);
+// spans no rule maps are skipped. The error reports a request that is
+// not OTLP JSON or an attribute the mapping cannot read, as [ReadOTLP]
+// does (with name for the file and line 1).
+func (mp *Mapping) MapRequest(name string, data []byte) ([]MappedStep, error) {
+	spans, err := decodeRequest(name, 1, data, 0)
+	if err != nil {
+		return nil, err
+	}
+	for i, sp := range spans {
+		sp.order = i
+	}
+	steps, _, keys := mp.collect(spans)
+	out := make([]MappedStep, 0, len(steps))
+	for _, st := range steps {
+		var ev *event
+		ref := spanRef(st.sp)
+		if st.ev >= 0 {
+			ev = &st.sp.events[st.ev]
+			ref.Event = ev.name
+		}
+		text, err := mp.stepJSON(st.rule, st.sp, ev)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s: %v", name, ref, err)
+		}
+		out = append(out, MappedStep{Key: keys[st.sp], Event: text, Span: ref})
+	}
+	return out, nil
+}

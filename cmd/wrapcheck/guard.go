@@ -21,6 +21,7 @@ import (
 	"github.com/wrapcheck/wrapcheck/guard"
 	"github.com/wrapcheck/wrapcheck/internal/loopback"
 	"github.com/wrapcheck/wrapcheck/machine"
+	"github.com/wrapcheck/wrapcheck/replay"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
@@ -36,6 +37,7 @@ type guardFlags struct {
 	maxHistory    int
 	maxStates     int
 	log           string
+	mapping       string
 }
 
 func newGuardCmd() *cobra.Command {
@@ -79,6 +81,7 @@ command line is wrong.`,
 	fl.StringVar(&f.journal, "journal", "", "append decisions to this file, synced before each answer, and resume its runs at start")
 	fl.StringVar(&f.tokenFile, "token-file", "", "with --listen: write the token to this file (mode 0600) instead of standard error")
 	fl.BoolVar(&f.allowViolated, "allow-violated", false, "serve a spec whose checks fail")
+	fl.StringVar(&f.mapping, "mapping", "", "map steps sent as OpenTelemetry spans (a request's otlp) to actions, as replay --mapping does (see docs/replay.md)")
 	fl.StringVar(&f.log, "log", "off", "log each decision on standard error: json (one object a line), text, or off")
 	fl.IntVar(&f.maxRuns, "max-runs", guard.DefaultMaxRuns, "the most runs open at once")
 	fl.IntVar(&f.maxHistory, "max-history", guard.DefaultMaxHistory, "the most step records (12 bytes each) a run keeps for its traces")
@@ -135,12 +138,24 @@ func runGuard(cmd *cobra.Command, path string, f guardFlags) error {
 	} else if res.Verdict == checker.Unknown {
 		fmt.Fprintf(stderr, "wrapcheck guard: warning: the checks of %s did not finish; serving it anyway\n", displayPath(path))
 	}
+	var mapping *replay.Mapping
+	if f.mapping != "" {
+		fh, err := os.Open(f.mapping)
+		if err != nil {
+			return usage(err)
+		}
+		mapping, err = replay.ParseMapping(m, displayPath(f.mapping), fh)
+		fh.Close()
+		if err != nil {
+			return usage(err)
+		}
+	}
 	digest, err := specDigest(path, f.defines)
 	if err != nil {
 		return usage(err)
 	}
 	g, err := guard.New(prog, guard.Options{MaxRuns: f.maxRuns, MaxHistory: f.maxHistory, MaxStates: f.maxStates,
-		Journal: f.journal, SpecDigest: digest, Logger: logger})
+		Journal: f.journal, SpecDigest: digest, Logger: logger, Mapping: mapping})
 	if err != nil {
 		return usage(err)
 	}
