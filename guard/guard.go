@@ -66,6 +66,9 @@ type Options struct {
 	// Logger, when not nil, logs every decision (run, id, op, decision,
 	// kind, reason, property, step, ended, latency) at level Info.
 	Logger *slog.Logger
+	// Spans, when not nil, exports an OpenTelemetry span for each
+	// decision ([SpanExporter]); the caller closes it after the guard.
+	Spans *SpanExporter
 	// SpecDigest identifies the spec (source and constants) in the
 	// journal: a journal written for another digest is refused.
 	SpecDigest string
@@ -240,7 +243,7 @@ func (g *Guard) HandleLine(line []byte) []byte {
 	if err := decodeRequest(line, &req); err != nil {
 		t0 := time.Now()
 		d := &Decision{Run: clip(req.Run), ID: clip(req.ID), Decision: "block", Kind: "invalid", Reason: err.Error()}
-		g.observe(Request{Run: d.Run, ID: d.ID, Op: clip(req.Op)}, d, false, time.Since(t0))
+		g.observe(Request{Run: d.Run, ID: d.ID, Op: clip(req.Op)}, d, false, t0)
 		return encode(d)
 	}
 	return g.Handle(req)
@@ -261,7 +264,7 @@ func (g *Guard) Handle(req Request) []byte {
 			line = encode(d)
 		}
 	}
-	g.observe(req, d, retried, time.Since(t0))
+	g.observe(req, d, retried, t0)
 	return line
 }
 

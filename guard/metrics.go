@@ -29,7 +29,11 @@ type metrics struct {
 type blockKey struct{ kind, property string }
 
 // observe counts one decision, taken in dur.
-func (g *Guard) observe(req Request, d *Decision, retried bool, dur time.Duration) {
+func (g *Guard) observe(req Request, d *Decision, retried bool, start time.Time) {
+	dur := time.Since(start)
+	if g.opts.Spans != nil {
+		g.opts.Spans.add(req, d, retried, start, dur)
+	}
 	m := &g.metrics
 	m.mu.Lock()
 	switch {

@@ -38,6 +38,7 @@ type guardFlags struct {
 	maxStates     int
 	log           string
 	mapping       string
+	otlpEndpoint  string
 }
 
 func newGuardCmd() *cobra.Command {
@@ -82,6 +83,7 @@ command line is wrong.`,
 	fl.StringVar(&f.tokenFile, "token-file", "", "with --listen: write the token to this file (mode 0600) instead of standard error")
 	fl.BoolVar(&f.allowViolated, "allow-violated", false, "serve a spec whose checks fail")
 	fl.StringVar(&f.mapping, "mapping", "", "map steps sent as OpenTelemetry spans (a request's otlp) to actions, as replay --mapping does (see docs/replay.md)")
+	fl.StringVar(&f.otlpEndpoint, "otlp-endpoint", "", "export an OpenTelemetry span per decision, in OTLP JSON, to this OTLP/HTTP traces URL (http://HOST:4318/v1/traces)")
 	fl.StringVar(&f.log, "log", "off", "log each decision on standard error: json (one object a line), text, or off")
 	fl.IntVar(&f.maxRuns, "max-runs", guard.DefaultMaxRuns, "the most runs open at once")
 	fl.IntVar(&f.maxHistory, "max-history", guard.DefaultMaxHistory, "the most step records (12 bytes each) a run keeps for its traces")
@@ -154,8 +156,20 @@ func runGuard(cmd *cobra.Command, path string, f guardFlags) error {
 	if err != nil {
 		return usage(err)
 	}
+	var spans *guard.SpanExporter
+	if f.otlpEndpoint != "" {
+		if !strings.HasPrefix(f.otlpEndpoint, "http://") && !strings.HasPrefix(f.otlpEndpoint, "https://") {
+			return usage(fmt.Errorf("--otlp-endpoint %s: want an http:// or https:// URL", clip(f.otlpEndpoint)))
+		}
+		spans = guard.NewSpanExporter(f.otlpEndpoint, "wrapcheck-guard")
+		defer func() {
+			if err := spans.Close(); err != nil {
+				fmt.Fprintf(stderr, "wrapcheck guard: warning: exporting spans: %s\n", report.Escape(err.Error()))
+			}
+		}()
+	}
 	g, err := guard.New(prog, guard.Options{MaxRuns: f.maxRuns, MaxHistory: f.maxHistory, MaxStates: f.maxStates,
-		Journal: f.journal, SpecDigest: digest, Logger: logger, Mapping: mapping})
+		Journal: f.journal, SpecDigest: digest, Logger: logger, Mapping: mapping, Spans: spans})
 	if err != nil {
 		return usage(err)
 	}
