@@ -90,8 +90,8 @@ func opName(op string) string {
 
 // WriteMetrics writes the guard's figures in the Prometheus text format
 // (version 0.0.4): decisions by outcome, blocks by kind and property,
-// retried steps, open runs, and the decision latency (journal sync
-// included) as a histogram.
+// retried steps, open runs, the decision latency (journal sync
+// included) as a histogram, and the decision spans dropped.
 func (g *Guard) WriteMetrics(w io.Writer) error {
 	runs := g.Runs()
 	m := &g.metrics
@@ -130,6 +130,11 @@ func (g *Guard) WriteMetrics(w io.Writer) error {
 	fmt.Fprintf(&b, "wrapcheck_guard_decision_seconds_bucket{le=\"+Inf\"} %d\n", cum)
 	fmt.Fprintf(&b, "wrapcheck_guard_decision_seconds_sum %g\n", m.sum)
 	fmt.Fprintf(&b, "wrapcheck_guard_decision_seconds_count %d\n", m.observed)
+	if g.opts.Spans != nil {
+		dropped, _ := g.opts.Spans.Dropped()
+		b.WriteString("# HELP wrapcheck_guard_spans_dropped_total Decision spans not exported (queue full, or the collector failed).\n# TYPE wrapcheck_guard_spans_dropped_total counter\n")
+		fmt.Fprintf(&b, "wrapcheck_guard_spans_dropped_total %d\n", dropped)
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
