@@ -202,17 +202,18 @@ func New(prog *machine.Program, opts Options) (*Guard, error) {
 	return g, nil
 }
 
-// Close closes the journal. Decisions after Close are blocked.
+// Close syncs and closes the journal, if any, and drops the runs: every
+// decision after Close is a block.
 func (g *Guard) Close() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.closed = true
+	g.runs = map[string]*run{}
 	if g.j == nil {
 		return nil
 	}
 	err := g.j.close()
 	g.j = nil
-	g.runs = map[string]*run{}
-	g.closed = true
 	return err
 }
 
