@@ -120,7 +120,9 @@ func runGuard(cmd *cobra.Command, path string, f guardFlags) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	res, err := verify.Run(ctx, m, verify.Options{Program: prog})
+	// Continue: every failing check is found, a deadlock behind an earlier
+	// violation included.
+	res, err := verify.Run(ctx, m, verify.Options{Program: prog, Continue: true})
 	if err != nil {
 		return usage(err)
 	}
