@@ -95,8 +95,10 @@ type Decision struct {
 	// Allowed lists the actions the spec allows next (on a block, and
 	// after an allowed step).
 	Allowed []string `json:"allowed,omitempty"`
-	// Terminal reports that every state of the spec consistent with the
-	// run satisfies its terminal predicate.
+	// Terminal reports, after an allowed open or step, that every state
+	// of the spec consistent with the run satisfies its terminal
+	// predicate: the wrapper may stop there (the run stays open while an
+	// action can follow).
 	Terminal bool `json:"terminal,omitempty"`
 	// Ended says the run ended with this decision and left the guard:
 	// "terminal" (no action can follow and the state is terminal),
@@ -359,7 +361,7 @@ func (g *Guard) open(req Request) (*Decision, []byte, []byte) {
 	}
 	g.runs[req.Run] = &run{trail: t}
 	delete(g.ended, req.Run) // its id is in endedOrder until dropped: harmless
-	d := &Decision{Run: req.Run, ID: req.ID, Decision: "allow", Allowed: t.Allowed()}
+	d := &Decision{Run: req.Run, ID: req.ID, Decision: "allow"}
 	g.end(d, t)
 	if d.Ended != "" {
 		delete(g.runs, req.Run)
@@ -390,9 +392,6 @@ func (g *Guard) step(req Request) (*Decision, []byte, []byte) {
 	}
 	d := &Decision{Run: req.Run, ID: req.ID, Decision: "allow", Step: r.trail.Steps()}
 	g.end(d, r.trail)
-	if d.Ended == "" {
-		d.Allowed = r.trail.Allowed()
-	}
 	line := encode(d)
 	r.lastID, r.last = req.ID, line
 	if d.Ended != "" {
@@ -448,13 +447,15 @@ func (g *Guard) keepEnded(id string, r *run) {
 	}
 }
 
-// end sets d.Terminal and d.Ended for the run t after an allowed step.
+// end sets d.Allowed, d.Terminal and d.Ended for the run t after an
+// allowed step.
 func (g *Guard) end(d *Decision, t *replay.Trail) {
-	stuck, terminal := t.Stuck()
+	allowed, stuck, terminal := t.Next()
+	d.Terminal = terminal
 	if !stuck {
+		d.Allowed = allowed
 		return
 	}
-	d.Terminal = terminal
 	d.Ended = "deadlock"
 	if terminal {
 		d.Ended = "terminal"

@@ -138,27 +138,36 @@ func (t *Trail) Allowed() []string {
 	return t.f.r.allowed(t.rs.cur)
 }
 
-// Stuck reports whether no action can take the run on from any state
+// Next returns the actions the spec allows next (as [Trail.Allowed]);
+// whether the run is stuck: no action can take it on from any state
 // consistent with it (an action that fails there counts as one: taking
-// it is refused as a violation); terminal then reports whether every such state
-// satisfies the spec's terminal predicate (false: the run is in a
-// deadlock of the spec).
-func (t *Trail) Stuck() (stuck, terminal bool) {
+// it is refused as a violation); and whether every such state satisfies
+// the spec's terminal predicate (a stuck run that is not terminal is in
+// a deadlock of the spec). One expansion of the run's states answers all
+// three.
+func (t *Trail) Next() (allowed []string, stuck, terminal bool) {
 	r := t.f.r
+	on := make([]bool, len(r.m.Actions))
+	some := false
 	for _, c := range t.rs.cur {
-		some := false
-		err := r.mach.Successors(c.state, func(int, int, machine.State) { some = true })
-		if some || err != nil { // an action that fails is a step, refused when taken
-			return false, false
+		err := r.mach.Successors(c.state, func(a, _ int, _ machine.State) { on[a], some = true, true })
+		if err != nil {
+			some = true
 		}
 	}
-	terminal = true
+	for i, ok := range on {
+		if ok {
+			allowed = append(allowed, r.m.Actions[i].Name)
+		}
+	}
+	terminal = len(t.rs.cur) > 0
 	for _, c := range t.rs.cur {
 		if ok, err := r.mach.IsTerminal(c.state); err != nil || !ok {
 			terminal = false
+			break
 		}
 	}
-	return true, terminal
+	return allowed, !some, terminal
 }
 
 // Key returns a digest of the spec states consistent with the run and the
