@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -196,7 +195,7 @@ func TestCrash(t *testing.T) {
 			case <-time.After(time.Duration(20+rnd.IntN(80)) * time.Millisecond):
 			}
 			mu.Lock()
-			proc.Process.Signal(syscall.SIGKILL)
+			proc.Process.Kill() // SIGKILL on Unix
 			proc.Wait()
 			kills++
 			start()
@@ -206,7 +205,7 @@ func TestCrash(t *testing.T) {
 	wg.Wait()
 	close(done)
 	mu.Lock()
-	proc.Process.Signal(syscall.SIGKILL)
+	proc.Process.Kill() // SIGKILL on Unix
 	proc.Wait()
 	mu.Unlock()
 	t.Logf("%d kills", kills)
