@@ -3,10 +3,16 @@ package guard
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"os"
+	"strings"
+	"time"
 
 	"github.com/wrapcheck/wrapcheck/internal/loopback"
 )
@@ -132,4 +138,60 @@ func httpError(w http.ResponseWriter, code int, why string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	w.Write(encode(&Decision{Decision: "block", Kind: "refused", Reason: "wrapcheck guard: " + why}))
+}
+
+// Listen listens on addr for [Guard.Serve]: a loopback address
+// (127.0.0.1:PORT, [::1]:PORT or localhost:PORT; port 0 picks one) or
+// unix:PATH (the socket then readable and writable by its owner alone).
+// It returns the listener, the Gate that admits requests to it, with a
+// fresh random token, and the address to print (http://HOST:PORT or
+// unix:PATH). Any other address is an error: the guard serves only its
+// own machine.
+func Listen(addr string) (net.Listener, loopback.Gate, string, error) {
+	gate := loopback.Gate{Token: rand.Text()}
+	if sock, ok := strings.CutPrefix(addr, "unix:"); ok {
+		if sock == "" {
+			return nil, gate, "", errors.New("unix:PATH: no path")
+		}
+		l, err := net.Listen("unix", sock)
+		if err != nil {
+			return nil, gate, "", err
+		}
+		if err := os.Chmod(sock, 0o600); err != nil {
+			l.Close()
+			return nil, gate, "", err
+		}
+		return l, gate, "unix:" + sock, nil
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, gate, "", err
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return nil, gate, "", errors.New("not a loopback address (127.0.0.1:PORT, [::1]:PORT, localhost:PORT) nor unix:PATH")
+	}
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, gate, "", err
+	}
+	_, gate.Port, _ = net.SplitHostPort(l.Addr().String())
+	return l, gate, "http://" + l.Addr().String(), nil
+}
+
+// Serve serves [Guard.Handler] on l until ctx is done, then shuts the
+// server down, letting the requests in flight finish (for up to 5 s).
+// Headers are limited to 64 KiB, read within 10 s.
+func (g *Guard) Serve(ctx context.Context, l net.Listener, gate loopback.Gate) error {
+	srv := &http.Server{Handler: g.Handler(gate), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
+		MaxHeaderBytes: 64 << 10}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(l) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return srv.Shutdown(sctx)
+	}
 }

@@ -2,24 +2,19 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/guard"
-	"github.com/wrapcheck/wrapcheck/internal/loopback"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/replay"
 	"github.com/wrapcheck/wrapcheck/report"
@@ -206,57 +201,20 @@ func specDigest(path string, defines []string) (string, error) {
 // serveGuardHTTP serves g on the --listen address until ctx is done.
 func serveGuardHTTP(ctx context.Context, cmd *cobra.Command, g *guard.Guard, f guardFlags) error {
 	stderr := cmd.ErrOrStderr()
-	var l net.Listener
-	var err error
-	gate := loopback.Gate{Token: rand.Text()}
-	where := ""
-	if sock, ok := strings.CutPrefix(f.listen, "unix:"); ok {
-		if sock == "" {
-			return &exitError{code: exitUsage, err: errors.New("--listen unix:PATH: no path")}
-		}
-		l, err = net.Listen("unix", sock)
-		if err == nil {
-			err = os.Chmod(sock, 0o600)
-		}
-		where = "unix:" + report.Escape(sock)
-	} else {
-		host, _, serr := net.SplitHostPort(f.listen)
-		if serr != nil {
-			return &exitError{code: exitUsage, err: fmt.Errorf("--listen %s: %v", clip(f.listen), serr)}
-		}
-		if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-			return &exitError{code: exitUsage, err: fmt.Errorf("--listen %s: not a loopback address (127.0.0.1:PORT, [::1]:PORT, localhost:PORT) nor unix:PATH", clip(f.listen))}
-		}
-		l, err = net.Listen("tcp", f.listen)
-		if err == nil {
-			_, gate.Port, _ = net.SplitHostPort(l.Addr().String())
-			where = "http://" + l.Addr().String()
-		}
-	}
+	l, gate, where, err := guard.Listen(f.listen)
 	if err != nil {
-		return &exitError{code: exitUsage, err: err}
+		return &exitError{code: exitUsage, err: fmt.Errorf("--listen %s: %v", clip(f.listen), err)}
 	}
 	defer l.Close()
 	if f.tokenFile != "" {
 		if err := writeToken(f.tokenFile, gate.Token); err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
-		fmt.Fprintf(stderr, "wrapcheck guard: listening on %s (token in %s)\n", where, report.Escape(displayPath(f.tokenFile)))
+		fmt.Fprintf(stderr, "wrapcheck guard: listening on %s (token in %s)\n", report.Escape(where), report.Escape(displayPath(f.tokenFile)))
 	} else {
-		fmt.Fprintf(stderr, "wrapcheck guard: listening on %s (token %s)\n", where, gate.Token)
+		fmt.Fprintf(stderr, "wrapcheck guard: listening on %s (token %s)\n", report.Escape(where), gate.Token)
 	}
-	srv := &http.Server{Handler: g.Handler(gate), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
-		MaxHeaderBytes: 64 << 10}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(l) }()
-	select {
-	case err := <-done:
-		return err
-	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		return srv.Shutdown(sctx)
-	}
+	return g.Serve(ctx, l, gate)
 }
 
 // writeToken writes the token to path, readable by its owner alone.
