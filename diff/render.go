@@ -136,20 +136,24 @@ func writeColumns(b *strings.Builder, rows [][]string) {
 	}
 }
 
-// Markdown writes the comparison as a pull-request comment.
+// Markdown writes the comparison as a pull-request comment. Every name
+// and message in it is user data (a file name may hold a backtick, a pipe
+// or a newline): names go in code spans that no character of theirs can
+// close ([mdCode]), other text has every Markdown-active character
+// escaped ([mdText]), so nothing renders as live Markdown.
 func (r *Result) Markdown(w io.Writer, names Names) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### wrapcheck diff: `%s` → `%s`\n\n", names.Old, names.New)
+	fmt.Fprintf(&b, "### wrapcheck diff: %s → %s\n\n", report.MarkdownCode(names.Old, false), report.MarkdownCode(names.New, false))
 	fmt.Fprintf(&b, "**%s.**\n\n", capitalize(r.Summary()))
 	var shared []string
 	for _, s := range r.Obs.Shared {
-		shared = append(shared, "`"+s.Old.Name+"`")
+		shared = append(shared, report.MarkdownCode(s.Old.Name, false))
 	}
 	fmt.Fprintf(&b, "Observed variables: %s.", listText(shared))
 	if len(r.Obs.Hidden) > 0 {
 		var hid []string
 		for _, h := range r.Obs.Hidden {
-			hid = append(hid, "`"+h.Name+"` ("+h.Reason+")")
+			hid = append(hid, report.MarkdownCode(h.Name, false)+" ("+report.MarkdownText(h.Reason)+")")
 		}
 		fmt.Fprintf(&b, " Hidden: %s.", strings.Join(hid, ", "))
 	}
@@ -161,22 +165,21 @@ func (r *Result) Markdown(w io.Writer, names Names) error {
 		case d.Trace != nil:
 			fmt.Fprintf(&b, "#### %s allows, %s does not (%s)\n\n", d.From, d.To, stepsText(len(d.Trace.Steps)-1))
 			b.WriteString("| step | action | changes |\n| ---: | --- | --- |\n")
-			var tb strings.Builder
-			writeTrace(&tb, m, d.Trace.Steps)
-			for _, line := range strings.Split(strings.TrimRight(tb.String(), "\n"), "\n") {
-				f := strings.SplitN(strings.TrimSpace(line), "  ", 3)
-				for len(f) < 3 {
-					f = append(f, "")
+			for i, st := range d.Trace.Steps {
+				label := "(initial)"
+				if st.Action >= 0 {
+					label = m.Actions[st.Action].Name
 				}
-				fmt.Fprintf(&b, "| %s | `%s` | %s |\n", f[0], f[1], mdEscape(f[2]))
+				parts := report.StepParts(m, d.Trace.Steps, i)
+				fmt.Fprintf(&b, "| %d | %s | %s |\n", i, report.MarkdownCode(label, true), report.MarkdownText(strings.Join(parts, " ")))
 			}
-			fmt.Fprintf(&b, "\n%s cannot follow step %d: %s.", d.To, len(d.Trace.Steps)-1, d.Trace.Why)
+			fmt.Fprintf(&b, "\n%s cannot follow step %d: %s.", d.To, len(d.Trace.Steps)-1, report.MarkdownText(d.Trace.Why))
 			for _, x := range d.Trace.Mismatch {
-				fmt.Fprintf(&b, " `%s`.", x)
+				fmt.Fprintf(&b, " %s.", report.MarkdownCode(x, false))
 			}
 			b.WriteString("\n")
 		case d.Incomplete:
-			fmt.Fprintf(&b, "#### %s allows, %s does not: incomplete\n\n%s (%d pairs explored).\n", d.From, d.To, d.Reason, d.Nodes)
+			fmt.Fprintf(&b, "#### %s allows, %s does not: incomplete\n\n%s (%d pairs explored).\n", d.From, d.To, report.MarkdownText(d.Reason), d.Nodes)
 		default:
 			fmt.Fprintf(&b, "#### %s allows nothing %s does not\n\n%d pairs explored.\n", d.From, d.To, d.Nodes)
 		}
@@ -184,11 +187,11 @@ func (r *Result) Markdown(w io.Writer, names Names) error {
 	if len(r.Checks) > 0 {
 		b.WriteString("\n#### Checks\n\n| kind | name | old | new | change |\n| --- | --- | --- | --- | --- |\n")
 		for _, c := range r.Checks {
-			ch := c.Change()
+			ch := report.MarkdownText(c.Change())
 			if c.Changed() {
 				ch = "**" + ch + "**"
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", c.Kind, c.Name, c.Old.Text(), c.New.Text(), ch)
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", report.MarkdownText(c.Kind), report.MarkdownText(c.Name), report.MarkdownText(c.Old.Text()), report.MarkdownText(c.New.Text()), ch)
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -200,10 +203,6 @@ func capitalize(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-func mdEscape(s string) string {
-	return strings.NewReplacer("|", `\|`, "<", "&lt;", ">", "&gt;").Replace(s)
 }
 
 // The JSON output; docs/json-schema-diff.json is its schema.

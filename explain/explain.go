@@ -4,10 +4,13 @@
 // deadlock) [Safety] computes the causal slice of the trace: a step is
 // essential when the trace without it, replayed on the spec from the same
 // initial state, is no longer a run of the spec (some later step is not
-// possible) or no longer reaches the violation. Replay is existential: the
-// rest of the trace matches when some choice of agent answers and chosen
-// values takes its actions in order. Each step also gets a "because": the
-// variables it changed that the violated check reads, directly or through
+// possible) or no longer reaches the violation. Each step keeps the agent
+// answers the trace records for it (a recorded run's answers are its
+// input: a step that cannot take them is not possible); only what no
+// answer fixes (a `choose`), and the answers of an assertion's or runtime
+// error's failing last step (the machine keeps one failure an expansion),
+// may take any value. Each step also gets a "because": the variables it
+// changed that the violated check reads, directly or through
 // the reads of a later step that does the same (a backward data slice),
 // and whether it must come before the next step (the trace with the two
 // swapped is no longer a run, or no longer reaches the violation).
@@ -143,16 +146,16 @@ func safety(prog *machine.Program, v *checker.Violation) (*Explanation, error) {
 	if err != nil {
 		return nil, err
 	}
-	actions := make([]int, 0, len(v.Trace)-1)
-	for _, st := range v.Trace[1:] {
-		actions = append(actions, st.Action)
+	steps := make([]int, 0, len(v.Trace)-1) // trace indices of the steps replayed
+	for i := 1; i < len(v.Trace); i++ {
+		steps = append(steps, i)
 	}
-	if len(actions) == 0 {
+	if len(steps) == 0 {
 		return &Explanation{Violation: v, Steps: make([]Step, 1), Reads: nil}, nil // the initial state alone
 	}
-	if ok, at := r.violates(actions); !ok {
+	if ok, at := r.violates(steps); !ok {
 		if at >= 0 {
-			return nil, fmt.Errorf("explain: step %d (%s) of the trace is not a run of %s", at+1, m.Actions[actions[at]].Name, m.Name)
+			return nil, fmt.Errorf("explain: step %d (%s) of the trace is not a run of %s", at+1, m.Actions[v.Trace[steps[at]].Action].Name, m.Name)
 		}
 		return nil, fmt.Errorf("explain: the trace does not end in the violation of %s", v.Name)
 	}
@@ -165,17 +168,14 @@ func safety(prog *machine.Program, v *checker.Violation) (*Explanation, error) {
 	// The causal slice: remove each step in turn.
 	why := make([]string, len(v.Trace))
 	for i := 1; i < len(v.Trace); i++ {
-		rest := slices.Delete(slices.Clone(actions), i-1, i)
+		rest := slices.Delete(slices.Clone(steps), i-1, i)
 		ok, at := r.violates(rest)
 		if ok {
 			continue
 		}
 		e.Steps[i].Essential = true
 		if at >= 0 {
-			j := at + 1 // index in rest; trace index is one more from i on
-			if j >= i {
-				j++
-			}
+			j := rest[at]
 			why[i] = fmt.Sprintf("without it step %d (%s) is not possible", j, m.Actions[v.Trace[j].Action].Name)
 		} else {
 			why[i] = "without it the violation is not reached"
@@ -183,7 +183,7 @@ func safety(prog *machine.Program, v *checker.Violation) (*Explanation, error) {
 	}
 	// The order: swap each step with the next.
 	for i := 1; i+1 < len(v.Trace); i++ {
-		swapped := slices.Clone(actions)
+		swapped := slices.Clone(steps)
 		swapped[i-1], swapped[i] = swapped[i], swapped[i-1]
 		if ok, _ := r.violates(swapped); !ok {
 			e.Steps[i].BeforeNext = true
@@ -267,6 +267,7 @@ func newReplayer(prog *machine.Program, v *checker.Violation) (*replayer, error)
 	var err error
 	m := prog.Model
 	r := &replayer{m: m, v: v, prog: prog, mach: prog.NewMachine()}
+	r.mach.RecordAnswers(true)
 	if v.Kind == checker.Invariant || v.Kind == checker.RuntimeError {
 		for _, in := range m.Invariants {
 			if in.Name == v.Name {
@@ -281,26 +282,29 @@ func newReplayer(prog *machine.Program, v *checker.Violation) (*replayer, error)
 	return r, nil
 }
 
-// violates replays actions and reports whether some run taking them in
-// order reaches the violation (at any step: the first run that does
-// stops there; an assertion or runtime error of an action is reached by
-// the last action failing); when no run takes them all, at is the index
-// of the first action no run can take (else -1).
-func (r *replayer) violates(actions []int) (ok bool, at int) {
+// violates replays the trace's steps at the indices steps, in that order,
+// each with its action and the agent answers the trace records for it,
+// and reports whether some run taking them reaches the violation (at any
+// step: the first run that does stops there; an assertion or runtime
+// error of an action is reached by the last action failing); when no run
+// takes them all, at is the index in steps of the first one no run can
+// take (else -1).
+func (r *replayer) violates(steps []int) (ok bool, at int) {
 	cur := []machine.State{r.init}
-	last := len(actions) - 1
+	last := len(steps) - 1
 	failing := r.v.Kind == checker.Assertion || r.v.Kind == checker.RuntimeError && r.inv == nil && !r.terminalFails()
 	if !failing && r.endsIn(r.init) {
 		return true, -1
 	}
 	seen := map[string]bool{}
-	for k, a := range actions {
+	for k, i := range steps {
+		a, asked := r.v.Trace[i].Action, r.v.Trace[i].Asked
 		var next []machine.State
 		clear(seen)
 		failed := false
 		for _, s := range cur {
 			err := r.mach.SuccessorsOf(s, []int{a}, func(act, _ int, t machine.State) {
-				if act != a {
+				if act != a || !machine.AnswersInclude(r.mach.Asked(), asked) {
 					return
 				}
 				if key := stateKey(t); !seen[key] {

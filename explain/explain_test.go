@@ -134,19 +134,19 @@ func withOnly(m *spec.Model, name string) *spec.Model {
 }
 
 // outcome replays the trace of v without step drop (0: none) on m, with
-// package replay for an invariant (the recorded initial state, then the
-// actions alone, so that any answers may match), and with a direct
+// package replay for an invariant (the recorded initial state, then each
+// step's action and the agent answers it recorded), and with a direct
 // subset simulation for a deadlock: "infeasible", "violates" or "holds".
 func outcome(t *testing.T, m *spec.Model, v *checker.Violation, drop int) string {
 	t.Helper()
-	var actions []int
+	var steps []checker.Step
 	for i, st := range v.Trace[1:] {
 		if i+1 != drop {
-			actions = append(actions, st.Action)
+			steps = append(steps, st)
 		}
 	}
 	if v.Kind == checker.Deadlock {
-		return deadlockOutcome(t, m, v.Trace[0].State, actions)
+		return deadlockOutcome(t, m, v.Trace[0].State, steps)
 	}
 	sub := withOnly(m, v.Name)
 	var b bytes.Buffer
@@ -159,8 +159,17 @@ func outcome(t *testing.T, m *spec.Model, v *checker.Violation, drop int) string
 	}
 	first, _ := json.Marshal(map[string]any{"state": st})
 	b.Write(append(first, '\n'))
-	for _, a := range actions {
-		line, _ := json.Marshal(map[string]any{"action": m.Actions[a].Name})
+	for _, st := range steps {
+		rec := map[string]any{"action": m.Actions[st.Action].Name}
+		if len(st.Asked) > 0 {
+			asked := map[string]any{}
+			for _, a := range st.Asked {
+				ag := m.Agents[a.Agent]
+				asked[ag.Name] = valueJSON(ag.Result, a.Value)
+			}
+			rec["asked"] = asked
+		}
+		line, _ := json.Marshal(rec)
 		b.Write(append(line, '\n'))
 	}
 	run, err := replay.Read(sub, "run", &b)
@@ -175,7 +184,7 @@ func outcome(t *testing.T, m *spec.Model, v *checker.Violation, drop int) string
 	case res.Diverged != nil:
 		return "infeasible"
 	case res.Violation != nil && res.Violation.Name == v.Name:
-		if drop == 0 && res.Line != len(actions)+1 {
+		if drop == 0 && res.Line != len(steps)+1 {
 			return "violates early"
 		}
 		return "violates"
@@ -185,12 +194,13 @@ func outcome(t *testing.T, m *spec.Model, v *checker.Violation, drop int) string
 	return "holds"
 }
 
-func deadlockOutcome(t *testing.T, m *spec.Model, init []int64, actions []int) string {
+func deadlockOutcome(t *testing.T, m *spec.Model, init []int64, steps []checker.Step) string {
 	prog, err := machine.Compile(m)
 	if err != nil {
 		t.Fatal(err)
 	}
 	mach := prog.NewMachine()
+	mach.RecordAnswers(true)
 	s := make(machine.State, prog.Words())
 	prog.Pack(s, init)
 	cur := []machine.State{s}
@@ -203,11 +213,11 @@ func deadlockOutcome(t *testing.T, m *spec.Model, init []int64, actions []int) s
 	if dead(s) {
 		return "violates"
 	}
-	for _, a := range actions {
+	for _, st := range steps {
 		var next []machine.State
 		for _, c := range cur {
 			_ = mach.Successors(c, func(act, _ int, u machine.State) {
-				if act == a {
+				if act == st.Action && recorded(mach.Asked(), st.Asked) {
 					next = append(next, slices.Clone(u))
 				}
 			})
@@ -221,6 +231,23 @@ func deadlockOutcome(t *testing.T, m *spec.Model, init []int64, actions []int) s
 		cur = next
 	}
 	return "holds"
+}
+
+// recorded reports whether a branch's answers got include each recorded
+// answer (written independently of machine.AnswersInclude).
+func recorded(got, want []checker.Answer) bool {
+	for _, w := range want {
+		found := false
+		for _, g := range got {
+			if g.Agent == w.Agent && slices.Equal(g.Value, w.Value) {
+				found = true
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }
 
 func valueJSON(t *spec.Type, slots []int64) any {
@@ -349,6 +376,11 @@ func TestExampleSlices(t *testing.T) {
 // walksTo returns up to n runs longer than v's trace, from its initial
 // state, that first violate v's check at their end.
 func walksTo(t *testing.T, m *spec.Model, v *checker.Violation, r *rand.Rand, n int) []*checker.Violation {
+	return walksLonger(t, m, v, r, n, len(v.Trace))
+}
+
+// walksLonger is walksTo for runs of more than min trace entries.
+func walksLonger(t *testing.T, m *spec.Model, v *checker.Violation, r *rand.Rand, n, min int) []*checker.Violation {
 	prog, err := machine.Compile(m)
 	if err != nil {
 		t.Fatal(err)
@@ -358,15 +390,22 @@ func walksTo(t *testing.T, m *spec.Model, v *checker.Violation, r *rand.Rand, n 
 		t.Fatal(err)
 	}
 	mach := prog.NewMachine()
+	mach.RecordAnswers(true)
 	var out []*checker.Violation
 	for try := 0; try < 400 && len(out) < n; try++ {
 		s := slices.Clone(rp.init)
 		trace := []checker.Step{v.Trace[0]}
-		for len(trace) < 3*len(v.Trace)+4 {
+		for len(trace) < 3*max(len(v.Trace), min)+4 {
 			var succ []machine.State
 			var acts []int
+			var asked [][]checker.Answer
 			_ = mach.Successors(s, func(a, _ int, u machine.State) {
 				succ, acts = append(succ, slices.Clone(u)), append(acts, a)
+				var as []checker.Answer
+				for _, x := range mach.Asked() {
+					as = append(as, checker.Answer{Agent: x.Agent, Value: slices.Clone(x.Value)})
+				}
+				asked = append(asked, as)
 			})
 			if len(succ) == 0 {
 				break
@@ -375,12 +414,12 @@ func walksTo(t *testing.T, m *spec.Model, v *checker.Violation, r *rand.Rand, n 
 			s = succ[k]
 			st := make([]int64, prog.Slots())
 			prog.Unpack(st, s)
-			trace = append(trace, checker.Step{Action: acts[k], State: st})
+			trace = append(trace, checker.Step{Action: acts[k], State: st, Asked: asked[k]})
 			if rp.endsIn(s) {
 				w := &checker.Violation{Name: v.Name, Kind: v.Kind, Pos: v.Pos, Trace: trace, LoopStart: -1}
 				// Keep runs that no run with the same actions violates
 				// earlier (replay follows every such run).
-				if len(trace) > len(v.Trace) && outcome(t, m, w, 0) == "violates" {
+				if len(trace) > min && outcome(t, m, w, 0) == "violates" {
 					out = append(out, w)
 				}
 				break
@@ -487,4 +526,73 @@ func TestProgramHandedOn(t *testing.T) {
 	if diff := cmp.Diff(y.Slice, x.Slice, cmp.AllowUnexported(Explanation{})); diff != "" {
 		t.Errorf("slice with the check's program vs compiled anew (-new +handed):\n%s", diff)
 	}
+}
+
+// TestRecordedRun explains the violation a recorded run reaches
+// (testdata/run_long.jsonl on testdata/cites_nogate.wrap): the run asks
+// the verifier twice, and only its second answer ships the draft, so
+// every step is essential with the answers the run recorded (with any
+// answers, the first check could ship, and steps 4 and 5 looked
+// removable). Random runs of the same spec, with the answers they took,
+// are then checked against the replay of each run without each step.
+func TestRecordedRun(t *testing.T) {
+	src, err := os.ReadFile("testdata/cites_nogate.wrap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := spec.ParseFile("cites_nogate.wrap", src, spec.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open("testdata/run_long.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	res, err := replay.Run(m, "run_long.jsonl", f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Violation == nil {
+		t.Fatal("the run reaches no violation")
+	}
+	v := res.Violation
+	e, err := Safety(m, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []bool
+	for _, st := range e.Steps {
+		got = append(got, st.Essential)
+	}
+	if d := cmp.Diff([]bool{false, true, true, true, true, true}, got); d != "" {
+		t.Errorf("essential steps (-want +got):\n%s", d)
+	}
+	checkSlice(t, m, v)
+
+	// Random runs of a roomier spec, from its initial state.
+	src, err = os.ReadFile("testdata/cites_retry.wrap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err = spec.ParseFile("cites_retry.wrap", src, spec.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	vr, err := verify.Run(context.Background(), m, verify.Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vr.Violation == nil {
+		t.Fatal("cites_retry.wrap: no violation")
+	}
+	r := rand.New(rand.NewPCG(34, 15))
+	walks, unmarked := 0, 0
+	for _, w := range walksLonger(t, m, vr.Violation, r, 60, 1) {
+		walks++
+		unmarked += checkSlice(t, m, w)
+	}
+	if walks < 30 || unmarked == 0 {
+		t.Fatalf("%d random runs with %d removable steps: too few to test the slice", walks, unmarked)
+	}
+	t.Logf("%d random runs, %d removable steps", walks, unmarked)
 }

@@ -1,8 +1,8 @@
 package lsp
 
 import (
-	"encoding/json"
 	"fmt"
+	"github.com/wrapcheck/wrapcheck/report"
 	"strings"
 
 	"github.com/wrapcheck/wrapcheck/spec"
@@ -11,12 +11,12 @@ import (
 
 // refAt returns the analysis of the document named in params and the
 // reference under its position (nil when there is none).
-func (s *Server) refAt(params json.RawMessage) (*analysis, *ref, *rpcError) {
+func (s *Server) refAt(req *request) (*analysis, *ref, *rpcError) {
 	var p textDocumentPositionParams
-	if rerr := decode(params, &p); rerr != nil {
+	if rerr := decode(req.params, &p); rerr != nil {
 		return nil, nil, rerr
 	}
-	a, _, rerr := s.lookup(p.TextDocument.URI)
+	a, _, rerr := s.lookup(req, p.TextDocument.URI)
 	if rerr != nil {
 		return nil, nil, rerr
 	}
@@ -26,8 +26,8 @@ func (s *Server) refAt(params json.RawMessage) (*analysis, *ref, *rpcError) {
 	return a, a.ix.at(a.doc.specPos(p.Position)), nil
 }
 
-func (s *Server) hover(params json.RawMessage) (any, *rpcError) {
-	a, r, rerr := s.refAt(params)
+func (s *Server) hover(req *request) (any, *rpcError) {
+	a, r, rerr := s.refAt(req)
 	if rerr != nil || r == nil {
 		return nil, rerr
 	}
@@ -124,9 +124,7 @@ func describe(a *analysis, o *spec.Object) string {
 		}
 	}
 	var b strings.Builder
-	b.WriteString("```wrap\n")
-	b.WriteString(strings.Join(code, "\n"))
-	b.WriteString("\n```")
+	b.WriteString(strings.TrimSuffix(report.MarkdownFence("wrap", strings.Join(code, "\n")), "\n"))
 	for _, n := range notes {
 		b.WriteString("\n\n")
 		b.WriteString(n)

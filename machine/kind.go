@@ -1,5 +1,7 @@
 package machine
 
+import "slices"
+
 // Kind is the kind of a failed check: a [ExecError] is an Assertion or a
 // RuntimeError; the search reports the others (package checker's
 // Violation).
@@ -27,4 +29,19 @@ func (k Kind) String() string {
 type Answer struct {
 	Agent int     // index into spec.Model.Agents
 	Value []int64 // Agent.Result.Width scalars
+}
+
+// AnswersInclude reports whether the answers a branch took, got, include
+// every answer of want (an agent asked twice on one step matches when any
+// of its answers is the wanted one): how a recorded step's answers are
+// matched, by replay and by the explanation of a trace.
+func AnswersInclude(got, want []Answer) bool {
+	for _, w := range want {
+		if !slices.ContainsFunc(got, func(g Answer) bool {
+			return g.Agent == w.Agent && slices.Equal(g.Value, w.Value)
+		}) {
+			return false
+		}
+	}
+	return true
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -191,7 +192,7 @@ func (mp *Mapping) resolve(m *spec.Model) error {
 	for _, p := range presets {
 		f := presetFields(p)
 		if f == nil {
-			return fmt.Errorf("presets: no preset %s (have %s)%s", p, strings.Join(presetOrder, ", "), spec.DidYouMean(spec.Suggest(p, presetOrder)))
+			return fmt.Errorf("presets: no preset %s (have %s)%s", report.Escape(clip(p, 80)), strings.Join(presetOrder, ", "), spec.DidYouMean(spec.Suggest(p, presetOrder)))
 		}
 		for _, k := range sortedKeys(f) {
 			for _, key := range f[k] {
@@ -235,7 +236,7 @@ func (mp *Mapping) resolve(m *spec.Model) error {
 	checkSources := func(where string, srcs map[string]Source, names []string, what string) error {
 		for _, k := range sortedKeys(srcs) {
 			if !slices.Contains(names, k) {
-				return fmt.Errorf("%s: no %s %s in %s%s", where, what, k, m.Name, spec.DidYouMean(spec.Suggest(k, names)))
+				return fmt.Errorf("%s: no %s %s in %s%s", where, what, report.Escape(clip(k, 80)), m.Name, spec.DidYouMean(spec.Suggest(k, names)))
 			}
 			s := srcs[k]
 			if (s.From == "") == (s.Const == nil) {
@@ -259,7 +260,7 @@ func (mp *Mapping) resolve(m *spec.Model) error {
 			return fmt.Errorf("%s: want an action", where)
 		}
 		if !slices.Contains(actions, r.Action) {
-			return fmt.Errorf("%s.action: no action %s in %s%s", where, r.Action, m.Name, spec.DidYouMean(spec.Suggest(r.Action, actions)))
+			return fmt.Errorf("%s.action: no action %s in %s%s", where, report.Escape(clip(r.Action, 80)), m.Name, spec.DidYouMean(spec.Suggest(r.Action, actions)))
 		}
 		if err := checkSources(where+".asked", r.Asked, agents, "agent"); err != nil {
 			return err

@@ -11,6 +11,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/wrapcheck/wrapcheck/report"
 )
 
 // The limits on an OTLP recording: a hostile file gets an error, never
@@ -278,7 +280,7 @@ func decodeRequest(name string, line int, data []byte, have int) ([]*span, error
 				}
 				sp, err := convertSpan(&ss.Spans[i], res)
 				if err != nil {
-					return nil, fmt.Errorf("%s:%d: span %q (%s): %v", name, line, ss.Spans[i].SpanID, ss.Spans[i].Name, err)
+					return nil, fmt.Errorf("%s:%d: span %q (%s): %v", name, line, ss.Spans[i].SpanID, report.Escape(clip(ss.Spans[i].Name, 80)), err)
 				}
 				sp.line = line
 				spans = append(spans, sp)
@@ -313,7 +315,7 @@ func convertSpan(s *otlpSpan, res map[string]any) (*span, error) {
 	for _, e := range s.Events {
 		ea, err := attrMap(e.Attributes)
 		if err != nil {
-			return nil, fmt.Errorf("event %s: %v", e.Name, err)
+			return nil, fmt.Errorf("event %s: %v", report.Escape(clip(e.Name, 80)), err)
 		}
 		sp.events = append(sp.events, event{time: uint64(e.Time), name: e.Name, attrs: ea})
 	}
@@ -325,7 +327,7 @@ func attrMap(kvs []otlpKeyValue) (map[string]any, error) {
 	for _, kv := range kvs {
 		v, err := kv.Value.toGo(0)
 		if err != nil {
-			return nil, fmt.Errorf("attribute %s: %v", kv.Key, err)
+			return nil, fmt.Errorf("attribute %s: %v", report.Escape(clip(kv.Key, 80)), err)
 		}
 		out[kv.Key] = v
 	}

@@ -3,14 +3,18 @@ package replay
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -150,27 +154,143 @@ func TestReadOTLPHostile(t *testing.T) {
 }
 
 // FuzzReadOTLP: no input panics the reader, the mapping or the replay.
+// The fuzzer minimizes every input that finds new coverage, with runs of
+// the target on its parts, for up to a minute: seeded with the whole
+// recordings (4 to 10 KB, 10 ms a run instrumented) it spent every
+// minute minimizing and ran about nine new inputs in two. The seeds are
+// cut small (otlpSeeds), and the spec, the mapping and the program are
+// made once, not per input.
 func FuzzReadOTLP(f *testing.F) {
-	paths, _ := filepath.Glob(filepath.Join("testdata", "otlp", "*.json"))
-	for _, p := range paths {
-		if b, err := os.ReadFile(p); err == nil && IsOTLP(b) {
-			f.Add(b)
-		}
+	m := loadPipeline(f)
+	mp := loadMapping(f, m, pipelineMapping(f))
+	prog, err := machine.Compile(m)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, seed := range otlpSeeds(f) {
+		f.Add(seed)
 	}
 	f.Add([]byte(otlpRequestJSON(otlpSpanJSON("0000000000000001", "", "edit", 10, strAttr("gen_ai.conversation.id", "a")))))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m := loadPipeline(t)
-		mp := loadMapping(t, m, pipelineMapping(t))
 		runs, err := ReadOTLP(m, "fuzz.json", bytes.NewReader(data), mp)
 		if err != nil {
 			return
 		}
 		for _, r := range runs {
-			if _, err := Check(m, r.Lines); err != nil {
+			if _, err := CheckProgram(context.Background(), prog, r.Lines); err != nil {
 				t.Fatal(err)
 			}
 		}
 	})
+}
+
+// otlpSeeds cuts small seeds from the recordings of testdata/otlp: each
+// span of a new name alone with its trace's root span, and each
+// recording's first two steps with the root span.
+func otlpSeeds(tb testing.TB) [][]byte {
+	tb.Helper()
+	paths, err := filepath.Glob(filepath.Join("testdata", "otlp", "*.json"))
+	if err != nil || len(paths) == 0 {
+		tb.Fatalf("no recordings: %v", err)
+	}
+	type span struct {
+		Name   string `json:"name"`
+		Parent string `json:"parentSpanId"`
+	}
+	var seeds [][]byte
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if !IsOTLP(b) {
+			continue
+		}
+		var spans []string
+		root := ""
+		for _, line := range bytes.Split(b, []byte("\n")) {
+			var req struct {
+				ResourceSpans []struct {
+					ScopeSpans []struct {
+						Spans []json.RawMessage `json:"spans"`
+					} `json:"scopeSpans"`
+				} `json:"resourceSpans"`
+			}
+			if json.Unmarshal(line, &req) != nil {
+				continue
+			}
+			for _, rs := range req.ResourceSpans {
+				for _, ss := range rs.ScopeSpans {
+					for _, raw := range ss.Spans {
+						var sp span
+						if json.Unmarshal(raw, &sp) != nil {
+							tb.Fatalf("%s: %s", p, raw)
+						}
+						if sp.Parent == "" {
+							root = string(raw)
+						} else {
+							spans = append(spans, string(raw))
+						}
+					}
+				}
+			}
+		}
+		seen := map[string]bool{}
+		for _, raw := range spans {
+			var sp span
+			_ = json.Unmarshal([]byte(raw), &sp)
+			if !seen[sp.Name] {
+				seen[sp.Name] = true
+				seeds = append(seeds, []byte(otlpRequestJSON(raw, root)))
+			}
+		}
+		if len(spans) >= 3 { // a chat span, then the planner and the first tool call
+			seeds = append(seeds, []byte(otlpRequestJSON(spans[1], spans[2], root)))
+		}
+	}
+	return seeds
+}
+
+// TestOTLPSeeds: the seeds of FuzzReadOTLP are small (under 2 KiB, so
+// that minimizing an input grown from one takes seconds, not the
+// fuzzer's minute), and between them they still map a span to every
+// action the mapping names and replay a run of more than one step.
+func TestOTLPSeeds(t *testing.T) {
+	m := loadPipeline(t)
+	mp := loadMapping(t, m, pipelineMapping(t))
+	mapped := map[string]bool{}
+	longest := 0
+	for _, seed := range otlpSeeds(t) {
+		if len(seed) > 2048 {
+			t.Errorf("a seed of %d bytes: %.80s...", len(seed), seed)
+		}
+		runs, err := ReadOTLP(m, "seed.json", bytes.NewReader(seed), mp)
+		if err != nil {
+			t.Fatalf("%v: %s", err, seed)
+		}
+		for _, r := range runs {
+			longest = max(longest, len(r.Lines))
+			for _, l := range r.Lines {
+				if l.action >= 0 {
+					mapped[m.Actions[l.action].Name] = true
+				}
+			}
+		}
+	}
+	var want []string
+	for _, r := range mp.Rules {
+		if !slices.Contains(want, r.Action) {
+			want = append(want, r.Action)
+		}
+	}
+	for _, a := range want {
+		if !mapped[a] {
+			t.Errorf("no seed maps a span to %s", a)
+		}
+	}
+	if longest < 2 {
+		t.Errorf("no seed makes a run of two steps")
+	}
 }
 
 func gateModel(t testing.TB) *spec.Model {
@@ -267,5 +387,61 @@ func TestSniffOTLP(t *testing.T) {
 		if got := SniffOTLP(bufio.NewReader(strings.NewReader(tt.in))); got != tt.want {
 			t.Errorf("SniffOTLP(%q) = %v, want %v", tt.in, got, tt.want)
 		}
+	}
+}
+
+// TestHostileNames: a name that a run file, a recording or a mapping
+// gives and the spec does not know is quoted in the error escaped, so the
+// error is one line whatever the name holds (its JSON and SARIF
+// renderings as much as stderr).
+func TestHostileNames(t *testing.T) {
+	m := gateModel(t)
+	const bad = "x\n##[error]INJ\r::error::INJ\u2028"
+	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	tests := []struct {
+		name string
+		err  func() error
+	}{
+		{"action", func() error {
+			_, err := Read(m, "run.jsonl", strings.NewReader(`{"action": `+q(bad)+`}`))
+			return err
+		}},
+		{"variable", func() error {
+			_, err := Read(m, "run.jsonl", strings.NewReader(`{"action": "wrapper.edit", "state": {`+q(bad)+`: 1}}`))
+			return err
+		}},
+		{"agent", func() error {
+			_, err := Read(m, "run.jsonl", strings.NewReader(`{"action": "wrapper.edit", "asked": {`+q(bad)+`: 1}}`))
+			return err
+		}},
+		{"mapping action", func() error {
+			_, err := ParseMapping(m, "mapping.json", strings.NewReader(`{"rules": [{"span": "edit", "action": `+q(bad)+`}]}`))
+			return err
+		}},
+		{"mapping agent", func() error {
+			_, err := ParseMapping(m, "mapping.json", strings.NewReader(`{"rules": [{"span": "edit", "action": "wrapper.edit", "asked": {`+q(bad)+`: {"from": "v"}}}]}`))
+			return err
+		}},
+		{"mapping preset", func() error {
+			_, err := ParseMapping(m, "mapping.json", strings.NewReader(`{"presets": [`+q(bad)+`], "rules": [{"span": "edit", "action": "wrapper.edit"}]}`))
+			return err
+		}},
+		{"span", func() error {
+			mp := loadMapping(t, m, gateMapping)
+			rec := otlpRequestJSON(otlpSpanJSON("0000000000000001", "", `edit\n##[error]INJ`, 10, `{"key":"a","value":{"bytesValue":"!!"}}`))
+			_, err := ReadOTLP(m, "rec.json", strings.NewReader(rec), mp)
+			return err
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.err()
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if strings.ContainsAny(err.Error(), "\n\r\u2028") || !strings.Contains(err.Error(), "INJ") {
+				t.Errorf("error %q: a line break, or the name missing", err)
+			}
+		})
 	}
 }

@@ -167,7 +167,7 @@ func (lr *lineReader) parse(text []byte) (Line, error) {
 			k, _ = strconv.Unquote(k)
 			return Line{}, fmt.Errorf("unknown member %q (a line has action, asked, state and step)", clip(k, 80))
 		}
-		return Line{}, errors.New(clip(err.Error(), 200))
+		return Line{}, errors.New(report.Escape(clip(err.Error(), 200)))
 	}
 	if dec.More() {
 		return Line{}, errors.New("expected one JSON object per line, found more after it")
@@ -176,7 +176,7 @@ func (lr *lineReader) parse(text []byte) (Line, error) {
 	if l.Action != nil {
 		a, ok := lr.actions[*l.Action]
 		if !ok {
-			return Line{}, fmt.Errorf("no action %s in %s%s", clip(*l.Action, 80), m.Name, spec.DidYouMean(spec.Suggest(*l.Action, sortedKeys(lr.actions))))
+			return Line{}, fmt.Errorf("no action %s in %s%s", report.Escape(clip(*l.Action, 80)), m.Name, spec.DidYouMean(spec.Suggest(*l.Action, sortedKeys(lr.actions))))
 		}
 		w.action = a
 	} else if lr.parsed > 0 {
@@ -185,7 +185,7 @@ func (lr *lineReader) parse(text []byte) (Line, error) {
 	for _, k := range sortedKeys(l.State) {
 		v, ok := lr.vars[k]
 		if !ok {
-			return Line{}, fmt.Errorf("state: no variable %s in %s%s", clip(k, 80), m.Name, spec.DidYouMean(spec.Suggest(k, sortedKeys(lr.vars))))
+			return Line{}, fmt.Errorf("state: no variable %s in %s%s", report.Escape(clip(k, 80)), m.Name, spec.DidYouMean(spec.Suggest(k, sortedKeys(lr.vars))))
 		}
 		val, err := encodeValue(v.Type, l.State[k])
 		if err != nil {
@@ -196,7 +196,7 @@ func (lr *lineReader) parse(text []byte) (Line, error) {
 	for _, k := range sortedKeys(l.Asked) {
 		ag, ok := lr.agents[k]
 		if !ok {
-			return Line{}, fmt.Errorf("asked: no agent %s in %s%s", clip(k, 80), m.Name, spec.DidYouMean(spec.Suggest(k, sortedKeys(lr.agents))))
+			return Line{}, fmt.Errorf("asked: no agent %s in %s%s", report.Escape(clip(k, 80)), m.Name, spec.DidYouMean(spec.Suggest(k, sortedKeys(lr.agents))))
 		}
 		val, err := encodeValue(m.Agents[ag].Result, l.Asked[k])
 		if err != nil {
@@ -778,7 +778,7 @@ func (rs *runState) advance(w Line) *Result {
 				return
 			}
 			enabled = true
-			if r.matches(t, w.vars) && answersMatch(r.mach.Asked(), w.asked) {
+			if r.matches(t, w.vars) && machine.AnswersInclude(r.mach.Asked(), w.asked) {
 				if rs.add(t) {
 					rs.recs = append(rs.recs, stepRecord{parent: c.rec, action: int32(a), branch: int32(b)})
 					succ = append(succ, cand{state: slices.Clone(t), rec: int32(len(rs.recs) - 1)})
@@ -970,20 +970,6 @@ func (rs *runState) execViolation(err error, c *cand, action int, asked []checke
 		trace = []checker.Step{{Action: -1, State: make([]int64, r.prog.Slots())}}
 	}
 	return &checker.Violation{Name: name, Kind: ee.Kind, Pos: ee.Pos, Msg: ee.Msg, Trace: trace, LoopStart: -1}
-}
-
-// answersMatch reports whether the answers a branch took include every
-// answer the recorded line names (an agent asked twice on one step
-// matches when any of its answers is the recorded one).
-func answersMatch(got, want []checker.Answer) bool {
-	for _, w := range want {
-		if !slices.ContainsFunc(got, func(g checker.Answer) bool {
-			return g.Agent == w.Agent && slices.Equal(g.Value, w.Value)
-		}) {
-			return false
-		}
-	}
-	return true
 }
 
 func cloneAnswers(as []checker.Answer) []checker.Answer {

@@ -18,7 +18,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wrapcheck/wrapcheck/checker"
-	"github.com/wrapcheck/wrapcheck/dist"
+	"github.com/wrapcheck/wrapcheck/cluster"
 	"github.com/wrapcheck/wrapcheck/explain"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/report"
@@ -189,10 +189,11 @@ func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
 	printNativeStats(cmd, compiled)
 	check := verify.Run
 	finish := func() error { return nil }
+	limits := ctx // --timeout and the signals, without a local worker's failure
 	if f.dist.store != "" {
 		ctx, finish, err = startDist(ctx, cmd, path, f, &opts)
 		if err != nil {
-			return renderError(cmd, f.format, file, &exitError{code: exitUsage, err: err})
+			return renderError(cmd, f.format, file, stoppedError(limits, f.timeout, err))
 		}
 		if f.dist.worker && f.dist.index > 0 {
 			check = verify.Safety // worker 0 checks the properties and reports
@@ -210,11 +211,11 @@ func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
 		err = ferr
 	}
 	if err != nil {
-		code := exitUsage
-		if errors.Is(err, dist.ErrStale) {
-			code = exitIncomplete // a worker replaced by a restarted one: not a failure of the run
+		if errors.Is(err, cluster.ErrStale) {
+			// A worker replaced by a restarted one: not a failure of the run.
+			return renderError(cmd, f.format, file, &exitError{code: exitIncomplete, err: err})
 		}
-		return renderError(cmd, f.format, file, &exitError{code: code, err: err})
+		return renderError(cmd, f.format, file, stoppedError(limits, f.timeout, err))
 	}
 	if f.dist.worker && f.dist.index > 0 {
 		return verdictExit(res)
@@ -245,6 +246,20 @@ func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
 		return &exitError{code: exitViolated}
 	}
 	return nil
+}
+
+// stoppedError is the exit of a run that failed with err: exit 3 and the
+// reason when --timeout or a signal ended ctx (a store's request that the
+// deadline cut), else exit 2.
+func stoppedError(ctx context.Context, timeout time.Duration, err error) error {
+	if ctx.Err() == nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	reason := "interrupted"
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		reason = fmt.Sprintf("timeout (--timeout %v)", timeout)
+	}
+	return &exitError{code: exitIncomplete, err: fmt.Errorf("stopped before the end: %s: %w", reason, err)}
 }
 
 // flagError words an option that verify.Options.Validate rejects as
@@ -337,7 +352,7 @@ func checkMany(cmd *cobra.Command, paths []string, f checkFlags) error {
 				if f.format == "text" {
 					w = &buf // the file's section of the report
 				}
-				fmt.Fprintln(w, escapeLines(ee.err.Error()))
+				fmt.Fprintln(w, errorText(ee.err))
 			}
 		}
 		if worse(code, worst) {

@@ -8,12 +8,14 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/wrapcheck/wrapcheck/diff"
+	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
@@ -179,14 +181,22 @@ func gitPairs(cmd *cobra.Command, rev string, args []string) ([]diffPair, error)
 			if msg == "" {
 				msg = err.Error()
 			}
-			return nil, &exitError{code: exitUsage, err: fmt.Errorf("git %s: %s", strings.Join(gitArgs, " "), msg)}
+			// The arguments and git's message may quote file names.
+			return nil, &exitError{code: exitUsage, err: fmt.Errorf("git %s: %s", report.Escape(strings.Join(gitArgs, " ")), report.Escape(msg))}
 		}
 		return out, nil
 	}
+	if strings.HasPrefix(rev, "-") {
+		// git would read it as an option (git show --output=FILE writes a file).
+		return nil, &exitError{code: exitUsage, err: fmt.Errorf("--git %s: a revision does not start with '-'", report.Escape(rev))}
+	}
 	var files []string
-	lsArgs := []string{"ls-files", "--", "*.wrap"}
+	// -z: names as they are, NUL-terminated; without it git quotes a name
+	// with a byte outside printable ASCII ("sp\303\251c.wrap").
+	ls := []string{"ls-files", "-z", "--"}
+	lsArgs := append(slices.Clone(ls), "*.wrap")
 	if len(args) > 0 {
-		lsArgs = []string{"ls-files", "--"}
+		lsArgs = slices.Clone(ls)
 		for _, a := range args {
 			if st, err := os.Stat(a); err == nil && st.IsDir() {
 				lsArgs = append(lsArgs, filepath.ToSlash(filepath.Join(a, "*.wrap")))
@@ -195,14 +205,14 @@ func gitPairs(cmd *cobra.Command, rev string, args []string) ([]diffPair, error)
 			}
 		}
 	}
-	if len(lsArgs) > 2 || len(args) == 0 {
+	if len(lsArgs) > len(ls) || len(args) == 0 {
 		out, err := git(lsArgs...)
 		if err != nil {
 			return nil, err
 		}
-		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-			if line != "" {
-				files = append(files, line)
+		for _, name := range strings.Split(string(out), "\x00") {
+			if name != "" {
+				files = append(files, name)
 			}
 		}
 	}
@@ -223,14 +233,14 @@ func gitPairs(cmd *cobra.Command, rev string, args []string) ([]diffPair, error)
 		}
 		oldSrc, err := git("show", rev+":./"+filepath.ToSlash(rel))
 		if err != nil {
-			fmt.Fprintf(cmd.ErrOrStderr(), "%s: not in %s, skipped\n", displayPath(file), rev)
+			fmt.Fprintf(cmd.ErrOrStderr(), "%s: not in %s, skipped\n", displayPath(file), report.Escape(rev))
 			continue
 		}
 		name := displayPath(file)
-		pairs = append(pairs, diffPair{oldName: name + "@" + rev, newName: name, oldSrc: oldSrc, newSrc: newSrc})
+		pairs = append(pairs, diffPair{oldName: name + "@" + report.Escape(rev), newName: name, oldSrc: oldSrc, newSrc: newSrc})
 	}
 	if len(pairs) == 0 {
-		return nil, &exitError{code: exitUsage, err: fmt.Errorf("diff --git %s: no .wrap file to compare", rev)}
+		return nil, &exitError{code: exitUsage, err: fmt.Errorf("diff --git %s: no .wrap file to compare", report.Escape(rev))}
 	}
 	return pairs, nil
 }

@@ -36,7 +36,8 @@ func newExplainCmd() *cobra.Command {
 
 For a safety violation it marks with * the essential steps: those without
 which the rest of the trace, replayed on the spec from the same initial
-state, is no longer possible or no longer reaches the violation. Each step
+state with the agent answers each step recorded, is no longer possible or
+no longer reaches the violation. Each step
 gets a "because": the variables it changed that the violated check reads,
 directly or through a later step, and "must come before step N" when the
 trace with the two swapped no longer reaches the violation. A shortest counterexample (what check

@@ -19,9 +19,16 @@ import (
 // displayPath returns path relative to the working directory, with
 // forward slashes, so that positions print the same on every OS, and with
 // its control characters escaped (report.Escape), so that no output line
-// made with it can be forged by a file name.
+// made with it can be forged by a file name. A relative path that starts
+// (after spaces) with what starts a CI workflow command, "::" or "##",
+// gets "./" before it: a line that starts with it (an error's position,
+// fmt -l) is not one.
 func displayPath(path string) string {
-	return report.Escape(slashPath(path))
+	p := slashPath(path)
+	if t := strings.TrimLeft(p, " \t"); strings.HasPrefix(t, "::") || strings.HasPrefix(t, "##") {
+		p = "./" + p
+	}
+	return report.Escape(p)
 }
 
 // slashPath is displayPath without the escaping.
@@ -186,7 +193,7 @@ func eachFile(cmd *cobra.Command, paths []string, do func(path string, src []byt
 			}
 		}
 		if err != nil {
-			fmt.Fprintln(cmd.ErrOrStderr(), err)
+			fmt.Fprintln(cmd.ErrOrStderr(), errorText(err))
 			failed = true
 		}
 	}

@@ -1,4 +1,4 @@
-package dist
+package cluster
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc64"
+	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -110,16 +112,19 @@ type Store struct {
 	// again only when the last check is older (0: before every Put).
 	LeaseEvery time.Duration
 	enc        *zstd.Encoder
-	dec        *zstd.Decoder
 	owned      bool // Close closes the bucket
 
 	mu        sync.Mutex
-	leaseSeen time.Time // the last check that found the lease ours
+	leaseSeen time.Time       // the last check that found the lease ours
+	decs      []*zstd.Decoder // idle stream decoders
 }
 
-// maxRaw bounds the decompressed payload of a frame: a corrupt header
-// cannot make a reader allocate more.
-const maxRaw = 1 << 34
+// maxRaw bounds the decompressed payload of any frame, whatever its
+// Bound; maxManifest the length of run.json.
+const (
+	maxRaw      = 1 << 34
+	maxManifest = 64 << 10
+)
 
 // Open opens the bucket at url (file:///dir, mem://, s3://bucket?prefix=p/:
 // see [OpenBucket]) and reads or creates the run manifest: a manifest of
@@ -151,17 +156,13 @@ func Attach(ctx context.Context, url string, b Bucket, man Manifest) (*Store, er
 	if err != nil {
 		return nil, err
 	}
-	dec, err := zstd.NewReader(nil, zstd.WithDecoderMaxMemory(maxRaw), zstd.WithDecoderConcurrency(1))
-	if err != nil {
-		return nil, err
-	}
-	st := &Store{url: url, bucket: b, index: -1, Poll: 50 * time.Millisecond, LeaseEvery: time.Second, enc: enc, dec: dec}
+	st := &Store{url: url, bucket: b, index: -1, Poll: 50 * time.Millisecond, LeaseEvery: time.Second, enc: enc}
 	const name = "run.json"
 	werr := b.Create(ctx, name, want)
 	if werr != nil && !errors.Is(werr, ErrExist) {
 		return nil, fmt.Errorf("store %s: writing %s: %v", url, name, werr)
 	}
-	have, err := b.Read(ctx, name)
+	have, err := ReadAll(ctx, b, name, maxManifest)
 	if err != nil {
 		return nil, fmt.Errorf("store %s: reading %s: %v", url, name, err)
 	}
@@ -181,7 +182,12 @@ func Attach(ctx context.Context, url string, b Bucket, man Manifest) (*Store, er
 // attached it.
 func (s *Store) Close() error {
 	s.enc.Close()
-	s.dec.Close()
+	s.mu.Lock()
+	for _, d := range s.decs {
+		d.Close()
+	}
+	s.decs = nil
+	s.mu.Unlock()
 	if !s.owned {
 		return nil
 	}
@@ -243,7 +249,7 @@ func (s *Store) lastLease(ctx context.Context, index int) (int, error) {
 // worker's index.
 func (s *Store) CheckLease(ctx context.Context) error {
 	if s.index < 0 {
-		return errors.New("dist: write without a lease")
+		return errors.New("cluster: write without a lease")
 	}
 	last, err := s.lastLease(ctx, s.index)
 	if err != nil {
@@ -314,7 +320,7 @@ func (s *Store) Put(ctx context.Context, n Name, count uint64, payload []byte) (
 		s.mu.Unlock()
 	}
 	if n.Kind != KindResult && n.Src != s.index {
-		return 0, fmt.Errorf("dist: worker %d writing a file of worker %d", s.index, n.Src)
+		return 0, fmt.Errorf("cluster: worker %d writing a file of worker %d", s.index, n.Src)
 	}
 	comp := s.enc.EncodeAll(payload, nil)
 	buf := make([]byte, headerSize, headerSize+len(comp)+crcSize)
@@ -347,64 +353,165 @@ func (s *Store) Exists(ctx context.Context, n Name) (bool, error) {
 	return ok, nil
 }
 
-// Get reads the frame n and returns its record count and payload. A file
-// that is not a frame of this run at this place is a *CorruptError; a
-// missing file is an error for which IsNotExist reports true.
-func (s *Store) Get(ctx context.Context, n Name) (uint64, []byte, error) {
+// A Bound is the most that a frame can hold which its reader can need:
+// at most Records records (NoBound: as many as the frame's header says)
+// of at most Record bytes each, and Fixed bytes besides. A frame whose
+// header claims more is a *CorruptError before its payload is read, and
+// no more of the object than its header's length is read, nor decoded
+// than its header's payload length.
+type Bound struct {
+	Records uint64
+	Record  uint64
+	Fixed   uint64
+}
+
+// NoBound is Bound.Records of a frame whose reader knows no bound on its
+// records but the header's count.
+const NoBound = ^uint64(0)
+
+// payload returns the most payload bytes a frame of count records takes.
+func (b Bound) payload(count uint64) uint64 {
+	if b.Record > 0 && count > (maxRaw-min(b.Fixed, maxRaw))/b.Record {
+		return maxRaw + 1
+	}
+	return b.Fixed + count*b.Record
+}
+
+// compBound is the most bytes zstd compresses raw bytes to (its
+// incompressible blocks, headers and checksum), with room to spare.
+func compBound(raw uint64) uint64 { return raw + raw>>7 + 1024 }
+
+// Get reads the frame n and returns its record count and payload, which
+// b bounds. A file that is not a frame of this run at this place, or
+// that claims more than b, is a *CorruptError; a missing file is an
+// error for which IsNotExist reports true.
+func (s *Store) Get(ctx context.Context, n Name, b Bound) (uint64, []byte, error) {
 	key := n.Key()
-	buf, err := s.bucket.Read(ctx, key)
+	r, err := s.bucket.NewReader(ctx, key)
 	if err != nil {
 		if errors.Is(err, ErrNotExist) {
 			return 0, nil, &notExistError{key}
 		}
 		return 0, nil, fmt.Errorf("store %s: reading %s: %w", s.url, key, err)
 	}
-	return s.decode(key, n, buf)
+	defer r.Close()
+	return s.read(key, n, b, r)
 }
 
-func (s *Store) decode(key string, n Name, buf []byte) (uint64, []byte, error) {
+// read reads and decodes the frame of key from r: the header first, then
+// as many bytes as the header says, and one more to know that there are
+// no more.
+func (s *Store) read(key string, n Name, b Bound, r io.Reader) (uint64, []byte, error) {
 	bad := func(msg string) (uint64, []byte, error) { return 0, nil, &CorruptError{Path: key, Msg: msg} }
+	readErr := func(err error) (uint64, []byte, error) {
+		return 0, nil, fmt.Errorf("store %s: reading %s: %w", s.url, key, err)
+	}
+	buf := make([]byte, headerSize)
+	got, err := io.ReadFull(r, buf)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return readErr(err)
+	}
+	buf = buf[:got]
 	if len(buf) < len(magic) || string(buf[:len(magic)]) != magic {
 		if len(buf) < len(magic) && strings.HasPrefix(magic, string(buf)) {
 			return bad("truncated: " + strconv.Itoa(len(buf)) + " bytes")
 		}
 		return bad("not a wrapcheck store file of format " + strconv.Itoa(FormatVersion))
 	}
-	if len(buf) < headerSize+crcSize {
+	if len(buf) < headerSize {
 		return bad("truncated: " + strconv.Itoa(len(buf)) + " bytes")
 	}
 	le := binary.LittleEndian
-	comp := le.Uint64(buf[60:])
-	if comp != uint64(len(buf)-headerSize-crcSize) {
-		if comp > uint64(len(buf)-headerSize-crcSize) {
-			return bad(fmt.Sprintf("truncated: %d bytes, the header says %d", len(buf), uint64(headerSize+crcSize)+comp))
-		}
-		return bad(fmt.Sprintf("%d bytes, the header says %d", len(buf), uint64(headerSize+crcSize)+comp))
+	if !bytes.Equal(buf[28:44], s.run[:]) {
+		return bad("written by another run (run " + hex.EncodeToString(buf[28:36]) + ", this run is " + s.RunID()[:16] + ")")
+	}
+	hn := Name{Kind: Kind(buf[8]), Search: int(le.Uint32(buf[12:])), Level: int(le.Uint32(buf[16:])),
+		Src: int(le.Uint32(buf[20:])), Dst: int(le.Uint32(buf[24:]))}
+	if hn != n {
+		return bad(fmt.Sprintf("holds %s, not %s", hn.Key(), key))
+	}
+	count, raw, comp := le.Uint64(buf[44:]), le.Uint64(buf[52:]), le.Uint64(buf[60:])
+	switch {
+	case count > b.Records:
+		return bad(fmt.Sprintf("%d records, more than the %d the run can need", count, b.Records))
+	case raw > b.payload(count) || raw > maxRaw:
+		return bad(fmt.Sprintf("a payload of %d bytes, more than %d %s records can take", raw, count, n.Kind))
+	case comp > compBound(raw):
+		return bad(fmt.Sprintf("%d compressed bytes, more than a payload of %d bytes needs", comp, raw))
+	}
+	want := headerSize + comp + crcSize
+	buf = slices.Grow(buf, int(comp+crcSize))[:want]
+	got, err = io.ReadFull(r, buf[headerSize:])
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return bad(fmt.Sprintf("truncated: %d bytes, the header says %d", headerSize+got, want))
+	}
+	if err != nil {
+		return readErr(err)
+	}
+	var one [1]byte
+	if m, _ := io.ReadFull(r, one[:]); m > 0 {
+		return bad(fmt.Sprintf("longer than the %d bytes the header says", want))
 	}
 	body := buf[:len(buf)-crcSize]
 	if crc64.Checksum(body, crcTable()) != le.Uint64(buf[len(buf)-crcSize:]) {
 		return bad("checksum mismatch: the file is corrupt")
 	}
-	if !bytes.Equal(buf[28:44], s.run[:]) {
-		return bad("written by another run (run " + hex.EncodeToString(buf[28:36]) + ", this run is " + s.RunID()[:16] + ")")
-	}
-	got := Name{Kind: Kind(buf[8]), Search: int(le.Uint32(buf[12:])), Level: int(le.Uint32(buf[16:])),
-		Src: int(le.Uint32(buf[20:])), Dst: int(le.Uint32(buf[24:]))}
-	if got != n {
-		return bad(fmt.Sprintf("holds %s, not %s", got.Key(), key))
-	}
-	raw := le.Uint64(buf[52:])
-	if raw > maxRaw {
-		return bad("payload too large")
-	}
-	payload, err := s.dec.DecodeAll(buf[headerSize:len(buf)-crcSize], make([]byte, 0, raw))
+	payload, err := s.inflate(buf[headerSize:len(buf)-crcSize], raw)
 	if err != nil {
 		return bad("payload: " + err.Error())
 	}
-	if uint64(len(payload)) != raw {
-		return bad(fmt.Sprintf("payload of %d bytes, the header says %d", len(payload), raw))
+	return count, payload, nil
+}
+
+// inflate decodes comp, which must decode to raw bytes exactly: it
+// decodes no more than raw bytes and one, and allocates as the bytes
+// come (a zstd block of 4 bytes decodes to at most 128 KiB), not as the
+// header claims.
+func (s *Store) inflate(comp []byte, raw uint64) ([]byte, error) {
+	s.mu.Lock()
+	var d *zstd.Decoder
+	if k := len(s.decs); k > 0 {
+		d, s.decs = s.decs[k-1], s.decs[:k-1]
 	}
-	return le.Uint64(buf[44:]), payload, nil
+	s.mu.Unlock()
+	if d == nil {
+		var err error
+		// The encoder's window is 8 MiB: a frame asking more is not ours.
+		d, err = zstd.NewReader(nil, zstd.WithDecoderMaxMemory(maxRaw), zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(8<<20))
+		if err != nil {
+			return nil, err
+		}
+	}
+	defer func() {
+		s.mu.Lock()
+		s.decs = append(s.decs, d)
+		s.mu.Unlock()
+	}()
+	if err := d.Reset(bytes.NewReader(comp)); err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, min(raw, uint64(len(comp))<<15+1<<17))
+	for uint64(len(out)) < raw {
+		if len(out) == cap(out) {
+			out = slices.Grow(out, int(min(uint64(cap(out)), raw-uint64(len(out)))))
+		}
+		m, err := d.Read(out[len(out):int(min(uint64(cap(out)), raw))])
+		out = out[:len(out)+m]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if uint64(len(out)) < raw {
+		return nil, fmt.Errorf("%d bytes, the header says %d", len(out), raw)
+	}
+	var one [1]byte
+	if m, _ := d.Read(one[:]); m > 0 {
+		return nil, fmt.Errorf("more than the %d bytes the header says", raw)
+	}
+	return out, nil
 }
 
 type notExistError struct{ key string }
@@ -420,10 +527,10 @@ func IsNotExist(err error) bool {
 // Wait reads the frame n, waiting for another worker to write it: it
 // looks again after 1ms, 2ms, 4ms ... up to Poll. It returns ctx's
 // error when ctx ends first.
-func (s *Store) Wait(ctx context.Context, n Name) (uint64, []byte, error) {
+func (s *Store) Wait(ctx context.Context, n Name, b Bound) (uint64, []byte, error) {
 	d := time.Millisecond
 	for {
-		c, p, err := s.Get(ctx, n)
+		c, p, err := s.Get(ctx, n, b)
 		if !IsNotExist(err) {
 			return c, p, err
 		}

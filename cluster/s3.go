@@ -1,4 +1,4 @@
-package dist
+package cluster
 
 import (
 	"bufio"
@@ -20,6 +20,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // s3Bucket is a bucket of AWS S3 or of an S3-compatible store (MinIO,
@@ -258,12 +259,26 @@ type s3Error struct {
 func (e *s3Error) Error() string {
 	msg := "HTTP " + strconv.Itoa(e.Status)
 	if e.Code != "" {
-		msg += " " + e.Code
+		msg += " " + printable(e.Code)
 	}
 	if e.Message != "" {
-		msg += ": " + e.Message
+		msg += ": " + printable(e.Message)
 	}
 	return msg
+}
+
+// printable returns a server's text for a message: as it is when it is
+// short and printable, else quoted with Go's escapes and cut to 200
+// bytes, so that no newline, escape sequence or workflow command the
+// server sends reaches an output line as it is.
+func printable(s string) string {
+	if len(s) <= 200 && strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) < 0 {
+		return s
+	}
+	if len(s) > 200 {
+		s = strings.ToValidUTF8(s[:200], "") + "..."
+	}
+	return strconv.Quote(s)
 }
 
 // retryable reports whether a request that got status may succeed when
@@ -275,9 +290,24 @@ func retryable(status int) bool {
 		status == http.StatusTooManyRequests || status == http.StatusConflict
 }
 
+// The bounds on what a server sends: the body of a response that is not
+// an object (an error, a PUT's answer) is read up to maxBody bytes, a
+// page of a listing up to maxListPage, and a listing stops with an error
+// after maxListKeys keys (the store lists the leases of one worker, a
+// few keys).
+const (
+	maxBody     = 64 << 10
+	maxListPage = 8 << 20
+	maxListKeys = 1 << 16
+)
+
 // do sends one request (again, up to 6 times, after a transient error)
-// and returns the status and body of the last response.
-func (b *s3Bucket) do(ctx context.Context, method, key string, query url.Values, body []byte, hdr map[string]string) (int, []byte, error) {
+// and returns the status and body of the last response. The body is read
+// up to limit bytes (a longer one is an error), except that with open a
+// response of status 200 or 206 comes back with its body unread in rc,
+// for the caller to read and close. The request ends with ctx: its deadline
+// bounds the whole exchange, the body's reads included.
+func (b *s3Bucket) do(ctx context.Context, method, key string, query url.Values, body []byte, hdr map[string]string, limit int64, open bool) (status int, data []byte, rc io.ReadCloser, err error) {
 	path := b.base
 	host := b.host
 	if b.pathStyle {
@@ -292,7 +322,7 @@ func (b *s3Bucket) do(ctx context.Context, method, key string, query url.Values,
 	for attempt := 1; ; attempt++ {
 		req, err := http.NewRequestWithContext(ctx, method, b.scheme+"://"+host+"/", bytes.NewReader(body))
 		if err != nil {
-			return 0, nil, err
+			return 0, nil, nil, err
 		}
 		req.URL.Path, req.URL.RawPath = path, s3Escape(path, false)
 		req.URL.RawQuery = canonicalQuery(query)
@@ -311,18 +341,24 @@ func (b *s3Bucket) do(ctx context.Context, method, key string, query url.Values,
 		var data []byte
 		if err == nil {
 			status = resp.StatusCode
-			data, err = io.ReadAll(resp.Body)
+			if open && (status == http.StatusOK || status == http.StatusPartialContent) {
+				return status, nil, resp.Body, nil
+			}
+			data, err = io.ReadAll(io.LimitReader(resp.Body, limit+1))
 			resp.Body.Close()
+			if err == nil && int64(len(data)) > limit {
+				return status, nil, nil, fmt.Errorf("the response's body: %w: more than %d bytes", ErrTooLarge, limit)
+			}
 		}
 		transient := err != nil && ctx.Err() == nil && isTransient(err)
 		if err == nil && !retryable(status) || err != nil && !transient || attempt == 6 {
-			return status, data, err
+			return status, data, nil, err
 		}
 		t := time.NewTimer(delay)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return 0, nil, ctx.Err()
+			return 0, nil, nil, ctx.Err()
 		case <-t.C:
 		}
 		delay *= 2
@@ -344,7 +380,10 @@ func (b *s3Bucket) fail(method, key string, status int, body []byte, err error) 
 		return fmt.Errorf("%s: %w", where, err)
 	}
 	e := &s3Error{Status: status}
-	xml.Unmarshal(body, e)
+	if xml.Unmarshal(body, e) != nil {
+		// Not S3's error document: the body, quoted by Error.
+		e.Message = string(body)
+	}
 	return fmt.Errorf("%s: %w", where, e)
 }
 
@@ -358,7 +397,7 @@ func (b *s3Bucket) Create(ctx context.Context, key string, data []byte) error {
 	for k, v := range b.extra {
 		hdr[k] = v
 	}
-	status, body, err := b.do(ctx, http.MethodPut, key, nil, data, hdr)
+	status, body, _, err := b.do(ctx, http.MethodPut, key, nil, data, hdr, maxBody, false)
 	switch {
 	case err == nil && status/100 == 2:
 		return nil
@@ -368,10 +407,10 @@ func (b *s3Bucket) Create(ctx context.Context, key string, data []byte) error {
 	return b.fail("PUT", key, status, body, err)
 }
 
-func (b *s3Bucket) Read(ctx context.Context, key string) ([]byte, error) {
-	status, body, err := b.do(ctx, http.MethodGet, key, nil, nil, nil)
-	if err == nil && status == http.StatusOK {
-		return body, nil
+func (b *s3Bucket) NewReader(ctx context.Context, key string) (io.ReadCloser, error) {
+	status, body, rc, err := b.do(ctx, http.MethodGet, key, nil, nil, nil, maxBody, true)
+	if rc != nil {
+		return &s3Reader{ctx: ctx, b: b, key: key, body: rc}, nil
 	}
 	err = b.fail("GET", key, status, body, err)
 	if se := (*s3Error)(nil); errors.As(err, &se) && status == http.StatusNotFound && (se.Code == "" || se.Code == "NoSuchKey") {
@@ -380,8 +419,49 @@ func (b *s3Bucket) Read(ctx context.Context, key string) ([]byte, error) {
 	return nil, err
 }
 
+// s3Reader is an object's body that a transient error (a connection
+// reset, cut short) does not end: the rest is asked for again with a
+// range request, up to 5 times, as do sends a request again. Objects
+// are written once, so the rest is the same object's.
+type s3Reader struct {
+	ctx   context.Context
+	b     *s3Bucket
+	key   string
+	body  io.ReadCloser
+	off   int64 // the bytes read so far
+	tries int
+}
+
+func (r *s3Reader) Read(p []byte) (int, error) {
+	for {
+		n, err := r.body.Read(p)
+		r.off += int64(n)
+		if err == nil || err == io.EOF || r.ctx.Err() != nil || !isTransient(err) || r.tries == 5 {
+			return n, err
+		}
+		r.tries++
+		r.body.Close()
+		r.body = http.NoBody
+		status, data, rc, rerr := r.b.do(r.ctx, http.MethodGet, r.key, nil, nil,
+			map[string]string{"Range": "bytes=" + strconv.FormatInt(r.off, 10) + "-"}, maxBody, true)
+		if rc != nil && status != http.StatusPartialContent {
+			rc.Close()
+			return n, fmt.Errorf("s3 GET s3://%s/%s: %w; asked for the rest, the server sent the whole object again", r.b.bucket, r.key, err)
+		}
+		if rc == nil {
+			return n, fmt.Errorf("%w; asking for the rest: %w", err, r.b.fail("GET", r.key, status, data, rerr))
+		}
+		r.body = rc
+		if n > 0 {
+			return n, nil
+		}
+	}
+}
+
+func (r *s3Reader) Close() error { return r.body.Close() }
+
 func (b *s3Bucket) Exists(ctx context.Context, key string) (bool, error) {
-	status, body, err := b.do(ctx, http.MethodHead, key, nil, nil, nil)
+	status, body, _, err := b.do(ctx, http.MethodHead, key, nil, nil, nil, maxBody, false)
 	switch {
 	case err == nil && status == http.StatusOK:
 		return true, nil
@@ -394,12 +474,13 @@ func (b *s3Bucket) Exists(ctx context.Context, key string) (bool, error) {
 func (b *s3Bucket) List(ctx context.Context, prefix string) ([]string, error) {
 	var keys []string
 	marker := ""
+	where := fmt.Sprintf("s3 list s3://%s/%s", b.bucket, prefix)
 	for {
 		q := url.Values{"prefix": {prefix}}
 		if marker != "" {
 			q.Set("marker", marker)
 		}
-		status, body, err := b.do(ctx, http.MethodGet, "", q, nil, nil)
+		status, body, _, err := b.do(ctx, http.MethodGet, "", q, nil, nil, maxListPage, false)
 		if err != nil || status != http.StatusOK {
 			return nil, b.fail("GET", "?prefix="+prefix, status, body, err)
 		}
@@ -409,7 +490,7 @@ func (b *s3Bucket) List(ctx context.Context, prefix string) ([]string, error) {
 			Contents    []struct{ Key string }
 		}
 		if err := xml.Unmarshal(body, &res); err != nil {
-			return nil, fmt.Errorf("s3 list s3://%s/%s: %v", b.bucket, prefix, err)
+			return nil, fmt.Errorf("%s: %v", where, err)
 		}
 		for _, c := range res.Contents {
 			keys = append(keys, c.Key)
@@ -417,14 +498,23 @@ func (b *s3Bucket) List(ctx context.Context, prefix string) ([]string, error) {
 		if !res.IsTruncated || len(res.Contents) == 0 {
 			break
 		}
-		marker = firstNonEmpty(res.NextMarker, res.Contents[len(res.Contents)-1].Key)
+		if len(keys) > maxListKeys {
+			return nil, fmt.Errorf("%s: more than %d keys", where, maxListKeys)
+		}
+		// Keys come in increasing order: a page that does not move past
+		// the last marker would repeat forever.
+		next := firstNonEmpty(res.NextMarker, res.Contents[len(res.Contents)-1].Key)
+		if next <= marker {
+			return nil, fmt.Errorf("%s: the server's listing does not advance (marker %q after %q)", where, next, marker)
+		}
+		marker = next
 	}
 	sort.Strings(keys)
 	return keys, nil
 }
 
 func (b *s3Bucket) Delete(ctx context.Context, key string) error {
-	status, body, err := b.do(ctx, http.MethodDelete, key, nil, nil, nil)
+	status, body, _, err := b.do(ctx, http.MethodDelete, key, nil, nil, nil, maxBody, false)
 	if err == nil && (status/100 == 2 || status == http.StatusNotFound) {
 		return nil
 	}

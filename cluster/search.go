@@ -1,7 +1,8 @@
-package dist
+package cluster
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
@@ -182,11 +183,25 @@ func (w *worker) restore(level int) error {
 	for _, s := range w.inits {
 		w.e.check(s, w.witnessed)
 	}
+	if level == 0 {
+		return nil
+	}
+	// The summaries first: this worker's bounds its states files.
+	sums, err := w.readSummaries(level)
+	if err != nil {
+		return err
+	}
+	me := sums[w.idx]
+	left := uint64(max(me.states, 0)) // states owned, levels 1..level
 	for l := 1; l <= level; l++ {
-		vecs, _, err := w.readStates(l, w.idx)
+		if l == level {
+			left = uint64(len(me.keys))
+		}
+		vecs, _, err := w.readStates(l, w.idx, left)
 		if err != nil {
 			return err
 		}
+		left -= min(left, uint64(len(vecs)))
 		w.front = w.front[:0]
 		for _, v := range vecs {
 			idx, _, err := w.visited.Insert(v, 0)
@@ -196,14 +211,6 @@ func (w *worker) restore(level int) error {
 			w.front = append(w.front, idx)
 		}
 	}
-	if level == 0 {
-		return nil
-	}
-	sums, err := w.readSummaries(level)
-	if err != nil {
-		return err
-	}
-	me := sums[w.idx]
 	w.states, w.trans = me.states, me.trans
 	copy(w.fired, me.fired)
 	for i, x := range me.witnessed {
@@ -236,7 +243,7 @@ func (w *worker) readSummaries(level int) ([]*summary, error) {
 	sums := make([]*summary, w.n)
 	err := ioEach(w.n, func(j int) error {
 		n := w.name(KindSummary, level, j, j)
-		_, p, err := w.st.Wait(w.ctx, n)
+		_, p, err := w.st.Wait(w.ctx, n, w.bound(KindSummary, NoBound))
 		if err != nil {
 			return err
 		}
@@ -297,10 +304,30 @@ func ioEach(n int, f func(j int) error) error {
 	return nil
 }
 
-// readStates reads worker j's new states of a level, in key order.
-func (w *worker) readStates(level, j int) ([][]uint64, []key, error) {
+// bound returns the Bound of a frame of kind k that this worker reads,
+// of at most records records (NoBound: as its header says): what the
+// writer's encoding of the model's states can take.
+func (w *worker) bound(k Kind, records uint64) Bound {
+	const uv = binary.MaxVarintLen64
+	rec := uint64(w.e.words*8 + 2*uv) // a vector and its key
+	switch k {
+	case KindStates:
+		return Bound{Records: records, Record: rec, Fixed: uv}
+	case KindBatch, KindRest:
+		return Bound{Records: records, Record: rec + 1} // and the asking flag
+	case KindReply:
+		return Bound{Records: records, Record: 1}
+	}
+	// A summary: keys, its figures per action and invariant, and two
+	// runtime errors with their file names and messages.
+	return Bound{Records: records, Record: 2 * uv, Fixed: 4<<20 + uint64(uv*len(w.fired)+len(w.witnessed))}
+}
+
+// readStates reads worker j's new states of a level, in key order: at
+// most records of them.
+func (w *worker) readStates(level, j int, records uint64) ([][]uint64, []key, error) {
 	n := w.name(KindStates, level, j, j)
-	_, p, err := w.st.Get(w.ctx, n)
+	_, p, err := w.st.Get(w.ctx, n, w.bound(KindStates, records))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -469,7 +496,7 @@ func (w *worker) exchange(kind Kind, L int, out []outbox, ask bool) ([][]bool, e
 			return nil
 		}
 		var err error
-		_, payloads[j], err = w.st.Wait(w.ctx, batchName(j, w.idx))
+		_, payloads[j], err = w.st.Wait(w.ctx, batchName(j, w.idx), w.bound(kind, NoBound))
 		return err
 	})
 	if err != nil {
@@ -511,7 +538,7 @@ func (w *worker) exchange(kind Kind, L int, out []outbox, ask bool) ([][]bool, e
 			return nil
 		}
 		n := w.name(KindReply, L, j, w.idx)
-		_, p, err := w.st.Wait(w.ctx, n)
+		_, p, err := w.st.Wait(w.ctx, n, w.bound(KindReply, uint64(len(out[j].asks))))
 		if err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-// Package dist runs the breadth-first search of package checker on many
+// Package cluster runs the breadth-first search of package checker on many
 // worker processes that share nothing but object storage (a [Bucket]:
 // file://, mem:// or s3://, the last through gocloud.dev's s3blob when
 // built with -tags gocloud), and uses the same files as a checkpoint that an interrupted run resumes from.
@@ -20,7 +20,12 @@
 // Frames are created once (conditional create) and never changed: a level
 // is committed when every worker's summary of it exists. A frame that is
 // truncated, corrupt, of another run or in the wrong place is a
-// [CorruptError], never read as data.
+// [CorruptError], never read as data; so is one whose header claims more
+// records or bytes than its reader can need ([Bound]: the record counts
+// the run knows, the bytes a record of the model takes), refused before
+// its payload is read. Every object is read through a [Bucket]'s reader
+// no further than its reader needs, and a file:// store refuses
+// symbolic links, devices and FIFOs.
 //
 // # Search
 //
@@ -42,4 +47,4 @@
 // transitions, depth, coverage, the violation and its trace, which is
 // rebuilt from the states files (parent records) and replayed on the
 // machine. [Supported] names the options it does not take.
-package dist
+package cluster

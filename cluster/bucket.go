@@ -1,9 +1,11 @@
-package dist
+package cluster
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"sort"
 	"strings"
@@ -20,9 +22,12 @@ type Bucket interface {
 	// it returns an error for which errors.Is(err, ErrExist) holds and
 	// leaves the object as it is. Readers never see a partial object.
 	Create(ctx context.Context, key string, data []byte) error
-	// Read returns the object's bytes; a missing object is an error for
-	// which errors.Is(err, ErrNotExist) holds.
-	Read(ctx context.Context, key string) ([]byte, error)
+	// NewReader returns a reader of the object's bytes, which the caller
+	// closes; a missing object is an error for which errors.Is(err,
+	// ErrNotExist) holds. The reader's reads fail once ctx is done, and
+	// never block past it. The caller reads no more than it expects (an
+	// object may be endless: a device, a hostile server's body).
+	NewReader(ctx context.Context, key string) (io.ReadCloser, error)
 	// Exists reports whether an object has the key.
 	Exists(ctx context.Context, key string) (bool, error)
 	// List returns the keys that begin with prefix, in increasing order.
@@ -34,11 +39,48 @@ type Bucket interface {
 }
 
 // ErrExist is the error of a Create whose key is taken; ErrNotExist that
-// of a Read of a missing object.
+// of a read of a missing object; ErrTooLarge that of an object longer
+// than its reader can need.
 var (
 	ErrExist    = errors.New("object exists")
 	ErrNotExist = errors.New("object does not exist")
+	ErrTooLarge = errors.New("object too large")
 )
+
+// ReadAll reads the object of key, which must not be longer than limit
+// bytes: a longer one is an error for which errors.Is(err, ErrTooLarge)
+// holds, read no further than limit+1 bytes.
+func ReadAll(ctx context.Context, b Bucket, key string, limit int64) ([]byte, error) {
+	r, err := b.NewReader(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	d, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(d)) > limit {
+		return nil, fmt.Errorf("%s: %w: more than %d bytes", key, ErrTooLarge, limit)
+	}
+	return d, nil
+}
+
+// ctxReader is a reader whose reads fail once ctx is done: a file's
+// reads each end soon, but a long read of many ends no sooner than ctx.
+type ctxReader struct {
+	ctx context.Context
+	r   io.ReadCloser
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+func (c *ctxReader) Close() error { return c.r.Close() }
 
 // openers maps a URL scheme to the function that opens its buckets; a
 // build with the gocloud tag adds gocloud.dev's schemes (gocloud.go).
@@ -120,8 +162,8 @@ func (p *prefixed) Create(ctx context.Context, key string, data []byte) error {
 	return p.b.Create(ctx, p.prefix+key, data)
 }
 
-func (p *prefixed) Read(ctx context.Context, key string) ([]byte, error) {
-	return p.b.Read(ctx, p.prefix+key)
+func (p *prefixed) NewReader(ctx context.Context, key string) (io.ReadCloser, error) {
+	return p.b.NewReader(ctx, p.prefix+key)
 }
 
 func (p *prefixed) Exists(ctx context.Context, key string) (bool, error) {
@@ -170,15 +212,16 @@ func (m *MemBucket) Create(_ context.Context, key string, data []byte) error {
 	return nil
 }
 
-// Read implements [Bucket].
-func (m *MemBucket) Read(_ context.Context, key string) ([]byte, error) {
+// NewReader implements [Bucket].
+func (m *MemBucket) NewReader(ctx context.Context, key string) (io.ReadCloser, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	d, ok := m.objects[key]
 	if !ok {
 		return nil, fmt.Errorf("%s: %w", key, ErrNotExist)
 	}
-	return append([]byte(nil), d...), nil
+	// Objects are never changed in place: the reader may share d.
+	return &ctxReader{ctx: ctx, r: io.NopCloser(bytes.NewReader(d))}, nil
 }
 
 // Exists implements [Bucket].

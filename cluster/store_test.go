@@ -1,21 +1,28 @@
-package dist
+package cluster
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
+	"hash/crc64"
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/machine"
 )
 
 var testMan = Manifest{Spec: "abc123", Workers: 2}
+
+// testBound admits the test frames: up to 8 records of 2 KiB.
+var testBound = Bound{Records: 8, Record: 2 << 10}
 
 // buckets returns a fresh mem:// and file:// bucket.
 func buckets(t *testing.T) map[string]func() (string, Bucket) {
@@ -57,7 +64,7 @@ func TestStoreRoundTrip(t *testing.T) {
 			if _, err := st.Put(ctx, n, 8, []byte("other")); err != nil {
 				t.Fatal(err)
 			}
-			count, got, err := st.Get(ctx, n)
+			count, got, err := st.Get(ctx, n, testBound)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -67,7 +74,7 @@ func TestStoreRoundTrip(t *testing.T) {
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("payload (-want +got):\n%s", diff)
 			}
-			_, _, err = st.Get(ctx, Name{Kind: KindBatch, Level: 4, Src: 1, Dst: 0})
+			_, _, err = st.Get(ctx, Name{Kind: KindBatch, Level: 4, Src: 1, Dst: 0}, testBound)
 			if !IsNotExist(err) {
 				t.Errorf("Get of a missing file: %v, want not written", err)
 			}
@@ -189,7 +196,7 @@ func TestStoreBadFiles(t *testing.T) {
 		{"garbage", func(g, _ []byte) []byte { return []byte("{\"not\": \"a frame\"}") }, "", "not a wrapcheck store file of format 1"},
 		{"foreign", func(_, f []byte) []byte { return f }, "", "written by another run (run dbe70e7816227ebd, this run is 3b598467af1cecca)"},
 		{"misplaced", func(g, _ []byte) []byte { return g }, "s0/L000003/states-0.wc", "holds s0/L000002/states-0.wc, not s0/L000003/states-0.wc"},
-		{"appended", func(g, _ []byte) []byte { return append(append([]byte(nil), g...), 0) }, "", "105 bytes, the header says 104"},
+		{"appended", func(g, _ []byte) []byte { return append(append([]byte(nil), g...), 0) }, "", "longer than the 104 bytes the header says"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -211,8 +218,8 @@ func TestStoreBadFiles(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			good, _ := b.Read(ctx, n.Key())
-			foreign, _ := fb.Read(ctx, n.Key())
+			good, _ := ReadAll(ctx, b, n.Key(), 1<<20)
+			foreign, _ := ReadAll(ctx, fb, n.Key(), 1<<20)
 			key := tt.key
 			if key == "" {
 				key = n.Key()
@@ -227,7 +234,7 @@ func TestStoreBadFiles(t *testing.T) {
 			default:
 				name = Name{Kind: KindStates, Level: 3}
 			}
-			_, _, err = st.Get(ctx, name)
+			_, _, err = st.Get(ctx, name, testBound)
 			var ce *CorruptError
 			if !errors.As(err, &ce) {
 				t.Fatalf("Get = %v, want a CorruptError", err)
@@ -331,4 +338,94 @@ func overwrite(ctx context.Context, b Bucket, key string, data []byte) error {
 		return err
 	}
 	return b.Create(ctx, key, data)
+}
+
+// reframe rewrites the header of frame buf with count records and a
+// payload of raw bytes (and, when comp is not nil, that compressed
+// payload), with a good checksum: a frame made by hand, as frame.py in
+// cmd/wrapcheck/testdata/hostile makes one.
+func reframe(buf []byte, count, raw uint64, comp []byte) []byte {
+	le := binary.LittleEndian
+	body := append([]byte(nil), buf[:len(buf)-crcSize]...)
+	if comp != nil {
+		body = append(body[:headerSize], comp...)
+		le.PutUint64(body[60:], uint64(len(comp)))
+	}
+	le.PutUint64(body[44:], count)
+	le.PutUint64(body[52:], raw)
+	return le.AppendUint64(body, crc64.Checksum(body, crcTable()))
+}
+
+// TestStoreFrameBounds: a frame with a good checksum whose header claims
+// more than its reader can need (a payload of 3 GiB for 3 records, more
+// records than the run has, more compressed bytes than the payload
+// needs) is refused before its payload is read, and a payload that
+// decodes to more than its header says (a zstd bomb) is refused after
+// decoding no more than that: the reader allocates its decoder's window
+// (8 MiB) and the payload, not the 64 MiB the bomb holds.
+func TestStoreFrameBounds(t *testing.T) {
+	ctx := context.Background()
+	n := Name{Kind: KindStates, Level: 2}
+	bound := Bound{Records: 8, Record: 200}
+	enc, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bomb := enc.EncodeAll(make([]byte, 64<<20), nil)
+	enc.Close()
+	tests := []struct {
+		name   string
+		damage func(good []byte) []byte
+		bound  Bound
+		want   string
+	}{
+		{"claimed-raw", func(g []byte) []byte { return reframe(g, 3, 3<<30, nil) }, bound,
+			"a payload of 3221225472 bytes, more than 3 states records can take"},
+		{"claimed-count", func(g []byte) []byte { return reframe(g, 3, 500, nil) }, Bound{Records: 2, Record: 200},
+			"3 records, more than the 2 the run can need"},
+		{"claimed-comp", func(g []byte) []byte {
+			b := reframe(g, 3, 500, nil)
+			binary.LittleEndian.PutUint64(b[60:], 1<<40)
+			return reframe(b, 3, 500, nil)
+		}, bound, "1099511627776 compressed bytes, more than a payload of 500 bytes needs"},
+		{"bomb", func(g []byte) []byte { return reframe(g, 3, 500<<10, bomb) }, Bound{Records: 8, Record: 1 << 20},
+			"payload: more than the 512000 bytes the header says"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := NewMemBucket()
+			st, err := Attach(ctx, "mem://", b, testMan)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			if err := st.Acquire(ctx, 0); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := st.Put(ctx, n, 3, []byte(strings.Repeat("state", 100))); err != nil {
+				t.Fatal(err)
+			}
+			good, err := ReadAll(ctx, b, n.Key(), 1<<20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := overwrite(ctx, b, n.Key(), tt.damage(good)); err != nil {
+				t.Fatal(err)
+			}
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, _, err = st.Get(ctx, n, tt.bound)
+			runtime.ReadMemStats(&after)
+			var ce *CorruptError
+			if !errors.As(err, &ce) {
+				t.Fatalf("Get = %v, want a CorruptError", err)
+			}
+			if diff := cmp.Diff("store file "+n.Key()+": "+tt.want, err.Error()); diff != "" {
+				t.Errorf("error (-want +got):\n%s", diff)
+			}
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16<<20 {
+				t.Errorf("Get allocated %d MiB", alloc>>20)
+			}
+		})
+	}
 }

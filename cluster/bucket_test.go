@@ -1,4 +1,4 @@
-package dist
+package cluster
 
 import (
 	"context"
@@ -49,10 +49,10 @@ func TestBucketContract(t *testing.T) {
 			if err := b.Create(ctx, "a/x", []byte("second")); !errors.Is(err, ErrExist) {
 				t.Errorf("second Create = %v, want ErrExist", err)
 			}
-			if d, err := b.Read(ctx, "a/x"); err != nil || string(d) != "first" {
+			if d, err := ReadAll(ctx, b, "a/x", 1<<20); err != nil || string(d) != "first" {
 				t.Errorf("Read = %q, %v; want the first bytes", d, err)
 			}
-			if _, err := b.Read(ctx, "a/none"); !errors.Is(err, ErrNotExist) {
+			if _, err := ReadAll(ctx, b, "a/none", 1<<20); !errors.Is(err, ErrNotExist) {
 				t.Errorf("Read of a missing key = %v, want ErrNotExist", err)
 			}
 			if ok, err := b.Exists(ctx, "a/x"); !ok || err != nil {
@@ -85,7 +85,7 @@ func TestBucketContract(t *testing.T) {
 					t.Errorf("writer %d: %v", i, err)
 				}
 			}
-			if d, err := b.Read(ctx, "race"); err != nil || string(d) != fmt.Sprint("writer ", winner) {
+			if d, err := ReadAll(ctx, b, "race", 1<<20); err != nil || string(d) != fmt.Sprint("writer ", winner) {
 				t.Errorf("Read(race) = %q, %v; want writer %d's bytes", d, err, winner)
 			}
 			for _, k := range []string{"a/y", "a/b/z", "ab", "lease/0/00000002", "lease/0/00000001", "lease/10/00000001"} {
@@ -113,7 +113,7 @@ func TestBucketContract(t *testing.T) {
 			if err := b.Delete(ctx, "a/x"); err != nil {
 				t.Errorf("Delete of a missing key: %v", err)
 			}
-			if _, err := b.Read(ctx, "a/x"); !errors.Is(err, ErrNotExist) {
+			if _, err := ReadAll(ctx, b, "a/x", 1<<20); !errors.Is(err, ErrNotExist) {
 				t.Errorf("Read after Delete = %v, want ErrNotExist", err)
 			}
 			if err := b.Create(ctx, "a/x", []byte("again")); err != nil {

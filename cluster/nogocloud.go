@@ -1,6 +1,6 @@
 //go:build !gocloud
 
-package dist
+package cluster
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package dist
+package cluster
 
 import (
 	"context"
@@ -154,7 +154,7 @@ func (w *worker) violation() (*checker.Violation, error) {
 		if err != nil {
 			return nil, err
 		}
-		vecs, _, err := w.readStates(w.level, owner)
+		vecs, _, err := w.readStates(w.level, owner, uint64(len(w.sums[owner].keys)))
 		if err != nil {
 			return nil, err
 		}
@@ -194,7 +194,7 @@ func (w *worker) pathTo(level int, pos uint64) ([][]uint64, error) {
 		}
 		en := all[pos]
 		local, _ := slices.BinarySearchFunc(sums[en.owner].keys, en.k, cmpKey)
-		vecs, keys, err := w.readStates(l, en.owner)
+		vecs, keys, err := w.readStates(l, en.owner, uint64(len(sums[en.owner].keys)))
 		if err != nil {
 			return nil, err
 		}

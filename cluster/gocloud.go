@@ -1,6 +1,6 @@
 //go:build gocloud
 
-package dist
+package cluster
 
 import (
 	"context"
@@ -45,12 +45,15 @@ func (g *gocloudBucket) Create(ctx context.Context, key string, data []byte) err
 	return err
 }
 
-func (g *gocloudBucket) Read(ctx context.Context, key string) ([]byte, error) {
-	d, err := g.b.ReadAll(ctx, key)
+func (g *gocloudBucket) NewReader(ctx context.Context, key string) (io.ReadCloser, error) {
+	r, err := g.b.NewReader(ctx, key, nil)
 	if gcerrors.Code(err) == gcerrors.NotFound {
 		return nil, fmt.Errorf("%s: %w", key, ErrNotExist)
 	}
-	return d, err
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
 }
 
 func (g *gocloudBucket) Exists(ctx context.Context, key string) (bool, error) {
@@ -67,6 +70,9 @@ func (g *gocloudBucket) List(ctx context.Context, prefix string) ([]string, erro
 		}
 		if err != nil {
 			return nil, err
+		}
+		if len(keys) == maxListKeys {
+			return nil, fmt.Errorf("list %s: more than %d keys", prefix, maxListKeys)
 		}
 		keys = append(keys, obj.Key)
 	}
