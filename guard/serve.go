@@ -77,13 +77,18 @@ func readLine(br *bufio.Reader) (line []byte, tooLong bool, err error) {
 	}
 }
 
+// Gate is what the guard's HTTP server admits: its own Host and Origin
+// (Port; "" on a Unix socket) and the per-launch Token. [Listen] returns
+// one with a fresh token.
+type Gate = loopback.Gate
+
 // Handler is the guard's HTTP interface: POST /v1/decide with a request
 // (application/json) answers its decision (200, application/json, one
 // line), GET /metrics the figures of [Guard.WriteMetrics] (with the
 // token), GET /healthz answers "ok". Every request passes gate (the
 // server's Host and Origin; the token, which /healthz does not need);
 // a body longer than [MaxRequestBytes] is refused (413).
-func (g *Guard) Handler(gate loopback.Gate) http.Handler {
+func (g *Guard) Handler(gate Gate) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -147,8 +152,8 @@ func httpError(w http.ResponseWriter, code int, why string) {
 // fresh random token, and the address to print (http://HOST:PORT or
 // unix:PATH). Any other address is an error: the guard serves only its
 // own machine.
-func Listen(addr string) (net.Listener, loopback.Gate, string, error) {
-	gate := loopback.Gate{Token: rand.Text()}
+func Listen(addr string) (net.Listener, Gate, string, error) {
+	gate := Gate{Token: rand.Text()}
 	if sock, ok := strings.CutPrefix(addr, "unix:"); ok {
 		if sock == "" {
 			return nil, gate, "", errors.New("unix:PATH: no path")
@@ -181,7 +186,7 @@ func Listen(addr string) (net.Listener, loopback.Gate, string, error) {
 // Serve serves [Guard.Handler] on l until ctx is done, then shuts the
 // server down, letting the requests in flight finish (for up to 5 s).
 // Headers are limited to 64 KiB, read within 10 s.
-func (g *Guard) Serve(ctx context.Context, l net.Listener, gate loopback.Gate) error {
+func (g *Guard) Serve(ctx context.Context, l net.Listener, gate Gate) error {
 	srv := &http.Server{Handler: g.Handler(gate), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
 		MaxHeaderBytes: 64 << 10}
 	done := make(chan error, 1)
