@@ -20,9 +20,11 @@ const module = "github.com/wrapcheck/wrapcheck"
 // default build links no cloud SDK, for start-up; cmd/wrapcheck's
 // TestNoHeavyModules checks it.)
 var allowed = map[string][]string{
-	"cmd/wrapcheck":     {"", "internal/native", "cluster", "web/engine", "diff", "explain", "lsp", "mcp", "replay", "simulate", "verify", "report", "ltl", "reduce", "checker", "machine", "spec", "spec/syntax", "github.com/spf13/cobra"},
+	"cmd/wrapcheck":     {"", "internal/native", "cluster", "web/engine", "diff", "explain", "lsp", "mcp", "replay", "simulate", "verify", "report", "ltl", "reduce", "checker", "machine", "spec", "spec/syntax", "github.com/spf13/cobra", "guard", "internal/loopback"},
 	"lsp":               {"verify", "report", "checker", "machine", "spec", "spec/syntax"},
 	"mcp":               {"docs", "examples", "explain", "replay", "verify", "report", "ltl", "checker", "machine", "spec", "spec/syntax", "github.com/modelcontextprotocol/go-sdk"},
+	"guard":             {"internal/loopback", "replay", "report", "checker", "machine", "spec", "spec/syntax"},
+	"internal/loopback": {},
 	"replay":            {"report", "checker", "machine", "spec", "spec/syntax"},
 	"diff":              {"verify", "report", "checker", "machine", "spec", "spec/syntax"},
 	"explain":           {"verify", "report", "checker", "machine", "spec", "spec/syntax"},
