@@ -20,7 +20,7 @@ const module = "github.com/wrapcheck/wrapcheck"
 // default build links no cloud SDK, for start-up; cmd/wrapcheck's
 // TestNoHeavyModules checks it.)
 var allowed = map[string][]string{
-	"cmd/wrapcheck":     {"", "cluster", "web/engine", "diff", "explain", "lsp", "mcp", "replay", "simulate", "verify", "report", "ltl", "reduce", "checker", "machine", "spec", "spec/syntax", "github.com/spf13/cobra"},
+	"cmd/wrapcheck":     {"", "cluster", "web/engine", "diff", "explain", "lsp", "mcp", "replay", "simulate", "testgen", "verify", "report", "ltl", "reduce", "checker", "machine", "spec", "spec/syntax", "github.com/spf13/cobra"},
 	"lsp":               {"verify", "report", "checker", "machine", "spec", "spec/syntax"},
 	"mcp":               {"docs", "examples", "explain", "replay", "verify", "report", "ltl", "checker", "machine", "spec", "spec/syntax", "github.com/modelcontextprotocol/go-sdk"},
 	"replay":            {"report", "checker", "machine", "spec", "spec/syntax"},
@@ -28,6 +28,7 @@ var allowed = map[string][]string{
 	"explain":           {"verify", "report", "checker", "machine", "spec", "spec/syntax"},
 	"verify":            {"ltl", "reduce", "checker", "machine", "spec", "spec/syntax"},
 	"simulate":          {"checker", "machine", "spec", "spec/syntax"},
+	"testgen":           {"report", "checker", "machine", "spec", "spec/syntax"},
 	"report":            {"simulate", "ltl", "reduce", "checker", "machine", "spec", "spec/syntax", "github.com/dominikbraun/graph"},
 	"ltl":               {"reduce", "checker", "machine", "spec", "spec/syntax", "github.com/dominikbraun/graph"},
 	"reduce":            {"checker", "machine", "spec", "spec/syntax"},
