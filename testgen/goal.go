@@ -57,6 +57,7 @@ type Goal struct {
 	val    int64        // Answer: its value (for a set, the bit mask)
 	pred   *spec.Expr   // GuardEdge, GuardOff, Antecedent, Terminal: the state predicate
 	conj   []*spec.Expr // GuardOff: the other conjuncts, which must hold
+	static string       // why no run meets it, known before the search
 }
 
 func (g *Goal) onStep() bool {
@@ -76,7 +77,7 @@ func goals(m *spec.Model, in *instrumented, intType *spec.Type) []*Goal {
 	}
 	for i, a := range m.Actions {
 		for _, k := range in.arms[i] {
-			add(&Goal{Kind: Branch, Name: a.Name + ": " + in.all[k].name, Pos: in.all[k].pos, action: i, arm: k})
+			add(&Goal{Kind: Branch, Name: a.Name + ": " + in.all[k].name, Pos: in.all[k].pos, action: i, arm: k, static: in.all[k].dead})
 		}
 	}
 	for i, ag := range m.Agents {
@@ -91,6 +92,9 @@ func goals(m *spec.Model, in *instrumented, intType *spec.Type) []*Goal {
 		}
 		cs := conjuncts(a.Guard)
 		for j, c := range cs {
+			if _, ok := constant(c); ok {
+				continue // a constant conjunct is never the edge nor alone false
+			}
 			if e := edge(c, intType); e != nil {
 				add(&Goal{Kind: GuardEdge, Name: fmt.Sprintf("%s fires with %s at its edge (%s)", a.Name,
 					report.ExprString(m, c, "a comparison"), report.ExprString(m, e, "…")), Pos: c.Pos, action: i, pred: e})
@@ -120,7 +124,11 @@ func goals(m *spec.Model, in *instrumented, intType *spec.Type) []*Goal {
 	}
 	if m.Terminal != nil {
 		for _, d := range disjuncts(m.Terminal) {
-			add(&Goal{Kind: Terminal, Name: "terminal: " + report.ExprString(m, d, "a disjunct"), Pos: m.TerminalPos, pred: d})
+			g := &Goal{Kind: Terminal, Name: "terminal: " + report.ExprString(m, d, "a disjunct"), Pos: m.TerminalPos, pred: d}
+			if v, ok := constant(d); ok && v == 0 {
+				g.static = "it is the constant false"
+			}
+			add(g)
 		}
 	}
 	return gs

@@ -17,6 +17,7 @@ type arm struct {
 	action int
 	name   string // "if not wellformed(v): else"
 	pos    spec.Position
+	dead   string // why no run takes it, when its condition is a constant
 }
 
 // instrumented is a copy of a model whose actions record the arms they
@@ -101,13 +102,14 @@ type walker struct {
 	in     *instrumented
 	marks  []*spec.Stmt
 	src    []byte
+	under  string // set while walking an arm no run takes: why
 }
 
 func (w *walker) mark(name string, pos spec.Position) *spec.Stmt {
 	st := &spec.Stmt{Op: spec.SAssign, Pos: pos}
 	w.marks = append(w.marks, st)
 	w.in.arms[w.action] = append(w.in.arms[w.action], len(w.in.all))
-	w.in.all = append(w.in.all, arm{action: w.action, name: name, pos: pos})
+	w.in.all = append(w.in.all, arm{action: w.action, name: name, pos: pos, dead: w.under})
 	return st
 }
 
@@ -119,49 +121,68 @@ func (w *walker) stmts(ss []*spec.Stmt) []*spec.Stmt {
 	return out
 }
 
-func (w *walker) cond(e *spec.Expr) string {
-	return report.ExprString(w.m, e, "…")
-}
-
-// ifCond returns the condition of the if statement s as printed, or as
-// written in the source (the rest of its line from the if, less the
-// opening brace) when the printer cannot print it.
-func (w *walker) ifCond(s *spec.Stmt) string {
-	if c := report.ExprString(w.m, s.Cond, ""); c != "" {
-		return c
+// quote returns e as printed, or, when the printer cannot print it, as
+// written in the source: the rest of the line at pos after the keyword
+// kw, up to its block's brace; "…" when neither works.
+func (w *walker) quote(e *spec.Expr, pos spec.Position, kw string) string {
+	printed := report.ExprString(w.m, e, "")
+	if _, isConst := constant(e); printed != "" && (!isConst || kw == "") {
+		return printed // a constant reads better as written, with its names
 	}
 	lines := strings.Split(string(w.src), "\n")
-	if l := s.Pos.Line - 1; l >= 0 && l < len(lines) {
+	if l := pos.Line - 1; l >= 0 && l < len(lines) {
 		line := []rune(lines[l])
-		if c := s.Pos.Col - 1; c >= 0 && c < len(line) {
-			text := strings.TrimSpace(string(line[c:]))
-			if rest, ok := strings.CutPrefix(text, "if "); ok {
-				if i := strings.Index(rest, "//"); i >= 0 {
+		if c := pos.Col - 1; c >= 0 && c < len(line) {
+			if rest, ok := strings.CutPrefix(strings.TrimSpace(string(line[c:])), kw+" "); ok {
+				if i := strings.Index(rest, " {"); i >= 0 {
 					rest = rest[:i]
 				}
-				rest = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "{"))
-				if rest != "" && !strings.Contains(rest, "{") {
+				if rest = strings.TrimSpace(rest); rest != "" && !strings.ContainsAny(rest, "{}") {
 					return rest
 				}
 			}
 		}
 	}
+	if printed != "" {
+		return printed
+	}
 	return "…"
+}
+
+// constant returns the value of e when it folds to a constant.
+func constant(e *spec.Expr) (int64, bool) {
+	f := spec.Fold(e)
+	if f.Op == spec.OpConst && f.Big == nil {
+		return f.Val, true
+	}
+	return 0, false
 }
 
 func (w *walker) stmt(s *spec.Stmt) *spec.Stmt {
 	switch s.Op {
 	case spec.SIf:
-		c := w.ifCond(s)
+		c := w.quote(s.Cond, s.Pos, "if")
 		cp := *s
+		v, isConst := constant(s.Cond)
+		under := w.under
 		then := w.mark("if "+c+": then", s.Pos)
+		if isConst && v == 0 && under == "" {
+			w.in.all[len(w.in.all)-1].dead = "its condition is the constant false"
+			w.under = fmt.Sprintf("it lies under the then of `if %s` (line %d), whose condition is the constant false", c, s.Pos.Line)
+		}
 		cp.Body = append([]*spec.Stmt{then}, w.stmts(s.Body)...)
+		w.under = under
 		els := w.mark("if "+c+": else", s.Pos)
+		if isConst && v != 0 && under == "" {
+			w.in.all[len(w.in.all)-1].dead = "its condition is the constant true"
+			w.under = fmt.Sprintf("it lies under the else of `if %s` (line %d), whose condition is the constant true", c, s.Pos.Line)
+		}
 		cp.Else = append([]*spec.Stmt{els}, w.stmts(s.Else)...)
+		w.under = under
 		return &cp
 	case spec.SMatch:
 		cp := *s
-		v := w.cond(s.Value)
+		v := w.quote(s.Value, s.Pos, "match")
 		cp.Cases = nil
 		for _, c := range s.Cases {
 			var names []string
@@ -192,7 +213,7 @@ func (w *walker) stmt(s *spec.Stmt) *spec.Stmt {
 // else { x := b }`, the else-if chains of b too, so that each arm of
 // the expression is an arm.
 func (w *walker) condAssign(s *spec.Stmt, v *spec.Expr) *spec.Stmt {
-	c := w.cond(v.Args[0])
+	c := w.quote(v.Args[0], s.Pos, "")
 	then := w.mark("if "+c+" then …: then", s.Pos)
 	thenAssign := &spec.Stmt{Op: spec.SAssign, Target: s.Target, Value: v.Args[1], Pos: s.Pos}
 	els := w.mark("if "+c+" then …: else", s.Pos)

@@ -467,6 +467,10 @@ func (s *search) explain(res *Result) {
 		if g.Reachable {
 			continue
 		}
+		if g.static != "" {
+			g.Why = g.static
+			continue
+		}
 		a := ""
 		if g.Kind != Answer && g.Kind != Antecedent && g.Kind != Terminal {
 			a = s.m.Actions[g.action].Name
