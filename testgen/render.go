@@ -20,9 +20,15 @@ import (
 func (r *Result) Text(w io.Writer, m *spec.Model) error {
 	var b bytes.Buffer
 	covered, reachable := r.Covered()
-	fmt.Fprintf(&b, "%s: %d tests cover %d of %d goals", m.Name, len(r.Tests), covered, len(r.Goals))
-	if un := len(r.Goals) - reachable; un > 0 {
+	verb := "cover"
+	if len(r.Tests) == 1 {
+		verb = "covers"
+	}
+	fmt.Fprintf(&b, "%s: %s %s %d of %d goals", m.Name, plural(len(r.Tests), "test"), verb, covered, len(r.Goals))
+	if un := len(r.Goals) - reachable; un > 0 && r.Complete {
 		fmt.Fprintf(&b, "; %d unreachable", un)
+	} else if un > 0 {
+		fmt.Fprintf(&b, "; %d not reached in the states explored", un)
 	}
 	if left := reachable - covered; left > 0 {
 		fmt.Fprintf(&b, "; %d reachable but not covered (--max-tests)", left)
@@ -62,8 +68,10 @@ func (r *Result) Text(w io.Writer, m *spec.Model) error {
 				mark = "[" + r.Tests[g.Test].Name + "]"
 			case g.Reachable:
 				mark = "[not covered]"
-			default:
+			case r.Complete || g.static != "":
 				mark = "[unreachable]"
+			default:
+				mark = "[not reached]"
 			}
 			fmt.Fprintf(&b, "  %s %s (%s)", mark, report.Escape(g.Name), g.Pos.String())
 			if g.Why != "" {
