@@ -15,6 +15,7 @@ import (
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/internal/golden"
 	"github.com/wrapcheck/wrapcheck/machine"
+	"github.com/wrapcheck/wrapcheck/replay"
 	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/testgen"
 )
@@ -105,6 +106,7 @@ func TestExamples(t *testing.T) {
 				}
 			}
 			checkTests(t, m, res)
+			replayTests(t, m, res)
 			fmt.Fprintf(&sum, "%s: %d tests cover %d of %d goals, %d unreachable\n", rel, len(res.Tests), covered, len(res.Goals), len(unreachable))
 			for _, u := range unreachable {
 				sum.WriteString(u + "\n")
@@ -172,6 +174,31 @@ func checkTests(t *testing.T, m *spec.Model, res *testgen.Result) {
 			if !met {
 				t.Errorf("%s claims %s, which none of its steps meets", tc.Name, g.Name)
 			}
+		}
+	}
+}
+
+// replayTests writes the tests and replays each run file: the spec
+// allows every line (a test of a broken example may reach its violation).
+func replayTests(t *testing.T, m *spec.Model, res *testgen.Result) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := res.WriteDir(dir, m); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range res.Tests {
+		name := filepath.Join(dir, tc.Name, "run.jsonl")
+		f, err := os.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := replay.Run(m, name, f)
+		f.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", tc.Name, err)
+		}
+		if r.Diverged != nil {
+			t.Errorf("%s: replay diverges at line %d (%s): %v", tc.Name, r.Diverged.Line, r.Diverged.Action, r.Diverged.Mismatch)
 		}
 	}
 }
