@@ -138,6 +138,7 @@ func Generate(ctx context.Context, m *spec.Model, opts Options) (*Result, error)
 		}
 		s.guards = append(s.guards, pr)
 	}
+	s.index()
 	if err := s.run(ctx, opts.MaxStates); err != nil {
 		return nil, err
 	}
@@ -161,6 +162,8 @@ type search struct {
 	nodes    []node
 	wit      []*witness // per goal
 	complete bool
+
+	byAction, byAgent [][]int // goals on a step, per action and per agent
 
 	// For the reasons: per action, the steps it made and the states
 	// that enabled it; per agent, the steps that asked it.
@@ -201,11 +204,35 @@ func (s *search) stateGoals(st machine.State) []int {
 	return out
 }
 
+// index lists, per action, the goals on a step by it (ActionFires,
+// Branch, GuardEdge), and per agent its Answer goals, so that a step
+// looks at its own goals only.
+func (s *search) index() {
+	s.byAction = make([][]int, len(s.m.Actions))
+	s.byAgent = make([][]int, len(s.m.Agents))
+	for i, g := range s.goals {
+		switch g.Kind {
+		case ActionFires, Branch, GuardEdge:
+			s.byAction[g.action] = append(s.byAction[g.action], i)
+		case Answer:
+			s.byAgent[g.agent] = append(s.byAgent[g.agent], i)
+		}
+	}
+}
+
 // stepGoals returns the goals on a step that the step from the state
-// from by action with answers asked into the state to meets.
+// from by action with answers asked into the state to meets, ascending.
 func (s *search) stepGoals(from machine.State, action int, asked []checker.Answer, to []int64) []int {
 	var out []int
-	for i, g := range s.goals {
+	cands := s.byAction[action]
+	for _, a := range asked {
+		cands = append(slices.Clip(cands), s.byAgent[a.Agent]...)
+	}
+	for _, i := range cands {
+		g := s.goals[i]
+		if slices.Contains(out, i) {
+			continue
+		}
 		switch g.Kind {
 		case ActionFires:
 			if g.action == action {
@@ -231,6 +258,7 @@ func (s *search) stepGoals(from machine.State, action int, asked []checker.Answe
 			}
 		}
 	}
+	sort.Ints(out)
 	return out
 }
 
