@@ -133,7 +133,7 @@ the worst: 2, then 1, then 3, then 0.`,
 	fl.IntVar(&f.maxDepth, "max-depth", 0, "stop at this BFS depth (0: no limit)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "stop after this long, e.g. 30s or 5m (0: no limit)")
 	fl.StringVar(&f.memory, "memory", "", "memory budget the search honours, e.g. 4GiB (default: none)")
-	fl.StringVar(&f.format, "format", "text", "output format: text, json, sarif, junit, mermaid or dot")
+	fl.StringVar(&f.format, "format", "text", "output format: text, json, sarif, junit, mermaid, dot or itf")
 	fl.StringArrayVar(&f.only, "only", nil, "check only this invariant or property (repeatable)")
 	fl.StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (a live line on a terminal), json (NDJSON lines) or off")
 	fl.BoolVar(&f.compile, "compile", false, "generate Go code for the spec's guards, actions and invariants, build it once into a cached binary (needs the Go toolchain; wrapcheck cache lists and cleans the cache) and run the check there")
@@ -331,8 +331,8 @@ func worse(a, b int) bool {
 // in one document of the chosen format, then a summary; it exits with the
 // worst code.
 func checkMany(cmd *cobra.Command, paths []string, f checkFlags) error {
-	if f.format == "mermaid" {
-		return renderError(cmd, f.format, "", &exitError{code: exitUsage, err: fmt.Errorf("--format mermaid takes one file, not %d", len(paths))})
+	if f.format == "mermaid" || f.format == "itf" {
+		return renderError(cmd, f.format, "", &exitError{code: exitUsage, err: fmt.Errorf("--format %s takes one file, not %d", f.format, len(paths))})
 	}
 	if _, err := newRenderer(cmd, f); err != nil {
 		return err

@@ -69,7 +69,7 @@ wrong, 3 no violation was found (never 0).`,
 	fl.DurationVar(&f.timeout, "timeout", 0, "stop after this long, e.g. 30s or 5m (0: no limit)")
 	fl.StringVar(&f.shard, "shard", "", "run shard I of N: the walks k with k mod N = I, e.g. --shard 0/4")
 	fl.BoolVar(&f.noDeadlock, "no-deadlock", false, "do not report states with no enabled action")
-	fl.StringVar(&f.format, "format", "text", "output format: text or json")
+	fl.StringVar(&f.format, "format", "text", "output format: text, json or itf")
 	return cmd
 }
 
@@ -89,7 +89,7 @@ func parseShard(s string) (int, int, error) {
 
 func runSimulate(cmd *cobra.Command, path string, f simulateFlags) error {
 	format := f.format
-	if format != "text" && format != "json" {
+	if format != "text" && format != "json" && format != "itf" {
 		format = ""
 	}
 	file := displayPath(path)
@@ -97,7 +97,7 @@ func runSimulate(cmd *cobra.Command, path string, f simulateFlags) error {
 		return renderError(cmd, format, file, &exitError{code: exitUsage, err: err})
 	}
 	if format == "" {
-		return usage(fmt.Errorf("--format %s: want text or json", report.Escape(f.format)))
+		return usage(fmt.Errorf("--format %s: want text, json or itf", report.Escape(f.format)))
 	}
 	if f.walks < 0 || f.depth < 1 || f.workers < 0 || f.timeout < 0 {
 		return usage(fmt.Errorf("--walks, --workers and --timeout must not be negative, and --depth must be at least 1"))
@@ -155,9 +155,12 @@ func runSimulate(cmd *cobra.Command, path string, f simulateFlags) error {
 		return renderError(cmd, format, file, &exitError{code: exitUsage, err: err})
 	}
 	w := cmd.OutOrStdout()
-	if format == "json" {
+	switch format {
+	case "json":
 		err = report.JSONOptions{}.RenderSimulation(w, m, res)
-	} else {
+	case "itf":
+		err = report.ITFSimulation(w, m, res)
+	default:
 		err = report.TextOptions{Color: isColorTerminal(w), Explain: true, Program: compiled}.RenderSimulation(w, m, res)
 	}
 	if err != nil {

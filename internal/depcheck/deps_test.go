@@ -20,7 +20,7 @@ const module = "github.com/wrapcheck/wrapcheck"
 // default build links no cloud SDK, for start-up; cmd/wrapcheck's
 // TestNoHeavyModules checks it.)
 var allowed = map[string][]string{
-	"cmd/wrapcheck":     {"", "internal/native", "cluster", "web/engine", "diff", "explain", "lsp", "mcp", "replay", "simulate", "verify", "report", "ltl", "reduce", "checker", "machine", "spec", "spec/syntax", "github.com/spf13/cobra", "guard", "internal/loopback"},
+	"cmd/wrapcheck":     {"", "internal/native", "cluster", "web/engine", "diff", "explain", "lsp", "mcp", "replay", "simulate", "verify", "report", "ltl", "reduce", "checker", "machine", "spec", "spec/syntax", "github.com/spf13/cobra", "guard", "internal/loopback", "testgen"},
 	"lsp":               {"verify", "report", "checker", "machine", "spec", "spec/syntax"},
 	"mcp":               {"docs", "examples", "explain", "replay", "verify", "report", "ltl", "checker", "machine", "spec", "spec/syntax", "github.com/modelcontextprotocol/go-sdk"},
 	"guard":             {"internal/loopback", "replay", "report", "checker", "machine", "spec", "spec/syntax"},
@@ -30,6 +30,7 @@ var allowed = map[string][]string{
 	"explain":           {"verify", "report", "checker", "machine", "spec", "spec/syntax"},
 	"verify":            {"ltl", "reduce", "checker", "machine", "spec", "spec/syntax"},
 	"simulate":          {"checker", "machine", "spec", "spec/syntax"},
+	"testgen":           {"report", "checker", "machine", "spec", "spec/syntax"},
 	"report":            {"simulate", "ltl", "reduce", "checker", "machine", "spec", "spec/syntax", "github.com/dominikbraun/graph"},
 	"ltl":               {"reduce", "checker", "machine", "spec", "spec/syntax", "github.com/dominikbraun/graph"},
 	"reduce":            {"checker", "machine", "spec", "spec/syntax"},
