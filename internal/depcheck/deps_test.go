@@ -20,7 +20,7 @@ const module = "github.com/wrapcheck/wrapcheck"
 // default build links no cloud SDK, for start-up; cmd/wrapcheck's
 // TestNoHeavyModules checks it.)
 var allowed = map[string][]string{
-	"cmd/wrapcheck":     {"", "dist", "web/engine", "diff", "explain", "lsp", "mcp", "replay", "simulate", "verify", "report", "ltl", "reduce", "checker", "machine", "spec", "spec/syntax", "github.com/spf13/cobra"},
+	"cmd/wrapcheck":     {"", "dist", "quant", "web/engine", "diff", "explain", "lsp", "mcp", "replay", "simulate", "verify", "report", "ltl", "reduce", "checker", "machine", "spec", "spec/syntax", "github.com/spf13/cobra"},
 	"lsp":               {"verify", "report", "checker", "machine", "spec", "spec/syntax"},
 	"mcp":               {"docs", "examples", "explain", "replay", "verify", "report", "ltl", "checker", "machine", "spec", "spec/syntax", "github.com/modelcontextprotocol/go-sdk"},
 	"replay":            {"report", "checker", "machine", "spec", "spec/syntax"},
@@ -31,6 +31,7 @@ var allowed = map[string][]string{
 	"report":            {"simulate", "ltl", "reduce", "checker", "machine", "spec", "spec/syntax", "github.com/dominikbraun/graph"},
 	"ltl":               {"reduce", "checker", "machine", "spec", "spec/syntax", "github.com/dominikbraun/graph"},
 	"reduce":            {"checker", "machine", "spec", "spec/syntax"},
+	"quant":             {"machine", "spec", "spec/syntax"}, // probabilities over the state space (issue 36)
 	"checker":           {"machine", "spec", "spec/syntax"},
 	"machine":           {"spec", "spec/syntax"},
 	"spec":              {"spec/syntax"},
