@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"runtime"
 	"sort"
 	"strings"
 
@@ -95,6 +96,13 @@ func Build(ctx context.Context, m *spec.Model, p *machine.Program, opts Options)
 		if s%256 == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, nil, err
+			}
+		}
+		if s%4096 == 0 && b.opts.MemoryBudget > 0 {
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			if int64(ms.HeapAlloc) > b.opts.MemoryBudget {
+				return nil, nil, fmt.Errorf("%w: %d states built", ErrMemory, len(b.states))
 			}
 		}
 		if b.opts.MaxStates > 0 && len(b.states) > b.opts.MaxStates {

@@ -2,6 +2,7 @@ package quant
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/big"
 	"time"
@@ -23,7 +24,13 @@ type Options struct {
 	MaxCombos int
 	// Only, when not empty, names the queries to compute.
 	Only []string
+	// MemoryBudget stops the construction with ErrMemory when the Go
+	// heap passes this many bytes (0: no budget).
+	MemoryBudget int64
 }
+
+// ErrMemory is returned when the heap passes Options.MemoryBudget.
+var ErrMemory = errors.New("quant: memory budget exceeded")
 
 func (o Options) maxExact() int {
 	if o.MaxExact > 0 {

@@ -60,6 +60,8 @@ type Query struct {
 	Steps int64 // -1: unbounded
 	Bound *QueryBound
 	Pos   Position
+	// Formula is the formula as written, reprinted (`eventually d == 6`).
+	Formula string
 }
 
 // QueryBound is the bound of a [Query]: the query holds when the
@@ -211,7 +213,7 @@ func (c *checker) lowerRate(d *syntax.RateDecl) {
 }
 
 func (c *checker) lowerQuery(d *syntax.ProbabilityDecl) {
-	q := &Query{Name: d.Name.Name, Steps: -1, Pos: d.Pos}
+	q := &Query{Name: d.Name.Name, Steps: -1, Pos: d.Pos, Formula: syntax.FormatExpr(d.Formula, nil)}
 	switch d.Opt {
 	case "min":
 		q.Opt = QueryMin

@@ -16,7 +16,7 @@ func subcommands() []subcommand {
 		{"check", newCheckCmd}, {"vet", newVetCmd}, {"fmt", newFmtCmd}, {"version", newVersionCmd},
 		{"ltl", newLTLCmd}, {"graph", newGraphCmd}, {"replay", newReplayCmd}, {"diff", newDiffCmd},
 		{"explain", newExplainCmd}, {"lsp", newLSPCmd}, {"mcp", newMCPCmd}, {"ui", newUICmd},
-		{"simulate", newSimulateCmd}, {"worker", newWorkerCmd}, {"cache", newCacheCmd},
+		{"simulate", newSimulateCmd}, {"prob", newProbCmd}, {"worker", newWorkerCmd}, {"cache", newCacheCmd},
 	}
 }
 

@@ -28,7 +28,7 @@ var allowed = map[string][]string{
 	"explain":           {"verify", "report", "checker", "machine", "spec", "spec/syntax"},
 	"verify":            {"ltl", "reduce", "checker", "machine", "spec", "spec/syntax"},
 	"simulate":          {"checker", "machine", "spec", "spec/syntax"},
-	"report":            {"simulate", "ltl", "reduce", "checker", "machine", "spec", "spec/syntax", "github.com/dominikbraun/graph"},
+	"report":            {"quant", "simulate", "ltl", "reduce", "checker", "machine", "spec", "spec/syntax", "github.com/dominikbraun/graph"},
 	"ltl":               {"reduce", "checker", "machine", "spec", "spec/syntax", "github.com/dominikbraun/graph"},
 	"reduce":            {"checker", "machine", "spec", "spec/syntax"},
 	"quant":             {"machine", "spec", "spec/syntax"}, // probabilities over the state space (issue 36)
