@@ -10,7 +10,8 @@ import (
 // probability over all schedulers of `left until target` (left nil:
 // `eventually target`), exactly. Unbounded reachability is solved by
 // policy iteration after the qualitative precomputation (qual.go), each
-// policy's linear system by Gaussian elimination over the rationals;
+// policy's linear system by sparse Gaussian elimination over the
+// rationals;
 // bounded reachability (steps >= 0) by steps exact iterations of the
 // Bellman operator. It returns ErrTooLarge when the states left after
 // the precomputation are more than opts.MaxExact.
@@ -143,61 +144,87 @@ func expect(d Dist, v []*big.Rat) *big.Rat {
 
 // solvePolicy solves x = A x + b over the maybe-states under policy,
 // where A holds the moves between maybe-states and b the value of the
-// moves out of them, by Gaussian elimination over the rationals.
+// moves out of them: (I - A) x = b by sparse Gaussian elimination over
+// the rationals, in the order of the states, without pivoting. That is
+// safe because I - A is a nonsingular M-matrix (A is substochastic and
+// the policy leaves the maybe-states with probability 1), which has an
+// LU factorisation with positive pivots; sparse rows keep the fill-in of
+// the chains and grids of typical models small.
 func solvePolicy(m *MDP, maybe, idx []int, v []*big.Rat, policy []int) ([]*big.Rat, error) {
 	k := len(maybe)
-	// Rows of (I - A | b).
-	a := make([][]*big.Rat, k)
-	for i, s := range maybe {
-		row := make([]*big.Rat, k+1)
-		for j := range row {
-			row[j] = new(big.Rat)
-		}
-		row[i].SetInt64(1)
-		var t big.Rat
-		for _, tr := range m.Choices[s][policy[i]] {
-			if j := idx[tr.To]; j >= 0 {
-				row[j].Sub(row[j], tr.Prob)
-			} else {
-				row[k].Add(row[k], t.Mul(tr.Prob, v[tr.To]))
-			}
-		}
-		a[i] = row
+	rows := make([]map[int]*big.Rat, k)
+	rhs := make([]*big.Rat, k)
+	colRows := make([]map[int]bool, k) // the rows below the diagonal with an entry in the column
+	for j := range colRows {
+		colRows[j] = map[int]bool{}
 	}
 	var t big.Rat
+	for i, s := range maybe {
+		row := map[int]*big.Rat{i: big.NewRat(1, 1)}
+		b := new(big.Rat)
+		for _, tr := range m.Choices[s][policy[i]] {
+			if j := idx[tr.To]; j >= 0 {
+				e, ok := row[j]
+				if !ok {
+					e = new(big.Rat)
+					row[j] = e
+				}
+				e.Sub(e, tr.Prob)
+			} else {
+				b.Add(b, t.Mul(tr.Prob, v[tr.To]))
+			}
+		}
+		for j, e := range row {
+			if e.Sign() == 0 {
+				delete(row, j)
+			} else if j < i {
+				colRows[j][i] = true
+			}
+		}
+		rows[i], rhs[i] = row, b
+	}
 	for col := 0; col < k; col++ {
-		p := -1
-		for r := col; r < k; r++ {
-			if a[r][col].Sign() != 0 {
-				p = r
-				break
-			}
+		prow := rows[col]
+		piv := prow[col]
+		if piv == nil || piv.Sign() <= 0 {
+			return nil, fmt.Errorf("wrapcheck internal error: quant: pivot %d of a policy's system is not positive", col)
 		}
-		if p < 0 {
-			return nil, fmt.Errorf("wrapcheck internal error: quant: singular system for a policy")
-		}
-		a[col], a[p] = a[p], a[col]
-		piv := new(big.Rat).Inv(a[col][col])
-		for j := col; j <= k; j++ {
-			if a[col][j].Sign() != 0 {
-				a[col][j].Mul(a[col][j], piv)
-			}
-		}
-		for r := 0; r < k; r++ {
-			if r == col || a[r][col].Sign() == 0 {
-				continue
-			}
-			f := new(big.Rat).Set(a[r][col])
-			for j := col; j <= k; j++ {
-				if a[col][j].Sign() != 0 {
-					a[r][j].Sub(a[r][j], t.Mul(f, a[col][j]))
+		for r := range colRows[col] {
+			row := rows[r]
+			f := new(big.Rat).Quo(row[col], piv)
+			delete(row, col)
+			for j, e := range prow {
+				if j == col {
+					continue
+				}
+				x, ok := row[j]
+				if !ok {
+					x = new(big.Rat)
+					row[j] = x
+				}
+				x.Sub(x, t.Mul(f, e))
+				if x.Sign() == 0 {
+					delete(row, j)
+					if j < r {
+						delete(colRows[j], r)
+					}
+				} else if j < r {
+					colRows[j][r] = true
 				}
 			}
+			rhs[r].Sub(rhs[r], t.Mul(f, rhs[col]))
 		}
+		colRows[col] = nil
 	}
 	x := make([]*big.Rat, k)
-	for i := range x {
-		x[i] = a[i][k]
+	for col := k - 1; col >= 0; col-- {
+		sum := new(big.Rat).Set(rhs[col])
+		for j, e := range rows[col] {
+			if j > col {
+				sum.Sub(sum, t.Mul(e, x[j]))
+			}
+		}
+		x[col] = sum.Quo(sum, rows[col][col])
 	}
 	return x, nil
 }
