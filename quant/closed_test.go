@@ -80,3 +80,29 @@ func pow(x *big.Rat, k int) *big.Rat {
 	}
 	return out
 }
+
+// TestIntervalFallback checks that a query past exact mode's limit is
+// computed by interval iteration, enclosing the closed form, and that a
+// bound the interval straddles is reported as not decided.
+func TestIntervalFallback(t *testing.T) {
+	src := gamblerSrc(10, 1, 3, 1) + "probability Tight: max eventually (forall i in 0..0: g[i].money == N) bound <= 1/3\n"
+	m, err := spec.ParseFile("g.wrap", []byte(src), spec.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := quant.Check(context.Background(), m, quant.Options{MaxExact: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := res.Queries[0]
+	if q.Min != nil || q.MinBounds == nil || q.MaxBounds == nil {
+		t.Fatalf("want intervals, got %+v", q)
+	}
+	wantMin := 1.0 / 33 // 1/(2^5+1)
+	if q.MinBounds.Lo > wantMin || q.MinBounds.Hi < wantMin || q.MinBounds.Hi-q.MinBounds.Lo > 1e-6 {
+		t.Errorf("min in [%g, %g], want about %g", q.MinBounds.Lo, q.MinBounds.Hi, wantMin)
+	}
+	if tight := res.Queries[1]; !tight.Unknown || tight.Violated {
+		t.Errorf("bound <= 1/3 on [%g, %g]: unknown %v, violated %v; want unknown", tight.MaxBounds.Lo, tight.MaxBounds.Hi, tight.Unknown, tight.Violated)
+	}
+}

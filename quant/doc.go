@@ -74,8 +74,17 @@
 // under the values of the states.
 //
 // Exact mode solves at most Options.MaxExact states (2000) after the
-// precomputation; past that, ErrTooLarge. Gauss-Jordan is cubic in them,
-// with rationals whose size grows: measured sizes are not yet recorded.
+// precomputation, by sparse elimination without pivoting (each policy's
+// I - A is a nonsingular M-matrix): on one machine, 201 states of a
+// gambler's chain took 0.03 s, 1001 took 0.67 s, the 1681 of two
+// interleaved gamblers 0.3 s. Past the limit, or with Options.Interval,
+// [Check] uses interval iteration ([ReachInterval]): sound lower and
+// upper bounds in float64 with every operation rounded outwards, until
+// they are Options.Epsilon apart. They meet for min; for max, an end
+// component among the undecided states can hold the upper bound up
+// (collapsing maximal end components is not built yet), and the bounds
+// returned are then wider, still sound. Plain value iteration with a
+// convergence threshold is never used.
 //
 // # Tests
 //
@@ -88,7 +97,9 @@
 // $WRAPCHECK_PRISM names its launcher or prism is on PATH.
 // TestReachBruteForce compares [Reach] with every memoryless
 // deterministic scheduler of random small MDPs, each scheduler's chain
-// solved on its own.
+// solved on its own; TestIntervalEncloses checks that interval iteration
+// encloses those values; TestGamblerClosedForms checks a gambler against
+// closed forms over a grid of goals, coins and numbers of gamblers.
 //
 // # Not built yet
 //
@@ -97,9 +108,9 @@
 //   - counts `k of n` are the point estimate k/n: no confidence interval
 //     (Wilson or Clopper-Pearson), no interval MDP over the intervals, no
 //     range of answers from them;
-//   - interval iteration (sound lower and upper bounds) for models past
-//     exact mode, and a sparse exact solver; the speed targets against
-//     PRISM's engines;
+//   - the collapse of maximal end components, so that interval iteration
+//     converges for max too; topological (SCC by SCC) solution; the speed
+//     targets against PRISM's engines, measured;
 //   - expected accumulated costs and rewards until a condition;
 //   - witnesses: the most probable trace to the event, the strategy as a
 //     table of state to choice;

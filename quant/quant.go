@@ -24,6 +24,14 @@ type Options struct {
 	MaxCombos int
 	// Only, when not empty, names the queries to compute.
 	Only []string
+	// Interval makes every unbounded query use interval iteration
+	// ([ReachInterval]) instead of exact mode; without it, interval
+	// iteration is used for the queries past exact mode's MaxExact.
+	Interval bool
+	// Epsilon is the width interval iteration aims at (0: 1e-6), and
+	// MaxIter the most iterations it runs (0: 100000).
+	Epsilon float64
+	MaxIter int
 	// MemoryBudget stops the construction with ErrMemory when the Go
 	// heap passes this many bytes (0: no budget).
 	MemoryBudget int64
@@ -37,6 +45,20 @@ func (o Options) maxExact() int {
 		return o.MaxExact
 	}
 	return 2000
+}
+
+func (o Options) epsilon() float64 {
+	if o.Epsilon > 0 {
+		return o.Epsilon
+	}
+	return 1e-6
+}
+
+func (o Options) maxIter() int {
+	if o.MaxIter > 0 {
+		return o.MaxIter
+	}
+	return 100000
 }
 
 func (o Options) maxCombos() int {
@@ -61,18 +83,34 @@ type Stats struct {
 }
 
 // QueryResult is the value of one query: Min and Max are the least and
-// the greatest probability over the schedulers (nil when not computed).
+// the greatest probability over the schedulers, exactly, or, where
+// interval iteration computed them, MinBounds and MaxBounds enclose them
+// (the others are nil: not computed).
 type QueryResult struct {
-	Query    *spec.Query
-	Min, Max *big.Rat
+	Query                *spec.Query
+	Min, Max             *big.Rat
+	MinBounds, MaxBounds *Interval
 	// Violated is set when the query has a bound and the probability
 	// can break it: the maximum for an upper bound, the minimum for a
-	// lower one.
-	Violated bool
+	// lower one. Unknown is set instead when the interval computed
+	// straddles the bound.
+	Violated, Unknown bool
 }
 
 // Checked reports whether the query has a bound (and so is a check).
 func (r *QueryResult) Checked() bool { return r.Query.Bound != nil }
+
+// Unknowns returns the number of queries whose bound an interval could
+// not decide.
+func (r *Result) Unknowns() int {
+	n := 0
+	for i := range r.Queries {
+		if r.Queries[i].Unknown {
+			n++
+		}
+	}
+	return n
+}
 
 // Violations returns the number of queries whose bound can be broken.
 func (r *Result) Violations() int {
@@ -153,29 +191,51 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*Result, error) {
 		r := QueryResult{Query: q}
 		wantMax := q.Opt == spec.QueryMax || q.Opt == spec.QueryBoth && (q.Bound == nil || q.Bound.Upper())
 		wantMin := q.Opt == spec.QueryMin || q.Opt == spec.QueryBoth && (q.Bound == nil || !q.Bound.Upper())
-		if wantMax {
-			v, err := Reach(ctx, mdp, left, target, true, q.Steps, opts)
+		solve := func(max bool) (*big.Rat, *Interval, error) {
+			if !opts.Interval || q.Steps >= 0 {
+				v, err := Reach(ctx, mdp, left, target, max, q.Steps, opts)
+				if err == nil {
+					return initial(mdp.Init, v, max), nil, nil
+				}
+				if !errors.Is(err, ErrTooLarge) || q.Steps >= 0 {
+					return nil, nil, err
+				}
+			}
+			iv, err := ReachInterval(ctx, mdp, left, target, max, opts.epsilon(), opts.maxIter())
 			if err != nil {
+				return nil, nil, err
+			}
+			b := initialInterval(mdp.Init, iv, max)
+			return nil, &b, nil
+		}
+		if wantMax {
+			if r.Max, r.MaxBounds, err = solve(true); err != nil {
 				return nil, err
 			}
-			r.Max = initial(mdp.Init, v, true)
 		}
 		if wantMin {
-			v, err := Reach(ctx, mdp, left, target, false, q.Steps, opts)
-			if err != nil {
+			if r.Min, r.MinBounds, err = solve(false); err != nil {
 				return nil, err
 			}
-			r.Min = initial(mdp.Init, v, false)
 		}
 		if b := q.Bound; b != nil {
-			v := r.Max
-			switch {
-			case q.Opt == spec.QueryMin:
-				v = r.Min
-			case q.Opt == spec.QueryBoth && !b.Upper():
-				v = r.Min
+			v, iv := r.Max, r.MaxBounds
+			if q.Opt == spec.QueryMin || q.Opt == spec.QueryBoth && !b.Upper() {
+				v, iv = r.Min, r.MinBounds
 			}
-			r.Violated = !b.Holds(v)
+			if v != nil {
+				r.Violated = !b.Holds(v)
+			} else {
+				lo := new(big.Rat).SetFloat64(iv.Lo)
+				hi := new(big.Rat).SetFloat64(iv.Hi)
+				switch {
+				case b.Holds(lo) && b.Holds(hi):
+				case !b.Holds(lo) && !b.Holds(hi):
+					r.Violated = true
+				default:
+					r.Unknown = true
+				}
+			}
 		}
 		res.Queries = append(res.Queries, r)
 	}

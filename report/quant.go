@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"strconv"
 
 	"github.com/wrapcheck/wrapcheck/quant"
 	"github.com/wrapcheck/wrapcheck/spec"
@@ -24,17 +25,25 @@ func QuantText(w io.Writer, m *spec.Model, res *quant.Result) error {
 		for _, v := range []struct {
 			name string
 			val  *big.Rat
+			iv   *quant.Interval
 			min  bool
-		}{{"P_min", r.Min, true}, {"P_max", r.Max, false}} {
-			if v.val == nil {
+		}{{"P_min", r.Min, r.MinBounds, true}, {"P_max", r.Max, r.MaxBounds, false}} {
+			var line string
+			switch {
+			case v.val != nil:
+				line = fmt.Sprintf("%s: %s(%s) = %s", q.Name, v.name, f, v.val.RatString())
+				if !v.val.IsInt() {
+					line += " (" + v.val.FloatString(6) + ")"
+				}
+			case v.iv != nil:
+				line = fmt.Sprintf("%s: %s(%s) in [%s, %s] (interval iteration)", q.Name, v.name, f, strconv.FormatFloat(v.iv.Lo, 'g', -1, 64), strconv.FormatFloat(v.iv.Hi, 'g', -1, 64))
+			default:
 				continue
 			}
-			line := fmt.Sprintf("%s: %s(%s) = %s", q.Name, v.name, f, v.val.RatString())
-			if !v.val.IsInt() {
-				line += " (" + v.val.FloatString(6) + ")"
-			}
 			if b := q.Bound; b != nil && boundIsOn(q, v.min) {
-				if r.Violated {
+				if r.Unknown {
+					line += fmt.Sprintf(": bound %s %s not decided", b.Op, b.Text)
+				} else if r.Violated {
 					line += fmt.Sprintf(": bound %s %s violated", b.Op, b.Text)
 				} else {
 					line += fmt.Sprintf(": bound %s %s holds", b.Op, b.Text)
@@ -68,13 +77,18 @@ func boundIsOn(q *spec.Query, min bool) bool {
 // float64 beside it (its nearest).
 func QuantJSON(w io.Writer, m *spec.Model, res *quant.Result) error {
 	type value struct {
-		Exact string  `json:"exact"`
+		Exact string  `json:"exact,omitempty"`
 		Float float64 `json:"float"`
+		// Lower and Upper enclose a value computed by interval
+		// iteration (Float is then their midpoint).
+		Lower *float64 `json:"lower,omitempty"`
+		Upper *float64 `json:"upper,omitempty"`
 	}
 	type bound struct {
 		Op       string `json:"op"`
 		Value    string `json:"value"`
 		Violated bool   `json:"violated"`
+		Unknown  bool   `json:"unknown,omitempty"`
 	}
 	type query struct {
 		Name     string `json:"name"`
@@ -85,7 +99,11 @@ func QuantJSON(w io.Writer, m *spec.Model, res *quant.Result) error {
 		Max      *value `json:"max"`
 		Bound    *bound `json:"bound"`
 	}
-	val := func(r *big.Rat) *value {
+	val := func(r *big.Rat, iv *quant.Interval) *value {
+		if iv != nil {
+			lo, hi := iv.Lo, iv.Hi
+			return &value{Float: lo/2 + hi/2, Lower: &lo, Upper: &hi}
+		}
 		if r == nil {
 			return nil
 		}
@@ -106,17 +124,19 @@ func QuantJSON(w io.Writer, m *spec.Model, res *quant.Result) error {
 	}{Format: 1, Spec: m.Name, Verdict: "holds", Queries: []query{}}
 	if res.Violations() > 0 {
 		out.Verdict = "violated"
+	} else if res.Unknowns() > 0 {
+		out.Verdict = "unknown"
 	}
 	for i := range res.Queries {
 		r := &res.Queries[i]
 		q := r.Query
-		jq := query{Name: q.Name, Position: q.Pos.String(), Formula: q.Formula, Min: val(r.Min), Max: val(r.Max)}
+		jq := query{Name: q.Name, Position: q.Pos.String(), Formula: q.Formula, Min: val(r.Min, r.MinBounds), Max: val(r.Max, r.MaxBounds)}
 		if q.Steps >= 0 {
 			k := q.Steps
 			jq.Steps = &k
 		}
 		if b := q.Bound; b != nil {
-			jq.Bound = &bound{Op: b.Op, Value: b.Value.RatString(), Violated: r.Violated}
+			jq.Bound = &bound{Op: b.Op, Value: b.Value.RatString(), Violated: r.Violated, Unknown: r.Unknown}
 		}
 		out.Queries = append(out.Queries, jq)
 	}

@@ -22,6 +22,8 @@ type probFlags struct {
 	timeout   time.Duration
 	memory    string
 	format    string
+	interval  bool
+	epsilon   float64
 }
 
 func newProbCmd() *cobra.Command {
@@ -37,8 +39,12 @@ scheduler's -- and computes each probability query (docs/language.md,
 schedulers. A query with a bound is a check.
 
 Exit codes: 0 every bound holds, 1 a bound can be broken, 2 the spec or the
-command line is wrong (or the model is too large for exact mode), 3 the
-computation stopped early (--timeout, --memory, --max-states, an interrupt).`,
+command line is wrong, 3 the computation stopped early (--timeout, --memory,
+--max-states, an interrupt) or an interval could not decide a bound.
+
+Values are exact fractions. With --interval, or for a query past exact
+mode's limit (2000 undecided states), interval iteration gives sound lower
+and upper bounds instead, computed with directed rounding.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runProb(cmd, args[0], f)
@@ -51,6 +57,8 @@ computation stopped early (--timeout, --memory, --max-states, an interrupt).`,
 	fl.DurationVar(&f.timeout, "timeout", 0, "stop after this long, e.g. 30s or 5m (0: no limit)")
 	fl.StringVar(&f.memory, "memory", "", "memory budget, e.g. 4GiB (default: none)")
 	fl.StringVar(&f.format, "format", "text", "output format: text or json")
+	fl.BoolVar(&f.interval, "interval", false, "interval iteration (sound bounds) instead of exact values for unbounded queries; used anyway past exact mode's limit")
+	fl.Float64Var(&f.epsilon, "epsilon", 1e-6, "width interval iteration aims at")
 	return cmd
 }
 
@@ -70,8 +78,8 @@ func runProb(cmd *cobra.Command, path string, f probFlags) error {
 	if err != nil {
 		return usage(err)
 	}
-	if f.maxStates < 0 || f.timeout < 0 {
-		return usage(fmt.Errorf("--max-states and --timeout must not be negative"))
+	if f.maxStates < 0 || f.timeout < 0 || !(f.epsilon > 0 && f.epsilon < 1) {
+		return usage(fmt.Errorf("--max-states and --timeout must not be negative, and --epsilon must lie between 0 and 1"))
 	}
 	m, _, err := loadForCheck(cmd, path, f.defines)
 	if err != nil {
@@ -87,7 +95,7 @@ func runProb(cmd *cobra.Command, path string, f probFlags) error {
 		ctx, cancel = context.WithTimeout(ctx, f.timeout)
 		defer cancel()
 	}
-	res, err := quant.Check(ctx, m, quant.Options{MaxStates: f.maxStates, MemoryBudget: mem, Only: f.only})
+	res, err := quant.Check(ctx, m, quant.Options{MaxStates: f.maxStates, MemoryBudget: mem, Only: f.only, Interval: f.interval, Epsilon: f.epsilon})
 	if err != nil {
 		switch {
 		case errors.Is(err, context.DeadlineExceeded):
@@ -110,6 +118,9 @@ func runProb(cmd *cobra.Command, path string, f probFlags) error {
 	}
 	if res.Violations() > 0 {
 		return &exitError{code: exitViolated}
+	}
+	if res.Unknowns() > 0 {
+		return &exitError{code: exitIncomplete}
 	}
 	return nil
 }
