@@ -80,11 +80,11 @@
 // interleaved gamblers 0.3 s. Past the limit, or with Options.Interval,
 // [Check] uses interval iteration ([ReachInterval]): sound lower and
 // upper bounds in float64 with every operation rounded outwards, until
-// they are Options.Epsilon apart. They meet for min; for max, an end
-// component among the undecided states can hold the upper bound up
-// (collapsing maximal end components is not built yet), and the bounds
-// returned are then wider, still sound. Plain value iteration with a
-// convergence threshold is never used.
+// they are Options.Epsilon apart (or after Options.MaxIter sweeps, still
+// sound). They meet for min (no end component is left undecided); for
+// max the upper bound is iterated on the quotient by the maximal end
+// components of the undecided states (mec.go), where they meet too.
+// Plain value iteration with a convergence threshold is never used.
 //
 // # Tests
 //
@@ -108,9 +108,8 @@
 //   - counts `k of n` are the point estimate k/n: no confidence interval
 //     (Wilson or Clopper-Pearson), no interval MDP over the intervals, no
 //     range of answers from them;
-//   - the collapse of maximal end components, so that interval iteration
-//     converges for max too; topological (SCC by SCC) solution; the speed
-//     targets against PRISM's engines, measured;
+//   - topological (SCC by SCC) solution, and the speed targets against
+//     PRISM's engines, measured;
 //   - expected accumulated costs and rewards until a condition;
 //   - witnesses: the most probable trace to the event, the strategy as a
 //     table of state to choice;

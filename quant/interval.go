@@ -53,9 +53,9 @@ func ratUp(r *big.Rat) float64 {
 // Bellman operator is monotone and the probability its least fixed point,
 // and every sum and product is rounded outwards. For min the two bounds
 // meet (no end component is left among the undecided states once the
-// states of Pmin = 0 are removed); for max an end component among them can
-// hold the upper bound up (collapsing them is not built yet): the
-// interval returned is then wider than eps, and still sound.
+// states of Pmin = 0 are removed); for max the upper bound is iterated on
+// the quotient by the maximal end components among the undecided states
+// (mecs), where they meet too.
 func ReachInterval(ctx context.Context, m *MDP, left, target []bool, max bool, eps float64, maxIter int) ([]Interval, error) {
 	n := m.N()
 	if left == nil {
@@ -102,6 +102,22 @@ func ReachInterval(ctx context.Context, m *MDP, left, target []bool, max bool, e
 			cs[s] = append(cs[s], c)
 		}
 	}
+	// For max, the upper bound runs on the quotient by the maximal end
+	// components among the undecided states: a component's value is its
+	// best choice that leaves it (staying forever reaches no target), so
+	// every member takes the best exit of all of them.
+	var mec []int
+	var stay [][]bool
+	var exits []float64
+	if max {
+		set := make([]bool, n)
+		for _, s := range maybe {
+			set[s] = true
+		}
+		var k int
+		mec, stay, k = mecs(m, set)
+		exits = make([]float64, k)
+	}
 	for iter := 0; iter < maxIter && len(maybe) > 0; iter++ {
 		if iter%16 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -109,9 +125,13 @@ func ReachInterval(ctx context.Context, m *MDP, left, target []bool, max bool, e
 			}
 		}
 		done := true
+		for i := range exits {
+			exits[i] = 0
+		}
 		for _, s := range maybe {
 			bl, bh := math.NaN(), math.NaN()
-			for _, c := range cs[s] {
+			inMEC := mec != nil && mec[s] >= 0
+			for ci, c := range cs[s] {
 				l, h := 0.0, 0.0
 				for i, t := range c.to {
 					l = down(l + down(c.pLo[i]*lo[t]))
@@ -120,13 +140,26 @@ func ReachInterval(ctx context.Context, m *MDP, left, target []bool, max bool, e
 				if math.IsNaN(bl) || max && l > bl || !max && l < bl {
 					bl = l
 				}
+				if inMEC {
+					if !stay[s][ci] {
+						exits[mec[s]] = math.Max(exits[mec[s]], h)
+					}
+					continue
+				}
 				if math.IsNaN(bh) || max && h > bh || !max && h < bh {
 					bh = h
 				}
 			}
 			// Monotone: keep the better of the old and the new bound.
 			lo[s] = math.Max(lo[s], bl)
-			hi[s] = math.Min(hi[s], bh)
+			if !inMEC {
+				hi[s] = math.Min(hi[s], bh)
+			}
+		}
+		for _, s := range maybe {
+			if mec != nil && mec[s] >= 0 {
+				hi[s] = math.Min(hi[s], exits[mec[s]])
+			}
 			if hi[s]-lo[s] > eps {
 				done = false
 			}
