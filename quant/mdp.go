@@ -78,15 +78,14 @@ func Build(ctx context.Context, m *spec.Model, p *machine.Program, opts Options)
 		b.rates[r.Agent] = append(b.rates[r.Agent], r)
 	}
 	b.mach.RecordBranches(true)
-	stop := false
-	b.mach.SetInterrupt(func() bool { return stop })
+	b.mach.SetInterrupt(func() bool { return ctx.Err() != nil })
 	mdp := &MDP{}
 	var ierr error
 	err := b.mach.Init(func(_ int, t machine.State) {
 		b.leaves = append(b.leaves, leaf{path: clonePath(b.mach.Branches()), to: b.intern(t)})
 	})
 	if err != nil {
-		return nil, nil, runtimeErr(err)
+		return nil, nil, runtimeErr(ctx, err)
 	}
 	mdp.Init, ierr = b.dists(b.leaves)
 	if ierr != nil {
@@ -130,7 +129,7 @@ func Build(ctx context.Context, m *spec.Model, p *machine.Program, opts Options)
 			b.leaves = append(b.leaves, leaf{path: clonePath(b.mach.Branches()), to: b.intern(t)})
 		})
 		if err != nil {
-			return nil, nil, runtimeErr(err)
+			return nil, nil, runtimeErr(ctx, err)
 		}
 		if err := flush(); err != nil && ierr == nil {
 			ierr = err
@@ -150,7 +149,10 @@ func Build(ctx context.Context, m *spec.Model, p *machine.Program, opts Options)
 	return mdp, b.states, nil
 }
 
-func runtimeErr(err error) error {
+func runtimeErr(ctx context.Context, err error) error {
+	if errors.Is(err, machine.ErrInterrupted) && ctx.Err() != nil {
+		return ctx.Err()
+	}
 	var ee *machine.ExecError
 	if errors.As(err, &ee) {
 		return fmt.Errorf("quant: the spec has a %s (wrapcheck check reports it with a trace): %w", ee.Kind, err)
