@@ -483,6 +483,9 @@ type Machine struct {
 	failState []int64
 	failAsked []Answer
 
+	branching bool // keep the decisions of each branch (RecordBranches)
+	branches  []Branch
+
 	visit func(action, branch int, t State)
 	start int
 	// pubLeaf is publicLeaf and pubInit the visit of Init, which calls

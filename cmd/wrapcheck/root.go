@@ -16,7 +16,7 @@ func subcommands() []subcommand {
 		{"check", newCheckCmd}, {"vet", newVetCmd}, {"fmt", newFmtCmd}, {"version", newVersionCmd},
 		{"ltl", newLTLCmd}, {"graph", newGraphCmd}, {"replay", newReplayCmd}, {"guard", newGuardCmd}, {"diff", newDiffCmd},
 		{"explain", newExplainCmd}, {"lsp", newLSPCmd}, {"mcp", newMCPCmd}, {"ui", newUICmd},
-		{"simulate", newSimulateCmd}, {"testgen", newTestgenCmd}, {"worker", newWorkerCmd}, {"cache", newCacheCmd},
+		{"simulate", newSimulateCmd}, {"testgen", newTestgenCmd}, {"prob", newProbCmd}, {"worker", newWorkerCmd}, {"cache", newCacheCmd},
 	}
 }
 

@@ -20,7 +20,7 @@ const module = "github.com/wrapcheck/wrapcheck"
 // default build links no cloud SDK, for start-up; cmd/wrapcheck's
 // TestNoHeavyModules checks it.)
 var allowed = map[string][]string{
-	"cmd/wrapcheck":     {"", "internal/native", "cluster", "web/engine", "diff", "explain", "lsp", "mcp", "replay", "simulate", "verify", "report", "ltl", "reduce", "checker", "machine", "spec", "spec/syntax", "github.com/spf13/cobra", "guard", "internal/loopback", "testgen"},
+	"cmd/wrapcheck":     {"", "internal/native", "cluster", "web/engine", "diff", "explain", "lsp", "mcp", "replay", "simulate", "verify", "report", "ltl", "reduce", "checker", "machine", "spec", "spec/syntax", "github.com/spf13/cobra", "guard", "internal/loopback", "testgen", "quant"},
 	"lsp":               {"verify", "report", "checker", "machine", "spec", "spec/syntax"},
 	"mcp":               {"docs", "examples", "explain", "replay", "verify", "report", "ltl", "checker", "machine", "spec", "spec/syntax", "github.com/modelcontextprotocol/go-sdk"},
 	"guard":             {"internal/loopback", "replay", "report", "checker", "machine", "spec", "spec/syntax"},
@@ -31,9 +31,10 @@ var allowed = map[string][]string{
 	"verify":            {"ltl", "reduce", "checker", "machine", "spec", "spec/syntax"},
 	"simulate":          {"checker", "machine", "spec", "spec/syntax"},
 	"testgen":           {"report", "checker", "machine", "spec", "spec/syntax"},
-	"report":            {"simulate", "ltl", "reduce", "checker", "machine", "spec", "spec/syntax", "github.com/dominikbraun/graph"},
+	"report":            {"quant", "simulate", "ltl", "reduce", "checker", "machine", "spec", "spec/syntax", "github.com/dominikbraun/graph"},
 	"ltl":               {"reduce", "checker", "machine", "spec", "spec/syntax", "github.com/dominikbraun/graph"},
 	"reduce":            {"checker", "machine", "spec", "spec/syntax"},
+	"quant":             {"machine", "spec", "spec/syntax"}, // probabilities over the state space (issue 36)
 	"checker":           {"machine", "spec", "spec/syntax"},
 	"machine":           {"spec", "spec/syntax"},
 	"spec":              {"spec/syntax"},
