@@ -237,6 +237,8 @@ func (c *compiler) scalar(e *spec.Expr, cx frameCtx) evalFn {
 		}
 	case spec.OpForall, spec.OpExists, spec.OpCount:
 		return c.quant(e, cx)
+	case spec.OpBitAnd, spec.OpBitOr, spec.OpBitXor, spec.OpShl, spec.OpShr, spec.OpEMod:
+		return c.bitwise(e, cx)
 	case spec.OpLet:
 		binds := c.binds(e, cx)
 		last := c.scalar(e.Args[len(e.Args)-1], cx)

@@ -53,7 +53,7 @@ func bigConst(t *Type, v *big.Int, pos Position) *Expr {
 // comparison, which must compare such results exactly.
 func IsExactOp(o Op) bool {
 	switch o {
-	case OpNeg, OpAdd, OpSub, OpMul, OpDiv, OpMod, OpEq, OpNe, OpLt, OpLe, OpGt, OpGe:
+	case OpNeg, OpAdd, OpSub, OpMul, OpDiv, OpMod, OpEMod, OpEq, OpNe, OpLt, OpLe, OpGt, OpGe:
 		return true
 	}
 	return false
@@ -82,6 +82,11 @@ func EvalBig(o Op, a, b *big.Int) (v *big.Int, ok bool) {
 			return r.Quo(a, b), true
 		}
 		return r.Rem(a, b), true
+	case OpEMod:
+		if b.Sign() == 0 {
+			return nil, false
+		}
+		return r.Mod(a, b), true // Euclidean: 0 <= r < |b|
 	}
 	c := a.Cmp(b)
 	var t bool

@@ -280,6 +280,15 @@ const (
 	OpExists
 	OpCount
 	OpLet // Args[i] is stored at local Binds[i] for i < len(Args)-1; value is the last Arg
+	// Extension: bitwise operators. Their operands must be non-negative
+	// and fit an int64, and the result of OpShl must fit an int64; else
+	// a runtime error.
+	OpBitAnd
+	OpBitOr
+	OpBitXor
+	OpShl
+	OpShr
+	OpEMod // Euclidean modulo: in 0..|Args[1]|-1; by zero is a runtime error
 	// Temporal operators (only in Property formulas).
 	OpAlways
 	OpEventually
@@ -294,7 +303,7 @@ var opNames = [...]string{
 	"const", "var", "local", "index", "field", "not", "neg", "and", "or", "implies",
 	"==", "!=", "<", "<=", ">", ">=", "+", "-", "*", "/", "%", "in", "subset", "union",
 	"intersect", "minus", "card", "setlit", "recordlit", "cond", "forall", "exists",
-	"count", "let", "always", "eventually", "next", "until", "weakuntil", "release", "leadsto",
+	"count", "let", "&", "|", "^", "<<", ">>", "mod", "always", "eventually", "next", "until", "weakuntil", "release", "leadsto",
 }
 
 func (o Op) String() string {

@@ -12,7 +12,8 @@ import (
 // quantifiers and count, match, if/else, let (also reassigned), choose
 // with where (over types, enum literals and sets), ask with assume,
 // process families with locals read as P[v].x, fn calls, integer
-// arithmetic with negative operands (/ truncates, % is its remainder),
+// arithmetic with negative operands (/ truncates, % is its remainder,
+// mod is Euclidean), bitwise operators (a negative operand is an error),
 // asserts, runtime errors (out-of-range stores, bad indexes, division by
 // zero, set elements outside their type), init branching and terminal.
 //
@@ -664,8 +665,22 @@ func (g *mixer) integer(sc []gvar, d int) string {
 		return fmt.Sprintf("(-%s)", g.integer(sc, d-1))
 	case 4:
 		return fmt.Sprintf("(if %s then %s else %s)", g.boolean(sc, d-1), g.integer(sc, d-1), g.integer(sc, d-1))
+	case 7:
+		// bitwise operators (an extension): a negative operand is a
+		// runtime error, so the operands are mostly reduced mod 8
+		nonNeg := func() string {
+			if g.chance(1, 4) {
+				return g.integer(sc, d-1)
+			}
+			return fmt.Sprintf("(%s mod %d)", g.integer(sc, d-1), pick(g, []int{8, -5}))
+		}
+		op := pick(g, []string{"&", "|", "^", "<<", ">>"})
+		if op == "<<" || op == ">>" {
+			return fmt.Sprintf("(%s %s %s)", nonNeg(), op, pick(g, []string{"0", "1", "3", "63", nonNeg()}))
+		}
+		return fmt.Sprintf("(%s %s %s)", nonNeg(), op, nonNeg())
 	case 5, 6:
-		op := pick(g, []string{"/", "%"})
+		op := pick(g, []string{"/", "%", "mod"})
 		div := fmt.Sprint(pick(g, []int{-3, -2, 2, 3}))
 		if g.chance(1, 4) {
 			div = g.integer(sc, d-1) // may be zero: a runtime error
@@ -1043,8 +1058,18 @@ func (g *mixer) planted(sc []gvar, ind string) {
 		{"*", func(a, b int64) int64 { return a * b }},
 		{"/", func(a, b int64) int64 { return a / b }},
 		{"%", func(a, b int64) int64 { return a % b }},
+		{"mod", func(a, b int64) int64 { return (a%b + max(b, -b)) % max(b, -b) }},
+		{"&", func(a, b int64) int64 { return a & b }},
+		{"|", func(a, b int64) int64 { return a | b }},
+		{"^", func(a, b int64) int64 { return a ^ b }},
+		{"<<", func(a, b int64) int64 { return a << b }},
+		{">>", func(a, b int64) int64 { return a >> b }},
 	}
 	o := pick(g, ops)
+	switch o.s {
+	case "&", "|", "^", "<<", ">>":
+		a, b = max(a, -a), max(b, -b) // the operands of a bitwise operator are non-negative
+	}
 	want := o.f(a, b)
 	switch g.r.IntN(8) {
 	case 6:

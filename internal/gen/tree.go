@@ -49,7 +49,8 @@ func GenerateExpr(r *rand.Rand, depth int) syntax.Expr {
 func treeBinary() []syntax.Token {
 	return []syntax.Token{syntax.Implies, syntax.Or, syntax.And, syntax.Eq, syntax.Ne, syntax.Lt, syntax.Le, syntax.Gt, syntax.Ge,
 		syntax.In, syntax.Subset, syntax.Add, syntax.Sub, syntax.Union, syntax.Minus, syntax.Mul, syntax.Div, syntax.Mod,
-		syntax.Intersect, syntax.Until, syntax.WeakUntil, syntax.Release, syntax.LeadsTo, syntax.Since}
+		syntax.Intersect, syntax.Until, syntax.WeakUntil, syntax.Release, syntax.LeadsTo, syntax.Since,
+		syntax.BitAnd, syntax.BitOr, syntax.BitXor, syntax.Shl, syntax.Shr, syntax.EMod}
 }
 
 // treeUnary returns the prefix operators of [GenerateExpr].

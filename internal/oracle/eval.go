@@ -266,6 +266,15 @@ func integer(e *spec.Expr, en *env) *big.Int {
 			return new(big.Int).Quo(a, b)
 		}
 		return new(big.Int).Rem(a, b)
+	case spec.OpEMod:
+		a, b := arg(0), arg(1)
+		if b.Sign() == 0 {
+			fail("runtime-error", "modulo by zero")
+		}
+		// Euclidean: 0 <= r < |b| (big.Int's Mod is Euclidean).
+		return new(big.Int).Mod(a, b)
+	case spec.OpBitAnd, spec.OpBitOr, spec.OpBitXor, spec.OpShl, spec.OpShr:
+		return bitwise(e.Op, arg(0), arg(1))
 	case spec.OpCond:
 		if truth(e.Args[0], en) {
 			return arg(1)
@@ -278,10 +287,48 @@ func integer(e *spec.Expr, en *env) *big.Int {
 	return big.NewInt(scalar(e, en))
 }
 
+// bitwise applies a bitwise operator as docs/language.md defines it: its
+// operands are non-negative integers that fit 64 bits, and the result of
+// << must fit 64 bits.
+func bitwise(op spec.Op, a, b *big.Int) *big.Int {
+	for _, v := range []*big.Int{a, b} {
+		if v.Sign() < 0 {
+			fail("runtime-error", "negative operand %s of %s", v, op)
+		}
+		stored(v)
+	}
+	r := new(big.Int)
+	switch op {
+	case spec.OpBitAnd:
+		return r.And(a, b)
+	case spec.OpBitOr:
+		return r.Or(a, b)
+	case spec.OpBitXor:
+		return r.Xor(a, b)
+	case spec.OpShr:
+		if b.Int64() >= 64 {
+			return r
+		}
+		return r.Rsh(a, uint(b.Int64()))
+	}
+	if a.Sign() == 0 {
+		return r
+	}
+	if b.Int64() >= 64 {
+		fail("runtime-error", "shift result does not fit a 64-bit integer")
+	}
+	r.Lsh(a, uint(b.Int64()))
+	if !r.IsInt64() {
+		fail("runtime-error", "shift result does not fit a 64-bit integer")
+	}
+	return r
+}
+
 // isArith reports whether e is an integer operator evaluated by integer.
 func isArith(e *spec.Expr) bool {
 	switch e.Op {
-	case spec.OpNeg, spec.OpAdd, spec.OpSub, spec.OpMul, spec.OpDiv, spec.OpMod:
+	case spec.OpNeg, spec.OpAdd, spec.OpSub, spec.OpMul, spec.OpDiv, spec.OpMod,
+		spec.OpEMod, spec.OpBitAnd, spec.OpBitOr, spec.OpBitXor, spec.OpShl, spec.OpShr:
 		return true
 	case spec.OpConst:
 		return e.Big != nil

@@ -290,6 +290,14 @@ const (
 	Release
 	LeadsTo
 	Since // past time: ψ held at some state and φ at every state after it
+	// Extension: bitwise operators on non-negative integers, and the
+	// Euclidean modulo.
+	BitAnd // &
+	BitOr  // |
+	BitXor // ^
+	Shl    // <<
+	Shr    // >>
+	EMod   // mod: always in 0..|d|-1
 )
 
 var tokenNames = [...]string{
@@ -299,6 +307,7 @@ var tokenNames = [...]string{
 	Union: "union", Minus: "minus", Mul: "*", Div: "/", Mod: "%", Intersect: "intersect",
 	Until: "until", WeakUntil: "weakuntil", Release: "release", LeadsTo: "leadsto",
 	Once: "once", Historically: "historically", Previously: "previously", Since: "since",
+	BitAnd: "&", BitOr: "|", BitXor: "^", Shl: "<<", Shr: ">>", EMod: "mod",
 }
 
 // String returns the operator as written in source.

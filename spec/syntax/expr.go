@@ -24,7 +24,8 @@ gType = Type .
 Expr = Operand (BinaryOp Operand)* .
 BinaryOp = "leadsto" | "implies" | "or" | "and" | "until" | "weakuntil" | "release" | "since"
          | "==" | "!=" | "<" | "<=" | ">" | ">=" | "in" | "subset"
-         | "+" | "-" | "union" | "minus" | "*" | "/" | "%" | "intersect" .
+         | "+" | "-" | "union" | "minus" | "|" | "^"
+         | "*" | "/" | "%" | "intersect" | "&" | "<<" | ">>" | "mod" .
 Operand = ("not" | "always" | "eventually" | "next"
           | "once" | "historically" | "previously" | "-")* Postfix .
 Postfix = Primary ("[" Expr "]" | "." <ident>)* .
@@ -44,7 +45,8 @@ Type = "bool"
      | "{" <ident> ("," <ident>)* ","? "}"
      | Bound ".." Bound
      | <ident> .
-Bound = Operand (("+" | "-" | "union" | "minus" | "*" | "/" | "%" | "intersect") Operand)* .
+Bound = Operand (("+" | "-" | "union" | "minus" | "|" | "^"
+        | "*" | "/" | "%" | "intersect" | "&" | "<<" | ">>" | "mod") Operand)* .
 `
 
 // gExpr is an expression, parsed by exprParser.
@@ -106,11 +108,12 @@ type opInfo struct {
 
 // binaryOp returns the binary operator of t, if it is one. union,
 // minus, intersect and subset are not reserved words (the language does
-// not list them): they are operators only after an operand.
+// not list them): they are operators only after an operand; so is mod
+// (an extension), which therefore stays a valid name.
 func binaryOp(t *lexer.Token) (opInfo, bool) {
 	if t.Type == tokIdent {
 		switch t.Value {
-		case "union", "minus", "intersect", "subset":
+		case "union", "minus", "intersect", "subset", "mod":
 		default:
 			return opInfo{}, false
 		}
@@ -167,6 +170,18 @@ func binaryOp(t *lexer.Token) (opInfo, bool) {
 		tok = Mod
 	case "intersect":
 		tok = Intersect
+	case "&":
+		tok = BitAnd
+	case "|":
+		tok = BitOr
+	case "^":
+		tok = BitXor
+	case "<<":
+		tok = Shl
+	case ">>":
+		tok = Shr
+	case "mod":
+		tok = EMod
 	default:
 		return opInfo{}, false
 	}
@@ -319,7 +334,7 @@ func (p *exprParser) binary(minBin, minPre int) Expr {
 	for n := 1; p.err == nil; n++ {
 		t := p.peek()
 		info, ok := binaryOp(t)
-		if !ok || info.prec < minBin {
+		if !ok || info.prec < minBin || info.tok == EMod && !p.modOperator() {
 			break
 		}
 		if n > MaxExprHeight {
@@ -345,6 +360,18 @@ func (p *exprParser) binary(minBin, minPre int) Expr {
 		cmp = info.prec == PrecCmp
 	}
 	return x
+}
+
+// modOperator reports whether the name mod at the next token is the
+// operator: an operand follows it. Otherwise it is a name that starts the
+// next statement (mod := 1, mod[i] := 1), as it was before mod was an
+// operator.
+func (p *exprParser) modOperator() bool {
+	cp := p.lex.MakeCheckpoint()
+	p.lex.Next()
+	ok := p.startsOperand()
+	p.lex.LoadCheckpoint(cp)
+	return ok
 }
 
 func (p *exprParser) unary(minPre int) Expr {

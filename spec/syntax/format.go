@@ -560,7 +560,7 @@ func (p *printer) args(args []Expr) {
 // isSymbol reports whether op is written with punctuation.
 func isSymbol(op Token) bool {
 	switch op {
-	case Add, Sub, Mul, Div, Mod:
+	case Add, Sub, Mul, Div, Mod, BitAnd, BitOr, BitXor, Shl, Shr:
 		return true
 	}
 	return false
