@@ -65,7 +65,7 @@ const (
 	ObjResult                   // result, an agent's answer in its assumption
 	ObjLet                      // let binding
 	ObjChoose                   // variable bound by choose
-	ObjQuant                    // variable bound by forall, exists or count
+	ObjQuant                    // variable bound by forall, exists or count, or by for (an extension)
 	ObjField                    // record field
 	ObjAction                   // action
 	ObjInvariant                // invariant

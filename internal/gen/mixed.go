@@ -9,7 +9,7 @@ import (
 
 // The Mixed shape: random well-typed specs from the source level up:
 // records, arrays, sets (union, minus, intersect, in, subset, card),
-// quantifiers and count, match, if/else, let (also reassigned), choose
+// quantifiers and count, match, if/else, for, let (also reassigned), choose
 // with where (over types, enum literals and sets), ask with assume,
 // process families with locals read as P[v].x, fn calls, integer
 // arithmetic with negative operands (/ truncates, % is its remainder,
@@ -823,6 +823,15 @@ func (g *mixer) stmt(sc []gvar, ind string) []gvar {
 	case 6, 7:
 		if !nested {
 			g.assign(sc, ind)
+			return sc
+		}
+		if g.chance(1, 3) {
+			// a bounded for loop (an extension), unrolled by the front end
+			t := pick(g, []*gtype{g.tBool, g.mode, {k: kInt, src: "0..2", lo: 0, hi: 2}})
+			v := g.fresh("f")
+			g.p("%sfor %s in %s {", ind, v, t.src)
+			g.stmts(append(append([]gvar(nil), sc...), gvar{name: v, t: t}), 1+g.r.IntN(2), ind+"  ")
+			g.p("%s}", ind)
 			return sc
 		}
 		dom, t := g.domain(sc)

@@ -555,6 +555,16 @@ type ChooseStmt struct {
 	Body   *Block
 }
 
+// ForStmt is `for Var in Domain { Body }` (an extension): Body runs once
+// per value of Domain, in order. for is not a reserved word: a statement
+// is a for statement when for is followed by a name.
+type ForStmt struct {
+	Pos    Position
+	Var    Ident
+	Domain TypeExpr
+	Body   *Block
+}
+
 // IfStmt is `if Cond { Then } (else Else)?`; Else is nil, a *Block or an
 // *IfStmt (for `else if`).
 type IfStmt struct {
@@ -594,6 +604,7 @@ func (*Block) stmtNode()      {}
 func (*AssignStmt) stmtNode() {}
 func (*LetStmt) stmtNode()    {}
 func (*ChooseStmt) stmtNode() {}
+func (*ForStmt) stmtNode()    {}
 func (*IfStmt) stmtNode()     {}
 func (*MatchStmt) stmtNode()  {}
 func (*AssertStmt) stmtNode() {}
@@ -603,6 +614,7 @@ func (s *Block) Position() Position      { return s.Pos }
 func (s *AssignStmt) Position() Position { return s.Pos }
 func (s *LetStmt) Position() Position    { return s.Pos }
 func (s *ChooseStmt) Position() Position { return s.Pos }
+func (s *ForStmt) Position() Position    { return s.Pos }
 func (s *IfStmt) Position() Position     { return s.Pos }
 func (s *MatchStmt) Position() Position  { return s.Pos }
 func (s *AssertStmt) Position() Position { return s.Pos }

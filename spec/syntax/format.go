@@ -614,6 +614,12 @@ func (p *printer) stmt(s Stmt) {
 			p.expr(s.Where)
 		}
 		p.block(s.Body)
+	case *ForStmt:
+		p.write("for ")
+		p.ident(s.Var)
+		p.write(" in ")
+		p.typ(s.Domain)
+		p.block(s.Body)
 	case *IfStmt:
 		p.ifStmt(s)
 	case *MatchStmt:

@@ -166,6 +166,8 @@ func (c *posChecker) check(n any) {
 		c.at(n, "pos", n.Pos, "let")
 	case *ChooseStmt:
 		c.at(n, "pos", n.Pos, "choose")
+	case *ForStmt:
+		c.at(n, "pos", n.Pos, "for")
 	case *IfStmt:
 		c.at(n, "pos", n.Pos, "if")
 	case *MatchStmt:

@@ -192,6 +192,8 @@ func writeSexpr(b *strings.Builder, n any) {
 		} else {
 			list("choose", n.Var, n.Domain, n.Body)
 		}
+	case *ForStmt:
+		list("for", n.Var, n.Domain, n.Body)
 	case *IfStmt:
 		if n.Else != nil {
 			list("if", n.Cond, n.Then, n.Else)
