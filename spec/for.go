@@ -6,8 +6,9 @@ import (
 	"github.com/wrapcheck/wrapcheck/spec/syntax"
 )
 
-// MaxForBodies is the most copies of loop bodies that the for statements
-// of a spec may unroll to, all loops together (nested loops multiply).
+// MaxForBodies is the most copies of bodies that the for statements and
+// the aggregates (sum, min, max) of a spec may unroll to, all together
+// (nested ones multiply).
 const MaxForBodies = 1 << 16
 
 // forStmt checks and lowers `for x in D { body }` (an extension). The
@@ -36,8 +37,7 @@ func (c *checker) forStmt(s *syntax.ForStmt, env *env, out []*Stmt) []*Stmt {
 	values, ok := c.forValues(s, dom, set)
 	if !ok {
 		if c.forTooMany && c.quiet == 0 {
-			c.forTooMany = false
-			c.errorf(s.Domain.Position(), "for loops unroll to more than %d bodies", MaxForBodies)
+			c.tooMany(s.Domain.Position())
 		}
 		return out
 	}
@@ -58,8 +58,7 @@ func (c *checker) forStmt(s *syntax.ForStmt, env *env, out []*Stmt) []*Stmt {
 	}
 	c.quiet--
 	if outer && c.forTooMany {
-		c.forTooMany = false
-		c.errorf(s.Domain.Position(), "for loops unroll to more than %d bodies", MaxForBodies)
+		c.tooMany(s.Domain.Position())
 		return out[:start]
 	}
 	return out

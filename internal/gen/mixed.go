@@ -9,7 +9,8 @@ import (
 
 // The Mixed shape: random well-typed specs from the source level up:
 // records, arrays, sets (union, minus, intersect, in, subset, card),
-// quantifiers and count, match, if/else, for, let (also reassigned), choose
+// quantifiers and count, sum, min and max, match, if/else, for, let (also
+// reassigned), choose
 // with where (over types, enum literals and sets), ask with assume,
 // process families with locals read as P[v].x, fn calls, integer
 // arithmetic with negative operands (/ truncates, % is its remainder,
@@ -653,6 +654,13 @@ func (g *mixer) integer(sc []gvar, d int) string {
 		defer func() { g.typedCtx = ctx }()
 		return fmt.Sprintf("card(%s)", g.value(g.setType(sc), sc, d-1))
 	case 1:
+		if g.chance(1, 2) {
+			// an aggregate (an extension), unrolled by the front end
+			agg := pick(g, []string{"sum", "min", "max"})
+			t := pick(g, []*gtype{g.tBool, g.mode, {k: kInt, src: "0..2", lo: 0, hi: 2}})
+			v := g.fresh("k")
+			return fmt.Sprintf("(%s %s in %s: %s)", agg, v, t.src, g.integer(append(sc, gvar{name: v, t: t}), d-1))
+		}
 		dom, t := g.domain(sc)
 		v := g.fresh("k")
 		return fmt.Sprintf("(count %s in %s: %s)", v, dom, g.boolean(append(sc, gvar{name: v, t: t}), d-1))

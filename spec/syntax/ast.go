@@ -339,7 +339,8 @@ func (t Token) IsTemporal() bool {
 	return false
 }
 
-// QuantKind distinguishes forall, exists and count.
+// QuantKind distinguishes forall, exists and count, and the aggregates
+// sum, min and max (an extension).
 type QuantKind uint8
 
 // Quantifier kinds.
@@ -347,11 +348,17 @@ const (
 	Forall QuantKind = iota
 	Exists
 	Count
+	Sum // extension; sum, min and max are not reserved words
+	Min
+	Max
 )
 
 func (k QuantKind) String() string {
-	return [...]string{"forall", "exists", "count"}[k]
+	return [...]string{"forall", "exists", "count", "sum", "min", "max"}[k]
 }
+
+// IsAggregate reports whether k is sum, min or max.
+func (k QuantKind) IsAggregate() bool { return k >= Sum }
 
 // IdentExpr is a name used as a value.
 type IdentExpr struct {
@@ -449,7 +456,7 @@ type CondExpr struct {
 	Cond, Then, Else Expr
 }
 
-// QuantExpr is `forall|exists|count Var in Domain: Body`.
+// QuantExpr is `forall|exists|count|sum|min|max Var in Domain: Body`.
 type QuantExpr struct {
 	Pos    Position
 	Kind   QuantKind

@@ -162,7 +162,7 @@ func TestDescentRepository(t *testing.T) {
 // a name, a number and a string.
 func mutantWords() []string {
 	words := []string{
-		"x", "1", `"m"`, `"\q"`, "then", "assume", "union", "minus", "intersect", "subset", "mod", "for",
+		"x", "1", `"m"`, `"\q"`, "then", "assume", "union", "minus", "intersect", "subset", "mod", "for", "sum", "min", "max",
 		"&", "|", "^", "<<", ">>",
 		":", ":=", "=", "==", "!=", "<", "<=", ">", ">=", "=>", ".", "..",
 		"(", ")", "[", "]", "{", "}", ",", ";", "+", "-", "*", "/", "%",
@@ -292,6 +292,9 @@ func TestDescentCases(t *testing.T) {
 		{"for without in", "spec A\ninit { for i 0..2 { } }", false},
 		{"bitwise", "spec A\nconst N = 1 << 3 | 6 & 3 ^ 1 >> 1 mod 2\ntype T = 0..N & 7", true},
 		{"mod before no operand", "spec A\nconst N = 1 mod", false},
+		{"aggregates", "spec A\nvar a: [0..2] 0..3\ninvariant I: (sum i in 0..2: a[i]) >= (min i in 0..2: a[i]) + max j in bool: 1", true},
+		{"aggregate names", "spec A\nconst sum = 1\nfn max(x: 0..1): 0..1 = x\ninvariant I: max(sum) == sum + (min sum in 0..1: sum)", true},
+		{"aggregate without colon", "spec A\ninvariant I: sum i in 0..1 i > 0", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -35,7 +35,7 @@ Primary = <ident> ("(" (Expr ("," Expr)*)? ")")?
         | "{" (Expr ("," Expr)* ","?)? "}"
         | "record" "{" (<ident> ":" Expr ("," <ident> ":" Expr)* ","?)? "}"
         | "if" Expr "then" Expr "else" Expr
-        | ("forall" | "exists" | "count") <ident> "in" Type ":" Expr
+        | ("forall" | "exists" | "count" | "sum" | "min" | "max") <ident> "in" Type ":" Expr
         | "ask" <ident> "(" (Expr ("," Expr)*)? ")" .
 Type = "bool"
      | "set" "of" Type
@@ -439,6 +439,31 @@ func (p *exprParser) args() ([]Expr, Position) {
 	return args, position(p.expect(")"))
 }
 
+// aggregate reports whether the name at the next token starts an
+// aggregate (an extension): sum, min or max followed by a name and in.
+// Elsewhere they are names (max(a, b) calls an fn max).
+func (p *exprParser) aggregate() (QuantKind, bool) {
+	var k QuantKind
+	switch p.peek().Value {
+	case "sum":
+		k = Sum
+	case "min":
+		k = Min
+	case "max":
+		k = Max
+	default:
+		return 0, false
+	}
+	cp := p.lex.MakeCheckpoint()
+	defer p.lex.LoadCheckpoint(cp)
+	p.lex.Next()
+	if p.peek().Type != tokIdent {
+		return 0, false
+	}
+	p.lex.Next()
+	return k, p.is("in")
+}
+
 func (p *exprParser) primary() Expr {
 	t := p.peek()
 	pos := position(t.Pos)
@@ -447,6 +472,16 @@ func (p *exprParser) primary() Expr {
 	}
 	switch t.Type {
 	case tokIdent:
+		if k, ok := p.aggregate(); ok {
+			p.next()
+			q := &QuantExpr{Pos: pos, Kind: k}
+			q.Var = p.ident()
+			p.expect("in")
+			q.Domain = p.typ()
+			p.expect(":")
+			q.Body = p.expr(PrecLeadsTo)
+			return q
+		}
 		p.next()
 		if p.is("(") {
 			c := &CallExpr{Pos: pos, Fn: Ident{Pos: pos, Name: t.Value}}

@@ -249,10 +249,11 @@ const grammarHeader = `(* The grammar of .wrap files, generated from spec/syntax
    <keyword> = a reserved word (docs/language.md); <int> = [0-9]+; <string> =
    a double-quoted string with Go escapes (assert messages only). Comments
    (// and /* */) and white space, newlines included, separate tokens.
-   "then", "assume", "union", "minus", "intersect", "subset", "mod" and
-   "for" are not reserved: they are names wherever no clause or operator
-   can be (mod is an operator only before an operand, for starts a
-   statement only before a name: gForKw). An
+   "then", "assume", "union", "minus", "intersect", "subset", "mod",
+   "for", "sum", "min" and "max" are not reserved: they are names wherever
+   no clause or operator can be (mod is an operator only before an
+   operand, for starts a statement only before a name: gForKw, and sum,
+   min and max start an aggregate only before a name and "in"). An
    action name may be a keyword (actions have their own namespace). *)
 
 `
@@ -274,8 +275,8 @@ const exprHeader = `(* Expressions and types (gExpr, gTarget, gType above) are p
      -                                prefix
      a[i]  r.f  f(x)                  postfix
    A prefix operator may not be the operand of a tighter operator: write
-   a == (not b). The last operand of if-then-else and of forall, exists
-   and count extends as far right as possible. Bound, the bounds of a
+   a == (not b). The last operand of if-then-else and of forall, exists,
+   count, sum, min and max extends as far right as possible. Bound, the bounds of a
    range and of symmetric, has only the arithmetic levels. In a type, {a, b}
    is an enumeration; in an expression, a set. *)
 
