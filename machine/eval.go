@@ -766,6 +766,8 @@ func (c *compiler) ref(e *spec.Expr, cx frameCtx) ref {
 			f := field{at: off, w: width(a.Type)}
 			if i < len(t.Fields) {
 				f.at = off + t.Fields[i].Offset
+			} else if t.Kind == spec.ArrayKind {
+				f.at = off + i*width(t.Elem) // an array literal (an extension): elements in index order
 			}
 			if isScalar(a.Type) {
 				f.v = c.scalar(a, cx)

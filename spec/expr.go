@@ -148,6 +148,10 @@ func (c *checker) expr(e syntax.Expr, env *env, want *Type) (x *Expr) {
 		return c.setLit(e, env, want)
 	case *syntax.RecordLit:
 		return c.recordLit(e, env, want)
+	case *syntax.ArrayLit:
+		return c.arrayLit(e, env, want)
+	case *syntax.ArrayComp:
+		return c.arrayComp(e, env, want)
 	}
 	if e == nil {
 		c.errorf(Position{Filename: c.file.Filename}, "missing expression")
@@ -385,7 +389,7 @@ func needsContext(e syntax.Expr) bool {
 	switch e := e.(type) {
 	case *syntax.ParenExpr:
 		return needsContext(e.X)
-	case *syntax.SetLit, *syntax.RecordLit:
+	case *syntax.SetLit, *syntax.RecordLit, *syntax.ArrayLit, *syntax.ArrayComp:
 		return true
 	case *syntax.BinaryExpr:
 		// a set operation over literals only: {1} union {2}
@@ -1409,6 +1413,21 @@ func writeExpr(b *strings.Builder, e syntax.Expr) {
 		writeType(b, e.Domain)
 		b.WriteString(": ")
 		writeExpr(b, e.Body)
+	case *syntax.ArrayLit:
+		b.WriteByte('[')
+		for i, x := range e.Elems {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeExpr(b, x)
+		}
+		b.WriteByte(']')
+	case *syntax.ArrayComp:
+		b.WriteString("[" + e.Var.Name + " in ")
+		writeType(b, e.Domain)
+		b.WriteString(": ")
+		writeExpr(b, e.Body)
+		b.WriteByte(']')
 	case *syntax.SetLit:
 		b.WriteByte('{')
 		for i, x := range e.Elems {

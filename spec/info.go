@@ -385,6 +385,10 @@ func exprEnd(e syntax.Expr) Position {
 		return exprEnd(e.Else)
 	case *syntax.QuantExpr:
 		return exprEnd(e.Body)
+	case *syntax.ArrayLit:
+		return after(e.End, "]")
+	case *syntax.ArrayComp:
+		return after(e.End, "]")
 	case *syntax.SetLit:
 		return after(e.End, "}")
 	case *syntax.RecordLit:

@@ -274,7 +274,7 @@ const (
 	OpMinus
 	OpCard
 	OpSetLit    // Args: elements (checked against Type.Elem at runtime)
-	OpRecordLit // Args: one value per field, in declaration order
+	OpRecordLit // Args: one value per field, in declaration order; for an array type (an extension), one per element in index order
 	OpCond      // if Args[0] then Args[1] else Args[2]
 	OpForall    // bound local at Slot ranges over Dom; Args[0] is the body
 	OpExists

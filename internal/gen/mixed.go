@@ -9,8 +9,8 @@ import (
 
 // The Mixed shape: random well-typed specs from the source level up:
 // records, arrays, sets (union, minus, intersect, in, subset, card),
-// quantifiers and count, sum, min and max, match, if/else, for, let (also
-// reassigned), choose
+// quantifiers and count, sum, min and max, array literals and
+// comprehensions, match, if/else, for, let (also reassigned), choose
 // with where (over types, enum literals and sets), ask with assume,
 // process families with locals read as P[v].x, fn calls, integer
 // arithmetic with negative operands (/ truncates, % is its remainder,
@@ -532,6 +532,24 @@ func (g *mixer) value(t *gtype, sc []gvar, d int) string {
 		if lit, ok := g.recordLit(t, sc); ok && (len(opts) == 0 || g.chance(1, 3)) {
 			return lit
 		}
+	case kArray:
+		// an array comprehension or literal (extensions); every value of
+		// an array type is asked for where the context gives the type
+		if ix := t.index; ix.k != kSym && (len(opts) == 0 || g.chance(1, 3)) {
+			if g.chance(1, 2) {
+				v := g.fresh("k")
+				return fmt.Sprintf("[%s in %s: %s]", v, ix.src, g.value(t.elem, append(sc, gvar{name: v, t: ix}), max(d-1, 0)))
+			}
+			n := int(ix.hi - ix.lo + 1)
+			if ix.k == kEnum {
+				n = len(ix.members)
+			}
+			var el []string
+			for range n {
+				el = append(el, g.value(t.elem, sc, max(d-1, 0)))
+			}
+			return "[" + strings.Join(el, ", ") + "]"
+		}
 	}
 	if d > 0 && t.k != kRecord && g.chance(1, 6) {
 		return fmt.Sprintf("(if %s then %s else %s)", g.boolean(sc, d-1), g.value(t, sc, d-1), g.value(t, sc, d-1))
@@ -1024,14 +1042,20 @@ func (g *mixer) assign(sc []gvar, ind string) {
 	}
 	v := pick(g, locs)
 	target, t := g.name(v, sc), v.t
-	for t.k == kArray || t.k == kRecord && g.chance(1, 2) {
-		if t.k == kArray {
+	for {
+		// a whole array now and then: its value may be a literal or a
+		// comprehension (extensions)
+		if t.k == kArray && !g.chance(1, 4) {
 			target = fmt.Sprintf("%s[%s]", target, g.index(t.index, sc))
 			t = t.elem
 			continue
 		}
-		f := pick(g, t.fields)
-		target, t = target+"."+f.name, f.t
+		if t.k == kRecord && g.chance(1, 2) {
+			f := pick(g, t.fields)
+			target, t = target+"."+f.name, f.t
+			continue
+		}
+		break
 	}
 	if v.int {
 		g.p("%s%s := %s", ind, target, g.integer(sc, 2))

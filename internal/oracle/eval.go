@@ -388,6 +388,17 @@ func eval(e *spec.Expr, en *env) []int64 {
 		return r[o : o+width(e.Type)]
 	case spec.OpRecordLit:
 		var out []int64
+		if e.Type.Kind == spec.ArrayKind {
+			// an array literal or comprehension: the elements in index order
+			for _, a := range e.Args {
+				v := eval(a, en)
+				if len(v) != width(e.Type.Elem) {
+					bad("array literal element: %d slots for %d", len(v), width(e.Type.Elem))
+				}
+				out = append(out, v...)
+			}
+			return out
+		}
 		for i, f := range e.Type.Fields {
 			v := eval(e.Args[i], en)
 			if len(v) != width(f.Type) {

@@ -472,6 +472,24 @@ type SetLit struct {
 	End   Position // "}" (for fmt)
 }
 
+// ArrayLit is `[e1, e2, ...]` (an extension): an array's elements in
+// index order; its type comes from its context.
+type ArrayLit struct {
+	Pos   Position
+	Elems []Expr
+	End   Position // "]" (for fmt)
+}
+
+// ArrayComp is the comprehension `[Var in Domain: Body]` (an extension):
+// the array indexed by Domain whose element at each value of Var is Body.
+type ArrayComp struct {
+	Pos    Position
+	Var    Ident
+	Domain TypeExpr
+	Body   Expr
+	End    Position // "]" (for fmt)
+}
+
 // RecordLit is `record { f: e, ... }`.
 type RecordLit struct {
 	Pos    Position
@@ -504,6 +522,8 @@ func (*CallExpr) exprNode()     {}
 func (*AskExpr) exprNode()      {}
 func (*CondExpr) exprNode()     {}
 func (*QuantExpr) exprNode()    {}
+func (*ArrayLit) exprNode()     {}
+func (*ArrayComp) exprNode()    {}
 func (*SetLit) exprNode()       {}
 func (*RecordLit) exprNode()    {}
 func (*ParenExpr) exprNode()    {}
@@ -519,6 +539,8 @@ func (e *CallExpr) Position() Position     { return e.Pos }
 func (e *AskExpr) Position() Position      { return e.Pos }
 func (e *CondExpr) Position() Position     { return e.Pos }
 func (e *QuantExpr) Position() Position    { return e.Pos }
+func (e *ArrayLit) Position() Position     { return e.Pos }
+func (e *ArrayComp) Position() Position    { return e.Pos }
 func (e *SetLit) Position() Position       { return e.Pos }
 func (e *RecordLit) Position() Position    { return e.Pos }
 func (e *ParenExpr) Position() Position    { return e.Pos }

@@ -295,6 +295,9 @@ func TestDescentCases(t *testing.T) {
 		{"aggregates", "spec A\nvar a: [0..2] 0..3\ninvariant I: (sum i in 0..2: a[i]) >= (min i in 0..2: a[i]) + max j in bool: 1", true},
 		{"aggregate names", "spec A\nconst sum = 1\nfn max(x: 0..1): 0..1 = x\ninvariant I: max(sum) == sum + (min sum in 0..1: sum)", true},
 		{"aggregate without colon", "spec A\ninvariant I: sum i in 0..1 i > 0", false},
+		{"array literals", "spec A\nvar a: [0..1]0..3 = [1, 2,]\ninvariant I: a == [i in 0..1: i + 1] and [(x in s), true] == [[]][0]", true},
+		{"array comprehension without colon", "spec A\ninvariant I: [i in 0..1 i] == a", false},
+		{"array literal unclosed", "spec A\ninvariant I: [1, 2 == a", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

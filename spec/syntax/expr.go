@@ -33,6 +33,8 @@ Primary = <ident> ("(" (Expr ("," Expr)*)? ")")?
         | <int> | "true" | "false"
         | "(" Expr ")"
         | "{" (Expr ("," Expr)* ","?)? "}"
+        | "[" (Expr ("," Expr)* ","?)? "]"
+        | "[" <ident> "in" Type ":" Expr "]"
         | "record" "{" (<ident> ":" Expr ("," <ident> ":" Expr)* ","?)? "}"
         | "if" Expr "then" Expr "else" Expr
         | ("forall" | "exists" | "count" | "sum" | "min" | "max") <ident> "in" Type ":" Expr
@@ -302,7 +304,7 @@ func (p *exprParser) startsOperand() bool {
 		}
 	case tokPunct:
 		switch t.Value {
-		case "(", "{", "-":
+		case "(", "{", "-", "[":
 			return true
 		}
 	}
@@ -437,6 +439,38 @@ func (p *exprParser) args() ([]Expr, Position) {
 		}
 	}
 	return args, position(p.expect(")"))
+}
+
+// array parses an array literal or comprehension (extensions); the next
+// token is "[". `[x in` starts a comprehension: a literal whose first
+// element is a membership test writes it in parentheses.
+func (p *exprParser) array() Expr {
+	pos := position(p.next().Pos)
+	cp := p.lex.MakeCheckpoint()
+	if p.peek().Type == tokIdent {
+		p.next()
+		comp := p.is("in")
+		p.lex.LoadCheckpoint(cp)
+		if comp {
+			c := &ArrayComp{Pos: pos, Var: p.ident()}
+			p.expect("in")
+			c.Domain = p.typ()
+			p.expect(":")
+			c.Body = p.expr(PrecLeadsTo)
+			c.End = position(p.expect("]"))
+			return c
+		}
+	}
+	a := &ArrayLit{Pos: pos}
+	for p.err == nil && !p.is("]") {
+		a.Elems = append(a.Elems, p.expr(PrecLeadsTo))
+		if !p.is(",") {
+			break
+		}
+		p.next()
+	}
+	a.End = position(p.expect("]"))
+	return a
 }
 
 // aggregate reports whether the name at the next token starts an
@@ -581,6 +615,8 @@ func (p *exprParser) primary() Expr {
 			}
 			s.End = position(p.expect("}"))
 			return s
+		case "[":
+			return p.array()
 		}
 	}
 	p.errorf(t, "expected expression, found "+describe(*t))

@@ -524,6 +524,31 @@ func (p *printer) exprAt(e Expr, minBin, minPre int, tail bool) {
 		}
 		p.write("}")
 		p.mark(e.End)
+	case *ArrayLit:
+		p.write("[")
+		for i, x := range e.Elems {
+			if i > 0 {
+				p.write(", ")
+			}
+			if b, ok := x.(*BinaryExpr); ok && i == 0 && b.Op == In {
+				if _, ok := b.X.(*IdentExpr); ok {
+					p.paren(x) // [x in s, ...] would be a comprehension
+					continue
+				}
+			}
+			p.expr(x)
+		}
+		p.write("]")
+		p.mark(e.End)
+	case *ArrayComp:
+		p.write("[")
+		p.ident(e.Var)
+		p.write(" in ")
+		p.typ(e.Domain)
+		p.write(": ")
+		p.expr(e.Body)
+		p.write("]")
+		p.mark(e.End)
 	case *RecordLit:
 		p.record(len(e.Fields), e.End, func(i int) {
 			p.ident(e.Fields[i].Name)
