@@ -530,11 +530,9 @@ func (p *printer) exprAt(e Expr, minBin, minPre int, tail bool) {
 			if i > 0 {
 				p.write(", ")
 			}
-			if b, ok := x.(*BinaryExpr); ok && i == 0 && b.Op == In {
-				if _, ok := b.X.(*IdentExpr); ok {
-					p.paren(x) // [x in s, ...] would be a comprehension
-					continue
-				}
+			if i == 0 && startsMembership(x) {
+				p.paren(x) // [x in s, ...] would be a comprehension
+				continue
 			}
 			p.expr(x)
 		}
@@ -580,6 +578,21 @@ func (p *printer) args(args []Expr) {
 		p.expr(a)
 	}
 	p.write(")")
+}
+
+// startsMembership reports whether e may print as `x in ...`: a
+// membership test of a name on its leftmost spine of binary operators.
+func startsMembership(e Expr) bool {
+	for {
+		b, ok := e.(*BinaryExpr)
+		if !ok {
+			return false
+		}
+		if _, ok := b.X.(*IdentExpr); ok && b.Op == In {
+			return true
+		}
+		e = b.X
+	}
 }
 
 // isSymbol reports whether op is written with punctuation.
