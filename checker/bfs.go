@@ -177,6 +177,12 @@ type worker struct {
 	transPub int64 // trans as of the last batch, for Progress (atomic)
 	fired    []int64
 	sawOld   bool
+	// made counts the words of the states this worker stored since it
+	// last compared the heap with the memory budget (madeStates); cut is
+	// set when it dropped successors because the search stops (the level
+	// is then incomplete, as when an evaluation is interrupted).
+	made int
+	cut  bool
 
 	enabled, ampleIn []int
 	// Under HashCompact, the vectors of the batch being expanded, from
@@ -344,9 +350,44 @@ func (e *explorer) interrupted() bool {
 // current level.
 func (e *explorer) halted() bool {
 	for _, w := range e.workers {
-		if w.m.Interrupted() {
+		if w.m.Interrupted() || w.cut {
 			return true
 		}
+	}
+	return false
+}
+
+// heapCheckWords is how many words of new states (vector and link) a
+// worker stores between two comparisons of the heap with the memory
+// budget: 512 KiB, a few thousand states of a few words (the comparison
+// costs less than a microsecond), or a few of a state of thousands of
+// words. The monitor's samples every 100ms alone let one level, or the
+// successors of one state (a choose of 100,000 branches over an array of
+// 100,000 elements), take the heap far past the budget between two.
+const heapCheckWords = 1 << 16
+
+// madeStates counts n new states of nw words stored by w, and compares the
+// heap with the memory budget every heapCheckWords words of them: the
+// search stops (stopMemory) once the heap is over it.
+func (w *worker) madeStates(n, nw int) {
+	if w.made += n * (nw + 1); w.made < heapCheckWords {
+		return
+	}
+	w.made = 0
+	e := w.e
+	if b := e.opts.MemoryBudget; b > 0 && e.sampleHeap() > uint64(b) {
+		e.stop.CompareAndSwap(runOK, stopMemory)
+	}
+}
+
+// stopping reports whether the search stops for a reason that cuts the
+// level short (the deadline, a signal, the memory budget): successors
+// are then dropped instead of stored, so that memory stops growing at
+// once, even within one state's expansion of many successors.
+func (e *explorer) stopping() bool {
+	switch e.stop.Load() {
+	case stopTimeout, stopInterrupt, stopMemory:
+		return true
 	}
 	return false
 }
@@ -506,7 +547,7 @@ func (e *explorer) search() (*Result, error) {
 	w.badInit = -1
 	initOK := m.RunInit()
 	w.onSuccs()
-	if m.Interrupted() {
+	if m.Interrupted() || w.cut {
 		// The initial states are not all known: nothing can be said.
 		return &Result{Verdict: Unknown, Stop: stopReasons[e.stop.Load()]}, nil
 	}
@@ -604,6 +645,11 @@ func (w *worker) onInit(m *machine.Machine) {
 		return
 	}
 	e := w.e
+	if e.stopping() {
+		w.cut = true
+		m.PollSoon()
+		return
+	}
 	src := w.canonical(m)
 	e.prog.Pack(w.vec, src)
 	ord := m.Ordinal()
@@ -617,6 +663,7 @@ func (w *worker) onInit(m *machine.Machine) {
 		return
 	}
 	if isNew {
+		w.madeStates(1, len(w.vec))
 		e.frontier = append(e.frontier, idx)
 		bad := len(w.bad)
 		w.checkState(m, idx, w.vec, nil)
@@ -982,6 +1029,13 @@ func (w *worker) flush() {
 	w.checkReady = false
 	loaded := w.loaded
 	e := w.e
+	if e.stopping() {
+		w.cut = true
+		w.pend = w.pend[:0]
+		w.pendVec = w.pendVec[:0]
+		w.m.PollSoon() // end the expansion at its next branch
+		return
+	}
 	st := e.store
 	fps := e.fps
 	// The slots' addresses first (loads that hit the cache), then the
@@ -1025,6 +1079,7 @@ func (w *worker) flush() {
 	}
 	w.sink += sink
 	cur, parent := -1, w.parent
+	made := 0
 	for i, pd := range w.pend {
 		vec := w.pendVec[i*nw : (i+1)*nw]
 		if pos := int(pd.Key >> ordBits); pos != cur {
@@ -1059,6 +1114,7 @@ func (w *worker) flush() {
 		}
 		switch {
 		case isNew:
+			made++
 			w.checkState(m, idx, vec, parent)
 		case idx < e.levelStart:
 			// The cycle proviso looks only at states stored before this
@@ -1073,6 +1129,9 @@ func (w *worker) flush() {
 	}
 	w.pend = w.pend[:0]
 	w.pendVec = w.pendVec[:0]
+	if made > 0 {
+		w.madeStates(made, nw)
+	}
 	if len(w.deferred) > 0 {
 		w.retryDeferred(false)
 	}

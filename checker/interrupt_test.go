@@ -2,6 +2,7 @@ package checker
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -27,6 +28,15 @@ func TestInterruptLongEvaluation(t *testing.T) {
 		{"init choose", "spec C\nvar y: 0..999999999\ninit { choose i in 0..999999999 { y := i } }\naction a { skip }\n", 0, "timeout"},
 		{"init choose budget", "spec C\nvar y: 0..999999999\ninit { choose i in 0..999999999 { y := i } }\naction a { skip }\n", 64 << 20, "memory budget"},
 		{"ask", "spec A\nagent Big(): 0..999999999\nvar y: 0..999999999\naction a { y := ask Big() }\n", 0, "timeout"},
+		// Exact arithmetic on numbers near spec.MaxIntBits, in a straight
+		// line of statements: each branch of the choose (one poll per
+		// 65536 branches) takes milliseconds, but every exact operation
+		// counts as many steps as its operands have words.
+		{"exact arithmetic", bigWork, 0, "timeout"},
+		// One state's 100,000 successors of 25 KB each (issue 34's
+		// arr2.wrap): the budget is checked as states are stored, not
+		// only between levels and every 100ms.
+		{"one level budget", "spec A\nvar a: [0..99999]0..3\naction s { choose i in 0..99999 { a[i] := (a[i] + 1) % 4 } }\n", 64 << 20, "memory budget"},
 	}
 	for _, tt := range tests {
 		for _, workers := range []int{1, 2} {
@@ -53,7 +63,16 @@ func TestInterruptLongEvaluation(t *testing.T) {
 				if tt.budget == 0 && took > limit+time.Second {
 					t.Errorf("stopped %v after the deadline", took-limit)
 				}
+				if tt.budget > 0 && res.Stats.PeakHeapBytes > uint64(tt.budget+tt.budget/2) {
+					t.Errorf("peak heap %d MiB, budget %d MiB", res.Stats.PeakHeapBytes>>20, tt.budget>>20)
+				}
 			})
 		}
 	}
 }
+
+// bigWork is a spec whose one action computes, in each of a million
+// branches, 300 products and quotients of numbers of 6644 and 13288 bits.
+var bigWork = "spec W\nvar a: 0..1 = 0\naction go when a == 0 {\n  choose i in 0..999999 {\n    let y = " +
+	strings.Repeat("9", 1000) + " + i\n    y := y * y\n" + strings.Repeat("    y := y * y / y\n", 300) +
+	"    if y > 0 { a := 1 }\n  }\n}\n"

@@ -9,7 +9,7 @@ import (
 
 // Search is the signature of a search of a compiled model: the search of
 // this package ([RunProgram] without the guarantee below), or another
-// engine that gives the same Result for the same Options (package dist).
+// engine that gives the same Result for the same Options (package cluster).
 type Search func(ctx context.Context, prog *machine.Program, opts Options) (*Result, error)
 
 // Shortest runs search with the shortest-trace guarantee kept under

@@ -448,3 +448,27 @@ func TestChecksAgainstOnly(t *testing.T) {
 		})
 	}
 }
+
+// TestCompareExpired compares with a context whose deadline has passed
+// (the CLI's --timeout now also covers loading, so a run cannot reach
+// the comparison that way): every search and check is incomplete, and
+// the text says so.
+func TestCompareExpired(t *testing.T) {
+	m := load(t, "approval/toctou.wrap", nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 0)
+	defer cancel()
+	r, err := Compare(ctx, m, m, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Differ() || !r.Incomplete() {
+		t.Fatalf("differ %v, incomplete %v: want only incomplete", r.Differ(), r.Incomplete())
+	}
+	var b bytes.Buffer
+	if err := r.Text(&b, Names{Old: "old.wrap", New: "new.wrap"}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "\nno difference found, but the comparison is incomplete\n") {
+		t.Errorf("text:\n%s", b.String())
+	}
+}

@@ -92,7 +92,7 @@ func mainTest(m *testing.M) int {
 
 // owned lists the documents whose relative links are checked, with every
 // design note (docs/design/*.md, see ownedDocs).
-var owned = []string{"docs/README.md", "docs/tutorial.md", "docs/safety-vs-liveness.md", "docs/patterns.md", "docs/pipeline.md", "docs/architecture.md", "docs/language.md", "docs/performance.md", "docs/simulate.md", "docs/impl.md", "docs/benchmarks-log.md"}
+var owned = []string{"docs/README.md", "docs/tutorial.md", "docs/safety-vs-liveness.md", "docs/patterns.md", "docs/pipeline.md", "docs/architecture.md", "docs/language.md", "docs/performance.md", "docs/simulate.md", "docs/guard.md", "docs/impl.md", "docs/benchmarks-log.md"}
 
 // ownedDocs returns owned and the design notes, relative to root.
 func ownedDocs(t *testing.T) []string {

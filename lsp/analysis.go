@@ -1,10 +1,14 @@
 package lsp
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
+	"time"
 
+	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/spec/syntax"
 )
@@ -25,12 +29,131 @@ type analysis struct {
 	// fixes maps a diagnostic's message to the replacement its "did you
 	// mean" suggestion offers.
 	fixes map[string]string
+	// superseded is set on the outcome of an analysis that a newer
+	// version of the document (or its closing) ended.
+	superseded bool
 }
 
-// analyze parses, checks and vets d. It never panics: the front end
-// reports every problem as an error, and an internal failure becomes a
-// diagnostic too.
-func analyze(d *document) (a *analysis) {
+// job is the analysis of one version of a document, run in a goroutine of
+// its own under the budget of the server's options. Its outcome is set
+// once, by the analysis or by whatever ends it first (the time or memory
+// budget, a newer version), and done is closed then: a request never
+// waits on the analysis itself, so an analysis that does not stop when
+// told cannot hold up the server.
+type job struct {
+	doc    *document
+	cancel context.CancelFunc // tells the analysis to stop
+	done   chan struct{}
+	once   sync.Once
+	an     *analysis // the outcome, set before done is closed
+
+	mu     sync.Mutex
+	parsed *analysis // the document's syntax once it parsed; guarded by mu
+}
+
+// memoryEvery is how often the Go heap is sampled during an analysis.
+const memoryEvery = 20 * time.Millisecond
+
+// start starts the analysis of version d of st and its watch.
+func (s *Server) start(st *docState, d *document) *job {
+	base := s.ctx
+	if base == nil {
+		base = context.Background()
+	}
+	ctx, cancel := context.WithCancel(base)
+	j := &job{doc: d, cancel: cancel, done: make(chan struct{})}
+	go func() {
+		a := s.analyze(ctx, d, j.setParsed)
+		if ctx.Err() != nil {
+			// Ended by a newer version, or by a budget whose outcome is
+			// already set: what it reports is the interruption.
+			a = &analysis{doc: d, superseded: true}
+		}
+		j.finish(st, a)
+	}()
+	go j.watch(ctx, st, s.opts.AnalysisTimeout, s.opts.AnalysisMemory)
+	return j
+}
+
+// watch ends j when its analysis passes the time limit or grows the heap
+// by more than mem bytes, or when it is cancelled.
+func (j *job) watch(ctx context.Context, st *docState, limit time.Duration, mem int64) {
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	tick := time.NewTicker(memoryEvery)
+	defer tick.Stop()
+	start := checker.HeapBytes()
+	for {
+		select {
+		case <-j.done:
+			return
+		case <-ctx.Done():
+			j.finish(st, &analysis{doc: j.doc, superseded: true})
+			return
+		case <-timer.C:
+			j.finish(st, j.stopped(fmt.Sprintf("analysis stopped after %v, the time budget for a document", limit)))
+			return
+		case <-tick.C:
+			if h := checker.HeapBytes(); h > start && int64(h-start) > mem {
+				j.finish(st, j.stopped(fmt.Sprintf("analysis stopped: it grew the memory by more than %d MiB, the budget for a document", mem>>20)))
+				return
+			}
+		}
+	}
+}
+
+// stop ends j as superseded by a newer version.
+func (j *job) stop() { j.cancel() }
+
+// finish sets the outcome of j, unless it has one, and tells its
+// analysis to stop.
+func (j *job) finish(st *docState, a *analysis) {
+	j.once.Do(func() {
+		j.an = a
+		if a.file != nil && !a.superseded {
+			for {
+				old := st.lastGood.Load()
+				if old != nil && old.doc.version > a.doc.version || st.lastGood.CompareAndSwap(old, a) {
+					break
+				}
+			}
+		}
+		close(j.done)
+	})
+	j.cancel()
+}
+
+// setParsed records the syntax of j's document once it parsed.
+func (j *job) setParsed(a *analysis) {
+	j.mu.Lock()
+	j.parsed = a
+	j.mu.Unlock()
+}
+
+// stopped is the outcome of j when a budget ended it: the document's
+// syntax if it parsed (names, outline and formatting keep working) and a
+// warning that says why there is no more.
+func (j *job) stopped(why string) *analysis {
+	d := j.doc
+	a := &analysis{doc: d, fixes: map[string]string{}}
+	j.mu.Lock()
+	if j.parsed != nil {
+		a.file, a.ix = j.parsed.file, j.parsed.ix
+	}
+	j.mu.Unlock()
+	a.diags = []diagnostic{{
+		Range:    lspRange{End: d.lspPos(min(len(d.line(0)), len(d.text)))},
+		Severity: severityWarning, Source: "wrapcheck",
+		Message: why + "; run wrapcheck check --timeout on it",
+	}}
+	return a
+}
+
+// analyze parses, checks and vets d, until ctx ends. Once d parsed, it
+// calls parsed (when not nil) with an analysis that has its syntax. It
+// never panics: the front end reports every problem as an error, and an
+// internal failure becomes a diagnostic too.
+func analyze(ctx context.Context, d *document, parsed func(*analysis)) (a *analysis) {
 	a = &analysis{doc: d, fixes: map[string]string{}}
 	defer func() {
 		if r := recover(); r != nil {
@@ -57,7 +180,12 @@ func analyze(d *document) (a *analysis) {
 		return a
 	}
 	a.file = f
-	ix, m, err := check(f)
+	if parsed != nil {
+		// Names are resolved by the check: until it ends, the syntax
+		// features (outline, formatting) work and names do not.
+		parsed(&analysis{doc: d, file: f, ix: newIndex(&spec.Info{})})
+	}
+	ix, m, err := check(ctx, f)
 	a.ix = ix
 	if err != nil {
 		a.addError(err)

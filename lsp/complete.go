@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"encoding/json"
 	"sort"
 	"strings"
 
@@ -25,12 +24,12 @@ var keywords = []string{
 // keywords, with the members of the expected enum first after `==`,
 // `!=`, `:=` or `=`. A line being typed usually does not parse: the
 // names then come from the latest version of the document that did.
-func (s *Server) completion(params json.RawMessage) (any, *rpcError) {
+func (s *Server) completion(req *request) (any, *rpcError) {
 	var p textDocumentPositionParams
-	if rerr := decode(params, &p); rerr != nil {
+	if rerr := decode(req.params, &p); rerr != nil {
 		return nil, rerr
 	}
-	cur, good, rerr := s.lookup(p.TextDocument.URI)
+	cur, good, rerr := s.lookup(req, p.TextDocument.URI)
 	if rerr != nil {
 		return nil, rerr
 	}

@@ -26,6 +26,18 @@
 // it. While a line is half typed, completion uses the latest version
 // that parsed.
 //
+// An analysis runs in a goroutine of its own under a budget per document
+// and version ([Options.AnalysisTimeout], [Options.AnalysisMemory]: the
+// growth of the Go heap while it runs): past it the document gets a
+// warning that says so, keeps the features that need only its syntax,
+// and the analysis is told to stop (through [spec.Options.Context]). A
+// newer version of the document ends the analysis of the older one at
+// once, and a request still waiting on it gets ContentModified. Requests
+// are answered in goroutines of their own, each about the versions of the
+// documents when it arrived, so a request that waits for the analysis of
+// one document never holds up another; notifications are handled in
+// order.
+//
 // # Refactoring and checks
 //
 // Rename is refused when the new name would collide with or capture

@@ -1,17 +1,13 @@
 package lsp
 
-import (
-	"encoding/json"
-)
-
 // codeAction offers the quick fixes of the diagnostics in the request's
 // context: an undefined name with a near miss is replaced by it.
-func (s *Server) codeAction(params json.RawMessage) (any, *rpcError) {
+func (s *Server) codeAction(req *request) (any, *rpcError) {
 	var p codeActionParams
-	if rerr := decode(params, &p); rerr != nil {
+	if rerr := decode(req.params, &p); rerr != nil {
 		return nil, rerr
 	}
-	a, _, rerr := s.lookup(p.TextDocument.URI)
+	a, _, rerr := s.lookup(req, p.TextDocument.URI)
 	if rerr != nil {
 		return nil, rerr
 	}

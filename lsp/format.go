@@ -1,20 +1,16 @@
 package lsp
 
-import (
-	"encoding/json"
-
-	"github.com/wrapcheck/wrapcheck/spec/syntax"
-)
+import "github.com/wrapcheck/wrapcheck/spec/syntax"
 
 // formatting returns one edit that replaces the document with the
 // canonical layout of `wrapcheck fmt`, no edit when it is already
 // formatted, and null when it does not parse.
-func (s *Server) formatting(params json.RawMessage) (any, *rpcError) {
+func (s *Server) formatting(req *request) (any, *rpcError) {
 	var p formattingParams
-	if rerr := decode(params, &p); rerr != nil {
+	if rerr := decode(req.params, &p); rerr != nil {
 		return nil, rerr
 	}
-	a, _, rerr := s.lookup(p.TextDocument.URI)
+	a, _, rerr := s.lookup(req, p.TextDocument.URI)
 	if rerr != nil || a.file == nil {
 		return nil, rerr
 	}

@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"encoding/json"
 	"fmt"
 	"github.com/wrapcheck/wrapcheck/report"
 	"strings"
@@ -12,12 +11,12 @@ import (
 
 // refAt returns the analysis of the document named in params and the
 // reference under its position (nil when there is none).
-func (s *Server) refAt(params json.RawMessage) (*analysis, *ref, *rpcError) {
+func (s *Server) refAt(req *request) (*analysis, *ref, *rpcError) {
 	var p textDocumentPositionParams
-	if rerr := decode(params, &p); rerr != nil {
+	if rerr := decode(req.params, &p); rerr != nil {
 		return nil, nil, rerr
 	}
-	a, _, rerr := s.lookup(p.TextDocument.URI)
+	a, _, rerr := s.lookup(req, p.TextDocument.URI)
 	if rerr != nil {
 		return nil, nil, rerr
 	}
@@ -27,8 +26,8 @@ func (s *Server) refAt(params json.RawMessage) (*analysis, *ref, *rpcError) {
 	return a, a.ix.at(a.doc.specPos(p.Position)), nil
 }
 
-func (s *Server) hover(params json.RawMessage) (any, *rpcError) {
-	a, r, rerr := s.refAt(params)
+func (s *Server) hover(req *request) (any, *rpcError) {
+	a, r, rerr := s.refAt(req)
 	if rerr != nil || r == nil {
 		return nil, rerr
 	}

@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"context"
 	"sort"
 
 	"github.com/wrapcheck/wrapcheck/spec"
@@ -51,9 +52,9 @@ type index struct {
 // check checks f, recording its names, and returns the model (nil with
 // the error when f does not check) and the index of the names Check
 // resolved, as far as it got.
-func check(f *syntax.File) (*index, *spec.Model, error) {
+func check(ctx context.Context, f *syntax.File) (*index, *spec.Model, error) {
 	info := &spec.Info{}
-	m, err := spec.Check(f, spec.Options{Info: info})
+	m, err := spec.Check(f, spec.Options{Info: info, Context: ctx})
 	return newIndex(info), m, err
 }
 

@@ -26,6 +26,7 @@ const (
 	codeInternalError    = -32603
 	codeServerNotInit    = -32002
 	codeRequestCancelled = -32800
+	codeContentModified  = -32801
 )
 
 // message is one JSON-RPC 2.0 message: a request (ID and Method), a

@@ -35,8 +35,8 @@ type command struct {
 
 // codeLens puts a "check" lens on every invariant and property of a
 // document that checks.
-func (s *Server) codeLens(params json.RawMessage) (any, *rpcError) {
-	a, rerr := s.document(params)
+func (s *Server) codeLens(req *request) (any, *rpcError) {
+	a, rerr := s.document(req)
 	if rerr != nil {
 		return nil, rerr
 	}
@@ -64,9 +64,9 @@ type executeCommandParams struct {
 // executeCommand runs wrapcheck.check (in the background: the reply comes
 // at once, the result as diagnostics and a message) or returns the
 // Markdown of the last counterexample (wrapcheck.showTrace).
-func (s *Server) executeCommand(params json.RawMessage) (any, *rpcError) {
+func (s *Server) executeCommand(req *request) (any, *rpcError) {
 	var p executeCommandParams
-	if rerr := decode(params, &p); rerr != nil {
+	if rerr := decode(req.params, &p); rerr != nil {
 		return nil, rerr
 	}
 	var uri, name string
@@ -95,7 +95,10 @@ func (s *Server) executeCommand(params json.RawMessage) (any, *rpcError) {
 	default:
 		return nil, &rpcError{Code: codeInvalidParams, Message: "unknown command " + p.Command}
 	}
-	a := s.analysisOf(st)
+	a, _, rerr := s.lookup(req, uri)
+	if rerr != nil {
+		return nil, rerr
+	}
 	if a.model == nil {
 		return nil, &rpcError{Code: codeRequestFailed, Message: "the spec has errors: fix them before checking"}
 	}
@@ -210,11 +213,11 @@ func traceMarkdown(a *analysis, res *checker.Result) string {
 }
 
 // cancelProgress ends the check running under a progress token.
-func (s *Server) cancelProgress(params json.RawMessage) (any, *rpcError) {
+func (s *Server) cancelProgress(req *request) (any, *rpcError) {
 	var p struct {
 		Token any `json:"token"`
 	}
-	if rerr := decode(params, &p); rerr != nil {
+	if rerr := decode(req.params, &p); rerr != nil {
 		return nil, rerr
 	}
 	s.mu.Lock()

@@ -1,11 +1,7 @@
 package lsp
 
-import (
-	"encoding/json"
-)
-
-func (s *Server) definition(params json.RawMessage) (any, *rpcError) {
-	a, r, rerr := s.refAt(params)
+func (s *Server) definition(req *request) (any, *rpcError) {
+	a, r, rerr := s.refAt(req)
 	if rerr != nil || r == nil {
 		return nil, rerr
 	}
@@ -15,12 +11,12 @@ func (s *Server) definition(params json.RawMessage) (any, *rpcError) {
 	return []location{{URI: a.doc.uri, Range: a.doc.nameRange(r.obj.Pos, r.obj.Name)}}, nil
 }
 
-func (s *Server) references(params json.RawMessage) (any, *rpcError) {
+func (s *Server) references(req *request) (any, *rpcError) {
 	var p referenceParams
-	if rerr := decode(params, &p); rerr != nil {
+	if rerr := decode(req.params, &p); rerr != nil {
 		return nil, rerr
 	}
-	a, r, rerr := s.refAt(params)
+	a, r, rerr := s.refAt(req)
 	if rerr != nil || r == nil {
 		return nil, rerr
 	}

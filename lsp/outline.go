@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"encoding/json"
 	"sort"
 	"strings"
 
@@ -17,8 +16,8 @@ type foldingRange struct {
 
 // foldingRange returns a range per multi-line block (process, action,
 // init, if, choose, match) and multi-line comment.
-func (s *Server) foldingRange(params json.RawMessage) (any, *rpcError) {
-	a, rerr := s.document(params)
+func (s *Server) foldingRange(req *request) (any, *rpcError) {
+	a, rerr := s.document(req)
 	if rerr != nil {
 		return nil, rerr
 	}
@@ -107,25 +106,29 @@ type workspaceSymbol struct {
 
 // workspaceSymbol returns the declarations of every open document whose
 // name contains the query (ignoring case), locals of actions excepted.
-func (s *Server) workspaceSymbol(params json.RawMessage) (any, *rpcError) {
+func (s *Server) workspaceSymbol(req *request) (any, *rpcError) {
 	var p struct {
 		Query string `json:"query"`
 	}
-	if rerr := decode(params, &p); rerr != nil {
+	if rerr := decode(req.params, &p); rerr != nil {
 		return nil, rerr
 	}
 	s.mu.Lock()
 	var uris []string
-	for uri := range s.docs {
+	sts := map[string]*docState{}
+	for uri, st := range s.docs {
 		uris = append(uris, uri)
+		sts[uri] = st
 	}
 	s.mu.Unlock()
 	sort.Strings(uris)
 	q := strings.ToLower(p.Query)
 	out := []workspaceSymbol{}
 	for _, uri := range uris {
-		a, _, rerr := s.lookup(uri)
-		if rerr != nil || a.ix == nil {
+		// The analyses at hand: a document still being analysed (a
+		// hostile one, say) does not hold up the answer.
+		a := s.ready(sts[uri])
+		if a == nil || a.ix == nil {
 			continue
 		}
 		for _, o := range a.ix.objs {
@@ -159,12 +162,12 @@ type parameterInformation struct {
 
 // signatureHelp shows the parameters of the fn or agent whose call
 // encloses the cursor, with the one being typed active.
-func (s *Server) signatureHelp(params json.RawMessage) (any, *rpcError) {
+func (s *Server) signatureHelp(req *request) (any, *rpcError) {
 	var p textDocumentPositionParams
-	if rerr := decode(params, &p); rerr != nil {
+	if rerr := decode(req.params, &p); rerr != nil {
 		return nil, rerr
 	}
-	cur, good, rerr := s.lookup(p.TextDocument.URI)
+	cur, good, rerr := s.lookup(req, p.TextDocument.URI)
 	if rerr != nil {
 		return nil, rerr
 	}

@@ -1,7 +1,7 @@
 package lsp
 
 import (
-	"encoding/json"
+	"context"
 	"fmt"
 	"sort"
 
@@ -18,8 +18,8 @@ type renameParams struct {
 // could not be carried out (a refused rename).
 const codeRequestFailed = -32803
 
-func (s *Server) prepareRename(params json.RawMessage) (any, *rpcError) {
-	a, r, rerr := s.refAt(params)
+func (s *Server) prepareRename(req *request) (any, *rpcError) {
+	a, r, rerr := s.refAt(req)
 	if rerr != nil || r == nil {
 		return nil, rerr
 	}
@@ -35,12 +35,12 @@ func (s *Server) prepareRename(params json.RawMessage) (any, *rpcError) {
 // captured by another declaration; as a last guard, the renamed text is
 // resolved again and must refer to one declaration at exactly the edited
 // places, and must still check when the old text did.
-func (s *Server) rename(params json.RawMessage) (any, *rpcError) {
+func (s *Server) rename(req *request) (any, *rpcError) {
 	var p renameParams
-	if rerr := decode(params, &p); rerr != nil {
+	if rerr := decode(req.params, &p); rerr != nil {
 		return nil, rerr
 	}
-	a, r, rerr := s.refAt(params)
+	a, r, rerr := s.refAt(req)
 	if rerr != nil {
 		return nil, rerr
 	}
@@ -72,7 +72,9 @@ func (s *Server) rename(params json.RawMessage) (any, *rpcError) {
 	for _, x := range refs {
 		edits = append(edits, textEdit{Range: a.doc.nameRange(x.pos, x.name), NewText: name})
 	}
-	if msg := verifyRename(a, edits, name); msg != "" {
+	ctx, cancel := context.WithTimeout(context.Background(), s.opts.AnalysisTimeout)
+	defer cancel()
+	if msg := verifyRename(ctx, a, edits, name); msg != "" {
 		return fail("cannot rename %s to %s: %s", r.obj.Name, name, msg)
 	}
 	return map[string]any{"changes": map[string][]textEdit{a.doc.uri: edits}}, nil
@@ -162,7 +164,7 @@ func (ix *index) visibleAtAnyRef(o, s *spec.Object) bool {
 // verifyRename applies edits to the document and resolves it again: the
 // edited places must all refer to one declaration with exactly those
 // references, and a spec that checked must still check.
-func verifyRename(a *analysis, edits []textEdit, name string) string {
+func verifyRename(ctx context.Context, a *analysis, edits []textEdit, name string) string {
 	sorted := append([]textEdit(nil), edits...)
 	sort.Slice(sorted, func(i, j int) bool {
 		return a.doc.offset(sorted[i].Range.Start) > a.doc.offset(sorted[j].Range.Start)
@@ -176,7 +178,7 @@ func verifyRename(a *analysis, edits []textEdit, name string) string {
 	if err != nil {
 		return "the renamed spec does not parse"
 	}
-	ix, _, err := check(f)
+	ix, _, err := check(ctx, f)
 	var target *spec.Object
 	got := 0
 	for _, e := range edits {

@@ -41,7 +41,7 @@ func TestHalfTyped(t *testing.T) {
 	for path, text := range exampleSpecs(t) {
 		for cut := 0; cut <= len(text); cut += step {
 			d := newDocument("file:///x.wrap", 1, text[:cut])
-			a := analyze(d)
+			a := analyze(context.Background(), d, nil)
 			if a.file == nil && len(a.diags) == 0 {
 				t.Fatalf("%s cut at %d: no file and no diagnostics", path, cut)
 			}
@@ -69,7 +69,7 @@ func TestHalfTyped(t *testing.T) {
 // resolves is spec's TestInfoCoversEveryIdent.)
 func TestExamplesResolve(t *testing.T) {
 	for path, text := range exampleSpecs(t) {
-		a := analyze(newDocument("file:///x.wrap", 1, text))
+		a := analyze(context.Background(), newDocument("file:///x.wrap", 1, text), nil)
 		if a.ix == nil {
 			t.Errorf("%s: %+v", path, a.diags)
 			continue

@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"encoding/json"
 	"sort"
 
 	"github.com/wrapcheck/wrapcheck/spec"
@@ -31,8 +30,8 @@ var semanticTokenModifiers = []string{"declaration", "readonly"}
 
 // semanticTokens classifies every resolved name of the document (the
 // TextMate grammar colours keywords, literals and operators).
-func (s *Server) semanticTokens(params json.RawMessage) (any, *rpcError) {
-	a, rerr := s.document(params)
+func (s *Server) semanticTokens(req *request) (any, *rpcError) {
+	a, rerr := s.document(req)
 	if rerr != nil {
 		return nil, rerr
 	}

@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -21,6 +22,14 @@ type Options struct {
 	Debounce time.Duration
 	// Version is reported to the client in serverInfo ("" is "devel").
 	Version string
+	// AnalysisTimeout bounds the analysis (parse, check, vet) of one
+	// version of a document: past it the document gets a diagnostic that
+	// says so, and the analysis is told to stop. Zero means 5s.
+	AnalysisTimeout time.Duration
+	// AnalysisMemory bounds, in bytes, how much the Go heap may grow
+	// during the analysis of one version of a document, with the same
+	// outcome. Zero means 512 MiB.
+	AnalysisMemory int64
 }
 
 // ErrExitWithoutShutdown is returned by [Server.Run] when the client sent
@@ -44,8 +53,12 @@ type Server struct {
 	workDoneProgress bool
 	nextToken        int
 	cancels          map[string]context.CancelFunc // running checks by progress token
-	wg               sync.WaitGroup
+	wg               sync.WaitGroup                // publications and checks under way
+	reqs             sync.WaitGroup                // requests being answered
 	ctx              context.Context
+	// analyze is the analysis of a version of a document: [analyze],
+	// another function in tests of the budgets.
+	analyze func(ctx context.Context, d *document, parsed func(*analysis)) *analysis
 }
 
 // docState is one open document and its latest analysis.
@@ -57,9 +70,19 @@ type docState struct {
 	checks map[string]diagnostic
 	traces map[string]string
 
-	anMu     sync.Mutex
-	an       *analysis // the analysis of some version, guarded by anMu
-	lastGood *analysis // the latest analysis that parsed, guarded by anMu
+	anMu sync.Mutex
+	job  *job // the analysis of the latest version asked for, guarded by anMu
+	// lastGood is the latest analysis that parsed.
+	lastGood atomic.Pointer[analysis]
+}
+
+// request is one message being handled: its params and, for a request,
+// the version of each open document when it arrived. A request is
+// answered in a goroutine of its own, about those versions, even when
+// newer edits arrive while it waits for an analysis.
+type request struct {
+	params json.RawMessage
+	docs   map[string]*document // nil: the current versions (a notification)
 }
 
 // NewServer returns a server configured by opts.
@@ -70,7 +93,13 @@ func NewServer(opts Options) *Server {
 	if opts.Version == "" {
 		opts.Version = "devel"
 	}
-	return &Server{opts: opts, docs: map[string]*docState{}, cancels: map[string]context.CancelFunc{}}
+	if opts.AnalysisTimeout == 0 {
+		opts.AnalysisTimeout = 5 * time.Second
+	}
+	if opts.AnalysisMemory == 0 {
+		opts.AnalysisMemory = 512 << 20
+	}
+	return &Server{opts: opts, docs: map[string]*docState{}, cancels: map[string]context.CancelFunc{}, analyze: analyze}
 }
 
 // Run serves requests read from in and writes responses and
@@ -84,6 +113,7 @@ func (s *Server) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 	s.ctx = ctx
 	s.out = &writer{w: out}
 	defer func() {
+		cancel() // ends the analyses and checks under way
 		s.mu.Lock()
 		s.closed = true
 		for _, st := range s.docs {
@@ -92,6 +122,7 @@ func (s *Server) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 			}
 		}
 		s.mu.Unlock()
+		s.reqs.Wait()
 		s.wg.Wait()
 	}()
 	type read struct {
@@ -147,11 +178,38 @@ func (s *Server) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 		if msg.Method == "" {
 			continue // a response to a request of ours
 		}
-		result, rerr := s.dispatch(&msg)
+		if msg.isRequest() && msg.Method != "initialize" && msg.Method != "shutdown" {
+			// Answered in the background, so that no request (one that
+			// waits for the analysis of a hostile document, say) holds
+			// up the others; notifications stay in order here.
+			req := &request{params: msg.Params, docs: s.snapshot()}
+			s.reqs.Add(1)
+			go func() {
+				defer s.reqs.Done()
+				result, rerr := s.dispatch(&msg, req)
+				s.reply(msg.ID, result, rerr)
+			}()
+			continue
+		}
+		if msg.Method == "shutdown" {
+			s.reqs.Wait()
+		}
+		result, rerr := s.dispatch(&msg, &request{params: msg.Params})
 		if msg.isRequest() {
 			s.reply(msg.ID, result, rerr)
 		}
 	}
+}
+
+// snapshot returns the current version of each open document.
+func (s *Server) snapshot() map[string]*document {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	docs := make(map[string]*document, len(s.docs))
+	for uri, st := range s.docs {
+		docs[uri] = st.doc
+	}
+	return docs
 }
 
 // reply sends the response to the request with the given id.
@@ -184,7 +242,7 @@ func (s *Server) notify(method string, params any) {
 
 // dispatch handles one request or notification. A panic in a handler is
 // reported as an internal error instead of ending the server.
-func (s *Server) dispatch(msg *message) (result any, rerr *rpcError) {
+func (s *Server) dispatch(msg *message, req *request) (result any, rerr *rpcError) {
 	defer func() {
 		if r := recover(); r != nil {
 			result, rerr = nil, &rpcError{Code: codeInternalError, Message: fmt.Sprintf("wrapcheck internal error: %v\n%s", r, debug.Stack())}
@@ -194,7 +252,7 @@ func (s *Server) dispatch(msg *message) (result any, rerr *rpcError) {
 	init, down := s.initialized, s.shutdown
 	s.mu.Unlock()
 	if msg.Method == "initialize" {
-		return s.initialize(msg.Params)
+		return s.initialize(req)
 	}
 	if !init {
 		if msg.isRequest() {
@@ -212,19 +270,19 @@ func (s *Server) dispatch(msg *message) (result any, rerr *rpcError) {
 		}
 		return nil, nil
 	}
-	return h(msg.Params)
+	return h(req)
 }
 
-type handler func(params json.RawMessage) (any, *rpcError)
+type handler func(req *request) (any, *rpcError)
 
 func (s *Server) handlers() map[string]handler {
 	return map[string]handler{
-		"initialized":                      func(json.RawMessage) (any, *rpcError) { return nil, nil },
+		"initialized":                      func(*request) (any, *rpcError) { return nil, nil },
 		"shutdown":                         s.shutdownReq,
 		"textDocument/didOpen":             s.didOpen,
 		"textDocument/didChange":           s.didChange,
 		"textDocument/didClose":            s.didClose,
-		"textDocument/didSave":             func(json.RawMessage) (any, *rpcError) { return nil, nil },
+		"textDocument/didSave":             func(*request) (any, *rpcError) { return nil, nil },
 		"textDocument/hover":               s.hover,
 		"textDocument/definition":          s.definition,
 		"textDocument/references":          s.references,
@@ -241,9 +299,9 @@ func (s *Server) handlers() map[string]handler {
 		"textDocument/signatureHelp":       s.signatureHelp,
 		"textDocument/semanticTokens/full": s.semanticTokens,
 		"workspace/symbol":                 s.workspaceSymbol,
-		"$/cancelRequest":                  func(json.RawMessage) (any, *rpcError) { return nil, nil },
-		"$/setTrace":                       func(json.RawMessage) (any, *rpcError) { return nil, nil },
-		"workspace/didChangeConfiguration": func(json.RawMessage) (any, *rpcError) { return nil, nil },
+		"$/cancelRequest":                  func(*request) (any, *rpcError) { return nil, nil },
+		"$/setTrace":                       func(*request) (any, *rpcError) { return nil, nil },
+		"workspace/didChangeConfiguration": func(*request) (any, *rpcError) { return nil, nil },
 	}
 }
 
@@ -257,10 +315,10 @@ func decode(params json.RawMessage, v any) *rpcError {
 	return nil
 }
 
-func (s *Server) initialize(params json.RawMessage) (any, *rpcError) {
+func (s *Server) initialize(req *request) (any, *rpcError) {
 	var p initializeParams
-	if len(params) > 0 {
-		if rerr := decode(params, &p); rerr != nil {
+	if len(req.params) > 0 {
+		if rerr := decode(req.params, &p); rerr != nil {
 			return nil, rerr
 		}
 	}
@@ -304,16 +362,16 @@ func (s *Server) initialize(params json.RawMessage) (any, *rpcError) {
 	}, nil
 }
 
-func (s *Server) shutdownReq(json.RawMessage) (any, *rpcError) {
+func (s *Server) shutdownReq(*request) (any, *rpcError) {
 	s.mu.Lock()
 	s.shutdown = true
 	s.mu.Unlock()
 	return nil, nil
 }
 
-func (s *Server) didOpen(params json.RawMessage) (any, *rpcError) {
+func (s *Server) didOpen(req *request) (any, *rpcError) {
 	var p didOpenParams
-	if rerr := decode(params, &p); rerr != nil {
+	if rerr := decode(req.params, &p); rerr != nil {
 		return nil, rerr
 	}
 	d := newDocument(p.TextDocument.URI, p.TextDocument.Version, p.TextDocument.Text)
@@ -325,13 +383,14 @@ func (s *Server) didOpen(params json.RawMessage) (any, *rpcError) {
 	}
 	st.doc = d
 	s.mu.Unlock()
+	s.supersede(st)
 	s.schedule(st, 0)
 	return nil, nil
 }
 
-func (s *Server) didChange(params json.RawMessage) (any, *rpcError) {
+func (s *Server) didChange(req *request) (any, *rpcError) {
 	var p didChangeParams
-	if rerr := decode(params, &p); rerr != nil {
+	if rerr := decode(req.params, &p); rerr != nil {
 		return nil, rerr
 	}
 	s.mu.Lock()
@@ -351,13 +410,14 @@ func (s *Server) didChange(params json.RawMessage) (any, *rpcError) {
 	clear(st.checks)
 	clear(st.traces)
 	s.mu.Unlock()
+	s.supersede(st)
 	s.schedule(st, s.opts.Debounce)
 	return nil, nil
 }
 
-func (s *Server) didClose(params json.RawMessage) (any, *rpcError) {
+func (s *Server) didClose(req *request) (any, *rpcError) {
 	var p didCloseParams
-	if rerr := decode(params, &p); rerr != nil {
+	if rerr := decode(req.params, &p); rerr != nil {
 		return nil, rerr
 	}
 	s.mu.Lock()
@@ -367,6 +427,9 @@ func (s *Server) didClose(params json.RawMessage) (any, *rpcError) {
 		st.timer.Stop()
 	}
 	s.mu.Unlock()
+	if st != nil {
+		s.supersede(st)
+	}
 	s.notify("textDocument/publishDiagnostics", publishDiagnosticsParams{URI: p.TextDocument.URI, Diagnostics: []diagnostic{}})
 	return nil, nil
 }
@@ -395,7 +458,13 @@ func (s *Server) schedule(st *docState, delay time.Duration) {
 // publish analyses the current version of st and sends its diagnostics,
 // unless a newer version arrived meanwhile.
 func (s *Server) publish(st *docState) {
-	a := s.analysisOf(st)
+	s.mu.Lock()
+	d := st.doc
+	s.mu.Unlock()
+	a, rerr := s.analysisOf(st, d)
+	if rerr != nil {
+		return // superseded
+	}
 	s.mu.Lock()
 	current := st.doc == a.doc && s.docs[a.doc.uri] == st
 	diags := append([]diagnostic{}, a.diags...)
@@ -415,49 +484,114 @@ func (s *Server) publish(st *docState) {
 	s.notify("textDocument/publishDiagnostics", publishDiagnosticsParams{URI: a.doc.uri, Version: &v, Diagnostics: diags})
 }
 
-// analysisOf returns the analysis of the current version of st, computing
-// it at most once per version.
-func (s *Server) analysisOf(st *docState) *analysis {
+// errContentModified answers a request about a version of a document
+// that a newer one replaced before its analysis ended.
+var errContentModified = &rpcError{Code: codeContentModified, Message: "the document changed"}
+
+// analysisOf returns the analysis of version d of st, computing it at
+// most once per version, within the budget of [Options.AnalysisTimeout]
+// and [Options.AnalysisMemory]. It waits for no longer than that budget,
+// whatever the analysis does. A version that is no longer the current one
+// and whose analysis was not kept gets errContentModified.
+func (s *Server) analysisOf(st *docState, d *document) (*analysis, *rpcError) {
+	j := s.jobFor(st, d)
+	if j == nil {
+		return nil, errContentModified
+	}
+	<-j.done
+	if j.an.superseded {
+		return nil, errContentModified
+	}
+	return j.an, nil
+}
+
+// jobFor returns the analysis of version d of st, started if need be,
+// or nil when d is no longer the current version and has no analysis.
+func (s *Server) jobFor(st *docState, d *document) *job {
 	st.anMu.Lock()
 	defer st.anMu.Unlock()
+	if st.job != nil && st.job.doc == d {
+		return st.job
+	}
+	s.mu.Lock()
+	current := st.doc == d && !s.closed
+	s.mu.Unlock()
+	if !current {
+		return nil
+	}
+	if st.job != nil {
+		st.job.stop()
+	}
+	st.job = s.start(st, d)
+	return st.job
+}
+
+// supersede stops the analysis of st unless it is of the current version:
+// a newer edit (or the closing of the document) ends the older analysis.
+func (s *Server) supersede(st *docState) {
 	s.mu.Lock()
 	d := st.doc
+	open := s.docs[d.uri] == st
 	s.mu.Unlock()
-	if st.an != nil && st.an.doc == d {
-		return st.an
+	st.anMu.Lock()
+	defer st.anMu.Unlock()
+	if st.job != nil && (st.job.doc != d || !open) {
+		st.job.stop()
+		st.job = nil
 	}
-	st.an = analyze(d)
-	if st.an.file != nil {
-		st.lastGood = st.an
+}
+
+// ready returns the analysis of st at hand without waiting: the current
+// version's when it is done, else the latest one that parsed (nil when
+// there is none).
+func (s *Server) ready(st *docState) *analysis {
+	st.anMu.Lock()
+	j := st.job
+	st.anMu.Unlock()
+	if j != nil {
+		select {
+		case <-j.done:
+			if !j.an.superseded {
+				return j.an
+			}
+		default:
+		}
 	}
-	return st.an
+	return st.lastGood.Load()
 }
 
 // document decodes the params of a request that names only a document
-// and returns the document's current analysis.
-func (s *Server) document(params json.RawMessage) (*analysis, *rpcError) {
+// and returns the document's analysis.
+func (s *Server) document(req *request) (*analysis, *rpcError) {
 	var p documentParams
-	if rerr := decode(params, &p); rerr != nil {
+	if rerr := decode(req.params, &p); rerr != nil {
 		return nil, rerr
 	}
-	a, _, rerr := s.lookup(p.TextDocument.URI)
+	a, _, rerr := s.lookup(req, p.TextDocument.URI)
 	return a, rerr
 }
 
-// lookup returns the analysis of the open document uri, and the latest
-// one that parsed (for completion while a line is half typed).
-func (s *Server) lookup(uri string) (cur, good *analysis, rerr *rpcError) {
+// lookup returns the analysis of the open document uri, in the version
+// req is about, and the latest one that parsed (for completion while a
+// line is half typed).
+func (s *Server) lookup(req *request, uri string) (cur, good *analysis, rerr *rpcError) {
 	s.mu.Lock()
 	st := s.docs[uri]
+	var d *document
+	if st != nil {
+		d = st.doc
+	}
+	if req.docs != nil {
+		d = req.docs[uri]
+	}
 	s.mu.Unlock()
-	if st == nil {
+	if st == nil || d == nil {
 		return nil, nil, &rpcError{Code: codeInvalidParams, Message: "document not open: " + uri}
 	}
-	cur = s.analysisOf(st)
-	st.anMu.Lock()
-	good = st.lastGood
-	st.anMu.Unlock()
-	return cur, good, nil
+	if cur, rerr = s.analysisOf(st, d); rerr != nil {
+		return nil, nil, rerr
+	}
+	return cur, st.lastGood.Load(), nil
 }
 
 // uriPath returns the file path of a file: URI, for positions in

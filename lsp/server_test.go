@@ -16,13 +16,13 @@ import (
 // client drives a Server over an in-memory JSON-RPC stream, as an
 // editor would over stdio.
 type client struct {
-	t      *testing.T
-	in     *io.PipeWriter // to the server
-	out    *reader        // from the server
-	done   chan error
-	nextID int
+	t    *testing.T
+	in   *io.PipeWriter // to the server
+	out  *reader        // from the server
+	done chan error
 
 	mu        sync.Mutex
+	nextID    int
 	responses map[string]chan *message
 	notes     chan *message
 }
@@ -32,11 +32,16 @@ func startServer(t *testing.T, opts Options) *client {
 	if opts.Debounce == 0 {
 		opts.Debounce = time.Millisecond
 	}
+	return startWith(t, NewServer(opts))
+}
+
+// startWith drives srv.
+func startWith(t *testing.T, srv *Server) *client {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	c := &client{t: t, in: inW, out: newReader(outR), done: make(chan error, 1),
 		responses: map[string]chan *message{}, notes: make(chan *message, 1000)}
-	srv := NewServer(opts)
 	go func() {
 		c.done <- srv.Run(context.Background(), inR, outW)
 		outW.Close()
@@ -90,17 +95,25 @@ func (c *client) notify(method string, params any) {
 	c.sendRaw(string(b))
 }
 
+// send sends a request and returns the channel its response arrives on.
+// It may be called from several goroutines.
+func (c *client) send(method string, params any) chan *message {
+	c.t.Helper()
+	ch := make(chan *message, 1)
+	c.mu.Lock()
+	c.nextID++
+	n := c.nextID
+	c.responses[fmt.Sprint(n)] = ch
+	c.mu.Unlock()
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": n, "method": method, "params": params})
+	c.sendRaw(string(b))
+	return ch
+}
+
 // call sends a request and waits for its response.
 func (c *client) call(method string, params any) *message {
 	c.t.Helper()
-	c.nextID++
-	id := fmt.Sprint(c.nextID)
-	ch := make(chan *message, 1)
-	c.mu.Lock()
-	c.responses[id] = ch
-	c.mu.Unlock()
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": c.nextID, "method": method, "params": params})
-	c.sendRaw(string(b))
+	ch := c.send(method, params)
 	select {
 	case m := <-ch:
 		return m
@@ -129,26 +142,46 @@ func (c *client) initialize() {
 	c.notify("initialized", map[string]any{})
 }
 
-// diagnostics waits for the diagnostics of uri at version.
-func (c *client) diagnostics(uri string, version int) []diagnostic {
+// publication waits until deadline for the next diagnostics published
+// for uri; ok is false when none came by then.
+func (c *client) publication(uri string, deadline time.Time) (p publishDiagnosticsParams, ok bool) {
 	c.t.Helper()
-	deadline := time.After(30 * time.Second)
+	timeout := time.After(time.Until(deadline))
 	for {
 		select {
 		case m := <-c.notes:
 			if m.Method != "textDocument/publishDiagnostics" {
 				continue
 			}
-			var p publishDiagnosticsParams
+			p = publishDiagnosticsParams{}
 			if err := json.Unmarshal(m.Params, &p); err != nil {
 				c.t.Fatal(err)
 			}
-			if p.URI == uri && (p.Version == nil || *p.Version == version) {
-				return p.Diagnostics
+			if p.URI == uri {
+				return p, true
 			}
-		case <-deadline:
+		case <-timeout:
+			return p, false
+		}
+	}
+}
+
+// diagnostics waits for the diagnostics of uri at version.
+func (c *client) diagnostics(uri string, version int) []diagnostic {
+	c.t.Helper()
+	return c.diagnosticsBy(uri, version, time.Now().Add(30*time.Second))
+}
+
+// diagnosticsBy waits until deadline for the diagnostics of uri at version.
+func (c *client) diagnosticsBy(uri string, version int, deadline time.Time) []diagnostic {
+	c.t.Helper()
+	for {
+		p, ok := c.publication(uri, deadline)
+		if !ok {
 			c.t.Fatalf("no diagnostics for %s version %d", uri, version)
-			return nil
+		}
+		if p.Version == nil || *p.Version == version {
+			return p.Diagnostics
 		}
 	}
 }

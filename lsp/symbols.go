@@ -1,13 +1,9 @@
 package lsp
 
-import (
-	"encoding/json"
+import "github.com/wrapcheck/wrapcheck/spec/syntax"
 
-	"github.com/wrapcheck/wrapcheck/spec/syntax"
-)
-
-func (s *Server) documentSymbol(params json.RawMessage) (any, *rpcError) {
-	a, rerr := s.document(params)
+func (s *Server) documentSymbol(req *request) (any, *rpcError) {
+	a, rerr := s.document(req)
 	if rerr != nil {
 		return nil, rerr
 	}

@@ -86,7 +86,7 @@ func (f *fpStore) fingerprint(vec []uint64) uint64 {
 // it is or would be.
 func (f *fpStore) find(h uint64) (id uint32, ok bool, slot uint64) {
 	mask := uint64(len(f.slots) - 1)
-	for i := mix(h) & mask; ; i = (i + 1) & mask {
+	for i := machine.Mix(h) & mask; ; i = (i + 1) & mask {
 		s := f.slots[i]
 		if s == 0 {
 			return 0, false, i
@@ -141,7 +141,7 @@ func (f *fpStore) grow() {
 	f.slots = make([]uint32, 2*len(f.slots))
 	mask := uint64(len(f.slots) - 1)
 	for id, h := range f.fps {
-		i := mix(h) & mask
+		i := machine.Mix(h) & mask
 		for f.slots[i] != 0 {
 			i = (i + 1) & mask
 		}

@@ -1,5 +1,7 @@
 package ltl
 
+import "github.com/wrapcheck/wrapcheck/machine"
+
 // nodeTable maps product node keys to node ids: open addressing with
 // linear probing over a power-of-two table, grown at 3/4 load. The zero
 // value is an empty table. Not safe for concurrent use.
@@ -12,7 +14,7 @@ type nodeTable struct {
 // find returns the id of key, which is present.
 func (t *nodeTable) find(key uint64) uint32 {
 	mask := uint64(len(t.keys) - 1)
-	for i := mix(key) & mask; ; i = (i + 1) & mask {
+	for i := machine.Mix(key) & mask; ; i = (i + 1) & mask {
 		switch t.keys[i] {
 		case key + 1:
 			return t.ids[i]
@@ -28,7 +30,7 @@ func (t *nodeTable) insert(key uint64, next uint32) (uint32, bool) {
 		t.grow()
 	}
 	mask := uint64(len(t.keys) - 1)
-	for i := mix(key) & mask; ; i = (i + 1) & mask {
+	for i := machine.Mix(key) & mask; ; i = (i + 1) & mask {
 		switch t.keys[i] {
 		case 0:
 			t.keys[i], t.ids[i] = key+1, next
@@ -49,20 +51,10 @@ func (t *nodeTable) grow() {
 		if k == 0 {
 			continue
 		}
-		i := mix(k-1) & mask
+		i := machine.Mix(k-1) & mask
 		for t.keys[i] != 0 {
 			i = (i + 1) & mask
 		}
 		t.keys[i], t.ids[i] = k, oldIDs[j]
 	}
-}
-
-// mix is the splitmix64 finalizer.
-func mix(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return x
 }

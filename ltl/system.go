@@ -837,7 +837,7 @@ func (s *system) slot(idx uint32, rest bool) *succSlot {
 		s.cache = make([]succSlot, n)
 	}
 	key := uint64(idx)<<1 + b2u(rest)
-	return &s.cache[mix(key)&uint64(len(s.cache)-1)]
+	return &s.cache[machine.Mix(key)&uint64(len(s.cache)-1)]
 }
 
 // fill puts the successors in buf, those of state idx (rest: outside its

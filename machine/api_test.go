@@ -187,13 +187,11 @@ func interruptible(t *testing.T) (prog *Program, mach *Machine, init State, stop
 	return prog, mach, init, stop
 }
 
-// FuzzCompile checks that every spec the front end accepts compiles and
-// runs (a few hundred states, its invariants and terminal predicate
-// evaluated on each) without an internal error or a panic: vet accepting
-// a spec that check cannot compile is a bug (a match with only an else
-// arm once was one). Failures of the spec itself (*ExecError) are fine.
-func FuzzCompile(f *testing.F) {
-	for _, pat := range []string{"../examples/*/*.wrap", "../spec/testdata/ok/*.wrap"} {
+// addSpecSeeds adds the content of every file the patterns match to f's
+// seeds.
+func addSpecSeeds(f *testing.F, patterns ...string) {
+	f.Helper()
+	for _, pat := range patterns {
 		files, _ := filepath.Glob(pat)
 		for _, fn := range files {
 			src, err := os.ReadFile(fn)
@@ -203,6 +201,15 @@ func FuzzCompile(f *testing.F) {
 			f.Add(src)
 		}
 	}
+}
+
+// FuzzCompile checks that every spec the front end accepts compiles and
+// runs (a few hundred states, its invariants and terminal predicate
+// evaluated on each) without an internal error or a panic: vet accepting
+// a spec that check cannot compile is a bug (a match with only an else
+// arm once was one). Failures of the spec itself (*ExecError) are fine.
+func FuzzCompile(f *testing.F) {
+	addSpecSeeds(f, "../examples/*/*.wrap", "../spec/testdata/ok/*.wrap")
 	f.Add([]byte("spec P\nvar b: bool\naction a { match b { else => b := true } }\nterminal b\n"))
 	f.Add([]byte("spec P\ntype C = {r, g, b}\nvar c: C\naction a { match c { r, g => c := b  else => skip } }\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {

@@ -332,7 +332,7 @@ func (c *compiler) quant(e *spec.Expr, cx frameCtx) evalFn {
 				case t:
 					cnt++
 				}
-				if !nextValue(m.mem[off:off+n], leaves) {
+				if !spec.NextValue(m.mem[off:off+n], leaves) {
 					break
 				}
 			}

@@ -160,7 +160,28 @@ func (c *compiler) bounds(e *spec.Expr, cx frameCtx) interval {
 	return v
 }
 
+// maxBoundBits bounds the size of the bounds the interval analysis
+// computes: an interval with a bound of more bits is treated as
+// unbounded. Both are far outside int64, so the expression is evaluated
+// exactly either way; the cap keeps each step of the analysis cheap
+// (products of constants near spec.MaxIntBits bits, chained, would not
+// be).
+const maxBoundBits = 512
+
+// capped returns iv, or unbounded when a bound of iv needs more than
+// maxBoundBits bits.
+func (iv interval) capped() interval {
+	if !iv.inf && (iv.lo.BitLen() > maxBoundBits || iv.hi.BitLen() > maxBoundBits) {
+		return unbounded()
+	}
+	return iv
+}
+
 func (c *compiler) bounds1(e *spec.Expr, cx frameCtx) interval {
+	return c.bounds2(e, cx).capped()
+}
+
+func (c *compiler) bounds2(e *spec.Expr, cx frameCtx) interval {
 	arg := func(i int) interval { return c.bounds(e.Args[i], cx) }
 	switch e.Op {
 	case spec.OpConst:
@@ -437,11 +458,19 @@ func (c *compiler) exact(e *spec.Expr, cx frameCtx) bigFn {
 			}
 			st = c.site(RuntimeError, e.Pos, msg, false)
 		}
+		large := c.site(RuntimeError, e.Pos, spec.ErrIntTooLarge.Error(), false)
 		return func(m *Machine) *big.Int {
 			x, y := a(m), b(m)
-			v, ok := spec.EvalBig(op, x, y)
-			if !ok {
-				m.fail(st, 0)
+			if m.tickBig(len(x.Bits()) + len(y.Bits())) {
+				return new(big.Int) // interrupted: the failure is pending
+			}
+			v, err := spec.EvalExact(op, x, y)
+			if err != nil {
+				if err == spec.ErrIntTooLarge {
+					m.fail(large, 0)
+				} else {
+					m.fail(st, 0)
+				}
 				return new(big.Int)
 			}
 			return v
@@ -449,6 +478,20 @@ func (c *compiler) exact(e *spec.Expr, cx frameCtx) bigFn {
 	}
 	f := c.scalar(e, cx)
 	return func(m *Machine) *big.Int { return big.NewInt(f(m)) }
+}
+
+// tickBig counts an exact operation on operands of n words (64 bits) as
+// n steps of [Machine.tick]: an operation costs about as much as that
+// many loop steps, so that a long run of them, with no loop around it
+// (a straight line of statements on numbers near spec.MaxIntBits bits),
+// still polls the interrupt every few milliseconds. It reports whether
+// the evaluation must end now, as tick does.
+func (m *Machine) tickBig(n int) bool {
+	m.countdown -= int64(n)
+	if m.countdown > 0 {
+		return false
+	}
+	return m.poll()
 }
 
 // failBig records a failure whose offending value does not fit an int64.

@@ -573,7 +573,13 @@ func (c *compiler) choose(s *spec.Stmt, cx frameCtx, k stepFn) stepFn {
 					continue
 				}
 			}
-			body(m)
+			if m.branching {
+				m.pushChoice(off, 1)
+				body(m)
+				m.branches = m.branches[:len(m.branches)-1]
+			} else {
+				body(m)
+			}
 			m.undo(mark)
 			m.resume()
 		}
@@ -604,29 +610,20 @@ func (c *compiler) chooseValues(off int, leaves [][2]int64, cond evalFn, body st
 					ok = 0
 				}
 			}
-			if ok != 0 {
+			if ok != 0 && m.branching {
+				m.pushChoice(off, n)
+				body(m)
+				m.branches = m.branches[:len(m.branches)-1]
+			} else if ok != 0 {
 				body(m)
 			}
 			m.undo(mark)
 			m.resume()
-			if !nextValue(m.mem[cur:cur+n], leaves) {
+			if !spec.NextValue(m.mem[cur:cur+n], leaves) {
 				return
 			}
 		}
 	}
-}
-
-// nextValue advances vals to the next value of a type with the given
-// leaves (the last slot fastest); it reports false after the last one.
-func nextValue(vals []int64, leaves [][2]int64) bool {
-	for i := len(vals) - 1; i >= 0; i-- {
-		if vals[i] < leaves[i][1] {
-			vals[i]++
-			return true
-		}
-		vals[i] = leaves[i][0]
-	}
-	return false
 }
 
 // scalarDomains lists the value range of each scalar slot of a type, in
@@ -768,6 +765,15 @@ func (c *compiler) ask(s *spec.Stmt, cx frameCtx, k stepFn) stepFn {
 					}
 				}
 				if done {
+					nb := len(m.branches)
+					if m.branching {
+						b := Branch{Agent: agent, Value: append([]int64(nil), mem[ans:ans+w]...)}
+						for i := range params {
+							pa := &params[i]
+							b.Args = append(b.Args, mem[pa.scr:pa.scr+pa.w]...)
+						}
+						m.branches = append(m.branches, b)
+					}
 					if m.record {
 						m.asked = append(m.asked, Answer{Agent: agent, Value: append([]int64(nil), mem[ans:ans+w]...)})
 						k(m)
@@ -775,6 +781,7 @@ func (c *compiler) ask(s *spec.Stmt, cx frameCtx, k stepFn) stepFn {
 					} else {
 						k(m)
 					}
+					m.branches = m.branches[:nb]
 				}
 				m.undo(mark)
 				m.resume()

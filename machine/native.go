@@ -136,10 +136,7 @@ func (p *Program) CheckNative(seed uint64, rounds int) error {
 	m := p.NewMachine()
 	rnd := func() uint64 { // splitmix64
 		seed += 0x9e3779b97f4a7c15
-		z := seed
-		z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-		z = (z ^ z>>27) * 0x94d049bb133111eb
-		return z ^ z>>31
+		return Mix(seed)
 	}
 	value := func(off int) int64 {
 		d := &p.dom[off]

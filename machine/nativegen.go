@@ -813,6 +813,20 @@ func (g *gen) tmp(x string) string {
 
 func konst(v int64) string { return fmt.Sprintf("int64(%d)", v) }
 
+// literal returns the value of x when it is a constant that konst wrote.
+func literal(x string) (int64, bool) {
+	s, ok := strings.CutPrefix(x, "int64(")
+	if !ok {
+		return 0, false
+	}
+	s, ok = strings.CutSuffix(s, ")")
+	if !ok {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	return v, err == nil
+}
+
 // scalar emits the evaluation of a scalar expression and returns a Go
 // expression of its value with no side effects (a temporary or a
 // constant), as compiler.scalar's closure computes it.
@@ -883,6 +897,17 @@ func (g *gen) scalar(e *spec.Expr, cx frameCtx) string {
 		}
 		st := g.site(site{kind: RuntimeError, pos: e.Pos, msg: msg})
 		t := g.id("t")
+		if k, ok := literal(y); ok {
+			// A constant divisor is decided here: Go rejects a division
+			// by a constant zero at compile time, where the closure fails
+			// at run time (only when the division is evaluated).
+			if k == 0 {
+				g.emit("_ = %s // evaluated, as the closure evaluates it\nvar %s int64\nm.fail(%s, 0)", x, t, st)
+			} else {
+				g.emit("%s := %s %s %s", t, x, op, y)
+			}
+			return t
+		}
 		g.emit("var %s int64\nif %s == 0 {\nm.fail(%s, 0)\n} else {\n%s = %s %s %s\n}", t, y, st, t, x, op, y)
 		return t
 	case spec.OpIn:

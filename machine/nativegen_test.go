@@ -2,9 +2,13 @@ package machine
 
 import (
 	"fmt"
+	"go/ast"
 	"go/format"
+	"go/parser"
+	"go/token"
 	"math/bits"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -72,6 +76,15 @@ action step { a := -a }
 invariant U: a * 3000000000 * 4000000000 / 4000000000 == 3000000000 * a
 invariant V: a >= -3
 `, 4, 3, nil},
+		{"division by constants", `spec Z
+var a: 0..3
+var b: 0..3
+action s when a < 3 { a := a + 1 }
+action t when a == 3 and b == 0 { b := (a / 0) + 1 }
+action u when a > 3 { a := a % 0 }
+action v { b := a / 2 % 3 }
+invariant Ok: b <= 3
+`, 9, 9, []string{"\"division by zero\"", "\"modulo by zero\"", " / int64(2)", " % int64(3)"}},
 		{"compound choose", `spec R
 type P = record { x: 0..2, y: bool }
 var p: P
@@ -86,6 +99,9 @@ action pick { choose q in P where q.x != p.x { p := q } }
 			}
 			if _, err := format.Source(ns.Code); err != nil {
 				t.Errorf("not Go: %v", err)
+			}
+			if d := zeroDivisors(t, ns.Code); len(d) > 0 {
+				t.Errorf("Go divisions by a constant zero (a compile error): %q", d)
 			}
 			if strings.Contains(string(ns.Code), "m.set(") {
 				t.Errorf("a scalar store calls Machine.set")
@@ -108,6 +124,35 @@ action pick { choose q in P where q.x != p.x { p := q } }
 			}
 		})
 	}
+}
+
+// zeroDivisors returns the divisions and remainders of code whose divisor
+// is a constant zero, which go build rejects.
+func zeroDivisors(t *testing.T, code []byte) []string {
+	t.Helper()
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "native.go", code, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bad []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		b, ok := n.(*ast.BinaryExpr)
+		if !ok || b.Op != token.QUO && b.Op != token.REM {
+			return true
+		}
+		y := b.Y
+		if c, ok := y.(*ast.CallExpr); ok && len(c.Args) == 1 {
+			y = c.Args[0] // int64(0)
+		}
+		if l, ok := y.(*ast.BasicLit); ok && l.Kind == token.INT {
+			if v, err := strconv.ParseInt(l.Value, 0, 64); err == nil && v == 0 {
+				bad = append(bad, fmt.Sprintf("%s: %s", fset.Position(b.Pos()), code[fset.Position(b.Pos()).Offset:fset.Position(b.End()).Offset]))
+			}
+		}
+		return true
+	})
+	return bad
 }
 
 // TestNativeTable checks the registration table: one case per key, sorted.

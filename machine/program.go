@@ -483,6 +483,9 @@ type Machine struct {
 	failState []int64
 	failAsked []Answer
 
+	branching bool // keep the decisions of each branch (RecordBranches)
+	branches  []Branch
+
 	visit func(action, branch int, t State)
 	start int
 	// pubLeaf is publicLeaf and pubInit the visit of Init, which calls
@@ -532,6 +535,17 @@ func (p *Program) NewMachine() *Machine {
 // [ErrInterrupted]; the next call starts afresh. nil (the default) turns
 // polling off.
 func (m *Machine) SetInterrupt(f func() bool) { m.interrupt = f }
+
+// PollSoon makes the machine poll its interrupt function at its next
+// step (a quantifier iteration, a choose branch, an agent answer) instead
+// of up to 65536 steps later: for a caller that learns between two polls
+// that the evaluation must end (the successors it is handed can no longer
+// be stored), from the machine's own goroutine.
+func (m *Machine) PollSoon() {
+	if m.countdown > 1 {
+		m.countdown = 1
+	}
+}
 
 // tick counts one step of a loop whose length the spec decides and
 // reports whether the evaluation must end now: the machine halted, and a
@@ -806,6 +820,11 @@ func (m *Machine) publicLeaf(mm *Machine) {
 		return
 	}
 	m.p.lay.pack(m.vec, m.mem[:m.p.n])
+	// Packing a large state costs as much as many loop steps: counted
+	// as one step a word, so that the interrupt is polled every few
+	// milliseconds also when each of a choose's branches makes a state
+	// of thousands of words (a branch per element of a large array).
+	m.countdown -= int64(len(m.vec))
 	m.visit(m.action, m.ord-m.start, m.vec)
 }
 

@@ -230,6 +230,16 @@ const (
 // once per successor and hands it to Store.InsertHashed).
 func Hash(vec []uint64) uint64 { return hashWords(vec) }
 
+// Mix is SplitMix64's finaliser: a bijection of 64-bit words whose every
+// output bit depends on every input bit. The engines use it to spread
+// small numbers (an id, a walk's index) over 64 bits; SplitMix64's
+// generator is Mix(seed += 0x9e3779b97f4a7c15).
+func Mix(x uint64) uint64 {
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
 // hashWords is a wyhash-style 64-bit hash of a vector: each word is
 // folded in with a 64x64->128 multiply, then the result is finalised.
 func hashWords(w []uint64) uint64 {

@@ -13,6 +13,13 @@
 // by the SDK, and every failure (a spec error, a bad path) comes back as
 // a tool error the agent can read, never as a crash.
 //
+// Every tool call ends by its timeout_seconds (or the server's default):
+// its work runs under a context that ends then, and the call answers then
+// even if the work has not returned. A path is read only when it resolves,
+// symbolic links and all, to a regular file under the client's roots (MCP
+// roots, asked for in the call) or, without roots, under the working
+// directory; devices and FIFOs are refused without being opened.
+//
 // Resources: wrapcheck://docs/agents.md (how to model a wrapper),
 // wrapcheck://docs/language.md, wrapcheck://docs/patterns.md and
 // wrapcheck://examples/DIR/NAME.wrap.

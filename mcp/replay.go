@@ -70,7 +70,7 @@ func (t *tools) replay(ctx context.Context, req *sdk.CallToolRequest, in ReplayI
 	if strings.TrimSpace(in.Run) == "" {
 		return nil, out, errors.New("give run, the recorded run as JSON lines or OTLP JSON")
 	}
-	name, src, err := in.load()
+	name, src, err := in.load(ctx, req)
 	if err != nil {
 		return nil, out, err
 	}
@@ -78,7 +78,7 @@ func (t *tools) replay(ctx context.Context, req *sdk.CallToolRequest, in ReplayI
 	if err != nil {
 		return nil, out, err
 	}
-	m, err := spec.Check(f, spec.Options{Defines: in.Defines})
+	m, err := spec.Check(f, spec.Options{Defines: in.Defines, Context: ctx})
 	if err != nil {
 		return nil, out, err
 	}

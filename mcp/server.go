@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
 	"sort"
 	"strings"
@@ -60,23 +59,28 @@ func NewServer(opts Options) *sdk.Server {
 	sdk.AddTool(s, &sdk.Tool{Name: "check", Description: "Explore every reachable state of a .wrap spec (given as text or as a path) and report " +
 		"whether every invariant, assertion and property holds, with the shortest counterexample trace. The result field is " +
 		"the JSON of `wrapcheck check --format json`; text is the human-readable report; verdict is holds, violated or incomplete " +
-		"(a limit or the timeout stopped the search)."}, t.check)
+		"(a limit or the timeout stopped the search)."},
+		bounded(t, "check", func(in CheckInput) float64 { return in.TimeoutSeconds }, t.check))
 	sdk.AddTool(s, &sdk.Tool{Name: "vet", Description: "Report likely mistakes in a .wrap spec: unused declarations, agents never asked, " +
-		"assumptions that can never hold, terminal conditions that never hold. Spec errors come back as a tool error."}, t.vet)
+		"assumptions that can never hold, terminal conditions that never hold. Spec errors come back as a tool error."},
+		bounded(t, "vet", func(in VetInput) float64 { return in.TimeoutSeconds }, t.vet))
 	sdk.AddTool(s, &sdk.Tool{Name: "explain", Description: "Check a .wrap spec as the check tool does and explain its counterexample: for a safety " +
 		"violation, which steps are essential and because of which variables; for a liveness violation, the actions of the cycle " +
-		"and which fairness (checked) would make the property hold, or that the agents' answers drive it."}, t.explain)
-	sdk.AddTool(s, &sdk.Tool{Name: "fmt", Description: "Print a .wrap spec in the canonical layout of `wrapcheck fmt`."}, t.fmt)
+		"and which fairness (checked) would make the property hold, or that the agents' answers drive it."},
+		bounded(t, "explain", func(in ExplainInput) float64 { return in.TimeoutSeconds }, t.explain))
+	sdk.AddTool(s, &sdk.Tool{Name: "fmt", Description: "Print a .wrap spec in the canonical layout of `wrapcheck fmt`."},
+		bounded(t, "fmt", func(in FmtInput) float64 { return in.TimeoutSeconds }, t.fmt))
 	sdk.AddTool(s, &sdk.Tool{Name: "ltl", Description: "Translate an LTL formula over boolean names (e.g. 'always (req implies eventually ack)') " +
-		"into the generalized Büchi automaton wrapcheck uses; negate gives the automaton of the negation, which the checker searches."}, t.ltl)
+		"into the generalized Büchi automaton wrapcheck uses; negate gives the automaton of the negation, which the checker searches."},
+		bounded(t, "ltl", func(in LTLInput) float64 { return in.TimeoutSeconds }, t.ltl))
 	sdk.AddTool(s, &sdk.Tool{Name: "replay", Description: "Check a recorded run of a real wrapper (JSON lines, one step per line: " +
 		"{\"action\": \"proc.act\", \"asked\": {...}, \"state\": {...}}) against its spec: conforms, diverges (the first line the spec " +
 		"does not allow, with the actions it allows there) or violated (a violation the run reaches, as check reports it). " +
 		"run may also be an OpenTelemetry recording in OTLP JSON (GenAI, MCP or OpenInference spans): mapping then says which spans " +
 		"are which actions, and each run of the recording (split by gen_ai.conversation.id by default) is reported in runs, with the span " +
-		"where it diverges."}, t.replay)
+		"where it diverges."}, bounded(t, "replay", func(in ReplayInput) float64 { return in.TimeoutSeconds }, t.replay))
 	sdk.AddTool(s, &sdk.Tool{Name: "examples", Description: "List the bundled example specs (no name), or return the text of one (name such as " +
-		"\"approval/toctou\")."}, t.examples)
+		"\"approval/toctou\")."}, bounded(t, "examples", func(ExamplesInput) float64 { return 0 }, t.examples))
 	addResources(s)
 	return s
 }
@@ -103,11 +107,15 @@ type tools struct {
 // Source names a spec: its text, or a path to read.
 type Source struct {
 	Spec string `json:"spec,omitempty" jsonschema:"the text of a .wrap spec; give spec or path"`
-	Path string `json:"path,omitempty" jsonschema:"the path of a .wrap file, relative to the server's working directory; give spec or path"`
+	Path string `json:"path,omitempty" jsonschema:"the path of a .wrap file, relative to the server's working directory; it must be a regular file under the roots the client declares (or, without roots, under the working directory); give spec or path"`
 }
 
+// specPath is the path src names, "" for none.
+func (src Source) specPath() string { return src.Path }
+
 // load returns the source text and the name positions are reported with.
-func (src Source) load() (string, []byte, error) {
+// A path is read under the confinement of [readPath].
+func (src Source) load(ctx context.Context, req *sdk.CallToolRequest) (string, []byte, error) {
 	switch {
 	case src.Spec != "" && src.Path != "":
 		return "", nil, errors.New("give spec or path, not both")
@@ -117,17 +125,9 @@ func (src Source) load() (string, []byte, error) {
 		}
 		return "spec.wrap", []byte(src.Spec), nil
 	case src.Path != "":
-		f, err := os.Open(src.Path)
+		b, err := readPath(ctx, req, src.Path)
 		if err != nil {
 			return "", nil, err
-		}
-		defer f.Close()
-		b, err := io.ReadAll(io.LimitReader(f, maxSpecBytes+1))
-		if err != nil {
-			return "", nil, err
-		}
-		if len(b) > maxSpecBytes {
-			return "", nil, fmt.Errorf("%s is over the limit of %d bytes", src.Path, maxSpecBytes)
 		}
 		return src.Path, b, nil
 	}
@@ -192,7 +192,9 @@ func (t *tools) search(ctx context.Context, req *sdk.CallToolRequest, in CheckIn
 	if in.MaxStates < 0 || in.Workers < 0 || in.TimeoutSeconds < 0 {
 		return nil, nil, nil, errors.New("max_states, workers and timeout_seconds must not be negative")
 	}
-	name, src, err := in.load()
+	ctx, cancel := context.WithTimeout(ctx, t.timeout(in))
+	defer cancel()
+	name, src, err := in.load(ctx, req)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -200,12 +202,10 @@ func (t *tools) search(ctx context.Context, req *sdk.CallToolRequest, in CheckIn
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	m, err := spec.Check(f, spec.Options{Defines: in.Defines})
+	m, err := spec.Check(f, spec.Options{Defines: in.Defines, Context: ctx})
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, t.timeout(in))
-	defer cancel()
 	opts := verify.Options{
 		Workers: in.Workers, MaxStates: in.MaxStates, NoDeadlock: in.NoDeadlock, Only: in.Only,
 		NoSymmetry: in.NoSymmetry, NoPOR: in.NoPOR,
@@ -250,9 +250,18 @@ type VetOutput struct {
 	Warnings []string `json:"warnings" jsonschema:"file:line:col: msg, sorted by position"`
 }
 
-func (t *tools) vet(ctx context.Context, req *sdk.CallToolRequest, in Source) (*sdk.CallToolResult, VetOutput, error) {
+// VetInput is the input of the vet tool.
+type VetInput struct {
+	Source
+	TimeoutSeconds float64 `json:"timeout_seconds,omitempty" jsonschema:"stop after this many seconds (default 60, at most the server's maximum): an error then"`
+}
+
+func (t *tools) vet(ctx context.Context, req *sdk.CallToolRequest, in VetInput) (*sdk.CallToolResult, VetOutput, error) {
 	out := VetOutput{Warnings: []string{}}
-	name, src, err := in.load()
+	if in.TimeoutSeconds < 0 {
+		return nil, out, errors.New("timeout_seconds must not be negative")
+	}
+	name, src, err := in.load(ctx, req)
 	if err != nil {
 		return nil, out, err
 	}
@@ -260,7 +269,7 @@ func (t *tools) vet(ctx context.Context, req *sdk.CallToolRequest, in Source) (*
 	if err != nil {
 		return nil, out, err
 	}
-	m, err := spec.Check(f, spec.Options{})
+	m, err := spec.Check(f, spec.Options{Context: ctx})
 	if err != nil {
 		return nil, out, err
 	}
@@ -280,9 +289,18 @@ type FmtOutput struct {
 	Changed   bool   `json:"changed" jsonschema:"whether the layout differs from the input"`
 }
 
-func (t *tools) fmt(ctx context.Context, req *sdk.CallToolRequest, in Source) (*sdk.CallToolResult, FmtOutput, error) {
+// FmtInput is the input of the fmt tool.
+type FmtInput struct {
+	Source
+	TimeoutSeconds float64 `json:"timeout_seconds,omitempty" jsonschema:"stop after this many seconds (default 60, at most the server's maximum): an error then"`
+}
+
+func (t *tools) fmt(ctx context.Context, req *sdk.CallToolRequest, in FmtInput) (*sdk.CallToolResult, FmtOutput, error) {
 	var out FmtOutput
-	name, src, err := in.load()
+	if in.TimeoutSeconds < 0 {
+		return nil, out, errors.New("timeout_seconds must not be negative")
+	}
+	name, src, err := in.load(ctx, req)
 	if err != nil {
 		return nil, out, err
 	}
@@ -299,6 +317,9 @@ func (t *tools) fmt(ctx context.Context, req *sdk.CallToolRequest, in Source) (*
 type LTLInput struct {
 	Formula string `json:"formula" jsonschema:"an LTL formula over boolean names, on one line"`
 	Negate  bool   `json:"negate,omitempty" jsonschema:"translate the negation (what the checker searches for)"`
+	// TimeoutSeconds bounds the translation, whose automaton can be
+	// exponentially larger than the formula.
+	TimeoutSeconds float64 `json:"timeout_seconds,omitempty" jsonschema:"stop after this many seconds (default 60, at most the server's maximum): an error then; the automaton can be exponentially larger than the formula"`
 }
 
 // LTLOutput is the result of the ltl tool.
@@ -310,6 +331,9 @@ type LTLOutput struct {
 
 func (t *tools) ltl(ctx context.Context, req *sdk.CallToolRequest, in LTLInput) (*sdk.CallToolResult, LTLOutput, error) {
 	var out LTLOutput
+	if in.TimeoutSeconds < 0 {
+		return nil, out, errors.New("timeout_seconds must not be negative")
+	}
 	f, names, err := parseFormula(in.Formula)
 	if err != nil {
 		return nil, out, err
@@ -317,9 +341,9 @@ func (t *tools) ltl(ctx context.Context, req *sdk.CallToolRequest, in LTLInput) 
 	if in.Negate {
 		f = ltl.Not(f)
 	}
-	aut := ltl.Translate(f)
-	if aut == nil {
-		return nil, out, ltl.ErrTooManyEventualities
+	aut, err := ltl.TranslateContext(ctx, f, 0)
+	if err != nil {
+		return nil, out, err
 	}
 	out.Formula = f.Format(names)
 	out.Automaton = aut.Format(names)

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net/url"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -16,8 +18,20 @@ import (
 	"github.com/wrapcheck/wrapcheck/spec/syntax"
 )
 
-// connect starts a server and connects the SDK's own client to it.
+// connect starts a server and connects the SDK's own client to it, with
+// the repository as its root (the examples are read from there).
 func connect(t *testing.T, copts *sdk.ClientOptions) *sdk.ClientSession {
+	t.Helper()
+	repo, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return connectRoots(t, copts, repo)
+}
+
+// connectRoots is connect with the client's roots: the directories roots,
+// none at all when copts.Capabilities declares no roots capability.
+func connectRoots(t *testing.T, copts *sdk.ClientOptions, roots ...string) *sdk.ClientSession {
 	t.Helper()
 	ctx := context.Background()
 	st, ct := sdk.NewInMemoryTransports()
@@ -25,7 +39,11 @@ func connect(t *testing.T, copts *sdk.ClientOptions) *sdk.ClientSession {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "v0"}, copts).Connect(ctx, ct, nil)
+	client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "v0"}, copts)
+	for _, r := range roots {
+		client.AddRoots(&sdk.Root{URI: (&url.URL{Scheme: "file", Path: filepath.ToSlash(r)}).String()})
+	}
+	cs, err := client.Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -318,7 +319,7 @@ func (b *builder) build() (*canon, error) {
 			c.coordTyp = append(c.coordTyp, ct.typ)
 			c.coordVal = append(c.coordVal, ct.val)
 			c.coordStr = append(c.coordStr, ct.stride)
-			c.coordSeed = append(c.coordSeed, mix(b.class[d]+uint64(len(c.coordStr)-1-int(c.coordStart[d]))*tagRow)|1)
+			c.coordSeed = append(c.coordSeed, machine.Mix(b.class[d]+uint64(len(c.coordStr)-1-int(c.coordStart[d]))*tagRow)|1)
 			if r := c.rows[ct.typ][ct.val]; len(r) == 0 || r[len(r)-1] != int32(d) {
 				c.rows[ct.typ][ct.val] = append(r, int32(d))
 			}
@@ -327,7 +328,7 @@ func (b *builder) build() (*canon, error) {
 		if c.vkind[d] == valSet {
 			tag = tagMember
 		}
-		c.refSeed = append(c.refSeed, mix(b.class[d]+tag)|1)
+		c.refSeed = append(c.refSeed, machine.Mix(b.class[d]+tag)|1)
 		if c.vkind[d] != valPlain {
 			c.valueSlots[c.vtyp[d]] = append(c.valueSlots[c.vtyp[d]], int32(d))
 		}
@@ -385,7 +386,7 @@ func (b *builder) walk(t *spec.Type, base int, cs []coordTmp, path string, seen 
 			id = len(b.classes)
 			b.classes[path] = id
 		}
-		b.class[base] = mix(uint64(id)*0x9e3779b97f4a7c15 + 0x632be59bd9b4e019)
+		b.class[base] = machine.Mix(uint64(id)*0x9e3779b97f4a7c15 + 0x632be59bd9b4e019)
 	}
 }
 
@@ -398,16 +399,6 @@ func (c *canon) newScratch() *scratch {
 		s.fwd = append(s.fwd, make([]int32, n))
 	}
 	return s
-}
-
-// mix is a 64-bit finaliser (splitmix64).
-func mix(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return x
 }
 
 // Signature tags, mixed into the seeds so that different roles of a slot
@@ -539,7 +530,7 @@ func (c *canon) signatures(s []int64, sc *scratch) {
 						a += tagDiag * uint64(k2-lo+1)
 					}
 				}
-				a = mix(a)
+				a = machine.Mix(a)
 			}
 			sc.sig[t][i] += c.coordSeed[k] * a
 		}
@@ -576,14 +567,14 @@ func (c *canon) refine(s []int64, sc *scratch) {
 			val = sc.sig[u][v]
 		} else {
 			for m := uint64(v); m != 0; m &= m - 1 {
-				val += mix(sc.sig[u][bits.TrailingZeros64(m)])
+				val += machine.Mix(sc.sig[u][bits.TrailingZeros64(m)])
 			}
 		}
 		lo, hi := c.coordStart[d], c.coordStart[d+1]
 		for k := lo; k < hi; k++ {
 			t, i := c.coordTyp[k], c.coordVal[k]
-			sc.sig2[t][i] += c.coordSeed[k] * mix(val+tagRef)
-			back := c.refSeed[d] * mix(sc.sig[t][i]+uint64(k-lo)*tagRow)
+			sc.sig2[t][i] += c.coordSeed[k] * machine.Mix(val+tagRef)
+			back := c.refSeed[d] * machine.Mix(sc.sig[t][i]+uint64(k-lo)*tagRow)
 			if c.vkind[d] == valSym {
 				sc.sig2[u][v] += back
 			} else {

@@ -475,6 +475,9 @@ type replayer struct {
 	invs []*machine.Pred
 	// maxRecords bounds the history of a run (see [MaxHistory]).
 	maxRecords int
+	// maxStates, when positive, bounds the states consistent with a run
+	// ([FollowOptions.MaxStates]).
+	maxStates int
 }
 
 // MaxHistory is the most step records (12 bytes each, one per spec state
@@ -605,6 +608,10 @@ type Result struct {
 	// is that step, not an initial state); 0: the trace starts at the
 	// initial state.
 	TraceFrom int
+	// Ambiguous, for a [Follower] with a bound on the states of a run, is
+	// the number of states the refused step would have left the run
+	// consistent with, more than the bound (0: not refused for that).
+	Ambiguous int
 	// States and Transitions count the spec states followed and the
 	// successors generated.
 	States, Transitions int64
@@ -693,13 +700,21 @@ func (rs *runState) finish(res Result) {
 
 // checkInitial checks the invariants in the initial states kept.
 func (rs *runState) checkInitial() {
+	if v := rs.initialViolation(); v != nil {
+		rs.finish(Result{Violation: v, Line: 0})
+	}
+}
+
+// initialViolation marks the run started and returns the violation of an
+// invariant in an initial state kept, or nil.
+func (rs *runState) initialViolation() *checker.Violation {
 	rs.started = true
 	for _, c := range rs.cur {
 		if v := rs.checkInvariants(c); v != nil {
-			rs.finish(Result{Violation: v, Line: 0})
-			return
+			return v
 		}
 	}
+	return nil
 }
 
 // feed replays line w; rs.done is set when the run diverges there or
@@ -708,10 +723,20 @@ func (rs *runState) feed(w Line) {
 	if rs.done != nil {
 		return
 	}
+	if res := rs.advance(w); res != nil {
+		rs.finish(*res)
+	}
+}
+
+// advance takes the step of line w: it returns nil when the spec allows
+// it and no violation is reached (the run then moves on), else the
+// divergence or violation, leaving the states consistent with the run,
+// and the steps counted, as they were (a record of the history may have
+// been rebuilt as a new root, which changes no trace).
+func (rs *runState) advance(w Line) *Result {
 	r := rs.r
 	if !rs.started {
 		if w.action < 0 {
-			rs.started = true
 			var keep []cand
 			for _, c := range rs.cur {
 				if r.matches(c.state, w.vars) {
@@ -723,22 +748,25 @@ func (rs *runState) feed(w Line) {
 				for _, c := range rs.cur {
 					r.consider(&near, c.state, w.asked, Line{vars: w.vars})
 				}
-				rs.finish(Result{Diverged: &Divergence{Line: w.line, Action: "(initial state)", Enabled: true,
-					Mismatch: near.mismatch, Allowed: r.allowed(rs.cur)}})
-				return
+				rs.started = true
+				return &Result{Diverged: &Divergence{Line: w.line, Action: "(initial state)", Enabled: true,
+					Mismatch: near.mismatch, Allowed: r.allowed(rs.cur)}}
 			}
 			rs.cur = keep
 			rs.roots[-keep[0].rec-1].asked = w.asked
-			rs.checkInitial()
-			return
+			if v := rs.initialViolation(); v != nil {
+				return &Result{Violation: v, Line: 0}
+			}
+			return nil
 		}
-		if rs.checkInitial(); rs.done != nil {
-			return
+		if v := rs.initialViolation(); v != nil {
+			return &Result{Violation: v, Line: 0}
 		}
 	}
 	if len(rs.recs)+len(rs.cur) > r.maxRecords {
 		rs.rebase()
 	}
+	kept := len(rs.recs)
 	clear(rs.seen)
 	var succ []cand
 	enabled := false
@@ -760,8 +788,9 @@ func (rs *runState) feed(w Line) {
 			}
 		})
 		if err != nil {
-			rs.finish(Result{Steps: rs.steps, Violation: rs.execViolation(err, &c, w.action, w.asked), Line: w.line, TraceFrom: rs.from})
-			return
+			v := rs.execViolation(err, &c, w.action, w.asked)
+			rs.recs = rs.recs[:kept]
+			return &Result{Steps: rs.steps, Violation: v, Line: w.line, TraceFrom: rs.from}
 		}
 	}
 	if len(succ) == 0 {
@@ -769,18 +798,23 @@ func (rs *runState) feed(w Line) {
 		if enabled {
 			d.Mismatch = near.mismatch
 		}
-		rs.finish(Result{Steps: rs.steps, Diverged: d})
-		return
+		rs.recs = rs.recs[:kept]
+		return &Result{Steps: rs.steps, Diverged: d}
 	}
-	rs.steps++
+	if r.maxStates > 0 && len(succ) > r.maxStates {
+		rs.recs = rs.recs[:kept]
+		return &Result{Steps: rs.steps, Ambiguous: len(succ)}
+	}
 	for _, c := range succ {
 		if v := rs.checkInvariants(c); v != nil {
-			rs.finish(Result{Steps: rs.steps, Violation: v, Line: w.line, TraceFrom: rs.from})
-			return
+			rs.recs = rs.recs[:kept]
+			return &Result{Steps: rs.steps + 1, Violation: v, Line: w.line, TraceFrom: rs.from}
 		}
 	}
+	rs.steps++
 	rs.cur = succ
 	rs.lastLine = w.line
+	return nil
 }
 
 // rebase makes the states consistent with the run the new roots of its

@@ -314,3 +314,25 @@ func stateJSON(b *bytes.Buffer, m *spec.Model, state []int64) {
 	}
 	b.WriteByte('}')
 }
+
+// TraceJSON writes steps, a trace, on one line, as the JSON array that is
+// a violation's "trace" in the output of [JSON]: one object a step, step 0
+// the initial state. Package guard answers with it the trace of a run so
+// far.
+func TraceJSON(w io.Writer, m *spec.Model, steps []checker.Step) error {
+	var b bytes.Buffer
+	b.WriteByte('[')
+	for i, st := range steps {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		var prev []int64
+		if i > 0 {
+			prev = steps[i-1].State
+		}
+		stepJSON(&b, m, i, st, prev, nil)
+	}
+	b.WriteByte(']')
+	_, err := w.Write(b.Bytes())
+	return err
+}

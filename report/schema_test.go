@@ -173,6 +173,21 @@ func (s *schema) check(sch any, x any, path string, errs *[]string) {
 				if arr, ok := x.([]any); ok && int64(len(arr)) < intOf(kw) {
 					fail("want at least %v items, found %d", kw, len(arr))
 				}
+			case "maxItems":
+				if arr, ok := x.([]any); ok && int64(len(arr)) > intOf(kw) {
+					fail("want at most %v items, found %d", kw, len(arr))
+				}
+			case "propertyNames":
+				if obj, ok := x.(map[string]any); ok {
+					names := make([]string, 0, len(obj))
+					for name := range obj {
+						names = append(names, name)
+					}
+					sort.Strings(names)
+					for _, name := range names {
+						s.check(kw, name, path+"."+name+"(name)", errs)
+					}
+				}
 			case "minLength":
 				if str, ok := x.(string); ok && int64(len([]rune(str))) < intOf(kw) {
 					fail("want at least %v characters", kw)

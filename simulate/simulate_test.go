@@ -367,7 +367,7 @@ func TestUniform(t *testing.T) {
 		counts := make([]int, n)
 		const trials = 40_000
 		for k := range trials {
-			w.pcg.Seed(DefaultSeed, mix(uint64(k)))
+			w.pcg.Seed(DefaultSeed, secondSeed(int64(k)))
 			w.seen = 0
 			for i := range n {
 				w.offer([]uint64{uint64(i)})

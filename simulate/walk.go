@@ -93,15 +93,6 @@ func (w *walker) below(n uint64) uint64 {
 	return hi
 }
 
-// mix is SplitMix64's finaliser: walk numbers 0, 1, 2... give unrelated
-// second seed words.
-func mix(x uint64) uint64 {
-	x += 0x9e3779b97f4a7c15
-	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
-	x = (x ^ x>>27) * 0x94d049bb133111eb
-	return x ^ x>>31
-}
-
 func (w *walker) work() {
 	for {
 		j, ok := w.s.take()
@@ -117,7 +108,7 @@ func (w *walker) work() {
 func (w *walker) walk(k int64) {
 	s := w.s
 	m := w.m
-	w.pcg.Seed(s.opts.Seed, mix(uint64(k)))
+	w.pcg.Seed(s.opts.Seed, secondSeed(k))
 	w.path = w.path[:0]
 	w.seen = 0
 	if err := m.Init(w.visitI); err != nil {
@@ -294,3 +285,7 @@ func cloneAnswers(as []checker.Answer) []checker.Answer {
 	}
 	return out
 }
+
+// secondSeed is the second seed word of walk k: SplitMix64's k-th output
+// from 0, so that walks 0, 1, 2... get unrelated streams.
+func secondSeed(k int64) uint64 { return machine.Mix(uint64(k) + 0x9e3779b97f4a7c15) }

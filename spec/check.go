@@ -57,6 +57,10 @@ func Check(f *syntax.File, opts Options) (m *Model, err error) {
 				m, err = nil, c.errs.Err()
 				return
 			}
+			if s, ok := r.(stopped); ok {
+				m, err = nil, fmt.Errorf("%s: checking stopped: %w", f.Filename, s.err)
+				return
+			}
 			// a checker bug: report it instead of crashing the caller
 			m, err = nil, fmt.Errorf("wrapcheck internal error: %v", r)
 		}
@@ -76,6 +80,28 @@ func Check(f *syntax.File, opts Options) (m *Model, err error) {
 // bailout is panicked (and recovered by Check) when too many errors were
 // reported to continue usefully.
 type bailout struct{}
+
+// stopped is panicked (and recovered by Check) when Options.Context is
+// done; err is the context's error.
+type stopped struct{ err error }
+
+// pollSteps is the number of expressions and statements checked between
+// two looks at Options.Context: a few microseconds of work.
+const pollSteps = 1 << 10
+
+// step counts one expression or statement checked, and stops Check
+// (panicking stopped) once Options.Context is done. Every phase of Check
+// that the spec can make long (constant folding, the expansion of fn
+// bodies, of process families, the lowering of each unit) checks
+// expressions or statements, so none runs long without a look.
+func (c *checker) step() {
+	if c.steps++; c.steps%pollSteps != 0 || c.opts.Context == nil {
+		return
+	}
+	if err := c.opts.Context.Err(); err != nil {
+		panic(stopped{err})
+	}
+}
 
 // objKind is the kind of a named entity.
 type objKind uint8
@@ -210,7 +236,11 @@ type checker struct {
 	inlineDep int
 	exprDepth int  // nesting of expr calls, bounded by syntax.MaxExprHeight
 	inlined   int  // fn calls inlined so far
+	expanded  int  // operators of inlined fn bodies checked so far (maxExpanded)
+	steps     int  // expressions and statements checked so far (step)
 	lastDep   bool // the last constInt depended on a family index
+	// expandReported is set once the error of maxExpanded is reported.
+	expandReported bool
 	// dupNames are global names declared twice: their uses are invalid
 	// without further errors (the redeclaration was reported).
 	dupNames map[string]bool

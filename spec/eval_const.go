@@ -13,8 +13,17 @@ import (
 
 // fold is [foldNode] for the checker: the constant it gives depends on
 // a family index (see checker.instDep) when one of e's operands does.
+//
+// A constant result that does not fit MaxIntBits bits is an error at e,
+// except in an inlined fn body (quiet), where the operation is kept to
+// fail at run time if it is ever evaluated: the instance may be dead code
+// (a branch the constant arguments never take).
 func (c *checker) fold(e *Expr) *Expr {
-	r := foldNode(e)
+	r, tooLarge := foldNodeSize(e)
+	if tooLarge && c.quiet == 0 {
+		c.errorf(e.Pos, "%v", ErrIntTooLarge)
+		return c.bad(e.Pos)
+	}
 	if r == e || r.Op != OpConst {
 		return r
 	}
@@ -239,7 +248,7 @@ func (ev *frameEval) eval(e *Expr) ([]int64, error) {
 		for i, l := range leaves {
 			vals[i] = l[0]
 		}
-		for more := true; more; more = nextValue(vals, leaves) {
+		for more := true; more; more = NextValue(vals, leaves) {
 			b, err := ev.scalar(e.Args[0])
 			if err != nil {
 				return nil, err
@@ -302,20 +311,6 @@ func (ev *frameEval) scalar(e *Expr) (int64, error) {
 		return 0, errRuntime
 	}
 	return v[0], nil
-}
-
-// nextValue advances vals, the slots of a value of a type with the given
-// leaves, to the next value (the last slot fastest); it reports false
-// after the last one.
-func nextValue(vals []int64, leaves [][2]int64) bool {
-	for i := len(vals) - 1; i >= 0; i-- {
-		if vals[i] < leaves[i][1] {
-			vals[i]++
-			return true
-		}
-		vals[i] = leaves[i][0]
-	}
-	return false
 }
 
 func boolInt(b bool) int64 {

@@ -1,6 +1,8 @@
 package spec
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"math/big"
 	"math/bits"
@@ -13,6 +15,30 @@ import (
 // that does not fit an int64 is an OpConst with Big set and Val saturated
 // to the int64 bound of its sign, so that code that reads Val alone sees
 // a value outside every range.
+
+// MaxIntBits bounds the size of exact integers: every value, constant
+// and intermediate result is less than 2^MaxIntBits in absolute value (it
+// has at most 4932 decimal digits; a literal has at most 1000). An
+// operation whose exact result would be larger is an error: a spec error
+// when the checker folds it (a constant expression), a runtime error when
+// the engine evaluates it. The bound keeps every single operation cheap,
+// microseconds, whatever the spec: without it a literal squared forty
+// times in one action, or a chain of constants each the square of the
+// one before, takes longer than any deadline, in one uninterruptible
+// multiplication.
+const MaxIntBits = 16384
+
+// ErrIntTooLarge is the error of an integer operation whose exact result
+// does not fit [MaxIntBits] bits.
+var ErrIntTooLarge = fmt.Errorf("integer result does not fit %d bits (the size bound on exact integers)", MaxIntBits)
+
+// ErrDivByZero is the error of a division or modulo by zero.
+var ErrDivByZero = errors.New("division by zero")
+
+var errNotExact = errors.New("not an integer operator or comparison")
+
+// IntTooLarge reports whether v does not fit [MaxIntBits] bits.
+func IntTooLarge(v *big.Int) bool { return v.BitLen() > MaxIntBits }
 
 // BigVal returns the exact value of the integer constant e (an OpConst).
 func (e *Expr) BigVal() *big.Int {
@@ -62,31 +88,56 @@ func IsExactOp(o Op) bool {
 // EvalBig applies the integer operator o (see [IsExactOp]; b is unused
 // for OpNeg) exactly. Division truncates toward zero and the remainder
 // has the sign of the dividend, as with int64. ok is false for a
-// division or modulo by zero. A comparison gives 0 or 1.
+// division or modulo by zero and for a result that does not fit
+// [MaxIntBits] bits ([EvalExact] tells them apart). A comparison gives 0
+// or 1.
 func EvalBig(o Op, a, b *big.Int) (v *big.Int, ok bool) {
+	v, err := EvalExact(o, a, b)
+	return v, err == nil
+}
+
+// EvalExact is [EvalBig] with its error: [ErrDivByZero], or
+// [ErrIntTooLarge] when the result does not fit [MaxIntBits] bits. A
+// product is refused from its operands' sizes, before it is computed, so
+// that no call costs more than one operation on numbers of that size.
+func EvalExact(o Op, a, b *big.Int) (*big.Int, error) {
 	r := new(big.Int)
 	switch o {
 	case OpNeg:
-		return r.Neg(a), true
-	case OpAdd:
-		return r.Add(a, b), true
-	case OpSub:
-		return r.Sub(a, b), true
+		return r.Neg(a), nil // |-a| = |a|
+	case OpAdd, OpSub:
+		if o == OpAdd {
+			r.Add(a, b)
+		} else {
+			r.Sub(a, b)
+		}
+		if IntTooLarge(r) {
+			return nil, ErrIntTooLarge
+		}
+		return r, nil
 	case OpMul:
-		return r.Mul(a, b), true
+		// The product of an m-bit and an n-bit number has m+n-1 or m+n
+		// bits.
+		if a.Sign() != 0 && b.Sign() != 0 && a.BitLen()+b.BitLen()-1 > MaxIntBits {
+			return nil, ErrIntTooLarge
+		}
+		if r.Mul(a, b); IntTooLarge(r) {
+			return nil, ErrIntTooLarge
+		}
+		return r, nil
 	case OpDiv, OpMod:
 		if b.Sign() == 0 {
-			return nil, false
+			return nil, ErrDivByZero
 		}
 		if o == OpDiv {
-			return r.Quo(a, b), true
+			return r.Quo(a, b), nil // |a / b| <= |a|
 		}
-		return r.Rem(a, b), true
+		return r.Rem(a, b), nil
 	case OpEMod:
 		if b.Sign() == 0 {
-			return nil, false
+			return nil, ErrDivByZero
 		}
-		return r.Mod(a, b), true // Euclidean: 0 <= r < |b|
+		return r.Mod(a, b), nil // Euclidean: 0 <= r < |b|
 	}
 	c := a.Cmp(b)
 	var t bool
@@ -104,12 +155,12 @@ func EvalBig(o Op, a, b *big.Int) (v *big.Int, ok bool) {
 	case OpGe:
 		t = c >= 0
 	default:
-		return nil, false
+		return nil, errNotExact
 	}
 	if t {
 		r.SetInt64(1)
 	}
-	return r, true
+	return r, nil
 }
 
 // addInt64 returns a+b; ok is false when it overflows.

@@ -98,6 +98,15 @@ func (c *checker) expr(e syntax.Expr, env *env, want *Type) (x *Expr) {
 	// (and so the height of the IR built by it) here too.
 	c.exprDepth++
 	defer func() { c.exprDepth-- }()
+	c.step()
+	if c.inlineDep > 0 {
+		// An inlined fn body: the expansion, whose size the spec controls
+		// (a body of n operators called k times in a body called j times
+		// ... is n*k*j operators), has a budget.
+		if c.expanded++; c.expanded > maxExpanded {
+			return c.bad(Position{})
+		}
+	}
 	if c.exprDepth > syntax.MaxExprHeight+1 && e != nil {
 		pos := e.Position()
 		if b, ok := e.(*syntax.BinaryExpr); ok {
@@ -931,6 +940,12 @@ const maxInline = 200
 // maxInlined bounds the number of fn calls inlined in one spec.
 const maxInlined = 1 << 18
 
+// maxExpanded bounds the number of operators (expressions) that the fn
+// calls of one spec expand to, all calls together: a step budget that
+// bounds the time and memory of the expansion, whose size is the product
+// of the bodies' sizes along a chain of calls.
+const maxExpanded = 1 << 19
+
 // inline expands a call of fi: parameters bound to constants are
 // substituted, the others are stored in fresh frame slots by an OpLet.
 func (c *checker) inline(fi *fnInfo, args []*Expr, pos Position) *Expr {
@@ -942,6 +957,9 @@ func (c *checker) inline(fi *fnInfo, args []*Expr, pos Position) *Expr {
 			c.quiet = q
 		}
 		return c.bad(pos)
+	}
+	if c.expanded > maxExpanded {
+		return c.bad(pos) // reported at the outermost call being expanded
 	}
 	if c.inlineDep >= maxInline {
 		q := c.quiet
@@ -980,6 +998,13 @@ func (c *checker) inline(fi *fnInfo, args []*Expr, pos Position) *Expr {
 	c.quiet++
 	body := c.expr(fi.decl.Body, &env{kind: uFn, scope: sc, fn: fi, where: "fn " + fi.obj.name}, fi.result)
 	c.quiet--
+	if c.expanded > maxExpanded && c.inlineDep == 1 && !c.expandReported {
+		c.expandReported = true
+		q := c.quiet
+		c.quiet = 0
+		c.errorf(pos, "fn calls expand to too large a program (more than %d operators once every call is expanded)", maxExpanded)
+		c.quiet = q
+	}
 	if isInvalid(body.Type) {
 		return c.bad(pos)
 	}

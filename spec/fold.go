@@ -67,10 +67,18 @@ func foldLet(e *Expr) (*Expr, bool) {
 // value is known statically, or by the operand it selects when it is a
 // short-circuit operator or a conditional with a constant first operand.
 // It returns e itself when it folds nothing. It keeps operations whose
-// evaluation is a runtime error (division by zero).
+// evaluation is a runtime error (division by zero, a result that does not
+// fit MaxIntBits bits).
 func foldNode(e *Expr) *Expr {
+	r, _ := foldNodeSize(e)
+	return r
+}
+
+// foldNodeSize is foldNode; tooLarge reports that e was kept because its
+// exact value does not fit [MaxIntBits] bits.
+func foldNodeSize(e *Expr) (r *Expr, tooLarge bool) {
 	if len(e.Args) == 0 {
-		return e
+		return e, false
 	}
 	a := e.Args[0]
 	k := func(v int64) *Expr { return &Expr{Op: OpConst, Type: e.Type, Val: v, Pos: e.Pos} }
@@ -79,23 +87,23 @@ func foldNode(e *Expr) *Expr {
 	case OpAnd:
 		if a.Op == OpConst {
 			if a.Val == 0 {
-				return k(0)
+				return k(0), false
 			}
-			return e.Args[1]
+			return e.Args[1], false
 		}
 	case OpOr:
 		if a.Op == OpConst {
 			if a.Val != 0 {
-				return k(1)
+				return k(1), false
 			}
-			return e.Args[1]
+			return e.Args[1], false
 		}
 	case OpImplies:
 		if a.Op == OpConst {
 			if a.Val == 0 {
-				return k(1)
+				return k(1), false
 			}
-			return e.Args[1]
+			return e.Args[1], false
 		}
 	case OpCond:
 		if a.Op == OpConst {
@@ -104,15 +112,15 @@ func foldNode(e *Expr) *Expr {
 				b = e.Args[1]
 			}
 			if b.Op == OpConst {
-				return bigConst(e.Type, b.BigVal(), e.Pos)
+				return bigConst(e.Type, b.BigVal(), e.Pos), false
 			}
-			return b
+			return b, false
 		}
-		return e
+		return e, false
 	}
 	for _, x := range e.Args {
 		if x.Op != OpConst || !scalarType(x.Type) {
-			return e
+			return e, false
 		}
 	}
 	huge := false
@@ -134,14 +142,14 @@ func foldNode(e *Expr) *Expr {
 		if len(e.Args) > 1 {
 			b = e.Args[1].BigVal()
 		}
-		r, ok := EvalBig(e.Op, a, b)
-		if !ok {
-			return e
+		r, err := EvalExact(e.Op, a, b)
+		if err != nil {
+			return e, err == ErrIntTooLarge
 		}
-		return bigConst(e.Type, r, e.Pos)
+		return bigConst(e.Type, r, e.Pos), false
 	}
 	if err != nil {
-		return e
+		return e, false
 	}
-	return k(v)
+	return k(v), false
 }

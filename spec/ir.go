@@ -142,6 +142,10 @@ type Model struct {
 	Stutter     []*Stmt
 	TerminalPos Position
 	Frame       int // local slots needed by any unit but agent assumptions
+	// Rates and Queries are the declarations of the quantitative
+	// extension (rates.go), which only the quant package reads.
+	Rates   []*Rate
+	Queries []*Query
 
 	vet *vetInfo // what [Vet] needs from the check; nil for a hand-built Model
 }

@@ -391,6 +391,7 @@ func (c *checker) lowerAll() {
 		c.endUnit()
 		m.Properties = append(m.Properties, &Property{Name: d.Name.Name, Formula: x, Pos: d.Pos})
 	}
+	c.lowerQuant()
 	var terms []*Expr
 	var termAt []Position
 	for _, d := range c.terms {

@@ -27,6 +27,7 @@ func (c *checker) scoped(node any, pos, end Position, stmts []syntax.Stmt, env *
 }
 
 func (c *checker) stmt(s syntax.Stmt, env *env, out []*Stmt) []*Stmt {
+	c.step()
 	switch s := s.(type) {
 	case *syntax.Block:
 		return append(out, c.block(s, env)...)

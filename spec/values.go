@@ -11,6 +11,21 @@ package spec
 // quantifier over a set, array or record type may range over.
 const MaxDomainValues = 1 << 16
 
+// NextValue advances vals, the slots of a value whose slots range over
+// leaves (as [DomainLeaves] gives them), to the next value, the last slot
+// fastest; it reports false after the last value, with vals back at the
+// first.
+func NextValue(vals []int64, leaves [][2]int64) bool {
+	for i := len(vals) - 1; i >= 0; i-- {
+		if vals[i] < leaves[i][1] {
+			vals[i]++
+			return true
+		}
+		vals[i] = leaves[i][0]
+	}
+	return false
+}
+
 // DomainLeaves returns the range of values of each scalar slot of a
 // value of t, in slot order: bool 0..1, a range, enum or symmetric type
 // Lo..Hi, a set every bitmask 0..2^n-1. The values of t are all the

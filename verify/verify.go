@@ -47,7 +47,7 @@ type Options struct {
 	// compiles the model once for all its searches.
 	Program *machine.Program
 	// Search, when not nil, runs the safety searches in place of
-	// checker.RunProgram (package dist's search over object storage, say):
+	// checker.RunProgram (package cluster's search over object storage, say):
 	// the reduced search, then, when partial-order reduction found a
 	// violation, the unreduced search for the shortest trace
 	// (checker.Shortest over it). It must return what checker's own

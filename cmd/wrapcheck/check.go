@@ -18,7 +18,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wrapcheck/wrapcheck/checker"
-	"github.com/wrapcheck/wrapcheck/dist"
+	"github.com/wrapcheck/wrapcheck/cluster"
 	"github.com/wrapcheck/wrapcheck/explain"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/report"
@@ -133,7 +133,7 @@ the worst: 2, then 1, then 3, then 0.`,
 	fl.IntVar(&f.maxDepth, "max-depth", 0, "stop at this BFS depth (0: no limit)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "stop after this long, e.g. 30s or 5m (0: no limit)")
 	fl.StringVar(&f.memory, "memory", "", "memory budget the search honours, e.g. 4GiB (default: none)")
-	fl.StringVar(&f.format, "format", "text", "output format: text, json, sarif, junit, mermaid or dot")
+	fl.StringVar(&f.format, "format", "text", "output format: text, json, sarif, junit, mermaid, dot or itf")
 	fl.StringArrayVar(&f.only, "only", nil, "check only this invariant or property (repeatable)")
 	fl.StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (a live line on a terminal), json (NDJSON lines) or off")
 	fl.BoolVar(&f.compile, "compile", false, "generate Go code for the spec's guards, actions and invariants, build it once into a cached binary (needs the Go toolchain; wrapcheck cache lists and cleans the cache) and run the check there")
@@ -165,10 +165,7 @@ func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
 	if err != nil {
 		return usage(err)
 	}
-	m, vet, err := loadForCheck(cmd, path, f.defines)
-	if err != nil {
-		return renderError(cmd, f.format, file, err)
-	}
+	start := time.Now()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if f.timeout > 0 {
@@ -176,23 +173,32 @@ func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
 		ctx, cancel = context.WithTimeout(ctx, f.timeout)
 		defer cancel()
 	}
+	// The limits cover loading and compiling the spec, whose cost the
+	// spec controls, as they cover the search.
+	ld, err := loadLimited(ctx, mem, func(ctx context.Context) (loadedSpec, error) {
+		return loadAndCompile(ctx, cmd, path, f.defines)
+	})
+	if ls, ok := err.(*loadStopped); ok {
+		return renderLoadStopped(cmd, render, file, ls, start)
+	}
+	if err != nil {
+		return renderError(cmd, f.format, file, err)
+	}
+	m, vet, compiled := ld.m, ld.vet, ld.prog
 	opts := f.options(mem)
 	if err := opts.Validate(m); err != nil {
 		return usage(flagError(err))
 	}
 	// One compilation serves the searches and the rendering.
-	compiled, err := machine.Compile(m)
-	if err != nil {
-		return renderError(cmd, f.format, file, &exitError{code: exitUsage, err: err})
-	}
 	opts.Program = compiled
 	printNativeStats(cmd, compiled)
 	check := verify.Run
 	finish := func() error { return nil }
+	limits := ctx // --timeout and the signals, without a local worker's failure
 	if f.dist.store != "" {
 		ctx, finish, err = startDist(ctx, cmd, path, f, &opts)
 		if err != nil {
-			return renderError(cmd, f.format, file, &exitError{code: exitUsage, err: err})
+			return renderError(cmd, f.format, file, stoppedError(limits, f.timeout, err))
 		}
 		if f.dist.worker && f.dist.index > 0 {
 			check = verify.Safety // worker 0 checks the properties and reports
@@ -210,11 +216,11 @@ func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
 		err = ferr
 	}
 	if err != nil {
-		code := exitUsage
-		if errors.Is(err, dist.ErrStale) {
-			code = exitIncomplete // a worker replaced by a restarted one: not a failure of the run
+		if errors.Is(err, cluster.ErrStale) {
+			// A worker replaced by a restarted one: not a failure of the run.
+			return renderError(cmd, f.format, file, &exitError{code: exitIncomplete, err: err})
 		}
-		return renderError(cmd, f.format, file, &exitError{code: code, err: err})
+		return renderError(cmd, f.format, file, stoppedError(limits, f.timeout, err))
 	}
 	if f.dist.worker && f.dist.index > 0 {
 		return verdictExit(res)
@@ -245,6 +251,20 @@ func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
 		return &exitError{code: exitViolated}
 	}
 	return nil
+}
+
+// stoppedError is the exit of a run that failed with err: exit 3 and the
+// reason when --timeout or a signal ended ctx (a store's request that the
+// deadline cut), else exit 2.
+func stoppedError(ctx context.Context, timeout time.Duration, err error) error {
+	if ctx.Err() == nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	reason := "interrupted"
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		reason = fmt.Sprintf("timeout (--timeout %v)", timeout)
+	}
+	return &exitError{code: exitIncomplete, err: fmt.Errorf("stopped before the end: %s: %w", reason, err)}
 }
 
 // flagError words an option that verify.Options.Validate rejects as
@@ -311,8 +331,8 @@ func worse(a, b int) bool {
 // in one document of the chosen format, then a summary; it exits with the
 // worst code.
 func checkMany(cmd *cobra.Command, paths []string, f checkFlags) error {
-	if f.format == "mermaid" {
-		return renderError(cmd, f.format, "", &exitError{code: exitUsage, err: fmt.Errorf("--format mermaid takes one file, not %d", len(paths))})
+	if f.format == "mermaid" || f.format == "itf" {
+		return renderError(cmd, f.format, "", &exitError{code: exitUsage, err: fmt.Errorf("--format %s takes one file, not %d", f.format, len(paths))})
 	}
 	if _, err := newRenderer(cmd, f); err != nil {
 		return err
@@ -421,14 +441,57 @@ func outcomeName(code int) string {
 // progressModes lists the --progress values.
 var progressModes = []string{"auto", "json", "off"}
 
-// loadForCheck reads, parses, checks and lowers the spec at path ("-":
-// standard input) and returns vet's warnings about it. Any error is a
-// usage error (exit 2).
+// loadedSpec is a spec loaded for check or simulate: the model, vet's
+// warnings about it, and the model compiled.
+type loadedSpec struct {
+	m    *spec.Model
+	vet  []report.Diagnostic
+	prog *machine.Program
+}
+
+// loadAndCompile is loadForCheckContext, then machine.Compile. Any error
+// but ctx's is a usage error (exit 2).
+func loadAndCompile(ctx context.Context, cmd *cobra.Command, path string, defines []string) (loadedSpec, error) {
+	m, vet, err := loadForCheckContext(ctx, cmd, path, defines)
+	if err != nil {
+		return loadedSpec{}, err
+	}
+	prog, err := machine.Compile(m)
+	if err != nil {
+		return loadedSpec{}, &exitError{code: exitUsage, err: err}
+	}
+	return loadedSpec{m: m, vet: vet, prog: prog}, nil
+}
+
+// renderLoadStopped renders the outcome of a check that a limit stopped
+// while it loaded the spec (loadLimited): incomplete, with the reason and
+// no state explored, in the chosen format; exit 3.
+func renderLoadStopped(cmd *cobra.Command, render renderFunc, file string, ls *loadStopped, start time.Time) error {
+	m := &spec.Model{Name: file, Filename: file} // not parsed yet, or not whole
+	res := &checker.Result{Verdict: checker.Unknown, Stop: ls.reason,
+		Notes: []string{"stopped while loading the spec (reading, checking, compiling it): no state was explored"},
+		Stats: checker.Stats{Seconds: time.Since(start).Seconds()}}
+	if err := render(cmd.OutOrStdout(), m, nil, res, nil); err != nil {
+		return err
+	}
+	return &exitError{code: exitIncomplete}
+}
+
+// loadForCheck is loadForCheckContext without a limit.
 func loadForCheck(cmd *cobra.Command, path string, defines []string) (*spec.Model, []report.Diagnostic, error) {
+	return loadForCheckContext(context.Background(), cmd, path, defines)
+}
+
+// loadForCheckContext reads, parses, checks and lowers the spec at path
+// ("-": standard input) and returns vet's warnings about it. Once ctx is
+// done it stops soon after (spec.Options.Context) with an error wrapping
+// ctx's. Any other error is a usage error (exit 2).
+func loadForCheckContext(ctx context.Context, cmd *cobra.Command, path string, defines []string) (*spec.Model, []report.Diagnostic, error) {
 	defs, err := parseDefines(defines)
 	if err != nil {
 		return nil, nil, &exitError{code: exitUsage, err: err}
 	}
+	defs.Context = ctx
 	var src []byte
 	name := displayPath(path)
 	if path == "-" {
@@ -438,7 +501,7 @@ func loadForCheck(cmd *cobra.Command, path string, defines []string) (*spec.Mode
 			err = fmt.Errorf("<stdin>: longer than %d MiB, the limit for a spec file", maxSpecBytes>>20)
 		}
 	} else {
-		src, err = readSpec(path)
+		src, err = readSpecContext(ctx, path)
 	}
 	if err != nil {
 		return nil, nil, &exitError{code: exitUsage, err: err}

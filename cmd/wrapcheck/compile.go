@@ -2,8 +2,7 @@ package main
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -14,9 +13,11 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	source "github.com/wrapcheck/wrapcheck"
+	"github.com/wrapcheck/wrapcheck/internal/native"
 	"github.com/wrapcheck/wrapcheck/machine"
 )
 
@@ -25,8 +26,9 @@ import (
 // wrapcheck), into a binary of its own, kept in the user's cache
 // directory under the hash of that source and of the generated code; the
 // check then runs in that binary, with the same arguments but --compile,
-// and its output and exit code are passed through (cache.go keeps the
-// cache bounded, and safe for processes that share it). The search is
+// and its output and exit code are passed through (package
+// internal/native builds the binary and keeps the cache bounded, safe for
+// processes that share it, and private to the user). The search is
 // the same one: only the units the generator supports
 // (machine/nativegen.go) run generated code instead of closures.
 
@@ -44,10 +46,31 @@ const (
 type argvKey struct{}
 
 // runCompiled runs `check` in the binary built for the specs of args
-// (argv: the whole command line after the program name).
+// (argv: the whole command line after the program name). The build is
+// bounded by --timeout and ended by SIGINT and SIGTERM (exit 3, with the
+// reason); the binary gets the time --timeout leaves.
 func runCompiled(cmd *cobra.Command, argv, args []string, f checkFlags) error {
 	fail := func(err error) error {
 		return renderError(cmd, f.format, "", &exitError{code: exitUsage, err: fmt.Errorf("--compile: %w", err)})
+	}
+	if f.timeout < 0 {
+		return fail(fmt.Errorf("--timeout %s: must not be negative", f.timeout))
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var deadline time.Time
+	if f.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, f.timeout)
+		defer cancel()
+		deadline, _ = ctx.Deadline()
+	}
+	stopped := func() error {
+		reason := "interrupted"
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			reason = fmt.Sprintf("timeout (--timeout %v)", f.timeout)
+		}
+		return renderError(cmd, f.format, "", &exitError{code: exitIncomplete, err: fmt.Errorf("check --compile: stopped before the end, while loading and building: %s", reason)})
 	}
 	goTool, err := exec.LookPath("go")
 	if err != nil {
@@ -64,18 +87,44 @@ func runCompiled(cmd *cobra.Command, argv, args []string, f checkFlags) error {
 		}
 		cmd.SetIn(bytes.NewReader(stdin))
 	}
-	srcs := nativeSources(cmd, paths, f.defines)
-	bin, release, err := nativeBinary(goTool, srcs, cmd.ErrOrStderr())
+	// Loading the specs and generating their code end at the deadline or
+	// a signal too: loading that does not end (a FIFO for a spec) is left
+	// behind, as limited leaves work that does not look at its context.
+	srcsc := make(chan []*machine.NativeSource, 1)
+	go func() { srcsc <- nativeSources(cmd, paths, f.defines) }()
+	var srcs []*machine.NativeSource
+	select {
+	case srcs = <-srcsc:
+	case <-ctx.Done():
+		return stopped()
+	}
+	bin, release, err := nativeBinary(ctx, goTool, srcs, cmd.ErrOrStderr())
+	if ctx.Err() != nil {
+		if err == nil {
+			release()
+		}
+		return stopped()
+	}
 	if err != nil {
 		return fail(err)
 	}
 	defer release() // the binary is in use until the child ends
-	var childArgs []string
-	for _, a := range argv {
+	var childArgs, rest []string
+	for i, a := range argv {
+		if a == "--" {
+			rest = argv[i:]
+			break
+		}
 		if a != "--compile" && !strings.HasPrefix(a, "--compile=") {
 			childArgs = append(childArgs, a)
 		}
 	}
+	if !deadline.IsZero() {
+		// The time the build left, in place of --timeout's (the last value
+		// of a flag wins).
+		childArgs = append(childArgs, "--timeout="+max(time.Until(deadline), time.Millisecond).String())
+	}
+	childArgs = append(childArgs, rest...)
 	hash, _ := source.SourceHash()
 	c := exec.Command(bin, childArgs...)
 	c.Env = append(os.Environ(), nativeEnv+"="+hash)
@@ -88,7 +137,8 @@ func runCompiled(cmd *cobra.Command, argv, args []string, f checkFlags) error {
 	// An interrupt from the terminal reaches the child too (same process
 	// group); a SIGTERM sent to this process alone (a job runner's
 	// cancellation, `timeout`) is passed on to it. Either way the child
-	// reports what it found, and its exit code is passed on.
+	// reports what it found, and its exit code is passed on (this process
+	// still catches both, through ctx: it waits for the child).
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sig)
@@ -145,117 +195,34 @@ func nativeSources(cmd *cobra.Command, paths, defines []string) []*machine.Nativ
 }
 
 // nativeBinary returns the path of the binary holding srcs, building it
-// into the cache when it is not there yet, and a release function: until
+// into the cache when it is not there yet (or is not the binary a build
+// recorded: see package internal/native), and a release function: until
 // it is called, no process removes the binary. It then trims the cache
-// (after a build, or once a day), and a failure there is only reported on
-// log: it never changes a check's outcome.
-func nativeBinary(goTool string, srcs []*machine.NativeSource, log io.Writer) (bin string, release func(), err error) {
-	rel, err := nativeEntry(srcs)
+// (after a build, or once a day), and a failure there is only reported
+// on log: it never changes a check's outcome. The end of ctx ends the build (and the wait
+// for another process's) with ctx's error.
+func nativeBinary(ctx context.Context, goTool string, srcs []*machine.NativeSource, log io.Writer) (bin string, release func(), err error) {
+	rel, err := native.EntryName(srcs)
 	if err != nil {
 		return "", nil, err
 	}
-	cache, err := openNativeCache()
+	cache, err := native.Open()
 	if err != nil {
 		return "", nil, err
 	}
-	lock, err := cache.acquire(rel)
+	lock, err := cache.Acquire(rel)
 	if err != nil {
-		return "", nil, fmt.Errorf("the cache of compiled binaries (%s moves it): %w", cacheDirEnv, err)
+		return "", nil, fmt.Errorf("the cache of compiled binaries (%s moves it): %w", native.DirEnv, err)
 	}
-	dir := filepath.Join(cache.root, filepath.FromSlash(rel))
-	bin = filepath.Join(dir, nativeBinName)
-	built, err := buildOnce(goTool, dir, srcs, bin, log)
+	built, err := cache.BuildOnce(ctx, goTool, rel, srcs, log)
 	if err != nil {
-		lock.release()
+		lock.Release()
 		return "", nil, err
 	}
-	if err := cache.evictDue(built); err != nil {
+	if err := cache.EvictDue(built); err != nil {
 		fmt.Fprintf(log, "wrapcheck: --compile: cache clean-up (the check goes on): %s\n", escapeLines(err.Error()))
 	}
-	return bin, lock.release, nil
-}
-
-// nativeEntry is the name of the cache entry of srcs: <the source hash of
-// this binary>/<a hash of the keys of srcs' code>.
-func nativeEntry(srcs []*machine.NativeSource) (string, error) {
-	hash, err := source.SourceHash()
-	if err != nil {
-		return "", err
-	}
-	h := sha256.New()
-	var keys []string
-	for _, s := range srcs {
-		keys = append(keys, s.Key)
-	}
-	slices.Sort(keys)
-	keys = slices.Compact(keys)
-	for _, k := range keys {
-		h.Write([]byte(k + "\n"))
-	}
-	return hash + "/" + hex.EncodeToString(h.Sum(nil)[:12]), nil
-}
-
-// buildOnce builds bin when it does not exist, waiting for another
-// process that builds it, and reports whether it built it.
-func buildOnce(goTool, dir string, srcs []*machine.NativeSource, bin string, log io.Writer) (bool, error) {
-	if _, err := os.Stat(bin); err == nil {
-		return false, nil
-	}
-	f, err := os.OpenFile(filepath.Join(dir, buildLockName), os.O_RDWR|os.O_CREATE, 0o644)
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	if err := lockFile(f, true); err != nil {
-		return false, err
-	}
-	if _, err := os.Stat(bin); err == nil {
-		return false, nil // another process built it while this one waited
-	}
-	dead, _ := filepath.Glob(filepath.Join(dir, "build-*"))
-	for _, d := range dead {
-		os.RemoveAll(d) // a build that died: none runs while this one holds the lock
-	}
-	fmt.Fprintf(log, "wrapcheck: --compile: building %s (once for these specs)\n", bin)
-	return true, buildNative(goTool, dir, srcs, bin)
-}
-
-// buildNative writes the embedded source and srcs into a temporary
-// directory under dir and builds the command from them into bin.
-func buildNative(goTool, dir string, srcs []*machine.NativeSource, bin string) error {
-	tmp, err := os.MkdirTemp(dir, "build-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	src := filepath.Join(tmp, "src")
-	if err := source.WriteSource(src); err != nil {
-		return err
-	}
-	var keys []string
-	for _, s := range srcs {
-		keys = append(keys, s.Key)
-		if err := os.WriteFile(filepath.Join(src, "machine", "zz_native_"+s.Key+".go"), s.Code, 0o644); err != nil {
-			return err
-		}
-	}
-	if err := os.WriteFile(filepath.Join(src, "machine", "zz_native_table.go"), machine.NativeTable(keys), 0o644); err != nil {
-		return err
-	}
-	out := filepath.Join(tmp, "wrapcheck-native")
-	c := exec.Command(goTool, "build", "-tags", "wrapcheck_native", "-trimpath", "-o", out, "./cmd/wrapcheck")
-	c.Dir = src
-	c.Env = append(os.Environ(), "CGO_ENABLED=0", "GOWORK=off", "GOFLAGS=-mod=mod")
-	var log bytes.Buffer
-	c.Stdout, c.Stderr = &log, &log
-	if err := c.Run(); err != nil {
-		msg := strings.TrimSpace(log.String())
-		if len(msg) > 2000 {
-			msg = msg[len(msg)-2000:]
-		}
-		return fmt.Errorf("go build failed (it needs the module cache or the Go proxy for the dependencies): %v\n%s", err, msg)
-	}
-	return os.Rename(out, bin)
+	return filepath.Join(cache.Root, filepath.FromSlash(rel), native.BinName), lock.Release, nil
 }
 
 // printNativeStats reports, when nativeStatsEnv is set, how many units of

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -17,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/cobra"
 	"github.com/wrapcheck/wrapcheck/internal/gen"
+	"github.com/wrapcheck/wrapcheck/internal/native"
 )
 
 // fallbackSpecs use forms the generator does not support (exact integers,
@@ -99,7 +102,7 @@ func TestCompiledAgrees(t *testing.T) {
 	// one makes the build take minutes instead of seconds.
 	t.Setenv("GOCACHE", gocache)
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
-	t.Setenv(cacheDirEnv, "")
+	t.Setenv(native.DirEnv, "")
 	norm := func(s string) string { return secondsRE.ReplaceAllString(s, "${1}T") }
 	all := append([]string{"check", "--workers", "1", "--format", "json"}, paths...)
 	var out, errb, cout, cerr bytes.Buffer
@@ -123,7 +126,7 @@ func TestCompiledAgrees(t *testing.T) {
 	// The same set of specs finds that binary in the cache.
 	srcs := nativeSources(&cobra.Command{}, paths, nil)
 	var log bytes.Buffer
-	bin, release, err := nativeBinary(goTool, srcs, &log)
+	bin, release, err := nativeBinary(context.Background(), goTool, srcs, &log)
 	if err != nil || log.Len() > 0 {
 		t.Fatalf("the binary is not in the cache: %v %s", err, log.String())
 	}
@@ -137,17 +140,11 @@ func TestCompiledAgrees(t *testing.T) {
 		} {
 			var out, errb bytes.Buffer
 			code := run(args, &out, &errb)
-			c := exec.Command(bin, args...)
-			c.Env = append(os.Environ(), nativeStatsEnv+"=1")
-			var nout, nerr bytes.Buffer
-			c.Stdout, c.Stderr = &nout, &nerr
-			ncode := exitCode(t, c.Run())
-			stats, rest, _ := strings.Cut(nerr.String(), "\n")
-			if !strings.HasPrefix(stats, "wrapcheck: native code for ") {
+			ncode, nout, stats, rest := runNative(t, bin, args)
+			if stats == "" {
 				if code != exitUsage || fallback[path] {
-					t.Errorf("%s: no native statistics: %q", args, nerr.String())
+					t.Errorf("%s: no native statistics: %q", args, rest)
 				}
-				rest = nerr.String()
 			} else {
 				f := strings.Fields(stats)
 				n, _ := strconv.Atoi(f[4])
@@ -166,7 +163,7 @@ func TestCompiledAgrees(t *testing.T) {
 			if code != ncode {
 				t.Errorf("%s: exit code %d, compiled %d", args, code, ncode)
 			}
-			if d := cmp.Diff(norm(out.String()), norm(nout.String())); d != "" {
+			if d := cmp.Diff(norm(out.String()), norm(nout)); d != "" {
 				t.Errorf("%s: stdout (-closures +compiled):\n%s", args, d)
 			}
 			if d := cmp.Diff(norm(errb.String()), norm(rest)); d != "" {
@@ -240,11 +237,11 @@ func TestCompileNoToolchain(t *testing.T) {
 // `timeout` does: the compiled child must get it, stop, and its exit code
 // (3, stopped early) come back, instead of the child running on.
 func TestCompiledSignal(t *testing.T) {
-	_, gocache := needGoBuild(t)
+	goTool, gocache := needGoBuild(t)
 	bin, dir := buildBinary(t)
 	// An initial state of 10^9 choices: the search runs for minutes.
 	spec := writeSpec(t, dir, "long.wrap", "spec Long\nvar y: 0..999999999\ninit { choose i in 0..999999999 { y := i } }\naction a { skip }\n")
-	env := append(os.Environ(), "GOCACHE="+gocache, "XDG_CACHE_HOME="+filepath.Join(dir, "cache"), cacheDirEnv+"=")
+	env := append(os.Environ(), "GOCACHE="+gocache, "XDG_CACHE_HOME="+filepath.Join(dir, "cache"), native.DirEnv+"=")
 	start := func() (*exec.Cmd, *bytes.Buffer) {
 		c := exec.Command(bin, "check", "--compile", "--progress", "off", spec)
 		c.Env = env
@@ -256,14 +253,18 @@ func TestCompiledSignal(t *testing.T) {
 		}
 		return c, &errb
 	}
-	// The first run builds the binary; once it runs (its line on
-	// standard error is the build's), stop it at the compiled binary's
-	// own --timeout by a second, shorter run below.
-	build := exec.Command(bin, "check", "--compile", "--timeout", "1s", spec)
-	build.Env = env
-	if out, err := build.CombinedOutput(); build.ProcessState.ExitCode() != exitIncomplete {
-		t.Fatalf("build run: %v\n%s", err, out)
+	// The compiled binary built first, here (the same entry: the same
+	// source and spec), so that the signal below reaches a running check,
+	// not the build (which --timeout and signals end: TestCompileBuildStops).
+	t.Setenv("GOCACHE", gocache)
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
+	t.Setenv(native.DirEnv, "")
+	var log bytes.Buffer
+	_, release, err := nativeBinary(context.Background(), goTool, nativeSources(&cobra.Command{}, []string{spec}, nil), &log)
+	if err != nil {
+		t.Fatalf("build: %v\n%s", err, log.String())
 	}
+	release()
 	c, errb := start()
 	time.Sleep(2 * time.Second)
 	if err := c.Process.Signal(syscall.SIGTERM); err != nil {
@@ -283,6 +284,23 @@ func TestCompiledSignal(t *testing.T) {
 	}
 }
 
+// runNative runs the compiled binary bin with args and nativeStatsEnv set,
+// and returns its exit code, its standard output, its line of native
+// statistics ("" when it printed none) and the rest of its standard error.
+func runNative(t *testing.T, bin string, args []string) (code int, stdout, stats, stderr string) {
+	t.Helper()
+	c := exec.Command(bin, args...)
+	c.Env = append(os.Environ(), nativeStatsEnv+"=1")
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	code = exitCode(t, c.Run())
+	stats, rest, _ := strings.Cut(errb.String(), "\n")
+	if !strings.HasPrefix(stats, "wrapcheck: native code for ") {
+		return code, out.String(), "", errb.String()
+	}
+	return code, out.String(), stats, rest
+}
+
 // needGoBuild skips a test that runs `check --compile`'s go build where
 // it cannot or should not run, and returns the go tool and go's build
 // cache (GOCACHE: it lies under XDG_CACHE_HOME unless named, so a test
@@ -291,7 +309,7 @@ func TestCompiledSignal(t *testing.T) {
 // and minutes on a cold one (over 10 on a loaded machine): under CI the
 // test always runs; elsewhere it needs a -timeout of 20m or more, rather
 // than failing the package at go test's default of 10m.
-func needGoBuild(t *testing.T) (goTool, gocache string) {
+func needGoBuild(t testing.TB) (goTool, gocache string) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("runs go build")
@@ -300,8 +318,12 @@ func needGoBuild(t *testing.T) (goTool, gocache string) {
 	if err != nil {
 		t.Skip("no Go toolchain on PATH")
 	}
-	if dl, ok := t.Deadline(); ok && time.Until(dl) < 19*time.Minute && os.Getenv("CI") == "" {
-		t.Skip("builds a binary: run with -timeout 20m or more (always run under CI)")
+	// go test's -timeout, which t.Deadline reports (a fuzz target has no
+	// Deadline).
+	if fl := flag.Lookup("test.timeout"); fl != nil && os.Getenv("CI") == "" {
+		if d, err := time.ParseDuration(fl.Value.String()); err == nil && d > 0 && d < 20*time.Minute {
+			t.Skip("builds a binary: run with -timeout 20m or more (always run under CI)")
+		}
 	}
 	out, err := exec.Command(goTool, "env", "GOCACHE").Output()
 	if err != nil {

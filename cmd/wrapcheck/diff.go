@@ -97,6 +97,18 @@ func runDiff(cmd *cobra.Command, args []string, f diffFlags) error {
 		}
 		rename[o] = n
 	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if f.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, f.timeout)
+		defer cancel()
+	}
+	// Loading the specs stops at the limit too (spec.Options.Context).
+	defs.Context = ctx
+	stopped := func() error {
+		return &exitError{code: exitIncomplete, err: fmt.Errorf("diff: stopped before the end: %s", stopWhat(stopReasonOf(ctx), f.timeout, ""))}
+	}
 	var pairs []diffPair
 	if f.git != "" {
 		if pairs, err = gitPairs(cmd, f.git, args); err != nil {
@@ -108,30 +120,29 @@ func runDiff(cmd *cobra.Command, args []string, f diffFlags) error {
 		}
 		var p diffPair
 		p.oldName, p.newName = displayPath(args[0]), displayPath(args[1])
-		if p.oldSrc, err = readSpec(args[0]); err == nil {
-			p.newSrc, err = readSpec(args[1])
+		if p.oldSrc, err = readSpecContext(ctx, args[0]); err == nil {
+			p.newSrc, err = readSpecContext(ctx, args[1])
+		}
+		if err != nil && ctx.Err() != nil {
+			return stopped()
 		}
 		if err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
 		pairs = append(pairs, p)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if f.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, f.timeout)
-		defer cancel()
-	}
 	opts := diff.Options{Map: rename, MaxNodes: f.maxNodes, MaxSetStates: f.maxSetStates, NoChecks: f.noChecks,
 		Verify: verify.Options{MaxStates: f.maxStates, Workers: f.workers}}
 	code := exitHolds
 	for i, p := range pairs {
-		oldM, err := spec.ParseFile(p.oldName, p.oldSrc, defs)
-		if err != nil {
-			return &exitError{code: exitUsage, err: err}
+		var oldM, newM *spec.Model
+		oldM, err = spec.ParseFile(p.oldName, p.oldSrc, defs)
+		if err == nil {
+			newM, err = spec.ParseFile(p.newName, p.newSrc, defs)
 		}
-		newM, err := spec.ParseFile(p.newName, p.newSrc, defs)
+		if err != nil && ctx.Err() != nil {
+			return stopped()
+		}
 		if err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}

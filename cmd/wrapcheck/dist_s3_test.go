@@ -23,7 +23,7 @@ import (
 
 // The distributed search against a real S3-compatible server: versitygw,
 // an S3 gateway that keeps the objects as files under a directory, run as
-// a process of its own on 127.0.0.1 (the in-process fake of package dist's
+// a process of its own on 127.0.0.1 (the in-process fake of package cluster's
 // tests is not a second implementation of the protocol's details).
 // WRAPCHECK_S3_SERVER names its binary; .ci/run builds it. Without it the
 // test skips, except under CI=true, where it fails.

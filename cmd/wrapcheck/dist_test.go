@@ -197,8 +197,10 @@ func TestDistBadStore(t *testing.T) {
 		args   []string
 		want   string // stderr
 	}{
-		{"corrupt", func(t *testing.T, dir, _ string) { flip(t, filepath.Join(dir, "s0", "L000001", "states-0.wc")) }, nil,
+		{"corrupt", func(t *testing.T, dir, _ string) { flip(t, filepath.Join(dir, "s0", "L000001", "states-0.wc"), 9) }, nil,
 			"store file s0/L000001/states-0.wc: checksum mismatch: the file is corrupt\n"},
+		{"corrupt-header", func(t *testing.T, dir, _ string) { flip(t, filepath.Join(dir, "s0", "L000001", "states-0.wc"), -1) }, nil,
+			"store file s0/L000001/states-0.wc: a payload of 1073741845 bytes, more than 2 states records can take\n"},
 		{"truncated", func(t *testing.T, dir, _ string) { truncate(t, filepath.Join(dir, "s0", "L000002", "summary-0.wc")) }, nil,
 			"store file s0/L000002/summary-0.wc: truncated: 104 bytes, the header says 109\n"},
 		{"foreign", func(t *testing.T, dir, other string) {
@@ -238,12 +240,19 @@ func TestDistBadStore(t *testing.T) {
 	}
 }
 
-func flip(t *testing.T, path string) {
+// flip flips a bit of the file at path: of its byte at end bytes from
+// its end (the compressed payload's last at 9), or of its middle byte
+// with -1 (in a small frame, its header's).
+func flip(t *testing.T, path string, end int) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b[len(b)/2] ^= 0x40
+	at := len(b) / 2
+	if end > 0 {
+		at = len(b) - end
+	}
+	b[at] ^= 0x40
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}

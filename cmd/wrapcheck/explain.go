@@ -78,18 +78,28 @@ func runExplain(cmd *cobra.Command, path string, f explainFlags, compile func(*s
 	if f.format != "text" && f.format != "json" && f.format != "mermaid" {
 		return &exitError{code: exitUsage, err: fmt.Errorf("--format %s: want text, json or mermaid", f.format)}
 	}
-	m, err := loadModel(path, f.defines)
-	if err != nil {
-		return err
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	opts := verify.Options{MaxStates: f.maxStates, Workers: f.workers, Only: f.only}
-	if err := opts.Validate(m); err != nil {
-		return &exitError{code: exitUsage, err: flagError(err)}
+	// Loading and compiling end at a signal, as the search does.
+	m, err := loadLimited(ctx, 0, func(ctx context.Context) (*spec.Model, error) {
+		m, err := loadModel(ctx, path, f.defines)
+		if err != nil {
+			return nil, err
+		}
+		if err := opts.Validate(m); err != nil {
+			return nil, &exitError{code: exitUsage, err: flagError(err)}
+		}
+		if opts.Program, err = compile(m); err != nil {
+			return nil, &exitError{code: exitUsage, err: err}
+		}
+		return m, nil
+	})
+	if ls, ok := err.(*loadStopped); ok {
+		return &exitError{code: exitIncomplete, err: fmt.Errorf("explain: stopped before the end: %s", stopWhat(ls.reason, 0, ""))}
 	}
-	if opts.Program, err = compile(m); err != nil {
-		return &exitError{code: exitUsage, err: err}
+	if err != nil {
+		return err
 	}
 	var v *checker.Violation
 	if f.run != "" {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,7 +22,7 @@ the files whose layout differs and exits 1 when there is one.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			differ := false
-			err := eachFile(cmd, args, func(path string, src []byte, f *syntax.File) error {
+			err := eachFile(context.Background(), cmd, args, func(path string, src []byte, f *syntax.File) error {
 				out := syntax.Format(f)
 				switch {
 				case list:

@@ -60,7 +60,7 @@ func runGraph(ctx context.Context, cmd *cobra.Command, out *sync.Mutex, path str
 	if f.maxStates <= 0 {
 		return &exitError{code: exitUsage, err: fmt.Errorf("--max-states must be positive")}
 	}
-	m, err := loadModel(path, f.defines)
+	m, err := loadModel(ctx, path, f.defines)
 	if err != nil {
 		return err
 	}

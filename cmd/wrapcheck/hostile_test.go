@@ -204,6 +204,13 @@ func TestHostileCommands(t *testing.T) {
 		cmdCase{"fmt/list", []string{"fmt", "-l", unformatted, specFile}},
 		cmdCase{"fmt/missing", []string{"fmt", "missing" + hostileText + ".wrap"}},
 		cmdCase{"check/define", []string{"check", "-D", "N" + hostileText + "=1", specFile}},
+		cmdCase{"guard/violated", []string{"guard", specFile}},
+		cmdCase{"guard/listen", []string{"guard", "--listen", "x" + hostileText, plain}},
+		cmdCase{"guard/listen-unix", []string{"guard", "--listen", "unix:", plain}},
+		cmdCase{"guard/log", []string{"guard", "--log", "x" + hostileText, plain}},
+		cmdCase{"guard/mapping", []string{"guard", "--mapping", "missing" + hostileText + ".json", plain}},
+		cmdCase{"guard/otlp-endpoint", []string{"guard", "--otlp-endpoint", "x" + hostileText, plain}},
+		cmdCase{"guard/define", []string{"guard", "-D", "N" + hostileText + "=1", specFile}},
 		cmdCase{"unknown-command", []string{"chek" + hostileText, specFile}},
 		cmdCase{"unknown-flag", []string{"check", "--x" + hostileText, specFile}},
 		cmdCase{"unknown-shorthand", []string{"check", "-Z" + hostileText, specFile}},
@@ -227,6 +234,8 @@ func TestHostileCommands(t *testing.T) {
 		cmdCase{"leading/vet", []string{"vet", cmdSpec, cmdBad}},
 		cmdCase{"leading/fmt", []string{"fmt", "-l", cmdFmt, cmdBad}},
 		cmdCase{"leading/missing", []string{"fmt", "::error::INJ K.wrap"}},
+		cmdCase{"leading/guard", []string{"guard", cmdSpec}},
+		cmdCase{"leading/guard-error", []string{"guard", cmdBad}},
 	)
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {

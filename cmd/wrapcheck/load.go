@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -9,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/wrapcheck/wrapcheck/report"
@@ -101,19 +104,27 @@ func elide(s string) string {
 	return s
 }
 
-// loadModel reads, parses, checks and lowers the spec at path. Any error
-// is a usage error (exit 2).
-func loadModel(path string, defines []string) (*spec.Model, error) {
+// loadModel reads, parses, checks and lowers the spec at path under ctx
+// (spec.Options.Context): once ctx is done, it stops soon after with an
+// error wrapping ctx's. Any other error is a usage error (exit 2).
+func loadModel(ctx context.Context, path string, defines []string) (*spec.Model, error) {
 	opts, err := parseDefines(defines)
 	if err != nil {
 		return nil, &exitError{code: exitUsage, err: err}
 	}
-	src, err := readSpec(path)
+	opts.Context = ctx
+	src, err := readSpecContext(ctx, path)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err // stopped: the caller says why
+		}
 		return nil, &exitError{code: exitUsage, err: err}
 	}
 	m, err := spec.ParseFile(displayPath(path), src, opts)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err // stopped: the caller says why
+		}
 		return nil, &exitError{code: exitUsage, err: err}
 	}
 	return m, nil
@@ -124,25 +135,50 @@ func loadModel(path string, defines []string) (*spec.Model, error) {
 // the memory.
 const maxSpecBytes = 16 << 20
 
-// readSpec reads the spec file at path, refusing one longer than
-// maxSpecBytes: a regular file by its size, anything else (a pipe, a
-// device) after reading one byte more than the limit.
+// readSpec is readSpecContext without a limit.
 func readSpec(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	return readSpecContext(context.Background(), path)
+}
+
+// readSpecContext reads the spec file at path, refusing one longer than
+// maxSpecBytes: a regular file by its size, anything else (a pipe, a
+// device) after reading one byte more than the limit. Nothing it does
+// waits past ctx: the file is opened without waiting for a writer
+// (openSpecFile), a named pipe that no process writes to is refused, and
+// a read that waits for data on a pipe ends once ctx is done, with ctx's
+// error.
+func readSpecContext(ctx context.Context, path string) ([]byte, error) {
+	f, err := openSpecFile(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
 	tooLong := fmt.Errorf("%s: longer than %d MiB, the limit for a spec file", displayPath(path), maxSpecBytes>>20)
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > maxSpecBytes {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if fi.Mode().IsRegular() && fi.Size() > maxSpecBytes {
 		return nil, tooLong
+	}
+	if !fi.Mode().IsRegular() {
+		// A pipe's reads end at the deadline (a device that cannot be
+		// polled ignores it: the command's own limit then ends it).
+		stop := context.AfterFunc(ctx, func() { f.SetReadDeadline(time.Now()) })
+		defer stop()
 	}
 	src, err := io.ReadAll(io.LimitReader(f, maxSpecBytes+1))
 	if err != nil {
+		if cerr := ctx.Err(); cerr != nil && errors.Is(err, os.ErrDeadlineExceeded) {
+			return nil, fmt.Errorf("%s: %w", displayPath(path), cerr)
+		}
 		return nil, err
 	}
 	if len(src) > maxSpecBytes {
 		return nil, tooLong
+	}
+	if len(src) == 0 && fi.Mode()&os.ModeNamedPipe != 0 {
+		return nil, fmt.Errorf("%s: a named pipe (FIFO) that no process writes to: nothing to read", displayPath(path))
 	}
 	return src, nil
 }
@@ -182,15 +218,23 @@ func parseSize(s string) (int64, error) {
 // syntax tree. A file that cannot be read or parsed, or for which do
 // fails, is reported on stderr and makes the command exit 2 after the
 // other files were handled.
-func eachFile(cmd *cobra.Command, paths []string, do func(path string, src []byte, f *syntax.File) error) error {
+//
+// Once ctx is done, eachFile returns ctx's error (unprinted) at once.
+func eachFile(ctx context.Context, cmd *cobra.Command, paths []string, do func(path string, src []byte, f *syntax.File) error) error {
 	failed := false
 	for _, path := range paths {
-		src, err := readSpec(path)
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		src, err := readSpecContext(ctx, path)
 		if err == nil {
 			var f *syntax.File
 			if f, err = syntax.Parse(displayPath(path), src); err == nil {
 				err = do(path, src, f)
 			}
+		}
+		if cerr := ctx.Err(); err != nil && cerr != nil {
+			return cerr // stopped: the caller says why
 		}
 		if err != nil {
 			fmt.Fprintln(cmd.ErrOrStderr(), errorText(err))

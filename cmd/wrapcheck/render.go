@@ -19,7 +19,7 @@ import (
 type renderFunc func(w io.Writer, m *spec.Model, prog *machine.Program, res *checker.Result, vet []report.Diagnostic) error
 
 // formatNames lists the --format values of `check`, in help order.
-var formatNames = []string{"text", "json", "sarif", "junit", "mermaid", "dot"}
+var formatNames = []string{"text", "json", "sarif", "junit", "mermaid", "dot", "itf"}
 
 // newRenderer returns the renderer for `check --format`: every format is
 // a rendering of the same checker.Result. Text is coloured only when
@@ -50,6 +50,10 @@ func newRenderer(cmd *cobra.Command, f checkFlags) (renderFunc, error) {
 	case "dot":
 		return func(w io.Writer, m *spec.Model, _ *machine.Program, res *checker.Result, _ []report.Diagnostic) error {
 			return report.DOT(w, m, res)
+		}, nil
+	case "itf":
+		return func(w io.Writer, m *spec.Model, _ *machine.Program, res *checker.Result, _ []report.Diagnostic) error {
+			return report.ITF(w, m, res)
 		}, nil
 	}
 	return nil, &exitError{code: exitUsage, err: fmt.Errorf("--format %s: want text or json, or one of %s", report.Escape(f.format), strings.Join(formatNames[2:], ", "))}

@@ -53,8 +53,8 @@ command line is wrong, 3 --timeout, SIGINT or SIGTERM stopped the replay
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := &replayOutput{cmd: cmd, format: f.format}
-			return limited("replay", f.timeout, &out.mu, func(context.Context) error {
-				return runReplay(cmd, args[0], args[1], f, out)
+			return limited("replay", f.timeout, &out.mu, func(ctx context.Context) error {
+				return runReplay(ctx, cmd, args[0], args[1], f, out)
 			})
 		},
 	}
@@ -66,7 +66,7 @@ command line is wrong, 3 --timeout, SIGINT or SIGTERM stopped the replay
 	return cmd
 }
 
-func runReplay(cmd *cobra.Command, specPath, runPath string, f replayFlags, out *replayOutput) error {
+func runReplay(ctx context.Context, cmd *cobra.Command, specPath, runPath string, f replayFlags, out *replayOutput) error {
 	// Errors are rendered on stdout for JSON and SARIF too, so that a CI
 	// job always has an object or a log to read.
 	errFormat := ""
@@ -82,8 +82,11 @@ func runReplay(cmd *cobra.Command, specPath, runPath string, f replayFlags, out 
 	if !slices.Contains(replayFormats, f.format) {
 		return usage("", fmt.Errorf("--format %s: want %s", report.Escape(f.format), strings.Join(replayFormats, ", ")))
 	}
-	m, err := loadModel(specPath, f.defines)
+	m, err := loadModel(ctx, specPath, f.defines)
 	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err() // limited says why
+		}
 		return usage(displayPath(specPath), err)
 	}
 	var in io.Reader = cmd.InOrStdin()

@@ -14,9 +14,9 @@ type subcommand struct {
 func subcommands() []subcommand {
 	return []subcommand{
 		{"check", newCheckCmd}, {"vet", newVetCmd}, {"fmt", newFmtCmd}, {"version", newVersionCmd},
-		{"ltl", newLTLCmd}, {"graph", newGraphCmd}, {"replay", newReplayCmd}, {"diff", newDiffCmd},
+		{"ltl", newLTLCmd}, {"graph", newGraphCmd}, {"replay", newReplayCmd}, {"guard", newGuardCmd}, {"diff", newDiffCmd},
 		{"explain", newExplainCmd}, {"lsp", newLSPCmd}, {"mcp", newMCPCmd}, {"ui", newUICmd},
-		{"simulate", newSimulateCmd}, {"worker", newWorkerCmd}, {"cache", newCacheCmd},
+		{"simulate", newSimulateCmd}, {"testgen", newTestgenCmd}, {"prob", newProbCmd}, {"worker", newWorkerCmd}, {"cache", newCacheCmd},
 	}
 }
 

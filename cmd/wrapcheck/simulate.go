@@ -13,9 +13,9 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wrapcheck/wrapcheck/checker"
-	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/simulate"
+	"github.com/wrapcheck/wrapcheck/spec"
 )
 
 // simulateFlags are the flags of `wrapcheck simulate`, copied into
@@ -69,7 +69,7 @@ wrong, 3 no violation was found (never 0).`,
 	fl.DurationVar(&f.timeout, "timeout", 0, "stop after this long, e.g. 30s or 5m (0: no limit)")
 	fl.StringVar(&f.shard, "shard", "", "run shard I of N: the walks k with k mod N = I, e.g. --shard 0/4")
 	fl.BoolVar(&f.noDeadlock, "no-deadlock", false, "do not report states with no enabled action")
-	fl.StringVar(&f.format, "format", "text", "output format: text or json")
+	fl.StringVar(&f.format, "format", "text", "output format: text, json or itf")
 	return cmd
 }
 
@@ -89,7 +89,7 @@ func parseShard(s string) (int, int, error) {
 
 func runSimulate(cmd *cobra.Command, path string, f simulateFlags) error {
 	format := f.format
-	if format != "text" && format != "json" {
+	if format != "text" && format != "json" && format != "itf" {
 		format = ""
 	}
 	file := displayPath(path)
@@ -97,7 +97,7 @@ func runSimulate(cmd *cobra.Command, path string, f simulateFlags) error {
 		return renderError(cmd, format, file, &exitError{code: exitUsage, err: err})
 	}
 	if format == "" {
-		return usage(fmt.Errorf("--format %s: want text or json", report.Escape(f.format)))
+		return usage(fmt.Errorf("--format %s: want text, json or itf", report.Escape(f.format)))
 	}
 	if f.walks < 0 || f.depth < 1 || f.workers < 0 || f.timeout < 0 {
 		return usage(fmt.Errorf("--walks, --workers and --timeout must not be negative, and --depth must be at least 1"))
@@ -106,14 +106,6 @@ func runSimulate(cmd *cobra.Command, path string, f simulateFlags) error {
 	if err != nil {
 		return usage(err)
 	}
-	m, _, err := loadForCheck(cmd, path, f.defines)
-	if err != nil {
-		return renderError(cmd, format, file, err)
-	}
-	compiled, err := machine.Compile(m)
-	if err != nil {
-		return renderError(cmd, format, file, &exitError{code: exitUsage, err: err})
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if f.timeout > 0 {
@@ -121,6 +113,29 @@ func runSimulate(cmd *cobra.Command, path string, f simulateFlags) error {
 		ctx, cancel = context.WithTimeout(ctx, f.timeout)
 		defer cancel()
 	}
+	// The limits cover loading and compiling the spec too.
+	ld, err := loadLimited(ctx, 0, func(ctx context.Context) (loadedSpec, error) {
+		return loadAndCompile(ctx, cmd, path, f.defines)
+	})
+	if ls, ok := err.(*loadStopped); ok {
+		// Incomplete, as a run the limit stopped before any walk.
+		m := &spec.Model{Name: file, Filename: file}
+		res := &simulate.Result{Verdict: checker.Unknown, Walk: -1, Reason: ls.reason.String(), Seed: f.seed, Depth: f.depth, Shard: shard, Shards: shards}
+		w := cmd.OutOrStdout()
+		if format == "json" {
+			err = report.JSONOptions{}.RenderSimulation(w, m, res)
+		} else {
+			err = report.TextOptions{Color: isColorTerminal(w), Explain: true}.RenderSimulation(w, m, res)
+		}
+		if err != nil {
+			return err
+		}
+		return &exitError{code: exitIncomplete, err: fmt.Errorf("simulate: stopped while loading the spec: %s", stopWhat(ls.reason, f.timeout, ""))}
+	}
+	if err != nil {
+		return renderError(cmd, format, file, err)
+	}
+	m, compiled := ld.m, ld.prog
 	res, err := simulate.Run(ctx, m, simulate.Options{
 		Seed:       f.seed,
 		Walks:      f.walks,
@@ -140,9 +155,12 @@ func runSimulate(cmd *cobra.Command, path string, f simulateFlags) error {
 		return renderError(cmd, format, file, &exitError{code: exitUsage, err: err})
 	}
 	w := cmd.OutOrStdout()
-	if format == "json" {
+	switch format {
+	case "json":
 		err = report.JSONOptions{}.RenderSimulation(w, m, res)
-	} else {
+	case "itf":
+		err = report.ITFSimulation(w, m, res)
+	default:
 		err = report.TextOptions{Color: isColorTerminal(w), Explain: true, Program: compiled}.RenderSimulation(w, m, res)
 	}
 	if err != nil {

@@ -75,7 +75,7 @@ func TestSimulateOutcomes(t *testing.T) {
 		{"json", []string{"--format", "json", "--shard", "1/4", "toctou.wrap"}, 1, []string{`"mode": "simulate"`, `"exhaustive": false`, `"verdict": "violated"`, `"shard": \{"index": 1, "count": 4\}`}, ""},
 		{"bad shard", []string{"--shard", "4/4", "toctou.wrap"}, 2, nil, `^--shard "4/4": want I/N with 0 <= I < N, e\.g\. 0/4\n$`},
 		{"bad depth", []string{"--depth", "0", "toctou.wrap"}, 2, nil, `--depth must be at least 1`},
-		{"bad format", []string{"--format", "sarif", "toctou.wrap"}, 2, nil, `^--format sarif: want text or json\n$`},
+		{"bad format", []string{"--format", "sarif", "toctou.wrap"}, 2, nil, `^--format sarif: want text, json or itf\n$`},
 		{"bad spec", []string{"missing.wrap"}, 2, nil, `missing.wrap`},
 	}
 	for _, tt := range tests {

@@ -14,7 +14,7 @@ import (
 // 1.5 ms of initialisers, and `check` of the README example took 5.7 ms
 // more at the minimum (15.6 ms, against the target of 10 ms:
 // docs/performance.md, "Start-up"). Drivers that need them belong behind
-// a build tag (dist's gocloud tag).
+// a build tag (cluster's gocloud tag).
 func TestNoHeavyModules(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command: ", err)
@@ -47,7 +47,7 @@ func TestNoHeavyModules(t *testing.T) {
 	if len(bad) > 0 {
 		t.Errorf("the default wrapcheck binary links %d packages of modules that slow every process's start-up "+
 			"(their package initialisers run before main, whatever the command): %s\n"+
-			"keep them out of the default build (a build tag, as dist's gocloud), or measure start-up "+
+			"keep them out of the default build (a build tag, as cluster's gocloud), or measure start-up "+
 			"(bench/startup.sh) and change this list in review", len(bad), strings.Join(bad, ", "))
 	}
 }

@@ -3,12 +3,10 @@ package main
 import (
 	"context"
 	"crypto/rand"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net"
 	"net/http"
 	"os"
@@ -23,6 +21,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/wrapcheck/wrapcheck/internal/loopback"
 	"github.com/wrapcheck/wrapcheck/web/engine"
 )
 
@@ -197,14 +196,12 @@ func (s *uiServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // cross-origin form or simple request may send). Tokens are compared in
 // constant time.
 func (s *uiServer) guard(w http.ResponseWriter, r *http.Request) (int, string) {
-	if !s.isOwnHost(r.Host) {
-		return http.StatusForbidden, "unexpected Host " + strconv.Quote(elide(r.Host)) + ": the server answers only to 127.0.0.1:" + s.port + " and localhost:" + s.port
-	}
-	if o, ok := r.Header["Origin"]; ok && (len(o) != 1 || !s.isOwnOrigin(o[0])) {
-		return http.StatusForbidden, "request from another origin"
+	gate := s.gate()
+	if code, why := gate.CheckSite(r); code != 0 {
+		return code, why
 	}
 	switch {
-	case s.isToken(r.URL.Query().Get("token")) || s.isToken(r.Header.Get("X-Wrapcheck-Token")):
+	case gate.IsToken(r.URL.Query().Get("token")) || gate.HasToken(r):
 		if r.Method == http.MethodGet {
 			http.SetCookie(w, &http.Cookie{Name: s.cookie(), Value: s.token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
 		}
@@ -217,40 +214,19 @@ func (s *uiServer) guard(w http.ResponseWriter, r *http.Request) (int, string) {
 	default:
 		return http.StatusForbidden, "no valid token: open the address that wrapcheck ui printed (with ?token=)"
 	}
-	if r.Method == http.MethodPost {
-		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-			return http.StatusUnsupportedMediaType, "a POST must be application/json"
-		}
-	}
-	return 0, ""
+	return loopback.CheckBody(r)
 }
 
-// isOwnHost reports whether host, a request's Host, names this server.
-func (s *uiServer) isOwnHost(host string) bool {
-	host = strings.ToLower(host)
-	for _, name := range []string{"127.0.0.1", "localhost", "[::1]"} {
-		if host == name+":"+s.port || (s.port == "80" && host == name) {
-			return true
-		}
-	}
-	return false
-}
-
-// isOwnOrigin reports whether origin, a request's Origin, is this server's.
-func (s *uiServer) isOwnOrigin(origin string) bool {
-	host, ok := strings.CutPrefix(strings.ToLower(origin), "http://")
-	return ok && s.isOwnHost(host)
-}
-
-// isToken reports whether t is the token, in constant time.
-func (s *uiServer) isToken(t string) bool {
-	return t != "" && subtle.ConstantTimeCompare([]byte(t), []byte(s.token)) == 1
+// gate is what the server admits (package loopback).
+func (s *uiServer) gate() loopback.Gate {
+	return loopback.Gate{Token: s.token, Port: s.port}
 }
 
 // hasCookie reports whether r carries the cookie with the token.
 func (s *uiServer) hasCookie(r *http.Request) bool {
+	gate := s.gate()
 	for _, c := range r.CookiesNamed(s.cookie()) {
-		if s.isToken(c.Value) {
+		if gate.IsToken(c.Value) {
 			return true
 		}
 	}

@@ -35,10 +35,8 @@ with exit 3.`,
 					return &exitError{code: exitUsage, err: err}
 				}
 				warned := false
-				err = eachFile(cmd, args, func(_ string, _ []byte, f *syntax.File) error {
-					if ctx.Err() != nil {
-						return ctx.Err()
-					}
+				opts.Context = ctx // the spec's constant folding and fn expansion stop at the limit too
+				err = eachFile(ctx, cmd, args, func(_ string, _ []byte, f *syntax.File) error {
 					m, err := spec.Check(f, opts)
 					if err != nil {
 						return err

@@ -16,7 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wrapcheck/wrapcheck/checker"
-	"github.com/wrapcheck/wrapcheck/dist"
+	"github.com/wrapcheck/wrapcheck/cluster"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
 
@@ -119,7 +119,7 @@ func startDist(ctx context.Context, cmd *cobra.Command, path string, f checkFlag
 	if d.worker {
 		n, index = d.n, d.index
 	}
-	st, err := dist.Open(ctx, d.store, dist.Manifest{Spec: runHash(src, f), Workers: n})
+	st, err := cluster.Open(ctx, d.store, cluster.Manifest{Spec: runHash(src, f), Workers: n})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -127,7 +127,7 @@ func startDist(ctx context.Context, cmd *cobra.Command, path string, f checkFlag
 		st.Close()
 		return nil, nil, err
 	}
-	opts.Search = dist.Runner(st, index, n)
+	opts.Search = cluster.Runner(st, index, n)
 	ctx, cancel := context.WithCancelCause(ctx)
 	var wg sync.WaitGroup
 	var mu sync.Mutex

@@ -250,11 +250,15 @@ func integer(e *spec.Expr, en *env) *big.Int {
 	case spec.OpNeg:
 		return new(big.Int).Neg(arg(0))
 	case spec.OpAdd:
-		return new(big.Int).Add(arg(0), arg(1))
+		return bounded(new(big.Int).Add(arg(0), arg(1)))
 	case spec.OpSub:
-		return new(big.Int).Sub(arg(0), arg(1))
+		return bounded(new(big.Int).Sub(arg(0), arg(1)))
 	case spec.OpMul:
-		return new(big.Int).Mul(arg(0), arg(1))
+		a, b := arg(0), arg(1)
+		if a.BitLen()+b.BitLen() > 2*spec.MaxIntBits {
+			bounded(new(big.Int).Lsh(big.NewInt(1), spec.MaxIntBits)) // too large: no need to compute it
+		}
+		return bounded(new(big.Int).Mul(a, b))
 	case spec.OpDiv, spec.OpMod:
 		a, b := arg(0), arg(1)
 		if b.Sign() == 0 {
@@ -322,6 +326,16 @@ func bitwise(op spec.Op, a, b *big.Int) *big.Int {
 		fail("runtime-error", "shift result does not fit a 64-bit integer")
 	}
 	return r
+}
+
+// bounded returns v, a result of + - or *: exact integers have at most
+// spec.MaxIntBits bits (docs/language.md), a larger result is a runtime
+// error where it is computed.
+func bounded(v *big.Int) *big.Int {
+	if v.BitLen() > spec.MaxIntBits {
+		fail("runtime-error", "integer result does not fit %d bits (the size bound on exact integers)", spec.MaxIntBits)
+	}
+	return v
 }
 
 // isArith reports whether e is an integer operator evaluated by integer.

@@ -259,6 +259,10 @@ func (p *descent) decl() Decl {
 	case "terminal":
 		kw := *p.lex.Next()
 		return &TerminalDecl{Pos: position(kw.Pos), Expr: p.expr()}
+	case "rate":
+		return p.rateDecl()
+	case "probability":
+		return p.probabilityDecl()
 	}
 	return nil
 }

@@ -330,6 +330,8 @@ func (p *printer) decl(d Decl) {
 	case *TerminalDecl:
 		p.write("terminal ")
 		p.expr(d.Expr)
+	case *RateDecl, *ProbabilityDecl:
+		p.quantDecl(d)
 	}
 }
 

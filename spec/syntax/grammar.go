@@ -35,6 +35,9 @@ type gDecl struct {
 	Property  *gPropertyDecl  `parser:"| @@"`
 	Fairness  *gFairnessDecl  `parser:"| @@"`
 	Terminal  *gTerminalDecl  `parser:"| @@"`
+	// The quantitative extension (quant.go).
+	Rate        *gRateDecl        `parser:"| @@"`
+	Probability *gProbabilityDecl `parser:"| @@"`
 }
 
 type gConstDecl struct {

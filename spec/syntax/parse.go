@@ -390,6 +390,10 @@ func (l *lowerer) decl(g *gDecl) Decl {
 			fd.Action = &a
 		}
 		return fd
+	case g.Rate != nil:
+		return l.rateDecl(g.Rate)
+	case g.Probability != nil:
+		return l.probabilityDecl(g.Probability)
 	default:
 		d := g.Terminal
 		return &TerminalDecl{Pos: position(d.Kw.Pos), Expr: l.expr(d.Expr)}

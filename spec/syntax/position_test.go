@@ -189,6 +189,17 @@ func (c *posChecker) check(n any) {
 		c.at(n, "pos", n.Pos, "assert")
 	case *SkipStmt:
 		c.at(n, "pos", n.Pos, "skip")
+	case *RateDecl:
+		c.at(n, "pos", n.Pos, "rate")
+		c.at(n, "end", n.End, "}")
+	case *RateAnswer:
+		if n.Pos != n.Value.Position() {
+			c.t.Errorf("RateAnswer at %s: value at %s", n.Pos, n.Value.Position())
+		}
+	case *ProbabilityDecl:
+		c.at(n, "pos", n.Pos, "probability")
+	case *ProbBound:
+		c.at(n, "pos", n.Pos, "bound")
 	default:
 		c.t.Errorf("unchecked node %T", n)
 	}

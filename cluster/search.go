@@ -1,0 +1,672 @@
+package cluster
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
+)
+
+// Config names one worker's part in a run.
+type Config struct {
+	Store   *Store
+	Index   int // this worker, 0 <= Index < Workers
+	Workers int // N, as in the store's manifest
+	// Search numbers the searches of one check (the safety search, then,
+	// under partial-order reduction, the unreduced search for the shortest
+	// trace): each has its own files.
+	Search int
+}
+
+// Supported reports, as an error naming the option, whether the
+// partitioned search can run with opts: it does not take Continue,
+// HashCompact or a memory budget.
+func Supported(opts checker.Options) error {
+	switch {
+	case opts.Continue:
+		return errors.New("--continue is not supported by the distributed search")
+	case opts.HashCompact:
+		return errors.New("--hash-compact is not supported by the distributed search (each worker keeps its shards' states)")
+	case opts.MemoryBudget > 0:
+		return errors.New("--memory is not supported by the distributed search")
+	}
+	return nil
+}
+
+// Search runs worker cfg.Index's part of the breadth-first search of prog
+// with opts and returns its result, which every worker computes alike
+// from the committed files: the same states, transitions, violation and
+// trace as checker.RunProgram. A worker resumes from the last level all
+// workers committed. The search waits for the other workers' files; ctx
+// ends the wait (the result is then Unknown, "interrupted" or "timeout").
+func Search(ctx context.Context, cfg Config, prog *machine.Program, opts checker.Options) (*checker.Result, error) {
+	if err := Supported(opts); err != nil {
+		return nil, err
+	}
+	if cfg.Workers < 1 || cfg.Index < 0 || cfg.Index >= cfg.Workers {
+		return nil, fmt.Errorf("worker index %d out of range for %d workers", cfg.Index, cfg.Workers)
+	}
+	e, err := newEngine(prog, opts)
+	if err != nil {
+		return nil, err
+	}
+	w := &worker{ctx: ctx, cfg: cfg, st: cfg.Store, idx: cfg.Index, n: cfg.Workers, e: e, opts: opts,
+		visited: machine.NewStore(prog.Words()), start: time.Now(),
+		fired: make([]int64, len(prog.Model.Actions)), witnessed: make([]bool, len(prog.Model.Invariants))}
+	res, err := w.run()
+	if err != nil {
+		var ce *CorruptError
+		if ctx.Err() != nil && !errors.As(err, &ce) {
+			// A wait or a write that ctx ended: the levels committed stand.
+			return w.stopped(ctx), nil
+		}
+		return nil, err
+	}
+	return res, nil
+}
+
+type worker struct {
+	ctx     context.Context
+	cfg     Config
+	st      *Store
+	idx, n  int
+	e       *engine
+	opts    checker.Options
+	visited *machine.Store
+	start   time.Time
+
+	inits    [][]uint64 // every initial state, in order
+	initOrds []int
+	initFail *failure
+
+	level int      // the committed level
+	front []uint32 // this worker's states of the level, in key order
+	fpos  []uint64 // their positions in the level
+	sums  []*summary
+
+	// this worker's figures so far (cumulative)
+	states    int64
+	trans     int64
+	fired     []int64
+	witnessed []bool
+
+	// during a merge: the keys of the states stored since levelStart
+	levelStart uint32
+	keys       []key
+	bads       map[uint32]bad
+
+	// the last committed global figures, for a stopped search
+	lastStats checker.Stats
+	lastCov   checker.Coverage
+	written   atomic.Int64 // bytes written
+}
+
+// owner returns the worker that owns state vec: its shard (of 4096, by
+// the high bits of its hash) modulo N.
+func (w *worker) owner(vec []uint64) int {
+	return int(w.visited.Hash(vec)>>52) % w.n
+}
+
+func (w *worker) run() (*checker.Result, error) {
+	var err error
+	w.inits, w.initOrds, w.initFail, err = w.e.initStates()
+	if err != nil {
+		return nil, err
+	}
+	last, err := w.lastCommitted()
+	if err != nil {
+		return nil, err
+	}
+	if err := w.restore(last); err != nil {
+		return nil, err
+	}
+	for {
+		if res, done, err := w.decide(); done || err != nil {
+			return res, err
+		}
+		if err := w.expandLevel(); err != nil {
+			return nil, err
+		}
+		if err := w.commit(w.level + 1); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func (w *worker) name(k Kind, level, src, dst int) Name {
+	return Name{Kind: k, Search: w.cfg.Search, Level: level, Src: src, Dst: dst}
+}
+
+// lastCommitted returns the deepest level whose summaries all exist.
+func (w *worker) lastCommitted() (int, error) {
+	level := 0
+	for {
+		for j := range w.n {
+			ok, err := w.st.Exists(w.ctx, w.name(KindSummary, level+1, j, j))
+			if err != nil {
+				return 0, err
+			}
+			if !ok {
+				return level, nil
+			}
+		}
+		level++
+	}
+}
+
+// restore loads committed level L: the initial states this worker owns,
+// its states of levels 1..L, the summaries of L and the positions of its
+// frontier.
+func (w *worker) restore(level int) error {
+	w.level = 0
+	w.front, w.fpos = w.front[:0], w.fpos[:0]
+	for p, s := range w.inits {
+		if w.owner(s) != w.idx {
+			continue
+		}
+		idx, _, err := w.visited.Insert(s, 0)
+		if err != nil {
+			return err
+		}
+		w.front = append(w.front, idx)
+		w.fpos = append(w.fpos, uint64(p))
+	}
+	// Witnessed antecedents of the initial states: every worker checks
+	// them all (they are few), the figures being an OR.
+	for _, s := range w.inits {
+		w.e.check(s, w.witnessed)
+	}
+	if level == 0 {
+		return nil
+	}
+	// The summaries first: this worker's bounds its states files.
+	sums, err := w.readSummaries(level)
+	if err != nil {
+		return err
+	}
+	me := sums[w.idx]
+	left := uint64(max(me.states, 0)) // states owned, levels 1..level
+	for l := 1; l <= level; l++ {
+		if l == level {
+			left = uint64(len(me.keys))
+		}
+		vecs, _, err := w.readStates(l, w.idx, left)
+		if err != nil {
+			return err
+		}
+		left -= min(left, uint64(len(vecs)))
+		w.front = w.front[:0]
+		for _, v := range vecs {
+			idx, _, err := w.visited.Insert(v, 0)
+			if err != nil {
+				return err
+			}
+			w.front = append(w.front, idx)
+		}
+	}
+	w.states, w.trans = me.states, me.trans
+	copy(w.fired, me.fired)
+	for i, x := range me.witnessed {
+		w.witnessed[i] = w.witnessed[i] || x
+	}
+	w.level, w.sums = level, sums
+	w.fpos = positions(sums, w.idx, w.fpos[:0])
+	if len(w.fpos) != len(w.front) {
+		return &CorruptError{Path: w.name(KindStates, level, w.idx, w.idx).Key(), Msg: "states and summary disagree"}
+	}
+	return nil
+}
+
+// positions appends to dst the positions in the level of worker idx's
+// new states: their ranks among all workers' keys.
+func positions(sums []*summary, idx int, dst []uint64) []uint64 {
+	var all []key
+	for _, s := range sums {
+		all = append(all, s.keys...)
+	}
+	slices.SortFunc(all, cmpKey)
+	for _, k := range sums[idx].keys {
+		p, _ := slices.BinarySearchFunc(all, k, cmpKey)
+		dst = append(dst, uint64(p))
+	}
+	return dst
+}
+
+func (w *worker) readSummaries(level int) ([]*summary, error) {
+	sums := make([]*summary, w.n)
+	err := ioEach(w.n, func(j int) error {
+		n := w.name(KindSummary, level, j, j)
+		_, p, err := w.st.Wait(w.ctx, n, w.bound(KindSummary, NoBound))
+		if err != nil {
+			return err
+		}
+		s, err := decodeSummary(p)
+		if err != nil || !w.plausible(s) {
+			return &CorruptError{Path: n.Key(), Msg: "summary payload does not decode"}
+		}
+		sums[j] = s
+		return nil
+	})
+	return sums, err
+}
+
+// plausible reports whether the indexes a summary holds are in range for
+// the model (a frame with a good checksum can still be made by hand).
+func (w *worker) plausible(s *summary) bool {
+	m := w.e.prog.Model
+	okEx := func(ex *machine.ExecError) bool { return ex == nil || ex.Action >= -1 && ex.Action < len(m.Actions) }
+	switch {
+	case len(s.fired) != len(w.fired) || len(s.witnessed) != len(w.witnessed):
+		return false
+	case s.fail != nil && !okEx(s.fail.ex):
+		return false
+	case s.bad != nil && (s.bad.local < 0 || s.bad.local >= len(s.keys) || s.bad.b.inv < 0 || s.bad.b.inv >= len(m.Invariants) || !okEx(s.bad.b.ex)):
+		return false
+	}
+	return true
+}
+
+// ioConcurrency bounds the store requests one worker has in flight.
+const ioConcurrency = 16
+
+// ioEach calls f(0..n-1) from up to ioConcurrency goroutines and returns
+// the error of the smallest j that failed.
+func ioEach(n int, f func(j int) error) error {
+	errs := make([]error, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(n, ioConcurrency) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				j := int(next.Add(1) - 1)
+				if j >= n {
+					return
+				}
+				errs[j] = f(j)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// bound returns the Bound of a frame of kind k that this worker reads,
+// of at most records records (NoBound: as its header says): what the
+// writer's encoding of the model's states can take.
+func (w *worker) bound(k Kind, records uint64) Bound {
+	const uv = binary.MaxVarintLen64
+	rec := uint64(w.e.words*8 + 2*uv) // a vector and its key
+	switch k {
+	case KindStates:
+		return Bound{Records: records, Record: rec, Fixed: uv}
+	case KindBatch, KindRest:
+		return Bound{Records: records, Record: rec + 1} // and the asking flag
+	case KindReply:
+		return Bound{Records: records, Record: 1}
+	}
+	// A summary: keys, its figures per action and invariant, and two
+	// runtime errors with their file names and messages.
+	return Bound{Records: records, Record: 2 * uv, Fixed: 4<<20 + uint64(uv*len(w.fired)+len(w.witnessed))}
+}
+
+// readStates reads worker j's new states of a level, in key order: at
+// most records of them.
+func (w *worker) readStates(level, j int, records uint64) ([][]uint64, []key, error) {
+	n := w.name(KindStates, level, j, j)
+	_, p, err := w.st.Get(w.ctx, n, w.bound(KindStates, records))
+	if err != nil {
+		return nil, nil, err
+	}
+	r := &reader{b: p}
+	cnt := r.count(w.e.words * 8)
+	vecs := make([][]uint64, 0, cnt)
+	keys := make([]key, 0, cnt)
+	for range cnt {
+		v := make([]uint64, w.e.words)
+		for i := range v {
+			v[i] = r.word()
+		}
+		vecs = append(vecs, v)
+		keys = append(keys, r.key())
+	}
+	if r.done() != nil {
+		return nil, nil, &CorruptError{Path: n.Key(), Msg: "states payload does not decode"}
+	}
+	return vecs, keys, nil
+}
+
+// put writes a frame and counts its bytes.
+func (w *worker) put(n Name, count int, payload []byte) error {
+	b, err := w.st.Put(w.ctx, n, uint64(count), payload)
+	w.written.Add(int64(b))
+	return err
+}
+
+// A record is a successor on its way to its owner: the vector, its key,
+// and whether the expanding worker asks if it was stored before the
+// level (the cycle proviso of partial-order reduction).
+type outbox struct {
+	w     writer
+	count int
+	asks  []int // per asking record, in order: the frontier index of its parent
+}
+
+func (o *outbox) add(vec []uint64, k key, ask bool, parent int) {
+	for _, x := range vec {
+		o.w.word(x)
+	}
+	o.w.key(k)
+	if ask {
+		o.w.u(1)
+		o.asks = append(o.asks, parent)
+	} else {
+		o.w.u(0)
+	}
+	o.count++
+}
+
+// pstate is what expansion remembers of a frontier state between the
+// two phases.
+type pstate struct {
+	taken int  // ordinals taken so far
+	ask   bool // a proper ample subset: the rest may follow
+	old   bool // a successor of the ample set was stored before the level
+	fail  *failure
+}
+
+// expandLevel expands this worker's part of the committed level, sends
+// the successors to their owners, merges the successors it owns, and
+// writes its states and summary of the next level.
+func (w *worker) expandLevel() error {
+	L := w.level
+	w.levelStart = uint32(w.visited.Len())
+	w.keys = w.keys[:0]
+	w.bads = map[uint32]bad{}
+	por := w.opts.Ample != nil
+	ps := make([]pstate, len(w.front))
+	sum := &summary{deadlock: -1}
+
+	// Phase A: every action, or the ample sets.
+	out := make([]outbox, w.n)
+	for k, idx := range w.front {
+		P := w.fpos[k]
+		w.e.load(w.visited.Vector(idx))
+		enabled, sub := w.e.enabled()
+		ps[k].ask = por && len(sub) < len(enabled)
+		taken, fail := w.e.run(sub, 0, func(ord uint64, a int, t []uint64) {
+			w.trans++
+			w.fired[a]++
+			out[w.owner(t)].add(t, key{P, ord}, ps[k].ask, k)
+		})
+		ps[k].taken = taken
+		if fail != nil {
+			fail.k.p = P
+			ps[k].fail = fail
+		}
+	}
+	replies, err := w.exchange(KindBatch, L, out, por)
+	if err != nil {
+		return err
+	}
+	if por {
+		// Phase B: the rest of the enabled actions of the states whose
+		// ample set made no successor or reached an older state.
+		for j := range w.n {
+			bits := replies[j]
+			if len(bits) != len(out[j].asks) {
+				return &CorruptError{Path: w.name(KindReply, L, j, w.idx).Key(), Msg: "reply does not match the batch"}
+			}
+			for i, parent := range out[j].asks {
+				if bits[i] {
+					ps[parent].old = true
+				}
+			}
+		}
+		outB := make([]outbox, w.n)
+		for k, idx := range w.front {
+			if !ps[k].ask || ps[k].taken > 0 && !ps[k].old {
+				continue
+			}
+			P := w.fpos[k]
+			w.e.load(w.visited.Vector(idx))
+			enabled, sub := w.e.enabled()
+			rest := w.e.restOf(enabled, sub)
+			taken, fail := w.e.run(rest, ps[k].taken, func(ord uint64, a int, t []uint64) {
+				w.trans++
+				w.fired[a]++
+				outB[w.owner(t)].add(t, key{P, ord}, false, k)
+			})
+			ps[k].taken += taken
+			if fail != nil && ps[k].fail == nil {
+				fail.k.p = P
+				ps[k].fail = fail
+			}
+		}
+		if _, err := w.exchange(KindRest, L, outB, false); err != nil {
+			return err
+		}
+	}
+	for k, idx := range w.front {
+		if ps[k].fail != nil && sum.fail == nil {
+			sum.fail = ps[k].fail // positions ascend: the first is the smallest key
+		}
+		if ps[k].taken == 0 && !w.opts.NoDeadlock && sum.deadlock < 0 {
+			if w.e.load(w.visited.Vector(idx)); !w.e.terminal() {
+				sum.deadlock = int64(w.fpos[k])
+			}
+		}
+	}
+	return w.finishLevel(L+1, sum)
+}
+
+// exchange sends the outboxes of one phase (self-addressed ones stay in
+// memory), then merges the records addressed to this worker. With ask,
+// it answers the asking records: replies[j] are the answers to the
+// records this worker sent to j.
+func (w *worker) exchange(kind Kind, L int, out []outbox, ask bool) ([][]bool, error) {
+	batchName := func(src, dst int) Name { return w.name(kind, L, src, dst) }
+	err := ioEach(w.n, func(j int) error {
+		if j == w.idx {
+			return nil
+		}
+		return w.put(batchName(w.idx, j), out[j].count, out[j].w.b)
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Read the incoming batches concurrently, merge them in source order.
+	payloads := make([][]byte, w.n)
+	err = ioEach(w.n, func(j int) error {
+		if j == w.idx {
+			payloads[j] = out[j].w.b
+			return nil
+		}
+		var err error
+		_, payloads[j], err = w.st.Wait(w.ctx, batchName(j, w.idx), w.bound(kind, NoBound))
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	answers := make([][]bool, w.n) // per source: the answers to its asks
+	for j := range w.n {
+		ans, err := w.merge(payloads[j], batchName(j, w.idx))
+		payloads[j] = nil
+		if err != nil {
+			return nil, err
+		}
+		answers[j] = ans
+	}
+	if !ask {
+		return nil, nil
+	}
+	err = ioEach(w.n, func(j int) error {
+		if j == w.idx {
+			return nil
+		}
+		var bw writer
+		for _, a := range answers[j] {
+			if a {
+				bw.u(1)
+			} else {
+				bw.u(0)
+			}
+		}
+		return w.put(w.name(KindReply, L, w.idx, j), len(answers[j]), bw.b)
+	})
+	if err != nil {
+		return nil, err
+	}
+	replies := make([][]bool, w.n)
+	err = ioEach(w.n, func(j int) error {
+		if j == w.idx {
+			replies[j] = answers[j]
+			return nil
+		}
+		n := w.name(KindReply, L, j, w.idx)
+		_, p, err := w.st.Wait(w.ctx, n, w.bound(KindReply, uint64(len(out[j].asks))))
+		if err != nil {
+			return err
+		}
+		r := &reader{b: p}
+		for len(r.b) > 0 && r.err == nil {
+			replies[j] = append(replies[j], r.u() != 0)
+		}
+		if r.done() != nil {
+			return &CorruptError{Path: n.Key(), Msg: "reply payload does not decode"}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return replies, nil
+}
+
+// merge stores the successors of one batch: a new state gets its key and
+// its invariants checked, a state of this level keeps the smaller key. It
+// returns, per asking record, whether its state was stored before the
+// level.
+func (w *worker) merge(p []byte, n Name) ([]bool, error) {
+	r := &reader{b: p}
+	vec := make([]uint64, w.e.words)
+	var ans []bool
+	for len(r.b) > 0 && r.err == nil {
+		for i := range vec {
+			vec[i] = r.word()
+		}
+		k := r.key()
+		asking := r.u() != 0
+		if r.err != nil {
+			break
+		}
+		if w.owner(vec) != w.idx {
+			return nil, &CorruptError{Path: n.Key(), Msg: "holds a state another worker owns"}
+		}
+		idx, isNew, err := w.visited.Insert(vec, 0)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case isNew:
+			w.keys = append(w.keys, k)
+			if b, found := w.e.check(vec, w.witnessed); found {
+				w.bads[idx] = b
+			}
+		case idx >= w.levelStart:
+			if i := idx - w.levelStart; k.less(w.keys[i]) {
+				w.keys[i] = k
+			}
+		}
+		if asking {
+			ans = append(ans, !isNew && idx < w.levelStart)
+		}
+	}
+	if r.done() != nil {
+		return nil, &CorruptError{Path: n.Key(), Msg: "batch payload does not decode"}
+	}
+	return ans, nil
+}
+
+// finishLevel writes this worker's states and summary of level L.
+func (w *worker) finishLevel(L int, sum *summary) error {
+	nn := len(w.keys)
+	order := make([]int, nn)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmpKey(w.keys[a], w.keys[b]) })
+	var sw writer
+	sw.u(uint64(nn))
+	sum.keys = make([]key, nn)
+	for r, i := range order {
+		idx := w.levelStart + uint32(i)
+		for _, x := range w.visited.Vector(idx) {
+			sw.word(x)
+		}
+		sw.key(w.keys[i])
+		sum.keys[r] = w.keys[i]
+		if len(w.bads) == 0 {
+			continue
+		}
+		if b, ok := w.bads[idx]; ok && (sum.bad == nil || w.keys[i].less(sum.bad.k)) {
+			sum.bad = &badState{k: w.keys[i], local: r, b: b}
+		}
+	}
+	w.states += int64(nn)
+	sum.states, sum.trans = w.states, w.trans
+	sum.fired = slices.Clone(w.fired)
+	sum.witnessed = slices.Clone(w.witnessed)
+	if err := w.put(w.name(KindStates, L, w.idx, w.idx), nn, sw.b); err != nil {
+		return err
+	}
+	if err := w.put(w.name(KindSummary, L, w.idx, w.idx), nn, sum.encode()); err != nil {
+		return err
+	}
+	// The next frontier: the new states in key order (positions follow at
+	// the commit).
+	w.front = w.front[:0]
+	for _, i := range order {
+		w.front = append(w.front, w.levelStart+uint32(i))
+	}
+	return nil
+}
+
+// commit waits for every worker's summary of level L and takes L as the
+// committed level.
+func (w *worker) commit(L int) error {
+	sums, err := w.readSummaries(L)
+	if err != nil {
+		return err
+	}
+	w.level, w.sums = L, sums
+	w.fpos = positions(sums, w.idx, w.fpos[:0])
+	return nil
+}
+
+// Runner returns a function for verify.Options.Search that runs every
+// search it is given as worker index of workers on st (whose lease the
+// caller took), numbering the searches 0, 1, ... in call order: every
+// worker of a run makes the same calls, in the same order.
+func Runner(st *Store, index, workers int) func(context.Context, *machine.Program, checker.Options) (*checker.Result, error) {
+	next := 0
+	return func(ctx context.Context, prog *machine.Program, opts checker.Options) (*checker.Result, error) {
+		cfg := Config{Store: st, Index: index, Workers: workers, Search: next}
+		next++
+		return Search(ctx, cfg, prog, opts)
+	}
+}

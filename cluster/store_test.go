@@ -1,0 +1,431 @@
+package cluster
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"hash/crc64"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
+)
+
+var testMan = Manifest{Spec: "abc123", Workers: 2}
+
+// testBound admits the test frames: up to 8 records of 2 KiB.
+var testBound = Bound{Records: 8, Record: 2 << 10}
+
+// buckets returns a fresh mem:// and file:// bucket.
+func buckets(t *testing.T) map[string]func() (string, Bucket) {
+	t.Helper()
+	return map[string]func() (string, Bucket){
+		"mem": func() (string, Bucket) { return "mem://", NewMemBucket() },
+		"file": func() (string, Bucket) {
+			dir := t.TempDir()
+			u := "file://" + filepath.ToSlash(dir) + "?metadata=skip"
+			b, err := OpenBucket(context.Background(), u)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { b.Close() })
+			return u, b
+		},
+	}
+}
+
+func TestStoreRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	for name, open := range buckets(t) {
+		t.Run(name, func(t *testing.T) {
+			u, b := open()
+			st, err := Attach(ctx, u, b, testMan)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			if err := st.Acquire(ctx, 1); err != nil {
+				t.Fatal(err)
+			}
+			n := Name{Kind: KindBatch, Search: 0, Level: 3, Src: 1, Dst: 0}
+			want := []byte(strings.Repeat("successor ", 1000))
+			if _, err := st.Put(ctx, n, 7, want); err != nil {
+				t.Fatal(err)
+			}
+			// Written once: a second write of the same file keeps the first.
+			if _, err := st.Put(ctx, n, 8, []byte("other")); err != nil {
+				t.Fatal(err)
+			}
+			count, got, err := st.Get(ctx, n, testBound)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if count != 7 {
+				t.Errorf("count = %d, want 7", count)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("payload (-want +got):\n%s", diff)
+			}
+			_, _, err = st.Get(ctx, Name{Kind: KindBatch, Level: 4, Src: 1, Dst: 0}, testBound)
+			if !IsNotExist(err) {
+				t.Errorf("Get of a missing file: %v, want not written", err)
+			}
+			// Another worker's file is not ours to write.
+			if _, err := st.Put(ctx, Name{Kind: KindStates, Level: 1, Src: 0, Dst: 0}, 0, nil); err == nil {
+				t.Error("worker 1 wrote a file of worker 0")
+			}
+		})
+	}
+}
+
+func TestStoreForeignRun(t *testing.T) {
+	ctx := context.Background()
+	for name, open := range buckets(t) {
+		t.Run(name, func(t *testing.T) {
+			u, b := open()
+			st, err := Attach(ctx, u, b, testMan)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st.Close()
+			// The same run opens again.
+			if st, err = Attach(ctx, u, b, testMan); err != nil {
+				t.Fatal(err)
+			}
+			st.Close()
+			for _, tt := range []struct {
+				m    Manifest
+				want string // the whole message, the store's URL written $URL
+			}{
+				{Manifest{Spec: "other", Workers: 2}, "store $URL holds another run: another spec or other options (spec hash abc123, not other); use another prefix or empty this one"},
+				{Manifest{Spec: "abc123", Workers: 4}, "store $URL holds another run: 2 workers, not 4; use another prefix or empty this one"},
+			} {
+				_, err := Attach(ctx, u, b, tt.m)
+				var fe *ForeignRunError
+				if !errors.As(err, &fe) {
+					t.Fatalf("Attach(%+v) = %v, want a ForeignRunError", tt.m, err)
+				}
+				if diff := cmp.Diff(tt.want, strings.ReplaceAll(err.Error(), u, "$URL")); diff != "" {
+					t.Errorf("error (-want +got):\n%s", diff)
+				}
+			}
+			if err := overwrite(ctx, b, "run.json", []byte("garbage")); err != nil {
+				t.Fatal(err)
+			}
+			_, err = Attach(ctx, u, b, testMan)
+			var ce *CorruptError
+			if !errors.As(err, &ce) {
+				t.Fatalf("Attach on a garbage manifest = %v, want a CorruptError", err)
+			}
+		})
+	}
+}
+
+func TestStoreLease(t *testing.T) {
+	ctx := context.Background()
+	for name, open := range buckets(t) {
+		t.Run(name, func(t *testing.T) {
+			u, b := open()
+			old, err := Attach(ctx, u, b, testMan)
+			if err != nil {
+				t.Fatal(err)
+			}
+			old.LeaseEvery = 0 // check the lease before every write
+			if err := old.Acquire(ctx, 0); err != nil {
+				t.Fatal(err)
+			}
+			n := Name{Kind: KindSummary, Level: 1}
+			if _, err := old.Put(ctx, n, 1, []byte("x")); err != nil {
+				t.Fatal(err)
+			}
+			// A restarted worker 0 takes the next generation; the old one
+			// must not write any more.
+			cur, err := Attach(ctx, u, b, testMan)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cur.Acquire(ctx, 0); err != nil {
+				t.Fatal(err)
+			}
+			if got := []int{old.Generation(), cur.Generation()}; !cmp.Equal(got, []int{1, 2}) {
+				t.Errorf("generations %v, want [1 2]", got)
+			}
+			if _, err := old.Put(ctx, Name{Kind: KindSummary, Level: 2}, 1, []byte("x")); !errors.Is(err, ErrStale) {
+				t.Errorf("stale Put = %v, want ErrStale", err)
+			}
+			if _, err := cur.Put(ctx, Name{Kind: KindSummary, Level: 2}, 1, []byte("x")); err != nil {
+				t.Errorf("current Put: %v", err)
+			}
+			// Another index has its own leases.
+			other, _ := Attach(ctx, u, b, testMan)
+			if err := other.Acquire(ctx, 1); err != nil || other.Generation() != 1 {
+				t.Errorf("index 1: generation %d, %v", other.Generation(), err)
+			}
+		})
+	}
+}
+
+// TestStoreBadFiles: every damaged or misplaced file is a CorruptError
+// that says what is wrong.
+func TestStoreBadFiles(t *testing.T) {
+	ctx := context.Background()
+	n := Name{Kind: KindStates, Level: 2, Src: 0, Dst: 0}
+	tests := []struct {
+		name   string
+		damage func(good, foreign []byte) []byte
+		key    string // where the damaged bytes go; "" n's key
+		want   string // the message after "store file KEY: "
+	}{
+		{"truncated-header", func(g, _ []byte) []byte { return g[:20] }, "", "truncated: 20 bytes"},
+		{"truncated-magic", func(g, _ []byte) []byte { return g[:3] }, "", "truncated: 3 bytes"},
+		{"truncated-payload", func(g, _ []byte) []byte { return g[:len(g)-20] }, "", "truncated: 84 bytes, the header says 104"},
+		{"empty", func(g, _ []byte) []byte { return nil }, "", "truncated: 0 bytes"},
+		{"flipped-bit", func(g, _ []byte) []byte {
+			b := append([]byte(nil), g...)
+			b[headerSize+3] ^= 0x10
+			return b
+		}, "", "checksum mismatch: the file is corrupt"},
+		{"garbage", func(g, _ []byte) []byte { return []byte("{\"not\": \"a frame\"}") }, "", "not a wrapcheck store file of format 1"},
+		{"foreign", func(_, f []byte) []byte { return f }, "", "written by another run (run dbe70e7816227ebd, this run is 3b598467af1cecca)"},
+		{"misplaced", func(g, _ []byte) []byte { return g }, "s0/L000003/states-0.wc", "holds s0/L000002/states-0.wc, not s0/L000003/states-0.wc"},
+		{"appended", func(g, _ []byte) []byte { return append(append([]byte(nil), g...), 0) }, "", "longer than the 104 bytes the header says"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := NewMemBucket()
+			fb := NewMemBucket()
+			st, err := Attach(ctx, "mem://", b, testMan)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fst, err := Attach(ctx, "mem://", fb, Manifest{Spec: "another", Workers: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range []*Store{st, fst} {
+				if err := s.Acquire(ctx, 0); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := s.Put(ctx, n, 3, []byte(strings.Repeat("state", 100))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			good, _ := ReadAll(ctx, b, n.Key(), 1<<20)
+			foreign, _ := ReadAll(ctx, fb, n.Key(), 1<<20)
+			key := tt.key
+			if key == "" {
+				key = n.Key()
+			}
+			if err := overwrite(ctx, b, key, tt.damage(good, foreign)); err != nil {
+				t.Fatal(err)
+			}
+			var name Name
+			switch key {
+			case n.Key():
+				name = n
+			default:
+				name = Name{Kind: KindStates, Level: 3}
+			}
+			_, _, err = st.Get(ctx, name, testBound)
+			var ce *CorruptError
+			if !errors.As(err, &ce) {
+				t.Fatalf("Get = %v, want a CorruptError", err)
+			}
+			if diff := cmp.Diff("store file "+key+": "+tt.want, err.Error()); diff != "" {
+				t.Errorf("error (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestStoreFileLayout pins the names of the files on disk, which
+// deploy/ and docs/distributed.md show.
+func TestStoreFileLayout(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	u := "file://" + filepath.ToSlash(dir) + "?metadata=skip"
+	st, err := Open(ctx, u, testMan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.Acquire(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []Name{
+		{Kind: KindBatch, Level: 1, Src: 0, Dst: 1},
+		{Kind: KindStates, Level: 1},
+		{Kind: KindSummary, Level: 1},
+		{Kind: KindResult, Search: 1},
+	} {
+		if _, err := st.Put(ctx, n, 0, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(dir, p)
+			got = append(got, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	want := []string{"lease/0/00000001", "run.json", "s0/L000001/batch-0-1.wc", "s0/L000001/states-0.wc", "s0/L000001/summary-0.wc", "s1/result.wc"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("files (-want +got):\n%s", diff)
+	}
+	if _, err := url.Parse(u); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSummaryPlausible: a summary frame with a good checksum but indexes
+// out of range for the model is refused, not used.
+func TestSummaryPlausible(t *testing.T) {
+	m := load(t, "../examples/approval/toctou.wrap", nil)
+	prog, err := machine.Compile(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := newEngine(prog, checker.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &worker{e: e, fired: make([]int64, len(m.Actions)), witnessed: make([]bool, len(m.Invariants))}
+	good := func() *summary {
+		return &summary{keys: []key{{0, 1}}, fired: make([]int64, len(m.Actions)), witnessed: make([]bool, len(m.Invariants)), deadlock: -1}
+	}
+	tests := []struct {
+		name string
+		edit func(s *summary)
+		want bool
+	}{
+		{"good", func(*summary) {}, true},
+		{"fired", func(s *summary) { s.fired = nil }, false},
+		{"bad-inv", func(s *summary) { s.bad = &badState{local: 0, b: bad{inv: len(m.Invariants)}} }, false},
+		{"bad-local", func(s *summary) { s.bad = &badState{local: -1} }, false},
+		{"fail-action", func(s *summary) {
+			s.fail = &failure{ex: &machine.ExecError{Kind: machine.Assertion, Action: len(m.Actions)}}
+		}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := good()
+			tt.edit(s)
+			d, err := decodeSummary(s.encode())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := w.plausible(d); got != tt.want {
+				t.Errorf("plausible = %t, want %t", got, tt.want)
+			}
+		})
+	}
+}
+
+// overwrite replaces the object key of b with data (files are created
+// once by the store; the tests damage them).
+func overwrite(ctx context.Context, b Bucket, key string, data []byte) error {
+	if err := b.Delete(ctx, key); err != nil {
+		return err
+	}
+	return b.Create(ctx, key, data)
+}
+
+// reframe rewrites the header of frame buf with count records and a
+// payload of raw bytes (and, when comp is not nil, that compressed
+// payload), with a good checksum: a frame made by hand, as frame.py in
+// cmd/wrapcheck/testdata/hostile makes one.
+func reframe(buf []byte, count, raw uint64, comp []byte) []byte {
+	le := binary.LittleEndian
+	body := append([]byte(nil), buf[:len(buf)-crcSize]...)
+	if comp != nil {
+		body = append(body[:headerSize], comp...)
+		le.PutUint64(body[60:], uint64(len(comp)))
+	}
+	le.PutUint64(body[44:], count)
+	le.PutUint64(body[52:], raw)
+	return le.AppendUint64(body, crc64.Checksum(body, crcTable()))
+}
+
+// TestStoreFrameBounds: a frame with a good checksum whose header claims
+// more than its reader can need (a payload of 3 GiB for 3 records, more
+// records than the run has, more compressed bytes than the payload
+// needs) is refused before its payload is read, and a payload that
+// decodes to more than its header says (a zstd bomb) is refused after
+// decoding no more than that: the reader allocates its decoder's window
+// (8 MiB) and the payload, not the 64 MiB the bomb holds.
+func TestStoreFrameBounds(t *testing.T) {
+	ctx := context.Background()
+	n := Name{Kind: KindStates, Level: 2}
+	bound := Bound{Records: 8, Record: 200}
+	enc, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bomb := enc.EncodeAll(make([]byte, 64<<20), nil)
+	enc.Close()
+	tests := []struct {
+		name   string
+		damage func(good []byte) []byte
+		bound  Bound
+		want   string
+	}{
+		{"claimed-raw", func(g []byte) []byte { return reframe(g, 3, 3<<30, nil) }, bound,
+			"a payload of 3221225472 bytes, more than 3 states records can take"},
+		{"claimed-count", func(g []byte) []byte { return reframe(g, 3, 500, nil) }, Bound{Records: 2, Record: 200},
+			"3 records, more than the 2 the run can need"},
+		{"claimed-comp", func(g []byte) []byte {
+			b := reframe(g, 3, 500, nil)
+			binary.LittleEndian.PutUint64(b[60:], 1<<40)
+			return reframe(b, 3, 500, nil)
+		}, bound, "1099511627776 compressed bytes, more than a payload of 500 bytes needs"},
+		{"bomb", func(g []byte) []byte { return reframe(g, 3, 500<<10, bomb) }, Bound{Records: 8, Record: 1 << 20},
+			"payload: more than the 512000 bytes the header says"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := NewMemBucket()
+			st, err := Attach(ctx, "mem://", b, testMan)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			if err := st.Acquire(ctx, 0); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := st.Put(ctx, n, 3, []byte(strings.Repeat("state", 100))); err != nil {
+				t.Fatal(err)
+			}
+			good, err := ReadAll(ctx, b, n.Key(), 1<<20)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := overwrite(ctx, b, n.Key(), tt.damage(good)); err != nil {
+				t.Fatal(err)
+			}
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			_, _, err = st.Get(ctx, n, tt.bound)
+			runtime.ReadMemStats(&after)
+			var ce *CorruptError
+			if !errors.As(err, &ce) {
+				t.Fatalf("Get = %v, want a CorruptError", err)
+			}
+			if diff := cmp.Diff("store file "+n.Key()+": "+tt.want, err.Error()); diff != "" {
+				t.Errorf("error (-want +got):\n%s", diff)
+			}
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16<<20 {
+				t.Errorf("Get allocated %d MiB", alloc>>20)
+			}
+		})
+	}
+}

@@ -1,0 +1,288 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The reproducers of issue 34, item 1 and 13 (testdata/hostile):
+//
+//   - rtbomb.wrap: a 900-digit literal squared 40 times in one action;
+//   - constbomb.wrap: constants, each the square of the one before;
+//   - fnbomb.wrap: fn bodies that expand to 3000 × 500 × 500 operators;
+//   - arr2.wrap: one state with 100,000 successors of 25 KB each.
+//
+// Before the fix check ran for minutes on rtbomb and constbomb, ignoring
+// --timeout, SIGINT and SIGTERM; fnbomb took 11 GiB under --memory
+// 300MiB (vet 4.8 GiB); arr2 1.6 GiB under --memory 200MiB; a FIFO as
+// the spec blocked every command forever.
+
+// hostileRun is the outcome of one run of the built binary.
+type hostileRun struct {
+	code   int
+	out    string // stdout then stderr
+	took   time.Duration
+	rssMiB int64 // peak RSS
+}
+
+// runHostile runs bin with args; signal, when not 0, is sent after a
+// second. A run still going after a minute is killed (and fails the
+// test by its time).
+func runHostile(t *testing.T, bin string, signal syscall.Signal, args ...string) hostileRun {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if signal != 0 {
+		time.AfterFunc(time.Second, func() { cmd.Process.Signal(signal) })
+	}
+	kill := time.AfterFunc(time.Minute, func() { cmd.Process.Kill() })
+	cmd.Wait()
+	kill.Stop()
+	r := hostileRun{code: cmd.ProcessState.ExitCode(), out: stdout.String() + stderr.String(), took: time.Since(start)}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.rssMiB = ru.Maxrss >> 10 // kilobytes on Linux
+		if runtime.GOOS == "darwin" {
+			r.rssMiB = ru.Maxrss >> 20 // bytes
+		}
+	}
+	return r
+}
+
+// bigWorkSrc is a spec whose one action computes, in each of a million
+// branches, 2000 products and quotients of numbers of 6644 and 13288
+// bits: within the bound on exact integers, it keeps check and simulate
+// busy for hours in exact arithmetic, tens of milliseconds between two
+// branches of the choose.
+var bigWorkSrc = "spec BigWork\nvar a: 0..1 = 0\naction go when a == 0 {\n  choose i in 0..1000000 {\n    let y = " +
+	strings.Repeat("9", 1000) + " + i\n    y := y * y\n" + strings.Repeat("    y := y * y / y\n", 2000) +
+	"    if y > 0 { a := 1 }\n  }\n}\nterminal a == 1\n"
+
+// bigSpecSrc returns a 15 MB spec of 400,000 actions: loading it (parsing,
+// checking, compiling) takes seconds.
+func bigSpecSrc() string {
+	var b strings.Builder
+	b.WriteString("spec Big\nvar x: bool\n")
+	for i := 0; b.Len() < 15<<20; i++ {
+		fmt.Fprintf(&b, "action a%d when not x { x := not x }\n", i)
+	}
+	return b.String()
+}
+
+// TestHostileLimits runs check (--timeout 2s --memory 200MiB), simulate
+// and vet (--timeout 2s) on each reproducer, on a spec that keeps the
+// search busy in exact arithmetic and on one that takes seconds to load:
+// each ends within its limit + 1 s, with a peak RSS under the memory
+// limit + 100 MiB (300 MiB: simulate and vet, which have no --memory, are
+// held to the same), with exit 3 and the reason, or the error it is
+// (exit 2 with file:line:col for a spec refused as it loads, exit 1 for
+// a runtime error). --memory covers loading too (fnbomb under 50MiB).
+func TestHostileLimits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin, dir := buildBinary(t)
+	hostile := func(name string) string {
+		p, err := filepath.Abs(filepath.Join("testdata", "hostile", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	rtbomb, constbomb, fnbomb, arr2 := hostile("rtbomb.wrap"), hostile("constbomb.wrap"), hostile("fnbomb.wrap"), hostile("arr2.wrap")
+	bigWork := writeSpec(t, dir, "bigwork.wrap", bigWorkSrc)
+	bigSpec := writeSpec(t, dir, "big.wrap", bigSpecSrc())
+	const (
+		tooLarge  = "integer result does not fit 16384 bits (the size bound on exact integers)"
+		expansion = "fnbomb.wrap:4:639: fn calls expand to too large a program (more than 524288 operators once every call is expanded)"
+		loading   = "note: stopped while loading the spec (reading, checking, compiling it): no state was explored"
+	)
+	check := []string{"check", "--timeout", "2s", "--memory", "200MiB"}
+	simulate := []string{"simulate", "--timeout", "2s"}
+	vet := []string{"vet", "--timeout", "2s"}
+	with := func(cmd []string, args ...string) []string { return append(append([]string(nil), cmd...), args...) }
+	tests := []struct {
+		name  string
+		args  []string
+		code  int
+		want  []string // in stdout or stderr
+		limit time.Duration
+		mem   int64 // MiB; 0: no RSS bound
+	}{
+		// rtbomb: the third square passes the bound (2990, 5980, 11960,
+		// then 23920 bits): a runtime error, at once.
+		{"check/rtbomb", with(check, rtbomb), exitViolated, []string{"RtBomb: runtime error in action go: " + tooLarge, "rtbomb.wrap:7:8: here"}, 2 * time.Second, 200},
+		{"simulate/rtbomb", with(simulate, rtbomb), exitViolated, []string{"RtBomb: runtime error in action go: " + tooLarge}, 2 * time.Second, 200},
+		{"vet/rtbomb", with(vet, rtbomb), exitHolds, nil, 2 * time.Second, 200},
+		// constbomb: A3 = A2 * A2 passes it, as the constants are folded.
+		{"check/constbomb", with(check, constbomb), exitUsage, []string{"constbomb.wrap:5:12: " + tooLarge}, 2 * time.Second, 200},
+		{"simulate/constbomb", with(simulate, constbomb), exitUsage, []string{"constbomb.wrap:5:12: " + tooLarge}, 2 * time.Second, 200},
+		{"vet/constbomb", with(vet, constbomb), exitUsage, []string{"constbomb.wrap:5:12: " + tooLarge}, 2 * time.Second, 200},
+		// fnbomb: the step budget of fn expansion, or --memory first.
+		{"check/fnbomb", with(check, fnbomb), exitUsage, []string{expansion}, 2 * time.Second, 200},
+		{"check/fnbomb/50MiB", []string{"check", "--timeout", "2s", "--memory", "50MiB", fnbomb}, exitIncomplete,
+			[]string{"fnbomb.wrap: incomplete: memory budget; no violation found in the states explored", loading}, 2 * time.Second, 50},
+		{"simulate/fnbomb", with(simulate, fnbomb), exitUsage, []string{expansion}, 2 * time.Second, 200},
+		{"vet/fnbomb", with(vet, fnbomb), exitUsage, []string{expansion}, 2 * time.Second, 200},
+		// arr2: the budget, checked as the states of one level are made.
+		{"check/arr2", with(check, arr2), exitIncomplete, []string{"A: incomplete: memory budget; no violation found in the states explored"}, 2 * time.Second, 200},
+		{"simulate/arr2", with(simulate, arr2), exitIncomplete, []string{"before the timeout"}, 2 * time.Second, 200},
+		{"vet/arr2", with(vet, arr2), exitHolds, nil, 2 * time.Second, 200},
+		// Exact arithmetic within the bound, for hours.
+		{"check/bigwork", with(check, bigWork), exitIncomplete, []string{"BigWork: incomplete: timeout; no violation found in the states explored"}, 2 * time.Second, 200},
+		{"simulate/bigwork", with(simulate, bigWork), exitIncomplete, []string{"BigWork: no violation found in 0 walks", "before the timeout"}, 2 * time.Second, 200},
+		// Loading for seconds: the limit ends it.
+		{"check/load", with(check, bigSpec), exitIncomplete,
+			[]string{"big.wrap: incomplete: timeout; no violation found in the states explored", loading}, 2 * time.Second, 200},
+		{"check/load/memory", []string{"check", "--memory", "100MiB", bigSpec}, exitIncomplete,
+			[]string{"big.wrap: incomplete: memory budget", loading}, time.Minute, 100},
+		{"simulate/load", with(simulate, bigSpec), exitIncomplete,
+			[]string{"simulate: stopped while loading the spec: timeout (--timeout 2s)"}, 2 * time.Second, 0},
+		{"vet/load", with(vet, bigSpec), exitIncomplete,
+			[]string{"vet: stopped before the end: timeout (--timeout 2s)"}, 2 * time.Second, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runHostile(t, bin, 0, tt.args...)
+			t.Logf("exit %d in %v, peak RSS %d MiB", r.code, r.took.Round(time.Millisecond), r.rssMiB)
+			if r.code != tt.code {
+				t.Errorf("exit %d, want %d\n%.2000s", r.code, tt.code, r.out)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(r.out, w) {
+					t.Errorf("output without %q:\n%.2000s", w, r.out)
+				}
+			}
+			if tt.limit < time.Minute && r.took > tt.limit+time.Second {
+				t.Errorf("took %v, limit %v + 1s", r.took, tt.limit)
+			}
+			if tt.mem > 0 && r.rssMiB > tt.mem+100 {
+				t.Errorf("peak RSS %d MiB, limit %d MiB + 100", r.rssMiB, tt.mem)
+			}
+		})
+	}
+}
+
+// TestHostileSignals sends SIGTERM and SIGINT a second after check and
+// simulate start on a spec that keeps them busy in exact arithmetic
+// (rtbomb itself now ends at once, with its runtime error), and to check
+// while it loads a spec: each ends within a second of the signal, exit
+// 3, "interrupted".
+func TestHostileSignals(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin, dir := buildBinary(t)
+	bigWork := writeSpec(t, dir, "bigwork.wrap", bigWorkSrc)
+	bigSpec := writeSpec(t, dir, "big.wrap", bigSpecSrc())
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"check/bigwork", []string{"check", "--memory", "200MiB", bigWork}, "BigWork: incomplete: interrupted"},
+		{"simulate/bigwork", []string{"simulate", bigWork}, "BigWork: no violation found in 0 walks of at most 100 steps (seed 1) before the interrupt\n"},
+		{"check/load", []string{"check", bigSpec}, "big.wrap: incomplete: interrupted"},
+		{"vet/load", []string{"vet", bigSpec}, "vet: stopped before the end: interrupted"},
+	}
+	for _, tt := range tests {
+		for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+			t.Run(tt.name+"/"+sig.String(), func(t *testing.T) {
+				r := runHostile(t, bin, sig, tt.args...)
+				t.Logf("exit %d in %v", r.code, r.took.Round(time.Millisecond))
+				if r.code != exitIncomplete || !strings.Contains(r.out, tt.want) {
+					t.Errorf("exit %d, want 3 and %q:\n%.2000s", r.code, tt.want, r.out)
+				}
+				if r.took > 2*time.Second {
+					t.Errorf("took %v: more than a second after the signal", r.took)
+				}
+			})
+		}
+	}
+}
+
+// TestHostileFIFO gives a named pipe as the spec to every command that
+// reads one: with no writer it is refused at once (exit 2), and with a
+// writer that sends nothing the command ends at --timeout (exit 3), or
+// at SIGTERM for explain, which has none. Before the fix, opening the
+// pipe blocked every command forever.
+func TestHostileFIFO(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin, dir := buildBinary(t)
+	fifo := filepath.Join(dir, "spec.wrap")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	other := writeSpec(t, dir, "other.wrap", "spec P\nvar x: 0..1\naction a { x := 1 - x }\n")
+	run := writeSpec(t, dir, "run.jsonl", `{"action": "a"}`+"\n")
+	commands := []struct {
+		name string
+		args []string
+	}{
+		{"check", []string{"check", "--timeout", "2s", fifo}},
+		{"simulate", []string{"simulate", "--timeout", "2s", fifo}},
+		{"vet", []string{"vet", "--timeout", "2s", fifo}},
+		{"graph", []string{"graph", "--timeout", "2s", fifo}},
+		{"replay", []string{"replay", "--timeout", "2s", fifo, run}},
+		{"diff", []string{"diff", "--timeout", "2s", other, fifo}},
+		{"explain", []string{"explain", fifo}},
+		{"fmt", []string{"fmt", fifo}},
+	}
+	const refused = "spec.wrap: a named pipe (FIFO) that no process writes to: nothing to read"
+	for _, c := range commands {
+		t.Run(c.name+"/no-writer", func(t *testing.T) {
+			r := runHostile(t, bin, 0, c.args...)
+			if r.code != exitUsage || !strings.Contains(r.out, refused) {
+				t.Errorf("exit %d, want 2 and %q:\n%.2000s", r.code, refused, r.out)
+			}
+			if r.took > time.Second {
+				t.Errorf("took %v", r.took)
+			}
+		})
+	}
+	// A writer that sends a line and then nothing, holding the pipe
+	// open (O_RDWR does not wait for a reader).
+	w, err := os.OpenFile(fifo, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for _, c := range commands {
+		if c.name == "fmt" {
+			continue // no limit to give it: a signal ends it (Go's default)
+		}
+		t.Run(c.name+"/silent-writer", func(t *testing.T) {
+			if _, err := w.Write([]byte("spec P\n")); err != nil {
+				t.Fatal(err)
+			}
+			var sig syscall.Signal
+			if c.name == "explain" {
+				sig = syscall.SIGTERM
+			}
+			r := runHostile(t, bin, sig, c.args...)
+			if r.code != exitIncomplete {
+				t.Errorf("exit %d, want 3:\n%.2000s", r.code, r.out)
+			}
+			if r.took > 3*time.Second {
+				t.Errorf("took %v, limit 2s + 1s", r.took)
+			}
+			t.Logf("exit %d in %v: %.300s", r.code, r.took.Round(time.Millisecond), r.out)
+		})
+	}
+}

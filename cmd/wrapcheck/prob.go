@@ -1,0 +1,126 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/wrapcheck/wrapcheck/quant"
+	"github.com/wrapcheck/wrapcheck/report"
+)
+
+// probFlags are the flags of `wrapcheck prob`, copied into quant.Options.
+type probFlags struct {
+	defines   []string
+	only      []string
+	maxStates int
+	timeout   time.Duration
+	memory    string
+	format    string
+	interval  bool
+	epsilon   float64
+}
+
+func newProbCmd() *cobra.Command {
+	var f probFlags
+	cmd := &cobra.Command{
+		Use:   "prob FILE",
+		Short: "compute the probability queries of the spec exactly",
+		Long: `prob builds the state space of the spec in FILE as a Markov decision
+process -- an agent answer with a rate is a probabilistic branch, every
+other answer, every choose and the choice of the action are the
+scheduler's -- and computes each probability query (docs/language.md,
+"Probabilities") exactly, as a fraction: its minimum and maximum over all
+schedulers. A query with a bound is a check.
+
+Exit codes: 0 every bound holds, 1 a bound can be broken, 2 the spec or the
+command line is wrong, 3 the computation stopped early (--timeout, --memory,
+--max-states, an interrupt) or an interval could not decide a bound.
+
+Values are exact fractions. With --interval, or for a query past exact
+mode's limit (2000 undecided states), interval iteration gives sound lower
+and upper bounds instead, computed with directed rounding.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runProb(cmd, args[0], f)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringArrayVarP(&f.defines, "define", "D", nil, "override a constant: -D NAME=VALUE (repeatable)")
+	fl.StringArrayVar(&f.only, "only", nil, "compute only the probability NAME (repeatable)")
+	fl.IntVar(&f.maxStates, "max-states", 0, "stop after building this many states (0: no limit)")
+	fl.DurationVar(&f.timeout, "timeout", 0, "stop after this long, e.g. 30s or 5m (0: no limit)")
+	fl.StringVar(&f.memory, "memory", "", "memory budget, e.g. 4GiB (default: none)")
+	fl.StringVar(&f.format, "format", "text", "output format: text or json")
+	fl.BoolVar(&f.interval, "interval", false, "interval iteration (sound bounds) instead of exact values for unbounded queries; used anyway past exact mode's limit")
+	fl.Float64Var(&f.epsilon, "epsilon", 1e-6, "width interval iteration aims at")
+	return cmd
+}
+
+func runProb(cmd *cobra.Command, path string, f probFlags) error {
+	format := f.format
+	if format != "text" && format != "json" {
+		format = ""
+	}
+	file := displayPath(path)
+	usage := func(err error) error {
+		return renderError(cmd, format, file, &exitError{code: exitUsage, err: err})
+	}
+	if format == "" {
+		return usage(fmt.Errorf("--format %s: want text or json", report.Escape(f.format)))
+	}
+	mem, err := parseSize(f.memory)
+	if err != nil {
+		return usage(err)
+	}
+	if f.maxStates < 0 || f.timeout < 0 || !(f.epsilon > 0 && f.epsilon < 1) {
+		return usage(fmt.Errorf("--max-states and --timeout must not be negative, and --epsilon must lie between 0 and 1"))
+	}
+	m, _, err := loadForCheck(cmd, path, f.defines)
+	if err != nil {
+		return renderError(cmd, format, file, err)
+	}
+	if len(m.Queries) == 0 {
+		return usage(fmt.Errorf("%s: no probability queries (declare one with `probability Name: eventually c`)", file))
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if f.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, f.timeout)
+		defer cancel()
+	}
+	res, err := quant.Check(ctx, m, quant.Options{MaxStates: f.maxStates, MemoryBudget: mem, Only: f.only, Interval: f.interval, Epsilon: f.epsilon})
+	if err != nil {
+		switch {
+		case errors.Is(err, context.DeadlineExceeded):
+			return &exitError{code: exitIncomplete, err: fmt.Errorf("%s: stopped at the timeout (%s)", file, f.timeout)}
+		case errors.Is(err, context.Canceled):
+			return &exitError{code: exitIncomplete, err: fmt.Errorf("%s: interrupted", file)}
+		case errors.Is(err, quant.ErrMemory), errors.Is(err, quant.ErrTooLarge) && f.maxStates > 0:
+			return &exitError{code: exitIncomplete, err: err}
+		}
+		return usage(err)
+	}
+	w := cmd.OutOrStdout()
+	if format == "json" {
+		err = report.QuantJSON(w, m, res)
+	} else {
+		err = report.QuantText(w, m, res)
+	}
+	if err != nil {
+		return err
+	}
+	if res.Violations() > 0 {
+		return &exitError{code: exitViolated}
+	}
+	if res.Unknowns() > 0 {
+		return &exitError{code: exitIncomplete}
+	}
+	return nil
+}

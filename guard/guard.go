@@ -1,0 +1,638 @@
+package guard
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/machine"
+	"github.com/wrapcheck/wrapcheck/replay"
+	"github.com/wrapcheck/wrapcheck/report"
+	"github.com/wrapcheck/wrapcheck/spec"
+)
+
+// The defaults of [Options].
+const (
+	// DefaultMaxRuns is the most runs open at once.
+	DefaultMaxRuns = 10000
+	// DefaultMaxHistory is the most step records (12 bytes each) a run
+	// keeps for its traces: 64Ki, 768 KiB a run.
+	DefaultMaxHistory = 1 << 16
+	// DefaultMaxEnded is the most ended runs whose last answer is kept,
+	// for a client that retries the step that ended its run.
+	DefaultMaxEnded = 4096
+	// DefaultMaxStates is the most spec states a run may be consistent
+	// with (a run whose events leave nondeterminism open follows each).
+	DefaultMaxStates = 64
+	// MaxRequestBytes is the longest request: a run line's limit
+	// ([replay.MaxLineBytes]) and room for the envelope.
+	MaxRequestBytes = replay.MaxLineBytes + 4096
+	// CompactAfter is the fewest records a journal has for it to be
+	// compacted at start (when at least half of them are of runs gone).
+	CompactAfter = 1024
+	// MaxRunIDBytes is the longest run or request id.
+	MaxRunIDBytes = 256
+)
+
+// Options configures a [Guard]. Its zero value is the defaults.
+type Options struct {
+	// MaxRuns is the most runs open at once; an open past it is blocked.
+	// 0: DefaultMaxRuns.
+	MaxRuns int
+	// MaxHistory is the most step records a run keeps for the trace of a
+	// block; past it the run's history restarts from its current states
+	// (the trace then starts there). 0: DefaultMaxHistory.
+	MaxHistory int
+	// MaxStates is the most spec states a run may be consistent with: a
+	// step that would leave the run consistent with more is blocked (give
+	// the event's state or answers to pin it down). 0: DefaultMaxStates.
+	MaxStates int
+	// MaxEnded is the most ended runs whose last allowed step is kept, to
+	// answer a retry of it again; 0: DefaultMaxEnded.
+	MaxEnded int
+	// Journal, when not empty, is the path of the journal file: every
+	// decision that changes a run is appended and synced before it is
+	// answered, and the runs it records are restored by [New].
+	Journal string
+	// Mapping, when not nil, maps the OTLP spans of requests to events,
+	// as `replay --mapping` does ([Request.OTLP]).
+	Mapping *replay.Mapping
+	// Logger, when not nil, logs every decision (run, id, op, decision,
+	// kind, reason, property, step, ended, latency) at level Info.
+	Logger *slog.Logger
+	// Spans, when not nil, exports an OpenTelemetry span for each
+	// decision ([SpanExporter]); the caller closes it after the guard.
+	Spans *SpanExporter
+	// SpecDigest identifies the spec (source and constants) in the
+	// journal: a journal written for another digest is refused.
+	SpecDigest string
+}
+
+// Decision is the answer to a [Request]. Its JSON form is one line of
+// the protocol (docs/guard.md).
+type Decision struct {
+	Run string `json:"run"`
+	ID  string `json:"id,omitempty"`
+	// Decision is "allow" or "block".
+	Decision string `json:"decision"`
+	// Reason says why a request is blocked, in one line.
+	Reason string `json:"reason,omitempty"`
+	// Kind classifies a block: "diverges" (the spec does not allow the
+	// step here), "violated" (the step reaches a violation), "invalid"
+	// (the request cannot be mapped: malformed, unknown action, agent,
+	// variable or run, a value outside its type), "limit".
+	Kind string `json:"kind,omitempty"`
+	// Property names the check a violating step violates.
+	Property string `json:"property,omitempty"`
+	// Step is the number of steps the run has taken after the decision.
+	Step int `json:"step"`
+	// Allowed lists the actions the spec allows next (on a block, and
+	// after an allowed step).
+	Allowed []string `json:"allowed,omitempty"`
+	// Terminal reports, after an allowed open or step, that every state
+	// of the spec consistent with the run satisfies its terminal
+	// predicate: the wrapper may stop there (the run stays open while an
+	// action can follow).
+	Terminal bool `json:"terminal,omitempty"`
+	// Ended says the run ended with this decision and left the guard:
+	// "terminal" (no action can follow and the state is terminal),
+	// "deadlock" (no action can follow in a state that is not terminal),
+	// "closed" (an explicit close).
+	Ended string `json:"ended,omitempty"`
+	// Trace is the run so far, in the JSON of a trace of `check --format
+	// json`; for a violation it ends with the violating step.
+	Trace json.RawMessage `json:"trace,omitempty"`
+	// Mismatch says how the closest step the spec allows differs from
+	// the event, for a diverging step of an enabled action.
+	Mismatch []string `json:"mismatch,omitempty"`
+}
+
+// IsAllowed reports whether the decision allows the request.
+func (d *Decision) IsAllowed() bool { return d.Decision == "allow" }
+
+// Request is one request of the protocol.
+type Request struct {
+	// Op is "step" (the default), "open", "close" or "state".
+	Op  string `json:"op,omitempty"`
+	Run string `json:"run"`
+	// ID, optional, names the request: a step whose ID is the ID of the
+	// run's last allowed step is answered that step's decision again
+	// (a client retrying after a lost answer takes no step twice).
+	ID string `json:"id,omitempty"`
+	// Event is the step, a line of a run file (docs/replay.md); for open,
+	// optionally a line without action that constrains the initial state.
+	Event json.RawMessage `json:"event,omitempty"`
+	// OTLP is, instead of Event, the step as an OpenTelemetry span: an
+	// ExportTraceServiceRequest in OTLP JSON whose spans the guard's
+	// mapping ([Options.Mapping]) makes exactly one step; Run, when
+	// empty, is then the span's run key.
+	OTLP json.RawMessage `json:"otlp,omitempty"`
+}
+
+// Guard holds the open runs of one spec and decides each proposed step.
+// It is safe for concurrent use; decisions are taken one at a time, in
+// one order, which the journal records.
+type Guard struct {
+	m    *spec.Model
+	opts Options
+
+	mu   sync.Mutex // guards what follows, and f and dec
+	f    *replay.Follower
+	dec  *replay.Decoder
+	runs map[string]*run
+	// ended keeps the last allowed step of the runs that ended, oldest
+	// first in endedOrder, at most MaxEnded of them.
+	ended      map[string]*run
+	endedOrder []string
+	j          *journal
+	// closed is set by Close: every decision after it is a block.
+	closed bool
+	// openedAt is, while the journal is read at start, the line of the
+	// last open of each run.
+	openedAt map[string]int
+
+	metrics metrics
+}
+
+// run is an open run.
+type run struct {
+	trail  *replay.Trail
+	lastID string
+	last   []byte // the answer to lastID
+}
+
+// New returns the guard of prog's model. With Options.Journal, it
+// restores the runs the journal records (each step decided again, which
+// must give the journaled decision) and appends to it.
+func New(prog *machine.Program, opts Options) (*Guard, error) {
+	if opts.MaxRuns <= 0 {
+		opts.MaxRuns = DefaultMaxRuns
+	}
+	if opts.MaxHistory <= 0 {
+		opts.MaxHistory = DefaultMaxHistory
+	}
+	if opts.MaxStates <= 0 {
+		opts.MaxStates = DefaultMaxStates
+	}
+	if opts.MaxEnded <= 0 {
+		opts.MaxEnded = DefaultMaxEnded
+	}
+	f, err := replay.NewFollower(prog, replay.FollowOptions{MaxHistory: opts.MaxHistory, MaxStates: opts.MaxStates})
+	if err != nil {
+		return nil, err
+	}
+	g := &Guard{m: prog.Model, opts: opts, f: f, dec: replay.NewDecoder(prog.Model), runs: map[string]*run{}, ended: map[string]*run{}}
+	if opts.Journal != "" {
+		g.openedAt = map[string]int{}
+		j, err := openJournal(opts.Journal, prog.Model.Name, opts.SpecDigest, g.restore)
+		if err != nil {
+			return nil, err
+		}
+		if err := g.compact(j, opts.Journal); err != nil {
+			j.f.Close()
+			return nil, err
+		}
+		g.openedAt = nil
+		g.j = j
+	}
+	return g, nil
+}
+
+// Close syncs and closes the journal, if any, and drops the runs: every
+// decision after Close is a block.
+func (g *Guard) Close() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.closed = true
+	g.runs = map[string]*run{}
+	if g.j == nil {
+		return nil
+	}
+	err := g.j.close()
+	g.j = nil
+	return err
+}
+
+// Runs is the number of open runs.
+func (g *Guard) Runs() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.runs)
+}
+
+// RunKey returns a digest of the state of an open run (see
+// [replay.Trail.Key]) and whether it is open: for tests.
+func (g *Guard) RunKey(id string) (string, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	r, ok := g.runs[id]
+	if !ok {
+		return "", false
+	}
+	return r.trail.Key(), true
+}
+
+// HandleLine decides one request given as its JSON text and returns the
+// decision as one line of JSON (with its newline). Any text that is not a
+// valid request is answered with a block.
+func (g *Guard) HandleLine(line []byte) []byte {
+	var req Request
+	if err := decodeRequest(line, &req); err != nil {
+		t0 := time.Now()
+		d := &Decision{Run: clip(req.Run), ID: clip(req.ID), Decision: "block", Kind: "invalid", Reason: err.Error()}
+		g.observe(Request{Run: d.Run, ID: d.ID, Op: clip(req.Op)}, d, false, t0)
+		return encode(d)
+	}
+	return g.Handle(req)
+}
+
+// Handle decides req and returns the decision as one line of JSON.
+func (g *Guard) Handle(req Request) []byte {
+	t0 := time.Now()
+	d, line, wait := g.decide(req)
+	retried := d == nil
+	if line == nil {
+		line = encode(d)
+	}
+	if wait != nil {
+		if err := wait(); err != nil {
+			// The decision may not be durable: it must not be acted on.
+			d = &Decision{Run: req.Run, ID: req.ID, Decision: "block", Kind: "internal", Reason: "journal: " + err.Error()}
+			line = encode(d)
+		}
+	}
+	g.observe(req, d, retried, t0)
+	return line
+}
+
+// Decide decides req; the decision is durable (journaled and synced)
+// when it returns.
+func (g *Guard) Decide(req Request) *Decision {
+	var d Decision
+	if err := json.Unmarshal(g.Handle(req), &d); err != nil {
+		panic("wrapcheck internal error: guard: a decision does not decode: " + err.Error())
+	}
+	return &d
+}
+
+// decide takes the decision of req under the lock and appends what it
+// changes to the journal; wait, when not nil, returns once that is
+// synced. line, when not nil, is the answer already encoded.
+func (g *Guard) decide(req Request) (d *Decision, line []byte, wait func() error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return block(req, "internal", "the guard is closed"), nil, nil
+	}
+	if len(req.OTLP) > 0 {
+		var err error
+		if req, err = g.mapSpan(req); err != nil {
+			return block(req, "invalid", err.Error()), nil, nil
+		}
+	}
+	if err := checkIDs(req); err != nil {
+		return block(req, "invalid", err.Error()), nil, nil
+	}
+	d, line, rec := g.apply(req)
+	if rec != nil && g.j != nil {
+		wait = g.j.append(rec)
+	}
+	return d, line, wait
+}
+
+// apply decides req and applies it to the runs; rec, when not nil, is
+// the journal record of a decision that changed them.
+func (g *Guard) apply(req Request) (d *Decision, line []byte, rec []byte) {
+	switch req.Op {
+	case "open":
+		return g.open(req)
+	case "", "step":
+		return g.step(req)
+	case "close":
+		if _, ok := g.runs[req.Run]; !ok {
+			return &Decision{Run: req.Run, ID: req.ID, Decision: "allow", Ended: "closed"}, nil, nil
+		}
+		delete(g.runs, req.Run)
+		return &Decision{Run: req.Run, ID: req.ID, Decision: "allow", Ended: "closed"}, nil, record(req)
+	case "state":
+		r, ok := g.runs[req.Run]
+		if !ok {
+			return block(req, "invalid", "no open run "+quote(req.Run)), nil, nil
+		}
+		d := &Decision{Run: req.Run, ID: req.ID, Decision: "allow", Step: r.trail.Steps(), Allowed: r.trail.Allowed()}
+		d.Trace = g.traceJSON(r.trail.Trace())
+		return d, nil, nil
+	}
+	return block(req, "invalid", "unknown op "+quote(req.Op)+" (open, step, close or state)"), nil, nil
+}
+
+func (g *Guard) open(req Request) (*Decision, []byte, []byte) {
+	if r, ok := g.runs[req.Run]; ok {
+		if r.trail.Steps() == 0 {
+			// a retried open
+			return &Decision{Run: req.Run, ID: req.ID, Decision: "allow", Allowed: r.trail.Allowed()}, nil, nil
+		}
+		return block(req, "invalid", "run "+quote(req.Run)+" is open already"), nil, nil
+	}
+	if len(g.runs) >= g.opts.MaxRuns {
+		return block(req, "limit", fmt.Sprintf("%d runs are open: close one first", len(g.runs))), nil, nil
+	}
+	t, res := g.f.Start()
+	if res != nil {
+		return g.blocked(req, t, res), nil, nil
+	}
+	if len(req.Event) > 0 && !isNull(req.Event) {
+		l, err := g.dec.Decode(req.Event, 0, true)
+		if err != nil {
+			return block(req, "invalid", "event: "+err.Error()), nil, nil
+		}
+		if l.Action() >= 0 {
+			return block(req, "invalid", "event: the event of an open constrains the initial state: it has no action"), nil, nil
+		}
+		if res := t.Step(l); res != nil {
+			return g.blocked(req, t, res), nil, nil
+		}
+	}
+	g.runs[req.Run] = &run{trail: t}
+	delete(g.ended, req.Run) // its id is in endedOrder until dropped: harmless
+	d := &Decision{Run: req.Run, ID: req.ID, Decision: "allow"}
+	g.end(d, t)
+	if d.Ended != "" {
+		delete(g.runs, req.Run)
+	}
+	return d, nil, record(req)
+}
+
+func (g *Guard) step(req Request) (*Decision, []byte, []byte) {
+	r, ok := g.runs[req.Run]
+	if !ok {
+		if e, ok := g.ended[req.Run]; ok && req.ID != "" && req.ID == e.lastID {
+			return nil, e.last, nil
+		}
+		return block(req, "invalid", "no open run "+quote(req.Run)+" (open it first; a run that ended or was closed is gone)"), nil, nil
+	}
+	if req.ID != "" && req.ID == r.lastID {
+		return nil, r.last, nil
+	}
+	if len(req.Event) == 0 || isNull(req.Event) {
+		return block(req, "invalid", "a step needs an event"), nil, nil
+	}
+	l, err := g.dec.Decode(req.Event, r.trail.Steps()+1, false)
+	if err != nil {
+		return block(req, "invalid", "event: "+err.Error()), nil, nil
+	}
+	if res := r.trail.Step(l); res != nil {
+		return g.blocked(req, r.trail, res), nil, nil
+	}
+	d := &Decision{Run: req.Run, ID: req.ID, Decision: "allow", Step: r.trail.Steps()}
+	g.end(d, r.trail)
+	line := encode(d)
+	r.lastID, r.last = req.ID, line
+	if d.Ended != "" {
+		delete(g.runs, req.Run)
+		g.keepEnded(req.Run, r)
+	}
+	return d, line, record(req)
+}
+
+// mapSpan turns the OTLP span of req into its event, through the
+// mapping.
+func (g *Guard) mapSpan(req Request) (Request, error) {
+	if g.opts.Mapping == nil {
+		return req, errors.New("otlp: the guard has no mapping of spans to actions (start it with --mapping)")
+	}
+	if len(req.Event) > 0 {
+		return req, errors.New("a request has an event or otlp, not both")
+	}
+	if req.Op != "" && req.Op != "step" {
+		return req, fmt.Errorf("otlp: only a step is given as a span, not %s", quote(req.Op))
+	}
+	steps, err := g.opts.Mapping.MapRequest("otlp", req.OTLP)
+	if err != nil {
+		return req, err
+	}
+	if len(steps) != 1 {
+		return req, fmt.Errorf("otlp: the spans map to %d steps, want one: send the span of one step a request", len(steps))
+	}
+	st := steps[0]
+	switch {
+	case req.Run == "":
+		req.Run = st.Key
+	case st.Key != "" && st.Key != req.Run:
+		return req, fmt.Errorf("otlp: the span is of run %s, not %s", quote(st.Key), quote(req.Run))
+	}
+	req.Event, req.OTLP = st.Event, nil
+	return req, nil
+}
+
+// keepEnded keeps the last answer of the run id, which ended, dropping
+// the oldest kept past MaxEnded.
+func (g *Guard) keepEnded(id string, r *run) {
+	if r.lastID == "" {
+		return
+	}
+	if _, ok := g.ended[id]; !ok {
+		g.endedOrder = append(g.endedOrder, id)
+	}
+	g.ended[id] = &run{lastID: r.lastID, last: r.last}
+	for len(g.endedOrder) > g.opts.MaxEnded {
+		delete(g.ended, g.endedOrder[0])
+		g.endedOrder = g.endedOrder[1:]
+	}
+}
+
+// end sets d.Allowed, d.Terminal and d.Ended for the run t after an
+// allowed step.
+func (g *Guard) end(d *Decision, t *replay.Trail) {
+	allowed, stuck, terminal := t.Next()
+	d.Terminal = terminal
+	if !stuck {
+		d.Allowed = allowed
+		return
+	}
+	d.Ended = "deadlock"
+	if terminal {
+		d.Ended = "terminal"
+	}
+}
+
+// blocked is the decision that blocks req for res, a divergence or a
+// violation of the run t.
+func (g *Guard) blocked(req Request, t *replay.Trail, res *replay.Result) *Decision {
+	d := &Decision{Run: req.Run, ID: req.ID, Decision: "block", Step: t.Steps()}
+	switch {
+	case res.Ambiguous > 0:
+		d.Kind = "limit"
+		d.Reason = fmt.Sprintf("the step would leave the run consistent with %d spec states, more than %d: give more of the state or the answers in the event", res.Ambiguous, g.opts.MaxStates)
+		d.Allowed = t.Allowed()
+	case res.Violation != nil:
+		v := res.Violation
+		d.Kind = "violated"
+		d.Property = v.Name
+		d.Reason = report.Escape(report.Headline(g.m, v))
+		d.Trace = g.traceJSON(v.Trace)
+	case res.Diverged != nil:
+		dv := res.Diverged
+		d.Kind = "diverges"
+		if dv.Enabled {
+			d.Reason = report.Escape(dv.Action) + " leads to no state that matches the event's state and answers"
+		} else {
+			d.Reason = "the spec does not allow " + report.Escape(dv.Action) + " here"
+		}
+		d.Allowed = dv.Allowed
+		d.Mismatch = dv.Mismatch
+		d.Trace = g.traceJSON(t.Trace())
+	}
+	return d
+}
+
+func (g *Guard) traceJSON(steps []checker.Step) json.RawMessage {
+	if len(steps) == 0 {
+		return nil
+	}
+	var b bytes.Buffer
+	if err := report.TraceJSON(&b, g.m, steps); err != nil {
+		panic("wrapcheck internal error: guard: " + err.Error())
+	}
+	return b.Bytes()
+}
+
+// restore applies one journal record, at line line, while the journal
+// is read.
+func (g *Guard) restore(line int, rec []byte) error {
+	var req Request
+	if err := json.Unmarshal(rec, &req); err != nil {
+		return err
+	}
+	d, _, changed := g.apply(req)
+	if changed == nil {
+		why := ""
+		if d != nil {
+			why = ": " + d.Reason
+		}
+		return errors.New("deciding this journaled request again does not give its journaled outcome (was the journal written with other limits?)" + why)
+	}
+	if req.Op == "open" {
+		g.openedAt[req.Run] = line
+	}
+	return nil
+}
+
+// compact rewrites the journal j, just read, without the records of runs
+// that are gone, when they are most of it: what is kept (the records of
+// each open run, and of each ended run whose last answer is kept, from
+// its last open) restores the same runs and answers.
+func (g *Guard) compact(j *journal, path string) error {
+	needed := func(run string) bool {
+		_, open := g.runs[run]
+		_, ended := g.ended[run]
+		return open || ended
+	}
+	kept := 0
+	count := func(line int, rec []byte) bool {
+		var req Request
+		if json.Unmarshal(rec, &req) == nil && needed(req.Run) && line >= g.openedAt[req.Run] {
+			kept++
+			return true
+		}
+		return false
+	}
+	if j.records < CompactAfter {
+		return nil
+	}
+	if err := j.scan(count); err != nil { // counts what would be kept
+		return err
+	}
+	if kept*2 > j.records {
+		return nil
+	}
+	return j.compact(path, count)
+}
+
+// record is the journal record of req, one line.
+func record(req Request) []byte {
+	req.Event = compact(req.Event)
+	b, err := json.Marshal(req)
+	if err != nil {
+		panic("wrapcheck internal error: guard: " + err.Error())
+	}
+	return append(b, '\n')
+}
+
+func compact(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return nil
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return raw
+	}
+	return b.Bytes()
+}
+
+func block(req Request, kind, reason string) *Decision {
+	return &Decision{Run: clip(req.Run), ID: clip(req.ID), Decision: "block", Kind: kind, Reason: reason}
+}
+
+func encode(d *Decision) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(d); err != nil {
+		panic("wrapcheck internal error: guard: " + err.Error())
+	}
+	return b.Bytes()
+}
+
+func isNull(raw json.RawMessage) bool {
+	return string(bytes.TrimSpace(raw)) == "null"
+}
+
+// decodeRequest parses one request, strictly: unknown members and
+// duplicate keys of the envelope are errors.
+func decodeRequest(line []byte, req *Request) error {
+	if len(line) > MaxRequestBytes {
+		return fmt.Errorf("request longer than %d bytes", MaxRequestBytes)
+	}
+	if err := replay.CheckDuplicateKeys(line); err != nil {
+		return fmt.Errorf("request: %v", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(req); err != nil {
+		return fmt.Errorf("request: %s", clip(err.Error()))
+	}
+	if dec.More() {
+		return errors.New("request: expected one JSON object, found more after it")
+	}
+	return nil
+}
+
+func checkIDs(req Request) error {
+	if req.Run == "" {
+		return errors.New("request: no run")
+	}
+	if len(req.Run) > MaxRunIDBytes || len(req.ID) > MaxRunIDBytes {
+		return fmt.Errorf("request: a run or request id longer than %d bytes", MaxRunIDBytes)
+	}
+	return nil
+}
+
+// quote returns s quoted and cut short: user text in a reason.
+func quote(s string) string {
+	return report.Escape(fmt.Sprintf("%q", clip(s)))
+}
+
+// clip cuts s to MaxRunIDBytes bytes.
+func clip(s string) string {
+	if len(s) <= MaxRunIDBytes {
+		return s
+	}
+	return strings.ToValidUTF8(s[:MaxRunIDBytes], "") + "..."
+}

@@ -1,0 +1,102 @@
+package guard_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/wrapcheck/wrapcheck/guard"
+	"github.com/wrapcheck/wrapcheck/replay"
+)
+
+// TestSpans checks the OTLP JSON a SpanExporter posts: one span a
+// decision, the spans of a run in one trace, the decision's attributes.
+func TestSpans(t *testing.T) {
+	var mu sync.Mutex
+	var bodies [][]byte
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		if r.URL.Path != "/v1/traces" || r.Header.Get("Content-Type") != "application/json" {
+			t.Errorf("posted to %s as %s", r.URL.Path, r.Header.Get("Content-Type"))
+		}
+		mu.Lock()
+		bodies = append(bodies, b)
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	exp := guard.NewSpanExporter(srv.URL+"/v1/traces", "test-guard")
+	g, err := guard.New(compile(t, "../examples/approval/toctou.wrap"), guard.Options{Spans: exp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []string{
+		`{"op": "open", "run": "r"}`,
+		`{"run": "r", "id": "1", "event": {"action": "approver.approve"}}`,
+		`{"run": "r", "id": "2", "event": {"action": "editor.edit"}}`,
+		`{"run": "r", "id": "3", "event": {"action": "releaser.release"}}`,
+	} {
+		g.HandleLine([]byte(l))
+	}
+	if err := exp.Close(); err != nil {
+		t.Fatal(err)
+	}
+	type attr struct {
+		Key   string
+		Value map[string]any
+	}
+	type span struct {
+		TraceID, SpanID, Name string
+		Attributes            []attr
+	}
+	var spans []span
+	for _, b := range bodies {
+		if !replay.IsOTLP(b) {
+			t.Errorf("not OTLP JSON: %s", b)
+		}
+		var req struct {
+			ResourceSpans []struct {
+				ScopeSpans []struct{ Spans []span }
+			}
+		}
+		if err := json.Unmarshal(b, &req); err != nil {
+			t.Fatal(err)
+		}
+		for _, rs := range req.ResourceSpans {
+			for _, ss := range rs.ScopeSpans {
+				spans = append(spans, ss.Spans...)
+			}
+		}
+	}
+	if len(spans) != 4 {
+		t.Fatalf("%d spans, want 4", len(spans))
+	}
+	for _, s := range spans[1:] {
+		if s.TraceID != spans[0].TraceID || s.SpanID == spans[0].SpanID || s.Name != "guard.decide" {
+			t.Errorf("span %+v not of the run's trace", s)
+		}
+	}
+	got := map[string]any{}
+	for _, a := range spans[3].Attributes {
+		for _, v := range a.Value {
+			got[a.Key] = v
+		}
+	}
+	want := map[string]any{
+		"gen_ai.conversation.id":   "r",
+		"wrapcheck.guard.op":       "step",
+		"wrapcheck.guard.action":   "releaser.release",
+		"wrapcheck.guard.id":       "3",
+		"wrapcheck.guard.decision": "block",
+		"wrapcheck.guard.step":     "2",
+		"wrapcheck.guard.kind":     "violated",
+		"wrapcheck.guard.property": "ShippedWhatWasApproved",
+		"wrapcheck.guard.reason":   "ApprovalTOCTOU: invariant ShippedWhatWasApproved is violated",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("attributes (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,128 @@
+// Package quant computes probabilities over the state space of a spec
+// whose agents have answer rates (issue 36; docs/language.md,
+// "Probabilities"): the probability of reaching a condition, of reaching
+// it within k steps, of `a until b`, each as its minimum and maximum over
+// the resolutions of the nondeterminism, exactly, as rationals.
+//
+// # The model
+//
+// [Build] explores the reachable states through the machine, with the
+// same compiler and the same successor order as every other engine
+// (machine.Program, Machine.Init and Machine.Successors), and records,
+// for every branch of every action, the decisions taken on it
+// ([machine.Branch]: each agent answer with the arguments it was asked
+// with, each choose value). The branches of one action (or of init) form
+// a tree: a node where a rated agent answers (a [spec.Rate] whose `when`
+// holds for the arguments) is a probabilistic node, weighted by the rate;
+// every other decision (an unrated answer, a choose) is the scheduler's.
+// The tree is flattened into the distributions among which the scheduler
+// picks: a nondeterministic node contributes the choices of all its
+// children; a probabilistic node the weighted combinations of one choice
+// per child, so that the scheduler sees the rated answers taken before
+// its decisions within the step (gambler_adaptive.wrap in bench/prism
+// shows the difference). The choice of the action is the scheduler's too,
+// which makes the interleaving of processes nondeterministic. The result
+// is a Markov decision process ([MDP]) whose steps are the actions of the
+// spec: one action, one step, whatever its branching. A state with no
+// enabled action (terminal or a deadlock) gets a self-loop of probability
+// 1, so a run that stops stays in its last state forever. Several
+// initial distributions (a nondeterministic init) are the scheduler's
+// first choice.
+//
+// A rated answer whose branch cannot be taken (excluded by the agent's
+// assume, or failing) with positive probability, two rates applying to
+// the same arguments, a runtime error anywhere in the state space: each
+// stops Build with an error rather than a probability that would mean
+// something else. Invariants, assertions and deadlocks are not checked
+// here (wrapcheck check does that).
+//
+// # What is computed, and how exactly
+//
+// For `left until target` (`eventually target` is `true until target`),
+// with S the states: a state in target has probability 1, a state in
+// neither left nor target 0. [Reach] first runs the qualitative
+// precomputation, graph algorithms over the support of the
+// distributions (Baier and Katoen, Principles of Model Checking, 2008,
+// 10.6.1): Prob0E (Pmax = 0: target unreachable through left-states),
+// Prob1E (Pmax = 1: the greatest set from which target can be reached
+// within it by choices that stay in it), Prob0A (Pmin = 0: some scheduler
+// avoids target forever) and Prob1A (Pmin = 1: no scheduler reaches, with
+// positive probability, a state of Prob0A). The states left have a
+// probability strictly between 0 and 1, and are solved by policy
+// iteration, each policy's linear system by Gauss-Jordan elimination over
+// math/big.Rat: no floating point, no convergence threshold, no rounding.
+//
+// Policy iteration is sound here because of the precomputation. For min,
+// every memoryless policy on the states left reaches target or a Prob0A
+// state with probability 1 (a closed class avoiding target would make
+// Pmin = 0 there), so each system has one solution, and the fixed point
+// reached is the unique one of the Bellman equation on those states. For
+// max, the first policy moves one step closer to target (a breadth-first
+// search backwards from the states of value 1), so it reaches target with
+// positive probability from every state left; a switch is made only when
+// strictly better, and no strict improvement can create a closed class
+// (the values are subharmonic on a closed class, hence constant, leaving
+// no strict improvement in it), so every policy's system has one
+// solution; the final values are a fixed point of the Bellman equation
+// no smaller than the least fixed point, Pmax, and are attained by a
+// policy, so they are Pmax.
+//
+// Bounded queries (`within k`) apply the Bellman operator k times from
+// the indicator of target, exactly, stopping early at a fixed point.
+//
+// A query's value is the best (max) or worst (min) initial distribution
+// under the values of the states.
+//
+// Exact mode solves at most Options.MaxExact states (2000) after the
+// precomputation, by sparse elimination without pivoting (each policy's
+// I - A is a nonsingular M-matrix): on one machine, 201 states of a
+// gambler's chain took 0.03 s, 1001 took 0.67 s, the 1681 of two
+// interleaved gamblers 0.3 s. Past the limit, or with Options.Interval,
+// [Check] uses interval iteration ([ReachInterval]): sound lower and
+// upper bounds in float64 with every operation rounded outwards, until
+// they are Options.Epsilon apart (or after Options.MaxIter sweeps, still
+// sound). They meet for min (no end component is left undecided); for
+// max the upper bound is iterated on the quotient by the maximal end
+// components of the undecided states (mec.go), where they meet too.
+// Plain value iteration with a convergence threshold is never used.
+//
+// # Tests
+//
+// The peer models of bench/prism (Knuth and Yao's die, two dice under
+// interleaving, a gambler whose bold and timid stakes make min and max
+// differ, the same seeing the coin first) are written in both languages;
+// TestPeerValues checks the values derived by hand and TestPRISM runs
+// PRISM 4.10 on the .pm models (-exact for unbounded queries, compared
+// exactly; -explicit for bounded ones, within 1e-12) when
+// $WRAPCHECK_PRISM names its launcher or prism is on PATH.
+// TestReachBruteForce compares [Reach] with every memoryless
+// deterministic scheduler of random small MDPs, each scheduler's chain
+// solved on its own; TestIntervalEncloses checks that interval iteration
+// encloses those values; TestGamblerClosedForms checks a gambler against
+// closed forms over a grid of goals, coins and numbers of gamblers.
+//
+// # Not built yet
+//
+// What issue 36 asks beyond this slice:
+//
+//   - counts `k of n` are the point estimate k/n: no confidence interval
+//     (Wilson or Clopper-Pearson), no interval MDP over the intervals, no
+//     range of answers from them;
+//   - topological (SCC by SCC) solution, and the speed targets against
+//     PRISM's engines, measured;
+//   - expected accumulated costs and rewards until a condition;
+//   - witnesses: the most probable trace to the event, the strategy as a
+//     table of state to choice;
+//   - sensitivity: which measured rate widens the answer most;
+//   - symmetry reduction for symmetric rates, partial-order reduction;
+//   - rates on answers of non-scalar types; rates conditioned on
+//     non-scalar arguments are supported only as far as the `when`
+//     evaluator supports them;
+//   - SARIF, the MCP tool, the playground panel, the language server's
+//     and the editors' knowledge of the new declarations; generated code
+//     (check --compile) does not record branches, and prob never uses it;
+//   - the remaining peer models (brp, synchronous leader election,
+//     Herman, the consensus coin, haddad-monmege), the pipeline example
+//     with the seed's rates and its closed forms, docs/quantitative.md;
+//     CI running TestPRISM (.ci/run installing Java and PRISM).
+package quant

@@ -1,0 +1,389 @@
+package quant
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/big"
+	"runtime"
+	"sort"
+	"strings"
+
+	"github.com/wrapcheck/wrapcheck/machine"
+	"github.com/wrapcheck/wrapcheck/spec"
+)
+
+// An MDP is a finite Markov decision process: in each state the
+// scheduler picks one of the state's choices, and the choice's
+// distribution picks the next state. States are numbered from 0.
+// Its zero value has no states. It is not safe for concurrent
+// modification.
+type MDP struct {
+	// Choices[s] lists the choices of state s; every state has at least
+	// one (a state with no enabled action has a self-loop of
+	// probability 1).
+	Choices [][]Dist
+	// Init lists the initial distributions, one of which the scheduler
+	// picks (several when the init block branches nondeterministically).
+	Init []Dist
+}
+
+// A Dist is a probability distribution over states: probabilities
+// summing to 1, at most one entry per state, in increasing order of
+// state.
+type Dist []Trans
+
+// A Trans is one entry of a [Dist].
+type Trans struct {
+	To   int
+	Prob *big.Rat
+}
+
+// N returns the number of states.
+func (m *MDP) N() int { return len(m.Choices) }
+
+// ErrTooLarge is returned when the state space or a step's branching
+// passes the limits of [Options].
+var ErrTooLarge = errors.New("quant: model too large")
+
+// builder explores the state space of a compiled model.
+type builder struct {
+	ctx     context.Context
+	m       *spec.Model
+	mach    *machine.Machine
+	index   map[string]int
+	states  [][]uint64
+	rates   [][]*spec.Rate // per agent
+	opts    Options
+	leaves  []leaf
+	key     []byte
+	choices int
+	trans   int
+}
+
+// leaf is one branch of an action: its decisions and the state it makes.
+type leaf struct {
+	path []machine.Branch
+	to   int
+}
+
+// Build explores the reachable states of p (compiled from m) and returns
+// them as an MDP, with the packed vector of each state. An agent answer
+// with a rate is a probabilistic branch; everything else (the choice of
+// the action, unrated answers, choose) is the scheduler's.
+func Build(ctx context.Context, m *spec.Model, p *machine.Program, opts Options) (*MDP, [][]uint64, error) {
+	b := &builder{ctx: ctx, m: m, mach: p.NewMachine(), index: map[string]int{}, rates: make([][]*spec.Rate, len(m.Agents)), opts: opts}
+	for _, r := range m.Rates {
+		b.rates[r.Agent] = append(b.rates[r.Agent], r)
+	}
+	b.mach.RecordBranches(true)
+	b.mach.SetInterrupt(func() bool { return ctx.Err() != nil })
+	mdp := &MDP{}
+	var ierr error
+	err := b.mach.Init(func(_ int, t machine.State) {
+		b.leaves = append(b.leaves, leaf{path: clonePath(b.mach.Branches()), to: b.intern(t)})
+	})
+	if err != nil {
+		return nil, nil, runtimeErr(ctx, err)
+	}
+	mdp.Init, ierr = b.dists(b.leaves)
+	if ierr != nil {
+		return nil, nil, ierr
+	}
+	for s := 0; s < len(b.states); s++ {
+		if s%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, nil, err
+			}
+		}
+		if s%4096 == 0 && b.opts.MemoryBudget > 0 {
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			if int64(ms.HeapAlloc) > b.opts.MemoryBudget {
+				return nil, nil, fmt.Errorf("%w: %d states built", ErrMemory, len(b.states))
+			}
+		}
+		if b.opts.MaxStates > 0 && len(b.states) > b.opts.MaxStates {
+			return nil, nil, fmt.Errorf("%w: more than %d states", ErrTooLarge, b.opts.MaxStates)
+		}
+		var cs []Dist
+		act := -1
+		b.leaves = b.leaves[:0]
+		flush := func() error {
+			if len(b.leaves) == 0 {
+				return nil
+			}
+			ds, err := b.dists(b.leaves)
+			cs = append(cs, ds...)
+			b.leaves = b.leaves[:0]
+			return err
+		}
+		err := b.mach.Successors(b.states[s], func(a, _ int, t machine.State) {
+			if a != act {
+				if err := flush(); err != nil && ierr == nil {
+					ierr = err
+				}
+				act = a
+			}
+			b.leaves = append(b.leaves, leaf{path: clonePath(b.mach.Branches()), to: b.intern(t)})
+		})
+		if err != nil {
+			return nil, nil, runtimeErr(ctx, err)
+		}
+		if err := flush(); err != nil && ierr == nil {
+			ierr = err
+		}
+		if ierr != nil {
+			return nil, nil, ierr
+		}
+		if len(cs) == 0 {
+			cs = []Dist{{{To: s, Prob: big.NewRat(1, 1)}}}
+		}
+		b.choices += len(cs)
+		for _, d := range cs {
+			b.trans += len(d)
+		}
+		mdp.Choices = append(mdp.Choices, cs)
+	}
+	return mdp, b.states, nil
+}
+
+func runtimeErr(ctx context.Context, err error) error {
+	if errors.Is(err, machine.ErrInterrupted) && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	var ee *machine.ExecError
+	if errors.As(err, &ee) {
+		return fmt.Errorf("quant: the spec has a %s (wrapcheck check reports it with a trace): %w", ee.Kind, err)
+	}
+	return err
+}
+
+func clonePath(p []machine.Branch) []machine.Branch {
+	return append([]machine.Branch(nil), p...)
+}
+
+// intern returns the number of state t, adding it when new.
+func (b *builder) intern(t machine.State) int {
+	b.key = b.key[:0]
+	for _, w := range t {
+		b.key = binary.LittleEndian.AppendUint64(b.key, w)
+	}
+	if i, ok := b.index[string(b.key)]; ok {
+		return i
+	}
+	i := len(b.states)
+	b.index[string(b.key)] = i
+	b.states = append(b.states, append([]uint64(nil), t...))
+	return i
+}
+
+// node is a node of the tree of one action's branches: the leaves share
+// the prefixes of their decisions.
+type node struct {
+	to       int // a leaf: the state made
+	dec      *machine.Branch
+	children []*node
+}
+
+// dists builds the tree of the leaves of one action (or of init) and
+// returns its choices: the distributions the scheduler may pick among,
+// having seen the rated answers taken before each of its decisions.
+func (b *builder) dists(leaves []leaf) ([]Dist, error) {
+	root := &node{to: -1}
+	for _, l := range leaves {
+		n := root
+		for i := range l.path {
+			d := &l.path[i]
+			var next *node
+			for _, c := range n.children {
+				if sameDecision(c.dec, d) {
+					next = c
+					break
+				}
+			}
+			if next == nil {
+				next = &node{to: -1, dec: d}
+				n.children = append(n.children, next)
+			}
+			n = next
+		}
+		if len(n.children) > 0 || n.to >= 0 && n.to != l.to {
+			return nil, fmt.Errorf("wrapcheck internal error: quant: two branches with the same decisions make different states")
+		}
+		n.to = l.to
+	}
+	return b.flatten(root)
+}
+
+func sameDecision(a, b *machine.Branch) bool {
+	return a.Agent == b.Agent && equal(a.Args, b.Args) && equal(a.Value, b.Value)
+}
+
+func equal(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// flatten returns the distributions of the subtree n.
+func (b *builder) flatten(n *node) ([]Dist, error) {
+	if len(n.children) == 0 {
+		return []Dist{{{To: n.to, Prob: big.NewRat(1, 1)}}}, nil
+	}
+	dec := n.children[0].dec
+	var r *spec.Rate
+	if dec.Agent >= 0 {
+		var err error
+		if r, err = b.rateFor(dec.Agent, dec.Args); err != nil {
+			return nil, err
+		}
+	}
+	if r == nil {
+		// The scheduler's decision: every child's choices.
+		var out []Dist
+		for _, c := range n.children {
+			ds, err := b.flatten(c)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, ds...)
+		}
+		return dedupe(out), nil
+	}
+	// A rated answer: the children's choices combined, one choice per
+	// child, weighted by the rate.
+	a := b.m.Agents[dec.Agent]
+	sum := new(big.Rat)
+	acc := []Dist{nil}
+	for _, c := range n.children {
+		p := rateOf(r, c.dec.Value)
+		if p.Sign() == 0 {
+			continue
+		}
+		sum.Add(sum, p)
+		ds, err := b.flatten(c)
+		if err != nil {
+			return nil, err
+		}
+		if len(acc)*len(ds) > b.opts.maxCombos() {
+			return nil, fmt.Errorf("%w: the choices after agent %s's rated answer combine into more than %d distributions", ErrTooLarge, a.Name, b.opts.maxCombos())
+		}
+		next := make([]Dist, 0, len(acc)*len(ds))
+		for _, x := range acc {
+			for _, d := range ds {
+				next = append(next, addScaled(x, d, p))
+			}
+		}
+		acc = next
+	}
+	if sum.Cmp(big.NewRat(1, 1)) != 0 {
+		missing := []string{}
+		for _, ra := range r.Answers {
+			found := false
+			for _, c := range n.children {
+				if equal(c.dec.Value, ra.Value) {
+					found = true
+				}
+			}
+			if !found && ra.Prob.Sign() > 0 {
+				missing = append(missing, fmt.Sprintf("%s (%s)", valueText(a, ra.Value), ra.Prob.RatString()))
+			}
+		}
+		return nil, fmt.Errorf("%s: agent %s is asked where its rate's answers %s cannot be given (its assume excludes them, or their branch fails): the rated answers possible there have probability %s, not 1",
+			r.Pos, a.Name, strings.Join(missing, ", "), sum.RatString())
+	}
+	return dedupe(acc), nil
+}
+
+// rateFor returns the rate of agent a that applies to args, nil when
+// none does (the answer is then chaotic).
+func (b *builder) rateFor(a int, args []int64) (*spec.Rate, error) {
+	var found *spec.Rate
+	for _, r := range b.rates[a] {
+		ok, err := r.Applies(b.m.Agents[a], args)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			if found != nil {
+				return nil, fmt.Errorf("%s: two rates of agent %s apply to the same arguments\n\t%s: the other rate", r.Pos, b.m.Agents[a].Name, found.Pos)
+			}
+			found = r
+		}
+	}
+	return found, nil
+}
+
+func rateOf(r *spec.Rate, v []int64) *big.Rat {
+	for _, a := range r.Answers {
+		if equal(a.Value, v) {
+			return a.Prob
+		}
+	}
+	return new(big.Rat)
+}
+
+func valueText(a *spec.Agent, v []int64) string {
+	t := a.Result
+	if t.Kind == spec.EnumKind && len(v) == 1 && v[0] >= 0 && int(v[0]) < len(t.Names) {
+		return t.Names[v[0]]
+	}
+	if t.Kind == spec.BoolKind && len(v) == 1 {
+		return fmt.Sprint(v[0] != 0)
+	}
+	return fmt.Sprint(v[0])
+}
+
+// addScaled returns x + p*d, merged by state.
+func addScaled(x, d Dist, p *big.Rat) Dist {
+	out := make(Dist, 0, len(x)+len(d))
+	i, j := 0, 0
+	for i < len(x) || j < len(d) {
+		switch {
+		case j == len(d) || i < len(x) && x[i].To < d[j].To:
+			out = append(out, x[i])
+			i++
+		case i == len(x) || d[j].To < x[i].To:
+			out = append(out, Trans{To: d[j].To, Prob: new(big.Rat).Mul(p, d[j].Prob)})
+			j++
+		default:
+			q := new(big.Rat).Mul(p, d[j].Prob)
+			out = append(out, Trans{To: x[i].To, Prob: q.Add(q, x[i].Prob)})
+			i++
+			j++
+		}
+	}
+	return out
+}
+
+// dedupe removes repeated distributions, keeping the first of each.
+func dedupe(ds []Dist) []Dist {
+	if len(ds) < 2 {
+		return ds
+	}
+	seen := map[string]bool{}
+	out := ds[:0]
+	for _, d := range ds {
+		var sb strings.Builder
+		for _, t := range d {
+			fmt.Fprintf(&sb, "%d:%s,", t.To, t.Prob.RatString())
+		}
+		k := sb.String()
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// sortDist sorts d by state (for distributions built by hand).
+func sortDist(d Dist) { sort.Slice(d, func(i, j int) bool { return d[i].To < d[j].To }) }

@@ -1,0 +1,184 @@
+package quant_test
+
+import (
+	"context"
+	"math/big"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/wrapcheck/wrapcheck/quant"
+	"github.com/wrapcheck/wrapcheck/spec"
+)
+
+// peer is one value of a peer model of bench/prism: the query of the
+// .wrap file, its expected value (derived by hand, and PRISM's), and
+// the same query in PRISM's language over the .pm model.
+type peer struct {
+	wrap, query string
+	max         bool
+	want        string // exact
+	pm, prop    string
+	bounded     bool // PRISM's exact engine has no bounded until: compared with -explicit
+}
+
+var peers = []peer{
+	{"knuth_yao", "Six", false, "1/6", "knuth_yao", "P=? [ F d=6 ]", false},
+	{"knuth_yao", "Six", true, "1/6", "knuth_yao", "P=? [ F d=6 ]", false},
+	{"knuth_yao", "SixSoon", true, "1/8", "knuth_yao", "P=? [ F<=3 d=6 ]", true},
+	{"knuth_yao", "NotTwice", true, "1/6", "knuth_yao", "P=? [ d=0 U d=6 ]", false},
+	{"knuth_yao", "Done", false, "1", "knuth_yao", "P=? [ F s=7 ]", false},
+	{"two_dice", "Seven", false, "1/6", "two_dice", "Pmin=? [ F s1=7&s2=7&d1+d2=7 ]", false},
+	{"two_dice", "Seven", true, "1/6", "two_dice", "Pmax=? [ F s1=7&s2=7&d1+d2=7 ]", false},
+	{"two_dice", "Double", false, "1/6", "two_dice", "Pmin=? [ F s1=7&s2=7&d1=d2 ]", false},
+	{"two_dice", "BothSoon", false, "27/32", "two_dice", "Pmin=? [ F<=8 s1=7&s2=7 ]", true},
+	{"two_dice", "BothSoon", true, "27/32", "two_dice", "Pmax=? [ F<=8 s1=7&s2=7 ]", true},
+	{"two_dice", "FirstSix", false, "0", "two_dice", "Pmin=? [ s2<7 U d1=6 ]", false},
+	{"two_dice", "FirstSix", true, "1/6", "two_dice", "Pmax=? [ s2<7 U d1=6 ]", false},
+	{"gambler", "Rich", false, "1/5", "gambler", "Pmin=? [ F money=4 ]", false},
+	{"gambler", "Rich", true, "1/3", "gambler", "Pmax=? [ F money=4 ]", false},
+	{"gambler", "RichSoon", false, "1/9", "gambler", "Pmin=? [ F<=3 money=4 ]", true},
+	{"gambler", "RichSoon", true, "1/3", "gambler", "Pmax=? [ F<=3 money=4 ]", true},
+	{"gambler", "Ruin", true, "4/5", "gambler", "Pmax=? [ F money=0 ]", false},
+	{"gambler_adaptive", "Rich", false, "1/7", "gambler_adaptive", "Pmin=? [ F money=4 ]", false},
+	{"gambler_adaptive", "Rich", true, "3/7", "gambler_adaptive", "Pmax=? [ F money=4 ]", false},
+}
+
+// results computes every query of each peer .wrap model once.
+func results(t *testing.T) map[string]*quant.Result {
+	t.Helper()
+	out := map[string]*quant.Result{}
+	for _, p := range peers {
+		if out[p.wrap] != nil {
+			continue
+		}
+		path := filepath.Join("..", "bench", "prism", p.wrap+".wrap")
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := spec.ParseFile(path, src, spec.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := quant.Check(context.Background(), m, quant.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		out[p.wrap] = res
+	}
+	return out
+}
+
+func value(t *testing.T, res *quant.Result, p peer) *big.Rat {
+	t.Helper()
+	for _, r := range res.Queries {
+		if r.Query.Name == p.query {
+			v := r.Min
+			if p.max {
+				v = r.Max
+			}
+			if v == nil {
+				t.Fatalf("%s: %s not computed (max %v)", p.wrap, p.query, p.max)
+			}
+			return v
+		}
+	}
+	t.Fatalf("%s: no query %s", p.wrap, p.query)
+	return nil
+}
+
+// TestPeerValues checks the peer models against the values derived by
+// hand (gambler.wrap's: bold play from 2 wins at once with 1/3; timid
+// play is the gambler's ruin, ((q/p)^2-1)/((q/p)^4-1) = 3/15 with q/p =
+// 2; with the coin seen first, V = 1/3 + 2/3 V/3 gives 3/7).
+func TestPeerValues(t *testing.T) {
+	res := results(t)
+	for _, p := range peers {
+		if got := value(t, res[p.wrap], p); got.RatString() != p.want {
+			t.Errorf("%s %s (max %v) = %s, want %s", p.wrap, p.query, p.max, got.RatString(), p.want)
+		}
+	}
+}
+
+// prismPath returns the PRISM launcher: $WRAPCHECK_PRISM, or prism on
+// PATH, or "".
+func prismPath() string {
+	if p := os.Getenv("WRAPCHECK_PRISM"); p != "" {
+		return p
+	}
+	p, _ := exec.LookPath("prism")
+	return p
+}
+
+var prismResult = regexp.MustCompile(`(?m)^Result: (\S+)`)
+
+// TestPRISM runs PRISM 4.10 on the .pm peer of each model and compares:
+// exactly with -exact for unbounded queries, within 1e-12 with -explicit
+// for bounded ones (PRISM's exact engine has no bounded until). It is
+// skipped when PRISM is not found: set WRAPCHECK_PRISM to the prism
+// launcher, or put prism on PATH (it needs Java).
+func TestPRISM(t *testing.T) {
+	prism := prismPath()
+	if prism == "" {
+		t.Skip("PRISM not found: set WRAPCHECK_PRISM to the prism launcher, or put prism on PATH")
+	}
+	res := results(t)
+	type run struct {
+		pm      string
+		bounded bool
+	}
+	groups := map[run][]peer{}
+	var order []run
+	for _, p := range peers {
+		k := run{p.pm, p.bounded}
+		if groups[k] == nil {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], p)
+	}
+	dir := t.TempDir()
+	for _, k := range order {
+		ps := groups[k]
+		var props strings.Builder
+		for _, p := range ps {
+			props.WriteString(p.prop + "\n")
+		}
+		propsFile := filepath.Join(dir, k.pm+strconv.FormatBool(k.bounded)+".props")
+		if err := os.WriteFile(propsFile, []byte(props.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		engine := "-exact"
+		if k.bounded {
+			engine = "-explicit"
+		}
+		model := filepath.Join("..", "bench", "prism", k.pm+".pm")
+		out, err := exec.Command(prism, model, propsFile, engine).CombinedOutput()
+		if err != nil {
+			t.Fatalf("prism %s %s: %v\n%s", model, engine, err, out)
+		}
+		got := prismResult.FindAllStringSubmatch(string(out), -1)
+		if len(got) != len(ps) {
+			t.Fatalf("prism %s %s: %d results for %d properties\n%s", model, engine, len(got), len(ps), out)
+		}
+		for i, p := range ps {
+			ours := value(t, res[p.wrap], p)
+			if !k.bounded {
+				theirs, ok := new(big.Rat).SetString(got[i][1])
+				if !ok || theirs.Cmp(ours) != 0 {
+					t.Errorf("%s %s (max %v): wrapcheck %s, PRISM %s (%s)", p.wrap, p.query, p.max, ours.RatString(), got[i][1], p.prop)
+				}
+				continue
+			}
+			theirs, err := strconv.ParseFloat(got[i][1], 64)
+			f, _ := ours.Float64()
+			if err != nil || f-theirs > 1e-12 || theirs-f > 1e-12 {
+				t.Errorf("%s %s (max %v): wrapcheck %s (%g), PRISM %s (%s)", p.wrap, p.query, p.max, ours.RatString(), f, got[i][1], p.prop)
+			}
+		}
+	}
+}

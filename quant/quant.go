@@ -1,0 +1,260 @@
+package quant
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"time"
+
+	"github.com/wrapcheck/wrapcheck/machine"
+	"github.com/wrapcheck/wrapcheck/spec"
+)
+
+// Options configures [Check]. Its zero value is the default.
+type Options struct {
+	// MaxStates stops the construction after this many states (0: no
+	// limit but memory and the context).
+	MaxStates int
+	// MaxExact is the most states exact mode solves after the
+	// precomputation (0: 2000); more gives ErrTooLarge.
+	MaxExact int
+	// MaxCombos bounds the distributions that the scheduler's decisions
+	// after a rated answer of one step combine into (0: 65536).
+	MaxCombos int
+	// Only, when not empty, names the queries to compute.
+	Only []string
+	// Interval makes every unbounded query use interval iteration
+	// ([ReachInterval]) instead of exact mode; without it, interval
+	// iteration is used for the queries past exact mode's MaxExact.
+	Interval bool
+	// Epsilon is the width interval iteration aims at (0: 1e-6), and
+	// MaxIter the most iterations it runs (0: 100000).
+	Epsilon float64
+	MaxIter int
+	// MemoryBudget stops the construction with ErrMemory when the Go
+	// heap passes this many bytes (0: no budget).
+	MemoryBudget int64
+}
+
+// ErrMemory is returned when the heap passes Options.MemoryBudget.
+var ErrMemory = errors.New("quant: memory budget exceeded")
+
+func (o Options) maxExact() int {
+	if o.MaxExact > 0 {
+		return o.MaxExact
+	}
+	return 2000
+}
+
+func (o Options) epsilon() float64 {
+	if o.Epsilon > 0 {
+		return o.Epsilon
+	}
+	return 1e-6
+}
+
+func (o Options) maxIter() int {
+	if o.MaxIter > 0 {
+		return o.MaxIter
+	}
+	return 100000
+}
+
+func (o Options) maxCombos() int {
+	if o.MaxCombos > 0 {
+		return o.MaxCombos
+	}
+	return 1 << 16
+}
+
+// Result is the outcome of [Check]: the value of each query.
+type Result struct {
+	Queries []QueryResult
+	Stats   Stats
+}
+
+// Stats are the figures of the MDP built.
+type Stats struct {
+	States      int     // reachable states
+	Choices     int     // the scheduler's choices, summed over the states
+	Transitions int     // entries of the choices' distributions
+	Seconds     float64 // wall time, construction and solution
+}
+
+// QueryResult is the value of one query: Min and Max are the least and
+// the greatest probability over the schedulers, exactly, or, where
+// interval iteration computed them, MinBounds and MaxBounds enclose them
+// (the others are nil: not computed).
+type QueryResult struct {
+	Query                *spec.Query
+	Min, Max             *big.Rat
+	MinBounds, MaxBounds *Interval
+	// Violated is set when the query has a bound and the probability
+	// can break it: the maximum for an upper bound, the minimum for a
+	// lower one. Unknown is set instead when the interval computed
+	// straddles the bound.
+	Violated, Unknown bool
+}
+
+// Checked reports whether the query has a bound (and so is a check).
+func (r *QueryResult) Checked() bool { return r.Query.Bound != nil }
+
+// Unknowns returns the number of queries whose bound an interval could
+// not decide.
+func (r *Result) Unknowns() int {
+	n := 0
+	for i := range r.Queries {
+		if r.Queries[i].Unknown {
+			n++
+		}
+	}
+	return n
+}
+
+// Violations returns the number of queries whose bound can be broken.
+func (r *Result) Violations() int {
+	n := 0
+	for i := range r.Queries {
+		if r.Queries[i].Violated {
+			n++
+		}
+	}
+	return n
+}
+
+// Check builds the MDP of m and computes each of its probability
+// queries exactly. A bad spec for this analysis (a runtime error in the
+// state space, a rate that cannot be followed) is an error; so is ctx's
+// end, returned as ctx.Err().
+func Check(ctx context.Context, m *spec.Model, opts Options) (*Result, error) {
+	start := time.Now()
+	p, err := machine.Compile(m)
+	if err != nil {
+		return nil, err
+	}
+	only := map[string]bool{}
+	for _, n := range opts.Only {
+		only[n] = true
+	}
+	for n := range only {
+		found := false
+		for _, q := range m.Queries {
+			found = found || q.Name == n
+		}
+		if !found {
+			return nil, fmt.Errorf("quant: no probability named %s", n)
+		}
+	}
+	mdp, states, err := Build(ctx, m, p, opts)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Stats: Stats{States: mdp.N()}}
+	for _, cs := range mdp.Choices {
+		res.Stats.Choices += len(cs)
+		for _, d := range cs {
+			res.Stats.Transitions += len(d)
+		}
+	}
+	mach := p.NewMachine()
+	label := func(e *spec.Expr) ([]bool, error) {
+		if e == nil {
+			return nil, nil
+		}
+		pr, err := p.CompileExpr(e)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]bool, len(states))
+		for s, vec := range states {
+			v, err := mach.Eval(pr, vec)
+			if err != nil {
+				return nil, fmt.Errorf("quant: evaluating %s: %w", e.Pos, err)
+			}
+			out[s] = v != 0
+		}
+		return out, nil
+	}
+	for _, q := range m.Queries {
+		if len(only) > 0 && !only[q.Name] {
+			continue
+		}
+		left, err := label(q.Left)
+		if err != nil {
+			return nil, err
+		}
+		target, err := label(q.Right)
+		if err != nil {
+			return nil, err
+		}
+		r := QueryResult{Query: q}
+		wantMax := q.Opt == spec.QueryMax || q.Opt == spec.QueryBoth && (q.Bound == nil || q.Bound.Upper())
+		wantMin := q.Opt == spec.QueryMin || q.Opt == spec.QueryBoth && (q.Bound == nil || !q.Bound.Upper())
+		solve := func(max bool) (*big.Rat, *Interval, error) {
+			if !opts.Interval || q.Steps >= 0 {
+				v, err := Reach(ctx, mdp, left, target, max, q.Steps, opts)
+				if err == nil {
+					return initial(mdp.Init, v, max), nil, nil
+				}
+				if !errors.Is(err, ErrTooLarge) || q.Steps >= 0 {
+					return nil, nil, err
+				}
+			}
+			iv, err := ReachInterval(ctx, mdp, left, target, max, opts.epsilon(), opts.maxIter())
+			if err != nil {
+				return nil, nil, err
+			}
+			b := initialInterval(mdp.Init, iv, max)
+			return nil, &b, nil
+		}
+		if wantMax {
+			if r.Max, r.MaxBounds, err = solve(true); err != nil {
+				return nil, err
+			}
+		}
+		if wantMin {
+			if r.Min, r.MinBounds, err = solve(false); err != nil {
+				return nil, err
+			}
+		}
+		if b := q.Bound; b != nil {
+			v, iv := r.Max, r.MaxBounds
+			if q.Opt == spec.QueryMin || q.Opt == spec.QueryBoth && !b.Upper() {
+				v, iv = r.Min, r.MinBounds
+			}
+			if v != nil {
+				r.Violated = !b.Holds(v)
+			} else {
+				lo := new(big.Rat).SetFloat64(iv.Lo)
+				hi := new(big.Rat).SetFloat64(iv.Hi)
+				switch {
+				case b.Holds(lo) && b.Holds(hi):
+				case !b.Holds(lo) && !b.Holds(hi):
+					r.Violated = true
+				default:
+					r.Unknown = true
+				}
+			}
+		}
+		res.Queries = append(res.Queries, r)
+	}
+	res.Stats.Seconds = time.Since(start).Seconds()
+	return res, nil
+}
+
+// initial returns the value of the best (max) or worst initial
+// distribution under v.
+func initial(init []Dist, v []*big.Rat, max bool) *big.Rat {
+	var best *big.Rat
+	for _, d := range init {
+		e := expect(d, v)
+		if best == nil || max && e.Cmp(best) > 0 || !max && e.Cmp(best) < 0 {
+			best = e
+		}
+	}
+	if best == nil {
+		return new(big.Rat) // no initial state
+	}
+	return best
+}

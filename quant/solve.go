@@ -1,0 +1,273 @@
+package quant
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+)
+
+// Reach returns, for every state of m, the maximal (max) or minimal
+// probability over all schedulers of `left until target` (left nil:
+// `eventually target`), exactly. Unbounded reachability is solved by
+// policy iteration after the qualitative precomputation (qual.go), each
+// policy's linear system by sparse Gaussian elimination over the
+// rationals;
+// bounded reachability (steps >= 0) by steps exact iterations of the
+// Bellman operator. It returns ErrTooLarge when the states left after
+// the precomputation are more than opts.MaxExact.
+func Reach(ctx context.Context, m *MDP, left, target []bool, max bool, steps int64, opts Options) ([]*big.Rat, error) {
+	n := m.N()
+	if left == nil {
+		left = make([]bool, n)
+		for i := range left {
+			left[i] = true
+		}
+	}
+	if steps >= 0 {
+		return bounded(ctx, m, left, target, max, steps)
+	}
+	var zero, one []bool
+	if max {
+		zero = prob0E(m, left, target)
+		one = prob1E(m, left, target)
+	} else {
+		zero = prob0A(m, left, target)
+		one = prob1A(m, left, target, zero)
+	}
+	v := make([]*big.Rat, n)
+	var maybe []int
+	for s := 0; s < n; s++ {
+		switch {
+		case target[s] || one[s]:
+			v[s] = big.NewRat(1, 1)
+		case zero[s]:
+			v[s] = new(big.Rat)
+		default:
+			maybe = append(maybe, s)
+		}
+	}
+	if len(maybe) == 0 {
+		return v, nil
+	}
+	if len(maybe) > opts.maxExact() {
+		return nil, fmt.Errorf("%w: %d states left after the precomputation, more than the %d of exact mode", ErrTooLarge, len(maybe), opts.maxExact())
+	}
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = -1
+	}
+	for i, s := range maybe {
+		idx[s] = i
+	}
+	policy := initialPolicy(m, maybe, idx, v, max)
+	for iter := 0; ; iter++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		x, err := solvePolicy(m, maybe, idx, v, policy)
+		if err != nil {
+			return nil, err
+		}
+		for i, s := range maybe {
+			v[s] = x[i]
+		}
+		changed := false
+		for i, s := range maybe {
+			best := v[s]
+			for c, d := range m.Choices[s] {
+				if c == policy[i] {
+					continue
+				}
+				e := expect(d, v)
+				if max && e.Cmp(best) > 0 || !max && e.Cmp(best) < 0 {
+					best, policy[i], changed = e, c, true
+				}
+			}
+		}
+		if !changed {
+			return v, nil
+		}
+	}
+}
+
+// initialPolicy picks a choice per maybe-state. For max it is one that
+// moves, with positive probability, one step closer (by a breadth-first
+// search backwards from the states of value 1) to target, so that under
+// it every maybe-state reaches target with positive probability and its
+// linear system has one solution; improvements keep this (a closed class
+// of maybe-states would need a strict improvement inside it, impossible
+// on a closed class where the values are harmonic). For min every choice
+// does: no maybe-state has Pmin = 0.
+func initialPolicy(m *MDP, maybe, idx []int, v []*big.Rat, max bool) []int {
+	policy := make([]int, len(maybe))
+	if !max {
+		return policy
+	}
+	done := make([]bool, m.N())
+	for s := range done {
+		done[s] = idx[s] < 0 && v[s].Sign() > 0
+	}
+	for left := len(maybe); left > 0; {
+		var level []int
+		for i, s := range maybe {
+			if done[s] {
+				continue
+			}
+			for c, d := range m.Choices[s] {
+				if hits(d, done) {
+					policy[i] = c
+					level = append(level, s)
+					break
+				}
+			}
+		}
+		if len(level) == 0 {
+			panic("wrapcheck internal error: quant: a maybe-state cannot reach the target")
+		}
+		for _, s := range level {
+			done[s] = true
+		}
+		left -= len(level)
+	}
+	return policy
+}
+
+// expect returns the expected value of v under d.
+func expect(d Dist, v []*big.Rat) *big.Rat {
+	e := new(big.Rat)
+	var t big.Rat
+	for _, tr := range d {
+		e.Add(e, t.Mul(tr.Prob, v[tr.To]))
+	}
+	return e
+}
+
+// solvePolicy solves x = A x + b over the maybe-states under policy,
+// where A holds the moves between maybe-states and b the value of the
+// moves out of them: (I - A) x = b by sparse Gaussian elimination over
+// the rationals, in the order of the states, without pivoting. That is
+// safe because I - A is a nonsingular M-matrix (A is substochastic and
+// the policy leaves the maybe-states with probability 1), which has an
+// LU factorisation with positive pivots; sparse rows keep the fill-in of
+// the chains and grids of typical models small.
+func solvePolicy(m *MDP, maybe, idx []int, v []*big.Rat, policy []int) ([]*big.Rat, error) {
+	k := len(maybe)
+	rows := make([]map[int]*big.Rat, k)
+	rhs := make([]*big.Rat, k)
+	colRows := make([]map[int]bool, k) // the rows below the diagonal with an entry in the column
+	for j := range colRows {
+		colRows[j] = map[int]bool{}
+	}
+	var t big.Rat
+	for i, s := range maybe {
+		row := map[int]*big.Rat{i: big.NewRat(1, 1)}
+		b := new(big.Rat)
+		for _, tr := range m.Choices[s][policy[i]] {
+			if j := idx[tr.To]; j >= 0 {
+				e, ok := row[j]
+				if !ok {
+					e = new(big.Rat)
+					row[j] = e
+				}
+				e.Sub(e, tr.Prob)
+			} else {
+				b.Add(b, t.Mul(tr.Prob, v[tr.To]))
+			}
+		}
+		for j, e := range row {
+			if e.Sign() == 0 {
+				delete(row, j)
+			} else if j < i {
+				colRows[j][i] = true
+			}
+		}
+		rows[i], rhs[i] = row, b
+	}
+	for col := 0; col < k; col++ {
+		prow := rows[col]
+		piv := prow[col]
+		if piv == nil || piv.Sign() <= 0 {
+			return nil, fmt.Errorf("wrapcheck internal error: quant: pivot %d of a policy's system is not positive", col)
+		}
+		for r := range colRows[col] {
+			row := rows[r]
+			f := new(big.Rat).Quo(row[col], piv)
+			delete(row, col)
+			for j, e := range prow {
+				if j == col {
+					continue
+				}
+				x, ok := row[j]
+				if !ok {
+					x = new(big.Rat)
+					row[j] = x
+				}
+				x.Sub(x, t.Mul(f, e))
+				if x.Sign() == 0 {
+					delete(row, j)
+					if j < r {
+						delete(colRows[j], r)
+					}
+				} else if j < r {
+					colRows[j][r] = true
+				}
+			}
+			rhs[r].Sub(rhs[r], t.Mul(f, rhs[col]))
+		}
+		colRows[col] = nil
+	}
+	x := make([]*big.Rat, k)
+	for col := k - 1; col >= 0; col-- {
+		sum := new(big.Rat).Set(rhs[col])
+		for j, e := range rows[col] {
+			if j > col {
+				sum.Sub(sum, t.Mul(e, x[j]))
+			}
+		}
+		x[col] = sum.Quo(sum, rows[col][col])
+	}
+	return x, nil
+}
+
+// bounded computes the probability of reaching target within steps
+// steps through left-states: steps exact applications of the Bellman
+// operator from the indicator of target.
+func bounded(ctx context.Context, m *MDP, left, target []bool, max bool, steps int64) ([]*big.Rat, error) {
+	n := m.N()
+	v := make([]*big.Rat, n)
+	for s := range v {
+		v[s] = new(big.Rat)
+		if target[s] {
+			v[s].SetInt64(1)
+		}
+	}
+	for i := int64(0); i < steps; i++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		next := make([]*big.Rat, n)
+		changed := false
+		for s := 0; s < n; s++ {
+			if target[s] || !left[s] {
+				next[s] = v[s]
+				continue
+			}
+			var best *big.Rat
+			for _, d := range m.Choices[s] {
+				e := expect(d, v)
+				if best == nil || max && e.Cmp(best) > 0 || !max && e.Cmp(best) < 0 {
+					best = e
+				}
+			}
+			if best.Cmp(v[s]) != 0 {
+				changed = true
+			}
+			next[s] = best
+		}
+		v = next
+		if !changed {
+			break // a fixed point: the later steps change nothing
+		}
+	}
+	return v, nil
+}

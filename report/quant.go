@@ -1,0 +1,148 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/big"
+	"strconv"
+
+	"github.com/wrapcheck/wrapcheck/quant"
+	"github.com/wrapcheck/wrapcheck/spec"
+)
+
+// QuantText writes the values of a [quant.Result] for people: one line
+// per value, `Name: P_max(formula) = 3/16 (0.1875)`, with the verdict
+// of a bound after it, then the figures of the MDP.
+func QuantText(w io.Writer, m *spec.Model, res *quant.Result) error {
+	for i := range res.Queries {
+		r := &res.Queries[i]
+		q := r.Query
+		f := q.Formula
+		if q.Steps >= 0 {
+			f += fmt.Sprintf(" within %d", q.Steps)
+		}
+		for _, v := range []struct {
+			name string
+			val  *big.Rat
+			iv   *quant.Interval
+			min  bool
+		}{{"P_min", r.Min, r.MinBounds, true}, {"P_max", r.Max, r.MaxBounds, false}} {
+			var line string
+			switch {
+			case v.val != nil:
+				line = fmt.Sprintf("%s: %s(%s) = %s", q.Name, v.name, f, v.val.RatString())
+				if !v.val.IsInt() {
+					line += " (" + v.val.FloatString(6) + ")"
+				}
+			case v.iv != nil:
+				line = fmt.Sprintf("%s: %s(%s) in [%s, %s] (interval iteration)", q.Name, v.name, f, strconv.FormatFloat(v.iv.Lo, 'g', -1, 64), strconv.FormatFloat(v.iv.Hi, 'g', -1, 64))
+			default:
+				continue
+			}
+			if b := q.Bound; b != nil && boundIsOn(q, v.min) {
+				if r.Unknown {
+					line += fmt.Sprintf(": bound %s %s not decided", b.Op, b.Text)
+				} else if r.Violated {
+					line += fmt.Sprintf(": bound %s %s violated", b.Op, b.Text)
+				} else {
+					line += fmt.Sprintf(": bound %s %s holds", b.Op, b.Text)
+				}
+			}
+			if _, err := fmt.Fprintln(w, line); err != nil {
+				return err
+			}
+		}
+	}
+	s := res.Stats
+	_, err := fmt.Fprintf(w, "states: %d, choices: %d, transitions: %d, seconds: %.3f\n", s.States, s.Choices, s.Transitions, s.Seconds)
+	return err
+}
+
+// boundIsOn reports whether q's bound is compared with the minimum (min)
+// or the maximum (!min).
+func boundIsOn(q *spec.Query, min bool) bool {
+	switch q.Opt {
+	case spec.QueryMin:
+		return min
+	case spec.QueryMax:
+		return !min
+	}
+	return min != q.Bound.Upper()
+}
+
+// QuantJSON writes a [quant.Result] as one JSON object:
+// {"format": 1, "spec", "verdict": "holds"|"violated", "queries": [...],
+// "stats"}. Each value is an exact fraction as a string ("3/16") and a
+// float64 beside it (its nearest).
+func QuantJSON(w io.Writer, m *spec.Model, res *quant.Result) error {
+	type value struct {
+		Exact string  `json:"exact,omitempty"`
+		Float float64 `json:"float"`
+		// Lower and Upper enclose a value computed by interval
+		// iteration (Float is then their midpoint).
+		Lower *float64 `json:"lower,omitempty"`
+		Upper *float64 `json:"upper,omitempty"`
+	}
+	type bound struct {
+		Op       string `json:"op"`
+		Value    string `json:"value"`
+		Violated bool   `json:"violated"`
+		Unknown  bool   `json:"unknown,omitempty"`
+	}
+	type query struct {
+		Name     string `json:"name"`
+		Position string `json:"position"`
+		Formula  string `json:"formula"`
+		Steps    *int64 `json:"steps"`
+		Min      *value `json:"min"`
+		Max      *value `json:"max"`
+		Bound    *bound `json:"bound"`
+	}
+	val := func(r *big.Rat, iv *quant.Interval) *value {
+		if iv != nil {
+			lo, hi := iv.Lo, iv.Hi
+			return &value{Float: lo/2 + hi/2, Lower: &lo, Upper: &hi}
+		}
+		if r == nil {
+			return nil
+		}
+		f, _ := r.Float64()
+		return &value{Exact: r.RatString(), Float: f}
+	}
+	out := struct {
+		Format  int     `json:"format"`
+		Spec    string  `json:"spec"`
+		Verdict string  `json:"verdict"`
+		Queries []query `json:"queries"`
+		Stats   struct {
+			States      int     `json:"states"`
+			Choices     int     `json:"choices"`
+			Transitions int     `json:"transitions"`
+			Seconds     float64 `json:"seconds"`
+		} `json:"stats"`
+	}{Format: 1, Spec: m.Name, Verdict: "holds", Queries: []query{}}
+	if res.Violations() > 0 {
+		out.Verdict = "violated"
+	} else if res.Unknowns() > 0 {
+		out.Verdict = "unknown"
+	}
+	for i := range res.Queries {
+		r := &res.Queries[i]
+		q := r.Query
+		jq := query{Name: q.Name, Position: q.Pos.String(), Formula: q.Formula, Min: val(r.Min, r.MinBounds), Max: val(r.Max, r.MaxBounds)}
+		if q.Steps >= 0 {
+			k := q.Steps
+			jq.Steps = &k
+		}
+		if b := q.Bound; b != nil {
+			jq.Bound = &bound{Op: b.Op, Value: b.Value.RatString(), Violated: r.Violated, Unknown: r.Unknown}
+		}
+		out.Queries = append(out.Queries, jq)
+	}
+	out.Stats.States, out.Stats.Choices, out.Stats.Transitions, out.Stats.Seconds = res.Stats.States, res.Stats.Choices, res.Stats.Transitions, res.Stats.Seconds
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(out)
+}
