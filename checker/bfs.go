@@ -35,87 +35,59 @@ const (
 // stopReasons maps the stop codes to the Result.Stop they report.
 var stopReasons = [...]StopReason{NotStopped, StopStates, StopTimeout, StopInterrupted, StopMemory, StopStates}
 
+// explorer is one search: its inputs, the workers, and the parts below,
+// each with its invariants next to it. The parts are value structs
+// embedded in place, so that their fields are reached as the explorer's
+// own, without a load more: compaction (compact.go, Options.HashCompact),
+// conjunctIndex (invariant.go, the invariants' conjuncts by slot),
+// continuation (violation.go, Options.Continue), level (frontier.go, the
+// frontier and the level being built), batching (how a level is split
+// between the workers) and progress (what the workers and the monitor
+// read and write while a level runs).
 type explorer struct {
-	ctx   context.Context
-	opts  Options
-	prog  *machine.Program
-	store *machine.Store // the visited set; under HashCompact, the level being built
-	n     int
+	ctx         context.Context
+	opts        Options
+	prog        *machine.Program
+	store       *machine.Store // the visited set; under HashCompact, the level being built
+	n           int
+	minParallel int // levels smaller than this are expanded by one worker
 
-	// Hash compaction (compact.go); fps is nil in the full mode.
-	fps       *fpSet
-	recs      records
-	base      int64        // global index of frontier[0]
-	promoted  atomic.Int64 // states with a global index
-	initDone  bool
-	vecs      *spill   // the vectors of the frontier, in order
-	spillBufs [][]byte // per parallelFor slot
-	levelMax  int      // the widest level the level store held
+	compaction
+	conjunctIndex
+	continuation
 
-	invs   []int // checked invariants
-	vacIdx []int // checked invariants with an antecedent
-	// The conjuncts of the checked invariants, numbered in checking order
-	// (invariant, then conjunct), and per slot the numbers of those that
-	// read it, ascending: a successor re-checks only the conjuncts of the
-	// slots its action changed. With at most maxConjBits conjuncts the
-	// same sets are also kept as bit sets, conjWords words per slot
-	// (slotConjBits), which changedConjuncts ORs instead of merging lists.
-	conjRef      []conjRef
-	conjs        []*machine.Conjunct // conjunct g is conjs[g]
-	allConjs     []int32             // 0, 1, .. len(conjRef)-1: every conjunct, in order
-	slotConjs    [][]int32
-	conjWords    int      // words per slot in slotConjBits; 0: no bit sets
-	slotConjBits []uint64 // slot sl's conjuncts: words sl*conjWords.., bit g%64 of word g/64
-	bitSlot      []int32  // per bit of the packed vector: its slot, -1: none
-	slotMask     []uint64 // per slot: its bits in its word (Program.SlotBits)
-	// For changedConjunctWord, per word: the top bit of each slot's bits
-	// (top) and the slots' other bits (below), and per top bit
-	// (word*64+bit) its slot and the slot's conjuncts (one word).
-	top, below []uint64
-	topSlot    []topSlot
-	// With generated code for the check (Program.HasNativeCheck), and
-	// without Continue: the checked conjuncts as a set over the numbers
-	// of Machine.CheckPacked (natSel, 0: not used), and per such number
-	// the conjunct's number here (natLocal).
-	natSel   uint64
-	natLocal []int32
+	workers []*worker
+	level
+	batching
+	progress
+}
 
-	// Options.Continue: the checks found violated so far (in the order
-	// of violations), and per invariant whether it was found violated
-	// (doneInv) or failing to evaluate (doneInvErr) in an earlier level,
-	// so that later levels do not collect candidates for it. Written
-	// between levels only.
-	found      []checkID
-	violations []*Violation
-	doneInv    []bool
-	doneInvErr []bool
+// batching is how a level is split between the workers: into nbatch
+// batches of batch frontier positions (the last one shorter), which the
+// workers claim in order by incrementing next; parallel is set when
+// several of them expand the level (it had minParallel states or more
+// and there are several workers), and they then insert into the store
+// at once. Set by expandLevel before the level; during it only next
+// changes.
+type batching struct {
+	parallel bool // several workers insert into the store
+	batch    int
+	batchMul uint64 // batchMultiplier(batch)
+	nbatch   int
+	next     atomic.Int64
+}
 
-	workers                 []*worker
-	frontier                []uint32 // store indexes; nil under HashCompact
-	nfront                  int      // states in the frontier
-	spare                   []uint32
-	pairs                   []uint64 // next level, bucketed and sorted by key (packEntry)
-	buckets                 []int
-	levelStart              uint32
-	pending                 bool // links of states >= levelStart still hold keys
-	parallel                bool // several workers insert into the store
-	minParallel             int  // levels smaller than this are expanded by one worker
-	depth                   int
-	maxDepth                int
-	batch                   int
-	batchMul                uint64 // batchMultiplier(batch)
-	nbatch                  int
-	next                    atomic.Int64
+// progress is what the workers and the monitor read and write while a
+// level runs, all of it atomically: stop (a stop code, runOK until a
+// limit, the context, the memory budget or a full store ends the search;
+// set once, by CompareAndSwap from runOK), the heap's peak and, for
+// Options.Progress, the level's depth and frontier size. start is the
+// search's start, set once before it.
+type progress struct {
 	stop                    atomic.Int32
 	peakHeap                atomic.Uint64
 	progDepth, progFrontier atomic.Int64 // for Progress
 	start                   time.Time
-
-	// The store indexes of the level being built: those the workers'
-	// index blocks left unused (lo<<32 | hi), and the ranges of the
-	// others (lo, hi pairs), for nextFrontier.
-	holes []uint64
-	segs  []uint32
 }
 
 type worker struct {
@@ -250,7 +222,7 @@ func runProgram(ctx context.Context, prog *machine.Program, opts Options, minPar
 	}
 	ninv := len(m.Invariants)
 	e := &explorer{ctx: ctx, opts: opts, prog: prog, n: prog.Slots(), minParallel: minParallel,
-		doneInv: make([]bool, ninv), doneInvErr: make([]bool, ninv)}
+		continuation: continuation{doneInv: make([]bool, ninv), doneInvErr: make([]bool, ninv)}}
 	if err := e.selectInvariants(); err != nil {
 		return nil, err
 	}

@@ -8,6 +8,34 @@ import (
 	"sync/atomic"
 )
 
+// level is the explorer's frontier and the level being built from it.
+// The frontier is nfront states at positions 0..nfront-1, by their store
+// indexes in frontier (nil under HashCompact), at depth depth; maxDepth
+// is the deepest level that has states. During a level the new states are
+// stored at indexes levelStart.. less the holes (the workers' index
+// blocks' unused ends), and while pending their links hold their
+// tie-break keys (the smallest of the level) instead of their parents'
+// indexes; nextFrontier sorts them into the next frontier (pairs, in
+// buckets, the buckets' starts in buckets; spare is the frontier array
+// it reuses; segs the index ranges) and turns the keys into links.
+type level struct {
+	frontier   []uint32 // store indexes; nil under HashCompact
+	nfront     int      // states in the frontier
+	spare      []uint32
+	pairs      []uint64 // next level, bucketed and sorted by key (packEntry)
+	buckets    []int
+	levelStart uint32
+	pending    bool // links of states >= levelStart still hold keys
+	depth      int
+	maxDepth   int
+
+	// The store indexes of the level being built: those the workers'
+	// index blocks left unused (lo<<32 | hi), and the ranges of the
+	// others (lo, hi pairs), for nextFrontier.
+	holes []uint64
+	segs  []uint32
+}
+
 // An entry is a state of the next level in one word: its tie-break key,
 // with the parent's frontier position relative to the first position of
 // its bucket (8 bits: a batch has at most 256 positions), and its store

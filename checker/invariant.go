@@ -8,6 +8,40 @@ import (
 	"github.com/wrapcheck/wrapcheck/machine"
 )
 
+// conjunctIndex is the explorer's index of the checked invariants'
+// conjuncts, built once by selectInvariants before the search and only
+// read after it, by every worker at once.
+//
+// The conjuncts of the checked invariants are numbered in checking order
+// (invariant, then conjunct), and per slot the numbers of those that read
+// it are kept, ascending: a successor re-checks only the conjuncts of the
+// slots its action changed. With at most maxConjBits conjuncts the same
+// sets are also kept as bit sets, conjWords words per slot
+// (slotConjBits), which changedConjuncts ORs instead of merging lists.
+type conjunctIndex struct {
+	invs         []int // checked invariants
+	vacIdx       []int // checked invariants with an antecedent
+	conjRef      []conjRef
+	conjs        []*machine.Conjunct // conjunct g is conjs[g]
+	allConjs     []int32             // 0, 1, .. len(conjRef)-1: every conjunct, in order
+	slotConjs    [][]int32
+	conjWords    int      // words per slot in slotConjBits; 0: no bit sets
+	slotConjBits []uint64 // slot sl's conjuncts: words sl*conjWords.., bit g%64 of word g/64
+	bitSlot      []int32  // per bit of the packed vector: its slot, -1: none
+	slotMask     []uint64 // per slot: its bits in its word (Program.SlotBits)
+	// For changedConjunctWord, per word: the top bit of each slot's bits
+	// (top) and the slots' other bits (below), and per top bit
+	// (word*64+bit) its slot and the slot's conjuncts (one word).
+	top, below []uint64
+	topSlot    []topSlot
+	// With generated code for the check (Program.HasNativeCheck), and
+	// without Continue: the checked conjuncts as a set over the numbers
+	// of Machine.CheckPacked (natSel, 0: not used), and per such number
+	// the conjunct's number here (natLocal).
+	natSel   uint64
+	natLocal []int32
+}
+
 func (e *explorer) selectInvariants() error {
 	invs, _, unknown := e.prog.Model.Select(e.opts.Only)
 	if unknown != "" {

@@ -32,6 +32,20 @@ type checkID struct {
 	pos  spec.Position
 }
 
+// continuation is the explorer's part for Options.Continue (its fields
+// are empty otherwise, doneInv and doneInvErr all false): the checks
+// found violated so far (in the order of violations), and per invariant
+// whether it was found violated (doneInv) or failing to evaluate
+// (doneInvErr) in an earlier level, so that later levels do not collect
+// candidates for it. Written between levels only (record), read by the
+// workers during a level.
+type continuation struct {
+	found      []checkID
+	violations []*Violation
+	doneInv    []bool
+	doneInvErr []bool
+}
+
 // id returns the check c violates.
 func (c *cand) id() checkID {
 	switch {
