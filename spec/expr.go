@@ -156,6 +156,10 @@ func (c *checker) expr(e syntax.Expr, env *env, want *Type) (x *Expr) {
 		return c.setLit(e, env, want)
 	case *syntax.RecordLit:
 		return c.recordLit(e, env, want)
+	case *syntax.ArrayLit:
+		return c.arrayLit(e, env, want)
+	case *syntax.ArrayComp:
+		return c.arrayComp(e, env, want)
 	}
 	if e == nil {
 		c.errorf(Position{Filename: c.file.Filename}, "missing expression")

@@ -70,6 +70,21 @@ func writeExpr(b *strings.Builder, e syntax.Expr) {
 		writeType(b, e.Domain)
 		b.WriteString(": ")
 		writeExpr(b, e.Body)
+	case *syntax.ArrayLit:
+		b.WriteByte('[')
+		for i, x := range e.Elems {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeExpr(b, x)
+		}
+		b.WriteByte(']')
+	case *syntax.ArrayComp:
+		b.WriteString("[" + e.Var.Name + " in ")
+		writeType(b, e.Domain)
+		b.WriteString(": ")
+		writeExpr(b, e.Body)
+		b.WriteByte(']')
 	case *syntax.SetLit:
 		b.WriteByte('{')
 		for i, x := range e.Elems {

@@ -74,7 +74,7 @@ func needsContext(e syntax.Expr) bool {
 	switch e := e.(type) {
 	case *syntax.ParenExpr:
 		return needsContext(e.X)
-	case *syntax.SetLit, *syntax.RecordLit:
+	case *syntax.SetLit, *syntax.RecordLit, *syntax.ArrayLit, *syntax.ArrayComp:
 		return true
 	case *syntax.BinaryExpr:
 		// a set operation over literals only: {1} union {2}
@@ -190,6 +190,8 @@ var binOps = [256]Op{
 	syntax.Union: OpUnion, syntax.Minus: OpMinus, syntax.Mul: OpMul, syntax.Div: OpDiv, syntax.Mod: OpMod,
 	syntax.Intersect: OpIntersect, syntax.Until: OpUntil, syntax.WeakUntil: OpWeakUntil,
 	syntax.Release: OpRelease, syntax.LeadsTo: OpLeadsTo,
+	syntax.BitAnd: OpBitAnd, syntax.BitOr: OpBitOr, syntax.BitXor: OpBitXor, syntax.Shl: OpShl,
+	syntax.Shr: OpShr, syntax.EMod: OpEMod,
 }
 
 func (c *checker) binary(e *syntax.BinaryExpr, env *env, want *Type) *Expr {
@@ -242,7 +244,8 @@ func (c *checker) binary(e *syntax.BinaryExpr, env *env, want *Type) *Expr {
 			return mismatch(x, y)
 		}
 		return c.fold(&Expr{Op: op, Type: c.tBool, Args: []*Expr{x, y}, Pos: e.Pos})
-	case syntax.Lt, syntax.Le, syntax.Gt, syntax.Ge, syntax.Add, syntax.Sub, syntax.Mul, syntax.Div, syntax.Mod:
+	case syntax.Lt, syntax.Le, syntax.Gt, syntax.Ge, syntax.Add, syntax.Sub, syntax.Mul, syntax.Div, syntax.Mod,
+		syntax.BitAnd, syntax.BitOr, syntax.BitXor, syntax.Shl, syntax.Shr, syntax.EMod:
 		x := c.expr(e.X, env, nil)
 		y := c.expr(e.Y, env, nil)
 		if isInvalid(x.Type) || isInvalid(y.Type) {

@@ -70,6 +70,9 @@ func domainSize(dom *Type) int64 {
 }
 
 func (c *checker) quant(e *syntax.QuantExpr, env *env) *Expr {
+	if e.Kind.IsAggregate() {
+		return c.aggregate(e, env)
+	}
 	if e.Kind == syntax.Count {
 		env = env.flat()
 	}

@@ -8,10 +8,12 @@ import (
 
 // The Mixed shape: random well-typed specs from the source level up:
 // records, arrays, sets (union, minus, intersect, in, subset, card),
-// quantifiers and count, match, if/else, let (also reassigned), choose
+// quantifiers and count, sum, min and max, array literals and
+// comprehensions, match, if/else, for, let (also reassigned), choose
 // with where (over types, enum literals and sets), ask with assume,
 // process families with locals read as P[v].x, fn calls, integer
-// arithmetic with negative operands (/ truncates, % is its remainder),
+// arithmetic with negative operands (/ truncates, % is its remainder,
+// mod is Euclidean), bitwise operators (a negative operand is an error),
 // asserts, runtime errors (out-of-range stores, bad indexes, division by
 // zero, set elements outside their type), init branching and terminal.
 //

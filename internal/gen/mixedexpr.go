@@ -196,6 +196,24 @@ func (g *mixer) value(t *gtype, sc []gvar, d int) string {
 		if lit, ok := g.recordLit(t, sc); ok && (len(opts) == 0 || g.chance(1, 3)) {
 			return lit
 		}
+	case kArray:
+		// an array comprehension or literal (extensions); every value of
+		// an array type is asked for where the context gives the type
+		if ix := t.index; ix.k != kSym && (len(opts) == 0 || g.chance(1, 3)) {
+			if g.chance(1, 2) {
+				v := g.fresh("k")
+				return fmt.Sprintf("[%s in %s: %s]", v, ix.src, g.value(t.elem, append(sc, gvar{name: v, t: ix}), max(d-1, 0)))
+			}
+			n := int(ix.hi - ix.lo + 1)
+			if ix.k == kEnum {
+				n = len(ix.members)
+			}
+			var el []string
+			for range n {
+				el = append(el, g.value(t.elem, sc, max(d-1, 0)))
+			}
+			return "[" + strings.Join(el, ", ") + "]"
+		}
 	}
 	if d > 0 && t.k != kRecord && g.chance(1, 6) {
 		return fmt.Sprintf("(if %s then %s else %s)", g.boolean(sc, d-1), g.value(t, sc, d-1), g.value(t, sc, d-1))
@@ -318,6 +336,13 @@ func (g *mixer) integer(sc []gvar, d int) string {
 		defer func() { g.typedCtx = ctx }()
 		return fmt.Sprintf("card(%s)", g.value(g.setType(sc), sc, d-1))
 	case 1:
+		if g.chance(1, 2) {
+			// an aggregate (an extension), unrolled by the front end
+			agg := pick(g, []string{"sum", "min", "max"})
+			t := pick(g, []*gtype{g.tBool, g.mode, {k: kInt, src: "0..2", lo: 0, hi: 2}})
+			v := g.fresh("k")
+			return fmt.Sprintf("(%s %s in %s: %s)", agg, v, t.src, g.integer(append(sc, gvar{name: v, t: t}), d-1))
+		}
 		dom, t := g.domain(sc)
 		v := g.fresh("k")
 		return fmt.Sprintf("(count %s in %s: %s)", v, dom, g.boolean(append(sc, gvar{name: v, t: t}), d-1))
@@ -330,8 +355,22 @@ func (g *mixer) integer(sc []gvar, d int) string {
 		return fmt.Sprintf("(-%s)", g.integer(sc, d-1))
 	case 4:
 		return fmt.Sprintf("(if %s then %s else %s)", g.boolean(sc, d-1), g.integer(sc, d-1), g.integer(sc, d-1))
+	case 7:
+		// bitwise operators (an extension): a negative operand is a
+		// runtime error, so the operands are mostly reduced mod 8
+		nonNeg := func() string {
+			if g.chance(1, 4) {
+				return g.integer(sc, d-1)
+			}
+			return fmt.Sprintf("(%s mod %d)", g.integer(sc, d-1), pick(g, []int{8, -5}))
+		}
+		op := pick(g, []string{"&", "|", "^", "<<", ">>"})
+		if op == "<<" || op == ">>" {
+			return fmt.Sprintf("(%s %s %s)", nonNeg(), op, pick(g, []string{"0", "1", "3", "63", nonNeg()}))
+		}
+		return fmt.Sprintf("(%s %s %s)", nonNeg(), op, nonNeg())
 	case 5, 6:
-		op := pick(g, []string{"/", "%"})
+		op := pick(g, []string{"/", "%", "mod"})
 		div := fmt.Sprint(pick(g, []int{-3, -2, 2, 3}))
 		if g.chance(1, 4) {
 			div = g.integer(sc, d-1) // may be zero: a runtime error

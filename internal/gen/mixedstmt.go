@@ -62,6 +62,15 @@ func (g *mixer) stmt(sc []gvar, ind string) []gvar {
 			g.assign(sc, ind)
 			return sc
 		}
+		if g.chance(1, 3) {
+			// a bounded for loop (an extension), unrolled by the front end
+			t := pick(g, []*gtype{g.tBool, g.mode, {k: kInt, src: "0..2", lo: 0, hi: 2}})
+			v := g.fresh("f")
+			g.p("%sfor %s in %s {", ind, v, t.src)
+			g.stmts(append(append([]gvar(nil), sc...), gvar{name: v, t: t}), 1+g.r.IntN(2), ind+"  ")
+			g.p("%s}", ind)
+			return sc
+		}
 		dom, t := g.domain(sc)
 		v := g.fresh("c")
 		inner := append(append([]gvar(nil), sc...), gvar{name: v, t: t})
@@ -244,14 +253,20 @@ func (g *mixer) assign(sc []gvar, ind string) {
 	}
 	v := pick(g, locs)
 	target, t := g.name(v, sc), v.t
-	for t.k == kArray || t.k == kRecord && g.chance(1, 2) {
-		if t.k == kArray {
+	for {
+		// a whole array now and then: its value may be a literal or a
+		// comprehension (extensions)
+		if t.k == kArray && !g.chance(1, 4) {
 			target = fmt.Sprintf("%s[%s]", target, g.index(t.index, sc))
 			t = t.elem
 			continue
 		}
-		f := pick(g, t.fields)
-		target, t = target+"."+f.name, f.t
+		if t.k == kRecord && g.chance(1, 2) {
+			f := pick(g, t.fields)
+			target, t = target+"."+f.name, f.t
+			continue
+		}
+		break
 	}
 	if v.int {
 		g.p("%s%s := %s", ind, target, g.integer(sc, 2))
@@ -295,8 +310,18 @@ func (g *mixer) planted(sc []gvar, ind string) {
 		{"*", func(a, b int64) int64 { return a * b }},
 		{"/", func(a, b int64) int64 { return a / b }},
 		{"%", func(a, b int64) int64 { return a % b }},
+		{"mod", func(a, b int64) int64 { return (a%b + max(b, -b)) % max(b, -b) }},
+		{"&", func(a, b int64) int64 { return a & b }},
+		{"|", func(a, b int64) int64 { return a | b }},
+		{"^", func(a, b int64) int64 { return a ^ b }},
+		{"<<", func(a, b int64) int64 { return a << b }},
+		{">>", func(a, b int64) int64 { return a >> b }},
 	}
 	o := pick(g, ops)
+	switch o.s {
+	case "&", "|", "^", "<<", ">>":
+		a, b = max(a, -a), max(b, -b) // the operands of a bitwise operator are non-negative
+	}
 	want := o.f(a, b)
 	switch g.r.IntN(8) {
 	case 6:
