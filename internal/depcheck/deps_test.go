@@ -39,6 +39,7 @@ var allowed = map[string][]string{
 	"cluster":           {"checker", "machine", "spec", "gocloud.dev", "github.com/klauspost/compress"},
 	"internal/oracle":   {"spec", "spec/syntax"}, // its tests alone may import machine, checker and verify, to compare
 	"internal/gen":      {"spec", "spec/syntax"}, // random specs as source text, IR models and syntax trees; imported only by tests
+	"internal/testenv":  {},                      // the optional tools and the slow tests; imported only by tests
 	"internal/depcheck": {},
 	"":                  {}, // package wrapcheck: the embedded source for check --compile (cmd/wrapcheck, "" above)
 	"docs":              {},
