@@ -20,7 +20,7 @@ const module = "github.com/wrapcheck/wrapcheck"
 // default build links no cloud SDK, for start-up; cmd/wrapcheck's
 // TestNoHeavyModules checks it.)
 var allowed = map[string][]string{
-	"cmd/wrapcheck":     {"", "cluster", "web/engine", "diff", "explain", "lsp", "mcp", "replay", "simulate", "verify", "report", "ltl", "reduce", "checker", "machine", "spec", "spec/syntax", "github.com/spf13/cobra"},
+	"cmd/wrapcheck":     {"", "cluster", "web/engine", "web/page", "diff", "explain", "lsp", "mcp", "replay", "simulate", "verify", "report", "ltl", "reduce", "checker", "machine", "spec", "spec/syntax", "github.com/spf13/cobra"},
 	"lsp":               {"verify", "report", "checker", "machine", "spec", "spec/syntax"},
 	"mcp":               {"docs", "examples", "explain", "replay", "verify", "report", "ltl", "checker", "machine", "spec", "spec/syntax", "github.com/modelcontextprotocol/go-sdk"},
 	"replay":            {"report", "checker", "machine", "spec", "spec/syntax"},
@@ -48,6 +48,7 @@ var allowed = map[string][]string{
 	"examples":          {"verify", "report", "ltl", "reduce", "checker", "machine", "spec", "spec/syntax"},
 	"web/engine":        {"examples", "verify", "report", "checker", "machine", "spec", "spec/syntax"},
 	"web/wasm":          {"web/engine"},
+	"web/page":          {}, // the built page of wrapcheck ui, embedded
 	"web/e2e":           {}, // tests alone: the playground in headless Chromium
 }
 
