@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/cobra"
 	"github.com/wrapcheck/wrapcheck/internal/gen"
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 )
 
 // fallbackSpecs use forms the generator does not support (exact integers,
@@ -293,7 +294,7 @@ func TestCompiledSignal(t *testing.T) {
 // than failing the package at go test's default of 10m.
 func needGoBuild(t *testing.T) (goTool, gocache string) {
 	t.Helper()
-	if testing.Short() {
+	if testenv.Short(t) {
 		t.Skip("runs go build")
 	}
 	goTool, err := exec.LookPath("go")

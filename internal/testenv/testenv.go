@@ -76,10 +76,14 @@ func Slow(t testing.TB, why string) {
 	t.Skipf("slow test (%s): run with go test -tags wrapcheck_slow (CI does)", why)
 }
 
-// Main runs the tests of m, prints the line of [Summary] when a test was
-// skipped for a missing tool (and appends it to $WRAPCHECK_SKIPS when set),
-// and exits with the tests' code. A package's TestMain calls it.
-func Main(m *testing.M) {
+// Main runs the tests of m with [Run] and exits with their code. A
+// package's TestMain calls it.
+func Main(m *testing.M) { os.Exit(Run(m)) }
+
+// Run runs the tests of m, prints the line of [Summary] when a test was
+// skipped for a missing tool (and appends it to $WRAPCHECK_SKIPS when
+// set), and returns the tests' code: for a TestMain that does more.
+func Run(m interface{ Run() int }) int {
 	code := m.Run()
 	if line := Summary(); line != "" {
 		fmt.Println(line)
@@ -90,8 +94,15 @@ func Main(m *testing.M) {
 			}
 		}
 	}
-	os.Exit(code)
+	return code
 }
+
+// Runner is M with [Run] around its Run, for a TestMain that hands its
+// *testing.M to another runner (testscript.Main).
+type Runner struct{ M interface{ Run() int } }
+
+// Run runs the tests with [Run].
+func (r Runner) Run() int { return Run(r.M) }
 
 // Summary returns the line "skipped for a missing tool: TestA (nvim),
 // TestB (spin)" naming, sorted, the tests [Tool] skipped so far, or ""
@@ -108,4 +119,24 @@ func Summary() string {
 	}
 	sort.Strings(parts)
 	return "skipped for a missing tool: " + strings.Join(parts, ", ")
+}
+
+// Short reports whether the tests run in their quick form: under -short,
+// or when built without the tag wrapcheck_slow (a newcomer's go test
+// ./...). A test then runs fewer random specs, or skips what takes
+// minutes; CI builds with the tag and runs the full form. Under CI=true
+// without the tag it fails t, so that CI cannot run the quick form
+// unnoticed.
+func Short(t testing.TB) bool {
+	t.Helper()
+	if testing.Short() {
+		return true
+	}
+	if slow {
+		return false
+	}
+	if IsCI() {
+		t.Fatal("the quick form of the tests under CI=true: run go test -tags wrapcheck_slow")
+	}
+	return true
 }
