@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wrapcheck/wrapcheck/internal/gen"
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -18,7 +19,7 @@ import (
 // against the direct math/big evaluation of the generator.
 func TestExactDifferential(t *testing.T) {
 	n := 400
-	if testing.Short() {
+	if testenv.Short(t) {
 		n = 100
 	}
 	r := rand.New(rand.NewPCG(15, 1))

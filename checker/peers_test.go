@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -39,7 +40,7 @@ func TestPeerCounts(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			want := peerRow{Verdict: verdict, States: states, Transitions: trans, TraceLength: tlen}
 			if want.States != "-" {
-				if n, _ := strconv.Atoi(want.States); n > 200000 && (testing.Short() || raceEnabled) {
+				if n, _ := strconv.Atoi(want.States); n > 200000 && (testenv.Short(t) || raceEnabled) {
 					t.Skip("large model skipped in -short and -race runs")
 				}
 				if n, _ := strconv.Atoi(want.States); n > 2000000 {

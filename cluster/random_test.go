@@ -10,6 +10,7 @@ import (
 
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/internal/gen"
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
@@ -18,7 +19,7 @@ import (
 // single-process search's result, reduced and plain.
 func TestSearchRandom(t *testing.T) {
 	n := 16
-	if testing.Short() {
+	if testenv.Short(t) {
 		n = 6
 	}
 	for seed := range n {

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/reduce"
 	"github.com/wrapcheck/wrapcheck/spec"
@@ -135,7 +136,7 @@ func TestSearchExamples(t *testing.T) {
 			for _, n := range []int{1, 2, 4} {
 				name := fmt.Sprintf("%s/%s/N%d", strings.TrimPrefix(path, "../examples/"), red.name, n)
 				t.Run(name, func(t *testing.T) {
-					if testing.Short() && n == 4 {
+					if testenv.Short(t) && n == 4 {
 						t.Skip("short")
 					}
 					got, err := searchN(t, NewMemBucket(), n, prog, opts)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/wrapcheck/wrapcheck/internal/gen"
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
@@ -74,7 +75,7 @@ func bruteTraces(t *testing.T, m *spec.Model, shared []string, depth int) []map[
 func TestRandomPairs(t *testing.T) {
 	const depth = 5
 	n := 150
-	if testing.Short() {
+	if testenv.Short(t) {
 		n = 30
 	}
 	r := rand.New(rand.NewPCG(17, 2026))

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 )
 
 // workflowStep is one step of a GitHub Actions job: its if condition,
@@ -96,12 +98,7 @@ func workflowSteps(t *testing.T, doc, heading string) []workflowStep {
 // nothing gets none; a spec that does not parse fails the job.
 func TestPullRequestWorkflow(t *testing.T) {
 	for _, tool := range []string{"bash", "git"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is not installed", tool)
-			}
-			t.Skipf("%s is not installed", tool)
-		}
+		testenv.Tool(t, tool, "install "+tool)
 	}
 	steps := workflowSteps(t, "docs/ci.md", "## Comment on a pull request with the behaviour diff")
 	var diffStep, commentStep *workflowStep

@@ -61,6 +61,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wrapcheck/wrapcheck/internal/golden"
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 )
 
 // root is the repository root, relative to this package's directory.
@@ -87,7 +88,7 @@ func mainTest(m *testing.M) int {
 		fmt.Fprintf(os.Stderr, "go build ./cmd/wrapcheck: %v\n%s", err, out)
 		return 1
 	}
-	return m.Run()
+	return testenv.Run(m)
 }
 
 // owned lists the documents whose relative links are checked, with every

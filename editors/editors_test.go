@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 )
 
 // TestVSCode runs `npm ci`, `npm test` (the grammar tokenizes every
@@ -16,16 +18,8 @@ import (
 // builds) in editors/vscode. It needs npm and the npm registry; it skips
 // without npm, and fails when CI=true.
 func TestVSCode(t *testing.T) {
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("npm not found on PATH; CI installs Debian's npm (.ci/run)")
-		}
-		t.Skip("npm not found on PATH: install Node.js and npm to test the VS Code extension")
-	}
-	if testing.Short() && os.Getenv("CI") != "true" {
-		t.Skip("-short: the VS Code extension test runs npm ci")
-	}
+	npm := testenv.Tool(t, "npm", "install Node.js and npm (apt-get install npm)")
+	testenv.Slow(t, "npm ci from the npm registry, then the VS Code extension's build")
 	dir, err := filepath.Abs("vscode")
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/internal/golden"
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/spec/syntax"
@@ -217,7 +218,7 @@ func TestPeerCounts(t *testing.T) {
 		for _, r := range readTSV(t, tc.file, 6) {
 			f := r.fields
 			t.Run(tc.file+" "+f[0]+" "+f[1], func(t *testing.T) {
-				if testing.Short() && len(f[2]) > 6 {
+				if testenv.Short(t) && len(f[2]) > 6 {
 					t.Skip("large model in -short mode")
 				}
 				path, ok := strings.CutPrefix(f[0], "examples/")

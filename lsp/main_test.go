@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"testing"
+
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 )
 
 // TestMain lets the test binary act as the server for editors driven by
@@ -16,5 +18,5 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	os.Exit(testenv.Run(m))
 }

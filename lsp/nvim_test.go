@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 	"github.com/wrapcheck/wrapcheck/spec/syntax"
 )
 
@@ -58,13 +59,7 @@ vim.cmd('qa!')
 `
 
 func TestNeovim(t *testing.T) {
-	nvim, err := exec.LookPath("nvim")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("nvim not found on PATH; CI installs Debian's neovim (.ci/run)")
-		}
-		t.Skip("nvim not found on PATH: install neovim (apt-get install neovim) to run the editor test")
-	}
+	nvim := testenv.Tool(t, "nvim", "install neovim (apt-get install neovim)")
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

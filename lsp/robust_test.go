@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 )
 
 // exampleSpecs returns the bundled examples.
@@ -35,7 +37,7 @@ func exampleSpecs(t *testing.T) map[string]string {
 // editor does while a file is typed: nothing may panic.
 func TestHalfTyped(t *testing.T) {
 	step := 13
-	if testing.Short() {
+	if testenv.Short(t) {
 		step = 61
 	}
 	for path, text := range exampleSpecs(t) {
@@ -199,7 +201,7 @@ func TestTypingThroughTheServer(t *testing.T) {
 	c.initialize()
 	c.open(testURI, "")
 	step := 37
-	if testing.Short() {
+	if testenv.Short(t) {
 		step = 151
 	}
 	methods := []string{"textDocument/hover", "textDocument/definition", "textDocument/references", "textDocument/completion",

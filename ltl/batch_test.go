@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -48,7 +49,7 @@ func batchDiff(t *testing.T, name string, m *spec.Model, extra Options) {
 // fairness.
 func TestBatchRandomSystems(t *testing.T) {
 	n := 300
-	if testing.Short() {
+	if testenv.Short(t) {
 		n = 80
 	}
 	eachRandomSystem(t, n, 23, func(name string, m *spec.Model) { batchDiff(t, name, m, Options{}) })
@@ -58,7 +59,7 @@ func TestBatchRandomSystems(t *testing.T) {
 // the random temporal specs (processes, fairness, agents).
 func TestBatchRandomSpecs(t *testing.T) {
 	n := 24
-	if testing.Short() {
+	if testenv.Short(t) {
 		n = 8
 	}
 	eachRandomSpec(n, func(name string, m *spec.Model) { batchDiff(t, name, m, Options{}) })
@@ -67,7 +68,10 @@ func TestBatchRandomSpecs(t *testing.T) {
 // TestBatchExamples compares the check with and without the batches on
 // every example property.
 func TestBatchExamples(t *testing.T) {
-	for _, ex := range exampleProperties(t) {
+	for i, ex := range exampleProperties(t) {
+		if testenv.Short(t) && i%3 != 0 {
+			continue // the quick form: a third of the examples
+		}
 		batchDiff(t, ex.file, ex.model, Options{MaxStates: 200000})
 	}
 }

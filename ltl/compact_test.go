@@ -13,6 +13,7 @@ import (
 
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/internal/gen"
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -47,7 +48,7 @@ func compactDiff(t *testing.T, name string, m *spec.Model, extra Options) {
 // and strong fairness.
 func TestCompactRandomSystems(t *testing.T) {
 	n := 300
-	if testing.Short() {
+	if testenv.Short(t) {
 		n = 80
 	}
 	eachRandomSystem(t, n, 17, func(name string, m *spec.Model) { compactDiff(t, name, m, Options{}) })
@@ -58,7 +59,7 @@ func TestCompactRandomSystems(t *testing.T) {
 // strong fairness, symmetric types, agents) in every reduction mode.
 func TestCompactRandomSpecs(t *testing.T) {
 	n := 24
-	if testing.Short() {
+	if testenv.Short(t) {
 		n = 8
 	}
 	eachRandomSpec(n, func(name string, m *spec.Model) { compactDiff(t, name, m, Options{}) })
@@ -69,7 +70,10 @@ func TestCompactRandomSpecs(t *testing.T) {
 // of an example at once (each property then explores a system of its
 // own): the same verdict and violation.
 func TestCompactExamples(t *testing.T) {
-	for _, ex := range exampleProperties(t) {
+	for i, ex := range exampleProperties(t) {
+		if testenv.Short(t) && i%3 != 0 {
+			continue // the quick form: a third of the examples
+		}
 		compactDiff(t, ex.file, ex.model, Options{MaxStates: 200000})
 		for _, mode := range reductionModes {
 			opts := mode.opts
@@ -104,7 +108,7 @@ func TestCompactExamples(t *testing.T) {
 // fail).
 func TestCompactCollisions(t *testing.T) {
 	n := 300
-	if testing.Short() {
+	if testenv.Short(t) {
 		n = 100
 	}
 	lost, caught, violated := 0, 0, 0

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 )
 
 // parseLBTFormula parses LBT prefix syntax (! & | i e ^ X F G U V, atoms
@@ -161,14 +163,7 @@ func parseLBTT(text string, atoms int) (*Automaton, error) {
 
 func requireLBT(t *testing.T) string {
 	t.Helper()
-	path, err := exec.LookPath("lbt")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("lbt not found on PATH (CI=true): %v", err)
-		}
-		t.Skipf("lbt not found on PATH, skipping the comparison with lbt (install Debian package lbt)")
-	}
-	return path
+	return testenv.Tool(t, "lbt", "install lbt (apt-get install lbt) to compare with it")
 }
 
 // runLBT runs lbt on formula. It returns an error when lbt fails (lbt
@@ -195,7 +190,7 @@ func TestLBT(t *testing.T) {
 	path := requireLBT(t)
 	rng := rand.New(rand.NewSource(2))
 	numFormulas, wordsPer := 300, 40
-	if testing.Short() {
+	if testenv.Short(t) {
 		numFormulas = 50
 	}
 	disagree, checked, ours, theirs, crashes := 0, 0, 0, 0, 0

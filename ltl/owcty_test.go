@@ -13,6 +13,7 @@ import (
 
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/internal/gen"
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -75,7 +76,7 @@ func filterDiff(t *testing.T, name string, m *spec.Model, extra Options) {
 // fairness (those TestRandomSystems checks against lasso enumeration).
 func TestFilterRandomSystems(t *testing.T) {
 	n := 400
-	if testing.Short() {
+	if testenv.Short(t) {
 		n = 100
 	}
 	eachRandomSystem(t, n, 7, func(name string, m *spec.Model) { filterDiff(t, name, m, Options{}) })
@@ -114,7 +115,7 @@ func eachRandomSpec(n int, diff func(name string, m *spec.Model)) {
 // symmetric types) in every reduction mode.
 func TestFilterRandomSpecs(t *testing.T) {
 	n := 24
-	if testing.Short() {
+	if testenv.Short(t) {
 		n = 8
 	}
 	eachRandomSpec(n, func(name string, m *spec.Model) { filterDiff(t, name, m, Options{}) })
@@ -137,7 +138,7 @@ func TestFilterExamples(t *testing.T) {
 // it.
 func TestFilterExact(t *testing.T) {
 	n := 800
-	if testing.Short() {
+	if testenv.Short(t) {
 		n = 300
 	}
 	empty, nonEmpty := 0, 0

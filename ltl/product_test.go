@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -298,7 +299,7 @@ func (k *ksys) validLasso(v *checker.Violation, m *spec.Model) error {
 func TestRandomSystems(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
 	runs := 1500
-	if testing.Short() {
+	if testenv.Short(t) {
 		runs = 200
 	}
 	violated, holds, bad := 0, 0, 0

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/internal/gen"
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
@@ -273,7 +274,7 @@ func exampleProperties(t *testing.T) []example {
 // TestReductionsRandom runs the differential check on random specs.
 func TestReductionsRandom(t *testing.T) {
 	n := 40
-	if testing.Short() {
+	if testenv.Short(t) {
 		n = 12
 	}
 	checked, violated := 0, 0
@@ -543,7 +544,7 @@ func TestIgnoreFairness(t *testing.T) {
 // permutations).
 func TestEdgesRecomputed(t *testing.T) {
 	n := 300
-	if testing.Short() {
+	if testenv.Short(t) {
 		n = 60
 	}
 	nodes := 0

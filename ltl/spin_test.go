@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 )
 
 // This file compares the translation with SPIN's (spin -f φ prints a never
@@ -553,14 +555,7 @@ func (c *spinClaim) automaton() *Automaton {
 
 func requireSpin(t *testing.T) string {
 	t.Helper()
-	path, err := exec.LookPath("spin")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("spin not found on PATH (CI=true): %v", err)
-		}
-		t.Skipf("spin not found on PATH, skipping the comparison with spin -f (install Debian package spin)")
-	}
-	return path
+	return testenv.Tool(t, "spin", "install SPIN (apt-get install spin) to compare with spin -f")
 }
 
 // runSpin runs spin -f on formula and returns its never claim text. It
@@ -765,7 +760,7 @@ func TestSpinRandom(t *testing.T) {
 	// and gigabytes for a few (e.g. [](<>[]r -> <>[](p -> <>q))): those
 	// are skipped.
 	spinTimeout := 3 * time.Second
-	if testing.Short() {
+	if testenv.Short(t) {
 		numFormulas = 100
 	}
 	type job struct {

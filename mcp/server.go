@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/wrapcheck/wrapcheck/checker"
@@ -147,11 +148,11 @@ type CheckInput struct {
 	Workers        int              `json:"workers,omitempty" jsonschema:"search goroutines (0: one per core)"`
 }
 
-// CheckOutput is the structured result of the check tool.
+// CheckOutput is the structured result of the check tool: the report once,
+// as JSON. The tool's text content is only a summary of it ([checkSummary]).
 type CheckOutput struct {
 	Verdict  string         `json:"verdict" jsonschema:"holds, violated or incomplete"`
 	Result   map[string]any `json:"result" jsonschema:"the JSON of wrapcheck check --format json: violation with trace, stats"`
-	Text     string         `json:"text" jsonschema:"the report as wrapcheck check prints it"`
 	Warnings []string       `json:"warnings" jsonschema:"findings of wrapcheck vet, file:line:col: msg"`
 }
 
@@ -162,27 +163,53 @@ func (t *tools) check(ctx context.Context, req *sdk.CallToolRequest, in CheckInp
 		return nil, out, err
 	}
 	m := prog.Model
-	var js, text bytes.Buffer
+	var js bytes.Buffer
 	if err := report.JSON(&js, m, res); err != nil {
 		return nil, out, err
 	}
 	if err := json.Unmarshal(js.Bytes(), &out.Result); err != nil {
 		return nil, out, err
 	}
-	if err := (report.TextOptions{Program: prog}).Render(&text, m, res); err != nil {
-		return nil, out, err
-	}
-	out.Text = text.String()
 	out.Verdict, _ = out.Result["verdict"].(string)
 	out.Warnings = []string{}
 	for _, w := range spec.Vet(f, m) {
 		out.Warnings = append(out.Warnings, w.String())
 	}
-	content := out.Text
-	if len(out.Warnings) > 0 {
-		content += "\nvet:\n" + strings.Join(out.Warnings, "\n") + "\n"
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: checkSummary(m, res, out.Warnings)}}}, out, nil
+}
+
+// checkSummary is the text content of a check: the verdict, one line per
+// violation (its headline and the length of its trace), the figures and
+// vet's findings, and where the rest is. The report itself is the
+// structured result alone, so that a client does not read it twice.
+func checkSummary(m *spec.Model, res *checker.Result, warnings []string) string {
+	var b strings.Builder
+	name := report.Escape(m.Name)
+	switch res.Verdict {
+	case checker.Holds:
+		fmt.Fprintf(&b, "%s: every check holds\n", name)
+	case checker.Unknown:
+		fmt.Fprintf(&b, "%s: incomplete: %s; no violation found in the states explored\n", name, res.Reason())
+	default:
+		for _, v := range report.Violations(res) {
+			word := "steps"
+			if len(v.Trace) == 2 {
+				word = "step"
+			}
+			fmt.Fprintf(&b, "%s (trace of %d %s", report.Headline(m, v), len(v.Trace)-1, word)
+			if v.LoopStart >= 0 {
+				fmt.Fprintf(&b, ", a cycle from step %d", v.LoopStart)
+			}
+			b.WriteString(")\n")
+		}
 	}
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: content}, &sdk.TextContent{Text: js.String()}}}, out, nil
+	s := res.Stats
+	fmt.Fprintf(&b, "%d states, %d transitions, depth %d\n", s.States, s.Transitions, s.Depth)
+	for _, w := range warnings {
+		fmt.Fprintf(&b, "vet: %s\n", report.Escape(w))
+	}
+	b.WriteString("the report (traces, stats, notes) is the structured result: result is the JSON of wrapcheck check --format json\n")
+	return b.String()
 }
 
 // search parses and checks the spec of in, compiles it once and runs
@@ -359,7 +386,7 @@ type ExamplesInput struct {
 // Example is one bundled example.
 type Example struct {
 	Name    string `json:"name"`
-	Summary string `json:"summary" jsonschema:"the first line of its header comment"`
+	Summary string `json:"summary" jsonschema:"the first sentence of its header comment"`
 	Text    string `json:"text,omitempty" jsonschema:"the spec (only when one example is asked for)"`
 }
 
@@ -411,19 +438,38 @@ func exampleList() ([]Example, error) {
 	return out, nil
 }
 
-// summary returns the first line of the leading comment of a spec.
+// summary returns the first sentence of the leading comment of a spec:
+// the comment's first paragraph, its lines joined, up to the first period
+// that ends a sentence (one followed by the paragraph's end or by a space
+// and a capital letter), or the whole paragraph when none does.
 func summary(text string) string {
+	var words []string
 	for _, line := range strings.Split(text, "\n") {
-		line = strings.TrimSpace(line)
-		if c, ok := strings.CutPrefix(line, "//"); ok {
-			if c = strings.TrimSpace(c); c != "" {
-				return c
+		c, ok := strings.CutPrefix(strings.TrimSpace(line), "//")
+		if !ok {
+			break
+		}
+		if c = strings.TrimSpace(c); c == "" {
+			if len(words) > 0 {
+				break
 			}
 			continue
 		}
-		break
+		words = append(words, c)
 	}
-	return ""
+	para := strings.Join(words, " ")
+	for i := 0; i < len(para); i++ {
+		if para[i] != '.' {
+			continue
+		}
+		if i+1 == len(para) {
+			return para
+		}
+		if i+2 < len(para) && para[i+1] == ' ' && unicode.IsUpper(rune(para[i+2])) {
+			return para[:i+1]
+		}
+	}
+	return para
 }
 
 // addResources registers the documentation and the examples.

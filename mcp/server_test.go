@@ -238,6 +238,11 @@ func TestExamples(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("examples (-want +got):\n%s", diff)
 	}
+	for _, e := range list.Examples {
+		if !strings.HasSuffix(e.Summary, ".") {
+			t.Errorf("the summary of %s is not a whole sentence: %q", e.Name, e.Summary)
+		}
+	}
 	var one ExamplesOutput
 	call(t, cs, "examples", map[string]any{"name": "approval/toctou"}, &one)
 	b, err := os.ReadFile("../examples/approval/toctou.wrap")
@@ -422,5 +427,55 @@ func TestServeStdio(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Serve did not return at the end of input")
+	}
+}
+
+func TestSummary(t *testing.T) {
+	tests := []struct {
+		name, text, want string
+	}{
+		{"one line", "// A lock.\nspec S\n", "A lock."},
+		{"a sentence over lines", "// A permission gate for a coding agent's shell\n// commands. Command lines run.\n", "A permission gate for a coding agent's shell commands."},
+		{"a period inside a name", "// pipeline.wrap with a fix. More.\n", "pipeline.wrap with a fix."},
+		{"the paragraph ends it", "// No period here\n//\n// Expected: holds.\n", "No period here"},
+		{"blank comment lines first", "//\n// A lock.\n", "A lock."},
+		{"no comment", "spec S\n", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, summary(tt.text)); diff != "" {
+				t.Errorf("summary (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestCheckOnce: check gives its report once, as the structured result,
+// and a text content of a few lines that points to it.
+func TestCheckOnce(t *testing.T) {
+	cs := connect(t, nil)
+	res := call(t, cs, "check", map[string]any{"path": "../examples/approval/toctou.wrap"}, nil)
+	if len(res.Content) != 1 {
+		t.Fatalf("%d content items, want 1 (the summary)", len(res.Content))
+	}
+	want := "ApprovalTOCTOU: invariant ShippedWhatWasApproved is violated (trace of 3 steps)\n"
+	if got := text(res); !strings.HasPrefix(got, want) || strings.Count(got, "\n") > 4 || strings.Contains(got, "{") {
+		t.Errorf("text content %q, want a summary of at most 4 lines that starts %q", got, want)
+	}
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(b, &fields); err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if diff := cmp.Diff([]string{"result", "verdict", "warnings"}, keys); diff != "" {
+		t.Errorf("structured fields (-want +got):\n%s", diff)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/wrapcheck/wrapcheck/internal/gen"
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -124,7 +125,11 @@ func checkSubgroup(t *testing.T, name string, full, sub *canon, states [][]int64
 // ties that only the enumeration of candidates resolves.
 func TestCanonPermRandom(t *testing.T) {
 	enumerated := 0
-	for seed := range 30 {
+	seeds := 30
+	if testenv.Short(t) {
+		seeds = 10
+	}
+	for seed := range seeds {
 		src := gen.Generate(rand.New(rand.NewPCG(uint64(seed), 7)), gen.Config{Shape: gen.Symmetric}).Source
 		m, err := spec.ParseFile("r.wrap", []byte(src), spec.Options{})
 		if err != nil {

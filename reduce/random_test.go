@@ -6,13 +6,14 @@ import (
 	"testing"
 
 	"github.com/wrapcheck/wrapcheck/internal/gen"
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
 // TestRandomSpecs runs the differential and orbit checks on random specs.
 func TestRandomSpecs(t *testing.T) {
 	n := 40
-	if testing.Short() {
+	if testenv.Short(t) {
 		n = 15
 	}
 	checked := 0

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 )
 
 // TestOrbitCounts checks the exact orbit counts of the peers (Rumur
@@ -42,7 +43,7 @@ func TestOrbitCounts(t *testing.T) {
 			name += "," + k + "=" + strconv.FormatInt(tt.defs[k], 10)
 		}
 		t.Run(name, func(t *testing.T) {
-			if tt.large && testing.Short() {
+			if tt.large && testenv.Short(t) {
 				t.Skip("large")
 			}
 			m := load(t, tt.file, tt.defs)

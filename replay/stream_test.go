@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -227,7 +228,7 @@ func (f *failAfter) Read(p []byte) (int, error) {
 // runs than the documented limits ends with an error naming the limit,
 // never with a verdict and never with memory growing past it.
 func TestStreamCaps(t *testing.T) {
-	if testing.Short() {
+	if testenv.Short(t) {
 		t.Skip("generates a few hundred thousand spans")
 	}
 	const gateSpec = `spec G

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/txtar"
 	"github.com/wrapcheck/wrapcheck/internal/gen"
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/spec/syntax"
 )
@@ -25,7 +26,7 @@ import (
 func TestInfoCoversEveryIdent(t *testing.T) {
 	srcs := repoSpecs(t)
 	n := 40
-	if testing.Short() {
+	if testenv.Short(t) {
 		n = 5
 	}
 	shapes := map[string]gen.Config{

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 	"github.com/wrapcheck/wrapcheck/spec/syntax"
 )
 
@@ -25,7 +26,7 @@ func TestMutations(t *testing.T) {
 	if os.Getenv("MUTATIONS") != "" {
 		n = 6000
 	}
-	if testing.Short() {
+	if testenv.Short(t) {
 		n = 50
 	}
 	for _, fn := range files {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/internal/gen"
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
@@ -21,7 +22,7 @@ import (
 // that check.
 func TestCycleRandom(t *testing.T) {
 	n := 80
-	if testing.Short() {
+	if testenv.Short(t) {
 		n = 30
 	}
 	r := rand.New(rand.NewPCG(22, 17))

@@ -3,9 +3,11 @@
 // and its worker bundled by esbuild, and the lessons of
 // docs/safety-vs-liveness.md. Run from anywhere, after `npm ci` in web/:
 //
-//	node web/build.mjs [--no-wasm] [--out DIR]
+//	node web/build.mjs [--no-wasm | --page] [--out DIR]
 //
 // --no-wasm keeps the .wasm of an earlier build (the page alone changed);
+// --page builds the page alone, without the .wasm and wasm_exec.js (what
+// `wrapcheck ui` serves, with the native checker behind it: web/page);
 // --out builds into DIR instead of web/dist.
 //
 // esbuild names the chunks it splits off by a hash of their content, so a
@@ -26,15 +28,20 @@ const outFlag = process.argv.indexOf("--out");
 const dist = outFlag > 0 ? resolve(process.argv[outFlag + 1]) : join(web, "dist");
 mkdirSync(dist, { recursive: true });
 
-if (!process.argv.includes("--no-wasm") || !existsSync(join(dist, "wrapcheck.wasm"))) {
+const pageOnly = process.argv.includes("--page");
+if (pageOnly) {
+  // the page alone
+} else if (!process.argv.includes("--no-wasm") || !existsSync(join(dist, "wrapcheck.wasm"))) {
   execFileSync("go", ["build", "-trimpath", "-ldflags=-s", "-o", join(dist, "wrapcheck.wasm"), "./web/wasm"], {
     cwd: root,
     env: { ...process.env, GOOS: "js", GOARCH: "wasm" },
     stdio: "inherit",
   });
 }
-const goroot = execFileSync("go", ["env", "GOROOT"], { cwd: root }).toString().trim();
-copyFileSync(join(goroot, "lib", "wasm", "wasm_exec.js"), join(dist, "wasm_exec.js"));
+if (!pageOnly) {
+  const goroot = execFileSync("go", ["env", "GOROOT"], { cwd: root }).toString().trim();
+  copyFileSync(join(goroot, "lib", "wasm", "wasm_exec.js"), join(dist, "wasm_exec.js"));
+}
 
 const built = await esbuild.build({
   entryPoints: { app: join(web, "src", "main.js"), worker: join(web, "src", "worker.js") },
@@ -43,11 +50,13 @@ const built = await esbuild.build({
   format: "esm",
   splitting: true,
   outdir: dist,
-  absWorkingDir: dist,
+  // paths in the output are relative to web/, whatever DIR is: the same
+  // sources give the same files (web/page's test compares them)
+  absWorkingDir: web,
   metafile: true,
   logLevel: "warning",
 });
-removeStale(Object.keys(built.metafile.outputs).map((f) => resolve(dist, f)));
+removeStale(Object.keys(built.metafile.outputs).map((f) => resolve(web, f)));
 for (const f of ["index.html", "style.css", "config.js"]) copyFileSync(join(web, "src", f), join(dist, f));
 writeFileSync(join(dist, "lessons.json"), JSON.stringify(lessons(readFileSync(join(root, "docs", "safety-vs-liveness.md"), "utf8"))));
 

@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/wrapcheck/wrapcheck/internal/gen"
 	"github.com/wrapcheck/wrapcheck/internal/native"
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 )
 
 // fallbackSpecs use forms the generator does not support (exact integers,
@@ -311,7 +312,7 @@ func runNative(t *testing.T, bin string, args []string) (code int, stdout, stats
 // than failing the package at go test's default of 10m.
 func needGoBuild(t testing.TB) (goTool, gocache string) {
 	t.Helper()
-	if testing.Short() {
+	if testenv.Short(t) {
 		t.Skip("runs go build")
 	}
 	goTool, err := exec.LookPath("go")

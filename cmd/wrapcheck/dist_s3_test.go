@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 )
 
 // The distributed search against a real S3-compatible server: versitygw,
@@ -262,7 +263,7 @@ func TestDistS3(t *testing.T) {
 // while it expands level 5 and started again with the same index resumes,
 // and worker 0 reports check's result.
 func TestDistS3Kill(t *testing.T) {
-	if testing.Short() {
+	if testenv.Short(t) {
 		t.Skip("short")
 	}
 	s3 := startS3(t)

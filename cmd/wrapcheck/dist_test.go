@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 )
 
 // The distributed search's tests run the wrapcheck that testscript.Main
@@ -109,7 +110,7 @@ var killSpec = struct {
 // started again with the same index resumes, and worker 0 reports check's
 // result.
 func TestDistKill(t *testing.T) {
-	if testing.Short() {
+	if testenv.Short(t) {
 		t.Skip("short")
 	}
 	root, _ := filepath.Abs("../..")

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/zstd"
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 )
 
 // The distributed search's store against hostile input (issue 34 items
@@ -95,14 +96,7 @@ func (r storeRun) check(t *testing.T, code int, want string, limit time.Duration
 // (except under CI=true, where it fails).
 func storePython(t *testing.T) string {
 	t.Helper()
-	p, err := exec.LookPath("python3")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("python3 is not installed; CI must run the hostile store tests")
-		}
-		t.Skip("python3 is not installed")
-	}
-	return p
+	return testenv.Tool(t, "python3", "install Python 3")
 }
 
 // storeFreePort returns a port of 127.0.0.1 that nothing listens on.

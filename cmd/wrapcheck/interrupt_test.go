@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 )
 
 // TestLimitsAndSignals runs ltl, graph, vet and replay on inputs that
@@ -17,7 +19,7 @@ import (
 // 3 and the reason on stderr within a few seconds of --timeout 1s, of
 // SIGTERM and of SIGINT.
 func TestLimitsAndSignals(t *testing.T) {
-	if testing.Short() {
+	if testenv.Short(t) {
 		t.Skip("builds the binary")
 	}
 	bin, dir := buildBinary(t)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 )
 
 // TestWriteAtomic checks fmt -w's write: a failing write (a full disk,
@@ -171,7 +172,7 @@ func TestReadSpecLimit(t *testing.T) {
 // with a peak RSS under 400 MB. The 30-deep until now translates in
 // polynomial time: it must give its verdict (violated, exit 1) as fast.
 func TestHostileInputs(t *testing.T) {
-	if testing.Short() {
+	if testenv.Short(t) {
 		t.Skip("builds the binary")
 	}
 	dir := t.TempDir()

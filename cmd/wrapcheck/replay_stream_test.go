@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 )
 
 // buildBinary builds wrapcheck into a temporary directory.
@@ -31,7 +33,7 @@ func buildBinary(t *testing.T) (bin, dir string) {
 // traces of one conversation, each judged when its root span arrives, all
 // under 400 MB; an endless stream whose third line diverges ends there.
 func TestReplayStreamMemory(t *testing.T) {
-	if testing.Short() {
+	if testenv.Short(t) {
 		t.Skip("builds the binary and pipes a GiB")
 	}
 	bin, dir := buildBinary(t)

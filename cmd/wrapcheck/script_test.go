@@ -7,10 +7,11 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/wrapcheck/wrapcheck/internal/golden"
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 )
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(testenv.Runner{M: m}, map[string]func(){
 		"wrapcheck": func() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) },
 	})
 }

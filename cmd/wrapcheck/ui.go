@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -23,6 +25,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/wrapcheck/wrapcheck/internal/loopback"
 	"github.com/wrapcheck/wrapcheck/web/engine"
+	"github.com/wrapcheck/wrapcheck/web/page"
 )
 
 // uiRequestLimit bounds the body of one request to the ui server.
@@ -50,18 +53,18 @@ anything but application/json are refused (403, 415), so that no other
 web site, nor one that rebinds its DNS name to 127.0.0.1, can read the
 spec or run a check. A check stops when its page goes away.
 
-The page is the one web/build.mjs builds into web/dist (found from the
-working directory upwards, or given with --dir).`,
+The page is built into the program (package web/page): nothing else is
+needed. --dir serves a page built with web/build.mjs instead (web/dist,
+while the page is being worked on).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if _, err := os.Stat(args[0]); err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
-			if dir == "" {
-				dir = findDist()
-			}
-			if _, err := os.Stat(filepath.Join(dir, "index.html")); dir == "" || err != nil {
-				return &exitError{code: exitUsage, err: fmt.Errorf("the playground is not built: run `npm ci --prefix web && node web/build.mjs`, or give --dir")}
+			if dir != "" {
+				if _, err := os.Stat(filepath.Join(dir, "index.html")); err != nil {
+					return &exitError{code: exitUsage, err: fmt.Errorf("--dir %s: no index.html: build the page with `node web/build.mjs`, or leave --dir out for the built-in page", displayPath(dir))}
+				}
 			}
 			if port < 0 || port > 65535 {
 				return &exitError{code: exitUsage, err: fmt.Errorf("--port %d: want 0 to 65535", port)}
@@ -88,33 +91,14 @@ working directory upwards, or given with --dir).`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&dir, "dir", "", "the built playground (default: web/dist, from the working directory upwards)")
+	cmd.Flags().StringVar(&dir, "dir", "", "serve the page built in this directory (web/dist) instead of the built-in one")
 	cmd.Flags().IntVar(&port, "port", 0, "port on 127.0.0.1 (0: a free one)")
 	cmd.Flags().BoolVar(&noOpen, "no-open", false, "do not open the browser")
 	return cmd
 }
 
-// findDist returns web/dist in the working directory or the nearest
-// directory above it that has one, "" when none has.
-func findDist() string {
-	d, err := os.Getwd()
-	if err != nil {
-		return ""
-	}
-	for {
-		p := filepath.Join(d, "web", "dist")
-		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-			return p
-		}
-		up := filepath.Dir(d)
-		if up == d {
-			return ""
-		}
-		d = up
-	}
-}
-
-// uiServer is the ui command's HTTP server: the page built in dir, a
+// uiServer is the ui command's HTTP server: the page (built in dir, or
+// the built-in one of package page when dir is ""), a
 // config.js that points it at the native checker, and the API: GET
 // api/spec (the spec at path, read afresh), GET api/examples, POST api/run
 // (an engine.Request). Every request passes guard first.
@@ -263,17 +247,28 @@ func (s *uiServer) serveFile(w http.ResponseWriter, r *http.Request) {
 	if name == "" {
 		name = "index.html"
 	}
-	root, err := os.OpenRoot(s.dir)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
+	var fsys fs.FS
+	if s.dir == "" {
+		p, err := page.FS()
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		fsys = p
+	} else {
+		root, err := os.OpenRoot(s.dir)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		defer root.Close()
+		fsys = root.FS()
 	}
-	defer root.Close()
-	if fi, err := root.Stat(name); err != nil || !fi.Mode().IsRegular() {
+	if fi, err := fs.Stat(fsys, name); err != nil || !fi.Mode().IsRegular() {
 		http.NotFound(w, r)
 		return
 	}
-	f, err := root.Open(name)
+	f, err := fsys.Open(name)
 	if err != nil {
 		http.NotFound(w, r)
 		return
@@ -284,7 +279,17 @@ func (s *uiServer) serveFile(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	http.ServeContent(w, r, name, fi.ModTime(), f)
+	if rs, ok := f.(io.ReadSeeker); ok {
+		http.ServeContent(w, r, name, fi.ModTime(), rs)
+		return
+	}
+	// a file of the built-in page: read whole (the largest is under 1 MB)
+	b, err := io.ReadAll(io.LimitReader(f, 64<<20))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	http.ServeContent(w, r, name, fi.ModTime(), bytes.NewReader(b))
 }
 
 func writeJSON(w http.ResponseWriter, v any) {

@@ -347,3 +347,25 @@ func TestUICancelsAbandonedRun(t *testing.T) {
 		t.Fatalf("the run went on %v after its client went", limit/4)
 	}
 }
+
+// TestUIBuiltInPage: without --dir the server answers with the page built
+// into the program (package page): no clone, no Node.js build.
+func TestUIBuiltInPage(t *testing.T) {
+	srv, ui := startUI(t, "", "../../examples/approval/toctou.wrap", nil)
+	tok := map[string]string{"X-Wrapcheck-Token": ui.token}
+	for _, tc := range []struct {
+		path, want string
+		status     int
+	}{
+		{"/", "<!doctype html>", 200},
+		{"/app.js", "", 200},
+		{"/lessons.json", `"title"`, 200},
+		{"/wrapcheck.wasm", "", 404},
+		{"/../page.go", "", 404},
+	} {
+		status, b := ask(t, srv, "GET", tc.path, "", "", tok)
+		if status != tc.status || !bytes.Contains(bytes.ToLower(b), []byte(strings.ToLower(tc.want))) || (status == 200 && len(b) == 0) {
+			t.Errorf("GET %s: status %d, body %.80q; want %d with %q", tc.path, status, b, tc.status, tc.want)
+		}
+	}
+}

@@ -21,7 +21,7 @@ const module = "github.com/wrapcheck/wrapcheck"
 // default build links no cloud SDK, for start-up; cmd/wrapcheck's
 // TestNoHeavyModules checks it.)
 var allowed = map[string][]string{
-	"cmd/wrapcheck":     {"", "internal/native", "cluster", "web/engine", "diff", "explain", "lsp", "mcp", "replay", "simulate", "verify", "report", "ltl", "reduce", "checker", "machine", "spec", "spec/syntax", "github.com/spf13/cobra", "guard", "internal/loopback", "testgen", "quant"},
+	"cmd/wrapcheck":     {"", "internal/native", "cluster", "web/engine", "diff", "explain", "lsp", "mcp", "replay", "simulate", "verify", "report", "ltl", "reduce", "checker", "machine", "spec", "spec/syntax", "github.com/spf13/cobra", "guard", "internal/loopback", "testgen", "quant", "web/page"},
 	"lsp":               {"verify", "report", "checker", "machine", "spec", "spec/syntax"},
 	"mcp":               {"docs", "examples", "explain", "replay", "verify", "report", "ltl", "checker", "machine", "spec", "spec/syntax", "github.com/modelcontextprotocol/go-sdk"},
 	"guard":             {"internal/loopback", "replay", "report", "checker", "machine", "spec", "spec/syntax"},
@@ -44,6 +44,7 @@ var allowed = map[string][]string{
 	"cluster":           {"checker", "machine", "spec", "gocloud.dev", "github.com/klauspost/compress"},
 	"internal/oracle":   {"spec", "spec/syntax"}, // its tests alone may import machine, checker and verify, to compare
 	"internal/gen":      {"spec", "spec/syntax"}, // random specs as source text, IR models and syntax trees; imported only by tests
+	"internal/testenv":  {},                      // the optional tools and the slow tests; imported only by tests
 	"internal/depcheck": {},
 	"internal/native":   {"", "machine", "spec", "spec/syntax"},
 	"":                  {}, // package wrapcheck: the embedded source for check --compile (cmd/wrapcheck, "" above)
@@ -53,6 +54,7 @@ var allowed = map[string][]string{
 	"examples":          {"verify", "report", "ltl", "reduce", "checker", "machine", "spec", "spec/syntax"},
 	"web/engine":        {"examples", "verify", "report", "checker", "machine", "spec", "spec/syntax"},
 	"web/wasm":          {"web/engine"},
+	"web/page":          {}, // the built page of wrapcheck ui, embedded
 	"web/e2e":           {}, // tests alone: the playground in headless Chromium
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/wrapcheck/wrapcheck/internal/gen"
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
@@ -17,6 +18,9 @@ import (
 // a longer search.
 func TestRandom(t *testing.T) {
 	seed, n := uint64(2024), 400
+	if testenv.Short(t) {
+		n = 100
+	}
 	if v := os.Getenv("WRAPCHECK_ORACLE_SEED"); v != "" {
 		seed, _ = strconv.ParseUint(v, 10, 64)
 		n = 3000

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/internal/gen"
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/simulate"
 	"github.com/wrapcheck/wrapcheck/spec"
@@ -25,7 +26,11 @@ import (
 func TestSimulateRandom(t *testing.T) {
 	r := rand.New(rand.NewPCG(77, 5))
 	compared, found := 0, 0
-	for i := range 150 {
+	n := 150
+	if testenv.Short(t) {
+		n = 50
+	}
+	for i := range n {
 		src := gen.Generate(r, gen.Config{Shape: gen.Mixed}).Source
 		name := fmt.Sprintf("random %d", i)
 		m, err := spec.ParseFile("random.wrap", []byte(src), spec.Options{})
@@ -74,7 +79,7 @@ func TestSimulateRandom(t *testing.T) {
 		}
 	}
 	t.Logf("%d random specs compared, %d simulated violations checked", compared, found)
-	if compared < 60 || found < 20 {
+	if compared < 60*n/150 || found < 20*n/150 {
 		t.Errorf("only %d specs compared, %d violations: the generator changed?", compared, found)
 	}
 }

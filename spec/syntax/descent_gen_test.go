@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/wrapcheck/wrapcheck/internal/gen"
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 	"github.com/wrapcheck/wrapcheck/spec/syntax"
 )
 
@@ -29,7 +30,7 @@ func TestDescentGenerated(t *testing.T) {
 		{"live", gen.Config{Shape: gen.Live}},
 	}
 	n := 400
-	if testing.Short() {
+	if testenv.Short(t) {
 		n = 40
 	}
 	for _, sh := range shapes {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wrapcheck/wrapcheck/internal/golden"
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 )
 
 // compareParsers parses src with the participle grammar alone and with
@@ -190,7 +191,7 @@ func TestDescentMutants(t *testing.T) {
 	slices.Sort(names)
 	r := rand.New(rand.NewPCG(22, 1))
 	perSpec := 24
-	if testing.Short() {
+	if testenv.Short(t) {
 		perSpec = 6
 	}
 	total, accepted := 0, 0
@@ -233,7 +234,7 @@ func TestDescentMutants(t *testing.T) {
 		}
 	}
 	t.Logf("%d mutants, %d valid", total, accepted)
-	if total < 1000 && !testing.Short() || accepted == 0 {
+	if total < 1000 && !testenv.Short(t) || accepted == 0 {
 		t.Fatalf("%d mutants, %d valid: too few to compare", total, accepted)
 	}
 }

@@ -14,19 +14,15 @@ import (
 	"path/filepath"
 	"regexp"
 	"testing"
+
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 )
 
 // need returns the path of a tool, skipping the test when it is absent
 // and failing when CI=true (.ci/run installs it).
 func need(t *testing.T, name string) string {
 	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is not installed (CI=true: .ci/run installs it)", name)
-		}
-		t.Skipf("%s is not installed: skipping the browser test", name)
-	}
+	p := testenv.Tool(t, name, "install "+name)
 	return p
 }
 
@@ -39,7 +35,7 @@ func TestPlaygroundInChromium(t *testing.T) {
 	chromium := need(t, "chromium")
 	node := need(t, "node")
 	npm := need(t, "npm")
-	if testing.Short() {
+	if testenv.Short(t) {
 		t.Skip("-short: skipping the browser test")
 	}
 	web, err := filepath.Abs("..")
@@ -47,6 +43,7 @@ func TestPlaygroundInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(web, "node_modules", "puppeteer-core")); err != nil {
+		testenv.Slow(t, "npm ci from the npm registry")
 		run(t, web, npm, "ci", "--no-audit", "--no-fund")
 	}
 	run(t, web, node, "build.mjs")
@@ -83,7 +80,7 @@ func TestUIInChromium(t *testing.T) {
 	chromium := need(t, "chromium")
 	node := need(t, "node")
 	npm := need(t, "npm")
-	if testing.Short() {
+	if testenv.Short(t) {
 		t.Skip("-short: skipping the browser test")
 	}
 	web, err := filepath.Abs("..")
@@ -91,6 +88,7 @@ func TestUIInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(web, "node_modules", "puppeteer-core")); err != nil {
+		testenv.Slow(t, "npm ci from the npm registry")
 		run(t, web, npm, "ci", "--no-audit", "--no-fund")
 	}
 	if _, err := os.Stat(filepath.Join(web, "dist", "wrapcheck.wasm")); err != nil {
@@ -154,6 +152,7 @@ func TestBuildRemovesStaleOutputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(web, "node_modules", "esbuild")); err != nil {
+		testenv.Slow(t, "npm ci from the npm registry")
 		run(t, web, npm, "ci", "--no-audit", "--no-fund")
 	}
 	base := t.TempDir()

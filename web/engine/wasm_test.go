@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/verify"
@@ -22,14 +23,7 @@ import (
 // (failing under CI=true, where .ci/run installs it).
 func needTool(t *testing.T, name string) string {
 	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is not installed (CI=true: .ci/run installs it)", name)
-		}
-		t.Skipf("%s is not installed: skipping", name)
-	}
-	return p
+	return testenv.Tool(t, name, "install "+name)
 }
 
 // buildWasm builds the checker for the browser into dir and returns the
@@ -106,7 +100,7 @@ func comparable(t *testing.T, raw []byte) map[string]any {
 // engine's.
 func TestWasmMatchesNative(t *testing.T) {
 	node := needTool(t, "node")
-	if testing.Short() {
+	if testenv.Short(t) {
 		t.Skip("-short: skipping the WebAssembly build")
 	}
 	wasm, wasmExec := buildWasm(t, t.TempDir())
