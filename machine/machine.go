@@ -107,7 +107,7 @@ const pollEvery = 1 << 16
 // ErrInterrupted is returned by a [Machine]'s methods when the function
 // given to [Machine.SetInterrupt] reported true during the call: the
 // evaluation was abandoned, and what it visited before is incomplete.
-var ErrInterrupted = errors.New("checker: evaluation interrupted")
+var ErrInterrupted = errors.New("machine: evaluation interrupted")
 
 // NewMachine returns a machine for p.
 func (p *Program) NewMachine() *Machine {

@@ -129,7 +129,7 @@ type Pred struct {
 // run (an internal error of the front end).
 func Compile(m *spec.Model) (*Program, error) {
 	if m == nil {
-		return nil, errors.New("checker: nil model")
+		return nil, errors.New("machine: nil model")
 	}
 	p := &Program{Model: m, lay: newLayout(m), n: len(m.Slots)}
 	p.dom = make([]slotDom, p.n)
@@ -407,7 +407,7 @@ func (p *Program) Eval(e *spec.Expr, s State) (int64, error) {
 		return 0, err
 	}
 	if pr.eval == nil {
-		return 0, errors.New("checker: Eval of a compound expression")
+		return 0, errors.New("machine: Eval of a compound expression")
 	}
 	return p.NewMachine().Eval(pr, s)
 }

@@ -10,7 +10,7 @@ import (
 // ErrStoreFull is returned by [Store.Insert] when the store holds the
 // maximum number of states: 2^32-2, or fewer when the vectors are so wide
 // that they would take more than 2^40 bytes.
-var ErrStoreFull = errors.New("checker: visited store is full (2^32-2 states, or 2^40 bytes of vectors)")
+var ErrStoreFull = errors.New("machine: visited store is full (2^32-2 states, or 2^40 bytes of vectors)")
 
 const (
 	maxChunkShift = 15      // at most 32768 records per arena chunk
