@@ -103,6 +103,16 @@ early (a limit or an interrupt) with no violation found. With several files
 the worst: 2, then 1, then 3, then 0.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if params, fixed, err := parseSweep(f.defines); err != nil || len(params) > 0 {
+				// -D N=1..6: one check per value (sweep.go)
+				if err != nil {
+					return renderError(cmd, f.format, "", &exitError{code: exitUsage, err: err})
+				}
+				if len(args) != 1 {
+					return renderError(cmd, f.format, "", &exitError{code: exitUsage, err: fmt.Errorf("a sweep (-D %s=...) takes one spec, not %d", report.Escape(params[0].name), len(args))})
+				}
+				return runSweep(cmd, args[0], f, params, fixed)
+			}
 			if f.compile && os.Getenv(nativeEnv) == "" {
 				argv, _ := cmd.Context().Value(argvKey{}).([]string)
 				return runCompiled(cmd, argv, args, f)
