@@ -97,6 +97,11 @@ per file and a summary: text reports one after the other, JSON one object
 per file per line then a summary object, SARIF one run per file, JUnit one
 testsuite per file, DOT one graph per file (Mermaid takes one file).
 
+-D NAME=LO..HI (or NAME=A,B,C) sweeps a constant: one check per value, a
+table of verdicts (JSON: one object a line, then a summary), stopping at the
+first violated value unless --continue; two swept names check their cross
+product.
+
 Exit codes: 0 every check holds, 1 a violation was found (or, with --strict,
 a warning), 2 the spec or the command line is wrong, 3 the search stopped
 early (a limit or an interrupt) with no violation found. With several files
@@ -131,7 +136,7 @@ the worst: 2, then 1, then 3, then 0.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringArrayVarP(&f.defines, "define", "D", nil, "override a constant: -D NAME=VALUE (repeatable)")
+	fl.StringArrayVarP(&f.defines, "define", "D", nil, "override a constant: -D NAME=VALUE (repeatable); -D NAME=LO..HI or NAME=A,B,C sweeps it")
 	if !worker {
 		fl.IntVar(&f.workers, "workers", 0, "search goroutines (0: one per core)")
 	}
