@@ -58,6 +58,29 @@ const (
 	cacheLine = 64
 )
 
+// compaction is the explorer's part for hash compaction: fps is nil in
+// the full mode, and the other fields are then unused. Under HashCompact
+// the explorer's store holds only the level being built and its frontier
+// is nil: the frontier's vectors are in vecs, in frontier order (each
+// worker reads its batch's, spillBufs[slot] is a parallelFor slot's
+// buffer for writing them), and every state promoted so far has a global
+// index, its position in BFS order: they are the first promoted, the
+// frontier's from base on, and each has its trace record in recs. The
+// states are then promoted+store.Len(). initDone is set once the initial
+// states are promoted (until then a new state's key is its init
+// ordinal). levelMax is the widest level the level store held (promote
+// makes a new store when the levels shrink well below it).
+type compaction struct {
+	fps       *fpSet
+	recs      records
+	base      int64        // global index of frontier[0]
+	promoted  atomic.Int64 // states with a global index
+	initDone  bool
+	vecs      *spill   // the vectors of the frontier, in order
+	spillBufs [][]byte // per parallelFor slot
+	levelMax  int      // the widest level the level store held
+}
+
 // fpSet is a set of 64-bit fingerprints, split into shards by their top
 // bits. Each shard is an ordered linear-probing table: a fingerprint's home
 // slot is monotone in its bits (multiply-shift of bits 24..55 onto the

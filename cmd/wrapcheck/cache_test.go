@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"fmt"
 	"io"
@@ -259,7 +260,7 @@ func plantScript(t *testing.T, spec, script string) string {
 	}
 	dir := t.TempDir()
 	t.Setenv(native.DirEnv, dir)
-	rel, err := native.EntryName(nativeSources(&cobra.Command{}, []string{spec}, nil))
+	rel, err := native.EntryName(nativeSources(context.Background(), &cobra.Command{}, []string{spec}, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,7 +314,7 @@ func TestCompilePlanted(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", tools+string(os.PathListSeparator)+os.Getenv("PATH"))
-	rel, err := native.EntryName(nativeSources(&cobra.Command{}, []string{spec}, nil))
+	rel, err := native.EntryName(nativeSources(context.Background(), &cobra.Command{}, []string{spec}, nil))
 	if err != nil {
 		t.Fatal(err)
 	}

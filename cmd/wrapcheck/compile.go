@@ -91,7 +91,7 @@ func runCompiled(cmd *cobra.Command, argv, args []string, f checkFlags) error {
 	// a signal too: loading that does not end (a FIFO for a spec) is left
 	// behind, as limited leaves work that does not look at its context.
 	srcsc := make(chan []*machine.NativeSource, 1)
-	go func() { srcsc <- nativeSources(cmd, paths, f.defines) }()
+	go func() { srcsc <- nativeSources(ctx, cmd, paths, f.defines) }()
 	var srcs []*machine.NativeSource
 	select {
 	case srcs = <-srcsc:
@@ -176,10 +176,10 @@ func runCompiled(cmd *cobra.Command, argv, args []string, f checkFlags) error {
 // nativeSources generates the code of the model of each spec that loads
 // and compiles (the others fail in the compiled binary as they would
 // here).
-func nativeSources(cmd *cobra.Command, paths, defines []string) []*machine.NativeSource {
+func nativeSources(ctx context.Context, cmd *cobra.Command, paths, defines []string) []*machine.NativeSource {
 	var out []*machine.NativeSource
 	for _, path := range paths {
-		m, _, err := loadForCheck(cmd, path, defines)
+		m, _, err := loadForCheckContext(ctx, cmd, path, defines)
 		if err != nil {
 			continue
 		}

@@ -107,7 +107,7 @@ func FuzzCompiledAgrees(f *testing.F) {
 		}
 		paths = append(paths, p)
 	}
-	srcs := nativeSources(&cobra.Command{}, paths, nil)
+	srcs := nativeSources(context.Background(), &cobra.Command{}, paths, nil)
 	var keys []string
 	for _, s := range srcs {
 		keys = append(keys, s.Key)
@@ -129,7 +129,7 @@ func FuzzCompiledAgrees(f *testing.F) {
 			t.Fatal(err)
 		}
 		bin := seedBin
-		srcs := nativeSources(&cobra.Command{}, []string{path}, nil)
+		srcs := nativeSources(context.Background(), &cobra.Command{}, []string{path}, nil)
 		if len(srcs) == 0 {
 			bin = "" // no model: both report the same error, without a build
 		} else if !slices.Contains(keys, srcs[0].Key) {

@@ -124,7 +124,7 @@ func TestCompiledAgrees(t *testing.T) {
 		t.Errorf("check of all: stderr (-closures +compiled):\n%s", d)
 	}
 	// The same set of specs finds that binary in the cache.
-	srcs := nativeSources(&cobra.Command{}, paths, nil)
+	srcs := nativeSources(context.Background(), &cobra.Command{}, paths, nil)
 	var log bytes.Buffer
 	bin, release, err := nativeBinary(context.Background(), goTool, srcs, &log)
 	if err != nil || log.Len() > 0 {
@@ -260,7 +260,7 @@ func TestCompiledSignal(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
 	t.Setenv(native.DirEnv, "")
 	var log bytes.Buffer
-	_, release, err := nativeBinary(context.Background(), goTool, nativeSources(&cobra.Command{}, []string{spec}, nil), &log)
+	_, release, err := nativeBinary(context.Background(), goTool, nativeSources(context.Background(), &cobra.Command{}, []string{spec}, nil), &log)
 	if err != nil {
 		t.Fatalf("build: %v\n%s", err, log.String())
 	}

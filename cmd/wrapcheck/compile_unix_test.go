@@ -125,19 +125,21 @@ func alive(pid int) bool {
 
 // TestCompileLoadStops checks that check --compile --timeout ends on time
 // while it loads its specs, with exit 3: a FIFO for a spec blocks the
-// loading (issue 34 item 1, through --compile).
+// loading while its writer sends nothing (issue 34 item 1, through
+// --compile).
 func TestCompileLoadStops(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo.wrap")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skip("no FIFO:", err)
 	}
-	t.Cleanup(func() {
-		// Unblock the loading left behind.
-		if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-			f.Close()
-		}
-	})
+	// A writer that sends nothing: the loading waits for the spec's text
+	// (a FIFO with no writer at all is refused at once, TestHostileFIFO).
+	w, err := os.OpenFile(fifo, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
 	tools := filepath.Join(dir, "tools")
 	if err := os.Mkdir(tools, 0o755); err != nil {
 		t.Fatal(err)
