@@ -25,7 +25,8 @@
 // Timings depend on the machine, so both the expected and the actual output
 // are normalised before they are compared: in the text summary line,
 // ", 0.003 s (20.7k states/s), 2 workers" becomes ", <time>"; in JSON,
-// "seconds" and "workers" values become 0. Everything else must match
+// "seconds" and "workers" values become 0; in a sweep's table (check -D
+// N=1..6), the time column becomes "<time>". Everything else must match
 // exactly, including the state and transition counts.
 //
 // A fenced block whose info string is "wrap file=PATH" shows the whole of
@@ -93,7 +94,7 @@ func mainTest(m *testing.M) int {
 
 // owned lists the documents whose relative links are checked, with every
 // design note (docs/design/*.md, see ownedDocs).
-var owned = []string{"docs/README.md", "docs/tutorial.md", "docs/safety-vs-liveness.md", "docs/patterns.md", "docs/pipeline.md", "docs/architecture.md", "docs/language.md", "docs/performance.md", "docs/simulate.md", "docs/guard.md", "docs/impl.md", "docs/benchmarks-log.md"}
+var owned = []string{"docs/README.md", "docs/tutorial.md", "docs/safety-vs-liveness.md", "docs/patterns.md", "docs/pipeline.md", "docs/architecture.md", "docs/language.md", "docs/performance.md", "docs/simulate.md", "docs/guard.md", "docs/impl.md", "docs/benchmarks-log.md", "docs/inspect.md"}
 
 // ownedDocs returns owned and the design notes, relative to root.
 func ownedDocs(t *testing.T) []string {
@@ -250,12 +251,15 @@ func run(t *testing.T, command string) string {
 var (
 	textTiming = regexp.MustCompile(`, [0-9]+\.[0-9]+ s( \([^)]*\))?, [0-9]+ workers?(, [0-9.]+ [KMG]iB peak heap)?`)
 	jsonTiming = regexp.MustCompile(`"seconds": [0-9.e+-]+, "workers": [0-9]+`)
+	// the last column of a sweep's table (check -D N=1..6)
+	sweepTiming = regexp.MustCompile(`(?m)  [0-9]+\.[0-9]{3} s$`)
 )
 
 // normalise replaces what depends on the machine by placeholders.
 func normalise(s string) string {
 	s = textTiming.ReplaceAllString(s, ", <time>")
 	s = jsonTiming.ReplaceAllString(s, `"seconds": 0, "workers": 0`)
+	s = sweepTiming.ReplaceAllString(s, "  <time>")
 	return strings.TrimRight(s, "\n")
 }
 

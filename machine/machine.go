@@ -481,6 +481,32 @@ func (m *Machine) Eval(pr *Pred, s State) (int64, error) {
 	return v, nil
 }
 
+// EvalValue evaluates a state expression compiled by CompileExpr, of any
+// type, in state s: it returns its slots (the type's width of them, as a
+// trace step holds a variable's), appended to dst[:0].
+func (m *Machine) EvalValue(pr *Pred, s State, dst []int64) ([]int64, error) {
+	if pr.eval != nil {
+		v, err := m.Eval(pr, s)
+		if err != nil {
+			return dst[:0], err
+		}
+		return append(dst[:0], v), nil
+	}
+	m.grow()
+	m.err = nil
+	p := m.p
+	p.lay.unpack(m.mem[p.checkOff:p.checkOff+p.n], s)
+	off := pr.ref.at(m)
+	if m.halted {
+		m.halted, m.countdown, m.err = false, pollEvery, nil
+		return dst[:0], ErrInterrupted
+	}
+	if m.err != nil {
+		return dst[:0], m.predFailure()
+	}
+	return append(dst[:0], m.mem[off:off+pr.w]...), nil
+}
+
 // IsTerminal reports whether s satisfies the model's terminal predicate
 // (false when the model has none).
 func (m *Machine) IsTerminal(s State) (bool, error) {

@@ -34,9 +34,13 @@ func DOT(w io.Writer, m *spec.Model, res *checker.Result) error {
 		return drawDOT(w, g, m.Name)
 	}
 	last := len(v.Trace) - 1
+	watches := traceWatches(m, nil, v.Trace)
 	for i, st := range v.Trace {
 		lines := []string{fmt.Sprintf("%d: %s", i, stepLabel(m, st, i))}
 		lines = append(lines, changedVars(m, v.Trace, i)...)
+		if watches != nil {
+			lines = append(lines, watchLines(m, watches[i])...)
+		}
 		attrs := map[string]string{"shape": "box", "label": dotLines(lines)}
 		if i == last {
 			attrs["color"], attrs["fontcolor"], attrs["penwidth"] = "red", "red", "2"

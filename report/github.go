@@ -48,10 +48,14 @@ func githubViolation(w io.Writer, m *spec.Model, v *checker.Violation) error {
 	if v.Msg != "" && v.Kind == checker.Property {
 		lines[0] += ": " + Escape(v.Msg)
 	}
+	watches := traceWatches(m, nil, v.Trace)
 	for i := range v.Trace {
 		marker := ""
 		if i == v.LoopStart {
 			marker = " (the cycle starts here)"
+		}
+		if watches != nil {
+			marker += "; " + strings.Join(watchLines(m, watches[i]), ", ")
 		}
 		lines = append(lines, fmt.Sprintf("%d. %s%s", i, stepSummary(m, v.Trace, i), marker))
 	}

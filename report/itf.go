@@ -27,9 +27,10 @@ import (
 //     of its finite index type, and ITF writes functions as maps), in
 //     index order.
 //
-// Each state's "#meta" holds its index, and for a step the action that
-// led to it and the agent answers it took, in the order asked, each
-// {"agent": name, "answer": value}.
+// Each state's "#meta" holds its index, the values of the watches (check
+// --watch: {"expression": value}, or {"error": message} where it fails),
+// and for a step the action that led to it and the agent answers it
+// took, in the order asked, each {"agent": name, "answer": value}.
 
 // ITFMetaFormat is the "format" member of the "#meta" of every ITF trace
 // wrapcheck writes.
@@ -129,12 +130,17 @@ func (t ITFTrace) Render(w io.Writer, m *spec.Model) error {
 	}
 	b.WriteString("],\n")
 	b.WriteString(`  "states": [`)
+	watches := traceWatches(m, nil, t.Trace)
 	for i, st := range t.Trace {
 		if i > 0 {
 			b.WriteByte(',')
 		}
 		b.WriteString("\n    ")
-		itfState(&b, m, i, st)
+		var wv []WatchValue
+		if watches != nil {
+			wv = watches[i]
+		}
+		itfState(&b, m, i, st, wv)
 	}
 	b.WriteString("\n  ]")
 	if loop := itfLoop(t.Trace, t.LoopStart); loop >= 0 {
@@ -160,8 +166,25 @@ func itfLoop(trace []checker.Step, ls int) int {
 	return last
 }
 
-func itfState(b *bytes.Buffer, m *spec.Model, i int, st checker.Step) {
+func itfState(b *bytes.Buffer, m *spec.Model, i int, st checker.Step, watches []WatchValue) {
 	b.WriteString(`{"#meta": {"index": ` + strconv.Itoa(i))
+	if len(watches) > 0 {
+		// Watches are expressions, not state variables: in "#meta", so
+		// that "vars" stays the variables and every reader ignores them.
+		b.WriteString(`, "watches": {`)
+		for j, w := range watches {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(jsonString(m.Watches[j].Text) + ": ")
+			if w.Err != "" {
+				b.WriteString(`{"error": ` + jsonString(w.Err) + `}`)
+			} else {
+				ITFValue(b, w.Type, w.Slots)
+			}
+		}
+		b.WriteByte('}')
+	}
 	if st.Action >= 0 {
 		b.WriteString(`, "action": ` + jsonString(m.Actions[st.Action].Name))
 		b.WriteString(`, "asked": [`)

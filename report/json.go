@@ -163,6 +163,7 @@ func violationJSON(b *bytes.Buffer, m *spec.Model, v *checker.Violation, indent 
 		b.WriteString(in + `"message": ` + jsonString(v.Msg) + ",\n")
 	}
 	b.WriteString(in + `"trace": [`)
+	watches := traceWatches(m, nil, v.Trace)
 	for i, st := range v.Trace {
 		if i > 0 {
 			b.WriteByte(',')
@@ -176,7 +177,11 @@ func violationJSON(b *bytes.Buffer, m *spec.Model, v *checker.Violation, indent 
 		if sl := sliceOf(v); sl != nil {
 			why = &sl.Steps[i]
 		}
-		stepJSON(b, m, i, st, prev, why)
+		var wv []WatchValue
+		if watches != nil {
+			wv = watches[i]
+		}
+		stepJSON(b, m, i, st, prev, why, wv)
 	}
 	if len(v.Trace) > 0 {
 		b.WriteString("\n" + in)
@@ -253,8 +258,9 @@ func field(b *bytes.Buffer, k, v string) {
 }
 
 // stepJSON writes one trace entry; why, when not nil, is its step of the
-// attached causal slice.
-func stepJSON(b *bytes.Buffer, m *spec.Model, i int, st checker.Step, prev []int64, why *checker.SliceStep) {
+// attached causal slice, and watches the values of the model's watches in
+// its state.
+func stepJSON(b *bytes.Buffer, m *spec.Model, i int, st checker.Step, prev []int64, why *checker.SliceStep, watches []WatchValue) {
 	b.WriteString(`{"step": ` + strconv.Itoa(i) + `, "action": `)
 	if st.Action >= 0 {
 		b.WriteString(jsonString(m.Actions[st.Action].Name))
@@ -290,6 +296,7 @@ func stepJSON(b *bytes.Buffer, m *spec.Model, i int, st checker.Step, prev []int
 	if n > 0 {
 		b.WriteByte('}')
 	}
+	watchesJSON(b, m, watches)
 	if why != nil {
 		sliceStepJSON(b, *why)
 	}
@@ -330,7 +337,7 @@ func TraceJSON(w io.Writer, m *spec.Model, steps []checker.Step) error {
 		if i > 0 {
 			prev = steps[i-1].State
 		}
-		stepJSON(&b, m, i, st, prev, nil)
+		stepJSON(&b, m, i, st, prev, nil, nil)
 	}
 	b.WriteByte(']')
 	_, err := w.Write(b.Bytes())

@@ -48,14 +48,19 @@ func Mermaid(w io.Writer, m *spec.Model, res *checker.Result) error {
 	}
 	indent := "  "
 	sl := sliceOf(v)
+	watches := traceWatches(m, nil, v.Trace)
 	for i, st := range v.Trace {
 		if i == v.LoopStart {
 			fmt.Fprintf(&b, "  loop %s\n", mermaidText(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(loopLine(m, v)), "↻"))))
 			indent = "    "
 		}
 		lines := changedVars(m, v.Trace, i)
+		var wl []string
+		if watches != nil {
+			wl = watchLines(m, watches[i])
+		}
 		if st.Action < 0 {
-			text := append([]string{fmt.Sprintf("%d. %s", i, stepLabel(m, st, i))}, lines...)
+			text := append(append([]string{fmt.Sprintf("%d. %s", i, stepLabel(m, st, i))}, lines...), wl...)
 			fmt.Fprintf(&b, "%sNote over %s: %s\n", indent, over, mermaidLines(text))
 			continue
 		}
@@ -78,7 +83,7 @@ func Mermaid(w io.Writer, m *spec.Model, res *checker.Result) error {
 		if len(lines) == 0 {
 			lines = []string{"no change"}
 		}
-		text := append([]string{head}, lines...)
+		text := append(append([]string{head}, lines...), wl...)
 		if sl != nil && sl.Steps[i].Because != "" {
 			text = append(text, "because: "+sl.Steps[i].Because)
 		}

@@ -143,11 +143,19 @@ func sarifResultOf(m *spec.Model, v *checker.Violation) sarifResult {
 	}
 	var locs []sarifThreadFlowLocation
 	sl := sliceOf(v)
+	watches := traceWatches(m, nil, v.Trace)
 	for i, st := range v.Trace {
 		state := map[string]sarifMessage{}
 		for _, vr := range m.Vars {
 			if vr.Monitor == nil {
 				state[vr.Name] = sarifMessage{Text: varValue(vr, st.State).String()}
+			}
+		}
+		if watches != nil {
+			// a watch is an expression: its text never names a variable
+			// but a bare variable, whose value it is
+			for j, w := range watches[i] {
+				state[m.Watches[j].Text] = sarifMessage{Text: w.Text()}
 			}
 		}
 		text := stepSummary(m, v.Trace, i)

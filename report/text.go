@@ -36,9 +36,18 @@ type TextOptions struct {
 	// Strict (--strict) says that warnings are failures.
 	Strict bool
 	// Program is the model compiled (machine.Compile) for the search
-	// being rendered, with which Explain evaluates the parts; nil: the
-	// model is compiled when a part is to be evaluated.
+	// being rendered, with which Explain evaluates the parts and the
+	// watches are evaluated; nil: the model is compiled when a part or a
+	// watch is to be evaluated.
 	Program *machine.Program
+	// FullStates (--full-states) prints every variable at every step of
+	// a trace, not only those the step changed.
+	FullStates bool
+	// Coverage (--coverage), when not nil, is printed after the
+	// statistics: per action, the states in which it was enabled, the
+	// successors it generated and the new states it reached, and the
+	// actions that never fired.
+	Coverage *checker.ActionCoverage
 }
 
 // ANSI styles of the text renderer.
@@ -107,6 +116,9 @@ func (o TextOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) err
 	b.WriteString("\n")
 	if res.Stop == checker.StopAtViolation {
 		b.WriteString("the search stopped at the end of the breadth-first level of the first violation: the figures cover the states explored until then (--continue explores every reachable state)\n")
+	}
+	if o.Coverage != nil {
+		writeCoverage(&b, m, o.Coverage)
 	}
 	warn := o.paint(ansiYellow, "warning:")
 	ws := allWarnings(m, res, o.Warnings)
@@ -181,6 +193,7 @@ func (o TextOptions) writeTrace(b *strings.Builder, m *spec.Model, v *checker.Vi
 		fmt.Fprintf(b, "\ntrace, %d %s:\n", steps, word)
 	}
 	var prev []int64
+	watches := traceWatches(m, o.Program, v.Trace)
 	for i, st := range v.Trace {
 		marker := "  "
 		if v.LoopStart >= 0 && i == v.LoopStart {
@@ -204,7 +217,7 @@ func (o TextOptions) writeTrace(b *strings.Builder, m *spec.Model, v *checker.Vi
 				continue
 			}
 			var old []int64
-			if prev != nil {
+			if prev != nil && !o.FullStates {
 				old = prev[vr.Slot : vr.Slot+vr.Type.Width]
 			}
 			writeChanges(b, vr.Name, vr.Type, old, st.State[vr.Slot:vr.Slot+vr.Type.Width])
@@ -212,6 +225,11 @@ func (o TextOptions) writeTrace(b *strings.Builder, m *spec.Model, v *checker.Vi
 		monitorChanges(m, prev, st.State, func(name string, v bool) {
 			fmt.Fprintf(b, "         %s = %t\n", name, v)
 		})
+		if watches != nil {
+			for _, l := range watchLines(m, watches[i]) {
+				fmt.Fprintf(b, "         %s\n", o.paint(ansiCyan, Escape(l)))
+			}
+		}
 		if sl != nil {
 			if why := sl.Steps[i].Because; why != "" {
 				fmt.Fprintf(b, "         because: %s\n", Escape(why))
@@ -407,4 +425,30 @@ func humanBytes(n uint64) string {
 		return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20))
 	}
 	return fmt.Sprintf("%.0f KiB", float64(n)/(1<<10))
+}
+
+// writeCoverage writes the per-action coverage of the state space, as
+// TLC prints it: per action, the states that enable it, the successors it
+// generated and the new states it reached, then the actions that never
+// fired.
+func writeCoverage(b *strings.Builder, m *spec.Model, c *checker.ActionCoverage) {
+	scope := "every reachable state, without reduction"
+	if c.Truncated {
+		scope = "stopped early: the counts cover the states expanded"
+	}
+	fmt.Fprintf(b, "\ncoverage of %s (%s):\n", plural(int(c.States), "state"), scope)
+	fmt.Fprintf(b, "  %8s %8s %8s  %s\n", "enabled", "fired", "new", "action")
+	var never []string
+	for i, a := range m.Actions {
+		if i >= len(c.Fired) {
+			break
+		}
+		fmt.Fprintf(b, "  %8d %8d %8d  %s  %s\n", c.Enabled[i], c.Fired[i], c.Distinct[i], Escape(a.Name), Escape(a.Pos.String()))
+		if c.Fired[i] == 0 {
+			never = append(never, a.Name)
+		}
+	}
+	if len(never) > 0 {
+		fmt.Fprintf(b, "  never fired: %s\n", Escape(strings.Join(never, ", ")))
+	}
 }

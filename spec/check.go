@@ -30,6 +30,12 @@ type Options struct {
 	// and returns an error wrapping ctx.Err(). It covers constant folding
 	// and the expansion of fn bodies, whose cost a spec controls.
 	Context context.Context
+	// Watches are expressions over the state (check --watch, wrapcheck
+	// eval), checked in the spec's global scope as an invariant is, of
+	// any type, and lowered into [Model.Watches] in the same order. They
+	// may not use temporal or past-time operators: a watch reads one
+	// state. Their errors are reported with the spec's.
+	Watches []syntax.Expr
 	// Info, when not nil, is filled with the names of the file: what
 	// each identifier declares or refers to, the scopes and the types
 	// of expressions (see [Info]), also when Check reports errors.

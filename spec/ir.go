@@ -130,6 +130,9 @@ type Model struct {
 	Processes  []*Process
 	Agents     []*Agent
 	Invariants []*Invariant
+	// Watches are the expressions of Options.Watches, checked and
+	// lowered, in the order given; nothing the search runs reads them.
+	Watches    []*Watch
 	Properties []*Property
 	Fairness   []*Fairness
 	Terminal   *Expr // nil: no state is terminal
@@ -225,6 +228,13 @@ type Invariant struct {
 	Name string
 	Expr *Expr
 	Pos  Position
+}
+
+// Watch is an expression over one state that a trace shows at every
+// step (check --watch).
+type Watch struct {
+	Text string // the expression, printed canonically
+	Expr *Expr
 }
 
 // Property is an LTL property. Formula may contain the temporal operators

@@ -385,6 +385,12 @@ func (c *checker) lowerAll() {
 		c.endUnit()
 		m.Invariants = append(m.Invariants, &Invariant{Name: d.Name.Name, Expr: x, Pos: d.Pos})
 	}
+	for _, w := range c.opts.Watches {
+		c.unit()
+		x := c.expr(w, &env{kind: uState, scope: c.global, where: "watch"}, nil)
+		c.endUnit()
+		m.Watches = append(m.Watches, &Watch{Text: syntax.FormatExpr(w, nil), Expr: x})
+	}
 	for _, d := range c.props {
 		c.unit()
 		x := c.boolExpr(d.Formula, &env{kind: uState, scope: c.global, temporal: true, where: "property " + d.Name.Name}, "property "+d.Name.Name)

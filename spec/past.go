@@ -99,6 +99,8 @@ func (c *checker) pastTime(e syntax.Expr, op syntax.Token, operands []syntax.Exp
 		where = "fn bodies (write it where the fn is called)"
 	case env.kind != uState:
 		where = env.where
+	case env.where == "watch":
+		where = "a watch (a watch reads one state)"
 	case strings.HasPrefix(env.where, "init"):
 		where = env.where + " (there is no past yet)"
 	default:

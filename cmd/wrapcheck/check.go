@@ -50,6 +50,10 @@ type checkFlags struct {
 	strict     bool
 	compile    bool      // --compile (compile.go)
 	dist       distFlags // --store and the worker's flags (worker.go)
+	watches    []string  // --watch (watch.go)
+	fullStates bool      // --full-states
+	coverage   bool      // --coverage
+	sweep      *sweepRun // set by a sweep (sweep.go) for each value it checks
 }
 
 func newCheckCmd() *cobra.Command { return checkCommand(false) }
@@ -93,12 +97,27 @@ per file and a summary: text reports one after the other, JSON one object
 per file per line then a summary object, SARIF one run per file, JUnit one
 testsuite per file, DOT one graph per file (Mermaid takes one file).
 
+-D NAME=LO..HI (or NAME=A,B,C) sweeps a constant: one check per value, a
+table of verdicts (JSON: one object a line, then a summary), stopping at the
+first violated value unless --continue; two swept names check their cross
+product.
+
 Exit codes: 0 every check holds, 1 a violation was found (or, with --strict,
 a warning), 2 the spec or the command line is wrong, 3 the search stopped
 early (a limit or an interrupt) with no violation found. With several files
 the worst: 2, then 1, then 3, then 0.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if params, fixed, err := parseSweep(f.defines); err != nil || len(params) > 0 {
+				// -D N=1..6: one check per value (sweep.go)
+				if err != nil {
+					return renderError(cmd, f.format, "", &exitError{code: exitUsage, err: err})
+				}
+				if len(args) != 1 {
+					return renderError(cmd, f.format, "", &exitError{code: exitUsage, err: fmt.Errorf("a sweep (-D %s=...) takes one spec, not %d", report.Escape(params[0].name), len(args))})
+				}
+				return runSweep(cmd, args[0], f, params, fixed)
+			}
 			if f.compile && os.Getenv(nativeEnv) == "" {
 				argv, _ := cmd.Context().Value(argvKey{}).([]string)
 				return runCompiled(cmd, argv, args, f)
@@ -117,7 +136,7 @@ the worst: 2, then 1, then 3, then 0.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringArrayVarP(&f.defines, "define", "D", nil, "override a constant: -D NAME=VALUE (repeatable)")
+	fl.StringArrayVarP(&f.defines, "define", "D", nil, "override a constant: -D NAME=VALUE (repeatable); -D NAME=LO..HI or NAME=A,B,C sweeps it")
 	if !worker {
 		fl.IntVar(&f.workers, "workers", 0, "search goroutines (0: one per core)")
 	}
@@ -137,6 +156,9 @@ the worst: 2, then 1, then 3, then 0.`,
 	fl.StringArrayVar(&f.only, "only", nil, "check only this invariant or property (repeatable)")
 	fl.StringVar(&f.progress, "progress", "auto", "progress on stderr: auto (a live line on a terminal), json (NDJSON lines) or off")
 	fl.BoolVar(&f.compile, "compile", false, "generate Go code for the spec's guards, actions and invariants, build it once into a cached binary (needs the Go toolchain; wrapcheck cache lists and cleans the cache) and run the check there")
+	fl.StringArrayVar(&f.watches, "watch", nil, "show the value of this expression over the state at every step of a trace, in every format (repeatable)")
+	fl.BoolVar(&f.fullStates, "full-states", false, "text: show every variable at every step of a trace, not only what the step changed")
+	fl.BoolVar(&f.coverage, "coverage", false, "text: after the statistics, per action the states that enable it, the successors it generated and the new states it reached, and the actions that never fired (a second pass over the reachable states, without reduction)")
 	fl.BoolVar(&f.strict, "strict", false, "treat warnings (never-fired actions, vacuous invariants, vet's findings) as failures: exit 1")
 	addDistFlags(cmd, &f.dist)
 	return cmd
@@ -158,6 +180,13 @@ func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
 	if f.failFast && f.cont {
 		return usage(fmt.Errorf("--fail-fast and --continue contradict each other"))
 	}
+	if f.format != "text" && (f.coverage || f.fullStates) {
+		flag := "--coverage"
+		if !f.coverage {
+			flag = "--full-states"
+		}
+		return usage(fmt.Errorf("%s is an option of the text output, not of --format %s", flag, report.Escape(f.format)))
+	}
 	if !slices.Contains(progressModes, f.progress) {
 		return usage(fmt.Errorf("--progress %s: want %s", report.Escape(f.progress), strings.Join(progressModes, ", ")))
 	}
@@ -176,7 +205,7 @@ func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
 	// The limits cover loading and compiling the spec, whose cost the
 	// spec controls, as they cover the search.
 	ld, err := loadLimited(ctx, mem, func(ctx context.Context) (loadedSpec, error) {
-		return loadAndCompile(ctx, cmd, path, f.defines)
+		return loadAndCompileWatched(ctx, cmd, path, f.defines, f.watches)
 	})
 	if ls, ok := err.(*loadStopped); ok {
 		return renderLoadStopped(cmd, render, file, ls, start)
@@ -229,6 +258,14 @@ func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
 		if err := explain.Attach(ctx, m, res, opts); err != nil {
 			return renderError(cmd, f.format, file, &exitError{code: exitUsage, err: err})
 		}
+	}
+	if f.coverage {
+		// A pass of its own over the reachable states, only when asked:
+		// the search counts nothing more.
+		render = textRenderer(cmd, f, checker.CoverageOf(ctx, compiled, opts.MaxStates))
+	}
+	if f.sweep != nil {
+		f.sweep.record(m, res)
 	}
 	if err := render(cmd.OutOrStdout(), m, compiled, res, vet); err != nil {
 		return err
@@ -452,7 +489,13 @@ type loadedSpec struct {
 // loadAndCompile is loadForCheckContext, then machine.Compile. Any error
 // but ctx's is a usage error (exit 2).
 func loadAndCompile(ctx context.Context, cmd *cobra.Command, path string, defines []string) (loadedSpec, error) {
-	m, vet, err := loadForCheckContext(ctx, cmd, path, defines)
+	return loadAndCompileWatched(ctx, cmd, path, defines, nil)
+}
+
+// loadAndCompileWatched is loadAndCompile with the expressions of
+// --watch checked with the spec (spec.Options.Watches).
+func loadAndCompileWatched(ctx context.Context, cmd *cobra.Command, path string, defines, watches []string) (loadedSpec, error) {
+	m, vet, err := loadForCheckWatched(ctx, cmd, path, defines, watches)
 	if err != nil {
 		return loadedSpec{}, err
 	}
@@ -487,8 +530,17 @@ func loadForCheck(cmd *cobra.Command, path string, defines []string) (*spec.Mode
 // done it stops soon after (spec.Options.Context) with an error wrapping
 // ctx's. Any other error is a usage error (exit 2).
 func loadForCheckContext(ctx context.Context, cmd *cobra.Command, path string, defines []string) (*spec.Model, []report.Diagnostic, error) {
+	return loadForCheckWatched(ctx, cmd, path, defines, nil)
+}
+
+// loadForCheckWatched is loadForCheckContext with the expressions of
+// --watch parsed (parseWatches) and checked with the spec.
+func loadForCheckWatched(ctx context.Context, cmd *cobra.Command, path string, defines, watches []string) (*spec.Model, []report.Diagnostic, error) {
 	defs, err := parseDefines(defines)
 	if err != nil {
+		return nil, nil, &exitError{code: exitUsage, err: err}
+	}
+	if defs.Watches, err = parseWatches("--watch", watches); err != nil {
 		return nil, nil, &exitError{code: exitUsage, err: err}
 	}
 	defs.Context = ctx

@@ -27,10 +27,7 @@ var formatNames = []string{"text", "json", "sarif", "junit", "mermaid", "dot", "
 func newRenderer(cmd *cobra.Command, f checkFlags) (renderFunc, error) {
 	switch f.format {
 	case "text":
-		color := isColorTerminal(cmd.OutOrStdout())
-		return func(w io.Writer, m *spec.Model, prog *machine.Program, res *checker.Result, vet []report.Diagnostic) error {
-			return report.TextOptions{Color: color, Explain: true, Warnings: vet, Strict: f.strict, Program: prog}.Render(w, m, res)
-		}, nil
+		return textRenderer(cmd, f, nil), nil
 	case "json":
 		return func(w io.Writer, m *spec.Model, prog *machine.Program, res *checker.Result, vet []report.Diagnostic) error {
 			return report.JSONOptions{Warnings: vet, Strict: f.strict}.Render(w, m, res)
@@ -57,6 +54,16 @@ func newRenderer(cmd *cobra.Command, f checkFlags) (renderFunc, error) {
 		}, nil
 	}
 	return nil, &exitError{code: exitUsage, err: fmt.Errorf("--format %s: want text or json, or one of %s", report.Escape(f.format), strings.Join(formatNames[2:], ", "))}
+}
+
+// textRenderer is the renderer of `check --format text`, which prints
+// cov (--coverage) when it is not nil.
+func textRenderer(cmd *cobra.Command, f checkFlags, cov *checker.ActionCoverage) renderFunc {
+	color := isColorTerminal(cmd.OutOrStdout())
+	return func(w io.Writer, m *spec.Model, prog *machine.Program, res *checker.Result, vet []report.Diagnostic) error {
+		return report.TextOptions{Color: color, Explain: true, Warnings: vet, Strict: f.strict, Program: prog,
+			FullStates: f.fullStates, Coverage: cov}.Render(w, m, res)
+	}
 }
 
 // renderError renders the error outcome of a run that did not search (the

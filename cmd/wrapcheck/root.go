@@ -15,7 +15,7 @@ func subcommands() []subcommand {
 	return []subcommand{
 		{"check", newCheckCmd}, {"vet", newVetCmd}, {"fmt", newFmtCmd}, {"version", newVersionCmd},
 		{"ltl", newLTLCmd}, {"graph", newGraphCmd}, {"replay", newReplayCmd}, {"guard", newGuardCmd}, {"diff", newDiffCmd},
-		{"explain", newExplainCmd}, {"lsp", newLSPCmd}, {"mcp", newMCPCmd}, {"ui", newUICmd},
+		{"explain", newExplainCmd}, {"eval", newEvalCmd}, {"lsp", newLSPCmd}, {"mcp", newMCPCmd}, {"ui", newUICmd},
 		{"simulate", newSimulateCmd}, {"testgen", newTestgenCmd}, {"prob", newProbCmd}, {"worker", newWorkerCmd}, {"cache", newCacheCmd},
 	}
 }

@@ -496,3 +496,52 @@ func (l *lowerer) ifStmt(g *gIfStmt) *IfStmt {
 	}
 	return s
 }
+
+// ParseExpr parses src as one expression, such as a watch of `check
+// --watch` or the expression of `wrapcheck eval`. The error, if any, is
+// an [ErrorList] whose entries read "file:line:col: msg" (filename names
+// where src came from). ParseExpr never panics. It is safe for
+// concurrent use.
+func ParseExpr(filename string, src []byte) (x Expr, err error) {
+	var list ErrorList
+	defer func() {
+		if r := recover(); r != nil {
+			list.Add(Position{Filename: filename, Line: 1, Col: 1}, fmt.Sprintf("internal parser error: %v", r))
+			x, err = nil, list.Err()
+		}
+	}()
+	toks, _, serr := scanTokens(filename, src, false)
+	if serr != nil {
+		if se, ok := serr.(*scanError); ok {
+			list.Add(position(se.pos), se.msg)
+		} else {
+			list.Add(Position{Filename: filename}, serr.Error())
+		}
+		return nil, list.Err()
+	}
+	if t, ok := tooDeep(toks); ok {
+		list.Add(position(t.Pos), "nested too deeply")
+		return nil, list.Err()
+	}
+	peek, lerr := lexer.Upgrade(&sliceLexer{toks: toks})
+	if lerr != nil {
+		list.Add(Position{Filename: filename}, lerr.Error())
+		return nil, list.Err()
+	}
+	p := &exprParser{lex: peek}
+	if !p.startsOperand() {
+		t := *peek.Peek()
+		list.Add(position(t.Pos), "expected an expression, found "+describe(t))
+		return nil, list.Err()
+	}
+	x = p.expr(PrecLeadsTo)
+	if perr := p.bounded(x); perr != nil {
+		list.Add(syntaxError(perr, filename))
+		return nil, list.Err()
+	}
+	if t := *peek.Peek(); t.Type != tokEOF {
+		list.Add(position(t.Pos), "expected the end of the expression, found "+describe(t)+hint(t))
+		return nil, list.Err()
+	}
+	return x, nil
+}
