@@ -36,6 +36,29 @@
 // something else. Invariants, assertions and deadlocks are not checked
 // here (wrapcheck check does that).
 //
+// # Counts: an interval MDP
+//
+// A rate given as counts `k of n` is a measurement. Build gives each of
+// its probabilities the Clopper-Pearson interval of its count
+// ([ClopperPearson], at Options.Confidence), rounded outwards to
+// multiples of 2^-[ConfidenceBits], and carries the intervals through the
+// products and sums of the flattening ([Trans].Lo and Hi: the products of
+// the ends, which contain every product of values within them). The
+// result is an interval MDP. [Check] solves every query twice: on
+// [MDP.Point], the probabilities at the point estimates k/n, and on
+// [MDP.Vertices], the MDP whose choices are the vertices of each choice's
+// polytope of distributions. A vertex is the greedy filling of the
+// successors in some order (each its lower end, then, in order, up to its
+// upper end, until the sum is 1), and the optimum of the expectation of a
+// value vector over the polytope is at the vertex of the successors
+// ordered by value (Haddad and Monmege, TCS 2018; Givan, Leach and Dean,
+// AIJ 2000), so optimising over the vertices is optimising over the
+// polytope. There the scheduler picks the vertex too: min is the least
+// probability over the schedulers and the rates, max the greatest; the
+// precomputation, policy iteration and interval iteration apply unchanged.
+// Nature may pick another vertex at each step, so the range contains the
+// value of every fixed choice of rates in the box (and may be wider).
+//
 // # What is computed, and how exactly
 //
 // For `left until target` (`eventually target` is `true until target`),
@@ -105,9 +128,10 @@
 //
 // What issue 36 asks beyond this slice:
 //
-//   - counts `k of n` are the point estimate k/n: no confidence interval
-//     (Wilson or Clopper-Pearson), no interval MDP over the intervals, no
-//     range of answers from them;
+//   - the inner optimisation over the intervals done lazily, sorting the
+//     successors by value within each iteration, rather than by listing
+//     the vertices up front (k! orders for k uncertain successors);
+//     simultaneous confidence for several counts;
 //   - topological (SCC by SCC) solution, and the speed targets against
 //     PRISM's engines, measured;
 //   - expected accumulated costs and rewards until a condition;

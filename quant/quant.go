@@ -32,6 +32,9 @@ type Options struct {
 	// MaxIter the most iterations it runs (0: 100000).
 	Epsilon float64
 	MaxIter int
+	// Confidence is the level of the confidence intervals of counts `k
+	// of n` (nil: 19/20, 95%).
+	Confidence *big.Rat
 	// MemoryBudget stops the construction with ErrMemory when the Go
 	// heap passes this many bytes (0: no budget).
 	MemoryBudget int64
@@ -45,6 +48,13 @@ func (o Options) maxExact() int {
 		return o.MaxExact
 	}
 	return 2000
+}
+
+func (o Options) confidence() *big.Rat {
+	if o.Confidence != nil {
+		return o.Confidence
+	}
+	return big.NewRat(19, 20)
 }
 
 func (o Options) epsilon() float64 {
@@ -76,10 +86,13 @@ type Result struct {
 
 // Stats are the figures of the MDP built.
 type Stats struct {
-	States      int     // reachable states
-	Choices     int     // the scheduler's choices, summed over the states
-	Transitions int     // entries of the choices' distributions
-	Seconds     float64 // wall time, construction and solution
+	States      int // reachable states
+	Choices     int // the scheduler's choices, summed over the states
+	Transitions int // entries of the choices' distributions
+	// Vertices is the number of choices of the MDP of the vertices of
+	// the interval MDP ([MDP.Vertices]), 0 without counts.
+	Vertices int
+	Seconds  float64 // wall time, construction and solution
 }
 
 // QueryResult is the value of one query: Min and Max are the least and
@@ -90,11 +103,28 @@ type QueryResult struct {
 	Query                *spec.Query
 	Min, Max             *big.Rat
 	MinBounds, MaxBounds *Interval
+	// Box is set when some rate is a count: the least and the greatest
+	// probability over the schedulers and over the rates within the
+	// confidence intervals of the counts (Min and Max are then the
+	// values at the point estimates k/n).
+	Box *Box
 	// Violated is set when the query has a bound and the probability
 	// can break it: the maximum for an upper bound, the minimum for a
-	// lower one. Unknown is set instead when the interval computed
-	// straddles the bound.
-	Violated, Unknown bool
+	// lower one (at the point estimates). Unknown is set instead when
+	// the interval computed straddles the bound, or when the bound holds
+	// at the point estimates but not over the whole box (BoxBroken
+	// tells the latter).
+	Violated, Unknown, BoxBroken bool
+}
+
+// Box is the range of a query's probability over the schedulers and the
+// rates within their confidence intervals: Lo is the least, Hi the
+// greatest, exactly, or, where interval iteration computed them, LoBounds
+// and HiBounds enclose them. Level is the confidence level.
+type Box struct {
+	Lo, Hi             *big.Rat
+	LoBounds, HiBounds *Interval
+	Level              *big.Rat
 }
 
 // Checked reports whether the query has a bound (and so is a check).
@@ -150,7 +180,19 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	var box *MDP
+	if mdp.HasIntervals() {
+		if box, err = mdp.Vertices(opts.maxCombos()); err != nil {
+			return nil, err
+		}
+		mdp = mdp.Point()
+	}
 	res := &Result{Stats: Stats{States: mdp.N()}}
+	if box != nil {
+		for _, cs := range box.Choices {
+			res.Stats.Vertices += len(cs)
+		}
+	}
 	for _, cs := range mdp.Choices {
 		res.Stats.Choices += len(cs)
 		for _, d := range cs {
@@ -191,7 +233,7 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*Result, error) {
 		r := QueryResult{Query: q}
 		wantMax := q.Opt == spec.QueryMax || q.Opt == spec.QueryBoth && (q.Bound == nil || q.Bound.Upper())
 		wantMin := q.Opt == spec.QueryMin || q.Opt == spec.QueryBoth && (q.Bound == nil || !q.Bound.Upper())
-		solve := func(max bool) (*big.Rat, *Interval, error) {
+		solve := func(mdp *MDP, max bool) (*big.Rat, *Interval, error) {
 			if !opts.Interval || q.Steps >= 0 {
 				v, err := Reach(ctx, mdp, left, target, max, q.Steps, opts)
 				if err == nil {
@@ -209,12 +251,21 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*Result, error) {
 			return nil, &b, nil
 		}
 		if wantMax {
-			if r.Max, r.MaxBounds, err = solve(true); err != nil {
+			if r.Max, r.MaxBounds, err = solve(mdp, true); err != nil {
 				return nil, err
 			}
 		}
 		if wantMin {
-			if r.Min, r.MinBounds, err = solve(false); err != nil {
+			if r.Min, r.MinBounds, err = solve(mdp, false); err != nil {
+				return nil, err
+			}
+		}
+		if box != nil {
+			r.Box = &Box{Level: opts.confidence()}
+			if r.Box.Hi, r.Box.HiBounds, err = solve(box, true); err != nil {
+				return nil, err
+			}
+			if r.Box.Lo, r.Box.LoBounds, err = solve(box, false); err != nil {
 				return nil, err
 			}
 		}
@@ -223,24 +274,40 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*Result, error) {
 			if q.Opt == spec.QueryMin || q.Opt == spec.QueryBoth && !b.Upper() {
 				v, iv = r.Min, r.MinBounds
 			}
-			if v != nil {
-				r.Violated = !b.Holds(v)
-			} else {
-				lo := new(big.Rat).SetFloat64(iv.Lo)
-				hi := new(big.Rat).SetFloat64(iv.Hi)
-				switch {
-				case b.Holds(lo) && b.Holds(hi):
-				case !b.Holds(lo) && !b.Holds(hi):
-					r.Violated = true
-				default:
-					r.Unknown = true
+			r.Violated, r.Unknown = decide(b, v, iv)
+			if r.Box != nil && !r.Violated && !r.Unknown {
+				// Held at the point estimates: over the box too?
+				v, iv := r.Box.Hi, r.Box.HiBounds
+				if !b.Upper() {
+					v, iv = r.Box.Lo, r.Box.LoBounds
 				}
+				bv, bu := decide(b, v, iv)
+				r.Unknown = bv || bu
+				r.BoxBroken = r.Unknown
 			}
 		}
 		res.Queries = append(res.Queries, r)
 	}
 	res.Stats.Seconds = time.Since(start).Seconds()
 	return res, nil
+}
+
+// decide compares a value (v, or, from interval iteration, iv) with a
+// bound: violated when it breaks it, unknown when an interval straddles
+// it.
+func decide(b *spec.QueryBound, v *big.Rat, iv *Interval) (violated, unknown bool) {
+	if v != nil {
+		return !b.Holds(v), false
+	}
+	lo := new(big.Rat).SetFloat64(iv.Lo)
+	hi := new(big.Rat).SetFloat64(iv.Hi)
+	switch {
+	case b.Holds(lo) && b.Holds(hi):
+		return false, false
+	case !b.Holds(lo) && !b.Holds(hi):
+		return true, false
+	}
+	return false, true
 }
 
 // initial returns the value of the best (max) or worst initial

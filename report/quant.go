@@ -41,10 +41,24 @@ func QuantText(w io.Writer, m *spec.Model, res *quant.Result) error {
 				continue
 			}
 			if b := q.Bound; b != nil && boundIsOn(q, v.min) {
-				if r.Unknown {
+				if r.Unknown && !r.BoxBroken {
 					line += fmt.Sprintf(": bound %s %s not decided", b.Op, b.Text)
 				} else if r.Violated {
 					line += fmt.Sprintf(": bound %s %s violated", b.Op, b.Text)
+				} else {
+					line += fmt.Sprintf(": bound %s %s holds", b.Op, b.Text)
+				}
+			}
+			if _, err := fmt.Fprintln(w, line); err != nil {
+				return err
+			}
+		}
+		if bx := r.Box; bx != nil {
+			lo, hi := boxEnds(bx)
+			line := fmt.Sprintf("%s: P(%s) over the %s confidence intervals of the counts in [%s, %s]", q.Name, f, percent(bx.Level), lo, hi)
+			if b := q.Bound; b != nil && !r.Violated {
+				if r.Unknown {
+					line += fmt.Sprintf(": bound %s %s not decided by the counts", b.Op, b.Text)
 				} else {
 					line += fmt.Sprintf(": bound %s %s holds", b.Op, b.Text)
 				}
@@ -57,6 +71,50 @@ func QuantText(w io.Writer, m *spec.Model, res *quant.Result) error {
 	s := res.Stats
 	_, err := fmt.Fprintf(w, "states: %d, choices: %d, transitions: %d, seconds: %.3f\n", s.States, s.Choices, s.Transitions, s.Seconds)
 	return err
+}
+
+// boxEnds returns the ends of a box as decimals rounded outwards (the
+// lower end down, the upper end up, to 6 places).
+func boxEnds(b *quant.Box) (lo, hi string) {
+	if b.Lo != nil {
+		lo = decimal(b.Lo, false)
+	} else if b.LoBounds != nil {
+		lo = strconv.FormatFloat(b.LoBounds.Lo, 'g', -1, 64)
+	}
+	if b.Hi != nil {
+		hi = decimal(b.Hi, true)
+	} else if b.HiBounds != nil {
+		hi = strconv.FormatFloat(b.HiBounds.Hi, 'g', -1, 64)
+	}
+	return lo, hi
+}
+
+// decimal prints r with 6 decimal places, rounded up or down (r itself,
+// as a fraction, when it is an integer).
+func decimal(r *big.Rat, up bool) string {
+	if r.IsInt() {
+		return r.RatString()
+	}
+	scale := big.NewInt(1000000)
+	n := new(big.Int).Mul(r.Num(), scale)
+	q, m := new(big.Int).QuoRem(n, r.Denom(), new(big.Int))
+	if up && m.Sign() > 0 {
+		q.Add(q, big.NewInt(1))
+	}
+	return new(big.Rat).SetFrac(q, scale).FloatString(6)
+}
+
+// percent prints a confidence level as a percentage: 95%, 99.5%.
+func percent(l *big.Rat) string {
+	p := new(big.Rat).Mul(l, big.NewRat(100, 1))
+	if p.IsInt() {
+		return p.RatString() + "%"
+	}
+	s := p.FloatString(6)
+	for s[len(s)-1] == '0' {
+		s = s[:len(s)-1]
+	}
+	return s + "%"
 }
 
 // boundIsOn reports whether q's bound is compared with the minimum (min)
@@ -90,6 +148,11 @@ func QuantJSON(w io.Writer, m *spec.Model, res *quant.Result) error {
 		Violated bool   `json:"violated"`
 		Unknown  bool   `json:"unknown,omitempty"`
 	}
+	type box struct {
+		Level string `json:"level"`
+		Min   *value `json:"min"`
+		Max   *value `json:"max"`
+	}
 	type query struct {
 		Name     string `json:"name"`
 		Position string `json:"position"`
@@ -98,6 +161,9 @@ func QuantJSON(w io.Writer, m *spec.Model, res *quant.Result) error {
 		Min      *value `json:"min"`
 		Max      *value `json:"max"`
 		Bound    *bound `json:"bound"`
+		// Box is the range over the confidence intervals of the
+		// counts, with them only.
+		Box *box `json:"box,omitempty"`
 	}
 	val := func(r *big.Rat, iv *quant.Interval) *value {
 		if iv != nil {
@@ -134,6 +200,9 @@ func QuantJSON(w io.Writer, m *spec.Model, res *quant.Result) error {
 		if q.Steps >= 0 {
 			k := q.Steps
 			jq.Steps = &k
+		}
+		if b := r.Box; b != nil {
+			jq.Box = &box{Level: b.Level.RatString(), Min: val(b.Lo, b.LoBounds), Max: val(b.Hi, b.HiBounds)}
 		}
 		if b := q.Bound; b != nil {
 			jq.Bound = &bound{Op: b.Op, Value: b.Value.RatString(), Violated: r.Violated, Unknown: r.Unknown}
