@@ -90,6 +90,11 @@
 // no smaller than the least fixed point, Pmax, and are attained by a
 // policy, so they are Pmax.
 //
+// Expected costs until a condition ([ExpectCost]) follow PRISM's
+// semantics for R=? [ F c ], infinity where c is missed with positive
+// probability, and are solved exactly by policy iteration after the same
+// precomputation (cost.go says why that is sound with zero-cost cycles).
+//
 // Bounded queries (`within k`) apply the Bellman operator k times from
 // the indicator of target, exactly, stopping early at a fixed point.
 //
@@ -134,7 +139,8 @@
 //     simultaneous confidence for several counts;
 //   - topological (SCC by SCC) solution, and the speed targets against
 //     PRISM's engines, measured;
-//   - expected accumulated costs and rewards until a condition;
+//   - interval iteration for expected costs (exact mode only), costs
+//     within k steps, long-run averages;
 //   - witnesses: the most probable trace to the event, the strategy as a
 //     table of state to choice;
 //   - sensitivity: which measured rate widens the answer most;

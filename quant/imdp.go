@@ -36,12 +36,11 @@ func (d Dist) hasIntervals() bool {
 // Point returns m with every probability at its point estimate: the
 // intervals dropped, and the entries of probability 0 with them.
 func (m *MDP) Point() *MDP {
-	out := &MDP{Choices: make([][]Dist, len(m.Choices))}
+	out := &MDP{Choices: make([][]Dist, len(m.Choices)), Actions: m.Actions}
 	for s, cs := range m.Choices {
 		for _, d := range cs {
 			out.Choices[s] = append(out.Choices[s], d.point())
 		}
-		out.Choices[s] = dedupe(out.Choices[s])
 	}
 	for _, d := range m.Init {
 		out.Init = append(out.Init, d.point())
@@ -82,15 +81,22 @@ func (d Dist) point() Dist {
 // of them gives ErrTooLarge.
 func (m *MDP) Vertices(limit int) (*MDP, error) {
 	out := &MDP{Choices: make([][]Dist, len(m.Choices))}
+	if m.Actions != nil {
+		out.Actions = make([][]int, len(m.Choices))
+	}
 	for s, cs := range m.Choices {
-		for _, d := range cs {
+		for c, d := range cs {
 			vs, err := d.vertices(limit)
 			if err != nil {
 				return nil, err
 			}
 			out.Choices[s] = append(out.Choices[s], vs...)
+			if m.Actions != nil {
+				for range vs {
+					out.Actions[s] = append(out.Actions[s], m.Actions[s][c])
+				}
+			}
 		}
-		out.Choices[s] = dedupe(out.Choices[s])
 	}
 	for _, d := range m.Init {
 		vs, err := d.vertices(limit)

@@ -27,6 +27,10 @@ type MDP struct {
 	// Init lists the initial distributions, one of which the scheduler
 	// picks (several when the init block branches nondeterministically).
 	Init []Dist
+	// Actions[s][c] is the action (an index into spec.Model.Actions) of
+	// choice c of state s, -1 for the self-loop of a state with no
+	// enabled action; nil for an MDP built by hand.
+	Actions [][]int
 }
 
 // A Dist is a probability distribution over states: probabilities
@@ -139,6 +143,7 @@ func Build(ctx context.Context, m *spec.Model, p *machine.Program, opts Options)
 			return nil, nil, fmt.Errorf("%w: more than %d states", ErrTooLarge, b.opts.MaxStates)
 		}
 		var cs []Dist
+		var acts []int
 		act := -1
 		b.leaves = b.leaves[:0]
 		flush := func() error {
@@ -147,6 +152,9 @@ func Build(ctx context.Context, m *spec.Model, p *machine.Program, opts Options)
 			}
 			ds, err := b.dists(b.leaves)
 			cs = append(cs, ds...)
+			for range ds {
+				acts = append(acts, act)
+			}
 			b.leaves = b.leaves[:0]
 			return err
 		}
@@ -170,7 +178,9 @@ func Build(ctx context.Context, m *spec.Model, p *machine.Program, opts Options)
 		}
 		if len(cs) == 0 {
 			cs = []Dist{{{To: s, Prob: big.NewRat(1, 1)}}}
+			acts = []int{-1}
 		}
+		mdp.Actions = append(mdp.Actions, acts)
 		b.choices += len(cs)
 		for _, d := range cs {
 			b.trans += len(d)

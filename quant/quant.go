@@ -80,8 +80,27 @@ func (o Options) maxCombos() int {
 
 // Result is the outcome of [Check]: the value of each query.
 type Result struct {
-	Queries []QueryResult
-	Stats   Stats
+	Queries      []QueryResult
+	Expectations []ExpectResult
+	Stats        Stats
+}
+
+// ExpectResult is the value of one expected-cost query: Min and Max are
+// the least and the greatest expected cost over the schedulers, exactly,
+// nil when not computed; MinInf and MaxInf mark an infinite one (target
+// missed with positive probability: see [ExpectCost]). With counts, Box
+// is the range over the rates within their intervals too, an infinite
+// end marked by BoxLoInf or BoxHiInf.
+type ExpectResult struct {
+	Expectation    *spec.Expectation
+	Min, Max       *big.Rat
+	MinInf, MaxInf bool
+	Box            *Box
+	BoxLoInf       bool
+	BoxHiInf       bool
+	Violated       bool
+	Unknown        bool
+	BoxBroken      bool
 }
 
 // Stats are the figures of the MDP built.
@@ -139,6 +158,11 @@ func (r *Result) Unknowns() int {
 			n++
 		}
 	}
+	for i := range r.Expectations {
+		if r.Expectations[i].Unknown {
+			n++
+		}
+	}
 	return n
 }
 
@@ -147,6 +171,11 @@ func (r *Result) Violations() int {
 	n := 0
 	for i := range r.Queries {
 		if r.Queries[i].Violated {
+			n++
+		}
+	}
+	for i := range r.Expectations {
+		if r.Expectations[i].Violated {
 			n++
 		}
 	}
@@ -171,6 +200,9 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*Result, error) {
 		found := false
 		for _, q := range m.Queries {
 			found = found || q.Name == n
+		}
+		for _, e := range m.Expectations {
+			found = found || e.Name == n
 		}
 		if !found {
 			return nil, fmt.Errorf("quant: no probability named %s", n)
@@ -288,8 +320,110 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*Result, error) {
 		}
 		res.Queries = append(res.Queries, r)
 	}
+	for _, e := range m.Expectations {
+		if len(only) > 0 && !only[e.Name] {
+			continue
+		}
+		r, err := expectation(ctx, m, e, mdp, box, label, opts)
+		if err != nil {
+			return nil, err
+		}
+		res.Expectations = append(res.Expectations, *r)
+	}
 	res.Stats.Seconds = time.Since(start).Seconds()
 	return res, nil
+}
+
+// expectation computes one expected-cost query on mdp (the point
+// estimates) and on box (the vertices of the interval MDP; nil without
+// counts).
+func expectation(ctx context.Context, m *spec.Model, e *spec.Expectation, mdp, box *MDP, label func(*spec.Expr) ([]bool, error), opts Options) (*ExpectResult, error) {
+	target, err := label(e.Target)
+	if err != nil {
+		return nil, err
+	}
+	k := m.Costs[e.Cost]
+	stateCost := make([]*big.Rat, mdp.N())
+	for s := range stateCost {
+		stateCost[s] = new(big.Rat)
+	}
+	actCost := map[int]*big.Rat{}
+	for _, it := range k.Items {
+		if it.When == nil {
+			for _, a := range it.Actions {
+				if actCost[a] == nil {
+					actCost[a] = new(big.Rat)
+				}
+				actCost[a].Add(actCost[a], it.Value)
+			}
+			continue
+		}
+		holds, err := label(it.When)
+		if err != nil {
+			return nil, err
+		}
+		for s, h := range holds {
+			if h {
+				stateCost[s].Add(stateCost[s], it.Value)
+			}
+		}
+	}
+	costOf := func(g *MDP) func(s, c int) *big.Rat {
+		return func(s, c int) *big.Rat {
+			a := g.Actions[s][c]
+			if x := actCost[a]; x != nil && a >= 0 {
+				return new(big.Rat).Add(stateCost[s], x)
+			}
+			return stateCost[s]
+		}
+	}
+	r := &ExpectResult{Expectation: e}
+	wantMax := e.Opt == spec.QueryMax || e.Opt == spec.QueryBoth && (e.Bound == nil || e.Bound.Upper())
+	wantMin := e.Opt == spec.QueryMin || e.Opt == spec.QueryBoth && (e.Bound == nil || !e.Bound.Upper())
+	solve := func(g *MDP, max bool) (*big.Rat, bool, error) {
+		v, err := ExpectCost(ctx, g, costOf(g), target, max, opts)
+		if err != nil {
+			return nil, false, err
+		}
+		x := initialCost(g.Init, v, max)
+		return x, x == nil, nil
+	}
+	if wantMax {
+		if r.Max, r.MaxInf, err = solve(mdp, true); err != nil {
+			return nil, err
+		}
+	}
+	if wantMin {
+		if r.Min, r.MinInf, err = solve(mdp, false); err != nil {
+			return nil, err
+		}
+	}
+	if box != nil {
+		r.Box = &Box{Level: opts.confidence()}
+		if r.Box.Hi, r.BoxHiInf, err = solve(box, true); err != nil {
+			return nil, err
+		}
+		if r.Box.Lo, r.BoxLoInf, err = solve(box, false); err != nil {
+			return nil, err
+		}
+	}
+	if b := e.Bound; b != nil {
+		holds := func(v *big.Rat, inf bool) bool {
+			if inf {
+				return b.Op[0] == '>'
+			}
+			return b.Holds(v)
+		}
+		if b.Upper() {
+			r.Violated = !holds(r.Max, r.MaxInf)
+			r.BoxBroken = r.Box != nil && !r.Violated && !holds(r.Box.Hi, r.BoxHiInf)
+		} else {
+			r.Violated = !holds(r.Min, r.MinInf)
+			r.BoxBroken = r.Box != nil && !r.Violated && !holds(r.Box.Lo, r.BoxLoInf)
+		}
+		r.Unknown = r.BoxBroken
+	}
+	return r, nil
 }
 
 // decide compares a value (v, or, from interval iteration, iv) with a

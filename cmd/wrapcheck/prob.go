@@ -102,7 +102,7 @@ func runProb(cmd *cobra.Command, path string, f probFlags) error {
 	if err != nil {
 		return renderError(cmd, format, file, err)
 	}
-	if len(m.Queries) == 0 {
+	if len(m.Queries) == 0 && len(m.Expectations) == 0 {
 		return usage(fmt.Errorf("%s: no probability queries (declare one with `probability Name: eventually c`)", file))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
