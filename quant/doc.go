@@ -118,16 +118,24 @@
 //
 // The peer models of bench/prism (Knuth and Yao's die, two dice under
 // interleaving, a gambler whose bold and timid stakes make min and max
-// differ, the same seeing the coin first) are written in both languages;
+// differ, the same seeing the coin first, Herman's ring of 3 and 5, the
+// consensus coin, a chain built to defeat value iteration after Haddad
+// and Monmege, synchronous leader election) are written in both languages;
 // TestPeerValues checks the values derived by hand and TestPRISM runs
 // PRISM 4.10 on the .pm models (-exact for unbounded queries, compared
 // exactly; -explicit for bounded ones, within 1e-12) when
 // $WRAPCHECK_PRISM names its launcher or prism is on PATH.
-// TestReachBruteForce compares [Reach] with every memoryless
-// deterministic scheduler of random small MDPs, each scheduler's chain
-// solved on its own; TestIntervalEncloses checks that interval iteration
-// encloses those values; TestGamblerClosedForms checks a gambler against
-// closed forms over a grid of goals, coins and numbers of gamblers.
+// TestReachBruteForce and TestExpectCostBruteForce compare [Reach] and
+// [ExpectCost] with every memoryless deterministic scheduler of random
+// small MDPs, each scheduler's chain solved on its own;
+// TestIntervalEncloses checks that interval iteration encloses those
+// values; TestGamblerClosedForms checks a gambler against closed forms
+// over a grid of goals, coins and numbers of gamblers, and
+// TestPipelineClosedForms examples/pipeline/rates.wrap over a grid of
+// false-positive and outage rates; TestBoxEncloses checks the range over
+// the confidence box against fixed rates drawn from it; TestHaddadMonmege
+// shows plain value iteration failing where exact and interval iteration
+// do not.
 //
 // # Not built yet
 //
@@ -151,8 +159,6 @@
 //   - SARIF, the MCP tool, the playground panel, the language server's
 //     and the editors' knowledge of the new declarations; generated code
 //     (check --compile) does not record branches, and prob never uses it;
-//   - the remaining peer models (brp, synchronous leader election,
-//     Herman, the consensus coin, haddad-monmege), the pipeline example
-//     with the seed's rates and its closed forms, docs/quantitative.md;
-//     CI running TestPRISM (.ci/run installing Java and PRISM).
+//   - the peer model brp (bounded retransmission); CI running TestPRISM
+//     (.ci/run installing Java and PRISM).
 package quant
