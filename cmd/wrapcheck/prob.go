@@ -39,7 +39,9 @@ process -- an agent answer with a rate is a probabilistic branch, every
 other answer, every choose and the choice of the action are the
 scheduler's -- and computes each probability query (docs/language.md,
 "Probabilities") exactly, as a fraction: its minimum and maximum over all
-schedulers. A query with a bound is a check.
+schedulers. A query with a bound is a check. Expected-cost queries
+(` + "`expected E: cost until c`" + `) are exact too: infinity where c is not reached
+with probability 1, as PRISM's R=? [ F c ].
 
 Exit codes: 0 every bound holds, 1 a bound can be broken, 2 the spec or the
 command line is wrong, 3 the computation stopped early (--timeout, --memory,
