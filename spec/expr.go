@@ -1038,7 +1038,7 @@ func (c *checker) assignable(x *Expr, t *Type, src syntax.Expr, context string) 
 		return false
 	}
 	if x.Op == OpConst && t.Kind == RangeKind && !c.instDep[x] && (x.Big != nil || x.Val < t.Lo || x.Val > t.Hi) {
-		c.errorf(src.Position(), "cannot use %s (constant %s) as %s value in %s (out of range %d..%d)", exprString(src), x.BigVal(), typeString(t), context, t.Lo, t.Hi)
+		c.errorf(src.Position(), "cannot use %s (constant %s) as %s value in %s (out of range %d..%d)", exprString(src), IntString(x.BigVal()), typeString(t), context, t.Lo, t.Hi)
 		return false
 	}
 	return true
@@ -1278,7 +1278,7 @@ func (c *checker) inferElem(e *syntax.SetLit, elems []*Expr) *Type {
 			c.errorf(e.Elems[i].Position(), "mismatched types %s and %s in set literal", typeString(first), typeString(x.Type))
 			return nil
 		case x.Big != nil:
-			c.errorf(e.Elems[i].Position(), "set element %s (constant %s) does not fit a 64-bit integer", exprString(e.Elems[i]), x.Big)
+			c.errorf(e.Elems[i].Position(), "set element %s (constant %s) does not fit a 64-bit integer", exprString(e.Elems[i]), IntString(x.Big))
 			return nil
 		case x.Op == OpConst:
 			lo, hi = min(lo, x.Val), max(hi, x.Val)
