@@ -15,7 +15,8 @@ import (
 	"time"
 )
 
-// The reproducers of issue 34, item 1 and 13 (testdata/hostile):
+// The reproducers of issue 34, item 1 and 13 (the repository's
+// testdata/hostile):
 //
 //   - rtbomb.wrap: a 900-digit literal squared 40 times in one action;
 //   - constbomb.wrap: constants, each the square of the one before;
@@ -63,14 +64,21 @@ func runHostile(t *testing.T, bin string, signal syscall.Signal, args ...string)
 	return r
 }
 
-// bigWorkSrc is a spec whose one action computes, in each of a million
+// hostileSpec returns the path of a spec of the repository's corpus of
+// hostile specs (testdata/hostile, which the servers' tests read too).
+// bigwork.wrap is one whose one action computes, in each of a million
 // branches, 2000 products and quotients of numbers of 6644 and 13288
 // bits: within the bound on exact integers, it keeps check and simulate
 // busy for hours in exact arithmetic, tens of milliseconds between two
 // branches of the choose.
-var bigWorkSrc = "spec BigWork\nvar a: 0..1 = 0\naction go when a == 0 {\n  choose i in 0..1000000 {\n    let y = " +
-	strings.Repeat("9", 1000) + " + i\n    y := y * y\n" + strings.Repeat("    y := y * y / y\n", 2000) +
-	"    if y > 0 { a := 1 }\n  }\n}\nterminal a == 1\n"
+func hostileSpec(t *testing.T, name string) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("..", "..", "testdata", "hostile", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
 
 // bigSpecSrc returns a 15 MB spec of 400,000 actions: loading it (parsing,
 // checking, compiling) takes seconds.
@@ -96,15 +104,9 @@ func TestHostileLimits(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	bin, dir := buildBinary(t)
-	hostile := func(name string) string {
-		p, err := filepath.Abs(filepath.Join("testdata", "hostile", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	hostile := func(name string) string { return hostileSpec(t, name) }
 	rtbomb, constbomb, fnbomb, arr2 := hostile("rtbomb.wrap"), hostile("constbomb.wrap"), hostile("fnbomb.wrap"), hostile("arr2.wrap")
-	bigWork := writeSpec(t, dir, "bigwork.wrap", bigWorkSrc)
+	bigWork := hostile("bigwork.wrap")
 	bigSpec := writeSpec(t, dir, "big.wrap", bigSpecSrc())
 	const (
 		tooLarge  = "integer result does not fit 16384 bits (the size bound on exact integers)"
@@ -187,7 +189,7 @@ func TestHostileSignals(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	bin, dir := buildBinary(t)
-	bigWork := writeSpec(t, dir, "bigwork.wrap", bigWorkSrc)
+	bigWork := hostileSpec(t, "bigwork.wrap")
 	bigSpec := writeSpec(t, dir, "big.wrap", bigSpecSrc())
 	tests := []struct {
 		name string
