@@ -51,17 +51,46 @@ func runHostile(t *testing.T, bin string, signal syscall.Signal, args ...string)
 	if signal != 0 {
 		time.AfterFunc(time.Second, func() { cmd.Process.Signal(signal) })
 	}
-	kill := time.AfterFunc(time.Minute, func() { cmd.Process.Kill() })
-	cmd.Wait()
+	return measure(cmd, start, func() string { return stdout.String() + stderr.String() })
+}
+
+// measure waits for c, started at start, killing it after a minute (the
+// run then fails by its time), and returns its outcome with out() as its
+// output.
+func measure(c *exec.Cmd, start time.Time, out func() string) hostileRun {
+	kill := time.AfterFunc(time.Minute, func() { c.Process.Kill() })
+	c.Wait()
 	kill.Stop()
-	r := hostileRun{code: cmd.ProcessState.ExitCode(), out: stdout.String() + stderr.String(), took: time.Since(start)}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+	r := hostileRun{code: c.ProcessState.ExitCode(), out: out(), took: time.Since(start)}
+	if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		r.rssMiB = ru.Maxrss >> 10 // kilobytes on Linux
 		if runtime.GOOS == "darwin" {
 			r.rssMiB = ru.Maxrss >> 20 // bytes
 		}
 	}
 	return r
+}
+
+// check asserts r's exit code, that its output holds each of want, that
+// it ended within limit + 1 s (a limit of a minute or more is not
+// timed) and, when mem is not 0, that its peak RSS stayed under mem +
+// 100 MiB.
+func (r hostileRun) check(t *testing.T, code int, want []string, limit time.Duration, mem int64) {
+	t.Helper()
+	if r.code != code {
+		t.Errorf("exit %d, want %d\n%.2000s", r.code, code, r.out)
+	}
+	for _, w := range want {
+		if !strings.Contains(r.out, w) {
+			t.Errorf("output without %q:\n%.2000s", w, r.out)
+		}
+	}
+	if limit < time.Minute && r.took > limit+time.Second {
+		t.Errorf("took %v, limit %v + 1s", r.took, limit)
+	}
+	if mem > 0 && r.rssMiB > mem+100 {
+		t.Errorf("peak RSS %d MiB, limit %d MiB + 100", r.rssMiB, mem)
+	}
 }
 
 // hostileSpec returns the path of a spec of the repository's corpus of
@@ -161,20 +190,7 @@ func TestHostileLimits(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := runHostile(t, bin, 0, tt.args...)
 			t.Logf("exit %d in %v, peak RSS %d MiB", r.code, r.took.Round(time.Millisecond), r.rssMiB)
-			if r.code != tt.code {
-				t.Errorf("exit %d, want %d\n%.2000s", r.code, tt.code, r.out)
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(r.out, w) {
-					t.Errorf("output without %q:\n%.2000s", w, r.out)
-				}
-			}
-			if tt.limit < time.Minute && r.took > tt.limit+time.Second {
-				t.Errorf("took %v, limit %v + 1s", r.took, tt.limit)
-			}
-			if tt.mem > 0 && r.rssMiB > tt.mem+100 {
-				t.Errorf("peak RSS %d MiB, limit %d MiB + 100", r.rssMiB, tt.mem)
-			}
+			r.check(t, tt.code, tt.want, tt.limit, tt.mem)
 		})
 	}
 }
