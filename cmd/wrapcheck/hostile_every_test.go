@@ -244,7 +244,9 @@ var manyDigits = regexp.MustCompile(`[0-9]{41}`)
 // file:// store with links and on hostile S3 endpoints (--timeout 3s,
 // 150 MiB). Each ends within its limit + 1 s with its exit code and a
 // clear message or exit 3, its peak RSS under its memory limit + 100
-// MiB; no output quotes more than 40 digits of an integer.
+// MiB; no output quotes more than 40 digits of an integer, and no line
+// of it starts with user data (checkLines: a run file's action name that
+// holds a workflow command after a newline).
 func TestHostileEveryCommand(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
@@ -266,6 +268,7 @@ func TestHostileEveryCommand(t *testing.T) {
 	}
 	runGo := writeSpec(t, dir, "go.jsonl", `{"action": "go"}`+"\n")
 	runS := writeSpec(t, dir, "s.jsonl", `{"action": "s"}`+"\n")
+	runForged := writeSpec(t, dir, "forged.jsonl", `{"action": `+jsonString("go"+hostileText)+`}`+"\n")
 	var untils []string
 	for i := range 20 {
 		untils = append(untils, fmt.Sprintf("(p%d until q%d)", i, i))
@@ -315,6 +318,7 @@ func TestHostileEveryCommand(t *testing.T) {
 		{"ltl/untils", cli(with(to, "ltl", strings.Join(untils, " and "))...), exitIncomplete, []string{"ltl: stopped before the end: timeout (--timeout 2s)"}, sec2, 200},
 		{"replay/bigwork", cli(with(to, "replay", bigwork, runGo)...), exitIncomplete, []string{"replay: stopped before the end: timeout (--timeout 2s)"}, sec2, 200},
 		{"replay/arr2", cli(with(to, "replay", arr2, runS)...), exitIncomplete, []string{"replay: stopped before the end: timeout (--timeout 2s)"}, sec2, 200},
+		{"replay/forged-name", cli(with(to, "replay", bigwork, runForged)...), exitUsage, []string{`go\n##[error]INJ A`}, sec2, 200},
 		{"replay/constbomb", cli(with(to, "replay", constbomb, runGo)...), exitUsage, []string{tooLarge}, sec2, 200},
 		{"diff/arr2", cli(with(mem, "diff", arr2, arr2)...), exitIncomplete, []string{"no difference found, but the comparison is incomplete"}, sec2, 200},
 		{"diff/bigwork", cli(with(mem, "diff", bigwork, bigwork)...), exitIncomplete, []string{"incomplete, timed out (--timeout)"}, sec2, 200},
@@ -332,6 +336,9 @@ func TestHostileEveryCommand(t *testing.T) {
 		{"mcp/check/arr2", mcpRow("check", map[string]any{"spec": src(arr2)}), exitHolds, []string{"check: stopped before the end: timeout (timeout_seconds 2)"}, sec2, 1024},
 		{"mcp/vet/constbomb", mcpRow("vet", map[string]any{"spec": src(constbomb)}), exitHolds, []string{"error: ", tooLarge}, sec2, 200},
 		{"mcp/fmt/fifo", mcpRow("fmt", map[string]any{"path": "fifo.wrap"}), exitHolds, []string{"error: "}, sec2, 200},
+		{"mcp/vet/etc-passwd", mcpRow("vet", map[string]any{"path": "/etc/passwd"}), exitHolds, []string{"error: "}, sec2, 200},
+		{"mcp/vet/dotdot", mcpRow("vet", map[string]any{"path": "../../../../../../etc/hostname"}), exitHolds, []string{"error: "}, sec2, 200},
+		{"mcp/fmt/dev-stdin", mcpRow("fmt", map[string]any{"path": "/dev/stdin"}), exitHolds, []string{"error: "}, sec2, 200},
 		{"mcp/ltl/untils", mcpRow("ltl", map[string]any{"formula": strings.Join(untils, " and ")}), exitHolds, []string{"ltl: stopped before the end: timeout"}, sec2, 200},
 		{"mcp/replay/bigwork", mcpRow("replay", map[string]any{"spec": src(bigwork), "run": `{"action": "go"}` + "\n"}), exitHolds, []string{"replay: stopped before the end: timeout"}, sec2, 200},
 		// The expansion's bound or, on a loaded machine, the timeout.
@@ -358,6 +365,7 @@ func TestHostileEveryCommand(t *testing.T) {
 			r := tt.run(t)
 			t.Logf("exit %d in %v, peak RSS %d MiB", r.code, r.took.Round(time.Millisecond), r.rssMiB)
 			r.check(t, tt.code, tt.want, tt.limit, tt.mem)
+			checkLines(t, tt.name, []byte(r.out))
 			if d := manyDigits.FindString(r.out); d != "" {
 				t.Errorf("the output quotes more than 40 digits of an integer:\n%.2000s", r.out)
 			}
