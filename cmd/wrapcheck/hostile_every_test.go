@@ -31,6 +31,23 @@ import (
 // with exit 3 or a clear error, its peak RSS under its memory limit +
 // 100 MiB, and no message quotes more than 40 digits of an integer.
 
+// startPiped starts c with its standard output on a pipe and its
+// standard error in a buffer, and returns them and when it started.
+func startPiped(t *testing.T, c *exec.Cmd) (io.Reader, *bytes.Buffer, time.Time) {
+	t.Helper()
+	stdout, err := c.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := new(bytes.Buffer)
+	c.Stderr = stderr
+	start := time.Now()
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return stdout, stderr, start
+}
+
 // lspFrame writes one LSP message (Content-Length framing) to w.
 func lspFrame(w io.Writer, msg map[string]any) {
 	msg["jsonrpc"] = "2.0"
@@ -47,13 +64,7 @@ func lspSession(t *testing.T, bin, src, lens string) hostileRun {
 	t.Helper()
 	c := exec.Command(bin, "lsp")
 	in, _ := c.StdinPipe()
-	stdout, _ := c.StdoutPipe()
-	var stderr bytes.Buffer
-	c.Stderr = &stderr
-	start := time.Now()
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdout, stderr, start := startPiped(t, c)
 	var transcript strings.Builder
 	responses := map[int]chan struct{}{}
 	for id := 1; id <= 6; id++ {
@@ -176,26 +187,20 @@ func mcpCall(t *testing.T, bin, dir, tool string, args map[string]any) hostileRu
 }
 
 // uiRun serves spec with `wrapcheck ui`, posts one check of src (the
-// page's request, with the token) and a request with another Host, and
+// page's request, with the token, timeout_ms the limit) and a request with another Host, and
 // interrupts the server. Its output is the answers.
-func uiRun(t *testing.T, bin, dir, spec, src string) hostileRun {
+func uiRun(t *testing.T, bin, dir, spec, src string, limit time.Duration) hostileRun {
 	t.Helper()
 	dist := filepath.Join(dir, "dist")
 	os.MkdirAll(dist, 0o755)
 	os.WriteFile(filepath.Join(dist, "index.html"), []byte("<!doctype html>"), 0o644)
 	c := exec.Command(bin, "ui", "--no-open", "--dir", dist, spec)
-	stdout, _ := c.StdoutPipe()
-	var stderr bytes.Buffer
-	c.Stderr = &stderr
-	start := time.Now()
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdout, stderr, start := startPiped(t, c)
 	line, _ := bufio.NewReader(stdout).ReadString('\n')
 	var out strings.Builder
 	addr := regexp.MustCompile(`http://127\.0\.0\.1:[0-9]+/\?token=[^ ]+`).FindString(line)
 	if u, err := url.Parse(addr); err == nil && addr != "" {
-		body, _ := json.Marshal(map[string]any{"op": "check", "name": "spec.wrap", "source": src, "timeout_ms": 2000})
+		body, _ := json.Marshal(map[string]any{"op": "check", "name": "spec.wrap", "source": src, "timeout_ms": limit.Milliseconds()})
 		post := func(host string) {
 			req, _ := http.NewRequest("POST", "http://"+u.Host+"/api/run", bytes.NewReader(body))
 			req.Host = host
@@ -289,6 +294,9 @@ func TestHostileEveryCommand(t *testing.T) {
 		sec3      = 3 * time.Second
 	)
 	to, mem := []string{"--timeout", "2s"}, []string{"--timeout", "2s", "--memory", "200MiB"}
+	// Where the memory budget is to stop the run, the deadline is far
+	// enough that a loaded machine does not reach it first.
+	long, sec10 := []string{"--timeout", "10s", "--memory", "200MiB"}, 10*time.Second
 	with := func(flags []string, cmd string, args ...string) []string {
 		return append(append([]string{cmd}, flags...), args...)
 	}
@@ -301,13 +309,13 @@ func TestHostileEveryCommand(t *testing.T) {
 		mem   int64 // MiB
 	}{
 		{"check/rtbomb", cli(with(mem, "check", rtbomb)...), exitViolated, []string{tooLarge}, sec2, 200},
-		{"check/arr2", cli(with(mem, "check", arr2)...), exitIncomplete, []string{"incomplete: memory budget"}, sec2, 200},
+		{"check/arr2", cli(with(long, "check", arr2)...), exitIncomplete, []string{"incomplete: memory budget"}, sec10, 200},
 		{"check/bigwork", cli(with(mem, "check", bigwork)...), exitIncomplete, []string{"incomplete: timeout"}, sec2, 200},
 		{"check/fifo", cli(with(mem, "check", fifo)...), exitUsage, []string{fifoMsg}, sec2, 200},
 		{"check/longint", cli(with(mem, "check", longint)...), exitViolated, []string{elided}, sec2, 200},
 		{"simulate/bigwork", cli(with(to, "simulate", bigwork)...), exitIncomplete, []string{"before the timeout"}, sec2, 200},
 		{"simulate/longint", cli(with(to, "simulate", longint)...), exitViolated, []string{elided}, sec2, 200},
-		{"vet/fnbomb", cli(with(to, "vet", fnbomb)...), exitUsage, []string{expansion}, sec2, 200},
+		{"vet/fnbomb", cli("vet", "--timeout", "10s", fnbomb), exitUsage, []string{expansion}, sec10, 200},
 		{"vet/constbomb", cli(with(to, "vet", constbomb)...), exitUsage, []string{tooLarge}, sec2, 200},
 		{"fmt/rtbomb", cli("fmt", "-l", rtbomb), exitViolated, []string{"rtbomb.wrap"}, sec2, 200},
 		{"fmt/fnbomb", cli("fmt", "-l", fnbomb), exitViolated, []string{"fnbomb.wrap"}, sec2, 200},
@@ -320,12 +328,12 @@ func TestHostileEveryCommand(t *testing.T) {
 		{"replay/arr2", cli(with(to, "replay", arr2, runS)...), exitIncomplete, []string{"replay: stopped before the end: timeout (--timeout 2s)"}, sec2, 200},
 		{"replay/forged-name", cli(with(to, "replay", bigwork, runForged)...), exitUsage, []string{`go\n##[error]INJ A`}, sec2, 200},
 		{"replay/constbomb", cli(with(to, "replay", constbomb, runGo)...), exitUsage, []string{tooLarge}, sec2, 200},
-		{"diff/arr2", cli(with(mem, "diff", arr2, arr2)...), exitIncomplete, []string{"no difference found, but the comparison is incomplete"}, sec2, 200},
+		{"diff/arr2", cli(with(long, "diff", arr2, arr2)...), exitIncomplete, []string{"incomplete, memory budget", "no difference found, but the comparison is incomplete"}, sec10, 200},
 		{"diff/bigwork", cli(with(mem, "diff", bigwork, bigwork)...), exitIncomplete, []string{"incomplete, timed out (--timeout)"}, sec2, 200},
 		{"diff/rtbomb-constbomb", cli(with(mem, "diff", rtbomb, constbomb)...), exitUsage, []string{tooLarge}, sec2, 200},
 		{"explain/bigwork", cli(with(mem, "explain", bigwork)...), exitIncomplete, []string{"timeout"}, sec2, 200},
-		{"explain/arr2", cli(with(mem, "explain", arr2)...), exitIncomplete, []string{"memory budget"}, sec2, 200},
-		{"explain/fnbomb", cli("explain", "--memory", "50MiB", fnbomb), exitIncomplete, []string{"explain: stopped before the end: memory budget (--memory 50MiB)"}, sec2, 50},
+		{"explain/arr2", cli(with(long, "explain", arr2)...), exitIncomplete, []string{"memory budget"}, sec10, 200},
+		{"explain/fnbomb", cli("explain", "--timeout", "10s", "--memory", "50MiB", fnbomb), exitIncomplete, []string{"explain: stopped before the end: memory budget (--memory 50MiB)"}, sec10, 50},
 		{"explain/longint", cli(with(mem, "explain", longint)...), exitViolated, []string{elided}, sec2, 200},
 		{"lsp/constbomb", func(t *testing.T) hostileRun { return lspSession(t, bin, src(constbomb), "") }, exitHolds, []string{tooLarge}, 5 * time.Second, 512},
 		{"lsp/fnbomb", func(t *testing.T) hostileRun { return lspSession(t, bin, src(fnbomb), "") }, exitHolds, []string{expansion}, 5 * time.Second, 512},
@@ -343,10 +351,10 @@ func TestHostileEveryCommand(t *testing.T) {
 		{"mcp/replay/bigwork", mcpRow("replay", map[string]any{"spec": src(bigwork), "run": `{"action": "go"}` + "\n"}), exitHolds, []string{"replay: stopped before the end: timeout"}, sec2, 200},
 		// The expansion's bound or, on a loaded machine, the timeout.
 		{"mcp/explain/fnbomb", mcpRow("explain", map[string]any{"spec": src(fnbomb)}), exitHolds, []string{"error: "}, sec2, 200},
-		{"ui/bigwork", func(t *testing.T) hostileRun { return uiRun(t, bin, dir, bigwork, src(bigwork)) }, exitHolds,
+		{"ui/bigwork", func(t *testing.T) hostileRun { return uiRun(t, bin, dir, bigwork, src(bigwork), sec2) }, exitHolds,
 			[]string{"403 wrapcheck ui: ", `"verdict":"incomplete"`}, sec2, 200},
-		{"ui/arr2", func(t *testing.T) hostileRun { return uiRun(t, bin, dir, arr2, src(arr2)) }, exitHolds, []string{`"verdict":"incomplete"`, "memory budget"}, sec2, 256},
-		{"ui/constbomb", func(t *testing.T) hostileRun { return uiRun(t, bin, dir, constbomb, src(constbomb)) }, exitHolds, []string{tooLarge}, sec2, 200},
+		{"ui/arr2", func(t *testing.T) hostileRun { return uiRun(t, bin, dir, arr2, src(arr2), sec10) }, exitHolds, []string{`"verdict":"incomplete"`, "memory budget"}, sec10, 256},
+		{"ui/constbomb", func(t *testing.T) hostileRun { return uiRun(t, bin, dir, constbomb, src(constbomb), sec2) }, exitHolds, []string{tooLarge}, sec2, 200},
 		{"worker/file/linked-level", func(t *testing.T) hostileRun {
 			store, outside := t.TempDir(), t.TempDir()
 			os.Mkdir(filepath.Join(store, "s0"), 0o777)
