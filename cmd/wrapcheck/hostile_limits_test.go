@@ -146,6 +146,10 @@ func TestHostileLimits(t *testing.T) {
 	simulate := []string{"simulate", "--timeout", "2s"}
 	vet := []string{"vet", "--timeout", "2s"}
 	with := func(cmd []string, args ...string) []string { return append(append([]string(nil), cmd...), args...) }
+	// Where a bound or the memory budget is to stop a run, its deadline
+	// is 10 s, so that a loaded machine does not reach the deadline
+	// first.
+	slow := func(cmd []string, args ...string) []string { return with(with(cmd, "--timeout", "10s"), args...) }
 	tests := []struct {
 		name  string
 		args  []string
@@ -164,20 +168,21 @@ func TestHostileLimits(t *testing.T) {
 		{"simulate/constbomb", with(simulate, constbomb), exitUsage, []string{"constbomb.wrap:5:12: " + tooLarge}, 2 * time.Second, 200},
 		{"vet/constbomb", with(vet, constbomb), exitUsage, []string{"constbomb.wrap:5:12: " + tooLarge}, 2 * time.Second, 200},
 		// fnbomb: the step budget of fn expansion, or --memory first.
-		{"check/fnbomb", with(check, fnbomb), exitUsage, []string{expansion}, 2 * time.Second, 200},
+		{"check/fnbomb", slow(check, fnbomb), exitUsage, []string{expansion}, 10 * time.Second, 200},
 		{"check/fnbomb/50MiB", []string{"check", "--timeout", "2s", "--memory", "50MiB", fnbomb}, exitIncomplete,
 			[]string{"fnbomb.wrap: incomplete: memory budget; no violation found in the states explored", loading}, 2 * time.Second, 50},
-		{"simulate/fnbomb", with(simulate, fnbomb), exitUsage, []string{expansion}, 2 * time.Second, 200},
-		{"vet/fnbomb", with(vet, fnbomb), exitUsage, []string{expansion}, 2 * time.Second, 200},
+		{"simulate/fnbomb", slow(simulate, fnbomb), exitUsage, []string{expansion}, 10 * time.Second, 200},
+		{"vet/fnbomb", slow(vet, fnbomb), exitUsage, []string{expansion}, 10 * time.Second, 200},
 		// arr2: the budget, checked as the states of one level are made.
-		{"check/arr2", with(check, arr2), exitIncomplete, []string{"A: incomplete: memory budget; no violation found in the states explored"}, 2 * time.Second, 200},
+		{"check/arr2", slow(check, arr2), exitIncomplete, []string{"A: incomplete: memory budget; no violation found in the states explored"}, 10 * time.Second, 200},
 		{"simulate/arr2", with(simulate, arr2), exitIncomplete, []string{"before the timeout"}, 2 * time.Second, 200},
 		{"vet/arr2", with(vet, arr2), exitHolds, nil, 2 * time.Second, 200},
 		// Exact arithmetic within the bound, for hours.
 		{"check/bigwork", with(check, bigWork), exitIncomplete, []string{"BigWork: incomplete: timeout; no violation found in the states explored"}, 2 * time.Second, 200},
 		{"simulate/bigwork", with(simulate, bigWork), exitIncomplete, []string{"BigWork: no violation found in 0 walks", "before the timeout"}, 2 * time.Second, 200},
 		// Loading for seconds: the limit ends it.
-		{"check/load", with(check, bigSpec), exitIncomplete,
+		// (Without --memory: under load its budget may come first.)
+		{"check/load", []string{"check", "--timeout", "2s", bigSpec}, exitIncomplete,
 			[]string{"big.wrap: incomplete: timeout; no violation found in the states explored", loading}, 2 * time.Second, 200},
 		{"check/load/memory", []string{"check", "--memory", "100MiB", bigSpec}, exitIncomplete,
 			[]string{"big.wrap: incomplete: memory budget", loading}, time.Minute, 100},
