@@ -262,11 +262,38 @@ func search(ctx context.Context, a, b *side, amap []int, opts Options) (*Directi
 	// Breadth-first over the pairs: nodes is the queue.
 	bk := &buckets{seed: maphash.MakeSeed(), head: map[uint64]int32{}}
 	var setBuf []uint32
+	// One expansion (the successors of a state, or of every state of a
+	// set) may be long and large: the machines poll ctx, and the visitors
+	// look at it every 64 successors and store nothing once it is done.
+	interrupted := func() bool { return ctx.Err() != nil }
+	a.mach.SetInterrupt(interrupted)
+	b.mach.SetInterrupt(interrupted)
+	defer a.mach.SetInterrupt(nil)
+	defer b.mach.SetInterrupt(nil)
+	visits, stopped := 0, false
+	stop := func(m *machine.Machine) bool {
+		if visits++; visits%64 == 0 && !stopped && ctx.Err() != nil {
+			stopped = true
+			m.PollSoon()
+		}
+		return stopped
+	}
+	incomplete := func() *Direction {
+		d.Incomplete, d.Reason, d.Nodes = true, "interrupted", int64(len(s.nodes))
+		cause := context.Cause(ctx)
+		switch {
+		case errors.Is(ctx.Err(), context.DeadlineExceeded):
+			d.Reason = "timed out (--timeout)"
+		case cause != nil && !errors.Is(cause, context.Canceled):
+			d.Reason = cause.Error() // a budget's, such as "memory budget"
+		}
+		return d
+	}
 	// The visitors are made once: a closure per call would allocate.
 	var err error
 	var cur int32 // the pair being expanded
 	visitB := func(act, _ int, t machine.State) {
-		if err != nil {
+		if err != nil || stop(b.mach) {
 			return
 		}
 		var idx uint32
@@ -278,7 +305,7 @@ func search(ctx context.Context, a, b *side, amap []int, opts Options) (*Directi
 		bk.add(key, idx)
 	}
 	visitA := func(act, _ int, t machine.State) {
-		if hit != nil || bound || err != nil {
+		if hit != nil || bound || err != nil || stop(a.mach) {
 			return
 		}
 		set := setBuf[:0]
@@ -299,14 +326,8 @@ func search(ctx context.Context, a, b *side, amap []int, opts Options) (*Directi
 		bound = s.add(idx, set, cur, int32(act))
 	}
 	for i := 0; hit == nil && !bound && i < len(s.nodes); i++ {
-		if i%256 == 0 {
-			if cerr := ctx.Err(); cerr != nil {
-				d.Incomplete, d.Reason, d.Nodes = true, "interrupted", int64(len(s.nodes))
-				if errors.Is(cerr, context.DeadlineExceeded) {
-					d.Reason = "timed out (--timeout)"
-				}
-				return d, nil
-			}
+		if i%256 == 0 && ctx.Err() != nil {
+			return incomplete(), nil
 		}
 		n := s.nodes[i]
 		cur = int32(i)
@@ -316,10 +337,16 @@ func search(ctx context.Context, a, b *side, amap []int, opts Options) (*Directi
 			if err != nil {
 				return nil, err
 			}
+			if stopped || b.mach.Interrupted() {
+				return incomplete(), nil
+			}
 		}
 		_ = a.mach.Successors(a.store.Vector(n.a), visitA)
 		if err != nil {
 			return nil, err
+		}
+		if stopped || a.mach.Interrupted() {
+			return incomplete(), nil
 		}
 	}
 	d.Nodes = int64(len(s.nodes))

@@ -32,7 +32,8 @@
 // warning that says so, keeps the features that need only its syntax,
 // and the analysis is told to stop (through [spec.Options.Context]). A
 // newer version of the document ends the analysis of the older one at
-// once, and a request still waiting on it gets ContentModified. Requests
+// once, and a request still waiting on it gets ContentModified (one the
+// client cancels, $/cancelRequest, gets RequestCancelled). Requests
 // are answered in goroutines of their own, each about the versions of the
 // documents when it arrived, so a request that waits for the analysis of
 // one document never holds up another; notifications are handled in
@@ -45,7 +46,9 @@
 // before the edit is returned. A code lens on every invariant and property
 // runs that one check ([verify.Run] with Only) in the background, with
 // $/progress when the client supports it, cancellable through
-// window/workDoneProgress/cancel and bounded to 5 minutes; a
+// window/workDoneProgress/cancel or $/cancelRequest of the
+// workspace/executeCommand request that started it (whose reply came at
+// once), and bounded to 5 minutes; a
 // counterexample is published as a diagnostic on the check, one related
 // location per step, until the next edit, and the command
 // wrapcheck.showTrace returns it as a Markdown document.

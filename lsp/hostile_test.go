@@ -2,9 +2,11 @@ package lsp
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -123,8 +125,10 @@ func TestHostileDocument(t *testing.T) {
 func TestHostileEditSupersedes(t *testing.T) {
 	c := startServer(t, Options{AnalysisTimeout: time.Minute})
 	c.initialize()
-	uri := "file:///tmp/constbomb.wrap"
-	c.openAsync(uri, 1, hostile(t, "constbomb.wrap"))
+	// constbomb's analysis ends at once now (the bound on exact
+	// integers): one that folds constants for a second stands in.
+	uri := "file:///tmp/slowconst.wrap"
+	c.openAsync(uri, 1, slowConstants())
 	old := c.send("textDocument/documentSymbol", docParams(uri))
 	time.Sleep(200 * time.Millisecond) // the analysis of version 1 is under way
 	start := time.Now()
@@ -183,5 +187,65 @@ func TestAnalysisMemory(t *testing.T) {
 	runtime.GC()
 	if h := checker.HeapBytes(); h > base+100<<20 {
 		t.Errorf("heap %d MiB after the analysis stopped, %d MiB before it", h>>20, base>>20)
+	}
+}
+
+// slowConstants returns a spec of 400 KB whose constants take about a
+// second to fold (80,000 products and quotients of 13288-bit integers,
+// within the bound on exact integers): an analysis that is under way for
+// a while, not one that a bound ends at once.
+func slowConstants() string {
+	var b strings.Builder
+	b.WriteString("spec SlowConst\nconst C0 = " + strings.Repeat("9", 1000) + "\nconst C1 = C0 * C0\n")
+	for i := 2; i < 42; i++ {
+		fmt.Fprintf(&b, "const C%d = C%d%s\n", i, i-1, strings.Repeat(" * C1 / C1", 1000))
+	}
+	b.WriteString("var x: bool\naction a { x := not x }\n")
+	return b.String()
+}
+
+// lastID is the id of the latest request sent.
+func (c *client) lastID() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.nextID
+}
+
+// TestCancelRequest: $/cancelRequest answers a request that waits for
+// the analysis of a document RequestCancelled at once, and stops the
+// check that a code lens started (workspace/executeCommand, whose reply
+// comes at once) for a client without $/progress, which has no other
+// way to stop it. Before, the request was ignored and the check ran for
+// its 5 minutes.
+func TestCancelRequest(t *testing.T) {
+	c := startServer(t, Options{AnalysisTimeout: time.Minute})
+	c.initialize()
+	uri := "file:///tmp/slowconst.wrap"
+	c.openAsync(uri, 1, slowConstants())
+	ch := c.send("textDocument/documentSymbol", docParams(uri))
+	id := c.lastID()
+	time.Sleep(100 * time.Millisecond) // the analysis is under way
+	start := time.Now()
+	c.notify("$/cancelRequest", map[string]any{"id": id})
+	if m := await(t, "documentSymbol, cancelled", ch, start.Add(time.Second)); m.Error == nil || m.Error.Code != codeRequestCancelled {
+		t.Errorf("the cancelled request: %+v %s, want RequestCancelled", m.Error, m.Result)
+	}
+
+	work := "file:///tmp/bigwork.wrap"
+	c.open(work, hostile(t, "bigwork.wrap"))
+	m := c.call("workspace/executeCommand", map[string]any{"command": commandCheck, "arguments": []any{work, "Small"}})
+	if m.Error != nil {
+		t.Fatal(m.Error)
+	}
+	id = c.lastID()
+	time.Sleep(300 * time.Millisecond) // the check is under way
+	start = time.Now()
+	c.notify("$/cancelRequest", map[string]any{"id": id})
+	msg := c.waitNote("window/showMessage", nil)
+	if !strings.Contains(string(msg), "Small: the search stopped early (interrupted)") {
+		t.Errorf("the cancelled check: %s", msg)
+	}
+	if el := time.Since(start); el > time.Second {
+		t.Errorf("the check stopped %v after $/cancelRequest", el)
 	}
 }

@@ -119,6 +119,12 @@ func (s *Server) executeCommand(req *request) (any, *rpcError) {
 	token := fmt.Sprintf("wrapcheck-check-%d", s.nextToken)
 	ctx, cancel := context.WithTimeout(s.ctx, checkTimeout)
 	s.cancels[token] = cancel
+	if req.id != "" {
+		// $/cancelRequest of the command's request ends the check too,
+		// though the reply came at once: a client without $/progress
+		// has no other way to stop it.
+		s.cancels[requestKey(req.id)] = cancel
+	}
 	progress := s.workDoneProgress
 	s.mu.Unlock()
 	go func() {
@@ -127,6 +133,7 @@ func (s *Server) executeCommand(req *request) (any, *rpcError) {
 			cancel()
 			s.mu.Lock()
 			delete(s.cancels, token)
+			delete(s.cancels, requestKey(req.id))
 			s.mu.Unlock()
 		}()
 		s.runCheck(ctx, st, a, name, token, progress)
@@ -227,6 +234,33 @@ func (s *Server) cancelProgress(req *request) (any, *rpcError) {
 	s.mu.Unlock()
 	return nil, nil
 }
+
+// cancelRequest ends the request with the given id: one that waits for
+// an analysis is answered RequestCancelled, and a check that a
+// workspace/executeCommand request started stops (its outcome is
+// reported as the search's, stopped early). An id that names nothing
+// running is ignored, as the protocol asks.
+func (s *Server) cancelRequest(req *request) (any, *rpcError) {
+	var p struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if rerr := decode(req.params, &p); rerr != nil {
+		return nil, rerr
+	}
+	s.mu.Lock()
+	for _, cancel := range []context.CancelFunc{s.requests[string(p.ID)], s.cancels[requestKey(string(p.ID))]} {
+		if cancel != nil {
+			cancel()
+		}
+	}
+	s.mu.Unlock()
+	return nil, nil
+}
+
+// requestKey is the key in Server.cancels of the check started by the
+// request whose id has the JSON id; a progress token, a JSON string or
+// number, never has its form.
+func requestKey(id string) string { return "request " + id }
 
 // request sends a request to the client; its response is ignored.
 func (s *Server) request(method string, params any) {

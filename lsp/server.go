@@ -52,10 +52,15 @@ type Server struct {
 	// workDoneProgress is whether the client accepts $/progress.
 	workDoneProgress bool
 	nextToken        int
-	cancels          map[string]context.CancelFunc // running checks by progress token
-	wg               sync.WaitGroup                // publications and checks under way
-	reqs             sync.WaitGroup                // requests being answered
-	ctx              context.Context
+	// cancels are the running checks, by progress token and by
+	// requestKey of the workspace/executeCommand that started them.
+	cancels map[string]context.CancelFunc
+	// requests are the requests being answered, by the JSON of their
+	// id: $/cancelRequest ends them.
+	requests map[string]context.CancelFunc
+	wg       sync.WaitGroup // publications and checks under way
+	reqs     sync.WaitGroup // requests being answered
+	ctx      context.Context
 	// analyze is the analysis of a version of a document: [analyze],
 	// another function in tests of the budgets.
 	analyze func(ctx context.Context, d *document, parsed func(*analysis)) *analysis
@@ -83,6 +88,10 @@ type docState struct {
 type request struct {
 	params json.RawMessage
 	docs   map[string]*document // nil: the current versions (a notification)
+	// id is the JSON of a request's id, and ctx ends when the client
+	// cancels it ($/cancelRequest); nil for a notification.
+	id  string
+	ctx context.Context
 }
 
 // NewServer returns a server configured by opts.
@@ -99,7 +108,7 @@ func NewServer(opts Options) *Server {
 	if opts.AnalysisMemory == 0 {
 		opts.AnalysisMemory = 512 << 20
 	}
-	return &Server{opts: opts, docs: map[string]*docState{}, cancels: map[string]context.CancelFunc{}, analyze: analyze}
+	return &Server{opts: opts, docs: map[string]*docState{}, cancels: map[string]context.CancelFunc{}, requests: map[string]context.CancelFunc{}, analyze: analyze}
 }
 
 // Run serves requests read from in and writes responses and
@@ -182,11 +191,19 @@ func (s *Server) Run(ctx context.Context, in io.Reader, out io.Writer) error {
 			// Answered in the background, so that no request (one that
 			// waits for the analysis of a hostile document, say) holds
 			// up the others; notifications stay in order here.
-			req := &request{params: msg.Params, docs: s.snapshot()}
+			rctx, cancel := context.WithCancel(ctx)
+			req := &request{params: msg.Params, docs: s.snapshot(), id: string(msg.ID), ctx: rctx}
+			s.mu.Lock()
+			s.requests[req.id] = cancel
+			s.mu.Unlock()
 			s.reqs.Add(1)
 			go func() {
 				defer s.reqs.Done()
 				result, rerr := s.dispatch(&msg, req)
+				s.mu.Lock()
+				delete(s.requests, req.id)
+				s.mu.Unlock()
+				cancel()
 				s.reply(msg.ID, result, rerr)
 			}()
 			continue
@@ -299,7 +316,7 @@ func (s *Server) handlers() map[string]handler {
 		"textDocument/signatureHelp":       s.signatureHelp,
 		"textDocument/semanticTokens/full": s.semanticTokens,
 		"workspace/symbol":                 s.workspaceSymbol,
-		"$/cancelRequest":                  func(*request) (any, *rpcError) { return nil, nil },
+		"$/cancelRequest":                  s.cancelRequest,
 		"$/setTrace":                       func(*request) (any, *rpcError) { return nil, nil },
 		"workspace/didChangeConfiguration": func(*request) (any, *rpcError) { return nil, nil },
 	}
@@ -461,7 +478,7 @@ func (s *Server) publish(st *docState) {
 	s.mu.Lock()
 	d := st.doc
 	s.mu.Unlock()
-	a, rerr := s.analysisOf(st, d)
+	a, rerr := s.analysisOf(nil, st, d)
 	if rerr != nil {
 		return // superseded
 	}
@@ -488,17 +505,29 @@ func (s *Server) publish(st *docState) {
 // that a newer one replaced before its analysis ended.
 var errContentModified = &rpcError{Code: codeContentModified, Message: "the document changed"}
 
+// errRequestCancelled answers a request that the client cancelled
+// ($/cancelRequest) while it waited for an analysis.
+var errRequestCancelled = &rpcError{Code: codeRequestCancelled, Message: "request cancelled"}
+
 // analysisOf returns the analysis of version d of st, computing it at
 // most once per version, within the budget of [Options.AnalysisTimeout]
 // and [Options.AnalysisMemory]. It waits for no longer than that budget,
 // whatever the analysis does. A version that is no longer the current one
 // and whose analysis was not kept gets errContentModified.
-func (s *Server) analysisOf(st *docState, d *document) (*analysis, *rpcError) {
+func (s *Server) analysisOf(ctx context.Context, st *docState, d *document) (*analysis, *rpcError) {
 	j := s.jobFor(st, d)
 	if j == nil {
 		return nil, errContentModified
 	}
-	<-j.done
+	var cancelled <-chan struct{}
+	if ctx != nil {
+		cancelled = ctx.Done()
+	}
+	select {
+	case <-j.done:
+	case <-cancelled:
+		return nil, errRequestCancelled
+	}
 	if j.an.superseded {
 		return nil, errContentModified
 	}
@@ -588,7 +617,7 @@ func (s *Server) lookup(req *request, uri string) (cur, good *analysis, rerr *rp
 	if st == nil || d == nil {
 		return nil, nil, &rpcError{Code: codeInvalidParams, Message: "document not open: " + uri}
 	}
-	if cur, rerr = s.analysisOf(st, d); rerr != nil {
+	if cur, rerr = s.analysisOf(req.ctx, st, d); rerr != nil {
 		return nil, nil, rerr
 	}
 	return cur, st.lastGood.Load(), nil

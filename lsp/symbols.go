@@ -1,6 +1,10 @@
 package lsp
 
-import "github.com/wrapcheck/wrapcheck/spec/syntax"
+import (
+	"strings"
+
+	"github.com/wrapcheck/wrapcheck/spec/syntax"
+)
 
 func (s *Server) documentSymbol(req *request) (any, *rpcError) {
 	a, rerr := s.document(req)
@@ -30,7 +34,7 @@ func outline(d *document, f *syntax.File) []documentSymbol {
 			if !pos.IsValid() {
 				sel = lspRange{Start: start, End: start}
 			}
-			return documentSymbol{Name: name, Detail: detail, Kind: kind, Range: lspRange{Start: start, End: maxPos(end, sel.End)}, SelectionRange: sel}
+			return documentSymbol{Name: name, Detail: shortDetail(detail), Kind: kind, Range: lspRange{Start: start, End: maxPos(end, sel.End)}, SelectionRange: sel}
 		}
 		switch x := decl.(type) {
 		case *syntax.ConstDecl:
@@ -70,7 +74,7 @@ func outline(d *document, f *syntax.File) []documentSymbol {
 				switch m := mem.(type) {
 				case *syntax.VarDecl:
 					sel := d.nameRange(m.Name.Pos, m.Name.Name)
-					ds.Children = append(ds.Children, documentSymbol{Name: m.Name.Name, Detail: typeExprText(m.Type), Kind: symbolKindVariable,
+					ds.Children = append(ds.Children, documentSymbol{Name: m.Name.Name, Detail: shortDetail(typeExprText(m.Type)), Kind: symbolKindVariable,
 						Range: lspRange{Start: mstart, End: maxPos(mend, sel.End)}, SelectionRange: sel})
 				case *syntax.ActionDecl:
 					sel := d.nameRange(m.Name.Pos, m.Name.Name)
@@ -116,7 +120,7 @@ func typeChildren(d *document, t syntax.TypeExpr) []documentSymbol {
 	case *syntax.RecordType:
 		for _, f := range t.Fields {
 			r := d.nameRange(f.Name.Pos, f.Name.Name)
-			out = append(out, documentSymbol{Name: f.Name.Name, Detail: typeExprText(f.Type), Kind: symbolKindField, Range: r, SelectionRange: r})
+			out = append(out, documentSymbol{Name: f.Name.Name, Detail: shortDetail(typeExprText(f.Type)), Kind: symbolKindField, Range: r, SelectionRange: r})
 		}
 	}
 	return out
@@ -151,4 +155,14 @@ func maxPos(a, b position) position {
 		return a
 	}
 	return b
+}
+
+// shortDetail returns the detail of a symbol (a constant's value, a
+// type) with its middle elided when it is longer than 80 bytes: a
+// literal of a thousand digits is no outline entry.
+func shortDetail(s string) string {
+	if len(s) <= 80 {
+		return s
+	}
+	return strings.ToValidUTF8(s[:38]+"..."+s[len(s)-38:], "?")
 }

@@ -34,7 +34,8 @@ func (r ref) at(m *Machine) int {
 }
 
 // site describes a runtime error or assertion location. msg is a format
-// with one %d verb for the offending value when hasVal is set.
+// with one verb for the offending value when hasVal is set: %d, or %s
+// for a value that does not fit an int64 (printed by [spec.IntString]).
 type site struct {
 	kind   Kind
 	pos    spec.Position

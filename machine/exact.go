@@ -407,7 +407,7 @@ type bigFn func(m *Machine) *big.Int
 func (c *compiler) exactScalar(e *spec.Expr, cx frameCtx) evalFn {
 	c.p.exactExprs++
 	f := c.exact(e, cx)
-	st := c.site(RuntimeError, e.Pos, "value %d does not fit a 64-bit integer", true)
+	st := c.site(RuntimeError, e.Pos, "value %s does not fit a 64-bit integer", true)
 	return func(m *Machine) int64 {
 		v := f(m)
 		if v.IsInt64() {

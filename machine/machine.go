@@ -255,7 +255,7 @@ func (m *Machine) pending() *ExecError {
 			e.Msg = fmt.Sprintf("value %d out of range %d..%d of %s", m.errVal, sl.Lo, sl.Hi, name)
 		}
 	case s.hasVal && m.errBig != nil:
-		e.Msg = fmt.Sprintf(s.msg, m.errBig)
+		e.Msg = fmt.Sprintf(s.msg, spec.IntString(m.errBig))
 	case s.hasVal:
 		e.Msg = fmt.Sprintf(s.msg, m.errVal)
 	}

@@ -36,8 +36,8 @@ func untils(n int) string {
 }
 
 // TestHostileTimeout: every tool call with hostile input (a spec whose
-// constants or one action multiply huge integers, a formula whose
-// automaton is exponential) ends within its timeout_seconds plus a
+// constants multiply huge integers, one whose action computes with large
+// ones for hours, a formula whose automaton is exponential) ends within its timeout_seconds plus a
 // second, with an error (the stop, or the front end's own bound on such
 // integers) or the verdict incomplete, and the server stops its work: the
 // goroutines of the calls end.
@@ -49,7 +49,9 @@ func TestHostileTimeout(t *testing.T) {
 		tool string
 		args map[string]any
 	}{
-		{"check rtbomb", "check", map[string]any{"spec": hostile(t, "rtbomb.wrap")}},
+		{"check bigwork", "check", map[string]any{"spec": hostile(t, "bigwork.wrap")}},
+		{"explain bigwork", "explain", map[string]any{"spec": hostile(t, "bigwork.wrap")}},
+		{"replay bigwork", "replay", map[string]any{"spec": hostile(t, "bigwork.wrap"), "run": `{"action": "go"}` + "\n"}},
 		{"check constbomb", "check", map[string]any{"spec": hostile(t, "constbomb.wrap")}},
 		{"vet constbomb", "vet", map[string]any{"spec": hostile(t, "constbomb.wrap")}},
 		{"explain constbomb", "explain", map[string]any{"spec": hostile(t, "constbomb.wrap")}},
@@ -86,6 +88,13 @@ func TestHostileTimeout(t *testing.T) {
 			t.Logf("after %v: %.200s", el, text(res))
 		})
 	}
+	// A huge literal squared 40 times passes the bound on exact
+	// integers at its third square: a violation, at once.
+	var out CheckOutput
+	if res := call(t, cs, "check", map[string]any{"spec": hostile(t, "rtbomb.wrap"), "timeout_seconds": limit}, &out); res.IsError || out.Verdict != "violated" ||
+		!strings.Contains(text(res), "runtime error in action go: integer result does not fit 16384 bits") {
+		t.Errorf("check rtbomb: %.300s", text(res))
+	}
 	// The work of the calls stopped with them.
 	deadline := time.Now().Add(3 * time.Second)
 	for runtime.NumGoroutine() > base+2 && time.Now().Before(deadline) {
@@ -96,8 +105,8 @@ func TestHostileTimeout(t *testing.T) {
 		t.Errorf("%d goroutines 3s after the calls ended, %d before them:\n%s", n, base, buf[:runtime.Stack(buf, true)])
 	}
 	// The server still answers at once.
-	var out VetOutput
-	if res := call(t, cs, "vet", map[string]any{"spec": toggle}, &out); res.IsError {
+	var vet VetOutput
+	if res := call(t, cs, "vet", map[string]any{"spec": toggle}, &vet); res.IsError {
 		t.Fatal(text(res))
 	}
 }

@@ -34,6 +34,10 @@ type Options struct {
 	DefaultTimeout time.Duration
 	// MaxTimeout caps the timeout a check may ask for; zero means 10m.
 	MaxTimeout time.Duration
+	// MemoryBudget bounds, in bytes, the Go heap of a check's search
+	// (verify.Options.MemoryBudget): past it the verdict is incomplete.
+	// Zero means 1 GiB.
+	MemoryBudget int64
 }
 
 // maxSpecBytes bounds a spec passed as text or read from a path.
@@ -51,6 +55,9 @@ func NewServer(opts Options) *sdk.Server {
 	}
 	if opts.MaxTimeout == 0 {
 		opts.MaxTimeout = 10 * time.Minute
+	}
+	if opts.MemoryBudget == 0 {
+		opts.MemoryBudget = 1 << 30
 	}
 	s := sdk.NewServer(&sdk.Implementation{Name: "wrapcheck", Version: opts.Version}, &sdk.ServerOptions{
 		Instructions: "wrapcheck model-checks wrapper specifications (.wrap): the control logic around untrusted agents. " +
@@ -235,7 +242,7 @@ func (t *tools) search(ctx context.Context, req *sdk.CallToolRequest, in CheckIn
 	}
 	opts := verify.Options{
 		Workers: in.Workers, MaxStates: in.MaxStates, NoDeadlock: in.NoDeadlock, Only: in.Only,
-		NoSymmetry: in.NoSymmetry, NoPOR: in.NoPOR,
+		NoSymmetry: in.NoSymmetry, NoPOR: in.NoPOR, MemoryBudget: t.opts.MemoryBudget,
 	}
 	if err := opts.Validate(m); err != nil {
 		return nil, nil, nil, err // "only Nope: no invariant or property of that name in M"

@@ -48,6 +48,22 @@ func (e *Expr) BigVal() *big.Int {
 	return big.NewInt(e.Val)
 }
 
+// IntString returns v in decimal for a message: in full up to 40
+// digits, else its first and last 16 digits around "..." and the count
+// of its digits, so that an exact integer of thousands of digits does
+// not fill the message (at most 80 bytes of it are quoted).
+func IntString(v *big.Int) string {
+	s := v.String()
+	sign, digits := "", s
+	if v.Sign() < 0 {
+		sign, digits = "-", s[1:]
+	}
+	if len(digits) <= 40 {
+		return s
+	}
+	return fmt.Sprintf("%s%s...%s (%d digits)", sign, digits[:16], digits[len(digits)-16:], len(digits))
+}
+
 // IsBig reports whether e is a constant whose value does not fit an int64.
 func (e *Expr) IsBig() bool { return e.Op == OpConst && e.Big != nil }
 

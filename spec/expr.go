@@ -352,7 +352,7 @@ func (c *checker) assignable(x *Expr, t *Type, src syntax.Expr, context string) 
 		return false
 	}
 	if x.Op == OpConst && t.Kind == RangeKind && !c.instDep[x] && (x.Big != nil || x.Val < t.Lo || x.Val > t.Hi) {
-		c.errorf(src.Position(), "cannot use %s (constant %s) as %s value in %s (out of range %d..%d)", exprString(src), x.BigVal(), typeString(t), context, t.Lo, t.Hi)
+		c.errorf(src.Position(), "cannot use %s (constant %s) as %s value in %s (out of range %d..%d)", exprString(src), IntString(x.BigVal()), typeString(t), context, t.Lo, t.Hi)
 		return false
 	}
 	return true

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/wrapcheck/wrapcheck/spec/syntax"
 )
 
@@ -139,5 +141,30 @@ func TestCheckContext(t *testing.T) {
 	ctx = &countCtx{Context: context.Background(), after: 3}
 	if _, err := Check(cf, Options{Context: ctx}); !errors.Is(err, context.Canceled) {
 		t.Errorf("constant chain: error %v, want one wrapping context.Canceled", err)
+	}
+}
+
+// TestIntString: an exact integer in a message is printed in full up to
+// 40 digits, else as its first and last 16 digits and its digit count,
+// so that the message quotes at most 80 bytes of it.
+func TestIntString(t *testing.T) {
+	huge, _ := new(big.Int).SetString(strings.Repeat("9", 4900), 10)
+	tests := []struct {
+		name string
+		v    *big.Int
+		want string
+	}{
+		{"small", big.NewInt(-42), "-42"},
+		{"40 digits", new(big.Int).Exp(big.NewInt(10), big.NewInt(39), nil), "1" + strings.Repeat("0", 39)},
+		{"41 digits", new(big.Int).Exp(big.NewInt(10), big.NewInt(40), nil), "1000000000000000...0000000000000000 (41 digits)"},
+		{"4900 digits", huge, "9999999999999999...9999999999999999 (4900 digits)"},
+		{"negative", new(big.Int).Neg(huge), "-9999999999999999...9999999999999999 (4900 digits)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, IntString(tt.v)); diff != "" {
+				t.Errorf("IntString (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

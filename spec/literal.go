@@ -86,7 +86,7 @@ func (c *checker) inferElem(e *syntax.SetLit, elems []*Expr) *Type {
 			c.errorf(e.Elems[i].Position(), "mismatched types %s and %s in set literal", typeString(first), typeString(x.Type))
 			return nil
 		case x.Big != nil:
-			c.errorf(e.Elems[i].Position(), "set element %s (constant %s) does not fit a 64-bit integer", exprString(e.Elems[i]), x.Big)
+			c.errorf(e.Elems[i].Position(), "set element %s (constant %s) does not fit a 64-bit integer", exprString(e.Elems[i]), IntString(x.Big))
 			return nil
 		case x.Op == OpConst:
 			lo, hi = min(lo, x.Val), max(hi, x.Val)

@@ -162,7 +162,7 @@ func (c *checker) constInt(e syntax.Expr, env *env, what string) (int64, bool) {
 	}
 	if x.Big != nil {
 		// Values are int64 in the engine: a bound must be one.
-		c.errorf(e.Position(), "%s %s = %s does not fit a 64-bit integer (%d..%d)", what, exprString(e), x.Big, int64(math.MinInt64), int64(math.MaxInt64))
+		c.errorf(e.Position(), "%s %s = %s does not fit a 64-bit integer (%d..%d)", what, exprString(e), IntString(x.Big), int64(math.MinInt64), int64(math.MaxInt64))
 		return 0, false
 	}
 	return x.Val, true

@@ -32,6 +32,7 @@ type diffFlags struct {
 	workers      int
 	noChecks     bool
 	timeout      time.Duration
+	memory       string
 }
 
 func newDiffCmd() *cobra.Command {
@@ -67,6 +68,7 @@ command line is wrong, 3 no difference was found but a search was incomplete.`,
 	fl.IntVar(&f.workers, "workers", 0, "search goroutines of the checks (0: one per core)")
 	fl.BoolVar(&f.noChecks, "no-checks", false, "compare the behaviours only, not the verdicts")
 	fl.DurationVar(&f.timeout, "timeout", 0, "stop after this long, e.g. 30s or 5m (0: no limit); what is left is incomplete")
+	fl.StringVar(&f.memory, "memory", "", "memory budget of the comparison and the checks, e.g. 1GiB (default: none); what is left is incomplete")
 	return cmd
 }
 
@@ -104,10 +106,17 @@ func runDiff(cmd *cobra.Command, args []string, f diffFlags) error {
 		ctx, cancel = context.WithTimeout(ctx, f.timeout)
 		defer cancel()
 	}
+	mem, err := parseSize(f.memory)
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	// The heap's watchdog ends the comparison as the deadline does.
+	ctx, release := withMemoryBudget(ctx, mem)
+	defer release()
 	// Loading the specs stops at the limit too (spec.Options.Context).
 	defs.Context = ctx
 	stopped := func() error {
-		return &exitError{code: exitIncomplete, err: fmt.Errorf("diff: stopped before the end: %s", stopWhat(stopReasonOf(ctx), f.timeout, ""))}
+		return &exitError{code: exitIncomplete, err: fmt.Errorf("diff: stopped before the end: %s", stopWhat(stopReasonOf(ctx), f.timeout, f.memory))}
 	}
 	var pairs []diffPair
 	if f.git != "" {
@@ -132,7 +141,7 @@ func runDiff(cmd *cobra.Command, args []string, f diffFlags) error {
 		pairs = append(pairs, p)
 	}
 	opts := diff.Options{Map: rename, MaxNodes: f.maxNodes, MaxSetStates: f.maxSetStates, NoChecks: f.noChecks,
-		Verify: verify.Options{MaxStates: f.maxStates, Workers: f.workers}}
+		Verify: verify.Options{MaxStates: f.maxStates, Workers: f.workers, MemoryBudget: mem}}
 	code := exitHolds
 	for i, p := range pairs {
 		var oldM, newM *spec.Model

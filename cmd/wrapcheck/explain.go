@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
+	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/wrapcheck/wrapcheck/checker"
@@ -25,6 +25,8 @@ type explainFlags struct {
 	maxStates int64
 	workers   int
 	switches  bool
+	timeout   time.Duration
+	memory    string
 }
 
 func newExplainCmd() *cobra.Command {
@@ -53,7 +55,9 @@ out: the design must.
 
 Exit codes: 0 every check holds (nothing to explain), 1 a violation was
 explained, 2 the spec, the run or the command line is wrong, 3 the search
-stopped early with no violation found.`,
+stopped early with no violation found, or --timeout, --memory, SIGINT or
+SIGTERM stopped it, in any phase (loading the spec, the search, the replay
+of --run, the explanation's own searches and replays).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runExplain(cmd, args[0], f, machine.Compile)
@@ -66,6 +70,8 @@ stopped early with no violation found.`,
 	fl.StringVar(&f.format, "format", "text", "output format: text, json or mermaid (essential steps highlighted)")
 	fl.Int64Var(&f.maxStates, "max-states", 0, "stop after storing this many states (0: no limit)")
 	fl.IntVar(&f.workers, "workers", 0, "search goroutines (0: one per core)")
+	fl.DurationVar(&f.timeout, "timeout", 0, "stop after this long, e.g. 30s (0: no limit): exit 3")
+	fl.StringVar(&f.memory, "memory", "", "memory budget of every phase, e.g. 1GiB (default: none): exit 3 past it")
 	fl.BoolVar(&f.switches, "fewest-switches", false, "explain, among the shortest counterexamples, one with the fewest context switches between processes")
 	return cmd
 }
@@ -78,10 +84,29 @@ func runExplain(cmd *cobra.Command, path string, f explainFlags, compile func(*s
 	if f.format != "text" && f.format != "json" && f.format != "mermaid" {
 		return &exitError{code: exitUsage, err: fmt.Errorf("--format %s: want text, json or mermaid", f.format)}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	opts := verify.Options{MaxStates: f.maxStates, Workers: f.workers, Only: f.only}
-	// Loading and compiling end at a signal, as the search does.
+	mem, err := parseSize(f.memory)
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	var out sync.Mutex // held while the explanation is written
+	return limited("explain", f.timeout, &out, func(ctx context.Context) error {
+		// The heap's watchdog covers every phase; the search also
+		// honours the budget itself (verify.Options.MemoryBudget).
+		ctx, release := withMemoryBudget(ctx, mem)
+		defer release()
+		err := explainLimited(ctx, cmd, path, f, mem, &out, compile)
+		if err != nil && ctx.Err() != nil && stopReasonOf(ctx) == checker.StopMemory {
+			return &exitError{code: exitIncomplete, err: fmt.Errorf("explain: stopped before the end: %s", stopWhat(checker.StopMemory, f.timeout, f.memory))}
+		}
+		return err
+	})
+}
+
+// explainLimited is runExplain's work under ctx, which --timeout, --memory
+// (mem bytes) and the signals end; it holds out while it writes.
+func explainLimited(ctx context.Context, cmd *cobra.Command, path string, f explainFlags, mem int64, out *sync.Mutex, compile func(*spec.Model) (*machine.Program, error)) error {
+	opts := verify.Options{MaxStates: f.maxStates, Workers: f.workers, Only: f.only, MemoryBudget: mem}
+	// Loading and compiling end at the limits, as the search does.
 	m, err := loadLimited(ctx, 0, func(ctx context.Context) (*spec.Model, error) {
 		m, err := loadModel(ctx, path, f.defines)
 		if err != nil {
@@ -96,7 +121,7 @@ func runExplain(cmd *cobra.Command, path string, f explainFlags, compile func(*s
 		return m, nil
 	})
 	if ls, ok := err.(*loadStopped); ok {
-		return &exitError{code: exitIncomplete, err: fmt.Errorf("explain: stopped before the end: %s", stopWhat(ls.reason, 0, ""))}
+		return &exitError{code: exitIncomplete, err: fmt.Errorf("explain: stopped before the end: %s", stopWhat(ls.reason, f.timeout, f.memory))}
 	}
 	if err != nil {
 		return err
@@ -112,7 +137,7 @@ func runExplain(cmd *cobra.Command, path string, f explainFlags, compile func(*s
 		if err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
-		res, err := replay.CheckProgram(context.Background(), opts.Program, lines)
+		res, err := replay.CheckProgram(ctx, opts.Program, lines)
 		if err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
@@ -135,17 +160,19 @@ func runExplain(cmd *cobra.Command, path string, f explainFlags, compile func(*s
 		}
 		v = res.Violation
 	}
-	out, err := explain.Explain(ctx, m, v, explain.Options{Verify: opts, FewestSwitches: f.switches})
+	ex, err := explain.Explain(ctx, m, v, explain.Options{Verify: opts, FewestSwitches: f.switches})
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
+	out.Lock()
+	defer out.Unlock()
 	switch f.format {
 	case "json":
-		err = out.JSON(cmd.OutOrStdout())
+		err = ex.JSON(cmd.OutOrStdout())
 	case "mermaid":
-		err = out.Mermaid(cmd.OutOrStdout())
+		err = ex.Mermaid(cmd.OutOrStdout())
 	default:
-		err = out.Text(cmd.OutOrStdout())
+		err = ex.Text(cmd.OutOrStdout())
 	}
 	if err != nil {
 		return err

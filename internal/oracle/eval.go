@@ -354,7 +354,7 @@ func isArith(e *spec.Expr) bool {
 // int64 (every range does).
 func stored(v *big.Int) int64 {
 	if !v.IsInt64() {
-		fail("runtime-error", "value %s does not fit a 64-bit integer", v)
+		fail("runtime-error", "value %s does not fit a 64-bit integer", spec.IntString(v))
 	}
 	return v.Int64()
 }

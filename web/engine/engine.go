@@ -28,6 +28,10 @@ import (
 const (
 	DefaultMaxStates = 200000
 	DefaultTimeout   = 20 * time.Second
+	// MemoryBudget bounds the Go heap of a check's search, in bytes
+	// (verify.Options.MemoryBudget): one state of a hundred thousand
+	// large successors stops there, not at the machine's memory.
+	MemoryBudget = 256 << 20
 	// MaxSource is the largest spec source accepted, in bytes.
 	MaxSource = 1 << 20
 	// MaxGraphStates bounds the state graph drawn in the page.
@@ -175,7 +179,7 @@ func Run(ctx context.Context, req Request, progress func(Progress)) (resp *Respo
 
 func check(ctx context.Context, resp *Response, m *spec.Model, vet []report.Diagnostic, req Request, progress func(Progress)) error {
 	// Workers 0: one per core natively, one under js/wasm (GOMAXPROCS 1)
-	opts := verify.Options{MaxStates: req.MaxStates}
+	opts := verify.Options{MaxStates: req.MaxStates, MemoryBudget: MemoryBudget}
 	if opts.MaxStates <= 0 {
 		opts.MaxStates = DefaultMaxStates
 	}
