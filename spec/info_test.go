@@ -78,8 +78,9 @@ func TestInfoCoversEveryIdent(t *testing.T) {
 			}
 		}
 	}
-	if checked < 300 {
-		t.Errorf("only %d specs checked, want at least 300", checked)
+	// the repository's specs (about 230) and most random ones
+	if want := 200 + 8*n; checked < want {
+		t.Errorf("only %d specs checked, want at least %d", checked, want)
 	}
 }
 
