@@ -650,6 +650,20 @@ func (c *compiler) analyse(cx frameCtx, fixed map[int]interval, stmts []*spec.St
 	}
 }
 
+// analyseNested analyses e, a unit compiled in the middle of another (an
+// agent's assumption, compiled for one ask of an action or the init
+// block), runs compile under that analysis, and then restores all of the
+// outer unit's: its slot bounds, its memo and its big slots. Statements
+// are compiled continuation first, so the outer unit's statements before
+// the ask (and those of the other branches of an if or match around it)
+// are compiled after it, and must still find their lets' big slots.
+func (c *compiler) analyseNested(cx frameCtx, fixed map[int]interval, e *spec.Expr, compile func()) {
+	iv, memo, big := c.iv, c.memo, c.bigSlot
+	c.analyse(cx, fixed, nil, e)
+	compile()
+	c.iv, c.memo, c.bigSlot = iv, memo, big
+}
+
 func withFixed(m map[int]interval, off int, iv interval) map[int]interval {
 	if m == nil {
 		m = map[int]interval{}

@@ -693,10 +693,8 @@ func (c *compiler) ask(s *spec.Stmt, cx frameCtx, k stepFn) stepFn {
 		// The assumption is compiled for this call: its parameters have
 		// the bounds of these arguments (they are not range checked).
 		fixed := c.askBounds(s, ag, cx, base, res)
-		iv, memo := c.iv, c.memo
-		c.analyse(frameCtx{state: 0, frame: base}, fixed, nil, ag.Assume)
-		assume = c.scalar(ag.Assume, frameCtx{state: 0, frame: base})
-		c.iv, c.memo = iv, memo
+		acx := frameCtx{state: 0, frame: base}
+		c.analyseNested(acx, fixed, ag.Assume, func() { assume = c.scalar(ag.Assume, acx) })
 	}
 	var target ref
 	if s.Target != nil {

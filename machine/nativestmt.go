@@ -317,19 +317,20 @@ func (g *gen) ask(s *spec.Stmt, cx frameCtx, k string) {
 	g.emit("ok := true")
 	if ag.Assume != nil {
 		fixed := c.askBounds(s, ag, cx, base, res)
-		iv, memo, big := c.iv, c.memo, c.bigSlot
-		c.analyse(frameCtx{state: 0, frame: base}, fixed, nil, ag.Assume)
-		if len(c.bigSlot) > 0 {
-			g.unsupported()
-		}
-		for _, pa := range params {
-			if pa.dst >= 0 {
-				g.emit("copy(mem[%d:%d], %s[:])", pa.dst, pa.dst+pa.w, pa.name)
+		acx := frameCtx{state: 0, frame: base}
+		var x string
+		c.analyseNested(acx, fixed, ag.Assume, func() {
+			if len(c.bigSlot) > 0 {
+				g.unsupported()
 			}
-		}
-		g.emit("copy(mem[%d:%d], %s[:])", res, res+w, ans)
-		x := g.scalar(ag.Assume, frameCtx{state: 0, frame: base})
-		c.iv, c.memo, c.bigSlot = iv, memo, big
+			for _, pa := range params {
+				if pa.dst >= 0 {
+					g.emit("copy(mem[%d:%d], %s[:])", pa.dst, pa.dst+pa.w, pa.name)
+				}
+			}
+			g.emit("copy(mem[%d:%d], %s[:])", res, res+w, ans)
+			x = g.scalar(ag.Assume, acx)
+		})
 		g.emit("ok = %s != 0", x)
 		g.emit("if m.err != nil {\nm.raise()\nm.resume()\nok = false\n}")
 	}

@@ -440,7 +440,10 @@ func (g *mixer) identity(sc []gvar, ind string) {
 		fmt.Sprintf("(exists %s in %s: %s) == ((count %s in %s: %s) > 0)", k, dom, body, k, dom, body),
 		fmt.Sprintf("(%s minus %s) subset %s", s1, s2, s1),
 		fmt.Sprintf("card(%s union %s) == card(%s) + card(%s) - card(%s intersect %s)", s1, s2, s1, s2, s1, s2),
-		fmt.Sprintf("(%s in (%s union %s)) == ((%s in %s) or (%s in %s))", x, s1, s2, x, s1, x, s2),
+		// s2 minus s1, not s2 alone: a literal s2 takes s1's element
+		// type beside it, while alone it spans its elements, so an x of
+		// a wider range (x in {x} is true) is a member on one side only
+		fmt.Sprintf("(%s in (%s union %s)) == ((%s in %s) or (%s in (%s minus %s)))", x, s1, s2, x, s1, x, s2, s1),
 		fmt.Sprintf("(%s in {%s}) and ((%s) / %s) * %s + (%s) %% %s == %s", x, x, n, d, d, n, d, n),
 		fmt.Sprintf("(-(%s)) %% %s == -((%s) %% %s) and (-(%s)) / %s == -((%s) / %s)", n, d, n, d, n, d, n, d),
 	}
