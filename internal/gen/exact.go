@@ -5,6 +5,8 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"strings"
+
+	"github.com/wrapcheck/wrapcheck/spec"
 )
 
 // The Exact shape: random integer expressions over variables near the
@@ -158,7 +160,7 @@ func (g *exactGen) exactSpec(i int) (src, want, msg string) {
 	switch {
 	case v != nil && !fitsS(v) && constant:
 		// a constant out of the range: a front-end error
-		msg := fmt.Sprintf("%d:8: cannot use %s (constant %s) as %s value in assignment to s (out of range %s)", line, operand(e), v, sRange, sRange)
+		msg := fmt.Sprintf("%d:8: cannot use %s (constant %s) as %s value in assignment to s (out of range %s)", line, operand(e), spec.IntString(v), sRange, sRange)
 		return b.String(), "static", msg
 	case v == nil || !fitsS(v):
 		return b.String(), "runtime-error", ""
