@@ -56,6 +56,8 @@ func (c *checker) selector(e *syntax.SelectorExpr, env *env) *Expr {
 		if o := c.lookup(env.scope, x.Ident()); o != nil && o.kind == objProcess {
 			o.used = true
 			return c.procLocal(e, o.proc, nil, env)
+		} else if o != nil && o.kind == objType {
+			return c.typeMember(e, x, env)
 		}
 	case *syntax.IndexExpr:
 		if id, ok := unparen(x.X).(*syntax.IdentExpr); ok {

@@ -45,6 +45,8 @@ type Info struct {
 
 	fields map[*Field]*Object // record fields, for their selections
 	card   *Object            // the builtin card
+	// members are each enum type's members, in order (Type.member)
+	members map[*Type][]*Object
 }
 
 // ObjKind is the kind of a named entity.
@@ -180,6 +182,10 @@ func (info *Info) ObjectOf(id *syntax.Ident) *Object {
 
 // FieldOf returns the declaration of the record field f, or nil.
 func (info *Info) FieldOf(f *Field) *Object { return info.fields[f] }
+
+// MembersOf returns the declarations of the members of the enum type t,
+// in order, or nil when t is not an enum of the file.
+func (info *Info) MembersOf(t *Type) []*Object { return info.members[t] }
 
 // init makes info's maps, keeping those already made.
 func (info *Info) init() {

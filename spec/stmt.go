@@ -233,6 +233,11 @@ func (c *checker) target(e syntax.Expr, env *env) *Expr {
 		case *syntax.IdentExpr:
 			if o := c.lookup(env.scope, x.Ident()); o != nil && o.kind == objProcess {
 				return c.selector(t, env)
+			} else if o != nil && o.kind == objType {
+				if m := c.selector(t, env); !isInvalid(m.Type) {
+					c.errorf(t.Pos, "cannot assign to %s (an enum member is a constant)", exprString(t))
+				}
+				return c.bad(t.Pos)
 			}
 		case *syntax.IndexExpr:
 			if id, ok := unparen(x.X).(*syntax.IdentExpr); ok {

@@ -124,10 +124,13 @@ func mixed(r *rand.Rand) string {
 	g.p("type Small = 0..N")
 	g.wide = &gtype{k: kInt, src: "Wide", lo: -2, hi: 2}
 	g.p("type Wide = -2..2")
-	g.color = &gtype{k: kEnum, src: "Color", members: []string{"red", "green", "blue"}, lo: 0, hi: 2}
+	// Color and Mode both have green (enum members scoped by their type,
+	// an extension): its bare use would be ambiguous, so the members are
+	// kept as they are written, green as Color.green or Mode.green
+	g.color = &gtype{k: kEnum, src: "Color", members: []string{"red", "Color.green", "blue"}, lo: 0, hi: 2}
 	g.p("type Color = {red, green, blue}")
-	g.mode = &gtype{k: kEnum, src: "Mode", members: []string{"idle", "busy"}, lo: 0, hi: 1}
-	g.p("type Mode = {idle, busy}")
+	g.mode = &gtype{k: kEnum, src: "Mode", members: []string{"idle", "Mode.green"}, lo: 0, hi: 1}
+	g.p("type Mode = {idle, green}")
 	if g.chance(1, 3) {
 		g.id = &gtype{k: kSym, src: "Id", lo: 0, hi: 1}
 		g.p("type Id = symmetric 2")
