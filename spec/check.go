@@ -533,6 +533,8 @@ func (c *checker) collectEnums(te syntax.TypeExpr) {
 		}
 	case *syntax.SetType:
 		c.collectEnums(t.Elem)
+	case *syntax.SeqType:
+		c.collectEnums(t.Elem)
 	}
 }
 

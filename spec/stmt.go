@@ -250,7 +250,7 @@ func (c *checker) target(e syntax.Expr, env *env) *Expr {
 		if isInvalid(base.Type) {
 			return base
 		}
-		if base.Type.Kind != RecordKind {
+		if base.Type.Kind != RecordKind || base.Type.Seq {
 			c.errorf(t.Field.Pos, "%s.%s undefined (type %s has no field %s)", exprString(t.X), t.Field.Name, typeString(base.Type), t.Field.Name)
 			return c.bad(t.Pos)
 		}

@@ -293,6 +293,9 @@ func mixed(r *rand.Rand) string {
 			break
 		}
 	}
+	if g.chance(1, 3) {
+		g.sequence(sc)
+	}
 	for i := range r.IntN(3) {
 		g.p("invariant Inv%d: %s", i, g.boolean(sc, 3))
 	}
@@ -341,4 +344,24 @@ func (g *mixer) action(sc []gvar, ind string) {
 	g.depth--
 	g.stmts(sc, g.r.IntN(3), ind+"  ")
 	g.p("%s}", ind)
+}
+
+// sequence declares hist, a sequence of colours (an extension), with
+// actions that append to it, drop its head and run statements for each
+// of its elements, and an invariant over its membership.
+func (g *mixer) sequence(sc []gvar) {
+	g.p("var hist: seq[2] of Color")
+	g.p("action histPush when len(hist) < %d {", 1+g.r.IntN(2))
+	g.p("  hist := append(hist, %s)", g.value(g.color, sc, 1))
+	g.p("}")
+	g.p("action histPop when len(hist) > 0 and head(hist) != %s {", g.lit(g.color))
+	g.p("  hist := tail(hist)")
+	g.p("}")
+	g.p("action histScan {")
+	g.p("  for h in hist {")
+	g.stmts(append(append([]gvar(nil), sc...), gvar{name: "h", t: g.color}), 1, "    ")
+	g.p("  }")
+	g.p("}")
+	c := g.lit(g.color)
+	g.p("invariant HistIn: (%s in hist) == (exists k in 0..1: k < len(hist) and hist[k] == %s)", c, c)
 }
