@@ -127,8 +127,11 @@ func receiver(text string) string {
 }
 
 // members returns the names that may follow `recv.` at p: the locals of
-// a process, or the fields of a record.
+// a process, the fields of a record, or the members of an enum type.
 func (ix *index) members(p syntax.Position, recv string) []*spec.Object {
+	if o := ix.lookupAt(p, recv); o != nil && o.Kind == spec.ObjType {
+		return ix.info.MembersOf(o.Type)
+	}
 	t, proc := ix.chain(p, recv)
 	var out []*spec.Object
 	switch {

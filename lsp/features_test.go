@@ -189,6 +189,12 @@ func TestCompletion(t *testing.T) {
 	if diff := cmp.Diff([]string{"edits"}, labels(l)); diff != "" {
 		t.Errorf("process locals (-want +got):\n%s", diff)
 	}
+	// An enum type's members (Type.member, an extension)
+	half = strings.Replace(approvalSpec, "    shipped := content\n", "    shipped := Verdict.\n", 1)
+	l = complete(half, at(half, "Verdict.\n", 0).add(8))
+	if diff := cmp.Diff([]string{"pass", "fail"}, labels(l)); diff != "" {
+		t.Errorf("enum members (-want +got):\n%s", diff)
+	}
 	// Names in scope: the let `answer` inside approve, not elsewhere; enum
 	// members first after `last ==`.
 	in := at(approvalSpec, "    last := answer", 0)

@@ -56,7 +56,51 @@ type canon struct {
 	// is its stabiliser); it gets a signature below every other.
 	pinned    []bool
 	anyPinned bool
-	pool      sync.Pool
+	// seqs are the sequences (an extension) whose elements hold
+	// identities: a permutation moves the identities in the slots past
+	// a sequence's length too, which hold the zero value in every state
+	// the machine builds, so the canonical state has them set back (a
+	// state semantically in the orbit, which compares equal to the
+	// sequences the machine builds).
+	seqs []seqSlots
+	pool sync.Pool
+}
+
+// seqSlots is a sequence in the state: its length at slot len, n elements
+// of len(zero) slots each from slot elems, and the zero value of one.
+type seqSlots struct {
+	len, elems, n int
+	zero          []int64
+}
+
+// clearSeqs sets the slots of s past each sequence's length to the zero
+// value.
+func (c *canon) clearSeqs(s []int64) {
+	for _, q := range c.seqs {
+		w := len(q.zero)
+		for k := int(s[q.len]); k >= 0 && k < q.n; k++ {
+			copy(s[q.elems+k*w:q.elems+(k+1)*w], q.zero)
+		}
+	}
+}
+
+// zeroSlots appends the zero value of t, slot by slot.
+func zeroSlots(t *spec.Type, out []int64) []int64 {
+	switch t.Kind {
+	case spec.ArrayKind:
+		for range t.Index.Size() {
+			out = zeroSlots(t.Elem, out)
+		}
+		return out
+	case spec.RecordKind:
+		for _, f := range t.Fields {
+			out = zeroSlots(f.Type, out)
+		}
+		return out
+	case spec.SetKind, spec.BoolKind, spec.IntKind:
+		return append(out, 0)
+	}
+	return append(out, t.Lo)
 }
 
 // scratch holds the buffers of one canonicalisation.
@@ -184,6 +228,7 @@ func (k *Canon) Swap(dst, s []int64, t *spec.Type, a, b int) bool {
 		d := int(d32)
 		dst[d] = c.swapped(s, ti, int32(a), int32(b), d)
 	}
+	c.clearSeqs(dst)
 	return true
 }
 
@@ -366,6 +411,10 @@ func (b *builder) walk(t *spec.Type, base int, cs []coordTmp, path string, seen 
 			}
 		}
 	case spec.RecordKind:
+		if t.Seq {
+			el := t.Fields[1].Type
+			c.seqs = append(c.seqs, seqSlots{len: base, elems: base + 1, n: int(el.Index.Size()), zero: zeroSlots(el.Elem, nil)})
+		}
 		for _, f := range t.Fields {
 			b.walk(f.Type, base+f.Offset, cs, path+"."+f.Name, seen)
 		}
@@ -462,6 +511,7 @@ func (c *canon) canonicalizePerm(s []int64, perm [][]int32) {
 	for _, d := range c.relevant {
 		s[d] = best[d]
 	}
+	c.clearSeqs(s)
 	c.pool.Put(sc)
 }
 

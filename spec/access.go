@@ -32,6 +32,17 @@ func (c *checker) indexInto(x *Expr, e *syntax.IndexExpr, env *env) *Expr {
 		c.expr(e.Index, env, nil)
 		return c.bad(e.Pos)
 	}
+	if isSeq(x.Type) {
+		i := c.expr(e.Index, env, nil)
+		if isInvalid(i.Type) {
+			return c.bad(e.Pos)
+		}
+		if !isInt(i.Type) {
+			c.errorf(e.Index.Position(), "cannot use %s (type %s) as int value in index of %s", exprString(e.Index), typeString(i.Type), exprString(e.X))
+			return c.bad(e.Pos)
+		}
+		return c.seqIndex(x, i, e.Pos)
+	}
 	if x.Type.Kind != ArrayKind {
 		c.expr(e.Index, env, nil)
 		c.errorf(e.Pos, "invalid operation: cannot index %s (type %s)", exprString(e.X), typeString(x.Type))
@@ -56,6 +67,8 @@ func (c *checker) selector(e *syntax.SelectorExpr, env *env) *Expr {
 		if o := c.lookup(env.scope, x.Ident()); o != nil && o.kind == objProcess {
 			o.used = true
 			return c.procLocal(e, o.proc, nil, env)
+		} else if o != nil && o.kind == objType {
+			return c.typeMember(e, x, env)
 		}
 	case *syntax.IndexExpr:
 		if id, ok := unparen(x.X).(*syntax.IdentExpr); ok {
@@ -69,7 +82,7 @@ func (c *checker) selector(e *syntax.SelectorExpr, env *env) *Expr {
 	if isInvalid(x.Type) {
 		return x
 	}
-	if x.Type.Kind != RecordKind {
+	if x.Type.Kind != RecordKind || x.Type.Seq {
 		c.errorf(e.Field.Pos, "%s.%s undefined (type %s has no field %s)", exprString(e.X), e.Field.Name, typeString(x.Type), e.Field.Name)
 		return c.bad(e.Pos)
 	}

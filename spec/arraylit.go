@@ -14,6 +14,9 @@ import (
 // context (want).
 func (c *checker) arrayLit(e *syntax.ArrayLit, env *env, want *Type) *Expr {
 	env = env.flat()
+	if isSeq(want) {
+		return c.seqLit(e, env, want)
+	}
 	if want == nil || want.Kind != ArrayKind {
 		for _, x := range e.Elems {
 			c.expr(x, env, nil)

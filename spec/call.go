@@ -27,6 +27,9 @@ func (c *checker) call(e *syntax.CallExpr, env *env) *Expr {
 		return c.fold(&Expr{Op: OpCard, Type: c.tInt, Args: []*Expr{x}, Pos: e.Pos})
 	}
 	if o == nil {
+		if x, ok := c.seqBuiltin(e, env); ok {
+			return x
+		}
 		for _, a := range e.Args {
 			c.expr(a, env, nil)
 		}

@@ -139,6 +139,10 @@ type object struct {
 	what  string
 	used  bool
 	dep   bool // objConstArg: the value depends on a family index
+	// amb holds, for a member name that two or more enum types declare,
+	// their members in declaration order; the global name is then this
+	// object, whose bare use is an error (Type.member names one).
+	amb []*object
 
 	cdecl *syntax.ConstDecl
 	tdecl *syntax.TypeDecl
@@ -225,6 +229,7 @@ type checker struct {
 
 	global    *scope
 	enums     map[*syntax.EnumType]*Type
+	members   map[*Type][]*object // each enum type's members, in order (Type.member)
 	syms      map[*syntax.SymmetricType]*Type
 	instDep   map[*Expr]bool
 	fns       []*fnInfo
@@ -269,6 +274,7 @@ func newChecker(f *syntax.File, opts Options) *checker {
 		global:   newScope(nil),
 		pastUse:  map[*Expr]*pastInfo{},
 		enums:    map[*syntax.EnumType]*Type{},
+		members:  map[*Type][]*object{},
 		syms:     map[*syntax.SymmetricType]*Type{},
 		instDep:  map[*Expr]bool{},
 		dupNames: map[string]bool{},
@@ -502,6 +508,23 @@ func (c *checker) collectEnums(te syntax.TypeExpr) {
 			et.Names = append(et.Names, m.Name)
 			o := &object{kind: objMember, name: m.Name, pos: m.Pos, typ: et, val: int64(i)}
 			c.def(o, &t.Members[i], ObjMember, t, nil)
+			c.members[et] = append(c.members[et], o)
+			if c.info != nil && o.pub != nil {
+				if c.info.members == nil {
+					c.info.members = map[*Type][]*Object{}
+				}
+				c.info.members[et] = append(c.info.members[et], o.pub)
+			}
+			if prev := c.global.names[m.Name]; prev != nil && prev.kind == objMember && !prev.memberOf(et) {
+				// another enum's member of the same name: both stay
+				// reachable as Type.member, the bare name is ambiguous
+				if prev.amb == nil {
+					prev = &object{kind: objMember, name: m.Name, pos: prev.pos, amb: []*object{prev}}
+					c.global.names[m.Name] = prev
+				}
+				prev.amb = append(prev.amb, o)
+				continue
+			}
 			c.declare(c.global, o)
 		}
 		if len(t.Members) == 0 {
@@ -516,7 +539,23 @@ func (c *checker) collectEnums(te syntax.TypeExpr) {
 		}
 	case *syntax.SetType:
 		c.collectEnums(t.Elem)
+	case *syntax.SeqType:
+		c.collectEnums(t.Elem)
 	}
+}
+
+// memberOf reports whether the member o, or one of the members it stands
+// for when ambiguous, belongs to the enum type t.
+func (o *object) memberOf(t *Type) bool {
+	if o.typ == t {
+		return true
+	}
+	for _, m := range o.amb {
+		if m.typ == t {
+			return true
+		}
+	}
+	return false
 }
 
 // suggest returns the visible name nearest to name, or "".

@@ -206,6 +206,10 @@ func (c *checker) ident(e *syntax.IdentExpr, env *env) *Expr {
 		c.errorf(e.Pos, "undefined: %s%s", e.Name, didYouMean(c.suggest(e.Name, env.scope)))
 		return c.bad(e.Pos)
 	}
+	if o.amb != nil {
+		c.ambiguousMember(e.Pos, o)
+		return c.bad(e.Pos)
+	}
 	o.used = true
 	if c.dupNames[e.Name] && c.global.names[e.Name] == o {
 		return c.bad(e.Pos)

@@ -22,6 +22,11 @@ const MaxForBodies = 1 << 16
 // range checks left to run time (as an inlined fn's), since the body
 // was checked for every value of D.
 func (c *checker) forStmt(s *syntax.ForStmt, env *env, out []*Stmt) []*Stmt {
+	if nt, ok := s.Domain.(*syntax.NamedType); ok {
+		if o := env.scope.lookup(nt.Name); o != nil && o.kind != objType && isSeq(o.typ) {
+			return c.forSeq(s, env, out)
+		}
+	}
 	dom, set := c.domain(s.Domain, env)
 	sc := newScope(env.scope)
 	o := &object{kind: objBound, name: s.Var.Name, pos: s.Var.Pos, typ: dom, what: "loop variable", used: true}

@@ -45,6 +45,10 @@ type Info struct {
 
 	fields map[*Field]*Object // record fields, for their selections
 	card   *Object            // the builtin card
+	// seqFns are the builtins of sequences (an extension) by name
+	seqFns map[string]*Object
+	// members are each enum type's members, in order (Type.member)
+	members map[*Type][]*Object
 }
 
 // ObjKind is the kind of a named entity.
@@ -70,7 +74,7 @@ const (
 	ObjAction                   // action
 	ObjInvariant                // invariant
 	ObjProperty                 // property
-	ObjBuiltin                  // the builtin card
+	ObjBuiltin                  // a builtin: card; len, head, tail, append, concat (extensions)
 )
 
 var objKindNames = [...]string{
@@ -181,6 +185,10 @@ func (info *Info) ObjectOf(id *syntax.Ident) *Object {
 // FieldOf returns the declaration of the record field f, or nil.
 func (info *Info) FieldOf(f *Field) *Object { return info.fields[f] }
 
+// MembersOf returns the declarations of the members of the enum type t,
+// in order, or nil when t is not an enum of the file.
+func (info *Info) MembersOf(t *Type) []*Object { return info.members[t] }
+
 // init makes info's maps, keeping those already made.
 func (info *Info) init() {
 	if info.Defs == nil {
@@ -289,6 +297,21 @@ func (c *checker) useBuiltin(id *syntax.Ident) {
 		c.info.card = &Object{Kind: ObjBuiltin, Name: "card"}
 	}
 	c.info.Uses[id] = c.info.card
+}
+
+// useSeqBuiltin records that id names a builtin of sequences (len,
+// head, tail, append, concat).
+func (c *checker) useSeqBuiltin(id *syntax.Ident) {
+	if c.info == nil {
+		return
+	}
+	if c.info.seqFns[id.Name] == nil {
+		if c.info.seqFns == nil {
+			c.info.seqFns = map[string]*Object{}
+		}
+		c.info.seqFns[id.Name] = &Object{Kind: ObjBuiltin, Name: id.Name}
+	}
+	c.info.Uses[id] = c.info.seqFns[id.Name]
 }
 
 // lookup resolves the name id in s and records the use.

@@ -66,6 +66,11 @@ type Type struct {
 	Index  *Type    // Array: index type (a finite scalar type)
 	Fields []*Field // Record: fields in declaration order
 	Width  int      // number of scalar slots a value occupies
+	// Seq marks a record that is a sequence, seq[N] of T (an
+	// extension): its fields are len (0..N) and elems ([0..N-1]T), the
+	// elements at len and past it held at T's zero value, so that equal
+	// sequences have one encoding.
+	Seq bool
 }
 
 // Field is a record field.

@@ -245,6 +245,10 @@ func (c *checker) checkAgentSig(ai *agentInfo) {
 		return
 	}
 	ai.result = c.resolveType(ai.decl.Result, genv)
+	if hasSeq(ai.result) {
+		c.errorf(ai.decl.Result.Position(), "agent %s cannot answer a sequence (type %s): its answers are every value of the type, and a sequence's slots past its length are not free; answer its elements instead", ai.decl.Name.Name, typeString(ai.result))
+		ai.result = c.tInvalid
+	}
 }
 
 // lowerAgent builds the Model's Agent, with its assumption over the

@@ -270,10 +270,19 @@ func (c *checker) binary(e *syntax.BinaryExpr, env *env, want *Type) *Expr {
 		var elemWant *Type
 		if y.Type.Kind == SetKind {
 			elemWant = y.Type.Elem
+		} else if isSeq(y.Type) {
+			elemWant = seqElem(y.Type)
 		}
 		x := c.expr(e.X, env, elemWant)
 		if isInvalid(x.Type) || isInvalid(y.Type) {
 			return c.bad(e.Pos)
+		}
+		if isSeq(y.Type) {
+			if !comparable(x.Type, seqElem(y.Type)) {
+				c.errorf(e.Pos, "invalid operation: %s (mismatched types %s and %s)", exprString(e), typeString(x.Type), typeString(y.Type))
+				return c.bad(e.Pos)
+			}
+			return c.seqIn(x, y, e.Pos)
 		}
 		if y.Type.Kind != SetKind {
 			c.errorf(e.Pos, "invalid operation: %s (%s (type %s) is not a set)", exprString(e), exprString(e.Y), typeString(y.Type))

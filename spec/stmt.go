@@ -233,6 +233,11 @@ func (c *checker) target(e syntax.Expr, env *env) *Expr {
 		case *syntax.IdentExpr:
 			if o := c.lookup(env.scope, x.Ident()); o != nil && o.kind == objProcess {
 				return c.selector(t, env)
+			} else if o != nil && o.kind == objType {
+				if m := c.selector(t, env); !isInvalid(m.Type) {
+					c.errorf(t.Pos, "cannot assign to %s (an enum member is a constant)", exprString(t))
+				}
+				return c.bad(t.Pos)
 			}
 		case *syntax.IndexExpr:
 			if id, ok := unparen(x.X).(*syntax.IdentExpr); ok {
@@ -245,7 +250,7 @@ func (c *checker) target(e syntax.Expr, env *env) *Expr {
 		if isInvalid(base.Type) {
 			return base
 		}
-		if base.Type.Kind != RecordKind {
+		if base.Type.Kind != RecordKind || base.Type.Seq {
 			c.errorf(t.Field.Pos, "%s.%s undefined (type %s has no field %s)", exprString(t.X), t.Field.Name, typeString(base.Type), t.Field.Name)
 			return c.bad(t.Pos)
 		}

@@ -57,6 +57,9 @@ func TypeString(t *Type, expand int) string {
 	case ArrayKind:
 		return "[" + TypeString(t.Index, inner) + "]" + TypeString(t.Elem, inner)
 	case RecordKind:
+		if t.Seq {
+			return "seq[" + strconv.FormatInt(t.Fields[1].Type.Index.Size(), 10) + "] of " + TypeString(t.Fields[1].Type.Elem, inner)
+		}
 		var b strings.Builder
 		b.WriteString("record { ")
 		for i, f := range t.Fields {
@@ -97,7 +100,7 @@ func identical(a, b *Type) bool {
 	case SetKind:
 		return identical(a.Elem, b.Elem)
 	case RecordKind:
-		if len(a.Fields) != len(b.Fields) {
+		if len(a.Fields) != len(b.Fields) || a.Seq != b.Seq {
 			return false
 		}
 		for i, f := range a.Fields {
@@ -129,7 +132,7 @@ func assignableTo(v, t *Type) bool {
 	case ArrayKind:
 		return identical(v.Index, t.Index) && assignableTo(v.Elem, t.Elem)
 	case RecordKind:
-		if len(v.Fields) != len(t.Fields) {
+		if len(v.Fields) != len(t.Fields) || v.Seq != t.Seq {
 			return false
 		}
 		for i, f := range t.Fields {
@@ -291,6 +294,8 @@ func (c *checker) resolveType(te syntax.TypeExpr, env *env) *Type {
 			return c.tInvalid
 		}
 		return rt
+	case *syntax.SeqType:
+		return c.seqType(t, env)
 	case *syntax.SetType:
 		elem := c.resolveType(t.Elem, env)
 		if isInvalid(elem) {

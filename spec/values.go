@@ -30,7 +30,7 @@ func NextValue(vals []int64, leaves [][2]int64) bool {
 // value of t, in slot order: bool 0..1, a range, enum or symmetric type
 // Lo..Hi, a set every bitmask 0..2^n-1. The values of t are all the
 // combinations. ok is false when t is not such a type or a set has more
-// than 62 elements.
+// than 62 elements or t holds a sequence (an extension).
 func DomainLeaves(t *Type) (leaves [][2]int64, ok bool) {
 	var walk func(t *Type) bool
 	walk = func(t *Type) bool {
@@ -54,6 +54,11 @@ func DomainLeaves(t *Type) (leaves [][2]int64, ok bool) {
 				}
 			}
 		case RecordKind:
+			if t.Seq {
+				// every combination of slots is not a sequence: the
+				// slots past len must hold the zero value
+				return false
+			}
 			for _, f := range t.Fields {
 				if !walk(f.Type) {
 					return false

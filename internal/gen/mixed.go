@@ -124,10 +124,13 @@ func mixed(r *rand.Rand) string {
 	g.p("type Small = 0..N")
 	g.wide = &gtype{k: kInt, src: "Wide", lo: -2, hi: 2}
 	g.p("type Wide = -2..2")
-	g.color = &gtype{k: kEnum, src: "Color", members: []string{"red", "green", "blue"}, lo: 0, hi: 2}
+	// Color and Mode both have green (enum members scoped by their type,
+	// an extension): its bare use would be ambiguous, so the members are
+	// kept as they are written, green as Color.green or Mode.green
+	g.color = &gtype{k: kEnum, src: "Color", members: []string{"red", "Color.green", "blue"}, lo: 0, hi: 2}
 	g.p("type Color = {red, green, blue}")
-	g.mode = &gtype{k: kEnum, src: "Mode", members: []string{"idle", "busy"}, lo: 0, hi: 1}
-	g.p("type Mode = {idle, busy}")
+	g.mode = &gtype{k: kEnum, src: "Mode", members: []string{"idle", "Mode.green"}, lo: 0, hi: 1}
+	g.p("type Mode = {idle, green}")
 	if g.chance(1, 3) {
 		g.id = &gtype{k: kSym, src: "Id", lo: 0, hi: 1}
 		g.p("type Id = symmetric 2")
@@ -290,6 +293,9 @@ func mixed(r *rand.Rand) string {
 			break
 		}
 	}
+	if g.chance(1, 3) {
+		g.sequence(sc)
+	}
 	for i := range r.IntN(3) {
 		g.p("invariant Inv%d: %s", i, g.boolean(sc, 3))
 	}
@@ -338,4 +344,24 @@ func (g *mixer) action(sc []gvar, ind string) {
 	g.depth--
 	g.stmts(sc, g.r.IntN(3), ind+"  ")
 	g.p("%s}", ind)
+}
+
+// sequence declares hist, a sequence of colours (an extension), with
+// actions that append to it, drop its head and run statements for each
+// of its elements, and an invariant over its membership.
+func (g *mixer) sequence(sc []gvar) {
+	g.p("var hist: seq[2] of Color")
+	g.p("action histPush when len(hist) < %d {", 1+g.r.IntN(2))
+	g.p("  hist := append(hist, %s)", g.value(g.color, sc, 1))
+	g.p("}")
+	g.p("action histPop when len(hist) > 0 and head(hist) != %s {", g.lit(g.color))
+	g.p("  hist := tail(hist)")
+	g.p("}")
+	g.p("action histScan {")
+	g.p("  for h in hist {")
+	g.stmts(append(append([]gvar(nil), sc...), gvar{name: "h", t: g.color}), 1, "    ")
+	g.p("  }")
+	g.p("}")
+	c := g.lit(g.color)
+	g.p("invariant HistIn: (%s in hist) == (exists k in 0..1: k < len(hist) and hist[k] == %s)", c, c)
 }

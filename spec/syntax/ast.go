@@ -223,6 +223,17 @@ type SetType struct {
 	Elem TypeExpr
 }
 
+// SeqType is `seq[Cap] of Elem` (an extension): a sequence of at most
+// Cap elements.
+type SeqType struct {
+	Pos  Position
+	Cap  Expr
+	Elem TypeExpr
+}
+
+func (*SeqType) typeNode()            {}
+func (t *SeqType) Position() Position { return t.Pos }
+
 func (*NamedType) typeNode()     {}
 func (*BoolType) typeNode()      {}
 func (*RangeType) typeNode()     {}

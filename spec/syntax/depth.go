@@ -136,6 +136,8 @@ func appendChildren(dst []any, n any) []any {
 		}
 	case *SetType:
 		add(n.Elem)
+	case *SeqType:
+		add(n.Cap, n.Elem)
 	default:
 		// A node kind added later: find its children by reflection, so
 		// that no kind escapes the bound.

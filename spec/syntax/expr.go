@@ -43,6 +43,7 @@ Type = "bool"
      | "set" "of" Type
      | "symmetric" Bound
      | "[" Type "]" Type
+     | "seq" "[" Bound "]" "of" Type
      | "record" "{" (<ident> ":" Type ("," <ident> ":" Type)* ","?)? "}"
      | "{" <ident> ("," <ident>)* ","? "}"
      | Bound ".." Bound
@@ -473,6 +474,15 @@ func (p *exprParser) array() Expr {
 	return a
 }
 
+// seqType reports whether the name at the next token starts a sequence
+// type (an extension): seq followed by [. Elsewhere seq is a name.
+func (p *exprParser) seqType() bool {
+	cp := p.lex.MakeCheckpoint()
+	defer p.lex.LoadCheckpoint(cp)
+	p.lex.Next()
+	return p.is("[")
+}
+
 // aggregate reports whether the name at the next token starts an
 // aggregate (an extension): sum, min or max followed by a name and in.
 // Elsewhere they are names (max(a, b) calls an fn max).
@@ -681,6 +691,15 @@ func (p *exprParser) typ() TypeExpr {
 			e.End = position(p.expect("}"))
 			return e
 		}
+	}
+	if t.Type == tokIdent && t.Value == "seq" && p.seqType() {
+		p.next()
+		p.expect("[")
+		s := &SeqType{Pos: pos, Cap: p.expr(PrecAdd)}
+		p.expect("]")
+		p.expect("of")
+		s.Elem = p.typ()
+		return s
 	}
 	if !p.startsOperand() {
 		p.errorf(t, "expected type, found "+describe(*t))

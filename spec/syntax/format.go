@@ -407,6 +407,11 @@ func (p *printer) typ(t TypeExpr) {
 	case *SetType:
 		p.write("set of ")
 		p.typ(t.Elem)
+	case *SeqType:
+		p.write("seq[")
+		p.exprAt(t.Cap, PrecAdd, PrecAdd, true)
+		p.write("] of ")
+		p.typ(t.Elem)
 	}
 }
 

@@ -112,6 +112,8 @@ func (c *posChecker) check(n any) {
 		c.at(n, "end", n.End, "}")
 	case *SetType:
 		c.at(n, "pos", n.Pos, "set")
+	case *SeqType:
+		c.at(n, "pos", n.Pos, "seq")
 	case *IdentExpr:
 		c.at(n, "pos", n.Pos, n.Name)
 	case *IntLit:

@@ -128,6 +128,8 @@ func writeSexpr(b *strings.Builder, n any) {
 		list("record-type", xs...)
 	case *SetType:
 		list("set-of", n.Elem)
+	case *SeqType:
+		list("seq-of", n.Cap, n.Elem)
 
 	case *IdentExpr:
 		b.WriteString(n.Name)
