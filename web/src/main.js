@@ -11,6 +11,7 @@ import { compressToEncodedURIComponent, decompressFromEncodedURIComponent } from
 import { wrapLanguage } from "./lang.js";
 
 const $ = (id) => document.getElementById(id);
+globalThis.wrapcheckTimes = {}; // see main
 const native = !!(globalThis.WRAPCHECK && globalThis.WRAPCHECK.native);
 const specName = () => currentName || "spec.wrap";
 let currentName = "";
@@ -20,23 +21,47 @@ let lastCheck = null; // {response, source}
 
 // ---- the engine: a Web Worker running wrapcheck.wasm, or the native server
 
+// The WebAssembly is fetched and compiled by boot.js, which runs before
+// this bundle is loaded (WRAPCHECK.wasm, a promise of the compiled
+// module); each worker instantiates that module, so a fresh worker after
+// a cancel compiles nothing. The worker asks for the examples only when
+// the page has none of its own (a build without them).
 class WorkerEngine {
-  constructor(onReady) {
+  constructor(onReady, wantExamples) {
     this.onReady = onReady;
+    this.wantExamples = wantExamples;
     this.nextId = 1;
     this.pending = new Map();
+    this.module = (globalThis.WRAPCHECK && globalThis.WRAPCHECK.wasm) || compileChecker();
+    this.module.then(() => (globalThis.wrapcheckTimes.compiled ??= performance.now()), () => {});
     this.start();
   }
   start() {
     this.ready = false;
     this.queue = []; // requests sent before the wasm is loaded
-    this.worker = new Worker("worker.js");
+    const worker = (this.worker = new Worker("worker.js"));
+    this.module.then(
+      (module) => worker.postMessage({ type: "module", module, examples: this.wantExamples }),
+      (err) => setStatus("the checker did not load: " + err),
+    );
     this.worker.onmessage = (e) => {
       const m = e.data;
       if (m.type === "ready") {
         this.ready = true;
-        for (const msg of this.queue) this.worker.postMessage(msg);
+        // a lint queued with another request is dropped: that request
+        // answers with the same diagnostics
+        const others = this.queue.some((q) => !q.lint);
+        for (const msg of this.queue) {
+          if (others && msg.lint) {
+            const p = this.pending.get(msg.id);
+            this.pending.delete(msg.id);
+            p.resolve(null);
+          } else {
+            this.worker.postMessage({ id: msg.id, request: msg.request });
+          }
+        }
         this.queue = [];
+        this.wantExamples = false;
         this.onReady(m);
       } else if (m.type === "progress") {
         const p = this.pending.get(m.id);
@@ -55,12 +80,12 @@ class WorkerEngine {
       if (this.ready) this.cancel("the checker stopped: " + (e.message || "out of memory?"));
     };
   }
-  run(request, onProgress) {
+  run(request, onProgress, lint = false) {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, onProgress });
       if (this.ready) this.worker.postMessage({ id, request });
-      else this.queue.push({ id, request });
+      else this.queue.push({ id, request, lint });
     });
   }
   // cancel stops every running request: the worker is terminated (a Go
@@ -71,6 +96,14 @@ class WorkerEngine {
     this.pending.clear();
     this.start();
   }
+}
+
+// compileChecker fetches and compiles wrapcheck.wasm, streaming where the
+// server sends it as application/wasm (boot.js does the same).
+function compileChecker() {
+  return WebAssembly.compileStreaming(fetch("wrapcheck.wasm")).catch(() =>
+    fetch("wrapcheck.wasm").then((r) => r.arrayBuffer()).then((b) => WebAssembly.compile(b)),
+  );
 }
 
 class NativeEngine {
@@ -123,8 +156,12 @@ function makeEditor(doc) {
         lintGutter(),
         EditorView.updateListener.of((u) => {
           // stale marks go once the text changes (after this update: no
-          // dispatch may run inside one)
-          if (u.docChanged) setTimeout(() => view.dispatch(setDiagnostics(view.state, [])), 0);
+          // dispatch may run inside one), and the text is linted again
+          // once the typing pauses
+          if (u.docChanged) {
+            setTimeout(() => view.dispatch(setDiagnostics(view.state, [])), 0);
+            lintSoon();
+          }
         }),
       ],
     }),
@@ -161,6 +198,30 @@ function markDiagnostics(errors, warnings) {
   view.dispatch(setDiagnostics(view.state, marks));
 }
 
+// ---- lint while typing: vet (parse, type check, vet's warnings) on the
+// text once the typing pauses for lintDelay ms, as the language server
+// does; the answer is shown only if the text is still the one linted.
+
+const lintDelay = 300;
+let lintTimer = 0;
+function lintSoon() {
+  clearTimeout(lintTimer);
+  lintTimer = setTimeout(lint, lintDelay);
+}
+async function lint() {
+  if (!engine) return;
+  const src = source();
+  let resp;
+  try {
+    resp = await engine.run({ op: "vet", name: specName(), source: src }, null, true);
+  } catch (_) {
+    return; // cancelled with the check it queued behind
+  }
+  if (!resp || source() !== src) return;
+  markDiagnostics(resp.errors, resp.warnings);
+  globalThis.wrapcheckTimes.lint ??= performance.now();
+}
+
 // ---- running
 
 let engine;
@@ -184,6 +245,7 @@ function limits() {
 async function run(op, extra = {}) {
   const request = { op, name: specName(), source: source(), ...limits(), ...extra };
   setBusy(true);
+  if (engine.ready === false) setStatus(`${op}: waiting for the checker to load`);
   const t0 = performance.now();
   const hard = setTimeout(() => engine.cancel("stopped: past the time limit"), request.timeout_ms + 3000);
   try {
@@ -224,58 +286,96 @@ async function runCheck() {
   if (rep.reason) text += ` (${rep.reason})`;
   text += ` · ${rep.stats.states} states, ${rep.stats.transitions} transitions`;
   $("verdict").textContent = text;
-  if (v) {
-    renderTrace(v, resp.trace_slots, resp.operands);
-    if (resp.mermaid) renderMermaid(resp.mermaid);
+  if (v) renderTrace(v, resp.trace_slots, resp.trace_text, resp.operands);
+  renderNotes(rep.notes);
+  if (!globalThis.wrapcheckTimes.firstResult) globalThis.wrapcheckTimes.firstResult = performance.now();
+  if (v && resp.mermaid) renderMermaid(resp.mermaid);
+}
+
+// renderNotes lists the report's notes (what a lasso's cycle starves and
+// which fairness would exclude it), `code` set as code.
+function renderNotes(notes) {
+  const ul = $("notes");
+  ul.textContent = "";
+  for (const n of notes || []) {
+    const li = document.createElement("li");
+    li.append("note: ");
+    inline(li, n);
+    ul.appendChild(li);
+  }
+}
+
+// inline appends text to el with the Markdown of a sentence set:
+// **strong**, *emphasis* and `code`; everything else stays text.
+function inline(el, text) {
+  const re = /\*\*([^*]+)\*\*|\*([^*\s][^*]*)\*|`([^`]+)`/g;
+  let at = 0;
+  for (let m; (m = re.exec(text)); ) {
+    el.append(text.slice(at, m.index));
+    const tag = m[1] !== undefined ? "strong" : m[2] !== undefined ? "em" : "code";
+    const span = document.createElement(tag);
+    span.textContent = m[1] ?? m[2] ?? m[3];
+    el.appendChild(span);
+    at = re.lastIndex;
+  }
+  el.append(text.slice(at));
+}
+
+// renderLesson shows a lesson: paragraphs split at blank lines, each with
+// its inline Markdown.
+function renderLesson(text) {
+  const box = $("lesson");
+  box.textContent = "";
+  for (const para of (text || "").split(/\n\s*\n/)) {
+    if (!para.trim()) continue;
+    const p = document.createElement("p");
+    inline(p, para.replace(/\s+/g, " ").trim());
+    box.appendChild(p);
   }
 }
 
 function clearResults() {
-  for (const id of ["verdict", "diagnostics", "traceBox", "explorer", "mermaid", "graphBox"]) $(id).textContent = "";
+  for (const id of ["verdict", "diagnostics", "traceBox", "notes", "explorer", "mermaid", "graphBox"]) $(id).textContent = "";
   $("verdict").className = "";
   $("dot").hidden = true;
 }
 
-const show = (v) => (typeof v === "object" ? JSON.stringify(v) : String(v));
-
 // renderTrace draws the trace as a table: per step the action, the agent
-// answers and only the variables that changed; the lasso's cycle is
-// shaded from loop_start on, and a last row says where it loops back.
-function renderTrace(v, slots, operands) {
+// answers and only the variables that changed, in wrap's notation as the
+// text report prints them (text: the response's trace_text); the lasso's
+// cycle is shaded from loop_start on, and a last row says where it loops
+// back.
+function renderTrace(v, slots, text, operands) {
   const box = $("traceBox");
   const table = document.createElement("table");
   table.className = "trace";
   table.id = "trace";
   table.innerHTML = "<thead><tr><th>step</th><th>action</th><th>agent answers</th><th>changed</th><th></th></tr></thead>";
   const body = document.createElement("tbody");
-  let prev = null;
   v.trace.forEach((st, i) => {
     const tr = document.createElement("tr");
     if (v.loop_start !== null && i >= v.loop_start) tr.classList.add("cycle");
     if (v.loop_start === i) tr.classList.add("loopstart");
-    const changed = Object.entries(st.state)
-      .filter(([k, val]) => !prev || show(prev[k]) !== show(val))
-      .map(([k, val]) => `${k} = ${show(val)}`);
-    const asked = st.asked ? Object.entries(st.asked).map(([k, val]) => `${k} → ${show(val)}`).join(", ") : "";
-    const cells = [String(i), st.action || "initial state", asked, changed.join("\n")];
+    const t = (text && text[i]) || { asked: [], changed: [] };
+    const cells = [String(i), st.action || "initial state", (t.asked || []).join(", "), t.changed.join("\n")];
     cells.forEach((c, j) => {
       const td = document.createElement("td");
       td.textContent = c;
       if (j === 2) td.className = "asked";
-      if (j === 3) td.style.whiteSpace = "pre";
+      if (j === 3) td.className = "changed";
       tr.appendChild(td);
     });
     const td = document.createElement("td");
+    td.className = "act";
     if (slots && slots[i]) {
       const b = document.createElement("button");
       b.textContent = "explore";
       b.className = "explore";
-      b.onclick = () => startExplorer(slots[i], st.state, `step ${i}`);
+      b.onclick = () => startExplorer(slots[i], `step ${i}`);
       td.appendChild(b);
     }
     tr.appendChild(td);
     body.appendChild(tr);
-    prev = st.state;
   });
   if (v.loop_start !== null) {
     const tr = document.createElement("tr");
@@ -299,7 +399,10 @@ let mermaidCount = 0;
 async function renderMermaid(text) {
   try {
     const { default: mermaid } = await import("mermaid");
-    mermaid.initialize({ startOnLoad: false, securityLevel: "strict" });
+    // drawn at its own size (no shrinking to the column: a wide diagram
+    // scrolls), its text the size of the page's
+    const fontSize = parseFloat(getComputedStyle(document.body).fontSize) || 14;
+    mermaid.initialize({ startOnLoad: false, securityLevel: "strict", sequence: { useMaxWidth: false, actorFontSize: fontSize, messageFontSize: fontSize, noteFontSize: fontSize } });
     const { svg } = await mermaid.render("mermaid" + mermaidCount++, text);
     $("mermaid").innerHTML = svg;
   } catch (err) {
@@ -312,11 +415,11 @@ async function renderMermaid(text) {
 // ---- the explorer: from a state, every enabled action with its answers
 
 let explorerPath = [];
-async function startExplorer(slots, state, label) {
+async function startExplorer(slots, label) {
   explorerPath = [label];
-  await exploreFrom(slots, state);
+  await exploreFrom(slots);
 }
-async function exploreFrom(slots, state) {
+async function exploreFrom(slots) {
   if (lastCheck && lastCheck.source !== source()) {
     setStatus("the spec changed since the check: check again to explore");
     return;
@@ -334,7 +437,7 @@ async function exploreFrom(slots, state) {
   box.appendChild(h);
   const cur = document.createElement("pre");
   cur.id = "explorerState";
-  cur.textContent = Object.entries(state).map(([k, v]) => `${k} = ${show(v)}`).join("\n");
+  cur.textContent = (ex.state_text || []).join("\n");
   box.appendChild(cur);
   if (ex.error) {
     const p = document.createElement("p");
@@ -345,12 +448,11 @@ async function exploreFrom(slots, state) {
   ex.next.forEach((s) => {
     const b = document.createElement("button");
     b.className = "succ";
-    const asked = s.asked ? " [" + Object.entries(s.asked).map(([k, v]) => `${k} → ${show(v)}`).join(", ") + "]" : "";
-    const changed = Object.entries(s.state).filter(([k, v]) => show(state[k]) !== show(v)).map(([k, v]) => `${k} = ${show(v)}`);
-    b.textContent = `${s.action || "initial state"}${asked}: ${changed.join(", ") || "no change"}`;
+    const asked = s.text.asked && s.text.asked.length ? " [" + s.text.asked.join(", ") + "]" : "";
+    b.textContent = `${s.action || "initial state"}${asked}: ${s.text.changed.join(", ") || "no change"}`;
     b.onclick = () => {
-      explorerPath.push(s.action + asked);
-      exploreFrom(s.slots, s.state);
+      explorerPath.push((s.action || "initial state") + asked);
+      exploreFrom(s.slots);
     };
     box.appendChild(b);
   });
@@ -392,6 +494,7 @@ async function runGraph() {
 
 function fillMenu() {
   const sel = $("examples");
+  sel.querySelectorAll("optgroup").forEach((g) => g.remove());
   const group = (label) => {
     const g = document.createElement("optgroup");
     g.label = label;
@@ -414,7 +517,7 @@ function loadExample(path, lesson) {
   const e = examples.find((x) => x.path === path);
   if (!e) return;
   setSource(e.source, path.split("/").pop());
-  $("lesson").textContent = lesson || e.lesson;
+  renderLesson(lesson || e.lesson);
   clearResults();
 }
 
@@ -433,32 +536,68 @@ function sharedSource() {
 }
 
 // ---- start
+//
+// The editor, the menu and the starting example are on the page before
+// the checker is ready: the examples come with the page (examplesData,
+// written into index.html by the build; under `wrapcheck ui`, from the
+// server), the checker is compiled meanwhile (boot.js), and a request
+// made before it is ready waits for it. wrapcheckTimes records, in
+// performance.now() ms after navigation, when the editor showed text,
+// when the wasm was compiled, when the checker was ready, when the first
+// lint answered and when the first check's result was on the page (the
+// end-to-end test reads them).
 
-async function main() {
-  makeEditor(sharedSource() || "");
+
+function pageExamples() {
+  const el = document.getElementById("examplesData");
+  if (!el) return null;
   try {
-    lessons = await (await fetch("lessons.json")).json();
+    return JSON.parse(el.textContent);
   } catch (_) {
-    lessons = [];
+    return null;
   }
-  const t0 = performance.now();
+}
+
+function main() {
+  const shared = sharedSource();
+  const inlined = native ? null : pageExamples();
   const onReady = async (m) => {
-    if (!engineReady) {
-      examples = m.examples || [];
-      fillMenu();
+    if (!engineReady || (m.examples && !examples.length)) {
+      if (m.examples && !examples.length) {
+        examples = m.examples;
+        fillMenu();
+      }
       if (native) {
         const s = await (await fetch("api/spec")).json();
-        if (s.source && !sharedSource()) setSource(s.source, s.name);
+        if (s.source && !shared) setSource(s.source, s.name);
       } else if (!source()) {
         loadExample("approval/toctou.wrap");
       }
-      globalThis.wrapcheckLoadMs = performance.now() - t0;
     }
     engineReady = true;
+    globalThis.wrapcheckTimes.ready = performance.now();
     setBusy(busy);
-    if (!busy) setStatus(native ? "ready (native checker)" : `ready (checker loaded in ${Math.round(performance.now() - t0)} ms)`);
+    if (!busy) setStatus(native ? "ready (native checker)" : `checker ready ${Math.round(globalThis.wrapcheckTimes.ready)} ms after the page opened`);
   };
-  engine = native ? new NativeEngine(onReady) : new WorkerEngine(onReady);
+  // the worker first: the checker loads while the page is drawn
+  engine = native ? new NativeEngine(onReady) : new WorkerEngine(onReady, !inlined);
+  // requests made before the wasm checker is ready wait for it
+  if (!native) engineReady = true;
+  makeEditor(shared || "");
+  if (inlined) {
+    examples = inlined;
+    fillMenu();
+    if (!shared) loadExample("approval/toctou.wrap");
+  }
+  if (source()) globalThis.wrapcheckTimes.editor = performance.now();
+  setBusy(false);
+  fetch("lessons.json")
+    .then((r) => r.json())
+    .then((l) => {
+      lessons = l;
+      if (examples.length) fillMenu();
+    })
+    .catch(() => {});
   globalThis.wrapcheckSetSource = setSource; // for scripts driving the page (the end-to-end test)
   $("check").onclick = runCheck;
   $("vet").onclick = runVet;
@@ -466,5 +605,6 @@ async function main() {
   $("graph").onclick = runGraph;
   $("cancel").onclick = () => engine.cancel("cancelled");
   $("share").onclick = share;
+  if (source()) lint();
 }
 main();
