@@ -9,6 +9,7 @@ import { syntaxHighlighting, defaultHighlightStyle } from "@codemirror/language"
 import { setDiagnostics, lintGutter } from "@codemirror/lint";
 import { compressToEncodedURIComponent, decompressFromEncodedURIComponent } from "lz-string";
 import { wrapLanguage } from "./lang.js";
+import { show, traceTable, renderMermaid, verdictLine } from "./trace.js";
 
 const $ = (id) => document.getElementById(id);
 const native = !!(globalThis.WRAPCHECK && globalThis.WRAPCHECK.native);
@@ -219,14 +220,10 @@ async function runCheck() {
   const v = rep.violation;
   $("verdict").className = rep.verdict;
   $("verdict").dataset.verdict = rep.verdict;
-  let text = `${rep.spec}: ${rep.verdict}`;
-  if (v) text += ` — ${v.kind}${v.name ? " " + v.name : ""} at ${v.position}${v.message ? ": " + v.message : ""}`;
-  if (rep.reason) text += ` (${rep.reason})`;
-  text += ` · ${rep.stats.states} states, ${rep.stats.transitions} transitions`;
-  $("verdict").textContent = text;
+  $("verdict").textContent = verdictLine(rep, v);
   if (v) {
     renderTrace(v, resp.trace_slots, resp.operands);
-    if (resp.mermaid) renderMermaid(resp.mermaid);
+    if (resp.mermaid) renderMermaid($("mermaid"), resp.mermaid);
   }
 }
 
@@ -236,77 +233,18 @@ function clearResults() {
   $("dot").hidden = true;
 }
 
-const show = (v) => (typeof v === "object" ? JSON.stringify(v) : String(v));
-
-// renderTrace draws the trace as a table: per step the action, the agent
-// answers and only the variables that changed; the lasso's cycle is
-// shaded from loop_start on, and a last row says where it loops back.
+// renderTrace draws the trace (trace.js) with an explore button per step.
 function renderTrace(v, slots, operands) {
-  const box = $("traceBox");
-  const table = document.createElement("table");
-  table.className = "trace";
-  table.id = "trace";
-  table.innerHTML = "<thead><tr><th>step</th><th>action</th><th>agent answers</th><th>changed</th><th></th></tr></thead>";
-  const body = document.createElement("tbody");
-  let prev = null;
-  v.trace.forEach((st, i) => {
-    const tr = document.createElement("tr");
-    if (v.loop_start !== null && i >= v.loop_start) tr.classList.add("cycle");
-    if (v.loop_start === i) tr.classList.add("loopstart");
-    const changed = Object.entries(st.state)
-      .filter(([k, val]) => !prev || show(prev[k]) !== show(val))
-      .map(([k, val]) => `${k} = ${show(val)}`);
-    const asked = st.asked ? Object.entries(st.asked).map(([k, val]) => `${k} → ${show(val)}`).join(", ") : "";
-    const cells = [String(i), st.action || "initial state", asked, changed.join("\n")];
-    cells.forEach((c, j) => {
-      const td = document.createElement("td");
-      td.textContent = c;
-      if (j === 2) td.className = "asked";
-      if (j === 3) td.style.whiteSpace = "pre";
-      tr.appendChild(td);
-    });
-    const td = document.createElement("td");
-    if (slots && slots[i]) {
+  $("traceBox").appendChild(
+    traceTable(v, operands, (i, state) => {
+      if (!slots || !slots[i]) return null;
       const b = document.createElement("button");
       b.textContent = "explore";
       b.className = "explore";
-      b.onclick = () => startExplorer(slots[i], st.state, `step ${i}`);
-      td.appendChild(b);
-    }
-    tr.appendChild(td);
-    body.appendChild(tr);
-    prev = st.state;
-  });
-  if (v.loop_start !== null) {
-    const tr = document.createElement("tr");
-    tr.className = "back";
-    tr.innerHTML = `<td colspan="5"></td>`;
-    tr.firstChild.textContent = `… and back to step ${v.loop_start}, forever`;
-    body.appendChild(tr);
-  }
-  if (v.kind === "invariant") {
-    const tr = document.createElement("tr");
-    tr.className = "violated";
-    tr.innerHTML = `<td colspan="5"></td>`;
-    tr.firstChild.textContent = `invariant ${v.name} is false here` + (operands && operands.length ? ": " + operands.join(", ") : "");
-    body.appendChild(tr);
-  }
-  table.appendChild(body);
-  box.appendChild(table);
-}
-
-let mermaidCount = 0;
-async function renderMermaid(text) {
-  try {
-    const { default: mermaid } = await import("mermaid");
-    mermaid.initialize({ startOnLoad: false, securityLevel: "strict" });
-    const { svg } = await mermaid.render("mermaid" + mermaidCount++, text);
-    $("mermaid").innerHTML = svg;
-  } catch (err) {
-    const pre = document.createElement("pre");
-    pre.textContent = text;
-    $("mermaid").replaceChildren(pre);
-  }
+      b.onclick = () => startExplorer(slots[i], state, `step ${i}`);
+      return b;
+    }),
+  );
 }
 
 // ---- the explorer: from a state, every enabled action with its answers
