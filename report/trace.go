@@ -142,3 +142,11 @@ func ruleID(v *checker.Violation) string {
 	}
 	return v.Kind.String()
 }
+
+// StepText returns step i of trace as the text report prints it: the
+// agent answers taken, as `agent → value`, and what the step changed, as
+// `path = value` (every variable at step 0), values in wrap's notation
+// and folded when long. The playground's trace table shows these.
+func StepText(m *spec.Model, trace []checker.Step, i int) (asked, changed []string) {
+	return answers(m, trace[i]), changedVars(m, trace, i)
+}

@@ -18,6 +18,7 @@
 // loses the files named as esbuild names its chunks (NAME-HASH.js).
 import { execFileSync } from "node:child_process";
 import { copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
@@ -57,8 +58,47 @@ const built = await esbuild.build({
   logLevel: "warning",
 });
 removeStale(Object.keys(built.metafile.outputs).map((f) => resolve(web, f)));
-for (const f of ["index.html", "style.css", "config.js"]) copyFileSync(join(web, "src", f), join(dist, f));
+for (const f of ["style.css", "config.js", "boot.js"]) copyFileSync(join(web, "src", f), join(dist, f));
+// The static page carries the examples (the engine's list, asked of the
+// wasm just built, kept in examples.json for a --no-wasm build), so that
+// its editor and menu are there before the checker is ready; the page of
+// `wrapcheck ui` (--page) asks its server for them.
+let html = readFileSync(join(web, "src", "index.html"), "utf8");
+if (!pageOnly) {
+  const ex = await examplesOf(dist);
+  if (ex) {
+    const data = JSON.stringify(ex).replace(/</g, "\\u003c");
+    html = html.replace(/<!-- examples:[^>]*-->/, () => `<script type="application/json" id="examplesData">${data}</script>`);
+  }
+}
+writeFileSync(join(dist, "index.html"), html);
 writeFileSync(join(dist, "lessons.json"), JSON.stringify(lessons(readFileSync(join(root, "docs", "safety-vs-liveness.md"), "utf8"))));
+
+// examplesOf returns the examples of the checker in dir (wrapcheck.wasm,
+// run under Node.js as web/node-run.mjs runs it) and writes them to
+// dir/examples.json; when that wasm does not run, those of an earlier
+// build's examples.json, or null.
+async function examplesOf(dir) {
+  const file = join(dir, "examples.json");
+  try {
+    createRequire(import.meta.url)(join(dir, "wasm_exec.js"));
+    const go = new globalThis.Go();
+    const { instance } = await WebAssembly.instantiate(readFileSync(join(dir, "wrapcheck.wasm")), go.importObject);
+    const ex = await new Promise((done) => {
+      globalThis.wrapcheckReady = () => done(JSON.parse(globalThis.wrapcheckExamples()));
+      go.run(instance);
+    });
+    writeFileSync(file, JSON.stringify(ex));
+    return ex;
+  } catch (err) {
+    try {
+      return JSON.parse(readFileSync(file, "utf8"));
+    } catch (_) {
+      console.warn(`build.mjs: no examples in the page (${err.message})`);
+      return null;
+    }
+  }
+}
 
 // removeStale removes the files of the previous build's list (or, with
 // no list, those named as esbuild names its chunks) that this build did

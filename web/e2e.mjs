@@ -11,6 +11,17 @@
 import puppeteer from "puppeteer-core";
 
 const [url, shots, chromium = "/usr/bin/chromium", mode = "wasm"] = process.argv.slice(2);
+// a record whose value is longer than the trace table is wide
+const WIDE = `spec Wide
+type Shade = {a_rather_long_shade_name, another_rather_long_shade_name}
+type Palette = record { first_colour_of_the_palette: Shade, second_colour_of_the_palette: Shade, third_colour_of_the_palette: Shade, fourth_colour_of_the_palette: Shade, fifth_colour_of_the_palette: Shade }
+var palette: Palette
+var n: 0..1 = 0
+process p {
+  action a when n < 1 { n := 1 }
+}
+invariant Never: n == 0
+`;
 let page;
 const fail = (msg) => {
   console.error("e2e: " + msg);
@@ -30,10 +41,7 @@ try {
   const errors = [];
   page.on("pageerror", (e) => errors.push(String(e)));
   page.on("console", (m) => m.type() === "error" && !m.text().startsWith("Failed to load resource") && errors.push(m.text()));
-  const t0 = Date.now();
   await page.goto(url, { waitUntil: "load" });
-  await page.waitForFunction(() => !document.getElementById("check").disabled, { timeout: 30000 });
-  out.ready_ms = Date.now() - t0;
 
   const check = async () => {
     await page.click("#check");
@@ -75,12 +83,27 @@ try {
     process.exit(0);
   }
 
-  // Safety: the TOCTOU example (loaded first), a finite trace.
-  await pick("approval/toctou.wrap");
-  const t1 = Date.now();
+  // At the load event the page is usable: the editor holds the TOCTOU
+  // example, Check is enabled, no "loading" message (the checker loads
+  // behind it).
+  const atLoad = await page.evaluate(() => ({
+    editor: document.querySelector(".cm-content")?.textContent || "",
+    lines: document.querySelectorAll(".cm-line").length,
+    status: document.getElementById("status").textContent,
+    body: document.body.innerText,
+    checkEnabled: !document.getElementById("check").disabled,
+  }));
+  await page.screenshot({ path: shots + "/load.png" });
+  expect(atLoad.editor.includes("spec ApprovalTOCTOU") && atLoad.lines > 20, "at load the editor is empty: " + JSON.stringify(atLoad.editor.slice(0, 80)));
+  expect(!/loading/i.test(atLoad.body), "at load the page says it is loading: " + JSON.stringify(atLoad.status));
+  expect(atLoad.checkEnabled, "at load Check is disabled");
+
+  // Safety: the TOCTOU example, a finite trace, checked at once: the
+  // first counterexample's time after navigation (performance.now() in
+  // the page, when the verdict is on it).
   await check();
-  out.toctou_check_ms = Date.now() - t1;
-  out.first_result_ms = out.ready_ms + out.toctou_check_ms;
+  out.times_ms = await page.evaluate(() => Object.fromEntries(Object.entries(globalThis.wrapcheckTimes).map(([k, v]) => [k, Math.round(v)])));
+  out.first_result_ms = out.times_ms.firstResult;
   out.toctou_status = await page.$eval("#status", (e) => e.textContent);
   let v = await page.$eval("#verdict", (e) => e.textContent);
   expect(v.includes("violated") && v.includes("ShippedWhatWasApproved"), "TOCTOU verdict: " + v);
@@ -91,6 +114,16 @@ try {
   expect(r[2].cells[3] === "content = 1", "TOCTOU step 2 shows only the changed variable: " + JSON.stringify(r[2]));
   expect(!r.some((x) => x.cls.includes("cycle")), "a finite trace has no cycle");
   await page.waitForSelector("#mermaid svg", { timeout: 30000 });
+  // the diagram's text is at least the size of the page's (drawn size:
+  // the font size times the SVG's scale)
+  const fonts = await page.$eval("#mermaid svg", (svg) => {
+    const vb = svg.viewBox.baseVal;
+    const scale = vb && vb.width ? svg.getBoundingClientRect().width / vb.width : 1;
+    const sizes = [...svg.querySelectorAll("text")].filter((t) => t.textContent.trim()).map((t) => parseFloat(getComputedStyle(t).fontSize) * scale);
+    return { body: parseFloat(getComputedStyle(document.body).fontSize), min: Math.min(...sizes), n: sizes.length };
+  });
+  out.diagram_font_px = Math.round(fonts.min * 10) / 10;
+  expect(fonts.n > 0 && fonts.min >= fonts.body, `the diagram's text is ${fonts.min.toFixed(1)} px, the page's ${fonts.body} px`);
   await page.screenshot({ path: shots + "/toctou.png", fullPage: true });
 
   // The explorer: from step 1, every enabled action; step into editor.edit.
@@ -119,24 +152,57 @@ try {
   expect(succ.some((s) => s.includes("→")), "fail_open's explorer shows no agent answer: " + JSON.stringify(succ));
   out.agent_steps = succ.length;
 
-  // Liveness: a lasso, its cycle marked.
-  await pick("classic/traffic_light_weak.wrap");
+  // Liveness: the lesson's lasso, its cycle marked, its values in wrap's
+  // notation, the fairness note under it; the lesson's Markdown drawn.
+  const lesson = await page.evaluate(() => [...document.querySelectorAll("#examples option")].find((o) => o.textContent === "Liveness: a lasso")?.value);
+  expect(lesson, "no lesson 'Liveness: a lasso' in the menu");
+  await page.select("#examples", lesson);
+  const box = await page.$eval("#lesson", (e) => ({ text: e.textContent, strong: [...e.querySelectorAll("strong")].map((s) => s.textContent) }));
+  expect(!box.text.includes("**") && box.strong.includes("forever"), "the lesson's Markdown is not drawn: " + JSON.stringify(box));
   await check();
   v = await page.$eval("#verdict", (e) => e.textContent);
-  expect(v.includes("violated") && v.includes("CarEventuallyDrives"), "traffic light verdict: " + v);
+  expect(v.includes("violated") && v.includes("EveryRunEnds"), "rerender_forever verdict: " + v);
   r = await rows();
   expect(r.some((x) => x.cls.includes("loopstart")), "no row starts the cycle: " + JSON.stringify(r));
   expect(r[r.length - 1].cls === "back" && r[r.length - 1].cells[0].includes("back to step"), "no row loops back: " + JSON.stringify(r[r.length - 1]));
+  expect(r[0].cells[3].split("\n").includes("rel = [unreleased, unreleased]") && !r.some((x) => x.cells.join().includes('"')), "the trace is not in wrap's notation: " + JSON.stringify(r[0]));
+  expect(r[1].cells[2] === "planner → {}", "step 1's answer: " + JSON.stringify(r[1]));
+  const notes = await page.$eval("#notes", (e) => ({ text: e.textContent, code: [...e.querySelectorAll("code")].map((c) => c.textContent) }));
+  expect(notes.text.includes("note: the cycle starves human: it is enabled in the cycle but never steps; fairness strong human would exclude this cycle") && notes.code.includes("fairness strong human"), "no fairness note under the lasso: " + JSON.stringify(notes));
   await page.screenshot({ path: shots + "/lasso.png", fullPage: true });
 
-  // A spec error, underlined at its position.
-  await page.evaluate(() => {
-    globalThis.wrapcheckSetSource("spec Bad\nvar x: 0..3 = 0\nprocess p {\n  action a when x < 3 { x = x + 1 }\n}\n");
-  });
+  // A long value wraps in its cell: the explore buttons stay in the
+  // 1400-px window, and the page does not scroll sideways.
+  await page.evaluate((src) => globalThis.wrapcheckSetSource(src), WIDE);
   await check();
-  const diag = await page.$eval("#diagnostics", (e) => e.textContent);
-  expect(diag.includes("spec.wrap:4:"), "the error has no position: " + diag);
+  const layout = await page.evaluate(() => ({
+    width: window.innerWidth,
+    scroll: document.documentElement.scrollWidth,
+    right: document.getElementById("right").getBoundingClientRect().right,
+    buttons: [...document.querySelectorAll("#trace button.explore")].map((b) => b.getBoundingClientRect().right),
+    value: document.querySelector("#trace tbody tr td.changed")?.textContent || "",
+  }));
+  expect(layout.value.includes("fifth_colour_of_the_palette: a_rather_long_shade_name"), "the long value is not in the table: " + layout.value);
+  expect(layout.buttons.length === 2 && layout.buttons.every((x) => x <= layout.width && x <= layout.right + 1), "explore buttons off the window: " + JSON.stringify(layout));
+  expect(layout.scroll <= layout.width, "the page scrolls sideways: " + JSON.stringify(layout));
+  await page.screenshot({ path: shots + "/wide.png", fullPage: true });
+
+  // Lint while typing: an error is underlined and listed as soon as the
+  // typing pauses, without Check.
+  await page.evaluate(() => globalThis.wrapcheckSetSource("spec Typing\nvar x: 0..3 = 0\nprocess p {\n  action a when x < 3 { x := x + 1 }\n}\n"));
+  const before = await page.$eval("#verdict", (e) => e.textContent); // the last check's, Wide's
+  await page.click(".cm-content");
+  await page.keyboard.down("Control");
+  await page.keyboard.press("End");
+  await page.keyboard.up("Control");
+  const tl = await page.evaluate(() => performance.now());
+  await page.keyboard.type("invariant Small: x <= y\n", { delay: 20 });
+  const typed = await page.evaluate(() => performance.now());
   await page.waitForSelector(".cm-lintRange-error", { timeout: 10000 });
+  const lint = await page.evaluate(() => ({ t: performance.now(), diag: document.getElementById("diagnostics").textContent, verdict: document.getElementById("verdict").textContent }));
+  out.lint_after_typing_ms = Math.round(lint.t - typed);
+  out.typing_ms = Math.round(typed - tl);
+  expect(lint.diag.includes("spec.wrap:6:") && lint.diag.includes("undefined: y") && lint.verdict === before, "the lint error while typing: " + JSON.stringify(lint));
 
   // Cancel a long run, then check again in the fresh worker.
   await page.evaluate(() => {

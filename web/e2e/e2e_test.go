@@ -27,10 +27,16 @@ func need(t *testing.T, name string) string {
 }
 
 // TestPlaygroundInChromium builds web/dist (the wasm and the bundle),
-// serves it on 127.0.0.1 and runs web/e2e.mjs in headless Chromium: the
-// TOCTOU example's trace table, the explorer (actions and agent answers),
-// a liveness example's lasso, an error underlined, a long run cancelled,
-// the share link. Screenshots go to web/testdata.
+// serves it on 127.0.0.1 and runs web/e2e.mjs in headless Chromium,
+// asserting what a user sees: at the load event the editor holds the
+// TOCTOU example and no "loading" message shows; its trace table and
+// sequence diagram (text no smaller than the page's), the explorer
+// (actions and agent answers), the lesson's lasso in wrap's notation with
+// its fairness note and its Markdown drawn, the explore buttons inside a
+// 1400-px window beside a long value, an error underlined while typing
+// (before Check), a long run cancelled, the share link. It logs the times
+// after navigation (editor, checker ready, first counterexample).
+// Screenshots go to web/testdata.
 func TestPlaygroundInChromium(t *testing.T) {
 	chromium := need(t, "chromium")
 	node := need(t, "node")
@@ -65,7 +71,7 @@ func TestPlaygroundInChromium(t *testing.T) {
 		t.Fatalf("e2e.mjs printed %q: %v", out, err)
 	}
 	t.Logf("measured: %s", bytes.TrimSpace(out))
-	for _, f := range []string{"toctou.png", "lasso.png", "graph.png"} {
+	for _, f := range []string{"load.png", "toctou.png", "lasso.png", "wide.png", "graph.png"} {
 		if fi, err := os.Stat(filepath.Join(shots, f)); err != nil || fi.Size() < 10000 {
 			t.Errorf("screenshot %s missing or empty: %v", f, err)
 		}

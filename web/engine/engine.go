@@ -73,6 +73,9 @@ type Response struct {
 	// TraceSlots are the unpacked states of the first violation's trace,
 	// step by step, for the explorer (op "check").
 	TraceSlots [][]int64 `json:"trace_slots,omitempty"`
+	// TraceText is the same trace as the text report prints it, step by
+	// step, in wrap's notation (op "check").
+	TraceText []StepText `json:"trace_text,omitempty"`
 	// Mermaid is report.Mermaid's sequence diagram of the violation
 	// (op "check", when there is one).
 	Mermaid string `json:"mermaid,omitempty"`
@@ -96,7 +99,10 @@ type Response struct {
 type Explore struct {
 	// State is the expanded state (null for the initial states).
 	State json.RawMessage `json:"state"`
-	Next  []Successor     `json:"next"`
+	// StateText is the expanded state as the text report prints it,
+	// `name = value` (none for the initial states).
+	StateText []string    `json:"state_text,omitempty"`
+	Next      []Successor `json:"next"`
 	// Error is the runtime error or failed assertion met while expanding.
 	Error string `json:"error,omitempty"`
 }
@@ -107,6 +113,25 @@ type Successor struct {
 	Asked  json.RawMessage `json:"asked,omitempty"`
 	State  json.RawMessage `json:"state"`
 	Slots  []int64         `json:"slots"`
+	// Text is the step as the text report prints it: what it changed in
+	// the explored state (every variable of an initial state).
+	Text StepText `json:"text"`
+}
+
+// StepText is one step of a trace as the text report prints it
+// ([report.StepText]): the agent answers (`agent → value`) and the
+// changed variables (`path = value`), in wrap's notation.
+type StepText struct {
+	Asked   []string `json:"asked,omitempty"`
+	Changed []string `json:"changed"`
+}
+
+func stepText(m *spec.Model, trace []checker.Step, i int) StepText {
+	asked, changed := report.StepText(m, trace, i)
+	if changed == nil {
+		changed = []string{}
+	}
+	return StepText{Asked: asked, Changed: changed}
 }
 
 // Progress is what Run reports while a check searches.
@@ -199,8 +224,9 @@ func check(ctx context.Context, resp *Response, m *spec.Model, vet []report.Diag
 	}
 	resp.Report = json.RawMessage(b.Bytes())
 	if vs := report.Violations(res); len(vs) > 0 {
-		for _, st := range vs[0].Trace {
+		for i, st := range vs[0].Trace {
 			resp.TraceSlots = append(resp.TraceSlots, st.State)
+			resp.TraceText = append(resp.TraceText, stepText(m, vs[0].Trace, i))
 		}
 		var mm bytes.Buffer
 		if err := report.Mermaid(&mm, m, res); err == nil {
@@ -318,12 +344,18 @@ func explore(resp *Response, m *spec.Model, slots []int64) error {
 	tr := doc.Violation.Trace
 	if slots != nil {
 		ex.State = tr[0].State
+		ex.StateText = stepText(m, steps[:1], 0).Changed
 	} else {
 		ex.State = json.RawMessage("null")
 	}
 	ex.Next = []Successor{}
 	for i, st := range steps[1:] {
 		s := Successor{State: tr[i+1].State, Asked: tr[i+1].Asked, Slots: st.State}
+		if slots != nil {
+			s.Text = stepText(m, []checker.Step{steps[0], st}, 1)
+		} else {
+			s.Text = stepText(m, []checker.Step{st}, 0)
+		}
 		if st.Action >= 0 {
 			s.Action = m.Actions[st.Action].Name
 		}

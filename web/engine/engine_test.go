@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -146,5 +147,41 @@ func TestRunLoadsUnderContext(t *testing.T) {
 			len(resp.Errors) != 1 || !strings.Contains(resp.Errors[0].Msg, context.Canceled.Error()) {
 			t.Errorf("%s with a cancelled context: report %.80s, %d warnings, errors %v; want only the error %q", op, resp.Report, len(resp.Warnings), resp.Errors, context.Canceled)
 		}
+	}
+}
+
+// TestTraceText: the trace and the explorer's states come in wrap's
+// notation, as the text report prints them, and a lasso's report has
+// the fairness note.
+func TestTraceText(t *testing.T) {
+	b, err := os.ReadFile("../../examples/pipeline/rerender_forever.wrap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Run(context.Background(), Request{Op: "check", Source: string(b)}, nil)
+	if len(r.TraceText) != len(r.TraceSlots) || len(r.TraceText) < 2 {
+		t.Fatalf("%d steps of text, %d of slots", len(r.TraceText), len(r.TraceSlots))
+	}
+	if got := r.TraceText[0].Changed; !slices.Contains(got, "rel = [unreleased, unreleased]") {
+		t.Errorf("initial state %q: no `rel = [unreleased, unreleased]`", got)
+	}
+	want := StepText{Asked: []string{"planner → {}"}, Changed: []string{"phase = rendering"}}
+	if diff := cmp.Diff(want, r.TraceText[1]); diff != "" {
+		t.Errorf("step 1 (-want +got):\n%s", diff)
+	}
+	var doc struct{ Notes []string }
+	if err := json.Unmarshal(r.Report, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Notes) == 0 || !strings.Contains(doc.Notes[0], "`fairness strong human` would exclude this cycle") {
+		t.Errorf("notes %q: no fairness note", doc.Notes)
+	}
+	ex := Run(context.Background(), Request{Op: "explore", Source: toctou(t), Slots: []int64{0, 0, 1, 0, 0}}, nil).Explore
+	wantState := []string{"content = 0", "approved = 0", "granted = true", "released = false", "shipped = 0"}
+	if diff := cmp.Diff(wantState, ex.StateText); diff != "" {
+		t.Errorf("explored state (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(StepText{Changed: []string{"content = 1"}}, ex.Next[0].Text); diff != "" {
+		t.Errorf("explorer's editor.edit (-want +got):\n%s", diff)
 	}
 }

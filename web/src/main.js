@@ -9,7 +9,7 @@ import { syntaxHighlighting, defaultHighlightStyle } from "@codemirror/language"
 import { setDiagnostics, lintGutter } from "@codemirror/lint";
 import { compressToEncodedURIComponent, decompressFromEncodedURIComponent } from "lz-string";
 import { wrapLanguage } from "./lang.js";
-import { show, traceTable, renderMermaid, verdictLine } from "./trace.js";
+import { inline, traceTable, renderMermaid, renderNotes, verdictLine } from "./trace.js";
 
 const $ = (id) => document.getElementById(id);
 const native = !!(globalThis.WRAPCHECK && globalThis.WRAPCHECK.native);
@@ -21,23 +21,35 @@ let lastCheck = null; // {response, source}
 
 // ---- the engine: a Web Worker running wrapcheck.wasm, or the native server
 
+// The WebAssembly is fetched and compiled by boot.js, which runs before
+// this bundle is loaded (WRAPCHECK.wasm, a promise of the compiled
+// module); each worker instantiates that module, so a fresh worker after
+// a cancel compiles nothing. The worker asks for the examples only when
+// the page has none of its own (a build without them).
 class WorkerEngine {
-  constructor(onReady) {
+  constructor(onReady, wantExamples) {
     this.onReady = onReady;
+    this.wantExamples = wantExamples;
     this.nextId = 1;
     this.pending = new Map();
+    this.module = (globalThis.WRAPCHECK && globalThis.WRAPCHECK.wasm) || compileChecker();
     this.start();
   }
   start() {
     this.ready = false;
     this.queue = []; // requests sent before the wasm is loaded
-    this.worker = new Worker("worker.js");
+    const worker = (this.worker = new Worker("worker.js"));
+    this.module.then(
+      (module) => worker.postMessage({ type: "module", module, examples: this.wantExamples }),
+      (err) => setStatus("the checker did not load: " + err),
+    );
     this.worker.onmessage = (e) => {
       const m = e.data;
       if (m.type === "ready") {
         this.ready = true;
         for (const msg of this.queue) this.worker.postMessage(msg);
         this.queue = [];
+        this.wantExamples = false;
         this.onReady(m);
       } else if (m.type === "progress") {
         const p = this.pending.get(m.id);
@@ -72,6 +84,14 @@ class WorkerEngine {
     this.pending.clear();
     this.start();
   }
+}
+
+// compileChecker fetches and compiles wrapcheck.wasm, streaming where the
+// server sends it as application/wasm (boot.js does the same).
+function compileChecker() {
+  return WebAssembly.compileStreaming(fetch("wrapcheck.wasm")).catch(() =>
+    fetch("wrapcheck.wasm").then((r) => r.arrayBuffer()).then((b) => WebAssembly.compile(b)),
+  );
 }
 
 class NativeEngine {
@@ -124,8 +144,12 @@ function makeEditor(doc) {
         lintGutter(),
         EditorView.updateListener.of((u) => {
           // stale marks go once the text changes (after this update: no
-          // dispatch may run inside one)
-          if (u.docChanged) setTimeout(() => view.dispatch(setDiagnostics(view.state, [])), 0);
+          // dispatch may run inside one), and the text is linted again
+          // once the typing pauses
+          if (u.docChanged) {
+            setTimeout(() => view.dispatch(setDiagnostics(view.state, [])), 0);
+            lintSoon();
+          }
         }),
       ],
     }),
@@ -160,6 +184,30 @@ function markDiagnostics(errors, warnings) {
   (errors || []).forEach((d) => add(d, "error"));
   (warnings || []).forEach((d) => add(d, "warning"));
   view.dispatch(setDiagnostics(view.state, marks));
+}
+
+// ---- lint while typing: vet (parse, type check, vet's warnings) on the
+// text once the typing pauses for lintDelay ms, as the language server
+// does; the answer is shown only if the text is still the one linted.
+
+const lintDelay = 300;
+let lintTimer = 0;
+function lintSoon() {
+  clearTimeout(lintTimer);
+  lintTimer = setTimeout(lint, lintDelay);
+}
+async function lint() {
+  if (!engine) return;
+  const src = source();
+  let resp;
+  try {
+    resp = await engine.run({ op: "vet", name: specName(), source: src });
+  } catch (_) {
+    return; // cancelled with the check it queued behind
+  }
+  if (!resp || source() !== src) return;
+  markDiagnostics(resp.errors, resp.warnings);
+  globalThis.wrapcheckTimes.lint = performance.now();
 }
 
 // ---- running
@@ -221,27 +269,40 @@ async function runCheck() {
   $("verdict").className = rep.verdict;
   $("verdict").dataset.verdict = rep.verdict;
   $("verdict").textContent = verdictLine(rep, v);
-  if (v) {
-    renderTrace(v, resp.trace_slots, resp.operands);
-    if (resp.mermaid) renderMermaid($("mermaid"), resp.mermaid);
+  if (v) renderTrace(v, resp.trace_slots, resp.trace_text, resp.operands);
+  renderNotes($("notes"), rep.notes);
+  if (!globalThis.wrapcheckTimes.firstResult) globalThis.wrapcheckTimes.firstResult = performance.now();
+  if (v && resp.mermaid) renderMermaid($("mermaid"), resp.mermaid);
+}
+
+// renderLesson shows a lesson: paragraphs split at blank lines, each with
+// its inline Markdown.
+function renderLesson(text) {
+  const box = $("lesson");
+  box.textContent = "";
+  for (const para of (text || "").split(/\n\s*\n/)) {
+    if (!para.trim()) continue;
+    const p = document.createElement("p");
+    inline(p, para.replace(/\s+/g, " ").trim());
+    box.appendChild(p);
   }
 }
 
 function clearResults() {
-  for (const id of ["verdict", "diagnostics", "traceBox", "explorer", "mermaid", "graphBox"]) $(id).textContent = "";
+  for (const id of ["verdict", "diagnostics", "traceBox", "notes", "explorer", "mermaid", "graphBox"]) $(id).textContent = "";
   $("verdict").className = "";
   $("dot").hidden = true;
 }
 
 // renderTrace draws the trace (trace.js) with an explore button per step.
-function renderTrace(v, slots, operands) {
+function renderTrace(v, slots, text, operands) {
   $("traceBox").appendChild(
-    traceTable(v, operands, (i, state) => {
+    traceTable(v, text, operands, (i) => {
       if (!slots || !slots[i]) return null;
       const b = document.createElement("button");
       b.textContent = "explore";
       b.className = "explore";
-      b.onclick = () => startExplorer(slots[i], state, `step ${i}`);
+      b.onclick = () => startExplorer(slots[i], `step ${i}`);
       return b;
     }),
   );
@@ -250,11 +311,11 @@ function renderTrace(v, slots, operands) {
 // ---- the explorer: from a state, every enabled action with its answers
 
 let explorerPath = [];
-async function startExplorer(slots, state, label) {
+async function startExplorer(slots, label) {
   explorerPath = [label];
-  await exploreFrom(slots, state);
+  await exploreFrom(slots);
 }
-async function exploreFrom(slots, state) {
+async function exploreFrom(slots) {
   if (lastCheck && lastCheck.source !== source()) {
     setStatus("the spec changed since the check: check again to explore");
     return;
@@ -272,7 +333,7 @@ async function exploreFrom(slots, state) {
   box.appendChild(h);
   const cur = document.createElement("pre");
   cur.id = "explorerState";
-  cur.textContent = Object.entries(state).map(([k, v]) => `${k} = ${show(v)}`).join("\n");
+  cur.textContent = (ex.state_text || []).join("\n");
   box.appendChild(cur);
   if (ex.error) {
     const p = document.createElement("p");
@@ -283,12 +344,11 @@ async function exploreFrom(slots, state) {
   ex.next.forEach((s) => {
     const b = document.createElement("button");
     b.className = "succ";
-    const asked = s.asked ? " [" + Object.entries(s.asked).map(([k, v]) => `${k} → ${show(v)}`).join(", ") + "]" : "";
-    const changed = Object.entries(s.state).filter(([k, v]) => show(state[k]) !== show(v)).map(([k, v]) => `${k} = ${show(v)}`);
-    b.textContent = `${s.action || "initial state"}${asked}: ${changed.join(", ") || "no change"}`;
+    const asked = s.text.asked && s.text.asked.length ? " [" + s.text.asked.join(", ") + "]" : "";
+    b.textContent = `${s.action || "initial state"}${asked}: ${s.text.changed.join(", ") || "no change"}`;
     b.onclick = () => {
-      explorerPath.push(s.action + asked);
-      exploreFrom(s.slots, s.state);
+      explorerPath.push((s.action || "initial state") + asked);
+      exploreFrom(s.slots);
     };
     box.appendChild(b);
   });
@@ -330,6 +390,7 @@ async function runGraph() {
 
 function fillMenu() {
   const sel = $("examples");
+  sel.querySelectorAll("optgroup").forEach((g) => g.remove());
   const group = (label) => {
     const g = document.createElement("optgroup");
     g.label = label;
@@ -352,7 +413,7 @@ function loadExample(path, lesson) {
   const e = examples.find((x) => x.path === path);
   if (!e) return;
   setSource(e.source, path.split("/").pop());
-  $("lesson").textContent = lesson || e.lesson;
+  renderLesson(lesson || e.lesson);
   clearResults();
 }
 
@@ -371,32 +432,68 @@ function sharedSource() {
 }
 
 // ---- start
+//
+// The editor, the menu and the starting example are on the page before
+// the checker is ready: the examples come with the page (examplesData,
+// written into index.html by the build; under `wrapcheck ui`, from the
+// server), the checker is compiled meanwhile (boot.js), and a request
+// made before it is ready waits for it. wrapcheckTimes records, in
+// performance.now() ms after navigation, when the editor showed text,
+// when the checker was ready and when the first check's result was on
+// the page (the end-to-end test reads them).
 
-async function main() {
-  makeEditor(sharedSource() || "");
+globalThis.wrapcheckTimes = {};
+
+function pageExamples() {
+  const el = document.getElementById("examplesData");
+  if (!el) return null;
   try {
-    lessons = await (await fetch("lessons.json")).json();
+    return JSON.parse(el.textContent);
   } catch (_) {
-    lessons = [];
+    return null;
   }
-  const t0 = performance.now();
+}
+
+function main() {
+  const shared = sharedSource();
+  const inlined = native ? null : pageExamples();
   const onReady = async (m) => {
-    if (!engineReady) {
-      examples = m.examples || [];
-      fillMenu();
+    if (!engineReady || (m.examples && !examples.length)) {
+      if (m.examples && !examples.length) {
+        examples = m.examples;
+        fillMenu();
+      }
       if (native) {
         const s = await (await fetch("api/spec")).json();
-        if (s.source && !sharedSource()) setSource(s.source, s.name);
+        if (s.source && !shared) setSource(s.source, s.name);
       } else if (!source()) {
         loadExample("approval/toctou.wrap");
       }
-      globalThis.wrapcheckLoadMs = performance.now() - t0;
     }
     engineReady = true;
+    globalThis.wrapcheckTimes.ready = performance.now();
     setBusy(busy);
-    if (!busy) setStatus(native ? "ready (native checker)" : `ready (checker loaded in ${Math.round(performance.now() - t0)} ms)`);
+    if (!busy) setStatus(native ? "ready (native checker)" : `checker ready ${Math.round(globalThis.wrapcheckTimes.ready)} ms after the page opened`);
   };
-  engine = native ? new NativeEngine(onReady) : new WorkerEngine(onReady);
+  // the worker first: the checker loads while the page is drawn
+  engine = native ? new NativeEngine(onReady) : new WorkerEngine(onReady, !inlined);
+  // requests made before the wasm checker is ready wait for it
+  if (!native) engineReady = true;
+  makeEditor(shared || "");
+  if (inlined) {
+    examples = inlined;
+    fillMenu();
+    if (!shared) loadExample("approval/toctou.wrap");
+  }
+  if (source()) globalThis.wrapcheckTimes.editor = performance.now();
+  setBusy(false);
+  fetch("lessons.json")
+    .then((r) => r.json())
+    .then((l) => {
+      lessons = l;
+      if (examples.length) fillMenu();
+    })
+    .catch(() => {});
   globalThis.wrapcheckSetSource = setSource; // for scripts driving the page (the end-to-end test)
   $("check").onclick = runCheck;
   $("vet").onclick = runVet;
@@ -404,5 +501,6 @@ async function main() {
   $("graph").onclick = runGraph;
   $("cancel").onclick = () => engine.cancel("cancelled");
   $("share").onclick = share;
+  if (source()) lint();
 }
 main();
