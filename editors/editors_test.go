@@ -67,6 +67,7 @@ type panelShown struct {
 		Class string
 		Cells []string
 	}
+	Notes       []string
 	Diagram     bool
 	DiagramText string
 	Errors      []string
@@ -143,6 +144,9 @@ func testPanel(t *testing.T, dir string) {
 	}
 	if diff := cmp.Diff([]string{"check ShipsWhatWasApproved", "violated: EveryRunEnds (1 step, a lasso)"}, lasso.Lens); diff != "" {
 		t.Errorf("the lens after the check (-want +got):\n%s", diff)
+	}
+	if len(lasso.Notes) != 1 || !strings.HasPrefix(lasso.Notes[0], "note: the cycle starves review") {
+		t.Errorf("the lasso's notes: %q", lasso.Notes)
 	}
 	if lasso.Shape != "a lasso: 0 steps, then a cycle of 1 step repeated forever" {
 		t.Errorf("the lasso's shape: %q", lasso.Shape)

@@ -38,6 +38,9 @@ type traceJSON struct {
 	Name string `json:"name"`
 	// Report is report.JSON's report of the check.
 	Report json.RawMessage `json:"report"`
+	// TraceText is the violation's trace as the text report prints it,
+	// in wrap's notation, one entry per step (report.StepText).
+	TraceText []stepText `json:"trace_text"`
 	// Mermaid is report.Mermaid's sequence diagram of the violation.
 	Mermaid string `json:"mermaid,omitempty"`
 	// Operands are the values of the violated invariant's parts, as the
@@ -256,9 +259,23 @@ func violatedTitle(name string, v *checker.Violation) string {
 	return fmt.Sprintf("violated: %s (%d %s%s)", name, steps, unit, lasso)
 }
 
+// stepText is one step of traceJSON.TraceText: the agent answers and the
+// changed variables, as web/engine's trace_text has them.
+type stepText struct {
+	Asked   []string `json:"asked,omitempty"`
+	Changed []string `json:"changed"`
+}
+
 // tracePanel is the trace panel's JSON of res, a violation of name.
 func tracePanel(a *analysis, name string, res *checker.Result) traceJSON {
-	out := traceJSON{Name: name}
+	out := traceJSON{Name: name, TraceText: []stepText{}}
+	for i := range res.Violation.Trace {
+		asked, changed := report.StepText(a.model, res.Violation.Trace, i)
+		if changed == nil {
+			changed = []string{}
+		}
+		out.TraceText = append(out.TraceText, stepText{Asked: asked, Changed: changed})
+	}
 	var b bytes.Buffer
 	if err := report.JSON(&b, a.model, res); err == nil {
 		out.Report = json.RawMessage(b.Bytes())

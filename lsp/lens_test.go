@@ -102,12 +102,14 @@ func TestCodeLensCheck(t *testing.T) {
 				Trace []struct{ Action string }
 			}
 		}
-		Mermaid  string
-		Operands []string
+		TraceText []struct{ Asked, Changed []string } `json:"trace_text"`
+		Mermaid   string
+		Operands  []string
 	}
 	c.result("workspace/executeCommand", map[string]any{"command": commandTrace, "arguments": []any{testURI, "ShippedWhatWasApproved"}}, &panel)
 	if panel.Name != "ShippedWhatWasApproved" || len(panel.Report.Violations) != 1 || len(panel.Report.Violations[0].Trace) != 4 ||
-		panel.Report.Violations[0].Trace[3].Action != "releaser.release" || !strings.HasPrefix(panel.Mermaid, "sequenceDiagram") || len(panel.Operands) == 0 {
+		panel.Report.Violations[0].Trace[3].Action != "releaser.release" || !strings.HasPrefix(panel.Mermaid, "sequenceDiagram") || len(panel.Operands) == 0 ||
+		len(panel.TraceText) != 4 || strings.Join(panel.TraceText[3].Changed, ",") == "" {
 		t.Errorf("trace panel JSON: %+v", panel)
 	}
 	// An edit drops the counterexample (its positions may be stale).

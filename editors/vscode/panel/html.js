@@ -19,6 +19,7 @@ function panelHTML({ script, style, cspSource, nonce }) {
 <div id="verdict">waiting for the trace…</div>
 <p id="shape"></p>
 <div id="traceBox"></div>
+<ul id="notes"></ul>
 <div id="mermaid"></div>
 </main>
 <script nonce="${nonce}" src="${script}"></script>

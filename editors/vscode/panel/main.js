@@ -1,9 +1,9 @@
 // The trace panel's script, run in the webview: it draws the
 // counterexample the extension posts (the language server's
-// wrapcheck.trace: check's JSON report, the sequence diagram, the
-// invariant's operands) with the playground's own code (web/src/trace.js),
+// wrapcheck.trace: check's JSON report, the trace in wrap's notation, the
+// sequence diagram, the invariant's operands) with the playground's own code (web/src/trace.js),
 // which the extension's build (build.mjs) bundles into media/panel.js.
-import { traceTable, renderMermaid, verdictLine } from "../../../web/src/trace.js";
+import { traceTable, renderMermaid, renderNotes, verdictLine } from "../../../web/src/trace.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -23,7 +23,8 @@ async function render(data) {
     v.loop_start !== null && v.loop_start !== undefined
       ? `a lasso: ${steps(v.loop_start - 1)}, then a cycle of ${steps(v.trace.length - v.loop_start)} repeated forever`
       : `${steps(v.trace.length - 1)} from the initial state`;
-  $("traceBox").appendChild(traceTable(v, data.operands));
+  $("traceBox").appendChild(traceTable(v, data.trace_text, data.operands));
+  renderNotes($("notes"), rep.notes);
   if (data.mermaid) await renderMermaid($("mermaid"), data.mermaid);
   document.body.dataset.rendered = String(Number(document.body.dataset.rendered || 0) + 1);
 }

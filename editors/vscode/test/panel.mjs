@@ -125,6 +125,7 @@ try {
         class: tr.className,
         cells: [...tr.querySelectorAll("td")].map((td) => td.textContent),
       })),
+      notes: [...document.querySelectorAll("#notes li")].map((li) => li.textContent),
       diagram: !!document.querySelector("#mermaid svg"),
       diagramText: (document.querySelector("#mermaid svg") || { textContent: "" }).textContent,
     }));
