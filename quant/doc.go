@@ -36,6 +36,29 @@
 // something else. Invariants, assertions and deadlocks are not checked
 // here (wrapcheck check does that).
 //
+// # Counts: an interval MDP
+//
+// A rate given as counts `k of n` is a measurement. Build gives each of
+// its probabilities the Clopper-Pearson interval of its count
+// ([ClopperPearson], at Options.Confidence), rounded outwards to
+// multiples of 2^-[ConfidenceBits], and carries the intervals through the
+// products and sums of the flattening ([Trans].Lo and Hi: the products of
+// the ends, which contain every product of values within them). The
+// result is an interval MDP. [Check] solves every query twice: on
+// [MDP.Point], the probabilities at the point estimates k/n, and on
+// [MDP.Vertices], the MDP whose choices are the vertices of each choice's
+// polytope of distributions. A vertex is the greedy filling of the
+// successors in some order (each its lower end, then, in order, up to its
+// upper end, until the sum is 1), and the optimum of the expectation of a
+// value vector over the polytope is at the vertex of the successors
+// ordered by value (Haddad and Monmege, TCS 2018; Givan, Leach and Dean,
+// AIJ 2000), so optimising over the vertices is optimising over the
+// polytope. There the scheduler picks the vertex too: min is the least
+// probability over the schedulers and the rates, max the greatest; the
+// precomputation, policy iteration and interval iteration apply unchanged.
+// Nature may pick another vertex at each step, so the range contains the
+// value of every fixed choice of rates in the box (and may be wider).
+//
 // # What is computed, and how exactly
 //
 // For `left until target` (`eventually target` is `true until target`),
@@ -67,6 +90,11 @@
 // no smaller than the least fixed point, Pmax, and are attained by a
 // policy, so they are Pmax.
 //
+// Expected costs until a condition ([ExpectCost]) follow PRISM's
+// semantics for R=? [ F c ], infinity where c is missed with positive
+// probability, and are solved exactly by policy iteration after the same
+// precomputation (cost.go says why that is sound with zero-cost cycles).
+//
 // Bounded queries (`within k`) apply the Bellman operator k times from
 // the indicator of target, exactly, stopping early at a fixed point.
 //
@@ -90,27 +118,37 @@
 //
 // The peer models of bench/prism (Knuth and Yao's die, two dice under
 // interleaving, a gambler whose bold and timid stakes make min and max
-// differ, the same seeing the coin first) are written in both languages;
+// differ, the same seeing the coin first, Herman's ring of 3 and 5, the
+// consensus coin, a chain built to defeat value iteration after Haddad
+// and Monmege, synchronous leader election) are written in both languages;
 // TestPeerValues checks the values derived by hand and TestPRISM runs
 // PRISM 4.10 on the .pm models (-exact for unbounded queries, compared
 // exactly; -explicit for bounded ones, within 1e-12) when
 // $WRAPCHECK_PRISM names its launcher or prism is on PATH.
-// TestReachBruteForce compares [Reach] with every memoryless
-// deterministic scheduler of random small MDPs, each scheduler's chain
-// solved on its own; TestIntervalEncloses checks that interval iteration
-// encloses those values; TestGamblerClosedForms checks a gambler against
-// closed forms over a grid of goals, coins and numbers of gamblers.
+// TestReachBruteForce and TestExpectCostBruteForce compare [Reach] and
+// [ExpectCost] with every memoryless deterministic scheduler of random
+// small MDPs, each scheduler's chain solved on its own;
+// TestIntervalEncloses checks that interval iteration encloses those
+// values; TestGamblerClosedForms checks a gambler against closed forms
+// over a grid of goals, coins and numbers of gamblers, and
+// TestPipelineClosedForms examples/pipeline/rates.wrap over a grid of
+// false-positive and outage rates; TestBoxEncloses checks the range over
+// the confidence box against fixed rates drawn from it; TestHaddadMonmege
+// shows plain value iteration failing where exact and interval iteration
+// do not.
 //
 // # Not built yet
 //
 // What issue 36 asks beyond this slice:
 //
-//   - counts `k of n` are the point estimate k/n: no confidence interval
-//     (Wilson or Clopper-Pearson), no interval MDP over the intervals, no
-//     range of answers from them;
+//   - the inner optimisation over the intervals done lazily, sorting the
+//     successors by value within each iteration, rather than by listing
+//     the vertices up front (k! orders for k uncertain successors);
+//     simultaneous confidence for several counts;
 //   - topological (SCC by SCC) solution, and the speed targets against
 //     PRISM's engines, measured;
-//   - expected accumulated costs and rewards until a condition;
+//   - interval iteration for expected costs (exact mode only), costs
+//     within k steps, long-run averages;
 //   - witnesses: the most probable trace to the event, the strategy as a
 //     table of state to choice;
 //   - sensitivity: which measured rate widens the answer most;
@@ -121,8 +159,6 @@
 //   - SARIF, the MCP tool, the playground panel, the language server's
 //     and the editors' knowledge of the new declarations; generated code
 //     (check --compile) does not record branches, and prob never uses it;
-//   - the remaining peer models (brp, synchronous leader election,
-//     Herman, the consensus coin, haddad-monmege), the pipeline example
-//     with the seed's rates and its closed forms, docs/quantitative.md;
-//     CI running TestPRISM (.ci/run installing Java and PRISM).
+//   - the peer model brp (bounded retransmission); CI running TestPRISM
+//     (.ci/run installing Java and PRISM).
 package quant

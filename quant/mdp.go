@@ -27,6 +27,10 @@ type MDP struct {
 	// Init lists the initial distributions, one of which the scheduler
 	// picks (several when the init block branches nondeterministically).
 	Init []Dist
+	// Actions[s][c] is the action (an index into spec.Model.Actions) of
+	// choice c of state s, -1 for the self-loop of a state with no
+	// enabled action; nil for an MDP built by hand.
+	Actions [][]int
 }
 
 // A Dist is a probability distribution over states: probabilities
@@ -34,10 +38,32 @@ type MDP struct {
 // state.
 type Dist []Trans
 
-// A Trans is one entry of a [Dist].
+// A Trans is one entry of a [Dist]. Where the probability comes from
+// measured counts, Lo and Hi are the ends of the interval their
+// confidence intervals allow it (Prob, the point estimate, lies between
+// them); they are nil where the probability is exact. A Dist with
+// intervals is a choice of an interval MDP: any distribution within the
+// intervals (summing to 1) may be taken; [MDP.Vertices] lists the ones
+// that matter.
 type Trans struct {
-	To   int
-	Prob *big.Rat
+	To     int
+	Prob   *big.Rat
+	Lo, Hi *big.Rat
+}
+
+// lo and hi return the ends of t's interval (Prob when exact).
+func (t *Trans) lo() *big.Rat {
+	if t.Lo != nil {
+		return t.Lo
+	}
+	return t.Prob
+}
+
+func (t *Trans) hi() *big.Rat {
+	if t.Hi != nil {
+		return t.Hi
+	}
+	return t.Prob
 }
 
 // N returns the number of states.
@@ -60,6 +86,11 @@ type builder struct {
 	key     []byte
 	choices int
 	trans   int
+	// boxed is set when some rate is a count: the distributions then
+	// carry intervals, from the counts' confidence intervals at level.
+	boxed bool
+	level *big.Rat
+	cp    map[[2]int64][2]*big.Rat
 }
 
 // leaf is one branch of an action: its decisions and the state it makes.
@@ -76,7 +107,11 @@ func Build(ctx context.Context, m *spec.Model, p *machine.Program, opts Options)
 	b := &builder{ctx: ctx, m: m, mach: p.NewMachine(), index: map[string]int{}, rates: make([][]*spec.Rate, len(m.Agents)), opts: opts}
 	for _, r := range m.Rates {
 		b.rates[r.Agent] = append(b.rates[r.Agent], r)
+		for _, a := range r.Answers {
+			b.boxed = b.boxed || a.Count
+		}
 	}
+	b.level, b.cp = opts.confidence(), map[[2]int64][2]*big.Rat{}
 	b.mach.RecordBranches(true)
 	b.mach.SetInterrupt(func() bool { return ctx.Err() != nil })
 	mdp := &MDP{}
@@ -108,6 +143,7 @@ func Build(ctx context.Context, m *spec.Model, p *machine.Program, opts Options)
 			return nil, nil, fmt.Errorf("%w: more than %d states", ErrTooLarge, b.opts.MaxStates)
 		}
 		var cs []Dist
+		var acts []int
 		act := -1
 		b.leaves = b.leaves[:0]
 		flush := func() error {
@@ -116,6 +152,9 @@ func Build(ctx context.Context, m *spec.Model, p *machine.Program, opts Options)
 			}
 			ds, err := b.dists(b.leaves)
 			cs = append(cs, ds...)
+			for range ds {
+				acts = append(acts, act)
+			}
 			b.leaves = b.leaves[:0]
 			return err
 		}
@@ -139,7 +178,9 @@ func Build(ctx context.Context, m *spec.Model, p *machine.Program, opts Options)
 		}
 		if len(cs) == 0 {
 			cs = []Dist{{{To: s, Prob: big.NewRat(1, 1)}}}
+			acts = []int{-1}
 		}
+		mdp.Actions = append(mdp.Actions, acts)
 		b.choices += len(cs)
 		for _, d := range cs {
 			b.trans += len(d)
@@ -264,9 +305,21 @@ func (b *builder) flatten(n *node) ([]Dist, error) {
 	sum := new(big.Rat)
 	acc := []Dist{nil}
 	for _, c := range n.children {
-		p := rateOf(r, c.dec.Value)
-		if p.Sign() == 0 {
+		ra := rateOf(r, c.dec.Value)
+		if ra == nil || ra.Prob.Sign() == 0 && !ra.Count {
 			continue
+		}
+		p := ra.Prob
+		var pl, ph *big.Rat
+		if b.boxed {
+			pl, ph = p, p
+			if ra.Count {
+				iv, err := b.interval(ra)
+				if err != nil {
+					return nil, err
+				}
+				pl, ph = iv[0], iv[1]
+			}
 		}
 		sum.Add(sum, p)
 		ds, err := b.flatten(c)
@@ -279,7 +332,7 @@ func (b *builder) flatten(n *node) ([]Dist, error) {
 		next := make([]Dist, 0, len(acc)*len(ds))
 		for _, x := range acc {
 			for _, d := range ds {
-				next = append(next, addScaled(x, d, p))
+				next = append(next, addScaled(x, d, p, pl, ph))
 			}
 		}
 		acc = next
@@ -322,13 +375,27 @@ func (b *builder) rateFor(a int, args []int64) (*spec.Rate, error) {
 	return found, nil
 }
 
-func rateOf(r *spec.Rate, v []int64) *big.Rat {
-	for _, a := range r.Answers {
-		if equal(a.Value, v) {
-			return a.Prob
+func rateOf(r *spec.Rate, v []int64) *spec.RateAnswer {
+	for i := range r.Answers {
+		if equal(r.Answers[i].Value, v) {
+			return &r.Answers[i]
 		}
 	}
-	return new(big.Rat)
+	return nil
+}
+
+// interval returns the confidence interval of a count.
+func (b *builder) interval(a *spec.RateAnswer) ([2]*big.Rat, error) {
+	key := [2]int64{a.K, a.N}
+	if iv, ok := b.cp[key]; ok {
+		return iv, nil
+	}
+	lo, hi, err := ClopperPearson(a.K, a.N, b.level)
+	if err != nil {
+		return [2]*big.Rat{}, fmt.Errorf("%s: %w", a.Pos, err)
+	}
+	b.cp[key] = [2]*big.Rat{lo, hi}
+	return b.cp[key], nil
 }
 
 func valueText(a *spec.Agent, v []int64) string {
@@ -342,9 +409,19 @@ func valueText(a *spec.Agent, v []int64) string {
 	return fmt.Sprint(v[0])
 }
 
-// addScaled returns x + p*d, merged by state.
-func addScaled(x, d Dist, p *big.Rat) Dist {
+// addScaled returns x + p*d, merged by state; with pl and ph (the ends
+// of p's interval; nil: no intervals), the intervals too: [x.lo +
+// pl*d.lo, x.hi + ph*d.hi], which contains every value of the products
+// of probabilities within their intervals.
+func addScaled(x, d Dist, p, pl, ph *big.Rat) Dist {
 	out := make(Dist, 0, len(x)+len(d))
+	scaled := func(t *Trans) Trans {
+		r := Trans{To: t.To, Prob: new(big.Rat).Mul(p, t.Prob)}
+		if pl != nil {
+			r.Lo, r.Hi = new(big.Rat).Mul(pl, t.lo()), new(big.Rat).Mul(ph, t.hi())
+		}
+		return r
+	}
 	i, j := 0, 0
 	for i < len(x) || j < len(d) {
 		switch {
@@ -352,11 +429,17 @@ func addScaled(x, d Dist, p *big.Rat) Dist {
 			out = append(out, x[i])
 			i++
 		case i == len(x) || d[j].To < x[i].To:
-			out = append(out, Trans{To: d[j].To, Prob: new(big.Rat).Mul(p, d[j].Prob)})
+			out = append(out, scaled(&d[j]))
 			j++
 		default:
-			q := new(big.Rat).Mul(p, d[j].Prob)
-			out = append(out, Trans{To: x[i].To, Prob: q.Add(q, x[i].Prob)})
+			t := scaled(&d[j])
+			t.Prob.Add(t.Prob, x[i].Prob)
+			if pl != nil {
+				t.Lo.Add(t.Lo, x[i].lo())
+				t.Hi.Add(t.Hi, x[i].hi())
+			}
+			t.To = x[i].To
+			out = append(out, t)
 			i++
 			j++
 		}
@@ -374,7 +457,11 @@ func dedupe(ds []Dist) []Dist {
 	for _, d := range ds {
 		var sb strings.Builder
 		for _, t := range d {
-			fmt.Fprintf(&sb, "%d:%s,", t.To, t.Prob.RatString())
+			fmt.Fprintf(&sb, "%d:%s", t.To, t.Prob.RatString())
+			if t.Lo != nil {
+				fmt.Fprintf(&sb, "[%s,%s]", t.Lo.RatString(), t.Hi.RatString())
+			}
+			sb.WriteByte(',')
 		}
 		k := sb.String()
 		if !seen[k] {

@@ -46,6 +46,22 @@ var peers = []peer{
 	{"gambler", "Ruin", true, "4/5", "gambler", "Pmax=? [ F money=0 ]", false},
 	{"gambler_adaptive", "Rich", false, "1/7", "gambler_adaptive", "Pmin=? [ F money=4 ]", false},
 	{"gambler_adaptive", "Rich", true, "3/7", "gambler_adaptive", "Pmax=? [ F money=4 ]", false},
+	{"herman3", "Stable", false, "1", "herman3", `P=? [ F "stable" ]`, false},
+	{"herman3", "StableSoon", false, "63/64", "herman3", `P=? [ F<=3 "stable" ]`, true},
+	{"herman3", "Steps", true, "4/3", "herman3", `R{"steps"}=? [ F "stable" ]`, false},
+	{"herman5", "Stable", false, "1", "herman5", `P=? [ F "stable" ]`, false},
+	{"herman5", "StableSoon", false, "2945/4096", "herman5", `P=? [ F<=3 "stable" ]`, true},
+	{"herman5", "Steps", false, "44/15", "herman5", `R{"steps"}=? [ F "stable" ]`, false},
+	{"coin", "Finished", false, "1", "coin", `Pmin=? [ F "finished" ]`, false},
+	{"coin", "AllZero", false, "49/128", "coin", `Pmin=? [ F "finished" & coin0=0 & coin1=0 ]`, false},
+	{"coin", "AllZero", true, "5/9", "coin", `Pmax=? [ F "finished" & coin0=0 & coin1=0 ]`, false},
+	{"coin", "Disagree", true, "13/120", "coin", `Pmax=? [ F "finished" & coin0!=coin1 ]`, false},
+	{"coin", "Steps", false, "48", "coin", `R{"steps"}min=? [ F "finished" ]`, false},
+	{"coin", "Steps", true, "75", "coin", `R{"steps"}max=? [ F "finished" ]`, false},
+	{"haddad_monmege", "Target", true, "1/2", "haddad_monmege", "P=? [ F x=N ]", false},
+	{"leader_sync", "Elected", false, "1", "leader_sync", `P=? [ F "elected" ]`, false},
+	{"leader_sync", "ElectedSoon", false, "65/81", "leader_sync", `P=? [ F<=2 "elected" ]`, true},
+	{"leader_sync", "Rounds", false, "9/5", "leader_sync", `R{"rounds"}=? [ F "elected" ]`, false},
 }
 
 // results computes every query of each peer .wrap model once.
@@ -88,6 +104,18 @@ func value(t *testing.T, res *quant.Result, p peer) *big.Rat {
 			return v
 		}
 	}
+	for _, r := range res.Expectations {
+		if r.Expectation.Name == p.query {
+			v, inf := r.Min, r.MinInf
+			if p.max {
+				v, inf = r.Max, r.MaxInf
+			}
+			if v == nil || inf {
+				t.Fatalf("%s: %s not computed or infinite (max %v)", p.wrap, p.query, p.max)
+			}
+			return v
+		}
+	}
 	t.Fatalf("%s: no query %s", p.wrap, p.query)
 	return nil
 }
@@ -95,7 +123,12 @@ func value(t *testing.T, res *quant.Result, p peer) *big.Rat {
 // TestPeerValues checks the peer models against the values derived by
 // hand (gambler.wrap's: bold play from 2 wins at once with 1/3; timid
 // play is the gambler's ruin, ((q/p)^2-1)/((q/p)^4-1) = 3/15 with q/p =
-// 2; with the coin seen first, V = 1/3 + 2/3 V/3 gives 3/7).
+// 2; with the coin seen first, V = 1/3 + 2/3 V/3 gives 3/7; Herman's
+// ring of 3 from 3 tokens stabilises each step with 6/8, so in 4/3 steps
+// on average and within 3 with 1 - (1/4)^3; a round of the leader
+// election elects with 15/27, so 9/5 rounds; the walk of haddad_monmege
+// is symmetric, 1/2), and PRISM's values where no hand derivation is
+// short (Herman's 5, the consensus coin).
 func TestPeerValues(t *testing.T) {
 	res := results(t)
 	for _, p := range peers {

@@ -32,6 +32,9 @@ type Options struct {
 	// MaxIter the most iterations it runs (0: 100000).
 	Epsilon float64
 	MaxIter int
+	// Confidence is the level of the confidence intervals of counts `k
+	// of n` (nil: 19/20, 95%).
+	Confidence *big.Rat
 	// MemoryBudget stops the construction with ErrMemory when the Go
 	// heap passes this many bytes (0: no budget).
 	MemoryBudget int64
@@ -45,6 +48,13 @@ func (o Options) maxExact() int {
 		return o.MaxExact
 	}
 	return 2000
+}
+
+func (o Options) confidence() *big.Rat {
+	if o.Confidence != nil {
+		return o.Confidence
+	}
+	return big.NewRat(19, 20)
 }
 
 func (o Options) epsilon() float64 {
@@ -70,16 +80,38 @@ func (o Options) maxCombos() int {
 
 // Result is the outcome of [Check]: the value of each query.
 type Result struct {
-	Queries []QueryResult
-	Stats   Stats
+	Queries      []QueryResult
+	Expectations []ExpectResult
+	Stats        Stats
+}
+
+// ExpectResult is the value of one expected-cost query: Min and Max are
+// the least and the greatest expected cost over the schedulers, exactly,
+// nil when not computed; MinInf and MaxInf mark an infinite one (target
+// missed with positive probability: see [ExpectCost]). With counts, Box
+// is the range over the rates within their intervals too, an infinite
+// end marked by BoxLoInf or BoxHiInf.
+type ExpectResult struct {
+	Expectation    *spec.Expectation
+	Min, Max       *big.Rat
+	MinInf, MaxInf bool
+	Box            *Box
+	BoxLoInf       bool
+	BoxHiInf       bool
+	Violated       bool
+	Unknown        bool
+	BoxBroken      bool
 }
 
 // Stats are the figures of the MDP built.
 type Stats struct {
-	States      int     // reachable states
-	Choices     int     // the scheduler's choices, summed over the states
-	Transitions int     // entries of the choices' distributions
-	Seconds     float64 // wall time, construction and solution
+	States      int // reachable states
+	Choices     int // the scheduler's choices, summed over the states
+	Transitions int // entries of the choices' distributions
+	// Vertices is the number of choices of the MDP of the vertices of
+	// the interval MDP ([MDP.Vertices]), 0 without counts.
+	Vertices int
+	Seconds  float64 // wall time, construction and solution
 }
 
 // QueryResult is the value of one query: Min and Max are the least and
@@ -90,11 +122,28 @@ type QueryResult struct {
 	Query                *spec.Query
 	Min, Max             *big.Rat
 	MinBounds, MaxBounds *Interval
+	// Box is set when some rate is a count: the least and the greatest
+	// probability over the schedulers and over the rates within the
+	// confidence intervals of the counts (Min and Max are then the
+	// values at the point estimates k/n).
+	Box *Box
 	// Violated is set when the query has a bound and the probability
 	// can break it: the maximum for an upper bound, the minimum for a
-	// lower one. Unknown is set instead when the interval computed
-	// straddles the bound.
-	Violated, Unknown bool
+	// lower one (at the point estimates). Unknown is set instead when
+	// the interval computed straddles the bound, or when the bound holds
+	// at the point estimates but not over the whole box (BoxBroken
+	// tells the latter).
+	Violated, Unknown, BoxBroken bool
+}
+
+// Box is the range of a query's probability over the schedulers and the
+// rates within their confidence intervals: Lo is the least, Hi the
+// greatest, exactly, or, where interval iteration computed them, LoBounds
+// and HiBounds enclose them. Level is the confidence level.
+type Box struct {
+	Lo, Hi             *big.Rat
+	LoBounds, HiBounds *Interval
+	Level              *big.Rat
 }
 
 // Checked reports whether the query has a bound (and so is a check).
@@ -109,6 +158,11 @@ func (r *Result) Unknowns() int {
 			n++
 		}
 	}
+	for i := range r.Expectations {
+		if r.Expectations[i].Unknown {
+			n++
+		}
+	}
 	return n
 }
 
@@ -117,6 +171,11 @@ func (r *Result) Violations() int {
 	n := 0
 	for i := range r.Queries {
 		if r.Queries[i].Violated {
+			n++
+		}
+	}
+	for i := range r.Expectations {
+		if r.Expectations[i].Violated {
 			n++
 		}
 	}
@@ -142,6 +201,9 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*Result, error) {
 		for _, q := range m.Queries {
 			found = found || q.Name == n
 		}
+		for _, e := range m.Expectations {
+			found = found || e.Name == n
+		}
 		if !found {
 			return nil, fmt.Errorf("quant: no probability named %s", n)
 		}
@@ -150,7 +212,19 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	var box *MDP
+	if mdp.HasIntervals() {
+		if box, err = mdp.Vertices(opts.maxCombos()); err != nil {
+			return nil, err
+		}
+		mdp = mdp.Point()
+	}
 	res := &Result{Stats: Stats{States: mdp.N()}}
+	if box != nil {
+		for _, cs := range box.Choices {
+			res.Stats.Vertices += len(cs)
+		}
+	}
 	for _, cs := range mdp.Choices {
 		res.Stats.Choices += len(cs)
 		for _, d := range cs {
@@ -191,7 +265,7 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*Result, error) {
 		r := QueryResult{Query: q}
 		wantMax := q.Opt == spec.QueryMax || q.Opt == spec.QueryBoth && (q.Bound == nil || q.Bound.Upper())
 		wantMin := q.Opt == spec.QueryMin || q.Opt == spec.QueryBoth && (q.Bound == nil || !q.Bound.Upper())
-		solve := func(max bool) (*big.Rat, *Interval, error) {
+		solve := func(mdp *MDP, max bool) (*big.Rat, *Interval, error) {
 			if !opts.Interval || q.Steps >= 0 {
 				v, err := Reach(ctx, mdp, left, target, max, q.Steps, opts)
 				if err == nil {
@@ -209,12 +283,21 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*Result, error) {
 			return nil, &b, nil
 		}
 		if wantMax {
-			if r.Max, r.MaxBounds, err = solve(true); err != nil {
+			if r.Max, r.MaxBounds, err = solve(mdp, true); err != nil {
 				return nil, err
 			}
 		}
 		if wantMin {
-			if r.Min, r.MinBounds, err = solve(false); err != nil {
+			if r.Min, r.MinBounds, err = solve(mdp, false); err != nil {
+				return nil, err
+			}
+		}
+		if box != nil {
+			r.Box = &Box{Level: opts.confidence()}
+			if r.Box.Hi, r.Box.HiBounds, err = solve(box, true); err != nil {
+				return nil, err
+			}
+			if r.Box.Lo, r.Box.LoBounds, err = solve(box, false); err != nil {
 				return nil, err
 			}
 		}
@@ -223,24 +306,142 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*Result, error) {
 			if q.Opt == spec.QueryMin || q.Opt == spec.QueryBoth && !b.Upper() {
 				v, iv = r.Min, r.MinBounds
 			}
-			if v != nil {
-				r.Violated = !b.Holds(v)
-			} else {
-				lo := new(big.Rat).SetFloat64(iv.Lo)
-				hi := new(big.Rat).SetFloat64(iv.Hi)
-				switch {
-				case b.Holds(lo) && b.Holds(hi):
-				case !b.Holds(lo) && !b.Holds(hi):
-					r.Violated = true
-				default:
-					r.Unknown = true
+			r.Violated, r.Unknown = decide(b, v, iv)
+			if r.Box != nil && !r.Violated && !r.Unknown {
+				// Held at the point estimates: over the box too?
+				v, iv := r.Box.Hi, r.Box.HiBounds
+				if !b.Upper() {
+					v, iv = r.Box.Lo, r.Box.LoBounds
 				}
+				bv, bu := decide(b, v, iv)
+				r.Unknown = bv || bu
+				r.BoxBroken = r.Unknown
 			}
 		}
 		res.Queries = append(res.Queries, r)
 	}
+	for _, e := range m.Expectations {
+		if len(only) > 0 && !only[e.Name] {
+			continue
+		}
+		r, err := expectation(ctx, m, e, mdp, box, label, opts)
+		if err != nil {
+			return nil, err
+		}
+		res.Expectations = append(res.Expectations, *r)
+	}
 	res.Stats.Seconds = time.Since(start).Seconds()
 	return res, nil
+}
+
+// expectation computes one expected-cost query on mdp (the point
+// estimates) and on box (the vertices of the interval MDP; nil without
+// counts).
+func expectation(ctx context.Context, m *spec.Model, e *spec.Expectation, mdp, box *MDP, label func(*spec.Expr) ([]bool, error), opts Options) (*ExpectResult, error) {
+	target, err := label(e.Target)
+	if err != nil {
+		return nil, err
+	}
+	k := m.Costs[e.Cost]
+	stateCost := make([]*big.Rat, mdp.N())
+	for s := range stateCost {
+		stateCost[s] = new(big.Rat)
+	}
+	actCost := map[int]*big.Rat{}
+	for _, it := range k.Items {
+		if it.When == nil {
+			for _, a := range it.Actions {
+				if actCost[a] == nil {
+					actCost[a] = new(big.Rat)
+				}
+				actCost[a].Add(actCost[a], it.Value)
+			}
+			continue
+		}
+		holds, err := label(it.When)
+		if err != nil {
+			return nil, err
+		}
+		for s, h := range holds {
+			if h {
+				stateCost[s].Add(stateCost[s], it.Value)
+			}
+		}
+	}
+	costOf := func(g *MDP) func(s, c int) *big.Rat {
+		return func(s, c int) *big.Rat {
+			a := g.Actions[s][c]
+			if x := actCost[a]; x != nil && a >= 0 {
+				return new(big.Rat).Add(stateCost[s], x)
+			}
+			return stateCost[s]
+		}
+	}
+	r := &ExpectResult{Expectation: e}
+	wantMax := e.Opt == spec.QueryMax || e.Opt == spec.QueryBoth && (e.Bound == nil || e.Bound.Upper())
+	wantMin := e.Opt == spec.QueryMin || e.Opt == spec.QueryBoth && (e.Bound == nil || !e.Bound.Upper())
+	solve := func(g *MDP, max bool) (*big.Rat, bool, error) {
+		v, err := ExpectCost(ctx, g, costOf(g), target, max, opts)
+		if err != nil {
+			return nil, false, err
+		}
+		x := initialCost(g.Init, v, max)
+		return x, x == nil, nil
+	}
+	if wantMax {
+		if r.Max, r.MaxInf, err = solve(mdp, true); err != nil {
+			return nil, err
+		}
+	}
+	if wantMin {
+		if r.Min, r.MinInf, err = solve(mdp, false); err != nil {
+			return nil, err
+		}
+	}
+	if box != nil {
+		r.Box = &Box{Level: opts.confidence()}
+		if r.Box.Hi, r.BoxHiInf, err = solve(box, true); err != nil {
+			return nil, err
+		}
+		if r.Box.Lo, r.BoxLoInf, err = solve(box, false); err != nil {
+			return nil, err
+		}
+	}
+	if b := e.Bound; b != nil {
+		holds := func(v *big.Rat, inf bool) bool {
+			if inf {
+				return b.Op[0] == '>'
+			}
+			return b.Holds(v)
+		}
+		if b.Upper() {
+			r.Violated = !holds(r.Max, r.MaxInf)
+			r.BoxBroken = r.Box != nil && !r.Violated && !holds(r.Box.Hi, r.BoxHiInf)
+		} else {
+			r.Violated = !holds(r.Min, r.MinInf)
+			r.BoxBroken = r.Box != nil && !r.Violated && !holds(r.Box.Lo, r.BoxLoInf)
+		}
+		r.Unknown = r.BoxBroken
+	}
+	return r, nil
+}
+
+// decide compares a value (v, or, from interval iteration, iv) with a
+// bound: violated when it breaks it, unknown when an interval straddles
+// it.
+func decide(b *spec.QueryBound, v *big.Rat, iv *Interval) (violated, unknown bool) {
+	if v != nil {
+		return !b.Holds(v), false
+	}
+	lo := new(big.Rat).SetFloat64(iv.Lo)
+	hi := new(big.Rat).SetFloat64(iv.Hi)
+	switch {
+	case b.Holds(lo) && b.Holds(hi):
+		return false, false
+	case !b.Holds(lo) && !b.Holds(hi):
+		return true, false
+	}
+	return false, true
 }
 
 // initial returns the value of the best (max) or worst initial

@@ -64,7 +64,7 @@ func Reach(ctx context.Context, m *MDP, left, target []bool, max bool, steps int
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		x, err := solvePolicy(m, maybe, idx, v, policy)
+		x, err := solvePolicy(m, maybe, idx, v, policy, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -150,7 +150,11 @@ func expect(d Dist, v []*big.Rat) *big.Rat {
 // the policy leaves the maybe-states with probability 1), which has an
 // LU factorisation with positive pivots; sparse rows keep the fill-in of
 // the chains and grids of typical models small.
-func solvePolicy(m *MDP, maybe, idx []int, v []*big.Rat, policy []int) ([]*big.Rat, error) {
+//
+// With cost (nil: none), each row adds the cost of its state's choice to
+// b: x = c + A x + b, the expected cost accumulated before leaving the
+// maybe-states (plus v after).
+func solvePolicy(m *MDP, maybe, idx []int, v []*big.Rat, policy []int, cost func(s, c int) *big.Rat) ([]*big.Rat, error) {
 	k := len(maybe)
 	rows := make([]map[int]*big.Rat, k)
 	rhs := make([]*big.Rat, k)
@@ -162,6 +166,9 @@ func solvePolicy(m *MDP, maybe, idx []int, v []*big.Rat, policy []int) ([]*big.R
 	for i, s := range maybe {
 		row := map[int]*big.Rat{i: big.NewRat(1, 1)}
 		b := new(big.Rat)
+		if cost != nil {
+			b.Set(cost(s, policy[i]))
+		}
 		for _, tr := range m.Choices[s][policy[i]] {
 			if j := idx[tr.To]; j >= 0 {
 				e, ok := row[j]

@@ -41,10 +41,69 @@ func QuantText(w io.Writer, m *spec.Model, res *quant.Result) error {
 				continue
 			}
 			if b := q.Bound; b != nil && boundIsOn(q, v.min) {
-				if r.Unknown {
+				if r.Unknown && !r.BoxBroken {
 					line += fmt.Sprintf(": bound %s %s not decided", b.Op, b.Text)
 				} else if r.Violated {
 					line += fmt.Sprintf(": bound %s %s violated", b.Op, b.Text)
+				} else {
+					line += fmt.Sprintf(": bound %s %s holds", b.Op, b.Text)
+				}
+			}
+			if _, err := fmt.Fprintln(w, line); err != nil {
+				return err
+			}
+		}
+		if bx := r.Box; bx != nil {
+			lo, hi := boxEnds(bx)
+			line := fmt.Sprintf("%s: P(%s) over the %s confidence intervals of the counts in [%s, %s]", q.Name, f, percent(bx.Level), lo, hi)
+			if b := q.Bound; b != nil && !r.Violated {
+				if r.Unknown {
+					line += fmt.Sprintf(": bound %s %s not decided by the counts", b.Op, b.Text)
+				} else {
+					line += fmt.Sprintf(": bound %s %s holds", b.Op, b.Text)
+				}
+			}
+			if _, err := fmt.Fprintln(w, line); err != nil {
+				return err
+			}
+		}
+	}
+	for i := range res.Expectations {
+		r := &res.Expectations[i]
+		e := r.Expectation
+		for _, v := range []struct {
+			name string
+			val  *big.Rat
+			inf  bool
+			min  bool
+		}{{"E_min", r.Min, r.MinInf, true}, {"E_max", r.Max, r.MaxInf, false}} {
+			if v.val == nil && !v.inf {
+				continue
+			}
+			line := fmt.Sprintf("%s: %s(%s) = %s", e.Name, v.name, e.Formula, costText(v.val, v.inf))
+			if b := e.Bound; b != nil && v.min == (e.Opt == spec.QueryMin || e.Opt == spec.QueryBoth && !b.Upper()) {
+				if r.Violated {
+					line += fmt.Sprintf(": bound %s %s violated", b.Op, b.Text)
+				} else {
+					line += fmt.Sprintf(": bound %s %s holds", b.Op, b.Text)
+				}
+			}
+			if _, err := fmt.Fprintln(w, line); err != nil {
+				return err
+			}
+		}
+		if bx := r.Box; bx != nil {
+			lo, hi := "infinity", "infinity"
+			if !r.BoxLoInf {
+				lo = decimal(bx.Lo, false)
+			}
+			if !r.BoxHiInf {
+				hi = decimal(bx.Hi, true)
+			}
+			line := fmt.Sprintf("%s: E(%s) over the %s confidence intervals of the counts in [%s, %s]", e.Name, e.Formula, percent(bx.Level), lo, hi)
+			if b := e.Bound; b != nil && !r.Violated {
+				if r.BoxBroken {
+					line += fmt.Sprintf(": bound %s %s not decided by the counts", b.Op, b.Text)
 				} else {
 					line += fmt.Sprintf(": bound %s %s holds", b.Op, b.Text)
 				}
@@ -57,6 +116,62 @@ func QuantText(w io.Writer, m *spec.Model, res *quant.Result) error {
 	s := res.Stats
 	_, err := fmt.Fprintf(w, "states: %d, choices: %d, transitions: %d, seconds: %.3f\n", s.States, s.Choices, s.Transitions, s.Seconds)
 	return err
+}
+
+// costText prints an expected cost: a fraction and its decimal, or
+// infinity.
+func costText(v *big.Rat, inf bool) string {
+	if inf {
+		return "infinity (the target is not reached with probability 1)"
+	}
+	if v.IsInt() {
+		return v.RatString()
+	}
+	return v.RatString() + " (" + v.FloatString(6) + ")"
+}
+
+// boxEnds returns the ends of a box as decimals rounded outwards (the
+// lower end down, the upper end up, to 6 places).
+func boxEnds(b *quant.Box) (lo, hi string) {
+	if b.Lo != nil {
+		lo = decimal(b.Lo, false)
+	} else if b.LoBounds != nil {
+		lo = strconv.FormatFloat(b.LoBounds.Lo, 'g', -1, 64)
+	}
+	if b.Hi != nil {
+		hi = decimal(b.Hi, true)
+	} else if b.HiBounds != nil {
+		hi = strconv.FormatFloat(b.HiBounds.Hi, 'g', -1, 64)
+	}
+	return lo, hi
+}
+
+// decimal prints r with 6 decimal places, rounded up or down (r itself,
+// as a fraction, when it is an integer).
+func decimal(r *big.Rat, up bool) string {
+	if r.IsInt() {
+		return r.RatString()
+	}
+	scale := big.NewInt(1000000)
+	n := new(big.Int).Mul(r.Num(), scale)
+	q, m := new(big.Int).QuoRem(n, r.Denom(), new(big.Int))
+	if up && m.Sign() > 0 {
+		q.Add(q, big.NewInt(1))
+	}
+	return new(big.Rat).SetFrac(q, scale).FloatString(6)
+}
+
+// percent prints a confidence level as a percentage: 95%, 99.5%.
+func percent(l *big.Rat) string {
+	p := new(big.Rat).Mul(l, big.NewRat(100, 1))
+	if p.IsInt() {
+		return p.RatString() + "%"
+	}
+	s := p.FloatString(6)
+	for s[len(s)-1] == '0' {
+		s = s[:len(s)-1]
+	}
+	return s + "%"
 }
 
 // boundIsOn reports whether q's bound is compared with the minimum (min)
@@ -90,6 +205,16 @@ func QuantJSON(w io.Writer, m *spec.Model, res *quant.Result) error {
 		Violated bool   `json:"violated"`
 		Unknown  bool   `json:"unknown,omitempty"`
 	}
+	type cost struct {
+		Exact    string   `json:"exact,omitempty"`
+		Float    *float64 `json:"float,omitempty"`
+		Infinite bool     `json:"infinite,omitempty"`
+	}
+	type box struct {
+		Level string `json:"level"`
+		Min   *value `json:"min"`
+		Max   *value `json:"max"`
+	}
 	type query struct {
 		Name     string `json:"name"`
 		Position string `json:"position"`
@@ -98,6 +223,9 @@ func QuantJSON(w io.Writer, m *spec.Model, res *quant.Result) error {
 		Min      *value `json:"min"`
 		Max      *value `json:"max"`
 		Bound    *bound `json:"bound"`
+		// Box is the range over the confidence intervals of the
+		// counts, with them only.
+		Box *box `json:"box,omitempty"`
 	}
 	val := func(r *big.Rat, iv *quant.Interval) *value {
 		if iv != nil {
@@ -110,12 +238,38 @@ func QuantJSON(w io.Writer, m *spec.Model, res *quant.Result) error {
 		f, _ := r.Float64()
 		return &value{Exact: r.RatString(), Float: f}
 	}
+	type expectation struct {
+		Name     string `json:"name"`
+		Position string `json:"position"`
+		Formula  string `json:"formula"`
+		// Min and Max are null when not computed; an infinite value is
+		// {"infinite": true}.
+		Min   *cost  `json:"min"`
+		Max   *cost  `json:"max"`
+		Bound *bound `json:"bound"`
+		Box   *struct {
+			Level string `json:"level"`
+			Min   *cost  `json:"min"`
+			Max   *cost  `json:"max"`
+		} `json:"box,omitempty"`
+	}
+	cval := func(r *big.Rat, inf bool) *cost {
+		if inf {
+			return &cost{Infinite: true}
+		}
+		if r == nil {
+			return nil
+		}
+		f, _ := r.Float64()
+		return &cost{Exact: r.RatString(), Float: &f}
+	}
 	out := struct {
-		Format  int     `json:"format"`
-		Spec    string  `json:"spec"`
-		Verdict string  `json:"verdict"`
-		Queries []query `json:"queries"`
-		Stats   struct {
+		Format       int           `json:"format"`
+		Spec         string        `json:"spec"`
+		Verdict      string        `json:"verdict"`
+		Queries      []query       `json:"queries"`
+		Expectations []expectation `json:"expectations,omitempty"`
+		Stats        struct {
 			States      int     `json:"states"`
 			Choices     int     `json:"choices"`
 			Transitions int     `json:"transitions"`
@@ -135,10 +289,29 @@ func QuantJSON(w io.Writer, m *spec.Model, res *quant.Result) error {
 			k := q.Steps
 			jq.Steps = &k
 		}
+		if b := r.Box; b != nil {
+			jq.Box = &box{Level: b.Level.RatString(), Min: val(b.Lo, b.LoBounds), Max: val(b.Hi, b.HiBounds)}
+		}
 		if b := q.Bound; b != nil {
 			jq.Bound = &bound{Op: b.Op, Value: b.Value.RatString(), Violated: r.Violated, Unknown: r.Unknown}
 		}
 		out.Queries = append(out.Queries, jq)
+	}
+	for i := range res.Expectations {
+		r := &res.Expectations[i]
+		e := r.Expectation
+		je := expectation{Name: e.Name, Position: e.Pos.String(), Formula: e.Formula, Min: cval(r.Min, r.MinInf), Max: cval(r.Max, r.MaxInf)}
+		if b := e.Bound; b != nil {
+			je.Bound = &bound{Op: b.Op, Value: b.Value.RatString(), Violated: r.Violated, Unknown: r.Unknown}
+		}
+		if b := r.Box; b != nil {
+			je.Box = &struct {
+				Level string `json:"level"`
+				Min   *cost  `json:"min"`
+				Max   *cost  `json:"max"`
+			}{b.Level.RatString(), cval(b.Lo, r.BoxLoInf), cval(b.Hi, r.BoxHiInf)}
+		}
+		out.Expectations = append(out.Expectations, je)
 	}
 	out.Stats.States, out.Stats.Choices, out.Stats.Transitions, out.Stats.Seconds = res.Stats.States, res.Stats.Choices, res.Stats.Transitions, res.Stats.Seconds
 	enc := json.NewEncoder(w)

@@ -170,6 +170,46 @@ func Run(ctx context.Context, m *spec.Model, opts Options) (*Result, error) {
 	return s.run(), nil
 }
 
+// Trace returns the trace of walk k of a run with opts (its Seed, Depth
+// and NoDeadlock; the defaults as for [Run]): the states the walk
+// visited, each step with its action and the agent answers it took, up
+// to where the walk ended (the depth bound, a state with no successor,
+// or its first violation: the trace then ends at the last state it
+// visited, without a failing step). A walk that fails in the init block
+// has an empty trace. The error reports invalid options, a model the
+// engine cannot compile, or ctx's end.
+func Trace(ctx context.Context, m *spec.Model, opts Options, k int64) ([]checker.Step, error) {
+	if m == nil {
+		return nil, errors.New("simulate: nil model")
+	}
+	if err := opts.normalise(); err != nil {
+		return nil, err
+	}
+	if k < 0 {
+		return nil, &OptionError{"walks", fmt.Sprintf("walk %d: must not be negative", k)}
+	}
+	prog := opts.Program
+	if prog == nil {
+		var err error
+		if prog, err = machine.Compile(m); err != nil {
+			return nil, err
+		}
+	}
+	s, err := newSim(ctx, prog, opts)
+	if err != nil {
+		return nil, err
+	}
+	w := newWalker(s)
+	w.walk(k)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	m2 := prog.NewMachine()
+	m2.RecordAnswers(true)
+	trace, _ := replayPath(prog, m2, w.path)
+	return trace, nil
+}
+
 // sim is one simulation run, shared by its walkers.
 type sim struct {
 	ctx  context.Context

@@ -211,32 +211,8 @@ func (w *walker) violation(f *found) *checker.Violation {
 	m := prog.NewMachine()
 	m.RecordAnswers(true)
 	v := &checker.Violation{LoopStart: -1}
-	unpack := func(t machine.State) []int64 {
-		st := make([]int64, prog.Slots())
-		prog.Unpack(st, t)
-		return st
-	}
 	var cur []uint64
-	for i, ord := range f.path {
-		n := uint32(0)
-		var got *checker.Step
-		take := func(action int, t machine.State) {
-			if n == ord {
-				got = &checker.Step{Action: action, State: unpack(t), Asked: cloneAnswers(m.Asked())}
-				cur = slices.Clone(t)
-			}
-			n++
-		}
-		if i == 0 {
-			_ = m.Init(func(_ int, t machine.State) { take(-1, t) })
-		} else {
-			_ = m.Successors(cur, func(a, _ int, t machine.State) { take(a, t) })
-		}
-		if got == nil {
-			panic("wrapcheck internal error: simulate: the replayed walk lost a step")
-		}
-		v.Trace = append(v.Trace, *got)
-	}
+	v.Trace, cur = replayPath(prog, m, f.path)
 	if !slices.Equal(cur, f.last) {
 		panic("wrapcheck internal error: simulate: the replayed walk reached another state")
 	}
@@ -273,6 +249,40 @@ func (w *walker) violation(f *found) *checker.Violation {
 		v.Kind, v.Name, v.Pos, v.Msg = checker.RuntimeError, "terminal", ex.Pos, ex.Msg+" (evaluating terminal)"
 	}
 	return v
+}
+
+// replayPath rebuilds the trace of a walk from its ordinals, through m
+// (a machine of prog that records agent answers), and returns it with the
+// last state, packed.
+func replayPath(prog *machine.Program, m *machine.Machine, path []uint32) ([]checker.Step, []uint64) {
+	unpack := func(t machine.State) []int64 {
+		st := make([]int64, prog.Slots())
+		prog.Unpack(st, t)
+		return st
+	}
+	var trace []checker.Step
+	var cur []uint64
+	for i, ord := range path {
+		n := uint32(0)
+		var got *checker.Step
+		take := func(action int, t machine.State) {
+			if n == ord {
+				got = &checker.Step{Action: action, State: unpack(t), Asked: cloneAnswers(m.Asked())}
+				cur = slices.Clone(t)
+			}
+			n++
+		}
+		if i == 0 {
+			_ = m.Init(func(_ int, t machine.State) { take(-1, t) })
+		} else {
+			_ = m.Successors(cur, func(a, _ int, t machine.State) { take(a, t) })
+		}
+		if got == nil {
+			panic("wrapcheck internal error: simulate: the replayed walk lost a step")
+		}
+		trace = append(trace, *got)
+	}
+	return trace, cur
 }
 
 func cloneAnswers(as []checker.Answer) []checker.Answer {

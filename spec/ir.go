@@ -149,6 +149,10 @@ type Model struct {
 	// extension (rates.go), which only the quant package reads.
 	Rates   []*Rate
 	Queries []*Query
+	// Costs and Expectations are the cost declarations and the
+	// expected-cost queries.
+	Costs        []*Cost
+	Expectations []*Expectation
 
 	vet *vetInfo // what [Vet] needs from the check; nil for a hand-built Model
 }

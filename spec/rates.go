@@ -92,6 +92,39 @@ func (b *QueryBound) Holds(v *big.Rat) bool {
 // bound is compared with the minimum.
 func (b *QueryBound) Upper() bool { return b.Op[0] == '<' }
 
+// Cost is a cost declaration, `cost Name { ... }`: each step of the
+// MDP costs the sum of the Values of the items that apply to it.
+type Cost struct {
+	Name  string
+	Items []CostItem
+	Pos   Position
+}
+
+// CostItem is one item of a [Cost]: with Actions set, each step of one
+// of those actions (indexes into Model.Actions: every instance of the
+// action named) costs Value; else each step taken from a state where When
+// holds.
+type CostItem struct {
+	Actions []int
+	When    *Expr // a state predicate; nil when Actions is set
+	Value   *big.Rat
+	Pos     Position
+}
+
+// Expectation is an expected-cost query, `expected Name: (min|max)?
+// Cost until Target (bound op v)?`: the expected cost accumulated until
+// the first state where Target holds.
+type Expectation struct {
+	Name   string
+	Opt    QueryOpt
+	Cost   int // index into Model.Costs
+	Target *Expr
+	Bound  *QueryBound
+	Pos    Position
+	// Formula is the formula as written, reprinted.
+	Formula string
+}
+
 // Applies reports whether rate r applies to the arguments args (the
 // scalars of the agent's parameters, in order) of agent a.
 func (r *Rate) Applies(a *Agent, args []int64) (bool, error) {
@@ -132,6 +165,112 @@ func (c *checker) lowerQuant() {
 			c.lowerQuery(d)
 		}
 	}
+	costs := map[string]int{}
+	for _, d := range c.file.Decls {
+		if d, ok := d.(*syntax.CostDecl); ok {
+			if i, ok := costs[d.Name.Name]; ok {
+				c.errorNotes(d.Name.Pos, []syntax.Note{note(c.model.Costs[i].Pos, "%s declared here", d.Name.Name)}, "cost %s redeclared", d.Name.Name)
+				continue
+			}
+			costs[d.Name.Name] = len(c.model.Costs)
+			c.lowerCost(d)
+		}
+	}
+	for _, d := range c.file.Decls {
+		if d, ok := d.(*syntax.ExpectedDecl); ok {
+			if prev, ok := seen[d.Name.Name]; ok {
+				c.errorNotes(d.Name.Pos, []syntax.Note{note(prev, "%s declared here", d.Name.Name)}, "query %s redeclared", d.Name.Name)
+				continue
+			}
+			seen[d.Name.Name] = d.Name.Pos
+			c.lowerExpectation(d, costs)
+		}
+	}
+}
+
+func (c *checker) lowerCost(d *syntax.CostDecl) {
+	k := &Cost{Name: d.Name.Name, Pos: d.Pos}
+	where := "cost " + d.Name.Name
+	for _, it := range d.Items {
+		if it.Den != nil && (it.Den.Huge || it.Den.Value == 0) || it.Num.Huge {
+			c.errorf(it.Num.Pos, "%s: invalid value: want k or k/n with n > 0", where)
+			continue
+		}
+		v := big.NewRat(it.Num.Value, 1)
+		if it.Den != nil {
+			v.SetFrac64(it.Num.Value, it.Den.Value)
+		}
+		ci := CostItem{Value: v, Pos: it.Pos}
+		if it.Action != nil {
+			for i, a := range c.model.Actions {
+				if a.Short == it.Action.Name {
+					ci.Actions = append(ci.Actions, i)
+				}
+			}
+			if len(ci.Actions) == 0 {
+				c.errorf(it.Action.Pos, "%s: undefined action: %s", where, it.Action.Name)
+				continue
+			}
+		} else {
+			c.unit()
+			ci.When = c.boolExpr(it.When, &env{kind: uState, scope: c.global, where: where}, where)
+			c.endUnit()
+			if isInvalid(ci.When.Type) {
+				continue
+			}
+		}
+		k.Items = append(k.Items, ci)
+	}
+	c.model.Costs = append(c.model.Costs, k)
+}
+
+func (c *checker) lowerExpectation(d *syntax.ExpectedDecl, costs map[string]int) {
+	e := &Expectation{Name: d.Name.Name, Pos: d.Pos, Formula: syntax.FormatExpr(d.Formula, nil)}
+	switch d.Opt {
+	case "min":
+		e.Opt = QueryMin
+	case "max":
+		e.Opt = QueryMax
+	}
+	where := "expected " + d.Name.Name
+	f := d.Formula
+	for {
+		p, ok := f.(*syntax.ParenExpr)
+		if !ok {
+			break
+		}
+		f = p.X
+	}
+	b, ok := f.(*syntax.BinaryExpr)
+	var name *syntax.IdentExpr
+	if ok && b.Op == syntax.Until {
+		name, _ = b.X.(*syntax.IdentExpr)
+	}
+	if name == nil {
+		c.errorf(f.Position(), "%s: an expected-cost query is `Cost until c`, with Cost the name of a cost", where)
+		return
+	}
+	i, ok := costs[name.Name]
+	if !ok {
+		c.errorf(name.Pos, "%s: undefined cost: %s", where, name.Name)
+		return
+	}
+	e.Cost = i
+	c.unit()
+	e.Target = c.boolExpr(b.Y, &env{kind: uState, scope: c.global, where: where}, where)
+	c.endUnit()
+	if isInvalid(e.Target.Type) {
+		return
+	}
+	if bd := d.Bound; bd != nil {
+		v, ok := new(big.Rat).SetString(bd.Value)
+		if !ok || v.Sign() < 0 {
+			c.errorf(bd.Pos, "%s: bound %s is not a cost", where, bd.Value)
+			return
+		}
+		e.Bound = &QueryBound{Op: bd.Op.String(), Value: v, Text: strings.TrimSpace(bd.Value), Pos: bd.Pos}
+	}
+	c.model.Expectations = append(c.model.Expectations, e)
 }
 
 func (c *checker) lowerRate(d *syntax.RateDecl) {

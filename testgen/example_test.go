@@ -34,10 +34,12 @@ terminal done
 	}
 	// Output:
 	// t01: action: verify fires
-	// t02: branch: verify: if ok: then
-	// t01: branch: verify: if ok: else
-	// t01: answer: verifier answers false
-	// t02: answer: verifier answers true
+	// t01: branch: verify: if ok: then
+	// t02: branch: verify: if ok: else
+	// t01: write: verify: released := true changes released
+	// t01: write: verify: done := true changes done
+	// t02: answer: verifier answers false
+	// t01: answer: verifier answers true
 	// t01: guard off: verify is disabled
 	// t01: terminal: terminal: done
 }

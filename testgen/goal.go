@@ -14,6 +14,7 @@ type Kind uint8
 const (
 	ActionFires Kind = iota // an action fires
 	Branch                  // an arm of a branching statement of an action is taken
+	Write                   // an assignment of an action runs where it changes its variable
 	Answer                  // an agent gives an answer of one class
 	GuardEdge               // an action fires from a state where a comparison of its guard is at its edge
 	GuardOff                // one conjunct of an action's guard is the only false one
@@ -21,7 +22,7 @@ const (
 	Terminal                // a disjunct of the terminal condition holds
 )
 
-var kindNames = [...]string{"action", "branch", "answer", "guard edge", "guard off", "antecedent", "terminal"}
+var kindNames = [...]string{"action", "branch", "write", "answer", "guard edge", "guard off", "antecedent", "terminal"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) {
@@ -31,7 +32,7 @@ func (k Kind) String() string {
 }
 
 // Goal is one thing a test suite must make the wrapper do. A goal on a
-// step (ActionFires, Branch, Answer, GuardEdge) is met by a step of a
+// step (ActionFires, Branch, Write, Answer, GuardEdge) is met by a step of a
 // trace; a goal on a state (GuardOff, Antecedent, Terminal) by a state.
 type Goal struct {
 	Kind Kind
@@ -51,7 +52,7 @@ type Goal struct {
 
 	// What the search tests.
 	action int          // ActionFires, Branch, GuardEdge, GuardOff: the action
-	arm    int          // Branch: index into instrumented.all
+	arm    int          // Branch, Write: index into instrumented.all
 	agent  int          // Answer: the agent
 	off    int          // Answer: the slot of the answer compared
 	val    int64        // Answer: its value (for a set, the bit mask)
@@ -62,7 +63,7 @@ type Goal struct {
 
 func (g *Goal) onStep() bool {
 	switch g.Kind {
-	case ActionFires, Branch, Answer, GuardEdge:
+	case ActionFires, Branch, Write, Answer, GuardEdge:
 		return true
 	}
 	return false
@@ -77,7 +78,16 @@ func goals(m *spec.Model, in *instrumented, intType *spec.Type) []*Goal {
 	}
 	for i, a := range m.Actions {
 		for _, k := range in.arms[i] {
-			add(&Goal{Kind: Branch, Name: a.Name + ": " + in.all[k].name, Pos: in.all[k].pos, action: i, arm: k, static: in.all[k].dead})
+			if !in.all[k].write {
+				add(&Goal{Kind: Branch, Name: a.Name + ": " + in.all[k].name, Pos: in.all[k].pos, action: i, arm: k, static: in.all[k].dead})
+			}
+		}
+	}
+	for i, a := range m.Actions {
+		for _, k := range in.arms[i] {
+			if in.all[k].write {
+				add(&Goal{Kind: Write, Name: a.Name + ": " + in.all[k].name, Pos: in.all[k].pos, action: i, arm: k, static: in.all[k].dead})
+			}
 		}
 	}
 	for i, ag := range m.Agents {

@@ -18,6 +18,7 @@ type arm struct {
 	name   string // "if not wellformed(v): else"
 	pos    spec.Position
 	dead   string // why no run takes it, when its condition is a constant
+	write  bool   // not an arm: an assignment, taken when it changes its variable
 }
 
 // instrumented is a copy of a model whose actions record the arms they
@@ -116,6 +117,24 @@ func (w *walker) mark(name string, pos spec.Position) *spec.Stmt {
 func (w *walker) stmts(ss []*spec.Stmt) []*spec.Stmt {
 	var out []*spec.Stmt
 	for _, s := range ss {
+		if s.Op == spec.SAssign && s.Target != nil && s.Value != nil && s.Value.Op != spec.OpCond && !w.isMonitor(s.Target) {
+			// A write goal: `if target != value { mark }` before the
+			// assignment, so that a test runs it where it changes the
+			// variable (a reset that is never effective is never tested).
+			val := report.ExprString(w.m, s.Value, "…")
+			if val == "…" {
+				val = w.sourceValue(s.Pos)
+			}
+			if s.Value.Op == spec.OpConst && s.Value.Type.Kind == spec.SetKind && s.Value.Big == nil {
+				val = report.ValueText(s.Value.Type, []int64{s.Value.Val}) // the printer gives a set constant as its mask
+			}
+			name := fmt.Sprintf("%s := %s changes %s", report.ExprString(w.m, s.Target, "…"), val, report.ExprString(w.m, s.Target, "it"))
+			mk := w.mark(name, s.Pos)
+			w.in.all[len(w.in.all)-1].write = true
+			boolType := &spec.Type{Kind: spec.BoolKind, Name: "bool", Lo: 0, Hi: 1, Width: 1}
+			ne := &spec.Expr{Op: spec.OpNe, Type: boolType, Args: []*spec.Expr{s.Target, s.Value}, Pos: s.Pos}
+			out = append(out, &spec.Stmt{Op: spec.SIf, Cond: ne, Body: []*spec.Stmt{mk}, Pos: s.Pos})
+		}
 		out = append(out, w.stmt(s))
 	}
 	return out
@@ -207,6 +226,36 @@ func (w *walker) stmt(s *spec.Stmt) *spec.Stmt {
 		}
 	}
 	return s
+}
+
+// sourceValue returns the value of the assignment at pos as written in
+// the source (the rest of its line after `:=`, comment cut), or "…".
+func (w *walker) sourceValue(pos spec.Position) string {
+	lines := strings.Split(string(w.src), "\n")
+	if l := pos.Line - 1; l >= 0 && l < len(lines) {
+		line := []rune(lines[l])
+		if c := pos.Col - 1; c >= 0 && c < len(line) {
+			if _, rest, ok := strings.Cut(string(line[c:]), ":="); ok {
+				rest, _, _ = strings.Cut(rest, "//")
+				if rest = strings.TrimSpace(rest); rest != "" && !strings.ContainsAny(rest, "{}") {
+					return rest
+				}
+			}
+		}
+	}
+	return "…"
+}
+
+// isMonitor reports whether the location e is (in) the hidden variable of
+// a past-time subformula, whose updates the compiler adds to every action.
+func (w *walker) isMonitor(e *spec.Expr) bool {
+	for e.Op == spec.OpIndex || e.Op == spec.OpField {
+		e = e.Args[0]
+	}
+	if e.Op != spec.OpVar || e.Slot < 0 || e.Slot >= len(w.m.Slots) {
+		return false
+	}
+	return w.m.Vars[w.m.Slots[e.Slot].Var].Monitor != nil
 }
 
 // condAssign rewrites `x := if c then a else b` into `if c { x := a }

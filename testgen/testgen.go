@@ -205,14 +205,14 @@ func (s *search) stateGoals(st machine.State) []int {
 }
 
 // index lists, per action, the goals on a step by it (ActionFires,
-// Branch, GuardEdge), and per agent its Answer goals, so that a step
+// Branch, Write, GuardEdge), and per agent its Answer goals, so that a step
 // looks at its own goals only.
 func (s *search) index() {
 	s.byAction = make([][]int, len(s.m.Actions))
 	s.byAgent = make([][]int, len(s.m.Agents))
 	for i, g := range s.goals {
 		switch g.Kind {
-		case ActionFires, Branch, GuardEdge:
+		case ActionFires, Branch, Write, GuardEdge:
 			s.byAction[g.action] = append(s.byAction[g.action], i)
 		case Answer:
 			s.byAgent[g.agent] = append(s.byAgent[g.agent], i)
@@ -238,7 +238,7 @@ func (s *search) stepGoals(from machine.State, action int, asked []checker.Answe
 			if g.action == action {
 				out = append(out, i)
 			}
-		case Branch:
+		case Branch, Write:
 			if g.action == action {
 				k := slices.Index(s.in.arms[action], g.arm)
 				if uint64(to[s.in.armSlot[k/64]])&(1<<uint(k%64)) != 0 {
@@ -515,6 +515,12 @@ func (s *search) explain(res *Result) {
 				g.Why = a + " never fires"
 			} else {
 				g.Why = fmt.Sprintf("%s fires in %d steps, none of them takes this branch", a, s.fired[g.action])
+			}
+		case Write:
+			if s.fired[g.action] == 0 {
+				g.Why = a + " never fires"
+			} else {
+				g.Why = fmt.Sprintf("%s fires in %d steps, none of them runs it where it changes the value", a, s.fired[g.action])
 			}
 		case Answer:
 			ag := s.m.Agents[g.agent].Name

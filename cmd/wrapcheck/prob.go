@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/big"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -16,14 +18,15 @@ import (
 
 // probFlags are the flags of `wrapcheck prob`, copied into quant.Options.
 type probFlags struct {
-	defines   []string
-	only      []string
-	maxStates int
-	timeout   time.Duration
-	memory    string
-	format    string
-	interval  bool
-	epsilon   float64
+	defines    []string
+	only       []string
+	maxStates  int
+	timeout    time.Duration
+	memory     string
+	format     string
+	interval   bool
+	epsilon    float64
+	confidence string
 }
 
 func newProbCmd() *cobra.Command {
@@ -36,7 +39,9 @@ process -- an agent answer with a rate is a probabilistic branch, every
 other answer, every choose and the choice of the action are the
 scheduler's -- and computes each probability query (docs/language.md,
 "Probabilities") exactly, as a fraction: its minimum and maximum over all
-schedulers. A query with a bound is a check.
+schedulers. A query with a bound is a check. Expected-cost queries
+(` + "`expected E: cost until c`" + `) are exact too: infinity where c is not reached
+with probability 1, as PRISM's R=? [ F c ].
 
 Exit codes: 0 every bound holds, 1 a bound can be broken, 2 the spec or the
 command line is wrong, 3 the computation stopped early (--timeout, --memory,
@@ -44,7 +49,13 @@ command line is wrong, 3 the computation stopped early (--timeout, --memory,
 
 Values are exact fractions. With --interval, or for a query past exact
 mode's limit (2000 undecided states), interval iteration gives sound lower
-and upper bounds instead, computed with directed rounding.`,
+and upper bounds instead, computed with directed rounding.
+
+A rate given as counts (` + "`k of n`" + `) is a measurement: the values at the point
+estimates k/n are printed, then the range of the probability over the
+schedulers and over every rate within the Clopper-Pearson confidence
+interval of its counts (--confidence, 95% by default). A bound that holds at
+the point estimates but not over that range is not decided (exit 3).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runProb(cmd, args[0], f)
@@ -59,6 +70,7 @@ and upper bounds instead, computed with directed rounding.`,
 	fl.StringVar(&f.format, "format", "text", "output format: text or json")
 	fl.BoolVar(&f.interval, "interval", false, "interval iteration (sound bounds) instead of exact values for unbounded queries; used anyway past exact mode's limit")
 	fl.Float64Var(&f.epsilon, "epsilon", 1e-6, "width interval iteration aims at")
+	fl.StringVar(&f.confidence, "confidence", "95%", "level of the confidence intervals of counts `k of n`: 95%, 0.99 or 99/100")
 	return cmd
 }
 
@@ -81,11 +93,18 @@ func runProb(cmd *cobra.Command, path string, f probFlags) error {
 	if f.maxStates < 0 || f.timeout < 0 || !(f.epsilon > 0 && f.epsilon < 1) {
 		return usage(fmt.Errorf("--max-states and --timeout must not be negative, and --epsilon must lie between 0 and 1"))
 	}
+	level, ok := new(big.Rat).SetString(strings.TrimSuffix(f.confidence, "%"))
+	if ok && strings.HasSuffix(f.confidence, "%") {
+		level.Quo(level, big.NewRat(100, 1))
+	}
+	if !ok || level.Sign() <= 0 || level.Cmp(big.NewRat(1, 1)) >= 0 {
+		return usage(fmt.Errorf("--confidence %s: want a level between 0 and 1 (0.95, 19/20) or a percentage (95%%)", report.Escape(f.confidence)))
+	}
 	m, _, err := loadForCheck(cmd, path, f.defines)
 	if err != nil {
 		return renderError(cmd, format, file, err)
 	}
-	if len(m.Queries) == 0 {
+	if len(m.Queries) == 0 && len(m.Expectations) == 0 {
 		return usage(fmt.Errorf("%s: no probability queries (declare one with `probability Name: eventually c`)", file))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -95,7 +114,7 @@ func runProb(cmd *cobra.Command, path string, f probFlags) error {
 		ctx, cancel = context.WithTimeout(ctx, f.timeout)
 		defer cancel()
 	}
-	res, err := quant.Check(ctx, m, quant.Options{MaxStates: f.maxStates, MemoryBudget: mem, Only: f.only, Interval: f.interval, Epsilon: f.epsilon})
+	res, err := quant.Check(ctx, m, quant.Options{MaxStates: f.maxStates, MemoryBudget: mem, Only: f.only, Interval: f.interval, Epsilon: f.epsilon, Confidence: level})
 	if err != nil {
 		switch {
 		case errors.Is(err, context.DeadlineExceeded):

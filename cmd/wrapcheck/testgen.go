@@ -5,9 +5,13 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/wrapcheck/wrapcheck/diff"
+	"github.com/wrapcheck/wrapcheck/report"
+	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/testgen"
 )
 
@@ -18,6 +22,7 @@ type testgenFlags struct {
 	maxTests  int
 	maxStates int64
 	out       string
+	since     string
 }
 
 func newTestgenCmd() *cobra.Command {
@@ -41,6 +46,11 @@ order, with the answer to give: the fixture of a harness that drives the
 real wrapper with its agents scripted) and run.jsonl (the run as replay
 reads it: what the harness's recording should match).
 
+With --changed-since REV it emits only the tests whose behaviour changed
+since the git revision REV: the tests of the spec as it is now that FILE
+as it was at REV (git show REV:FILE) does not allow, as diff observes
+runs (the actions and the shared variables); the report says which.
+
 Exit codes: 0 every reachable goal is covered, 2 the spec or the command
 line is wrong, 3 --max-tests or --max-states left goals uncovered or
 undecided.`,
@@ -54,6 +64,7 @@ undecided.`,
 	fl.IntVar(&f.maxTests, "max-tests", 0, "at most this many tests (0: as many as the goals need)")
 	fl.Int64Var(&f.maxStates, "max-states", testgen.DefaultMaxStates, "explore at most this many states")
 	fl.StringVar(&f.out, "out", "", "write the tests into this directory")
+	fl.StringVar(&f.since, "changed-since", "", "emit only the tests whose behaviour FILE at this git revision does not have")
 	return cmd
 }
 
@@ -76,13 +87,69 @@ func runTestgen(cmd *cobra.Command, path string, f testgenFlags) error {
 	if err != nil {
 		return usage(err)
 	}
+	emit := res
+	var changedLine string
+	if f.since != "" {
+		if path == "-" {
+			return usage(fmt.Errorf("--changed-since: the spec must be a file, not stdin"))
+		}
+		pairs, err := gitPairs(cmd, f.since, []string{path})
+		if err != nil {
+			return err
+		}
+		defs, err := parseDefines(f.defines)
+		if err != nil {
+			return usage(err)
+		}
+		old, err := spec.ParseFile(pairs[0].oldName, pairs[0].oldSrc, defs)
+		if err != nil {
+			return usage(err)
+		}
+		kept := *res
+		kept.Tests = nil
+		var names []string
+		for _, t := range res.Tests {
+			same, err := diff.Follows(old, m, t.Trace, nil)
+			if err != nil {
+				return usage(err)
+			}
+			if !same {
+				kept.Tests = append(kept.Tests, t)
+				names = append(names, t.Name)
+			}
+		}
+		emit = &kept
+		list := "none"
+		if len(names) > 0 {
+			list = strings.Join(names, ", ")
+		}
+		changedLine = fmt.Sprintf("\nchanged since %s: %d of %d tests: %s (the others %s allows too)\n",
+			report.Escape(f.since), len(names), len(res.Tests), list, pairs[0].oldName)
+		if len(names) == 0 {
+			// No test shows the change: diff's shortest run of the spec
+			// that the old one does not allow is the test.
+			d, err := diff.Compare(ctx, old, m, diff.Options{NoChecks: true})
+			if err != nil {
+				return usage(err)
+			}
+			if tr := d.NewOnly.Trace; tr != nil {
+				kept.Tests = append(kept.Tests, &testgen.Test{Name: "d01", Trace: tr.Steps})
+				changedLine += fmt.Sprintf("d01: diff's shortest run that %s does not allow (%d %s)\n", pairs[0].oldName, len(tr.Steps)-1, plural(len(tr.Steps)-1, "step", "steps"))
+			}
+		}
+	}
 	if f.out != "" {
-		if err := res.WriteDir(f.out, m); err != nil {
+		if err := emit.WriteDir(f.out, m); err != nil {
 			return usage(err)
 		}
 	}
 	if err := res.Text(cmd.OutOrStdout(), m); err != nil {
 		return err
+	}
+	if changedLine != "" {
+		if _, err := fmt.Fprint(cmd.OutOrStdout(), changedLine); err != nil {
+			return err
+		}
 	}
 	covered, reachable := res.Covered()
 	if covered < reachable || !res.Complete {

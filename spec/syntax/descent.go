@@ -263,6 +263,10 @@ func (p *descent) decl() Decl {
 		return p.rateDecl()
 	case "probability":
 		return p.probabilityDecl()
+	case "cost":
+		return p.costDecl()
+	case "expected":
+		return p.expectedDecl()
 	}
 	return nil
 }

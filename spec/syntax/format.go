@@ -330,7 +330,7 @@ func (p *printer) decl(d Decl) {
 	case *TerminalDecl:
 		p.write("terminal ")
 		p.expr(d.Expr)
-	case *RateDecl, *ProbabilityDecl:
+	case *RateDecl, *ProbabilityDecl, *CostDecl, *ExpectedDecl:
 		p.quantDecl(d)
 	}
 }

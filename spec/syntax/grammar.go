@@ -38,6 +38,8 @@ type gDecl struct {
 	// The quantitative extension (quant.go).
 	Rate        *gRateDecl        `parser:"| @@"`
 	Probability *gProbabilityDecl `parser:"| @@"`
+	Cost        *gCostDecl        `parser:"| @@"`
+	Expected    *gExpectedDecl    `parser:"| @@"`
 }
 
 type gConstDecl struct {

@@ -394,6 +394,10 @@ func (l *lowerer) decl(g *gDecl) Decl {
 		return l.rateDecl(g.Rate)
 	case g.Probability != nil:
 		return l.probabilityDecl(g.Probability)
+	case g.Cost != nil:
+		return l.costDecl(g.Cost)
+	case g.Expected != nil:
+		return l.expectedDecl(g.Expected)
 	default:
 		d := g.Terminal
 		return &TerminalDecl{Pos: position(d.Kw.Pos), Expr: l.expr(d.Expr)}

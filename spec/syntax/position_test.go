@@ -198,6 +198,18 @@ func (c *posChecker) check(n any) {
 		}
 	case *ProbabilityDecl:
 		c.at(n, "pos", n.Pos, "probability")
+	case *CostDecl:
+		c.at(n, "pos", n.Pos, "cost")
+		c.at(n, "end", n.End, "}")
+	case *CostItem:
+		if n.Action != nil && n.Pos != n.Action.Pos {
+			c.t.Errorf("CostItem at %s: action at %s", n.Pos, n.Action.Pos)
+		}
+		if n.When != nil {
+			c.at(n, "pos", n.Pos, "when")
+		}
+	case *ExpectedDecl:
+		c.at(n, "pos", n.Pos, "expected")
 	case *ProbBound:
 		c.at(n, "pos", n.Pos, "bound")
 	default:

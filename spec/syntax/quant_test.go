@@ -20,6 +20,13 @@ probability A: eventually x == 1
 probability B: max eventually x == 1 within 3 bound <= 0.05
 probability C: min (x == 0) until x == 1 bound > 1/2
 probability D: eventually x == 1 bound >= 1
+cost Calls {
+  verify: 1
+  when x > 2: 1/2
+}
+cost None {}
+expected E: max Calls until x == 3 bound <= 2.5
+expected F: Calls until x == 3
 `
 	f, err := parseWith("q.wrap", []byte(src), false, descentOnly)
 	if err != nil {

@@ -1,0 +1,175 @@
+package quant
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+)
+
+// ExpectCost returns, for every state of m, the least (max false) or the
+// greatest expected cost accumulated until the first state of target,
+// over all schedulers, exactly; nil stands for infinity. cost(s, c) is
+// the cost of choice c of state s (not negative); a state of target
+// costs nothing more.
+//
+// The semantics are PRISM's for R=? [ F target ]: a run that never
+// reaches target accumulates an infinite cost, so the maximum is
+// infinite where some scheduler misses target with positive probability
+// (Pmin < 1), and the minimum is infinite where every scheduler does
+// (Pmax < 1), the minimum being over the schedulers that reach target
+// with probability 1. Both are found by the qualitative precomputation
+// (prob1A, prob1E); the finite values are then solved by policy
+// iteration over the rationals, each policy's system by the elimination
+// of [Reach].
+//
+// Why policy iteration is sound here. For max, every choice of a state
+// of Pmin = 1 stays among such states, so every policy reaches target
+// with probability 1 (a proper policy): each system has one solution,
+// and the policy found satisfies the Bellman equation, whose solution is
+// unique among proper policies' values (Bertsekas and Tsitsiklis, An
+// analysis of stochastic shortest path problems, 1991). For min, only
+// the choices that stay among the states of Pmax = 1 are allowed, and
+// the first policy moves one step closer to target (as in [Reach]), so
+// it is proper. A strict improvement cannot make a policy improper:
+// on a class closed under the new policy and avoiding target, the old
+// values v satisfy v >= c + P v >= P v, with the inequality strict
+// where the policy changed; a stationary distribution of the class
+// forces equality on its recurrent states, so none changed there, and
+// the class was closed under the old policy already, which was proper.
+// At the end, v = min over the choices of c + P v; for any proper
+// policy π, v - v_π <= P_π (v - v_π) <= P_π^n (v - v_π), which tends to
+// 0, so v is the least expected cost over the proper policies (and
+// over all schedulers, since the improper ones cost infinity).
+func ExpectCost(ctx context.Context, m *MDP, cost func(s, c int) *big.Rat, target []bool, max bool, opts Options) ([]*big.Rat, error) {
+	n := m.N()
+	all := make([]bool, n)
+	for i := range all {
+		all[i] = true
+	}
+	var finite []bool
+	if max {
+		finite = prob1A(m, all, target, prob0A(m, all, target))
+	} else {
+		finite = prob1E(m, all, target)
+	}
+	v := make([]*big.Rat, n)
+	var maybe []int
+	for s := 0; s < n; s++ {
+		switch {
+		case target[s]:
+			v[s] = new(big.Rat)
+		case finite[s]:
+			maybe = append(maybe, s)
+			v[s] = new(big.Rat)
+		}
+	}
+	if len(maybe) == 0 {
+		return v, nil
+	}
+	if len(maybe) > opts.maxExact() {
+		return nil, fmt.Errorf("%w: %d states left after the precomputation, more than the %d of exact mode (expected costs have no interval iteration yet)", ErrTooLarge, len(maybe), opts.maxExact())
+	}
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = -1
+	}
+	for i, s := range maybe {
+		idx[s] = i
+	}
+	// allowed: the choices that stay among the finite states (for max,
+	// every choice does).
+	allowed := func(s, c int) bool { return max || within(m.Choices[s][c], finite) }
+	policy := make([]int, len(maybe))
+	if !max {
+		// One step closer to target, by a backwards breadth-first search.
+		done := append([]bool(nil), target...)
+		for left := len(maybe); left > 0; {
+			var level []int
+			for i, s := range maybe {
+				if done[s] {
+					continue
+				}
+				for c, d := range m.Choices[s] {
+					if allowed(s, c) && hits(d, done) {
+						policy[i] = c
+						level = append(level, s)
+						break
+					}
+				}
+			}
+			if len(level) == 0 {
+				panic("wrapcheck internal error: quant: a state of Pmax = 1 cannot reach the target")
+			}
+			for _, s := range level {
+				done[s] = true
+			}
+			left -= len(level)
+		}
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		x, err := solvePolicy(m, maybe, idx, v, policy, cost)
+		if err != nil {
+			return nil, err
+		}
+		for i, s := range maybe {
+			v[s] = x[i]
+		}
+		changed := false
+		for i, s := range maybe {
+			best := v[s]
+			for c, d := range m.Choices[s] {
+				if c == policy[i] || !allowed(s, c) {
+					continue
+				}
+				e := expect(d, v)
+				e.Add(e, cost(s, c))
+				if max && e.Cmp(best) > 0 || !max && e.Cmp(best) < 0 {
+					best, policy[i], changed = e, c, true
+				}
+			}
+		}
+		if !changed {
+			return v, nil
+		}
+	}
+}
+
+// initialCost is [initial] for expected costs, nil being infinity: an
+// initial distribution that reaches a state of infinite cost with
+// positive probability costs infinity.
+func initialCost(init []Dist, v []*big.Rat, max bool) *big.Rat {
+	var best *big.Rat
+	inf := false
+	for _, d := range init {
+		e := new(big.Rat)
+		dinf := false
+		for _, t := range d {
+			if t.Prob.Sign() == 0 {
+				continue
+			}
+			if v[t.To] == nil {
+				dinf = true
+				break
+			}
+			e.Add(e, new(big.Rat).Mul(t.Prob, v[t.To]))
+		}
+		switch {
+		case dinf && max:
+			return nil
+		case dinf:
+			inf = true // worse than any finite value for min
+		case best == nil || max && e.Cmp(best) > 0 || !max && e.Cmp(best) < 0:
+			best = e
+		}
+	}
+	if best == nil && inf {
+		return nil
+	}
+	if best == nil {
+		return new(big.Rat)
+	}
+	return best
+}
