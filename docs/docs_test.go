@@ -4,7 +4,8 @@
 //
 // # The rules
 //
-// The test reads every docs/*.md and the repository's README.md.
+// The test reads every docs/*.md, every design note (docs/design/*.md) and
+// the repository's README.md.
 //
 // A fenced block whose info string is "console" is a session:
 //
@@ -24,10 +25,21 @@
 //
 // Timings depend on the machine, so both the expected and the actual output
 // are normalised before they are compared: in the text summary line,
+// (with its peak heap when there is one)
 // ", 0.003 s (20.7k states/s), 2 workers" becomes ", <time>"; in JSON,
 // "seconds" and "workers" values become 0; in a sweep's table (check -D
-// N=1..6), the time column becomes "<time>". Everything else must match
+// N=1..6), the time column becomes "<time>"; in prob's last line,
+// "seconds: 0.004" becomes "seconds: <time>". Everything else must match
 // exactly, including the state and transition counts.
+//
+// No block that shows a wrapcheck command is skipped silently. A block
+// shows one when a line starts with "$ wrapcheck", or, in a sh, shell or
+// bash block, with "wrapcheck "; it must be a console block, or carry the
+// flag "norun: REASON" after its language (```sh norun: needs an S3
+// bucket) when it cannot run here (a server, S3, PRISM, a GPU, the
+// machine's own installation). TestCommands counts the norun blocks of
+// each document and compares the counts with the table notRun, so that a
+// new one is a change to this file, made in review.
 //
 // A fenced block whose info string is "wrap file=PATH" shows the whole of
 // the spec in PATH (relative to the repository root): its text must equal
@@ -123,6 +135,14 @@ func documents(t *testing.T) []string {
 		rel, _ := filepath.Rel(root, p)
 		docs = append(docs, filepath.ToSlash(rel))
 	}
+	notes, err := filepath.Glob(filepath.Join(root, "docs", "design", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range notes {
+		rel, _ := filepath.Rel(root, p)
+		docs = append(docs, filepath.ToSlash(rel))
+	}
 	docs = append(docs, "README.md")
 	sort.Strings(docs)
 	return docs
@@ -154,6 +174,39 @@ func fences(lines []string) []block {
 		i = j
 	}
 	return bs
+}
+
+// lang returns the block's language: the first word of its info string.
+func (b block) lang() string {
+	lang, _, _ := strings.Cut(b.info, " ")
+	return lang
+}
+
+// norun returns the reason after the block's "norun:" flag, and whether
+// it has the flag.
+func (b block) norun() (string, bool) {
+	_, rest, _ := strings.Cut(b.info, " ")
+	reason, ok := strings.CutPrefix(strings.TrimSpace(rest), "norun:")
+	return strings.TrimSpace(reason), ok
+}
+
+// showsCommand reports whether the block's lines show a wrapcheck command.
+func showsCommand(lines []string, b block) bool {
+	shell := map[string]bool{"sh": true, "shell": true, "bash": true}[b.lang()]
+	for _, l := range lines[b.start:b.end] {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "$ wrapcheck") || shell && strings.HasPrefix(l, "wrapcheck ") {
+			return true
+		}
+	}
+	return false
+}
+
+// notRun is the number of blocks each document marks norun; every other
+// block that shows a wrapcheck command is run.
+var notRun = map[string]int{
+	"docs/distributed.md": 1, // the store's URLs and machines
+	"docs/tutorial.md":    1, // go install and wrapcheck version
 }
 
 // session is one command of a console block and its expected output.
@@ -301,6 +354,8 @@ func consultInputs(t *testing.T) {
 // output with the block.
 func TestCommands(t *testing.T) {
 	consultInputs(t)
+	ran, commands := 0, 0
+	marked := map[string]int{}
 	for _, doc := range documents(t) {
 		t.Run(strings.TrimSuffix(doc, ".md"), func(t *testing.T) {
 			data, err := os.ReadFile(filepath.Join(root, doc))
@@ -310,10 +365,25 @@ func TestCommands(t *testing.T) {
 			lines := strings.Split(string(data), "\n")
 			var edits []edit
 			for _, b := range fences(lines) {
-				if b.info != "console" {
+				if reason, ok := b.norun(); ok {
+					if reason == "" {
+						t.Errorf("%s:%d: norun without a reason", doc, b.line)
+					}
+					marked[doc]++
 					continue
 				}
+				if b.lang() != "console" {
+					if showsCommand(lines, b) {
+						t.Errorf("%s:%d: a %q block shows a wrapcheck command: make it a console block, or mark it \"norun: REASON\"", doc, b.line, b.info)
+					}
+					continue
+				}
+				if b.info != "console" {
+					t.Errorf("%s:%d: console block with the info string %q: only \"norun: REASON\" may follow console", doc, b.line, b.info)
+				}
 				ss := sessions(lines, b)
+				ran++
+				commands += len(ss)
 				if len(ss) == 0 {
 					t.Errorf("%s:%d: console block without a command", doc, b.line)
 				}
@@ -341,6 +411,14 @@ func TestCommands(t *testing.T) {
 			rewrite(t, doc, lines, edits)
 		})
 	}
+	if diff := cmp.Diff(notRun, marked); diff != "" {
+		t.Errorf("blocks marked norun, per document (-want +got):\n%s", diff)
+	}
+	n := 0
+	for _, k := range marked {
+		n += k
+	}
+	t.Logf("%d console blocks run (%d commands); %d blocks marked norun", ran, commands, n)
 }
 
 // TestSpecBlocks checks that every ```wrap file=PATH block shows PATH.

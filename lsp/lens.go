@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -17,7 +18,35 @@ import (
 const (
 	commandCheck     = "wrapcheck.check"
 	commandShowTrace = "wrapcheck.showTrace"
+	// commandTrace returns the last counterexample of a check as the
+	// playground's check answer (traceJSON), for the VS Code trace panel.
+	commandTrace = "wrapcheck.trace"
 )
+
+// trace is the last counterexample of a check, as Markdown and as the
+// trace panel's JSON.
+type trace struct {
+	markdown string
+	panel    traceJSON
+}
+
+// traceJSON is what wrapcheck.trace returns: the fields of the
+// playground's check answer (web/engine.Response) that its trace table,
+// lasso and sequence diagram read.
+type traceJSON struct {
+	// Name is the violated check.
+	Name string `json:"name"`
+	// Report is report.JSON's report of the check.
+	Report json.RawMessage `json:"report"`
+	// TraceText is the violation's trace as the text report prints it,
+	// in wrap's notation, one entry per step (report.StepText).
+	TraceText []stepText `json:"trace_text"`
+	// Mermaid is report.Mermaid's sequence diagram of the violation.
+	Mermaid string `json:"mermaid,omitempty"`
+	// Operands are the values of the violated invariant's parts, as the
+	// text report shows them.
+	Operands []string `json:"operands,omitempty"`
+}
 
 // checkTimeout bounds a check started from a code lens.
 const checkTimeout = 5 * time.Minute
@@ -34,7 +63,9 @@ type command struct {
 }
 
 // codeLens puts a "check" lens on every invariant and property of a
-// document that checks.
+// document that checks. Once a check of this version has run, its lens
+// shows the result: "violated: NAME (N steps)", whose command shows the
+// trace, or "holds: NAME (N states)", whose command checks again.
 func (s *Server) codeLens(req *request) (any, *rpcError) {
 	a, rerr := s.document(req)
 	if rerr != nil {
@@ -44,9 +75,24 @@ func (s *Server) codeLens(req *request) (any, *rpcError) {
 	if a.model == nil {
 		return out, nil
 	}
+	s.mu.Lock()
+	st := s.docs[a.doc.uri]
+	results := map[string]string{}
+	if st != nil && st.doc == a.doc {
+		for name, title := range st.results {
+			results[name] = title
+		}
+	}
+	s.mu.Unlock()
 	add := func(name string, pos spec.Position) {
-		out = append(out, codeLens{Range: a.doc.nameRange(pos, name),
-			Command: &command{Title: "check " + name, Command: commandCheck, Arguments: []any{a.doc.uri, name}}})
+		c := &command{Title: "check " + name, Command: commandCheck, Arguments: []any{a.doc.uri, name}}
+		if title, ok := results[name]; ok {
+			c.Title = title
+			if strings.HasPrefix(title, "violated") {
+				c.Command = commandShowTrace
+			}
+		}
+		out = append(out, codeLens{Range: a.doc.nameRange(pos, name), Command: c})
 	}
 	for _, o := range a.ix.objs {
 		if isCheck(o) {
@@ -62,8 +108,9 @@ type executeCommandParams struct {
 }
 
 // executeCommand runs wrapcheck.check (in the background: the reply comes
-// at once, the result as diagnostics and a message) or returns the
-// Markdown of the last counterexample (wrapcheck.showTrace).
+// at once, the result as diagnostics, a message and the lens's title) or
+// returns the last counterexample, as Markdown (wrapcheck.showTrace) or
+// as the trace panel's JSON (wrapcheck.trace).
 func (s *Server) executeCommand(req *request) (any, *rpcError) {
 	var p executeCommandParams
 	if rerr := decode(req.params, &p); rerr != nil {
@@ -83,14 +130,17 @@ func (s *Server) executeCommand(req *request) (any, *rpcError) {
 		return nil, &rpcError{Code: codeInvalidParams, Message: "document not open: " + uri}
 	}
 	switch p.Command {
-	case commandShowTrace:
+	case commandShowTrace, commandTrace:
 		s.mu.Lock()
-		md, ok := st.traces[name]
+		tr, ok := st.traces[name]
 		s.mu.Unlock()
 		if !ok {
 			return nil, &rpcError{Code: codeRequestFailed, Message: "no counterexample of " + name + " yet: run check first"}
 		}
-		return md, nil
+		if p.Command == commandTrace {
+			return tr.panel, nil
+		}
+		return tr.markdown, nil
 	case commandCheck:
 	default:
 		return nil, &rpcError{Code: codeInvalidParams, Message: "unknown command " + p.Command}
@@ -157,15 +207,19 @@ func (s *Server) runCheck(ctx context.Context, st *docState, a *analysis, name, 
 		}
 	}
 	res, err := verify.Run(ctx, a.model, opts)
-	var msg string
+	var msg, result string
 	var typ int
 	switch {
 	case err != nil:
 		msg, typ = "wrapcheck: "+err.Error(), 1
 	case res.Verdict == checker.Holds:
 		msg, typ = fmt.Sprintf("%s holds (%d states, %d transitions)", name, res.Stats.States, res.Stats.Transitions), 3
+		result = fmt.Sprintf("holds: %s (%d states)", name, res.Stats.States)
 	case res.Verdict == checker.Violated:
-		msg, typ = report.Headline(a.model, res.Violation), 1
+		// A violation is a result, not an error: a warning, which Neovim
+		// prints as a message where an error stops with "Error detected".
+		result = violatedTitle(name, res.Violation)
+		msg, typ = result+": "+report.Headline(a.model, res.Violation), 2
 	default:
 		msg, typ = fmt.Sprintf("%s: the search stopped early (%s) after %d states with no violation found", name, res.Reason(), res.Stats.States), 2
 	}
@@ -174,19 +228,81 @@ func (s *Server) runCheck(ctx context.Context, st *docState, a *analysis, name, 
 	}
 	s.mu.Lock()
 	current := st.doc == a.doc
+	refresh := s.lensRefresh
 	if current {
 		delete(st.checks, name)
 		delete(st.traces, name)
+		delete(st.results, name)
+		if result != "" {
+			st.results[name] = result
+		}
 		if err == nil && res.Verdict == checker.Violated {
 			st.checks[name] = violationDiagnostic(a, res)
-			st.traces[name] = traceMarkdown(a, res)
+			st.traces[name] = trace{markdown: traceMarkdown(a, res), panel: tracePanel(a, name, res)}
 		}
 	}
 	s.mu.Unlock()
 	s.notify("window/showMessage", map[string]any{"type": typ, "message": msg})
 	if current {
 		s.publish(st)
+		if refresh {
+			s.request("workspace/codeLens/refresh", nil)
+		}
 	}
+}
+
+// violatedTitle is the result of a check that found the violation v:
+// "violated: NAME (N steps)", with ", a lasso" for a cycle.
+func violatedTitle(name string, v *checker.Violation) string {
+	steps := len(v.Trace) - 1
+	unit := "steps"
+	if steps == 1 {
+		unit = "step"
+	}
+	lasso := ""
+	if v.LoopStart >= 0 {
+		lasso = ", a lasso"
+	}
+	return fmt.Sprintf("violated: %s (%d %s%s)", name, steps, unit, lasso)
+}
+
+// stepText is one step of traceJSON.TraceText: the agent answers and the
+// changed variables, as web/engine's trace_text has them.
+type stepText struct {
+	Asked   []string `json:"asked,omitempty"`
+	Changed []string `json:"changed"`
+}
+
+// tracePanel is the trace panel's JSON of res, a violation of name.
+func tracePanel(a *analysis, name string, res *checker.Result) traceJSON {
+	out := traceJSON{Name: name, TraceText: []stepText{}}
+	for i := range res.Violation.Trace {
+		asked, changed := report.StepText(a.model, res.Violation.Trace, i)
+		if changed == nil {
+			changed = []string{}
+		}
+		out.TraceText = append(out.TraceText, stepText{Asked: asked, Changed: changed})
+	}
+	var b bytes.Buffer
+	if err := report.JSON(&b, a.model, res); err == nil {
+		out.Report = json.RawMessage(b.Bytes())
+	}
+	var mm strings.Builder
+	if err := report.Mermaid(&mm, a.model, res); err == nil {
+		out.Mermaid = mm.String()
+	}
+	var text strings.Builder
+	if err := (report.TextOptions{Explain: true}).Render(&text, a.model, res); err == nil {
+		if _, rest, ok := strings.Cut(text.String(), "and its parts evaluate to:\n"); ok {
+			for _, line := range strings.Split(rest, "\n") {
+				if !strings.HasPrefix(line, "         ") {
+					break
+				}
+				out.Operands = append(out.Operands, strings.TrimSpace(line))
+			}
+		}
+	}
+	return out
 }
 
 // violationDiagnostic is the counterexample of res as a diagnostic on the

@@ -29,7 +29,8 @@ func startWithProgress(t *testing.T) *client {
 	t.Helper()
 	c := startServer(t, Options{})
 	var res map[string]any
-	c.result("initialize", map[string]any{"processId": nil, "capabilities": map[string]any{"window": map[string]any{"workDoneProgress": true}}}, &res)
+	c.result("initialize", map[string]any{"processId": nil, "capabilities": map[string]any{"window": map[string]any{"workDoneProgress": true},
+		"workspace": map[string]any{"codeLens": map[string]any{"refreshSupport": true}}}}, &res)
 	c.notify("initialized", map[string]any{})
 	return c
 }
@@ -54,7 +55,15 @@ func TestCodeLensCheck(t *testing.T) {
 	if !strings.Contains(string(end), "ShippedWhatWasApproved") {
 		t.Errorf("progress end: %s", end)
 	}
-	c.waitNote("window/showMessage", nil)
+	msg := c.waitNote("window/showMessage", nil)
+	var shown struct {
+		Type    int
+		Message string
+	}
+	json.Unmarshal(msg, &shown)
+	if shown.Type != 2 || !strings.HasPrefix(shown.Message, "violated: ShippedWhatWasApproved (3 steps): ") {
+		t.Errorf("message %+v, want a warning that starts \"violated: ShippedWhatWasApproved (3 steps): \"", shown)
+	}
 	var got []diagnostic
 	c.waitNote("textDocument/publishDiagnostics", func(p json.RawMessage) bool {
 		var pd publishDiagnosticsParams
@@ -77,11 +86,41 @@ func TestCodeLensCheck(t *testing.T) {
 	if !strings.Contains(md, "releaser.release") || !strings.HasPrefix(md, "# ") {
 		t.Errorf("trace markdown: %q", md)
 	}
+	// The lens shows the result, and its command shows the trace.
+	c.waitNote("workspace/codeLens/refresh", nil)
+	c.result("textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": testURI}}, &lenses)
+	if len(lenses) != 1 || lenses[0].Command == nil || lenses[0].Command.Title != "violated: ShippedWhatWasApproved (3 steps)" || lenses[0].Command.Command != commandShowTrace {
+		t.Errorf("code lens after the check: %+v", lenses[0].Command)
+	}
+	// wrapcheck.trace returns the trace panel's JSON: check's report, the
+	// sequence diagram and the invariant's operands.
+	var panel struct {
+		Name   string
+		Report struct {
+			Violations []struct {
+				Name  string
+				Trace []struct{ Action string }
+			}
+		}
+		TraceText []struct{ Asked, Changed []string } `json:"trace_text"`
+		Mermaid   string
+		Operands  []string
+	}
+	c.result("workspace/executeCommand", map[string]any{"command": commandTrace, "arguments": []any{testURI, "ShippedWhatWasApproved"}}, &panel)
+	if panel.Name != "ShippedWhatWasApproved" || len(panel.Report.Violations) != 1 || len(panel.Report.Violations[0].Trace) != 4 ||
+		panel.Report.Violations[0].Trace[3].Action != "releaser.release" || !strings.HasPrefix(panel.Mermaid, "sequenceDiagram") || len(panel.Operands) == 0 ||
+		len(panel.TraceText) != 4 || strings.Join(panel.TraceText[3].Changed, ",") == "" {
+		t.Errorf("trace panel JSON: %+v", panel)
+	}
 	// An edit drops the counterexample (its positions may be stale).
 	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": testURI, "version": 2},
 		"contentChanges": []map[string]any{{"text": approvalSpec + "\n"}}})
 	if d := c.diagnostics(testURI, 2); len(d) != 0 {
 		t.Errorf("after an edit: %+v", d)
+	}
+	c.result("textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": testURI}}, &lenses)
+	if len(lenses) != 1 || lenses[0].Command.Title != "check ShippedWhatWasApproved" {
+		t.Errorf("code lens after an edit: %+v", lenses[0].Command)
 	}
 }
 
@@ -93,6 +132,11 @@ func TestCodeLensCheckHoldsAndCancel(t *testing.T) {
 	msg := c.waitNote("window/showMessage", nil)
 	if !strings.Contains(string(msg), "Small holds (4 states, 3 transitions)") {
 		t.Errorf("holds: %s", msg)
+	}
+	var lenses []codeLens
+	c.result("textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": testURI}}, &lenses)
+	if len(lenses) != 1 || lenses[0].Command.Title != "holds: Small (4 states)" || lenses[0].Command.Command != commandCheck {
+		t.Errorf("code lens after the check: %+v", lenses[0].Command)
 	}
 	big := "spec Big\nvar a: 0..500\nvar b: 0..500\nvar c: 0..500\naction ia when a < 500 { a := a + 1 }\n" +
 		"action ib when b < 500 { b := b + 1 }\naction ic when c < 500 { c := c + 1 }\ninvariant Fine: a + b + c >= 0 or a == b\n" +
@@ -118,6 +162,7 @@ func TestCodeLensCheckHoldsAndCancel(t *testing.T) {
 		{"command": "no.such", "arguments": []any{testURI}},
 		{"command": commandCheck},
 		{"command": commandShowTrace, "arguments": []any{testURI, "Small"}},
+		{"command": commandTrace, "arguments": []any{testURI, "Small"}},
 	} {
 		if m := c.call("workspace/executeCommand", bad); m.Error == nil {
 			t.Errorf("executeCommand %v: no error", bad)

@@ -18,7 +18,9 @@ import (
 // nvimScript drives Neovim's built-in LSP client (0.7 and later): it
 // opens a spec with an error, waits for the diagnostics, asks hover and
 // definition, then replaces the text with a valid but untidy spec and
-// formats it. It writes what it saw as JSON to OUT.
+// formats it, then with a spec whose invariant fails, and runs the check
+// code lens as a user does (:lua vim.lsp.codelens.run()). It writes what
+// it saw as JSON to OUT.
 const nvimScript = `
 local out = {}
 local ok, err = pcall(function()
@@ -50,6 +52,36 @@ local ok, err = pcall(function()
   local edits = request('textDocument/formatting', { textDocument = { uri = uri }, options = { tabSize = 2, insertSpaces = true } })
   vim.lsp.util.apply_text_edits(edits, buf, 'utf-16')
   out.formatted = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
+  local messages = {}
+  local show = vim.lsp.handlers['window/showMessage']
+  vim.lsp.handlers['window/showMessage'] = function(e, result, ctx, config)
+    table.insert(messages, result)
+    return show(e, result, ctx, config)
+  end
+  local function lenses()
+    local titles = {}
+    for _, l in ipairs(vim.lsp.codelens.get(buf)) do
+      if l.command then table.insert(titles, l.command.title) end
+    end
+    return titles
+  end
+  vim.v.errmsg = ''
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(VIOLATED, '\n', { plain = true }))
+  vim.lsp.codelens.refresh()
+  vim.wait(20000, function() return #lenses() > 0 end, 20)
+  out.lenses_before = lenses()
+  vim.api.nvim_win_set_cursor(0, { 4, 0 })
+  vim.lsp.codelens.run()
+  vim.wait(20000, function() return #messages > 0 end, 20)
+  out.messages = messages
+  vim.wait(20000, function()
+    vim.lsp.codelens.refresh()
+    vim.wait(200)
+    local l = lenses()
+    return #l > 0 and l[1] ~= out.lenses_before[1]
+  end, 50)
+  out.lenses_after = lenses()
+  out.errmsg = vim.v.errmsg
 end)
 if not ok then out.error = tostring(err) end
 local f = io.open(OUT, 'w')
@@ -71,11 +103,12 @@ func TestNeovim(t *testing.T) {
 		t.Fatal(err)
 	}
 	untidy := "spec   Toggle\nvar critical :bool\naction a   { critical:=not critical }"
+	violated := "spec Count\nvar x: 0..3\naction a when x != 3 { x := x + 1 }\ninvariant Small: x != 2\nterminal x == 3"
 	lua := filepath.Join(dir, "drive.lua")
 	out := filepath.Join(dir, "out.json")
 	quote := func(s string) string { b, _ := json.Marshal(s); return string(b) }
 	header := "SPEC = " + quote(spec) + "\nSERVER = " + quote(self) + "\nDIR = " + quote(dir) +
-		"\nOUT = " + quote(out) + "\nUNTIDY = " + quote(untidy) + "\n"
+		"\nOUT = " + quote(out) + "\nUNTIDY = " + quote(untidy) + "\nVIOLATED = " + quote(violated) + "\n"
 	if err := os.WriteFile(lua, []byte(header+nvimScript), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -100,10 +133,17 @@ func TestNeovim(t *testing.T) {
 			EndCol  int `json:"end_col"`
 			Message string
 		}
-		Hover      string
-		Definition position
-		Fixed      bool
-		Formatted  string
+		Hover        string
+		Definition   position
+		Fixed        bool
+		Formatted    string
+		LensesBefore []string `json:"lenses_before"`
+		LensesAfter  []string `json:"lenses_after"`
+		Messages     []struct {
+			Type    int
+			Message string
+		}
+		Errmsg string
 	}
 	if err := json.Unmarshal(b, &got); err != nil {
 		t.Fatalf("%v: %s", err, b)
@@ -131,5 +171,19 @@ func TestNeovim(t *testing.T) {
 	want := strings.TrimSuffix(string(syntax.Format(f)), "\n")
 	if diff := cmp.Diff(want, got.Formatted); diff != "" {
 		t.Errorf("formatted in nvim (-want +got):\n%s", diff)
+	}
+	// The check lens shows a violation as a result: a warning, not an
+	// error ("Error detected while processing"), and the lens's new title.
+	if diff := cmp.Diff([]string{"check Small"}, got.LensesBefore); diff != "" {
+		t.Errorf("code lenses before the check (-want +got):\n%s", diff)
+	}
+	if len(got.Messages) != 1 || got.Messages[0].Type != 2 || !strings.HasPrefix(got.Messages[0].Message, "violated: Small (2 steps): ") {
+		t.Errorf("the check's message in nvim: %+v, want one warning that starts \"violated: Small (2 steps): \"", got.Messages)
+	}
+	if diff := cmp.Diff([]string{"violated: Small (2 steps)"}, got.LensesAfter); diff != "" {
+		t.Errorf("code lenses after the check (-want +got):\n%s", diff)
+	}
+	if got.Errmsg != "" {
+		t.Errorf("nvim reported an error: %q", got.Errmsg)
 	}
 }

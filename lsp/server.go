@@ -51,7 +51,9 @@ type Server struct {
 	closed      bool // Run has returned: no more analyses start
 	// workDoneProgress is whether the client accepts $/progress.
 	workDoneProgress bool
-	nextToken        int
+	// lensRefresh is whether the client accepts workspace/codeLens/refresh.
+	lensRefresh bool
+	nextToken   int
 	// cancels are the running checks, by progress token and by
 	// requestKey of the workspace/executeCommand that started them.
 	cancels map[string]context.CancelFunc
@@ -71,9 +73,11 @@ type docState struct {
 	doc   *document // guarded by Server.mu
 	timer *time.Timer
 	// checks and traces hold the counterexamples found by code lens
-	// checks of the current version, by check name; guarded by Server.mu.
-	checks map[string]diagnostic
-	traces map[string]string
+	// checks of the current version, by check name, and results the
+	// outcome of every such check (the lens's title); guarded by Server.mu.
+	checks  map[string]diagnostic
+	traces  map[string]trace
+	results map[string]string
 
 	anMu sync.Mutex
 	job  *job // the analysis of the latest version asked for, guarded by anMu
@@ -342,6 +346,7 @@ func (s *Server) initialize(req *request) (any, *rpcError) {
 	s.mu.Lock()
 	s.initialized = true
 	s.workDoneProgress = p.Capabilities.Window.WorkDoneProgress
+	s.lensRefresh = p.Capabilities.Workspace.CodeLens.RefreshSupport
 	s.mu.Unlock()
 	return map[string]any{
 		"capabilities": map[string]any{
@@ -360,7 +365,7 @@ func (s *Server) initialize(req *request) (any, *rpcError) {
 				"triggerCharacters": []string{"."},
 			},
 			"codeLensProvider":       map[string]any{},
-			"executeCommandProvider": map[string]any{"commands": []string{commandCheck, commandShowTrace}},
+			"executeCommandProvider": map[string]any{"commands": []string{commandCheck, commandShowTrace, commandTrace}},
 			"codeActionProvider": map[string]any{
 				"codeActionKinds": []string{"quickfix"},
 			},
@@ -395,7 +400,7 @@ func (s *Server) didOpen(req *request) (any, *rpcError) {
 	s.mu.Lock()
 	st := s.docs[d.uri]
 	if st == nil {
-		st = &docState{checks: map[string]diagnostic{}, traces: map[string]string{}}
+		st = &docState{checks: map[string]diagnostic{}, traces: map[string]trace{}, results: map[string]string{}}
 		s.docs[d.uri] = st
 	}
 	st.doc = d
@@ -426,6 +431,7 @@ func (s *Server) didChange(req *request) (any, *rpcError) {
 	st.doc = d
 	clear(st.checks)
 	clear(st.traces)
+	clear(st.results)
 	s.mu.Unlock()
 	s.supersede(st)
 	s.schedule(st, s.opts.Debounce)

@@ -9,6 +9,7 @@ import { syntaxHighlighting, defaultHighlightStyle } from "@codemirror/language"
 import { setDiagnostics, lintGutter } from "@codemirror/lint";
 import { compressToEncodedURIComponent, decompressFromEncodedURIComponent } from "lz-string";
 import { wrapLanguage } from "./lang.js";
+import { inline, traceTable, renderMermaid, renderNotes, verdictLine } from "./trace.js";
 
 const $ = (id) => document.getElementById(id);
 globalThis.wrapcheckTimes = {}; // see main
@@ -281,44 +282,11 @@ async function runCheck() {
   const v = rep.violation;
   $("verdict").className = rep.verdict;
   $("verdict").dataset.verdict = rep.verdict;
-  let text = `${rep.spec}: ${rep.verdict}`;
-  if (v) text += ` — ${v.kind}${v.name ? " " + v.name : ""} at ${v.position}${v.message ? ": " + v.message : ""}`;
-  if (rep.reason) text += ` (${rep.reason})`;
-  text += ` · ${rep.stats.states} states, ${rep.stats.transitions} transitions`;
-  $("verdict").textContent = text;
+  $("verdict").textContent = verdictLine(rep, v);
   if (v) renderTrace(v, resp.trace_slots, resp.trace_text, resp.operands);
-  renderNotes(rep.notes);
+  renderNotes($("notes"), rep.notes);
   if (!globalThis.wrapcheckTimes.firstResult) globalThis.wrapcheckTimes.firstResult = performance.now();
-  if (v && resp.mermaid) renderMermaid(resp.mermaid);
-}
-
-// renderNotes lists the report's notes (what a lasso's cycle starves and
-// which fairness would exclude it), `code` set as code.
-function renderNotes(notes) {
-  const ul = $("notes");
-  ul.textContent = "";
-  for (const n of notes || []) {
-    const li = document.createElement("li");
-    li.append("note: ");
-    inline(li, n);
-    ul.appendChild(li);
-  }
-}
-
-// inline appends text to el with the Markdown of a sentence set:
-// **strong**, *emphasis* and `code`; everything else stays text.
-function inline(el, text) {
-  const re = /\*\*([^*]+)\*\*|\*([^*\s][^*]*)\*|`([^`]+)`/g;
-  let at = 0;
-  for (let m; (m = re.exec(text)); ) {
-    el.append(text.slice(at, m.index));
-    const tag = m[1] !== undefined ? "strong" : m[2] !== undefined ? "em" : "code";
-    const span = document.createElement(tag);
-    span.textContent = m[1] ?? m[2] ?? m[3];
-    el.appendChild(span);
-    at = re.lastIndex;
-  }
-  el.append(text.slice(at));
+  if (v && resp.mermaid) renderMermaid($("mermaid"), resp.mermaid);
 }
 
 // renderLesson shows a lesson: paragraphs split at blank lines, each with
@@ -340,76 +308,18 @@ function clearResults() {
   $("dot").hidden = true;
 }
 
-// renderTrace draws the trace as a table: per step the action, the agent
-// answers and only the variables that changed, in wrap's notation as the
-// text report prints them (text: the response's trace_text); the lasso's
-// cycle is shaded from loop_start on, and a last row says where it loops
-// back.
+// renderTrace draws the trace (trace.js) with an explore button per step.
 function renderTrace(v, slots, text, operands) {
-  const box = $("traceBox");
-  const table = document.createElement("table");
-  table.className = "trace";
-  table.id = "trace";
-  table.innerHTML = "<thead><tr><th>step</th><th>action</th><th>agent answers</th><th>changed</th><th></th></tr></thead>";
-  const body = document.createElement("tbody");
-  v.trace.forEach((st, i) => {
-    const tr = document.createElement("tr");
-    if (v.loop_start !== null && i >= v.loop_start) tr.classList.add("cycle");
-    if (v.loop_start === i) tr.classList.add("loopstart");
-    const t = (text && text[i]) || { asked: [], changed: [] };
-    const cells = [String(i), st.action || "initial state", (t.asked || []).join(", "), t.changed.join("\n")];
-    cells.forEach((c, j) => {
-      const td = document.createElement("td");
-      td.textContent = c;
-      if (j === 2) td.className = "asked";
-      if (j === 3) td.className = "changed";
-      tr.appendChild(td);
-    });
-    const td = document.createElement("td");
-    td.className = "act";
-    if (slots && slots[i]) {
+  $("traceBox").appendChild(
+    traceTable(v, text, operands, (i) => {
+      if (!slots || !slots[i]) return null;
       const b = document.createElement("button");
       b.textContent = "explore";
       b.className = "explore";
       b.onclick = () => startExplorer(slots[i], `step ${i}`);
-      td.appendChild(b);
-    }
-    tr.appendChild(td);
-    body.appendChild(tr);
-  });
-  if (v.loop_start !== null) {
-    const tr = document.createElement("tr");
-    tr.className = "back";
-    tr.innerHTML = `<td colspan="5"></td>`;
-    tr.firstChild.textContent = `… and back to step ${v.loop_start}, forever`;
-    body.appendChild(tr);
-  }
-  if (v.kind === "invariant") {
-    const tr = document.createElement("tr");
-    tr.className = "violated";
-    tr.innerHTML = `<td colspan="5"></td>`;
-    tr.firstChild.textContent = `invariant ${v.name} is false here` + (operands && operands.length ? ": " + operands.join(", ") : "");
-    body.appendChild(tr);
-  }
-  table.appendChild(body);
-  box.appendChild(table);
-}
-
-let mermaidCount = 0;
-async function renderMermaid(text) {
-  try {
-    const { default: mermaid } = await import("mermaid");
-    // drawn at its own size (no shrinking to the column: a wide diagram
-    // scrolls), its text the size of the page's
-    const fontSize = parseFloat(getComputedStyle(document.body).fontSize) || 14;
-    mermaid.initialize({ startOnLoad: false, securityLevel: "strict", sequence: { useMaxWidth: false, actorFontSize: fontSize, messageFontSize: fontSize, noteFontSize: fontSize } });
-    const { svg } = await mermaid.render("mermaid" + mermaidCount++, text);
-    $("mermaid").innerHTML = svg;
-  } catch (err) {
-    const pre = document.createElement("pre");
-    pre.textContent = text;
-    $("mermaid").replaceChildren(pre);
-  }
+      return b;
+    }),
+  );
 }
 
 // ---- the explorer: from a state, every enabled action with its answers
