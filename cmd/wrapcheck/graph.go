@@ -20,6 +20,7 @@ type graphFlags struct {
 	maxStates int64
 	noCheck   bool
 	timeout   time.Duration
+	memory    string
 }
 
 func newGraphCmd() *cobra.Command {
@@ -34,13 +35,26 @@ leads between (labelled with the actions). It also runs check and draws the
 counterexample it finds, if any, in red.
 
 Exit codes: 0 the whole graph is printed, 2 the spec or the command line is
-wrong, 3 the graph was truncated at --max-states, or --timeout, SIGINT or
-SIGTERM stopped it (then nothing is printed).`,
+wrong, 3 the graph was truncated at --max-states, or --timeout, --memory,
+SIGINT or SIGTERM stopped it (then nothing is printed).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			mem, err := parseSize(f.memory)
+			if err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
 			var out sync.Mutex
 			return limited("graph", f.timeout, &out, func(ctx context.Context) error {
-				return runGraph(ctx, cmd, &out, args[0], f)
+				// The heap's watchdog covers every phase: the exploration
+				// keeps every edge of the states it expands, which a
+				// spec with many successors a state makes large.
+				ctx, release := withMemoryBudget(ctx, mem)
+				defer release()
+				err := runGraph(ctx, cmd, &out, args[0], f, mem)
+				if err != nil && ctx.Err() != nil && stopReasonOf(ctx) == checker.StopMemory {
+					return &exitError{code: exitIncomplete, err: fmt.Errorf("graph: stopped before the end: %s", stopWhat(checker.StopMemory, f.timeout, f.memory))}
+				}
+				return err
 			})
 		},
 	}
@@ -50,10 +64,11 @@ SIGTERM stopped it (then nothing is printed).`,
 	fl.Int64Var(&f.maxStates, "max-states", 1000, "explore at most this many states")
 	fl.BoolVar(&f.noCheck, "no-check", false, "do not run check to highlight a counterexample")
 	fl.DurationVar(&f.timeout, "timeout", 0, "stop after this long, e.g. 30s (0: no limit): exit 3")
+	fl.StringVar(&f.memory, "memory", "", "memory budget of every phase, e.g. 1GiB (default: none): exit 3 past it")
 	return cmd
 }
 
-func runGraph(ctx context.Context, cmd *cobra.Command, out *sync.Mutex, path string, f graphFlags) error {
+func runGraph(ctx context.Context, cmd *cobra.Command, out *sync.Mutex, path string, f graphFlags, mem int64) error {
 	if f.format != "dot" && f.format != "json" {
 		return &exitError{code: exitUsage, err: fmt.Errorf("--format %s: want dot or json", f.format)}
 	}
@@ -68,10 +83,17 @@ func runGraph(ctx context.Context, cmd *cobra.Command, out *sync.Mutex, path str
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
-	g := report.ExploreGraph(prog, f.maxStates)
+	// The exploration does not look at ctx: it runs on a goroutine of its
+	// own, and the command ends when a limit does.
+	g, err := loadLimited(ctx, 0, func(context.Context) (*report.StateGraph, error) {
+		return report.ExploreGraph(prog, f.maxStates), nil
+	})
+	if err != nil {
+		return ctx.Err()
+	}
 	var v *checker.Violation
 	if !f.noCheck {
-		res, err := verify.Run(ctx, m, verify.Options{MaxStates: f.maxStates, Program: prog})
+		res, err := verify.Run(ctx, m, verify.Options{MaxStates: f.maxStates, Program: prog, MemoryBudget: mem})
 		if err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
