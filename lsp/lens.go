@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
 
@@ -144,7 +144,7 @@ func (s *Server) runCheck(ctx context.Context, st *docState, a *analysis, name, 
 	}
 	opts := verify.Options{Only: []string{name}}
 	if progress {
-		opts.Progress = func(p checker.Progress) {
+		opts.Progress = func(p verdict.Progress) {
 			s.notify("$/progress", map[string]any{"token": token, "value": map[string]any{
 				"kind": "report", "message": fmt.Sprintf("%d states, depth %d", p.States, p.Depth)}})
 		}
@@ -155,9 +155,9 @@ func (s *Server) runCheck(ctx context.Context, st *docState, a *analysis, name, 
 	switch {
 	case err != nil:
 		msg, typ = "wrapcheck: "+err.Error(), 1
-	case res.Verdict == checker.Holds:
+	case res.Verdict == verdict.Holds:
 		msg, typ = fmt.Sprintf("%s holds (%d states, %d transitions)", name, res.Stats.States, res.Stats.Transitions), 3
-	case res.Verdict == checker.Violated:
+	case res.Verdict == verdict.Violated:
 		msg, typ = report.Headline(a.model, res.Violation), 1
 	default:
 		msg, typ = fmt.Sprintf("%s: the search stopped early (%s) after %d states with no violation found", name, res.Reason(), res.Stats.States), 2
@@ -170,7 +170,7 @@ func (s *Server) runCheck(ctx context.Context, st *docState, a *analysis, name, 
 	if current {
 		delete(st.checks, name)
 		delete(st.traces, name)
-		if err == nil && res.Verdict == checker.Violated {
+		if err == nil && res.Verdict == verdict.Violated {
 			st.checks[name] = violationDiagnostic(a, res)
 			st.traces[name] = traceMarkdown(a, res)
 		}
@@ -184,7 +184,7 @@ func (s *Server) runCheck(ctx context.Context, st *docState, a *analysis, name, 
 
 // violationDiagnostic is the counterexample of res as a diagnostic on the
 // violated check, with one related location per step of the trace.
-func violationDiagnostic(a *analysis, res *checker.Result) diagnostic {
+func violationDiagnostic(a *analysis, res *verdict.Result) diagnostic {
 	m, v := a.model, res.Violation
 	var text strings.Builder
 	report.Text(&text, m, res)
@@ -206,7 +206,7 @@ func violationDiagnostic(a *analysis, res *checker.Result) diagnostic {
 }
 
 // traceMarkdown is the report of res as a Markdown document.
-func traceMarkdown(a *analysis, res *checker.Result) string {
+func traceMarkdown(a *analysis, res *verdict.Result) string {
 	var text strings.Builder
 	report.Text(&text, a.model, res)
 	return "# " + report.MarkdownText(report.Headline(a.model, res.Violation)) + "\n\n" + report.MarkdownFence("text", text.String())

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/docs"
 	"github.com/wrapcheck/wrapcheck/examples"
 	"github.com/wrapcheck/wrapcheck/ltl"
@@ -22,6 +21,7 @@ import (
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/spec/syntax"
+	"github.com/wrapcheck/wrapcheck/verdict"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
 
@@ -188,7 +188,7 @@ func (t *tools) check(ctx context.Context, req *sdk.CallToolRequest, in CheckInp
 // search parses and checks the spec of in, compiles it once and runs
 // every check it asks for, with progress notifications when the client gave a token and the
 // time limit of in (or the server's default).
-func (t *tools) search(ctx context.Context, req *sdk.CallToolRequest, in CheckInput) (*syntax.File, *machine.Program, *checker.Result, error) {
+func (t *tools) search(ctx context.Context, req *sdk.CallToolRequest, in CheckInput) (*syntax.File, *machine.Program, *verdict.Result, error) {
 	if in.MaxStates < 0 || in.Workers < 0 || in.TimeoutSeconds < 0 {
 		return nil, nil, nil, errors.New("max_states, workers and timeout_seconds must not be negative")
 	}
@@ -217,7 +217,7 @@ func (t *tools) search(ctx context.Context, req *sdk.CallToolRequest, in CheckIn
 		return nil, nil, nil, err
 	}
 	if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
-		opts.Progress = func(p checker.Progress) {
+		opts.Progress = func(p verdict.Progress) {
 			msg := fmt.Sprintf("%d states, depth %d, %d in the level", p.States, p.Depth, p.Frontier)
 			if p.Property != "" {
 				msg = fmt.Sprintf("property %s: %d product nodes", p.Property, p.States)

@@ -7,9 +7,9 @@ import (
 	"io"
 	"strings"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // Report is the outcome of replaying one run, with what its renderings
@@ -68,12 +68,12 @@ func (rp *Report) Verdict() string {
 
 // CheckResult is the violation of the run as a search result, for the
 // renderers of package report; nil when the run reaches none.
-func (r *Result) CheckResult() *checker.Result {
+func (r *Result) CheckResult() *verdict.Result {
 	if r.Violation == nil {
 		return nil
 	}
-	return &checker.Result{Verdict: checker.Violated, Violation: r.Violation,
-		Stats: checker.Stats{States: r.States, Transitions: r.Transitions, Depth: r.Steps, Workers: 1}}
+	return &verdict.Result{Verdict: verdict.Violated, Violation: r.Violation,
+		Stats: verdict.Stats{States: r.States, Transitions: r.Transitions, Depth: r.Steps, Workers: 1}}
 }
 
 // name is the run as the text report names it: FILE, or FILE[KEY].

@@ -22,7 +22,7 @@
 // unsharded run.
 //
 // A simulation is not exhaustive: finding no violation proves nothing,
-// and the Result's verdict is then [checker.Unknown].
+// and the Result's verdict is then [verdict.Unknown].
 package simulate
 
 import (
@@ -34,9 +34,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // Defaults of [Options].
@@ -75,13 +75,13 @@ type Options struct {
 
 // Result is the outcome of [Run].
 type Result struct {
-	// Verdict is checker.Violated when a walk found a violation, else
-	// checker.Unknown: a simulation never proves that the checks hold.
-	Verdict checker.Verdict
+	// Verdict is verdict.Violated when a walk found a violation, else
+	// verdict.Unknown: a simulation never proves that the checks hold.
+	Verdict verdict.Verdict
 	// Violation is the shortest violation found (the fewest trace
 	// steps), the one of the lowest walk index among equals; nil when
 	// none was found.
-	Violation *checker.Violation
+	Violation *verdict.Violation
 	// Walk is the index of the walk that found Violation, -1 for none.
 	Walk int64
 	// Reason says why the run ended: "walks done", "timeout",
@@ -222,7 +222,7 @@ func (s *sim) take() (int64, bool) {
 
 func (s *sim) run() *Result {
 	o := s.opts
-	res := &Result{Verdict: checker.Unknown, Walk: -1, Seed: o.Seed, Walks: o.Walks, Depth: o.Depth,
+	res := &Result{Verdict: verdict.Unknown, Walk: -1, Seed: o.Seed, Walks: o.Walks, Depth: o.Depth,
 		Shard: o.Shard, Shards: o.Shards}
 	for _, p := range s.prog.Model.Properties {
 		res.Unchecked = append(res.Unchecked, p.Name)
@@ -260,7 +260,7 @@ func (s *sim) run() *Result {
 		res.Reason = "walks done"
 	}
 	if best != nil {
-		res.Verdict = checker.Violated
+		res.Verdict = verdict.Violated
 		res.Walk = best.walk
 		res.Violation = ws[0].violation(best)
 	}

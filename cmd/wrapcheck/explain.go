@@ -8,11 +8,11 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/explain"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/replay"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
 
@@ -101,7 +101,7 @@ func runExplain(cmd *cobra.Command, path string, f explainFlags, compile func(*s
 	if err != nil {
 		return err
 	}
-	var v *checker.Violation
+	var v *verdict.Violation
 	if f.run != "" {
 		file, err := os.Open(f.run)
 		if err != nil {
@@ -127,10 +127,10 @@ func runExplain(cmd *cobra.Command, path string, f explainFlags, compile func(*s
 			return &exitError{code: exitUsage, err: err}
 		}
 		switch res.Verdict {
-		case checker.Holds:
+		case verdict.Holds:
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: every check holds: nothing to explain\n", m.Name)
 			return nil
-		case checker.Unknown:
+		case verdict.Unknown:
 			return &exitError{code: exitIncomplete, err: fmt.Errorf("%s: the search stopped early (%s): nothing to explain", m.Name, res.Reason())}
 		}
 		v = res.Violation

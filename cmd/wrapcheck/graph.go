@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/report"
+	"github.com/wrapcheck/wrapcheck/verdict"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
 
@@ -69,13 +69,13 @@ func runGraph(ctx context.Context, cmd *cobra.Command, out *sync.Mutex, path str
 		return &exitError{code: exitUsage, err: err}
 	}
 	g := report.ExploreGraph(prog, f.maxStates)
-	var v *checker.Violation
+	var v *verdict.Violation
 	if !f.noCheck {
 		res, err := verify.Run(ctx, m, verify.Options{MaxStates: f.maxStates, Program: prog})
 		if err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
-		if res.Verdict == checker.Violated {
+		if res.Verdict == verdict.Violated {
 			v = res.Violation
 		}
 	}
