@@ -47,6 +47,8 @@ func (s *Server) foldingRange(req *request) (any, *rpcError) {
 			block(st)
 		case *syntax.ChooseStmt:
 			block(st.Body)
+		case *syntax.ForStmt:
+			block(st.Body)
 		case *syntax.IfStmt:
 			block(st.Then)
 			if st.Else != nil {

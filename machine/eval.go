@@ -237,6 +237,8 @@ func (c *compiler) scalar(e *spec.Expr, cx frameCtx) evalFn {
 		}
 	case spec.OpForall, spec.OpExists, spec.OpCount:
 		return c.quant(e, cx)
+	case spec.OpBitAnd, spec.OpBitOr, spec.OpBitXor, spec.OpShl, spec.OpShr, spec.OpEMod:
+		return c.bitwise(e, cx)
 	case spec.OpLet:
 		binds := c.binds(e, cx)
 		last := c.scalar(e.Args[len(e.Args)-1], cx)
@@ -764,6 +766,8 @@ func (c *compiler) ref(e *spec.Expr, cx frameCtx) ref {
 			f := field{at: off, w: width(a.Type)}
 			if i < len(t.Fields) {
 				f.at = off + t.Fields[i].Offset
+			} else if t.Kind == spec.ArrayKind {
+				f.at = off + i*width(t.Elem) // an array literal (an extension): elements in index order
 			}
 			if isScalar(a.Type) {
 				f.v = c.scalar(a, cx)

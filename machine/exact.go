@@ -314,6 +314,8 @@ func (c *compiler) bounds2(e *spec.Expr, cx frameCtx) interval {
 		return arg(1).join(arg(2))
 	case spec.OpLet:
 		return arg(len(e.Args) - 1)
+	case spec.OpBitAnd, spec.OpBitOr, spec.OpBitXor, spec.OpShl, spec.OpShr, spec.OpEMod:
+		return c.bitBounds(e, cx)
 	}
 	return fullInt64()
 }
@@ -449,9 +451,9 @@ func (c *compiler) exact(e *spec.Expr, cx frameCtx) bigFn {
 		}
 		b := c.exact(e.Args[1], cx)
 		var st *site
-		if op == spec.OpDiv || op == spec.OpMod {
+		if op == spec.OpDiv || op == spec.OpMod || op == spec.OpEMod {
 			msg := "division by zero"
-			if op == spec.OpMod {
+			if op != spec.OpDiv {
 				msg = "modulo by zero"
 			}
 			st = c.site(RuntimeError, e.Pos, msg, false)

@@ -942,6 +942,8 @@ func (g *gen) scalar(e *spec.Expr, cx frameCtx) string {
 		return t
 	case spec.OpForall, spec.OpExists, spec.OpCount:
 		return g.quant(e, cx)
+	case spec.OpBitAnd, spec.OpBitOr, spec.OpBitXor, spec.OpShl, spec.OpShr, spec.OpEMod:
+		return g.bitwise(e, cx)
 	}
 	g.unsupported()
 	return konst(0)

@@ -25,6 +25,8 @@ var binaryTokens = [256]syntax.Token{
 	spec.OpGt: syntax.Gt, spec.OpGe: syntax.Ge, spec.OpIn: syntax.In, spec.OpSubset: syntax.Subset,
 	spec.OpAdd: syntax.Add, spec.OpSub: syntax.Sub, spec.OpUnion: syntax.Union, spec.OpMinus: syntax.Minus,
 	spec.OpMul: syntax.Mul, spec.OpDiv: syntax.Div, spec.OpMod: syntax.Mod, spec.OpIntersect: syntax.Intersect,
+	spec.OpBitAnd: syntax.BitAnd, spec.OpBitOr: syntax.BitOr, spec.OpBitXor: syntax.BitXor, spec.OpShl: syntax.Shl,
+	spec.OpShr: syntax.Shr, spec.OpEMod: syntax.EMod,
 }
 
 // binaryOp returns the spelling, precedence and associativity of the

@@ -212,6 +212,9 @@ type checker struct {
 	quiet int
 	model *Model
 
+	forBodies  int  // loop bodies unrolled so far (see MaxForBodies)
+	forTooMany bool // a for loop passed MaxForBodies, not yet reported
+
 	tBool, tInt, tInvalid *Type
 
 	global    *scope

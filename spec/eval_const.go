@@ -104,6 +104,13 @@ func evalOp(e *Expr, v []int64) (int64, error) {
 			return 0, nil
 		}
 		return v[0] % v[1], nil
+	case OpEMod:
+		if v[1] == 0 {
+			return 0, errRuntime
+		}
+		return EMod64(v[0], v[1]), nil
+	case OpBitAnd, OpBitOr, OpBitXor, OpShl, OpShr:
+		return Bitwise(e.Op, v[0], v[1])
 	case OpIn:
 		el := e.Args[1].Type.Elem
 		if v[0] < el.Lo || v[0] > el.Hi {

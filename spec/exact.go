@@ -79,7 +79,7 @@ func bigConst(t *Type, v *big.Int, pos Position) *Expr {
 // comparison, which must compare such results exactly.
 func IsExactOp(o Op) bool {
 	switch o {
-	case OpNeg, OpAdd, OpSub, OpMul, OpDiv, OpMod, OpEq, OpNe, OpLt, OpLe, OpGt, OpGe:
+	case OpNeg, OpAdd, OpSub, OpMul, OpDiv, OpMod, OpEMod, OpEq, OpNe, OpLt, OpLe, OpGt, OpGe:
 		return true
 	}
 	return false
@@ -133,6 +133,11 @@ func EvalExact(o Op, a, b *big.Int) (*big.Int, error) {
 			return r.Quo(a, b), nil // |a / b| <= |a|
 		}
 		return r.Rem(a, b), nil
+	case OpEMod:
+		if b.Sign() == 0 {
+			return nil, ErrDivByZero
+		}
+		return r.Mod(a, b), nil // Euclidean: 0 <= r < |b|
 	}
 	c := a.Cmp(b)
 	var t bool

@@ -157,6 +157,10 @@ func (c *checker) expr(e syntax.Expr, env *env, want *Type) (x *Expr) {
 		return c.setLit(e, env, want)
 	case *syntax.RecordLit:
 		return c.recordLit(e, env, want)
+	case *syntax.ArrayLit:
+		return c.arrayLit(e, env, want)
+	case *syntax.ArrayComp:
+		return c.arrayComp(e, env, want)
 	}
 	if e == nil {
 		c.errorf(Position{Filename: c.file.Filename}, "missing expression")
@@ -394,7 +398,7 @@ func needsContext(e syntax.Expr) bool {
 	switch e := e.(type) {
 	case *syntax.ParenExpr:
 		return needsContext(e.X)
-	case *syntax.SetLit, *syntax.RecordLit:
+	case *syntax.SetLit, *syntax.RecordLit, *syntax.ArrayLit, *syntax.ArrayComp:
 		return true
 	case *syntax.BinaryExpr:
 		// a set operation over literals only: {1} union {2}
@@ -510,6 +514,8 @@ var binOps = [256]Op{
 	syntax.Union: OpUnion, syntax.Minus: OpMinus, syntax.Mul: OpMul, syntax.Div: OpDiv, syntax.Mod: OpMod,
 	syntax.Intersect: OpIntersect, syntax.Until: OpUntil, syntax.WeakUntil: OpWeakUntil,
 	syntax.Release: OpRelease, syntax.LeadsTo: OpLeadsTo,
+	syntax.BitAnd: OpBitAnd, syntax.BitOr: OpBitOr, syntax.BitXor: OpBitXor, syntax.Shl: OpShl,
+	syntax.Shr: OpShr, syntax.EMod: OpEMod,
 }
 
 func (c *checker) binary(e *syntax.BinaryExpr, env *env, want *Type) *Expr {
@@ -562,7 +568,8 @@ func (c *checker) binary(e *syntax.BinaryExpr, env *env, want *Type) *Expr {
 			return mismatch(x, y)
 		}
 		return c.fold(&Expr{Op: op, Type: c.tBool, Args: []*Expr{x, y}, Pos: e.Pos})
-	case syntax.Lt, syntax.Le, syntax.Gt, syntax.Ge, syntax.Add, syntax.Sub, syntax.Mul, syntax.Div, syntax.Mod:
+	case syntax.Lt, syntax.Le, syntax.Gt, syntax.Ge, syntax.Add, syntax.Sub, syntax.Mul, syntax.Div, syntax.Mod,
+		syntax.BitAnd, syntax.BitOr, syntax.BitXor, syntax.Shl, syntax.Shr, syntax.EMod:
 		x := c.expr(e.X, env, nil)
 		y := c.expr(e.Y, env, nil)
 		if isInvalid(x.Type) || isInvalid(y.Type) {
@@ -1144,6 +1151,9 @@ func domainSize(dom *Type) int64 {
 }
 
 func (c *checker) quant(e *syntax.QuantExpr, env *env) *Expr {
+	if e.Kind.IsAggregate() {
+		return c.aggregate(e, env)
+	}
 	if e.Kind == syntax.Count {
 		env = env.flat()
 	}
@@ -1428,6 +1438,21 @@ func writeExpr(b *strings.Builder, e syntax.Expr) {
 		writeType(b, e.Domain)
 		b.WriteString(": ")
 		writeExpr(b, e.Body)
+	case *syntax.ArrayLit:
+		b.WriteByte('[')
+		for i, x := range e.Elems {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeExpr(b, x)
+		}
+		b.WriteByte(']')
+	case *syntax.ArrayComp:
+		b.WriteString("[" + e.Var.Name + " in ")
+		writeType(b, e.Domain)
+		b.WriteString(": ")
+		writeExpr(b, e.Body)
+		b.WriteByte(']')
 	case *syntax.SetLit:
 		b.WriteByte('{')
 		for i, x := range e.Elems {

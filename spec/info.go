@@ -65,7 +65,7 @@ const (
 	ObjResult                   // result, an agent's answer in its assumption
 	ObjLet                      // let binding
 	ObjChoose                   // variable bound by choose
-	ObjQuant                    // variable bound by forall, exists or count
+	ObjQuant                    // variable bound by forall, exists or count, or by for (an extension)
 	ObjField                    // record field
 	ObjAction                   // action
 	ObjInvariant                // invariant
@@ -385,6 +385,10 @@ func exprEnd(e syntax.Expr) Position {
 		return exprEnd(e.Else)
 	case *syntax.QuantExpr:
 		return exprEnd(e.Body)
+	case *syntax.ArrayLit:
+		return after(e.End, "]")
+	case *syntax.ArrayComp:
+		return after(e.End, "]")
 	case *syntax.SetLit:
 		return after(e.End, "}")
 	case *syntax.RecordLit:

@@ -278,12 +278,21 @@ const (
 	OpMinus
 	OpCard
 	OpSetLit    // Args: elements (checked against Type.Elem at runtime)
-	OpRecordLit // Args: one value per field, in declaration order
+	OpRecordLit // Args: one value per field, in declaration order; for an array type (an extension), one per element in index order
 	OpCond      // if Args[0] then Args[1] else Args[2]
 	OpForall    // bound local at Slot ranges over Dom; Args[0] is the body
 	OpExists
 	OpCount
 	OpLet // Args[i] is stored at local Binds[i] for i < len(Args)-1; value is the last Arg
+	// Extension: bitwise operators. Their operands must be non-negative
+	// and fit an int64, and the result of OpShl must fit an int64; else
+	// a runtime error.
+	OpBitAnd
+	OpBitOr
+	OpBitXor
+	OpShl
+	OpShr
+	OpEMod // Euclidean modulo: in 0..|Args[1]|-1; by zero is a runtime error
 	// Temporal operators (only in Property formulas).
 	OpAlways
 	OpEventually
@@ -298,7 +307,7 @@ var opNames = [...]string{
 	"const", "var", "local", "index", "field", "not", "neg", "and", "or", "implies",
 	"==", "!=", "<", "<=", ">", ">=", "+", "-", "*", "/", "%", "in", "subset", "union",
 	"intersect", "minus", "card", "setlit", "recordlit", "cond", "forall", "exists",
-	"count", "let", "always", "eventually", "next", "until", "weakuntil", "release", "leadsto",
+	"count", "let", "&", "|", "^", "<<", ">>", "mod", "always", "eventually", "next", "until", "weakuntil", "release", "leadsto",
 }
 
 func (o Op) String() string {

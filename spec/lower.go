@@ -624,5 +624,11 @@ func walkExpr(e syntax.Expr, f func(syntax.Expr)) {
 		for _, fi := range e.Fields {
 			walkExpr(fi.Value, f)
 		}
+	case *syntax.ArrayLit:
+		for _, a := range e.Elems {
+			walkExpr(a, f)
+		}
+	case *syntax.ArrayComp:
+		walkExpr(e.Body, f)
 	}
 }

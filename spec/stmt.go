@@ -73,6 +73,8 @@ func (c *checker) stmt(s syntax.Stmt, env *env, out []*Stmt) []*Stmt {
 			cond = nil
 		}
 		return append(out, &Stmt{Op: SChoose, Slot: o.slot, Dom: dom, Cond: cond, Body: body, Pos: s.Pos})
+	case *syntax.ForStmt:
+		return c.forStmt(s, env, out)
 	case *syntax.IfStmt:
 		return append(out, c.ifStmt(s, env))
 	case *syntax.MatchStmt:

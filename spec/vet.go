@@ -61,13 +61,16 @@ func (c *checker) collectVet() {
 			add(ai.obj.pos, "agent %s is never asked", ai.obj.name)
 		}
 	}
+	c.vetStarts(add)
 }
 
 // Vet reports likely mistakes in a spec that checks: unused variables,
 // functions and types, agents never asked, an agent assumption that no
 // answer satisfies for some arguments (so the asking action is silently
 // disabled), a terminal condition that can never hold, and a property
-// without a temporal operator (it speaks only of the initial states). m must be the
+// without a temporal operator (it speaks only of the initial states), and
+// (an extension) a variable declared with a range such as -5..5 that
+// includes 0 but starts below it, with no start value. m must be the
 // result of [Check] on f; when m is nil Vet checks f with default options
 // (and returns nil if it does not check). The warnings are sorted by
 // position.

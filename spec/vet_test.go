@@ -123,6 +123,30 @@ terminal x and false
 				"x.wrap:6:1: terminal condition can never hold (it is always false)",
 			},
 		},
+		{
+			name: "signed range starts below zero",
+			src: `spec S
+type Opt = -1..3
+var x: -5..5
+var y: -5..5 = 0
+var z: -5..5
+var o: Opt
+var a: [0..1]-2..2
+var b: [0..1]Opt
+var n: -3..-1
+process P {
+  var w: -1..1
+  action p { w := w }
+}
+action s { x := x; y := y; z := z; o := o; a[0] := a[1]; b[0] := b[1]; n := n }
+init { z := 0 }
+`,
+			want: []string{
+				"x.wrap:3:5: variable x: -5..5 starts at -5; write = 0 if you mean zero",
+				"x.wrap:7:5: the elements of variable a: [0..1]-2..2 start at -2; set them in init if you mean zero",
+				"x.wrap:11:7: variable P.w: -1..1 starts at -1; write = 0 if you mean zero",
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -84,7 +84,8 @@ func (g *irGen) intExpr(d int) *spec.Expr {
 	case 4:
 		return g.op(spec.OpCard, IntType(), g.set())
 	}
-	ops := [...]spec.Op{spec.OpAdd, spec.OpSub, spec.OpMul, spec.OpDiv, spec.OpMod}
+	ops := [...]spec.Op{spec.OpAdd, spec.OpSub, spec.OpMul, spec.OpDiv, spec.OpMod, spec.OpEMod,
+		spec.OpBitAnd, spec.OpBitOr, spec.OpBitXor, spec.OpShl, spec.OpShr}
 	return g.op(ops[r.IntN(len(ops))], IntType(), g.intExpr(d-1), g.intExpr(d-1))
 }
 

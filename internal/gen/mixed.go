@@ -9,10 +9,12 @@ import (
 
 // The Mixed shape: random well-typed specs from the source level up:
 // records, arrays, sets (union, minus, intersect, in, subset, card),
-// quantifiers and count, match, if/else, let (also reassigned), choose
+// quantifiers and count, sum, min and max, array literals and
+// comprehensions, match, if/else, for, let (also reassigned), choose
 // with where (over types, enum literals and sets), ask with assume,
 // process families with locals read as P[v].x, fn calls, integer
-// arithmetic with negative operands (/ truncates, % is its remainder),
+// arithmetic with negative operands (/ truncates, % is its remainder,
+// mod is Euclidean), bitwise operators (a negative operand is an error),
 // asserts, runtime errors (out-of-range stores, bad indexes, division by
 // zero, set elements outside their type), init branching and terminal.
 //
@@ -530,6 +532,24 @@ func (g *mixer) value(t *gtype, sc []gvar, d int) string {
 		if lit, ok := g.recordLit(t, sc); ok && (len(opts) == 0 || g.chance(1, 3)) {
 			return lit
 		}
+	case kArray:
+		// an array comprehension or literal (extensions); every value of
+		// an array type is asked for where the context gives the type
+		if ix := t.index; ix.k != kSym && (len(opts) == 0 || g.chance(1, 3)) {
+			if g.chance(1, 2) {
+				v := g.fresh("k")
+				return fmt.Sprintf("[%s in %s: %s]", v, ix.src, g.value(t.elem, append(sc, gvar{name: v, t: ix}), max(d-1, 0)))
+			}
+			n := int(ix.hi - ix.lo + 1)
+			if ix.k == kEnum {
+				n = len(ix.members)
+			}
+			var el []string
+			for range n {
+				el = append(el, g.value(t.elem, sc, max(d-1, 0)))
+			}
+			return "[" + strings.Join(el, ", ") + "]"
+		}
 	}
 	if d > 0 && t.k != kRecord && g.chance(1, 6) {
 		return fmt.Sprintf("(if %s then %s else %s)", g.boolean(sc, d-1), g.value(t, sc, d-1), g.value(t, sc, d-1))
@@ -652,6 +672,13 @@ func (g *mixer) integer(sc []gvar, d int) string {
 		defer func() { g.typedCtx = ctx }()
 		return fmt.Sprintf("card(%s)", g.value(g.setType(sc), sc, d-1))
 	case 1:
+		if g.chance(1, 2) {
+			// an aggregate (an extension), unrolled by the front end
+			agg := pick(g, []string{"sum", "min", "max"})
+			t := pick(g, []*gtype{g.tBool, g.mode, {k: kInt, src: "0..2", lo: 0, hi: 2}})
+			v := g.fresh("k")
+			return fmt.Sprintf("(%s %s in %s: %s)", agg, v, t.src, g.integer(append(sc, gvar{name: v, t: t}), d-1))
+		}
 		dom, t := g.domain(sc)
 		v := g.fresh("k")
 		return fmt.Sprintf("(count %s in %s: %s)", v, dom, g.boolean(append(sc, gvar{name: v, t: t}), d-1))
@@ -664,8 +691,22 @@ func (g *mixer) integer(sc []gvar, d int) string {
 		return fmt.Sprintf("(-%s)", g.integer(sc, d-1))
 	case 4:
 		return fmt.Sprintf("(if %s then %s else %s)", g.boolean(sc, d-1), g.integer(sc, d-1), g.integer(sc, d-1))
+	case 7:
+		// bitwise operators (an extension): a negative operand is a
+		// runtime error, so the operands are mostly reduced mod 8
+		nonNeg := func() string {
+			if g.chance(1, 4) {
+				return g.integer(sc, d-1)
+			}
+			return fmt.Sprintf("(%s mod %d)", g.integer(sc, d-1), pick(g, []int{8, -5}))
+		}
+		op := pick(g, []string{"&", "|", "^", "<<", ">>"})
+		if op == "<<" || op == ">>" {
+			return fmt.Sprintf("(%s %s %s)", nonNeg(), op, pick(g, []string{"0", "1", "3", "63", nonNeg()}))
+		}
+		return fmt.Sprintf("(%s %s %s)", nonNeg(), op, nonNeg())
 	case 5, 6:
-		op := pick(g, []string{"/", "%"})
+		op := pick(g, []string{"/", "%", "mod"})
 		div := fmt.Sprint(pick(g, []int{-3, -2, 2, 3}))
 		if g.chance(1, 4) {
 			div = g.integer(sc, d-1) // may be zero: a runtime error
@@ -808,6 +849,15 @@ func (g *mixer) stmt(sc []gvar, ind string) []gvar {
 	case 6, 7:
 		if !nested {
 			g.assign(sc, ind)
+			return sc
+		}
+		if g.chance(1, 3) {
+			// a bounded for loop (an extension), unrolled by the front end
+			t := pick(g, []*gtype{g.tBool, g.mode, {k: kInt, src: "0..2", lo: 0, hi: 2}})
+			v := g.fresh("f")
+			g.p("%sfor %s in %s {", ind, v, t.src)
+			g.stmts(append(append([]gvar(nil), sc...), gvar{name: v, t: t}), 1+g.r.IntN(2), ind+"  ")
+			g.p("%s}", ind)
 			return sc
 		}
 		dom, t := g.domain(sc)
@@ -992,14 +1042,20 @@ func (g *mixer) assign(sc []gvar, ind string) {
 	}
 	v := pick(g, locs)
 	target, t := g.name(v, sc), v.t
-	for t.k == kArray || t.k == kRecord && g.chance(1, 2) {
-		if t.k == kArray {
+	for {
+		// a whole array now and then: its value may be a literal or a
+		// comprehension (extensions)
+		if t.k == kArray && !g.chance(1, 4) {
 			target = fmt.Sprintf("%s[%s]", target, g.index(t.index, sc))
 			t = t.elem
 			continue
 		}
-		f := pick(g, t.fields)
-		target, t = target+"."+f.name, f.t
+		if t.k == kRecord && g.chance(1, 2) {
+			f := pick(g, t.fields)
+			target, t = target+"."+f.name, f.t
+			continue
+		}
+		break
 	}
 	if v.int {
 		g.p("%s%s := %s", ind, target, g.integer(sc, 2))
@@ -1043,8 +1099,18 @@ func (g *mixer) planted(sc []gvar, ind string) {
 		{"*", func(a, b int64) int64 { return a * b }},
 		{"/", func(a, b int64) int64 { return a / b }},
 		{"%", func(a, b int64) int64 { return a % b }},
+		{"mod", func(a, b int64) int64 { return (a%b + max(b, -b)) % max(b, -b) }},
+		{"&", func(a, b int64) int64 { return a & b }},
+		{"|", func(a, b int64) int64 { return a | b }},
+		{"^", func(a, b int64) int64 { return a ^ b }},
+		{"<<", func(a, b int64) int64 { return a << b }},
+		{">>", func(a, b int64) int64 { return a >> b }},
 	}
 	o := pick(g, ops)
+	switch o.s {
+	case "&", "|", "^", "<<", ">>":
+		a, b = max(a, -a), max(b, -b) // the operands of a bitwise operator are non-negative
+	}
 	want := o.f(a, b)
 	switch g.r.IntN(8) {
 	case 6:

@@ -270,6 +270,15 @@ func integer(e *spec.Expr, en *env) *big.Int {
 			return new(big.Int).Quo(a, b)
 		}
 		return new(big.Int).Rem(a, b)
+	case spec.OpEMod:
+		a, b := arg(0), arg(1)
+		if b.Sign() == 0 {
+			fail("runtime-error", "modulo by zero")
+		}
+		// Euclidean: 0 <= r < |b| (big.Int's Mod is Euclidean).
+		return new(big.Int).Mod(a, b)
+	case spec.OpBitAnd, spec.OpBitOr, spec.OpBitXor, spec.OpShl, spec.OpShr:
+		return bitwise(e.Op, arg(0), arg(1))
 	case spec.OpCond:
 		if truth(e.Args[0], en) {
 			return arg(1)
@@ -280,6 +289,43 @@ func integer(e *spec.Expr, en *env) *big.Int {
 		return arg(len(e.Args) - 1)
 	}
 	return big.NewInt(scalar(e, en))
+}
+
+// bitwise applies a bitwise operator as docs/language.md defines it: its
+// operands are non-negative integers that fit 64 bits, and the result of
+// << must fit 64 bits.
+func bitwise(op spec.Op, a, b *big.Int) *big.Int {
+	for _, v := range []*big.Int{a, b} {
+		if v.Sign() < 0 {
+			fail("runtime-error", "negative operand %s of %s", v, op)
+		}
+		stored(v)
+	}
+	r := new(big.Int)
+	switch op {
+	case spec.OpBitAnd:
+		return r.And(a, b)
+	case spec.OpBitOr:
+		return r.Or(a, b)
+	case spec.OpBitXor:
+		return r.Xor(a, b)
+	case spec.OpShr:
+		if b.Int64() >= 64 {
+			return r
+		}
+		return r.Rsh(a, uint(b.Int64()))
+	}
+	if a.Sign() == 0 {
+		return r
+	}
+	if b.Int64() >= 64 {
+		fail("runtime-error", "shift result does not fit a 64-bit integer")
+	}
+	r.Lsh(a, uint(b.Int64()))
+	if !r.IsInt64() {
+		fail("runtime-error", "shift result does not fit a 64-bit integer")
+	}
+	return r
 }
 
 // bounded returns v, a result of + - or *: exact integers have at most
@@ -295,7 +341,8 @@ func bounded(v *big.Int) *big.Int {
 // isArith reports whether e is an integer operator evaluated by integer.
 func isArith(e *spec.Expr) bool {
 	switch e.Op {
-	case spec.OpNeg, spec.OpAdd, spec.OpSub, spec.OpMul, spec.OpDiv, spec.OpMod:
+	case spec.OpNeg, spec.OpAdd, spec.OpSub, spec.OpMul, spec.OpDiv, spec.OpMod,
+		spec.OpEMod, spec.OpBitAnd, spec.OpBitOr, spec.OpBitXor, spec.OpShl, spec.OpShr:
 		return true
 	case spec.OpConst:
 		return e.Big != nil
@@ -355,6 +402,17 @@ func eval(e *spec.Expr, en *env) []int64 {
 		return r[o : o+width(e.Type)]
 	case spec.OpRecordLit:
 		var out []int64
+		if e.Type.Kind == spec.ArrayKind {
+			// an array literal or comprehension: the elements in index order
+			for _, a := range e.Args {
+				v := eval(a, en)
+				if len(v) != width(e.Type.Elem) {
+					bad("array literal element: %d slots for %d", len(v), width(e.Type.Elem))
+				}
+				out = append(out, v...)
+			}
+			return out
+		}
 		for i, f := range e.Type.Fields {
 			v := eval(e.Args[i], en)
 			if len(v) != width(f.Type) {

@@ -290,6 +290,14 @@ const (
 	Release
 	LeadsTo
 	Since // past time: ψ held at some state and φ at every state after it
+	// Extension: bitwise operators on non-negative integers, and the
+	// Euclidean modulo.
+	BitAnd // &
+	BitOr  // |
+	BitXor // ^
+	Shl    // <<
+	Shr    // >>
+	EMod   // mod: always in 0..|d|-1
 )
 
 var tokenNames = [...]string{
@@ -299,6 +307,7 @@ var tokenNames = [...]string{
 	Union: "union", Minus: "minus", Mul: "*", Div: "/", Mod: "%", Intersect: "intersect",
 	Until: "until", WeakUntil: "weakuntil", Release: "release", LeadsTo: "leadsto",
 	Once: "once", Historically: "historically", Previously: "previously", Since: "since",
+	BitAnd: "&", BitOr: "|", BitXor: "^", Shl: "<<", Shr: ">>", EMod: "mod",
 }
 
 // String returns the operator as written in source.
@@ -330,7 +339,8 @@ func (t Token) IsTemporal() bool {
 	return false
 }
 
-// QuantKind distinguishes forall, exists and count.
+// QuantKind distinguishes forall, exists and count, and the aggregates
+// sum, min and max (an extension).
 type QuantKind uint8
 
 // Quantifier kinds.
@@ -338,11 +348,17 @@ const (
 	Forall QuantKind = iota
 	Exists
 	Count
+	Sum // extension; sum, min and max are not reserved words
+	Min
+	Max
 )
 
 func (k QuantKind) String() string {
-	return [...]string{"forall", "exists", "count"}[k]
+	return [...]string{"forall", "exists", "count", "sum", "min", "max"}[k]
 }
+
+// IsAggregate reports whether k is sum, min or max.
+func (k QuantKind) IsAggregate() bool { return k >= Sum }
 
 // IdentExpr is a name used as a value.
 type IdentExpr struct {
@@ -440,7 +456,7 @@ type CondExpr struct {
 	Cond, Then, Else Expr
 }
 
-// QuantExpr is `forall|exists|count Var in Domain: Body`.
+// QuantExpr is `forall|exists|count|sum|min|max Var in Domain: Body`.
 type QuantExpr struct {
 	Pos    Position
 	Kind   QuantKind
@@ -454,6 +470,24 @@ type SetLit struct {
 	Pos   Position
 	Elems []Expr
 	End   Position // "}" (for fmt)
+}
+
+// ArrayLit is `[e1, e2, ...]` (an extension): an array's elements in
+// index order; its type comes from its context.
+type ArrayLit struct {
+	Pos   Position
+	Elems []Expr
+	End   Position // "]" (for fmt)
+}
+
+// ArrayComp is the comprehension `[Var in Domain: Body]` (an extension):
+// the array indexed by Domain whose element at each value of Var is Body.
+type ArrayComp struct {
+	Pos    Position
+	Var    Ident
+	Domain TypeExpr
+	Body   Expr
+	End    Position // "]" (for fmt)
 }
 
 // RecordLit is `record { f: e, ... }`.
@@ -488,6 +522,8 @@ func (*CallExpr) exprNode()     {}
 func (*AskExpr) exprNode()      {}
 func (*CondExpr) exprNode()     {}
 func (*QuantExpr) exprNode()    {}
+func (*ArrayLit) exprNode()     {}
+func (*ArrayComp) exprNode()    {}
 func (*SetLit) exprNode()       {}
 func (*RecordLit) exprNode()    {}
 func (*ParenExpr) exprNode()    {}
@@ -503,6 +539,8 @@ func (e *CallExpr) Position() Position     { return e.Pos }
 func (e *AskExpr) Position() Position      { return e.Pos }
 func (e *CondExpr) Position() Position     { return e.Pos }
 func (e *QuantExpr) Position() Position    { return e.Pos }
+func (e *ArrayLit) Position() Position     { return e.Pos }
+func (e *ArrayComp) Position() Position    { return e.Pos }
 func (e *SetLit) Position() Position       { return e.Pos }
 func (e *RecordLit) Position() Position    { return e.Pos }
 func (e *ParenExpr) Position() Position    { return e.Pos }
@@ -546,6 +584,16 @@ type ChooseStmt struct {
 	Body   *Block
 }
 
+// ForStmt is `for Var in Domain { Body }` (an extension): Body runs once
+// per value of Domain, in order. for is not a reserved word: a statement
+// is a for statement when for is followed by a name.
+type ForStmt struct {
+	Pos    Position
+	Var    Ident
+	Domain TypeExpr
+	Body   *Block
+}
+
 // IfStmt is `if Cond { Then } (else Else)?`; Else is nil, a *Block or an
 // *IfStmt (for `else if`).
 type IfStmt struct {
@@ -585,6 +633,7 @@ func (*Block) stmtNode()      {}
 func (*AssignStmt) stmtNode() {}
 func (*LetStmt) stmtNode()    {}
 func (*ChooseStmt) stmtNode() {}
+func (*ForStmt) stmtNode()    {}
 func (*IfStmt) stmtNode()     {}
 func (*MatchStmt) stmtNode()  {}
 func (*AssertStmt) stmtNode() {}
@@ -594,6 +643,7 @@ func (s *Block) Position() Position      { return s.Pos }
 func (s *AssignStmt) Position() Position { return s.Pos }
 func (s *LetStmt) Position() Position    { return s.Pos }
 func (s *ChooseStmt) Position() Position { return s.Pos }
+func (s *ForStmt) Position() Position    { return s.Pos }
 func (s *IfStmt) Position() Position     { return s.Pos }
 func (s *MatchStmt) Position() Position  { return s.Pos }
 func (s *AssertStmt) Position() Position { return s.Pos }

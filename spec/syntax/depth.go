@@ -116,6 +116,12 @@ func appendChildren(dst []any, n any) []any {
 		for _, f := range n.Fields {
 			add(f.Value)
 		}
+	case *ArrayLit:
+		for _, a := range n.Elems {
+			add(a)
+		}
+	case *ArrayComp:
+		add(n.Domain, n.Body)
 	case *ParenExpr:
 		add(n.X)
 	case *RangeType:

@@ -353,6 +353,14 @@ func (p *descent) block() *Block {
 // token begins none.
 func (p *descent) stmt() Stmt {
 	t := p.peek()
+	if t.Type == tokIdent && t.Value == "for" && p.forStmt() {
+		kw := *p.lex.Next()
+		name := p.name()
+		p.expect("in")
+		s := &ForStmt{Pos: position(kw.Pos), Var: ident(name), Domain: p.typ()}
+		s.Body = p.block()
+		return s
+	}
 	if t.Type == tokIdent {
 		x := p.target()
 		p.expect(":=")
@@ -398,6 +406,16 @@ func (p *descent) stmt() Stmt {
 		return p.block()
 	}
 	return nil
+}
+
+// forStmt reports whether the statement at the name for is a for
+// statement: a name follows it (for := 1 assigns to a variable for).
+func (p *descent) forStmt() bool {
+	cp := p.lex.MakeCheckpoint()
+	p.lex.Next()
+	ok := p.peek().Type == tokIdent
+	p.lex.LoadCheckpoint(cp)
+	return ok
 }
 
 // ifStmt parses an if statement; the next token is if.

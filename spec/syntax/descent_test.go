@@ -162,7 +162,8 @@ func TestDescentRepository(t *testing.T) {
 // a name, a number and a string.
 func mutantWords() []string {
 	words := []string{
-		"x", "1", `"m"`, `"\q"`, "then", "assume", "union", "minus", "intersect", "subset",
+		"x", "1", `"m"`, `"\q"`, "then", "assume", "union", "minus", "intersect", "subset", "mod", "for", "sum", "min", "max",
+		"&", "|", "^", "<<", ">>",
 		":", ":=", "=", "==", "!=", "<", "<=", ">", ">=", "=>", ".", "..",
 		"(", ")", "[", "]", "{", "}", ",", ";", "+", "-", "*", "/", "%",
 	}
@@ -285,6 +286,18 @@ func TestDescentCases(t *testing.T) {
 		{"tall expression", "spec A\nconst N = 1" + strings.Repeat(" + 1", MaxExprHeight+1), false},
 		{"tallest expression", "spec A\nconst N = 1" + strings.Repeat(" + 1", MaxExprHeight), true},
 		{"comments", "spec A // a\n/* b */ const N = 1 // c\r\n", true},
+		{"for", "spec A\nvar a: [0..2] 0..3\ninit { for i in 0..2 { a[i] := i; for j in bool { } } }", true},
+		{"for as a name", "spec A\nvar for: [0..1] 0..3\nvar mod: 0..3\ninit { for := for; for[0] := 1\nmod := 1 mod 2\nmod := 1\nfor[1] := mod }", true},
+		{"for without block", "spec A\ninit { for i in 0..2 skip }", false},
+		{"for without in", "spec A\ninit { for i 0..2 { } }", false},
+		{"bitwise", "spec A\nconst N = 1 << 3 | 6 & 3 ^ 1 >> 1 mod 2\ntype T = 0..N & 7", true},
+		{"mod before no operand", "spec A\nconst N = 1 mod", false},
+		{"aggregates", "spec A\nvar a: [0..2] 0..3\ninvariant I: (sum i in 0..2: a[i]) >= (min i in 0..2: a[i]) + max j in bool: 1", true},
+		{"aggregate names", "spec A\nconst sum = 1\nfn max(x: 0..1): 0..1 = x\ninvariant I: max(sum) == sum + (min sum in 0..1: sum)", true},
+		{"aggregate without colon", "spec A\ninvariant I: sum i in 0..1 i > 0", false},
+		{"array literals", "spec A\nvar a: [0..1]0..3 = [1, 2,]\ninvariant I: a == [i in 0..1: i + 1] and [(x in s), true] == [[]][0]", true},
+		{"array comprehension without colon", "spec A\ninvariant I: [i in 0..1 i] == a", false},
+		{"array literal unclosed", "spec A\ninvariant I: [1, 2 == a", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

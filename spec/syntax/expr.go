@@ -24,7 +24,8 @@ gType = Type .
 Expr = Operand (BinaryOp Operand)* .
 BinaryOp = "leadsto" | "implies" | "or" | "and" | "until" | "weakuntil" | "release" | "since"
          | "==" | "!=" | "<" | "<=" | ">" | ">=" | "in" | "subset"
-         | "+" | "-" | "union" | "minus" | "*" | "/" | "%" | "intersect" .
+         | "+" | "-" | "union" | "minus" | "|" | "^"
+         | "*" | "/" | "%" | "intersect" | "&" | "<<" | ">>" | "mod" .
 Operand = ("not" | "always" | "eventually" | "next"
           | "once" | "historically" | "previously" | "-")* Postfix .
 Postfix = Primary ("[" Expr "]" | "." <ident>)* .
@@ -32,9 +33,11 @@ Primary = <ident> ("(" (Expr ("," Expr)*)? ")")?
         | <int> | "true" | "false"
         | "(" Expr ")"
         | "{" (Expr ("," Expr)* ","?)? "}"
+        | "[" (Expr ("," Expr)* ","?)? "]"
+        | "[" <ident> "in" Type ":" Expr "]"
         | "record" "{" (<ident> ":" Expr ("," <ident> ":" Expr)* ","?)? "}"
         | "if" Expr "then" Expr "else" Expr
-        | ("forall" | "exists" | "count") <ident> "in" Type ":" Expr
+        | ("forall" | "exists" | "count" | "sum" | "min" | "max") <ident> "in" Type ":" Expr
         | "ask" <ident> "(" (Expr ("," Expr)*)? ")" .
 Type = "bool"
      | "set" "of" Type
@@ -44,7 +47,8 @@ Type = "bool"
      | "{" <ident> ("," <ident>)* ","? "}"
      | Bound ".." Bound
      | <ident> .
-Bound = Operand (("+" | "-" | "union" | "minus" | "*" | "/" | "%" | "intersect") Operand)* .
+Bound = Operand (("+" | "-" | "union" | "minus" | "|" | "^"
+        | "*" | "/" | "%" | "intersect" | "&" | "<<" | ">>" | "mod") Operand)* .
 `
 
 // gExpr is an expression, parsed by exprParser.
@@ -106,11 +110,12 @@ type opInfo struct {
 
 // binaryOp returns the binary operator of t, if it is one. union,
 // minus, intersect and subset are not reserved words (the language does
-// not list them): they are operators only after an operand.
+// not list them): they are operators only after an operand; so is mod
+// (an extension), which therefore stays a valid name.
 func binaryOp(t *lexer.Token) (opInfo, bool) {
 	if t.Type == tokIdent {
 		switch t.Value {
-		case "union", "minus", "intersect", "subset":
+		case "union", "minus", "intersect", "subset", "mod":
 		default:
 			return opInfo{}, false
 		}
@@ -167,6 +172,18 @@ func binaryOp(t *lexer.Token) (opInfo, bool) {
 		tok = Mod
 	case "intersect":
 		tok = Intersect
+	case "&":
+		tok = BitAnd
+	case "|":
+		tok = BitOr
+	case "^":
+		tok = BitXor
+	case "<<":
+		tok = Shl
+	case ">>":
+		tok = Shr
+	case "mod":
+		tok = EMod
 	default:
 		return opInfo{}, false
 	}
@@ -287,7 +304,7 @@ func (p *exprParser) startsOperand() bool {
 		}
 	case tokPunct:
 		switch t.Value {
-		case "(", "{", "-":
+		case "(", "{", "-", "[":
 			return true
 		}
 	}
@@ -319,7 +336,7 @@ func (p *exprParser) binary(minBin, minPre int) Expr {
 	for n := 1; p.err == nil; n++ {
 		t := p.peek()
 		info, ok := binaryOp(t)
-		if !ok || info.prec < minBin {
+		if !ok || info.prec < minBin || info.tok == EMod && !p.modOperator() {
 			break
 		}
 		if n > MaxExprHeight {
@@ -345,6 +362,18 @@ func (p *exprParser) binary(minBin, minPre int) Expr {
 		cmp = info.prec == PrecCmp
 	}
 	return x
+}
+
+// modOperator reports whether the name mod at the next token is the
+// operator: an operand follows it. Otherwise it is a name that starts the
+// next statement (mod := 1, mod[i] := 1), as it was before mod was an
+// operator.
+func (p *exprParser) modOperator() bool {
+	cp := p.lex.MakeCheckpoint()
+	p.lex.Next()
+	ok := p.startsOperand()
+	p.lex.LoadCheckpoint(cp)
+	return ok
 }
 
 func (p *exprParser) unary(minPre int) Expr {
@@ -412,6 +441,63 @@ func (p *exprParser) args() ([]Expr, Position) {
 	return args, position(p.expect(")"))
 }
 
+// array parses an array literal or comprehension (extensions); the next
+// token is "[". `[x in` starts a comprehension: a literal whose first
+// element is a membership test writes it in parentheses.
+func (p *exprParser) array() Expr {
+	pos := position(p.next().Pos)
+	cp := p.lex.MakeCheckpoint()
+	if p.peek().Type == tokIdent {
+		p.next()
+		comp := p.is("in")
+		p.lex.LoadCheckpoint(cp)
+		if comp {
+			c := &ArrayComp{Pos: pos, Var: p.ident()}
+			p.expect("in")
+			c.Domain = p.typ()
+			p.expect(":")
+			c.Body = p.expr(PrecLeadsTo)
+			c.End = position(p.expect("]"))
+			return c
+		}
+	}
+	a := &ArrayLit{Pos: pos}
+	for p.err == nil && !p.is("]") {
+		a.Elems = append(a.Elems, p.expr(PrecLeadsTo))
+		if !p.is(",") {
+			break
+		}
+		p.next()
+	}
+	a.End = position(p.expect("]"))
+	return a
+}
+
+// aggregate reports whether the name at the next token starts an
+// aggregate (an extension): sum, min or max followed by a name and in.
+// Elsewhere they are names (max(a, b) calls an fn max).
+func (p *exprParser) aggregate() (QuantKind, bool) {
+	var k QuantKind
+	switch p.peek().Value {
+	case "sum":
+		k = Sum
+	case "min":
+		k = Min
+	case "max":
+		k = Max
+	default:
+		return 0, false
+	}
+	cp := p.lex.MakeCheckpoint()
+	defer p.lex.LoadCheckpoint(cp)
+	p.lex.Next()
+	if p.peek().Type != tokIdent {
+		return 0, false
+	}
+	p.lex.Next()
+	return k, p.is("in")
+}
+
 func (p *exprParser) primary() Expr {
 	t := p.peek()
 	pos := position(t.Pos)
@@ -420,6 +506,16 @@ func (p *exprParser) primary() Expr {
 	}
 	switch t.Type {
 	case tokIdent:
+		if k, ok := p.aggregate(); ok {
+			p.next()
+			q := &QuantExpr{Pos: pos, Kind: k}
+			q.Var = p.ident()
+			p.expect("in")
+			q.Domain = p.typ()
+			p.expect(":")
+			q.Body = p.expr(PrecLeadsTo)
+			return q
+		}
 		p.next()
 		if p.is("(") {
 			c := &CallExpr{Pos: pos, Fn: Ident{Pos: pos, Name: t.Value}}
@@ -519,6 +615,8 @@ func (p *exprParser) primary() Expr {
 			}
 			s.End = position(p.expect("}"))
 			return s
+		case "[":
+			return p.array()
 		}
 	}
 	p.errorf(t, "expected expression, found "+describe(*t))

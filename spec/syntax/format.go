@@ -526,6 +526,29 @@ func (p *printer) exprAt(e Expr, minBin, minPre int, tail bool) {
 		}
 		p.write("}")
 		p.mark(e.End)
+	case *ArrayLit:
+		p.write("[")
+		for i, x := range e.Elems {
+			if i > 0 {
+				p.write(", ")
+			}
+			if i == 0 && startsMembership(x) {
+				p.paren(x) // [x in s, ...] would be a comprehension
+				continue
+			}
+			p.expr(x)
+		}
+		p.write("]")
+		p.mark(e.End)
+	case *ArrayComp:
+		p.write("[")
+		p.ident(e.Var)
+		p.write(" in ")
+		p.typ(e.Domain)
+		p.write(": ")
+		p.expr(e.Body)
+		p.write("]")
+		p.mark(e.End)
 	case *RecordLit:
 		p.record(len(e.Fields), e.End, func(i int) {
 			p.ident(e.Fields[i].Name)
@@ -559,10 +582,25 @@ func (p *printer) args(args []Expr) {
 	p.write(")")
 }
 
+// startsMembership reports whether e may print as `x in ...`: a
+// membership test of a name on its leftmost spine of binary operators.
+func startsMembership(e Expr) bool {
+	for {
+		b, ok := e.(*BinaryExpr)
+		if !ok {
+			return false
+		}
+		if _, ok := b.X.(*IdentExpr); ok && b.Op == In {
+			return true
+		}
+		e = b.X
+	}
+}
+
 // isSymbol reports whether op is written with punctuation.
 func isSymbol(op Token) bool {
 	switch op {
-	case Add, Sub, Mul, Div, Mod:
+	case Add, Sub, Mul, Div, Mod, BitAnd, BitOr, BitXor, Shl, Shr:
 		return true
 	}
 	return false
@@ -615,6 +653,12 @@ func (p *printer) stmt(s Stmt) {
 			p.write(" where ")
 			p.expr(s.Where)
 		}
+		p.block(s.Body)
+	case *ForStmt:
+		p.write("for ")
+		p.ident(s.Var)
+		p.write(" in ")
+		p.typ(s.Domain)
 		p.block(s.Body)
 	case *IfStmt:
 		p.ifStmt(s)

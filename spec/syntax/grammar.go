@@ -143,7 +143,8 @@ type gBlock struct {
 }
 
 type gStmt struct {
-	Assign *gAssignStmt `parser:"  @@"`
+	For    *gForStmt    `parser:"  @@"`
+	Assign *gAssignStmt `parser:"| @@"`
 	Let    *gLetStmt    `parser:"| @@"`
 	If     *gIfStmt     `parser:"| @@"`
 	Choose *gChooseStmt `parser:"| @@"`
@@ -170,6 +171,35 @@ type gChooseStmt struct {
 	Domain *gType      `parser:"@@"`
 	Where  *gExpr      `parser:"( 'where' @@ )?"`
 	Body   *gBlock     `parser:"@@"`
+}
+
+// gForStmt is an extension; for is not reserved (see ForStmt).
+type gForStmt struct {
+	Kw     gForKw      `parser:"@@"`
+	Var    lexer.Token `parser:"@Ident 'in'"`
+	Domain *gType      `parser:"@@"`
+	Body   *gBlock     `parser:"@@"`
+}
+
+// gForKw is the name for where a name follows it: the start of a for
+// statement. Elsewhere for is a name (for := 1), which the grammar could
+// not tell apart without looking two tokens ahead.
+type gForKw struct{ Tok lexer.Token }
+
+// Parse implements participle.Parseable.
+func (k *gForKw) Parse(lex *lexer.PeekingLexer) error {
+	t := *lex.Peek()
+	if t.Type != tokIdent || t.Value != "for" {
+		return participle.NextMatch
+	}
+	cp := lex.MakeCheckpoint()
+	lex.Next()
+	if lex.Peek().Type != tokIdent {
+		lex.LoadCheckpoint(cp)
+		return participle.NextMatch
+	}
+	k.Tok = t
+	return nil
 }
 
 type gIfStmt struct {
@@ -222,8 +252,11 @@ const grammarHeader = `(* The grammar of .wrap files, generated from spec/syntax
    <keyword> = a reserved word (docs/language.md); <int> = [0-9]+; <string> =
    a double-quoted string with Go escapes (assert messages only). Comments
    (// and /* */) and white space, newlines included, separate tokens.
-   "then", "assume", "union", "minus", "intersect" and "subset" are not
-   reserved: they are names wherever no clause or operator can be. An
+   "then", "assume", "union", "minus", "intersect", "subset", "mod",
+   "for", "sum", "min" and "max" are not reserved: they are names wherever
+   no clause or operator can be (mod is an operator only before an
+   operand, for starts a statement only before a name: gForKw, and sum,
+   min and max start an aggregate only before a name and "in"). An
    action name may be a keyword (actions have their own namespace). *)
 
 `
@@ -240,13 +273,13 @@ const exprHeader = `(* Expressions and types (gExpr, gTarget, gType above) are p
                                       or tighter: not a == b means
                                       not (a == b)
      == != < <= > >= in subset        binary, non-associative (no chaining)
-     + - union minus                  binary, left associative
-     * / % intersect                  binary, left associative
+     + - union minus | ^              binary, left associative
+     * / % intersect & << >> mod      binary, left associative
      -                                prefix
      a[i]  r.f  f(x)                  postfix
    A prefix operator may not be the operand of a tighter operator: write
-   a == (not b). The last operand of if-then-else and of forall, exists
-   and count extends as far right as possible. Bound, the bounds of a
+   a == (not b). The last operand of if-then-else and of forall, exists,
+   count, sum, min and max extends as far right as possible. Bound, the bounds of a
    range and of symmetric, has only the arithmetic levels. In a type, {a, b}
    is an enumeration; in an expression, a set. *)
 

@@ -448,6 +448,9 @@ func (l *lowerer) stmt(g *gStmt) Stmt {
 			s.Where = l.expr(c.Where)
 		}
 		return s
+	case g.For != nil:
+		f := g.For
+		return &ForStmt{Pos: position(f.Kw.Tok.Pos), Var: ident(f.Var), Domain: l.typ(f.Domain), Body: l.block(f.Body)}
 	case g.If != nil:
 		return l.ifStmt(g.If)
 	case g.Match != nil:

@@ -147,6 +147,12 @@ func (c *posChecker) check(n any) {
 	case *SetLit:
 		c.at(n, "pos", n.Pos, "{")
 		c.at(n, "end", n.End, "}")
+	case *ArrayLit:
+		c.at(n, "pos", n.Pos, "[")
+		c.at(n, "end", n.End, "]")
+	case *ArrayComp:
+		c.at(n, "pos", n.Pos, "[")
+		c.at(n, "end", n.End, "]")
 	case *RecordLit:
 		c.at(n, "pos", n.Pos, "record")
 		c.at(n, "end", n.End, "}")
@@ -166,6 +172,8 @@ func (c *posChecker) check(n any) {
 		c.at(n, "pos", n.Pos, "let")
 	case *ChooseStmt:
 		c.at(n, "pos", n.Pos, "choose")
+	case *ForStmt:
+		c.at(n, "pos", n.Pos, "for")
 	case *IfStmt:
 		c.at(n, "pos", n.Pos, "if")
 	case *MatchStmt:

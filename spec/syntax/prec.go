@@ -12,8 +12,8 @@ const (
 	PrecUntil              // until weakuntil release since, right associative
 	PrecNot                // prefix not always eventually next once historically previously
 	PrecCmp                // == != < <= > >= in subset, non-associative
-	PrecAdd                // + - union minus
-	PrecMul                // * / % intersect
+	PrecAdd                // + - union minus | ^
+	PrecMul                // * / % intersect & << >> mod
 	PrecNeg                // prefix -
 )
 
@@ -33,9 +33,9 @@ func BinaryPrec(op Token) (prec int, right, ok bool) {
 		return PrecUntil, true, true
 	case Eq, Ne, Lt, Le, Gt, Ge, In, Subset:
 		return PrecCmp, false, true
-	case Add, Sub, Union, Minus:
+	case Add, Sub, Union, Minus, BitOr, BitXor:
 		return PrecAdd, false, true
-	case Mul, Div, Mod, Intersect:
+	case Mul, Div, Mod, Intersect, BitAnd, Shl, Shr, EMod:
 		return PrecMul, false, true
 	}
 	return 0, false, false

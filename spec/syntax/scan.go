@@ -229,7 +229,9 @@ func scanTokens(filename string, src []byte, stopEarly bool) (toks, comments []l
 			n := 0
 			switch c {
 			case ':', '=', '!', '<', '>':
-				if s.peek(1) == '=' {
+				if (c == '<' || c == '>') && s.peek(1) == c {
+					n = 2 // << >> (extension)
+				} else if s.peek(1) == '=' {
 					n = 2
 				} else if c == '=' && s.peek(1) == '>' {
 					n = 2
@@ -241,7 +243,7 @@ func scanTokens(filename string, src []byte, stopEarly bool) (toks, comments []l
 				if s.peek(1) == '.' {
 					n = 2
 				}
-			case '(', ')', '[', ']', '{', '}', ',', ';', '+', '-', '*', '/', '%':
+			case '(', ')', '[', ']', '{', '}', ',', ';', '+', '-', '*', '/', '%', '&', '|', '^':
 				n = 1
 			}
 			if n == 0 {

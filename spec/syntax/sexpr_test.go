@@ -165,6 +165,14 @@ func writeSexpr(b *strings.Builder, n any) {
 			xs = append(xs, e)
 		}
 		list("set", xs...)
+	case *ArrayLit:
+		xs := []any{}
+		for _, e := range n.Elems {
+			xs = append(xs, e)
+		}
+		list("array", xs...)
+	case *ArrayComp:
+		list("array-of", n.Var, n.Domain, n.Body)
 	case *RecordLit:
 		xs := []any{}
 		for _, f := range n.Fields {
@@ -192,6 +200,8 @@ func writeSexpr(b *strings.Builder, n any) {
 		} else {
 			list("choose", n.Var, n.Domain, n.Body)
 		}
+	case *ForStmt:
+		list("for", n.Var, n.Domain, n.Body)
 	case *IfStmt:
 		if n.Else != nil {
 			list("if", n.Cond, n.Then, n.Else)
