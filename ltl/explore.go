@@ -297,17 +297,10 @@ func (p *product) search(prop *spec.Property) (*verdict.Violation, int) {
 	if err != nil {
 		return &verdict.Violation{Name: prop.Name, Kind: verdict.RuntimeError, Pos: prop.Pos, Msg: err.Error(), LoopStart: -1}, len(fair)
 	}
-	msg := fmt.Sprintf("a run violates the property: %s, then a cycle of %s repeated forever", plural(loop-1, "step"), plural(len(steps)-loop, "step"))
+	msg := fmt.Sprintf("a run violates the property: %s, then a cycle of %s repeated forever", verdict.Plural(loop-1, "step"), verdict.Plural(len(steps)-loop, "step"))
 	if loop == len(steps) { // the cycle stutters in a state without enabled action
 		loop--
-		msg = fmt.Sprintf("a run violates the property: %s, then no action is enabled and the last state repeats forever", plural(loop, "step"))
+		msg = fmt.Sprintf("a run violates the property: %s, then no action is enabled and the last state repeats forever", verdict.Plural(loop, "step"))
 	}
 	return &verdict.Violation{Name: prop.Name, Kind: verdict.Property, Pos: prop.Pos, Trace: steps, LoopStart: loop, Msg: msg}, len(fair)
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }

@@ -114,7 +114,7 @@ func (o TextOptions) Render(w io.Writer, m *spec.Model, res *verdict.Result) err
 		fmt.Fprintf(&b, "%s %s\n", warn, Escape(d.String()))
 	}
 	if o.Strict && len(ws) > 0 {
-		fmt.Fprintf(&b, "%s\n", o.paint(ansiRed, fmt.Sprintf("--strict: the %s count as failures", plural(len(ws), "warning"))))
+		fmt.Fprintf(&b, "%s\n", o.paint(ansiRed, fmt.Sprintf("--strict: the %s count as failures", verdict.Plural(len(ws), "warning"))))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -364,14 +364,6 @@ func writeParts(b *strings.Builder, m *spec.Model, prog *machine.Program, v *ver
 			fmt.Fprintf(b, "         %s\n", p)
 		}
 	}
-}
-
-// plural returns "1 warning", "2 warnings".
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 func humanRate(r float64) string {

@@ -11,6 +11,7 @@
 // the front doors) does not import the search. Package checker keeps
 // aliases of these names (checker.Result is [Result]).
 //
-// The package holds types and small functions only: no search and no
-// rendering.
+// The package holds types and small functions only: no search, and of
+// rendering only the word rule of the counts in messages ([Plural]),
+// which the engines' messages and the renderers share.
 package verdict
