@@ -22,6 +22,7 @@ import (
 
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
 
@@ -76,7 +77,7 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-func report(b *testing.B, cpu0 time.Duration, states, trans int64, last *checker.Result) {
+func report(b *testing.B, cpu0 time.Duration, states, trans int64, last *verdict.Result) {
 	sec := b.Elapsed().Seconds()
 	b.ReportMetric(float64(states)/(cpuTime()-cpu0).Seconds(), "states/cpu-s")
 	b.ReportMetric(float64(states)/sec, "states/s")
@@ -104,7 +105,7 @@ func BenchmarkPeers(b *testing.B) {
 			}
 			b.Run(name, func(b *testing.B) {
 				var states, trans int64
-				var last *checker.Result
+				var last *verdict.Result
 				cpu0 := cpuTime()
 				for b.Loop() {
 					r, err := checker.Run(context.Background(), m, opts)
@@ -131,7 +132,7 @@ func BenchmarkReduced(b *testing.B) {
 		m := parse(b, rm.file, rm.defines)
 		b.Run(rm.name, func(b *testing.B) {
 			var states, trans int64
-			var last *checker.Result
+			var last *verdict.Result
 			cpu0 := cpuTime()
 			for b.Loop() {
 				r, err := verify.Run(context.Background(), m, verify.Options{})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // growthSpec is the same-work series of bench/growth.sh: M^4 states,
@@ -39,7 +40,7 @@ func growthCounts(m int64) (states, transitions int64) {
 }
 
 type growthStats struct {
-	Verdict             checker.Verdict
+	Verdict             verdict.Verdict
 	States, Transitions int64
 }
 
@@ -49,7 +50,7 @@ func TestGrowthCounts(t *testing.T) {
 	for _, m := range []int64{1, 2, 3, 5, 8, 18} {
 		mod := parseGrowth(t, m)
 		states, trans := growthCounts(m)
-		want := growthStats{checker.Holds, states, trans}
+		want := growthStats{verdict.Holds, states, trans}
 		for _, opts := range []checker.Options{{Workers: 1}, {Workers: 2}, {Workers: 1, HashCompact: true}} {
 			t.Run(fmt.Sprintf("M=%d/w%d/compact=%t", m, opts.Workers, opts.HashCompact), func(t *testing.T) {
 				r, err := checker.Run(context.Background(), mod, opts)
@@ -86,7 +87,7 @@ func BenchmarkGrowth(b *testing.B) {
 			}
 			b.Run(name, func(b *testing.B) {
 				var sumStates, sumTrans int64
-				var last *checker.Result
+				var last *verdict.Result
 				cpu0 := cpuTime()
 				for b.Loop() {
 					r, err := checker.Run(context.Background(), mod, opts)

@@ -12,11 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/machine"
 	render "github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/spec/syntax"
+	"github.com/wrapcheck/wrapcheck/verdict"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
 
@@ -49,7 +49,7 @@ func BenchmarkStartup(b *testing.B) {
 	}
 	ctx := context.Background()
 	res, err := verify.Run(ctx, m, verify.Options{Program: prog, Workers: 1})
-	if err != nil || res.Verdict != checker.Violated {
+	if err != nil || res.Verdict != verdict.Violated {
 		b.Fatalf("verdict %v, %v; want violated", res.Verdict, err)
 	}
 	// run times one phase; the machine is shared, so the process's CPU
@@ -126,7 +126,7 @@ func startupPhases() []func() error {
 		file *syntax.File
 		m    *spec.Model
 		prog *machine.Program
-		res  *checker.Result
+		res  *verdict.Result
 	)
 	return []func() error{
 		func() (err error) { src, err = os.ReadFile(startupSpec); return err },

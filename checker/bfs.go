@@ -14,11 +14,12 @@ import (
 
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 const (
-	ordBits  = 24 // successor ordinal bits of a tie-break key
-	ordMax   = 1<<ordBits - 1
+	ordBits  = verdict.OrdinalBits // successor ordinal bits of a tie-break key (verdict.Key.Word)
+	ordMax   = verdict.MaxOrdinal
 	noParent = 1 << 63 // link of an initial state
 )
 

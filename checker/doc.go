@@ -3,8 +3,9 @@
 // ([machine.Compile]) in parallel ([Run], [RunProgram]) and reports the
 // shortest violation of an invariant, an assertion, a runtime error or a
 // deadlock, with a concrete trace. The machine executes the model; this
-// package decides which states to expand, stores them, and owns the
-// results of every engine ([Result], [Violation], [Stats]).
+// package decides which states to expand and stores them; the results
+// it returns ([Result], [Violation], [Stats]) and the hooks it takes
+// ([CanonFunc], [AmpleFunc]) are package verdict's, shared by every engine.
 //
 // # Semantics and counting
 //

@@ -1,6 +1,6 @@
 package checker
 
-import "time"
+import "github.com/wrapcheck/wrapcheck/verdict"
 
 // Options configures [Run]. The zero value is the default: one worker per
 // CPU, no limits, deadlock detection on, every invariant checked, no
@@ -57,38 +57,11 @@ type Options struct {
 	Progress func(Progress)
 }
 
-// CanonFunc rewrites an unpacked state (one int64 per slot of
-// spec.Model.Slots, in the value encoding of the IR) in place into the
-// canonical representative of its orbit. It is called concurrently from
-// every worker and must be safe for concurrent use; it must not retain
-// slots. Calling it on a canonical state must leave the state unchanged.
-type CanonFunc func(slots []int64)
+// CanonFunc is the symmetry hook ([verdict.CanonFunc]).
+type CanonFunc = verdict.CanonFunc
 
-// AmpleFunc chooses the actions to expand in a state. slots is the
-// unpacked (canonical) state and enabled the indexes (into
-// spec.Model.Actions, ascending) of the actions whose guard holds. It
-// returns a subset of enabled, ascending; it may reuse enabled's backing
-// array but must not retain either slice. It is called concurrently from
-// every worker and must be safe for concurrent use.
-//
-// The checker enforces the BFS cycle proviso itself: when the returned
-// subset is proper and one of its successors was stored before the
-// current level (a state no deeper than the expanded one, which every
-// cycle has), or it yields no successor at all, the remaining enabled
-// actions are expanded too. This does not depend on the worker count.
-type AmpleFunc func(slots []int64, enabled []int) []int
+// AmpleFunc is the partial-order reduction hook ([verdict.AmpleFunc]).
+type AmpleFunc = verdict.AmpleFunc
 
-// Progress is a snapshot of a running search.
-type Progress struct {
-	States      int64
-	Transitions int64
-	Depth       int // the BFS level being expanded
-	Frontier    int // states in that level
-	Elapsed     time.Duration
-	HeapBytes   uint64
-	// Property is the LTL property being checked (package ltl), "" in the
-	// safety search. For a property, States and Transitions count the
-	// product's nodes and edges, Depth is the deepest node so far and
-	// Frontier the nodes not yet expanded.
-	Property string `json:",omitempty"`
-}
+// Progress is a snapshot of a running search ([verdict.Progress]).
+type Progress = verdict.Progress

@@ -1,13 +1,13 @@
 package checker
 
 import (
-	"runtime/metrics"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/wrapcheck/wrapcheck/machine"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // path returns the stored states from an initial state to idx.
@@ -182,22 +182,8 @@ func cloneAnswers(a []Answer) []Answer {
 	return out
 }
 
-const heapMetric = "/memory/classes/heap/objects:bytes"
-
-// HeapBytes returns the bytes of the Go heap's objects (live or not yet
-// collected), the measure the memory budget is checked against. It does
-// not stop the world.
-func HeapBytes() uint64 {
-	s := []metrics.Sample{{Name: heapMetric}}
-	metrics.Read(s)
-	if s[0].Value.Kind() == metrics.KindUint64 {
-		return s[0].Value.Uint64()
-	}
-	return 0
-}
-
 func (e *explorer) sampleHeap() uint64 {
-	h := HeapBytes()
+	h := verdict.HeapBytes()
 	for {
 		old := e.peakHeap.Load()
 		if h <= old || e.peakHeap.CompareAndSwap(old, h) {

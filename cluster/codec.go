@@ -21,8 +21,8 @@ func (w *writer) str(s string) {
 }
 
 func (w *writer) key(k key) {
-	w.u(k.p)
-	w.u(k.ord)
+	w.u(k.Pos)
+	w.u(k.Ord)
 }
 
 func (w *writer) execError(ex *machine.ExecError) {
@@ -105,7 +105,7 @@ func (r *reader) count(size int) int {
 	return int(n)
 }
 
-func (r *reader) key() key { return key{p: r.u(), ord: r.u()} }
+func (r *reader) key() key { return key{Pos: r.u(), Ord: r.u()} }
 
 func (r *reader) execError() *machine.ExecError {
 	ex := &machine.ExecError{Kind: machine.Kind(r.u())}
@@ -154,8 +154,8 @@ func (s *summary) encode() []byte {
 	var prev key
 	for _, k := range s.keys {
 		// Keys ascend: parent positions as deltas.
-		w.u(k.p - prev.p)
-		w.u(k.ord)
+		w.u(k.Pos - prev.Pos)
+		w.u(k.Ord)
 		prev = k
 	}
 	w.i(s.states)
@@ -203,7 +203,7 @@ func decodeSummary(p []byte) (*summary, error) {
 	s.keys = make([]key, r.count(2))
 	var prev key
 	for i := range s.keys {
-		s.keys[i] = key{p: prev.p + r.u(), ord: r.u()}
+		s.keys[i] = key{Pos: prev.Pos + r.u(), Ord: r.u()}
 		prev = s.keys[i]
 	}
 	s.states = r.i()

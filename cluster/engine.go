@@ -6,30 +6,15 @@ import (
 
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/machine"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
-// key is the tie-break key of a successor: the position of its parent in
-// the level (the global frontier order) and its ordinal among the
-// parent's successors. ord is rank<<32 | branch, rank being the place of
-// the action in the order the search runs them (the ample set first),
-// branch the branch number within the action (failing branches
-// included): the same order as the single-process search's ordinals.
-type key struct{ p, ord uint64 }
-
-func (a key) less(b key) bool { return a.p < b.p || a.p == b.p && a.ord < b.ord }
-
-func cmpKey(a, b key) int {
-	switch {
-	case a.less(b):
-		return -1
-	case b.less(a):
-		return 1
-	}
-	return 0
-}
-
-// ordMax caps an ordinal as checker's keys do (24 bits).
-const ordMax = 1<<24 - 1
+// key is the tie-break key of a successor or failing branch
+// ([verdict.Key]): the position of its parent in the level (the global
+// frontier order) and its ordinal among the parent's successors, the
+// single-process search's ordinals; it decides, as there, which state
+// keeps a duplicate and which violation a level reports.
+type key = verdict.Key
 
 // engine is the compiled model as one worker uses it, through the
 // machine's interface for a search: expansion in the search's order with
@@ -89,7 +74,7 @@ func (e *engine) onState(m *machine.Machine) {
 	} else {
 		m.Repack(e.vec, e.parent) // only the slots the branch wrote
 	}
-	e.succ(uint64(min(e.off+m.Ordinal(), ordMax)), m.Action(), e.vec)
+	e.succ(verdict.Ordinal(e.off+m.Ordinal()), m.Action(), e.vec)
 }
 
 // failure is a failing branch: its key and error.
@@ -114,7 +99,7 @@ func (e *engine) run(acts []int, off int, succ func(ord uint64, action int, t []
 	for _, a := range acts {
 		if !e.m.RunAction(a) {
 			if first == nil {
-				first = &failure{k: key{ord: uint64(min(off+e.m.FailOrdinal(), ordMax))}, ex: e.m.Failure()}
+				first = &failure{k: key{Ord: verdict.Ordinal(off + e.m.FailOrdinal())}, ex: e.m.Failure()}
 			}
 			e.m.ClearFailure()
 		}
@@ -221,7 +206,7 @@ func (e *engine) initStates() (states [][]uint64, ords []int, fail *failure, err
 		}
 	})
 	if !m.RunInit() {
-		fail = &failure{k: key{ord: uint64(m.FailOrdinal())}, ex: m.Failure()}
+		fail = &failure{k: key{Ord: uint64(m.FailOrdinal())}, ex: m.Failure()}
 		m.ClearFailure()
 	}
 	if serr != nil {
@@ -236,13 +221,13 @@ func (e *engine) initStates() (states [][]uint64, ords []int, fail *failure, err
 // branch) order, whose canonical form is the next stored state. With
 // failing set, a last step shows the first failing action of the last
 // state (or the failing init block when path is empty).
-func (e *engine) replay(path [][]uint64, failing bool) ([]checker.Step, error) {
+func (e *engine) replay(path [][]uint64, failing bool) ([]verdict.Step, error) {
 	m := e.prog.NewMachine()
 	m.RecordAnswers(true)
 	vec := make([]uint64, e.words)
 	var target []uint64
 	found := false
-	var got checker.Step
+	var got verdict.Step
 	m.OnState(func(m *machine.Machine) {
 		if found {
 			return
@@ -250,12 +235,12 @@ func (e *engine) replay(path [][]uint64, failing bool) ([]checker.Step, error) {
 		e.canonOf(vec, m.Slots())
 		if slices.Equal(vec, target) {
 			found = true
-			got = checker.Step{Action: m.Action(), State: slices.Clone(m.Slots()), Asked: cloneAnswers(m.Asked())}
+			got = verdict.Step{Action: m.Action(), State: slices.Clone(m.Slots()), Asked: cloneAnswers(m.Asked())}
 		}
 	})
-	failStep := func() checker.Step {
+	failStep := func() verdict.Step {
 		a, st, asked := m.FailedStep()
-		return checker.Step{Action: a, State: slices.Clone(st), Asked: cloneAnswers(asked)}
+		return verdict.Step{Action: a, State: slices.Clone(st), Asked: cloneAnswers(asked)}
 	}
 	lost := errors.New("wrapcheck internal error: distributed trace replay lost a step")
 	if len(path) == 0 {
@@ -263,9 +248,9 @@ func (e *engine) replay(path [][]uint64, failing bool) ([]checker.Step, error) {
 		if m.RunInit() {
 			return nil, lost
 		}
-		return []checker.Step{failStep()}, nil
+		return []verdict.Step{failStep()}, nil
 	}
-	var steps []checker.Step
+	var steps []verdict.Step
 	target = path[0]
 	if !m.RunInit() {
 		m.ClearFailure()

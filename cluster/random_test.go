@@ -13,6 +13,7 @@ import (
 	"github.com/wrapcheck/wrapcheck/internal/testenv"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // TestSearchRandom: on random specs, 1, 2 and 4 workers give the
@@ -44,7 +45,7 @@ func TestSearchRandom(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want.Verdict == checker.Unknown {
+			if want.Verdict == verdict.Unknown {
 				continue
 			}
 			for _, workers := range []int{1, 2, 4} {

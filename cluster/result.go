@@ -6,15 +6,15 @@ import (
 	"slices"
 	"time"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/machine"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // global returns the figures of the whole search up to the committed
 // level, from every worker's summary of it.
-func (w *worker) global() (checker.Stats, checker.Coverage) {
-	st := checker.Stats{States: int64(len(w.inits)), Workers: w.n}
-	cov := checker.Coverage{Fired: make([]int64, len(w.fired))}
+func (w *worker) global() (verdict.Stats, verdict.Coverage) {
+	st := verdict.Stats{States: int64(len(w.inits)), Workers: w.n}
+	cov := verdict.Coverage{Fired: make([]int64, len(w.fired))}
 	wit := slices.Clone(w.witnessed)
 	if w.level > 0 {
 		for _, s := range w.sums {
@@ -33,7 +33,7 @@ func (w *worker) global() (checker.Stats, checker.Coverage) {
 		}
 	}
 	st.Seconds = time.Since(w.start).Seconds()
-	st.PeakHeapBytes = checker.HeapBytes()
+	st.PeakHeapBytes = verdict.HeapBytes()
 	st.BytesPerState = w.visited.BytesPerVector()
 	for _, i := range w.e.invs {
 		if w.e.prog.HasAntecedent(i) && !wit[i] {
@@ -57,43 +57,43 @@ func (w *worker) levelSize() int {
 
 // stopped returns the result of a search that ctx ended: the figures of
 // the last committed level.
-func (w *worker) stopped(ctx context.Context) *checker.Result {
-	stop := checker.StopInterrupted
+func (w *worker) stopped(ctx context.Context) *verdict.Result {
+	stop := verdict.StopInterrupted
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		stop = checker.StopTimeout
+		stop = verdict.StopTimeout
 	}
 	st, cov := w.lastStats, w.lastCov
 	st.Seconds = time.Since(w.start).Seconds()
-	return &checker.Result{Verdict: checker.Unknown, Stop: stop, Stats: st, Coverage: cov}
+	return &verdict.Result{Verdict: verdict.Unknown, Stop: stop, Stats: st, Coverage: cov}
 }
 
 // decide ends the search at the committed level when the single-process
 // search ends there: a violation found while making the level (the
 // deadlock of the level before, else the failure or bad state with the
 // smallest key), a limit, or an empty level.
-func (w *worker) decide() (*checker.Result, bool, error) {
+func (w *worker) decide() (*verdict.Result, bool, error) {
 	st, cov := w.global()
 	w.lastStats, w.lastCov = st, cov
 	v, err := w.violation()
 	if err != nil {
 		return nil, true, err
 	}
-	res := &checker.Result{Stats: st, Coverage: cov}
+	res := &verdict.Result{Stats: st, Coverage: cov}
 	size := w.levelSize()
 	switch {
 	case v != nil:
-		res.Verdict, res.Violation, res.Violations = checker.Violated, v, []*checker.Violation{v}
+		res.Verdict, res.Violation, res.Violations = verdict.Violated, v, []*verdict.Violation{v}
 		if size > 0 {
-			res.Stop = checker.StopAtViolation
+			res.Stop = verdict.StopAtViolation
 		}
 	case w.ctx.Err() != nil:
 		return w.stopped(w.ctx), true, nil
 	case w.level > 0 && w.opts.MaxStates > 0 && st.States > w.opts.MaxStates:
-		res.Verdict, res.Stop = checker.Unknown, checker.StopStates
+		res.Verdict, res.Stop = verdict.Unknown, verdict.StopStates
 	case size == 0:
-		res.Verdict = checker.Holds
+		res.Verdict = verdict.Holds
 	case w.opts.MaxDepth > 0 && w.level >= w.opts.MaxDepth:
-		res.Verdict, res.Stop = checker.Unknown, checker.StopDepth
+		res.Verdict, res.Stop = verdict.Unknown, verdict.StopDepth
 	default:
 		return nil, false, nil
 	}
@@ -101,7 +101,7 @@ func (w *worker) decide() (*checker.Result, bool, error) {
 }
 
 // violation returns the violation the committed level reports, nil: none.
-func (w *worker) violation() (*checker.Violation, error) {
+func (w *worker) violation() (*verdict.Violation, error) {
 	e := w.e
 	if w.level == 0 {
 		badAt, badOrd := -1, 0
@@ -114,7 +114,7 @@ func (w *worker) violation() (*checker.Violation, error) {
 			}
 		}
 		switch {
-		case w.initFail != nil && (badAt < 0 || int(w.initFail.k.ord) < badOrd):
+		case w.initFail != nil && (badAt < 0 || int(w.initFail.k.Ord) < badOrd):
 			return w.violationOf(w.initFail.ex, nil, nil, true)
 		case badAt >= 0:
 			return w.violationOf(nil, &b, [][]uint64{w.inits[badAt]}, false)
@@ -129,10 +129,10 @@ func (w *worker) violation() (*checker.Violation, error) {
 		if s.deadlock >= 0 && (dl < 0 || s.deadlock < dl) {
 			dl = s.deadlock
 		}
-		if s.fail != nil && (fail == nil || s.fail.k.less(fail.k)) {
+		if s.fail != nil && (fail == nil || s.fail.k.Less(fail.k)) {
 			fail = s.fail
 		}
-		if s.bad != nil && (bs == nil || s.bad.k.less(bs.k)) {
+		if s.bad != nil && (bs == nil || s.bad.k.Less(bs.k)) {
 			bs, owner = s.bad, j
 		}
 	}
@@ -143,14 +143,14 @@ func (w *worker) violation() (*checker.Violation, error) {
 			return nil, err
 		}
 		return w.deadlock(path)
-	case fail != nil && (bs == nil || fail.k.less(bs.k)):
-		path, err := w.pathTo(w.level-1, fail.k.p)
+	case fail != nil && (bs == nil || fail.k.Less(bs.k)):
+		path, err := w.pathTo(w.level-1, fail.k.Pos)
 		if err != nil {
 			return nil, err
 		}
 		return w.violationOf(fail.ex, nil, path, true)
 	case bs != nil:
-		path, err := w.pathTo(w.level-1, bs.k.p)
+		path, err := w.pathTo(w.level-1, bs.k.Pos)
 		if err != nil {
 			return nil, err
 		}
@@ -188,12 +188,12 @@ func (w *worker) pathTo(level int, pos uint64) ([][]uint64, error) {
 				all = append(all, entry{k, j})
 			}
 		}
-		slices.SortFunc(all, func(a, b entry) int { return cmpKey(a.k, b.k) })
+		slices.SortFunc(all, func(a, b entry) int { return a.k.Compare(b.k) })
 		if pos >= uint64(len(all)) {
 			return nil, &CorruptError{Path: w.name(KindSummary, l, 0, 0).Key(), Msg: "a parent position beyond the level"}
 		}
 		en := all[pos]
-		local, _ := slices.BinarySearchFunc(sums[en.owner].keys, en.k, cmpKey)
+		local, _ := slices.BinarySearchFunc(sums[en.owner].keys, en.k, key.Compare)
 		vecs, keys, err := w.readStates(l, en.owner, uint64(len(sums[en.owner].keys)))
 		if err != nil {
 			return nil, err
@@ -202,7 +202,7 @@ func (w *worker) pathTo(level int, pos uint64) ([][]uint64, error) {
 			return nil, &CorruptError{Path: w.name(KindStates, l, en.owner, en.owner).Key(), Msg: "states and summary disagree"}
 		}
 		path = append(path, vecs[local])
-		pos = en.k.p
+		pos = en.k.Pos
 	}
 	if pos >= uint64(len(w.inits)) {
 		return nil, &CorruptError{Path: w.name(KindStates, 1, 0, 0).Key(), Msg: "a parent beyond the initial states"}
@@ -213,9 +213,9 @@ func (w *worker) pathTo(level int, pos uint64) ([][]uint64, error) {
 }
 
 // deadlock builds the violation of a deadlock at the last state of path.
-func (w *worker) deadlock(path [][]uint64) (*checker.Violation, error) {
+func (w *worker) deadlock(path [][]uint64) (*verdict.Violation, error) {
 	m := w.e.prog.Model
-	v := &checker.Violation{Kind: checker.Deadlock, LoopStart: -1,
+	v := &verdict.Violation{Kind: verdict.Deadlock, LoopStart: -1,
 		Msg: "no action is enabled and the state is not terminal", Pos: m.TerminalPos}
 	if !v.Pos.IsValid() {
 		v.Pos = m.NamePos
@@ -231,7 +231,7 @@ func (w *worker) deadlock(path [][]uint64) (*checker.Violation, error) {
 	w.e.prog.Pack(last, tr[len(tr)-1].State)
 	if _, err := w.e.prog.NewMachine().IsTerminal(last); err != nil {
 		if ex, ok := err.(*machine.ExecError); ok {
-			v.Kind, v.Name, v.Pos, v.Msg = checker.RuntimeError, "terminal", ex.Pos, ex.Msg+" (evaluating terminal)"
+			v.Kind, v.Name, v.Pos, v.Msg = verdict.RuntimeError, "terminal", ex.Pos, ex.Msg+" (evaluating terminal)"
 		}
 	}
 	return v, nil
@@ -239,15 +239,15 @@ func (w *worker) deadlock(path [][]uint64) (*checker.Violation, error) {
 
 // violationOf builds the violation of a failure (ex) or of a bad state
 // (b, the last state of path), with its trace.
-func (w *worker) violationOf(ex *machine.ExecError, b *bad, path [][]uint64, failing bool) (*checker.Violation, error) {
+func (w *worker) violationOf(ex *machine.ExecError, b *bad, path [][]uint64, failing bool) (*verdict.Violation, error) {
 	m := w.e.prog.Model
-	v := &checker.Violation{LoopStart: -1}
+	v := &verdict.Violation{LoopStart: -1}
 	if b != nil {
 		inv := m.Invariants[b.inv]
-		v.Kind, v.Name, v.Pos = checker.Invariant, inv.Name, inv.Pos
+		v.Kind, v.Name, v.Pos = verdict.Invariant, inv.Name, inv.Pos
 		v.Msg = "invariant " + inv.Name + " is violated"
 		if b.ex != nil {
-			v.Kind, v.Pos, v.Msg = checker.RuntimeError, b.ex.Pos, b.ex.Msg+" (evaluating invariant "+inv.Name+")"
+			v.Kind, v.Pos, v.Msg = verdict.RuntimeError, b.ex.Pos, b.ex.Msg+" (evaluating invariant "+inv.Name+")"
 		}
 	} else {
 		v.Kind, v.Pos, v.Msg, v.Name = ex.Kind, ex.Pos, ex.Msg, "init"

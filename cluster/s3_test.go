@@ -20,6 +20,7 @@ import (
 
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/machine"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // s3Server starts an S3 protocol server (gofakes3, in memory) on
@@ -60,7 +61,7 @@ func TestS3(t *testing.T) {
 	for _, n := range []int{1, 3} {
 		t.Run(fmt.Sprintf("N%d", n), func(t *testing.T) {
 			url := base + fmt.Sprintf("n%d/", n)
-			res := make([]*checker.Result, n)
+			res := make([]*verdict.Result, n)
 			errs := make([]error, n)
 			var wg sync.WaitGroup
 			for i := range n {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/machine"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // Config names one worker's part in a run.
@@ -46,7 +47,7 @@ func Supported(opts checker.Options) error {
 // trace as checker.RunProgram. A worker resumes from the last level all
 // workers committed. The search waits for the other workers' files; ctx
 // ends the wait (the result is then Unknown, "interrupted" or "timeout").
-func Search(ctx context.Context, cfg Config, prog *machine.Program, opts checker.Options) (*checker.Result, error) {
+func Search(ctx context.Context, cfg Config, prog *machine.Program, opts checker.Options) (*verdict.Result, error) {
 	if err := Supported(opts); err != nil {
 		return nil, err
 	}
@@ -103,8 +104,8 @@ type worker struct {
 	bads       map[uint32]bad
 
 	// the last committed global figures, for a stopped search
-	lastStats checker.Stats
-	lastCov   checker.Coverage
+	lastStats verdict.Stats
+	lastCov   verdict.Coverage
 	written   atomic.Int64 // bytes written
 }
 
@@ -114,7 +115,7 @@ func (w *worker) owner(vec []uint64) int {
 	return int(w.visited.Hash(vec)>>52) % w.n
 }
 
-func (w *worker) run() (*checker.Result, error) {
+func (w *worker) run() (*verdict.Result, error) {
 	var err error
 	w.inits, w.initOrds, w.initFail, err = w.e.initStates()
 	if err != nil {
@@ -231,9 +232,9 @@ func positions(sums []*summary, idx int, dst []uint64) []uint64 {
 	for _, s := range sums {
 		all = append(all, s.keys...)
 	}
-	slices.SortFunc(all, cmpKey)
+	slices.SortFunc(all, key.Compare)
 	for _, k := range sums[idx].keys {
-		p, _ := slices.BinarySearchFunc(all, k, cmpKey)
+		p, _ := slices.BinarySearchFunc(all, k, key.Compare)
 		dst = append(dst, uint64(p))
 	}
 	return dst
@@ -410,11 +411,11 @@ func (w *worker) expandLevel() error {
 		taken, fail := w.e.run(sub, 0, func(ord uint64, a int, t []uint64) {
 			w.trans++
 			w.fired[a]++
-			out[w.owner(t)].add(t, key{P, ord}, ps[k].ask, k)
+			out[w.owner(t)].add(t, key{Pos: P, Ord: ord}, ps[k].ask, k)
 		})
 		ps[k].taken = taken
 		if fail != nil {
-			fail.k.p = P
+			fail.k.Pos = P
 			ps[k].fail = fail
 		}
 	}
@@ -448,11 +449,11 @@ func (w *worker) expandLevel() error {
 			taken, fail := w.e.run(rest, ps[k].taken, func(ord uint64, a int, t []uint64) {
 				w.trans++
 				w.fired[a]++
-				outB[w.owner(t)].add(t, key{P, ord}, false, k)
+				outB[w.owner(t)].add(t, key{Pos: P, Ord: ord}, false, k)
 			})
 			ps[k].taken += taken
 			if fail != nil && ps[k].fail == nil {
-				fail.k.p = P
+				fail.k.Pos = P
 				ps[k].fail = fail
 			}
 		}
@@ -588,7 +589,7 @@ func (w *worker) merge(p []byte, n Name) ([]bool, error) {
 				w.bads[idx] = b
 			}
 		case idx >= w.levelStart:
-			if i := idx - w.levelStart; k.less(w.keys[i]) {
+			if i := idx - w.levelStart; k.Less(w.keys[i]) {
 				w.keys[i] = k
 			}
 		}
@@ -609,7 +610,7 @@ func (w *worker) finishLevel(L int, sum *summary) error {
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortFunc(order, func(a, b int) int { return cmpKey(w.keys[a], w.keys[b]) })
+	slices.SortFunc(order, func(a, b int) int { return w.keys[a].Compare(w.keys[b]) })
 	var sw writer
 	sw.u(uint64(nn))
 	sum.keys = make([]key, nn)
@@ -623,7 +624,7 @@ func (w *worker) finishLevel(L int, sum *summary) error {
 		if len(w.bads) == 0 {
 			continue
 		}
-		if b, ok := w.bads[idx]; ok && (sum.bad == nil || w.keys[i].less(sum.bad.k)) {
+		if b, ok := w.bads[idx]; ok && (sum.bad == nil || w.keys[i].Less(sum.bad.k)) {
 			sum.bad = &badState{k: w.keys[i], local: r, b: b}
 		}
 	}
@@ -662,9 +663,9 @@ func (w *worker) commit(L int) error {
 // search it is given as worker index of workers on st (whose lease the
 // caller took), numbering the searches 0, 1, ... in call order: every
 // worker of a run makes the same calls, in the same order.
-func Runner(st *Store, index, workers int) func(context.Context, *machine.Program, checker.Options) (*checker.Result, error) {
+func Runner(st *Store, index, workers int) func(context.Context, *machine.Program, checker.Options) (*verdict.Result, error) {
 	next := 0
-	return func(ctx context.Context, prog *machine.Program, opts checker.Options) (*checker.Result, error) {
+	return func(ctx context.Context, prog *machine.Program, opts checker.Options) (*verdict.Result, error) {
 		cfg := Config{Store: st, Index: index, Workers: workers, Search: next}
 		next++
 		return Search(ctx, cfg, prog, opts)

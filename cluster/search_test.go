@@ -17,15 +17,16 @@ import (
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/reduce"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // searchN runs n workers on one bucket, each in its own goroutine with
 // its own Store, and returns worker 0's result after checking that every
 // worker returned the same.
-func searchN(t testing.TB, b Bucket, n int, prog *machine.Program, opts checker.Options) (*checker.Result, error) {
+func searchN(t testing.TB, b Bucket, n int, prog *machine.Program, opts checker.Options) (*verdict.Result, error) {
 	t.Helper()
 	ctx := context.Background()
-	res := make([]*checker.Result, n)
+	res := make([]*verdict.Result, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
@@ -64,7 +65,7 @@ func searchN(t testing.TB, b Bucket, n int, prog *machine.Program, opts checker.
 
 // comparable returns the parts of a result that do not depend on timing
 // or on the machine.
-func comparable(r *checker.Result) *checker.Result {
+func comparable(r *verdict.Result) *verdict.Result {
 	c := *r
 	c.Stats.Seconds, c.Stats.PeakHeapBytes, c.Stats.BytesPerState, c.Stats.Workers = 0, 0, 0, 0
 	return &c

@@ -301,7 +301,7 @@ func TestSummaryPlausible(t *testing.T) {
 	}
 	w := &worker{e: e, fired: make([]int64, len(m.Actions)), witnessed: make([]bool, len(m.Invariants))}
 	good := func() *summary {
-		return &summary{keys: []key{{0, 1}}, fired: make([]int64, len(m.Actions)), witnessed: make([]bool, len(m.Invariants)), deadlock: -1}
+		return &summary{keys: []key{{Pos: 0, Ord: 1}}, fired: make([]int64, len(m.Actions)), witnessed: make([]bool, len(m.Invariants)), deadlock: -1}
 	}
 	tests := []struct {
 		name string

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
 
@@ -134,7 +134,7 @@ func Checks(ctx context.Context, old, new *spec.Model, opts verify.Options) ([]R
 		}
 		for i := range rows {
 			out := side.get(&rows[i])
-			if res.Verdict == checker.Holds {
+			if res.Verdict == verdict.Holds {
 				*out = Outcome{Present: has(side.m, rows[i])}
 				continue
 			}
@@ -190,9 +190,9 @@ func outcome(ctx context.Context, m *spec.Model, row Row, opts verify.Options) (
 	}
 	out := Outcome{Present: true, Steps: 0}
 	switch res.Verdict {
-	case checker.Holds:
+	case verdict.Holds:
 		return out, nil
-	case checker.Unknown:
+	case verdict.Unknown:
 		out.Verdict, out.Reason = Unknown, res.Reason()
 		return out, nil
 	}
@@ -200,17 +200,17 @@ func outcome(ctx context.Context, m *spec.Model, row Row, opts verify.Options) (
 	mine := false
 	switch row.Kind {
 	case "invariant":
-		mine = v.Kind == checker.Invariant || v.Name == row.Name // an invariant that fails to evaluate
+		mine = v.Kind == verdict.Invariant || v.Name == row.Name // an invariant that fails to evaluate
 	case "property":
-		mine = v.Kind == checker.Property
+		mine = v.Kind == verdict.Property
 	case "deadlock":
-		mine = v.Kind == checker.Deadlock
+		mine = v.Kind == verdict.Deadlock
 	case "errors":
-		mine = v.Kind == checker.Assertion || v.Kind == checker.RuntimeError
+		mine = v.Kind == verdict.Assertion || v.Kind == verdict.RuntimeError
 	}
 	if !mine {
 		first := fmt.Sprintf("%s %s", v.Kind, v.Name)
-		if v.Kind == checker.Deadlock {
+		if v.Kind == verdict.Deadlock {
 			first = "a deadlock"
 		}
 		out.Verdict, out.Reason = Masked, first+" is reached first"

@@ -3,9 +3,9 @@ package diff
 import (
 	"slices"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // Follows reports whether old allows tr, a trace of new, as the package
@@ -16,7 +16,7 @@ import (
 // step's state. A trace of new that old cannot follow shows behaviour
 // that changed; one it follows, behaviour both have. The error reports a
 // bad rename or a model the engine cannot compile.
-func Follows(old, new *spec.Model, tr []checker.Step, rename map[string]string) (bool, error) {
+func Follows(old, new *spec.Model, tr []verdict.Step, rename map[string]string) (bool, error) {
 	if len(tr) == 0 {
 		return true, nil
 	}

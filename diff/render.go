@@ -6,9 +6,9 @@ import (
 	"io"
 	"strings"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // FormatVersion is the version of the JSON output of [Result.JSON]
@@ -105,7 +105,7 @@ func stepsText(n int) string {
 
 // writeTrace prints the steps: the initial state whole, then per step
 // the action, the answers taken and the variables it changed.
-func writeTrace(b *strings.Builder, m *spec.Model, steps []checker.Step) {
+func writeTrace(b *strings.Builder, m *spec.Model, steps []verdict.Step) {
 	for i, st := range steps {
 		label := "(initial)"
 		if st.Action >= 0 {
@@ -327,7 +327,7 @@ func (r *Result) direction(d *Direction) jsonDirection {
 // stepsJSON returns the steps of a trace of m as the JSON output prints
 // them (and `wrapcheck replay` reads them): step, action, the whole
 // state, the answers taken.
-func stepsJSON(m *spec.Model, steps []checker.Step) []jsonStep {
+func stepsJSON(m *spec.Model, steps []verdict.Step) []jsonStep {
 	out := []jsonStep{}
 	for i, st := range steps {
 		js := jsonStep{Step: i, State: map[string]any{}}

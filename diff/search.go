@@ -9,10 +9,10 @@ import (
 	"hash/maphash"
 	"slices"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // Default bounds of the product search, per direction.
@@ -38,7 +38,7 @@ type Direction struct {
 // Trace is a trace of From that To cannot follow: To has runs matching
 // every step but the last.
 type Trace struct {
-	Steps []checker.Step // Steps[0] is an initial state of From
+	Steps []verdict.Step // Steps[0] is an initial state of From
 	// Why says why To cannot take the last step: it has no such action,
 	// the action is not enabled in any state To can be in, or its
 	// successors differ in the listed shared variables.
@@ -389,7 +389,7 @@ func (s *searcher) trace(f *found) (*Trace, error) {
 	tr := &Trace{}
 	var prev []uint64
 	for _, h := range hops {
-		var asked []checker.Answer
+		var asked []verdict.Answer
 		picked := false
 		pick := func(act int, t machine.State) {
 			if !picked && act == h.action && slices.Equal(t, h.vec) {
@@ -403,7 +403,7 @@ func (s *searcher) trace(f *found) (*Trace, error) {
 		}
 		st := make([]int64, s.a.prog.Slots())
 		s.a.prog.Unpack(st, h.vec)
-		tr.Steps = append(tr.Steps, checker.Step{Action: h.action, State: st, Asked: asked})
+		tr.Steps = append(tr.Steps, verdict.Step{Action: h.action, State: st, Asked: asked})
 		prev = h.vec
 	}
 	s.why(tr, f)
@@ -486,10 +486,10 @@ func varAt(m *spec.Model, slot int) *spec.Var {
 	panic("wrapcheck internal error: diff: no variable at slot " + fmt.Sprint(slot))
 }
 
-func cloneAnswers(as []checker.Answer) []checker.Answer {
-	var out []checker.Answer
+func cloneAnswers(as []verdict.Answer) []verdict.Answer {
+	var out []verdict.Answer
 	for _, x := range as {
-		out = append(out, checker.Answer{Agent: x.Agent, Value: slices.Clone(x.Value)})
+		out = append(out, verdict.Answer{Agent: x.Agent, Value: slices.Clone(x.Value)})
 	}
 	return out
 }

@@ -14,12 +14,12 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/internal/golden"
 	"github.com/wrapcheck/wrapcheck/internal/testenv"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/spec/syntax"
+	"github.com/wrapcheck/wrapcheck/verdict"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
 
@@ -37,7 +37,7 @@ func specs(t *testing.T) []string {
 }
 
 // check parses and checks one example the way `wrapcheck check` does.
-func check(path string, defines map[string]int64, opts verify.Options) (*spec.Model, *checker.Result, error) {
+func check(path string, defines map[string]int64, opts verify.Options) (*spec.Model, *verdict.Result, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, err
@@ -94,7 +94,7 @@ func TestEveryGoldenHasSpec(t *testing.T) {
 	}
 }
 
-func normalise(res *checker.Result) {
+func normalise(res *verdict.Result) {
 	res.Stats.Seconds = 0
 	res.Stats.PropertySeconds = 0
 	res.Stats.Workers = 0
@@ -179,7 +179,7 @@ func TestExpected(t *testing.T) {
 			if got := v.Kind.String(); got != f[4] {
 				t.Errorf("EXPECTED.tsv:%d: kind %s, want %s", r.line, got, f[4])
 			}
-			if !oneOf(v.Name, f[5]) && v.Kind != checker.Deadlock {
+			if !oneOf(v.Name, f[5]) && v.Kind != verdict.Deadlock {
 				t.Errorf("EXPECTED.tsv:%d: violated %s, want one of %s", r.line, v.Name, f[5])
 			}
 			if f[6] == "lasso" {

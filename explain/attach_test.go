@@ -10,12 +10,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/internal/golden"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/replay"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
 
@@ -63,7 +63,7 @@ init { x := 2
 
 // loadCase parses src (or the example at path when src is "") and checks
 // it with one worker.
-func loadCase(t *testing.T, path, src string, opts verify.Options) (*spec.Model, *checker.Result) {
+func loadCase(t *testing.T, path, src string, opts verify.Options) (*spec.Model, *verdict.Result) {
 	t.Helper()
 	data := []byte(src)
 	name := path
@@ -167,7 +167,7 @@ func TestAttach(t *testing.T) {
 
 // runOf returns the trace that takes the named actions from the initial
 // state init of m, each by its first successor.
-func runOf(t *testing.T, m *spec.Model, init []int64, names ...string) []checker.Step {
+func runOf(t *testing.T, m *spec.Model, init []int64, names ...string) []verdict.Step {
 	t.Helper()
 	prog, err := machine.Compile(m)
 	if err != nil {
@@ -176,7 +176,7 @@ func runOf(t *testing.T, m *spec.Model, init []int64, names ...string) []checker
 	mach := prog.NewMachine()
 	s := make(machine.State, prog.Words())
 	prog.Pack(s, init)
-	trace := []checker.Step{{Action: -1, State: init}}
+	trace := []verdict.Step{{Action: -1, State: init}}
 	for _, name := range names {
 		var next machine.State
 		act := -1
@@ -190,7 +190,7 @@ func runOf(t *testing.T, m *spec.Model, init []int64, names ...string) []checker
 		}
 		st := make([]int64, prog.Slots())
 		prog.Unpack(st, next)
-		trace = append(trace, checker.Step{Action: act, State: st})
+		trace = append(trace, verdict.Step{Action: act, State: st})
 		s = next
 	}
 	return trace
@@ -203,7 +203,7 @@ func runOf(t *testing.T, m *spec.Model, init []int64, names ...string) []checker
 func TestTerminalFailure(t *testing.T) {
 	m, res := loadCase(t, "term.wrap", terminalSpec, verify.Options{})
 	v := *res.Violation
-	if v.Kind != checker.RuntimeError || v.Name != "terminal" || len(v.Trace) != 2 {
+	if v.Kind != verdict.RuntimeError || v.Name != "terminal" || len(v.Trace) != 2 {
 		t.Fatalf("check found %s %s in %d steps, want the terminal failing after one", v.Kind, v.Name, len(v.Trace)-1)
 	}
 	v.Trace = runOf(t, m, v.Trace[0].State, "c", "c", "a")
@@ -259,7 +259,7 @@ func TestCheckRenderings(t *testing.T) {
 				if err != nil || rr.Violation == nil {
 					t.Fatalf("replay: %v, %v", err, rr)
 				}
-				res = &checker.Result{Verdict: checker.Violated, Violation: rr.Violation, Violations: []*checker.Violation{rr.Violation}}
+				res = &verdict.Result{Verdict: verdict.Violated, Violation: rr.Violation, Violations: []*verdict.Violation{rr.Violation}}
 			}
 			res.Stats.Seconds, res.Stats.PropertySeconds, res.Stats.Workers, res.Stats.PeakHeapBytes = 0, 0, 0, 0
 			if err := Attach(context.Background(), m, res, verify.Options{Workers: 1}); err != nil {

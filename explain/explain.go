@@ -36,39 +36,39 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
 
 // Step is one step of an explained trace.
-type Step = checker.SliceStep
+type Step = verdict.SliceStep
 
 // Explanation is the causal slice of a safety counterexample.
 type Explanation struct {
-	Violation *checker.Violation
+	Violation *verdict.Violation
 	Steps     []Step   // one per trace entry; Steps[0] (the initial state) is never essential
 	Reads     []string // the variables the violated check reads, in model order
 }
 
 // Slice returns e as the plain data a violation carries for the
-// renderers of package report (checker.Violation.Slice).
-func (e *Explanation) Slice() *checker.Slice {
-	return &checker.Slice{Steps: e.Steps, Reads: e.Reads}
+// renderers of package report (verdict.Violation.Slice).
+func (e *Explanation) Slice() *verdict.Slice {
+	return &verdict.Slice{Steps: e.Steps, Reads: e.Reads}
 }
 
 // Attach explains every violation of res where check prints it
 // (`wrapcheck check --explain`): it computes the causal slice of each
 // finite violation ([Safety]) and attaches it to the violation
-// (checker.Violation.Slice), so that every renderer of package report
+// (verdict.Violation.Slice), so that every renderer of package report
 // marks the essential steps and says why; for a lasso it checks which of
 // the fairness declarations that would exclude its cycle make the
 // property hold ([Cycle.CheckFixes], with opts) and adds what it found to
 // res.Notes. A violation that cannot be explained (a trace that replay
 // cannot follow) keeps no slice, and a note says why. The error is that
 // of a search (an interrupt).
-func Attach(ctx context.Context, m *spec.Model, res *checker.Result, opts verify.Options) error {
+func Attach(ctx context.Context, m *spec.Model, res *verdict.Result, opts verify.Options) error {
 	prog, err := program(m, opts.Program)
 	if err != nil {
 		return err
@@ -112,7 +112,7 @@ func Attach(ctx context.Context, m *spec.Model, res *checker.Result, opts verify
 
 // Safety explains the finite counterexample v of m. The error reports a
 // model the engine cannot compile or a trace that is not a run of m.
-func Safety(m *spec.Model, v *checker.Violation) (*Explanation, error) {
+func Safety(m *spec.Model, v *verdict.Violation) (*Explanation, error) {
 	prog, err := machine.Compile(m)
 	if err != nil {
 		return nil, err
@@ -134,7 +134,7 @@ func program(m *spec.Model, p *machine.Program) (*machine.Program, error) {
 }
 
 // safety is [Safety] on the compiled program of the model.
-func safety(prog *machine.Program, v *checker.Violation) (*Explanation, error) {
+func safety(prog *machine.Program, v *verdict.Violation) (*Explanation, error) {
 	m := prog.Model
 	if v == nil || len(v.Trace) == 0 {
 		return nil, fmt.Errorf("explain: no counterexample")
@@ -203,7 +203,7 @@ func safety(prog *machine.Program, v *checker.Violation) (*Explanation, error) {
 		if read[s] {
 			readBy[s] = v.Name
 			switch {
-			case v.Kind == checker.Deadlock:
+			case v.Kind == verdict.Deadlock:
 				readBy[s] = "the deadlock (the guards and terminal)"
 			case r.terminalFails():
 				readBy[s] = "the terminal condition (and the guards)"
@@ -256,19 +256,19 @@ func changed(m *spec.Model, before, after []int64) []string {
 // replayer replays action sequences from the trace's initial state.
 type replayer struct {
 	m    *spec.Model
-	v    *checker.Violation
+	v    *verdict.Violation
 	prog *machine.Program
 	mach *machine.Machine
 	inv  *machine.Pred // the violated invariant; nil for other kinds
 	init machine.State
 }
 
-func newReplayer(prog *machine.Program, v *checker.Violation) (*replayer, error) {
+func newReplayer(prog *machine.Program, v *verdict.Violation) (*replayer, error) {
 	var err error
 	m := prog.Model
 	r := &replayer{m: m, v: v, prog: prog, mach: prog.NewMachine()}
 	r.mach.RecordAnswers(true)
-	if v.Kind == checker.Invariant || v.Kind == checker.RuntimeError {
+	if v.Kind == verdict.Invariant || v.Kind == verdict.RuntimeError {
 		for _, in := range m.Invariants {
 			if in.Name == v.Name {
 				if r.inv, err = prog.CompileExpr(in.Expr); err != nil {
@@ -292,7 +292,7 @@ func newReplayer(prog *machine.Program, v *checker.Violation) (*replayer, error)
 func (r *replayer) violates(steps []int) (ok bool, at int) {
 	cur := []machine.State{r.init}
 	last := len(steps) - 1
-	failing := r.v.Kind == checker.Assertion || r.v.Kind == checker.RuntimeError && r.inv == nil && !r.terminalFails()
+	failing := r.v.Kind == verdict.Assertion || r.v.Kind == verdict.RuntimeError && r.inv == nil && !r.terminalFails()
 	if !failing && r.endsIn(r.init) {
 		return true, -1
 	}
@@ -358,7 +358,7 @@ func (r *replayer) failsHere(err error) bool {
 // terminalFails reports whether the violation is the terminal condition
 // failing to evaluate in a state with no enabled action.
 func (r *replayer) terminalFails() bool {
-	return r.v.Kind == checker.RuntimeError && r.v.Name == "terminal" && r.inv == nil && r.m.Terminal != nil
+	return r.v.Kind == verdict.RuntimeError && r.v.Name == "terminal" && r.inv == nil && r.m.Terminal != nil
 }
 
 // endsIn reports whether state s has the violation.
@@ -373,16 +373,16 @@ func (r *replayer) endsIn(s machine.State) bool {
 		return err != nil
 	}
 	switch r.v.Kind {
-	case checker.Invariant, checker.RuntimeError:
+	case verdict.Invariant, verdict.RuntimeError:
 		if r.inv == nil {
 			return false
 		}
 		val, err := r.mach.Eval(r.inv, s)
 		if err != nil {
-			return r.v.Kind == checker.RuntimeError
+			return r.v.Kind == verdict.RuntimeError
 		}
-		return r.v.Kind == checker.Invariant && val == 0
-	case checker.Deadlock:
+		return r.v.Kind == verdict.Invariant && val == 0
+	case verdict.Deadlock:
 		moves := false
 		err := r.mach.Successors(s, func(int, int, machine.State) { moves = true })
 		if moves || err != nil { // a failing branch is a branch: not a deadlock
@@ -400,13 +400,13 @@ func (r *replayer) endsIn(s machine.State) bool {
 func (r *replayer) checkReads() []bool {
 	read := make([]bool, len(r.m.Slots))
 	switch r.v.Kind {
-	case checker.Invariant:
+	case verdict.Invariant:
 		for _, in := range r.m.Invariants {
 			if in.Name == r.v.Name {
 				exprReads(in.Expr, read)
 			}
 		}
-	case checker.Deadlock:
+	case verdict.Deadlock:
 		r.stuckReads(read)
 	default:
 		if r.terminalFails() {

@@ -15,11 +15,11 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/internal/golden"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/replay"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
 
@@ -28,7 +28,7 @@ import (
 type example struct {
 	name string
 	m    *spec.Model
-	v    *checker.Violation
+	v    *verdict.Violation
 }
 
 // peerRows returns, per file, the violated row of COUNTS.tsv with the
@@ -137,15 +137,15 @@ func withOnly(m *spec.Model, name string) *spec.Model {
 // package replay for an invariant (the recorded initial state, then each
 // step's action and the agent answers it recorded), and with a direct
 // subset simulation for a deadlock: "infeasible", "violates" or "holds".
-func outcome(t *testing.T, m *spec.Model, v *checker.Violation, drop int) string {
+func outcome(t *testing.T, m *spec.Model, v *verdict.Violation, drop int) string {
 	t.Helper()
-	var steps []checker.Step
+	var steps []verdict.Step
 	for i, st := range v.Trace[1:] {
 		if i+1 != drop {
 			steps = append(steps, st)
 		}
 	}
-	if v.Kind == checker.Deadlock {
+	if v.Kind == verdict.Deadlock {
 		return deadlockOutcome(t, m, v.Trace[0].State, steps)
 	}
 	sub := withOnly(m, v.Name)
@@ -194,7 +194,7 @@ func outcome(t *testing.T, m *spec.Model, v *checker.Violation, drop int) string
 	return "holds"
 }
 
-func deadlockOutcome(t *testing.T, m *spec.Model, init []int64, steps []checker.Step) string {
+func deadlockOutcome(t *testing.T, m *spec.Model, init []int64, steps []verdict.Step) string {
 	prog, err := machine.Compile(m)
 	if err != nil {
 		t.Fatal(err)
@@ -235,7 +235,7 @@ func deadlockOutcome(t *testing.T, m *spec.Model, init []int64, steps []checker.
 
 // recorded reports whether a branch's answers got include each recorded
 // answer (written independently of machine.AnswersInclude).
-func recorded(got, want []checker.Answer) bool {
+func recorded(got, want []verdict.Answer) bool {
 	for _, w := range want {
 		found := false
 		for _, g := range got {
@@ -291,7 +291,7 @@ func valueJSON(t *spec.Type, slots []int64) any {
 // swappedOutcome is outcome for the trace of v with steps i and i+1
 // swapped (states kept as they are: the replay ignores them after the
 // initial one).
-func swappedOutcome(t *testing.T, m *spec.Model, v *checker.Violation, i int) string {
+func swappedOutcome(t *testing.T, m *spec.Model, v *verdict.Violation, i int) string {
 	w := *v
 	w.Trace = slices.Clone(v.Trace)
 	w.Trace[i], w.Trace[i+1] = w.Trace[i+1], w.Trace[i]
@@ -304,7 +304,7 @@ func swappedOutcome(t *testing.T, m *spec.Model, v *checker.Violation, i int) st
 // checkSlice checks the causal slice of v by replay: without a marked
 // step the rest is infeasible or does not violate; without an unmarked
 // one it is feasible and still violates. It returns the unmarked count.
-func checkSlice(t *testing.T, m *spec.Model, v *checker.Violation) int {
+func checkSlice(t *testing.T, m *spec.Model, v *verdict.Violation) int {
 	t.Helper()
 	e, err := Safety(m, v)
 	if err != nil {
@@ -357,7 +357,7 @@ func TestExampleSlices(t *testing.T) {
 			if n := checkSlice(t, ex.m, ex.v); n != 0 {
 				t.Errorf("a shortest counterexample has %d removable steps", n)
 			}
-			if ex.v.Kind != checker.Invariant && ex.v.Kind != checker.Deadlock {
+			if ex.v.Kind != verdict.Invariant && ex.v.Kind != verdict.Deadlock {
 				return
 			}
 			r := rand.New(rand.NewPCG(uint64(len(ex.name)), 7))
@@ -375,12 +375,12 @@ func TestExampleSlices(t *testing.T) {
 
 // walksTo returns up to n runs longer than v's trace, from its initial
 // state, that first violate v's check at their end.
-func walksTo(t *testing.T, m *spec.Model, v *checker.Violation, r *rand.Rand, n int) []*checker.Violation {
+func walksTo(t *testing.T, m *spec.Model, v *verdict.Violation, r *rand.Rand, n int) []*verdict.Violation {
 	return walksLonger(t, m, v, r, n, len(v.Trace))
 }
 
 // walksLonger is walksTo for runs of more than min trace entries.
-func walksLonger(t *testing.T, m *spec.Model, v *checker.Violation, r *rand.Rand, n, min int) []*checker.Violation {
+func walksLonger(t *testing.T, m *spec.Model, v *verdict.Violation, r *rand.Rand, n, min int) []*verdict.Violation {
 	prog, err := machine.Compile(m)
 	if err != nil {
 		t.Fatal(err)
@@ -391,19 +391,19 @@ func walksLonger(t *testing.T, m *spec.Model, v *checker.Violation, r *rand.Rand
 	}
 	mach := prog.NewMachine()
 	mach.RecordAnswers(true)
-	var out []*checker.Violation
+	var out []*verdict.Violation
 	for try := 0; try < 400 && len(out) < n; try++ {
 		s := slices.Clone(rp.init)
-		trace := []checker.Step{v.Trace[0]}
+		trace := []verdict.Step{v.Trace[0]}
 		for len(trace) < 3*max(len(v.Trace), min)+4 {
 			var succ []machine.State
 			var acts []int
-			var asked [][]checker.Answer
+			var asked [][]verdict.Answer
 			_ = mach.Successors(s, func(a, _ int, u machine.State) {
 				succ, acts = append(succ, slices.Clone(u)), append(acts, a)
-				var as []checker.Answer
+				var as []verdict.Answer
 				for _, x := range mach.Asked() {
-					as = append(as, checker.Answer{Agent: x.Agent, Value: slices.Clone(x.Value)})
+					as = append(as, verdict.Answer{Agent: x.Agent, Value: slices.Clone(x.Value)})
 				}
 				asked = append(asked, as)
 			})
@@ -414,9 +414,9 @@ func walksLonger(t *testing.T, m *spec.Model, v *checker.Violation, r *rand.Rand
 			s = succ[k]
 			st := make([]int64, prog.Slots())
 			prog.Unpack(st, s)
-			trace = append(trace, checker.Step{Action: acts[k], State: st, Asked: asked[k]})
+			trace = append(trace, verdict.Step{Action: acts[k], State: st, Asked: asked[k]})
 			if rp.endsIn(s) {
-				w := &checker.Violation{Name: v.Name, Kind: v.Kind, Pos: v.Pos, Trace: trace, LoopStart: -1}
+				w := &verdict.Violation{Name: v.Name, Kind: v.Kind, Pos: v.Pos, Trace: trace, LoopStart: -1}
 				// Keep runs that no run with the same actions violates
 				// earlier (replay follows every such run).
 				if len(trace) > min && outcome(t, m, w, 0) == "violates" {
@@ -479,7 +479,7 @@ func TestLiveness(t *testing.T) {
 }
 
 // verifyRun checks m with one worker and returns its violation.
-func verifyRun(m *spec.Model) (*checker.Violation, error) {
+func verifyRun(m *spec.Model) (*verdict.Violation, error) {
 	res, err := verify.Run(context.Background(), m, verify.Options{Workers: 1})
 	if err != nil {
 		return nil, err
@@ -507,7 +507,7 @@ func TestProgramHandedOn(t *testing.T) {
 	if _, err := Explain(context.Background(), a.m, a.v, Options{Verify: verify.Options{Program: other}}); err == nil || err.Error() != want {
 		t.Errorf("Explain with another model's program: %v, want %q", err, want)
 	}
-	res := &checker.Result{Verdict: checker.Violated, Violation: a.v}
+	res := &verdict.Result{Verdict: verdict.Violated, Violation: a.v}
 	if err := Attach(context.Background(), a.m, res, verify.Options{Program: other}); err == nil || err.Error() != want {
 		t.Errorf("Attach with another model's program: %v, want %q", err, want)
 	}

@@ -1,9 +1,9 @@
 package explain
 
 import (
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
 
@@ -15,7 +15,7 @@ type Cycle = verify.Cycle
 // Liveness explains the lasso v of m (verify.Liveness). The error reports
 // a model the engine cannot compile, a finite counterexample, or a cycle
 // that does not close.
-func Liveness(m *spec.Model, v *checker.Violation) (*Cycle, error) {
+func Liveness(m *spec.Model, v *verdict.Violation) (*Cycle, error) {
 	prog, err := machine.Compile(m)
 	if err != nil {
 		return nil, err

@@ -7,9 +7,9 @@ import (
 	"io"
 	"strings"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
 
@@ -17,7 +17,7 @@ import (
 // JSON or a Mermaid diagram. Build it with [Explain].
 type Report struct {
 	Model     *spec.Model
-	Violation *checker.Violation
+	Violation *verdict.Violation
 	Slice     *Explanation // a finite counterexample, else nil
 	Cycle     *Cycle       // a lasso, else nil
 	// Switches describes the trace chosen with Options.FewestSwitches, or is "".
@@ -195,7 +195,7 @@ func (x *Report) Mermaid(w io.Writer) error {
 	if x.Slice != nil {
 		v.Slice = x.Slice.Slice()
 	}
-	res := &checker.Result{Verdict: checker.Violated, Violation: &v, Violations: []*checker.Violation{&v}}
+	res := &verdict.Result{Verdict: verdict.Violated, Violation: &v, Violations: []*verdict.Violation{&v}}
 	var b strings.Builder
 	if err := report.Mermaid(&b, m, res); err != nil {
 		return err
@@ -232,7 +232,7 @@ type Options struct {
 // Explain explains the violation v of m: the causal slice of a finite
 // counterexample ([Safety]), or the cycle of a lasso and the fairness that
 // would exclude it, each candidate checked ([Liveness], [Cycle.CheckFixes]).
-func Explain(ctx context.Context, m *spec.Model, v *checker.Violation, opts Options) (*Report, error) {
+func Explain(ctx context.Context, m *spec.Model, v *verdict.Violation, opts Options) (*Report, error) {
 	out := &Report{Model: m, Violation: v}
 	prog, err := program(m, opts.Verify.Program)
 	if err != nil {

@@ -6,14 +6,14 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // Switches counts the context switches of a trace: the steps taken by
 // another process instance than the step before.
-func Switches(m *spec.Model, trace []checker.Step) int {
+func Switches(m *spec.Model, trace []verdict.Step) int {
 	n, last := 0, -1
 	for _, st := range trace {
 		if st.Action < 0 {
@@ -37,7 +37,7 @@ var ErrTooManyStates = errors.New("explain: too many states for --fewest-switche
 // first in breadth-first (action, branch) order. It searches level by
 // level over (state, process of the last step), keeping the fewest
 // switches for each; maxStates (0: 1<<22) bounds the pairs of one level.
-func FewestSwitches(m *spec.Model, v *checker.Violation, maxStates int64) (*checker.Violation, error) {
+func FewestSwitches(m *spec.Model, v *verdict.Violation, maxStates int64) (*verdict.Violation, error) {
 	prog, err := machine.Compile(m)
 	if err != nil {
 		return nil, err
@@ -46,7 +46,7 @@ func FewestSwitches(m *spec.Model, v *checker.Violation, maxStates int64) (*chec
 }
 
 // fewestSwitches is [FewestSwitches] on the compiled program of the model.
-func fewestSwitches(prog *machine.Program, v *checker.Violation, maxStates int64) (*checker.Violation, error) {
+func fewestSwitches(prog *machine.Program, v *verdict.Violation, maxStates int64) (*verdict.Violation, error) {
 	m := prog.Model
 	if v == nil || v.LoopStart >= 0 || len(v.Trace) == 0 {
 		return nil, fmt.Errorf("explain: --fewest-switches needs a finite counterexample")
@@ -60,7 +60,7 @@ func fewestSwitches(prog *machine.Program, v *checker.Violation, maxStates int64
 	}
 	mach := r.mach
 	n := len(v.Trace) - 1
-	failing := v.Kind == checker.Assertion || v.Kind == checker.RuntimeError && r.inv == nil
+	failing := v.Kind == verdict.Assertion || v.Kind == verdict.RuntimeError && r.inv == nil
 	type entry struct {
 		state  machine.State
 		last   int // process of the last step; -1 at the start
@@ -161,9 +161,9 @@ func fewestSwitches(prog *machine.Program, v *checker.Violation, maxStates int64
 	slices.Reverse(chain)
 	rec := prog.NewMachine()
 	rec.RecordAnswers(true)
-	out := &checker.Violation{Name: v.Name, Kind: v.Kind, Pos: v.Pos, Msg: v.Msg, LoopStart: -1}
+	out := &verdict.Violation{Name: v.Name, Kind: v.Kind, Pos: v.Pos, Msg: v.Msg, LoopStart: -1}
 	for d, e := range chain {
-		var asked []checker.Answer
+		var asked []verdict.Answer
 		if d > 0 && !(failing && d == n) {
 			picked := false
 			_ = rec.SuccessorsOf(chain[d-1].state, []int{e.action}, func(a, _ int, t machine.State) {
@@ -181,15 +181,15 @@ func fewestSwitches(prog *machine.Program, v *checker.Violation, maxStates int64
 		}
 		st := make([]int64, prog.Slots())
 		prog.Unpack(st, e.state)
-		out.Trace = append(out.Trace, checker.Step{Action: e.action, State: st, Asked: asked})
+		out.Trace = append(out.Trace, verdict.Step{Action: e.action, State: st, Asked: asked})
 	}
 	return out, nil
 }
 
-func cloneAnswers(as []checker.Answer) []checker.Answer {
-	var out []checker.Answer
+func cloneAnswers(as []verdict.Answer) []verdict.Answer {
+	var out []verdict.Answer
 	for _, x := range as {
-		out = append(out, checker.Answer{Agent: x.Agent, Value: slices.Clone(x.Value)})
+		out = append(out, verdict.Answer{Agent: x.Agent, Value: slices.Clone(x.Value)})
 	}
 	return out
 }

@@ -4,15 +4,15 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // bruteSwitches enumerates every path of n steps from the initial states
 // of m and returns the fewest switches among those ending in v's
 // violation, or -2 when there are more than limit paths.
-func bruteSwitches(t *testing.T, m *spec.Model, v *checker.Violation, n, limit int) int {
+func bruteSwitches(t *testing.T, m *spec.Model, v *verdict.Violation, n, limit int) int {
 	prog, err := machine.Compile(m)
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +67,7 @@ func bruteSwitches(t *testing.T, m *spec.Model, v *checker.Violation, n, limit i
 func TestFewestSwitches(t *testing.T) {
 	compared := 0
 	for _, ex := range examples(t) {
-		if ex.v.LoopStart >= 0 || (ex.v.Kind != checker.Invariant && ex.v.Kind != checker.Deadlock) {
+		if ex.v.LoopStart >= 0 || (ex.v.Kind != verdict.Invariant && ex.v.Kind != verdict.Deadlock) {
 			continue
 		}
 		t.Run(ex.name, func(t *testing.T) {

@@ -10,11 +10,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/replay"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // The defaults of [Options].
@@ -492,7 +492,7 @@ func (g *Guard) blocked(req Request, t *replay.Trail, res *replay.Result) *Decis
 	return d
 }
 
-func (g *Guard) traceJSON(steps []checker.Step) json.RawMessage {
+func (g *Guard) traceJSON(steps []verdict.Step) json.RawMessage {
 	if len(steps) == 0 {
 		return nil
 	}

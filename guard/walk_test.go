@@ -16,13 +16,13 @@ import (
 
 	"github.com/rogpeppe/go-internal/txtar"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/guard"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/replay"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/simulate"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // walker makes random runs of a spec, as run-file lines: walks of the
@@ -37,7 +37,7 @@ type walker struct {
 type succ struct {
 	action int
 	state  machine.State
-	asked  []checker.Answer
+	asked  []verdict.Answer
 }
 
 // walk returns the lines of one run and, per line, the state the walk
@@ -49,7 +49,7 @@ func (w *walker) walk(depth int, mutate bool) (lines [][]byte, states []machine.
 		return nil, nil
 	}
 	cur := inits[w.rnd.IntN(len(inits))]
-	steps := []checker.Step{{Action: -1, State: w.unpack(cur)}}
+	steps := []verdict.Step{{Action: -1, State: w.unpack(cur)}}
 	states = append(states, cur)
 	mutated := map[int]int{} // step -> mutation
 	for len(steps) <= depth {
@@ -60,13 +60,13 @@ func (w *walker) walk(depth int, mutate bool) (lines [][]byte, states []machine.
 		if failed || len(next) == 0 {
 			if failed && len(next) > 0 {
 				// an action fails here: propose the one that does
-				steps = append(steps, checker.Step{Action: next[0].action, State: nil})
+				steps = append(steps, verdict.Step{Action: next[0].action, State: nil})
 				states = append(states, nil)
 			}
 			break
 		}
 		s := next[w.rnd.IntN(len(next))]
-		st := checker.Step{Action: s.action, State: w.unpack(s.state), Asked: s.asked}
+		st := verdict.Step{Action: s.action, State: w.unpack(s.state), Asked: s.asked}
 		if mutate && w.rnd.IntN(8) == 0 {
 			k := w.rnd.IntN(3)
 			mutated[len(steps)] = k
@@ -103,7 +103,7 @@ func (w *walker) walk(depth int, mutate bool) (lines [][]byte, states []machine.
 
 // withStates gives a step without a state (a failing action) its
 // predecessor's, for the rendering.
-func withStates(steps []checker.Step) []checker.Step {
+func withStates(steps []verdict.Step) []verdict.Step {
 	out := slices.Clone(steps)
 	for i := range out {
 		if out[i].State == nil {
@@ -119,10 +119,10 @@ func (w *walker) unpack(s machine.State) []int64 {
 	return out
 }
 
-func cloneAnswers(as []checker.Answer) []checker.Answer {
-	var out []checker.Answer
+func cloneAnswers(as []verdict.Answer) []verdict.Answer {
+	var out []verdict.Answer
 	for _, a := range as {
-		out = append(out, checker.Answer{Agent: a.Agent, Value: slices.Clone(a.Value)})
+		out = append(out, verdict.Answer{Agent: a.Agent, Value: slices.Clone(a.Value)})
 	}
 	return out
 }
@@ -272,7 +272,7 @@ func TestAgreesWithReplay(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if v := res.Violation; v != nil && v.Kind != checker.Deadlock {
+			if v := res.Violation; v != nil && v.Kind != verdict.Deadlock {
 				var b bytes.Buffer
 				if err := report.TraceJSON(&b, m, v.Trace); err != nil {
 					t.Fatal(err)

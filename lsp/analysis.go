@@ -8,9 +8,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/spec/syntax"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // maxAnalyzed is the largest document, in bytes, that the server parses
@@ -82,7 +82,7 @@ func (j *job) watch(ctx context.Context, st *docState, limit time.Duration, mem 
 	defer timer.Stop()
 	tick := time.NewTicker(memoryEvery)
 	defer tick.Stop()
-	start := checker.HeapBytes()
+	start := verdict.HeapBytes()
 	for {
 		select {
 		case <-j.done:
@@ -94,7 +94,7 @@ func (j *job) watch(ctx context.Context, st *docState, limit time.Duration, mem 
 			j.finish(st, j.stopped(fmt.Sprintf("analysis stopped after %v, the time budget for a document", limit)))
 			return
 		case <-tick.C:
-			if h := checker.HeapBytes(); h > start && int64(h-start) > mem {
+			if h := verdict.HeapBytes(); h > start && int64(h-start) > mem {
 				j.finish(st, j.stopped(fmt.Sprintf("analysis stopped: it grew the memory by more than %d MiB, the budget for a document", mem>>20)))
 				return
 			}

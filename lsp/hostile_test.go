@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // hostile returns a reproducer of the shared corpus (testdata/hostile).
@@ -169,7 +169,7 @@ func TestAnalysisMemory(t *testing.T) {
 	c := startWith(t, srv)
 	c.initialize()
 	runtime.GC()
-	base := checker.HeapBytes()
+	base := verdict.HeapBytes()
 	start := time.Now()
 	c.openAsync(testURI, 1, approvalSpec)
 	sym := c.send("textDocument/documentSymbol", docParams(testURI))
@@ -185,7 +185,7 @@ func TestAnalysisMemory(t *testing.T) {
 		t.Fatal("the analysis was not told to stop")
 	}
 	runtime.GC()
-	if h := checker.HeapBytes(); h > base+100<<20 {
+	if h := verdict.HeapBytes(); h > base+100<<20 {
 		t.Errorf("heap %d MiB after the analysis stopped, %d MiB before it", h>>20, base>>20)
 	}
 }

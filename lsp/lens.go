@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
 
@@ -201,7 +201,7 @@ func (s *Server) runCheck(ctx context.Context, st *docState, a *analysis, name, 
 	}
 	opts := verify.Options{Only: []string{name}}
 	if progress {
-		opts.Progress = func(p checker.Progress) {
+		opts.Progress = func(p verdict.Progress) {
 			s.notify("$/progress", map[string]any{"token": token, "value": map[string]any{
 				"kind": "report", "message": fmt.Sprintf("%d states, depth %d", p.States, p.Depth)}})
 		}
@@ -212,10 +212,10 @@ func (s *Server) runCheck(ctx context.Context, st *docState, a *analysis, name, 
 	switch {
 	case err != nil:
 		msg, typ = "wrapcheck: "+err.Error(), 1
-	case res.Verdict == checker.Holds:
+	case res.Verdict == verdict.Holds:
 		msg, typ = fmt.Sprintf("%s holds (%d states, %d transitions)", name, res.Stats.States, res.Stats.Transitions), 3
 		result = fmt.Sprintf("holds: %s (%d states)", name, res.Stats.States)
-	case res.Verdict == checker.Violated:
+	case res.Verdict == verdict.Violated:
 		// A violation is a result, not an error: a warning, which Neovim
 		// prints as a message where an error stops with "Error detected".
 		result = violatedTitle(name, res.Violation)
@@ -236,7 +236,7 @@ func (s *Server) runCheck(ctx context.Context, st *docState, a *analysis, name, 
 		if result != "" {
 			st.results[name] = result
 		}
-		if err == nil && res.Verdict == checker.Violated {
+		if err == nil && res.Verdict == verdict.Violated {
 			st.checks[name] = violationDiagnostic(a, res)
 			st.traces[name] = trace{markdown: traceMarkdown(a, res), panel: tracePanel(a, name, res)}
 		}
@@ -253,7 +253,7 @@ func (s *Server) runCheck(ctx context.Context, st *docState, a *analysis, name, 
 
 // violatedTitle is the result of a check that found the violation v:
 // "violated: NAME (N steps)", with ", a lasso" for a cycle.
-func violatedTitle(name string, v *checker.Violation) string {
+func violatedTitle(name string, v *verdict.Violation) string {
 	steps := len(v.Trace) - 1
 	unit := "steps"
 	if steps == 1 {
@@ -274,7 +274,7 @@ type stepText struct {
 }
 
 // tracePanel is the trace panel's JSON of res, a violation of name.
-func tracePanel(a *analysis, name string, res *checker.Result) traceJSON {
+func tracePanel(a *analysis, name string, res *verdict.Result) traceJSON {
 	out := traceJSON{Name: name, TraceText: []stepText{}}
 	for i := range res.Violation.Trace {
 		asked, changed := report.StepText(a.model, res.Violation.Trace, i)
@@ -307,7 +307,7 @@ func tracePanel(a *analysis, name string, res *checker.Result) traceJSON {
 
 // violationDiagnostic is the counterexample of res as a diagnostic on the
 // violated check, with one related location per step of the trace.
-func violationDiagnostic(a *analysis, res *checker.Result) diagnostic {
+func violationDiagnostic(a *analysis, res *verdict.Result) diagnostic {
 	m, v := a.model, res.Violation
 	var text strings.Builder
 	report.Text(&text, m, res)
@@ -329,7 +329,7 @@ func violationDiagnostic(a *analysis, res *checker.Result) diagnostic {
 }
 
 // traceMarkdown is the report of res as a Markdown document.
-func traceMarkdown(a *analysis, res *checker.Result) string {
+func traceMarkdown(a *analysis, res *verdict.Result) string {
 	var text strings.Builder
 	report.Text(&text, a.model, res)
 	return "# " + report.MarkdownText(report.Headline(a.model, res.Violation)) + "\n\n" + report.MarkdownFence("text", text.String())

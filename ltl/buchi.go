@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // Translate returns a transition-based generalized Büchi automaton whose
@@ -74,7 +74,7 @@ func (b *budget) tick() bool {
 		b.err = err
 		return true
 	}
-	if b.bytes > 0 && b.n%budgetHeapEvery == 0 && checker.HeapBytes() > uint64(b.bytes) {
+	if b.bytes > 0 && b.n%budgetHeapEvery == 0 && verdict.HeapBytes() > uint64(b.bytes) {
 		b.err = ErrMemoryBudget
 		return true
 	}

@@ -8,9 +8,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // Options configures [Check]. The zero value is the default: every
@@ -32,7 +32,7 @@ type Options struct {
 	OnProperty func(PropertyStats)
 	// Progress, when not nil, is called about once a second during the
 	// product search, with Progress.Property set.
-	Progress func(checker.Progress)
+	Progress func(verdict.Progress)
 	// IgnoreFairness lists fairness declarations (indexes into
 	// spec.Model.Fairness) to check without: the result is that of the
 	// model without them.
@@ -102,7 +102,7 @@ const (
 // PropertyStats are the figures of the check of one property.
 type PropertyStats struct {
 	Name            string
-	Verdict         checker.Verdict
+	Verdict         verdict.Verdict
 	Formula         string // the negated property in negation normal form
 	AutomatonStates int
 	AutomatonEdges  int
@@ -125,7 +125,7 @@ var ErrTooManyEventualities = errors.New("more than 64 eventualities (until subf
 // Check checks the LTL properties of m (all, or those named in
 // opts.Only) in declaration order, under the model's fairness
 // declarations, and stops at the first violated one. A violation is
-// reported with Kind checker.Property and a lasso trace: Trace[LoopStart:]
+// reported with Kind verdict.Property and a lasso trace: Trace[LoopStart:]
 // is the cycle, and the last entry steps back to Trace[LoopStart]; a
 // cycle that only stutters in a state without enabled action is the last
 // entry alone (LoopStart is its index). The trace is the prefix, then every state of the cycle
@@ -137,7 +137,7 @@ var ErrTooManyEventualities = errors.New("more than 64 eventualities (until subf
 // transitions explored; Depth is the largest BFS depth of a product node.
 // The error reports bad options, a property the translation cannot
 // handle, or an internal failure.
-func Check(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, error) {
+func Check(ctx context.Context, m *spec.Model, opts Options) (*verdict.Result, error) {
 	c, err := NewChecker(m)
 	if err != nil {
 		return nil, err
@@ -171,7 +171,7 @@ func NewProgramChecker(prog *machine.Program) *Checker {
 }
 
 // Check is [Check] on the Checker's model.
-func (c *Checker) Check(ctx context.Context, opts Options) (*checker.Result, error) {
+func (c *Checker) Check(ctx context.Context, opts Options) (*verdict.Result, error) {
 	props, err := c.validate(opts)
 	if err != nil {
 		return nil, err
@@ -184,7 +184,7 @@ func (c *Checker) Check(ctx context.Context, opts Options) (*checker.Result, err
 		defer debug.SetMemoryLimit(old)
 	}
 	r := &checkRun{c: c, ctx: ctx, opts: opts, start: time.Now(),
-		res: &checker.Result{Verdict: checker.Holds}}
+		res: &verdict.Result{Verdict: verdict.Holds}}
 	r.planner, err = newPlanner(c.m, c.prog, opts, r.interrupted)
 	if err != nil {
 		return nil, err
@@ -225,7 +225,7 @@ type checkRun struct {
 	opts    Options
 	start   time.Time
 	planner *planner
-	res     *checker.Result
+	res     *verdict.Result
 	order   []*system // the systems this check used, in order of first use
 }
 
@@ -234,11 +234,11 @@ type checkRun struct {
 // at the deadline or the memory budget. The evaluation then fails with
 // machine.ErrInterrupted.
 func (r *checkRun) interrupted() bool {
-	return r.ctx.Err() != nil || r.opts.MemoryBudget > 0 && checker.HeapBytes() > uint64(r.opts.MemoryBudget)
+	return r.ctx.Err() != nil || r.opts.MemoryBudget > 0 && verdict.HeapBytes() > uint64(r.opts.MemoryBudget)
 }
 
 // finish completes the result's figures and returns it.
-func (r *checkRun) finish() *checker.Result {
+func (r *checkRun) finish() *verdict.Result {
 	// Under hash compaction each property has its own system: a key's
 	// states and transitions are those of its largest one.
 	most := map[string]int{}
@@ -273,8 +273,8 @@ func (r *checkRun) finish() *checker.Result {
 }
 
 // stopped records that the check stopped early, for reason.
-func (r *checkRun) stopped(reason checker.StopReason) {
-	r.res.Verdict, r.res.Stop = checker.Unknown, reason
+func (r *checkRun) stopped(reason verdict.StopReason) {
+	r.res.Verdict, r.res.Stop = verdict.Unknown, reason
 }
 
 // system returns the system of plan q, built once per key and kept by
@@ -318,8 +318,8 @@ func (r *checkRun) initFailed(err error) error {
 	}
 	var ee *machine.ExecError
 	if errors.As(err, &ee) {
-		r.res.Verdict = checker.Violated
-		r.res.Violation = &checker.Violation{Name: "init", Kind: ee.Kind, Pos: ee.Pos, Msg: ee.Msg, LoopStart: -1}
+		r.res.Verdict = verdict.Violated
+		r.res.Violation = &verdict.Violation{Name: "init", Kind: ee.Kind, Pos: ee.Pos, Msg: ee.Msg, LoopStart: -1}
 		return nil
 	}
 	return err
@@ -353,7 +353,7 @@ func (r *checkRun) property(p *spec.Property) (stop bool, err error) {
 	pstart := time.Now()
 	pn, err := r.planner.plan(p)
 	if err != nil {
-		if reason := stopReason(err); reason != checker.NotStopped {
+		if reason := stopReason(err); reason != verdict.NotStopped {
 			r.stopped(reason)
 			return true, nil
 		}
@@ -371,7 +371,7 @@ func (r *checkRun) property(p *spec.Property) (stop bool, err error) {
 	neg := Not(pn.formula)
 	aut, err := translate(neg, r.planner.lim, false)
 	if err != nil {
-		if reason := stopReason(err); reason != checker.NotStopped {
+		if reason := stopReason(err); reason != verdict.NotStopped {
 			r.stopped(reason)
 			return true, nil
 		}
@@ -388,7 +388,7 @@ func (r *checkRun) property(p *spec.Property) (stop bool, err error) {
 	if pr.collided != nil {
 		return true, fmt.Errorf("property %s: %w", p.Name, pr.collided)
 	}
-	if v != nil && v.Kind == checker.Property && sys.threads != nil {
+	if v != nil && v.Kind == verdict.Property && sys.threads != nil {
 		// The quotient's cycle is fair for some run, but which passes
 		// make every instance fair is not tracked: the lasso comes from
 		// the product without symmetry, which has one (see cycle.go).
@@ -397,12 +397,12 @@ func (r *checkRun) property(p *spec.Property) (stop bool, err error) {
 		if err != nil || initFailed {
 			return true, err
 		}
-		if v == nil && reason == checker.NotStopped && sys.fp != nil {
+		if v == nil && reason == verdict.NotStopped && sys.fp != nil {
 			// Under hash compaction two states taken for one can give the
 			// quotient a cycle the system does not have.
 			return true, fmt.Errorf("property %s: %w", p.Name, errCollision)
 		}
-		if v == nil && reason == checker.NotStopped {
+		if v == nil && reason == verdict.NotStopped {
 			return false, fmt.Errorf("ltl: internal error: property %s: the symmetry-reduced product has a fair cycle, the product without symmetry has none", p.Name)
 		}
 	}
@@ -410,15 +410,15 @@ func (r *checkRun) property(p *spec.Property) (stop bool, err error) {
 	r.report(p, pr, aut, neg, v, reason, fair, pstart)
 	switch {
 	case v != nil:
-		if pn.pinned != nil && v.Kind == checker.Property {
+		if pn.pinned != nil && v.Kind == verdict.Property {
 			r.res.Notes = append(r.res.Notes, fmt.Sprintf("property %s was checked for %s alone: the model is symmetric in %s, so a run that violates it for one %s violates it, permuted, for %s",
 				p.Name, pn.pinned.Names[0], pn.pinned.Name, pn.pinned.Name, pn.pinned.Names[0]))
 		}
-		r.res.Verdict, r.res.Violation, r.res.Stop = checker.Violated, v, checker.NotStopped
+		r.res.Verdict, r.res.Violation, r.res.Stop = verdict.Violated, v, verdict.NotStopped
 		return true, nil
-	case reason != checker.NotStopped:
+	case reason != verdict.NotStopped:
 		r.stopped(reason)
-		return reason == checker.StopTimeout || reason == checker.StopInterrupted || reason == checker.StopMemory, nil
+		return reason == verdict.StopTimeout || reason == verdict.StopInterrupted || reason == verdict.StopMemory, nil
 	}
 	return false, nil
 }
@@ -426,69 +426,69 @@ func (r *checkRun) property(p *spec.Property) (stop bool, err error) {
 // plainLasso searches the product of property p without symmetry
 // reduction, for the lasso of a violation the quotient found. When the
 // init block fails, the failure is recorded in the result (initFailed).
-func (r *checkRun) plainLasso(p *spec.Property, pn *plan, aut *Automaton, started time.Time) (v *checker.Violation, reason checker.StopReason, initFailed bool, err error) {
+func (r *checkRun) plainLasso(p *spec.Property, pn *plan, aut *Automaton, started time.Time) (v *verdict.Violation, reason verdict.StopReason, initFailed bool, err error) {
 	plainPlan, err := r.planner.plain(pn)
 	if err != nil {
-		return nil, checker.NotStopped, false, err
+		return nil, verdict.NotStopped, false, err
 	}
 	plainSys, err := r.system(plainPlan)
 	if err != nil {
-		return nil, checker.NotStopped, true, r.initFailed(err)
+		return nil, verdict.NotStopped, true, r.initFailed(err)
 	}
 	plain, err := r.product(p, plainSys, aut, pn.atoms, started)
 	if err != nil {
-		return nil, checker.NotStopped, false, err
+		return nil, verdict.NotStopped, false, err
 	}
 	v, reason, _ = plain.run(p)
 	if r.opts.onProduct != nil {
 		r.opts.onProduct(plain)
 	}
 	if plain.collided != nil {
-		return nil, checker.NotStopped, false, fmt.Errorf("property %s: %w", p.Name, plain.collided)
+		return nil, verdict.NotStopped, false, fmt.Errorf("property %s: %w", p.Name, plain.collided)
 	}
 	return v, reason, false, nil
 }
 
 // report passes the figures of the check of p to Options.OnProperty.
-func (r *checkRun) report(p *spec.Property, pr *product, aut *Automaton, neg *Formula, v *checker.Violation, reason checker.StopReason, fair int, started time.Time) {
+func (r *checkRun) report(p *spec.Property, pr *product, aut *Automaton, neg *Formula, v *verdict.Violation, reason verdict.StopReason, fair int, started time.Time) {
 	if r.opts.OnProperty == nil {
 		return
 	}
-	st := PropertyStats{Name: p.Name, Verdict: checker.Holds, Formula: neg.String(),
+	st := PropertyStats{Name: p.Name, Verdict: verdict.Holds, Formula: neg.String(),
 		AutomatonStates: len(aut.States), AutomatonEdges: aut.NumEdges(), AcceptanceSets: aut.NumAcc,
 		ProductNodes: int64(len(pr.nodeSys)), ProductEdges: pr.edgesN, FairSCCs: fair,
 		Seconds: time.Since(started).Seconds(), Bytes: pr.footprint()}
 	switch {
 	case v != nil:
-		st.Verdict = checker.Violated
-	case reason != checker.NotStopped:
-		st.Verdict = checker.Unknown
+		st.Verdict = verdict.Violated
+	case reason != verdict.NotStopped:
+		st.Verdict = verdict.Unknown
 	}
 	r.opts.OnProperty(st)
 }
 
 // limitReason returns why an evaluation was interrupted: StopTimeout or
 // StopInterrupted when ctx is done, else StopMemory.
-func limitReason(ctx context.Context, budget int64) checker.StopReason {
-	if r := stopReason(ctx.Err()); r != checker.NotStopped {
+func limitReason(ctx context.Context, budget int64) verdict.StopReason {
+	if r := stopReason(ctx.Err()); r != verdict.NotStopped {
 		return r
 	}
-	return checker.StopMemory
+	return verdict.StopMemory
 }
 
 // stopReason returns the Result.Stop for an error that stopped a
 // property's conversion or translation early (StopTimeout,
 // StopInterrupted, StopMemory), or NotStopped for any other error.
-func stopReason(err error) checker.StopReason {
+func stopReason(err error) verdict.StopReason {
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
-		return checker.StopTimeout
+		return verdict.StopTimeout
 	case errors.Is(err, context.Canceled):
-		return checker.StopInterrupted
+		return verdict.StopInterrupted
 	case errors.Is(err, ErrMemoryBudget):
-		return checker.StopMemory
+		return verdict.StopMemory
 	}
-	return checker.NotStopped
+	return verdict.NotStopped
 }
 
 func selectProperties(m *spec.Model, only []string) ([]*spec.Property, error) {

@@ -7,8 +7,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // BenchmarkCoffeeCan checks TLA+'s CoffeeCan (testdata/coffeecan.wrap,
@@ -48,7 +48,7 @@ func coffeeCan(b *testing.B, src []byte, max int64, filter filterMode) {
 	ph := &phaseStats{clock: cpuTime}
 	opts := Options{OnProperty: func(s PropertyStats) { st = s }, filter: filter, phases: ph}
 	res, cpu := checkN(b, m, opts)
-	if res.Verdict != checker.Holds {
+	if res.Verdict != verdict.Holds {
 		b.Fatalf("verdict %v, want holds", res.Verdict)
 	}
 	b.ReportMetric(float64(st.ProductNodes), "nodes")
@@ -61,10 +61,10 @@ func coffeeCan(b *testing.B, src []byte, max int64, filter filterMode) {
 // checkN checks m b.N times with opts (the benchmark's timer reset
 // first) and returns the last result and the process's CPU nanoseconds
 // per check.
-func checkN(b *testing.B, m *spec.Model, opts Options) (*checker.Result, int64) {
+func checkN(b *testing.B, m *spec.Model, opts Options) (*verdict.Result, int64) {
 	cpu0 := cpuTime()
 	b.ResetTimer()
-	var res *checker.Result
+	var res *verdict.Result
 	for n := 0; n < b.N; n++ {
 		var err error
 		res, err = Check(context.Background(), m, opts)

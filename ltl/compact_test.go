@@ -11,10 +11,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/internal/gen"
 	"github.com/wrapcheck/wrapcheck/internal/testenv"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // compactNoteRe matches the note of the hash-compacted property searches
@@ -88,9 +88,9 @@ func TestCompactExamples(t *testing.T) {
 				t.Fatal(err)
 			}
 			type outcome struct {
-				Verdict   checker.Verdict
-				Stop      checker.StopReason
-				Violation *checker.Violation
+				Verdict   verdict.Verdict
+				Stop      verdict.StopReason
+				Violation *verdict.Violation
 			}
 			if diff := cmp.Diff(outcome{want.Verdict, want.Stop, want.Violation}, outcome{got.Verdict, got.Stop, got.Violation}); diff != "" {
 				t.Errorf("%s, %s, all properties: full vectors and hash compaction (-want +got):\n%s", ex.file, mode.name, diff)
@@ -136,9 +136,9 @@ func TestCompactCollisions(t *testing.T) {
 				if cut.ProductNodes < full.ProductNodes {
 					lost++
 				}
-				if got.Verdict == checker.Violated {
+				if got.Verdict == verdict.Violated {
 					violated++
-					if want.Verdict != checker.Violated {
+					if want.Verdict != verdict.Violated {
 						t.Fatalf("%s, %s, %s: violated with colliding fingerprints, %s with full vectors:\n%+v", name, mode.name, p.Name, want.Verdict, got.Violation)
 					}
 				}

@@ -6,21 +6,21 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // explore expands nodes in BFS order until upto nodes are expanded or the
 // product is complete (done). It returns a reason other than NotStopped
 // when it stopped early (a limit, or the context), and sets failNode/failErr on an
 // execution failure.
-func (p *product) explore(upto int) (reason checker.StopReason, done bool, err error) {
+func (p *product) explore(upto int) (reason verdict.StopReason, done bool, err error) {
 	batched, ahead := p.sys.batched(), 0
 	defer p.sys.dropPending()
 	for i := p.expanded(); i < len(p.nodeSys); i++ {
 		if i >= upto {
-			return checker.NotStopped, false, nil
+			return verdict.NotStopped, false, nil
 		}
 		if batched && i >= ahead {
 			ahead = min(i+prefetchNodes, upto, len(p.nodeSys))
@@ -29,25 +29,25 @@ func (p *product) explore(upto int) (reason checker.StopReason, done bool, err e
 		if i&1023 == 0 {
 			if err := p.ctx.Err(); err != nil {
 				if errors.Is(err, context.DeadlineExceeded) {
-					return checker.StopTimeout, false, nil
+					return verdict.StopTimeout, false, nil
 				}
-				return checker.StopInterrupted, false, nil
+				return verdict.StopInterrupted, false, nil
 			}
 		}
 		if p.limit > 0 && int64(len(p.nodeSys)) > p.limit {
-			return checker.StopStates, false, nil
+			return verdict.StopStates, false, nil
 		}
-		if p.budget > 0 && i&(1<<10-1) == 0 && checker.HeapBytes() > uint64(p.budget) {
-			return checker.StopMemory, false, nil
+		if p.budget > 0 && i&(1<<10-1) == 0 && verdict.HeapBytes() > uint64(p.budget) {
+			return verdict.StopMemory, false, nil
 		}
 		if p.progress != nil && i&(1<<12-1) == 0 && time.Since(p.lastProg) >= time.Second {
 			p.lastProg = time.Now()
-			p.progress(checker.Progress{Property: p.name, States: int64(len(p.nodeSys)), Transitions: p.edgesN,
-				Depth: p.maxDepth, Frontier: len(p.nodeSys) - i, Elapsed: time.Since(p.started), HeapBytes: checker.HeapBytes()})
+			p.progress(verdict.Progress{Property: p.name, States: int64(len(p.nodeSys)), Transitions: p.edgesN,
+				Depth: p.maxDepth, Frontier: len(p.nodeSys) - i, Elapsed: time.Since(p.started), HeapBytes: verdict.HeapBytes()})
 		}
 		stop, err := p.expandNode(i)
 		if err != nil || stop {
-			return checker.NotStopped, false, err
+			return verdict.NotStopped, false, err
 		}
 		p.expandedN++
 		if p.record {
@@ -57,7 +57,7 @@ func (p *product) explore(upto int) (reason checker.StopReason, done bool, err e
 			p.recordOff = append(p.recordOff, int64(len(p.recorded)))
 		}
 	}
-	return checker.NotStopped, true, nil
+	return verdict.NotStopped, true, nil
 }
 
 // expandNode adds the edges of node i. It reports stop on an execution
@@ -173,15 +173,15 @@ const (
 // the first one that finds a violation (the total work stays linear). It
 // returns the violation (nil when the property holds), or the reason the
 // search stopped early, and the number of fair accepting SCCs found.
-func (p *product) run(prop *spec.Property) (*checker.Violation, checker.StopReason, int) {
+func (p *product) run(prop *spec.Property) (*verdict.Violation, verdict.StopReason, int) {
 	if p.aut.IsEmpty() {
-		return nil, checker.NotStopped, 0
+		return nil, verdict.NotStopped, 0
 	}
-	internal := func(err error) (*checker.Violation, checker.StopReason, int) {
+	internal := func(err error) (*verdict.Violation, verdict.StopReason, int) {
 		if errors.Is(err, machine.ErrInterrupted) {
 			return nil, limitReason(p.ctx, p.budget), 0
 		}
-		return &checker.Violation{Name: prop.Name, Kind: checker.RuntimeError, Pos: prop.Pos, Msg: err.Error(), LoopStart: -1}, checker.NotStopped, 0
+		return &verdict.Violation{Name: prop.Name, Kind: verdict.RuntimeError, Pos: prop.Pos, Msg: err.Error(), LoopStart: -1}, verdict.NotStopped, 0
 	}
 	if err := p.start(); err != nil {
 		return internal(err)
@@ -194,11 +194,11 @@ func (p *product) run(prop *spec.Property) (*checker.Violation, checker.StopReas
 		if err != nil {
 			return internal(err)
 		}
-		if reason != checker.NotStopped {
+		if reason != verdict.NotStopped {
 			return nil, reason, 0
 		}
 		if p.failErr != nil {
-			return p.failure(prop), checker.NotStopped, 0
+			return p.failure(prop), verdict.NotStopped, 0
 		}
 		if !done && !putOff && len(p.nodeSys)-p.expanded() < upto/taperCheck {
 			putOff = true
@@ -207,7 +207,7 @@ func (p *product) run(prop *spec.Property) (*checker.Violation, checker.StopReas
 		}
 		putOff = false
 		if v, n := p.search(prop); v != nil || done || p.collided != nil {
-			return v, checker.NotStopped, n
+			return v, verdict.NotStopped, n
 		}
 	}
 }
@@ -227,8 +227,8 @@ func (p *product) phase(k int, t0 int64) {
 	}
 }
 
-func (p *product) failure(prop *spec.Property) *checker.Violation {
-	v := &checker.Violation{Kind: p.failErr.Kind, Pos: p.failErr.Pos, Msg: p.failErr.Msg, LoopStart: -1}
+func (p *product) failure(prop *spec.Property) *verdict.Violation {
+	v := &verdict.Violation{Kind: p.failErr.Kind, Pos: p.failErr.Pos, Msg: p.failErr.Msg, LoopStart: -1}
 	switch {
 	case p.failPred:
 		v.Name = prop.Name
@@ -251,7 +251,7 @@ func (p *product) failure(prop *spec.Property) *checker.Violation {
 // search looks for a fair accepting SCC in the expanded part and, when
 // there is one, returns the lasso through the fair node closest to an
 // initial node.
-func (p *product) search(prop *spec.Property) (*checker.Violation, int) {
+func (p *product) search(prop *spec.Property) (*verdict.Violation, int) {
 	var roots []uint32
 	if p.phases != nil {
 		p.phases.checks++
@@ -295,19 +295,12 @@ func (p *product) search(prop *spec.Property) (*checker.Violation, int) {
 		return nil, 0
 	}
 	if err != nil {
-		return &checker.Violation{Name: prop.Name, Kind: checker.RuntimeError, Pos: prop.Pos, Msg: err.Error(), LoopStart: -1}, len(fair)
+		return &verdict.Violation{Name: prop.Name, Kind: verdict.RuntimeError, Pos: prop.Pos, Msg: err.Error(), LoopStart: -1}, len(fair)
 	}
-	msg := fmt.Sprintf("a run violates the property: %s, then a cycle of %s repeated forever", plural(loop-1, "step"), plural(len(steps)-loop, "step"))
+	msg := fmt.Sprintf("a run violates the property: %s, then a cycle of %s repeated forever", verdict.Plural(loop-1, "step"), verdict.Plural(len(steps)-loop, "step"))
 	if loop == len(steps) { // the cycle stutters in a state without enabled action
 		loop--
-		msg = fmt.Sprintf("a run violates the property: %s, then no action is enabled and the last state repeats forever", plural(loop, "step"))
+		msg = fmt.Sprintf("a run violates the property: %s, then no action is enabled and the last state repeats forever", verdict.Plural(loop, "step"))
 	}
-	return &checker.Violation{Name: prop.Name, Kind: checker.Property, Pos: prop.Pos, Trace: steps, LoopStart: loop, Msg: msg}, len(fair)
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
+	return &verdict.Violation{Name: prop.Name, Kind: verdict.Property, Pos: prop.Pos, Trace: steps, LoopStart: loop, Msg: msg}, len(fair)
 }

@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/internal/golden"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // TestGolden checks every property of each testdata/*.txtar spec (section
@@ -61,7 +61,7 @@ func renderAll(t *testing.T, m *spec.Model) string {
 	return b.String()
 }
 
-func render(m *spec.Model, res *checker.Result, ps PropertyStats) string {
+func render(m *spec.Model, res *verdict.Result, ps PropertyStats) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "property %s: %s\n", ps.Name, res.Verdict)
 	fmt.Fprintf(&b, "negation: %s\n", ps.Formula)

@@ -11,10 +11,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/internal/gen"
 	"github.com/wrapcheck/wrapcheck/internal/testenv"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // filterModes are the option sets the OWCTY differential tests run with
@@ -261,7 +261,7 @@ func TestFilterDefault(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Verdict != checker.Holds {
+			if res.Verdict != verdict.Holds {
 				t.Fatalf("%s: AllRunsEnd %s, want holds", tt.file, res.Verdict)
 			}
 			return st

@@ -6,9 +6,9 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // product is the product of the system with the automaton of a negated
@@ -106,7 +106,7 @@ type cycleChecks struct {
 // progressReport is the progress of the exploration, reported about
 // once a second when progress is not nil.
 type progressReport struct {
-	progress func(checker.Progress)
+	progress func(verdict.Progress)
 	name     string    // the property, for progress
 	started  time.Time // the check's start, for progress
 	lastProg time.Time

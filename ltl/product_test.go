@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/internal/testenv"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 var (
@@ -251,8 +251,8 @@ func (k *ksys) findLasso(maxLen int) bool {
 // validLasso checks a reported lasso: every step is a transition, the
 // last entry steps back to the loop start by some action (or stutters),
 // and the lasso is fair and violates the formula.
-func (k *ksys) validLasso(v *checker.Violation, m *spec.Model) error {
-	if v.Kind != checker.Property || v.LoopStart < 0 || v.LoopStart >= len(v.Trace) {
+func (k *ksys) validLasso(v *verdict.Violation, m *spec.Model) error {
+	if v.Kind != verdict.Property || v.LoopStart < 0 || v.LoopStart >= len(v.Trace) {
 		return fmt.Errorf("bad violation %+v", v)
 	}
 	var states, acts []int
@@ -319,7 +319,7 @@ func TestRandomSystems(t *testing.T) {
 		if early.Verdict != res.Verdict {
 			bad++
 			t.Errorf("%s: verdict %v with early checks, %v without", k, early.Verdict, res.Verdict)
-		} else if early.Verdict == checker.Violated {
+		} else if early.Verdict == verdict.Violated {
 			if err := k.validLasso(early.Violation, m); err != nil {
 				bad++
 				t.Errorf("%s: early check: %v", k, err)
@@ -336,7 +336,7 @@ func TestRandomSystems(t *testing.T) {
 			t.Errorf("%s: dense array vs hash table (-want +got):\n%s", k, diff)
 		}
 		switch res.Verdict {
-		case checker.Violated:
+		case verdict.Violated:
 			violated++
 			if err := k.validLasso(res.Violation, m); err != nil {
 				bad++
@@ -346,7 +346,7 @@ func TestRandomSystems(t *testing.T) {
 			if fmt.Sprint(again.Violation) != fmt.Sprint(res.Violation) {
 				t.Errorf("%s: not deterministic", k)
 			}
-		case checker.Holds:
+		case verdict.Holds:
 			holds++
 			if k.findLasso(6) {
 				bad++
@@ -400,7 +400,7 @@ func TestManyAtoms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Verdict != checker.Violated || res.Violation.LoopStart != 69 || len(res.Violation.Trace) != 70 {
+	if res.Verdict != verdict.Violated || res.Violation.LoopStart != 69 || len(res.Violation.Trace) != 70 {
 		t.Fatalf("got %v, loop %d, trace %d; want violated, loop 69, trace 70", res.Verdict, res.Violation.LoopStart, len(res.Violation.Trace))
 	}
 }
@@ -447,8 +447,8 @@ func TestLimits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Verdict != checker.Unknown || res.Reason() != tt.reason {
-				t.Errorf("got %v %q, want %v %q", res.Verdict, res.Reason(), checker.Unknown, tt.reason)
+			if res.Verdict != verdict.Unknown || res.Reason() != tt.reason {
+				t.Errorf("got %v %q, want %v %q", res.Verdict, res.Reason(), verdict.Unknown, tt.reason)
 			}
 		})
 	}
@@ -470,8 +470,8 @@ property Ends: eventually x == 3
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []checker.Progress
-	if _, err := Check(context.Background(), m, Options{Progress: func(p checker.Progress) { got = append(got, p) }}); err != nil {
+	var got []verdict.Progress
+	if _, err := Check(context.Background(), m, Options{Progress: func(p verdict.Progress) { got = append(got, p) }}); err != nil {
 		t.Fatal(err)
 	}
 	if len(got) == 0 || got[0].Property != "Ends" || got[0].States < 1 {
@@ -496,7 +496,7 @@ func TestMinimalPrefix(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Verdict != checker.Violated {
+			if res.Verdict != verdict.Violated {
 				t.Fatalf("verdict %v", res.Verdict)
 			}
 			type lasso struct {
@@ -570,8 +570,8 @@ func TestPropertyPhaseLimits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Verdict != checker.Unknown || res.Reason() != tt.reason {
-				t.Errorf("got %v %q, want %v %q", res.Verdict, res.Reason(), checker.Unknown, tt.reason)
+			if res.Verdict != verdict.Unknown || res.Reason() != tt.reason {
+				t.Errorf("got %v %q, want %v %q", res.Verdict, res.Reason(), verdict.Unknown, tt.reason)
 			}
 			if tt.reason == "timeout" && took > tt.timeout+time.Second {
 				t.Errorf("stopped %v after the deadline", took-tt.timeout)
@@ -638,15 +638,15 @@ func TestCheckpointPutOff(t *testing.T) {
 	}
 	for _, tt := range []struct {
 		prop          string
-		verdict       checker.Verdict
+		verdict       verdict.Verdict
 		checks, nodes int
 	}{
 		// Checkpoints at 16 (put off to 32), 32 (kept), 128 (put off to
 		// 256), 256, 1024 (the product is complete at 1001 nodes).
-		{"Ends", checker.Holds, 3, 1001},
+		{"Ends", verdict.Holds, 3, 1001},
 		// The same checkpoints: the lasso's cycle is the stutter at
 		// x = 1000, so only the complete product has it.
-		{"Small", checker.Violated, 3, 0},
+		{"Small", verdict.Violated, 3, 0},
 	} {
 		ph := &phaseStats{clock: func() int64 { return 0 }}
 		var st PropertyStats

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/machine"
 	red "github.com/wrapcheck/wrapcheck/reduce"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // plan is how one property is checked: the formula (possibly reduced to
@@ -27,7 +27,7 @@ type plan struct {
 	// a family indexed by a permuted type: their units are followed
 	// through the permutations of the quotient (see cycle.go).
 	threads []threadDecl
-	ample   checker.AmpleFunc
+	ample   verdict.AmpleFunc
 	key     string   // systems with equal keys are the same reduced system
 	notes   []string // why a reduction is off for this property
 }

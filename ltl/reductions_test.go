@@ -13,11 +13,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/internal/gen"
 	"github.com/wrapcheck/wrapcheck/internal/testenv"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // reductionModes are the option sets the differential tests compare
@@ -43,10 +43,10 @@ func differentialLTL(t *testing.T, m *spec.Model) int {
 		if err != nil {
 			t.Fatalf("%s: %v", p.Name, err)
 		}
-		if plain.Verdict == checker.Unknown {
+		if plain.Verdict == verdict.Unknown {
 			continue
 		}
-		if plain.Verdict == checker.Violated {
+		if plain.Verdict == verdict.Violated {
 			violated++
 			if err := validLasso(m, p, plain.Violation); err != nil {
 				t.Errorf("%s plain: %v", p.Name, err)
@@ -63,13 +63,13 @@ func differentialLTL(t *testing.T, m *spec.Model) int {
 				t.Errorf("%s: %s says %s, the plain product %s (notes %q)", p.Name, mode.name, red.Verdict, plain.Verdict, red.Notes)
 				continue
 			}
-			if red.Verdict == checker.Holds && red.Stats.States > plain.Stats.States {
+			if red.Verdict == verdict.Holds && red.Stats.States > plain.Stats.States {
 				t.Errorf("%s: %s stored %d states, more than the plain product's %d", p.Name, mode.name, red.Stats.States, plain.Stats.States)
 			}
-			if red.Verdict == checker.Violated {
+			if red.Verdict == verdict.Violated {
 				if plain.Violation.Kind != red.Violation.Kind {
 					t.Errorf("%s: %s reports a %s, the plain product a %s", p.Name, mode.name, red.Violation.Kind, plain.Violation.Kind)
-				} else if red.Violation.Kind == checker.Property {
+				} else if red.Violation.Kind == verdict.Property {
 					if err := validLasso(m, p, red.Violation); err != nil {
 						t.Errorf("%s %s: %v", p.Name, mode.name, err)
 					}
@@ -84,7 +84,7 @@ func differentialLTL(t *testing.T, m *spec.Model) int {
 // (an initial state, then successors by the recorded actions, the last
 // state stepping back to Trace[LoopStart], or a state without successor
 // that repeats), that its cycle is fair, and that the run violates p.
-func validLasso(m *spec.Model, p *spec.Property, v *checker.Violation) error {
+func validLasso(m *spec.Model, p *spec.Property, v *verdict.Violation) error {
 	prog, err := machine.Compile(m)
 	if err != nil {
 		return err
@@ -92,7 +92,7 @@ func validLasso(m *spec.Model, p *spec.Property, v *checker.Violation) error {
 	mach := prog.NewMachine()
 	tr := v.Trace
 	n := len(tr)
-	if v.Kind != checker.Property || v.LoopStart < 0 || v.LoopStart >= n {
+	if v.Kind != verdict.Property || v.LoopStart < 0 || v.LoopStart >= n {
 		return fmt.Errorf("bad lasso: kind %s, loop %d of %d", v.Kind, v.LoopStart, n)
 	}
 	pack := func(i int) machine.State {
@@ -424,14 +424,14 @@ fairness %s w
 		k        int
 		strength string
 		prop     string
-		want     checker.Verdict
+		want     verdict.Verdict
 	}{
-		{2, "weak", "property Stops: eventually stopped", checker.Violated},
-		{3, "weak", "property Stops: eventually stopped", checker.Violated},
-		{3, "strong", "property Stops: eventually stopped", checker.Violated},
-		{3, "weak", "property Turns: forall j in Id: always eventually (stopped or last == j)", checker.Holds},
-		{4, "strong", "property Turns: forall j in Id: always eventually (stopped or last == j)", checker.Holds},
-		{3, "weak", "property Settles: eventually always (stopped or last == last)", checker.Holds},
+		{2, "weak", "property Stops: eventually stopped", verdict.Violated},
+		{3, "weak", "property Stops: eventually stopped", verdict.Violated},
+		{3, "strong", "property Stops: eventually stopped", verdict.Violated},
+		{3, "weak", "property Turns: forall j in Id: always eventually (stopped or last == j)", verdict.Holds},
+		{4, "strong", "property Turns: forall j in Id: always eventually (stopped or last == j)", verdict.Holds},
+		{3, "weak", "property Settles: eventually always (stopped or last == last)", verdict.Holds},
 	}
 	for _, tt := range tests {
 		name := fmt.Sprintf("%s/K=%d/%s", tt.prop[9:strings.Index(tt.prop, ":")], tt.k, tt.strength)
@@ -459,7 +459,7 @@ fairness %s w
 			if res.Verdict != tt.want {
 				t.Fatalf("verdict %s, want %s", res.Verdict, tt.want)
 			}
-			if res.Verdict == checker.Violated {
+			if res.Verdict == verdict.Violated {
 				if err := validLasso(m, m.Properties[0], res.Violation); err != nil {
 					t.Error(err)
 				}

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/machine"
 	red "github.com/wrapcheck/wrapcheck/reduce"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // system caches the explored part of the model's transition system: the
@@ -60,8 +60,8 @@ type compaction struct {
 // successors by the other enabled actions once asked for.
 type reduction struct {
 	canon   *red.Canon
-	canonFn checker.CanonFunc // canon.Func(), taken once
-	ample   checker.AmpleFunc
+	canonFn verdict.CanonFunc // canon.Func(), taken once
+	ample   verdict.AmpleFunc
 	reduced stateFlags      // per state: its ample set is proper
 	rest    map[uint32]bool // the reduced states whose other successors were computed
 	unp     []int64         // a state unpacked, for canon and ample

@@ -3,8 +3,8 @@ package ltl
 import (
 	"slices"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/machine"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // withActions fills in the actions of the edges of a cycle from n0 that
@@ -68,7 +68,7 @@ func (p *product) parentAction(v uint32) int32 {
 // repeat a state without enabled action. Under symmetry reduction the
 // canonical states are replaced by a real run (see concretize), whose
 // cycle may be the product cycle repeated.
-func (p *product) trace(path []uint32, cycle []edge) ([]checker.Step, int, error) {
+func (p *product) trace(path []uint32, cycle []edge) ([]verdict.Step, int, error) {
 	var seq []uint32
 	var acts []int32
 	for i, v := range path {
@@ -105,7 +105,7 @@ func (p *product) trace(path []uint32, cycle []edge) ([]checker.Step, int, error
 		}
 	}
 	vecs, acts, loopAt = minimalPrefix(vecs, acts, loopAt)
-	var out []checker.Step
+	var out []verdict.Step
 	var kept [][]uint64
 	loop := -1
 	for i, vec := range vecs {
@@ -119,7 +119,7 @@ func (p *product) trace(path []uint32, cycle []edge) ([]checker.Step, int, error
 		if p.sys.prog.Words() > 0 {
 			p.sys.prog.Unpack(st, vec)
 		}
-		out = append(out, checker.Step{Action: int(acts[i]), State: st})
+		out = append(out, verdict.Step{Action: int(acts[i]), State: st})
 		kept = append(kept, vec)
 	}
 	if loop < 0 {
@@ -152,7 +152,7 @@ func minimalPrefix(vecs [][]uint64, acts []int32, loopAt int) ([][]uint64, []int
 // action from the previous state and takes the answers of the first branch
 // that reaches the step's state (the branch order is the engine's, so the
 // choice is deterministic).
-func (p *product) answers(out []checker.Step, vecs [][]uint64) {
+func (p *product) answers(out []verdict.Step, vecs [][]uint64) {
 	if len(p.sys.prog.Model.Agents) == 0 {
 		return
 	}
@@ -167,7 +167,7 @@ func (p *product) answers(out []checker.Step, vecs [][]uint64) {
 			}
 			found = true
 			for _, a := range m.Asked() {
-				out[i].Asked = append(out[i].Asked, checker.Answer{Agent: a.Agent, Value: slices.Clone(a.Value)})
+				out[i].Asked = append(out[i].Asked, verdict.Answer{Agent: a.Agent, Value: slices.Clone(a.Value)})
 			}
 		})
 	}

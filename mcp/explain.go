@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/explain"
+	"github.com/wrapcheck/wrapcheck/verdict"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
 
@@ -33,9 +33,9 @@ func (t *tools) explain(ctx context.Context, req *sdk.CallToolRequest, in Explai
 	}
 	m := prog.Model
 	out.Verdict = res.Verdict.String()
-	if res.Verdict != checker.Violated {
+	if res.Verdict != verdict.Violated {
 		out.Text = m.Name + ": " + out.Verdict + ": nothing to explain"
-		if res.Verdict == checker.Unknown {
+		if res.Verdict == verdict.Unknown {
 			out.Text += " (the search stopped early: " + res.Reason() + ")"
 		}
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: out.Text}}}, out, nil

@@ -15,7 +15,6 @@ import (
 	"unicode"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/docs"
 	"github.com/wrapcheck/wrapcheck/examples"
 	"github.com/wrapcheck/wrapcheck/ltl"
@@ -23,6 +22,7 @@ import (
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/spec/syntax"
+	"github.com/wrapcheck/wrapcheck/verdict"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
 
@@ -189,13 +189,13 @@ func (t *tools) check(ctx context.Context, req *sdk.CallToolRequest, in CheckInp
 // violation (its headline and the length of its trace), the figures and
 // vet's findings, and where the rest is. The report itself is the
 // structured result alone, so that a client does not read it twice.
-func checkSummary(m *spec.Model, res *checker.Result, warnings []string) string {
+func checkSummary(m *spec.Model, res *verdict.Result, warnings []string) string {
 	var b strings.Builder
 	name := report.Escape(m.Name)
 	switch res.Verdict {
-	case checker.Holds:
+	case verdict.Holds:
 		fmt.Fprintf(&b, "%s: every check holds\n", name)
-	case checker.Unknown:
+	case verdict.Unknown:
 		fmt.Fprintf(&b, "%s: incomplete: %s; no violation found in the states explored\n", name, res.Reason())
 	default:
 		for _, v := range report.Violations(res) {
@@ -222,7 +222,7 @@ func checkSummary(m *spec.Model, res *checker.Result, warnings []string) string 
 // search parses and checks the spec of in, compiles it once and runs
 // every check it asks for, with progress notifications when the client gave a token and the
 // time limit of in (or the server's default).
-func (t *tools) search(ctx context.Context, req *sdk.CallToolRequest, in CheckInput) (*syntax.File, *machine.Program, *checker.Result, error) {
+func (t *tools) search(ctx context.Context, req *sdk.CallToolRequest, in CheckInput) (*syntax.File, *machine.Program, *verdict.Result, error) {
 	if in.MaxStates < 0 || in.Workers < 0 || in.TimeoutSeconds < 0 {
 		return nil, nil, nil, errors.New("max_states, workers and timeout_seconds must not be negative")
 	}
@@ -251,7 +251,7 @@ func (t *tools) search(ctx context.Context, req *sdk.CallToolRequest, in CheckIn
 		return nil, nil, nil, err
 	}
 	if tok := req.Params.GetProgressToken(); tok != nil && req.Session != nil {
-		opts.Progress = func(p checker.Progress) {
+		opts.Progress = func(p verdict.Progress) {
 			msg := fmt.Sprintf("%d states, depth %d, %d in the level", p.States, p.Depth, p.Frontier)
 			if p.Property != "" {
 				msg = fmt.Sprintf("property %s: %d product nodes", p.Property, p.States)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 var benchModels = []struct {
@@ -115,7 +116,7 @@ func BenchmarkPipelineK6(b *testing.B) {
 // allPermutations returns a CanonFunc that takes the lexicographic
 // minimum over the whole group (Rumur's "exhaustive", TLC's SYMMETRY):
 // the baseline of BenchmarkSearch.
-func (c *canon) allPermutations() checker.CanonFunc {
+func (c *canon) allPermutations() verdict.CanonFunc {
 	var group [][][]int32
 	c.group(func(fwd [][]int32) {
 		g := make([][]int32, len(fwd))
@@ -158,11 +159,11 @@ func BenchmarkSearch(b *testing.B) {
 		}
 		for _, v := range []struct {
 			name  string
-			canon checker.CanonFunc
+			canon verdict.CanonFunc
 		}{{"sig", c.canonicalize}, {"all", c.allPermutations()}} {
 			b.Run(bm.name+"/"+v.name, func(b *testing.B) {
 				t0 := cpuTime()
-				var r *checker.Result
+				var r *verdict.Result
 				for b.Loop() {
 					var err error
 					r, err = checker.Run(context.Background(), m, checker.Options{Canon: v.canon})

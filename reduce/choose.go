@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // Switches are the user's reduction switches. The zero value turns both
@@ -58,7 +58,7 @@ type Hooks struct {
 	// nil: no symmetry reduction.
 	Canon *Canon
 	// Ample is the partial-order reduction hook, nil when there is none.
-	Ample checker.AmpleFunc
+	Ample verdict.AmpleFunc
 	// Visible are the slots the checks read, sorted and unique: those that
 	// Ample keeps visible. Nil when partial-order reduction is off.
 	Visible []int
@@ -75,7 +75,7 @@ type Hooks struct {
 
 // CanonFunc returns the symmetry hook of the search as the checker takes
 // it; nil when there is none.
-func (h *Hooks) CanonFunc() checker.CanonFunc {
+func (h *Hooks) CanonFunc() verdict.CanonFunc {
 	if h.Canon == nil {
 		return nil
 	}

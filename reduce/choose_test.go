@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // TestChooseSafety compares the hooks Choose gives the safety search with
@@ -222,7 +223,7 @@ type search struct {
 	Violations          [][]int // the actions of each trace
 }
 
-func searchOf(r *checker.Result) search {
+func searchOf(r *verdict.Result) search {
 	s := search{Verdict: r.Verdict.String(), Stop: r.Stop.String(), States: r.Stats.States, Transitions: r.Stats.Transitions}
 	for _, v := range r.Violations {
 		var acts []int

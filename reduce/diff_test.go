@@ -16,6 +16,7 @@ import (
 	"github.com/wrapcheck/wrapcheck/internal/oracle"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // maxDiffStates bounds the unreduced searches of the differential tests.
@@ -43,7 +44,7 @@ type outcome struct {
 	Name    string
 }
 
-func outcomeOf(r *checker.Result) outcome {
+func outcomeOf(r *verdict.Result) outcome {
 	o := outcome{Verdict: r.Verdict.String()}
 	if v := r.Violation; v != nil {
 		o.Kind, o.Name = v.Kind.String(), v.Name
@@ -116,7 +117,7 @@ func differential(t *testing.T, m *spec.Model) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if base.Verdict == checker.Unknown {
+	if base.Verdict == verdict.Unknown {
 		t.Skipf("unreduced search incomplete (%s)", base.Reason())
 	}
 	canon := symmetry(t, m)
@@ -150,7 +151,7 @@ func differential(t *testing.T, m *spec.Model) {
 		// A violation may be met later with ample sets (the reduced graph
 		// has other shortest paths), so compare the counts of complete
 		// searches, and of every symmetry-only search (same BFS levels).
-		if (r.Verdict == checker.Holds || c.opts.Ample == nil) && r.Stats.States > base.Stats.States {
+		if (r.Verdict == verdict.Holds || c.opts.Ample == nil) && r.Stats.States > base.Stats.States {
 			t.Errorf("%s: %d states stored, more than the %d unreduced", c.name, r.Stats.States, base.Stats.States)
 		}
 		if r.Violation != nil {
@@ -170,15 +171,15 @@ func differential(t *testing.T, m *spec.Model) {
 // violation that is also real: when several invariants fail, which one a
 // search reports first may depend on the order in which it meets states.
 // The unreduced search restricted to the reported invariant must find it.
-func sameDepthAlternative(t *testing.T, m *spec.Model, base, red *checker.Result) bool {
-	if base.Violation == nil || red.Violation == nil || red.Violation.Kind != checker.Invariant {
+func sameDepthAlternative(t *testing.T, m *spec.Model, base, red *verdict.Result) bool {
+	if base.Violation == nil || red.Violation == nil || red.Violation.Kind != verdict.Invariant {
 		return false
 	}
 	r, err := checker.Run(context.Background(), m, checker.Options{Only: []string{red.Violation.Name}, MaxStates: maxDiffStates})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ok := r.Verdict == checker.Violated && r.Violation.Kind == checker.Invariant && r.Violation.Name == red.Violation.Name
+	ok := r.Verdict == verdict.Violated && r.Violation.Kind == verdict.Invariant && r.Violation.Name == red.Violation.Name
 	if ok {
 		t.Logf("several invariants fail: unreduced reports %s, reduced %s (also violated unreduced)", base.Violation.Name, red.Violation.Name)
 	}
@@ -188,7 +189,7 @@ func sameDepthAlternative(t *testing.T, m *spec.Model, base, red *checker.Result
 // replay checks that v's trace is a path of the unreduced system: the
 // first state is initial, each step's state is a successor of the previous
 // one by the named action, and a failing last step fails.
-func replay(prog *machine.Program, v *checker.Violation) error {
+func replay(prog *machine.Program, v *verdict.Violation) error {
 	mach := prog.NewMachine()
 	tr := v.Trace
 	if len(tr) == 0 {
@@ -231,7 +232,7 @@ func replay(prog *machine.Program, v *checker.Violation) error {
 	return nil
 }
 
-func isFailure(k checker.Kind) bool { return k == checker.Assertion || k == checker.RuntimeError }
+func isFailure(k verdict.Kind) bool { return k == verdict.Assertion || k == verdict.RuntimeError }
 
 // reachable returns the states of m (unpacked) reachable from the
 // initial states and, when c is not nil, from their images under every
@@ -376,7 +377,7 @@ func checkOrbits(t *testing.T, m *spec.Model, limit int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Verdict != checker.Violated || r.Violation.Kind != checker.Invariant {
+	if r.Verdict != verdict.Violated || r.Violation.Kind != verdict.Invariant {
 		if got, want := r.Stats.States, int64(len(orbits)); got != want {
 			t.Errorf("symmetry-reduced search stored %d states, brute-force orbit count is %d (of %d states)", got, want, len(states))
 		}

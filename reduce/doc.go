@@ -1,7 +1,7 @@
 // Package reduce implements the state-space reductions of wrapcheck as
 // hooks of package checker: symmetry reduction ([Symmetry], a
-// checker.CanonFunc) and partial-order reduction ([POR], a
-// checker.AmpleFunc). Both are computed once from the *spec.Model; the
+// verdict.CanonFunc) and partial-order reduction ([POR], a
+// verdict.AmpleFunc). Both are computed once from the *spec.Model; the
 // hooks allocate nothing per state and are safe for concurrent use.
 //
 // # Symmetry

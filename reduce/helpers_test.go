@@ -7,6 +7,7 @@ import (
 
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // load parses and checks the spec in file with the given defines.
@@ -24,7 +25,7 @@ func load(t testing.TB, file string, defs map[string]int64) *spec.Model {
 }
 
 // run checks m with the given options.
-func run(t testing.TB, m *spec.Model, opts checker.Options) *checker.Result {
+func run(t testing.TB, m *spec.Model, opts checker.Options) *verdict.Result {
 	t.Helper()
 	r, err := checker.Run(context.Background(), m, opts)
 	if err != nil {
@@ -34,7 +35,7 @@ func run(t testing.TB, m *spec.Model, opts checker.Options) *checker.Result {
 }
 
 // symmetry returns the Canon hook of m, failing the test on an error.
-func symmetry(t testing.TB, m *spec.Model) checker.CanonFunc {
+func symmetry(t testing.TB, m *spec.Model) verdict.CanonFunc {
 	t.Helper()
 	c, err := Symmetry(m)
 	if err != nil {

@@ -3,8 +3,8 @@ package reduce
 import (
 	"slices"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // por is the precomputed, immutable data of the ample-set choice.
@@ -38,7 +38,7 @@ type por struct {
 // ever qualify (for example when every action touches a shared variable),
 // so that the checker skips the hook. The returned function is safe for
 // concurrent use and allocates nothing.
-func POR(m *spec.Model, visible []int) checker.AmpleFunc {
+func POR(m *spec.Model, visible []int) verdict.AmpleFunc {
 	p := newPOR(m, visible)
 	if p == nil {
 		return nil
@@ -135,7 +135,7 @@ func newPOR(m *spec.Model, visible []int) *por {
 	return p
 }
 
-// ample implements [checker.AmpleFunc].
+// ample implements [verdict.AmpleFunc].
 func (p *por) ample(_ []int64, enabled []int) []int {
 	for x := 0; x < len(enabled); {
 		i := p.proc[enabled[x]]

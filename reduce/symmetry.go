@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // Value kinds of a slot, as a permutation sees them.
@@ -135,7 +135,7 @@ type group struct {
 // the IR's contract rules out. The returned
 // function is safe for concurrent use and allocates nothing in the steady
 // state.
-func Symmetry(m *spec.Model) (checker.CanonFunc, error) {
+func Symmetry(m *spec.Model) (verdict.CanonFunc, error) {
 	return SymmetryOf(m, Group{})
 }
 
@@ -151,7 +151,7 @@ type Group struct {
 // SymmetryOf is [Symmetry] for the subgroup g: the returned function maps
 // a state to the smallest state of its orbit under g (exactly one state
 // per orbit of g). It returns nil, nil when g permutes no slot.
-func SymmetryOf(m *spec.Model, g Group) (checker.CanonFunc, error) {
+func SymmetryOf(m *spec.Model, g Group) (verdict.CanonFunc, error) {
 	c, err := newCanon(m, g)
 	if err != nil || c == nil {
 		return nil, err
@@ -202,7 +202,7 @@ func NewCanon(m *spec.Model, g Group) (*Canon, error) {
 }
 
 // Func returns the canonicalisation as a checker hook.
-func (k *Canon) Func() checker.CanonFunc { return k.c.canonicalize }
+func (k *Canon) Func() verdict.CanonFunc { return k.c.canonicalize }
 
 // Types returns the permuted types, in the order of the perm argument
 // of [Canon.Perm].

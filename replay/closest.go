@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/report"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // closest keeps, over every successor by the recorded action of every
@@ -22,7 +22,7 @@ type closest struct {
 
 // consider weighs successor t, reached by a branch that got the answers
 // asked, against the recorded line w.
-func (r *replayer) consider(cl *closest, t machine.State, asked []checker.Answer, w Line) {
+func (r *replayer) consider(cl *closest, t machine.State, asked []verdict.Answer, w Line) {
 	st := r.unpack(t)
 	nv := 0
 	for _, wv := range w.vars {
@@ -61,8 +61,8 @@ func (r *replayer) consider(cl *closest, t machine.State, asked []checker.Answer
 	}
 }
 
-func answered(asked []checker.Answer, a checker.Answer) bool {
-	return slices.ContainsFunc(asked, func(g checker.Answer) bool {
+func answered(asked []verdict.Answer, a verdict.Answer) bool {
+	return slices.ContainsFunc(asked, func(g verdict.Answer) bool {
 		return g.Agent == a.Agent && slices.Equal(g.Value, a.Value)
 	})
 }

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // runLine is one line of a recorded run. Step is accepted, and ignored,
@@ -35,7 +35,7 @@ type Line struct {
 	line   int
 	action int
 	vars   []wantVar
-	asked  []checker.Answer
+	asked  []verdict.Answer
 }
 
 type wantVar struct {
@@ -194,9 +194,9 @@ func (lr *lineReader) parse(text []byte) (Line, error) {
 		if err != nil {
 			return Line{}, fmt.Errorf("asked.%s: %v", k, err)
 		}
-		w.asked = append(w.asked, checker.Answer{Agent: ag, Value: val})
+		w.asked = append(w.asked, verdict.Answer{Agent: ag, Value: val})
 	}
-	slices.SortFunc(w.asked, func(a, b checker.Answer) int { return a.Agent - b.Agent })
+	slices.SortFunc(w.asked, func(a, b verdict.Answer) int { return a.Agent - b.Agent })
 	return w, nil
 }
 

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // Decoder parses single run lines (the JSON objects of a run file) of one
@@ -125,7 +125,7 @@ func (t *Trail) States() int { return len(t.rs.cur) }
 // Trace returns the steps of the run from its start (or from where its
 // history was cut, [MaxHistory]) to the first spec state consistent with
 // it, as a search's trace: step 0 the initial state.
-func (t *Trail) Trace() []checker.Step {
+func (t *Trail) Trace() []verdict.Step {
 	if len(t.rs.cur) == 0 {
 		return nil
 	}

@@ -11,9 +11,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
 
@@ -43,7 +43,7 @@ func TestTraceMatchesCheck(t *testing.T) {
 				t.Fatal(err)
 			}
 			v := res.Violation
-			if v == nil || v.Kind != checker.Invariant {
+			if v == nil || v.Kind != verdict.Invariant {
 				t.Fatalf("want an invariant violation, got %+v", v)
 			}
 			var js bytes.Buffer

@@ -7,9 +7,9 @@ import (
 	"io"
 	"strings"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // Report is the outcome of replaying one run, with what its renderings
@@ -68,12 +68,12 @@ func (rp *Report) Verdict() string {
 
 // CheckResult is the violation of the run as a search result, for the
 // renderers of package report; nil when the run reaches none.
-func (r *Result) CheckResult() *checker.Result {
+func (r *Result) CheckResult() *verdict.Result {
 	if r.Violation == nil {
 		return nil
 	}
-	return &checker.Result{Verdict: checker.Violated, Violation: r.Violation,
-		Stats: checker.Stats{States: r.States, Transitions: r.Transitions, Depth: r.Steps, Workers: 1}}
+	return &verdict.Result{Verdict: verdict.Violated, Violation: r.Violation,
+		Stats: verdict.Stats{States: r.States, Transitions: r.Transitions, Depth: r.Steps, Workers: 1}}
 }
 
 // name is the run as the text report names it: FILE, or FILE[KEY].
@@ -148,27 +148,28 @@ func (rp *Report) Text(w io.Writer, m *spec.Model, o TextOptions) error {
 			allowed = strings.Join(d.Allowed, ", ")
 		}
 		fmt.Fprintf(&b, "\tallowed here: %s\n", allowed)
-		fmt.Fprintf(&b, "\t%d %s of the run %s before this %s\n", out.Steps, plural(out.Steps, "step", "steps"), plural(out.Steps, "conforms", "conform"), unit)
+		conform := "conform"
+		if out.Steps == 1 {
+			conform = "conforms"
+		}
+		fmt.Fprintf(&b, "\t%s of the run %s before this %s\n", verdict.Plural(out.Steps, "step"), conform, unit)
 	default:
-		fmt.Fprintf(&b, "%s: %s conforms: %d %s replayed", report.Escape(m.Name), rp.name(), out.Steps, plural(out.Steps, "step", "steps"))
+		fmt.Fprintf(&b, "%s: %s conforms: %s replayed", report.Escape(m.Name), rp.name(), verdict.Plural(out.Steps, "step"))
 		if out.Finals > 1 {
 			fmt.Fprintf(&b, " (%d states of the spec match the run)", out.Finals)
 		}
 		b.WriteString("\n")
 	}
 	if n := rp.Unmapped; n > 0 {
-		fmt.Fprintf(&b, "\tnote: %d agent or tool %s of %s no rule maps, so the replay does not see %s (the first: %s)\n",
-			n, plural(n, "span", "spans"), rp.name(), plural(n, "it", "them"), report.Escape(rp.FirstUnmapped.String()))
+		them := "them"
+		if n == 1 {
+			them = "it"
+		}
+		fmt.Fprintf(&b, "\tnote: %s of %s no rule maps, so the replay does not see %s (the first: %s)\n",
+			verdict.Plural(n, "agent or tool span"), rp.name(), them, report.Escape(rp.FirstUnmapped.String()))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // The JSON objects of a replay (docs/json-schema-replay.json); a

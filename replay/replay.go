@@ -13,10 +13,10 @@ import (
 	"io"
 	"slices"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // replayer follows runs through the spec: the compiled spec, shared by
@@ -154,7 +154,7 @@ type Result struct {
 	Steps     int                // lines replayed before the end, the divergence or the violation
 	Finals    int                // spec states consistent with the whole run
 	Diverged  *Divergence        // the first line the spec does not allow
-	Violation *checker.Violation // a violation the run reaches, with its trace
+	Violation *verdict.Violation // a violation the run reaches, with its trace
 	Line      int                // the line where the violation was reached (0: initial state)
 	// TraceFrom is, for a run longer than the history kept ([MaxHistory]),
 	// the line whose step the trace of Violation starts with (its step 0
@@ -199,7 +199,7 @@ type stepRecord struct {
 type root struct {
 	state  machine.State
 	action int
-	asked  []checker.Answer
+	asked  []verdict.Answer
 }
 
 // runState is one run being replayed: fed its lines one at a time, it
@@ -260,7 +260,7 @@ func (rs *runState) checkInitial() {
 
 // initialViolation marks the run started and returns the violation of an
 // invariant in an initial state kept, or nil.
-func (rs *runState) initialViolation() *checker.Violation {
+func (rs *runState) initialViolation() *verdict.Violation {
 	rs.started = true
 	for _, c := range rs.cur {
 		if v := rs.checkInvariants(c); v != nil {
@@ -453,7 +453,7 @@ func (r *replayer) allowed(cur []cand) []string {
 
 // rebuild returns the steps from the root of record rec to it, by
 // executing again the branch of each record.
-func (rs *runState) rebuild(rec int32) []checker.Step {
+func (rs *runState) rebuild(rec int32) []verdict.Step {
 	r := rs.r
 	var path []stepRecord
 	for rec >= 0 {
@@ -461,12 +461,12 @@ func (rs *runState) rebuild(rec int32) []checker.Step {
 		rec = rs.recs[rec].parent
 	}
 	rt := rs.roots[-rec-1]
-	steps := []checker.Step{{Action: rt.action, State: r.unpack(rt.state), Asked: rt.asked}}
+	steps := []verdict.Step{{Action: rt.action, State: r.unpack(rt.state), Asked: rt.asked}}
 	s := rt.state
 	for i := len(path) - 1; i >= 0; i-- {
 		p := path[i]
 		var next machine.State
-		var asked []checker.Answer
+		var asked []verdict.Answer
 		_ = r.mach.SuccessorsOf(s, []int{int(p.action)}, func(_, b int, t machine.State) {
 			if b == int(p.branch) && next == nil {
 				next, asked = slices.Clone(t), cloneAnswers(r.mach.Asked())
@@ -475,13 +475,13 @@ func (rs *runState) rebuild(rec int32) []checker.Step {
 		if next == nil {
 			panic("wrapcheck internal error: replay: a branch of the history is gone")
 		}
-		steps = append(steps, checker.Step{Action: int(p.action), State: r.unpack(next), Asked: asked})
+		steps = append(steps, verdict.Step{Action: int(p.action), State: r.unpack(next), Asked: asked})
 		s = next
 	}
 	return steps
 }
 
-func (rs *runState) checkInvariants(c cand) *checker.Violation {
+func (rs *runState) checkInvariants(c cand) *verdict.Violation {
 	r := rs.r
 	for i, pr := range r.invs {
 		in := r.m.Invariants[i]
@@ -489,12 +489,12 @@ func (rs *runState) checkInvariants(c cand) *checker.Violation {
 		if err != nil {
 			var ee *machine.ExecError
 			if errors.As(err, &ee) {
-				return &checker.Violation{Name: in.Name, Kind: ee.Kind, Pos: ee.Pos, Msg: ee.Msg, Trace: rs.rebuild(c.rec), LoopStart: -1}
+				return &verdict.Violation{Name: in.Name, Kind: ee.Kind, Pos: ee.Pos, Msg: ee.Msg, Trace: rs.rebuild(c.rec), LoopStart: -1}
 			}
-			return &checker.Violation{Name: in.Name, Kind: checker.RuntimeError, Pos: in.Pos, Msg: err.Error(), Trace: rs.rebuild(c.rec), LoopStart: -1}
+			return &verdict.Violation{Name: in.Name, Kind: verdict.RuntimeError, Pos: in.Pos, Msg: err.Error(), Trace: rs.rebuild(c.rec), LoopStart: -1}
 		}
 		if v == 0 {
-			return &checker.Violation{Name: in.Name, Kind: checker.Invariant, Pos: in.Pos, Trace: rs.rebuild(c.rec), LoopStart: -1}
+			return &verdict.Violation{Name: in.Name, Kind: verdict.Invariant, Pos: in.Pos, Trace: rs.rebuild(c.rec), LoopStart: -1}
 		}
 	}
 	return nil
@@ -502,33 +502,33 @@ func (rs *runState) checkInvariants(c cand) *checker.Violation {
 
 // execViolation reports a failure met while executing the successors of
 // c (nil: the init block): the trace to c, then the failing action.
-func (rs *runState) execViolation(err error, c *cand, action int, asked []checker.Answer) *checker.Violation {
+func (rs *runState) execViolation(err error, c *cand, action int, asked []verdict.Answer) *verdict.Violation {
 	r := rs.r
 	var ee *machine.ExecError
 	if !errors.As(err, &ee) {
-		ee = &machine.ExecError{Kind: checker.RuntimeError, Msg: err.Error(), Action: action}
+		ee = &machine.ExecError{Kind: verdict.RuntimeError, Msg: err.Error(), Action: action}
 	}
 	name := "init"
 	if ee.Action >= 0 {
 		name = r.m.Actions[ee.Action].Name
 	}
-	var trace []checker.Step
+	var trace []verdict.Step
 	if c != nil {
 		trace = rs.rebuild(c.rec)
 		if ee.Action != action {
 			asked = nil
 		}
-		trace = append(trace, checker.Step{Action: ee.Action, State: slices.Clone(trace[len(trace)-1].State), Asked: asked})
+		trace = append(trace, verdict.Step{Action: ee.Action, State: slices.Clone(trace[len(trace)-1].State), Asked: asked})
 	} else {
-		trace = []checker.Step{{Action: -1, State: make([]int64, r.prog.Slots())}}
+		trace = []verdict.Step{{Action: -1, State: make([]int64, r.prog.Slots())}}
 	}
-	return &checker.Violation{Name: name, Kind: ee.Kind, Pos: ee.Pos, Msg: ee.Msg, Trace: trace, LoopStart: -1}
+	return &verdict.Violation{Name: name, Kind: ee.Kind, Pos: ee.Pos, Msg: ee.Msg, Trace: trace, LoopStart: -1}
 }
 
-func cloneAnswers(as []checker.Answer) []checker.Answer {
-	var out []checker.Answer
+func cloneAnswers(as []verdict.Answer) []verdict.Answer {
+	var out []verdict.Answer
 	for _, a := range as {
-		out = append(out, checker.Answer{Agent: a.Agent, Value: slices.Clone(a.Value)})
+		out = append(out, verdict.Answer{Agent: a.Agent, Value: slices.Clone(a.Value)})
 	}
 	return out
 }

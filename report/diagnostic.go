@@ -10,9 +10,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/spec/syntax"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // Diagnostic is a positioned message about the input: one error that makes
@@ -62,7 +62,7 @@ func Diagnostics(err error) []Diagnostic {
 // action that never fired and each invariant that holds vacuously (its
 // antecedent never held). They are meaningful only when the search
 // explored every reachable state ([Complete]); otherwise there are none.
-func CoverageWarnings(m *spec.Model, res *checker.Result) []Diagnostic {
+func CoverageWarnings(m *spec.Model, res *verdict.Result) []Diagnostic {
 	if !Complete(res) {
 		return nil
 	}
@@ -84,7 +84,7 @@ func CoverageWarnings(m *spec.Model, res *checker.Result) []Diagnostic {
 
 // allWarnings returns the coverage warnings of res and the others, in
 // the order of their positions (stable).
-func allWarnings(m *spec.Model, res *checker.Result, others []Diagnostic) []Diagnostic {
+func allWarnings(m *spec.Model, res *verdict.Result, others []Diagnostic) []Diagnostic {
 	ws := append(CoverageWarnings(m, res), others...)
 	slices.SortStableFunc(ws, func(a, b Diagnostic) int {
 		switch {

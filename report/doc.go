@@ -1,4 +1,4 @@
-// Package report renders a [checker.Result]: for people (text, coloured
+// Package report renders a [verdict.Result]: for people (text, coloured
 // on a terminal, long values folded), for programs (JSON, the versioned
 // output contract, with its schema in docs/json-schema.json), for CI
 // (SARIF 2.1.0, JUnit XML, GitHub Actions annotations) and as pictures

@@ -10,8 +10,8 @@ import (
 
 	"github.com/dominikbraun/graph"
 	"github.com/dominikbraun/graph/draw"
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // DOT writes the counterexample of res as a Graphviz digraph: one node
@@ -20,14 +20,14 @@ import (
 // edge dashed, and the last (violating) node red; when several checks are
 // violated, a note node names the others. When every check holds
 // or the search is incomplete, the graph holds one note node.
-func DOT(w io.Writer, m *spec.Model, res *checker.Result) error {
+func DOT(w io.Writer, m *spec.Model, res *verdict.Result) error {
 	g := graph.New(graph.StringHash, graph.Directed())
 	v := res.Violation
 	label := m.Name + ": every check holds"
-	if res.Verdict == checker.Unknown {
+	if res.Verdict == verdict.Unknown {
 		label = m.Name + ": incomplete: " + res.Reason()
 	}
-	if res.Verdict != checker.Violated || v == nil || len(v.Trace) == 0 {
+	if res.Verdict != verdict.Violated || v == nil || len(v.Trace) == 0 {
 		if err := g.AddVertex(vertex(0), graph.VertexAttributes(map[string]string{"shape": "note", "label": dotText(label)})); err != nil {
 			return err
 		}

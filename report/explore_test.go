@@ -11,6 +11,7 @@ import (
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // TestExploreGraph: the graph of a small model, node by node and edge by
@@ -94,7 +95,7 @@ func TestExploreGraphCounts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Verdict != checker.Holds {
+		if res.Verdict != verdict.Holds {
 			continue
 		}
 		compared++

@@ -14,9 +14,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
 
@@ -59,19 +59,19 @@ var cases = []struct {
 	name, path string
 	src        string // instead of path
 	opts       verify.Options
-	verdict    checker.Verdict
+	verdict    verdict.Verdict
 }{
-	{name: "invariant", path: "approval/toctou.wrap", verdict: checker.Violated},
-	{name: "agents", path: "pipeline/pass_with_issues.wrap", verdict: checker.Violated},
-	{name: "lasso", path: "classic/traffic_light_weak.wrap", verdict: checker.Violated},
-	{name: "deadlock", path: "classic/naive_mutex_deadlock.wrap", verdict: checker.Violated},
-	{name: "runtime", src: runtimeSpec, verdict: checker.Violated},
-	{name: "holds", path: "classic/traffic_light.wrap", verdict: checker.Holds},
-	{name: "incomplete", path: "pipeline/pipeline.wrap", opts: verify.Options{MaxStates: 10}, verdict: checker.Unknown},
-	{name: "past", path: "approval/toctou_past.wrap", verdict: checker.Violated},
-	{name: "past-stutter", src: pastStutterSpec, verdict: checker.Violated},
-	{name: "continue", src: threeBugsSpec, opts: verify.Options{Continue: true}, verdict: checker.Violated},
-	{name: "hostile\n::error file=x.wrap::\a\x1b[2J", src: hostileSpec, verdict: checker.Violated},
+	{name: "invariant", path: "approval/toctou.wrap", verdict: verdict.Violated},
+	{name: "agents", path: "pipeline/pass_with_issues.wrap", verdict: verdict.Violated},
+	{name: "lasso", path: "classic/traffic_light_weak.wrap", verdict: verdict.Violated},
+	{name: "deadlock", path: "classic/naive_mutex_deadlock.wrap", verdict: verdict.Violated},
+	{name: "runtime", src: runtimeSpec, verdict: verdict.Violated},
+	{name: "holds", path: "classic/traffic_light.wrap", verdict: verdict.Holds},
+	{name: "incomplete", path: "pipeline/pipeline.wrap", opts: verify.Options{MaxStates: 10}, verdict: verdict.Unknown},
+	{name: "past", path: "approval/toctou_past.wrap", verdict: verdict.Violated},
+	{name: "past-stutter", src: pastStutterSpec, verdict: verdict.Violated},
+	{name: "continue", src: threeBugsSpec, opts: verify.Options{Continue: true}, verdict: verdict.Violated},
+	{name: "hostile\n::error file=x.wrap::\a\x1b[2J", src: hostileSpec, verdict: verdict.Violated},
 }
 
 // pastStutterSpec is violated only on the repetition of its final state,
@@ -85,7 +85,7 @@ property Q: always (x == 0 or previously x == 0)
 
 type result struct {
 	m   *spec.Model
-	res *checker.Result
+	res *verdict.Result
 }
 
 func checkCase(t *testing.T, i int) result {
@@ -211,7 +211,7 @@ func TestSARIF(t *testing.T) {
 			}
 			res := results[0].(map[string]any)
 			want := v.Name
-			if v.Kind != checker.Invariant && v.Kind != checker.Property {
+			if v.Kind != verdict.Invariant && v.Kind != verdict.Property {
 				want = v.Kind.String()
 			}
 			if res["ruleId"] != want || res["level"] != "error" {
@@ -263,7 +263,7 @@ func TestJUnit(t *testing.T) {
 			s := got.Suites[0]
 			wantTests := len(r.m.Invariants) + len(r.m.Properties) + 1
 			for _, v := range report.Violations(r.res) {
-				if v.Kind == checker.Assertion || v.Kind == checker.RuntimeError {
+				if v.Kind == verdict.Assertion || v.Kind == verdict.RuntimeError {
 					wantTests++
 				}
 			}
@@ -280,15 +280,15 @@ func TestJUnit(t *testing.T) {
 				t.Errorf("tests, failures, skipped (-want +got):\n%s", diff)
 			}
 			switch c.verdict {
-			case checker.Violated:
+			case verdict.Violated:
 				if n := len(report.Violations(r.res)); failures != n {
 					t.Errorf("%d failures, want %d", failures, n)
 				}
-			case checker.Holds:
+			case verdict.Holds:
 				if failures+skipped != 0 {
 					t.Errorf("%d failures, %d skipped, want none", failures, skipped)
 				}
-			case checker.Unknown:
+			case verdict.Unknown:
 				if skipped != wantTests {
 					t.Errorf("%d skipped, want all %d", skipped, wantTests)
 				}

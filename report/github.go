@@ -5,8 +5,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // GitHub writes a GitHub Actions workflow command for each violation of
@@ -17,7 +17,7 @@ import (
 // located at the violated check, titled with its kind and name, the
 // message holding the headline and the trace, one step a line. The CLI
 // prints it on stderr when GITHUB_ACTIONS=true, beside the chosen format.
-func GitHub(w io.Writer, m *spec.Model, res *checker.Result) error {
+func GitHub(w io.Writer, m *spec.Model, res *verdict.Result) error {
 	return GitHubOptions{}.Render(w, m, res)
 }
 
@@ -32,7 +32,7 @@ type GitHubOptions struct {
 
 // Render writes an `::error` command per violation of res, then a
 // `::warning` command (`::error` under Strict) per warning.
-func (o GitHubOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) error {
+func (o GitHubOptions) Render(w io.Writer, m *spec.Model, res *verdict.Result) error {
 	for _, v := range Violations(res) {
 		if err := githubViolation(w, m, v); err != nil {
 			return err
@@ -42,10 +42,10 @@ func (o GitHubOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) e
 }
 
 // githubViolation writes the error command of one violation.
-func githubViolation(w io.Writer, m *spec.Model, v *checker.Violation) error {
+func githubViolation(w io.Writer, m *spec.Model, v *verdict.Violation) error {
 	p := checkPos(m, v)
 	lines := []string{Headline(m, v)}
-	if v.Msg != "" && v.Kind == checker.Property {
+	if v.Msg != "" && v.Kind == verdict.Property {
 		lines[0] += ": " + Escape(v.Msg)
 	}
 	watches := traceWatches(m, nil, v.Trace)

@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/dominikbraun/graph"
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // StateGraph is an explored part of a model's state graph, built by
@@ -46,7 +46,7 @@ type onTrace struct {
 // trace finds the trace of v in g: each entry's state as a node, each
 // step as an edge, and a lasso's closing edge. Entries outside g (beyond
 // its state limit) are skipped.
-func (g *StateGraph) trace(v *checker.Violation) onTrace {
+func (g *StateGraph) trace(v *verdict.Violation) onTrace {
 	on := onTrace{nodes: map[int]bool{}, edges: map[[2]int]bool{}}
 	if v == nil {
 		return on
@@ -65,7 +65,7 @@ func (g *StateGraph) trace(v *checker.Violation) onTrace {
 	prev := -1
 	for i, st := range v.Trace {
 		id, ok := ids[key(st.State)]
-		if !ok || (v.Kind == checker.Assertion || v.Kind == checker.RuntimeError) && i == len(v.Trace)-1 {
+		if !ok || (v.Kind == verdict.Assertion || v.Kind == verdict.RuntimeError) && i == len(v.Trace)-1 {
 			prev = -1 // a failing step has no successor state
 			continue
 		}
@@ -87,7 +87,7 @@ func (g *StateGraph) trace(v *checker.Violation) onTrace {
 // draw.DOT): a node per state labelled `x=1 y=true`, initial states
 // bold, an edge per (state, successor) labelled with its actions; the
 // nodes and edges of v's trace (nil: none) red.
-func (g *StateGraph) DOT(w io.Writer, m *spec.Model, v *checker.Violation) error {
+func (g *StateGraph) DOT(w io.Writer, m *spec.Model, v *verdict.Violation) error {
 	on := g.trace(v)
 	dg := graph.New(graph.StringHash, graph.Directed())
 	for i, n := range g.Nodes {
@@ -125,7 +125,7 @@ func (g *StateGraph) DOT(w io.Writer, m *spec.Model, v *checker.Violation) error
 // JSON writes g as one JSON object: {"format": 1, "spec", "truncated",
 // "nodes": [{"id", "initial", "on_trace", "state"}], "edges": [{"from",
 // "to", "actions", "on_trace"}]}, states as in the check output.
-func (g *StateGraph) JSON(w io.Writer, m *spec.Model, v *checker.Violation) error {
+func (g *StateGraph) JSON(w io.Writer, m *spec.Model, v *verdict.Violation) error {
 	on := g.trace(v)
 	var b bytes.Buffer
 	b.WriteString("{\n")

@@ -6,9 +6,9 @@ import (
 	"math/big"
 	"strconv"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/simulate"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // The Informal Trace Format (ITF) of Apalache's ADR-015, revision
@@ -42,8 +42,8 @@ const ITFMetaDescription = "https://apalache-mc.org/docs/adr/015adr-trace.html"
 
 // ITFTrace is one trace to write in ITF.
 type ITFTrace struct {
-	Trace []checker.Step
-	// LoopStart is checker.Violation.LoopStart: -1 for a finite trace.
+	Trace []verdict.Step
+	// LoopStart is verdict.Violation.LoopStart: -1 for a finite trace.
 	LoopStart int
 	// Meta lists members added to the trace's "#meta" after wrapcheck's
 	// own (format, format-description, source, spec), as pairs of a name
@@ -61,7 +61,7 @@ type ITFMember struct {
 // --continue) in the Informal Trace Format, followed by a newline; with
 // no violation it writes nothing: ITF is a trace format, and a check that
 // holds has no trace. The trace's "#meta" names the violated check.
-func ITF(w io.Writer, m *spec.Model, res *checker.Result) error {
+func ITF(w io.Writer, m *spec.Model, res *verdict.Result) error {
 	if res.Violation == nil {
 		return nil
 	}
@@ -82,11 +82,11 @@ func ITFSimulation(w io.Writer, m *spec.Model, res *simulate.Result) error {
 	return ITFTrace{Trace: res.Violation.Trace, LoopStart: res.Violation.LoopStart, Meta: meta}.Render(w, m)
 }
 
-func violationMeta(v *checker.Violation) []ITFMember {
+func violationMeta(v *verdict.Violation) []ITFMember {
 	var b bytes.Buffer
 	b.WriteString(`{"kind": ` + jsonString(v.Kind.String()) + `, "name": ` + jsonString(v.Name))
 	b.WriteString(`, "position": ` + jsonString(v.Pos.String()))
-	if v.Msg != "" && v.Kind != checker.Invariant {
+	if v.Msg != "" && v.Kind != verdict.Invariant {
 		b.WriteString(`, "message": ` + jsonString(v.Msg))
 	}
 	b.WriteByte('}')
@@ -155,7 +155,7 @@ func (t ITFTrace) Render(w io.Writer, m *spec.Model) error {
 // cycle starts from, which the last entry equals) to ITF's loop index
 // (the state the cycle starts from); a cycle that stutters in its last
 // state loops on that state.
-func itfLoop(trace []checker.Step, ls int) int {
+func itfLoop(trace []verdict.Step, ls int) int {
 	if ls < 0 || ls >= len(trace) {
 		return -1
 	}
@@ -166,7 +166,7 @@ func itfLoop(trace []checker.Step, ls int) int {
 	return last
 }
 
-func itfState(b *bytes.Buffer, m *spec.Model, i int, st checker.Step, watches []WatchValue) {
+func itfState(b *bytes.Buffer, m *spec.Model, i int, st verdict.Step, watches []WatchValue) {
 	b.WriteString(`{"#meta": {"index": ` + strconv.Itoa(i))
 	if len(watches) > 0 {
 		// Watches are expressions, not state variables: in "#meta", so

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // FormatVersion is the version of the JSON output contract ("format").
@@ -19,7 +19,7 @@ const FormatVersion = 1
 // (docs/language.md, "Output"), followed by a newline: "violation" is
 // the first violation found, "violations" every one (with --continue, the
 // first of every violated check).
-func JSON(w io.Writer, m *spec.Model, res *checker.Result) error {
+func JSON(w io.Writer, m *spec.Model, res *verdict.Result) error {
 	return JSONOptions{}.Render(w, m, res)
 }
 
@@ -44,7 +44,7 @@ type Member struct {
 }
 
 // Render writes res as [JSON] does, with the warnings of o.
-func (o JSONOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) error {
+func (o JSONOptions) Render(w io.Writer, m *spec.Model, res *verdict.Result) error {
 	var b bytes.Buffer
 	b.WriteString("{\n")
 	field(&b, "format", strconv.Itoa(FormatVersion))
@@ -131,15 +131,15 @@ func (o JSONOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) err
 
 // Violations returns the violations of res: res.Violations, or the one
 // res.Violation of a Result made without it; none unless res.Verdict is
-// checker.Violated.
-func Violations(res *checker.Result) []*checker.Violation {
+// verdict.Violated.
+func Violations(res *verdict.Result) []*verdict.Violation {
 	switch {
-	case res.Verdict != checker.Violated:
+	case res.Verdict != verdict.Violated:
 		return nil
 	case len(res.Violations) > 0:
 		return res.Violations
 	case res.Violation != nil:
-		return []*checker.Violation{res.Violation}
+		return []*verdict.Violation{res.Violation}
 	}
 	return nil
 }
@@ -147,19 +147,19 @@ func Violations(res *checker.Result) []*checker.Violation {
 // Complete reports whether the search of res explored every reachable
 // state: every check holds, or a violation was found and the search did
 // not stop at its level (--continue, or the last level).
-func Complete(res *checker.Result) bool {
-	return res.Verdict == checker.Holds || res.Verdict == checker.Violated && res.Stop != checker.StopAtViolation
+func Complete(res *verdict.Result) bool {
+	return res.Verdict == verdict.Holds || res.Verdict == verdict.Violated && res.Stop != verdict.StopAtViolation
 }
 
 // violationJSON writes v as a JSON object whose closing brace is
 // indented by indent.
-func violationJSON(b *bytes.Buffer, m *spec.Model, v *checker.Violation, indent string) {
+func violationJSON(b *bytes.Buffer, m *spec.Model, v *verdict.Violation, indent string) {
 	in := indent + "  "
 	b.WriteString("{\n")
 	b.WriteString(in + `"name": ` + jsonString(v.Name) + ",\n")
 	b.WriteString(in + `"kind": ` + jsonString(v.Kind.String()) + ",\n")
 	b.WriteString(in + `"position": ` + jsonString(v.Pos.String()) + ",\n")
-	if v.Msg != "" && v.Kind != checker.Invariant {
+	if v.Msg != "" && v.Kind != verdict.Invariant {
 		b.WriteString(in + `"message": ` + jsonString(v.Msg) + ",\n")
 	}
 	b.WriteString(in + `"trace": [`)
@@ -173,7 +173,7 @@ func violationJSON(b *bytes.Buffer, m *spec.Model, v *checker.Violation, indent 
 		if i > 0 {
 			prev = v.Trace[i-1].State
 		}
-		var why *checker.SliceStep
+		var why *verdict.SliceStep
 		if sl := sliceOf(v); sl != nil {
 			why = &sl.Steps[i]
 		}
@@ -240,7 +240,7 @@ func jsonStrings(ss []string) string {
 
 // sliceStepJSON writes the causal slice's fields of one step (after the
 // step's other fields): "essential" always, the others when set.
-func sliceStepJSON(b *bytes.Buffer, s checker.SliceStep) {
+func sliceStepJSON(b *bytes.Buffer, s verdict.SliceStep) {
 	b.WriteString(`, "essential": ` + strconv.FormatBool(s.Essential))
 	if s.BeforeNext {
 		b.WriteString(`, "before_next": true`)
@@ -260,7 +260,7 @@ func field(b *bytes.Buffer, k, v string) {
 // stepJSON writes one trace entry; why, when not nil, is its step of the
 // attached causal slice, and watches the values of the model's watches in
 // its state.
-func stepJSON(b *bytes.Buffer, m *spec.Model, i int, st checker.Step, prev []int64, why *checker.SliceStep, watches []WatchValue) {
+func stepJSON(b *bytes.Buffer, m *spec.Model, i int, st verdict.Step, prev []int64, why *verdict.SliceStep, watches []WatchValue) {
 	b.WriteString(`{"step": ` + strconv.Itoa(i) + `, "action": `)
 	if st.Action >= 0 {
 		b.WriteString(jsonString(m.Actions[st.Action].Name))
@@ -326,7 +326,7 @@ func stateJSON(b *bytes.Buffer, m *spec.Model, state []int64) {
 // a violation's "trace" in the output of [JSON]: one object a step, step 0
 // the initial state. Package guard answers with it the trace of a run so
 // far.
-func TraceJSON(w io.Writer, m *spec.Model, steps []checker.Step) error {
+func TraceJSON(w io.Writer, m *spec.Model, steps []verdict.Step) error {
 	var b bytes.Buffer
 	b.WriteByte('[')
 	for i, st := range steps {

@@ -9,13 +9,13 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // JUnit writes res as a JUnit XML report with [JUnitOptions] zero value:
 // every check selected, deadlock detection on.
-func JUnit(w io.Writer, m *spec.Model, res *checker.Result) error {
+func JUnit(w io.Writer, m *spec.Model, res *verdict.Result) error {
 	return JUnitOptions{}.Render(w, m, res)
 }
 
@@ -37,42 +37,42 @@ type JUnitOptions struct {
 // trace as text) or skipped: not selected, or not decided because the
 // search stopped early (a limit, or at the level of the first violation
 // without --continue) or did not search the properties.
-func (o JUnitOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) error {
+func (o JUnitOptions) Render(w io.Writer, m *spec.Model, res *verdict.Result) error {
 	type check struct {
-		kind checker.Kind
+		kind verdict.Kind
 		name string
 		pos  spec.Position
 	}
 	var checks []check
 	for _, in := range m.Invariants {
-		checks = append(checks, check{checker.Invariant, in.Name, in.Pos})
+		checks = append(checks, check{verdict.Invariant, in.Name, in.Pos})
 	}
 	deadlockPos := m.TerminalPos
 	if !deadlockPos.IsValid() {
 		deadlockPos = m.NamePos
 	}
-	checks = append(checks, check{checker.Deadlock, "", deadlockPos})
+	checks = append(checks, check{verdict.Deadlock, "", deadlockPos})
 	for _, p := range m.Properties {
-		checks = append(checks, check{checker.Property, p.Name, p.Pos})
+		checks = append(checks, check{verdict.Property, p.Name, p.Pos})
 	}
 	vs := Violations(res)
 	for _, v := range vs {
-		if v.Kind == checker.Assertion || v.Kind == checker.RuntimeError {
+		if v.Kind == verdict.Assertion || v.Kind == verdict.RuntimeError {
 			checks = append(checks, check{v.Kind, v.Name, v.Pos})
 		}
 	}
 	selected := func(c check) bool {
 		switch c.kind {
-		case checker.Deadlock:
+		case verdict.Deadlock:
 			return !o.NoDeadlock
-		case checker.Invariant, checker.Property:
+		case verdict.Invariant, verdict.Property:
 			return len(o.Only) == 0 || slices.Contains(o.Only, c.name)
 		}
 		return true
 	}
-	violation := func(c check) *checker.Violation {
+	violation := func(c check) *verdict.Violation {
 		for _, v := range vs {
-			if v.Kind == c.kind && (c.kind == checker.Deadlock || v.Name == c.name && (c.kind == checker.Invariant || c.kind == checker.Property || v.Pos == c.pos)) {
+			if v.Kind == c.kind && (c.kind == verdict.Deadlock || v.Name == c.name && (c.kind == verdict.Invariant || c.kind == verdict.Property || v.Pos == c.pos)) {
 				return v
 			}
 		}
@@ -102,7 +102,7 @@ func (o JUnitOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) er
 		switch {
 		case !selected(c):
 			why := "not selected by --only"
-			if c.kind == checker.Deadlock {
+			if c.kind == verdict.Deadlock {
 				why = "deadlock detection is off (--no-deadlock)"
 			}
 			tc.Skipped = &junitSkipped{Message: why}
@@ -112,15 +112,15 @@ func (o JUnitOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) er
 			TextOptions{}.writeTrace(&b, m, v)
 			writeReads(&b, m, v)
 			msg := Headline(m, v)
-			if v.Msg != "" && v.Kind == checker.Property {
+			if v.Msg != "" && v.Kind == verdict.Property {
 				msg += ": " + Escape(v.Msg)
 			}
 			tc.Failure = &junitFailure{Message: xmlText(msg), Type: v.Kind.String(), Text: xmlText(b.String())}
-		case res.Verdict == checker.Unknown:
+		case res.Verdict == verdict.Unknown:
 			tc.Skipped = &junitSkipped{Message: "not decided: the search stopped early (" + res.Reason() + ") with no violation found"}
-		case res.Stop == checker.StopAtViolation:
+		case res.Stop == verdict.StopAtViolation:
 			tc.Skipped = &junitSkipped{Message: "not decided: the search stopped at the end of the level of the first violation (--continue decides every check)"}
-		case c.kind == checker.Property && slices.Contains(res.Undecided, c.name):
+		case c.kind == verdict.Property && slices.Contains(res.Undecided, c.name):
 			tc.Skipped = &junitSkipped{Message: "not decided: the properties are searched when the safety checks hold, or the search met a failure on the way (--continue searches them all)"}
 		}
 		switch {
@@ -177,11 +177,11 @@ func xmlText(s string) string {
 
 // checkTitle names a check for people: "invariant X", "deadlock",
 // "assertion in action A".
-func checkTitle(k checker.Kind, name string) string {
+func checkTitle(k verdict.Kind, name string) string {
 	switch k {
-	case checker.Deadlock:
+	case verdict.Deadlock:
 		return "deadlock"
-	case checker.Assertion, checker.RuntimeError:
+	case verdict.Assertion, verdict.RuntimeError:
 		return fmt.Sprintf("%s in action %s", strings.ReplaceAll(k.String(), "-", " "), name)
 	}
 	return k.String() + " " + name

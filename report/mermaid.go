@@ -5,8 +5,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // Mermaid writes the counterexample of res as a Mermaid sequenceDiagram:
@@ -14,13 +14,13 @@ import (
 // ...); the initial state as a note; each step as a message from the
 // acting process to itself, numbered, with what it changed, preceded by
 // a request/reply pair with each agent it asked (with a causal slice
-// attached, checker.Violation.Slice, an essential step is marked * and
+// attached, verdict.Violation.Slice, an essential step is marked * and
 // highlighted in a `rect` block, with its because line); a lasso's cycle
 // inside a `loop` block; the violation as a final note (and, when several checks
 // are violated, a note naming the others, whose traces the other formats
 // show). When every check holds or
 // the search is incomplete, the diagram holds only that note.
-func Mermaid(w io.Writer, m *spec.Model, res *checker.Result) error {
+func Mermaid(w io.Writer, m *spec.Model, res *verdict.Result) error {
 	var b strings.Builder
 	b.WriteString("sequenceDiagram\n")
 	for i, p := range m.Processes {
@@ -37,9 +37,9 @@ func Mermaid(w io.Writer, m *spec.Model, res *checker.Result) error {
 		over = fmt.Sprintf("p0,p%d", n-1)
 	}
 	v := res.Violation
-	if res.Verdict != checker.Violated || v == nil {
+	if res.Verdict != verdict.Violated || v == nil {
 		text := m.Name + ": every check holds"
-		if res.Verdict == checker.Unknown {
+		if res.Verdict == verdict.Unknown {
 			text = m.Name + ": incomplete: " + res.Reason() + "; no violation found"
 		}
 		fmt.Fprintf(&b, "  Note over %s: %s\n", over, mermaidText(text))
@@ -96,7 +96,7 @@ func Mermaid(w io.Writer, m *spec.Model, res *checker.Result) error {
 		b.WriteString("  end\n")
 	}
 	head := Headline(m, v)
-	if v.Msg != "" && v.Kind == checker.Property {
+	if v.Msg != "" && v.Kind == verdict.Property {
 		head += ": " + v.Msg
 	}
 	fmt.Fprintf(&b, "  Note over %s: %s\n", over, mermaidText(head))
@@ -124,7 +124,7 @@ func mermaidText(s string) string {
 // alsoViolated names the violations of res after the first, with the
 // length of each trace: "also violated: invariant B (3 steps), property P
 // (a lasso)"; "" when there is at most one.
-func alsoViolated(m *spec.Model, res *checker.Result) string {
+func alsoViolated(m *spec.Model, res *verdict.Result) string {
 	vs := Violations(res)
 	if len(vs) < 2 {
 		return ""

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // SARIF writes res as a SARIF 2.1.0 log with one run: the tool driver
@@ -17,9 +17,9 @@ import (
 // with the trace as a code flow: one thread-flow location per step at the
 // action's declaration, its message the action and what it changed, its
 // state the whole state; with a causal slice attached
-// (checker.Violation.Slice), each location's importance is essential or
+// (verdict.Violation.Slice), each location's importance is essential or
 // unimportant and its message says why. Columns count Unicode code points.
-func SARIF(w io.Writer, m *spec.Model, res *checker.Result) error {
+func SARIF(w io.Writer, m *spec.Model, res *verdict.Result) error {
 	return SARIFOptions{}.Render(w, m, res)
 }
 
@@ -58,7 +58,7 @@ func newSARIFRun(version string, rules []sarifRule) sarifRun {
 // invocation that says whether the search completed: a search stopped by a
 // limit gets a tool notification, so that code scanning does not read it
 // as a clean run.
-func (o SARIFOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) error {
+func (o SARIFOptions) Render(w io.Writer, m *spec.Model, res *verdict.Result) error {
 	ws := allWarnings(m, res, o.Warnings)
 	rules := sarifRules(m)
 	level := "warning"
@@ -92,7 +92,7 @@ func (o SARIFOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) er
 			Locations: []sarifLocation{sarifLocationAt(d.Pos, "")}})
 	}
 	inv := sarifInvocation{ExecutionSuccessful: true}
-	if res.Verdict == checker.Unknown {
+	if res.Verdict == verdict.Unknown {
 		inv.ToolExecutionNotifications = []sarifNotification{{Level: "warning",
 			Message: sarifMessage{Text: "the search stopped early (" + res.Reason() + ") with no violation found: the checks are not decided"}}}
 	}
@@ -106,21 +106,21 @@ func sarifRules(m *spec.Model) []sarifRule {
 		rules = append(rules, sarifRule{ID: in.Name, Name: in.Name,
 			ShortDescription:     sarifMessage{Text: "invariant " + in.Name + " holds in every reachable state"},
 			DefaultConfiguration: sarifConfig{Level: "error"},
-			Properties:           map[string]any{"kind": checker.Invariant.String(), "position": in.Pos.String()}})
+			Properties:           map[string]any{"kind": verdict.Invariant.String(), "position": in.Pos.String()}})
 	}
 	for _, p := range m.Properties {
 		rules = append(rules, sarifRule{ID: p.Name, Name: p.Name,
 			ShortDescription:     sarifMessage{Text: "property " + p.Name + " holds on every path"},
 			DefaultConfiguration: sarifConfig{Level: "error"},
-			Properties:           map[string]any{"kind": checker.Property.String(), "position": p.Pos.String()}})
+			Properties:           map[string]any{"kind": verdict.Property.String(), "position": p.Pos.String()}})
 	}
 	for _, k := range []struct {
-		kind checker.Kind
+		kind verdict.Kind
 		text string
 	}{
-		{checker.Deadlock, "every reachable state with no enabled action is terminal"},
-		{checker.Assertion, "no assert statement fails"},
-		{checker.RuntimeError, "no value goes out of range, no index out of bounds, no division by zero"},
+		{verdict.Deadlock, "every reachable state with no enabled action is terminal"},
+		{verdict.Assertion, "no assert statement fails"},
+		{verdict.RuntimeError, "no value goes out of range, no index out of bounds, no division by zero"},
 	} {
 		rules = append(rules, sarifRule{ID: k.kind.String(), Name: k.kind.String(),
 			ShortDescription:     sarifMessage{Text: k.text},
@@ -130,9 +130,9 @@ func sarifRules(m *spec.Model) []sarifRule {
 	return rules
 }
 
-func sarifResultOf(m *spec.Model, v *checker.Violation) sarifResult {
+func sarifResultOf(m *spec.Model, v *verdict.Violation) sarifResult {
 	msg := Headline(m, v)
-	if v.Msg != "" && (v.Kind == checker.Property) {
+	if v.Msg != "" && (v.Kind == verdict.Property) {
 		msg += ": " + v.Msg
 	}
 	r := sarifResult{

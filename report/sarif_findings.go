@@ -3,8 +3,8 @@ package report
 import (
 	"io"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // SARIFFinding is one result of [SARIFOptions.RenderFindings]: a
@@ -15,7 +15,7 @@ type SARIFFinding struct {
 	// Violation, when set, is rendered as by [SARIF] (located at its
 	// check, its trace as a code flow), with Message, when set, before
 	// its message; RuleID and Pos are then ignored.
-	Violation *checker.Violation
+	Violation *verdict.Violation
 	RuleID    string        // one of the rules given to RenderFindings
 	Message   string        // escaped by the renderer
 	Pos       spec.Position // where in the spec it points

@@ -9,6 +9,7 @@ import (
 
 	"github.com/wrapcheck/wrapcheck/simulate"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // RenderSimulation writes the result of a simulation (`wrapcheck
@@ -18,7 +19,7 @@ import (
 // figures of the walks.
 func (o TextOptions) RenderSimulation(w io.Writer, m *spec.Model, res *simulate.Result) error {
 	var b strings.Builder
-	walks := plural(int(res.Stats.Walks), "walk")
+	walks := verdict.Plural(int(res.Stats.Walks), "walk")
 	run := fmt.Sprintf("seed %d", res.Seed)
 	if res.Shards > 1 {
 		run += fmt.Sprintf(", shard %d/%d", res.Shard, res.Shards)
@@ -46,7 +47,7 @@ func (o TextOptions) RenderSimulation(w io.Writer, m *spec.Model, res *simulate.
 	if s.Workers == 1 {
 		word = "worker"
 	}
-	fmt.Fprintf(&b, "\n%s, %s, longest walk %d, %.3f s, %d %s\n", walks, plural(int(s.Steps), "step"), s.Depth, s.Seconds, s.Workers, word)
+	fmt.Fprintf(&b, "\n%s, %s, longest walk %d, %.3f s, %d %s\n", walks, verdict.Plural(int(s.Steps), "step"), s.Depth, s.Seconds, s.Workers, word)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/explain"
 	"github.com/wrapcheck/wrapcheck/report"
+	"github.com/wrapcheck/wrapcheck/verdict"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
 
@@ -98,7 +98,7 @@ func TestSliceFormats(t *testing.T) {
 				t.Errorf("text: %d because lines, want %d\n%s", n, because, text)
 			}
 
-			if r.res.Verdict != checker.Violated {
+			if r.res.Verdict != verdict.Violated {
 				return
 			}
 			mm := string(render(t, func(w *bytes.Buffer) error { return report.Mermaid(w, r.m, r.res) }))
@@ -126,7 +126,7 @@ func TestSliceFormats(t *testing.T) {
 // closed, texts escaped.
 func TestExplainMermaid(t *testing.T) {
 	for i, c := range cases {
-		if c.verdict != checker.Violated {
+		if c.verdict != verdict.Violated {
 			continue
 		}
 		t.Run(c.name, func(t *testing.T) {

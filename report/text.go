@@ -5,16 +5,16 @@ import (
 	"io"
 	"strings"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // Text writes res for people: the verdict, the counterexample with only
 // the variables each step changed, what the violated invariant reads in
 // the last state, the statistics and the coverage warnings. It never
 // prints colour; see [TextOptions].
-func Text(w io.Writer, m *spec.Model, res *checker.Result) error {
+func Text(w io.Writer, m *spec.Model, res *verdict.Result) error {
 	return TextOptions{}.Render(w, m, res)
 }
 
@@ -47,7 +47,7 @@ type TextOptions struct {
 	// statistics: per action, the states in which it was enabled, the
 	// successors it generated and the new states it reached, and the
 	// actions that never fired.
-	Coverage *checker.ActionCoverage
+	Coverage *verdict.ActionCoverage
 }
 
 // ANSI styles of the text renderer.
@@ -69,14 +69,14 @@ func (o TextOptions) paint(style, s string) string {
 }
 
 // Render writes res as [Text] does, with the options of o.
-func (o TextOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) error {
+func (o TextOptions) Render(w io.Writer, m *spec.Model, res *verdict.Result) error {
 	var b strings.Builder
 	switch res.Verdict {
-	case checker.Holds:
+	case verdict.Holds:
 		b.WriteString(o.paint(ansiGreen, fmt.Sprintf("%s: every check holds", Escape(m.Name))) + "\n")
-	case checker.Unknown:
+	case verdict.Unknown:
 		b.WriteString(o.paint(ansiYellow, fmt.Sprintf("%s: incomplete: %s; no violation found in the states explored", Escape(m.Name), res.Reason())) + "\n")
-	case checker.Violated:
+	case verdict.Violated:
 		vs := Violations(res)
 		if len(vs) > 1 {
 			b.WriteString(o.paint(ansiRed, fmt.Sprintf("%s: %d checks are violated", Escape(m.Name), len(vs))) + "\n\n")
@@ -114,7 +114,7 @@ func (o TextOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) err
 		fmt.Fprintf(&b, ", %s peak heap", humanBytes(s.PeakHeapBytes))
 	}
 	b.WriteString("\n")
-	if res.Stop == checker.StopAtViolation {
+	if res.Stop == verdict.StopAtViolation {
 		b.WriteString("the search stopped at the end of the breadth-first level of the first violation: the figures cover the states explored until then (--continue explores every reachable state)\n")
 	}
 	if o.Coverage != nil {
@@ -126,7 +126,7 @@ func (o TextOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) err
 		fmt.Fprintf(&b, "%s %s\n", warn, Escape(d.String()))
 	}
 	if o.Strict && len(ws) > 0 {
-		fmt.Fprintf(&b, "%s\n", o.paint(ansiRed, fmt.Sprintf("--strict: the %s count as failures", plural(len(ws), "warning"))))
+		fmt.Fprintf(&b, "%s\n", o.paint(ansiRed, fmt.Sprintf("--strict: the %s count as failures", verdict.Plural(len(ws), "warning"))))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -134,16 +134,16 @@ func (o TextOptions) Render(w io.Writer, m *spec.Model, res *checker.Result) err
 
 // writeViolation writes one violation: its headline and position, the
 // trace, and what a violated invariant reads.
-func (o TextOptions) writeViolation(b *strings.Builder, m *spec.Model, v *checker.Violation) {
+func (o TextOptions) writeViolation(b *strings.Builder, m *spec.Model, v *verdict.Violation) {
 	b.WriteString(o.paint(ansiRed, Headline(m, v)) + "\n")
-	if v.Pos.IsValid() && (v.Kind == checker.RuntimeError || v.Kind == checker.Assertion) {
+	if v.Pos.IsValid() && (v.Kind == verdict.RuntimeError || v.Kind == verdict.Assertion) {
 		fmt.Fprintf(b, "  %s: here\n", Escape(v.Pos.String()))
 	} else if v.Pos.IsValid() {
 		fmt.Fprintf(b, "  %s: %s", Escape(v.Pos.String()), v.Kind)
 		if v.Name != "" {
 			fmt.Fprintf(b, " %s", Escape(v.Name))
 		}
-		if v.Msg != "" && v.Kind != checker.Invariant {
+		if v.Msg != "" && v.Kind != verdict.Invariant {
 			fmt.Fprintf(b, ": %s", Escape(v.Msg))
 		}
 		b.WriteString("\n")
@@ -167,12 +167,12 @@ func propertyTitles(names []string) []string {
 // Headline is the one-line summary of a violation: "Spec: invariant X is
 // violated", "Spec: deadlock: ...", "Spec: assertion in action A: msg".
 // Control characters of the names and the message are escaped ([Escape]).
-func Headline(m *spec.Model, v *checker.Violation) string {
+func Headline(m *spec.Model, v *verdict.Violation) string {
 	name, vname, msg := Escape(m.Name), Escape(v.Name), Escape(v.Msg)
 	switch {
-	case v.Kind == checker.Deadlock:
+	case v.Kind == verdict.Deadlock:
 		return fmt.Sprintf("%s: deadlock: no action is enabled and the state is not terminal", name)
-	case v.Kind == checker.RuntimeError || v.Kind == checker.Assertion:
+	case v.Kind == verdict.RuntimeError || v.Kind == verdict.Assertion:
 		return fmt.Sprintf("%s: %s in action %s: %s", name, strings.ReplaceAll(v.Kind.String(), "-", " "), vname, msg)
 	case v.Name == "":
 		return fmt.Sprintf("%s: %s", name, v.Kind)
@@ -180,7 +180,7 @@ func Headline(m *spec.Model, v *checker.Violation) string {
 	return fmt.Sprintf("%s: %s %s is violated", name, v.Kind, vname)
 }
 
-func (o TextOptions) writeTrace(b *strings.Builder, m *spec.Model, v *checker.Violation) {
+func (o TextOptions) writeTrace(b *strings.Builder, m *spec.Model, v *verdict.Violation) {
 	steps := len(v.Trace) - 1
 	word := "steps"
 	if steps == 1 {
@@ -240,7 +240,7 @@ func (o TextOptions) writeTrace(b *strings.Builder, m *spec.Model, v *checker.Vi
 		}
 		prev = st.State
 	}
-	if sl != nil && len(sl.Reads) > 0 && v.Kind != checker.Invariant {
+	if sl != nil && len(sl.Reads) > 0 && v.Kind != verdict.Invariant {
 		fmt.Fprintf(b, "\nthe violated check reads: %s\n", Escape(strings.Join(sl.Reads, ", ")))
 	}
 	if v.LoopStart >= 0 {
@@ -250,7 +250,7 @@ func (o TextOptions) writeTrace(b *strings.Builder, m *spec.Model, v *checker.Vi
 
 // sliceOf returns the causal slice attached to v, or nil when there is
 // none or it does not fit the trace.
-func sliceOf(v *checker.Violation) *checker.Slice {
+func sliceOf(v *verdict.Violation) *verdict.Slice {
 	if v.Slice == nil || v.LoopStart >= 0 || len(v.Slice.Steps) != len(v.Trace) {
 		return nil
 	}
@@ -258,7 +258,7 @@ func sliceOf(v *checker.Violation) *checker.Slice {
 }
 
 // essentialCount counts the essential steps of sl.
-func essentialCount(sl *checker.Slice) int {
+func essentialCount(sl *verdict.Slice) int {
 	n := 0
 	for _, s := range sl.Steps {
 		if s.Essential {
@@ -322,8 +322,8 @@ func equal(a, b []int64) bool {
 
 // writeReads shows the variables the violated invariant reads, with their
 // values in the last state of the trace.
-func writeReads(b *strings.Builder, m *spec.Model, v *checker.Violation) {
-	if v.Kind != checker.Invariant || len(v.Trace) == 0 {
+func writeReads(b *strings.Builder, m *spec.Model, v *verdict.Violation) {
+	if v.Kind != verdict.Invariant || len(v.Trace) == 0 {
 		return
 	}
 	var inv *spec.Invariant
@@ -365,8 +365,8 @@ func writeReads(b *strings.Builder, m *spec.Model, v *checker.Violation) {
 }
 
 // writeParts shows the values of the parts of a violated invariant.
-func writeParts(b *strings.Builder, m *spec.Model, prog *machine.Program, v *checker.Violation) {
-	if v.Kind != checker.Invariant || len(v.Trace) == 0 {
+func writeParts(b *strings.Builder, m *spec.Model, prog *machine.Program, v *verdict.Violation) {
+	if v.Kind != verdict.Invariant || len(v.Trace) == 0 {
 		return
 	}
 	for _, in := range m.Invariants {
@@ -384,14 +384,6 @@ func writeParts(b *strings.Builder, m *spec.Model, prog *machine.Program, v *che
 	}
 }
 
-// plural returns "1 warning", "2 warnings".
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
-
 func humanRate(r float64) string {
 	switch {
 	case r >= 1e6:
@@ -405,7 +397,7 @@ func humanRate(r float64) string {
 // loopLine says how a lasso closes: the last entry steps back to
 // Trace[LoopStart] by the action that first led there, or, when the last
 // state has no enabled action, it repeats forever by stuttering.
-func loopLine(m *spec.Model, v *checker.Violation) string {
+func loopLine(m *spec.Model, v *verdict.Violation) string {
 	last, ls := len(v.Trace)-1, v.LoopStart
 	if ls > 0 && equal(v.Trace[ls-1].State, v.Trace[last].State) && v.Trace[ls].Action >= 0 {
 		span := fmt.Sprintf("steps %d to %d repeat", ls, last)
@@ -431,12 +423,12 @@ func humanBytes(n uint64) string {
 // TLC prints it: per action, the states that enable it, the successors it
 // generated and the new states it reached, then the actions that never
 // fired.
-func writeCoverage(b *strings.Builder, m *spec.Model, c *checker.ActionCoverage) {
+func writeCoverage(b *strings.Builder, m *spec.Model, c *verdict.ActionCoverage) {
 	scope := "every reachable state, without reduction"
 	if c.Truncated {
 		scope = "stopped early: the counts cover the states expanded"
 	}
-	fmt.Fprintf(b, "\ncoverage of %s (%s):\n", plural(int(c.States), "state"), scope)
+	fmt.Fprintf(b, "\ncoverage of %s (%s):\n", verdict.Plural(int(c.States), "state"), scope)
 	fmt.Fprintf(b, "  %8s %8s %8s  %s\n", "enabled", "fired", "new", "action")
 	var never []string
 	for i, a := range m.Actions {

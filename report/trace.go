@@ -4,8 +4,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // Helpers shared by the trace pictures (SARIF, JUnit, Mermaid, DOT,
@@ -18,7 +18,7 @@ const stutterLabel = "(no action enabled: the state repeats; past-time monitors 
 
 // stepLabel names what step i of a trace did: "initial state", the
 // action's name, or stutterLabel.
-func stepLabel(m *spec.Model, st checker.Step, i int) string {
+func stepLabel(m *spec.Model, st verdict.Step, i int) string {
 	if st.Action < 0 {
 		if i > 0 {
 			return stutterLabel
@@ -30,7 +30,7 @@ func stepLabel(m *spec.Model, st checker.Step, i int) string {
 
 // changedVars lists, as `path = value`, what step i changed (every
 // variable for the initial state), values folded.
-func changedVars(m *spec.Model, trace []checker.Step, i int) []string {
+func changedVars(m *spec.Model, trace []verdict.Step, i int) []string {
 	var out []string
 	var prev []int64
 	if i > 0 {
@@ -71,7 +71,7 @@ func monitorChanges(m *spec.Model, old, cur []int64, emit func(name string, v bo
 }
 
 // answers lists the agent answers of a step as `agent → value`.
-func answers(m *spec.Model, st checker.Step) []string {
+func answers(m *spec.Model, st verdict.Step) []string {
 	var out []string
 	for _, a := range st.Asked {
 		ag := m.Agents[a.Agent]
@@ -94,7 +94,7 @@ func compactState(m *spec.Model, state []int64) string {
 
 // stepSummary is one line for step i: the action, its answers and what
 // it changed, e.g. "editor.edit: content = 1".
-func stepSummary(m *spec.Model, trace []checker.Step, i int) string {
+func stepSummary(m *spec.Model, trace []verdict.Step, i int) string {
 	s := stepLabel(m, trace[i], i)
 	if as := answers(m, trace[i]); len(as) > 0 {
 		s += " (" + strings.Join(as, ", ") + ")"
@@ -109,7 +109,7 @@ func stepSummary(m *spec.Model, trace []checker.Step, i int) string {
 
 // actionPos is the declaration of the action of a step; for the initial
 // state, the first line of the spec file.
-func actionPos(m *spec.Model, st checker.Step) spec.Position {
+func actionPos(m *spec.Model, st verdict.Step) spec.Position {
 	if st.Action >= 0 {
 		return m.Actions[st.Action].Pos
 	}
@@ -119,11 +119,11 @@ func actionPos(m *spec.Model, st checker.Step) spec.Position {
 // checkPos is where a violation is located: the check's declaration, the
 // failing statement, or (for a deadlock, which has none) the terminal
 // declaration, the spec's name, or the top of the file.
-func checkPos(m *spec.Model, v *checker.Violation) spec.Position {
+func checkPos(m *spec.Model, v *verdict.Violation) spec.Position {
 	if v.Pos.IsValid() {
 		return v.Pos
 	}
-	if v.Kind == checker.Deadlock && m.TerminalPos.IsValid() {
+	if v.Kind == verdict.Deadlock && m.TerminalPos.IsValid() {
 		return m.TerminalPos
 	}
 	if m.NamePos.IsValid() {
@@ -134,8 +134,8 @@ func checkPos(m *spec.Model, v *checker.Violation) spec.Position {
 
 // ruleID names the check a violation breaks: the invariant or property
 // name, else the kind (deadlock, assertion, runtime-error).
-func ruleID(v *checker.Violation) string {
-	if v.Kind == checker.Invariant || v.Kind == checker.Property {
+func ruleID(v *verdict.Violation) string {
+	if v.Kind == verdict.Invariant || v.Kind == verdict.Property {
 		if v.Name != "" {
 			return v.Name
 		}
@@ -147,6 +147,6 @@ func ruleID(v *checker.Violation) string {
 // agent answers taken, as `agent → value`, and what the step changed, as
 // `path = value` (every variable at step 0), values in wrap's notation
 // and folded when long. The playground's trace table shows these.
-func StepText(m *spec.Model, trace []checker.Step, i int) (asked, changed []string) {
+func StepText(m *spec.Model, trace []verdict.Step, i int) (asked, changed []string) {
 	return answers(m, trace[i]), changedVars(m, trace, i)
 }

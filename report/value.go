@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // A value is rendered once into a small tree (scalar text, list or
@@ -266,7 +266,7 @@ func ValueJSON(t *spec.Type, slots []int64) json.RawMessage {
 // of `diff` and `explain`: the agent answers taken ("asked verifier=pass"),
 // then the user variables it changed ("x=1"; every variable at step 0).
 // Past-time monitors are left out.
-func StepParts(m *spec.Model, trace []checker.Step, i int) []string {
+func StepParts(m *spec.Model, trace []verdict.Step, i int) []string {
 	st := trace[i]
 	var parts []string
 	for _, a := range st.Asked {

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"strings"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // WatchValue is the value of one watch (spec.Model.Watches, check
@@ -78,7 +78,7 @@ func EvalWatches(m *spec.Model, prog *machine.Program, states [][]int64) ([][]Wa
 // traceWatches evaluates m's watches on every step of trace for a
 // renderer that has no compiled program at hand; nil when m has no
 // watches or they cannot be evaluated.
-func traceWatches(m *spec.Model, prog *machine.Program, trace []checker.Step) [][]WatchValue {
+func traceWatches(m *spec.Model, prog *machine.Program, trace []verdict.Step) [][]WatchValue {
 	if len(m.Watches) == 0 {
 		return nil
 	}

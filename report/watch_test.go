@@ -8,16 +8,16 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/spec/syntax"
+	"github.com/wrapcheck/wrapcheck/verdict"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
 
 // watched checks the approval TOCTOU with watches: a scalar, a boolean,
 // an array and one that divides by zero in the first states.
-func watched(t *testing.T) (*spec.Model, *checker.Result) {
+func watched(t *testing.T) (*spec.Model, *verdict.Result) {
 	t.Helper()
 	src, err := os.ReadFile("../examples/approval/toctou.wrap")
 	if err != nil {

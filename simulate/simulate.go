@@ -22,7 +22,7 @@
 // unsharded run.
 //
 // A simulation is not exhaustive: finding no violation proves nothing,
-// and the Result's verdict is then [checker.Unknown].
+// and the Result's verdict is then [verdict.Unknown].
 package simulate
 
 import (
@@ -34,9 +34,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // Defaults of [Options].
@@ -75,13 +75,13 @@ type Options struct {
 
 // Result is the outcome of [Run].
 type Result struct {
-	// Verdict is checker.Violated when a walk found a violation, else
-	// checker.Unknown: a simulation never proves that the checks hold.
-	Verdict checker.Verdict
+	// Verdict is verdict.Violated when a walk found a violation, else
+	// verdict.Unknown: a simulation never proves that the checks hold.
+	Verdict verdict.Verdict
 	// Violation is the shortest violation found (the fewest trace
 	// steps), the one of the lowest walk index among equals; nil when
 	// none was found.
-	Violation *checker.Violation
+	Violation *verdict.Violation
 	// Walk is the index of the walk that found Violation, -1 for none.
 	Walk int64
 	// Reason says why the run ended: "walks done", "timeout",
@@ -178,7 +178,7 @@ func Run(ctx context.Context, m *spec.Model, opts Options) (*Result, error) {
 // visited, without a failing step). A walk that fails in the init block
 // has an empty trace. The error reports invalid options, a model the
 // engine cannot compile, or ctx's end.
-func Trace(ctx context.Context, m *spec.Model, opts Options, k int64) ([]checker.Step, error) {
+func Trace(ctx context.Context, m *spec.Model, opts Options, k int64) ([]verdict.Step, error) {
 	if m == nil {
 		return nil, errors.New("simulate: nil model")
 	}
@@ -262,7 +262,7 @@ func (s *sim) take() (int64, bool) {
 
 func (s *sim) run() *Result {
 	o := s.opts
-	res := &Result{Verdict: checker.Unknown, Walk: -1, Seed: o.Seed, Walks: o.Walks, Depth: o.Depth,
+	res := &Result{Verdict: verdict.Unknown, Walk: -1, Seed: o.Seed, Walks: o.Walks, Depth: o.Depth,
 		Shard: o.Shard, Shards: o.Shards}
 	for _, p := range s.prog.Model.Properties {
 		res.Unchecked = append(res.Unchecked, p.Name)
@@ -300,7 +300,7 @@ func (s *sim) run() *Result {
 		res.Reason = "walks done"
 	}
 	if best != nil {
-		res.Verdict = checker.Violated
+		res.Verdict = verdict.Violated
 		res.Walk = best.walk
 		res.Violation = ws[0].violation(best)
 	}

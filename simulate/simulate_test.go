@@ -18,6 +18,7 @@ import (
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // example is one example spec with its -D values.
@@ -111,14 +112,14 @@ func TestExamples(t *testing.T) {
 				t.Fatal(err)
 			}
 			switch want.Verdict {
-			case checker.Holds:
+			case verdict.Holds:
 				if got.Violation != nil {
 					t.Fatalf("check says every safety check holds; simulate reports %s (walk %d)", got.Violation.Msg, got.Walk)
 				}
-				if got.Verdict != checker.Unknown || got.Walk != -1 {
+				if got.Verdict != verdict.Unknown || got.Walk != -1 {
 					t.Errorf("verdict %v, walk %d; want incomplete, -1", got.Verdict, got.Walk)
 				}
-			case checker.Violated:
+			case verdict.Violated:
 				if got.Violation == nil {
 					t.Fatalf("check finds %s %s (%d steps); 2000 walks found nothing", want.Violation.Kind, want.Violation.Name, len(want.Violation.Trace))
 				}
@@ -148,7 +149,7 @@ func TestExamples(t *testing.T) {
 // its first state must be initial, each step a successor of the one
 // before by its action with its agent answers, and the last state (or
 // step) must be the violation.
-func validTrace(prog *machine.Program, v *checker.Violation, noDeadlock bool) error {
+func validTrace(prog *machine.Program, v *verdict.Violation, noDeadlock bool) error {
 	m := prog.NewMachine()
 	m.RecordAnswers(true)
 	md := prog.Model
@@ -161,18 +162,18 @@ func validTrace(prog *machine.Program, v *checker.Violation, noDeadlock bool) er
 		prog.Pack(s, st)
 		return s
 	}
-	failing := v.Kind == checker.Assertion || v.Kind == checker.RuntimeError
+	failing := v.Kind == verdict.Assertion || v.Kind == verdict.RuntimeError
 	isInv := slices.ContainsFunc(md.Invariants, func(in *spec.Invariant) bool { return in.Name == v.Name })
 	atAction := failing && !isInv && v.Name != "terminal"
 	states := tr
 	if atAction {
 		states = tr[:len(tr)-1]
 	}
-	match := func(st checker.Step, action int, t machine.State) bool {
+	match := func(st verdict.Step, action int, t machine.State) bool {
 		got := make([]int64, prog.Slots())
 		prog.Unpack(got, t)
 		return action == st.Action && slices.Equal(got, st.State) &&
-			cmp.Equal(m.Asked(), st.Asked, cmp.Comparer(func(a, b []checker.Answer) bool {
+			cmp.Equal(m.Asked(), st.Asked, cmp.Comparer(func(a, b []verdict.Answer) bool {
 				return len(a) == len(b) && (len(a) == 0 || cmp.Equal(a, b))
 			}))
 	}
@@ -217,11 +218,11 @@ func validTrace(prog *machine.Program, v *checker.Violation, noDeadlock bool) er
 		return 0, fmt.Errorf("no invariant %s", v.Name)
 	}
 	switch {
-	case v.Kind == checker.Invariant:
+	case v.Kind == verdict.Invariant:
 		if x, err := evalInv(); err != nil || x != 0 {
 			return fmt.Errorf("invariant %s is %d (%v) in the last state", v.Name, x, err)
 		}
-	case v.Kind == checker.Deadlock:
+	case v.Kind == verdict.Deadlock:
 		term, err := m.IsTerminal(prev)
 		if n != 0 || execErr != nil || term || err != nil || noDeadlock {
 			return fmt.Errorf("not a deadlock: %d successors, %v, terminal %t, %v", n, execErr, term, err)
@@ -400,7 +401,7 @@ func TestTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Reason != "timeout" || r.Verdict != checker.Unknown || r.Stats.Walks == 0 {
+	if r.Reason != "timeout" || r.Verdict != verdict.Unknown || r.Stats.Walks == 0 {
 		t.Errorf("reason %q, verdict %v, %d walks; want timeout, incomplete, some", r.Reason, r.Verdict, r.Stats.Walks)
 	}
 	// With a violation, an unbounded run ends early.
@@ -411,7 +412,7 @@ func TestTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Verdict != checker.Violated || r.Reason != "violation found" {
+	if r.Verdict != verdict.Violated || r.Reason != "violation found" {
 		t.Errorf("verdict %v, reason %q; want violated, violation found", r.Verdict, r.Reason)
 	}
 }

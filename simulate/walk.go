@@ -6,8 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/machine"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // what says where a walk found its violation.
@@ -205,12 +205,12 @@ func (w *walker) fail(k int64, at what, inv int, err error) {
 // violation builds the reported violation of f: its trace is replayed
 // from the initial state through a machine that records agent answers,
 // following f's ordinals, and must reach f's last state.
-func (w *walker) violation(f *found) *checker.Violation {
+func (w *walker) violation(f *found) *verdict.Violation {
 	prog := w.s.prog
 	md := prog.Model
 	m := prog.NewMachine()
 	m.RecordAnswers(true)
-	v := &checker.Violation{LoopStart: -1}
+	v := &verdict.Violation{LoopStart: -1}
 	var cur []uint64
 	v.Trace, cur = replayPath(prog, m, f.path)
 	if !slices.Equal(cur, f.last) {
@@ -233,20 +233,20 @@ func (w *walker) violation(f *found) *checker.Violation {
 			v.Name = md.Actions[ex.Action].Name
 		}
 		a, st, asked := m.FailedStep()
-		v.Trace = append(v.Trace, checker.Step{Action: a, State: slices.Clone(st), Asked: cloneAnswers(asked)})
+		v.Trace = append(v.Trace, verdict.Step{Action: a, State: slices.Clone(st), Asked: cloneAnswers(asked)})
 	case atInvariant:
 		in := md.Invariants[f.inv]
-		v.Kind, v.Name, v.Pos, v.Msg = checker.Invariant, in.Name, in.Pos, "invariant "+in.Name+" is violated"
+		v.Kind, v.Name, v.Pos, v.Msg = verdict.Invariant, in.Name, in.Pos, "invariant "+in.Name+" is violated"
 	case atInvError:
 		in := md.Invariants[f.inv]
-		v.Kind, v.Name, v.Pos, v.Msg = checker.RuntimeError, in.Name, ex.Pos, ex.Msg+" (evaluating invariant "+in.Name+")"
+		v.Kind, v.Name, v.Pos, v.Msg = verdict.RuntimeError, in.Name, ex.Pos, ex.Msg+" (evaluating invariant "+in.Name+")"
 	case atDeadlock:
-		v.Kind, v.Msg, v.Pos = checker.Deadlock, "no action is enabled and the state is not terminal", md.TerminalPos
+		v.Kind, v.Msg, v.Pos = verdict.Deadlock, "no action is enabled and the state is not terminal", md.TerminalPos
 		if !v.Pos.IsValid() {
 			v.Pos = md.NamePos
 		}
 	case atTerminal:
-		v.Kind, v.Name, v.Pos, v.Msg = checker.RuntimeError, "terminal", ex.Pos, ex.Msg+" (evaluating terminal)"
+		v.Kind, v.Name, v.Pos, v.Msg = verdict.RuntimeError, "terminal", ex.Pos, ex.Msg+" (evaluating terminal)"
 	}
 	return v
 }
@@ -254,20 +254,20 @@ func (w *walker) violation(f *found) *checker.Violation {
 // replayPath rebuilds the trace of a walk from its ordinals, through m
 // (a machine of prog that records agent answers), and returns it with the
 // last state, packed.
-func replayPath(prog *machine.Program, m *machine.Machine, path []uint32) ([]checker.Step, []uint64) {
+func replayPath(prog *machine.Program, m *machine.Machine, path []uint32) ([]verdict.Step, []uint64) {
 	unpack := func(t machine.State) []int64 {
 		st := make([]int64, prog.Slots())
 		prog.Unpack(st, t)
 		return st
 	}
-	var trace []checker.Step
+	var trace []verdict.Step
 	var cur []uint64
 	for i, ord := range path {
 		n := uint32(0)
-		var got *checker.Step
+		var got *verdict.Step
 		take := func(action int, t machine.State) {
 			if n == ord {
-				got = &checker.Step{Action: action, State: unpack(t), Asked: cloneAnswers(m.Asked())}
+				got = &verdict.Step{Action: action, State: unpack(t), Asked: cloneAnswers(m.Asked())}
 				cur = slices.Clone(t)
 			}
 			n++
@@ -285,13 +285,13 @@ func replayPath(prog *machine.Program, m *machine.Machine, path []uint32) ([]che
 	return trace, cur
 }
 
-func cloneAnswers(as []checker.Answer) []checker.Answer {
+func cloneAnswers(as []verdict.Answer) []verdict.Answer {
 	if len(as) == 0 {
 		return nil
 	}
-	out := make([]checker.Answer, len(as))
+	out := make([]verdict.Answer, len(as))
 	for i, a := range as {
-		out[i] = checker.Answer{Agent: a.Agent, Value: slices.Clone(a.Value)}
+		out[i] = verdict.Answer{Agent: a.Agent, Value: slices.Clone(a.Value)}
 	}
 	return out
 }

@@ -7,11 +7,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // Text writes the coverage report: a headline, the tests (steps and the
@@ -24,7 +24,7 @@ func (r *Result) Text(w io.Writer, m *spec.Model) error {
 	if len(r.Tests) == 1 {
 		verb = "covers"
 	}
-	fmt.Fprintf(&b, "%s: %s %s %d of %d goals", m.Name, plural(len(r.Tests), "test"), verb, covered, len(r.Goals))
+	fmt.Fprintf(&b, "%s: %s %s %d of %d goals", m.Name, verdict.Plural(len(r.Tests), "test"), verb, covered, len(r.Goals))
 	if un := len(r.Goals) - reachable; un > 0 && r.Complete {
 		fmt.Fprintf(&b, "; %d unreachable", un)
 	} else if un > 0 {
@@ -50,7 +50,7 @@ func (r *Result) Text(w io.Writer, m *spec.Model) error {
 		if len(acts) > 0 {
 			steps = strings.Join(acts, ", ")
 		}
-		fmt.Fprintf(&b, "  %s  %s, %s: %s\n", t.Name, plural(len(t.Trace)-1, "step"), plural(len(t.Goals), "goal"), report.Escape(steps))
+		fmt.Fprintf(&b, "  %s  %s, %s: %s\n", t.Name, verdict.Plural(len(t.Trace)-1, "step"), verdict.Plural(len(t.Goals), "goal"), report.Escape(steps))
 	}
 	for k := ActionFires; k <= Terminal; k++ {
 		head := false
@@ -205,11 +205,4 @@ func jsonString(s string) string {
 		panic("wrapcheck internal error: " + err.Error()) // a string always encodes
 	}
 	return string(b)
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return strconv.Itoa(n) + " " + what + "s"
 }

@@ -7,9 +7,9 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // DefaultMaxStates is the number of states Generate explores when
@@ -35,7 +35,7 @@ type Test struct {
 	Name string // t01, t02, ...
 	// Trace starts in an initial state; each step has its action and the
 	// agent answers it took, in the order asked.
-	Trace []checker.Step
+	Trace []verdict.Step
 	// Goals are the indexes in Result.Goals of the goals the test meets
 	// that no earlier test met, ascending.
 	Goals []int
@@ -73,7 +73,7 @@ type node struct {
 	parent int32 // -1 for an initial state
 	action int32
 	depth  int32
-	asked  []checker.Answer
+	asked  []verdict.Answer
 	step   []int // goals met by the step into the node
 	here   []int // goals met by the node's state
 }
@@ -85,7 +85,7 @@ type witness struct {
 	from   int32
 	onStep bool
 	action int32
-	asked  []checker.Answer
+	asked  []verdict.Answer
 	to     int32
 	goals  []int // goals met by the step (onStep)
 }
@@ -222,7 +222,7 @@ func (s *search) index() {
 
 // stepGoals returns the goals on a step that the step from the state
 // from by action with answers asked into the state to meets, ascending.
-func (s *search) stepGoals(from machine.State, action int, asked []checker.Answer, to []int64) []int {
+func (s *search) stepGoals(from machine.State, action int, asked []verdict.Answer, to []int64) []int {
 	var out []int
 	cands := s.byAction[action]
 	for _, a := range asked {
@@ -271,7 +271,7 @@ func (s *search) run(ctx context.Context, limit int64) error {
 	s.enabled = make([]int64, len(s.m.Actions))
 	s.asked = make([]int64, len(s.m.Agents))
 	full := false
-	add := func(t machine.State, parent int32, action int32, asked []checker.Answer) (int32, bool) {
+	add := func(t machine.State, parent int32, action int32, asked []verdict.Answer) (int32, bool) {
 		vec := t
 		if len(vec) == 0 {
 			vec = []uint64{0}
@@ -360,13 +360,13 @@ func (s *search) noteState(idx int32, t machine.State) {
 	}
 }
 
-func cloneAnswers(a []checker.Answer) []checker.Answer {
+func cloneAnswers(a []verdict.Answer) []verdict.Answer {
 	if len(a) == 0 {
 		return nil
 	}
-	out := make([]checker.Answer, len(a))
+	out := make([]verdict.Answer, len(a))
 	for i, x := range a {
-		out[i] = checker.Answer{Agent: x.Agent, Value: slices.Clone(x.Value)}
+		out[i] = verdict.Answer{Agent: x.Agent, Value: slices.Clone(x.Value)}
 	}
 	return out
 }
@@ -414,20 +414,20 @@ func (w *witness) length(s *search) int {
 
 // trace rebuilds the witness's trace as a trace of the spec (the hidden
 // variables cut off).
-func (s *search) trace(w *witness) []checker.Step {
+func (s *search) trace(w *witness) []verdict.Step {
 	n := len(s.m.Slots)
 	state := func(idx int32) []int64 {
 		st := make([]int64, s.prog.Slots())
 		s.prog.Unpack(st, s.store.Vector(uint32(idx)))
 		return st[:n:n]
 	}
-	var tr []checker.Step
+	var tr []verdict.Step
 	for _, i := range s.path(w.from) {
 		nd := &s.nodes[i]
-		tr = append(tr, checker.Step{Action: int(nd.action), State: state(i), Asked: nd.asked})
+		tr = append(tr, verdict.Step{Action: int(nd.action), State: state(i), Asked: nd.asked})
 	}
 	if w.onStep {
-		tr = append(tr, checker.Step{Action: int(w.action), State: state(w.to), Asked: w.asked})
+		tr = append(tr, verdict.Step{Action: int(w.action), State: state(w.to), Asked: w.asked})
 	}
 	return tr
 }

@@ -12,12 +12,12 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/txtar"
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/internal/golden"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/replay"
 	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/testgen"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // TestGolden runs testgen on every testdata/*.txtar (the spec in
@@ -203,8 +203,8 @@ func replayTests(t *testing.T, m *spec.Model, res *testgen.Result) {
 	}
 }
 
-func sameAnswers(a, b []checker.Answer) bool {
-	return slices.EqualFunc(a, b, func(x, y checker.Answer) bool {
+func sameAnswers(a, b []verdict.Answer) bool {
+	return slices.EqualFunc(a, b, func(x, y verdict.Answer) bool {
 		return x.Agent == y.Agent && slices.Equal(x.Value, y.Value)
 	})
 }

@@ -11,10 +11,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // TestCompileOnce: one check compiles the model once, whatever searches
@@ -51,13 +51,13 @@ invariant NotTwo: x != 2
 		src     string
 		opts    Options
 		explain bool
-		want    checker.Verdict
+		want    verdict.Verdict
 	}{
-		{"por-shortest", por, Options{}, false, checker.Violated},
-		{"starvation", "spec S\n" + fairBody, Options{}, false, checker.Violated},
-		{"needed-fairness", "spec F\n" + fairBody + "fairness weak worker\nfairness weak clock\n", Options{}, false, checker.Holds},
-		{"continue", threeBugs, Options{Continue: true}, false, checker.Violated},
-		{"explain", threeBugs, Options{}, true, checker.Violated},
+		{"por-shortest", por, Options{}, false, verdict.Violated},
+		{"starvation", "spec S\n" + fairBody, Options{}, false, verdict.Violated},
+		{"needed-fairness", "spec F\n" + fairBody + "fairness weak worker\nfairness weak clock\n", Options{}, false, verdict.Holds},
+		{"continue", threeBugs, Options{Continue: true}, false, verdict.Violated},
+		{"explain", threeBugs, Options{}, true, verdict.Violated},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			m := mustModel(t, tt.src)
@@ -68,7 +68,7 @@ invariant NotTwo: x != 2
 				progs = append(progs, p)
 				return p, err
 			}
-			run := func(opts Options) *checker.Result {
+			run := func(opts Options) *verdict.Result {
 				t.Helper()
 				res, err := Run(context.Background(), m, opts)
 				if err != nil {

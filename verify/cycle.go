@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // Cycle is the analysis of the cycle of a liveness counterexample (a
@@ -105,7 +105,7 @@ func hasSuccessor(mach *machine.Machine, s machine.State) bool {
 
 // Liveness analyses the cycle of the lasso v of prog's model. The error
 // reports a finite counterexample or a cycle that does not close.
-func Liveness(prog *machine.Program, v *checker.Violation) (*Cycle, error) {
+func Liveness(prog *machine.Program, v *verdict.Violation) (*Cycle, error) {
 	if v == nil || v.LoopStart < 0 || v.LoopStart >= len(v.Trace) {
 		return nil, fmt.Errorf("verify: not a liveness counterexample")
 	}
@@ -124,7 +124,7 @@ func Liveness(prog *machine.Program, v *checker.Violation) (*Cycle, error) {
 	// the last one: that edge, and no other with the same states, is the
 	// one its fairness was judged on.
 	ls, last := v.LoopStart, len(v.Trace)-1
-	closing, closingAsked := -1, []checker.Answer(nil)
+	closing, closingAsked := -1, []verdict.Answer(nil)
 	if ls > 0 && v.Trace[ls].Action >= 0 && slices.Equal(v.Trace[ls-1].State, v.Trace[last].State) {
 		closing, closingAsked = v.Trace[ls].Action, v.Trace[ls].Asked
 	} else {
@@ -133,7 +133,7 @@ func Liveness(prog *machine.Program, v *checker.Violation) (*Cycle, error) {
 			if closing < 0 && slices.Equal(t, target) {
 				closing = a
 				for _, x := range mach.Asked() {
-					closingAsked = append(closingAsked, checker.Answer{Agent: x.Agent, Value: slices.Clone(x.Value)})
+					closingAsked = append(closingAsked, verdict.Answer{Agent: x.Agent, Value: slices.Clone(x.Value)})
 				}
 			}
 		})
@@ -149,7 +149,7 @@ func Liveness(prog *machine.Program, v *checker.Violation) (*Cycle, error) {
 	c := &Cycle{}
 	taken := make([]bool, len(m.Actions))
 	var asked []int
-	steps := append(slices.Clone(cyc[1:]), checker.Step{Action: closing, Asked: closingAsked})
+	steps := append(slices.Clone(cyc[1:]), verdict.Step{Action: closing, Asked: closingAsked})
 	for _, st := range steps {
 		if st.Action < 0 {
 			continue // a stuttering step of the monitors
@@ -354,37 +354,37 @@ func fairnessOf(m *spec.Model, x string) *spec.Fairness {
 // interrupt, a safety violation met first) decides nothing: its excluder
 // is listed in c.Undecided, and NoFairness is left as the analysis set it.
 // opts configures the checks (Only is set to the property).
-func (c *Cycle) CheckFixes(ctx context.Context, m *spec.Model, v *checker.Violation, opts Options) error {
+func (c *Cycle) CheckFixes(ctx context.Context, m *spec.Model, v *verdict.Violation, opts Options) error {
 	// Added fairness of one instance of a family is not symmetric, and
 	// the reductions are tuned to the declared fairness: check without.
 	opts.Only, opts.Progress, opts.NoSymmetry, opts.NoPOR, opts.Program, opts.Continue = []string{v.Name}, nil, true, true, nil, false
 	// verdict is Holds, Violated (this property, by a lasso) or Unknown.
-	verdict := func(extra []*spec.Fairness) (checker.Verdict, error) {
+	decide := func(extra []*spec.Fairness) (verdict.Verdict, error) {
 		sub := *m
 		sub.Fairness = append(slices.Clone(m.Fairness), extra...)
 		res, err := Run(ctx, &sub, opts)
 		if err != nil {
-			return checker.Unknown, err
+			return verdict.Unknown, err
 		}
 		switch {
-		case res.Verdict == checker.Holds:
-			return checker.Holds, nil
-		case res.Verdict == checker.Violated && res.Violation.Kind == checker.Property && res.Violation.Name == v.Name:
-			return checker.Violated, nil
+		case res.Verdict == verdict.Holds:
+			return verdict.Holds, nil
+		case res.Verdict == verdict.Violated && res.Violation.Kind == verdict.Property && res.Violation.Name == v.Name:
+			return verdict.Violated, nil
 		}
-		return checker.Unknown, nil
+		return verdict.Unknown, nil
 	}
 	unit := func(name string) *spec.Fairness { return fairnessOf(m, name) }
 	c.Fixes, c.Undecided = nil, nil
 	for _, x := range c.Excluders {
-		got, err := verdict([]*spec.Fairness{unit(x)})
+		got, err := decide([]*spec.Fairness{unit(x)})
 		if err != nil {
 			return err
 		}
 		switch got {
-		case checker.Holds:
+		case verdict.Holds:
 			c.Fixes = append(c.Fixes, x)
-		case checker.Unknown:
+		case verdict.Unknown:
 			c.Undecided = append(c.Undecided, x)
 		}
 	}
@@ -395,12 +395,12 @@ func (c *Cycle) CheckFixes(ctx context.Context, m *spec.Model, v *checker.Violat
 	for _, a := range m.Actions {
 		all = append(all, unit("fairness strong "+a.Name))
 	}
-	got, err := verdict(all)
+	got, err := decide(all)
 	if err != nil {
 		return err
 	}
-	if got != checker.Unknown {
-		c.NoFairness = got == checker.Violated
+	if got != verdict.Unknown {
+		c.NoFairness = got == verdict.Violated
 	}
 	c.AgentDriven = c.NoFairness && len(c.Asked) > 0
 	c.Checked = true

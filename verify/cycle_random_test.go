@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/internal/gen"
 	"github.com/wrapcheck/wrapcheck/internal/testenv"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // TestCycleRandom checks the liveness analysis on random specs by checking
@@ -38,7 +38,7 @@ func TestCycleRandom(t *testing.T) {
 			t.Fatal(err)
 		}
 		v := res.Violation
-		if res.Verdict != checker.Violated || v.LoopStart < 0 {
+		if res.Verdict != verdict.Violated || v.LoopStart < 0 {
 			continue
 		}
 		lassos++
@@ -50,7 +50,7 @@ func TestCycleRandom(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%d: %v\n%s", i, err, src)
 		}
-		recheck := func(extra ...string) *checker.Result {
+		recheck := func(extra ...string) *verdict.Result {
 			t.Helper()
 			s := src
 			for _, x := range extra {
@@ -77,20 +77,20 @@ func TestCycleRandom(t *testing.T) {
 			seen[s.Decl] = true
 			decls++
 			r2 := recheck(s.Decl)
-			if r2.Verdict == checker.Violated && r2.Violation.LoopStart >= 0 && sameLasso(v, r2.Violation) {
+			if r2.Verdict == verdict.Violated && r2.Violation.LoopStart >= 0 && sameLasso(v, r2.Violation) {
 				t.Errorf("%d: with %s added, check reports the same counterexample\n%s", i, s.Decl, src)
 			}
-			if holds, fix := r2.Verdict == checker.Holds, strings.Contains(strings.Join(c.Fixes, "\n")+"\n", s.Decl+"\n"); holds != fix {
+			if holds, fix := r2.Verdict == verdict.Holds, strings.Contains(strings.Join(c.Fixes, "\n")+"\n", s.Decl+"\n"); holds != fix {
 				t.Errorf("%d: %s: a fix %v, written in the source the property holds %v\n%s", i, s.Decl, fix, holds, src)
 			}
 		}
 		all := recheck(allStrong(m)...)
-		if stays := all.Verdict == checker.Violated; stays != c.NoFairness {
+		if stays := all.Verdict == verdict.Violated; stays != c.NoFairness {
 			t.Errorf("%d: no fairness %v, with strong fairness of everything violated %v\n%s", i, c.NoFairness, stays, src)
 		}
 		if c.Fair {
 			fair++
-			if all.Verdict != checker.Violated {
+			if all.Verdict != verdict.Violated {
 				t.Errorf("%d: a cycle said to be fair, but strong fairness of everything makes the property hold\n%s", i, src)
 			}
 		}

@@ -12,9 +12,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // lassoCase is a spec whose check reports a liveness counterexample.
@@ -75,7 +75,7 @@ func lassoCases(t *testing.T) []lassoCase {
 // checkWith checks c's spec with the fairness declarations extra appended
 // to its source, as a user would write them, with the default options
 // (reductions on).
-func (c lassoCase) checkWith(t *testing.T, extra ...string) *checker.Result {
+func (c lassoCase) checkWith(t *testing.T, extra ...string) *verdict.Result {
 	t.Helper()
 	src := slices.Clone(c.src)
 	for _, x := range extra {
@@ -94,7 +94,7 @@ func (c lassoCase) checkWith(t *testing.T, extra ...string) *checker.Result {
 
 // sameLasso reports whether a and b are the same lasso: the same actions
 // through the same states, the same loop start.
-func sameLasso(a, b *checker.Violation) bool {
+func sameLasso(a, b *verdict.Violation) bool {
 	if a.LoopStart != b.LoopStart || len(a.Trace) != len(b.Trace) {
 		return false
 	}
@@ -190,10 +190,10 @@ func TestCycleRecheck(t *testing.T) {
 				decls[s.Decl] = true
 				rechecked++
 				r := c.checkWith(t, s.Decl)
-				if r.Verdict == checker.Violated && r.Violation.LoopStart >= 0 && sameLasso(v, r.Violation) {
+				if r.Verdict == verdict.Violated && r.Violation.LoopStart >= 0 && sameLasso(v, r.Violation) {
 					t.Errorf("with %s added, check reports the same counterexample", s.Decl)
 				}
-				if r.Verdict == checker.Unknown {
+				if r.Verdict == verdict.Unknown {
 					t.Errorf("with %s added: %s", s.Decl, r.Reason())
 				}
 			}
@@ -202,7 +202,7 @@ func TestCycleRecheck(t *testing.T) {
 				t.Fatal(err)
 			}
 			for d := range decls {
-				holds := c.checkWith(t, d).Verdict == checker.Holds
+				holds := c.checkWith(t, d).Verdict == verdict.Holds
 				fix := slices.Contains(cyc.Fixes, d)
 				if fix {
 					fixes++
@@ -212,7 +212,7 @@ func TestCycleRecheck(t *testing.T) {
 				}
 			}
 			all := c.checkWith(t, allStrong(m)...)
-			if stays := all.Verdict == checker.Violated; stays != cyc.NoFairness {
+			if stays := all.Verdict == verdict.Violated; stays != cyc.NoFairness {
 				t.Errorf("no fairness %v, but with strong fairness of everything written in the property is still violated %v", cyc.NoFairness, stays)
 			}
 			if cyc.Fair && !cyc.NoFairness {

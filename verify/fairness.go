@@ -4,16 +4,16 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/ltl"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // cycleNotes are the notes of the lasso v: what its cycle starves and
 // which fairness would exclude it, or that none can ([Cycle.Notes]);
 // none for a finite trace or a cycle the analysis cannot follow.
-func cycleNotes(prog *machine.Program, v *checker.Violation) []string {
+func cycleNotes(prog *machine.Program, v *verdict.Violation) []string {
 	if v == nil || v.LoopStart < 0 {
 		return nil
 	}
@@ -41,9 +41,9 @@ func neededFairness(ctx context.Context, lc *ltl.Checker, m *spec.Model, opts Op
 			kind = "strong"
 		}
 		switch res.Verdict {
-		case checker.Violated:
+		case verdict.Violated:
 			notes = append(notes, fmt.Sprintf("property %s needs `fairness %s %s` (%s): without it, it fails", res.Violation.Name, kind, f.Name, f.Pos))
-		case checker.Holds:
+		case verdict.Holds:
 			notes = append(notes, fmt.Sprintf("`fairness %s %s` (%s): the properties hold without it (the other fairness declarations kept)", kind, f.Name, f.Pos))
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/reduce"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // Options configures [Run]. It is the one set of options a caller fills:
@@ -41,7 +42,7 @@ type Options struct {
 	NoPOR        bool
 	HashCompact  bool // visited states as 64-bit fingerprints (checker.Options.HashCompact)
 	// Progress, when not nil, receives the safety search's progress.
-	Progress func(checker.Progress)
+	Progress func(verdict.Progress)
 	// Program is the model compiled by the caller (machine.Compile), so
 	// that the caller's renderers share the one compilation; nil: Run
 	// compiles the model once for all its searches.
@@ -115,7 +116,7 @@ func (opts Options) program(m *spec.Model) (*machine.Program, error) {
 // the first violation of every failing check, safety ones first.
 // Stats are those of the safety search, which counts the reachable states
 // and transitions as docs/language.md defines them; Seconds covers both.
-func Run(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, error) {
+func Run(ctx context.Context, m *spec.Model, opts Options) (*verdict.Result, error) {
 	start := time.Now()
 	prog, err := opts.program(m)
 	if err != nil {
@@ -138,7 +139,7 @@ func Run(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, err
 		res.Stats.PropertySeconds = time.Since(safetyDone).Seconds()
 		return res, nil
 	}
-	if res.Verdict == checker.Violated {
+	if res.Verdict == verdict.Violated {
 		res.Undecided = selectedProperties(m, opts.Only)
 		return res, nil
 	}
@@ -149,19 +150,19 @@ func Run(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, err
 	}
 	res.Notes = append(res.Notes, lres.Notes...)
 	switch {
-	case lres.Verdict == checker.Violated:
-		res.Verdict, res.Violation, res.Stop = checker.Violated, lres.Violation, checker.NotStopped
-		res.Violations = []*checker.Violation{lres.Violation}
-		if lres.Violation.Kind != checker.Property {
+	case lres.Verdict == verdict.Violated:
+		res.Verdict, res.Violation, res.Stop = verdict.Violated, lres.Violation, verdict.NotStopped
+		res.Violations = []*verdict.Violation{lres.Violation}
+		if lres.Violation.Kind != verdict.Property {
 			res.Undecided = selectedProperties(m, opts.Only)
 		} else {
 			res.Undecided = propertiesAfter(m, opts.Only, lres.Violation.Name)
 		}
 		res.Notes = append(res.Notes, cycleNotes(prog, res.Violation)...)
-	case lres.Verdict == checker.Unknown && res.Verdict == checker.Holds:
-		res.Verdict, res.Stop = checker.Unknown, lres.Stop
+	case lres.Verdict == verdict.Unknown && res.Verdict == verdict.Holds:
+		res.Verdict, res.Stop = verdict.Unknown, lres.Stop
 		res.Undecided = selectedProperties(m, opts.Only)
-	case lres.Verdict == checker.Holds && res.Verdict == checker.Holds && len(m.Fairness) > 0:
+	case lres.Verdict == verdict.Holds && res.Verdict == verdict.Holds && len(m.Fairness) > 0:
 		notes, err := neededFairness(ctx, lc, m, opts)
 		if err != nil {
 			return nil, err
@@ -176,7 +177,7 @@ func Run(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, err
 // Safety runs the safety search of m (invariants, assertions, runtime
 // errors, deadlocks) with the reductions opts asks for, and reports the
 // shortest violation of the unreduced system.
-func Safety(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, error) {
+func Safety(ctx context.Context, m *spec.Model, opts Options) (*verdict.Result, error) {
 	prog, err := opts.program(m)
 	if err != nil {
 		return nil, err
@@ -208,7 +209,7 @@ func Safety(ctx context.Context, m *spec.Model, opts Options) (*checker.Result, 
 // A property whose product search stops early (a limit, or an assertion or
 // runtime error met on the way, which the safety search reports) is
 // listed in res.Undecided.
-func continueProperties(ctx context.Context, prog *machine.Program, opts Options, res *checker.Result) error {
+func continueProperties(ctx context.Context, prog *machine.Program, opts Options, res *verdict.Result) error {
 	m := prog.Model
 	lc := ltl.NewProgramChecker(prog)
 	for _, name := range selectedProperties(m, opts.Only) {
@@ -224,31 +225,31 @@ func continueProperties(ctx context.Context, prog *machine.Program, opts Options
 			}
 		}
 		switch {
-		case lres.Verdict == checker.Violated && lres.Violation.Kind == checker.Property:
+		case lres.Verdict == verdict.Violated && lres.Violation.Kind == verdict.Property:
 			v := lres.Violation
 			res.Violations = append(res.Violations, v)
-			if res.Verdict != checker.Violated {
-				res.Verdict, res.Violation, res.Stop = checker.Violated, v, checker.NotStopped
+			if res.Verdict != verdict.Violated {
+				res.Verdict, res.Violation, res.Stop = verdict.Violated, v, verdict.NotStopped
 			}
 			for _, n := range cycleNotes(prog, v) {
 				if !slices.Contains(res.Notes, n) {
 					res.Notes = append(res.Notes, n)
 				}
 			}
-		case lres.Verdict == checker.Violated:
+		case lres.Verdict == verdict.Violated:
 			// An assertion or a runtime error on the way: the safety
 			// search has it (or stopped early); the property is undecided.
 			res.Undecided = append(res.Undecided, name)
-			if res.Verdict == checker.Holds {
-				res.Verdict, res.Violation = checker.Violated, lres.Violation
+			if res.Verdict == verdict.Holds {
+				res.Verdict, res.Violation = verdict.Violated, lres.Violation
 				res.Violations = append(res.Violations, lres.Violation)
 			}
-		case lres.Verdict == checker.Unknown:
+		case lres.Verdict == verdict.Unknown:
 			res.Undecided = append(res.Undecided, name)
-			if res.Verdict == checker.Holds {
-				res.Verdict, res.Stop = checker.Unknown, lres.Stop
+			if res.Verdict == verdict.Holds {
+				res.Verdict, res.Stop = verdict.Unknown, lres.Stop
 			}
-			if lres.Stop == checker.StopTimeout || lres.Stop == checker.StopInterrupted {
+			if lres.Stop == verdict.StopTimeout || lres.Stop == verdict.StopInterrupted {
 				// The others would stop at once for the same reason.
 				res.Undecided = append(res.Undecided, propertiesAfter(m, opts.Only, name)...)
 				return nil
@@ -311,7 +312,7 @@ type Reduction struct {
 	// -1 when the properties were not checked.
 	ProductNodes int64
 	Seconds      float64
-	Verdict      checker.Verdict
+	Verdict      verdict.Verdict
 }
 
 // Explain runs the safety search of m once per combination of the
@@ -338,7 +339,7 @@ func Explain(ctx context.Context, m *spec.Model, opts Options) ([]Reduction, err
 		}
 		row := Reduction{Name: c.name, States: res.Stats.States, Transitions: res.Stats.Transitions,
 			ProductNodes: -1, Verdict: res.Verdict}
-		if res.Verdict == checker.Holds && hasProperties(m, o.Only) {
+		if res.Verdict == verdict.Holds && hasProperties(m, o.Only) {
 			lo := ltlOptions(o)
 			row.ProductNodes = 0
 			lo.OnProperty = func(ps ltl.PropertyStats) { row.ProductNodes += ps.ProductNodes }

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 func mustModel(t *testing.T, src string) *spec.Model {
@@ -23,7 +23,7 @@ func mustModel(t *testing.T, src string) *spec.Model {
 }
 
 // actions returns the action names along a trace.
-func actions(m *spec.Model, v *checker.Violation) []string {
+func actions(m *spec.Model, v *verdict.Violation) []string {
 	var out []string
 	for _, st := range v.Trace[1:] {
 		out = append(out, m.Actions[st.Action].Name)
@@ -62,7 +62,7 @@ invariant NotTwo: x != 2
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Verdict != checker.Violated {
+			if res.Verdict != verdict.Violated {
 				t.Fatalf("verdict %s, want violated", res.Verdict)
 			}
 			if diff := cmp.Diff([]string{"a.one", "a.two"}, actions(m, res.Violation)); diff != "" {
@@ -124,14 +124,14 @@ property Settles: eventually always x == 1
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Verdict != checker.Violated || res.Violation.Kind != checker.Property || res.Violation.LoopStart < 0 {
+	if res.Verdict != verdict.Violated || res.Violation.Kind != verdict.Property || res.Violation.LoopStart < 0 {
 		t.Fatalf("got %s %+v, want a property lasso", res.Verdict, res.Violation)
 	}
 	if res.Stats.States != 2 || res.Stats.Transitions != 2 {
 		t.Errorf("stats %+v, want the 2 states and 2 transitions of the system", res.Stats)
 	}
 	res, err = Run(context.Background(), m, Options{Only: []string{"Nope"}})
-	if err == nil && res.Verdict == checker.Holds {
+	if err == nil && res.Verdict == verdict.Holds {
 		t.Errorf("--only of an unknown name must not hold silently")
 	}
 }
@@ -154,7 +154,7 @@ process p[j: 0..2] {
   action step { e := (e + 1) % 3 }
 }
 `)
-	var want checker.Stats
+	var want verdict.Stats
 	for i, workers := range []int{1, 2, 4} {
 		res, err := Run(context.Background(), m, Options{Workers: workers, NoDeadlock: true})
 		if err != nil {
@@ -256,7 +256,7 @@ func TestContinue(t *testing.T) {
 		Actions    []string
 		LoopStart  int
 	}
-	summary := func(v *checker.Violation) found {
+	summary := func(v *verdict.Violation) found {
 		return found{v.Kind.String(), v.Name, actions(m, v), v.LoopStart}
 	}
 	for _, tt := range []struct {
@@ -287,7 +287,7 @@ func TestContinue(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if one.Verdict != checker.Violated {
+				if one.Verdict != verdict.Violated {
 					t.Fatalf("--only %s: %v", name, one.Verdict)
 				}
 				want = append(want, summary(one.Violation))
@@ -297,14 +297,14 @@ func TestContinue(t *testing.T) {
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("violations by name (-want +got):\n%s", diff)
 			}
-			if res.Violation != res.Violations[0] || res.Stop == checker.StopAtViolation || len(res.Undecided) != 0 {
-				t.Errorf("violation %v, stopped %v, undecided %v", res.Violation == res.Violations[0], res.Stop == checker.StopAtViolation, res.Undecided)
+			if res.Violation != res.Violations[0] || res.Stop == verdict.StopAtViolation || len(res.Undecided) != 0 {
+				t.Errorf("violation %v, stopped %v, undecided %v", res.Violation == res.Violations[0], res.Stop == verdict.StopAtViolation, res.Undecided)
 			}
 			all, err := Run(ctx, clean, tt.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if all.Verdict != checker.Holds {
+			if all.Verdict != verdict.Holds {
 				t.Fatalf("BUG=0: %v", all.Verdict)
 			}
 			if tt.opts.NoPOR {
@@ -322,8 +322,8 @@ func TestContinue(t *testing.T) {
 			if diff := cmp.Diff(summary(res.Violation), summary(def.Violation)); diff != "" {
 				t.Errorf("default run's violation (-continue +default):\n%s", diff)
 			}
-			if def.Stop != checker.StopAtViolation || len(def.Violations) != 1 || def.Stats.States >= res.Stats.States {
-				t.Errorf("default run: stopped %v, %d violations, %d states (continue: %d)", def.Stop == checker.StopAtViolation, len(def.Violations), def.Stats.States, res.Stats.States)
+			if def.Stop != verdict.StopAtViolation || len(def.Violations) != 1 || def.Stats.States >= res.Stats.States {
+				t.Errorf("default run: stopped %v, %d violations, %d states (continue: %d)", def.Stop == verdict.StopAtViolation, len(def.Violations), def.Stats.States, res.Stats.States)
 			}
 			if diff := cmp.Diff([]string{"L"}, def.Undecided); diff != "" {
 				t.Errorf("default run's undecided properties (-want +got):\n%s", diff)
@@ -350,16 +350,16 @@ func TestContinueDeterministic(t *testing.T) {
 		if err != nil {
 			continue // the examples that must be rejected
 		}
-		var first *checker.Result
+		var first *verdict.Result
 		for _, workers := range []int{1, 4} {
 			res, err := Run(context.Background(), m, Options{Workers: workers, Continue: true, MaxStates: 200000})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Verdict != checker.Violated {
+			if res.Verdict != verdict.Violated {
 				break
 			}
-			res.Stats = checker.Stats{States: res.Stats.States, Transitions: res.Stats.Transitions, Depth: res.Stats.Depth}
+			res.Stats = verdict.Stats{States: res.Stats.States, Transitions: res.Stats.Transitions, Depth: res.Stats.Depth}
 			if first == nil {
 				first = res
 				continue

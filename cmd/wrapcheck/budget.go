@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/wrapcheck/wrapcheck/checker"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // The limits of a command (--timeout, --memory, SIGINT and SIGTERM) cover
@@ -30,7 +30,7 @@ var errMemoryBudget = errors.New("memory budget")
 const memorySample = 10 * time.Millisecond
 
 // withMemoryBudget returns a context that is done when ctx is, or, with
-// cause errMemoryBudget, once the Go heap (checker.HeapBytes, the measure
+// cause errMemoryBudget, once the Go heap (verdict.HeapBytes, the measure
 // of the search's budget) grows past budget bytes; 0 is no budget. Until
 // release is called the garbage collector also works harder as the heap
 // nears the budget, as during the search.
@@ -55,7 +55,7 @@ func withMemoryBudget(ctx context.Context, budget int64) (_ context.Context, rel
 				return
 			case <-t.C:
 			}
-			if checker.HeapBytes() > uint64(budget) {
+			if verdict.HeapBytes() > uint64(budget) {
 				cancel(errMemoryBudget)
 				return
 			}
@@ -71,28 +71,28 @@ func withMemoryBudget(ctx context.Context, budget int64) (_ context.Context, rel
 
 // stopReasonOf says why ctx (a command's context, or withMemoryBudget's)
 // is done: the memory budget, the deadline, or else a signal.
-func stopReasonOf(ctx context.Context) checker.StopReason {
+func stopReasonOf(ctx context.Context) verdict.StopReason {
 	switch {
 	case errors.Is(context.Cause(ctx), errMemoryBudget):
-		return checker.StopMemory
+		return verdict.StopMemory
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return checker.StopTimeout
+		return verdict.StopTimeout
 	}
-	return checker.StopInterrupted
+	return verdict.StopInterrupted
 }
 
 // loadStopped is the error of loading that a limit stopped: exit 3.
-type loadStopped struct{ reason checker.StopReason }
+type loadStopped struct{ reason verdict.StopReason }
 
 func (e *loadStopped) Error() string { return "stopped while loading the spec: " + e.reason.String() }
 
 // stopWhat words reason as the messages of a stopped command do:
 // "timeout (--timeout 2s)", "interrupted", "memory budget (--memory 1GiB)".
-func stopWhat(reason checker.StopReason, timeout time.Duration, memory string) string {
+func stopWhat(reason verdict.StopReason, timeout time.Duration, memory string) string {
 	switch reason {
-	case checker.StopTimeout:
+	case verdict.StopTimeout:
 		return fmt.Sprintf("timeout (--timeout %v)", timeout)
-	case checker.StopMemory:
+	case verdict.StopMemory:
 		return fmt.Sprintf("memory budget (--memory %s)", memory)
 	}
 	return reason.String()

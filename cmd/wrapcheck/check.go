@@ -24,6 +24,7 @@ import (
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/spec/syntax"
+	"github.com/wrapcheck/wrapcheck/verdict"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
 
@@ -279,9 +280,9 @@ func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
 		}
 	}
 	switch res.Verdict {
-	case checker.Violated:
+	case verdict.Violated:
 		return &exitError{code: exitViolated}
-	case checker.Unknown:
+	case verdict.Unknown:
 		return &exitError{code: exitIncomplete}
 	}
 	if f.strict && len(report.CoverageWarnings(m, res))+len(vet) > 0 {
@@ -511,9 +512,9 @@ func loadAndCompileWatched(ctx context.Context, cmd *cobra.Command, path string,
 // no state explored, in the chosen format; exit 3.
 func renderLoadStopped(cmd *cobra.Command, render renderFunc, file string, ls *loadStopped, start time.Time) error {
 	m := &spec.Model{Name: file, Filename: file} // not parsed yet, or not whole
-	res := &checker.Result{Verdict: checker.Unknown, Stop: ls.reason,
+	res := &verdict.Result{Verdict: verdict.Unknown, Stop: ls.reason,
 		Notes: []string{"stopped while loading the spec (reading, checking, compiling it): no state was explored"},
-		Stats: checker.Stats{Seconds: time.Since(start).Seconds()}}
+		Stats: verdict.Stats{Seconds: time.Since(start).Seconds()}}
 	if err := render(cmd.OutOrStdout(), m, nil, res, nil); err != nil {
 		return err
 	}
@@ -607,7 +608,7 @@ type progressLine struct {
 	Property    string  `json:"property,omitempty"` // the LTL property being checked
 }
 
-func (p *progress) update(s checker.Progress) {
+func (p *progress) update(s verdict.Progress) {
 	if p.json {
 		b, err := json.Marshal(progressLine{States: s.States, Transitions: s.Transitions, Depth: s.Depth,
 			Frontier: s.Frontier, Seconds: s.Elapsed.Seconds(), HeapBytes: s.HeapBytes, Property: s.Property})

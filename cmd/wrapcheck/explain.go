@@ -8,11 +8,11 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/explain"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/replay"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
 
@@ -95,8 +95,8 @@ func runExplain(cmd *cobra.Command, path string, f explainFlags, compile func(*s
 		ctx, release := withMemoryBudget(ctx, mem)
 		defer release()
 		err := explainLimited(ctx, cmd, path, f, mem, &out, compile)
-		if err != nil && ctx.Err() != nil && stopReasonOf(ctx) == checker.StopMemory {
-			return &exitError{code: exitIncomplete, err: fmt.Errorf("explain: stopped before the end: %s", stopWhat(checker.StopMemory, f.timeout, f.memory))}
+		if err != nil && ctx.Err() != nil && stopReasonOf(ctx) == verdict.StopMemory {
+			return &exitError{code: exitIncomplete, err: fmt.Errorf("explain: stopped before the end: %s", stopWhat(verdict.StopMemory, f.timeout, f.memory))}
 		}
 		return err
 	})
@@ -126,7 +126,7 @@ func explainLimited(ctx context.Context, cmd *cobra.Command, path string, f expl
 	if err != nil {
 		return err
 	}
-	var v *checker.Violation
+	var v *verdict.Violation
 	if f.run != "" {
 		file, err := os.Open(f.run)
 		if err != nil {
@@ -152,10 +152,10 @@ func explainLimited(ctx context.Context, cmd *cobra.Command, path string, f expl
 			return &exitError{code: exitUsage, err: err}
 		}
 		switch res.Verdict {
-		case checker.Holds:
+		case verdict.Holds:
 			fmt.Fprintf(cmd.OutOrStdout(), "%s: every check holds: nothing to explain\n", m.Name)
 			return nil
-		case checker.Unknown:
+		case verdict.Unknown:
 			return &exitError{code: exitIncomplete, err: fmt.Errorf("%s: the search stopped early (%s): nothing to explain", m.Name, res.Reason())}
 		}
 		v = res.Violation

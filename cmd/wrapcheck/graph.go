@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/report"
+	"github.com/wrapcheck/wrapcheck/verdict"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
 
@@ -51,8 +51,8 @@ SIGINT or SIGTERM stopped it (then nothing is printed).`,
 				ctx, release := withMemoryBudget(ctx, mem)
 				defer release()
 				err := runGraph(ctx, cmd, &out, args[0], f, mem)
-				if err != nil && ctx.Err() != nil && stopReasonOf(ctx) == checker.StopMemory {
-					return &exitError{code: exitIncomplete, err: fmt.Errorf("graph: stopped before the end: %s", stopWhat(checker.StopMemory, f.timeout, f.memory))}
+				if err != nil && ctx.Err() != nil && stopReasonOf(ctx) == verdict.StopMemory {
+					return &exitError{code: exitIncomplete, err: fmt.Errorf("graph: stopped before the end: %s", stopWhat(verdict.StopMemory, f.timeout, f.memory))}
 				}
 				return err
 			})
@@ -91,13 +91,13 @@ func runGraph(ctx context.Context, cmd *cobra.Command, out *sync.Mutex, path str
 	if err != nil {
 		return ctx.Err()
 	}
-	var v *checker.Violation
+	var v *verdict.Violation
 	if !f.noCheck {
 		res, err := verify.Run(ctx, m, verify.Options{MaxStates: f.maxStates, Program: prog, MemoryBudget: mem})
 		if err != nil {
 			return &exitError{code: exitUsage, err: err}
 		}
-		if res.Verdict == checker.Violated {
+		if res.Verdict == verdict.Violated {
 			v = res.Violation
 		}
 	}

@@ -13,11 +13,11 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/guard"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/replay"
 	"github.com/wrapcheck/wrapcheck/report"
+	"github.com/wrapcheck/wrapcheck/verdict"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
 
@@ -122,11 +122,11 @@ func runGuard(cmd *cobra.Command, path string, f guardFlags) error {
 		return usage(err)
 	}
 	for _, v := range report.Violations(res) {
-		if v.Kind == checker.Deadlock {
+		if v.Kind == verdict.Deadlock {
 			fmt.Fprintf(stderr, "wrapcheck guard: warning: %s: a reachable state that is not terminal has no enabled action: the guard would leave an agent there with no allowed move\n", displayPath(path))
 		}
 	}
-	if res.Verdict == checker.Violated {
+	if res.Verdict == verdict.Violated {
 		if !f.allowViolated {
 			if err := report.Text(stderr, m, res); err != nil {
 				return err
@@ -134,7 +134,7 @@ func runGuard(cmd *cobra.Command, path string, f guardFlags) error {
 			return &exitError{code: exitViolated, err: fmt.Errorf("guard: the checks of %s fail: fix the spec, or serve it anyway with --allow-violated", displayPath(path))}
 		}
 		fmt.Fprintf(stderr, "wrapcheck guard: warning: the checks of %s fail; serving it anyway (--allow-violated)\n", displayPath(path))
-	} else if res.Verdict == checker.Unknown {
+	} else if res.Verdict == verdict.Unknown {
 		fmt.Fprintf(stderr, "wrapcheck guard: warning: the checks of %s did not finish; serving it anyway\n", displayPath(path))
 	}
 	var mapping *replay.Mapping

@@ -8,48 +8,48 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
-// renderFunc prints a checker.Result in one output format, with vet's
+// renderFunc prints a verdict.Result in one output format, with vet's
 // warnings about the spec; prog is the model compiled for the search.
-type renderFunc func(w io.Writer, m *spec.Model, prog *machine.Program, res *checker.Result, vet []report.Diagnostic) error
+type renderFunc func(w io.Writer, m *spec.Model, prog *machine.Program, res *verdict.Result, vet []report.Diagnostic) error
 
 // formatNames lists the --format values of `check`, in help order.
 var formatNames = []string{"text", "json", "sarif", "junit", "mermaid", "dot", "itf"}
 
 // newRenderer returns the renderer for `check --format`: every format is
-// a rendering of the same checker.Result. Text is coloured only when
+// a rendering of the same verdict.Result. Text is coloured only when
 // stdout is a terminal and NO_COLOR is unset.
 func newRenderer(cmd *cobra.Command, f checkFlags) (renderFunc, error) {
 	switch f.format {
 	case "text":
 		return textRenderer(cmd, f, nil), nil
 	case "json":
-		return func(w io.Writer, m *spec.Model, prog *machine.Program, res *checker.Result, vet []report.Diagnostic) error {
+		return func(w io.Writer, m *spec.Model, prog *machine.Program, res *verdict.Result, vet []report.Diagnostic) error {
 			return report.JSONOptions{Warnings: vet, Strict: f.strict}.Render(w, m, res)
 		}, nil
 	case "sarif":
-		return func(w io.Writer, m *spec.Model, prog *machine.Program, res *checker.Result, vet []report.Diagnostic) error {
+		return func(w io.Writer, m *spec.Model, prog *machine.Program, res *verdict.Result, vet []report.Diagnostic) error {
 			return report.SARIFOptions{Warnings: vet, Strict: f.strict, ToolVersion: toolVersion()}.Render(w, m, res)
 		}, nil
 	case "junit":
-		return func(w io.Writer, m *spec.Model, prog *machine.Program, res *checker.Result, vet []report.Diagnostic) error {
+		return func(w io.Writer, m *spec.Model, prog *machine.Program, res *verdict.Result, vet []report.Diagnostic) error {
 			return report.JUnitOptions{Only: f.only, NoDeadlock: f.noDeadlock, Warnings: vet, Strict: f.strict}.Render(w, m, res)
 		}, nil
 	case "mermaid":
-		return func(w io.Writer, m *spec.Model, _ *machine.Program, res *checker.Result, _ []report.Diagnostic) error {
+		return func(w io.Writer, m *spec.Model, _ *machine.Program, res *verdict.Result, _ []report.Diagnostic) error {
 			return report.Mermaid(w, m, res)
 		}, nil
 	case "dot":
-		return func(w io.Writer, m *spec.Model, _ *machine.Program, res *checker.Result, _ []report.Diagnostic) error {
+		return func(w io.Writer, m *spec.Model, _ *machine.Program, res *verdict.Result, _ []report.Diagnostic) error {
 			return report.DOT(w, m, res)
 		}, nil
 	case "itf":
-		return func(w io.Writer, m *spec.Model, _ *machine.Program, res *checker.Result, _ []report.Diagnostic) error {
+		return func(w io.Writer, m *spec.Model, _ *machine.Program, res *verdict.Result, _ []report.Diagnostic) error {
 			return report.ITF(w, m, res)
 		}, nil
 	}
@@ -58,9 +58,9 @@ func newRenderer(cmd *cobra.Command, f checkFlags) (renderFunc, error) {
 
 // textRenderer is the renderer of `check --format text`, which prints
 // cov (--coverage) when it is not nil.
-func textRenderer(cmd *cobra.Command, f checkFlags, cov *checker.ActionCoverage) renderFunc {
+func textRenderer(cmd *cobra.Command, f checkFlags, cov *verdict.ActionCoverage) renderFunc {
 	color := isColorTerminal(cmd.OutOrStdout())
-	return func(w io.Writer, m *spec.Model, prog *machine.Program, res *checker.Result, vet []report.Diagnostic) error {
+	return func(w io.Writer, m *spec.Model, prog *machine.Program, res *verdict.Result, vet []report.Diagnostic) error {
 		return report.TextOptions{Color: color, Explain: true, Warnings: vet, Strict: f.strict, Program: prog,
 			FullStates: f.fullStates, Coverage: cov}.Render(w, m, res)
 	}
@@ -144,13 +144,13 @@ func isColorTerminal(w io.Writer) bool {
 
 // annotate prints a GitHub Actions error annotation per violation on
 // stderr when running under GitHub Actions (GITHUB_ACTIONS=true).
-func annotate(cmd *cobra.Command, m *spec.Model, res *checker.Result) error {
+func annotate(cmd *cobra.Command, m *spec.Model, res *verdict.Result) error {
 	return annotateWarnings(cmd, m, res, nil, false)
 }
 
 // annotateWarnings is annotate with a warning annotation (an error under
 // --strict) per warning: the search's and vet's.
-func annotateWarnings(cmd *cobra.Command, m *spec.Model, res *checker.Result, vet []report.Diagnostic, strict bool) error {
+func annotateWarnings(cmd *cobra.Command, m *spec.Model, res *verdict.Result, vet []report.Diagnostic, strict bool) error {
 	if os.Getenv("GITHUB_ACTIONS") != "true" {
 		return nil
 	}

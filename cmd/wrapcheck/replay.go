@@ -175,10 +175,3 @@ func (o *replayOutput) finish() error {
 	}
 	return nil
 }
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}

@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/simulate"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // simulateFlags are the flags of `wrapcheck simulate`, copied into
@@ -120,7 +120,7 @@ func runSimulate(cmd *cobra.Command, path string, f simulateFlags) error {
 	if ls, ok := err.(*loadStopped); ok {
 		// Incomplete, as a run the limit stopped before any walk.
 		m := &spec.Model{Name: file, Filename: file}
-		res := &simulate.Result{Verdict: checker.Unknown, Walk: -1, Reason: ls.reason.String(), Seed: f.seed, Depth: f.depth, Shard: shard, Shards: shards}
+		res := &simulate.Result{Verdict: verdict.Unknown, Walk: -1, Reason: ls.reason.String(), Seed: f.seed, Depth: f.depth, Shard: shard, Shards: shards}
 		w := cmd.OutOrStdout()
 		if format == "json" {
 			err = report.JSONOptions{}.RenderSimulation(w, m, res)
@@ -167,7 +167,7 @@ func runSimulate(cmd *cobra.Command, path string, f simulateFlags) error {
 		return err
 	}
 	if res.Violation != nil {
-		if err := annotate(cmd, m, &checker.Result{Verdict: checker.Violated, Violation: res.Violation}); err != nil {
+		if err := annotate(cmd, m, &verdict.Result{Verdict: verdict.Violated, Violation: res.Violation}); err != nil {
 			return err
 		}
 		return &exitError{code: exitViolated}

@@ -11,9 +11,9 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // maxSweep is the most checks one sweep runs: the product of the number
@@ -91,16 +91,16 @@ func sweepNames(params []sweepParam) string {
 // sweepRun records the result of one check of a sweep (runCheck fills
 // it).
 type sweepRun struct {
-	res *checker.Result
+	res *verdict.Result
 }
 
-func (s *sweepRun) record(_ *spec.Model, res *checker.Result) { s.res = res }
+func (s *sweepRun) record(_ *spec.Model, res *verdict.Result) { s.res = res }
 
 // sweepRow is one checked combination of values and its outcome.
 type sweepRow struct {
 	values []int64
 	code   int
-	res    *checker.Result // nil when the spec or the command failed
+	res    *verdict.Result // nil when the spec or the command failed
 	errMsg string
 	doc    []byte // the check's report in the chosen format
 }

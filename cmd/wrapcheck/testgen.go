@@ -13,6 +13,7 @@ import (
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/testgen"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // testgenFlags are the flags of `wrapcheck testgen`, copied into
@@ -134,7 +135,7 @@ func runTestgen(cmd *cobra.Command, path string, f testgenFlags) error {
 			}
 			if tr := d.NewOnly.Trace; tr != nil {
 				kept.Tests = append(kept.Tests, &testgen.Test{Name: "d01", Trace: tr.Steps})
-				changedLine += fmt.Sprintf("d01: diff's shortest run that %s does not allow (%d %s)\n", pairs[0].oldName, len(tr.Steps)-1, plural(len(tr.Steps)-1, "step", "steps"))
+				changedLine += fmt.Sprintf("d01: diff's shortest run that %s does not allow (%s)\n", pairs[0].oldName, verdict.Plural(len(tr.Steps)-1, "step"))
 			}
 		}
 	}

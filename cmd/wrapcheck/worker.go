@@ -15,8 +15,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/cluster"
+	"github.com/wrapcheck/wrapcheck/verdict"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
 
@@ -230,11 +230,11 @@ func workerArgs(f checkFlags, i, n int, path string) []string {
 
 // verdictExit returns the exit of a worker that prints no report: the
 // code of its verdict.
-func verdictExit(res *checker.Result) error {
+func verdictExit(res *verdict.Result) error {
 	switch res.Verdict {
-	case checker.Violated:
+	case verdict.Violated:
 		return &exitError{code: exitViolated}
-	case checker.Unknown:
+	case verdict.Unknown:
 		return &exitError{code: exitIncomplete}
 	}
 	return nil

@@ -13,9 +13,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/internal/golden"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
 
@@ -46,7 +46,7 @@ func oracleOutcome(m *spec.Model, r *Result) outcome {
 	return o.hideFailingState(m)
 }
 
-func engineOutcome(m *spec.Model, r *checker.Result) outcome {
+func engineOutcome(m *spec.Model, r *verdict.Result) outcome {
 	o := outcome{Verdict: r.Verdict.String(), States: r.Stats.States, Transitions: r.Stats.Transitions, Depth: r.Stats.Depth}
 	if v := r.Violation; v != nil {
 		o.Kind, o.Name = v.Kind.String(), v.Name

@@ -15,6 +15,7 @@ import (
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/simulate"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // TestSimulateRandom compares simulation with the exhaustive search on
@@ -42,7 +43,7 @@ func TestSimulateRandom(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if want.Verdict == checker.Unknown {
+		if want.Verdict == verdict.Unknown {
 			continue
 		}
 		prog, err := machine.Compile(m)
@@ -67,7 +68,7 @@ func TestSimulateRandom(t *testing.T) {
 		v := got.Violation
 		switch {
 		case v == nil:
-		case want.Verdict == checker.Holds:
+		case want.Verdict == verdict.Holds:
 			t.Fatalf("%s: check holds, simulate reports %s: %s (walk %d)\n%s", name, v.Kind, v.Msg, got.Walk, src)
 		case len(v.Trace) < len(want.Violation.Trace):
 			t.Fatalf("%s: simulate's trace has %d steps, the shortest %d\n%s", name, len(v.Trace), len(want.Violation.Trace), src)
@@ -85,7 +86,7 @@ func TestSimulateRandom(t *testing.T) {
 }
 
 // runOf reports how v's trace is not a run of prog ending in v.
-func runOf(prog *machine.Program, v *checker.Violation, noDeadlock bool) error {
+func runOf(prog *machine.Program, v *verdict.Violation, noDeadlock bool) error {
 	m := prog.NewMachine()
 	m.RecordAnswers(true)
 	pack := func(st []int64) []uint64 {
@@ -95,7 +96,7 @@ func runOf(prog *machine.Program, v *checker.Violation, noDeadlock bool) error {
 	}
 	isInv := slices.ContainsFunc(prog.Model.Invariants, func(in *spec.Invariant) bool { return in.Name == v.Name })
 	states := v.Trace
-	failing := (v.Kind == checker.Assertion || v.Kind == checker.RuntimeError) && !isInv && v.Name != "terminal"
+	failing := (v.Kind == verdict.Assertion || v.Kind == verdict.RuntimeError) && !isInv && v.Name != "terminal"
 	if failing {
 		states = states[:len(states)-1]
 	}
@@ -130,7 +131,7 @@ func runOf(prog *machine.Program, v *checker.Violation, noDeadlock bool) error {
 		if !errors.As(execErr, &ex) || ex.Pos != v.Pos || ex.Msg != v.Msg || ex.Action != v.Trace[len(v.Trace)-1].Action {
 			return fmt.Errorf("the last state fails with %v, want %s: %s", execErr, v.Pos, v.Msg)
 		}
-	case v.Kind == checker.Deadlock:
+	case v.Kind == verdict.Deadlock:
 		term, err := m.IsTerminal(prev)
 		if noDeadlock || n != 0 || execErr != nil || term || err != nil {
 			return fmt.Errorf("no deadlock: %d successors (%v), terminal %t (%v)", n, execErr, term, err)
@@ -149,7 +150,7 @@ func runOf(prog *machine.Program, v *checker.Violation, noDeadlock bool) error {
 				return err
 			}
 			x, err := m.Eval(pr, prev)
-			if v.Kind == checker.Invariant && (err != nil || x != 0) || v.Kind != checker.Invariant && (!errors.As(err, &ex) || ex.Pos != v.Pos) {
+			if v.Kind == verdict.Invariant && (err != nil || x != 0) || v.Kind != verdict.Invariant && (!errors.As(err, &ex) || ex.Pos != v.Pos) {
 				return fmt.Errorf("invariant %s in the last state: %d, %v (want %s)", in.Name, x, err, v.Kind)
 			}
 		}

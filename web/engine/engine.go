@@ -14,12 +14,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/examples"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/spec/syntax"
+	"github.com/wrapcheck/wrapcheck/verdict"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
 
@@ -130,7 +130,7 @@ type StepText struct {
 	Changed []string `json:"changed"`
 }
 
-func stepText(m *spec.Model, trace []checker.Step, i int) StepText {
+func stepText(m *spec.Model, trace []verdict.Step, i int) StepText {
 	asked, changed := report.StepText(m, trace, i)
 	if changed == nil {
 		changed = []string{}
@@ -214,7 +214,7 @@ func check(ctx context.Context, resp *Response, m *spec.Model, vet []report.Diag
 	}
 	ctx = newPollContext(ctx, timeout)
 	if progress != nil {
-		opts.Progress = func(p checker.Progress) {
+		opts.Progress = func(p verdict.Progress) {
 			progress(Progress{States: p.States, Depth: p.Depth, Elapsed: p.Elapsed.Milliseconds()})
 		}
 	}
@@ -270,9 +270,9 @@ func graph(ctx context.Context, resp *Response, m *spec.Model) error {
 		return err
 	}
 	g := report.ExploreGraph(prog, MaxGraphStates)
-	var v *checker.Violation
+	var v *verdict.Violation
 	ctx = newPollContext(ctx, DefaultTimeout)
-	if res, err := verify.Run(ctx, m, verify.Options{Workers: 1, MaxStates: MaxGraphStates, Program: prog}); err == nil && res.Verdict == checker.Violated {
+	if res, err := verify.Run(ctx, m, verify.Options{Workers: 1, MaxStates: MaxGraphStates, Program: prog}); err == nil && res.Verdict == verdict.Violated {
 		v = res.Violation
 	}
 	var b bytes.Buffer
@@ -307,14 +307,14 @@ func explore(resp *Response, m *spec.Model, slots []int64) error {
 	}
 	mach := prog.NewMachine()
 	mach.RecordAnswers(true)
-	steps := []checker.Step{{Action: -1, State: slots}}
+	steps := []verdict.Step{{Action: -1, State: slots}}
 	if slots == nil {
 		steps[0].State = make([]int64, prog.Slots())
 	}
 	visit := func(action int, t machine.State) {
 		st := make([]int64, prog.Slots())
 		prog.Unpack(st, t)
-		steps = append(steps, checker.Step{Action: action, State: st, Asked: slices.Clone(mach.Asked())})
+		steps = append(steps, verdict.Step{Action: action, State: st, Asked: slices.Clone(mach.Asked())})
 	}
 	ex := &Explore{}
 	if slots == nil {
@@ -329,7 +329,7 @@ func explore(resp *Response, m *spec.Model, slots []int64) error {
 	}
 	// Render every state through report.JSON: a trace made of the
 	// explored state and its successors.
-	res := &checker.Result{Verdict: checker.Violated, Violation: &checker.Violation{Name: "explore", Kind: checker.Invariant, Trace: steps, LoopStart: -1}}
+	res := &verdict.Result{Verdict: verdict.Violated, Violation: &verdict.Violation{Name: "explore", Kind: verdict.Invariant, Trace: steps, LoopStart: -1}}
 	var b bytes.Buffer
 	if err := report.JSON(&b, m, res); err != nil {
 		return err
@@ -356,9 +356,9 @@ func explore(resp *Response, m *spec.Model, slots []int64) error {
 	for i, st := range steps[1:] {
 		s := Successor{State: tr[i+1].State, Asked: tr[i+1].Asked, Slots: st.State}
 		if slots != nil {
-			s.Text = stepText(m, []checker.Step{steps[0], st}, 1)
+			s.Text = stepText(m, []verdict.Step{steps[0], st}, 1)
 		} else {
-			s.Text = stepText(m, []checker.Step{st}, 0)
+			s.Text = stepText(m, []verdict.Step{st}, 0)
 		}
 		if st.Action >= 0 {
 			s.Action = m.Actions[st.Action].Name
