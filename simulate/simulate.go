@@ -30,6 +30,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -110,24 +111,20 @@ type Stats struct {
 	Workers int
 }
 
-// OptionError is an invalid [Options] value.
-type OptionError struct {
-	Option string // "walks", "depth", "workers" or "shard"
-	Msg    string
-}
-
-func (e *OptionError) Error() string { return "simulate: " + e.Option + ": " + e.Msg }
+// OptionError is an invalid [Options] value ([verdict.OptionError],
+// which verify's options use too).
+type OptionError = verdict.OptionError
 
 func (o *Options) normalise() error {
 	switch {
 	case o.Walks < 0:
-		return &OptionError{"walks", "must not be negative"}
+		return &OptionError{Option: "walks", Value: strconv.FormatInt(o.Walks, 10), Msg: "must not be negative"}
 	case o.Depth < 0:
-		return &OptionError{"depth", "must not be negative"}
+		return &OptionError{Option: "depth", Value: strconv.Itoa(o.Depth), Msg: "must not be negative"}
 	case o.Workers < 0:
-		return &OptionError{"workers", "must not be negative"}
+		return &OptionError{Option: "workers", Value: strconv.Itoa(o.Workers), Msg: "must not be negative"}
 	case o.Shards < 0 || o.Shard < 0 || o.Shards > 0 && o.Shard >= o.Shards || o.Shards == 0 && o.Shard > 0:
-		return &OptionError{"shard", fmt.Sprintf("%d/%d: want I/N with 0 <= I < N", o.Shard, o.Shards)}
+		return &OptionError{Option: "shard", Value: fmt.Sprintf("%d/%d", o.Shard, o.Shards), Msg: "want I/N with 0 <= I < N"}
 	}
 	if o.Seed == 0 {
 		o.Seed = DefaultSeed
@@ -186,7 +183,7 @@ func Trace(ctx context.Context, m *spec.Model, opts Options, k int64) ([]verdict
 		return nil, err
 	}
 	if k < 0 {
-		return nil, &OptionError{"walks", fmt.Sprintf("walk %d: must not be negative", k)}
+		return nil, &OptionError{Option: "walk", Value: strconv.FormatInt(int64(k), 10), Msg: "must not be negative"}
 	}
 	prog := opts.Program
 	if prog == nil {

@@ -425,11 +425,11 @@ func TestOptionErrors(t *testing.T) {
 		opts Options
 		want string
 	}{
-		{"walks", Options{Walks: -1}, "simulate: walks: must not be negative"},
-		{"depth", Options{Depth: -1}, "simulate: depth: must not be negative"},
-		{"workers", Options{Workers: -2}, "simulate: workers: must not be negative"},
-		{"shard past", Options{Shard: 3, Shards: 3}, "simulate: shard: 3/3: want I/N with 0 <= I < N"},
-		{"shard alone", Options{Shard: 1}, "simulate: shard: 1/0: want I/N with 0 <= I < N"},
+		{"walks", Options{Walks: -1}, "walks -1: must not be negative"},
+		{"depth", Options{Depth: -1}, "depth -1: must not be negative"},
+		{"workers", Options{Workers: -2}, "workers -2: must not be negative"},
+		{"shard past", Options{Shard: 3, Shards: 3}, "shard 3/3: want I/N with 0 <= I < N"},
+		{"shard alone", Options{Shard: 1}, "shard 1/0: want I/N with 0 <= I < N"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

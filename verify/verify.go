@@ -60,15 +60,9 @@ type Options struct {
 	compile func(*spec.Model) (*machine.Program, error)
 }
 
-// OptionError is an option that [Options.Validate] rejects. Option names
-// it as the command line does ("only", "workers", "max-states",
-// "max-depth", "memory"), Value is the value given and Msg says what is
-// wrong with it.
-type OptionError struct {
-	Option, Value, Msg string
-}
-
-func (e *OptionError) Error() string { return e.Option + " " + e.Value + ": " + e.Msg }
+// OptionError is an option that [Options.Validate] rejects
+// ([verdict.OptionError], which simulate's options use too).
+type OptionError = verdict.OptionError
 
 // Validate reports the first option of opts that a check of m cannot
 // take, as an *OptionError: a negative limit, or a name in Only that is
