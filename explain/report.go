@@ -205,13 +205,8 @@ func (x *Report) Mermaid(w io.Writer) error {
 		if n := len(m.Processes); n > 1 {
 			over = fmt.Sprintf("p0,p%d", n-1)
 		}
-		esc := strings.NewReplacer("#", "#35;", ";", "#59;", "<", "#lt;", ">", "#gt;", "\n", " ", "\r", " ").Replace
-		var notes []string
-		for _, n := range append(c.Notes(), c.FixNotes()...) {
-			notes = append(notes, esc(report.Escape(n)))
-		}
-		if len(notes) > 0 {
-			fmt.Fprintf(&b, "  Note over %s: %s\n", over, strings.Join(notes, "<br/>"))
+		if notes := append(c.Notes(), c.FixNotes()...); len(notes) > 0 {
+			fmt.Fprintf(&b, "  Note over %s: %s\n", over, report.MermaidLines(notes))
 		}
 	}
 	_, err := io.WriteString(w, b.String())

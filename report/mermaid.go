@@ -24,13 +24,13 @@ func Mermaid(w io.Writer, m *spec.Model, res *verdict.Result) error {
 	var b strings.Builder
 	b.WriteString("sequenceDiagram\n")
 	for i, p := range m.Processes {
-		fmt.Fprintf(&b, "  participant p%d as %s\n", i, mermaidText(p.Name))
+		fmt.Fprintf(&b, "  participant p%d as %s\n", i, MermaidText(p.Name))
 	}
 	for i, a := range m.Agents {
-		fmt.Fprintf(&b, "  participant a%d as %s (agent)\n", i, mermaidText(a.Name))
+		fmt.Fprintf(&b, "  participant a%d as %s (agent)\n", i, MermaidText(a.Name))
 	}
 	if len(m.Processes) == 0 {
-		b.WriteString("  participant p0 as " + mermaidText(m.Name) + "\n")
+		b.WriteString("  participant p0 as " + MermaidText(m.Name) + "\n")
 	}
 	over := "p0"
 	if n := len(m.Processes); n > 1 {
@@ -42,7 +42,7 @@ func Mermaid(w io.Writer, m *spec.Model, res *verdict.Result) error {
 		if res.Verdict == verdict.Unknown {
 			text = m.Name + ": incomplete: " + res.Reason() + "; no violation found"
 		}
-		fmt.Fprintf(&b, "  Note over %s: %s\n", over, mermaidText(text))
+		fmt.Fprintf(&b, "  Note over %s: %s\n", over, MermaidText(text))
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
@@ -51,7 +51,7 @@ func Mermaid(w io.Writer, m *spec.Model, res *verdict.Result) error {
 	watches := traceWatches(m, nil, v.Trace)
 	for i, st := range v.Trace {
 		if i == v.LoopStart {
-			fmt.Fprintf(&b, "  loop %s\n", mermaidText(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(loopLine(m, v)), "↻"))))
+			fmt.Fprintf(&b, "  loop %s\n", MermaidText(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(loopLine(m, v)), "↻"))))
 			indent = "    "
 		}
 		lines := changedVars(m, v.Trace, i)
@@ -61,7 +61,7 @@ func Mermaid(w io.Writer, m *spec.Model, res *verdict.Result) error {
 		}
 		if st.Action < 0 {
 			text := append(append([]string{fmt.Sprintf("%d. %s", i, stepLabel(m, st, i))}, lines...), wl...)
-			fmt.Fprintf(&b, "%sNote over %s: %s\n", indent, over, mermaidLines(text))
+			fmt.Fprintf(&b, "%sNote over %s: %s\n", indent, over, MermaidLines(text))
 			continue
 		}
 		a := m.Actions[st.Action]
@@ -77,8 +77,8 @@ func Mermaid(w io.Writer, m *spec.Model, res *verdict.Result) error {
 		}
 		for _, ans := range st.Asked {
 			ag := m.Agents[ans.Agent]
-			fmt.Fprintf(&b, "%s%s->>a%d: ask %s\n", ind, p, ans.Agent, mermaidText(ag.Name))
-			fmt.Fprintf(&b, "%sa%d-->>%s: %s\n", ind, ans.Agent, p, mermaidText(valueNode(ag.Result, ans.Value).folded(foldLimit)))
+			fmt.Fprintf(&b, "%s%s->>a%d: ask %s\n", ind, p, ans.Agent, MermaidText(ag.Name))
+			fmt.Fprintf(&b, "%sa%d-->>%s: %s\n", ind, ans.Agent, p, MermaidText(valueNode(ag.Result, ans.Value).folded(foldLimit)))
 		}
 		if len(lines) == 0 {
 			lines = []string{"no change"}
@@ -87,7 +87,7 @@ func Mermaid(w io.Writer, m *spec.Model, res *verdict.Result) error {
 		if sl != nil && sl.Steps[i].Because != "" {
 			text = append(text, "because: "+sl.Steps[i].Because)
 		}
-		fmt.Fprintf(&b, "%s%s->>%s: %s\n", ind, p, p, mermaidLines(text))
+		fmt.Fprintf(&b, "%s%s->>%s: %s\n", ind, p, p, MermaidLines(text))
 		if essential {
 			fmt.Fprintf(&b, "%send\n", indent)
 		}
@@ -99,25 +99,27 @@ func Mermaid(w io.Writer, m *spec.Model, res *verdict.Result) error {
 	if v.Msg != "" && v.Kind == verdict.Property {
 		head += ": " + v.Msg
 	}
-	fmt.Fprintf(&b, "  Note over %s: %s\n", over, mermaidText(head))
+	fmt.Fprintf(&b, "  Note over %s: %s\n", over, MermaidText(head))
 	if others := alsoViolated(m, res); others != "" {
-		fmt.Fprintf(&b, "  Note over %s: %s\n", over, mermaidText(others))
+		fmt.Fprintf(&b, "  Note over %s: %s\n", over, MermaidText(others))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-// mermaidLines joins lines with <br/>, each escaped.
-func mermaidLines(lines []string) string {
+// MermaidLines joins lines with <br/>, each escaped (MermaidText): one
+// Mermaid label or note of several lines.
+func MermaidLines(lines []string) string {
 	for i, l := range lines {
-		lines[i] = mermaidText(l)
+		lines[i] = MermaidText(l)
 	}
 	return strings.Join(lines, "<br/>")
 }
 
-// mermaidText escapes the characters that end or alter a Mermaid
-// statement: `#` and `;` (entity codes), `<` and `>`, and newlines.
-func mermaidText(s string) string {
+// MermaidText escapes the characters that end or alter a Mermaid
+// statement: `#` and `;` (entity codes), `<` and `>`, and (through
+// [Escape]) newlines and control characters.
+func MermaidText(s string) string {
 	return strings.NewReplacer("#", "#35;", ";", "#59;", "<", "#lt;", ">", "#gt;").Replace(Escape(s))
 }
 
