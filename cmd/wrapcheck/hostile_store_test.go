@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -51,6 +50,7 @@ func runStoreSignal(t *testing.T, env []string, limit, sigint time.Duration, arg
 		t.Fatal(err)
 	}
 	timer := time.AfterFunc(limit, func() { c.Process.Kill() })
+	rss := peakRSS(c)
 	if sigint > 0 {
 		sig := time.AfterFunc(sigint, func() { c.Process.Signal(os.Interrupt) })
 		defer sig.Stop()
@@ -63,9 +63,7 @@ func runStoreSignal(t *testing.T, env []string, limit, sigint time.Duration, arg
 	} else if err != nil {
 		t.Fatal(err)
 	}
-	if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.maxRSS = int64(ru.Maxrss) << 10 // KiB on Linux
-	}
+	r.maxRSS = rss()
 	if r.code == -1 {
 		t.Fatalf("wrapcheck %s still ran after %v: killed\nstderr:\n%s", strings.Join(args, " "), limit, r.stderr)
 	}

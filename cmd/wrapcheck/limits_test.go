@@ -229,6 +229,7 @@ func TestHostileInputs(t *testing.T) {
 				t.Fatal(err)
 			}
 			timer := time.AfterFunc(10*time.Second, func() { cmd.Process.Kill() })
+			peak := peakRSS(cmd)
 			err := cmd.Wait()
 			timer.Stop()
 			took := time.Since(start)
@@ -237,10 +238,7 @@ func TestHostileInputs(t *testing.T) {
 			if err != nil && !errors.As(err, &ee) {
 				t.Fatal(err)
 			}
-			rss := int64(0)
-			if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-				rss = ru.Maxrss << 10 // kilobytes on Linux
-			}
+			rss := peak()
 			crashed := code < 0 || // killed after 10 s
 				strings.Contains(stderr.String(), "fatal error") || strings.Contains(stderr.String(), "goroutine ")
 			if crashed {

@@ -15,6 +15,7 @@ import (
 	"github.com/wrapcheck/wrapcheck/replay"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // replayFlags are the flags of `wrapcheck replay`.
@@ -23,6 +24,7 @@ type replayFlags struct {
 	format  string
 	mapping string // the mapping of an OTLP recording
 	timeout time.Duration
+	memory  string
 }
 
 func newReplayCmd() *cobra.Command {
@@ -48,13 +50,33 @@ each judged when its root span comes; see docs/replay.md).
 
 Exit codes: 0 the run conforms, 1 a line the spec does not allow or a
 violation reached (rendered as by check), 2 the spec, the run file or the
-command line is wrong, 3 --timeout, SIGINT or SIGTERM stopped the replay
-(the reports of runs judged before stay printed).`,
+command line is wrong, 3 --timeout, --memory, SIGINT or SIGTERM stopped the
+replay (the reports of runs judged before stay printed).`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			mem, err := parseSize(f.memory)
+			if err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
 			out := &replayOutput{cmd: cmd, format: f.format}
 			return limited("replay", f.timeout, &out.mu, func(ctx context.Context) error {
-				return runReplay(ctx, cmd, args[0], args[1], f, out)
+				// The heap's watchdog covers every phase: one step of a
+				// spec with many successors is expanded whole. The work
+				// runs on a goroutine of its own, and the budget ends the
+				// command as the deadline does, no report cut short.
+				ctx, release := withMemoryBudget(ctx, mem)
+				defer release()
+				_, err := loadLimited(ctx, 0, func(ctx context.Context) (struct{}, error) {
+					return struct{}{}, runReplay(ctx, cmd, args[0], args[1], f, out)
+				})
+				if ls, ok := err.(*loadStopped); ok {
+					if ls.reason != verdict.StopMemory {
+						return ctx.Err()
+					}
+					out.mu.Lock() // never given back: the command ends
+					return &exitError{code: exitIncomplete, err: fmt.Errorf("replay: stopped before the end: %s", stopWhat(verdict.StopMemory, f.timeout, f.memory))}
+				}
+				return err
 			})
 		},
 	}
@@ -63,6 +85,7 @@ command line is wrong, 3 --timeout, SIGINT or SIGTERM stopped the replay
 	fl.StringVar(&f.format, "format", "text", "output format: text, json or sarif")
 	fl.StringVar(&f.mapping, "mapping", "", "for an OTLP JSON recording: the mapping of its spans to actions (see docs/replay.md)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "stop after this long, e.g. 30s (0: no limit): exit 3")
+	fl.StringVar(&f.memory, "memory", "", "memory budget of every phase, e.g. 1GiB (default: none): exit 3 past it")
 	return cmd
 }
 

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -112,6 +111,7 @@ func TestReplayStreamMemory(t *testing.T) {
 				genDone <- err
 			}()
 			timer := time.AfterFunc(5*time.Minute, func() { cmd.Process.Kill() })
+			peak := peakRSS(cmd)
 			werr := cmd.Wait()
 			timer.Stop()
 			gerr := <-genDone
@@ -125,10 +125,7 @@ func TestReplayStreamMemory(t *testing.T) {
 			if tt.code == exitHolds && gerr != nil {
 				t.Errorf("the generator failed: %v", gerr)
 			}
-			rss := int64(0)
-			if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-				rss = ru.Maxrss << 10 // kilobytes on Linux
-			}
+			rss := peak()
 			if rss > tt.maxMB<<20 {
 				t.Errorf("peak RSS %d MB, want under %d MB", rss>>20, tt.maxMB)
 			}
