@@ -35,6 +35,8 @@ func (o TextOptions) RenderSimulation(w io.Writer, m *spec.Model, res *simulate.
 			why = " before the timeout"
 		case "interrupted":
 			why = " before the interrupt"
+		case "memory budget":
+			why = " before the memory budget"
 		}
 		b.WriteString(o.paint(ansiYellow, fmt.Sprintf("%s: no violation found in %s of at most %d steps (%s)%s", Escape(m.Name), walks, res.Depth, run, why)) + "\n")
 		b.WriteString("simulation is not exhaustive: the states no walk reached are unchecked\n")

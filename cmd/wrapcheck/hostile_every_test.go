@@ -313,9 +313,10 @@ func TestHostileEveryCommand(t *testing.T) {
 		{"check/bigwork", cli(with(mem, "check", bigwork)...), exitIncomplete, []string{"incomplete: timeout"}, sec2, 200},
 		{"check/fifo", cli(with(mem, "check", fifo)...), exitUsage, []string{fifoMsg}, sec2, 200},
 		{"check/longint", cli(with(mem, "check", longint)...), exitViolated, []string{elided}, sec2, 200},
-		// simulate takes no --memory yet: the time alone (its walks'
-		// exact arithmetic reached 410 MiB in 2 s, garbage included)
 		{"simulate/bigwork", cli(with(to, "simulate", bigwork)...), exitIncomplete, []string{"before the timeout"}, sec2, 0},
+		// the walks' exact arithmetic reached 410 MiB in 2 s without
+		// --memory
+		{"simulate/bigwork/memory", cli(with(long, "simulate", bigwork)...), exitIncomplete, []string{"before the memory budget"}, sec10, 200},
 		{"simulate/longint", cli(with(to, "simulate", longint)...), exitViolated, []string{elided}, sec2, 200},
 		{"vet/fnbomb", cli("vet", "--timeout", "10s", fnbomb), exitUsage, []string{expansion}, sec10, 200},
 		{"vet/constbomb", cli(with(to, "vet", constbomb)...), exitUsage, []string{tooLarge}, sec2, 200},

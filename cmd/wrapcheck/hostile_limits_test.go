@@ -176,7 +176,7 @@ func TestHostileLimits(t *testing.T) {
 		{"vet/arr2", with(vet, arr2), exitHolds, nil, 2 * time.Second, 200},
 		// Exact arithmetic within the bound, for hours.
 		{"check/bigwork", with(check, bigWork), exitIncomplete, []string{"BigWork: incomplete: timeout; no violation found in the states explored"}, 2 * time.Second, 200},
-		// simulate takes no --memory yet: the time alone
+		// the time alone (TestHostileEveryCommand holds simulate's --memory)
 		{"simulate/bigwork", with(simulate, bigWork), exitIncomplete, []string{"BigWork: no violation found in 0 walks", "before the timeout"}, 2 * time.Second, 0},
 		// Loading for seconds: the limit ends it.
 		// the deadline alone (a 15 MB spec's loading passes 200 MiB on a

@@ -27,6 +27,7 @@ type simulateFlags struct {
 	depth      int
 	workers    int
 	timeout    time.Duration
+	memory     string
 	shard      string
 	noDeadlock bool
 	format     string
@@ -67,6 +68,7 @@ wrong, 3 no violation was found (never 0).`,
 	fl.IntVar(&f.depth, "depth", simulate.DefaultDepth, "steps of a walk at most")
 	fl.IntVar(&f.workers, "workers", 0, "walking goroutines (0: one per core)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "stop after this long, e.g. 30s or 5m (0: no limit)")
+	fl.StringVar(&f.memory, "memory", "", "memory budget of every phase, e.g. 1GiB (default: none): exit 3 past it")
 	fl.StringVar(&f.shard, "shard", "", "run shard I of N: the walks k with k mod N = I, e.g. --shard 0/4")
 	fl.BoolVar(&f.noDeadlock, "no-deadlock", false, "do not report states with no enabled action")
 	fl.StringVar(&f.format, "format", "text", "output format: text, json or itf")
@@ -106,6 +108,10 @@ func runSimulate(cmd *cobra.Command, path string, f simulateFlags) error {
 	if err != nil {
 		return usage(err)
 	}
+	mem, err := parseSize(f.memory)
+	if err != nil {
+		return usage(err)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if f.timeout > 0 {
@@ -113,6 +119,10 @@ func runSimulate(cmd *cobra.Command, path string, f simulateFlags) error {
 		ctx, cancel = context.WithTimeout(ctx, f.timeout)
 		defer cancel()
 	}
+	// The heap's watchdog covers loading and the walks: past the budget
+	// the walks stop as at the deadline.
+	ctx, release := withMemoryBudget(ctx, mem)
+	defer release()
 	// The limits cover loading and compiling the spec too.
 	ld, err := loadLimited(ctx, 0, func(ctx context.Context) (loadedSpec, error) {
 		return loadAndCompile(ctx, cmd, path, f.defines)
@@ -130,7 +140,7 @@ func runSimulate(cmd *cobra.Command, path string, f simulateFlags) error {
 		if err != nil {
 			return err
 		}
-		return &exitError{code: exitIncomplete, err: fmt.Errorf("simulate: stopped while loading the spec: %s", stopWhat(ls.reason, f.timeout, ""))}
+		return &exitError{code: exitIncomplete, err: fmt.Errorf("simulate: stopped while loading the spec: %s", stopWhat(ls.reason, f.timeout, f.memory))}
 	}
 	if err != nil {
 		return renderError(cmd, format, file, err)
@@ -147,6 +157,9 @@ func runSimulate(cmd *cobra.Command, path string, f simulateFlags) error {
 		NoDeadlock: f.noDeadlock,
 		Program:    compiled,
 	})
+	if err == nil && res.Reason == "interrupted" && stopReasonOf(ctx) == verdict.StopMemory {
+		res.Reason = verdict.StopMemory.String()
+	}
 	if err != nil {
 		var oe *simulate.OptionError
 		if errors.As(err, &oe) {
