@@ -106,35 +106,7 @@ func ExpectCost(ctx context.Context, m *MDP, cost func(s, c int) *big.Rat, targe
 			left -= len(level)
 		}
 	}
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		x, err := solvePolicy(m, maybe, idx, v, policy, cost)
-		if err != nil {
-			return nil, err
-		}
-		for i, s := range maybe {
-			v[s] = x[i]
-		}
-		changed := false
-		for i, s := range maybe {
-			best := v[s]
-			for c, d := range m.Choices[s] {
-				if c == policy[i] || !allowed(s, c) {
-					continue
-				}
-				e := expect(d, v)
-				e.Add(e, cost(s, c))
-				if max && e.Cmp(best) > 0 || !max && e.Cmp(best) < 0 {
-					best, policy[i], changed = e, c, true
-				}
-			}
-		}
-		if !changed {
-			return v, nil
-		}
-	}
+	return improve(ctx, m, maybe, idx, v, policy, max, cost, allowed)
 }
 
 // initialCost is [initial] for expected costs, nil being infinity: an

@@ -60,11 +60,21 @@ func Reach(ctx context.Context, m *MDP, left, target []bool, max bool, steps int
 		idx[s] = i
 	}
 	policy := initialPolicy(m, maybe, idx, v, max)
-	for iter := 0; ; iter++ {
+	return improve(ctx, m, maybe, idx, v, policy, max, nil, nil)
+}
+
+// improve is policy iteration from policy: it solves the maybe-states'
+// linear system under the policy (solvePolicy, with cost per step when
+// not nil: expected costs) and switches each state to a choice, among
+// those allowed (nil: every one), that strictly improves its value,
+// until none does; v holds the values of the other states and then of
+// all.
+func improve(ctx context.Context, m *MDP, maybe, idx []int, v []*big.Rat, policy []int, max bool, cost func(s, c int) *big.Rat, allowed func(s, c int) bool) ([]*big.Rat, error) {
+	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		x, err := solvePolicy(m, maybe, idx, v, policy, nil)
+		x, err := solvePolicy(m, maybe, idx, v, policy, cost)
 		if err != nil {
 			return nil, err
 		}
@@ -75,10 +85,13 @@ func Reach(ctx context.Context, m *MDP, left, target []bool, max bool, steps int
 		for i, s := range maybe {
 			best := v[s]
 			for c, d := range m.Choices[s] {
-				if c == policy[i] {
+				if c == policy[i] || allowed != nil && !allowed(s, c) {
 					continue
 				}
 				e := expect(d, v)
+				if cost != nil {
+					e.Add(e, cost(s, c))
+				}
 				if max && e.Cmp(best) > 0 || !max && e.Cmp(best) < 0 {
 					best, policy[i], changed = e, c, true
 				}
