@@ -156,6 +156,16 @@ func formatValue(t *spec.Type, vals []int64) string {
 		return "[" + strings.Join(el, ", ") + "]"
 	case spec.RecordKind:
 		var el []string
+		if t.Chan {
+			// a channel: the messages it holds, first to be received first
+			if t.Seq {
+				arr := t.Fields[1].Type
+				for i := 0; i < int(vals[0]); i++ {
+					el = append(el, formatValue(arr.Elem, vals[1+i*arr.Elem.Width:1+(i+1)*arr.Elem.Width]))
+				}
+			}
+			return "[" + strings.Join(el, ", ") + "]"
+		}
 		for _, f := range t.Fields {
 			el = append(el, f.Name+": "+formatValue(f.Type, vals[f.Offset:f.Offset+f.Type.Width]))
 		}

@@ -239,6 +239,10 @@ func ITFValue(b *bytes.Buffer, t *spec.Type, slots []int64) {
 		}
 		b.WriteString("]}")
 	case spec.RecordKind:
+		if t.Seq || t.Chan {
+			itfList(b, t, slots)
+			return
+		}
 		b.WriteByte('{')
 		for i, f := range t.Fields {
 			if i > 0 {
@@ -284,4 +288,21 @@ func itfInt(b *bytes.Buffer, v int64) {
 
 func itfBig(b *bytes.Buffer, v *big.Int) {
 	b.WriteString(`{"#bigint": "` + v.String() + `"}`)
+}
+
+// itfList writes a sequence or a channel (extensions) as the ITF list of
+// its elements.
+func itfList(b *bytes.Buffer, t *spec.Type, slots []int64) {
+	b.WriteByte('[')
+	if t.Seq {
+		arr := t.Fields[1].Type
+		w := arr.Elem.Width
+		for i := 0; i < int(slots[0]) && i < int(arr.Index.Size()); i++ {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			ITFValue(b, arr.Elem, slots[1+i*w:1+(i+1)*w])
+		}
+	}
+	b.WriteByte(']')
 }

@@ -74,6 +74,9 @@ func valueNode(t *spec.Type, slots []int64) node {
 		}
 		return out
 	case spec.RecordKind:
+		if t.Seq || t.Chan {
+			return seqNode(t, slots)
+		}
 		out := node{kind: objectNode}
 		for _, f := range t.Fields {
 			out.keys = append(out.keys, f.Name)
@@ -91,6 +94,22 @@ func valueNode(t *spec.Type, slots []int64) node {
 		return out
 	}
 	return scalarNode2(t, slots[0])
+}
+
+// seqNode renders a sequence or a channel (extensions) as the list of its
+// elements (the messages it holds, first to be received first): a
+// rendezvous channel holds none.
+func seqNode(t *spec.Type, slots []int64) node {
+	out := node{kind: listNode}
+	if !t.Seq {
+		return out
+	}
+	arr := t.Fields[1].Type
+	w := arr.Elem.Width
+	for i := 0; i < int(slots[0]) && i < int(arr.Index.Size()); i++ {
+		out.list = append(out.list, valueNode(arr.Elem, slots[1+i*w:1+(i+1)*w]))
+	}
+	return out
 }
 
 func scalarNode2(t *spec.Type, v int64) node {

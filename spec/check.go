@@ -208,8 +208,8 @@ type procInfo struct {
 	scope    *scope
 	locals   []*object
 	actions  []*syntax.ActionDecl
-	first    int   // index of instance 0 in Model.Processes
-	irActs   []int // per instance*len(actions)+action: index into Model.Actions
+	first    int     // index of instance 0 in Model.Processes
+	irActs   [][]int // per instance*len(actions)+action: its indexes into Model.Actions (a rendezvous action: those of its pairs)
 	obj      *object
 	declared int // order key
 }

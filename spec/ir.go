@@ -71,6 +71,11 @@ type Type struct {
 	// elements at len and past it held at T's zero value, so that equal
 	// sequences have one encoding.
 	Seq bool
+	// Chan marks a channel, chan[N] of T (an extension): with N >= 1 a
+	// sequence (Seq is set too) that only sends and receives change;
+	// with N = 0 a rendezvous channel, a record of one field len
+	// (0..0, no bits) that holds no message, and Elem is T.
+	Chan bool
 }
 
 // Field is a record field.

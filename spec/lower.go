@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -31,6 +32,7 @@ func (c *checker) resolveDecls() {
 	genv := c.globalEnv()
 	for _, o := range c.vars {
 		o.typ = c.resolveType(o.vdecl.Type, genv)
+		c.chanPlace(o.typ, o.vdecl.Type.Position(), "variable "+o.name)
 	}
 	// processes: index types and local variable types
 	for _, p := range c.procs {
@@ -58,7 +60,7 @@ func (c *checker) resolveDecls() {
 			c.declare(p.scope, o)
 		}
 		for _, o := range p.locals {
-			o.typ = c.resolveType(o.vdecl.Type, genv)
+			o.typ = c.noChan(c.resolveType(o.vdecl.Type, genv), o.vdecl.Type.Position(), "process local "+o.name)
 		}
 	}
 	// process instances
@@ -122,7 +124,7 @@ func (c *checker) checkFnSig(fi *fnInfo) {
 	genv := c.globalEnv()
 	fi.params = make([]*Type, len(fi.decl.Params))
 	for i, p := range fi.decl.Params {
-		fi.params[i] = c.resolveType(p.Type, genv)
+		fi.params[i] = c.noChan(c.resolveType(p.Type, genv), p.Type.Position(), "parameter "+p.Name.Name)
 		if isInvalid(fi.params[i]) {
 			fi.bad = true
 		}
@@ -132,7 +134,7 @@ func (c *checker) checkFnSig(fi *fnInfo) {
 		fi.bad = true
 		return
 	}
-	fi.result = c.resolveType(fi.decl.Result, genv)
+	fi.result = c.noChan(c.resolveType(fi.decl.Result, genv), fi.decl.Result.Position(), "the result of "+fi.decl.Name.Name)
 	if isInvalid(fi.result) {
 		fi.bad = true
 	}
@@ -238,13 +240,13 @@ func (c *checker) checkAgentSig(ai *agentInfo) {
 	genv := c.globalEnv()
 	ai.params = make([]*Type, len(ai.decl.Params))
 	for i, p := range ai.decl.Params {
-		ai.params[i] = c.resolveType(p.Type, genv)
+		ai.params[i] = c.noChan(c.resolveType(p.Type, genv), p.Type.Position(), "parameter "+p.Name.Name)
 	}
 	if ai.decl.Result == nil {
 		ai.result = c.tInvalid
 		return
 	}
-	ai.result = c.resolveType(ai.decl.Result, genv)
+	ai.result = c.noChan(c.resolveType(ai.decl.Result, genv), ai.decl.Result.Position(), "the result of "+ai.decl.Name.Name)
 	if hasSeq(ai.result) {
 		c.errorf(ai.decl.Result.Position(), "agent %s cannot answer a sequence (type %s): its answers are every value of the type, and a sequence's slots past its length are not free; answer its elements instead", ai.decl.Name.Name, typeString(ai.result))
 		ai.result = c.tInvalid
@@ -348,38 +350,51 @@ func (c *checker) lowerAll() {
 	}
 	c.endUnit()
 
-	// actions
+	// actions; those on rendezvous channels run in pairs (chan.go)
+	type lowered struct {
+		a   *Action
+		rv  *rdvAction
+		pi  *procInfo
+		key int // index into pi.irActs
+	}
+	var all []lowered
+	var recvs []*rdvAction
 	for _, p := range c.procs {
+		p.irActs = make([][]int, p.n*len(p.actions))
 		for k := 0; k < p.n; k++ {
 			if k > 0 {
 				c.quiet++
 			}
-			ip := m.Processes[p.first+k]
-			for _, d := range p.actions {
-				c.unit()
-				a := &Action{Short: d.Name.Name, Process: p.first + k, Pos: d.Pos}
-				a.Name = ip.Name + "." + d.Name.Name
-				if p == c.main {
-					a.Name = d.Name.Name
-				}
-				e := &env{kind: uState, scope: p.scope, proc: p, inst: k, where: "action " + d.Name.Name}
-				if d.Guard != nil {
-					g := c.boolExpr(d.Guard, &env{kind: uState, scope: p.scope, proc: p, inst: k, where: "guard of action " + d.Name.Name}, "guard of action "+d.Name.Name)
-					if !(g.Op == OpConst && g.Val == 1) {
-						a.Guard = g
+			for j, d := range p.actions {
+				a, rv := c.lowerAction(p, k, d)
+				if rv != nil {
+					rv.proc, rv.key = p, k*len(p.actions)+j
+					if rv.cm.recv {
+						recvs = append(recvs, rv)
 					}
 				}
-				if d.Body != nil {
-					a.Body = c.block(d.Body, e)
-				}
-				c.endUnit()
-				ip.Actions = append(ip.Actions, len(m.Actions))
-				p.irActs = append(p.irActs, len(m.Actions))
-				m.Actions = append(m.Actions, a)
+				all = append(all, lowered{a, rv, p, k*len(p.actions) + j})
 			}
 			if k > 0 {
 				c.quiet--
 			}
+		}
+	}
+	for _, l := range all {
+		var acts []int
+		switch {
+		case l.rv == nil:
+			acts = []int{len(m.Actions)}
+			m.Actions = append(m.Actions, l.a)
+		case !l.rv.cm.recv:
+			acts = c.pairs(l.rv, recvs)
+		default:
+			continue // in its pairs
+		}
+		ip := m.Processes[l.a.Process]
+		ip.Actions = append(ip.Actions, acts...)
+		if pi := l.pi; pi != nil {
+			pi.irActs[l.key] = append(pi.irActs[l.key], acts...)
 		}
 	}
 
@@ -481,13 +496,63 @@ func (c *checker) fairness(d *syntax.FairnessDecl) {
 			return // an error elsewhere
 		}
 		acts := p.irActs[k*na : (k+1)*na]
-		if j >= 0 {
-			f.Units = append(f.Units, []int{acts[j]})
-		} else {
-			f.Units = append(f.Units, append([]int(nil), acts...))
+		var u []int
+		for i, a := range acts {
+			if j < 0 || i == j {
+				u = append(u, a...)
+			}
 		}
+		slices.Sort(u)
+		f.Units = append(f.Units, u)
 	}
 	c.model.Fairness = append(c.model.Fairness, f)
+}
+
+// lowerAction checks and lowers the action d of instance k of p. An
+// action on a rendezvous channel comes back as rv, to run in pairs.
+func (c *checker) lowerAction(p *procInfo, k int, d *syntax.ActionDecl) (a *Action, rv *rdvAction) {
+	m := c.model
+	c.unit()
+	ip := m.Processes[p.first+k]
+	a = &Action{Short: d.Name.Name, Process: p.first + k, Pos: d.Pos}
+	a.Name = ip.Name + "." + d.Name.Name
+	if p == c.main {
+		a.Name = d.Name.Name
+	}
+	e := &env{kind: uState, scope: p.scope, proc: p, inst: k, where: "action " + d.Name.Name}
+	if d.Guard != nil {
+		g := c.boolExpr(d.Guard, &env{kind: uState, scope: p.scope, proc: p, inst: k, where: "guard of action " + d.Name.Name}, "guard of action "+d.Name.Name)
+		if !(g.Op == OpConst && g.Val == 1) {
+			a.Guard = g
+		}
+	}
+	var cm *comm
+	if d.Body != nil {
+		stmts := d.Body.Stmts
+		if s, ok := firstComm(stmts); ok {
+			cm = c.commStmt(s, e)
+			stmts = stmts[1:]
+		}
+		a.Body = c.scoped(d.Body, d.Body.Pos, d.Body.End, stmts, e)
+	}
+	switch {
+	case cm != nil && cm.rdv:
+		rv = &rdvAction{act: a, cm: cm, frame: c.frameMax}
+	case cm != nil:
+		c.buffered(a, cm)
+	}
+	c.endUnit()
+	return a, rv
+}
+
+// firstComm returns the first statement of stmts when it is a channel
+// operation.
+func firstComm(stmts []syntax.Stmt) (*syntax.AssignStmt, bool) {
+	if len(stmts) == 0 {
+		return nil, false
+	}
+	s, ok := stmts[0].(*syntax.AssignStmt)
+	return s, ok && s.Op != syntax.Assign
 }
 
 // readsWrites computes the state slots an action reads and writes.

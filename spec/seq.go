@@ -18,20 +18,45 @@ import (
 // maxSeqCap bounds the capacity of a sequence type.
 const maxSeqCap = 1 << 10
 
-// seqType resolves seq[N] of T.
+// seqType resolves seq[N] of T, and chan[N] of T (see chan.go).
 func (c *checker) seqType(t *syntax.SeqType, env *env) *Type {
-	n, ok := c.constInt(t.Cap, env, "sequence capacity")
+	what, kw, lo := "sequence", "seq", int64(1)
+	if t.Chan {
+		what, kw, lo = "channel", "chan", 0
+	}
+	n, ok := c.constInt(t.Cap, env, what+" capacity")
 	elem := c.resolveType(t.Elem, env)
 	if !ok || isInvalid(elem) {
 		return c.tInvalid
 	}
-	if n < 1 || n > maxSeqCap {
-		c.errorf(t.Cap.Position(), "sequence capacity %d out of range 1..%d", n, maxSeqCap)
+	if n < lo || n > maxSeqCap {
+		c.errorf(t.Cap.Position(), "%s capacity %d out of range %d..%d", what, n, lo, maxSeqCap)
 		return c.tInvalid
 	}
+	if hasChan(elem) {
+		c.errorf(t.Elem.Position(), "invalid %s element type %s: a channel must be a global variable (or an array of them)", what, typeString(elem))
+		return c.tInvalid
+	}
+	if t.Chan && n == 0 {
+		return rendezvousType(elem)
+	}
+	st := c.seqOf(n, elem, t.Pos, kw)
+	if !isInvalid(st) {
+		st.Chan = t.Chan
+	}
+	return st
+}
+
+// seqOf returns the type seq[n] of elem (1 <= n <= maxSeqCap); kw is
+// seq or chan, the type written in the error about its size.
+func (c *checker) seqOf(n int64, elem *Type, pos Position, kw string) *Type {
 	w := n * int64(elem.Width)
 	if w+1 > maxWidth {
-		c.errorf(t.Pos, "sequence type seq[%d] of %s is too large (%d slots)", n, typeString(elem), w+1)
+		what := "sequence"
+		if kw == "chan" {
+			what = "channel"
+		}
+		c.errorf(pos, "%s type %s[%d] of %s is too large (%d slots)", what, kw, n, typeString(elem), w+1)
 		return c.tInvalid
 	}
 	idx := &Type{Kind: RangeKind, Lo: 0, Hi: n - 1, Width: 1}
@@ -314,16 +339,20 @@ func (c *checker) forSeq(s *syntax.ForStmt, env *env, out []*Stmt) []*Stmt {
 }
 
 // hasSeq reports whether t is or holds a sequence.
-func hasSeq(t *Type) bool {
+func hasSeq(t *Type) bool { return holds(t, func(t *Type) bool { return t.Seq }) }
+
+// holds reports whether t, or an element or field of it at any depth,
+// is a record for which is holds.
+func holds(t *Type, is func(*Type) bool) bool {
 	switch t.Kind {
 	case ArrayKind:
-		return hasSeq(t.Elem)
+		return holds(t.Elem, is)
 	case RecordKind:
-		if t.Seq {
+		if is(t) {
 			return true
 		}
 		for _, f := range t.Fields {
-			if hasSeq(f.Type) {
+			if holds(f.Type, is) {
 				return true
 			}
 		}

@@ -34,6 +34,10 @@ func (c *checker) stmt(s syntax.Stmt, env *env, out []*Stmt) []*Stmt {
 	case *syntax.SkipStmt:
 		return append(out, &Stmt{Op: SSkip, Pos: s.Pos})
 	case *syntax.AssignStmt:
+		if s.Op != syntax.Assign {
+			c.notFirst(s, env)
+			return out
+		}
 		return c.assignStmt(s, env, out)
 	case *syntax.LetStmt:
 		return c.letStmt(s, env, out)
@@ -107,6 +111,11 @@ func (c *checker) ifStmt(s *syntax.IfStmt, env *env) *Stmt {
 func (c *checker) assignStmt(s *syntax.AssignStmt, env *env, out []*Stmt) []*Stmt {
 	tgt := c.target(s.Target, env)
 	ctx := "assignment to " + exprString(s.Target)
+	if hasChan(tgt.Type) {
+		c.resolveOnly(env.flat(), s.Value)
+		c.errorf(s.Pos, "cannot assign to %s (type %s): a channel changes only by sends (%s ! v) and receives (%s ? x)", exprString(s.Target), typeString(tgt.Type), exprString(s.Target), exprString(s.Target))
+		return out
+	}
 	if a, ok := unparen(s.Value).(*syntax.AskExpr); ok {
 		ai, args, ok := c.ask(a, env)
 		if !ok || isInvalid(tgt.Type) {

@@ -57,6 +57,9 @@ func TypeString(t *Type, expand int) string {
 	case ArrayKind:
 		return "[" + TypeString(t.Index, inner) + "]" + TypeString(t.Elem, inner)
 	case RecordKind:
+		if t.Chan {
+			return "chan[" + strconv.FormatInt(chanCap(t), 10) + "] of " + TypeString(chanElem(t), inner)
+		}
 		if t.Seq {
 			return "seq[" + strconv.FormatInt(t.Fields[1].Type.Index.Size(), 10) + "] of " + TypeString(t.Fields[1].Type.Elem, inner)
 		}
@@ -100,7 +103,7 @@ func identical(a, b *Type) bool {
 	case SetKind:
 		return identical(a.Elem, b.Elem)
 	case RecordKind:
-		if len(a.Fields) != len(b.Fields) || a.Seq != b.Seq {
+		if len(a.Fields) != len(b.Fields) || a.Seq != b.Seq || a.Chan != b.Chan || a.Chan && !identical(chanElem(a), chanElem(b)) {
 			return false
 		}
 		for i, f := range a.Fields {
@@ -132,7 +135,7 @@ func assignableTo(v, t *Type) bool {
 	case ArrayKind:
 		return identical(v.Index, t.Index) && assignableTo(v.Elem, t.Elem)
 	case RecordKind:
-		if len(v.Fields) != len(t.Fields) || v.Seq != t.Seq {
+		if len(v.Fields) != len(t.Fields) || v.Seq != t.Seq || v.Chan != t.Chan || v.Chan && !identical(chanElem(v), chanElem(t)) {
 			return false
 		}
 		for i, f := range t.Fields {
@@ -266,7 +269,7 @@ func (c *checker) resolveType(te syntax.TypeExpr, env *env) *Type {
 		bad := false
 		for _, f := range t.Fields {
 			fo := c.defName(&f.Name, ObjField, f, t)
-			ft := c.resolveType(f.Type, env)
+			ft := c.noChan(c.resolveType(f.Type, env), f.Type.Position(), "field "+f.Name.Name)
 			if prev, ok := seen[f.Name.Name]; ok {
 				c.errorNotes(f.Name.Pos, []syntax.Note{note(prev, "%s declared here", f.Name.Name)}, "duplicate field %s in record type", f.Name.Name)
 				bad = true

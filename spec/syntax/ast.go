@@ -224,11 +224,14 @@ type SetType struct {
 }
 
 // SeqType is `seq[Cap] of Elem` (an extension): a sequence of at most
-// Cap elements.
+// Cap elements; with Chan, `chan[Cap] of Elem` (an extension): a channel
+// between processes, buffered (a FIFO of Cap messages) or, with Cap 0, a
+// rendezvous.
 type SeqType struct {
 	Pos  Position
 	Cap  Expr
 	Elem TypeExpr
+	Chan bool
 }
 
 func (*SeqType) typeNode()            {}
@@ -572,11 +575,35 @@ type Block struct {
 	End   Position // "}"
 }
 
-// AssignStmt is `Target := Value`; Value may be an [AskExpr].
+// AssignStmt is `Target := Value`; Value may be an [AskExpr]. As an
+// extension, with Op [Send] it is the send `Target ! Value` and with Op
+// [Recv] the receive `Target ? Value` on the channel Target.
 type AssignStmt struct {
 	Pos    Position
 	Target Expr
 	Value  Expr
+	Op     AssignOp
+}
+
+// AssignOp is the operator of an [AssignStmt].
+type AssignOp uint8
+
+// The operators of an [AssignStmt].
+const (
+	Assign AssignOp = iota // :=
+	Send                   // ! (an extension)
+	Recv                   // ? (an extension)
+)
+
+// String returns the operator as written in source.
+func (o AssignOp) String() string {
+	switch o {
+	case Send:
+		return "!"
+	case Recv:
+		return "?"
+	}
+	return ":="
 }
 
 // LetStmt is `let Name = Value`; Value may be an [AskExpr].

@@ -367,8 +367,18 @@ func (p *descent) stmt() Stmt {
 	}
 	if t.Type == tokIdent {
 		x := p.target()
-		p.expect(":=")
-		return &AssignStmt{Pos: x.Position(), Target: x, Value: p.expr()}
+		op := Assign
+		switch {
+		case p.is("!"):
+			op = Send
+			p.lex.Next()
+		case p.is("?"):
+			op = Recv
+			p.lex.Next()
+		default:
+			p.expect(":=")
+		}
+		return &AssignStmt{Pos: x.Position(), Target: x, Value: p.expr(), Op: op}
 	}
 	switch t.Value {
 	case "let":

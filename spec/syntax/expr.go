@@ -44,6 +44,7 @@ Type = "bool"
      | "symmetric" Bound
      | "[" Type "]" Type
      | "seq" "[" Bound "]" "of" Type
+     | "chan" "[" Bound "]" "of" Type
      | "record" "{" (<ident> ":" Type ("," <ident> ":" Type)* ","?)? "}"
      | "{" <ident> ("," <ident>)* ","? "}"
      | Bound ".." Bound
@@ -475,7 +476,8 @@ func (p *exprParser) array() Expr {
 }
 
 // seqType reports whether the name at the next token starts a sequence
-// type (an extension): seq followed by [. Elsewhere seq is a name.
+// or channel type (an extension): seq or chan followed by [. Elsewhere
+// seq and chan are names.
 func (p *exprParser) seqType() bool {
 	cp := p.lex.MakeCheckpoint()
 	defer p.lex.LoadCheckpoint(cp)
@@ -692,10 +694,10 @@ func (p *exprParser) typ() TypeExpr {
 			return e
 		}
 	}
-	if t.Type == tokIdent && t.Value == "seq" && p.seqType() {
+	if t.Type == tokIdent && (t.Value == "seq" || t.Value == "chan") && p.seqType() {
 		p.next()
 		p.expect("[")
-		s := &SeqType{Pos: pos, Cap: p.expr(PrecAdd)}
+		s := &SeqType{Pos: pos, Cap: p.expr(PrecAdd), Chan: t.Value == "chan"}
 		p.expect("]")
 		p.expect("of")
 		s.Elem = p.typ()

@@ -408,7 +408,11 @@ func (p *printer) typ(t TypeExpr) {
 		p.write("set of ")
 		p.typ(t.Elem)
 	case *SeqType:
-		p.write("seq[")
+		if t.Chan {
+			p.write("chan[")
+		} else {
+			p.write("seq[")
+		}
 		p.exprAt(t.Cap, PrecAdd, PrecAdd, true)
 		p.write("] of ")
 		p.typ(t.Elem)
@@ -642,7 +646,7 @@ func (p *printer) stmt(s Stmt) {
 		p.body(s)
 	case *AssignStmt:
 		p.exprAt(s.Target, precPostfix, precPostfix, false)
-		p.write(" := ")
+		p.write(" " + s.Op.String() + " ")
 		p.expr(s.Value)
 	case *LetStmt:
 		p.write("let ")

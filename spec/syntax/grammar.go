@@ -162,10 +162,15 @@ type gLetStmt struct {
 	Value *gExpr      `parser:"@@"`
 }
 
+// gAssignStmt is an assignment, or (an extension) a send (!) or a
+// receive (?) on a channel.
 type gAssignStmt struct {
-	Target *gTarget `parser:"@@ ':='"`
+	Target *gTarget `parser:"@@"`
+	Op     string   `parser:"@( ':=' | '!' | '?' )"`
 	Value  *gExpr   `parser:"@@"`
 }
+
+var assignOps = map[string]AssignOp{":=": Assign, "!": Send, "?": Recv}
 
 type gChooseStmt struct {
 	Kw     lexer.Token `parser:"@'choose'"`

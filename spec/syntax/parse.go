@@ -442,7 +442,7 @@ func (l *lowerer) stmt(g *gStmt) Stmt {
 	switch {
 	case g.Assign != nil:
 		a := g.Assign
-		return &AssignStmt{Pos: a.Target.X.Position(), Target: a.Target.X, Value: l.expr(a.Value)}
+		return &AssignStmt{Pos: a.Target.X.Position(), Target: a.Target.X, Value: l.expr(a.Value), Op: assignOps[a.Op]}
 	case g.Let != nil:
 		return &LetStmt{Pos: position(g.Let.Kw.Pos), Name: ident(g.Let.Name), Value: l.expr(g.Let.Value)}
 	case g.Choose != nil:

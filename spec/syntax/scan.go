@@ -235,15 +235,15 @@ func scanTokens(filename string, src []byte, stopEarly bool) (toks, comments []l
 					n = 2
 				} else if c == '=' && s.peek(1) == '>' {
 					n = 2
-				} else if c != '!' {
-					n = 1
+				} else {
+					n = 1 // ! alone is a send (extension)
 				}
 			case '.':
 				n = 1
 				if s.peek(1) == '.' {
 					n = 2
 				}
-			case '(', ')', '[', ']', '{', '}', ',', ';', '+', '-', '*', '/', '%', '&', '|', '^':
+			case '(', ')', '[', ']', '{', '}', ',', ';', '+', '-', '*', '/', '%', '&', '|', '^', '?':
 				n = 1
 			}
 			if n == 0 {
