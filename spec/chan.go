@@ -161,7 +161,7 @@ func (c *checker) commStmt(s *syntax.AssignStmt, env *env) *comm {
 		if isInvalid(cm.value.Type) {
 			return nil
 		}
-		if recv && cm.value.Op != OpConst {
+		if recv && !isConstValue(cm.value) {
 			c.errorf(s.Value.Position(), "cannot %s into %s: neither a variable nor a constant to match", ctx, exprString(s.Value))
 			return nil
 		}
@@ -316,6 +316,20 @@ func (c *checker) pairs(s *rdvAction, recvs []*rdvAction) []int {
 		c.model.Actions = append(c.model.Actions, c.rendezvous(s, r))
 	}
 	return out
+}
+
+// isConstValue reports whether e is a constant: a scalar, or an array or
+// record literal of constants.
+func isConstValue(e *Expr) bool {
+	if e.Op == OpRecordLit {
+		for _, a := range e.Args {
+			if !isConstValue(a) {
+				return false
+			}
+		}
+		return true
+	}
+	return e.Op == OpConst
 }
 
 // constNe reports whether two channel indexes are different constants:
