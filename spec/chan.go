@@ -252,6 +252,10 @@ type rdvAction struct {
 	frame int // the frame slots its unit used
 	proc  *procInfo
 	key   int // index into proc.irActs: instance*len(proc.actions)+action
+	// paired: it meets an action of another instance; self: an action
+	// of its own instance it would meet, or nil
+	paired bool
+	self   *rdvAction
 }
 
 // rendezvous returns the IR action of the rendezvous of the sending
@@ -295,8 +299,8 @@ func (c *checker) rendezvous(s, r *rdvAction) *Action {
 // pairs appends to m.Actions, in the place of the sending action s of
 // instance k, its rendezvous with every receiving action of another
 // instance on the same channel, instance after instance; it returns
-// their indexes. Two actions of one process that can only meet each
-// other are an error.
+// their indexes. A pair within one instance is no rendezvous: a process
+// cannot meet itself.
 func (c *checker) pairs(s *rdvAction, recvs []*rdvAction) []int {
 	var out []int
 	for _, r := range recvs {
@@ -304,18 +308,33 @@ func (c *checker) pairs(s *rdvAction, recvs []*rdvAction) []int {
 			continue
 		}
 		if r.act.Process == s.act.Process {
-			if s.proc.idxType == nil && constEq(s.cm.index, r.cm.index) {
-				sd, rd := s.proc.actions[s.key%len(s.proc.actions)], r.proc.actions[r.key%len(r.proc.actions)]
-				c.errorNotes(r.cm.pos, []syntax.Note{note(s.cm.pos, "%s sends here", sd.Name.Name)},
-					"rendezvous between two actions of one process: %s receives from %s, which %s of the same process sends on; a process cannot meet itself", rd.Name.Name, exprString(r.cm.stmt.Target), sd.Name.Name)
-			}
+			s.self, r.self = r, s
 			continue
 		}
+		s.paired, r.paired = true, true
 		r.proc.irActs[r.key] = append(r.proc.irActs[r.key], len(c.model.Actions))
 		out = append(out, len(c.model.Actions))
 		c.model.Actions = append(c.model.Actions, c.rendezvous(s, r))
 	}
 	return out
+}
+
+// lonely reports the rendezvous actions (of the first instance of their
+// process) that meet no other process but could meet an action of their
+// own: a process cannot meet itself.
+func (c *checker) lonely(rvs []*rdvAction) {
+	for _, v := range rvs {
+		if v.paired || v.self == nil || v.key >= len(v.proc.actions) || !v.cm.recv && !v.self.paired {
+			continue // the receive reports a pair that meets nothing else
+		}
+		d, o := v.proc.actions[v.key], v.proc.actions[v.self.key%len(v.proc.actions)]
+		verb, other := "sends on", "receives from"
+		if v.cm.recv {
+			verb, other = other, verb
+		}
+		c.errorNotes(v.cm.pos, []syntax.Note{note(v.self.cm.pos, "%s %s it here", o.Name.Name, other)},
+			"rendezvous between two actions of one process: %s %s %s, which only %s of the same process %s; a process cannot meet itself", d.Name.Name, verb, exprString(v.cm.stmt.Target), o.Name.Name, other)
+	}
 }
 
 // isConstValue reports whether e is a constant: a scalar, or an array or
@@ -336,13 +355,4 @@ func isConstValue(e *Expr) bool {
 // the actions can never meet.
 func constNe(x, y *Expr) bool {
 	return x != nil && y != nil && x.Op == OpConst && y.Op == OpConst && x.Val != y.Val
-}
-
-// constEq reports whether two channel indexes are both absent or the
-// same constant.
-func constEq(x, y *Expr) bool {
-	if x == nil || y == nil {
-		return x == nil && y == nil
-	}
-	return x.Op == OpConst && y.Op == OpConst && x.Val == y.Val
 }

@@ -358,7 +358,7 @@ func (c *checker) lowerAll() {
 		key int // index into pi.irActs
 	}
 	var all []lowered
-	var recvs []*rdvAction
+	var recvs, rvs []*rdvAction
 	for _, p := range c.procs {
 		p.irActs = make([][]int, p.n*len(p.actions))
 		for k := 0; k < p.n; k++ {
@@ -369,6 +369,7 @@ func (c *checker) lowerAll() {
 				a, rv := c.lowerAction(p, k, d)
 				if rv != nil {
 					rv.proc, rv.key = p, k*len(p.actions)+j
+					rvs = append(rvs, rv)
 					if rv.cm.recv {
 						recvs = append(recvs, rv)
 					}
@@ -397,6 +398,7 @@ func (c *checker) lowerAll() {
 			pi.irActs[l.key] = append(pi.irActs[l.key], acts...)
 		}
 	}
+	c.lonely(rvs)
 
 	for _, d := range c.invs {
 		c.unit()

@@ -21,6 +21,10 @@
 //     whose invariants probe it and its atoms, for the past-time operators.
 //   - [Live]: two small processes, an agent, a property and sometimes
 //     fairness, for the analysis of liveness counterexamples.
+//   - [Channels]: a family and a process that send and receive on
+//     buffered, rendezvous and arrays of channels (an extension), for the
+//     differential tests of channels against the oracle, with and without
+//     reductions.
 //   - [Big]: a large spec of [Config.Lines] lines using most forms, for
 //     the front end's benchmarks (it draws nothing from r).
 //
@@ -49,6 +53,7 @@ const (
 	Past
 	Live
 	Big
+	Channels
 )
 
 // Planted is the prefix of the message of every assert of a [Mixed] spec
@@ -120,6 +125,8 @@ func Generate(r *rand.Rand, c Config) Spec {
 		return Spec{Source: live(r)}
 	case Big:
 		return Spec{Source: bigSpec(c.Lines)}
+	case Channels:
+		return Spec{Source: channels(r)}
 	}
 	return Spec{Source: mixed(r)}
 }

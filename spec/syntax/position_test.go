@@ -113,7 +113,11 @@ func (c *posChecker) check(n any) {
 	case *SetType:
 		c.at(n, "pos", n.Pos, "set")
 	case *SeqType:
-		c.at(n, "pos", n.Pos, "seq")
+		if n.Chan {
+			c.at(n, "pos", n.Pos, "chan")
+		} else {
+			c.at(n, "pos", n.Pos, "seq")
+		}
 	case *IdentExpr:
 		c.at(n, "pos", n.Pos, n.Name)
 	case *IntLit:

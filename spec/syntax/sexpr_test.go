@@ -129,7 +129,11 @@ func writeSexpr(b *strings.Builder, n any) {
 	case *SetType:
 		list("set-of", n.Elem)
 	case *SeqType:
-		list("seq-of", n.Cap, n.Elem)
+		if n.Chan {
+			list("chan-of", n.Cap, n.Elem)
+		} else {
+			list("seq-of", n.Cap, n.Elem)
+		}
 
 	case *IdentExpr:
 		b.WriteString(n.Name)
@@ -193,7 +197,7 @@ func writeSexpr(b *strings.Builder, n any) {
 		}
 		list("block", xs...)
 	case *AssignStmt:
-		list(":=", n.Target, n.Value)
+		list(n.Op.String(), n.Target, n.Value)
 	case *LetStmt:
 		list("let", n.Name, n.Value)
 	case *ChooseStmt:
