@@ -57,14 +57,7 @@ func TestRename(t *testing.T) {
 				}
 				return
 			}
-			if m.Error != nil {
-				t.Fatalf("rename: %v", m.Error)
-			}
-			var we struct{ Changes map[string][]textEdit }
-			if err := json.Unmarshal(m.Result, &we); err != nil {
-				t.Fatal(err)
-			}
-			out := applyEdits(approvalSpec, we.Changes[testURI])
+			out := renamed(t, m, approvalSpec)
 			for _, w := range tt.wantIn {
 				if !strings.Contains(out, w) {
 					t.Errorf("renamed text lacks %q:\n%s", w, out)
@@ -202,4 +195,17 @@ func TestFoldingSignatureSymbolsTokens(t *testing.T) {
 			t.Errorf("semantic token of %s: %q, want %q", word, kinds[word], kind)
 		}
 	}
+}
+
+// renamed returns text with the edits of the rename answer m applied.
+func renamed(t *testing.T, m *message, text string) string {
+	t.Helper()
+	if m.Error != nil {
+		t.Fatalf("rename: %v", m.Error)
+	}
+	var we struct{ Changes map[string][]textEdit }
+	if err := json.Unmarshal(m.Result, &we); err != nil {
+		t.Fatal(err)
+	}
+	return applyEdits(text, we.Changes[testURI])
 }

@@ -355,6 +355,38 @@ func scalarJSON(raw []byte) (x any, ok bool) {
 	return json.Number(raw), true
 }
 
+// encodeList encodes a sequence or a channel (extensions), written as the
+// list of its elements: its length, the elements, the slots past them at
+// the zero value (a rendezvous channel is always the empty list).
+func encodeList(t *spec.Type, x any, out []int64) error {
+	arr, ok := x.([]any)
+	n := 0
+	if t.Seq {
+		n = int(t.Fields[1].Type.Index.Size())
+	}
+	if !ok || len(arr) > n {
+		return fmt.Errorf("expected an array of at most %d elements, found %s", n, jsonText(x))
+	}
+	clear(out)
+	out[0] = int64(len(arr))
+	if n == 0 {
+		return nil
+	}
+	el := t.Fields[1].Type.Elem
+	w := el.Width
+	zero := spec.ZeroValue(el)
+	for i := range n {
+		if i >= len(arr) {
+			copy(out[1+i*w:1+(i+1)*w], zero)
+			continue
+		}
+		if err := encodeInto(el, arr[i], out[1+i*w:1+(i+1)*w]); err != nil {
+			return fmt.Errorf("[%d]: %w", i, err)
+		}
+	}
+	return nil
+}
+
 func encodeInto(t *spec.Type, x any, out []int64) error {
 	switch t.Kind {
 	case spec.BoolKind:
@@ -403,6 +435,9 @@ func encodeInto(t *spec.Type, x any, out []int64) error {
 		}
 		return nil
 	case spec.RecordKind:
+		if t.Seq || t.Chan {
+			return encodeList(t, x, out)
+		}
 		obj, ok := x.(map[string]any)
 		if !ok || len(obj) != len(t.Fields) {
 			return fmt.Errorf("expected an object with every field of the record, found %s", jsonText(x))

@@ -28,6 +28,8 @@ func TestTraceMatchesCheck(t *testing.T) {
 		"pipeline/release_after_outage.wrap",
 		"pipeline/approval_toctou.wrap",
 		"pipeline/pass_with_issues.wrap",
+		// channels (an extension): lists in the states, a rendezvous step
+		"../docs/testdata/language/channels.wrap",
 	} {
 		t.Run(path, func(t *testing.T) {
 			src, err := os.ReadFile(filepath.Join("..", "examples", path))

@@ -95,3 +95,19 @@ func DomainSize(t *Type) (n int64, ok bool) {
 	}
 	return n, true
 }
+
+// ZeroValue returns the zero value of t, the value of a variable without
+// a start value, in the IR's encoding: one scalar per slot, each at its
+// type's lowest value (false, the first member or identity, the empty
+// set, a range's lower bound).
+func ZeroValue(t *Type) []int64 {
+	out := make([]int64, 0, t.Width)
+	for _, s := range flatten(t, 0, nil) {
+		if s.Set {
+			out = append(out, 0)
+		} else {
+			out = append(out, s.Lo)
+		}
+	}
+	return out
+}
