@@ -64,7 +64,8 @@ invariant Bound: sq(a) <= 49 and b < 4
 var secondsRE = regexp.MustCompile(`"[a-z_]*seconds": ?[0-9.e+-]+|(?m)(transitions, depth [0-9]+), .*$`)
 
 // TestCompiledAgrees builds one binary with the generated code of every
-// example, of the specs above and of random specs of internal/gen, and
+// example, of the specs above and of random specs of internal/gen (with
+// channels too), and
 // compares its check output (JSON, and text for the traces) with the
 // closure engine's, byte for byte but the timings, with 1 and 2 workers.
 // It checks that the binary does run generated code for each model, and
@@ -91,6 +92,17 @@ func TestCompiledAgrees(t *testing.T) {
 		c.Index = i
 		g := gen.Generate(rand.New(rand.NewPCG(uint64(i), 22)), c)
 		p := filepath.Join(dir, fmt.Sprintf("gen%02d.wrap", i))
+		if err := os.WriteFile(p, []byte(g.Source), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	// Channels (an extension) lower to records, arrays and pairs of
+	// actions: their generated code too (the examples with channels are
+	// in peers/).
+	for i := range 6 {
+		g := gen.Generate(rand.New(rand.NewPCG(uint64(i), 23)), gen.Config{Shape: gen.Channels})
+		p := filepath.Join(dir, fmt.Sprintf("chan%02d.wrap", i))
 		if err := os.WriteFile(p, []byte(g.Source), 0o644); err != nil {
 			t.Fatal(err)
 		}
