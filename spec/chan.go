@@ -32,6 +32,12 @@ import (
 // partial-order reduction sees every pair of actions on one channel as
 // dependent.
 
+// MaxRendezvousPairs bounds the IR actions that rendezvous make, all
+// channels together: each pair of a sending and a receiving action of two
+// instances is one, so two families of n instances on one channel make
+// n² of them.
+const MaxRendezvousPairs = 1 << 16
+
 // comm is a checked channel operation, the first statement of an action.
 type comm struct {
 	recv   bool
@@ -310,6 +316,12 @@ func (c *checker) pairs(s *rdvAction, recvs []*rdvAction) []int {
 		if r.act.Process == s.act.Process {
 			s.self, r.self = r, s
 			continue
+		}
+		if c.pairsMade++; c.pairsMade > MaxRendezvousPairs {
+			if c.pairsMade == MaxRendezvousPairs+1 {
+				c.errorf(s.cm.pos, "rendezvous on %s: more than %d pairs of sending and receiving actions in the spec", exprString(s.cm.stmt.Target), MaxRendezvousPairs)
+			}
+			return out
 		}
 		s.paired, r.paired = true, true
 		r.proc.irActs[r.key] = append(r.proc.irActs[r.key], len(c.model.Actions))

@@ -223,6 +223,7 @@ type checker struct {
 	model *Model
 
 	forBodies  int  // loop bodies unrolled so far (see MaxForBodies)
+	pairsMade  int  // rendezvous actions made so far (see MaxRendezvousPairs)
 	forTooMany bool // a for loop passed MaxForBodies, not yet reported
 
 	tBool, tInt, tInvalid *Type
