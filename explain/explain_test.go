@@ -18,6 +18,7 @@ import (
 	"github.com/wrapcheck/wrapcheck/internal/golden"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/replay"
+	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/verdict"
 	"github.com/wrapcheck/wrapcheck/verify"
@@ -250,43 +251,7 @@ func recorded(got, want []verdict.Answer) bool {
 	return true
 }
 
-func valueJSON(t *spec.Type, slots []int64) any {
-	switch t.Kind {
-	case spec.BoolKind:
-		return slots[0] != 0
-	case spec.EnumKind, spec.SymmetricKind:
-		return t.Names[slots[0]]
-	case spec.SetKind:
-		out := []any{}
-		for i := int64(0); i < t.Elem.Size(); i++ {
-			if slots[0]&(1<<uint(i)) != 0 {
-				out = append(out, valueJSON(t.Elem, []int64{t.Elem.Lo + i}))
-			}
-		}
-		return out
-	case spec.ArrayKind:
-		w := t.Elem.Width
-		if t.Index.Kind == spec.EnumKind || t.Index.Kind == spec.SymmetricKind {
-			obj := map[string]any{}
-			for i, k := range t.Index.Names {
-				obj[k] = valueJSON(t.Elem, slots[i*w:(i+1)*w])
-			}
-			return obj
-		}
-		var arr []any
-		for i := range int(t.Index.Size()) {
-			arr = append(arr, valueJSON(t.Elem, slots[i*w:(i+1)*w]))
-		}
-		return arr
-	case spec.RecordKind:
-		obj := map[string]any{}
-		for _, f := range t.Fields {
-			obj[f.Name] = valueJSON(f.Type, slots[f.Offset:f.Offset+f.Type.Width])
-		}
-		return obj
-	}
-	return slots[0]
-}
+func valueJSON(t *spec.Type, slots []int64) any { return report.ValueJSON(t, slots) }
 
 // swappedOutcome is outcome for the trace of v with steps i and i+1
 // swapped (states kept as they are: the replay ignores them after the
