@@ -1,6 +1,8 @@
 package spec
 
 import (
+	"fmt"
+
 	"github.com/wrapcheck/wrapcheck/spec/syntax"
 )
 
@@ -336,6 +338,14 @@ func (c *checker) pairs(s *rdvAction, recvs []*rdvAction) []int {
 // own: a process cannot meet itself.
 func (c *checker) lonely(rvs []*rdvAction) {
 	for _, v := range rvs {
+		if !v.paired && v.self == nil && v.key < len(v.proc.actions) {
+			// vet: an action no other process can meet never runs
+			verb, other := "sends on", "receives from"
+			if v.cm.recv {
+				verb, other = other, verb
+			}
+			c.vet.warnings = append(c.vet.warnings, Warning{Pos: v.cm.pos, Msg: fmt.Sprintf("action %s never runs: it %s the rendezvous channel %s, which no action of another process %s", v.proc.actions[v.key].Name.Name, verb, exprString(v.cm.stmt.Target), other)})
+		}
 		if v.paired || v.self == nil || v.key >= len(v.proc.actions) || !v.cm.recv && !v.self.paired {
 			continue // the receive reports a pair that meets nothing else
 		}

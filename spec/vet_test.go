@@ -23,6 +23,30 @@ invariant I: x or not x
 			want: nil,
 		},
 		{
+			name: "rendezvous action that meets nobody (an extension)",
+			src: `spec S
+var c: chan[0] of bool
+var d: chan[0] of bool
+var x: bool
+process p {
+  action snd {
+    c ! true
+  }
+  action rcv {
+    d ? x
+  }
+}
+process q {
+  action get {
+    c ? x
+  }
+}
+`,
+			want: []string{
+				"x.wrap:10:5: action rcv never runs: it receives from the rendezvous channel d, which no action of another process sends on",
+			},
+		},
+		{
 			name: "property without temporal operator",
 			src: `spec S
 var x: 0..2
