@@ -238,7 +238,14 @@ func (c *checker) buffered(a *Action, cm *comm) {
 		pre = []*Stmt{set(at(l), cm.value), set(l, c.binop(OpAdd, c.tInt, pos, l, k(1)))}
 	} else {
 		cond = c.binop(OpGt, c.tBool, pos, l, k(0))
-		if cm.target != nil {
+		var last *Stmt
+		if cm.target != nil && storesIntoIndex(cm.target, ch) {
+			// x indexes the channel (ring[k] ? k): the message waits in
+			// a frame slot until the channel's statements are done
+			slot := c.alloc(max(1, cm.target.Type.Width))
+			pre = append(pre, &Stmt{Op: SLet, Slot: slot, Value: at(k(0)), Pos: pos})
+			last = set(cm.target, &Expr{Op: OpLocal, Type: seqElem(ch.Type), Slot: slot, Pos: pos})
+		} else if cm.target != nil {
 			pre = append(pre, set(cm.target, at(k(0))))
 		} else {
 			cond = c.and(pos, cond, c.fold(&Expr{Op: OpEq, Type: c.tBool, Args: []*Expr{at(k(0)), cm.value}, Pos: pos}))
@@ -247,9 +254,29 @@ func (c *checker) buffered(a *Action, cm *comm) {
 			pre = append(pre, set(at(k(j)), at(k(j+1))))
 		}
 		pre = append(pre, set(at(k(n-1)), c.zero(seqElem(ch.Type), pos)), set(l, c.binop(OpSub, c.tInt, pos, l, k(1))))
+		if last != nil {
+			pre = append(pre, last)
+		}
 	}
 	a.Guard = c.and(pos, a.Guard, cond)
 	a.Body = append(pre, a.Body...)
+}
+
+// storesIntoIndex reports whether storing into the location x may change
+// what the index expressions of the channel location ch read.
+func storesIntoIndex(x, ch *Expr) bool {
+	lo, n, state := location(x)
+	if !state {
+		return false
+	}
+	rs := map[int]bool{}
+	readPathIndexes(ch, rs)
+	for s := range rs {
+		if s >= lo && s < lo+n {
+			return true
+		}
+	}
+	return false
 }
 
 // rdvAction is a lowered action that sends or receives on a rendezvous
