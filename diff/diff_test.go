@@ -35,6 +35,7 @@ var examplePairs = []pair{
 	{name: "no_citation_gate", old: "pipeline/no_citation_gate.wrap", new: "pipeline/pipeline.wrap"},
 	{name: "invented_fact", old: "pipeline/invented_fact.wrap", new: "pipeline/invented_fact.wrap", newDefs: map[string]int64{"EVIDENCE_GATE": 1}},
 	{name: "invented_fact_strict", old: "pipeline/invented_fact.wrap", new: "pipeline/invented_fact.wrap", oldDefs: map[string]int64{"STRICT": 1}, newDefs: map[string]int64{"EVIDENCE_GATE": 1}},
+	{name: "brp_early_timeout", old: "peers/brp.wrap", new: "peers/brp.wrap", oldDefs: map[string]int64{"EARLY": 1}},
 	{name: "toctou_snapshot", old: "approval/toctou.wrap", new: "approval/toctou_fixed_snapshot.wrap"},
 	{name: "toctou_revoke", old: "approval/toctou.wrap", new: "approval/toctou_fixed_revoke.wrap"},
 	{name: "stale_pr_approval", old: "approval/stale_pr_approval.wrap", new: "approval/stale_pr_approval.wrap", newDefs: map[string]int64{"DISMISS_STALE": 1}},
@@ -199,7 +200,7 @@ func TestExamplePairs(t *testing.T) {
 
 func defsText(defs map[string]int64) string {
 	var s []string
-	for _, k := range []string{"K", "D", "FIXED", "N", "BUG", "STRICT", "EVIDENCE_GATE", "DISMISS_STALE", "PIN", "CHECK_ALL", "SEQUENTIAL", "ORDERED"} {
+	for _, k := range []string{"K", "D", "FIXED", "N", "BUG", "EARLY", "STRICT", "EVIDENCE_GATE", "DISMISS_STALE", "PIN", "CHECK_ALL", "SEQUENTIAL", "ORDERED"} {
 		if v, ok := defs[k]; ok {
 			s = append(s, " -D "+k+"="+itoa(v))
 		}

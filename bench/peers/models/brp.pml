@@ -14,6 +14,11 @@
 #ifndef MAX
 #define MAX 1
 #endif
+#ifdef EARLY
+#define OWED false /* the timer may expire while the receiver owes the ack */
+#else
+#define OWED pending
+#endif
 chan K = [1] of {bool, bool, bit}; /* first, last, bit */
 chan L = [1] of {bool};
 byte i = 0;        /* the frame being sent, NF when done */
@@ -35,10 +40,10 @@ end:	do
 		if :: i == NF -> result = 1 :: else -> skip fi }
 	od
 }
-active proctype retry() provided (waiting && len(K) == 0 && len(L) == 0 && !pending && rc < MAX) {
+active proctype retry() provided (waiting && len(K) == 0 && len(L) == 0 && !OWED && rc < MAX) {
 end:	do :: d_step { rc++; waiting = false } od
 }
-active proctype giveup() provided (waiting && len(K) == 0 && len(L) == 0 && !pending && rc == MAX) {
+active proctype giveup() provided (waiting && len(K) == 0 && len(L) == 0 && !OWED && rc == MAX) {
 end:	do :: d_step { waiting = false; result = 2; i = NF } od
 }
 active proctype recv() provided (!pending) {
