@@ -117,7 +117,7 @@ func (w *walker) mark(name string, pos spec.Position) *spec.Stmt {
 func (w *walker) stmts(ss []*spec.Stmt) []*spec.Stmt {
 	var out []*spec.Stmt
 	for _, s := range ss {
-		if s.Op == spec.SAssign && s.Target != nil && s.Value != nil && s.Value.Op != spec.OpCond && !w.isMonitor(s.Target) {
+		if s.Op == spec.SAssign && s.Target != nil && s.Value != nil && s.Value.Op != spec.OpCond && !w.isMonitor(s.Target) && !inChannel(s.Target) {
 			// A write goal: `if target != value { mark }` before the
 			// assignment, so that a test runs it where it changes the
 			// variable (a reset that is never effective is never tested).
@@ -138,6 +138,21 @@ func (w *walker) stmts(ss []*spec.Stmt) []*spec.Stmt {
 		out = append(out, w.stmt(s))
 	}
 	return out
+}
+
+// inChannel reports whether the location e lies in a channel (an
+// extension): the statements a send or a receive lowers to, which the
+// spec does not write, are no write goals (the action's goal covers them).
+func inChannel(e *spec.Expr) bool {
+	for {
+		if e.Type.Chan {
+			return true
+		}
+		if e.Op != spec.OpField && e.Op != spec.OpIndex {
+			return false
+		}
+		e = e.Args[0]
+	}
 }
 
 // quote returns e as printed, or, when the printer cannot print it, as
