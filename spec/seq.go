@@ -142,11 +142,14 @@ func (c *checker) ifThen(x, a, b *Expr, pos Position) *Expr {
 	return &Expr{Op: OpCond, Type: a.Type, Args: []*Expr{x, a, b}, Pos: pos}
 }
 
+// seqArity gives the sequences' builtin functions and their numbers of
+// arguments (spec/syntax's table of words lists them, with card).
+var seqArity = map[string]int{"len": 1, "head": 1, "tail": 1, "append": 2, "concat": 2}
+
 // seqBuiltin checks len(s), head(s), tail(s), append(s, x) and
 // concat(s, t); ok is false when name is none of them.
 func (c *checker) seqBuiltin(e *syntax.CallExpr, env *env) (x *Expr, ok bool) {
-	want := map[string]int{"len": 1, "head": 1, "tail": 1, "append": 2, "concat": 2}
-	n, ok := want[e.Fn.Name]
+	n, ok := seqArity[e.Fn.Name]
 	if !ok {
 		return nil, false
 	}
