@@ -21,7 +21,10 @@ const (
 	commandShowTrace = "wrapcheck.showTrace"
 	// commandTrace returns the last counterexample of a check as the
 	// playground's check answer (traceJSON), for the VS Code trace panel;
-	// a third argument, a list of expressions, adds their watches.
+	// a third argument, a list of expressions, adds their watches (to
+	// commandShowTrace's Markdown too: the text report with a line per
+	// watch at every step, as check --watch prints it). An empty name
+	// is the document's first counterexample, by name.
 	commandTrace = "wrapcheck.trace"
 )
 
@@ -43,6 +46,7 @@ type trace struct {
 	panel    traceJSON
 	file     *syntax.File
 	states   [][]int64
+	res      *verdict.Result
 }
 
 // traceJSON is what wrapcheck.trace returns: the fields of the
@@ -78,15 +82,38 @@ type watchJSON struct {
 	Values []string `json:"values,omitempty"`
 }
 
-// watches checks exprs as watches of the spec tr was found in
-// (spec.CheckWatched) and evaluates those accepted on its trace.
-func (tr trace) watches(ctx context.Context, exprs []string) ([]watchJSON, error) {
+// watched checks exprs as watches of the spec tr was found in
+// (spec.CheckWatched): the model with those accepted, and the errors of
+// those refused (nil for one accepted).
+func (tr trace) watched(ctx context.Context, exprs []string) (*spec.Model, []*spec.Error, error) {
 	if len(exprs) > maxWatches {
-		return nil, fmt.Errorf("%d watches: at most %d", len(exprs), maxWatches)
+		return nil, nil, fmt.Errorf("%d watches: at most %d", len(exprs), maxWatches)
 	}
 	ctx, cancel := context.WithTimeout(ctx, watchTimeout)
 	defer cancel()
-	m, refused, err := spec.CheckWatched(tr.file, spec.Options{Context: ctx}, watchFile, exprs)
+	return spec.CheckWatched(tr.file, spec.Options{Context: ctx}, watchFile, exprs)
+}
+
+// watchedMarkdown is the counterexample's Markdown with the watches
+// exprs: the text report with a line per watch at every step, under the
+// errors of the watches refused.
+func (tr trace) watchedMarkdown(ctx context.Context, exprs []string) (string, error) {
+	m, refused, err := tr.watched(ctx, exprs)
+	if err != nil {
+		return "", err
+	}
+	var errs []string
+	for _, e := range refused {
+		if e != nil {
+			errs = append(errs, e.Error())
+		}
+	}
+	return traceMarkdown(m, tr.res, errs), nil
+}
+
+// watches evaluates exprs as watches (trace.watched) on the trace.
+func (tr trace) watches(ctx context.Context, exprs []string) ([]watchJSON, error) {
+	m, refused, err := tr.watched(ctx, exprs)
 	if err != nil {
 		return nil, err
 	}
@@ -192,21 +219,33 @@ func (s *Server) executeCommand(req *request) (any, *rpcError) {
 	switch p.Command {
 	case commandShowTrace, commandTrace:
 		s.mu.Lock()
+		if name == "" {
+			for n := range st.traces {
+				if name == "" || n < name {
+					name = n
+				}
+			}
+		}
 		tr, ok := st.traces[name]
 		s.mu.Unlock()
 		if !ok {
+			if name == "" {
+				return nil, &rpcError{Code: codeRequestFailed, Message: "no counterexample in this document yet: run a check first"}
+			}
 			return nil, &rpcError{Code: codeRequestFailed, Message: "no counterexample of " + name + " yet: run check first"}
 		}
-		if p.Command == commandTrace {
-			var exprs []string
-			if len(p.Arguments) > 2 {
-				if err := json.Unmarshal(p.Arguments[2], &exprs); err != nil {
-					return nil, &rpcError{Code: codeInvalidParams, Message: "the watches: want a list of expressions: " + err.Error()}
-				}
+		var exprs []string
+		if len(p.Arguments) > 2 {
+			if err := json.Unmarshal(p.Arguments[2], &exprs); err != nil {
+				return nil, &rpcError{Code: codeInvalidParams, Message: "the watches: want a list of expressions: " + err.Error()}
 			}
-			if len(exprs) == 0 {
-				return tr.panel, nil
-			}
+		}
+		switch {
+		case len(exprs) == 0 && p.Command == commandTrace:
+			return tr.panel, nil
+		case len(exprs) == 0:
+			return tr.markdown, nil
+		case p.Command == commandTrace:
 			ws, err := tr.watches(s.ctx, exprs)
 			if err != nil {
 				return nil, &rpcError{Code: codeRequestFailed, Message: err.Error()}
@@ -215,7 +254,11 @@ func (s *Server) executeCommand(req *request) (any, *rpcError) {
 			panel.Watches = ws
 			return panel, nil
 		}
-		return tr.markdown, nil
+		md, err := tr.watchedMarkdown(s.ctx, exprs)
+		if err != nil {
+			return nil, &rpcError{Code: codeRequestFailed, Message: err.Error()}
+		}
+		return md, nil
 	case commandCheck:
 	default:
 		return nil, &rpcError{Code: codeInvalidParams, Message: "unknown command " + p.Command}
@@ -317,7 +360,7 @@ func (s *Server) runCheck(ctx context.Context, st *docState, a *analysis, name, 
 			for i, step := range res.Violation.Trace {
 				states[i] = step.State
 			}
-			st.traces[name] = trace{markdown: traceMarkdown(a, res), panel: tracePanel(a, name, res), file: a.file, states: states}
+			st.traces[name] = trace{markdown: traceMarkdown(a.model, res, nil), panel: tracePanel(a, name, res), file: a.file, states: states, res: res}
 		}
 	}
 	s.mu.Unlock()
@@ -407,11 +450,17 @@ func violationDiagnostic(a *analysis, res *verdict.Result) diagnostic {
 	return dg
 }
 
-// traceMarkdown is the report of res as a Markdown document.
-func traceMarkdown(a *analysis, res *verdict.Result) string {
+// traceMarkdown is the report of res as a Markdown document (with a line
+// per watch of m at every step), after the lines of notes (a block of
+// their own, as written).
+func traceMarkdown(m *spec.Model, res *verdict.Result, notes []string) string {
 	var text strings.Builder
-	report.Text(&text, a.model, res)
-	return "# " + report.MarkdownText(report.Headline(a.model, res.Violation)) + "\n\n" + report.MarkdownFence("text", text.String())
+	report.Text(&text, m, res)
+	head := "# " + report.MarkdownText(report.Headline(m, res.Violation)) + "\n\n"
+	if len(notes) > 0 {
+		head += report.MarkdownFence("text", strings.Join(notes, "\n")+"\n") + "\n"
+	}
+	return head + report.MarkdownFence("text", text.String())
 }
 
 // cancelProgress ends the check running under a progress token.

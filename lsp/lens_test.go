@@ -134,6 +134,16 @@ func TestCodeLensCheck(t *testing.T) {
 	}, ws); diff != "" || len(watched.TraceText) != 4 {
 		t.Errorf("wrapcheck.trace with watches (-want +got):\n%s", diff)
 	}
+	// wrapcheck.showTrace with watches: the text report with a line per
+	// watch at every step, the refused ones' errors over it; an empty
+	// name is the document's first counterexample.
+	c.result("workspace/executeCommand", map[string]any{"command": commandShowTrace,
+		"arguments": []any{testURI, "", []string{"content + 1", "contnet"}}}, &md)
+	for _, w := range []string{"```text\nwatch:2:1: undefined: contnet (did you mean content?)\n```\n", "         doc.v = 1\n         watch content + 1: 2\n", "invariant ShippedWhatWasApproved is violated"} {
+		if !strings.Contains(md, w) {
+			t.Errorf("wrapcheck.showTrace with watches lacks %q:\n%s", w, md)
+		}
+	}
 	if m := c.call("workspace/executeCommand", map[string]any{"command": commandTrace, "arguments": []any{testURI, "ShippedWhatWasApproved", "content"}}); m.Error == nil {
 		t.Errorf("wrapcheck.trace with a watch that is not a list: no error")
 	}
