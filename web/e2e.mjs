@@ -71,6 +71,12 @@ try {
     expect(v.includes("violated") && v.includes("ShippedWhatWasApproved"), "native TOCTOU verdict: " + v);
     const r = await rows();
     expect(r.length === 5 && r[2].cells[3] === "content = 1", "native TOCTOU trace: " + JSON.stringify(r));
+    // a watch, evaluated by the native engine
+    await page.type("#watchInput", "content * 2");
+    await page.keyboard.press("Enter");
+    await page.waitForSelector("#trace th.watch", { timeout: 30000 });
+    out.native_watch = await page.$$eval("#trace tbody tr", (trs) => trs.filter((tr) => tr.cells.length > 1).map((tr) => tr.cells[4].textContent));
+    expect(out.native_watch.join() === "0,0,2,2", "native watch column: " + JSON.stringify(out.native_watch));
     await page.click("#trace tbody tr:nth-child(2) button.explore");
     await page.waitForSelector("#explorer button.succ", { timeout: 30000 });
     out.native_explorer = await page.$$eval("#explorer button.succ", (bs) => bs.map((b) => b.textContent));
