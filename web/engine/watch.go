@@ -86,6 +86,20 @@ func watch(resp *Response, m *spec.Model, states [][]int64) error {
 		if len(st) != prog.Slots() {
 			return fmt.Errorf("watch: state %d has %d slots, the spec %d (was the spec edited?)", i, len(st), prog.Slots())
 		}
+		for j, v := range st {
+			if !inDomain(&m.Slots[j], v) {
+				return fmt.Errorf("watch: state %d: slot %d holds %d, outside its domain (was the spec edited?)", i, j, v)
+			}
+		}
 	}
 	return evalWatches(m, prog, resp.Watches, states)
+}
+
+// inDomain reports whether v is a value the slot s can hold: in Lo..Hi,
+// or for a set a mask of its Bits elements.
+func inDomain(s *spec.Slot, v int64) bool {
+	if s.Set {
+		return v >= 0 && (s.Bits >= 63 || v < int64(1)<<s.Bits)
+	}
+	return v >= s.Lo && v <= s.Hi
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"os"
 	"strings"
 	"testing"
 
@@ -78,8 +79,38 @@ func TestWatch(t *testing.T) {
 	if len(r.Errors) != 1 || !strings.Contains(r.Errors[0].Text, "state 0 has 2 slots, the spec 5 (was the spec edited?)") {
 		t.Errorf("a trace of another spec: %+v", r.Errors)
 	}
+	r = Run(context.Background(), Request{Op: "watch", Source: src, Watches: good, Trace: [][]int64{{0, 0, 0, 0, 0}, {99, 0, 0, 0, 0}}}, nil)
+	if len(r.Errors) != 1 || !strings.Contains(r.Errors[0].Text, "state 1: slot 0 holds 99, outside its domain") {
+		t.Errorf("a state outside the spec's domains: %+v", r.Errors)
+	}
 	r = Run(context.Background(), Request{Op: "check", Source: src, Watches: make([]string, MaxWatches+1)}, nil)
 	if len(r.Errors) != 1 || r.Errors[0].Text != "33 watches: at most 32" {
 		t.Errorf("too many watches: %+v", r.Errors)
+	}
+}
+
+// TestWatchExamples: op watch accepts the trace of every example's check
+// (its states are in the slots' domains) and gives a value per step.
+func TestWatchExamples(t *testing.T) {
+	traced := 0
+	for _, c := range exampleCases(t) {
+		t.Run(c.path, func(t *testing.T) {
+			b, err := os.ReadFile("../../examples/" + c.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			check := Run(context.Background(), Request{Op: "check", Source: string(b), Defines: c.defines}, nil)
+			if len(check.Errors) > 0 || len(check.TraceSlots) == 0 {
+				return // holds, or rejected: no trace
+			}
+			traced++
+			r := Run(context.Background(), Request{Op: "watch", Source: string(b), Defines: c.defines, Watches: []string{"1 + 1"}, Trace: check.TraceSlots}, nil)
+			if len(r.Errors) > 0 || len(r.Watches) != 1 || len(r.Watches[0].Values) != len(check.TraceSlots) {
+				t.Errorf("op watch on the check's trace: %+v %+v", r.Errors, r.Watches)
+			}
+		})
+	}
+	if traced < 10 {
+		t.Errorf("%d examples have a trace, want at least 10", traced)
 	}
 }
