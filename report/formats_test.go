@@ -72,26 +72,10 @@ var cases = []struct {
 	{name: "past", path: "approval/toctou_past.wrap", verdict: verdict.Violated},
 	{name: "past-stutter", src: pastStutterSpec, verdict: verdict.Violated},
 	{name: "continue", src: threeBugsSpec, opts: verify.Options{Continue: true}, verdict: verdict.Violated},
-	{name: "sequence", src: sequenceSpec, verdict: verdict.Violated},
+	{name: "sequence", path: "../testdata/sequences.wrap", verdict: verdict.Violated},
 	{name: "hostile\n::error file=x.wrap::\a\x1b[2J", src: hostileSpec, verdict: verdict.Violated},
 }
 
-// sequenceSpec has sequences (an extension) as a variable, a record's
-// field and an array's element, each printed as its elements: Short is
-// violated when q is [b, b].
-const sequenceSpec = `spec Seqs
-type Msg = {a, b}
-type Box = record { n: 0..2, s: seq[2] of Msg }
-var q: seq[3] of Msg
-var r: Box
-var qs: [0..1]seq[2] of Msg
-action push when len(q) < 2 {
-  q := append(q, b)
-  r.s := append(r.s, a)
-  qs[0] := append(qs[0], b)
-}
-invariant Short: len(q) < 2
-`
 
 // pastStutterSpec is violated only on the repetition of its final state,
 // where a past-time monitor changes: the lasso has a step without action.
