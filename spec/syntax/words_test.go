@@ -5,12 +5,15 @@ import (
 	"go/parser"
 	"go/token"
 	"maps"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestWordsCoverParser reads the parser's own source and fails for a
@@ -94,5 +97,35 @@ func TestKeywordsFromWords(t *testing.T) {
 		if IsKeyword(w.Name) != (w.Kind == Reserved) {
 			t.Errorf("%s (%s): IsKeyword is %v", w.Name, w.Kind, IsKeyword(w.Name))
 		}
+	}
+}
+
+// TestWordsDocumented: docs/language.md's lexical elements list the
+// reserved words exactly, and every other word of the table in
+// backquotes.
+func TestWordsDocumented(t *testing.T) {
+	data, err := os.ReadFile("../../docs/language.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(data)
+	_, rest, ok := strings.Cut(doc, "Keywords are reserved:\n  `")
+	if !ok {
+		t.Fatal("docs/language.md has no list of reserved words")
+	}
+	list, _, _ := strings.Cut(rest, "`")
+	got := strings.Fields(list)
+	var want []string
+	for _, w := range Words() {
+		if w.Kind == Reserved {
+			want = append(want, w.Name)
+		} else if !strings.Contains(doc, "`"+w.Name+"`") {
+			t.Errorf("docs/language.md does not name the %s word %s", w.Kind, w.Name)
+		}
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("docs/language.md's reserved words (-table +doc):\n%s", diff)
 	}
 }
