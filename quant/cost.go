@@ -82,28 +82,8 @@ func ExpectCost(ctx context.Context, m *MDP, cost func(s, c int) *big.Rat, targe
 	policy := make([]int, len(maybe))
 	if !max {
 		// One step closer to target, by a backwards breadth-first search.
-		done := append([]bool(nil), target...)
-		for left := len(maybe); left > 0; {
-			var level []int
-			for i, s := range maybe {
-				if done[s] {
-					continue
-				}
-				for c, d := range m.Choices[s] {
-					if allowed(s, c) && hits(d, done) {
-						policy[i] = c
-						level = append(level, s)
-						break
-					}
-				}
-			}
-			if len(level) == 0 {
-				panic("wrapcheck internal error: quant: a state of Pmax = 1 cannot reach the target")
-			}
-			for _, s := range level {
-				done[s] = true
-			}
-			left -= len(level)
+		if !attract(m, maybe, append([]bool(nil), target...), policy, allowed) {
+			panic("wrapcheck internal error: quant: a state of Pmax = 1 cannot reach the target")
 		}
 	}
 	return improve(ctx, m, maybe, idx, v, policy, max, cost, allowed)

@@ -38,6 +38,18 @@ type Options struct {
 	// MemoryBudget stops the construction with ErrMemory when the Go
 	// heap passes this many bytes (0: no budget).
 	MemoryBudget int64
+	// Canon, when not nil, rewrites an unpacked state (one int64 per
+	// slot of spec.Model.Slots) in place into the representative of its
+	// orbit under a group of automorphisms of the MDP that preserve the
+	// rates, the costs and every query's conditions (reduce.ForQuant
+	// gives one): Build then keeps one state per orbit (see "Symmetry"
+	// in the package documentation). It must leave a representative
+	// unchanged.
+	Canon func(slots []int64)
+	// Witness computes, for each probability query solved exactly, the
+	// strategy that attains its min and max and the most probable path
+	// to the event under it ([Witness]).
+	Witness bool
 }
 
 // ErrMemory is returned when the heap passes Options.MemoryBudget.
@@ -112,6 +124,8 @@ type Stats struct {
 	// the interval MDP ([MDP.Vertices]), 0 without counts.
 	Vertices int
 	Seconds  float64 // wall time, construction and solution
+	// Symmetry says that the states are orbits under Options.Canon.
+	Symmetry bool
 }
 
 // QueryResult is the value of one query: Min and Max are the least and
@@ -134,6 +148,10 @@ type QueryResult struct {
 	// at the point estimates but not over the whole box (BoxBroken
 	// tells the latter).
 	Violated, Unknown, BoxBroken bool
+	// MinWitness and MaxWitness show the strategies that attain Min and
+	// Max, with Options.Witness, for values computed exactly (nil
+	// otherwise).
+	MinWitness, MaxWitness *Witness
 }
 
 // Box is the range of a query's probability over the schedulers and the
@@ -208,10 +226,12 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*Result, error) {
 			return nil, fmt.Errorf("quant: no probability named %s", n)
 		}
 	}
-	mdp, states, err := Build(ctx, m, p, opts)
+	b := newBuilder(ctx, m, p, opts)
+	mdp, err := b.build()
 	if err != nil {
 		return nil, err
 	}
+	states := b.states
 	var box *MDP
 	if mdp.HasIntervals() {
 		if box, err = mdp.Vertices(opts.maxCombos()); err != nil {
@@ -219,7 +239,7 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*Result, error) {
 		}
 		mdp = mdp.Point()
 	}
-	res := &Result{Stats: Stats{States: mdp.N()}}
+	res := &Result{Stats: Stats{States: mdp.N(), Symmetry: opts.Canon != nil}}
 	if box != nil {
 		for _, cs := range box.Choices {
 			res.Stats.Vertices += len(cs)
@@ -265,10 +285,33 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*Result, error) {
 		r := QueryResult{Query: q}
 		wantMax := q.Opt == spec.QueryMax || q.Opt == spec.QueryBoth && (q.Bound == nil || q.Bound.Upper())
 		wantMin := q.Opt == spec.QueryMin || q.Opt == spec.QueryBoth && (q.Bound == nil || !q.Bound.Upper())
-		solve := func(mdp *MDP, max bool) (*big.Rat, *Interval, error) {
+		// solve computes the value on mdp; with wit (not nil) and
+		// opts.Witness, the witness too.
+		solve := func(mdp *MDP, max bool, wit **Witness) (*big.Rat, *Interval, error) {
 			if !opts.Interval || q.Steps >= 0 {
-				v, err := Reach(ctx, mdp, left, target, max, q.Steps, opts)
+				var err error
+				var v []*big.Rat
+				var choice func(s, step int) int
+				limit := -1
+				if q.Steps >= 0 {
+					var vs [][]*big.Rat
+					vs, err = bounded(ctx, mdp, orAll(left, mdp.N()), target, max, q.Steps)
+					if err == nil {
+						v = vs[len(vs)-1]
+					}
+					limit = int(min(q.Steps, 1<<30))
+					choice = func(s, step int) int { return boundedChoice(mdp, vs, s, limit-step, max) }
+				} else {
+					var strategy []int
+					v, strategy, err = reach(ctx, mdp, left, target, max, opts)
+					choice = func(s, _ int) int { return strategy[s] }
+				}
 				if err == nil {
+					if wit != nil && opts.Witness {
+						if *wit, err = b.witness(mdp, left, target, max, v, choice, limit); err != nil {
+							return nil, nil, err
+						}
+					}
 					return initial(mdp.Init, v, max), nil, nil
 				}
 				if !errors.Is(err, ErrTooLarge) || q.Steps >= 0 {
@@ -283,21 +326,21 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*Result, error) {
 			return nil, &b, nil
 		}
 		if wantMax {
-			if r.Max, r.MaxBounds, err = solve(mdp, true); err != nil {
+			if r.Max, r.MaxBounds, err = solve(mdp, true, &r.MaxWitness); err != nil {
 				return nil, err
 			}
 		}
 		if wantMin {
-			if r.Min, r.MinBounds, err = solve(mdp, false); err != nil {
+			if r.Min, r.MinBounds, err = solve(mdp, false, &r.MinWitness); err != nil {
 				return nil, err
 			}
 		}
 		if box != nil {
 			r.Box = &Box{Level: opts.confidence()}
-			if r.Box.Hi, r.Box.HiBounds, err = solve(box, true); err != nil {
+			if r.Box.Hi, r.Box.HiBounds, err = solve(box, true, nil); err != nil {
 				return nil, err
 			}
-			if r.Box.Lo, r.Box.LoBounds, err = solve(box, false); err != nil {
+			if r.Box.Lo, r.Box.LoBounds, err = solve(box, false, nil); err != nil {
 				return nil, err
 			}
 		}

@@ -16,16 +16,36 @@ import (
 // Bellman operator. It returns ErrTooLarge when the states left after
 // the precomputation are more than opts.MaxExact.
 func Reach(ctx context.Context, m *MDP, left, target []bool, max bool, steps int64, opts Options) ([]*big.Rat, error) {
-	n := m.N()
-	if left == nil {
-		left = make([]bool, n)
-		for i := range left {
-			left[i] = true
-		}
-	}
 	if steps >= 0 {
-		return bounded(ctx, m, left, target, max, steps)
+		vs, err := bounded(ctx, m, orAll(left, m.N()), target, max, steps)
+		if err != nil {
+			return nil, err
+		}
+		return vs[len(vs)-1], nil
 	}
+	v, _, err := reach(ctx, m, left, target, max, opts)
+	return v, err
+}
+
+// orAll returns left, or every state when left is nil.
+func orAll(left []bool, n int) []bool {
+	if left != nil {
+		return left
+	}
+	left = make([]bool, n)
+	for i := range left {
+		left[i] = true
+	}
+	return left
+}
+
+// reach is [Reach] for unbounded queries, which returns an optimal
+// memoryless strategy too: strategy[s] is the choice of s that attains
+// the optimum, -1 where the run stops (target, or outside left) or where
+// no choice matters (Pmax = 0).
+func reach(ctx context.Context, m *MDP, left, target []bool, max bool, opts Options) ([]*big.Rat, []int, error) {
+	n := m.N()
+	left = orAll(left, n)
 	var zero, one []bool
 	if max {
 		zero = prob0E(m, left, target)
@@ -46,11 +66,12 @@ func Reach(ctx context.Context, m *MDP, left, target []bool, max bool, steps int
 			maybe = append(maybe, s)
 		}
 	}
+	strategy := qualStrategy(m, left, target, zero, one, max)
 	if len(maybe) == 0 {
-		return v, nil
+		return v, strategy, nil
 	}
 	if len(maybe) > opts.maxExact() {
-		return nil, fmt.Errorf("%w: %d states left after the precomputation, more than the %d of exact mode", ErrTooLarge, len(maybe), opts.maxExact())
+		return nil, nil, fmt.Errorf("%w: %d states left after the precomputation, more than the %d of exact mode", ErrTooLarge, len(maybe), opts.maxExact())
 	}
 	idx := make([]int, n)
 	for i := range idx {
@@ -60,7 +81,65 @@ func Reach(ctx context.Context, m *MDP, left, target []bool, max bool, steps int
 		idx[s] = i
 	}
 	policy := initialPolicy(m, maybe, idx, v, max)
-	return improve(ctx, m, maybe, idx, v, policy, max, nil, nil)
+	v, err := improve(ctx, m, maybe, idx, v, policy, max, nil, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, s := range maybe {
+		strategy[s] = policy[i]
+	}
+	return v, strategy, nil
+}
+
+// qualStrategy returns the optimal choices of the states the
+// precomputation decided (the others get -1, and policy iteration's
+// choices later). For max, a state of value 1 takes a choice that stays
+// among the states of value 1 and moves one step closer to target (the
+// attractor of prob1E), which reaches target with probability 1; a state
+// of value 0 has no choice that matters. For min, a state of value 0
+// takes a choice that stays among them (prob0A's complement is closed
+// under "every choice may enter it", so each has one), which avoids
+// target forever; at a state of value 1 every choice is optimal, and the
+// first is taken.
+func qualStrategy(m *MDP, left, target, zero, one []bool, max bool) []int {
+	n := m.N()
+	strategy := make([]int, n)
+	for s := range strategy {
+		strategy[s] = -1
+	}
+	live := func(s int) bool { return left[s] && !target[s] }
+	if !max {
+		for s := 0; s < n; s++ {
+			switch {
+			case !live(s):
+			case zero[s]:
+				for c, d := range m.Choices[s] {
+					if within(d, zero) {
+						strategy[s] = c
+						break
+					}
+				}
+			case one[s]:
+				strategy[s] = 0
+			}
+		}
+		return strategy
+	}
+	var states []int
+	for s := 0; s < n; s++ {
+		if one[s] && live(s) {
+			states = append(states, s)
+		}
+	}
+	choice := make([]int, len(states))
+	for i := range choice {
+		choice[i] = -1
+	}
+	attract(m, states, append([]bool(nil), target...), choice, func(s, c int) bool { return within(m.Choices[s][c], one) })
+	for i, s := range states {
+		strategy[s] = choice[i]
+	}
+	return strategy
 }
 
 // improve is policy iteration from policy: it solves the maybe-states'
@@ -120,29 +199,41 @@ func initialPolicy(m *MDP, maybe, idx []int, v []*big.Rat, max bool) []int {
 	for s := range done {
 		done[s] = idx[s] < 0 && v[s].Sign() > 0
 	}
-	for left := len(maybe); left > 0; {
+	if !attract(m, maybe, done, policy, nil) {
+		panic("wrapcheck internal error: quant: a maybe-state cannot reach the target")
+	}
+	return policy
+}
+
+// attract sets choice[i], for each state states[i], to the first choice
+// (among those allowed; nil: every one) that moves with positive
+// probability one step closer to the states of done, by a breadth-first
+// search backwards from them, which extends done. It reports whether
+// every state was reached.
+func attract(m *MDP, states []int, done []bool, choice []int, allowed func(s, c int) bool) bool {
+	for left := len(states); left > 0; {
 		var level []int
-		for i, s := range maybe {
+		for i, s := range states {
 			if done[s] {
 				continue
 			}
 			for c, d := range m.Choices[s] {
-				if hits(d, done) {
-					policy[i] = c
+				if (allowed == nil || allowed(s, c)) && hits(d, done) {
+					choice[i] = c
 					level = append(level, s)
 					break
 				}
 			}
 		}
 		if len(level) == 0 {
-			panic("wrapcheck internal error: quant: a maybe-state cannot reach the target")
+			return false
 		}
 		for _, s := range level {
 			done[s] = true
 		}
 		left -= len(level)
 	}
-	return policy
+	return true
 }
 
 // expect returns the expected value of v under d.
@@ -251,8 +342,10 @@ func solvePolicy(m *MDP, maybe, idx []int, v []*big.Rat, policy []int, cost func
 
 // bounded computes the probability of reaching target within steps
 // steps through left-states: steps exact applications of the Bellman
-// operator from the indicator of target.
-func bounded(ctx context.Context, m *MDP, left, target []bool, max bool, steps int64) ([]*big.Rat, error) {
+// operator from the indicator of target. It returns the iterates: vs[j]
+// holds the values within j steps, for j up to steps or up to the first
+// fixed point (the later ones equal the last).
+func bounded(ctx context.Context, m *MDP, left, target []bool, max bool, steps int64) ([][]*big.Rat, error) {
 	n := m.N()
 	v := make([]*big.Rat, n)
 	for s := range v {
@@ -261,6 +354,7 @@ func bounded(ctx context.Context, m *MDP, left, target []bool, max bool, steps i
 			v[s].SetInt64(1)
 		}
 	}
+	vs := [][]*big.Rat{v}
 	for i := int64(0); i < steps; i++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -288,6 +382,22 @@ func bounded(ctx context.Context, m *MDP, left, target []bool, max bool, steps i
 		if !changed {
 			break // a fixed point: the later steps change nothing
 		}
+		vs = append(vs, v)
 	}
-	return v, nil
+	return vs, nil
+}
+
+// boundedChoice returns the optimal choice of state s with r steps left
+// under the iterates vs of [bounded]: the first choice whose expectation
+// under the values within r-1 steps is the best.
+func boundedChoice(m *MDP, vs [][]*big.Rat, s, r int, max bool) int {
+	v := vs[min(r-1, len(vs)-1)]
+	best, bc := (*big.Rat)(nil), -1
+	for c, d := range m.Choices[s] {
+		e := expect(d, v)
+		if best == nil || max && e.Cmp(best) > 0 || !max && e.Cmp(best) < 0 {
+			best, bc = e, c
+		}
+	}
+	return bc
 }

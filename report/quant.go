@@ -6,6 +6,7 @@ import (
 	"io"
 	"math/big"
 	"strconv"
+	"strings"
 
 	"github.com/wrapcheck/wrapcheck/quant"
 	"github.com/wrapcheck/wrapcheck/spec"
@@ -27,7 +28,8 @@ func QuantText(w io.Writer, m *spec.Model, res *quant.Result) error {
 			val  *big.Rat
 			iv   *quant.Interval
 			min  bool
-		}{{"P_min", r.Min, r.MinBounds, true}, {"P_max", r.Max, r.MaxBounds, false}} {
+			wit  *quant.Witness
+		}{{"P_min", r.Min, r.MinBounds, true, r.MinWitness}, {"P_max", r.Max, r.MaxBounds, false, r.MaxWitness}} {
 			var line string
 			switch {
 			case v.val != nil:
@@ -51,6 +53,13 @@ func QuantText(w io.Writer, m *spec.Model, res *quant.Result) error {
 			}
 			if _, err := fmt.Fprintln(w, line); err != nil {
 				return err
+			}
+			if v.wit != nil {
+				var b strings.Builder
+				witnessText(&b, m, q.Name+"'s "+v.name, v.wit)
+				if _, err := io.WriteString(w, b.String()); err != nil {
+					return err
+				}
 			}
 		}
 		if bx := r.Box; bx != nil {
@@ -226,6 +235,11 @@ func QuantJSON(w io.Writer, m *spec.Model, res *quant.Result) error {
 		// Box is the range over the confidence intervals of the
 		// counts, with them only.
 		Box *box `json:"box,omitempty"`
+		// Witness holds the witnesses of min and max, with --witness.
+		Witness *struct {
+			Min *witnessJSON `json:"min,omitempty"`
+			Max *witnessJSON `json:"max,omitempty"`
+		} `json:"witness,omitempty"`
 	}
 	val := func(r *big.Rat, iv *quant.Interval) *value {
 		if iv != nil {
@@ -294,6 +308,19 @@ func QuantJSON(w io.Writer, m *spec.Model, res *quant.Result) error {
 		}
 		if b := q.Bound; b != nil {
 			jq.Bound = &bound{Op: b.Op, Value: b.Value.RatString(), Violated: r.Violated, Unknown: r.Unknown}
+		}
+		if r.MinWitness != nil || r.MaxWitness != nil {
+			jq.Witness = &struct {
+				Min *witnessJSON `json:"min,omitempty"`
+				Max *witnessJSON `json:"max,omitempty"`
+			}{}
+			var err error
+			if jq.Witness.Min, err = newWitnessJSON(m, r.MinWitness); err != nil {
+				return err
+			}
+			if jq.Witness.Max, err = newWitnessJSON(m, r.MaxWitness); err != nil {
+				return err
+			}
 		}
 		out.Queries = append(out.Queries, jq)
 	}
