@@ -46,6 +46,9 @@ type Options struct {
 	// in the package documentation). It must leave a representative
 	// unchanged.
 	Canon func(slots []int64)
+	// Sensitivity computes, for each query with counts, the range if
+	// each measured rate in turn were known exactly ([Sensitivity]).
+	Sensitivity bool
 	// Witness computes, for each probability query solved exactly, the
 	// strategy that attains its min and max and the most probable path
 	// to the event under it ([Witness]).
@@ -113,6 +116,8 @@ type ExpectResult struct {
 	Violated       bool
 	Unknown        bool
 	BoxBroken      bool
+	// Sensitivity is QueryResult.Sensitivity's for expected costs.
+	Sensitivity []Sensitivity
 }
 
 // Stats are the figures of the MDP built.
@@ -152,6 +157,9 @@ type QueryResult struct {
 	// Max, with Options.Witness, for values computed exactly (nil
 	// otherwise).
 	MinWitness, MaxWitness *Witness
+	// Sensitivity holds, with Options.Sensitivity and counts, the range
+	// if each measured rate in turn were known exactly, narrowest first.
+	Sensitivity []Sensitivity
 }
 
 // Box is the range of a query's probability over the schedulers and the
@@ -232,6 +240,8 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*Result, error) {
 		return nil, err
 	}
 	states := b.states
+	pins := &pinnedBoxes{b: b}
+	measured := measuredRates(m)
 	var box *MDP
 	if mdp.HasIntervals() {
 		if box, err = mdp.Vertices(opts.maxCombos()); err != nil {
@@ -343,6 +353,18 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*Result, error) {
 			if r.Box.Lo, r.Box.LoBounds, err = solve(box, false, nil); err != nil {
 				return nil, err
 			}
+			if opts.Sensitivity {
+				r.Sensitivity, err = sensitivities(measured, pins, func(g *MDP, sv *Sensitivity) (err error) {
+					if sv.Box.Hi, sv.Box.HiBounds, err = solve(g, true, nil); err != nil {
+						return err
+					}
+					sv.Box.Lo, sv.Box.LoBounds, err = solve(g, false, nil)
+					return err
+				})
+				if err != nil {
+					return nil, err
+				}
+			}
 		}
 		if b := q.Bound; b != nil {
 			v, iv := r.Max, r.MaxBounds
@@ -367,7 +389,7 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*Result, error) {
 		if len(only) > 0 && !only[e.Name] {
 			continue
 		}
-		r, err := expectation(ctx, m, e, mdp, box, label, opts)
+		r, err := expectation(ctx, m, e, mdp, box, pins, label, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -379,8 +401,8 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*Result, error) {
 
 // expectation computes one expected-cost query on mdp (the point
 // estimates) and on box (the vertices of the interval MDP; nil without
-// counts).
-func expectation(ctx context.Context, m *spec.Model, e *spec.Expectation, mdp, box *MDP, label func(*spec.Expr) ([]bool, error), opts Options) (*ExpectResult, error) {
+// counts), and with opts.Sensitivity on pins' MDPs.
+func expectation(ctx context.Context, m *spec.Model, e *spec.Expectation, mdp, box *MDP, pins *pinnedBoxes, label func(*spec.Expr) ([]bool, error), opts Options) (*ExpectResult, error) {
 	target, err := label(e.Target)
 	if err != nil {
 		return nil, err
@@ -448,6 +470,18 @@ func expectation(ctx context.Context, m *spec.Model, e *spec.Expectation, mdp, b
 		}
 		if r.Box.Lo, r.BoxLoInf, err = solve(box, false); err != nil {
 			return nil, err
+		}
+		if opts.Sensitivity {
+			r.Sensitivity, err = sensitivities(measuredRates(m), pins, func(g *MDP, sv *Sensitivity) (err error) {
+				if sv.Box.Hi, sv.HiInf, err = solve(g, true); err != nil {
+					return err
+				}
+				sv.Box.Lo, sv.LoInf, err = solve(g, false)
+				return err
+			})
+			if err != nil {
+				return nil, err
+			}
 		}
 	}
 	if b := e.Bound; b != nil {

@@ -75,6 +75,11 @@ func QuantText(w io.Writer, m *spec.Model, res *quant.Result) error {
 			if _, err := fmt.Fprintln(w, line); err != nil {
 				return err
 			}
+			var sb strings.Builder
+			sensitivityText(&sb, m, q.Name, bx, r.Sensitivity)
+			if _, err := io.WriteString(w, sb.String()); err != nil {
+				return err
+			}
 		}
 	}
 	for i := range res.Expectations {
@@ -118,6 +123,11 @@ func QuantText(w io.Writer, m *spec.Model, res *quant.Result) error {
 				}
 			}
 			if _, err := fmt.Fprintln(w, line); err != nil {
+				return err
+			}
+			var sb strings.Builder
+			sensitivityText(&sb, m, e.Name, bx, r.Sensitivity)
+			if _, err := io.WriteString(w, sb.String()); err != nil {
 				return err
 			}
 		}
@@ -235,6 +245,8 @@ func QuantJSON(w io.Writer, m *spec.Model, res *quant.Result) error {
 		// Box is the range over the confidence intervals of the
 		// counts, with them only.
 		Box *box `json:"box,omitempty"`
+		// Sensitivity ranks the measured rates, with --sensitivity.
+		Sensitivity []sensitivityJSON `json:"sensitivity,omitempty"`
 		// Witness holds the witnesses of min and max, with --witness.
 		Witness *struct {
 			Min *witnessJSON `json:"min,omitempty"`
@@ -266,6 +278,7 @@ func QuantJSON(w io.Writer, m *spec.Model, res *quant.Result) error {
 			Min   *cost  `json:"min"`
 			Max   *cost  `json:"max"`
 		} `json:"box,omitempty"`
+		Sensitivity []sensitivityJSON `json:"sensitivity,omitempty"`
 	}
 	cval := func(r *big.Rat, inf bool) *cost {
 		if inf {
@@ -309,6 +322,7 @@ func QuantJSON(w io.Writer, m *spec.Model, res *quant.Result) error {
 		if b := q.Bound; b != nil {
 			jq.Bound = &bound{Op: b.Op, Value: b.Value.RatString(), Violated: r.Violated, Unknown: r.Unknown}
 		}
+		jq.Sensitivity = newSensitivityJSON(m, r.Sensitivity)
 		if r.MinWitness != nil || r.MaxWitness != nil {
 			jq.Witness = &struct {
 				Min *witnessJSON `json:"min,omitempty"`
@@ -338,6 +352,7 @@ func QuantJSON(w io.Writer, m *spec.Model, res *quant.Result) error {
 				Max   *cost  `json:"max"`
 			}{b.Level.RatString(), cval(b.Lo, r.BoxLoInf), cval(b.Hi, r.BoxHiInf)}
 		}
+		je.Sensitivity = newSensitivityJSON(m, r.Sensitivity)
 		out.Expectations = append(out.Expectations, je)
 	}
 	out.Stats.States, out.Stats.Choices, out.Stats.Transitions, out.Stats.Seconds = res.Stats.States, res.Stats.Choices, res.Stats.Transitions, res.Stats.Seconds

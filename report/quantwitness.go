@@ -3,7 +3,9 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/big"
+	"strconv"
 	"strings"
 
 	"github.com/wrapcheck/wrapcheck/machine"
@@ -140,4 +142,102 @@ func newWitnessJSON(m *spec.Model, w *quant.Witness) (*witnessJSON, error) {
 		}{r.Step, m.Actions[r.Action].Name, ds, r.Choices})
 	}
 	return out, nil
+}
+
+// sensitivityText writes the ranges of a query (name) if each measured
+// rate were known exactly, narrowest first.
+func sensitivityText(b *strings.Builder, m *spec.Model, name string, box *quant.Box, ss []quant.Sensitivity) {
+	if len(ss) == 0 {
+		return
+	}
+	blo, bhi := boxEnds(box)
+	fmt.Fprintf(b, "%s: measure next: the range if one measured rate were known exactly (its counts at their point estimates), narrowest first:\n", Escape(name))
+	for i := range ss {
+		s := &ss[i]
+		lo, hi := boxEnds(&s.Box)
+		if s.LoInf {
+			lo = "infinity"
+		}
+		if s.HiInf {
+			hi = "infinity"
+		}
+		w := "infinity"
+		if ex, up := s.Width(); ex != nil {
+			w = decimal(ex, true)
+		} else if !math.IsInf(up, 1) {
+			w = strconv.FormatFloat(up, 'g', -1, 64)
+		}
+		same := ""
+		if lo == blo && hi == bhi {
+			same = " (no narrower)"
+		}
+		fmt.Fprintf(b, "  %s: [%s, %s], width %s%s\n", Escape(rateText(m, s.Rate)), lo, hi, w, same)
+	}
+}
+
+// rateText names a rate: `agent at file:line:col (v k of n, ...)`.
+func rateText(m *spec.Model, r *spec.Rate) string {
+	ag := m.Agents[r.Agent]
+	var parts []string
+	for _, a := range r.Answers {
+		p := a.Prob.RatString()
+		if a.Count {
+			p = fmt.Sprintf("%d of %d", a.K, a.N)
+		}
+		parts = append(parts, valueNode(ag.Result, a.Value).folded(foldLimit)+" "+p)
+	}
+	return fmt.Sprintf("%s at %s (%s)", ag.Name, r.Pos, strings.Join(parts, ", "))
+}
+
+// sensitivityJSON is one entry of a query's "sensitivity".
+type sensitivityJSON struct {
+	Agent    string `json:"agent"`
+	Position string `json:"position"`
+	// Min and Max are the range's ends, as the box's; Width its width,
+	// exact or (from interval iteration) an upper bound; null when an
+	// end is infinite.
+	Min   *quantBoxEndJSON `json:"min"`
+	Max   *quantBoxEndJSON `json:"max"`
+	Width *quantBoxEndJSON `json:"width"`
+}
+
+// quantBoxEndJSON is an end of a range: exact, or enclosed by interval
+// iteration, or infinite.
+type quantBoxEndJSON struct {
+	Exact    string   `json:"exact,omitempty"`
+	Float    *float64 `json:"float,omitempty"`
+	Lower    *float64 `json:"lower,omitempty"`
+	Upper    *float64 `json:"upper,omitempty"`
+	Infinite bool     `json:"infinite,omitempty"`
+}
+
+func boxEndJSON(r *big.Rat, iv *quant.Interval, inf bool) *quantBoxEndJSON {
+	switch {
+	case inf:
+		return &quantBoxEndJSON{Infinite: true}
+	case r != nil:
+		f, _ := r.Float64()
+		return &quantBoxEndJSON{Exact: r.RatString(), Float: &f}
+	case iv != nil:
+		lo, hi := iv.Lo, iv.Hi
+		mid := lo/2 + hi/2
+		return &quantBoxEndJSON{Float: &mid, Lower: &lo, Upper: &hi}
+	}
+	return nil
+}
+
+func newSensitivityJSON(m *spec.Model, ss []quant.Sensitivity) []sensitivityJSON {
+	var out []sensitivityJSON
+	for i := range ss {
+		s := &ss[i]
+		j := sensitivityJSON{Agent: m.Agents[s.Rate.Agent].Name, Position: s.Rate.Pos.String(),
+			Min: boxEndJSON(s.Box.Lo, s.Box.LoBounds, s.LoInf), Max: boxEndJSON(s.Box.Hi, s.Box.HiBounds, s.HiInf)}
+		if ex, up := s.Width(); ex != nil {
+			j.Width = boxEndJSON(ex, nil, false)
+		} else if !math.IsInf(up, 1) {
+			j.Width = &quantBoxEndJSON{Float: &up, Upper: &up}
+		}
+		out = append(out, j)
+	}
+	return out
 }

@@ -28,6 +28,7 @@ type probFlags struct {
 	epsilon    float64
 	confidence string
 	witness    bool
+	sensitive  bool
 }
 
 func newProbCmd() *cobra.Command {
@@ -72,6 +73,7 @@ the point estimates but not over that range is not decided (exit 3).`,
 	fl.BoolVar(&f.interval, "interval", false, "interval iteration (sound bounds) instead of exact values for unbounded queries; used anyway past exact mode's limit")
 	fl.Float64Var(&f.epsilon, "epsilon", 1e-6, "width interval iteration aims at")
 	fl.StringVar(&f.confidence, "confidence", "95%", "level of the confidence intervals of counts `k of n`: 95%, 0.99 or 99/100")
+	fl.BoolVar(&f.sensitive, "sensitivity", false, "with counts, the range if each measured rate were known exactly, narrowest first: the rate to measure next")
 	fl.BoolVar(&f.witness, "witness", false, "show, for each exact value, the strategy that attains it and the most probable path to the event under it")
 	return cmd
 }
@@ -116,7 +118,7 @@ func runProb(cmd *cobra.Command, path string, f probFlags) error {
 		ctx, cancel = context.WithTimeout(ctx, f.timeout)
 		defer cancel()
 	}
-	res, err := quant.Check(ctx, m, quant.Options{MaxStates: f.maxStates, MemoryBudget: mem, Only: f.only, Interval: f.interval, Epsilon: f.epsilon, Confidence: level, Witness: f.witness})
+	res, err := quant.Check(ctx, m, quant.Options{MaxStates: f.maxStates, MemoryBudget: mem, Only: f.only, Interval: f.interval, Epsilon: f.epsilon, Confidence: level, Witness: f.witness, Sensitivity: f.sensitive})
 	if err != nil {
 		switch {
 		case errors.Is(err, context.DeadlineExceeded):
