@@ -50,7 +50,10 @@ func ExpectCost(ctx context.Context, m *MDP, cost func(s, c int) *big.Rat, targe
 	if max {
 		finite = prob1A(m, all, target, prob0A(m, all, target))
 	} else {
-		finite = prob1E(m, all, target)
+		finite = prob1E(ctx, m, all, target)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err // prob1E stopped early
 	}
 	v := make([]*big.Rat, n)
 	var maybe []int
@@ -86,7 +89,7 @@ func ExpectCost(ctx context.Context, m *MDP, cost func(s, c int) *big.Rat, targe
 			panic("wrapcheck internal error: quant: a state of Pmax = 1 cannot reach the target")
 		}
 	}
-	return improve(ctx, m, maybe, idx, v, policy, max, cost, allowed)
+	return improve(ctx, m, maybe, idx, v, policy, max, cost, allowed, opts)
 }
 
 // initialCost is [initial] for expected costs, nil being infinity: an

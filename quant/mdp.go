@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -175,11 +174,9 @@ func (b *builder) build() (*MDP, error) {
 				return nil, err
 			}
 		}
-		if s%4096 == 0 && b.opts.MemoryBudget > 0 {
-			var ms runtime.MemStats
-			runtime.ReadMemStats(&ms)
-			if int64(ms.HeapAlloc) > b.opts.MemoryBudget {
-				return nil, fmt.Errorf("%w: %d states built", ErrMemory, len(b.states))
+		if s%4096 == 0 {
+			if err := b.opts.overBudget(fmt.Sprintf("%d states built", len(b.states))); err != nil {
+				return nil, err
 			}
 		}
 		if b.opts.MaxStates > 0 && len(b.states) > b.opts.MaxStates {

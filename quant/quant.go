@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"runtime"
 	"time"
 
 	"github.com/wrapcheck/wrapcheck/machine"
@@ -35,8 +36,10 @@ type Options struct {
 	// Confidence is the level of the confidence intervals of counts `k
 	// of n` (nil: 19/20, 95%).
 	Confidence *big.Rat
-	// MemoryBudget stops the construction with ErrMemory when the Go
-	// heap passes this many bytes (0: no budget).
+	// MemoryBudget stops the computation with ErrMemory when the Go heap
+	// passes this many bytes (0: no budget): it is checked while the MDP
+	// is built, at each sweep of the solutions and while a witness is
+	// searched.
 	MemoryBudget int64
 	// Canon, when not nil, rewrites an unpacked state (one int64 per
 	// slot of spec.Model.Slots) in place into the representative of its
@@ -57,6 +60,21 @@ type Options struct {
 
 // ErrMemory is returned when the heap passes Options.MemoryBudget.
 var ErrMemory = errors.New("quant: memory budget exceeded")
+
+// overBudget returns ErrMemory, saying where (what), when the Go heap
+// is past o.MemoryBudget; nil without a budget. It stops the world for a
+// moment: call it every few thousand states or once per sweep.
+func (o Options) overBudget(what string) error {
+	if o.MemoryBudget <= 0 {
+		return nil
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	if int64(ms.HeapAlloc) > o.MemoryBudget {
+		return fmt.Errorf("%w: %s", ErrMemory, what)
+	}
+	return nil
+}
 
 func (o Options) maxExact() int {
 	if o.MaxExact > 0 {
@@ -98,6 +116,9 @@ type Result struct {
 	Queries      []QueryResult
 	Expectations []ExpectResult
 	Stats        Stats
+	// Notes are sentences for the reader (the reductions' notes, which
+	// the caller adds: which symmetric types were left unpermuted).
+	Notes []string
 }
 
 // ExpectResult is the value of one expected-cost query: Min and Max are
@@ -305,7 +326,7 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*Result, error) {
 				limit := -1
 				if q.Steps >= 0 {
 					var vs [][]*big.Rat
-					vs, err = bounded(ctx, mdp, orAll(left, mdp.N()), target, max, q.Steps)
+					vs, err = bounded(ctx, mdp, orAll(left, mdp.N()), target, max, q.Steps, wit != nil && opts.Witness, opts)
 					if err == nil {
 						v = vs[len(vs)-1]
 					}

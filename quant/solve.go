@@ -17,7 +17,7 @@ import (
 // the precomputation are more than opts.MaxExact.
 func Reach(ctx context.Context, m *MDP, left, target []bool, max bool, steps int64, opts Options) ([]*big.Rat, error) {
 	if steps >= 0 {
-		vs, err := bounded(ctx, m, orAll(left, m.N()), target, max, steps)
+		vs, err := bounded(ctx, m, orAll(left, m.N()), target, max, steps, false, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -49,10 +49,13 @@ func reach(ctx context.Context, m *MDP, left, target []bool, max bool, opts Opti
 	var zero, one []bool
 	if max {
 		zero = prob0E(m, left, target)
-		one = prob1E(m, left, target)
+		one = prob1E(ctx, m, left, target)
 	} else {
 		zero = prob0A(m, left, target)
 		one = prob1A(m, left, target, zero)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err // prob1E stopped early
 	}
 	v := make([]*big.Rat, n)
 	var maybe []int
@@ -81,7 +84,7 @@ func reach(ctx context.Context, m *MDP, left, target []bool, max bool, opts Opti
 		idx[s] = i
 	}
 	policy := initialPolicy(m, maybe, idx, v, max)
-	v, err := improve(ctx, m, maybe, idx, v, policy, max, nil, nil)
+	v, err := improve(ctx, m, maybe, idx, v, policy, max, nil, nil, opts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -147,13 +150,16 @@ func qualStrategy(m *MDP, left, target, zero, one []bool, max bool) []int {
 // not nil: expected costs) and switches each state to a choice, among
 // those allowed (nil: every one), that strictly improves its value,
 // until none does; v holds the values of the other states and then of
-// all.
-func improve(ctx context.Context, m *MDP, maybe, idx []int, v []*big.Rat, policy []int, max bool, cost func(s, c int) *big.Rat, allowed func(s, c int) bool) ([]*big.Rat, error) {
+// all. It checks ctx and opts' memory budget at each policy.
+func improve(ctx context.Context, m *MDP, maybe, idx []int, v []*big.Rat, policy []int, max bool, cost func(s, c int) *big.Rat, allowed func(s, c int) bool, opts Options) ([]*big.Rat, error) {
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		x, err := solvePolicy(m, maybe, idx, v, policy, cost)
+		if err := opts.overBudget("while solving"); err != nil {
+			return nil, err
+		}
+		x, err := solvePolicy(ctx, m, maybe, idx, v, policy, cost)
 		if err != nil {
 			return nil, err
 		}
@@ -162,6 +168,9 @@ func improve(ctx context.Context, m *MDP, maybe, idx []int, v []*big.Rat, policy
 		}
 		changed := false
 		for i, s := range maybe {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
 			best := v[s]
 			for c, d := range m.Choices[s] {
 				if c == policy[i] || allowed != nil && !allowed(s, c) {
@@ -258,7 +267,9 @@ func expect(d Dist, v []*big.Rat) *big.Rat {
 // With cost (nil: none), each row adds the cost of its state's choice to
 // b: x = c + A x + b, the expected cost accumulated before leaving the
 // maybe-states (plus v after).
-func solvePolicy(m *MDP, maybe, idx []int, v []*big.Rat, policy []int, cost func(s, c int) *big.Rat) ([]*big.Rat, error) {
+//
+// It checks ctx at every column.
+func solvePolicy(ctx context.Context, m *MDP, maybe, idx []int, v []*big.Rat, policy []int, cost func(s, c int) *big.Rat) ([]*big.Rat, error) {
 	k := len(maybe)
 	rows := make([]map[int]*big.Rat, k)
 	rhs := make([]*big.Rat, k)
@@ -295,6 +306,9 @@ func solvePolicy(m *MDP, maybe, idx []int, v []*big.Rat, policy []int, cost func
 		rows[i], rhs[i] = row, b
 	}
 	for col := 0; col < k; col++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		prow := rows[col]
 		piv := prow[col]
 		if piv == nil || piv.Sign() <= 0 {
@@ -329,6 +343,9 @@ func solvePolicy(m *MDP, maybe, idx []int, v []*big.Rat, policy []int, cost func
 	}
 	x := make([]*big.Rat, k)
 	for col := k - 1; col >= 0; col-- {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		sum := new(big.Rat).Set(rhs[col])
 		for j, e := range rows[col] {
 			if j > col {
@@ -342,10 +359,11 @@ func solvePolicy(m *MDP, maybe, idx []int, v []*big.Rat, policy []int, cost func
 
 // bounded computes the probability of reaching target within steps
 // steps through left-states: steps exact applications of the Bellman
-// operator from the indicator of target. It returns the iterates: vs[j]
-// holds the values within j steps, for j up to steps or up to the first
-// fixed point (the later ones equal the last).
-func bounded(ctx context.Context, m *MDP, left, target []bool, max bool, steps int64) ([][]*big.Rat, error) {
+// operator from the indicator of target. With keep, it returns the
+// iterates: vs[j] holds the values within j steps, for j up to steps or
+// up to the first fixed point (the later ones equal the last); without,
+// the last alone.
+func bounded(ctx context.Context, m *MDP, left, target []bool, max bool, steps int64, keep bool, opts Options) ([][]*big.Rat, error) {
 	n := m.N()
 	v := make([]*big.Rat, n)
 	for s := range v {
@@ -357,6 +375,9 @@ func bounded(ctx context.Context, m *MDP, left, target []bool, max bool, steps i
 	vs := [][]*big.Rat{v}
 	for i := int64(0); i < steps; i++ {
 		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if err := opts.overBudget(fmt.Sprintf("step %d of a bounded query", i)); err != nil {
 			return nil, err
 		}
 		next := make([]*big.Rat, n)
@@ -382,7 +403,11 @@ func bounded(ctx context.Context, m *MDP, left, target []bool, max bool, steps i
 		if !changed {
 			break // a fixed point: the later steps change nothing
 		}
-		vs = append(vs, v)
+		if keep {
+			vs = append(vs, v)
+		} else {
+			vs[0] = v
+		}
 	}
 	return vs, nil
 }

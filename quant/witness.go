@@ -2,6 +2,8 @@ package quant
 
 import (
 	"container/heap"
+	"context"
+	"errors"
 	"fmt"
 	"math/big"
 	"slices"
@@ -79,8 +81,10 @@ type StrategyRow struct {
 }
 
 // maxWitnessNodes bounds the nodes the path search settles; past it no
-// witness is given.
-const maxWitnessNodes = 1 << 20
+// witness is given (errWitnessTooLarge).
+const maxWitnessNodes = 1 << 18
+
+var errWitnessTooLarge = errors.New("quant: too many nodes for a witness")
 
 // pathNode is a node of the path search: a state at a step.
 type pathNode struct {
@@ -117,9 +121,9 @@ func (q *pathQueue) Pop() any {
 // the initial distribution init to a state of target through left-states
 // (the run stops at target and outside left), where choice(s, step)
 // gives the strategy's choice at state s after step steps (-1: the run
-// stops), and limit bounds the steps (-1: none). nil: no path, or too
-// many nodes.
-func mostProbablePath(m *MDP, init Dist, left, target []bool, choice func(s, step int) int, limit int) *pathNode {
+// stops), and limit bounds the steps (-1: none). nil: no path;
+// errWitnessTooLarge: too many nodes. It checks ctx and the memory budget every 4096 nodes.
+func mostProbablePath(ctx context.Context, opts Options, m *MDP, init Dist, left, target []bool, choice func(s, step int) int, limit int) (*pathNode, error) {
 	var q pathQueue
 	seq := 0
 	push := func(n *pathNode) {
@@ -145,10 +149,18 @@ func mostProbablePath(m *MDP, init Dist, left, target []bool, choice func(s, ste
 		}
 		settled[k] = true
 		if len(settled) > maxWitnessNodes {
-			return nil
+			return nil, errWitnessTooLarge
+		}
+		if len(settled)%4096 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			if err := opts.overBudget("while searching a witness"); err != nil {
+				return nil, err
+			}
 		}
 		if target[n.s] {
-			return n
+			return n, nil
 		}
 		if !left[n.s] || limit >= 0 && n.step >= limit {
 			continue
@@ -164,7 +176,7 @@ func mostProbablePath(m *MDP, init Dist, left, target []bool, choice func(s, ste
 			push(&pathNode{s: t.To, step: n.step + 1, prob: new(big.Rat).Mul(n.prob, t.Prob), step1: t.Prob, parent: n, choice: c})
 		}
 	}
-	return nil
+	return nil, nil
 }
 
 // bestInit returns the index of the first initial distribution that
@@ -191,8 +203,13 @@ func (b *builder) witness(mdp *MDP, left, target []bool, max bool, v []*big.Rat,
 		return w, nil
 	}
 	init := mdp.Init[bestInit(mdp.Init, v, max)]
-	last := mostProbablePath(mdp, init, orAll(left, mdp.N()), target, choice, limit)
-	if last == nil {
+	last, err := mostProbablePath(b.ctx, b.opts, mdp, init, orAll(left, mdp.N()), target, choice, limit)
+	switch {
+	case errors.Is(err, errWitnessTooLarge):
+		return nil, nil // no witness: nil, as for interval iteration
+	case err != nil:
+		return nil, err
+	case last == nil:
 		return w, nil
 	}
 	var path []*pathNode

@@ -132,8 +132,17 @@ func QuantText(w io.Writer, m *spec.Model, res *quant.Result) error {
 			}
 		}
 	}
+	for _, n := range res.Notes {
+		if _, err := fmt.Fprintf(w, "note: %s\n", Escape(n)); err != nil {
+			return err
+		}
+	}
 	s := res.Stats
-	_, err := fmt.Fprintf(w, "states: %d, choices: %d, transitions: %d, seconds: %.3f\n", s.States, s.Choices, s.Transitions, s.Seconds)
+	orbits := ""
+	if s.Symmetry {
+		orbits = " (orbits under symmetry)"
+	}
+	_, err := fmt.Fprintf(w, "states: %d%s, choices: %d, transitions: %d, seconds: %.3f\n", s.States, orbits, s.Choices, s.Transitions, s.Seconds)
 	return err
 }
 
@@ -296,11 +305,14 @@ func QuantJSON(w io.Writer, m *spec.Model, res *quant.Result) error {
 		Verdict      string        `json:"verdict"`
 		Queries      []query       `json:"queries"`
 		Expectations []expectation `json:"expectations,omitempty"`
+		Notes        []string      `json:"notes,omitempty"`
 		Stats        struct {
 			States      int     `json:"states"`
 			Choices     int     `json:"choices"`
 			Transitions int     `json:"transitions"`
 			Seconds     float64 `json:"seconds"`
+			// Symmetry: the states are orbits under symmetry reduction.
+			Symmetry bool `json:"symmetry,omitempty"`
 		} `json:"stats"`
 	}{Format: 1, Spec: m.Name, Verdict: "holds", Queries: []query{}}
 	if res.Violations() > 0 {
@@ -356,6 +368,7 @@ func QuantJSON(w io.Writer, m *spec.Model, res *quant.Result) error {
 		out.Expectations = append(out.Expectations, je)
 	}
 	out.Stats.States, out.Stats.Choices, out.Stats.Transitions, out.Stats.Seconds = res.Stats.States, res.Stats.Choices, res.Stats.Transitions, res.Stats.Seconds
+	out.Stats.Symmetry, out.Notes = res.Stats.Symmetry, res.Notes
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
