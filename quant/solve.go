@@ -27,6 +27,15 @@ func Reach(ctx context.Context, m *MDP, left, target []bool, max bool, steps int
 	return v, err
 }
 
+// ReachStrategy is [Reach] for unbounded queries, with the strategy that
+// attains the values: strategy[s] is the choice of state s, memoryless
+// and deterministic, -1 where none matters (s in target or outside left,
+// where the run stops, or of value 0 for max). It is the strategy of
+// [Witness].
+func ReachStrategy(ctx context.Context, m *MDP, left, target []bool, max bool, opts Options) (values []*big.Rat, strategy []int, err error) {
+	return reach(ctx, m, left, target, max, opts)
+}
+
 // orAll returns left, or every state when left is nil.
 func orAll(left []bool, n int) []bool {
 	if left != nil {
