@@ -116,7 +116,8 @@
 //
 // # Witnesses and sensitivity
 //
-// With Options.Witness, each exact probability comes with a [Witness]:
+// With Options.Witness, each exact probability and finite expected cost
+// comes with a [Witness]:
 // the optimal strategy found by the solution (the final policy of policy
 // iteration, the precomputation's choices where it decided the value, the
 // step-counting choices of `within k`) and the most probable path to the
@@ -225,9 +226,9 @@
 //     PRISM's engines, measured;
 //   - interval iteration for expected costs (exact mode only), costs
 //     within k steps, long-run averages;
-//   - witnesses of expected costs, of ranges over the counts and of
-//     values from interval iteration (witnesses are given for exact
-//     probabilities);
+//   - witnesses of the ranges over the counts and of values from
+//     interval iteration (witnesses are given for exact probabilities
+//     and finite expected costs);
 //   - partial-order reduction;
 //   - rates on answers of non-scalar types; rates conditioned on
 //     non-scalar arguments are supported only as far as the `when`

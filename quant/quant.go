@@ -139,6 +139,10 @@ type ExpectResult struct {
 	BoxBroken      bool
 	// Sensitivity is QueryResult.Sensitivity's for expected costs.
 	Sensitivity []Sensitivity
+	// MinWitness and MaxWitness show the strategies that attain Min and
+	// Max, with Options.Witness, when finite: the most probable path to
+	// the target under them ([Witness]).
+	MinWitness, MaxWitness *Witness
 }
 
 // Stats are the figures of the MDP built.
@@ -339,7 +343,7 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*Result, error) {
 				}
 				if err == nil {
 					if wit != nil && opts.Witness {
-						if *wit, err = b.witness(mdp, left, target, max, v, choice, limit); err != nil {
+						if *wit, err = b.witness(mdp, bestInit(mdp.Init, v, max), left, target, max, choice, limit); err != nil {
 							return nil, nil, err
 						}
 					}
@@ -466,38 +470,46 @@ func expectation(ctx context.Context, m *spec.Model, e *spec.Expectation, mdp, b
 	r := &ExpectResult{Expectation: e}
 	wantMax := e.Opt == spec.QueryMax || e.Opt == spec.QueryBoth && (e.Bound == nil || e.Bound.Upper())
 	wantMin := e.Opt == spec.QueryMin || e.Opt == spec.QueryBoth && (e.Bound == nil || !e.Bound.Upper())
-	solve := func(g *MDP, max bool) (*big.Rat, bool, error) {
-		v, err := ExpectCost(ctx, g, costOf(g), target, max, opts)
+	// solve computes the value on g; with wit (not nil) and
+	// opts.Witness, the witness too, when the value is finite.
+	solve := func(g *MDP, max bool, wit **Witness) (*big.Rat, bool, error) {
+		v, strategy, err := expectCost(ctx, g, costOf(g), target, max, opts)
 		if err != nil {
 			return nil, false, err
 		}
-		x := initialCost(g.Init, v, max)
+		x, init := initialCostIndex(g.Init, v, max)
+		if wit != nil && opts.Witness && x != nil {
+			choice := func(s, _ int) int { return strategy[s] }
+			if *wit, err = pins.b.witness(g, init, nil, target, max, choice, -1); err != nil {
+				return nil, false, err
+			}
+		}
 		return x, x == nil, nil
 	}
 	if wantMax {
-		if r.Max, r.MaxInf, err = solve(mdp, true); err != nil {
+		if r.Max, r.MaxInf, err = solve(mdp, true, &r.MaxWitness); err != nil {
 			return nil, err
 		}
 	}
 	if wantMin {
-		if r.Min, r.MinInf, err = solve(mdp, false); err != nil {
+		if r.Min, r.MinInf, err = solve(mdp, false, &r.MinWitness); err != nil {
 			return nil, err
 		}
 	}
 	if box != nil {
 		r.Box = &Box{Level: opts.confidence()}
-		if r.Box.Hi, r.BoxHiInf, err = solve(box, true); err != nil {
+		if r.Box.Hi, r.BoxHiInf, err = solve(box, true, nil); err != nil {
 			return nil, err
 		}
-		if r.Box.Lo, r.BoxLoInf, err = solve(box, false); err != nil {
+		if r.Box.Lo, r.BoxLoInf, err = solve(box, false, nil); err != nil {
 			return nil, err
 		}
 		if opts.Sensitivity {
 			r.Sensitivity, err = sensitivities(measuredRates(m), pins, func(g *MDP, sv *Sensitivity) (err error) {
-				if sv.Box.Hi, sv.HiInf, err = solve(g, true); err != nil {
+				if sv.Box.Hi, sv.HiInf, err = solve(g, true, nil); err != nil {
 					return err
 				}
-				sv.Box.Lo, sv.LoInf, err = solve(g, false)
+				sv.Box.Lo, sv.LoInf, err = solve(g, false, nil)
 				return err
 			})
 			if err != nil {

@@ -180,7 +180,7 @@ func mostProbablePath(ctx context.Context, opts Options, m *MDP, init Dist, left
 }
 
 // bestInit returns the index of the first initial distribution that
-// attains the best (max) or worst value under v.
+// attains the best (max) or worst value under v (-1: none).
 func bestInit(init []Dist, v []*big.Rat, max bool) int {
 	var best *big.Rat
 	bi := -1
@@ -197,12 +197,15 @@ func bestInit(init []Dist, v []*big.Rat, max bool) int {
 // point estimates' when b's distributions carry intervals): the path
 // search, then the replay of the path through the machine, from the
 // concrete initial state, to find each step's action and answers.
-func (b *builder) witness(mdp *MDP, left, target []bool, max bool, v []*big.Rat, choice func(s, step int) int, limit int) (*Witness, error) {
+//
+// initIdx is the index of the initial distribution that attains the value
+// (-1: none, no path).
+func (b *builder) witness(mdp *MDP, initIdx int, left, target []bool, max bool, choice func(s, step int) int, limit int) (*Witness, error) {
 	w := &Witness{Max: max, Prob: new(big.Rat), Orbits: b.opts.Canon != nil}
-	if len(mdp.Init) == 0 {
+	if initIdx < 0 {
 		return w, nil
 	}
-	init := mdp.Init[bestInit(mdp.Init, v, max)]
+	init := mdp.Init[initIdx]
 	last, err := mostProbablePath(b.ctx, b.opts, mdp, init, orAll(left, mdp.N()), target, choice, limit)
 	switch {
 	case errors.Is(err, errWitnessTooLarge):

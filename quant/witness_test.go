@@ -3,6 +3,7 @@ package quant_test
 import (
 	"context"
 	"fmt"
+	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
@@ -164,5 +165,45 @@ func TestWitnessNoPath(t *testing.T) {
 	}
 	if q.MaxWitness == nil || len(q.MaxWitness.Steps) == 0 {
 		t.Errorf("max witness %+v: want a path", q.MaxWitness)
+	}
+}
+
+// TestWitnessCost checks the witnesses of expected costs on the gambler
+// with a cost per bet: the fewest bets (E_min = 1) come from betting
+// boldly at 2 (all or nothing: ruin with 2/3 is the most probable path),
+// the most (E_max = 18/5, the timid gambler's expected duration from 2 of
+// 4 with a coin of 1/3: 2/(1/3) - 4/(1/3)·(1-2^2)/(1-2^4)) from betting
+// timidly, whose most probable path to the end is two losses (4/9).
+func TestWitnessCost(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("..", "bench", "prism", "gambler.wrap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(src) + "\ncost bets {\n  bet: 1\n}\nexpected Bets: bets until (money == 0 or money == 4)\n"
+	m, err := spec.ParseFile("gambler.wrap", []byte(s), spec.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := quant.Check(context.Background(), m, quant.Options{Witness: true, Only: []string{"Bets"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := res.Expectations[0]
+	if e.Min.Cmp(big.NewRat(1, 1)) != 0 || e.Max.Cmp(big.NewRat(18, 5)) != 0 {
+		t.Fatalf("E = %v..%v, want 1..18/5", e.Min, e.Max)
+	}
+	for _, c := range []struct {
+		w    *quant.Witness
+		want []string
+	}{
+		{e.MinWitness, []string{"path 2/3", "init [2] [] 1", "bet [0] [mood=[0] coin=[0]] 2/3", "row 0 bet [1=[0]] of 2"}},
+		{e.MaxWitness, []string{"path 4/9", "init [2] [] 1", "bet [1] [mood=[1] coin=[0]] 2/3", "bet [0] [mood=[0] coin=[0]] 2/3", "row 0 bet [1=[1]] of 2", "row 1 bet [1=[0]] of 1"}},
+	} {
+		if c.w == nil {
+			t.Fatal("no witness")
+		}
+		if diff := cmp.Diff(c.want, witnessLines(m, c.w)); diff != "" {
+			t.Errorf("witness (-want +got):\n%s", diff)
+		}
 	}
 }

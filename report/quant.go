@@ -56,7 +56,7 @@ func QuantText(w io.Writer, m *spec.Model, res *quant.Result) error {
 			}
 			if v.wit != nil {
 				var b strings.Builder
-				witnessText(&b, m, q.Name+"'s "+v.name, v.wit)
+				witnessText(&b, m, q.Name+"'s "+v.name, "event", v.wit)
 				if _, err := io.WriteString(w, b.String()); err != nil {
 					return err
 				}
@@ -90,7 +90,8 @@ func QuantText(w io.Writer, m *spec.Model, res *quant.Result) error {
 			val  *big.Rat
 			inf  bool
 			min  bool
-		}{{"E_min", r.Min, r.MinInf, true}, {"E_max", r.Max, r.MaxInf, false}} {
+			wit  *quant.Witness
+		}{{"E_min", r.Min, r.MinInf, true, r.MinWitness}, {"E_max", r.Max, r.MaxInf, false, r.MaxWitness}} {
 			if v.val == nil && !v.inf {
 				continue
 			}
@@ -104,6 +105,13 @@ func QuantText(w io.Writer, m *spec.Model, res *quant.Result) error {
 			}
 			if _, err := fmt.Fprintln(w, line); err != nil {
 				return err
+			}
+			if v.wit != nil {
+				var b strings.Builder
+				witnessText(&b, m, e.Name+"'s "+v.name, "target", v.wit)
+				if _, err := io.WriteString(w, b.String()); err != nil {
+					return err
+				}
 			}
 		}
 		if bx := r.Box; bx != nil {
@@ -257,10 +265,7 @@ func QuantJSON(w io.Writer, m *spec.Model, res *quant.Result) error {
 		// Sensitivity ranks the measured rates, with --sensitivity.
 		Sensitivity []sensitivityJSON `json:"sensitivity,omitempty"`
 		// Witness holds the witnesses of min and max, with --witness.
-		Witness *struct {
-			Min *witnessJSON `json:"min,omitempty"`
-			Max *witnessJSON `json:"max,omitempty"`
-		} `json:"witness,omitempty"`
+		Witness *witnessPairJSON `json:"witness,omitempty"`
 	}
 	val := func(r *big.Rat, iv *quant.Interval) *value {
 		if iv != nil {
@@ -288,6 +293,8 @@ func QuantJSON(w io.Writer, m *spec.Model, res *quant.Result) error {
 			Max   *cost  `json:"max"`
 		} `json:"box,omitempty"`
 		Sensitivity []sensitivityJSON `json:"sensitivity,omitempty"`
+		// Witness holds the witnesses of min and max, with --witness.
+		Witness *witnessPairJSON `json:"witness,omitempty"`
 	}
 	cval := func(r *big.Rat, inf bool) *cost {
 		if inf {
@@ -335,18 +342,9 @@ func QuantJSON(w io.Writer, m *spec.Model, res *quant.Result) error {
 			jq.Bound = &bound{Op: b.Op, Value: b.Value.RatString(), Violated: r.Violated, Unknown: r.Unknown}
 		}
 		jq.Sensitivity = newSensitivityJSON(m, r.Sensitivity)
-		if r.MinWitness != nil || r.MaxWitness != nil {
-			jq.Witness = &struct {
-				Min *witnessJSON `json:"min,omitempty"`
-				Max *witnessJSON `json:"max,omitempty"`
-			}{}
-			var err error
-			if jq.Witness.Min, err = newWitnessJSON(m, r.MinWitness); err != nil {
-				return err
-			}
-			if jq.Witness.Max, err = newWitnessJSON(m, r.MaxWitness); err != nil {
-				return err
-			}
+		var err error
+		if jq.Witness, err = newWitnessPairJSON(m, r.MinWitness, r.MaxWitness); err != nil {
+			return err
 		}
 		out.Queries = append(out.Queries, jq)
 	}
@@ -365,6 +363,10 @@ func QuantJSON(w io.Writer, m *spec.Model, res *quant.Result) error {
 			}{b.Level.RatString(), cval(b.Lo, r.BoxLoInf), cval(b.Hi, r.BoxHiInf)}
 		}
 		je.Sensitivity = newSensitivityJSON(m, r.Sensitivity)
+		var err error
+		if je.Witness, err = newWitnessPairJSON(m, r.MinWitness, r.MaxWitness); err != nil {
+			return err
+		}
 		out.Expectations = append(out.Expectations, je)
 	}
 	out.Stats.States, out.Stats.Choices, out.Stats.Transitions, out.Stats.Seconds = res.Stats.States, res.Stats.Choices, res.Stats.Transitions, res.Stats.Seconds

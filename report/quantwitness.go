@@ -18,14 +18,14 @@ import (
 // Sensitivity), in text and JSON, beside QuantText and QuantJSON.
 
 // witnessText writes the witness of one value (named as in its line,
-// "Rich's P_max"): the path as check's trace, with each step's
+// "Rich's P_max"; event is "event", or "target" for an expected cost): the path as check's trace, with each step's
 // probability, then the strategy on the path.
-func witnessText(b *strings.Builder, m *spec.Model, name string, w *quant.Witness) {
+func witnessText(b *strings.Builder, m *spec.Model, name, event string, w *quant.Witness) {
 	if len(w.Steps) == 0 {
-		fmt.Fprintf(b, "witness of %s: no path reaches the event under the strategy that attains it\n", Escape(name))
+		fmt.Fprintf(b, "witness of %s: no path reaches the %s under the strategy that attains it\n", Escape(name), event)
 		return
 	}
-	fmt.Fprintf(b, "witness of %s: the most probable path to the event under the strategy that attains it, probability %s\n", Escape(name), ratText(w.Prob))
+	fmt.Fprintf(b, "witness of %s: the most probable path to the %s under the strategy that attains it, probability %s\n", Escape(name), event, ratText(w.Prob))
 	if w.Orbits {
 		b.WriteString("(symmetry reduction: each state stands for its orbit, each step's probability is that of entering the orbit)\n")
 	}
@@ -99,6 +99,26 @@ type witnessJSON struct {
 	// Orbits: symmetry reduction was on; each state stands for its
 	// orbit.
 	Orbits bool `json:"orbits,omitempty"`
+}
+
+// witnessPairJSON holds the witnesses of a query's min and max.
+type witnessPairJSON struct {
+	Min *witnessJSON `json:"min,omitempty"`
+	Max *witnessJSON `json:"max,omitempty"`
+}
+
+// newWitnessPairJSON returns the JSON of the witnesses, nil with none.
+func newWitnessPairJSON(m *spec.Model, min, max *quant.Witness) (*witnessPairJSON, error) {
+	if min == nil && max == nil {
+		return nil, nil
+	}
+	var p witnessPairJSON
+	var err error
+	if p.Min, err = newWitnessJSON(m, min); err != nil {
+		return nil, err
+	}
+	p.Max, err = newWitnessJSON(m, max)
+	return &p, err
 }
 
 // quantValueJSON is an exact value and its nearest float64.
