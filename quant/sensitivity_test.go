@@ -128,3 +128,39 @@ func TestSensitivityPipeline(t *testing.T) {
 		})
 	}
 }
+
+// TestSensitivityInterval checks the ranges from interval iteration
+// (Options.Interval): each encloses the exact one, and the ranking is the
+// same.
+func TestSensitivityInterval(t *testing.T) {
+	m, err := spec.ParseFile("two.wrap", []byte(twoCounts), spec.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exact, err := quant.Check(context.Background(), m, quant.Options{Sensitivity: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	iv, err := quant.Check(context.Background(), m, quant.Options{Sensitivity: true, Interval: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	es, is := exact.Queries[0].Sensitivity, iv.Queries[0].Sensitivity
+	if len(es) != len(is) {
+		t.Fatalf("%d and %d sensitivities", len(es), len(is))
+	}
+	encloses := func(b *quant.Interval, r *big.Rat) bool {
+		return b != nil && new(big.Rat).SetFloat64(b.Lo).Cmp(r) <= 0 && new(big.Rat).SetFloat64(b.Hi).Cmp(r) >= 0
+	}
+	for i := range es {
+		e, s := es[i], is[i]
+		if e.Rate != s.Rate || !encloses(s.Box.LoBounds, e.Box.Lo) || !encloses(s.Box.HiBounds, e.Box.Hi) {
+			t.Errorf("sensitivity %d: %+v does not enclose %+v", i, s.Box, e.Box)
+		}
+		ex, _ := e.Width()
+		w, up := s.Width()
+		if w != nil || new(big.Rat).SetFloat64(up).Cmp(ex) < 0 {
+			t.Errorf("sensitivity %d: width bound %v (%v) below the exact %s", i, up, w, ex.RatString())
+		}
+	}
+}
