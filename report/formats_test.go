@@ -76,7 +76,6 @@ var cases = []struct {
 	{name: "hostile\n::error file=x.wrap::\a\x1b[2J", src: hostileSpec, verdict: verdict.Violated},
 }
 
-
 // pastStutterSpec is violated only on the repetition of its final state,
 // where a past-time monitor changes: the lasso has a step without action.
 const pastStutterSpec = `spec PastStutter

@@ -14,7 +14,6 @@ import (
 	"github.com/wrapcheck/wrapcheck/web/engine"
 )
 
-
 // seqStorage matches a sequence printed as its storage: the fields len
 // and elems of the record that holds it, in any notation.
 var seqStorage = regexp.MustCompile(`elems|\blen\b"?:|\.len\b`)
