@@ -156,13 +156,13 @@ func formatValue(t *spec.Type, vals []int64) string {
 		return "[" + strings.Join(el, ", ") + "]"
 	case spec.RecordKind:
 		var el []string
-		if t.Chan {
-			// a channel: the messages it holds, first to be received first
-			if t.Seq {
-				arr := t.Fields[1].Type
-				for i := 0; i < int(vals[0]); i++ {
-					el = append(el, formatValue(arr.Elem, vals[1+i*arr.Elem.Width:1+(i+1)*arr.Elem.Width]))
-				}
+		if t.Chan && !t.Seq { // a rendezvous channel (an extension): no message
+			return "[]"
+		}
+		if t.Seq { // a sequence or a buffered channel: its len elements
+			n, w := vals[0], t.Fields[1].Type.Elem.Width
+			for i := int64(0); i < n; i++ {
+				el = append(el, formatValue(t.Fields[1].Type.Elem, vals[1+int(i)*w:1+int(i+1)*w]))
 			}
 			return "[" + strings.Join(el, ", ") + "]"
 		}

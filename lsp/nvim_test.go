@@ -1,14 +1,12 @@
 package lsp
 
 import (
-	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wrapcheck/wrapcheck/internal/testenv"
@@ -16,8 +14,8 @@ import (
 )
 
 // nvimScript drives Neovim's built-in LSP client (0.7 and later): it
-// opens a spec with an error, waits for the diagnostics, asks hover and
-// definition, then replaces the text with a valid but untidy spec and
+// opens a spec with an error, waits for the diagnostics, asks hover,
+// definition and completion, then replaces the text with a valid but untidy spec and
 // formats it, then with a spec whose invariant fails, and runs the check
 // code lens as a user does (:lua vim.lsp.codelens.run()). It writes what
 // it saw as JSON to OUT.
@@ -47,6 +45,9 @@ local ok, err = pcall(function()
   out.hover = h.contents.value
   local d = request('textDocument/definition', { textDocument = { uri = uri }, position = { line = 2, character = 13 } })
   out.definition = d[1].range.start
+  local c = request('textDocument/completion', { textDocument = { uri = uri }, position = { line = 2, character = 11 } })
+  out.completion = {}
+  for _, it in ipairs(c.items or c) do table.insert(out.completion, it.label) end
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(UNTIDY, '\n', { plain = true }))
   out.fixed = vim.wait(20000, function() return #vim.diagnostic.get(buf) == 0 end, 20)
   local edits = request('textDocument/formatting', { textDocument = { uri = uri }, options = { tabSize = 2, insertSpaces = true } })
@@ -81,6 +82,22 @@ local ok, err = pcall(function()
     return #l > 0 and l[1] ~= out.lenses_before[1]
   end, 50)
   out.lenses_after = lenses()
+  -- :WrapcheckWatch, as editors/README.md defines it
+  dofile(WATCH_LUA)
+  local function float_text()
+    for _, w in ipairs(vim.api.nvim_list_wins()) do
+      if vim.api.nvim_win_get_config(w).relative ~= '' then
+        return table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(w), 0, -1, false), '\n')
+      end
+    end
+    return ''
+  end
+  vim.cmd('WrapcheckWatch x + 1')
+  vim.wait(20000, function() return float_text():find('watch x + 1', 1, true) ~= nil end, 20)
+  out.watch_one = float_text()
+  vim.cmd('WrapcheckWatch y')
+  vim.wait(20000, function() return float_text():find('undefined: y', 1, true) ~= nil end, 20)
+  out.watch_two = float_text()
   out.errmsg = vim.v.errmsg
 end)
 if not ok then out.error = tostring(err) end
@@ -91,7 +108,6 @@ vim.cmd('qa!')
 `
 
 func TestNeovim(t *testing.T) {
-	nvim := testenv.Tool(t, "nvim", "install neovim (apt-get install neovim)")
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -104,26 +120,18 @@ func TestNeovim(t *testing.T) {
 	}
 	untidy := "spec   Toggle\nvar critical :bool\naction a   { critical:=not critical }"
 	violated := "spec Count\nvar x: 0..3\naction a when x != 3 { x := x + 1 }\ninvariant Small: x != 2\nterminal x == 3"
-	lua := filepath.Join(dir, "drive.lua")
-	out := filepath.Join(dir, "out.json")
 	quote := func(s string) string { b, _ := json.Marshal(s); return string(b) }
-	header := "SPEC = " + quote(spec) + "\nSERVER = " + quote(self) + "\nDIR = " + quote(dir) +
-		"\nOUT = " + quote(out) + "\nUNTIDY = " + quote(untidy) + "\nVIOLATED = " + quote(violated) + "\n"
-	if err := os.WriteFile(lua, []byte(header+nvimScript), 0o644); err != nil {
+	readme, err := os.ReadFile("../editors/README.md")
+	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, nvim, "--headless", "--clean", "-n", "-c", "luafile "+lua)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_STATE_HOME="+dir, "XDG_DATA_HOME="+dir)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("nvim: %v\n%s", err, b)
+	watchLua := filepath.Join(dir, "watch.lua")
+	if err := os.WriteFile(watchLua, []byte(luaBlock(t, string(readme), "WrapcheckWatch")), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatalf("nvim wrote no result: %v", err)
-	}
+	header := "WATCH_LUA = " + quote(watchLua) + "\nSPEC = " + quote(spec) + "\nSERVER = " + quote(self) + "\nDIR = " + quote(dir) +
+		"\nUNTIDY = " + quote(untidy) + "\nVIOLATED = " + quote(violated) + "\n"
+	b := testenv.Neovim(t, dir, header+nvimScript)
 	var got struct {
 		Error          string
 		GotDiagnostics bool `json:"got_diagnostics"`
@@ -135,6 +143,7 @@ func TestNeovim(t *testing.T) {
 		}
 		Hover        string
 		Definition   position
+		Completion   []string
 		Fixed        bool
 		Formatted    string
 		LensesBefore []string `json:"lenses_before"`
@@ -143,7 +152,9 @@ func TestNeovim(t *testing.T) {
 			Type    int
 			Message string
 		}
-		Errmsg string
+		WatchOne string `json:"watch_one"`
+		WatchTwo string `json:"watch_two"`
+		Errmsg   string
 	}
 	if err := json.Unmarshal(b, &got); err != nil {
 		t.Fatalf("%v: %s", err, b)
@@ -160,6 +171,13 @@ func TestNeovim(t *testing.T) {
 	}
 	if got.Definition != (position{Line: 1, Character: 4}) {
 		t.Errorf("definition in nvim: %+v, want 1:4", got.Definition)
+	}
+	// completion offers every word of the language (spec/syntax's table,
+	// which the parser's words are held to), `chan` the day it is one
+	for _, w := range syntax.Words() {
+		if w.Kind != syntax.Predeclared && !slices.Contains(got.Completion, w.Name) {
+			t.Errorf("completion in nvim lacks the %s word %s", w.Kind, w.Name)
+		}
 	}
 	if !got.Fixed {
 		t.Errorf("the diagnostics did not clear after the fix")
@@ -183,7 +201,30 @@ func TestNeovim(t *testing.T) {
 	if diff := cmp.Diff([]string{"violated: Small (2 steps)"}, got.LensesAfter); diff != "" {
 		t.Errorf("code lenses after the check (-want +got):\n%s", diff)
 	}
+	// :WrapcheckWatch shows the trace with a line per watch at every step;
+	// a watch that does not check shows its error, the others stay.
+	for _, w := range []string{"watch x + 1: 1", "watch x + 1: 2", "watch x + 1: 3", "violated"} {
+		if !strings.Contains(got.WatchOne, w) {
+			t.Errorf(":WrapcheckWatch x + 1 shows no %q:\n%s", w, got.WatchOne)
+		}
+	}
+	if !strings.Contains(got.WatchTwo, "watch:2:1: undefined: y") || !strings.Contains(got.WatchTwo, "watch x + 1: 3") {
+		t.Errorf(":WrapcheckWatch y:\n%s", got.WatchTwo)
+	}
 	if got.Errmsg != "" {
 		t.Errorf("nvim reported an error: %q", got.Errmsg)
 	}
+}
+
+// luaBlock returns the ```lua block of the Markdown md that holds word.
+func luaBlock(t *testing.T, md, word string) string {
+	t.Helper()
+	for _, part := range strings.Split(md, "```lua\n")[1:] {
+		block, _, _ := strings.Cut(part, "```")
+		if strings.Contains(block, word) {
+			return block
+		}
+	}
+	t.Fatalf("no lua block with %s", word)
+	return ""
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 	"github.com/wrapcheck/wrapcheck/quant"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
@@ -158,7 +159,7 @@ var prismResult = regexp.MustCompile(`(?m)^Result: (\S+)`)
 func TestPRISM(t *testing.T) {
 	prism := prismPath()
 	if prism == "" {
-		t.Skip("PRISM not found: set WRAPCHECK_PRISM to the prism launcher, or put prism on PATH")
+		testenv.Missing(t, "prism", "PRISM not found: set WRAPCHECK_PRISM to the prism launcher, or put prism on PATH")
 	}
 	res := results(t)
 	type run struct {

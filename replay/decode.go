@@ -355,32 +355,21 @@ func scalarJSON(raw []byte) (x any, ok bool) {
 	return json.Number(raw), true
 }
 
-// encodeList encodes a sequence or a channel (extensions), written as the
-// list of its elements: its length, the elements, the slots past them at
-// the zero value (a rendezvous channel is always the empty list).
-func encodeList(t *spec.Type, x any, out []int64) error {
+// encodeSeq reads a sequence (an extension) from the array of its
+// elements, as check's JSON writes it; the slots past its length get the
+// element type's zero value, the one encoding of each sequence.
+func encodeSeq(t *spec.Type, x any, out []int64) error {
+	elems := t.Fields[1]
+	n, w := elems.Type.Index.Size(), elems.Type.Elem.Width
 	arr, ok := x.([]any)
-	n := 0
-	if t.Seq {
-		n = int(t.Fields[1].Type.Index.Size())
+	if !ok || int64(len(arr)) > n {
+		return fmt.Errorf("expected an array of at most %d elements (a sequence), found %s", n, jsonText(x))
 	}
-	if !ok || len(arr) > n {
-		return fmt.Errorf("expected an array of at most %d elements, found %s", n, jsonText(x))
-	}
-	clear(out)
-	out[0] = int64(len(arr))
-	if n == 0 {
-		return nil
-	}
-	el := t.Fields[1].Type.Elem
-	w := el.Width
-	zero := spec.ZeroValue(el)
-	for i := range n {
-		if i >= len(arr) {
-			copy(out[1+i*w:1+(i+1)*w], zero)
-			continue
-		}
-		if err := encodeInto(el, arr[i], out[1+i*w:1+(i+1)*w]); err != nil {
+	out[t.Fields[0].Offset] = int64(len(arr))
+	spec.ZeroSlots(elems.Type, out[elems.Offset:elems.Offset+elems.Type.Width])
+	for i, el := range arr {
+		at := elems.Offset + i*w
+		if err := encodeInto(elems.Type.Elem, el, out[at:at+w]); err != nil {
 			return fmt.Errorf("[%d]: %w", i, err)
 		}
 	}
@@ -435,8 +424,16 @@ func encodeInto(t *spec.Type, x any, out []int64) error {
 		}
 		return nil
 	case spec.RecordKind:
-		if t.Seq || t.Chan {
-			return encodeList(t, x, out)
+		if t.Chan && !t.Seq {
+			// a rendezvous channel (an extension) holds nothing
+			if arr, ok := x.([]any); !ok || len(arr) != 0 {
+				return fmt.Errorf("expected [] (a rendezvous channel), found %s", jsonText(x))
+			}
+			out[0] = 0
+			return nil
+		}
+		if t.Seq {
+			return encodeSeq(t, x, out)
 		}
 		obj, ok := x.(map[string]any)
 		if !ok || len(obj) != len(t.Fields) {

@@ -84,10 +84,9 @@ func exprPrec(m *spec.Model, e *spec.Expr) (string, int, bool) {
 			return v.Name, atom, true
 		}
 	case spec.OpIndex:
-		if x := e.Args[0]; x.Op == spec.OpField && x.Args[0].Type.Seq && x.Val == 1 {
+		if x := e.Args[0]; x.Op == spec.OpField && x.Args[0].Type.Seq && x.Val == int64(x.Args[0].Type.Fields[1].Offset) {
 			// an element of a sequence or a channel (extensions): s[i]
-			x = x.Args[0]
-			e = &spec.Expr{Op: spec.OpIndex, Type: e.Type, Args: []*spec.Expr{x, e.Args[1]}}
+			e = &spec.Expr{Op: spec.OpIndex, Type: e.Type, Args: []*spec.Expr{x.Args[0], e.Args[1]}}
 		}
 		a, ap, ok1 := exprPrec(m, e.Args[0])
 		i, _, ok2 := exprPrec(m, e.Args[1])
@@ -99,8 +98,13 @@ func exprPrec(m *spec.Model, e *spec.Expr) (string, int, bool) {
 		if !ok || ap != atom || e.Args[0].Type.Kind != spec.RecordKind {
 			break
 		}
-		if t := e.Args[0].Type; (t.Seq || t.Chan) && e.Val == 0 {
-			return "len(" + a + ")", atom, true // a sequence's or channel's length
+		if e.Args[0].Type.Seq || e.Args[0].Type.Chan {
+			// a sequence's fields are storage: its length prints as
+			// wrap writes it, its element slots not at all
+			if e.Val == 0 {
+				return "len(" + a + ")", atom, true
+			}
+			break
 		}
 		for _, f := range e.Args[0].Type.Fields {
 			if int64(f.Offset) == e.Val {

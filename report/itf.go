@@ -23,6 +23,7 @@ import (
 //   - booleans as JSON booleans, enum members and identities as strings;
 //   - sets as {"#set": [...]}, elements in the order of their type;
 //   - records as JSON objects, fields in declaration order;
+//   - sequences (an extension) as lists, their elements in order;
 //   - arrays as {"#map": [[index, value], ...]} (an array is a function
 //     of its finite index type, and ITF writes functions as maps), in
 //     index order.
@@ -239,8 +240,22 @@ func ITFValue(b *bytes.Buffer, t *spec.Type, slots []int64) {
 		}
 		b.WriteString("]}")
 	case spec.RecordKind:
-		if t.Seq || t.Chan {
-			itfList(b, t, slots)
+		if t.Chan && !t.Seq {
+			b.WriteString("[]") // a rendezvous channel (an extension) holds nothing
+			return
+		}
+		if t.Seq {
+			// a sequence is an ITF list, as TLA+'s Seq and Quint's List
+			// (a buffered channel too: its messages, first to be received first)
+			el, w := t.Fields[1], t.Fields[1].Type.Elem.Width
+			b.WriteByte('[')
+			for i := range SeqLen(t, slots) {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				ITFValue(b, el.Type.Elem, slots[el.Offset+i*w:el.Offset+(i+1)*w])
+			}
+			b.WriteByte(']')
 			return
 		}
 		b.WriteByte('{')
@@ -288,21 +303,4 @@ func itfInt(b *bytes.Buffer, v int64) {
 
 func itfBig(b *bytes.Buffer, v *big.Int) {
 	b.WriteString(`{"#bigint": "` + v.String() + `"}`)
-}
-
-// itfList writes a sequence or a channel (extensions) as the ITF list of
-// its elements.
-func itfList(b *bytes.Buffer, t *spec.Type, slots []int64) {
-	b.WriteByte('[')
-	if t.Seq {
-		arr := t.Fields[1].Type
-		w := arr.Elem.Width
-		for i := 0; i < int(slots[0]) && i < int(arr.Index.Size()); i++ {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			ITFValue(b, arr.Elem, slots[1+i*w:1+(i+1)*w])
-		}
-	}
-	b.WriteByte(']')
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/simulate"
 	"github.com/wrapcheck/wrapcheck/spec"
@@ -191,16 +192,9 @@ func TestITFSimulation(t *testing.T) {
 // node_modules, which .ci/run installs); it skips without them, and fails
 // when CI=true.
 func TestITFQuint(t *testing.T) {
-	ci := os.Getenv("CI") == "true"
+	ci := testenv.IsCI()
 	need := func(tool string) string {
-		p, err := exec.LookPath(tool)
-		if err != nil {
-			if ci {
-				t.Fatalf("%s not found on PATH; CI installs it (.ci/run)", tool)
-			}
-			t.Skipf("%s not found on PATH: install Node.js and npm to read ITF with Quint", tool)
-		}
-		return p
+		return testenv.Tool(t, tool, "install Node.js and npm to read ITF with Quint")
 	}
 	node := need("node")
 	dir, err := filepath.Abs(filepath.Join("testdata", "itf-reader"))
@@ -283,6 +277,15 @@ func TestITFQuint(t *testing.T) {
 			delete(got.Roundtrip[i], "#meta")
 			if diff := cmp.Diff(orig.States[i], got.Roundtrip[i]); diff != "" {
 				t.Errorf("%s: state %d read and written back by Quint (-want +got):\n%s", name, i, diff)
+			}
+		}
+		if name == "sequence" {
+			// a sequence is a list: Quint's List, as TLA+'s Seq
+			last := got.States[len(got.States)-1]
+			for _, w := range []string{`"q", List("b", "b")`, `"s", List("a", "a")`, `"qs", Map(Tup(0, List("b", "b")), Tup(1, List()))`} {
+				if !strings.Contains(last, w) {
+					t.Errorf("sequence: Quint reads the last state as %s, without %s", last, w)
+				}
 			}
 		}
 		if name == "agents" {

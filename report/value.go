@@ -96,20 +96,30 @@ func valueNode(t *spec.Type, slots []int64) node {
 	return scalarNode2(t, slots[0])
 }
 
-// seqNode renders a sequence or a channel (extensions) as the list of its
-// elements (the messages it holds, first to be received first): a
+// seqNode renders a sequence (an extension) as the list of its len
+// elements, as wrap writes its literal ([b, a]): the slots past the
+// length are storage, not part of the value. A channel (an extension)
+// is the list of the messages it holds, first to be received first; a
 // rendezvous channel holds none.
 func seqNode(t *spec.Type, slots []int64) node {
-	out := node{kind: listNode}
+	out := node{kind: listNode, list: []node{}}
 	if !t.Seq {
 		return out
 	}
-	arr := t.Fields[1].Type
-	w := arr.Elem.Width
-	for i := 0; i < int(slots[0]) && i < int(arr.Index.Size()); i++ {
-		out.list = append(out.list, valueNode(arr.Elem, slots[1+i*w:1+(i+1)*w]))
+	elems := t.Fields[1]
+	w := elems.Type.Elem.Width
+	for i := range SeqLen(t, slots) {
+		at := elems.Offset + i*w
+		out.list = append(out.list, valueNode(elems.Type.Elem, slots[at:at+w]))
 	}
 	return out
+}
+
+// SeqLen returns the length of the sequence of type t (a record marked
+// [spec.Type.Seq]) held in slots, clamped to 0..N so that a damaged
+// state cannot make a renderer index past its slots.
+func SeqLen(t *spec.Type, slots []int64) int {
+	return int(min(max(slots[t.Fields[0].Offset], 0), t.Fields[1].Type.Index.Size()))
 }
 
 func scalarNode2(t *spec.Type, v int64) node {
@@ -274,7 +284,8 @@ func ValueText(t *spec.Type, slots []int64) string {
 // ValueJSON returns the value of type t held in slots encoded as the JSON
 // output contract writes it (see [JSON]): booleans, integers, enum members
 // and identities as strings, sets as sorted arrays, arrays as arrays
-// (objects when indexed by an enum or identity), records as objects.
+// (objects when indexed by an enum or identity), records as objects,
+// sequences as arrays of their elements.
 func ValueJSON(t *spec.Type, slots []int64) json.RawMessage {
 	var b bytes.Buffer
 	valueNode(t, slots).writeJSON(&b)
