@@ -1,0 +1,148 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math/big"
+
+	"github.com/wrapcheck/wrapcheck/quant"
+	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/verdict"
+)
+
+// QuantSARIF writes the checks of a [quant.Result] as a SARIF 2.1.0 log
+// with one run, as [SARIF] writes check's: one rule per query and
+// expected-cost query with a bound, and one result per bound that the
+// probability (or the expected cost) can break, level error, located at
+// the query's declaration, its message the value that breaks it as the
+// text report prints it (`Ruin: P_max(eventually money == 0) = 4/5
+// (0.800000): bound <= 1/2 violated`). A bound that an interval or the
+// confidence intervals of counts leave undecided is a result of level
+// warning, and the invocation carries a notification, so that code
+// scanning does not read the run as clean. Queries without a bound are
+// values, not checks: they give no result. version is the tool's version
+// (tool.driver.version, "" for none).
+func QuantSARIF(w io.Writer, m *spec.Model, res *quant.Result, version string) error {
+	var rules []sarifRule
+	rule := func(name, kind, what string, b *spec.QueryBound, pos spec.Position) {
+		rules = append(rules, sarifRule{ID: name, Name: name,
+			ShortDescription:     sarifMessage{Text: fmt.Sprintf("%s %s %s %s", kind, name, b.Op, b.Text) + ": " + what},
+			DefaultConfiguration: sarifConfig{Level: "error"},
+			Properties:           map[string]any{"kind": kind, "position": pos.String()}})
+	}
+	for i := range res.Queries {
+		q := res.Queries[i].Query
+		if q.Bound != nil {
+			rule(q.Name, "probability", "the probability of "+queryFormula(q)+" keeps to the bound under every scheduler", q.Bound, q.Pos)
+		}
+	}
+	for i := range res.Expectations {
+		e := res.Expectations[i].Expectation
+		if e.Bound != nil {
+			rule(e.Name, "expected", "the expected "+e.Formula+" keeps to the bound under every scheduler", e.Bound, e.Pos)
+		}
+	}
+	run := newSARIFRun(version, rules)
+	s := res.Stats
+	run.Properties = map[string]any{"spec": m.Name, "verdict": QuantVerdict(res), "states": s.States, "choices": s.Choices, "transitions": s.Transitions}
+	if m.Filename != "" {
+		run.Artifacts = []sarifArtifact{{Location: sarifArtifactLocation{URI: m.Filename, URIBaseID: sarifBase}}}
+	}
+	undecided := 0
+	add := func(f quantFinding, ok bool) {
+		if !ok {
+			return
+		}
+		if f.level == "warning" {
+			undecided++
+		}
+		run.Results = append(run.Results, sarifResult{RuleID: f.name, Level: f.level, Message: sarifMessage{Text: Escape(f.msg)},
+			Locations:  []sarifLocation{sarifLocationAt(f.pos, "")},
+			Properties: map[string]any{"value": f.value}})
+	}
+	for i := range res.Queries {
+		add(queryFinding(&res.Queries[i]))
+	}
+	for i := range res.Expectations {
+		add(expectFinding(&res.Expectations[i]))
+	}
+	inv := sarifInvocation{ExecutionSuccessful: true}
+	if undecided > 0 {
+		inv.ToolExecutionNotifications = []sarifNotification{{Level: "warning",
+			Message: sarifMessage{Text: verdict.Plural(undecided, "bound") + " not decided: the interval of the value straddles the bound"}}}
+	}
+	run.Invocations = []sarifInvocation{inv}
+	return writeSARIF(w, run)
+}
+
+// quantFinding is a bound broken (level error) or not decided (level
+// warning): the query's name and position, the message, the value.
+type quantFinding struct {
+	name              string
+	pos               spec.Position
+	level, msg, value string
+}
+
+// queryFinding returns the finding of a query's bound, false for none.
+func queryFinding(r *quant.QueryResult) (quantFinding, bool) {
+	q := r.Query
+	if q.Bound == nil || !r.Violated && !r.Unknown {
+		return quantFinding{}, false
+	}
+	name, val, iv := "P_max", r.Max, r.MaxBounds
+	if boundIsOn(q, true) {
+		name, val, iv = "P_min", r.Min, r.MinBounds
+	}
+	f := quantFinding{name: q.Name, pos: q.Pos, level: "error", value: ratOrBounds(val, iv),
+		msg: fmt.Sprintf("%s: %s(%s) %s: bound %s %s ", q.Name, name, queryFormula(q), probText(val, iv), q.Bound.Op, q.Bound.Text)}
+	switch {
+	case r.Violated:
+		f.msg += "violated"
+	case r.BoxBroken:
+		lo, hi := boxEnds(r.Box)
+		f.msg = fmt.Sprintf("%s: P(%s) over the %s confidence intervals of the counts in [%s, %s]: bound %s %s not decided by the counts",
+			q.Name, queryFormula(q), percent(r.Box.Level), lo, hi, q.Bound.Op, q.Bound.Text)
+		f.level, f.value = "warning", "["+lo+", "+hi+"]"
+	default:
+		f.msg += "not decided"
+		f.level = "warning"
+	}
+	return f, true
+}
+
+// expectFinding returns the finding of an expected-cost query's bound,
+// false for none.
+func expectFinding(r *quant.ExpectResult) (quantFinding, bool) {
+	e := r.Expectation
+	if e.Bound == nil || !r.Violated && !r.Unknown {
+		return quantFinding{}, false
+	}
+	if !r.Violated {
+		lo, hi := expectBoxEnds(r)
+		return quantFinding{name: e.Name, pos: e.Pos, level: "warning", value: "[" + lo + ", " + hi + "]",
+			msg: fmt.Sprintf("%s: E(%s) over the %s confidence intervals of the counts in [%s, %s]: bound %s %s not decided by the counts",
+				e.Name, e.Formula, percent(r.Box.Level), lo, hi, e.Bound.Op, e.Bound.Text)}, true
+	}
+	name, val, inf := "E_max", r.Max, r.MaxInf
+	if e.Opt == spec.QueryMin || e.Opt == spec.QueryBoth && !e.Bound.Upper() {
+		name, val, inf = "E_min", r.Min, r.MinInf
+	}
+	value := "infinity"
+	if !inf {
+		value = val.RatString()
+	}
+	return quantFinding{name: e.Name, pos: e.Pos, level: "error", value: value,
+		msg: fmt.Sprintf("%s: %s(%s) = %s: bound %s %s violated", e.Name, name, e.Formula, costText(val, inf), e.Bound.Op, e.Bound.Text)}, true
+}
+
+// ratOrBounds is a value as a result's property: the exact fraction, or
+// the interval iteration's bounds.
+func ratOrBounds(v *big.Rat, iv *quant.Interval) string {
+	if v != nil {
+		return v.RatString()
+	}
+	if iv != nil {
+		return fmt.Sprintf("[%g, %g]", iv.Lo, iv.Hi)
+	}
+	return ""
+}
