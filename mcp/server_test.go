@@ -33,9 +33,15 @@ func connect(t *testing.T, copts *sdk.ClientOptions) *sdk.ClientSession {
 // none at all when copts.Capabilities declares no roots capability.
 func connectRoots(t *testing.T, copts *sdk.ClientOptions, roots ...string) *sdk.ClientSession {
 	t.Helper()
+	return connectServer(t, Options{}, copts, roots...)
+}
+
+// connectServer is connectRoots with the server's options.
+func connectServer(t *testing.T, opts Options, copts *sdk.ClientOptions, roots ...string) *sdk.ClientSession {
+	t.Helper()
 	ctx := context.Background()
 	st, ct := sdk.NewInMemoryTransports()
-	ss, err := NewServer(Options{}).Connect(ctx, st, nil)
+	ss, err := NewServer(opts).Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +103,7 @@ func TestListTools(t *testing.T) {
 		}
 	}
 	sort.Strings(names)
-	if diff := cmp.Diff([]string{"check", "examples", "explain", "fmt", "ltl", "replay", "vet"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"check", "examples", "explain", "fmt", "ltl", "prob", "replay", "vet"}, names); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
 }
@@ -462,6 +468,15 @@ func TestCheckOnce(t *testing.T) {
 	if got := text(res); !strings.HasPrefix(got, want) || strings.Count(got, "\n") > 4 || strings.Contains(got, "{") {
 		t.Errorf("text content %q, want a summary of at most 4 lines that starts %q", got, want)
 	}
+	if diff := cmp.Diff([]string{"result", "verdict", "warnings"}, structuredKeys(t, res)); diff != "" {
+		t.Errorf("structured fields (-want +got):\n%s", diff)
+	}
+}
+
+// structuredKeys returns the fields of a call's structured result,
+// sorted.
+func structuredKeys(t *testing.T, res *sdk.CallToolResult) []string {
+	t.Helper()
 	b, err := json.Marshal(res.StructuredContent)
 	if err != nil {
 		t.Fatal(err)
@@ -475,7 +490,5 @@ func TestCheckOnce(t *testing.T) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	if diff := cmp.Diff([]string{"result", "verdict", "warnings"}, keys); diff != "" {
-		t.Errorf("structured fields (-want +got):\n%s", diff)
-	}
+	return keys
 }

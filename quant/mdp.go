@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"runtime"
 	"sort"
 	"strings"
 
@@ -113,14 +112,15 @@ func Build(ctx context.Context, m *spec.Model, p *machine.Program, opts Options)
 	}
 	b.level, b.cp = opts.confidence(), map[[2]int64][2]*big.Rat{}
 	b.mach.RecordBranches(true)
-	b.mach.SetInterrupt(func() bool { return ctx.Err() != nil })
+	stop := newStopper(ctx, opts.MemoryBudget)
+	b.mach.SetInterrupt(stop.stop)
 	mdp := &MDP{}
 	var ierr error
 	err := b.mach.Init(func(_ int, t machine.State) {
 		b.leaves = append(b.leaves, leaf{path: clonePath(b.mach.Branches()), to: b.intern(t)})
 	})
 	if err != nil {
-		return nil, nil, runtimeErr(ctx, err)
+		return nil, nil, stop.err(len(b.states), err)
 	}
 	mdp.Init, ierr = b.dists(b.leaves)
 	if ierr != nil {
@@ -132,12 +132,8 @@ func Build(ctx context.Context, m *spec.Model, p *machine.Program, opts Options)
 				return nil, nil, err
 			}
 		}
-		if s%4096 == 0 && b.opts.MemoryBudget > 0 {
-			var ms runtime.MemStats
-			runtime.ReadMemStats(&ms)
-			if int64(ms.HeapAlloc) > b.opts.MemoryBudget {
-				return nil, nil, fmt.Errorf("%w: %d states built", ErrMemory, len(b.states))
-			}
+		if s%4096 == 0 && b.opts.MemoryBudget > 0 && stop.stop() && stop.over {
+			return nil, nil, fmt.Errorf("%w: %d states built", ErrMemory, len(b.states))
 		}
 		if b.opts.MaxStates > 0 && len(b.states) > b.opts.MaxStates {
 			return nil, nil, fmt.Errorf("%w: more than %d states", ErrTooLarge, b.opts.MaxStates)
@@ -168,7 +164,7 @@ func Build(ctx context.Context, m *spec.Model, p *machine.Program, opts Options)
 			b.leaves = append(b.leaves, leaf{path: clonePath(b.mach.Branches()), to: b.intern(t)})
 		})
 		if err != nil {
-			return nil, nil, runtimeErr(ctx, err)
+			return nil, nil, stop.err(len(b.states), err)
 		}
 		if err := flush(); err != nil && ierr == nil {
 			ierr = err

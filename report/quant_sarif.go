@@ -49,22 +49,13 @@ func QuantSARIF(w io.Writer, m *spec.Model, res *quant.Result, version string) e
 		run.Artifacts = []sarifArtifact{{Location: sarifArtifactLocation{URI: m.Filename, URIBaseID: sarifBase}}}
 	}
 	undecided := 0
-	add := func(f quantFinding, ok bool) {
-		if !ok {
-			return
-		}
-		if f.level == "warning" {
+	for _, f := range QuantFindings(res) {
+		if f.Level == "warning" {
 			undecided++
 		}
-		run.Results = append(run.Results, sarifResult{RuleID: f.name, Level: f.level, Message: sarifMessage{Text: Escape(f.msg)},
-			Locations:  []sarifLocation{sarifLocationAt(f.pos, "")},
-			Properties: map[string]any{"value": f.value}})
-	}
-	for i := range res.Queries {
-		add(queryFinding(&res.Queries[i]))
-	}
-	for i := range res.Expectations {
-		add(expectFinding(&res.Expectations[i]))
+		run.Results = append(run.Results, sarifResult{RuleID: f.Name, Level: f.Level, Message: sarifMessage{Text: Escape(f.Msg)},
+			Locations:  []sarifLocation{sarifLocationAt(f.Pos, "")},
+			Properties: map[string]any{"value": f.Value}})
 	}
 	inv := sarifInvocation{ExecutionSuccessful: true}
 	if undecided > 0 {
@@ -75,52 +66,73 @@ func QuantSARIF(w io.Writer, m *spec.Model, res *quant.Result, version string) e
 	return writeSARIF(w, run)
 }
 
-// quantFinding is a bound broken (level error) or not decided (level
-// warning): the query's name and position, the message, the value.
-type quantFinding struct {
-	name              string
-	pos               spec.Position
-	level, msg, value string
+// QuantFinding is a bound of a [quant.Result] that the value breaks
+// (Level "error") or that an interval leaves undecided (Level
+// "warning"): the query's name and position, the message (the text
+// report's line for it) and the value (a fraction, "infinity" or an
+// interval "[lo, hi]").
+type QuantFinding struct {
+	Name              string
+	Pos               spec.Position
+	Level, Msg, Value string
+}
+
+// QuantFindings returns the findings of res, the queries first, then the
+// expected costs, each in the order of the spec: what [QuantSARIF]
+// reports as results.
+func QuantFindings(res *quant.Result) []QuantFinding {
+	var out []QuantFinding
+	for i := range res.Queries {
+		if f, ok := queryFinding(&res.Queries[i]); ok {
+			out = append(out, f)
+		}
+	}
+	for i := range res.Expectations {
+		if f, ok := expectFinding(&res.Expectations[i]); ok {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // queryFinding returns the finding of a query's bound, false for none.
-func queryFinding(r *quant.QueryResult) (quantFinding, bool) {
+func queryFinding(r *quant.QueryResult) (QuantFinding, bool) {
 	q := r.Query
 	if q.Bound == nil || !r.Violated && !r.Unknown {
-		return quantFinding{}, false
+		return QuantFinding{}, false
 	}
 	name, val, iv := "P_max", r.Max, r.MaxBounds
 	if boundIsOn(q, true) {
 		name, val, iv = "P_min", r.Min, r.MinBounds
 	}
-	f := quantFinding{name: q.Name, pos: q.Pos, level: "error", value: ratOrBounds(val, iv),
-		msg: fmt.Sprintf("%s: %s(%s) %s: bound %s %s ", q.Name, name, queryFormula(q), probText(val, iv), q.Bound.Op, q.Bound.Text)}
+	f := QuantFinding{Name: q.Name, Pos: q.Pos, Level: "error", Value: ratOrBounds(val, iv),
+		Msg: fmt.Sprintf("%s: %s(%s) %s: bound %s %s ", q.Name, name, queryFormula(q), probText(val, iv), q.Bound.Op, q.Bound.Text)}
 	switch {
 	case r.Violated:
-		f.msg += "violated"
+		f.Msg += "violated"
 	case r.BoxBroken:
 		lo, hi := boxEnds(r.Box)
-		f.msg = fmt.Sprintf("%s: P(%s) over the %s confidence intervals of the counts in [%s, %s]: bound %s %s not decided by the counts",
+		f.Msg = fmt.Sprintf("%s: P(%s) over the %s confidence intervals of the counts in [%s, %s]: bound %s %s not decided by the counts",
 			q.Name, queryFormula(q), percent(r.Box.Level), lo, hi, q.Bound.Op, q.Bound.Text)
-		f.level, f.value = "warning", "["+lo+", "+hi+"]"
+		f.Level, f.Value = "warning", "["+lo+", "+hi+"]"
 	default:
-		f.msg += "not decided"
-		f.level = "warning"
+		f.Msg += "not decided"
+		f.Level = "warning"
 	}
 	return f, true
 }
 
 // expectFinding returns the finding of an expected-cost query's bound,
 // false for none.
-func expectFinding(r *quant.ExpectResult) (quantFinding, bool) {
+func expectFinding(r *quant.ExpectResult) (QuantFinding, bool) {
 	e := r.Expectation
 	if e.Bound == nil || !r.Violated && !r.Unknown {
-		return quantFinding{}, false
+		return QuantFinding{}, false
 	}
 	if !r.Violated {
 		lo, hi := expectBoxEnds(r)
-		return quantFinding{name: e.Name, pos: e.Pos, level: "warning", value: "[" + lo + ", " + hi + "]",
-			msg: fmt.Sprintf("%s: E(%s) over the %s confidence intervals of the counts in [%s, %s]: bound %s %s not decided by the counts",
+		return QuantFinding{Name: e.Name, Pos: e.Pos, Level: "warning", Value: "[" + lo + ", " + hi + "]",
+			Msg: fmt.Sprintf("%s: E(%s) over the %s confidence intervals of the counts in [%s, %s]: bound %s %s not decided by the counts",
 				e.Name, e.Formula, percent(r.Box.Level), lo, hi, e.Bound.Op, e.Bound.Text)}, true
 	}
 	name, val, inf := "E_max", r.Max, r.MaxInf
@@ -131,8 +143,8 @@ func expectFinding(r *quant.ExpectResult) (quantFinding, bool) {
 	if !inf {
 		value = val.RatString()
 	}
-	return quantFinding{name: e.Name, pos: e.Pos, level: "error", value: value,
-		msg: fmt.Sprintf("%s: %s(%s) = %s: bound %s %s violated", e.Name, name, e.Formula, costText(val, inf), e.Bound.Op, e.Bound.Text)}, true
+	return QuantFinding{Name: e.Name, Pos: e.Pos, Level: "error", Value: value,
+		Msg: fmt.Sprintf("%s: %s(%s) = %s: bound %s %s violated", e.Name, name, e.Formula, costText(val, inf), e.Bound.Op, e.Bound.Text)}, true
 }
 
 // ratOrBounds is a value as a result's property: the exact fraction, or
