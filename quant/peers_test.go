@@ -87,6 +87,12 @@ const (
 // results computes every query of each peer .wrap model once.
 func results(t *testing.T) map[string]*quant.Result {
 	t.Helper()
+	return resultsWith(t, quant.Options{})
+}
+
+// resultsWith is results under opts.
+func resultsWith(t *testing.T, opts quant.Options) map[string]*quant.Result {
+	t.Helper()
 	out := map[string]*quant.Result{}
 	for _, p := range peers {
 		if out[p.wrap] != nil {
@@ -101,7 +107,7 @@ func results(t *testing.T) map[string]*quant.Result {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := quant.Check(context.Background(), m, quant.Options{})
+		res, err := quant.Check(context.Background(), m, opts)
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}

@@ -162,7 +162,8 @@ func writeRecording(t *testing.T, rec *recording) {
 // TestPRISMRecorded compares wrapcheck's value of every peer model's
 // query with PRISM's recorded answer (bench/prism/results.json), without
 // PRISM: equal to -exact's fraction, within 1e-12 of -explicit's decimal
-// for bounded queries. The recording must hold every query of the peers
+// for bounded queries; and the bounds of interval iteration (--interval)
+// must enclose -exact's fraction. The recording must hold every query of the peers
 // table, with the same commands: a peer added without recording PRISM's
 // answer fails here. TestPRISM keeps the recording equal to PRISM's
 // answers where PRISM runs.
@@ -188,4 +189,48 @@ func TestPRISMRecorded(t *testing.T) {
 	if n != len(peers) {
 		t.Errorf("%d recorded answers for %d peers", n, len(peers))
 	}
+	// The sound engine: interval iteration's bounds enclose PRISM's
+	// exact answers.
+	iv := resultsWith(t, quant.Options{Interval: true})
+	enclosed := 0
+	for _, r := range rec.Runs {
+		if r.Engine != "-exact" {
+			continue
+		}
+		i := 0
+		for _, p := range peers {
+			if p.pm+".pm" != r.Model || p.bounded {
+				continue
+			}
+			exact, _ := new(big.Rat).SetString(r.Results[i])
+			i++
+			b := bounds(iv[p.wrap], p)
+			if b == nil {
+				continue // an expected cost: exact only
+			}
+			lo, hi := new(big.Rat).SetFloat64(b.Lo), new(big.Rat).SetFloat64(b.Hi)
+			if exact == nil || exact.Cmp(lo) < 0 || exact.Cmp(hi) > 0 {
+				t.Errorf("%s %s (max %v): interval iteration [%g, %g] misses PRISM's %s", p.wrap, p.query, p.max, b.Lo, b.Hi, r.Results[i-1])
+			}
+			enclosed++
+		}
+	}
+	t.Logf("%d exact answers within interval iteration's bounds", enclosed)
+	if enclosed < 20 {
+		t.Errorf("only %d queries computed by interval iteration", enclosed)
+	}
+}
+
+// bounds returns the interval iteration's bounds of p's query in res,
+// nil for an expected cost or a value computed exactly.
+func bounds(res *quant.Result, p peer) *quant.Interval {
+	for _, r := range res.Queries {
+		if r.Query.Name == p.query {
+			if p.max {
+				return r.MaxBounds
+			}
+			return r.MinBounds
+		}
+	}
+	return nil
 }
