@@ -57,7 +57,7 @@ var allowed = map[string][]string{
 	"editors":           {},
 	"bench":             {}, // tests alone (and bench/bar, on the standard library)
 	"examples":          {}, // the embedded examples, and tests
-	"web/engine":        {"examples", "verify", "report", "verdict", "machine", "spec", "spec/syntax"},
+	"web/engine":        {"examples", "verify", "report", "quant", "verdict", "machine", "spec", "spec/syntax"},
 	"web/wasm":          {"web/engine"},
 	"web/page":          {}, // the built page of wrapcheck ui, embedded
 	"web/e2e":           {}, // tests alone: the playground in headless Chromium
