@@ -23,31 +23,9 @@ import (
 // values, not checks: they give no result. version is the tool's version
 // (tool.driver.version, "" for none).
 func QuantSARIF(w io.Writer, m *spec.Model, res *quant.Result, version string) error {
-	var rules []sarifRule
-	rule := func(name, kind, what string, b *spec.QueryBound, pos spec.Position) {
-		rules = append(rules, sarifRule{ID: name, Name: name,
-			ShortDescription:     sarifMessage{Text: fmt.Sprintf("%s %s %s %s", kind, name, b.Op, b.Text) + ": " + what},
-			DefaultConfiguration: sarifConfig{Level: "error"},
-			Properties:           map[string]any{"kind": kind, "position": pos.String()}})
-	}
-	for i := range res.Queries {
-		q := res.Queries[i].Query
-		if q.Bound != nil {
-			rule(q.Name, "probability", "the probability of "+queryFormula(q)+" keeps to the bound under every scheduler", q.Bound, q.Pos)
-		}
-	}
-	for i := range res.Expectations {
-		e := res.Expectations[i].Expectation
-		if e.Bound != nil {
-			rule(e.Name, "expected", "the expected "+e.Formula+" keeps to the bound under every scheduler", e.Bound, e.Pos)
-		}
-	}
-	run := newSARIFRun(version, rules)
+	run := quantSARIFRun(m, version)
 	s := res.Stats
 	run.Properties = map[string]any{"spec": m.Name, "verdict": QuantVerdict(res), "states": s.States, "choices": s.Choices, "transitions": s.Transitions}
-	if m.Filename != "" {
-		run.Artifacts = []sarifArtifact{{Location: sarifArtifactLocation{URI: m.Filename, URIBaseID: sarifBase}}}
-	}
 	undecided := 0
 	for _, f := range QuantFindings(res) {
 		if f.Level == "warning" {
@@ -145,6 +123,47 @@ func expectFinding(r *quant.ExpectResult) (QuantFinding, bool) {
 	}
 	return QuantFinding{Name: e.Name, Pos: e.Pos, Level: "error", Value: value,
 		Msg: fmt.Sprintf("%s: %s(%s) = %s: bound %s %s violated", e.Name, name, e.Formula, costText(val, inf), e.Bound.Op, e.Bound.Text)}, true
+}
+
+// QuantSARIFStopped writes the SARIF log of a computation that stopped
+// before its values (a timeout, the memory budget, the state limit): the
+// rules of m's bounds, no result, and a notification with reason, so
+// that code scanning does not read the run as clean, as [SARIF] does for
+// a search stopped early.
+func QuantSARIFStopped(w io.Writer, m *spec.Model, reason, version string) error {
+	run := quantSARIFRun(m, version)
+	run.Properties = map[string]any{"spec": m.Name, "verdict": "unknown", "complete": false, "reason": reason}
+	run.Invocations = []sarifInvocation{{ExecutionSuccessful: true, ToolExecutionNotifications: []sarifNotification{{Level: "warning",
+		Message: sarifMessage{Text: "the computation stopped early (" + Escape(reason) + "): the bounds are not decided"}}}}}
+	return writeSARIF(w, run)
+}
+
+// quantSARIFRun returns a run of the wrapcheck driver with one rule per
+// bound of m's queries and expected costs, the spec as its artifact, and
+// no result.
+func quantSARIFRun(m *spec.Model, version string) sarifRun {
+	var rules []sarifRule
+	rule := func(name, kind, what string, b *spec.QueryBound, pos spec.Position) {
+		rules = append(rules, sarifRule{ID: name, Name: name,
+			ShortDescription:     sarifMessage{Text: fmt.Sprintf("%s %s %s %s", kind, name, b.Op, b.Text) + ": " + what},
+			DefaultConfiguration: sarifConfig{Level: "error"},
+			Properties:           map[string]any{"kind": kind, "position": pos.String()}})
+	}
+	for _, q := range m.Queries {
+		if q.Bound != nil {
+			rule(q.Name, "probability", "the probability of "+queryFormula(q)+" keeps to the bound under every scheduler", q.Bound, q.Pos)
+		}
+	}
+	for _, e := range m.Expectations {
+		if e.Bound != nil {
+			rule(e.Name, "expected", "the expected "+e.Formula+" keeps to the bound under every scheduler", e.Bound, e.Pos)
+		}
+	}
+	run := newSARIFRun(version, rules)
+	if m.Filename != "" {
+		run.Artifacts = []sarifArtifact{{Location: sarifArtifactLocation{URI: m.Filename, URIBaseID: sarifBase}}}
+	}
+	return run
 }
 
 // ratOrBounds is a value as a result's property: the exact fraction, or

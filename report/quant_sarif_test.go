@@ -121,3 +121,38 @@ func TestQuantSARIF(t *testing.T) {
 		})
 	}
 }
+
+// TestQuantSARIFStopped validates the log of a computation stopped
+// early: the rules of the bounds, no result, a notification.
+func TestQuantSARIFStopped(t *testing.T) {
+	official := loadSchema(t, "testdata/sarif-2.1.0-rtm.5.json")
+	subset := loadSchema(t, "testdata/sarif-2.1.0-subset.json")
+	m, err := spec.ParseFile("g.wrap", []byte(gamblerProb), spec.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := report.QuantSARIFStopped(&out, m, "stopped at the timeout (2s)", ""); err != nil {
+		t.Fatal(err)
+	}
+	x, err := decodeJSON(out.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range append(official.validate(x), subset.validate(x)...) {
+		t.Error(e)
+	}
+	run := x.(map[string]any)["runs"].([]any)[0].(map[string]any)
+	rules := run["tool"].(map[string]any)["driver"].(map[string]any)["rules"].([]any)
+	var ids []string
+	for _, r := range rules {
+		ids = append(ids, r.(map[string]any)["id"].(string))
+	}
+	if diff := cmp.Diff([]string{"Rich", "Ruin", "Flag", "Steps"}, ids); diff != "" {
+		t.Errorf("rules (-want +got):\n%s", diff)
+	}
+	inv := run["invocations"].([]any)[0].(map[string]any)
+	if len(run["results"].([]any)) != 0 || inv["toolExecutionNotifications"] == nil {
+		t.Errorf("results %v, invocation %v: want none and a notification", run["results"], inv)
+	}
+}

@@ -120,15 +120,24 @@ func runProb(cmd *cobra.Command, path string, f probFlags) error {
 	}
 	res, err := quant.Check(ctx, m, quant.Options{MaxStates: f.maxStates, MemoryBudget: mem, Only: f.only, Interval: f.interval, Epsilon: f.epsilon, Confidence: level})
 	if err != nil {
+		var stopped error
 		switch {
 		case errors.Is(err, context.DeadlineExceeded):
-			return &exitError{code: exitIncomplete, err: fmt.Errorf("%s: stopped at the timeout (%s)", file, f.timeout)}
+			stopped = fmt.Errorf("%s: stopped at the timeout (%s)", file, f.timeout)
 		case errors.Is(err, context.Canceled):
-			return &exitError{code: exitIncomplete, err: fmt.Errorf("%s: interrupted", file)}
+			stopped = fmt.Errorf("%s: interrupted", file)
 		case errors.Is(err, quant.ErrMemory), errors.Is(err, quant.ErrTooLarge) && f.maxStates > 0:
-			return &exitError{code: exitIncomplete, err: err}
+			stopped = err
+		default:
+			return usage(err)
 		}
-		return usage(err)
+		if format == "sarif" {
+			// a log for code scanning all the same, as check's
+			if werr := report.QuantSARIFStopped(cmd.OutOrStdout(), m, stopped.Error(), toolVersion()); werr != nil {
+				return werr
+			}
+		}
+		return &exitError{code: exitIncomplete, err: stopped}
 	}
 	w := cmd.OutOrStdout()
 	switch format {
