@@ -21,7 +21,9 @@
 # PATH; PRISM needs Java); ROUNDS (default 3); TIMEOUT per run in seconds
 # (default 600: a run past it is reported as skipped and not run again);
 # JAVAMAXMEM (default 8g: PRISM's -javamaxmem, the Java heap's limit;
-# PRISM's peak RSS is the JVM's, heap and all); MODELS (default
+# PRISM's peak RSS is the JVM's, heap and all); PRISM_FLAGS (default
+# -maxiters 1000000: brp2560's chain needs more than PRISM's default of
+# 10000 iterations, after which PRISM stops without a result); MODELS (default
 # "brp2560 brp5120": a space-separated list of the names below); OUT (default: a fresh
 # directory under ${TMPDIR:-/tmp}) keeps the scaled models, the raw
 # outputs, results.tsv (one line a run) and table.tsv.
@@ -51,6 +53,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 ROUNDS=${ROUNDS:-3}
 TIMEOUT=${TIMEOUT:-600}
 JAVAMAXMEM=${JAVAMAXMEM:-8g}
+PRISM_FLAGS=${PRISM_FLAGS:--maxiters 1000000}
 MODELS=${MODELS:-brp2560 brp5120}
 OUT=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/wrapcheck-prism.XXXXXX")}
 PRISM=${WRAPCHECK_PRISM:-$(command -v prism || true)}
@@ -73,7 +76,7 @@ WC=$OUT/wrapcheck
 	echo "date: $(date -u +%FT%TZ)"
 	echo "uptime: $(uptime)"
 	echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2) x $(nproc)"
-	echo "prism: $("$PRISM" -version 2>&1 | head -1), -javamaxmem $JAVAMAXMEM"
+	echo "prism: $("$PRISM" -version 2>&1 | head -1), -javamaxmem $JAVAMAXMEM $PRISM_FLAGS"
 	echo "java: $(java -version 2>&1 | head -1)"
 	echo "go: $(go version)"
 	echo "wrapcheck: $(cd "$ROOT" && git rev-parse --short HEAD)$(cd "$ROOT" && git diff --quiet -- quant machine || echo +dirty)"
@@ -131,7 +134,7 @@ run_prism() { # ENGINE (-explicit or "" for the default)
 	local log=$OUT/$NAME.prism$1.$ROUND.log
 	echo "$PROP" >"$OUT/$NAME.props"
 	# shellcheck disable=SC2086
-	timed "$log" "$PRISM" "$PM" "$OUT/$NAME.props" $1 -javamaxmem "$JAVAMAXMEM"
+	timed "$log" "$PRISM" "$PM" "$OUT/$NAME.props" $1 -javamaxmem "$JAVAMAXMEM" $PRISM_FLAGS
 	STATES=$(sed -n 's/^States: *\([0-9]*\).*/\1/p' "$log" | head -1)
 	VALUE=$(sed -n 's/^Result: \([^ ]*\).*/\1/p' "$log" | head -1)
 	grep -q '^Result: ' "$log" || [ "$ST" != ok ] || ST=noresult
