@@ -478,7 +478,7 @@ func (w *worker) onInit(m *machine.Machine) {
 	ord := m.Ordinal()
 	link := uint64(noParent)
 	if e.fps != nil {
-		link = uint64(min(ord, ordMax)) // the init ordinal, for the trace record
+		link = verdict.Ordinal(ord) // the init ordinal, for the trace record
 	}
 	idx, isNew, err := e.store.Insert(w.vec, link)
 	if err != nil {
@@ -603,7 +603,7 @@ func (w *worker) expandAmple(p int, s uint32) {
 func (w *worker) failed(p int, s uint32) {
 	m := w.m
 	ex := m.Failure()
-	key := uint64(p)<<ordBits | uint64(min(m.FailOrdinal(), ordMax))
+	key := verdict.Key{Pos: uint64(p), Ord: verdict.Ordinal(m.FailOrdinal())}.Word()
 	m.ClearFailure()
 	c := cand{kind: ex.Kind, key: key, state: s, err: ex}
 	if w.e.opts.Continue {

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/wrapcheck/wrapcheck/machine"
+	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
 // onSuccs sets the worker's machine to hand the successors to the
@@ -67,7 +68,7 @@ func (w *worker) onSucc(m *machine.Machine) {
 	} else {
 		h = m.RepackHash(vec, w.parent) // only the slots the action wrote
 	}
-	key := uint64(w.pos)<<ordBits | uint64(min(m.Ordinal(), ordMax))
+	key := verdict.Key{Pos: uint64(w.pos), Ord: verdict.Ordinal(m.Ordinal())}.Word()
 	w.pend = append(w.pend, pending{H: h, Key: key})
 	if len(w.pend) >= touchBatch {
 		w.loaded = false // the action state is this successor

@@ -71,6 +71,16 @@ type panelShown struct {
 	Diagram     bool
 	DiagramText string
 	Errors      []string
+	// Watch is the watch box after "draft + 1" and "drfat" were typed:
+	// the messages the panel posted, the watches the extension's handler
+	// kept, the watch columns' heads, the first column, the box's list.
+	Watch struct {
+		Messages []struct{ Watches []string }
+		Saved    []string
+		Heads    []string
+		Column   []string
+		List     []string
+	}
 }
 
 // testPanel runs test/panel.mjs: through the language server (a wrapcheck
@@ -150,5 +160,33 @@ func testPanel(t *testing.T, dir string) {
 	}
 	if lasso.Shape != "a lasso: 0 steps, then a cycle of 1 step repeated forever" {
 		t.Errorf("the lasso's shape: %q", lasso.Shape)
+	}
+	// The watch box: a column per watch with its value at every step,
+	// evaluated by the server; a bad one's error in the box; each change
+	// posted to the extension, which keeps the watches.
+	for _, tt := range []struct {
+		g      panelShown
+		column []string
+	}{{inv, []string{"1", "1", "2", "2"}}, {lasso, []string{"1", "1"}}} {
+		w := tt.g.Watch
+		var posted [][]string
+		for _, m := range w.Messages {
+			posted = append(posted, m.Watches)
+		}
+		if diff := cmp.Diff([][]string{{"draft + 1"}, {"draft + 1", "drfat"}}, posted); diff != "" {
+			t.Errorf("%s: the panel's messages (-want +got):\n%s", tt.g.Check, diff)
+		}
+		if diff := cmp.Diff([]string{"draft + 1", "drfat"}, w.Saved); diff != "" {
+			t.Errorf("%s: the watches kept (-want +got):\n%s", tt.g.Check, diff)
+		}
+		if diff := cmp.Diff([]string{"draft + 1"}, w.Heads); diff != "" {
+			t.Errorf("%s: the watch columns (-want +got):\n%s", tt.g.Check, diff)
+		}
+		if diff := cmp.Diff(tt.column, w.Column); diff != "" {
+			t.Errorf("%s: the column of draft + 1 (-want +got):\n%s", tt.g.Check, diff)
+		}
+		if diff := cmp.Diff([]string{"draft + 1 ", "drfat watch:2:1: undefined: drfat (did you mean draft?)"}, w.List); diff != "" {
+			t.Errorf("%s: the watch box (-want +got):\n%s", tt.g.Check, diff)
+		}
 	}
 }

@@ -52,6 +52,17 @@ type Explanation struct {
 	Reads     []string // the variables the violated check reads, in model order
 }
 
+// Essential returns the number of essential steps.
+func (e *Explanation) Essential() int {
+	n := 0
+	for _, s := range e.Steps {
+		if s.Essential {
+			n++
+		}
+	}
+	return n
+}
+
 // Slice returns e as the plain data a violation carries for the
 // renderers of package report (verdict.Violation.Slice).
 func (e *Explanation) Slice() *verdict.Slice {

@@ -33,13 +33,7 @@ func (x *Report) Text(w io.Writer) error {
 	b.WriteString(report.Headline(m, v) + "\n")
 	fmt.Fprintf(&b, "  %s\n\n", v.Pos)
 	if x.Slice != nil {
-		n := 0
-		for _, s := range x.Slice.Steps {
-			if s.Essential {
-				n++
-			}
-		}
-		fmt.Fprintf(&b, "trace, %d steps, %d essential (*):\n", len(v.Trace)-1, n)
+		fmt.Fprintf(&b, "trace, %d steps, %d essential (*):\n", len(v.Trace)-1, x.Slice.Essential())
 	} else {
 		fmt.Fprintf(&b, "lasso, %d steps, the cycle from step %d:\n", len(v.Trace)-1, v.LoopStart)
 	}

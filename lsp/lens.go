@@ -10,6 +10,7 @@ import (
 
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
+	"github.com/wrapcheck/wrapcheck/spec/syntax"
 	"github.com/wrapcheck/wrapcheck/verdict"
 	"github.com/wrapcheck/wrapcheck/verify"
 )
@@ -19,15 +20,33 @@ const (
 	commandCheck     = "wrapcheck.check"
 	commandShowTrace = "wrapcheck.showTrace"
 	// commandTrace returns the last counterexample of a check as the
-	// playground's check answer (traceJSON), for the VS Code trace panel.
+	// playground's check answer (traceJSON), for the VS Code trace panel;
+	// a third argument, a list of expressions, adds their watches (to
+	// commandShowTrace's Markdown too: the text report with a line per
+	// watch at every step, as check --watch prints it). An empty name
+	// is the document's first counterexample, by name.
 	commandTrace = "wrapcheck.trace"
 )
 
+// watchFile is the file name of the watches of wrapcheck.trace in their
+// errors: watch i is line i+1 ("watch:2:5: undefined: y").
+const watchFile = "watch"
+
+// maxWatches bounds the watches of one wrapcheck.trace.
+const maxWatches = 32
+
+// watchTimeout bounds the check of a spec with its watches.
+const watchTimeout = 10 * time.Second
+
 // trace is the last counterexample of a check, as Markdown and as the
-// trace panel's JSON.
+// trace panel's JSON, with the parsed document it was found in and its
+// states, for the watches.
 type trace struct {
 	markdown string
 	panel    traceJSON
+	file     *syntax.File
+	states   [][]int64
+	res      *verdict.Result
 }
 
 // traceJSON is what wrapcheck.trace returns: the fields of the
@@ -46,6 +65,74 @@ type traceJSON struct {
 	// Operands are the values of the violated invariant's parts, as the
 	// text report shows them.
 	Operands []string `json:"operands,omitempty"`
+	// Watches are the watches asked for, in order, each with its value at
+	// every step or the error that refused it (web/engine.Watch's fields).
+	Watches []watchJSON `json:"watches,omitempty"`
+}
+
+// watchJSON is one watch of traceJSON.
+type watchJSON struct {
+	Expr string `json:"expr"`
+	// Error is why the expression was refused: Text is file:line:col: msg.
+	Error *struct {
+		Text string `json:"text"`
+	} `json:"error,omitempty"`
+	// Values holds its value at each step, in wrap's notation, or "error: "
+	// and the message where the evaluation failed in that state.
+	Values []string `json:"values,omitempty"`
+}
+
+// watched checks exprs as watches of the spec tr was found in
+// (spec.CheckWatched): the model with those accepted, and the errors of
+// those refused (nil for one accepted).
+func (tr trace) watched(ctx context.Context, exprs []string) (*spec.Model, []*spec.Error, error) {
+	if len(exprs) > maxWatches {
+		return nil, nil, fmt.Errorf("%d watches: at most %d", len(exprs), maxWatches)
+	}
+	ctx, cancel := context.WithTimeout(ctx, watchTimeout)
+	defer cancel()
+	return spec.CheckWatched(tr.file, spec.Options{Context: ctx}, watchFile, exprs)
+}
+
+// watchedMarkdown is the counterexample's Markdown with the watches
+// exprs: the text report with a line per watch at every step, under the
+// errors of the watches refused.
+func (tr trace) watchedMarkdown(ctx context.Context, exprs []string) (string, error) {
+	m, refused, err := tr.watched(ctx, exprs)
+	if err != nil {
+		return "", err
+	}
+	var errs []string
+	for _, e := range refused {
+		if e != nil {
+			errs = append(errs, e.Error())
+		}
+	}
+	return traceMarkdown(m, tr.res, errs), nil
+}
+
+// watches evaluates exprs as watches (trace.watched) on the trace.
+func (tr trace) watches(ctx context.Context, exprs []string) ([]watchJSON, error) {
+	m, refused, err := tr.watched(ctx, exprs)
+	if err != nil {
+		return nil, err
+	}
+	texts, err := report.WatchTexts(m, nil, tr.states)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]watchJSON, len(exprs))
+	for i, expr := range exprs {
+		out[i].Expr = expr
+		if e := refused[i]; e != nil {
+			out[i].Error = &struct {
+				Text string `json:"text"`
+			}{e.Error()}
+			continue
+		}
+		out[i].Values, texts = texts[0], texts[1:]
+	}
+	return out, nil
 }
 
 // checkTimeout bounds a check started from a code lens.
@@ -132,15 +219,46 @@ func (s *Server) executeCommand(req *request) (any, *rpcError) {
 	switch p.Command {
 	case commandShowTrace, commandTrace:
 		s.mu.Lock()
+		if name == "" {
+			for n := range st.traces {
+				if name == "" || n < name {
+					name = n
+				}
+			}
+		}
 		tr, ok := st.traces[name]
 		s.mu.Unlock()
 		if !ok {
+			if name == "" {
+				return nil, &rpcError{Code: codeRequestFailed, Message: "no counterexample in this document yet: run a check first"}
+			}
 			return nil, &rpcError{Code: codeRequestFailed, Message: "no counterexample of " + name + " yet: run check first"}
 		}
-		if p.Command == commandTrace {
-			return tr.panel, nil
+		var exprs []string
+		if len(p.Arguments) > 2 {
+			if err := json.Unmarshal(p.Arguments[2], &exprs); err != nil {
+				return nil, &rpcError{Code: codeInvalidParams, Message: "the watches: want a list of expressions: " + err.Error()}
+			}
 		}
-		return tr.markdown, nil
+		switch {
+		case len(exprs) == 0 && p.Command == commandTrace:
+			return tr.panel, nil
+		case len(exprs) == 0:
+			return tr.markdown, nil
+		case p.Command == commandTrace:
+			ws, err := tr.watches(s.ctx, exprs)
+			if err != nil {
+				return nil, &rpcError{Code: codeRequestFailed, Message: err.Error()}
+			}
+			panel := tr.panel
+			panel.Watches = ws
+			return panel, nil
+		}
+		md, err := tr.watchedMarkdown(s.ctx, exprs)
+		if err != nil {
+			return nil, &rpcError{Code: codeRequestFailed, Message: err.Error()}
+		}
+		return md, nil
 	case commandCheck:
 	default:
 		return nil, &rpcError{Code: codeInvalidParams, Message: "unknown command " + p.Command}
@@ -238,7 +356,11 @@ func (s *Server) runCheck(ctx context.Context, st *docState, a *analysis, name, 
 		}
 		if err == nil && res.Verdict == verdict.Violated {
 			st.checks[name] = violationDiagnostic(a, res)
-			st.traces[name] = trace{markdown: traceMarkdown(a, res), panel: tracePanel(a, name, res)}
+			states := make([][]int64, len(res.Violation.Trace))
+			for i, step := range res.Violation.Trace {
+				states[i] = step.State
+			}
+			st.traces[name] = trace{markdown: traceMarkdown(a.model, res, nil), panel: tracePanel(a, name, res), file: a.file, states: states, res: res}
 		}
 	}
 	s.mu.Unlock()
@@ -328,11 +450,17 @@ func violationDiagnostic(a *analysis, res *verdict.Result) diagnostic {
 	return dg
 }
 
-// traceMarkdown is the report of res as a Markdown document.
-func traceMarkdown(a *analysis, res *verdict.Result) string {
+// traceMarkdown is the report of res as a Markdown document (with a line
+// per watch of m at every step), after the lines of notes (a block of
+// their own, as written).
+func traceMarkdown(m *spec.Model, res *verdict.Result, notes []string) string {
 	var text strings.Builder
-	report.Text(&text, a.model, res)
-	return "# " + report.MarkdownText(report.Headline(a.model, res.Violation)) + "\n\n" + report.MarkdownFence("text", text.String())
+	report.Text(&text, m, res)
+	head := "# " + report.MarkdownText(report.Headline(m, res.Violation)) + "\n\n"
+	if len(notes) > 0 {
+		head += report.MarkdownFence("text", strings.Join(notes, "\n")+"\n") + "\n"
+	}
+	return head + report.MarkdownFence("text", text.String())
 }
 
 // cancelProgress ends the check running under a progress token.

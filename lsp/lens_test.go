@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // waitNote returns the next message from the server with the given
@@ -111,6 +113,39 @@ func TestCodeLensCheck(t *testing.T) {
 		panel.Report.Violations[0].Trace[3].Action != "releaser.release" || !strings.HasPrefix(panel.Mermaid, "sequenceDiagram") || len(panel.Operands) == 0 ||
 		len(panel.TraceText) != 4 || strings.Join(panel.TraceText[3].Changed, ",") == "" {
 		t.Errorf("trace panel JSON: %+v", panel)
+	}
+	// With watches, wrapcheck.trace adds each one's value at every step,
+	// or the error that refused it at its position in the file "watch".
+	var watched traceJSON
+	c.result("workspace/executeCommand", map[string]any{"command": commandTrace,
+		"arguments": []any{testURI, "ShippedWhatWasApproved", []string{"content + 1", "contnet", "10 / content"}}}, &watched)
+	var ws []string
+	for _, w := range watched.Watches {
+		if w.Error != nil {
+			ws = append(ws, w.Expr+" refused: "+w.Error.Text)
+		} else {
+			ws = append(ws, w.Expr+": "+strings.Join(w.Values, ", "))
+		}
+	}
+	if diff := cmp.Diff([]string{
+		"content + 1: 1, 1, 2, 2",
+		"contnet refused: watch:2:1: undefined: contnet (did you mean content?)",
+		"10 / content: error: division by zero, error: division by zero, 10, 10",
+	}, ws); diff != "" || len(watched.TraceText) != 4 {
+		t.Errorf("wrapcheck.trace with watches (-want +got):\n%s", diff)
+	}
+	// wrapcheck.showTrace with watches: the text report with a line per
+	// watch at every step, the refused ones' errors over it; an empty
+	// name is the document's first counterexample.
+	c.result("workspace/executeCommand", map[string]any{"command": commandShowTrace,
+		"arguments": []any{testURI, "", []string{"content + 1", "contnet"}}}, &md)
+	for _, w := range []string{"```text\nwatch:2:1: undefined: contnet (did you mean content?)\n```\n", "         doc.v = 1\n         watch content + 1: 2\n", "invariant ShippedWhatWasApproved is violated"} {
+		if !strings.Contains(md, w) {
+			t.Errorf("wrapcheck.showTrace with watches lacks %q:\n%s", w, md)
+		}
+	}
+	if m := c.call("workspace/executeCommand", map[string]any{"command": commandTrace, "arguments": []any{testURI, "ShippedWhatWasApproved", "content"}}); m.Error == nil {
+		t.Errorf("wrapcheck.trace with a watch that is not a list: no error")
 	}
 	// An edit drops the counterexample (its positions may be stale).
 	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": testURI, "version": 2},

@@ -81,6 +81,22 @@ local ok, err = pcall(function()
     return #l > 0 and l[1] ~= out.lenses_before[1]
   end, 50)
   out.lenses_after = lenses()
+  -- :WrapcheckWatch, as editors/README.md defines it
+  dofile(WATCH_LUA)
+  local function float_text()
+    for _, w in ipairs(vim.api.nvim_list_wins()) do
+      if vim.api.nvim_win_get_config(w).relative ~= '' then
+        return table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(w), 0, -1, false), '\n')
+      end
+    end
+    return ''
+  end
+  vim.cmd('WrapcheckWatch x + 1')
+  vim.wait(20000, function() return float_text():find('watch x + 1', 1, true) ~= nil end, 20)
+  out.watch_one = float_text()
+  vim.cmd('WrapcheckWatch y')
+  vim.wait(20000, function() return float_text():find('undefined: y', 1, true) ~= nil end, 20)
+  out.watch_two = float_text()
   out.errmsg = vim.v.errmsg
 end)
 if not ok then out.error = tostring(err) end
@@ -107,7 +123,15 @@ func TestNeovim(t *testing.T) {
 	lua := filepath.Join(dir, "drive.lua")
 	out := filepath.Join(dir, "out.json")
 	quote := func(s string) string { b, _ := json.Marshal(s); return string(b) }
-	header := "SPEC = " + quote(spec) + "\nSERVER = " + quote(self) + "\nDIR = " + quote(dir) +
+	readme, err := os.ReadFile("../editors/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	watchLua := filepath.Join(dir, "watch.lua")
+	if err := os.WriteFile(watchLua, []byte(luaBlock(t, string(readme), "WrapcheckWatch")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	header := "WATCH_LUA = " + quote(watchLua) + "\nSPEC = " + quote(spec) + "\nSERVER = " + quote(self) + "\nDIR = " + quote(dir) +
 		"\nOUT = " + quote(out) + "\nUNTIDY = " + quote(untidy) + "\nVIOLATED = " + quote(violated) + "\n"
 	if err := os.WriteFile(lua, []byte(header+nvimScript), 0o644); err != nil {
 		t.Fatal(err)
@@ -143,7 +167,9 @@ func TestNeovim(t *testing.T) {
 			Type    int
 			Message string
 		}
-		Errmsg string
+		WatchOne string `json:"watch_one"`
+		WatchTwo string `json:"watch_two"`
+		Errmsg   string
 	}
 	if err := json.Unmarshal(b, &got); err != nil {
 		t.Fatalf("%v: %s", err, b)
@@ -183,7 +209,30 @@ func TestNeovim(t *testing.T) {
 	if diff := cmp.Diff([]string{"violated: Small (2 steps)"}, got.LensesAfter); diff != "" {
 		t.Errorf("code lenses after the check (-want +got):\n%s", diff)
 	}
+	// :WrapcheckWatch shows the trace with a line per watch at every step;
+	// a watch that does not check shows its error, the others stay.
+	for _, w := range []string{"watch x + 1: 1", "watch x + 1: 2", "watch x + 1: 3", "violated"} {
+		if !strings.Contains(got.WatchOne, w) {
+			t.Errorf(":WrapcheckWatch x + 1 shows no %q:\n%s", w, got.WatchOne)
+		}
+	}
+	if !strings.Contains(got.WatchTwo, "watch:2:1: undefined: y") || !strings.Contains(got.WatchTwo, "watch x + 1: 3") {
+		t.Errorf(":WrapcheckWatch y:\n%s", got.WatchTwo)
+	}
 	if got.Errmsg != "" {
 		t.Errorf("nvim reported an error: %q", got.Errmsg)
 	}
+}
+
+// luaBlock returns the ```lua block of the Markdown md that holds word.
+func luaBlock(t *testing.T, md, word string) string {
+	t.Helper()
+	for _, part := range strings.Split(md, "```lua\n")[1:] {
+		block, _, _ := strings.Cut(part, "```")
+		if strings.Contains(block, word) {
+			return block
+		}
+	}
+	t.Fatalf("no lua block with %s", word)
+	return ""
 }

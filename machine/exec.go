@@ -833,7 +833,7 @@ func (c *compiler) actionParts(a *spec.Action, act frameCtx) ([]*spec.Stmt, *spe
 // chk, as the closures and the generated code both compile them.
 func (c *compiler) invariantParts(inv *spec.Invariant, chk frameCtx) (e, ante *spec.Expr) {
 	e = spec.Fold(inv.Expr)
-	if a := antecedent(inv.Expr); a != nil {
+	if a := spec.Antecedent(inv.Expr); a != nil {
 		ante = spec.Fold(a)
 	}
 	c.analyse(chk, nil, nil, e, ante)

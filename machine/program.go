@@ -341,25 +341,6 @@ func (p *Program) guardTables(firsts []firstConj) {
 // evaluation of a first conjunct.
 const guardTabSteps = 4096
 
-// antecedent returns, for an invariant `forall x..: a implies b`, the
-// expression `exists x..: a`, or nil when e has another form.
-func antecedent(e *spec.Expr) *spec.Expr {
-	switch e.Op {
-	case spec.OpImplies:
-		return e.Args[0]
-	case spec.OpForall:
-		a := antecedent(e.Args[0])
-		if a == nil {
-			return nil
-		}
-		x := *e
-		x.Op = spec.OpExists
-		x.Args = []*spec.Expr{a}
-		return &x
-	}
-	return nil
-}
-
 // Words returns the number of uint64 words of a packed state.
 func (p *Program) Words() int { return p.lay.words }
 

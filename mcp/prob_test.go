@@ -99,19 +99,6 @@ func exactOf(result map[string]any, name string) string {
 	return "no query " + name
 }
 
-// TestProbOnce: prob gives its report once, as the structured result,
-// and a text of a few lines.
-func TestProbOnce(t *testing.T) {
-	cs := connect(t, nil)
-	res := call(t, cs, "prob", map[string]any{"path": "../bench/prism/coin.wrap"}, nil)
-	if len(res.Content) != 1 || strings.Count(text(res), "\n") > 4 || strings.Contains(text(res), "{") {
-		t.Errorf("text content %q, want a summary of at most 4 lines", text(res))
-	}
-	if diff := cmp.Diff([]string{"result", "verdict"}, structuredKeys(t, res)); diff != "" {
-		t.Errorf("structured fields (-want +got):\n%s", diff)
-	}
-}
-
 func TestProbErrors(t *testing.T) {
 	cs := connect(t, nil)
 	tests := []struct {

@@ -78,7 +78,7 @@ func (t *tools) replay(ctx context.Context, req *sdk.CallToolRequest, in ReplayI
 		if err := replayOTLP(ctx, m, in, &out, &text); err != nil {
 			return nil, out, err
 		}
-		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text.String()}}}, out, nil
+		return summarized(text.String() + replayPointer), out, nil
 	}
 	if in.Mapping != nil || in.Presets != nil {
 		return nil, out, errors.New("mapping and presets are for an OTLP JSON recording, and run is JSON lines")
@@ -106,7 +106,28 @@ func (t *tools) replay(ctx context.Context, req *sdk.CallToolRequest, in ReplayI
 		d := r.Diverged
 		out.Line, out.Action, out.Mismatch, out.Allowed = d.Line, d.Action, d.Mismatch, d.Allowed
 	}
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text.String()}}}, out, nil
+	return summarized(head(text.String(), 3) + replayPointer), out, nil
+}
+
+// replayPointer ends the text content of a replay, a summary: the outcome
+// itself is the structured result.
+const replayPointer = "the outcome (the line, the mismatch, the actions allowed; a violation's report in result, as wrapcheck check --format json) is the structured result\n"
+
+// maxRunLines bounds the runs of a recording the text content of a replay
+// names, one line each.
+const maxRunLines = 5
+
+// head returns the first n lines of text that come before its first
+// blank line, each ended by a newline.
+func head(text string, n int) string {
+	var b strings.Builder
+	for i, line := range strings.Split(text, "\n") {
+		if i == n || line == "" {
+			break
+		}
+		b.WriteString(line + "\n")
+	}
+	return b.String()
 }
 
 // checkJSON is the violation of r as the JSON of `check --format json`.
@@ -166,8 +187,14 @@ func replayOTLP(ctx context.Context, m *spec.Model, in ReplayInput, out *ReplayO
 			return err
 		}
 		rp := replay.NewTracedReport("recording", rn, r)
-		if err := rp.Text(text, m, replay.TextOptions{}); err != nil {
-			return err
+		if len(out.Runs) < maxRunLines {
+			var rt strings.Builder
+			if err := rp.Text(&rt, m, replay.TextOptions{}); err != nil {
+				return err
+			}
+			text.WriteString(head(rt.String(), 1))
+		} else if len(out.Runs) == maxRunLines {
+			fmt.Fprintf(text, "and %d more runs (runs lists them all)\n", len(runs)-maxRunLines)
 		}
 		run := ReplayRun{RunKey: rn.Key, Verdict: rp.Verdict(), Steps: r.Steps, Unmapped: rp.Unmapped}
 		if rp.Failed() {

@@ -66,8 +66,8 @@ func NewServer(opts Options) *sdk.Server {
 	t := &tools{opts: opts}
 	sdk.AddTool(s, &sdk.Tool{Name: "check", Description: "Explore every reachable state of a .wrap spec (given as text or as a path) and report " +
 		"whether every invariant, assertion and property holds, with the shortest counterexample trace. The result field is " +
-		"the JSON of `wrapcheck check --format json`; text is the human-readable report; verdict is holds, violated or incomplete " +
-		"(a limit or the timeout stopped the search)."},
+		"the JSON of `wrapcheck check --format json`; verdict is holds, violated or incomplete " +
+		"(a limit or the timeout stopped the search). The text content is a summary of a few lines; the report is the structured result alone."},
 		bounded(t, "check", func(in CheckInput) float64 { return in.TimeoutSeconds }, t.check))
 	sdk.AddTool(s, &sdk.Tool{Name: "prob", Description: "Compute the probability and expected-cost queries of a .wrap spec with answer rates " +
 		"(`rate`, `probability`, `cost`, `expected`; resource wrapcheck://docs/language.md, \"Probabilities\"): each query's minimum and maximum " +
@@ -205,7 +205,15 @@ func (t *tools) check(ctx context.Context, req *sdk.CallToolRequest, in CheckInp
 	for _, w := range spec.Vet(f, m) {
 		out.Warnings = append(out.Warnings, w.String())
 	}
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: checkSummary(m, res, out.Warnings)}}}, out, nil
+	return summarized(checkSummary(m, res, out.Warnings)), out, nil
+}
+
+// summarized is a tool's answer whose report is its structured result
+// alone: the one text content is text, a few lines that say what the
+// report holds and where, so that a client reads the report once (not as
+// text, again as JSON text, and again as the structure).
+func summarized(text string) *sdk.CallToolResult {
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}
 }
 
 // checkSummary is the text content of a check: the verdict, one line per
@@ -222,11 +230,7 @@ func checkSummary(m *spec.Model, res *verdict.Result, warnings []string) string 
 		fmt.Fprintf(&b, "%s: incomplete: %s; no violation found in the states explored\n", name, res.Reason())
 	default:
 		for _, v := range report.Violations(res) {
-			word := "steps"
-			if len(v.Trace) == 2 {
-				word = "step"
-			}
-			fmt.Fprintf(&b, "%s (trace of %d %s", report.Headline(m, v), len(v.Trace)-1, word)
+			fmt.Fprintf(&b, "%s (trace of %s", report.Headline(m, v), verdict.Plural(len(v.Trace)-1, "step"))
 			if v.LoopStart >= 0 {
 				fmt.Fprintf(&b, ", a cycle from step %d", v.LoopStart)
 			}
@@ -325,11 +329,11 @@ func (t *tools) vet(ctx context.Context, req *sdk.CallToolRequest, in VetInput) 
 	for _, w := range spec.Vet(f, m) {
 		out.Warnings = append(out.Warnings, w.String())
 	}
-	text := "no findings"
-	if len(out.Warnings) > 0 {
-		text = strings.Join(out.Warnings, "\n")
+	text := report.Escape(name) + ": no findings"
+	if n := len(out.Warnings); n > 0 {
+		text = fmt.Sprintf("%s: %s, the first: %s\nwarnings (the structured result) lists them, file:line:col: msg", report.Escape(name), verdict.Plural(n, "finding"), report.Escape(out.Warnings[0]))
 	}
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}, out, nil
+	return summarized(text), out, nil
 }
 
 // FmtOutput is the result of the fmt tool.
@@ -359,7 +363,13 @@ func (t *tools) fmt(ctx context.Context, req *sdk.CallToolRequest, in FmtInput) 
 	}
 	out.Formatted = string(syntax.Format(f))
 	out.Changed = out.Formatted != string(src)
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: out.Formatted}}}, out, nil
+	text := report.Escape(name) + ": already in the canonical layout"
+	if out.Changed {
+		text = report.Escape(name) + ": the layout changed"
+	}
+	lines := strings.Count(out.Formatted, "\n")
+	text += fmt.Sprintf("; formatted (the structured result) holds the spec in the canonical layout, %s", verdict.Plural(lines, "line"))
+	return summarized(text), out, nil
 }
 
 // LTLInput is the input of the ltl tool.
@@ -397,7 +407,9 @@ func (t *tools) ltl(ctx context.Context, req *sdk.CallToolRequest, in LTLInput) 
 	out.Formula = f.Format(names)
 	out.Automaton = aut.Format(names)
 	out.DOT = aut.DOT()
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "formula: " + out.Formula + "\n" + out.Automaton}}}, out, nil
+	text := fmt.Sprintf("formula: %s\n%s, %s, %s; automaton and dot (the structured result) hold the automaton, as wrapcheck ltl prints it and in DOT",
+		out.Formula, verdict.Plural(len(aut.States), "state"), verdict.Plural(aut.NumEdges(), "edge"), verdict.Plural(aut.NumAcc, "acceptance set"))
+	return summarized(text), out, nil
 }
 
 // ExamplesInput is the input of the examples tool.
@@ -424,19 +436,18 @@ func (t *tools) examples(ctx context.Context, req *sdk.CallToolRequest, in Examp
 		return nil, out, err
 	}
 	if in.Name == "" {
-		var lines []string
 		for _, e := range all {
 			e.Text = ""
 			out.Examples = append(out.Examples, e)
-			lines = append(lines, e.Name+": "+e.Summary)
 		}
-		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.Join(lines, "\n")}}}, out, nil
+		return summarized(fmt.Sprintf("%d examples; examples (the structured result) lists each name with its summary; call examples with a name for its text", len(all))), out, nil
 	}
 	name := strings.TrimSuffix(in.Name, ".wrap")
 	for _, e := range all {
 		if e.Name == name {
 			out.Examples = append(out.Examples, e)
-			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: e.Text}}}, out, nil
+			lines := strings.Count(e.Text, "\n")
+			return summarized(fmt.Sprintf("%s: %s\nexamples[0].text (the structured result) holds the spec, %s", e.Name, e.Summary, verdict.Plural(lines, "line"))), out, nil
 		}
 	}
 	return nil, out, fmt.Errorf("no example %q; call examples without a name for the list", in.Name)

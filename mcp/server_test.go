@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/url"
 	"os"
@@ -456,39 +457,88 @@ func TestSummary(t *testing.T) {
 	}
 }
 
-// TestCheckOnce: check gives its report once, as the structured result,
-// and a text content of a few lines that points to it.
-func TestCheckOnce(t *testing.T) {
+// TestOnce: every tool gives its report once, as the structured result,
+// with one text content, a summary of a few lines that holds none of the
+// report's JSON nor its long text (the spec, the trace, the automaton).
+func TestOnce(t *testing.T) {
 	cs := connect(t, nil)
-	res := call(t, cs, "check", map[string]any{"path": "../examples/approval/toctou.wrap"}, nil)
-	if len(res.Content) != 1 {
-		t.Fatalf("%d content items, want 1 (the summary)", len(res.Content))
-	}
-	want := "ApprovalTOCTOU: invariant ShippedWhatWasApproved is violated (trace of 3 steps)\n"
-	if got := text(res); !strings.HasPrefix(got, want) || strings.Count(got, "\n") > 4 || strings.Contains(got, "{") {
-		t.Errorf("text content %q, want a summary of at most 4 lines that starts %q", got, want)
-	}
-	if diff := cmp.Diff([]string{"result", "verdict", "warnings"}, structuredKeys(t, res)); diff != "" {
-		t.Errorf("structured fields (-want +got):\n%s", diff)
-	}
-}
-
-// structuredKeys returns the fields of a call's structured result,
-// sorted.
-func structuredKeys(t *testing.T, res *sdk.CallToolResult) []string {
-	t.Helper()
-	b, err := json.Marshal(res.StructuredContent)
+	toctou, err := os.ReadFile("../examples/approval/toctou.wrap")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(b, &fields); err != nil {
-		t.Fatal(err)
+	messy := "spec   S\nvar x :bool\nvar y:   bool\n"
+	run := `{"action": "approver.approve"}` + "\n" + `{"action": "editor.edit"}` + "\n" + `{"action": "releaser.release"}` + "\n"
+	tests := []struct {
+		tool   string
+		args   map[string]any
+		prefix string   // the text starts so
+		absent []string // parts of the report the text must not repeat
+		fields []string // the structured result's fields
+	}{
+		{"check", map[string]any{"path": "../examples/approval/toctou.wrap"}, "ApprovalTOCTOU: invariant ShippedWhatWasApproved is violated (trace of 3 steps)\n",
+			[]string{"approver.approve", "shipped = 1"}, []string{"result", "verdict", "warnings"}},
+		{"explain", map[string]any{"path": "../examples/approval/toctou.wrap"}, "ApprovalTOCTOU: invariant ShippedWhatWasApproved is violated\ntrace of 3 steps, 3 essential\n",
+			[]string{"because", "approver.approve", "(*)"}, []string{"explanation", "verdict"}},
+		{"explain", map[string]any{"path": "../examples/classic/peterson.wrap"}, "Peterson: property StarvationFree is violated\nlasso of 3 steps, the cycle from step 3\n",
+			[]string{"fairness weak", "P[0]"}, []string{"explanation", "verdict"}},
+		{"vet", map[string]any{"spec": toggle}, "spec.wrap: 1 finding, the first: spec.wrap:3:5: variable unused is never used\n",
+			nil, []string{"warnings"}},
+		{"fmt", map[string]any{"spec": messy}, "spec.wrap: the layout changed; formatted (the structured result) holds the spec in the canonical layout, ",
+			[]string{"var x: bool", "spec S"}, []string{"changed", "formatted"}},
+		{"ltl", map[string]any{"formula": "always (req implies eventually ack)"}, "formula: ",
+			[]string{"digraph", "initial"}, []string{"automaton", "dot", "formula"}},
+		{"replay", map[string]any{"path": "../examples/approval/toctou.wrap", "run": run}, "run.jsonl:3: the run reaches a violation of the spec\nApprovalTOCTOU: invariant ShippedWhatWasApproved is violated\n",
+			[]string{"shipped = 1", "content = 1"}, []string{"line", "result", "steps", "verdict"}},
+		{"prob", map[string]any{"path": "../bench/prism/coin.wrap"}, "Coin: every bound holds (3 queries, 1 expected costs)\n",
+			[]string{"49/128", "5/9"}, []string{"result", "verdict"}},
+		{"examples", nil, fmt.Sprintf("%d examples; ", strings.Count(mustList(t), "\n")),
+			[]string{"approval/toctou"}, []string{"examples"}},
+		{"examples", map[string]any{"name": "approval/toctou"}, "approval/toctou: ",
+			[]string{string(toctou[:200]), "invariant ShippedWhatWasApproved"}, []string{"examples"}},
 	}
-	var keys []string
-	for k := range fields {
-		keys = append(keys, k)
+	for _, tt := range tests {
+		t.Run(tt.tool, func(t *testing.T) {
+			res := call(t, cs, tt.tool, tt.args, nil)
+			if res.IsError {
+				t.Fatalf("tool error: %s", text(res))
+			}
+			if len(res.Content) != 1 {
+				t.Fatalf("%d content items, want 1 (the summary)", len(res.Content))
+			}
+			if _, ok := res.Content[0].(*sdk.TextContent); !ok {
+				t.Fatalf("content is a %T, want text", res.Content[0])
+			}
+			got := text(res)
+			if !strings.HasPrefix(got, tt.prefix) || strings.Count(got, "\n") > 4 || len(got) > 600 || strings.Contains(got, "{") {
+				t.Errorf("text content %q, want a summary of at most 4 lines and 600 bytes, no JSON, that starts %q", got, tt.prefix)
+			}
+			for _, a := range tt.absent {
+				if strings.Contains(got, a) {
+					t.Errorf("text content repeats the report's %q:\n%s", a, got)
+				}
+			}
+			b, err := json.Marshal(res.StructuredContent)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var fields map[string]json.RawMessage
+			if err := json.Unmarshal(b, &fields); err != nil {
+				t.Fatalf("structured result %s: %v", b, err)
+			}
+			var keys []string
+			for k := range fields {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			if diff := cmp.Diff(tt.fields, keys); diff != "" {
+				t.Errorf("structured fields (-want +got):\n%s", diff)
+			}
+		})
 	}
-	sort.Strings(keys)
-	return keys
+}
+
+// mustList is the examples' names, one a line.
+func mustList(t *testing.T) string {
+	names, _ := exampleFiles(t)
+	return strings.Join(names, "\n") + "\n"
 }

@@ -41,6 +41,14 @@ import (
 // 0, so v is the least expected cost over the proper policies (and
 // over all schedulers, since the improper ones cost infinity).
 func ExpectCost(ctx context.Context, m *MDP, cost func(s, c int) *big.Rat, target []bool, max bool, opts Options) ([]*big.Rat, error) {
+	v, _, err := expectCost(ctx, m, cost, target, max, opts)
+	return v, err
+}
+
+// expectCost is [ExpectCost] with the strategy that attains the values:
+// policy iteration's final policy on the states of finite cost outside
+// target, -1 elsewhere.
+func expectCost(ctx context.Context, m *MDP, cost func(s, c int) *big.Rat, target []bool, max bool, opts Options) ([]*big.Rat, []int, error) {
 	n := m.N()
 	all := make([]bool, n)
 	for i := range all {
@@ -50,7 +58,14 @@ func ExpectCost(ctx context.Context, m *MDP, cost func(s, c int) *big.Rat, targe
 	if max {
 		finite = prob1A(m, all, target, prob0A(m, all, target))
 	} else {
-		finite = prob1E(m, all, target)
+		finite = prob1E(ctx, m, all, target)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err // prob1E stopped early
+	}
+	strategy := make([]int, n)
+	for s := range strategy {
+		strategy[s] = -1
 	}
 	v := make([]*big.Rat, n)
 	var maybe []int
@@ -64,10 +79,10 @@ func ExpectCost(ctx context.Context, m *MDP, cost func(s, c int) *big.Rat, targe
 		}
 	}
 	if len(maybe) == 0 {
-		return v, nil
+		return v, strategy, nil
 	}
 	if len(maybe) > opts.maxExact() {
-		return nil, fmt.Errorf("%w: %d states left after the precomputation, more than the %d of exact mode (expected costs have no interval iteration yet)", ErrTooLarge, len(maybe), opts.maxExact())
+		return nil, nil, fmt.Errorf("%w: %d states left after the precomputation, more than the %d of exact mode (expected costs have no interval iteration yet)", ErrTooLarge, len(maybe), opts.maxExact())
 	}
 	idx := make([]int, n)
 	for i := range idx {
@@ -82,40 +97,35 @@ func ExpectCost(ctx context.Context, m *MDP, cost func(s, c int) *big.Rat, targe
 	policy := make([]int, len(maybe))
 	if !max {
 		// One step closer to target, by a backwards breadth-first search.
-		done := append([]bool(nil), target...)
-		for left := len(maybe); left > 0; {
-			var level []int
-			for i, s := range maybe {
-				if done[s] {
-					continue
-				}
-				for c, d := range m.Choices[s] {
-					if allowed(s, c) && hits(d, done) {
-						policy[i] = c
-						level = append(level, s)
-						break
-					}
-				}
-			}
-			if len(level) == 0 {
-				panic("wrapcheck internal error: quant: a state of Pmax = 1 cannot reach the target")
-			}
-			for _, s := range level {
-				done[s] = true
-			}
-			left -= len(level)
+		if !attract(m, maybe, append([]bool(nil), target...), policy, allowed) {
+			panic("wrapcheck internal error: quant: a state of Pmax = 1 cannot reach the target")
 		}
 	}
-	return improve(ctx, m, maybe, idx, v, policy, max, cost, allowed)
+	v, err := improve(ctx, m, maybe, idx, v, policy, max, cost, allowed, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, s := range maybe {
+		strategy[s] = policy[i]
+	}
+	return v, strategy, nil
 }
 
 // initialCost is [initial] for expected costs, nil being infinity: an
 // initial distribution that reaches a state of infinite cost with
 // positive probability costs infinity.
 func initialCost(init []Dist, v []*big.Rat, max bool) *big.Rat {
+	x, _ := initialCostIndex(init, v, max)
+	return x
+}
+
+// initialCostIndex is initialCost with the index of the initial
+// distribution that attains it (-1 with none, or infinity).
+func initialCostIndex(init []Dist, v []*big.Rat, max bool) (*big.Rat, int) {
 	var best *big.Rat
+	bi := -1
 	inf := false
-	for _, d := range init {
+	for i, d := range init {
 		e := new(big.Rat)
 		dinf := false
 		for _, t := range d {
@@ -130,18 +140,18 @@ func initialCost(init []Dist, v []*big.Rat, max bool) *big.Rat {
 		}
 		switch {
 		case dinf && max:
-			return nil
+			return nil, -1
 		case dinf:
 			inf = true // worse than any finite value for min
 		case best == nil || max && e.Cmp(best) > 0 || !max && e.Cmp(best) < 0:
-			best = e
+			best, bi = e, i
 		}
 	}
 	if best == nil && inf {
-		return nil
+		return nil, -1
 	}
 	if best == nil {
-		return new(big.Rat)
+		return new(big.Rat), -1
 	}
-	return best
+	return best, bi
 }

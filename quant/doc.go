@@ -114,6 +114,79 @@
 // components of the undecided states (mec.go), where they meet too.
 // Plain value iteration with a convergence threshold is never used.
 //
+// # Witnesses and sensitivity
+//
+// With Options.Witness, each exact probability and finite expected cost
+// comes with a [Witness]:
+// the optimal strategy found by the solution (the final policy of policy
+// iteration, the precomputation's choices where it decided the value, the
+// step-counting choices of `within k`) and the most probable path to the
+// event under it, found by Dijkstra's algorithm over exact fractions and
+// replayed through the machine for its actions and answers. With
+// Options.Sensitivity and counts, each range over the confidence box
+// comes with the ranges if each measured rate in turn were known exactly
+// ([Sensitivity]): the MDP rebuilt with that rate's probabilities at their
+// point estimates, the same states in the same order, solved as the box
+// is.
+//
+// # Symmetry
+//
+// With Options.Canon (reduce.ForQuant gives it; `wrapcheck prob` uses it
+// unless --no-symmetry), [Build] keeps one state per orbit: every state
+// made, initial or successor, is rewritten into the representative of its
+// orbit before it is numbered, so a distribution's entries are orbits
+// (the probabilities of the states of one orbit summed), and each orbit is
+// expanded from its representative.
+//
+// Why the values are those of the full MDP. Let G be a group of
+// permutations of the states such that every σ in G maps (a) the initial
+// distributions onto the initial distributions, (b) the choices of s onto
+// the choices of σ(s), the distribution μ of a choice onto μ∘σ⁻¹, with
+// the same probabilities (and, with counts, the same intervals), (c) the
+// cost of a choice onto the same cost, and (d) each condition of a query
+// onto itself: s satisfies it exactly when σ(s) does. A permutation of
+// the identities of a symmetric type is an automorphism of the
+// transition system (package reduce); (b) asks in addition that a rate
+// give the permuted arguments the same probabilities, which holds when
+// its `when` names no single identity (its answers are scalar constants,
+// never identities); (c) and (d) that the costs and the conditions name
+// none. reduce.ForQuant leaves out of G every symmetric type for which
+// one of these fails, with a note.
+//
+// Then the relation s ~ σ(s) is a probabilistic bisimulation in the sense
+// of Segala and Lynch (1995) that respects the conditions and the costs:
+// for every choice μ of s, the choice μ∘σ⁻¹ of σ(s) gives every orbit
+// (every class of ~) the same probability, and conversely with σ⁻¹. By
+// induction on k, the optimal probability of reaching the target within
+// k steps through left-states, the same for expected costs, and so their
+// limits (the unbounded values, the least fixed points of the Bellman
+// operators, which are the limits of the iterates from 0) are equal on
+// bisimilar states: the Bellman operator commutes with σ, since the
+// optimum over the choices of σ(s) of Σ μ∘σ⁻¹(t)·v(t) is the optimum
+// over the choices of s of Σ μ(t)·v(σ(t)), and v∘σ = v for a v
+// invariant under G (the indicator of an invariant target is, and each
+// iterate stays so). So the values are constant on orbits, and the
+// quotient MDP, whose state [s] has the choices of its representative
+// with each distribution summed over orbits, has the same Bellman
+// operator on invariant vectors (and the sets of the precomputation,
+// which depend on the supports alone, are unions of orbits; PRISM's
+// infinite expected costs are decided by them): its values at [s] are
+// the values at s,
+// for min and max, for reachability, `until`, `within k` and expected
+// costs (and, with counts, for the vertices of each interval choice,
+// which σ maps onto vertices). The precomputation and policy iteration
+// then run on the quotient unchanged. This is the argument of
+// Kwiatkowska, Norman and Parker, Symmetry reduction for probabilistic
+// model checking, CAV 2006, for MDPs. TestSymmetry checks it: every
+// value, range and sensitivity equal, exactly, with and without the
+// reduction, on K interchangeable runs of the gate, and the state counts
+// C(S+K-1, K) against S^K.
+//
+// A witness under symmetry ([Witness]) is replayed from the concrete
+// states: each step expands the concrete state and takes the choice and
+// the branch whose orbit is the next state of the path, so the trace is a
+// run of the spec; a step's probability is that of entering the orbit.
+//
 // # Tests
 //
 // The peer models of bench/prism (Knuth and Yao's die, two dice under
@@ -128,6 +201,10 @@
 // TestReachBruteForce and TestExpectCostBruteForce compare [Reach] and
 // [ExpectCost] with every memoryless deterministic scheduler of random
 // small MDPs, each scheduler's chain solved on its own;
+// TestWitness checks the witnesses worked out by hand (Knuth and Yao's
+// die, the gambler, two dice); TestSensitivityClosedForm the ranges with
+// one rate exact against closed forms; TestSymmetry the quotient by
+// symmetry.
 // TestIntervalEncloses checks that interval iteration encloses those
 // values; TestGamblerClosedForms checks a gambler against closed forms
 // over a grid of goals, coins and numbers of gamblers, and
@@ -149,10 +226,10 @@
 //     PRISM's engines, measured;
 //   - interval iteration for expected costs (exact mode only), costs
 //     within k steps, long-run averages;
-//   - witnesses: the most probable trace to the event, the strategy as a
-//     table of state to choice;
-//   - sensitivity: which measured rate widens the answer most;
-//   - symmetry reduction for symmetric rates, partial-order reduction;
+//   - witnesses of the ranges over the counts and of values from
+//     interval iteration (witnesses are given for exact probabilities
+//     and finite expected costs);
+//   - partial-order reduction;
 //   - rates on answers of non-scalar types; rates conditioned on
 //     non-scalar arguments are supported only as far as the `when`
 //     evaluator supports them;

@@ -45,7 +45,7 @@ func (m *MDP) Point() *MDP {
 	for _, d := range m.Init {
 		out.Init = append(out.Init, d.point())
 	}
-	out.Init = dedupe(out.Init)
+	out.Init = dedupeDists(out.Init)
 	return out
 }
 
@@ -105,7 +105,7 @@ func (m *MDP) Vertices(limit int) (*MDP, error) {
 		}
 		out.Init = append(out.Init, vs...)
 	}
-	out.Init = dedupe(out.Init)
+	out.Init = dedupeDists(out.Init)
 	return out, nil
 }
 
@@ -173,7 +173,7 @@ func (d Dist) vertices(limit int) ([]Dist, error) {
 			break
 		}
 	}
-	return dedupe(out), nil
+	return dedupeDists(out), nil
 }
 
 // nextPerm rearranges p into the next permutation in lexicographic

@@ -66,10 +66,13 @@ func ReachInterval(ctx context.Context, m *MDP, left, target []bool, max bool, e
 	}
 	var zero, one []bool
 	if max {
-		zero, one = prob0E(m, left, target), prob1E(m, left, target)
+		zero, one = prob0E(m, left, target), prob1E(ctx, m, left, target)
 	} else {
 		zero = prob0A(m, left, target)
 		one = prob1A(m, left, target, zero)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err // prob1E stopped early
 	}
 	lo := make([]float64, n)
 	hi := make([]float64, n)

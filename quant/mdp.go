@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"sort"
 	"strings"
 
@@ -74,8 +75,10 @@ var ErrTooLarge = errors.New("quant: model too large")
 
 // builder explores the state space of a compiled model.
 type builder struct {
+	stop    *stopper // the machine's interrupt: the context, the memory budget
 	ctx     context.Context
 	m       *spec.Model
+	p       *machine.Program
 	mach    *machine.Machine
 	index   map[string]int
 	states  [][]uint64
@@ -90,12 +93,38 @@ type builder struct {
 	boxed bool
 	level *big.Rat
 	cp    map[[2]int64][2]*big.Rat
+	// record makes the leaves keep their vectors and the options their
+	// leaves (for witnesses).
+	record bool
+	// pinned is the rate whose counts are taken as exact (their point
+	// estimates), for the sensitivity; nil: none.
+	pinned *spec.Rate
+	// slots and packed are the buffers of the canonicalisation
+	// (Options.Canon).
+	slots  []int64
+	packed []uint64
 }
 
-// leaf is one branch of an action: its decisions and the state it makes.
+// leaf is one branch of an action: its decisions and the state it makes
+// (with b.record, its vector too, before canonicalisation).
 type leaf struct {
 	path []machine.Branch
 	to   int
+	vec  []uint64
+}
+
+// An option is one choice as the flattening makes it: its distribution
+// and, with b.record, the leaves it combines, each with its weight (the
+// product of the rated probabilities on its path, at the point
+// estimates).
+type option struct {
+	d      Dist
+	leaves []wleaf
+}
+
+type wleaf struct {
+	l *leaf
+	w *big.Rat
 }
 
 // Build explores the reachable states of p (compiled from m) and returns
@@ -103,7 +132,16 @@ type leaf struct {
 // with a rate is a probabilistic branch; everything else (the choice of
 // the action, unrated answers, choose) is the scheduler's.
 func Build(ctx context.Context, m *spec.Model, p *machine.Program, opts Options) (*MDP, [][]uint64, error) {
-	b := &builder{ctx: ctx, m: m, mach: p.NewMachine(), index: map[string]int{}, rates: make([][]*spec.Rate, len(m.Agents)), opts: opts}
+	b := newBuilder(ctx, m, p, opts)
+	mdp, err := b.build()
+	if err != nil {
+		return nil, nil, err
+	}
+	return mdp, b.states, nil
+}
+
+func newBuilder(ctx context.Context, m *spec.Model, p *machine.Program, opts Options) *builder {
+	b := &builder{ctx: ctx, m: m, p: p, mach: p.NewMachine(), index: map[string]int{}, rates: make([][]*spec.Rate, len(m.Agents)), opts: opts}
 	for _, r := range m.Rates {
 		b.rates[r.Agent] = append(b.rates[r.Agent], r)
 		for _, a := range r.Answers {
@@ -112,65 +150,47 @@ func Build(ctx context.Context, m *spec.Model, p *machine.Program, opts Options)
 	}
 	b.level, b.cp = opts.confidence(), map[[2]int64][2]*big.Rat{}
 	b.mach.RecordBranches(true)
-	stop := newStopper(ctx, opts.MemoryBudget)
-	b.mach.SetInterrupt(stop.stop)
-	mdp := &MDP{}
-	var ierr error
-	err := b.mach.Init(func(_ int, t machine.State) {
-		b.leaves = append(b.leaves, leaf{path: clonePath(b.mach.Branches()), to: b.intern(t)})
-	})
-	if err != nil {
-		return nil, nil, stop.err(len(b.states), err)
+	b.stop = newStopper(ctx, opts.MemoryBudget)
+	b.mach.SetInterrupt(b.stop.stop)
+	if opts.Canon != nil {
+		b.slots = make([]int64, len(m.Slots))
+		b.packed = make([]uint64, p.Words())
 	}
-	mdp.Init, ierr = b.dists(b.leaves)
-	if ierr != nil {
-		return nil, nil, ierr
+	return b
+}
+
+// build explores the state space.
+func (b *builder) build() (*MDP, error) {
+	ctx := b.ctx
+	mdp := &MDP{}
+	init, err := b.expandInit()
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range init {
+		mdp.Init = append(mdp.Init, o.d)
 	}
 	for s := 0; s < len(b.states); s++ {
 		if s%256 == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 		}
-		if s%4096 == 0 && b.opts.MemoryBudget > 0 && stop.stop() && stop.over {
-			return nil, nil, fmt.Errorf("%w: %d states built", ErrMemory, len(b.states))
+		if s%4096 == 0 {
+			if err := b.opts.overBudget(fmt.Sprintf("%d states built", len(b.states))); err != nil {
+				return nil, err
+			}
 		}
 		if b.opts.MaxStates > 0 && len(b.states) > b.opts.MaxStates {
-			return nil, nil, fmt.Errorf("%w: more than %d states", ErrTooLarge, b.opts.MaxStates)
+			return nil, fmt.Errorf("%w: more than %d states", ErrTooLarge, b.opts.MaxStates)
 		}
-		var cs []Dist
-		var acts []int
-		act := -1
-		b.leaves = b.leaves[:0]
-		flush := func() error {
-			if len(b.leaves) == 0 {
-				return nil
-			}
-			ds, err := b.dists(b.leaves)
-			cs = append(cs, ds...)
-			for range ds {
-				acts = append(acts, act)
-			}
-			b.leaves = b.leaves[:0]
-			return err
-		}
-		err := b.mach.Successors(b.states[s], func(a, _ int, t machine.State) {
-			if a != act {
-				if err := flush(); err != nil && ierr == nil {
-					ierr = err
-				}
-				act = a
-			}
-			b.leaves = append(b.leaves, leaf{path: clonePath(b.mach.Branches()), to: b.intern(t)})
-		})
+		ops, acts, err := b.expand(b.states[s])
 		if err != nil {
-			return nil, nil, stop.err(len(b.states), err)
+			return nil, err
 		}
-		if err := flush(); err != nil && ierr == nil {
-			ierr = err
-		}
-		if ierr != nil {
-			return nil, nil, ierr
+		cs := make([]Dist, len(ops))
+		for i := range ops {
+			cs[i] = ops[i].d
 		}
 		if len(cs) == 0 {
 			cs = []Dist{{{To: s, Prob: big.NewRat(1, 1)}}}
@@ -183,7 +203,67 @@ func Build(ctx context.Context, m *spec.Model, p *machine.Program, opts Options)
 		}
 		mdp.Choices = append(mdp.Choices, cs)
 	}
-	return mdp, b.states, nil
+	return mdp, nil
+}
+
+// expandInit returns the initial distributions as options.
+func (b *builder) expandInit() ([]option, error) {
+	b.leaves = b.leaves[:0]
+	err := b.mach.Init(func(_ int, t machine.State) {
+		b.leaves = append(b.leaves, b.leafOf(t))
+	})
+	if err != nil {
+		return nil, b.stop.err(len(b.states), err)
+	}
+	return b.dists(b.leaves)
+}
+
+// expand returns the choices of state vec, in (action, branch) order,
+// with the action of each; with b.record, each with the leaves it
+// combines.
+func (b *builder) expand(vec []uint64) ([]option, []int, error) {
+	var cs []option
+	var acts []int
+	act := -1
+	var ierr error
+	b.leaves = b.leaves[:0]
+	flush := func() error {
+		if len(b.leaves) == 0 {
+			return nil
+		}
+		ds, err := b.dists(b.leaves)
+		cs = append(cs, ds...)
+		for range ds {
+			acts = append(acts, act)
+		}
+		b.leaves = b.leaves[:0]
+		return err
+	}
+	err := b.mach.Successors(vec, func(a, _ int, t machine.State) {
+		if a != act {
+			if err := flush(); err != nil && ierr == nil {
+				ierr = err
+			}
+			act = a
+		}
+		b.leaves = append(b.leaves, b.leafOf(t))
+	})
+	if err != nil {
+		return nil, nil, b.stop.err(len(b.states), err)
+	}
+	if err := flush(); err != nil && ierr == nil {
+		ierr = err
+	}
+	return cs, acts, ierr
+}
+
+// leafOf returns the leaf of the branch being visited, which made t.
+func (b *builder) leafOf(t machine.State) leaf {
+	l := leaf{path: clonePath(b.mach.Branches()), to: b.intern(t)}
+	if b.record {
+		l.vec = append([]uint64(nil), t...)
+	}
+	return l
 }
 
 func runtimeErr(ctx context.Context, err error) error {
@@ -203,6 +283,12 @@ func clonePath(p []machine.Branch) []machine.Branch {
 
 // intern returns the number of state t, adding it when new.
 func (b *builder) intern(t machine.State) int {
+	if b.opts.Canon != nil {
+		b.p.Unpack(b.slots, t)
+		b.opts.Canon(b.slots)
+		b.p.Pack(b.packed, b.slots)
+		t = b.packed
+	}
 	b.key = b.key[:0]
 	for _, w := range t {
 		b.key = binary.LittleEndian.AppendUint64(b.key, w)
@@ -220,6 +306,7 @@ func (b *builder) intern(t machine.State) int {
 // the prefixes of their decisions.
 type node struct {
 	to       int // a leaf: the state made
+	leaf     *leaf
 	dec      *machine.Branch
 	children []*node
 }
@@ -227,9 +314,15 @@ type node struct {
 // dists builds the tree of the leaves of one action (or of init) and
 // returns its choices: the distributions the scheduler may pick among,
 // having seen the rated answers taken before each of its decisions.
-func (b *builder) dists(leaves []leaf) ([]Dist, error) {
+func (b *builder) dists(leaves []leaf) ([]option, error) {
 	root := &node{to: -1}
-	for _, l := range leaves {
+	if b.record {
+		// The options keep pointers to the leaves, which the caller
+		// reuses.
+		leaves = slices.Clone(leaves)
+	}
+	for li := range leaves {
+		l := &leaves[li]
 		n := root
 		for i := range l.path {
 			d := &l.path[i]
@@ -249,7 +342,7 @@ func (b *builder) dists(leaves []leaf) ([]Dist, error) {
 		if len(n.children) > 0 || n.to >= 0 && n.to != l.to {
 			return nil, fmt.Errorf("wrapcheck internal error: quant: two branches with the same decisions make different states")
 		}
-		n.to = l.to
+		n.to, n.leaf = l.to, l
 	}
 	return b.flatten(root)
 }
@@ -270,10 +363,15 @@ func equal(a, b []int64) bool {
 	return true
 }
 
-// flatten returns the distributions of the subtree n.
-func (b *builder) flatten(n *node) ([]Dist, error) {
+// flatten returns the distributions of the subtree n (with b.record,
+// each with its leaves).
+func (b *builder) flatten(n *node) ([]option, error) {
 	if len(n.children) == 0 {
-		return []Dist{{{To: n.to, Prob: big.NewRat(1, 1)}}}, nil
+		o := option{d: Dist{{To: n.to, Prob: big.NewRat(1, 1)}}}
+		if b.record {
+			o.leaves = []wleaf{{n.leaf, big.NewRat(1, 1)}}
+		}
+		return []option{o}, nil
 	}
 	dec := n.children[0].dec
 	var r *spec.Rate
@@ -285,7 +383,7 @@ func (b *builder) flatten(n *node) ([]Dist, error) {
 	}
 	if r == nil {
 		// The scheduler's decision: every child's choices.
-		var out []Dist
+		var out []option
 		for _, c := range n.children {
 			ds, err := b.flatten(c)
 			if err != nil {
@@ -299,7 +397,7 @@ func (b *builder) flatten(n *node) ([]Dist, error) {
 	// child, weighted by the rate.
 	a := b.m.Agents[dec.Agent]
 	sum := new(big.Rat)
-	acc := []Dist{nil}
+	acc := []option{{}}
 	for _, c := range n.children {
 		ra := rateOf(r, c.dec.Value)
 		if ra == nil || ra.Prob.Sign() == 0 && !ra.Count {
@@ -309,7 +407,7 @@ func (b *builder) flatten(n *node) ([]Dist, error) {
 		var pl, ph *big.Rat
 		if b.boxed {
 			pl, ph = p, p
-			if ra.Count {
+			if ra.Count && r != b.pinned {
 				iv, err := b.interval(ra)
 				if err != nil {
 					return nil, err
@@ -325,10 +423,17 @@ func (b *builder) flatten(n *node) ([]Dist, error) {
 		if len(acc)*len(ds) > b.opts.maxCombos() {
 			return nil, fmt.Errorf("%w: the choices after agent %s's rated answer combine into more than %d distributions", ErrTooLarge, a.Name, b.opts.maxCombos())
 		}
-		next := make([]Dist, 0, len(acc)*len(ds))
+		next := make([]option, 0, len(acc)*len(ds))
 		for _, x := range acc {
 			for _, d := range ds {
-				next = append(next, addScaled(x, d, p, pl, ph))
+				o := option{d: addScaled(x.d, d.d, p, pl, ph)}
+				if b.record {
+					o.leaves = append([]wleaf(nil), x.leaves...)
+					for _, l := range d.leaves {
+						o.leaves = append(o.leaves, wleaf{l.l, new(big.Rat).Mul(p, l.w)})
+					}
+				}
+				next = append(next, o)
 			}
 		}
 		acc = next
@@ -443,29 +548,42 @@ func addScaled(x, d Dist, p, pl, ph *big.Rat) Dist {
 	return out
 }
 
-// dedupe removes repeated distributions, keeping the first of each.
-func dedupe(ds []Dist) []Dist {
-	if len(ds) < 2 {
-		return ds
+// dedupeDists removes repeated distributions, keeping the first of each.
+func dedupeDists(ds []Dist) []Dist { return dedupeBy(ds, func(d Dist) Dist { return d }) }
+
+// dedupe removes the options of repeated distributions, keeping the
+// first of each.
+func dedupe(os []option) []option { return dedupeBy(os, func(o option) Dist { return o.d }) }
+
+// dedupeBy removes the elements of xs whose distribution (dist) repeats
+// an earlier one's.
+func dedupeBy[T any](xs []T, dist func(T) Dist) []T {
+	if len(xs) < 2 {
+		return xs
 	}
 	seen := map[string]bool{}
-	out := ds[:0]
-	for _, d := range ds {
-		var sb strings.Builder
-		for _, t := range d {
-			fmt.Fprintf(&sb, "%d:%s", t.To, t.Prob.RatString())
-			if t.Lo != nil {
-				fmt.Fprintf(&sb, "[%s,%s]", t.Lo.RatString(), t.Hi.RatString())
-			}
-			sb.WriteByte(',')
-		}
-		k := sb.String()
+	out := xs[:0]
+	for _, x := range xs {
+		k := dist(x).key()
 		if !seen[k] {
 			seen[k] = true
-			out = append(out, d)
+			out = append(out, x)
 		}
 	}
 	return out
+}
+
+// key is a text that two distributions share exactly when equal.
+func (d Dist) key() string {
+	var sb strings.Builder
+	for _, t := range d {
+		fmt.Fprintf(&sb, "%d:%s", t.To, t.Prob.RatString())
+		if t.Lo != nil {
+			fmt.Fprintf(&sb, "[%s,%s]", t.Lo.RatString(), t.Hi.RatString())
+		}
+		sb.WriteByte(',')
+	}
+	return sb.String()
 }
 
 // sortDist sorts d by state (for distributions built by hand).

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wrapcheck/wrapcheck/internal/golden"
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 	"github.com/wrapcheck/wrapcheck/quant"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
@@ -185,7 +186,7 @@ func prismPath() string {
 func TestPRISM(t *testing.T) {
 	prism := prismPath()
 	if prism == "" {
-		t.Skip("PRISM not found: set WRAPCHECK_PRISM to the prism launcher, or put prism on PATH")
+		testenv.Missing(t, "prism", "PRISM not found: set WRAPCHECK_PRISM to the prism launcher, or put prism on PATH (TestPRISMRecorded compares with PRISM's recorded answers)")
 	}
 	rec := runPRISM(t, prism)
 	res := results(t)

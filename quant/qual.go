@@ -1,5 +1,10 @@
 package quant
 
+import (
+	"context"
+	"slices"
+)
+
 // The qualitative precomputations of reachability (Baier and Katoen,
 // Principles of Model Checking, 2008, section 10.6.1; Forejt, Kwiatkowska,
 // Norman and Parker, Automated Verification Techniques for Probabilistic
@@ -12,128 +17,111 @@ package quant
 // prob0E returns the states s with Pmax(s) = 0: those from which no path
 // through left-states reaches target.
 func prob0E(m *MDP, left, target []bool) []bool {
-	n := m.N()
-	pred := predecessors(m)
-	reach := make([]bool, n)
-	var stack []int
-	for s := 0; s < n; s++ {
-		if target[s] {
-			reach[s] = true
-			stack = append(stack, s)
-		}
-	}
-	for len(stack) > 0 {
-		t := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		for _, s := range pred[t] {
-			if !reach[s] && left[s] {
-				reach[s] = true
-				stack = append(stack, s)
-			}
-		}
-	}
+	reach := slices.Clone(target)
+	backward(reach, choicePredecessors(m), func(s, _ int) bool { return left[s] })
 	return not(reach)
 }
 
 // prob0A returns the states s with Pmin(s) = 0: those where some
 // scheduler avoids target forever. Its complement is the least set Y
-// holding target and every left-state whose every choice may move into Y.
+// holding target and every left-state whose every choice may move into Y,
+// found backwards from target with a count per state of its choices that
+// do not move into Y yet: linear in the transitions.
 func prob0A(m *MDP, left, target []bool) []bool {
 	n := m.N()
-	y := append([]bool(nil), target...)
-	for changed := true; changed; {
-		changed = false
-		for s := 0; s < n; s++ {
-			if y[s] || !left[s] {
-				continue
-			}
-			all := true
-			for _, d := range m.Choices[s] {
-				if !hits(d, y) {
-					all = false
-					break
-				}
-			}
-			if all {
-				y[s], changed = true, true
-			}
-		}
+	y := slices.Clone(target)
+	entered := make([][]bool, n) // entered[s][c]: choice c of s moves into y
+	missing := make([]int, n)    // choices of s that do not yet
+	for s := 0; s < n; s++ {
+		entered[s] = make([]bool, len(m.Choices[s]))
+		missing[s] = len(m.Choices[s])
 	}
+	backward(y, choicePredecessors(m), func(s, c int) bool {
+		if entered[s][c] {
+			return false
+		}
+		entered[s][c] = true
+		missing[s]--
+		return missing[s] == 0 && left[s]
+	})
 	return not(y)
 }
 
 // prob1E returns the states s with Pmax(s) = 1: the greatest R such that
 // every state of R reaches target within R by choices that stay in R.
-func prob1E(m *MDP, left, target []bool) []bool {
+// Each round keeps the states of R that reach target (backwards from it)
+// by choices that stay in R; it ends when a round keeps them all. ctx is
+// checked between rounds: when it is done, the result is meaningless and
+// the caller returns ctx.Err().
+func prob1E(ctx context.Context, m *MDP, left, target []bool) []bool {
 	n := m.N()
+	pred := choicePredecessors(m)
 	r := make([]bool, n)
 	for s := range r {
 		r[s] = true
 	}
-	for {
-		y := append([]bool(nil), target...)
-		for changed := true; changed; {
-			changed = false
-			for s := 0; s < n; s++ {
-				if y[s] || !left[s] || !r[s] {
-					continue
-				}
-				for _, d := range m.Choices[s] {
-					if within(d, r) && hits(d, y) {
-						y[s], changed = true, true
-						break
-					}
-				}
+	stay := make([][]bool, n) // stay[s][c]: choice c of s stays in r
+	for ctx.Err() == nil {
+		for s := range stay {
+			stay[s] = stay[s][:0]
+			for _, d := range m.Choices[s] {
+				stay[s] = append(stay[s], within(d, r))
 			}
 		}
-		same := true
-		for s := range r {
-			if r[s] != y[s] {
-				same = false
-			}
-		}
-		if same {
+		y := slices.Clone(target)
+		backward(y, pred, func(s, c int) bool { return left[s] && r[s] && stay[s][c] })
+		if slices.Equal(r, y) {
 			return r
 		}
 		r = y
 	}
+	return r
 }
 
 // prob1A returns the states s with Pmin(s) = 1: those from which no
 // scheduler reaches, with positive probability and through left-states
 // outside target, a state with Pmin = 0.
 func prob1A(m *MDP, left, target, zeroMin []bool) []bool {
-	n := m.N()
-	pred := predecessors(m)
-	bad := append([]bool(nil), zeroMin...)
+	bad := slices.Clone(zeroMin)
+	backward(bad, choicePredecessors(m), func(s, _ int) bool { return left[s] && !target[s] })
+	return not(bad)
+}
+
+// backward extends set backwards from its states: a state s outside it
+// with a choice c that moves into it joins it when add(s, c) says so
+// (add is asked once per such choice and state reached).
+func backward(set []bool, pred [][]stateChoice, add func(s, c int) bool) {
 	var stack []int
-	for s := 0; s < n; s++ {
-		if bad[s] {
+	for s, in := range set {
+		if in {
 			stack = append(stack, s)
 		}
 	}
 	for len(stack) > 0 {
 		t := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		for _, s := range pred[t] {
-			if !bad[s] && left[s] && !target[s] {
-				bad[s] = true
+		for _, p := range pred[t] {
+			s := int(p.s)
+			if !set[s] && add(s, int(p.c)) {
+				set[s] = true
 				stack = append(stack, s)
 			}
 		}
 	}
-	return not(bad)
 }
 
-// predecessors lists, per state, the states with a choice that moves to
-// it with positive probability (repeats allowed).
-func predecessors(m *MDP) [][]int {
-	pred := make([][]int, m.N())
+// stateChoice is one choice of one state.
+type stateChoice struct{ s, c int32 }
+
+// choicePredecessors lists, per state, the choices that move to it with
+// positive probability.
+func choicePredecessors(m *MDP) [][]stateChoice {
+	pred := make([][]stateChoice, m.N())
 	for s, cs := range m.Choices {
-		for _, d := range cs {
+		for c, d := range cs {
 			for _, t := range d {
 				if t.Prob.Sign() > 0 {
-					pred[t.To] = append(pred[t.To], s)
+					pred[t.To] = append(pred[t.To], stateChoice{int32(s), int32(c)})
 				}
 			}
 		}

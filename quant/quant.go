@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"runtime"
 	"time"
 
 	"github.com/wrapcheck/wrapcheck/machine"
@@ -35,13 +36,51 @@ type Options struct {
 	// Confidence is the level of the confidence intervals of counts `k
 	// of n` (nil: 19/20, 95%).
 	Confidence *big.Rat
-	// MemoryBudget stops the construction with ErrMemory when the Go
-	// heap passes this many bytes (0: no budget).
+	// MemoryBudget stops the computation with ErrMemory when the Go heap
+	// passes this many bytes (0: no budget): it is checked while the MDP
+	// is built, at each sweep of the solutions and while a witness is
+	// searched.
 	MemoryBudget int64
+	// Canon, when not nil, rewrites an unpacked state (one int64 per
+	// slot of spec.Model.Slots) in place into the representative of its
+	// orbit under a group of automorphisms of the MDP that preserve the
+	// rates, the costs and every query's conditions (reduce.ForQuant
+	// gives one): Build then keeps one state per orbit (see "Symmetry"
+	// in the package documentation). It must leave a representative
+	// unchanged.
+	Canon func(slots []int64)
+	// Sensitivity computes, for each query with counts, the range if
+	// each measured rate in turn were known exactly ([Sensitivity]).
+	Sensitivity bool
+	// Witness computes, for each probability query solved exactly, the
+	// strategy that attains its min and max and the most probable path
+	// to the event under it ([Witness]).
+	Witness bool
 }
 
 // ErrMemory is returned when the heap passes Options.MemoryBudget.
 var ErrMemory = errors.New("quant: memory budget exceeded")
+
+// overBudget returns ErrMemory, saying where (what), when the Go heap
+// is past o.MemoryBudget; nil without a budget. It stops the world for a
+// moment: call it every few thousand states or once per sweep.
+func (o Options) overBudget(what string) error {
+	if o.MemoryBudget <= 0 {
+		return nil
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	if int64(ms.HeapAlloc) > o.MemoryBudget {
+		// the heap may hold an earlier call's garbage (the servers run
+		// one call after another): collect it and look again
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+	}
+	if int64(ms.HeapAlloc) > o.MemoryBudget {
+		return fmt.Errorf("%w: %s", ErrMemory, what)
+	}
+	return nil
+}
 
 func (o Options) maxExact() int {
 	if o.MaxExact > 0 {
@@ -83,6 +122,9 @@ type Result struct {
 	Queries      []QueryResult
 	Expectations []ExpectResult
 	Stats        Stats
+	// Notes are sentences for the reader (the reductions' notes, which
+	// the caller adds: which symmetric types were left unpermuted).
+	Notes []string
 }
 
 // ExpectResult is the value of one expected-cost query: Min and Max are
@@ -101,6 +143,12 @@ type ExpectResult struct {
 	Violated       bool
 	Unknown        bool
 	BoxBroken      bool
+	// Sensitivity is QueryResult.Sensitivity's for expected costs.
+	Sensitivity []Sensitivity
+	// MinWitness and MaxWitness show the strategies that attain Min and
+	// Max, with Options.Witness, when finite: the most probable path to
+	// the target under them ([Witness]).
+	MinWitness, MaxWitness *Witness
 }
 
 // Stats are the figures of the MDP built.
@@ -112,6 +160,8 @@ type Stats struct {
 	// the interval MDP ([MDP.Vertices]), 0 without counts.
 	Vertices int
 	Seconds  float64 // wall time, construction and solution
+	// Symmetry says that the states are orbits under Options.Canon.
+	Symmetry bool
 }
 
 // QueryResult is the value of one query: Min and Max are the least and
@@ -134,6 +184,13 @@ type QueryResult struct {
 	// at the point estimates but not over the whole box (BoxBroken
 	// tells the latter).
 	Violated, Unknown, BoxBroken bool
+	// MinWitness and MaxWitness show the strategies that attain Min and
+	// Max, with Options.Witness, for values computed exactly (nil
+	// otherwise).
+	MinWitness, MaxWitness *Witness
+	// Sensitivity holds, with Options.Sensitivity and counts, the range
+	// if each measured rate in turn were known exactly, narrowest first.
+	Sensitivity []Sensitivity
 }
 
 // Box is the range of a query's probability over the schedulers and the
@@ -208,10 +265,14 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*Result, error) {
 			return nil, fmt.Errorf("quant: no probability named %s", n)
 		}
 	}
-	mdp, states, err := Build(ctx, m, p, opts)
+	b := newBuilder(ctx, m, p, opts)
+	mdp, err := b.build()
 	if err != nil {
 		return nil, err
 	}
+	states := b.states
+	pins := &pinnedBoxes{b: b}
+	measured := measuredRates(m)
 	var box *MDP
 	if mdp.HasIntervals() {
 		if box, err = mdp.Vertices(opts.maxCombos()); err != nil {
@@ -219,7 +280,7 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*Result, error) {
 		}
 		mdp = mdp.Point()
 	}
-	res := &Result{Stats: Stats{States: mdp.N()}}
+	res := &Result{Stats: Stats{States: mdp.N(), Symmetry: opts.Canon != nil}}
 	if box != nil {
 		for _, cs := range box.Choices {
 			res.Stats.Vertices += len(cs)
@@ -265,10 +326,33 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*Result, error) {
 		r := QueryResult{Query: q}
 		wantMax := q.Opt == spec.QueryMax || q.Opt == spec.QueryBoth && (q.Bound == nil || q.Bound.Upper())
 		wantMin := q.Opt == spec.QueryMin || q.Opt == spec.QueryBoth && (q.Bound == nil || !q.Bound.Upper())
-		solve := func(mdp *MDP, max bool) (*big.Rat, *Interval, error) {
+		// solve computes the value on mdp; with wit (not nil) and
+		// opts.Witness, the witness too.
+		solve := func(mdp *MDP, max bool, wit **Witness) (*big.Rat, *Interval, error) {
 			if !opts.Interval || q.Steps >= 0 {
-				v, err := Reach(ctx, mdp, left, target, max, q.Steps, opts)
+				var err error
+				var v []*big.Rat
+				var choice func(s, step int) int
+				limit := -1
+				if q.Steps >= 0 {
+					var vs [][]*big.Rat
+					vs, err = bounded(ctx, mdp, orAll(left, mdp.N()), target, max, q.Steps, wit != nil && opts.Witness, opts)
+					if err == nil {
+						v = vs[len(vs)-1]
+					}
+					limit = int(min(q.Steps, 1<<30))
+					choice = func(s, step int) int { return boundedChoice(mdp, vs, s, limit-step, max) }
+				} else {
+					var strategy []int
+					v, strategy, err = reach(ctx, mdp, left, target, max, opts)
+					choice = func(s, _ int) int { return strategy[s] }
+				}
 				if err == nil {
+					if wit != nil && opts.Witness {
+						if *wit, err = b.witness(mdp, bestInit(mdp.Init, v, max), left, target, max, choice, limit); err != nil {
+							return nil, nil, err
+						}
+					}
 					return initial(mdp.Init, v, max), nil, nil
 				}
 				if !errors.Is(err, ErrTooLarge) || q.Steps >= 0 {
@@ -283,22 +367,34 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*Result, error) {
 			return nil, &b, nil
 		}
 		if wantMax {
-			if r.Max, r.MaxBounds, err = solve(mdp, true); err != nil {
+			if r.Max, r.MaxBounds, err = solve(mdp, true, &r.MaxWitness); err != nil {
 				return nil, err
 			}
 		}
 		if wantMin {
-			if r.Min, r.MinBounds, err = solve(mdp, false); err != nil {
+			if r.Min, r.MinBounds, err = solve(mdp, false, &r.MinWitness); err != nil {
 				return nil, err
 			}
 		}
 		if box != nil {
 			r.Box = &Box{Level: opts.confidence()}
-			if r.Box.Hi, r.Box.HiBounds, err = solve(box, true); err != nil {
+			if r.Box.Hi, r.Box.HiBounds, err = solve(box, true, nil); err != nil {
 				return nil, err
 			}
-			if r.Box.Lo, r.Box.LoBounds, err = solve(box, false); err != nil {
+			if r.Box.Lo, r.Box.LoBounds, err = solve(box, false, nil); err != nil {
 				return nil, err
+			}
+			if opts.Sensitivity {
+				r.Sensitivity, err = sensitivities(measured, pins, func(g *MDP, sv *Sensitivity) (err error) {
+					if sv.Box.Hi, sv.Box.HiBounds, err = solve(g, true, nil); err != nil {
+						return err
+					}
+					sv.Box.Lo, sv.Box.LoBounds, err = solve(g, false, nil)
+					return err
+				})
+				if err != nil {
+					return nil, err
+				}
 			}
 		}
 		if b := q.Bound; b != nil {
@@ -324,7 +420,7 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*Result, error) {
 		if len(only) > 0 && !only[e.Name] {
 			continue
 		}
-		r, err := expectation(ctx, m, e, mdp, box, label, opts)
+		r, err := expectation(ctx, m, e, mdp, box, pins, label, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -336,8 +432,8 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*Result, error) {
 
 // expectation computes one expected-cost query on mdp (the point
 // estimates) and on box (the vertices of the interval MDP; nil without
-// counts).
-func expectation(ctx context.Context, m *spec.Model, e *spec.Expectation, mdp, box *MDP, label func(*spec.Expr) ([]bool, error), opts Options) (*ExpectResult, error) {
+// counts), and with opts.Sensitivity on pins' MDPs.
+func expectation(ctx context.Context, m *spec.Model, e *spec.Expectation, mdp, box *MDP, pins *pinnedBoxes, label func(*spec.Expr) ([]bool, error), opts Options) (*ExpectResult, error) {
 	target, err := label(e.Target)
 	if err != nil {
 		return nil, err
@@ -380,31 +476,51 @@ func expectation(ctx context.Context, m *spec.Model, e *spec.Expectation, mdp, b
 	r := &ExpectResult{Expectation: e}
 	wantMax := e.Opt == spec.QueryMax || e.Opt == spec.QueryBoth && (e.Bound == nil || e.Bound.Upper())
 	wantMin := e.Opt == spec.QueryMin || e.Opt == spec.QueryBoth && (e.Bound == nil || !e.Bound.Upper())
-	solve := func(g *MDP, max bool) (*big.Rat, bool, error) {
-		v, err := ExpectCost(ctx, g, costOf(g), target, max, opts)
+	// solve computes the value on g; with wit (not nil) and
+	// opts.Witness, the witness too, when the value is finite.
+	solve := func(g *MDP, max bool, wit **Witness) (*big.Rat, bool, error) {
+		v, strategy, err := expectCost(ctx, g, costOf(g), target, max, opts)
 		if err != nil {
 			return nil, false, err
 		}
-		x := initialCost(g.Init, v, max)
+		x, init := initialCostIndex(g.Init, v, max)
+		if wit != nil && opts.Witness && x != nil {
+			choice := func(s, _ int) int { return strategy[s] }
+			if *wit, err = pins.b.witness(g, init, nil, target, max, choice, -1); err != nil {
+				return nil, false, err
+			}
+		}
 		return x, x == nil, nil
 	}
 	if wantMax {
-		if r.Max, r.MaxInf, err = solve(mdp, true); err != nil {
+		if r.Max, r.MaxInf, err = solve(mdp, true, &r.MaxWitness); err != nil {
 			return nil, err
 		}
 	}
 	if wantMin {
-		if r.Min, r.MinInf, err = solve(mdp, false); err != nil {
+		if r.Min, r.MinInf, err = solve(mdp, false, &r.MinWitness); err != nil {
 			return nil, err
 		}
 	}
 	if box != nil {
 		r.Box = &Box{Level: opts.confidence()}
-		if r.Box.Hi, r.BoxHiInf, err = solve(box, true); err != nil {
+		if r.Box.Hi, r.BoxHiInf, err = solve(box, true, nil); err != nil {
 			return nil, err
 		}
-		if r.Box.Lo, r.BoxLoInf, err = solve(box, false); err != nil {
+		if r.Box.Lo, r.BoxLoInf, err = solve(box, false, nil); err != nil {
 			return nil, err
+		}
+		if opts.Sensitivity {
+			r.Sensitivity, err = sensitivities(measuredRates(m), pins, func(g *MDP, sv *Sensitivity) (err error) {
+				if sv.Box.Hi, sv.HiInf, err = solve(g, true, nil); err != nil {
+					return err
+				}
+				sv.Box.Lo, sv.LoInf, err = solve(g, false, nil)
+				return err
+			})
+			if err != nil {
+				return nil, err
+			}
 		}
 	}
 	if b := e.Bound; b != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/big"
 	"math/rand"
+	"slices"
 	"testing"
 
 	"github.com/wrapcheck/wrapcheck/quant"
@@ -219,6 +220,39 @@ func TestIntervalEncloses(t *testing.T) {
 				}
 				if iv[s].Hi-iv[s].Lo > 1e-9 {
 					t.Errorf("case %d max=%v state %d: [%g, %g] wider than 1e-9", i, max, s, iv[s].Lo, iv[s].Hi)
+				}
+			}
+		}
+	}
+}
+
+// TestStrategyAttains checks, on random MDPs, that the strategy
+// ReachStrategy returns attains its values: the Markov chain it makes
+// (any choice where it has none) has the same values, exactly; and that
+// it is the same on a second run.
+func TestStrategyAttains(t *testing.T) {
+	r := rand.New(rand.NewSource(3636))
+	for i := 0; i < 400; i++ {
+		m, left, target := randomMDP(r)
+		for _, max := range []bool{true, false} {
+			v, strategy, err := quant.ReachStrategy(context.Background(), m, left, target, max, quant.Options{})
+			if err != nil {
+				t.Fatalf("case %d: %v", i, err)
+			}
+			_, again, err := quant.ReachStrategy(context.Background(), m, left, target, max, quant.Options{})
+			if err != nil || !slices.Equal(strategy, again) {
+				t.Fatalf("case %d: strategy %v, then %v (%v)", i, strategy, again, err)
+			}
+			pol := make([]int, len(strategy))
+			for s, c := range strategy {
+				if c >= 0 {
+					pol[s] = c
+				}
+			}
+			got := chainReach(m, pol, left, target)
+			for s := range v {
+				if got[s].Cmp(v[s]) != 0 {
+					t.Fatalf("case %d max=%v state %d: the strategy %v gives %s, the value is %s\nMDP %v\nleft %v target %v", i, max, s, strategy, got[s].RatString(), v[s].RatString(), m.Choices, left, target)
 				}
 			}
 		}

@@ -16,23 +16,55 @@ import (
 // Bellman operator. It returns ErrTooLarge when the states left after
 // the precomputation are more than opts.MaxExact.
 func Reach(ctx context.Context, m *MDP, left, target []bool, max bool, steps int64, opts Options) ([]*big.Rat, error) {
-	n := m.N()
-	if left == nil {
-		left = make([]bool, n)
-		for i := range left {
-			left[i] = true
-		}
-	}
 	if steps >= 0 {
-		return bounded(ctx, m, left, target, max, steps)
+		vs, err := bounded(ctx, m, orAll(left, m.N()), target, max, steps, false, opts)
+		if err != nil {
+			return nil, err
+		}
+		return vs[len(vs)-1], nil
 	}
+	v, _, err := reach(ctx, m, left, target, max, opts)
+	return v, err
+}
+
+// ReachStrategy is [Reach] for unbounded queries, with the strategy that
+// attains the values: strategy[s] is the choice of state s, memoryless
+// and deterministic, -1 where none matters (s in target or outside left,
+// where the run stops, or of value 0 for max). It is the strategy of
+// [Witness].
+func ReachStrategy(ctx context.Context, m *MDP, left, target []bool, max bool, opts Options) (values []*big.Rat, strategy []int, err error) {
+	return reach(ctx, m, left, target, max, opts)
+}
+
+// orAll returns left, or every state when left is nil.
+func orAll(left []bool, n int) []bool {
+	if left != nil {
+		return left
+	}
+	left = make([]bool, n)
+	for i := range left {
+		left[i] = true
+	}
+	return left
+}
+
+// reach is [Reach] for unbounded queries, which returns an optimal
+// memoryless strategy too: strategy[s] is the choice of s that attains
+// the optimum, -1 where the run stops (target, or outside left) or where
+// no choice matters (Pmax = 0).
+func reach(ctx context.Context, m *MDP, left, target []bool, max bool, opts Options) ([]*big.Rat, []int, error) {
+	n := m.N()
+	left = orAll(left, n)
 	var zero, one []bool
 	if max {
 		zero = prob0E(m, left, target)
-		one = prob1E(m, left, target)
+		one = prob1E(ctx, m, left, target)
 	} else {
 		zero = prob0A(m, left, target)
 		one = prob1A(m, left, target, zero)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err // prob1E stopped early
 	}
 	v := make([]*big.Rat, n)
 	var maybe []int
@@ -46,11 +78,12 @@ func Reach(ctx context.Context, m *MDP, left, target []bool, max bool, steps int
 			maybe = append(maybe, s)
 		}
 	}
+	strategy := qualStrategy(m, left, target, zero, one, max)
 	if len(maybe) == 0 {
-		return v, nil
+		return v, strategy, nil
 	}
 	if len(maybe) > opts.maxExact() {
-		return nil, fmt.Errorf("%w: %d states left after the precomputation, more than the %d of exact mode", ErrTooLarge, len(maybe), opts.maxExact())
+		return nil, nil, fmt.Errorf("%w: %d states left after the precomputation, more than the %d of exact mode", ErrTooLarge, len(maybe), opts.maxExact())
 	}
 	idx := make([]int, n)
 	for i := range idx {
@@ -60,7 +93,65 @@ func Reach(ctx context.Context, m *MDP, left, target []bool, max bool, steps int
 		idx[s] = i
 	}
 	policy := initialPolicy(m, maybe, idx, v, max)
-	return improve(ctx, m, maybe, idx, v, policy, max, nil, nil)
+	v, err := improve(ctx, m, maybe, idx, v, policy, max, nil, nil, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, s := range maybe {
+		strategy[s] = policy[i]
+	}
+	return v, strategy, nil
+}
+
+// qualStrategy returns the optimal choices of the states the
+// precomputation decided (the others get -1, and policy iteration's
+// choices later). For max, a state of value 1 takes a choice that stays
+// among the states of value 1 and moves one step closer to target (the
+// attractor of prob1E), which reaches target with probability 1; a state
+// of value 0 has no choice that matters. For min, a state of value 0
+// takes a choice that stays among them (prob0A's complement is closed
+// under "every choice may enter it", so each has one), which avoids
+// target forever; at a state of value 1 every choice is optimal, and the
+// first is taken.
+func qualStrategy(m *MDP, left, target, zero, one []bool, max bool) []int {
+	n := m.N()
+	strategy := make([]int, n)
+	for s := range strategy {
+		strategy[s] = -1
+	}
+	live := func(s int) bool { return left[s] && !target[s] }
+	if !max {
+		for s := 0; s < n; s++ {
+			switch {
+			case !live(s):
+			case zero[s]:
+				for c, d := range m.Choices[s] {
+					if within(d, zero) {
+						strategy[s] = c
+						break
+					}
+				}
+			case one[s]:
+				strategy[s] = 0
+			}
+		}
+		return strategy
+	}
+	var states []int
+	for s := 0; s < n; s++ {
+		if one[s] && live(s) {
+			states = append(states, s)
+		}
+	}
+	choice := make([]int, len(states))
+	for i := range choice {
+		choice[i] = -1
+	}
+	attract(m, states, append([]bool(nil), target...), choice, func(s, c int) bool { return within(m.Choices[s][c], one) })
+	for i, s := range states {
+		strategy[s] = choice[i]
+	}
+	return strategy
 }
 
 // improve is policy iteration from policy: it solves the maybe-states'
@@ -68,13 +159,16 @@ func Reach(ctx context.Context, m *MDP, left, target []bool, max bool, steps int
 // not nil: expected costs) and switches each state to a choice, among
 // those allowed (nil: every one), that strictly improves its value,
 // until none does; v holds the values of the other states and then of
-// all.
-func improve(ctx context.Context, m *MDP, maybe, idx []int, v []*big.Rat, policy []int, max bool, cost func(s, c int) *big.Rat, allowed func(s, c int) bool) ([]*big.Rat, error) {
+// all. It checks ctx and opts' memory budget at each policy.
+func improve(ctx context.Context, m *MDP, maybe, idx []int, v []*big.Rat, policy []int, max bool, cost func(s, c int) *big.Rat, allowed func(s, c int) bool, opts Options) ([]*big.Rat, error) {
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		x, err := solvePolicy(m, maybe, idx, v, policy, cost)
+		if err := opts.overBudget("while solving"); err != nil {
+			return nil, err
+		}
+		x, err := solvePolicy(ctx, m, maybe, idx, v, policy, cost)
 		if err != nil {
 			return nil, err
 		}
@@ -83,6 +177,9 @@ func improve(ctx context.Context, m *MDP, maybe, idx []int, v []*big.Rat, policy
 		}
 		changed := false
 		for i, s := range maybe {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
 			best := v[s]
 			for c, d := range m.Choices[s] {
 				if c == policy[i] || allowed != nil && !allowed(s, c) {
@@ -120,29 +217,41 @@ func initialPolicy(m *MDP, maybe, idx []int, v []*big.Rat, max bool) []int {
 	for s := range done {
 		done[s] = idx[s] < 0 && v[s].Sign() > 0
 	}
-	for left := len(maybe); left > 0; {
+	if !attract(m, maybe, done, policy, nil) {
+		panic("wrapcheck internal error: quant: a maybe-state cannot reach the target")
+	}
+	return policy
+}
+
+// attract sets choice[i], for each state states[i], to the first choice
+// (among those allowed; nil: every one) that moves with positive
+// probability one step closer to the states of done, by a breadth-first
+// search backwards from them, which extends done. It reports whether
+// every state was reached.
+func attract(m *MDP, states []int, done []bool, choice []int, allowed func(s, c int) bool) bool {
+	for left := len(states); left > 0; {
 		var level []int
-		for i, s := range maybe {
+		for i, s := range states {
 			if done[s] {
 				continue
 			}
 			for c, d := range m.Choices[s] {
-				if hits(d, done) {
-					policy[i] = c
+				if (allowed == nil || allowed(s, c)) && hits(d, done) {
+					choice[i] = c
 					level = append(level, s)
 					break
 				}
 			}
 		}
 		if len(level) == 0 {
-			panic("wrapcheck internal error: quant: a maybe-state cannot reach the target")
+			return false
 		}
 		for _, s := range level {
 			done[s] = true
 		}
 		left -= len(level)
 	}
-	return policy
+	return true
 }
 
 // expect returns the expected value of v under d.
@@ -167,7 +276,9 @@ func expect(d Dist, v []*big.Rat) *big.Rat {
 // With cost (nil: none), each row adds the cost of its state's choice to
 // b: x = c + A x + b, the expected cost accumulated before leaving the
 // maybe-states (plus v after).
-func solvePolicy(m *MDP, maybe, idx []int, v []*big.Rat, policy []int, cost func(s, c int) *big.Rat) ([]*big.Rat, error) {
+//
+// It checks ctx at every column.
+func solvePolicy(ctx context.Context, m *MDP, maybe, idx []int, v []*big.Rat, policy []int, cost func(s, c int) *big.Rat) ([]*big.Rat, error) {
 	k := len(maybe)
 	rows := make([]map[int]*big.Rat, k)
 	rhs := make([]*big.Rat, k)
@@ -204,6 +315,9 @@ func solvePolicy(m *MDP, maybe, idx []int, v []*big.Rat, policy []int, cost func
 		rows[i], rhs[i] = row, b
 	}
 	for col := 0; col < k; col++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		prow := rows[col]
 		piv := prow[col]
 		if piv == nil || piv.Sign() <= 0 {
@@ -238,6 +352,9 @@ func solvePolicy(m *MDP, maybe, idx []int, v []*big.Rat, policy []int, cost func
 	}
 	x := make([]*big.Rat, k)
 	for col := k - 1; col >= 0; col-- {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		sum := new(big.Rat).Set(rhs[col])
 		for j, e := range rows[col] {
 			if j > col {
@@ -251,8 +368,11 @@ func solvePolicy(m *MDP, maybe, idx []int, v []*big.Rat, policy []int, cost func
 
 // bounded computes the probability of reaching target within steps
 // steps through left-states: steps exact applications of the Bellman
-// operator from the indicator of target.
-func bounded(ctx context.Context, m *MDP, left, target []bool, max bool, steps int64) ([]*big.Rat, error) {
+// operator from the indicator of target. With keep, it returns the
+// iterates: vs[j] holds the values within j steps, for j up to steps or
+// up to the first fixed point (the later ones equal the last); without,
+// the last alone.
+func bounded(ctx context.Context, m *MDP, left, target []bool, max bool, steps int64, keep bool, opts Options) ([][]*big.Rat, error) {
 	n := m.N()
 	v := make([]*big.Rat, n)
 	for s := range v {
@@ -261,8 +381,12 @@ func bounded(ctx context.Context, m *MDP, left, target []bool, max bool, steps i
 			v[s].SetInt64(1)
 		}
 	}
+	vs := [][]*big.Rat{v}
 	for i := int64(0); i < steps; i++ {
 		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if err := opts.overBudget(fmt.Sprintf("step %d of a bounded query", i)); err != nil {
 			return nil, err
 		}
 		next := make([]*big.Rat, n)
@@ -288,6 +412,26 @@ func bounded(ctx context.Context, m *MDP, left, target []bool, max bool, steps i
 		if !changed {
 			break // a fixed point: the later steps change nothing
 		}
+		if keep {
+			vs = append(vs, v)
+		} else {
+			vs[0] = v
+		}
 	}
-	return v, nil
+	return vs, nil
+}
+
+// boundedChoice returns the optimal choice of state s with r steps left
+// under the iterates vs of [bounded]: the first choice whose expectation
+// under the values within r-1 steps is the best.
+func boundedChoice(m *MDP, vs [][]*big.Rat, s, r int, max bool) int {
+	v := vs[min(r-1, len(vs)-1)]
+	best, bc := (*big.Rat)(nil), -1
+	for c, d := range m.Choices[s] {
+		e := expect(d, v)
+		if best == nil || max && e.Cmp(best) > 0 || !max && e.Cmp(best) < 0 {
+			best, bc = e, c
+		}
+	}
+	return bc
 }

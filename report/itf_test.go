@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/simulate"
 	"github.com/wrapcheck/wrapcheck/spec"
@@ -191,16 +192,9 @@ func TestITFSimulation(t *testing.T) {
 // node_modules, which .ci/run installs); it skips without them, and fails
 // when CI=true.
 func TestITFQuint(t *testing.T) {
-	ci := os.Getenv("CI") == "true"
+	ci := testenv.IsCI()
 	need := func(tool string) string {
-		p, err := exec.LookPath(tool)
-		if err != nil {
-			if ci {
-				t.Fatalf("%s not found on PATH; CI installs it (.ci/run)", tool)
-			}
-			t.Skipf("%s not found on PATH: install Node.js and npm to read ITF with Quint", tool)
-		}
-		return p
+		return testenv.Tool(t, tool, "install Node.js and npm to read ITF with Quint")
 	}
 	node := need("node")
 	dir, err := filepath.Abs(filepath.Join("testdata", "itf-reader"))

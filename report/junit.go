@@ -109,7 +109,7 @@ func (o JUnitOptions) Render(w io.Writer, m *spec.Model, res *verdict.Result) er
 		case v != nil:
 			var b strings.Builder
 			b.WriteString(Headline(m, v) + "\n")
-			TextOptions{}.writeTrace(&b, m, v)
+			TextOptions{}.writeTrace(&b, m, v, nil)
 			writeReads(&b, m, v)
 			msg := Headline(m, v)
 			if v.Msg != "" && v.Kind == verdict.Property {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math/big"
 	"strconv"
+	"strings"
 
 	"github.com/wrapcheck/wrapcheck/quant"
 	"github.com/wrapcheck/wrapcheck/spec"
@@ -24,7 +25,8 @@ func QuantText(w io.Writer, m *spec.Model, res *quant.Result) error {
 			val  *big.Rat
 			iv   *quant.Interval
 			min  bool
-		}{{"P_min", r.Min, r.MinBounds, true}, {"P_max", r.Max, r.MaxBounds, false}} {
+			wit  *quant.Witness
+		}{{"P_min", r.Min, r.MinBounds, true, r.MinWitness}, {"P_max", r.Max, r.MaxBounds, false, r.MaxWitness}} {
 			val := probText(v.val, v.iv)
 			if val == "" {
 				continue
@@ -42,6 +44,13 @@ func QuantText(w io.Writer, m *spec.Model, res *quant.Result) error {
 			if _, err := fmt.Fprintln(w, line); err != nil {
 				return err
 			}
+			if v.wit != nil {
+				var b strings.Builder
+				witnessText(&b, m, q.Name+"'s "+v.name, "event", v.wit)
+				if _, err := io.WriteString(w, b.String()); err != nil {
+					return err
+				}
+			}
 		}
 		if bx := r.Box; bx != nil {
 			lo, hi := boxEnds(bx)
@@ -56,6 +65,11 @@ func QuantText(w io.Writer, m *spec.Model, res *quant.Result) error {
 			if _, err := fmt.Fprintln(w, line); err != nil {
 				return err
 			}
+			var sb strings.Builder
+			sensitivityText(&sb, m, q.Name, bx, r.Sensitivity)
+			if _, err := io.WriteString(w, sb.String()); err != nil {
+				return err
+			}
 		}
 	}
 	for i := range res.Expectations {
@@ -66,7 +80,8 @@ func QuantText(w io.Writer, m *spec.Model, res *quant.Result) error {
 			val  *big.Rat
 			inf  bool
 			min  bool
-		}{{"E_min", r.Min, r.MinInf, true}, {"E_max", r.Max, r.MaxInf, false}} {
+			wit  *quant.Witness
+		}{{"E_min", r.Min, r.MinInf, true, r.MinWitness}, {"E_max", r.Max, r.MaxInf, false, r.MaxWitness}} {
 			if v.val == nil && !v.inf {
 				continue
 			}
@@ -80,6 +95,13 @@ func QuantText(w io.Writer, m *spec.Model, res *quant.Result) error {
 			}
 			if _, err := fmt.Fprintln(w, line); err != nil {
 				return err
+			}
+			if v.wit != nil {
+				var b strings.Builder
+				witnessText(&b, m, e.Name+"'s "+v.name, "target", v.wit)
+				if _, err := io.WriteString(w, b.String()); err != nil {
+					return err
+				}
 			}
 		}
 		if bx := r.Box; bx != nil {
@@ -95,10 +117,24 @@ func QuantText(w io.Writer, m *spec.Model, res *quant.Result) error {
 			if _, err := fmt.Fprintln(w, line); err != nil {
 				return err
 			}
+			var sb strings.Builder
+			sensitivityText(&sb, m, e.Name, bx, r.Sensitivity)
+			if _, err := io.WriteString(w, sb.String()); err != nil {
+				return err
+			}
+		}
+	}
+	for _, n := range res.Notes {
+		if _, err := fmt.Fprintf(w, "note: %s\n", Escape(n)); err != nil {
+			return err
 		}
 	}
 	s := res.Stats
-	_, err := fmt.Fprintf(w, "states: %d, choices: %d, transitions: %d, seconds: %.3f\n", s.States, s.Choices, s.Transitions, s.Seconds)
+	orbits := ""
+	if s.Symmetry {
+		orbits = " (orbits under symmetry)"
+	}
+	_, err := fmt.Fprintf(w, "states: %d%s, choices: %d, transitions: %d, seconds: %.3f\n", s.States, orbits, s.Choices, s.Transitions, s.Seconds)
 	return err
 }
 
@@ -260,6 +296,10 @@ func QuantJSON(w io.Writer, m *spec.Model, res *quant.Result) error {
 		// Box is the range over the confidence intervals of the
 		// counts, with them only.
 		Box *box `json:"box,omitempty"`
+		// Sensitivity ranks the measured rates, with --sensitivity.
+		Sensitivity []sensitivityJSON `json:"sensitivity,omitempty"`
+		// Witness holds the witnesses of min and max, with --witness.
+		Witness *witnessPairJSON `json:"witness,omitempty"`
 	}
 	val := func(r *big.Rat, iv *quant.Interval) *value {
 		if iv != nil {
@@ -286,6 +326,9 @@ func QuantJSON(w io.Writer, m *spec.Model, res *quant.Result) error {
 			Min   *cost  `json:"min"`
 			Max   *cost  `json:"max"`
 		} `json:"box,omitempty"`
+		Sensitivity []sensitivityJSON `json:"sensitivity,omitempty"`
+		// Witness holds the witnesses of min and max, with --witness.
+		Witness *witnessPairJSON `json:"witness,omitempty"`
 	}
 	cval := func(r *big.Rat, inf bool) *cost {
 		if inf {
@@ -303,11 +346,14 @@ func QuantJSON(w io.Writer, m *spec.Model, res *quant.Result) error {
 		Verdict      string        `json:"verdict"`
 		Queries      []query       `json:"queries"`
 		Expectations []expectation `json:"expectations,omitempty"`
+		Notes        []string      `json:"notes,omitempty"`
 		Stats        struct {
 			States      int     `json:"states"`
 			Choices     int     `json:"choices"`
 			Transitions int     `json:"transitions"`
 			Seconds     float64 `json:"seconds"`
+			// Symmetry: the states are orbits under symmetry reduction.
+			Symmetry bool `json:"symmetry,omitempty"`
 		} `json:"stats"`
 	}{Format: 1, Spec: m.Name, Verdict: QuantVerdict(res), Queries: []query{}}
 	for i := range res.Queries {
@@ -323,6 +369,11 @@ func QuantJSON(w io.Writer, m *spec.Model, res *quant.Result) error {
 		}
 		if b := q.Bound; b != nil {
 			jq.Bound = &bound{Op: b.Op, Value: b.Value.RatString(), Violated: r.Violated, Unknown: r.Unknown}
+		}
+		jq.Sensitivity = newSensitivityJSON(m, r.Sensitivity)
+		var err error
+		if jq.Witness, err = newWitnessPairJSON(m, r.MinWitness, r.MaxWitness); err != nil {
+			return err
 		}
 		out.Queries = append(out.Queries, jq)
 	}
@@ -340,9 +391,15 @@ func QuantJSON(w io.Writer, m *spec.Model, res *quant.Result) error {
 				Max   *cost  `json:"max"`
 			}{b.Level.RatString(), cval(b.Lo, r.BoxLoInf), cval(b.Hi, r.BoxHiInf)}
 		}
+		je.Sensitivity = newSensitivityJSON(m, r.Sensitivity)
+		var err error
+		if je.Witness, err = newWitnessPairJSON(m, r.MinWitness, r.MaxWitness); err != nil {
+			return err
+		}
 		out.Expectations = append(out.Expectations, je)
 	}
 	out.Stats.States, out.Stats.Choices, out.Stats.Transitions, out.Stats.Seconds = res.Stats.States, res.Stats.Choices, res.Stats.Transitions, res.Stats.Seconds
+	out.Stats.Symmetry, out.Notes = res.Stats.Symmetry, res.Notes
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)

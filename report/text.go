@@ -148,7 +148,7 @@ func (o TextOptions) writeViolation(b *strings.Builder, m *spec.Model, v *verdic
 		}
 		b.WriteString("\n")
 	}
-	o.writeTrace(b, m, v)
+	o.writeTrace(b, m, v, nil)
 	writeReads(b, m, v)
 	if o.Explain {
 		writeParts(b, m, o.Program, v)
@@ -180,7 +180,10 @@ func Headline(m *spec.Model, v *verdict.Violation) string {
 	return fmt.Sprintf("%s: %s %s is violated", name, v.Kind, vname)
 }
 
-func (o TextOptions) writeTrace(b *strings.Builder, m *spec.Model, v *verdict.Violation) {
+// writeTrace writes v's trace; note, when not nil, gives a text to
+// append to the line of each step (the probabilities of prob's
+// witnesses).
+func (o TextOptions) writeTrace(b *strings.Builder, m *spec.Model, v *verdict.Violation, note func(i int) string) {
 	steps := len(v.Trace) - 1
 	word := "steps"
 	if steps == 1 {
@@ -203,12 +206,19 @@ func (o TextOptions) writeTrace(b *strings.Builder, m *spec.Model, v *verdict.Vi
 			marker = o.paint(ansiRed, "* ")
 		}
 		if st.Action < 0 {
-			fmt.Fprintf(b, "%s%3d  %s\n", marker, i, o.paint(ansiBold, stepLabel(m, st, i)))
+			fmt.Fprintf(b, "%s%3d  %s", marker, i, o.paint(ansiBold, stepLabel(m, st, i)))
+			if note != nil {
+				b.WriteString(note(i))
+			}
+			b.WriteString("\n")
 		} else {
 			fmt.Fprintf(b, "%s%3d  %s", marker, i, o.paint(ansiBold, m.Actions[st.Action].Name))
 			for _, a := range st.Asked {
 				ag := m.Agents[a.Agent]
 				fmt.Fprintf(b, "   %s", o.paint(ansiCyan, fmt.Sprintf("%s → %s", ag.Name, valueNode(ag.Result, a.Value).folded(foldLimit))))
+			}
+			if note != nil {
+				b.WriteString(note(i))
 			}
 			b.WriteString("\n")
 		}

@@ -75,6 +75,25 @@ func EvalWatches(m *spec.Model, prog *machine.Program, states [][]int64) ([][]Wa
 	return out, nil
 }
 
+// WatchTexts evaluates every watch of m in each state of states, as
+// [EvalWatches], and returns the values as text ([WatchValue.Text]),
+// by watch: out[j][i] is watch j in states[i], what the playground's
+// trace table and the editors' trace panel show in watch j's column.
+func WatchTexts(m *spec.Model, prog *machine.Program, states [][]int64) ([][]string, error) {
+	vals, err := EvalWatches(m, prog, states)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]string, len(m.Watches))
+	for j := range out {
+		out[j] = make([]string, len(states))
+		for i := range states {
+			out[j][i] = vals[i][j].Text()
+		}
+	}
+	return out, nil
+}
+
 // traceWatches evaluates m's watches on every step of trace for a
 // renderer that has no compiled program at hand; nil when m has no
 // watches or they cannot be evaluated.

@@ -406,3 +406,24 @@ type Case struct {
 	Values []int64
 	Body   []*Stmt
 }
+
+// Antecedent returns, for an invariant `a implies b`, its antecedent a,
+// and for one under quantifiers, `forall x..: a implies b`, the
+// expression `exists x..: a`: the states in which the invariant says
+// something. It returns nil when e has another form.
+func Antecedent(e *Expr) *Expr {
+	switch e.Op {
+	case OpImplies:
+		return e.Args[0]
+	case OpForall:
+		a := Antecedent(e.Args[0])
+		if a == nil {
+			return nil
+		}
+		x := *e
+		x.Op = OpExists
+		x.Args = []*Expr{a}
+		return &x
+	}
+	return nil
+}

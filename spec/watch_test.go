@@ -1,7 +1,6 @@
 package spec_test
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -9,58 +8,62 @@ import (
 	"github.com/wrapcheck/wrapcheck/spec/syntax"
 )
 
-const watchSpec = `spec W
-const N = 3
-type Proc = {a, b}
-var x: 0..N = 0
-var flag: [Proc]bool
-fn double(v: 0..N): 0..6 = v * 2
-action inc when x < N { x := x + 1 }
-invariant Small: x <= N
-`
-
-// TestWatches checks watches in the spec's global scope, of any type,
-// each reported at its own line of the --watch file.
-func TestWatches(t *testing.T) {
+// TestCheckWatched: a watch that does not parse or check is refused with
+// its first error at its line of the file "watch", the others are lowered
+// in order, and the spec's own errors still reject it.
+func TestCheckWatched(t *testing.T) {
+	const src = "spec S\nvar x: 0..3 = 0\nvar b: bool = false\naction a when x < 3 { x := x + 1 }\n"
 	tests := []struct {
 		name    string
+		src     string
 		watches []string
-		types   []string // the watches' types, when they check
+		lowered []string // the model's watches
+		refused []string // per watch: its error, or ""
 		err     string
 	}{
-		{name: "types", watches: []string{"x + 1", "flag[a] or x == N", "double(x)", "flag", "count p in Proc: flag[p]"},
-			types: []string{"int", "bool", "0..6", "[Proc]bool", "int"}},
-		{name: "undefined", watches: []string{"x", "y + 1"}, err: "--watch:2:1: undefined: y"},
-		{name: "past", watches: []string{"once x == 1"}, err: "--watch:1:1: past-time operator once not allowed in a watch (a watch reads one state)"},
-		{name: "temporal", watches: []string{"always x == 1"}, err: "--watch:1:1: temporal operator always not allowed in watch: only properties may use temporal operators"},
-		{name: "mistyped", watches: []string{"x + flag[a]"}, err: "--watch:1:1: invalid operation: x + flag[a] (mismatched types 0..3 and bool)"},
+		{"none", src, nil, nil, []string{}, ""},
+		{"all good", src, []string{"x + 1", "b or x == 2"}, []string{"x + 1", "b or x == 2"}, []string{"", ""}, ""},
+		{"one undefined", src, []string{"x + 1", "y", "not b"}, []string{"x + 1", "not b"},
+			[]string{"", "watch:2:1: undefined: y", ""}, ""},
+		{"syntax and type", src, []string{"x +", "b + 1", "x"}, []string{"x"},
+			[]string{"watch:1:4: expected expression, found EOF", "watch:2:1: invalid operation: b + 1 (mismatched types bool and int)", ""}, ""},
+		{"two lines", src, []string{"x\n+ 1"}, nil, []string{"watch:1:1: an expression is one line"}, ""},
+		{"temporal", src, []string{"always b"}, nil, []string{"watch:1:1: temporal operator always not allowed in watch: only properties may use temporal operators"}, ""},
+		{"the spec's error", "spec S\nvar x: 0..3 = z\n", []string{"x"}, nil, nil, "s.wrap:2:15: undefined: z"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var ws []syntax.Expr
-			for i, w := range tt.watches {
-				x, err := syntax.ParseExpr("--watch", []byte(strings.Repeat("\n", i)+w))
-				if err != nil {
-					t.Fatal(err)
-				}
-				ws = append(ws, x)
+			f, err := syntax.Parse("s.wrap", []byte(tt.src))
+			if err != nil {
+				t.Fatal(err)
 			}
-			m, err := spec.ParseFile("w.wrap", []byte(watchSpec), spec.Options{Watches: ws})
+			m, refused, err := spec.CheckWatched(f, spec.Options{}, "watch", tt.watches)
 			if tt.err != "" {
 				if err == nil || err.Error() != tt.err {
-					t.Fatalf("error %v, want %s", err, tt.err)
+					t.Fatalf("error %v, want %q", err, tt.err)
 				}
 				return
 			}
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []string
+			var lowered []string
 			for _, w := range m.Watches {
-				got = append(got, spec.TypeString(w.Expr.Type, 0))
+				lowered = append(lowered, w.Text)
 			}
-			if diff := cmp.Diff(tt.types, got); diff != "" {
-				t.Errorf("(-want +got)\n%s", diff)
+			got := []string{}
+			for _, e := range refused {
+				if e == nil {
+					got = append(got, "")
+				} else {
+					got = append(got, e.Error())
+				}
+			}
+			if diff := cmp.Diff(tt.lowered, lowered); diff != "" {
+				t.Errorf("lowered (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.refused, got); diff != "" {
+				t.Errorf("refused (-want +got):\n%s", diff)
 			}
 		})
 	}

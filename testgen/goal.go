@@ -123,7 +123,7 @@ func goals(m *spec.Model, in *instrumented, intType *spec.Type) []*Goal {
 		}
 	}
 	for _, inv := range m.Invariants {
-		if a := antecedentOf(inv.Expr); a != nil {
+		if a := spec.Antecedent(inv.Expr); a != nil {
 			add(&Goal{Kind: Antecedent, Name: fmt.Sprintf("invariant %s: %s", inv.Name, report.ExprString(m, a, "its antecedent")), Pos: inv.Pos, pred: a})
 		}
 	}
@@ -251,25 +251,6 @@ func edge(c *spec.Expr, intType *spec.Type) *spec.Expr {
 }
 
 func isInt(t *spec.Type) bool { return t.Kind == spec.IntKind || t.Kind == spec.RangeKind }
-
-// antecedentOf returns the antecedent of an invariant `a implies b`
-// (under forall: `exists x: a`), or nil.
-func antecedentOf(e *spec.Expr) *spec.Expr {
-	switch e.Op {
-	case spec.OpImplies:
-		return e.Args[0]
-	case spec.OpForall:
-		a := antecedentOf(e.Args[0])
-		if a == nil {
-			return nil
-		}
-		x := *e
-		x.Op = spec.OpExists
-		x.Args = []*spec.Expr{a}
-		return &x
-	}
-	return nil
-}
 
 // propertyAntecedent returns the state antecedent of a property of the
 // form `always (a implies F)` or `a leadsto F` (a without temporal

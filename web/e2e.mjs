@@ -71,6 +71,12 @@ try {
     expect(v.includes("violated") && v.includes("ShippedWhatWasApproved"), "native TOCTOU verdict: " + v);
     const r = await rows();
     expect(r.length === 5 && r[2].cells[3] === "content = 1", "native TOCTOU trace: " + JSON.stringify(r));
+    // a watch, evaluated by the native engine
+    await page.type("#watchInput", "content * 2");
+    await page.keyboard.press("Enter");
+    await page.waitForSelector("#trace th.watch", { timeout: 30000 });
+    out.native_watch = await page.$$eval("#trace tbody tr", (trs) => trs.filter((tr) => tr.cells.length > 1).map((tr) => tr.cells[4].textContent));
+    expect(out.native_watch.join() === "0,0,2,2", "native watch column: " + JSON.stringify(out.native_watch));
     await page.click("#trace tbody tr:nth-child(2) button.explore");
     await page.waitForSelector("#explorer button.succ", { timeout: 30000 });
     out.native_explorer = await page.$$eval("#explorer button.succ", (bs) => bs.map((b) => b.textContent));
@@ -125,6 +131,45 @@ try {
   out.diagram_font_px = Math.round(fonts.min * 10) / 10;
   expect(fonts.n > 0 && fonts.min >= fonts.body, `the diagram's text is ${fonts.min.toFixed(1)} px, the page's ${fonts.body} px`);
   await page.screenshot({ path: shots + "/toctou.png", fullPage: true });
+
+  // Watches: an expression typed under the trace becomes a column with
+  // its value at every step; a bad one shows its error in the box and no
+  // column; both stay across a new check; removed, the column goes.
+  const watchCols = () =>
+    page.evaluate(() => {
+      const t = document.getElementById("trace");
+      const heads = [...t.tHead.rows[0].cells].map((th) => th.textContent);
+      return [...t.tHead.rows[0].cells]
+        .map((th, j) => (th.classList.contains("watch") ? { expr: heads[j], cells: [...t.tBodies[0].rows].filter((tr) => tr.cells.length > 1).map((tr) => tr.cells[j].textContent) } : null))
+        .filter(Boolean);
+    });
+  const watchList = () => page.$$eval("#watchList li", (lis) => lis.map((li) => ({ expr: li.querySelector("code").textContent, error: li.querySelector(".watcherror")?.textContent || "" })));
+  const watch = async (expr, n) => {
+    await page.click("#watchInput");
+    await page.keyboard.type(expr);
+    await page.keyboard.press("Enter");
+    await page.waitForFunction((n) => document.querySelectorAll("#watchList li").length === n && !document.getElementById("check").disabled, { timeout: 30000 }, n);
+  };
+  await watch("content + 1", 1);
+  let cols = await watchCols();
+  expect(JSON.stringify(cols) === JSON.stringify([{ expr: "content + 1", cells: ["1", "1", "2", "2"] }]), "the watch column of content + 1: " + JSON.stringify(cols));
+  await watch("contnet * 2", 2);
+  let wl = await watchList();
+  expect(wl[1].error === "watch:2:1: undefined: contnet (did you mean content?)" && wl[0].error === "", "the bad watch's error: " + JSON.stringify(wl));
+  expect((await watchCols()).length === 1, "a refused watch has a column");
+  await page.screenshot({ path: shots + "/watch.png", fullPage: true });
+  await check();
+  cols = await watchCols();
+  wl = await watchList();
+  expect(cols.length === 1 && cols[0].cells.join() === "1,1,2,2" && wl.length === 2 && wl[1].error.includes("undefined: contnet"), "the watches after a new check: " + JSON.stringify({ cols, wl }));
+  r = await rows();
+  expect(r[4].cls === "violated" && r[4].cells.length === 1 && r[2].cells[3] === "content = 1" && r[2].cells[4] === "2", "the trace with a watch column: " + JSON.stringify(r));
+  for (let n = 1; n >= 0; n--) {
+    await page.click("#watchList li:last-child button.unwatch");
+    await page.waitForFunction((n) => document.querySelectorAll("#watchList li").length === n, { timeout: 10000 }, n);
+  }
+  expect((await watchCols()).length === 0, "a removed watch keeps its column");
+  out.watch_columns = "content + 1: 1,1,2,2";
 
   // The explorer: from step 1, every enabled action; step into editor.edit.
   await page.click("#trace tbody tr:nth-child(2) button.explore");
@@ -263,13 +308,19 @@ try {
   v = await page.$eval("#verdict", (e) => e.textContent);
   expect(v.includes("ShippedWhatWasApproved"), "after cancel: " + v);
 
-  // The share link: the spec comes back from the URL fragment.
+  // The share link: the spec and the watches come back from the URL
+  // fragment.
+  await watch("shipped", 1);
   await page.click("#share");
   const link = await page.$eval("#shareLink", (e) => e.value);
-  expect(link.includes("#code="), "share link: " + link);
+  expect(link.includes("#code=") && link.includes("&watches="), "share link: " + link);
   const page2 = await browser.newPage();
   await page2.goto(link, { waitUntil: "load" });
   await page2.waitForFunction(() => document.querySelector(".cm-content")?.textContent.includes("ApprovalTOCTOU"), { timeout: 30000 });
+  await page2.click("#check");
+  await page2.waitForSelector("#trace th.watch", { timeout: 60000 });
+  const shared = await page2.$eval("#trace th.watch", (th) => th.textContent);
+  expect(shared === "shipped", "the shared link's watch: " + shared);
   expect(errors.length === 0, "page errors: " + errors.join("; "));
 } catch (err) {
   const status = page ? await page.$eval("#status", (e) => e.textContent).catch(() => "?") : "?";

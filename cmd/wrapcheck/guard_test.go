@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wrapcheck/wrapcheck/internal/testenv"
 )
 
 // startGuard starts the built binary's `guard --listen listen` on spec
@@ -169,12 +170,7 @@ func TestGuardClients(t *testing.T) {
 		{"node", "node", "../../examples/guard/agent_loop.mjs"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := exec.LookPath(tt.tool); err != nil {
-				if os.Getenv("CI") == "true" {
-					t.Fatalf("%s not found", tt.tool)
-				}
-				t.Skipf("%s not found", tt.tool)
-			}
+			testenv.Tool(t, tt.tool, "install "+tt.tool+" to run the guard's client")
 			for _, transport := range []string{"tcp", "unix", "stdio"} {
 				var args []string
 				switch transport {

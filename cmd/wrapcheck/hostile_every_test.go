@@ -236,6 +236,39 @@ func storeRow(t *testing.T, env []string, args ...string) hostileRun {
 // and last digits and its digit count.
 var longIntSrc = "spec LongInt\nconst H = " + strings.Repeat("9", 1000) + "\nvar x: 0..1\naction go when x == 0 {\n  let y = H * (x + 1)\n  x := y\n}\n"
 
+// probBombSrc has 9 million states for prob, built with exact fractions
+// (the construction alone passes 200 MiB in seconds); probChainSrc has
+// 1991, and each step of its exact solution works on fractions of about
+// 3^1990 (minutes).
+const (
+	probBombSrc = `spec ProbBomb
+var a: 0..3000
+var b: 0..3000
+agent coin(): bool
+rate coin { true: 1 of 2; false: 1 of 2 }
+action step {
+  let h = ask coin()
+  if h {
+    a := (a + 1) % 3001
+  } else {
+    b := (b + 1) % 3001
+  }
+}
+probability Far: eventually (a == 3000 and b == 3000)
+`
+	probChainSrc = `spec Chain
+var money: 0..1990 = 995
+agent coin(): bool
+rate coin { true: 1 of 3; false: 2 of 3 }
+action bet when money > 0 and money < 1990 {
+  let heads = ask coin()
+  money := if heads then money + 1 else money - 1
+}
+terminal money == 0 or money == 1990
+probability Rich: eventually money == 1990
+`
+)
+
 // manyDigits is a run of more digits than a message may quote.
 var manyDigits = regexp.MustCompile(`[0-9]{41}`)
 
@@ -270,6 +303,7 @@ func TestHostileEveryCommand(t *testing.T) {
 	// the reproducers with a probability query, for prob
 	bigworkQ, arr2Q := src(bigwork)+"probability P: eventually a == 1\n", src(arr2)+"probability P: eventually a[0] == 1\n"
 	bigworkP, arr2P := writeSpec(t, dir, "bigworkp.wrap", bigworkQ), writeSpec(t, dir, "arr2p.wrap", arr2Q)
+	probBomb, probChain := writeSpec(t, dir, "probbomb.wrap", probBombSrc), writeSpec(t, dir, "chain.wrap", probChainSrc)
 	fifo := filepath.Join(dir, "fifo.wrap")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
@@ -343,11 +377,20 @@ func TestHostileEveryCommand(t *testing.T) {
 		{"explain/arr2", cli(with(long, "explain", arr2)...), exitIncomplete, []string{"memory budget"}, sec10, 200},
 		{"explain/fnbomb", cli("explain", "--timeout", "10s", "--memory", "50MiB", fnbomb), exitIncomplete, []string{"explain: stopped before the end: memory budget (--memory 50MiB)"}, sec10, 50},
 		{"explain/longint", cli(with(mem, "explain", longint)...), exitViolated, []string{elided}, sec2, 200},
-		{"prob/bigwork", cli(with(mem, "prob", bigworkP)...), exitIncomplete, []string{"stopped at the timeout (2s)"}, sec2, 200},
+		{"prob/bigwork-query", cli(with(mem, "prob", bigworkP)...), exitIncomplete, []string{"stopped at the timeout (2s)"}, sec2, 200},
 		// one step of arr2 expands 100,000 successors: without the
 		// budget's check within the expansion, 1.6 GB in 10 s
-		{"prob/arr2", cli(with(long, "prob", arr2P)...), exitIncomplete, []string{"memory budget exceeded"}, sec10, 200},
+		{"prob/arr2-query", cli(with(long, "prob", arr2P)...), exitIncomplete, []string{"memory budget exceeded"}, sec10, 200},
 		{"prob/constbomb", cli(with(mem, "prob", constbomb)...), exitUsage, []string{tooLarge}, sec2, 200},
+		// prob, with its witnesses and sensitivity asked for: the
+		// construction, the precomputation (prob1E was cubic on the
+		// chain: 17 s past a 2 s deadline) and the exact solution
+		// stop at the deadline or the budget
+		// (no --memory: the row after this one holds the budget)
+		{"prob/probbomb", cli(with(to, "prob", "--witness", "--sensitivity", probBomb)...), exitIncomplete, []string{"stopped at the timeout (2s)"}, sec2, 0},
+		{"prob/probbomb/memory", cli(with(long, "prob", "--witness", "--sensitivity", probBomb)...), exitIncomplete, []string{"memory budget exceeded"}, sec10, 200},
+		{"prob/chain", cli(with(mem, "prob", "--witness", "--sensitivity", probChain)...), exitIncomplete, []string{"stopped at the timeout (2s)"}, sec2, 200},
+		{"prob/bigwork", cli(with(mem, "prob", bigwork)...), exitUsage, []string{"no probability queries"}, sec2, 200},
 		{"lsp/constbomb", func(t *testing.T) hostileRun { return lspSession(t, bin, src(constbomb), "") }, exitHolds, []string{tooLarge}, 5 * time.Second, 512},
 		{"lsp/fnbomb", func(t *testing.T) hostileRun { return lspSession(t, bin, src(fnbomb), "") }, exitHolds, []string{expansion}, 5 * time.Second, 512},
 		{"lsp/arr2", func(t *testing.T) hostileRun { return lspSession(t, bin, src(arr2), "") }, exitHolds, nil, 5 * time.Second, 512},
@@ -366,6 +409,7 @@ func TestHostileEveryCommand(t *testing.T) {
 		{"mcp/ltl/untils", mcpRow("ltl", map[string]any{"formula": strings.Join(untils, " and ")}), exitHolds, []string{"ltl: stopped before the end: timeout"}, sec2, 200},
 		{"mcp/replay/bigwork", mcpRow("replay", map[string]any{"spec": src(bigwork), "run": `{"action": "go"}` + "\n"}), exitHolds, []string{"replay: stopped before the end: timeout"}, sec2, 200},
 		{"mcp/prob/bigwork", mcpRow("prob", map[string]any{"spec": bigworkQ}), exitHolds, []string{"prob: stopped before the end: timeout"}, sec2, 200},
+		{"mcp/prob/chain", mcpRow("prob", map[string]any{"spec": probChainSrc}), exitHolds, []string{"prob: stopped before the end: timeout"}, sec2, 200},
 		// the server's 1 GiB budget or the call's 2 s, as mcp/check/arr2
 		{"mcp/prob/arr2", mcpRow("prob", map[string]any{"spec": arr2Q}), exitHolds, nil, sec2, 1024},
 		{"mcp/prob/constbomb", mcpRow("prob", map[string]any{"spec": src(constbomb)}), exitHolds, []string{"error: ", tooLarge}, sec2, 200},

@@ -201,8 +201,9 @@ func TestHostileLimits(t *testing.T) {
 
 // TestHostileSignals sends SIGTERM and SIGINT a second after check and
 // simulate start on a spec that keeps them busy in exact arithmetic
-// (rtbomb itself now ends at once, with its runtime error), and to check
-// while it loads a spec: each ends within a second of the signal, exit
+// (rtbomb itself now ends at once, with its runtime error), to check
+// while it loads a spec, and to prob while it solves a chain exactly and
+// while it builds a large MDP: each ends within a second of the signal, exit
 // 3, "interrupted".
 func TestHostileSignals(t *testing.T) {
 	if testing.Short() {
@@ -211,11 +212,14 @@ func TestHostileSignals(t *testing.T) {
 	bin, dir := buildBinary(t)
 	bigWork := hostileSpec(t, "bigwork.wrap")
 	bigSpec := writeSpec(t, dir, "big.wrap", bigSpecSrc())
+	probChain, probBomb := writeSpec(t, dir, "chain.wrap", probChainSrc), writeSpec(t, dir, "probbomb.wrap", probBombSrc)
 	tests := []struct {
 		name string
 		args []string
 		want string
 	}{
+		{"prob/chain", []string{"prob", "--witness", "--sensitivity", probChain}, "chain.wrap: interrupted"},
+		{"prob/probbomb", []string{"prob", "--witness", "--sensitivity", probBomb}, "probbomb.wrap: interrupted"},
 		{"check/bigwork", []string{"check", "--memory", "200MiB", bigWork}, "BigWork: incomplete: interrupted"},
 		{"simulate/bigwork", []string{"simulate", bigWork}, "BigWork: no violation found in 0 walks of at most 100 steps (seed 1) before the interrupt\n"},
 		{"check/load", []string{"check", bigSpec}, "big.wrap: incomplete: interrupted"},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/wrapcheck/wrapcheck/quant"
+	"github.com/wrapcheck/wrapcheck/reduce"
 	"github.com/wrapcheck/wrapcheck/report"
 )
 
@@ -27,6 +28,9 @@ type probFlags struct {
 	interval   bool
 	epsilon    float64
 	confidence string
+	witness    bool
+	sensitive  bool
+	noSym      bool
 }
 
 func newProbCmd() *cobra.Command {
@@ -75,6 +79,9 @@ the point estimates but not over that range is not decided (exit 3).`,
 	fl.BoolVar(&f.interval, "interval", false, "interval iteration (sound bounds) instead of exact values for unbounded queries; used anyway past exact mode's limit")
 	fl.Float64Var(&f.epsilon, "epsilon", 1e-6, "width interval iteration aims at")
 	fl.StringVar(&f.confidence, "confidence", "95%", "level of the confidence intervals of counts `k of n`: 95%, 0.99 or 99/100")
+	fl.BoolVar(&f.noSym, "no-symmetry", false, "turn symmetry reduction off")
+	fl.BoolVar(&f.sensitive, "sensitivity", false, "with counts, the range if each measured rate were known exactly, narrowest first: the rate to measure next")
+	fl.BoolVar(&f.witness, "witness", false, "show, for each exact value, the strategy that attains it and the most probable path to the event under it")
 	return cmd
 }
 
@@ -118,7 +125,19 @@ func runProb(cmd *cobra.Command, path string, f probFlags) error {
 		ctx, cancel = context.WithTimeout(ctx, f.timeout)
 		defer cancel()
 	}
-	res, err := quant.Check(ctx, m, quant.Options{MaxStates: f.maxStates, MemoryBudget: mem, Only: f.only, Interval: f.interval, Epsilon: f.epsilon, Confidence: level})
+	opts := quant.Options{MaxStates: f.maxStates, MemoryBudget: mem, Only: f.only, Interval: f.interval, Epsilon: f.epsilon, Confidence: level, Witness: f.witness, Sensitivity: f.sensitive}
+	var notes []string
+	if !f.noSym {
+		canon, ns, err := reduce.ForQuant(m)
+		if err != nil {
+			return usage(err)
+		}
+		if canon != nil {
+			opts.Canon = canon.Func()
+		}
+		notes = ns
+	}
+	res, err := quant.Check(ctx, m, opts)
 	if err != nil {
 		var stopped error
 		switch {
@@ -139,6 +158,7 @@ func runProb(cmd *cobra.Command, path string, f probFlags) error {
 		}
 		return &exitError{code: exitIncomplete, err: stopped}
 	}
+	res.Notes = append(notes, res.Notes...)
 	w := cmd.OutOrStdout()
 	switch format {
 	case "json":

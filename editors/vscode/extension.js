@@ -10,9 +10,11 @@ const crypto = require('crypto');
 const vscode = require('vscode');
 const { LanguageClient } = require('vscode-languageclient/node');
 const { panelHTML } = require('./panel/html.js');
+const { panelMessage } = require('./panel/host.js');
 
 let client;
 let panel;
+let watching; // the panel's message handler of the trace it shows
 
 function activate(context) {
   const config = vscode.workspace.getConfiguration('wrapcheck');
@@ -51,9 +53,12 @@ async function showTrace(context, uri, name) {
     name = await vscode.window.showInputBox({ prompt: 'the violated invariant or property' });
     if (!name) return;
   }
+  const request = (uri, name, watches) =>
+    client.sendRequest('workspace/executeCommand', { command: 'wrapcheck.trace', arguments: watches.length ? [uri, name, watches] : [uri, name] });
+  const save = (watches) => context.workspaceState.update('wrapcheck.watches', watches);
   let data;
   try {
-    data = await client.sendRequest('workspace/executeCommand', { command: 'wrapcheck.trace', arguments: [uri, name] });
+    data = await request(uri, name, context.workspaceState.get('wrapcheck.watches') || []);
   } catch (err) {
     vscode.window.showWarningMessage(err.message || String(err));
     return;
@@ -68,6 +73,8 @@ async function showTrace(context, uri, name) {
   }
   panel.title = `trace: ${name}`;
   const wv = panel.webview;
+  if (watching) watching.dispose();
+  watching = wv.onDidReceiveMessage((m) => panelMessage(m, { uri, name, request, post: (d) => wv.postMessage(d), save }));
   let ready;
   const loaded = new Promise((resolve) => (ready = resolve));
   const sub = wv.onDidReceiveMessage((m) => m && m.ready && ready());

@@ -25,7 +25,7 @@ const module = "github.com/wrapcheck/wrapcheck"
 // cmd/wrapcheck's TestNoHeavyModules checks it.) Test files are not
 // policed: a test may import a package above its own to compare with it.
 var allowed = map[string][]string{
-	"cmd/wrapcheck":     {"", "internal/native", "cluster", "web/engine", "web/page", "diff", "explain", "lsp", "mcp", "replay", "simulate", "verify", "report", "ltl", "verdict", "checker", "machine", "spec", "spec/syntax", "github.com/spf13/cobra", "guard", "internal/loopback", "testgen", "quant"},
+	"cmd/wrapcheck":     {"", "internal/native", "cluster", "web/engine", "web/page", "diff", "explain", "lsp", "mcp", "replay", "simulate", "verify", "report", "ltl", "verdict", "checker", "machine", "spec", "spec/syntax", "github.com/spf13/cobra", "guard", "internal/loopback", "testgen", "quant", "reduce"},
 	"lsp":               {"verify", "report", "verdict", "spec", "spec/syntax"},
 	"mcp":               {"docs", "examples", "explain", "replay", "verify", "report", "quant", "ltl", "verdict", "machine", "spec", "spec/syntax", "github.com/modelcontextprotocol/go-sdk"},
 	"guard":             {"internal/loopback", "replay", "report", "verdict", "machine", "spec"},

@@ -49,17 +49,57 @@ func Tool(t testing.TB, name, install string) string {
 	if err == nil {
 		return p
 	}
+	Skip(t, name, fmt.Sprintf("%s not found on PATH: %s to run this test", name, install))
+	return ""
+}
+
+// Skip skips t for want of the tool name, found some other way than on
+// PATH (an environment variable that names it), with the message msg,
+// and records it for [Main]'s summary; under CI=true it fails t.
+func Skip(t testing.TB, name, msg string) {
+	t.Helper()
+	if IsCI() {
+		t.Fatalf("%s (CI=true: .ci/run installs %s)", msg, name)
+	}
+	record(t, name)
+	t.Skip(msg)
+}
+
+// Missing skips t for want of the tool name, one that CI does not install
+// either (PRISM has no Debian package), with the message msg, and records
+// it for [Main]'s summary; it does not fail under CI=true.
+func Missing(t testing.TB, name, msg string) {
+	t.Helper()
+	record(t, name)
+	t.Skip(msg)
+}
+
+// Optional is [Tool] for a tool that adds a part to a test (a validator
+// run on its output): without it, t goes on and leaves that part out
+// (Optional returns ""), and is named in [Main]'s summary with "in
+// part"; under CI=true it fails t.
+func Optional(t testing.TB, name, install string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err == nil {
+		return p
+	}
 	if IsCI() {
 		t.Fatalf("%s not found on PATH (CI=true: .ci/run installs it): %v", name, err)
 	}
+	record(t, name+", in part")
+	t.Logf("%s not found on PATH: %s to run this part of the test", name, install)
+	return ""
+}
+
+// record names t in the summary, for want of tool.
+func record(t testing.TB, tool string) {
 	skips.Lock()
+	defer skips.Unlock()
 	if skips.tests == nil {
 		skips.tests = map[string]string{}
 	}
-	skips.tests[t.Name()] = name
-	skips.Unlock()
-	t.Skipf("%s not found on PATH: %s to run this test", name, install)
-	return ""
+	skips.tests[t.Name()] = tool
 }
 
 // Slow skips t unless the tests were built with the tag wrapcheck_slow
@@ -105,8 +145,9 @@ type Runner struct{ M interface{ Run() int } }
 func (r Runner) Run() int { return Run(r.M) }
 
 // Summary returns the line "skipped for a missing tool: TestA (nvim),
-// TestB (spin)" naming, sorted, the tests [Tool] skipped so far, or ""
-// when it skipped none.
+// TestB (xmllint, in part)" naming, sorted, the tests [Tool], [Skip] and
+// [Missing] skipped so far and those [Optional] cut short, or "" when
+// there are none.
 func Summary() string {
 	skips.Lock()
 	defer skips.Unlock()

@@ -18,7 +18,16 @@ func TestSummary(t *testing.T) {
 		Tool(t, "wrapcheck-no-such-tool", "nothing installs it")
 		t.Error("Tool returned for a missing tool")
 	})
-	want := "skipped for a missing tool: TestSummary/needs (wrapcheck-no-such-tool)"
+	t.Run("in part", func(t *testing.T) {
+		if p := Optional(t, "wrapcheck-no-such-tool", "nothing installs it"); p != "" {
+			t.Errorf("Optional returned %q for a missing tool", p)
+		}
+	})
+	t.Run("missing", func(t *testing.T) {
+		Missing(t, "wrapcheck-no-such-prover", "no machine has it")
+		t.Error("Missing returned")
+	})
+	want := "skipped for a missing tool: TestSummary/in_part (wrapcheck-no-such-tool, in part), TestSummary/missing (wrapcheck-no-such-prover), TestSummary/needs (wrapcheck-no-such-tool)"
 	if got := Summary(); got != want {
 		t.Errorf("summary %q, want %q", got, want)
 	}

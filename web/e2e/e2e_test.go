@@ -30,7 +30,9 @@ func need(t *testing.T, name string) string {
 // serves it on 127.0.0.1 and runs web/e2e.mjs in headless Chromium,
 // asserting what a user sees: at the load event the editor holds the
 // TOCTOU example and no "loading" message shows; its trace table and
-// sequence diagram (text no smaller than the page's), the explorer
+// sequence diagram (text no smaller than the page's), the watch box (a
+// column per watch, a bad one's error, both kept across checks and in the
+// share link), the explorer
 // (actions and agent answers), the lesson's lasso in wrap's notation with
 // its fairness note and its Markdown drawn, the explore buttons inside a
 // 1400-px window beside a long value, an error underlined while typing

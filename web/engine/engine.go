@@ -42,7 +42,7 @@ const (
 
 // Request is one operation's input, as the page sends it.
 type Request struct {
-	// Op is "check", "vet", "fmt", "graph" or "explore".
+	// Op is "check", "vet", "fmt", "graph", "explore" or "watch".
 	Op string `json:"op"`
 	// Name is the file name shown in positions ("spec.wrap" when empty).
 	Name   string `json:"name"`
@@ -57,6 +57,14 @@ type Request struct {
 	// "slots" of a trace step or of a successor from an earlier answer;
 	// nil for the initial states.
 	Slots []int64 `json:"slots,omitempty"`
+	// Watches are expressions of the spec to evaluate at every step of
+	// the trace (ops "check" and "watch"; at most MaxWatches), as check
+	// --watch does. Each is one line; a refused one does not reject the
+	// spec: its Watch in the response carries the error.
+	Watches []string `json:"watches,omitempty"`
+	// Trace is the states the watches are evaluated in (op "watch"): the
+	// trace_slots of an earlier check of the same source.
+	Trace [][]int64 `json:"trace,omitempty"`
 }
 
 // Diagnostic is an error or warning at a position (line and col from 1;
@@ -104,6 +112,10 @@ type Response struct {
 	Truncated bool   `json:"truncated,omitempty"`
 	// Explore is the explorer's answer (op "explore").
 	Explore *Explore `json:"explore,omitempty"`
+	// Watches are the request's watches, in its order, each with its
+	// value at every step of the first violation's trace (op "check") or
+	// of the request's Trace (op "watch"), or the error that refused it.
+	Watches []Watch `json:"watches,omitempty"`
 }
 
 // Explore lists the successors of one state: every enabled action with
@@ -182,11 +194,12 @@ func Run(ctx context.Context, req Request, progress func(Progress)) (resp *Respo
 		resp.Formatted = string(syntax.Format(file))
 		return resp
 	}
-	m, err := spec.Check(file, spec.Options{Defines: req.Defines, Context: ctx})
+	m, ws, err := checkWatched(ctx, file, req)
 	if err != nil {
 		resp.Errors = diagnostics(err)
 		return resp
 	}
+	resp.Watches = ws
 	var vet []report.Diagnostic
 	for _, w := range spec.Vet(file, m) {
 		vet = append(vet, report.Diagnostic{Pos: w.Pos, Msg: w.Msg})
@@ -201,8 +214,10 @@ func Run(ctx context.Context, req Request, progress func(Progress)) (resp *Respo
 		err = graph(ctx, resp, m)
 	case "explore":
 		err = explore(resp, m, req.Slots)
+	case "watch":
+		err = watch(resp, m, req.Trace)
 	default:
-		err = fmt.Errorf("unknown operation %q: want check, vet, fmt, graph or explore", req.Op)
+		err = fmt.Errorf("unknown operation %q: want check, vet, fmt, graph, explore or watch", req.Op)
 	}
 	if err != nil {
 		resp.Errors = append(resp.Errors, diagnostics(err)...)
@@ -226,6 +241,10 @@ func check(ctx context.Context, resp *Response, m *spec.Model, vet []report.Diag
 			progress(Progress{States: p.States, Depth: p.Depth, Elapsed: p.Elapsed.Milliseconds()})
 		}
 	}
+	var err error
+	if opts.Program, err = machine.Compile(m); err != nil {
+		return err
+	}
 	res, err := verify.Run(ctx, m, opts)
 	if err != nil {
 		return err
@@ -239,6 +258,9 @@ func check(ctx context.Context, resp *Response, m *spec.Model, vet []report.Diag
 		for i, st := range vs[0].Trace {
 			resp.TraceSlots = append(resp.TraceSlots, st.State)
 			resp.TraceText = append(resp.TraceText, stepText(m, vs[0].Trace, i))
+		}
+		if err := evalWatches(m, opts.Program, resp.Watches, resp.TraceSlots); err != nil {
+			return err
 		}
 		var mm bytes.Buffer
 		if err := report.Mermaid(&mm, m, res); err == nil {

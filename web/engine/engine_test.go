@@ -76,7 +76,7 @@ func TestRun(t *testing.T) {
 		{"syntax error at its position", Request{Op: "check", Name: "x.wrap", Source: "spec X\nvar x: 0..3 = 0\nprocess p { action a { x = 1 } }\n"},
 			summary{Errors: []string{"x.wrap:3:26: expected ':=', found '=' (use == to compare, := to assign)"}}},
 		{"too large", Request{Op: "check", Source: strings.Repeat(" ", MaxSource+1)}, summary{Errors: []string{"spec.wrap: the spec is larger than 1 MiB"}}},
-		{"unknown op", Request{Op: "prove", Source: "spec X\n"}, summary{Errors: []string{`unknown operation "prove": want check, vet, fmt, graph or explore`}}},
+		{"unknown op", Request{Op: "prove", Source: "spec X\n"}, summary{Errors: []string{`unknown operation "prove": want check, vet, fmt, graph, explore or watch`}}},
 		{"fmt", Request{Op: "fmt", Source: "spec    X\nvar x:bool\n"}, summary{Formatted: "spec X\nvar x: bool\n"}},
 		{"explore the initial states", Request{Op: "explore", Source: src},
 			summary{Next: []string{`  {"content": 0, "approved": 0, "granted": false, "released": false, "shipped": 0}`}}},

@@ -10,7 +10,7 @@ import { syntaxHighlighting, defaultHighlightStyle } from "@codemirror/language"
 import { setDiagnostics, lintGutter } from "@codemirror/lint";
 import { compressToEncodedURIComponent, decompressFromEncodedURIComponent } from "lz-string";
 import { wrapLanguage } from "./lang.js";
-import { inline, traceTable, renderMermaid, renderNotes, verdictLine } from "./trace.js";
+import { inline, traceTable, renderMermaid, renderNotes, verdictLine, watchBox } from "./trace.js";
 import { probPanel } from "./prob.js";
 
 const $ = (id) => document.getElementById(id);
@@ -21,6 +21,7 @@ let currentName = "";
 let examples = [];
 let lessons = [];
 let lastCheck = null; // {response, source}
+let watches = []; // the watched expressions, in the order added
 
 // ---- the engine: a Web Worker running wrapcheck.wasm, or the native server
 
@@ -267,7 +268,7 @@ async function run(op, extra = {}) {
 async function runCheck() {
   clearResults();
   const src = source();
-  const resp = await run("check");
+  const resp = await run("check", { watches });
   if (!resp) {
     $("verdict").className = "unknown";
     $("verdict").textContent = "cancelled";
@@ -285,7 +286,7 @@ async function runCheck() {
   $("verdict").className = rep.verdict;
   $("verdict").dataset.verdict = rep.verdict;
   $("verdict").textContent = verdictLine(rep, v);
-  if (v) renderTrace(v, resp.trace_slots, resp.trace_text, resp.operands);
+  if (v) renderTrace();
   renderNotes($("notes"), rep.notes);
   const panel = probPanel(resp.prob, resp.prob_error);
   if (panel) $("probBox").appendChild(panel);
@@ -312,18 +313,51 @@ function clearResults() {
   $("dot").hidden = true;
 }
 
-// renderTrace draws the trace (trace.js) with an explore button per step.
-function renderTrace(v, slots, text, operands) {
-  $("traceBox").appendChild(
-    traceTable(v, text, operands, (i) => {
-      if (!slots || !slots[i]) return null;
-      const b = document.createElement("button");
-      b.textContent = "explore";
-      b.className = "explore";
-      b.onclick = () => startExplorer(slots[i], `step ${i}`);
-      return b;
-    }),
-  );
+// renderTrace draws the last check's trace (trace.js) with an explore
+// button per step and a column per watch, and the watch box under it;
+// note, when given, is a line under the watches.
+function renderTrace(note) {
+  const resp = lastCheck.response;
+  const slots = resp.trace_slots;
+  const evaluated = resp.watches || [];
+  const shown = watches.map((expr) => evaluated.find((w) => w.expr === expr) || { expr });
+  const table = traceTable(resp.report.violation, resp.trace_text, resp.operands, (i) => {
+    if (!slots || !slots[i]) return null;
+    const b = document.createElement("button");
+    b.textContent = "explore";
+    b.className = "explore";
+    b.onclick = () => startExplorer(slots[i], `step ${i}`);
+    return b;
+  }, shown);
+  $("traceBox").replaceChildren(table, watchBox(shown, addWatch, removeWatch, note));
+}
+
+// ---- watches: expressions of the spec evaluated at every step of the
+// trace by the checker (web/engine's op "watch", the code of check
+// --watch); kept across checks (each check evaluates them on its trace)
+// and in the share link.
+
+async function addWatch(expr) {
+  if (!watches.includes(expr)) watches.push(expr);
+  await evalWatches();
+  $("watchInput").focus();
+}
+function removeWatch(expr) {
+  watches = watches.filter((w) => w !== expr);
+  renderTrace();
+}
+// evalWatches evaluates the watches on the last check's trace, unless the
+// spec changed since: its states may mean something else now.
+async function evalWatches() {
+  if (!lastCheck || lastCheck.source !== source()) {
+    renderTrace("the spec changed since the check: check again to evaluate the watches");
+    return;
+  }
+  const resp = await run("watch", { watches, trace: lastCheck.response.trace_slots });
+  if (!resp) return renderTrace("cancelled");
+  if (resp.errors && resp.errors.length) return renderTrace(resp.errors.map((e) => e.text).join("\n"));
+  lastCheck.response.watches = resp.watches;
+  renderTrace();
 }
 
 // ---- the explorer: from a state, every enabled action with its answers
@@ -438,6 +472,7 @@ function loadExample(path, lesson) {
 function share() {
   const url = new URL(location.href);
   url.hash = "code=" + compressToEncodedURIComponent(source());
+  if (watches.length) url.hash += "&watches=" + compressToEncodedURIComponent(JSON.stringify(watches));
   window.history.replaceState(null, "", url);
   $("shareLink").hidden = false;
   $("shareLink").value = url.href;
@@ -447,6 +482,16 @@ function share() {
 function sharedSource() {
   const m = location.hash.match(/code=([^&]*)/);
   return m ? decompressFromEncodedURIComponent(m[1]) : null;
+}
+// sharedWatches are the watches of a share link (a JSON list of strings).
+function sharedWatches() {
+  const m = location.hash.match(/watches=([^&]*)/);
+  try {
+    const w = m && JSON.parse(decompressFromEncodedURIComponent(m[1]));
+    return Array.isArray(w) ? w.filter((x) => typeof x === "string") : [];
+  } catch (_) {
+    return [];
+  }
 }
 
 // ---- start
@@ -474,6 +519,7 @@ function pageExamples() {
 
 function main() {
   const shared = sharedSource();
+  watches = sharedWatches();
   const inlined = native ? null : pageExamples();
   const onReady = async (m) => {
     if (!engineReady || (m.examples && !examples.length)) {

@@ -23,12 +23,24 @@ export function verdictLine(rep, v) {
 // on, and a last row says where it loops back. operands are the violated
 // invariant's parts (the text report's lines); explore(i), when given,
 // returns an element put in step i's last cell (the playground's explore
-// button), or null.
-export function traceTable(v, text, operands, explore) {
+// button), or null. watches, when given, are watch columns ({expr,
+// values}: web/engine's Watch, values[i] the value at step i in wrap's
+// notation): one column each, after changed, headed by its expression;
+// a watch without values (refused) has none.
+export function traceTable(v, text, operands, explore, watches) {
   const table = document.createElement("table");
   table.className = "trace";
   table.id = "trace";
-  table.innerHTML = "<thead><tr><th>step</th><th>action</th><th>agent answers</th><th>changed</th><th></th></tr></thead>";
+  const cols = (watches || []).filter((w) => w.values && w.values.length === v.trace.length);
+  const head = document.createElement("tr");
+  for (const [label, cls] of [["step"], ["action"], ["agent answers"], ["changed"], ...cols.map((w) => [w.expr, "watch"]), [""]]) {
+    const th = document.createElement("th");
+    th.textContent = label;
+    if (cls) th.className = cls;
+    head.appendChild(th);
+  }
+  table.createTHead().appendChild(head);
+  const width = 5 + cols.length;
   const body = document.createElement("tbody");
   const lasso = v.loop_start !== null && v.loop_start !== undefined;
   v.trace.forEach((st, i) => {
@@ -44,6 +56,12 @@ export function traceTable(v, text, operands, explore) {
       if (j === 3) td.className = "changed";
       tr.appendChild(td);
     });
+    for (const w of cols) {
+      const td = document.createElement("td");
+      td.textContent = w.values[i];
+      td.className = w.values[i].startsWith("error: ") ? "watch watcherror" : "watch";
+      tr.appendChild(td);
+    }
     const td = document.createElement("td");
     td.className = "act";
     const extra = explore && explore(i);
@@ -54,19 +72,75 @@ export function traceTable(v, text, operands, explore) {
   if (lasso) {
     const tr = document.createElement("tr");
     tr.className = "back";
-    tr.innerHTML = `<td colspan="5"></td>`;
+    tr.innerHTML = `<td colspan="${width}"></td>`;
     tr.firstChild.textContent = `… and back to step ${v.loop_start}, forever`;
     body.appendChild(tr);
   }
   if (v.kind === "invariant") {
     const tr = document.createElement("tr");
     tr.className = "violated";
-    tr.innerHTML = `<td colspan="5"></td>`;
+    tr.innerHTML = `<td colspan="${width}"></td>`;
     tr.firstChild.textContent = `invariant ${v.name} is false here` + (operands && operands.length ? ": " + operands.join(", ") : "");
     body.appendChild(tr);
   }
   table.appendChild(body);
   return table;
+}
+
+// watchBox returns the box under a trace where the user watches
+// expressions: an input whose expression Add (or Enter) passes to
+// onAdd(expr), and the list of watches ({expr, error}: web/engine's
+// Watch, or {expr} alone when not evaluated yet), each with a remove
+// button that calls onRemove(expr) and, for one the checker refused, its
+// error as file:line:col: msg. note, when given, is a line under the list.
+export function watchBox(watches, onAdd, onRemove, note) {
+  const box = document.createElement("div");
+  box.className = "watchbox";
+  box.id = "watchBox";
+  const form = document.createElement("form");
+  const input = document.createElement("input");
+  input.id = "watchInput";
+  input.placeholder = "watch an expression at every step, e.g. x + 1";
+  input.setAttribute("aria-label", "watch expression");
+  const add = document.createElement("button");
+  add.type = "submit";
+  add.textContent = "Watch";
+  form.append(input, " ", add);
+  form.onsubmit = (e) => {
+    e.preventDefault();
+    const expr = input.value.trim();
+    if (expr) onAdd(expr);
+  };
+  box.appendChild(form);
+  const ul = document.createElement("ul");
+  ul.id = "watchList";
+  for (const w of watches) {
+    const li = document.createElement("li");
+    const code = document.createElement("code");
+    code.textContent = w.expr;
+    const rm = document.createElement("button");
+    rm.className = "unwatch";
+    rm.title = "remove this watch";
+    rm.textContent = "×";
+    rm.onclick = () => onRemove(w.expr);
+    li.append(code, " ", rm);
+    if (w.error) {
+      li.classList.add("error");
+      const err = document.createElement("div");
+      err.className = "watcherror";
+      err.textContent = w.error.text;
+      li.appendChild(err);
+    }
+    ul.appendChild(li);
+  }
+  box.appendChild(ul);
+  if (note) {
+    const p = document.createElement("p");
+    p.className = "watchnote";
+    p.textContent = note;
+    box.appendChild(p);
+  }
+  return box;
 }
 
 // renderNotes lists the report's notes in ul (what a lasso's cycle

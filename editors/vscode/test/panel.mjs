@@ -9,8 +9,12 @@
 // the panel's page (panel/html.js, with the media/ that build.mjs built,
 // under the same Content-Security-Policy) in headless Chromium, posts the
 // counterexample to it as the extension does, and reads what the page
-// shows. It prints one JSON array, one object per check; errors of the
-// page (a CSP violation included) are in each object's "errors".
+// shows. Then it types two watches into the panel's watch box, one good
+// and one bad, passes each message the panel posts to the extension's
+// handler (panel/host.js) between the page and the same server, and reads
+// the watch columns and the box. It prints one JSON array, one object per
+// check; errors of the page (a CSP violation included) are in each
+// object's "errors".
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -21,6 +25,7 @@ import puppeteer from "puppeteer-core";
 
 const require = createRequire(import.meta.url);
 const { panelHTML } = require("../panel/html.js");
+const { panelMessage } = require("../panel/host.js");
 const here = dirname(dirname(fileURLToPath(import.meta.url)));
 const [wrapcheck, chromium, ...checks] = process.argv.slice(2);
 
@@ -99,7 +104,6 @@ try {
     const message = await lsp.note("window/showMessage");
     const lenses = await lsp.request("textDocument/codeLens", { textDocument: { uri } });
     const data = await lsp.request("workspace/executeCommand", { command: "wrapcheck.trace", arguments: [uri, name] });
-    lsp.close();
 
     const dir = mkdtempSync(join(tmpdir(), "wrapcheck-panel-"));
     const media = join(here, "media");
@@ -111,6 +115,11 @@ try {
     });
     writeFileSync(join(dir, "panel.html"), html);
     const page = await browser.newPage();
+    // the webview's API: what the panel posts to the extension
+    await page.evaluateOnNewDocument(() => {
+      window.posted = [];
+      window.acquireVsCodeApi = () => ({ postMessage: (m) => window.posted.push(m) });
+    });
     await page.setViewport({ width: 900, height: 900 });
     const errors = [];
     page.on("pageerror", (e) => errors.push(String(e)));
@@ -129,8 +138,40 @@ try {
       diagram: !!document.querySelector("#mermaid svg"),
       diagramText: (document.querySelector("#mermaid svg") || { textContent: "" }).textContent,
     }));
+    // the watch box: each watch typed is a message to the extension,
+    // whose handler asks the server and posts the trace back
+    const host = {
+      uri,
+      name,
+      request: (u, n, w) => lsp.request("workspace/executeCommand", { command: "wrapcheck.trace", arguments: [u, n, w] }),
+      post: (d) => page.evaluate((d) => window.postMessage(d, "*"), d),
+      save: (w) => (saved = w),
+    };
+    let saved = null;
+    const messages = [];
+    for (const [i, expr] of ["draft + 1", "drfat"].entries()) {
+      await page.click("#watchInput");
+      await page.keyboard.type(expr);
+      await page.keyboard.press("Enter");
+      await page.waitForFunction(() => window.posted.some((m) => m.watches), { timeout: 10000 });
+      const m = await page.evaluate(() => window.posted.splice(0).find((m) => m.watches));
+      messages.push(m);
+      await panelMessage(m, host);
+      await page.waitForFunction((n) => document.body.dataset.rendered === String(n), { timeout: 60000 }, i + 2);
+    }
+    const watch = await page.evaluate(() => {
+      const t = document.getElementById("trace");
+      const head = [...t.tHead.rows[0].cells];
+      const j = head.findIndex((th) => th.classList.contains("watch"));
+      return {
+        heads: head.filter((th) => th.classList.contains("watch")).map((th) => th.textContent),
+        column: j < 0 ? [] : [...t.tBodies[0].rows].filter((tr) => tr.cells.length > 1).map((tr) => tr.cells[j].textContent),
+        list: [...document.querySelectorAll("#watchList li")].map((li) => li.querySelector("code").textContent + " " + (li.querySelector(".watcherror")?.textContent || "")),
+      };
+    });
+    lsp.close();
     await page.close();
-    results.push({ check: arg, message, lens: lenses.map((l) => l.command.title), ...shown, errors });
+    results.push({ check: arg, message, lens: lenses.map((l) => l.command.title), ...shown, errors, watch: { messages, saved, ...watch } });
   }
 } finally {
   await browser.close();
