@@ -156,6 +156,13 @@ func formatValue(t *spec.Type, vals []int64) string {
 		return "[" + strings.Join(el, ", ") + "]"
 	case spec.RecordKind:
 		var el []string
+		if t.Seq { // a sequence: its len elements
+			n, w := vals[0], t.Fields[1].Type.Elem.Width
+			for i := int64(0); i < n; i++ {
+				el = append(el, formatValue(t.Fields[1].Type.Elem, vals[1+int(i)*w:1+int(i+1)*w]))
+			}
+			return "[" + strings.Join(el, ", ") + "]"
+		}
 		for _, f := range t.Fields {
 			el = append(el, f.Name+": "+formatValue(f.Type, vals[f.Offset:f.Offset+f.Type.Width]))
 		}

@@ -135,7 +135,7 @@ func compatible(a, b *spec.Type) bool {
 	case spec.ArrayKind:
 		return sameDomain(a.Index, b.Index) && compatible(a.Elem, b.Elem)
 	case spec.RecordKind:
-		if len(a.Fields) != len(b.Fields) {
+		if len(a.Fields) != len(b.Fields) || a.Seq != b.Seq {
 			return false
 		}
 		for i, f := range a.Fields {

@@ -8,15 +8,24 @@ import (
 	"github.com/wrapcheck/wrapcheck/spec/syntax"
 )
 
-// keywords are offered by completion; a test checks that each is a
-// reserved word of the lexer. `then` and `assume` are contextual words.
-var keywords = []string{
-	"spec", "const", "type", "var", "fn", "agent", "process", "action", "when", "init",
-	"invariant", "property", "fairness", "weak", "strong", "terminal", "let", "ask",
-	"choose", "in", "where", "if", "else", "match", "assert", "skip", "bool",
-	"symmetric", "record", "set", "of", "true", "false", "and", "or", "not", "implies",
-	"forall", "exists", "count", "always", "eventually", "next", "until", "release",
-	"weakuntil", "leadsto",
+// wordItems are the completion items of the language's words, from
+// spec/syntax's one table: the reserved and contextual words as
+// keywords, the builtin functions as functions (a name the spec declares,
+// in shadow, is left out: the scope offers it). Predeclared names
+// (result) are offered by their scope.
+func wordItems(shadow map[string]bool) []completionItem {
+	var out []completionItem
+	for _, w := range syntax.Words() {
+		kind := completionKindKeyword
+		switch {
+		case shadow[w.Name] || w.Kind == syntax.Predeclared:
+			continue
+		case w.Kind == syntax.Builtin:
+			kind = completionKindFunction
+		}
+		out = append(out, completionItem{Label: w.Name, Kind: kind, Detail: w.Kind.String(), SortText: "2" + w.Name})
+	}
+	return out
 }
 
 // completion offers, after a dot, the fields of a record or the locals of
@@ -39,9 +48,7 @@ func (s *Server) completion(req *request) (any, *rpcError) {
 		a = good
 	}
 	if a == nil || a.ix == nil {
-		for _, k := range keywords {
-			list.Items = append(list.Items, completionItem{Label: k, Kind: completionKindKeyword, SortText: "2" + k})
-		}
+		list.Items = append(list.Items, wordItems(nil)...)
 		return list, nil
 	}
 	d := cur.doc
@@ -59,7 +66,9 @@ func (s *Server) completion(req *request) (any, *rpcError) {
 		return list, nil
 	}
 	want := a.ix.expectedEnum(at, d.text[:start])
+	shadow := map[string]bool{}
 	for _, o := range a.ix.visible(at) {
+		shadow[o.Name] = true
 		item := completionItem{Label: o.Name, Kind: lspKinds[o.Kind].completion, Detail: o.Kind.String(), SortText: "1" + o.Name}
 		switch o.Kind {
 		case spec.ObjConst, spec.ObjType, spec.ObjMember, spec.ObjProcess:
@@ -73,9 +82,7 @@ func (s *Server) completion(req *request) (any, *rpcError) {
 		}
 		list.Items = append(list.Items, item)
 	}
-	for _, k := range keywords {
-		list.Items = append(list.Items, completionItem{Label: k, Kind: completionKindKeyword, SortText: "2" + k})
-	}
+	list.Items = append(list.Items, wordItems(shadow)...)
 	return list, nil
 }
 

@@ -208,14 +208,22 @@ func TestCompletion(t *testing.T) {
 	if strings.Contains(" "+names+" ", " edits ") {
 		t.Errorf("completion in approver offers editor's local edits: %s", names)
 	}
-	kw := 0
+	// every word of the language (spec/syntax's table), once: the
+	// keywords, the contextual words and the builtin functions
+	offered := map[string]int{}
 	for _, it := range l.Items {
-		if it.Kind == completionKindKeyword {
-			kw++
+		if strings.HasPrefix(it.SortText, "2") {
+			offered[it.Label]++
 		}
 	}
-	if kw != len(keywords) {
-		t.Errorf("got %d keywords, want %d", kw, len(keywords))
+	for _, w := range syntax.Words() {
+		if n := offered[w.Name]; w.Kind != syntax.Predeclared && n != 1 {
+			t.Errorf("completion offers the %s word %s %d times, want once", w.Kind, w.Name, n)
+		}
+		delete(offered, w.Name)
+	}
+	if len(offered) > 0 {
+		t.Errorf("completion offers words the language does not have: %v", offered)
 	}
 	half = strings.Replace(approvalSpec, "    last := answer\n", "    last := \n", 1)
 	l = complete(half, at(half, "last := \n", 0).add(8))
@@ -232,10 +240,26 @@ func TestCompletion(t *testing.T) {
 
 func (p position) add(n int) position { return position{Line: p.Line, Character: p.Character + n} }
 
-func TestKeywordsAreReserved(t *testing.T) {
-	for _, k := range keywords {
-		if !syntax.IsKeyword(k) {
-			t.Errorf("%s is offered as a keyword but the lexer does not reserve it", k)
+// TestCompletionWordKinds: a reserved or contextual word is offered as a
+// keyword, a builtin as a function, and a spec's own fn of a builtin's
+// name as itself alone.
+func TestCompletionWordKinds(t *testing.T) {
+	c := startServer(t, Options{})
+	c.initialize()
+	src := "spec S\nvar q: seq[2] of bool\nfn len(x: bool): bool = x\ninvariant I: \n"
+	c.open(testURI, src)
+	var l completionList
+	c.result("textDocument/completion", docPos(testURI, at(src, "I: \n", 0).add(3)), &l)
+	kinds := map[string][]int{}
+	for _, it := range l.Items {
+		kinds[it.Label] = append(kinds[it.Label], it.Kind)
+	}
+	want := map[string][]int{"for": {completionKindKeyword}, "forall": {completionKindKeyword},
+		"expected": {completionKindKeyword}, "head": {completionKindFunction}, "card": {completionKindFunction},
+		"len": {completionKindFunction}}
+	for w, k := range want {
+		if diff := cmp.Diff(k, kinds[w]); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", w, diff)
 		}
 	}
 }

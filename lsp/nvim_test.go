@@ -1,14 +1,12 @@
 package lsp
 
 import (
-	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wrapcheck/wrapcheck/internal/testenv"
@@ -16,8 +14,8 @@ import (
 )
 
 // nvimScript drives Neovim's built-in LSP client (0.7 and later): it
-// opens a spec with an error, waits for the diagnostics, asks hover and
-// definition, then replaces the text with a valid but untidy spec and
+// opens a spec with an error, waits for the diagnostics, asks hover,
+// definition and completion, then replaces the text with a valid but untidy spec and
 // formats it, then with a spec whose invariant fails, and runs the check
 // code lens as a user does (:lua vim.lsp.codelens.run()). It writes what
 // it saw as JSON to OUT.
@@ -47,6 +45,9 @@ local ok, err = pcall(function()
   out.hover = h.contents.value
   local d = request('textDocument/definition', { textDocument = { uri = uri }, position = { line = 2, character = 13 } })
   out.definition = d[1].range.start
+  local c = request('textDocument/completion', { textDocument = { uri = uri }, position = { line = 2, character = 11 } })
+  out.completion = {}
+  for _, it in ipairs(c.items or c) do table.insert(out.completion, it.label) end
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(UNTIDY, '\n', { plain = true }))
   out.fixed = vim.wait(20000, function() return #vim.diagnostic.get(buf) == 0 end, 20)
   local edits = request('textDocument/formatting', { textDocument = { uri = uri }, options = { tabSize = 2, insertSpaces = true } })
@@ -107,7 +108,6 @@ vim.cmd('qa!')
 `
 
 func TestNeovim(t *testing.T) {
-	nvim := testenv.Tool(t, "nvim", "install neovim (apt-get install neovim)")
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -120,8 +120,6 @@ func TestNeovim(t *testing.T) {
 	}
 	untidy := "spec   Toggle\nvar critical :bool\naction a   { critical:=not critical }"
 	violated := "spec Count\nvar x: 0..3\naction a when x != 3 { x := x + 1 }\ninvariant Small: x != 2\nterminal x == 3"
-	lua := filepath.Join(dir, "drive.lua")
-	out := filepath.Join(dir, "out.json")
 	quote := func(s string) string { b, _ := json.Marshal(s); return string(b) }
 	readme, err := os.ReadFile("../editors/README.md")
 	if err != nil {
@@ -132,22 +130,8 @@ func TestNeovim(t *testing.T) {
 		t.Fatal(err)
 	}
 	header := "WATCH_LUA = " + quote(watchLua) + "\nSPEC = " + quote(spec) + "\nSERVER = " + quote(self) + "\nDIR = " + quote(dir) +
-		"\nOUT = " + quote(out) + "\nUNTIDY = " + quote(untidy) + "\nVIOLATED = " + quote(violated) + "\n"
-	if err := os.WriteFile(lua, []byte(header+nvimScript), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, nvim, "--headless", "--clean", "-n", "-c", "luafile "+lua)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_STATE_HOME="+dir, "XDG_DATA_HOME="+dir)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("nvim: %v\n%s", err, b)
-	}
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatalf("nvim wrote no result: %v", err)
-	}
+		"\nUNTIDY = " + quote(untidy) + "\nVIOLATED = " + quote(violated) + "\n"
+	b := testenv.Neovim(t, dir, header+nvimScript)
 	var got struct {
 		Error          string
 		GotDiagnostics bool `json:"got_diagnostics"`
@@ -159,6 +143,7 @@ func TestNeovim(t *testing.T) {
 		}
 		Hover        string
 		Definition   position
+		Completion   []string
 		Fixed        bool
 		Formatted    string
 		LensesBefore []string `json:"lenses_before"`
@@ -186,6 +171,13 @@ func TestNeovim(t *testing.T) {
 	}
 	if got.Definition != (position{Line: 1, Character: 4}) {
 		t.Errorf("definition in nvim: %+v, want 1:4", got.Definition)
+	}
+	// completion offers every word of the language (spec/syntax's table,
+	// which the parser's words are held to), `chan` the day it is one
+	for _, w := range syntax.Words() {
+		if w.Kind != syntax.Predeclared && !slices.Contains(got.Completion, w.Name) {
+			t.Errorf("completion in nvim lacks the %s word %s", w.Kind, w.Name)
+		}
 	}
 	if !got.Fixed {
 		t.Errorf("the diagnostics did not clear after the fix")

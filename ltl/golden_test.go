@@ -129,6 +129,13 @@ func formatValue(t *spec.Type, slots []int64) (string, int) {
 		return "[" + strings.Join(els, ",") + "]", off
 	case spec.RecordKind:
 		var els []string
+		if t.Seq { // a sequence: its len elements
+			for k := int64(0); k < slots[0]; k++ {
+				s, _ := formatValue(t.Fields[1].Type.Elem, slots[1+int(k)*t.Fields[1].Type.Elem.Width:])
+				els = append(els, s)
+			}
+			return "[" + strings.Join(els, ",") + "]", t.Width
+		}
 		for _, f := range t.Fields {
 			s, _ := formatValue(f.Type, slots[f.Offset:])
 			els = append(els, f.Name+":"+s)

@@ -116,15 +116,18 @@ func (c *compiler) scalar(e *spec.Expr, cx frameCtx) evalFn {
 		v := e.Val
 		return func(*Machine) int64 { return v }
 	case spec.OpVar, spec.OpLocal, spec.OpIndex, spec.OpField:
+		if f, ok := c.guardedIndex(e, cx); ok {
+			return f
+		}
 		if x, ok := c.slotIndex(e, cx); ok {
 			// a[i], a and i at static offsets: one closure for the
 			// index's load and range test and the element's load.
-			b, ix, lo, size, ew, st := x.base, x.ix, x.lo, x.size, x.ew, x.st
+			b, ix, add, lo, size, ew, st := x.base, x.ix, x.add, x.lo, x.size, x.ew, x.st
 			return func(m *Machine) int64 {
 				v := m.mem[ix]
 				i := v - lo
 				if uint64(i) >= uint64(size) {
-					m.fail(st, v)
+					m.fail(st, v+add)
 					return m.mem[b]
 				}
 				return m.mem[b+int(i*ew)]
@@ -452,12 +455,12 @@ func (c *compiler) equal(a, b *spec.Expr, cx frameCtx) evalFn {
 				return func(m *Machine) int64 { return b2i(m.mem[off] == k) }
 			}
 			if x, ok := c.slotIndex(a, cx); ok {
-				b, ix, lo, size, ew, st := x.base, x.ix, x.lo, x.size, x.ew, x.st
+				b, ix, add, lo, size, ew, st := x.base, x.ix, x.add, x.lo, x.size, x.ew, x.st
 				return func(m *Machine) int64 {
 					v := m.mem[ix]
 					i := v - lo
 					if uint64(i) >= uint64(size) {
-						m.fail(st, v)
+						m.fail(st, v+add)
 						return b2i(m.mem[b] == k)
 					}
 					return b2i(m.mem[b+int(i*ew)] == k)
@@ -514,12 +517,72 @@ func (c *compiler) eqConstGuard(g *spec.Expr, cx frameCtx) (off int, k int64, on
 	return -1, 0, false
 }
 
+// guardedIndex compiles a[if k < n then k else f] with a at a static
+// offset, k and f constants and n a scalar at a static offset: a
+// sequence's element k read below its length (s[k], head(s): spec's
+// seqIndex, f = -1 fails). One closure for the test and the load, as
+// a[i] costs, instead of the condition's three and a dynamic reference.
+func (c *compiler) guardedIndex(e *spec.Expr, cx frameCtx) (evalFn, bool) {
+	if e.Op != spec.OpIndex || e.Args[1].Op != spec.OpCond {
+		return nil, false
+	}
+	at, cond := e.Args[0].Type, e.Args[1]
+	lt, then, other := cond.Args[0], cond.Args[1], cond.Args[2]
+	if at == nil || at.Index == nil || at.Elem == nil || !isScalar(at.Elem) || lt.Op != spec.OpLt ||
+		lt.Args[0].Op != spec.OpConst || then.Op != spec.OpConst || other.Op != spec.OpConst ||
+		lt.Args[0].Big != nil || then.Big != nil || other.Big != nil || lt.Args[0].Val != then.Val || c.wide(lt.Args[1], cx) {
+		return nil, false
+	}
+	base, ok := staticOff(e.Args[0], cx)
+	if !ok {
+		return nil, false
+	}
+	n, ok := staticOff(lt.Args[1], cx)
+	if !ok {
+		return nil, false
+	}
+	lo, size, ew := at.Index.Lo, at.Index.Size(), int64(width(at.Elem))
+	st := c.site(RuntimeError, e.Pos, fmt.Sprintf("index %%d out of range %d..%d", lo, at.Index.Hi), true)
+	load := func(v int64) func(m *Machine) int64 { // the element at index v
+		if v < lo || v-lo >= size {
+			return func(m *Machine) int64 {
+				m.fail(st, v)
+				return m.mem[base]
+			}
+		}
+		off := base + int((v-lo)*ew)
+		return func(m *Machine) int64 { return m.mem[off] }
+	}
+	k, f := then.Val, other.Val
+	if k >= lo && k-lo < size && (f < lo || f-lo >= size) { // a sequence's: in range below n, else fails
+		off := base + int((k-lo)*ew)
+		return func(m *Machine) int64 {
+			if k < m.mem[n] {
+				return m.mem[off]
+			}
+			m.fail(st, f)
+			return m.mem[base]
+		}, true
+	}
+	yes, no := load(k), load(f)
+	return func(m *Machine) int64 {
+		if k < m.mem[n] {
+			return yes(m)
+		}
+		return no(m)
+	}, true
+}
+
 // slotIndex is an element a[i] of an array at a static offset (base)
-// indexed by a scalar at a static offset (ix) that is not wide: the
-// element is at base + (mem[ix]-lo)*ew when 0 <= mem[ix]-lo < size, and
-// an index out of range fails at st (ref's message and position).
+// indexed by a scalar at a static offset (ix) that is not wide, plus a
+// constant (add: a[n - 1], as a sequence's append stores): the element
+// is at base + (mem[ix]-lo)*ew when 0 <= mem[ix]-lo < size, lo being the
+// index type's lower bound less add (so that the closures' fast path
+// has no addition), and an index out of range fails at st with the index
+// mem[ix]+add (ref's message and position).
 type slotIndex struct {
 	base, ix     int
+	add          int64
 	lo, size, ew int64
 	st           *site
 }
@@ -537,12 +600,21 @@ func (c *compiler) slotIndex(e *spec.Expr, cx frameCtx) (slotIndex, bool) {
 	if !ok {
 		return slotIndex{}, false
 	}
+	var add int64
+	if (ix.Op == spec.OpAdd || ix.Op == spec.OpSub) && ix.Args[1].Op == spec.OpConst && ix.Args[1].Big == nil &&
+		ix.Args[1].Val > -1<<32 && ix.Args[1].Val < 1<<32 && isScalar(ix.Args[0].Type) {
+		add = ix.Args[1].Val
+		if ix.Op == spec.OpSub {
+			add = -add
+		}
+		ix = ix.Args[0]
+	}
 	ixo, ok := staticOff(ix, cx)
 	if !ok {
 		return slotIndex{}, false
 	}
 	lo := at.Index.Lo
-	return slotIndex{base: base, ix: ixo, lo: lo, size: at.Index.Size(), ew: int64(width(at.Elem)),
+	return slotIndex{base: base, ix: ixo, add: add, lo: lo - add, size: at.Index.Size(), ew: int64(width(at.Elem)),
 		st: c.site(RuntimeError, e.Pos, fmt.Sprintf("index %%d out of range %d..%d", lo, at.Index.Hi), true)}, true
 }
 
@@ -702,12 +774,12 @@ func (c *compiler) ref(e *spec.Expr, cx frameCtx) ref {
 			return ref{static: base.static + int((ix.Val-lo)*ew)}
 		}
 		if x, ok := c.slotIndex(e, cx); ok {
-			b, ixo, st := x.base, x.ix, x.st
+			b, ixo, add, xlo, st := x.base, x.ix, x.add, x.lo, x.st
 			return ref{dyn: func(m *Machine) int {
 				v := m.mem[ixo]
-				i := v - lo
+				i := v - xlo
 				if uint64(i) >= uint64(size) {
-					m.fail(st, v)
+					m.fail(st, v+add)
 					return b
 				}
 				return b + int(i*ew)

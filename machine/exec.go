@@ -180,7 +180,7 @@ func (c *compiler) fusedStore(target, v *spec.Expr, cx frameCtx, pos spec.Positi
 	if !ok {
 		return nil, false
 	}
-	b, ix, ilo, size, ew, ist := t.base, t.ix, t.lo, t.size, t.ew, t.st
+	b, ix, add, ilo, size, ew, ist := t.base, t.ix, t.add, t.lo, t.size, t.ew, t.st
 	offs := make([]int, size)
 	for i := range offs {
 		offs[i] = b + i*int(ew)
@@ -195,7 +195,7 @@ func (c *compiler) fusedStore(target, v *spec.Expr, cx frameCtx, pos spec.Positi
 			iv := m.mem[ix]
 			i := iv - ilo
 			if uint64(i) >= uint64(size) {
-				m.fail(ist, iv)
+				m.fail(ist, iv+add)
 				m.raise()
 				return
 			}
@@ -209,14 +209,14 @@ func (c *compiler) fusedStore(target, v *spec.Expr, cx frameCtx, pos spec.Positi
 		}, true
 	}
 	if plus {
-		if s, ok := c.slotIndex(v.Args[0], cx); ok && s.base == b && s.ix == ix && s.lo == ilo && s.size == size && s.ew == ew {
+		if s, ok := c.slotIndex(v.Args[0], cx); ok && s.base == b && s.ix == ix && s.add == add && s.lo == ilo && s.size == size && s.ew == ew {
 			// a[i] := a[i] + k: the value's load fails first (its site).
 			vst := s.st
 			return func(m *Machine) {
 				iv := m.mem[ix]
 				i := iv - ilo
 				if uint64(i) >= uint64(size) {
-					m.fail(vst, iv)
+					m.fail(vst, iv+add)
 					m.raise()
 					return
 				}
@@ -237,7 +237,7 @@ func (c *compiler) fusedStore(target, v *spec.Expr, cx frameCtx, pos spec.Positi
 		iv := m.mem[ix]
 		i := iv - ilo
 		if uint64(i) >= uint64(size) {
-			m.fail(ist, iv)
+			m.fail(ist, iv+add)
 		}
 		if m.err != nil {
 			m.raise()

@@ -56,51 +56,55 @@ type canon struct {
 	// is its stabiliser); it gets a signature below every other.
 	pinned    []bool
 	anyPinned bool
-	// seqs are the sequences (an extension) whose elements hold
-	// identities: a permutation moves the identities in the slots past
-	// a sequence's length too, which hold the zero value in every state
-	// the machine builds, so the canonical state has them set back (a
-	// state semantically in the orbit, which compares equal to the
-	// sequences the machine builds).
-	seqs []seqSlots
-	pool sync.Pool
+	// Sequences (an extension): the slots of a sequence's elements at
+	// its length and past it are storage, not value: they hold the zero
+	// value in every state the machine builds, an identity included (the
+	// first). They take no part in a canonicalisation: a dead slot adds
+	// nothing to the signatures, and a permuted state has the zero value
+	// there, not the image of the zero identity (which would tell the
+	// first identity apart, so that two states of one orbit got two
+	// representatives, and a trace's replay its step lost). Per slot:
+	// seqLen the slot of the length of the innermost sequence that holds
+	// it (-1: none), seqK its element's index there, seqZero its zero
+	// value; nil without sequences.
+	seqLen  []int32
+	seqK    []int32
+	seqZero []int64
+	pool    sync.Pool
 }
 
-// seqSlots is a sequence in the state: its length at slot len, n elements
-// of len(zero) slots each from slot elems, and the zero value of one.
-type seqSlots struct {
-	len, elems, n int
-	zero          []int64
+// dead reports whether slot d of s is past the length of the sequence
+// that holds it. An element of an inner sequence past the outer one's
+// length is dead too: the inner length is then the zero value, 0.
+func (c *canon) dead(s []int64, d int) bool {
+	if c.seqLen == nil {
+		return false
+	}
+	l := c.seqLen[d]
+	return l >= 0 && s[l] <= int64(c.seqK[d])
 }
 
-// clearSeqs sets the slots of s past each sequence's length to the zero
-// value.
-func (c *canon) clearSeqs(s []int64) {
-	for _, q := range c.seqs {
-		w := len(q.zero)
-		for k := int(s[q.len]); k >= 0 && k < q.n; k++ {
-			copy(s[q.elems+k*w:q.elems+(k+1)*w], q.zero)
+// markSeq records the element slots of the sequence of type t at slot
+// base, before the walk goes into its elements (an inner sequence marks
+// its own over them).
+func (c *canon) markSeq(t *spec.Type, base int) {
+	if c.seqLen == nil {
+		c.seqLen = make([]int32, c.n)
+		for d := range c.seqLen {
+			c.seqLen[d] = -1
+		}
+		c.seqK = make([]int32, c.n)
+		c.seqZero = make([]int64, c.n)
+	}
+	el := t.Fields[1]
+	w := el.Type.Elem.Width
+	spec.ZeroSlots(el.Type, c.seqZero[base+el.Offset:base+el.Offset+el.Type.Width])
+	for k := range int(el.Type.Index.Size()) {
+		for j := range w {
+			d := base + el.Offset + k*w + j
+			c.seqLen[d], c.seqK[d] = int32(base+t.Fields[0].Offset), int32(k)
 		}
 	}
-}
-
-// zeroSlots appends the zero value of t, slot by slot.
-func zeroSlots(t *spec.Type, out []int64) []int64 {
-	switch t.Kind {
-	case spec.ArrayKind:
-		for range t.Index.Size() {
-			out = zeroSlots(t.Elem, out)
-		}
-		return out
-	case spec.RecordKind:
-		for _, f := range t.Fields {
-			out = zeroSlots(f.Type, out)
-		}
-		return out
-	case spec.SetKind, spec.BoolKind, spec.IntKind:
-		return append(out, 0)
-	}
-	return append(out, t.Lo)
 }
 
 // scratch holds the buffers of one canonicalisation.
@@ -228,7 +232,6 @@ func (k *Canon) Swap(dst, s []int64, t *spec.Type, a, b int) bool {
 		d := int(d32)
 		dst[d] = c.swapped(s, ti, int32(a), int32(b), d)
 	}
-	c.clearSeqs(dst)
 	return true
 }
 
@@ -412,8 +415,7 @@ func (b *builder) walk(t *spec.Type, base int, cs []coordTmp, path string, seen 
 		}
 	case spec.RecordKind:
 		if t.Seq {
-			el := t.Fields[1].Type
-			c.seqs = append(c.seqs, seqSlots{len: base, elems: base + 1, n: int(el.Index.Size()), zero: zeroSlots(el.Elem, nil)})
+			c.markSeq(t, base)
 		}
 		for _, f := range t.Fields {
 			b.walk(f.Type, base+f.Offset, cs, path+"."+f.Name, seen)
@@ -511,7 +513,6 @@ func (c *canon) canonicalizePerm(s []int64, perm [][]int32) {
 	for _, d := range c.relevant {
 		s[d] = best[d]
 	}
-	c.clearSeqs(s)
 	c.pool.Put(sc)
 }
 
@@ -548,6 +549,9 @@ func (c *canon) signatures(s []int64, sc *scratch) {
 	}
 	for _, d32 := range c.relevant {
 		d := int(d32)
+		if c.dead(s, d) {
+			continue
+		}
 		v := s[d]
 		vk := c.vkind[d]
 		vt := c.vtyp[d]
@@ -610,6 +614,9 @@ func (c *canon) refine(s []int64, sc *scratch) {
 	}
 	for _, d32 := range c.linked {
 		d := int(d32)
+		if c.dead(s, d) {
+			continue
+		}
 		v := s[d]
 		u := c.vtyp[d]
 		var val uint64 // the current signatures of what the slot holds
@@ -835,6 +842,9 @@ func (c *canon) swapped(s []int64, t int, a, b int32, d int) int64 {
 			src += int(a-b) * int(c.coordStr[k])
 		}
 	}
+	if c.dead(s, src) {
+		return c.seqZero[d]
+	}
 	v := s[src]
 	if c.vtyp[d] == t32 {
 		switch c.vkind[d] {
@@ -859,6 +869,9 @@ func (c *canon) value(s []int64, sc *scratch, d int) int64 {
 	for k := c.coordStart[d]; k < c.coordStart[d+1]; k++ {
 		i := c.coordVal[k]
 		src += int(sc.order[c.coordTyp[k]][i]-i) * int(c.coordStr[k])
+	}
+	if c.dead(s, src) {
+		return c.seqZero[d]
 	}
 	v := s[src]
 	switch c.vkind[d] {

@@ -355,6 +355,27 @@ func scalarJSON(raw []byte) (x any, ok bool) {
 	return json.Number(raw), true
 }
 
+// encodeSeq reads a sequence (an extension) from the array of its
+// elements, as check's JSON writes it; the slots past its length get the
+// element type's zero value, the one encoding of each sequence.
+func encodeSeq(t *spec.Type, x any, out []int64) error {
+	elems := t.Fields[1]
+	n, w := elems.Type.Index.Size(), elems.Type.Elem.Width
+	arr, ok := x.([]any)
+	if !ok || int64(len(arr)) > n {
+		return fmt.Errorf("expected an array of at most %d elements (a sequence), found %s", n, jsonText(x))
+	}
+	out[t.Fields[0].Offset] = int64(len(arr))
+	spec.ZeroSlots(elems.Type, out[elems.Offset:elems.Offset+elems.Type.Width])
+	for i, el := range arr {
+		at := elems.Offset + i*w
+		if err := encodeInto(elems.Type.Elem, el, out[at:at+w]); err != nil {
+			return fmt.Errorf("[%d]: %w", i, err)
+		}
+	}
+	return nil
+}
+
 func encodeInto(t *spec.Type, x any, out []int64) error {
 	switch t.Kind {
 	case spec.BoolKind:
@@ -403,6 +424,9 @@ func encodeInto(t *spec.Type, x any, out []int64) error {
 		}
 		return nil
 	case spec.RecordKind:
+		if t.Seq {
+			return encodeSeq(t, x, out)
+		}
 		obj, ok := x.(map[string]any)
 		if !ok || len(obj) != len(t.Fields) {
 			return fmt.Errorf("expected an object with every field of the record, found %s", jsonText(x))

@@ -94,6 +94,14 @@ func exprPrec(m *spec.Model, e *spec.Expr) (string, int, bool) {
 		if !ok || ap != atom || e.Args[0].Type.Kind != spec.RecordKind {
 			break
 		}
+		if e.Args[0].Type.Seq {
+			// a sequence's fields are storage: its length prints as
+			// wrap writes it, its element slots not at all
+			if e.Val == 0 {
+				return "len(" + a + ")", atom, true
+			}
+			break
+		}
 		for _, f := range e.Args[0].Type.Fields {
 			if int64(f.Offset) == e.Val {
 				return a + "." + f.Name, atom, true

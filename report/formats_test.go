@@ -72,6 +72,7 @@ var cases = []struct {
 	{name: "past", path: "approval/toctou_past.wrap", verdict: verdict.Violated},
 	{name: "past-stutter", src: pastStutterSpec, verdict: verdict.Violated},
 	{name: "continue", src: threeBugsSpec, opts: verify.Options{Continue: true}, verdict: verdict.Violated},
+	{name: "sequence", path: "../testdata/sequences.wrap", verdict: verdict.Violated},
 	{name: "hostile\n::error file=x.wrap::\a\x1b[2J", src: hostileSpec, verdict: verdict.Violated},
 }
 

@@ -23,6 +23,7 @@ import (
 //   - booleans as JSON booleans, enum members and identities as strings;
 //   - sets as {"#set": [...]}, elements in the order of their type;
 //   - records as JSON objects, fields in declaration order;
+//   - sequences (an extension) as lists, their elements in order;
 //   - arrays as {"#map": [[index, value], ...]} (an array is a function
 //     of its finite index type, and ITF writes functions as maps), in
 //     index order.
@@ -239,6 +240,19 @@ func ITFValue(b *bytes.Buffer, t *spec.Type, slots []int64) {
 		}
 		b.WriteString("]}")
 	case spec.RecordKind:
+		if t.Seq {
+			// a sequence is an ITF list, as TLA+'s Seq and Quint's List
+			el, w := t.Fields[1], t.Fields[1].Type.Elem.Width
+			b.WriteByte('[')
+			for i := range SeqLen(t, slots) {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				ITFValue(b, el.Type.Elem, slots[el.Offset+i*w:el.Offset+(i+1)*w])
+			}
+			b.WriteByte(']')
+			return
+		}
 		b.WriteByte('{')
 		for i, f := range t.Fields {
 			if i > 0 {

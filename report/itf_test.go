@@ -279,6 +279,15 @@ func TestITFQuint(t *testing.T) {
 				t.Errorf("%s: state %d read and written back by Quint (-want +got):\n%s", name, i, diff)
 			}
 		}
+		if name == "sequence" {
+			// a sequence is a list: Quint's List, as TLA+'s Seq
+			last := got.States[len(got.States)-1]
+			for _, w := range []string{`"q", List("b", "b")`, `"s", List("a", "a")`, `"qs", Map(Tup(0, List("b", "b")), Tup(1, List()))`} {
+				if !strings.Contains(last, w) {
+					t.Errorf("sequence: Quint reads the last state as %s, without %s", last, w)
+				}
+			}
+		}
 		if name == "agents" {
 			for _, w := range []string{`Rec("STEPS", 2, "phase", "planning", "brief", Set(), "step", 0,`, `"rel", Map(Tup(0, "unreleased"), Tup(1, "unreleased"))`, `Tup(0, Rec("status", "answered", "pass", false, "issues", false))`} {
 				if !strings.Contains(got.States[0], w) {

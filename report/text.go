@@ -309,8 +309,8 @@ func changes(path string, t *spec.Type, old, cur []int64, emit func(path string,
 		}
 		return
 	case spec.RecordKind:
-		if old == nil {
-			break
+		if old == nil || t.Seq {
+			break // a sequence prints whole, as its elements
 		}
 		for _, f := range t.Fields {
 			sl := func(s []int64) []int64 { return s[f.Offset : f.Offset+f.Type.Width] }

@@ -74,6 +74,9 @@ func valueNode(t *spec.Type, slots []int64) node {
 		}
 		return out
 	case spec.RecordKind:
+		if t.Seq {
+			return seqNode(t, slots)
+		}
 		out := node{kind: objectNode}
 		for _, f := range t.Fields {
 			out.keys = append(out.keys, f.Name)
@@ -91,6 +94,27 @@ func valueNode(t *spec.Type, slots []int64) node {
 		return out
 	}
 	return scalarNode2(t, slots[0])
+}
+
+// seqNode renders a sequence (an extension) as the list of its len
+// elements, as wrap writes its literal ([b, a]): the slots past the
+// length are storage, not part of the value.
+func seqNode(t *spec.Type, slots []int64) node {
+	out := node{kind: listNode, list: []node{}}
+	elems := t.Fields[1]
+	w := elems.Type.Elem.Width
+	for i := range SeqLen(t, slots) {
+		at := elems.Offset + i*w
+		out.list = append(out.list, valueNode(elems.Type.Elem, slots[at:at+w]))
+	}
+	return out
+}
+
+// SeqLen returns the length of the sequence of type t (a record marked
+// [spec.Type.Seq]) held in slots, clamped to 0..N so that a damaged
+// state cannot make a renderer index past its slots.
+func SeqLen(t *spec.Type, slots []int64) int {
+	return int(min(max(slots[t.Fields[0].Offset], 0), t.Fields[1].Type.Index.Size()))
 }
 
 func scalarNode2(t *spec.Type, v int64) node {
@@ -255,7 +279,8 @@ func ValueText(t *spec.Type, slots []int64) string {
 // ValueJSON returns the value of type t held in slots encoded as the JSON
 // output contract writes it (see [JSON]): booleans, integers, enum members
 // and identities as strings, sets as sorted arrays, arrays as arrays
-// (objects when indexed by an enum or identity), records as objects.
+// (objects when indexed by an enum or identity), records as objects,
+// sequences as arrays of their elements.
 func ValueJSON(t *spec.Type, slots []int64) json.RawMessage {
 	var b bytes.Buffer
 	valueNode(t, slots).writeJSON(&b)

@@ -1,6 +1,8 @@
 package spec
 
 import (
+	"strings"
+
 	"github.com/wrapcheck/wrapcheck/spec/syntax"
 )
 
@@ -45,7 +47,33 @@ func (c *checker) arrayLit(e *syntax.ArrayLit, env *env, want *Type) *Expr {
 		c.errorf(e.Pos, "array literal of type %s has %d elements, want %d", typeString(want), len(e.Elems), n)
 		return c.bad(e.Pos)
 	}
+	if want.Index.Kind == SymmetricKind && !startsState(env) && !sameConsts(vals) {
+		c.errorf(e.Pos, "array literal %s tells the identities of symmetric type %s apart: only a start value or init may (symmetry reduction needs the rest of a spec to treat them alike); give every element the same value", exprString(e), typeString(want.Index))
+		return c.bad(e.Pos)
+	}
 	return &Expr{Op: OpRecordLit, Type: want, Args: vals, Pos: e.Pos}
+}
+
+// startsState reports whether env checks what only builds the initial
+// states (a start value, init) or is only shown (a watch, eval's
+// expression): there a value may tell the identities of a symmetric type
+// apart, since the initial states need not be symmetric (docs/language.md,
+// Symmetry) and a watch is no check. Everywhere else (actions, guards,
+// fns, assumes, invariants, properties) the transition relation and the
+// checks must be invariant under every permutation of the identities.
+func startsState(env *env) bool {
+	return env.kind == uState && (env.where == "init" || env.where == "watch" || strings.HasPrefix(env.where, "initial value of "))
+}
+
+// sameConsts reports whether vals are constants of one value: a literal
+// that gives every identity the same value is symmetric.
+func sameConsts(vals []*Expr) bool {
+	for _, v := range vals {
+		if v.Op != OpConst || v.Big != nil || !v.Type.IsScalar() && v.Type.Kind != SetKind || v.Val != vals[0].Val {
+			return false
+		}
+	}
+	return true
 }
 
 // arrayComp checks `[x in τ: e]`: an array indexed by τ (bool, a range

@@ -40,6 +40,10 @@ type Options struct {
 	// each identifier declares or refers to, the scopes and the types
 	// of expressions (see [Info]), also when Check reports errors.
 	Info *Info
+	// valueSeq lowers every sequence assignment as the value it stores
+	// (no in-place append or tail: seqUpdate), for the test that holds
+	// the two lowerings to the same results.
+	valueSeq bool
 }
 
 // Check resolves, type checks and lowers a parsed spec. On a spec error it
@@ -222,8 +226,9 @@ type checker struct {
 	quiet int
 	model *Model
 
-	forBodies  int  // loop bodies unrolled so far (see MaxForBodies)
-	forTooMany bool // a for loop passed MaxForBodies, not yet reported
+	forBodies  int      // loop bodies unrolled so far (see MaxForBodies)
+	lastSeq    *seqCall // the append or tail call lowered last (seqUpdate)
+	forTooMany bool     // a for loop passed MaxForBodies, not yet reported
 
 	tBool, tInt, tInvalid *Type
 

@@ -22,3 +22,10 @@ func EvalFrame(e *Expr, vals []int64, size, steps int) (int64, error) {
 func IsEvalFailure(err error) bool {
 	return errors.Is(err, errRuntime) || errors.Is(err, errOverflow)
 }
+
+// ValueSeq returns o with the in-place lowering of `q := append(q, x)`
+// and `q := tail(q)` off: every sequence assignment stores the value.
+func ValueSeq(o Options) Options {
+	o.valueSeq = true
+	return o
+}

@@ -142,11 +142,14 @@ func (c *checker) ifThen(x, a, b *Expr, pos Position) *Expr {
 	return &Expr{Op: OpCond, Type: a.Type, Args: []*Expr{x, a, b}, Pos: pos}
 }
 
+// seqArity gives the sequences' builtin functions and their numbers of
+// arguments (spec/syntax's table of words lists them, with card).
+var seqArity = map[string]int{"len": 1, "head": 1, "tail": 1, "append": 2, "concat": 2}
+
 // seqBuiltin checks len(s), head(s), tail(s), append(s, x) and
 // concat(s, t); ok is false when name is none of them.
 func (c *checker) seqBuiltin(e *syntax.CallExpr, env *env) (x *Expr, ok bool) {
-	want := map[string]int{"len": 1, "head": 1, "tail": 1, "append": 2, "concat": 2}
-	n, ok := want[e.Fn.Name]
+	n, ok := seqArity[e.Fn.Name]
 	if !ok {
 		return nil, false
 	}
@@ -177,6 +180,7 @@ func (c *checker) seqBuiltin(e *syntax.CallExpr, env *env) (x *Expr, ok bool) {
 		return c.seqIndex(s, c.constExpr(c.tInt, 0, pos), pos), true
 	}
 	if e.Fn.Name == "tail" {
+		c.lastSeq = &seqCall{call: e, s: s}
 		sv, wrap := c.share(s)
 		l := c.seqLen(sv, pos)
 		n := c.binop(OpSub, c.tInt, pos, l, c.constExpr(c.tInt, 1, pos))
@@ -199,6 +203,9 @@ func (c *checker) seqBuiltin(e *syntax.CallExpr, env *env) (x *Expr, ok bool) {
 			c.errorf(e.Args[1].Position(), "cannot use %s (type %s) as %s value in concat", exprString(e.Args[1]), typeString(y.Type), typeString(t))
 			return c.bad(e.Pos), true
 		}
+	}
+	if e.Fn.Name == "append" {
+		c.lastSeq = &seqCall{call: e, s: s, y: y}
 	}
 	sv, wrapS := c.share(s)
 	yv, wrapY := c.share(y)
@@ -327,6 +334,75 @@ func hasSeq(t *Type) bool {
 				return true
 			}
 		}
+	}
+	return false
+}
+
+// seqCall is an append or tail call as seqBuiltin lowered it: its
+// syntax, its sequence operand and, for append, its element.
+type seqCall struct {
+	call *syntax.CallExpr
+	s, y *Expr
+}
+
+// seqUpdate lowers `q := append(q, x)` and `q := tail(q)`, where q is
+// one fixed location (a variable, its fields, constant indexes), as an
+// update in place, as a queue of an array and a counter is written:
+// append stores len(q) + 1 and then x at len(q) - 1 (x read first
+// when it reads the state), tail stores
+// len(q) - 1 and moves the elements down one slot, the last getting the
+// zero value. The value of the whole sequence rebuilt and stored slot by
+// slot cost about twice the instructions per state of the array and
+// counter (docs/design/values.md). The errors are the same, at the same
+// statement: a length past N or below 0 fails as it is stored, before
+// any element is (a failing branch makes no successor). It returns nil
+// for any other assignment.
+func (c *checker) seqUpdate(s *syntax.AssignStmt, tgt *Expr) []*Stmt {
+	sc := c.lastSeq
+	c.lastSeq = nil
+	if sc == nil || c.opts.valueSeq || syntax.Expr(sc.call) != unparen(s.Value) || !isSeq(tgt.Type) || !sameLocation(sc.s, tgt) {
+		return nil
+	}
+	pos, t := s.Pos, tgt.Type
+	at := func(k *Expr) *Expr {
+		return &Expr{Op: OpIndex, Type: seqElem(t), Args: []*Expr{c.seqElems(tgt, pos), k}, Pos: pos}
+	}
+	one := c.constExpr(c.tInt, 1, pos)
+	var out []*Stmt
+	if sc.y != nil {
+		y := sc.y
+		if Contains(y, func(e *Expr) bool { return e.Op == OpVar }) { // x is read before q changes
+			slot := c.alloc(max(1, y.Type.Width))
+			out = append(out, &Stmt{Op: SLet, Slot: slot, Value: y, Pos: pos})
+			y = &Expr{Op: OpLocal, Type: y.Type, Slot: slot, Pos: pos}
+		}
+		// the length first: past N it fails as it is stored
+		return append(out,
+			&Stmt{Op: SAssign, Target: c.seqLen(tgt, pos), Value: c.binop(OpAdd, c.tInt, pos, c.seqLen(tgt, pos), one), Pos: pos},
+			&Stmt{Op: SAssign, Target: at(c.binop(OpSub, c.tInt, pos, c.seqLen(tgt, pos), one)), Value: y, Pos: pos})
+	}
+	out = append(out, &Stmt{Op: SAssign, Target: c.seqLen(tgt, pos), Value: c.binop(OpSub, c.tInt, pos, c.seqLen(tgt, pos), one), Pos: pos})
+	n := seqCap(t)
+	for k := range n - 1 {
+		out = append(out, &Stmt{Op: SAssign, Target: at(c.constExpr(c.tInt, k, pos)), Value: at(c.constExpr(c.tInt, k+1, pos)), Pos: pos})
+	}
+	return append(out, &Stmt{Op: SAssign, Target: at(c.constExpr(c.tInt, n-1, pos)), Value: c.zero(seqElem(t), pos), Pos: pos})
+}
+
+// sameLocation reports whether a and b are the same fixed location of
+// the state: one variable, the same fields, the same constant indexes.
+func sameLocation(a, b *Expr) bool {
+	if a.Op != b.Op || a.Type.Width != b.Type.Width {
+		return false
+	}
+	switch a.Op {
+	case OpVar:
+		return a.Slot == b.Slot
+	case OpField:
+		return a.Val == b.Val && sameLocation(a.Args[0], b.Args[0])
+	case OpIndex:
+		i, j := a.Args[1], b.Args[1]
+		return i.Op == OpConst && j.Op == OpConst && i.Big == nil && j.Big == nil && i.Val == j.Val && sameLocation(a.Args[0], b.Args[0])
 	}
 	return false
 }

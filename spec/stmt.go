@@ -122,12 +122,16 @@ func (c *checker) assignStmt(s *syntax.AssignStmt, env *env, out []*Stmt) []*Stm
 	if !isInvalid(tgt.Type) {
 		want = tgt.Type
 	}
+	c.lastSeq = nil
 	v := c.expr(s.Value, env.flat(), want)
 	if isInvalid(tgt.Type) || isInvalid(v.Type) {
 		return out
 	}
 	if !c.assignable(v, tgt.Type, s.Value, ctx) {
 		return out
+	}
+	if up := c.seqUpdate(s, tgt); up != nil {
+		return append(out, up...)
 	}
 	return append(out, &Stmt{Op: SAssign, Target: tgt, Value: v, Pos: s.Pos})
 }

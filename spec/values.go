@@ -95,3 +95,25 @@ func DomainSize(t *Type) (n int64, ok bool) {
 	}
 	return n, true
 }
+
+// ZeroSlots writes the zero value of t into out (t.Width slots): each
+// scalar at its lowest value (false, the first member or identity, the
+// empty set, a range's lower bound), as a variable without a start value
+// begins and as a sequence holds the slots past its length.
+func ZeroSlots(t *Type, out []int64) {
+	switch t.Kind {
+	case ArrayKind:
+		w := t.Elem.Width
+		for i := range int(t.Index.Size()) {
+			ZeroSlots(t.Elem, out[i*w:(i+1)*w])
+		}
+	case RecordKind:
+		for _, f := range t.Fields {
+			ZeroSlots(f.Type, out[f.Offset:f.Offset+f.Type.Width])
+		}
+	case SetKind, BoolKind:
+		out[0] = 0
+	default:
+		out[0] = t.Lo
+	}
+}

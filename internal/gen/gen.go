@@ -66,6 +66,13 @@ type Config struct {
 	// Failing adds to a Symmetric spec actions that can fail: an assert
 	// and an assignment out of its variable's range.
 	Failing bool
+	// Loops adds to a Symmetric spec the forms of issue 37 that meet a
+	// symmetric type: a sequence of identities (append, head, tail,
+	// membership, indexing), a for over it whose body depends on the
+	// order (the first other identity queued), a for and a sum over a
+	// range, and an array literal of one constant indexed by the
+	// symmetric type. Without it the draws are those of before.
+	Loops bool
 	// Lines is the size of a Big spec: about that many lines.
 	Lines int
 }
@@ -99,7 +106,7 @@ type Spec struct {
 func Generate(r *rand.Rand, c Config) Spec {
 	switch c.Shape {
 	case Symmetric:
-		return Spec{Source: symmetric(r, c.Failing)}
+		return Spec{Source: symmetric(r, c.Failing, c.Loops)}
 	case Temporal:
 		return Spec{Source: temporal(r)}
 	case Exact:

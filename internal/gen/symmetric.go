@@ -12,7 +12,7 @@ import (
 // indexing a family and an array of sets, and independent processes;
 // with failing, also an assert that can fail and an overflowing
 // assignment (runtime errors).
-func symmetric(r *rand.Rand, failing bool) string {
+func symmetric(r *rand.Rand, failing, loops bool) string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
 	k := 2 + r.IntN(2)
@@ -40,6 +40,13 @@ func symmetric(r *rand.Rand, failing bool) string {
 		"action spill when st == 1 { cnt := cnt + 2 }",
 		"action setpair when not pair.y[i] { pair.x := i\n pair.y[i] := true }",
 		"action clearpair when pair.x == i { pair.y[peer] := false }",
+	}
+	if loops {
+		acts = append(acts, loopActs(k)...)
+		p("var q: seq[2] of Id")
+		p("var firstq: Id")
+		p("var found: bool")
+		p("var tot: 0..2")
 	}
 	p("process worker[i: Id] {")
 	p("  var st: 0..2 = 0")
@@ -87,6 +94,17 @@ func symmetric(r *rand.Rand, failing bool) string {
 		p("  action tick when cnt < 2 { cnt := cnt + 1 }")
 		p("}")
 	}
+	if loops {
+		for _, inv := range []string{
+			"invariant QDistinct: len(q) < 2 or q[0] != q[1]",
+			"invariant FirstQueued: not found or firstq in q",
+			"invariant TotLen: tot <= len(q)",
+		} {
+			if r.IntN(3) == 0 {
+				p("%s", inv)
+			}
+		}
+	}
 	invs := []string{
 		fmt.Sprintf("invariant FewMembers: card(members) <= %d", 1+r.IntN(k)),
 		"invariant FlagsDone: forall j in Id: worker[j].st < 2 or not flags[j]",
@@ -107,4 +125,19 @@ func symmetric(r *rand.Rand, failing bool) string {
 		p("terminal cnt == 2")
 	}
 	return b.String()
+}
+
+// loopActs are the worker actions of Config.Loops, for K identities.
+// scan's for visits q in order and keeps the first identity other than
+// i: its effect depends on the order, which is the sequence's (data
+// that a permutation moves with the identities), never the identities'.
+func loopActs(k int) []string {
+	return []string{
+		"action enq when len(q) < 2 and not (i in q) { q := append(q, i) }",
+		"action deq when len(q) > 0 and head(q) == i { q := tail(q) }",
+		"action scan when len(q) > 0 { found := false\n for x in q { if not found and x != i { firstq := x\n found := true } } }",
+		"action sweep { for v in 0..1 { if v < len(q) { if q[v] == i { seen := seen union {i} } } } }",
+		"action tally { tot := sum v in 0..1: (if v < len(q) then 1 else 0) }",
+		"action clear when found { flags := [" + strings.TrimSuffix(strings.Repeat("false, ", k), ", ") + "]\n found := false }",
+	}
 }

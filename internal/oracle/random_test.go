@@ -124,3 +124,35 @@ func TestRandomRegressions(t *testing.T) {
 		})
 	}
 }
+
+// TestRandomLoops compares the oracle with the engine on internal/gen's
+// Symmetric specs with Loops: sequences of identities updated in place
+// (append and tail), read below their length (head, q[v]: the machine's
+// guarded element), for over them and over ranges, sum, a literal of one
+// constant; runtime errors with Failing.
+func TestRandomLoops(t *testing.T) {
+	n := 40
+	if testenv.Short(t) {
+		n = 12
+	}
+	compared := 0
+	for seed := range n {
+		src := gen.Generate(rand.New(rand.NewPCG(uint64(seed), 41)), gen.Config{Shape: gen.Symmetric, Loops: true, Failing: seed%2 == 1}).Source
+		name := fmt.Sprintf("loops %d", seed)
+		m, err := spec.ParseFile("loops.wrap", []byte(src), spec.Options{})
+		if err != nil {
+			t.Errorf("%s: rejected: %v\n%s", name, err, src)
+			continue
+		}
+		if compare(t, name, m, Options{NoDeadlock: true, MaxStates: 8_000, MaxTransitions: 40_000}) != nil {
+			compared++
+		}
+		if t.Failed() {
+			t.Logf("%s:\n%s", name, src)
+			return
+		}
+	}
+	if compared < n/2 {
+		t.Errorf("only %d of %d specs compared (the others too big)", compared, n)
+	}
+}

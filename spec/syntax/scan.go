@@ -20,22 +20,6 @@ const (
 	tokPunct
 )
 
-// keywords are the reserved words of docs/language.md. `then` and `assume` are
-// not in that list; they are contextual: they are matched by value (in `if c then a
-// else b` and after an agent's result type) and stay valid names.
-var keywords = map[string]bool{
-	"spec": true, "const": true, "type": true, "var": true, "fn": true, "agent": true,
-	"process": true, "action": true, "when": true, "init": true, "invariant": true,
-	"property": true, "fairness": true, "weak": true, "strong": true, "terminal": true,
-	"let": true, "ask": true, "choose": true, "in": true, "where": true, "if": true,
-	"else": true, "match": true, "assert": true, "skip": true, "bool": true,
-	"symmetric": true, "record": true, "set": true, "of": true, "true": true,
-	"false": true, "and": true, "or": true, "not": true, "implies": true, "forall": true,
-	"exists": true, "count": true, "always": true, "eventually": true, "next": true,
-	"until": true, "release": true, "weakuntil": true, "leadsto": true,
-	"once": true, "historically": true, "previously": true, "since": true,
-}
-
 // IsKeyword reports whether name is a reserved word of the language.
 func IsKeyword(name string) bool { return keywords[name] }
 
