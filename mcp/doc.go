@@ -6,7 +6,9 @@
 // --format json`, plus the text report and the vet warnings; progress
 // notifications when the client sends a progress token; cancellation and
 // a time limit end the search with the verdict incomplete), explain (the
-// same search, then the explanation of `wrapcheck explain`), vet, fmt, ltl
+// same search, then the explanation of `wrapcheck explain`), prob (the
+// probability and expected-cost queries, the JSON of `wrapcheck prob
+// --format json`, under the same time limit and memory budget), vet, fmt, ltl
 // (the Büchi automaton of a formula), replay (a recorded run against the
 // spec, as `wrapcheck replay`) and examples (list and fetch the
 // bundled examples). Every input is validated against the tool's schema

@@ -13,7 +13,6 @@ import (
 	"github.com/wrapcheck/wrapcheck/replay"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
-	"github.com/wrapcheck/wrapcheck/spec/syntax"
 )
 
 // ReplayInput is the input of the replay tool.
@@ -70,15 +69,7 @@ func (t *tools) replay(ctx context.Context, req *sdk.CallToolRequest, in ReplayI
 	if strings.TrimSpace(in.Run) == "" {
 		return nil, out, errors.New("give run, the recorded run as JSON lines or OTLP JSON")
 	}
-	name, src, err := in.load(ctx, req)
-	if err != nil {
-		return nil, out, err
-	}
-	f, err := syntax.Parse(name, src)
-	if err != nil {
-		return nil, out, err
-	}
-	m, err := spec.Check(f, spec.Options{Defines: in.Defines, Context: ctx})
+	_, m, err := in.model(ctx, req, in.Defines)
 	if err != nil {
 		return nil, out, err
 	}

@@ -43,7 +43,7 @@ type Options struct {
 // maxSpecBytes bounds a spec passed as text or read from a path.
 const maxSpecBytes = 4 << 20
 
-// NewServer returns an MCP server with the tools check, vet, fmt, ltl and
+// NewServer returns an MCP server with the tools check, prob, vet, fmt, ltl and
 // examples, and the documentation and examples as resources. Connect it
 // to a transport with its Run or Connect method; see [Serve] for stdio.
 func NewServer(opts Options) *sdk.Server {
@@ -69,6 +69,11 @@ func NewServer(opts Options) *sdk.Server {
 		"the JSON of `wrapcheck check --format json`; verdict is holds, violated or incomplete " +
 		"(a limit or the timeout stopped the search). The text content is a summary of a few lines; the report is the structured result alone."},
 		bounded(t, "check", func(in CheckInput) float64 { return in.TimeoutSeconds }, t.check))
+	sdk.AddTool(s, &sdk.Tool{Name: "prob", Description: "Compute the probability and expected-cost queries of a .wrap spec with answer rates " +
+		"(`rate`, `probability`, `cost`, `expected`; resource wrapcheck://docs/language.md, \"Probabilities\"): each query's minimum and maximum " +
+		"over the unrated choices, as exact fractions, and, for counts `k of n`, the range over their confidence intervals. The result field is " +
+		"the JSON of `wrapcheck prob --format json`; verdict is holds, violated (a bound can be broken), unknown (a bound not decided) or incomplete."},
+		bounded(t, "prob", func(in ProbInput) float64 { return in.TimeoutSeconds }, t.prob))
 	sdk.AddTool(s, &sdk.Tool{Name: "vet", Description: "Report likely mistakes in a .wrap spec: unused declarations, agents never asked, " +
 		"assumptions that can never hold, terminal conditions that never hold. Spec errors come back as a tool error."},
 		bounded(t, "vet", func(in VetInput) float64 { return in.TimeoutSeconds }, t.vet))
@@ -140,6 +145,24 @@ func (src Source) load(ctx context.Context, req *sdk.CallToolRequest) (string, [
 		return src.Path, b, nil
 	}
 	return "", nil, errors.New("give spec (the text of a .wrap spec) or path")
+}
+
+// model loads, parses and checks the spec src names, with the constant
+// overrides defines.
+func (src Source) model(ctx context.Context, req *sdk.CallToolRequest, defines map[string]int64) (*syntax.File, *spec.Model, error) {
+	name, text, err := src.load(ctx, req)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := syntax.Parse(name, text)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := spec.Check(f, spec.Options{Defines: defines, Context: ctx})
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, m, nil
 }
 
 // CheckInput is the input of the check tool.
@@ -232,15 +255,7 @@ func (t *tools) search(ctx context.Context, req *sdk.CallToolRequest, in CheckIn
 	}
 	ctx, cancel := context.WithTimeout(ctx, t.timeout(in))
 	defer cancel()
-	name, src, err := in.load(ctx, req)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	f, err := syntax.Parse(name, src)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	m, err := spec.Check(f, spec.Options{Defines: in.Defines, Context: ctx})
+	f, m, err := in.model(ctx, req, in.Defines)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -34,9 +34,15 @@ func connect(t *testing.T, copts *sdk.ClientOptions) *sdk.ClientSession {
 // none at all when copts.Capabilities declares no roots capability.
 func connectRoots(t *testing.T, copts *sdk.ClientOptions, roots ...string) *sdk.ClientSession {
 	t.Helper()
+	return connectServer(t, Options{}, copts, roots...)
+}
+
+// connectServer is connectRoots with the server's options.
+func connectServer(t *testing.T, opts Options, copts *sdk.ClientOptions, roots ...string) *sdk.ClientSession {
+	t.Helper()
 	ctx := context.Background()
 	st, ct := sdk.NewInMemoryTransports()
-	ss, err := NewServer(Options{}).Connect(ctx, st, nil)
+	ss, err := NewServer(opts).Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +104,7 @@ func TestListTools(t *testing.T) {
 		}
 	}
 	sort.Strings(names)
-	if diff := cmp.Diff([]string{"check", "examples", "explain", "fmt", "ltl", "replay", "vet"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"check", "examples", "explain", "fmt", "ltl", "prob", "replay", "vet"}, names); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
 }
@@ -483,6 +489,8 @@ func TestOnce(t *testing.T) {
 			[]string{"digraph", "initial"}, []string{"automaton", "dot", "formula"}},
 		{"replay", map[string]any{"path": "../examples/approval/toctou.wrap", "run": run}, "run.jsonl:3: the run reaches a violation of the spec\nApprovalTOCTOU: invariant ShippedWhatWasApproved is violated\n",
 			[]string{"shipped = 1", "content = 1"}, []string{"line", "result", "steps", "verdict"}},
+		{"prob", map[string]any{"path": "../bench/prism/coin.wrap"}, "Coin: every bound holds (3 queries, 1 expected costs)\n",
+			[]string{"49/128", "5/9"}, []string{"result", "verdict"}},
 		{"examples", nil, fmt.Sprintf("%d examples; ", strings.Count(mustList(t), "\n")),
 			[]string{"approval/toctou"}, []string{"examples"}},
 		{"examples", map[string]any{"name": "approval/toctou"}, "approval/toctou: ",

@@ -75,6 +75,7 @@ var ErrTooLarge = errors.New("quant: model too large")
 
 // builder explores the state space of a compiled model.
 type builder struct {
+	stop    *stopper // the machine's interrupt: the context, the memory budget
 	ctx     context.Context
 	m       *spec.Model
 	p       *machine.Program
@@ -149,7 +150,8 @@ func newBuilder(ctx context.Context, m *spec.Model, p *machine.Program, opts Opt
 	}
 	b.level, b.cp = opts.confidence(), map[[2]int64][2]*big.Rat{}
 	b.mach.RecordBranches(true)
-	b.mach.SetInterrupt(func() bool { return ctx.Err() != nil })
+	b.stop = newStopper(ctx, opts.MemoryBudget)
+	b.mach.SetInterrupt(b.stop.stop)
 	if opts.Canon != nil {
 		b.slots = make([]int64, len(m.Slots))
 		b.packed = make([]uint64, p.Words())
@@ -211,7 +213,7 @@ func (b *builder) expandInit() ([]option, error) {
 		b.leaves = append(b.leaves, b.leafOf(t))
 	})
 	if err != nil {
-		return nil, runtimeErr(b.ctx, err)
+		return nil, b.stop.err(len(b.states), err)
 	}
 	return b.dists(b.leaves)
 }
@@ -247,7 +249,7 @@ func (b *builder) expand(vec []uint64) ([]option, []int, error) {
 		b.leaves = append(b.leaves, b.leafOf(t))
 	})
 	if err != nil {
-		return nil, nil, runtimeErr(b.ctx, err)
+		return nil, nil, b.stop.err(len(b.states), err)
 	}
 	if err := flush(); err != nil && ierr == nil {
 		ierr = err

@@ -6,11 +6,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strconv"
-	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/wrapcheck/wrapcheck/internal/golden"
 	"github.com/wrapcheck/wrapcheck/internal/testenv"
 	"github.com/wrapcheck/wrapcheck/quant"
 	"github.com/wrapcheck/wrapcheck/spec"
@@ -63,10 +62,37 @@ var peers = []peer{
 	{"leader_sync", "Elected", false, "1", "leader_sync", `P=? [ F "elected" ]`, false},
 	{"leader_sync", "ElectedSoon", false, "65/81", "leader_sync", `P=? [ F<=2 "elected" ]`, true},
 	{"leader_sync", "Rounds", false, "9/5", "leader_sync", `R{"rounds"}=? [ F "elected" ]`, false},
+	// brp: a DTMC in PRISM; in wrap every state has one choice, so min
+	// and max are both compared with PRISM's value
+	{"brp", "A", false, "0", "brp", "P=? [ F srep=1 & rrep=3 & recv ]", false},
+	{"brp", "A", true, "0", "brp", "P=? [ F srep=1 & rrep=3 & recv ]", false},
+	{"brp", "B", true, "0", "brp", "P=? [ F srep=3 & !(rrep=3) & recv ]", false},
+	{"brp", "P1", false, brpP1, "brp", "P=? [ F s=5 & T ]", false},
+	{"brp", "P1", true, brpP1, "brp", "P=? [ F s=5 & T ]", false},
+	{"brp", "P2", true, brpP2, "brp", "P=? [ F s=5 & T & srep=2 ]", false},
+	{"brp", "P3", true, brpP3, "brp", "P=? [ F s=5 & T & srep=1 & i>8 ]", false},
+	{"brp", "P4", false, "1/125000", "brp", "P=? [ F !(srep=0) & T & !recv ]", false},
+	{"brp", "P4", true, "1/125000", "brp", "P=? [ F !(srep=0) & T & !recv ]", false},
+	{"brp", "P1Soon", true, "2710304914704085443024773/19531250000000000000000000000", "brp", "P=? [ F<=40 s=5 & T ]", true},
 }
+
+// The values of brp's properties 1 to 3 (N = 16, MAX = 2), PRISM's:
+// about 4.233e-4, 2.645e-5 and 1.852e-4. Property 4 is the first chunk
+// lost three times, (2/100)^3.
+const (
+	brpP1 = "1503982516387544510687823213516750681753609533738014093985492327446021823341670745201522478360759626261166470522913554557570937367804047825330483938531949304640395637223627199/3552713678800500929355621337890625000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+	brpP2 = "93980251563940138172004311347458744568245436896169728942195995143526850352452762314901825488783622398799995909461351243179986910158596657499638600983972028048927012223627199/3552713678800500929355621337890625000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+	brpP3 = "5263451232139693124411652758168998406810402644036857734408482594332276209225351083933896161696511155898931796907617626515127603661163609342646762700383818212731749/28421709430404007434844970703125000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+)
 
 // results computes every query of each peer .wrap model once.
 func results(t *testing.T) map[string]*quant.Result {
+	t.Helper()
+	return resultsWith(t, quant.Options{})
+}
+
+// resultsWith is results under opts.
+func resultsWith(t *testing.T, opts quant.Options) map[string]*quant.Result {
 	t.Helper()
 	out := map[string]*quant.Result{}
 	for _, p := range peers {
@@ -82,7 +108,7 @@ func results(t *testing.T) map[string]*quant.Result {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := quant.Check(context.Background(), m, quant.Options{})
+		res, err := quant.Check(context.Background(), m, opts)
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
 		}
@@ -149,70 +175,30 @@ func prismPath() string {
 	return p
 }
 
-var prismResult = regexp.MustCompile(`(?m)^Result: (\S+)`)
-
-// TestPRISM runs PRISM 4.10 on the .pm peer of each model and compares:
+// TestPRISM runs PRISM on the .pm peer of each model and compares:
 // exactly with -exact for unbounded queries, within 1e-12 with -explicit
-// for bounded ones (PRISM's exact engine has no bounded until). It is
-// skipped when PRISM is not found: set WRAPCHECK_PRISM to the prism
-// launcher, or put prism on PATH (it needs Java).
+// for bounded ones (PRISM's exact engine has no bounded until); then it
+// compares PRISM's answers with the recording of bench/prism/results.json
+// (TestPRISMRecorded's, which CI reads), or, with WRAPCHECK_UPDATE set,
+// writes the recording. It is skipped when PRISM is not found: set
+// WRAPCHECK_PRISM to the prism launcher, or put prism on PATH (it needs
+// Java).
 func TestPRISM(t *testing.T) {
 	prism := prismPath()
 	if prism == "" {
-		testenv.Missing(t, "prism", "PRISM not found: set WRAPCHECK_PRISM to the prism launcher, or put prism on PATH")
+		testenv.Missing(t, "prism", "PRISM not found: set WRAPCHECK_PRISM to the prism launcher, or put prism on PATH (TestPRISMRecorded compares with PRISM's recorded answers)")
 	}
+	rec := runPRISM(t, prism)
 	res := results(t)
-	type run struct {
-		pm      string
-		bounded bool
+	for _, r := range rec.Runs {
+		compareRun(t, res, r)
 	}
-	groups := map[run][]peer{}
-	var order []run
-	for _, p := range peers {
-		k := run{p.pm, p.bounded}
-		if groups[k] == nil {
-			order = append(order, k)
-		}
-		groups[k] = append(groups[k], p)
+	if golden.Update() {
+		writeRecording(t, rec)
+		return
 	}
-	dir := t.TempDir()
-	for _, k := range order {
-		ps := groups[k]
-		var props strings.Builder
-		for _, p := range ps {
-			props.WriteString(p.prop + "\n")
-		}
-		propsFile := filepath.Join(dir, k.pm+strconv.FormatBool(k.bounded)+".props")
-		if err := os.WriteFile(propsFile, []byte(props.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		engine := "-exact"
-		if k.bounded {
-			engine = "-explicit"
-		}
-		model := filepath.Join("..", "bench", "prism", k.pm+".pm")
-		out, err := exec.Command(prism, model, propsFile, engine).CombinedOutput()
-		if err != nil {
-			t.Fatalf("prism %s %s: %v\n%s", model, engine, err, out)
-		}
-		got := prismResult.FindAllStringSubmatch(string(out), -1)
-		if len(got) != len(ps) {
-			t.Fatalf("prism %s %s: %d results for %d properties\n%s", model, engine, len(got), len(ps), out)
-		}
-		for i, p := range ps {
-			ours := value(t, res[p.wrap], p)
-			if !k.bounded {
-				theirs, ok := new(big.Rat).SetString(got[i][1])
-				if !ok || theirs.Cmp(ours) != 0 {
-					t.Errorf("%s %s (max %v): wrapcheck %s, PRISM %s (%s)", p.wrap, p.query, p.max, ours.RatString(), got[i][1], p.prop)
-				}
-				continue
-			}
-			theirs, err := strconv.ParseFloat(got[i][1], 64)
-			f, _ := ours.Float64()
-			if err != nil || f-theirs > 1e-12 || theirs-f > 1e-12 {
-				t.Errorf("%s %s (max %v): wrapcheck %s (%g), PRISM %s (%s)", p.wrap, p.query, p.max, ours.RatString(), f, got[i][1], p.prop)
-			}
-		}
+	old := readRecording(t)
+	if diff := cmp.Diff(old, rec); diff != "" {
+		t.Errorf("%s differs from PRISM's answers now (-recorded +now); rerun with WRAPCHECK_UPDATE=1 (bench/prism/record.sh):\n%s", recordingPath, diff)
 	}
 }

@@ -19,10 +19,7 @@ func QuantText(w io.Writer, m *spec.Model, res *quant.Result) error {
 	for i := range res.Queries {
 		r := &res.Queries[i]
 		q := r.Query
-		f := q.Formula
-		if q.Steps >= 0 {
-			f += fmt.Sprintf(" within %d", q.Steps)
-		}
+		f := queryFormula(q)
 		for _, v := range []struct {
 			name string
 			val  *big.Rat
@@ -30,18 +27,11 @@ func QuantText(w io.Writer, m *spec.Model, res *quant.Result) error {
 			min  bool
 			wit  *quant.Witness
 		}{{"P_min", r.Min, r.MinBounds, true, r.MinWitness}, {"P_max", r.Max, r.MaxBounds, false, r.MaxWitness}} {
-			var line string
-			switch {
-			case v.val != nil:
-				line = fmt.Sprintf("%s: %s(%s) = %s", q.Name, v.name, f, v.val.RatString())
-				if !v.val.IsInt() {
-					line += " (" + v.val.FloatString(6) + ")"
-				}
-			case v.iv != nil:
-				line = fmt.Sprintf("%s: %s(%s) in [%s, %s] (interval iteration)", q.Name, v.name, f, strconv.FormatFloat(v.iv.Lo, 'g', -1, 64), strconv.FormatFloat(v.iv.Hi, 'g', -1, 64))
-			default:
+			val := probText(v.val, v.iv)
+			if val == "" {
 				continue
 			}
+			line := fmt.Sprintf("%s: %s(%s) %s", q.Name, v.name, f, val)
 			if b := q.Bound; b != nil && boundIsOn(q, v.min) {
 				if r.Unknown && !r.BoxBroken {
 					line += fmt.Sprintf(": bound %s %s not decided", b.Op, b.Text)
@@ -115,13 +105,7 @@ func QuantText(w io.Writer, m *spec.Model, res *quant.Result) error {
 			}
 		}
 		if bx := r.Box; bx != nil {
-			lo, hi := "infinity", "infinity"
-			if !r.BoxLoInf {
-				lo = decimal(bx.Lo, false)
-			}
-			if !r.BoxHiInf {
-				hi = decimal(bx.Hi, true)
-			}
+			lo, hi := expectBoxEnds(r)
 			line := fmt.Sprintf("%s: E(%s) over the %s confidence intervals of the counts in [%s, %s]", e.Name, e.Formula, percent(bx.Level), lo, hi)
 			if b := e.Bound; b != nil && !r.Violated {
 				if r.BoxBroken {
@@ -154,6 +138,43 @@ func QuantText(w io.Writer, m *spec.Model, res *quant.Result) error {
 	return err
 }
 
+// queryFormula is q's formula as the reports print it, with its step
+// bound: `eventually d == 6 within 3`.
+func queryFormula(q *spec.Query) string {
+	if q.Steps >= 0 {
+		return q.Formula + fmt.Sprintf(" within %d", q.Steps)
+	}
+	return q.Formula
+}
+
+// probText prints a probability after its formula: `= 3/16 (0.187500)`
+// exactly, `in [lo, hi] (interval iteration)` for bounds; "" for none.
+func probText(v *big.Rat, iv *quant.Interval) string {
+	switch {
+	case v != nil:
+		if v.IsInt() {
+			return "= " + v.RatString()
+		}
+		return "= " + v.RatString() + " (" + v.FloatString(6) + ")"
+	case iv != nil:
+		return fmt.Sprintf("in [%s, %s] (interval iteration)", strconv.FormatFloat(iv.Lo, 'g', -1, 64), strconv.FormatFloat(iv.Hi, 'g', -1, 64))
+	}
+	return ""
+}
+
+// QuantVerdict is the verdict of a [quant.Result] as the JSON and SARIF
+// reports name it: "violated" when some bound can be broken, else
+// "unknown" when some bound is not decided, else "holds".
+func QuantVerdict(res *quant.Result) string {
+	switch {
+	case res.Violations() > 0:
+		return "violated"
+	case res.Unknowns() > 0:
+		return "unknown"
+	}
+	return "holds"
+}
+
 // costText prints an expected cost: a fraction and its decimal, or
 // infinity.
 func costText(v *big.Rat, inf bool) string {
@@ -178,6 +199,19 @@ func boxEnds(b *quant.Box) (lo, hi string) {
 		hi = decimal(b.Hi, true)
 	} else if b.HiBounds != nil {
 		hi = strconv.FormatFloat(b.HiBounds.Hi, 'g', -1, 64)
+	}
+	return lo, hi
+}
+
+// expectBoxEnds returns the ends of an expected cost's box as boxEnds
+// does, or infinity.
+func expectBoxEnds(r *quant.ExpectResult) (lo, hi string) {
+	lo, hi = "infinity", "infinity"
+	if !r.BoxLoInf {
+		lo = decimal(r.Box.Lo, false)
+	}
+	if !r.BoxHiInf {
+		hi = decimal(r.Box.Hi, true)
 	}
 	return lo, hi
 }
@@ -321,12 +355,7 @@ func QuantJSON(w io.Writer, m *spec.Model, res *quant.Result) error {
 			// Symmetry: the states are orbits under symmetry reduction.
 			Symmetry bool `json:"symmetry,omitempty"`
 		} `json:"stats"`
-	}{Format: 1, Spec: m.Name, Verdict: "holds", Queries: []query{}}
-	if res.Violations() > 0 {
-		out.Verdict = "violated"
-	} else if res.Unknowns() > 0 {
-		out.Verdict = "unknown"
-	}
+	}{Format: 1, Spec: m.Name, Verdict: QuantVerdict(res), Queries: []query{}}
 	for i := range res.Queries {
 		r := &res.Queries[i]
 		q := r.Query

@@ -188,6 +188,44 @@ try {
   expect(out.graph_nodes === 24, `TOCTOU's graph has ${out.graph_nodes} nodes, want 24 (wrapcheck graph's count)`);
   await page.screenshot({ path: shots + "/graph.png", fullPage: true });
 
+  // Probabilities: a spec with answer rates shows each query's values
+  // (the exact fraction and its decimal, the range over the counts'
+  // intervals) and its bound, as `wrapcheck prob` prints them; the
+  // check's own verdict stays above it.
+  await pick("pipeline/rates.wrap");
+  await check();
+  await page.waitForSelector("#prob tbody tr", { timeout: 30000 });
+  const prob = await page.$$eval("#prob tbody tr", (trs) => trs.map((tr) => [tr.className, ...[...tr.cells].map((td) => td.textContent)].join(" | ")));
+  const probLine = await page.$eval("#probVerdict", (e) => e.className + ": " + e.textContent);
+  const want = [
+    "value | Caveat | P(eventually rel == caveat) | 1/16 (0.062500) | 1 | [0.000024, 1] at 95% | ",
+    "violated | CleanCaveat | P(eventually (rel == caveat and draft == clean)) |  | 1 | [0, 1] at 95% | <= 1/20: violated",
+    "value | Stop | P(eventually phase == stopped) | 0 | 0 | [0, 0.121872] at 95% | ",
+    "value | FabricationReleased | P(eventually (rel == clean_release and draft == fabricated)) |  | 15/16 (0.937500) | [0, 0.999976] at 95% | ",
+    "value | Calls | E(calls until (phase == done or phase == stopped)) | 5/4 (1.250000) | 2 | [1.006309, 2.388507] at 95% | ",
+  ];
+  expect(JSON.stringify(prob) === JSON.stringify(want), "the probabilities panel:\n" + prob.join("\n") + "\nwant:\n" + want.join("\n"));
+  expect(probLine === "violated: a bound can be broken · 29 states, 34 choices", "the probabilities' verdict: " + probLine);
+  v = await page.$eval("#verdict", (e) => e.textContent);
+  expect(v.startsWith("PipelineRates: holds"), "rates.wrap's check verdict: " + v);
+  out.prob_rows = prob.length;
+  await page.screenshot({ path: shots + "/prob.png", fullPage: true });
+  // a bound kept, a query within k steps
+  await page.evaluate(() =>
+    globalThis.wrapcheckSetSource(
+      "spec Die\nvar d: 0..6\nagent roll(): 1..6\nrate roll { 1: 1/6; 2: 1/6; 3: 1/6; 4: 1/6; 5: 1/6; 6: 1/6 }\naction throw when d == 0 { d := ask roll() }\nterminal d > 0\nprobability Six: max eventually d == 6 within 1 bound <= 1/6\n",
+    ),
+  );
+  await check();
+  await page.waitForSelector("#prob tbody tr", { timeout: 30000 });
+  const die = await page.$$eval("#prob tbody tr", (trs) => trs.map((tr) => [tr.className, ...[...tr.cells].map((td) => td.textContent)].join(" | ")));
+  expect(JSON.stringify(die) === JSON.stringify(["holds | Six | P(eventually d == 6 within 1) |  | 1/6 (0.166667) |  | <= 1/6: holds"]), "the die's panel: " + JSON.stringify(die));
+  expect((await page.$eval("#probVerdict", (e) => e.className)) === "holds", "the die's bound is not shown kept");
+  // a spec without queries has no panel
+  await pick("approval/toctou.wrap");
+  await check();
+  expect((await page.$("#probPanel")) === null, "toctou shows a probabilities panel");
+
   // An agent's answers: the explorer lists each answer as its own step.
   await pick("pipeline/fail_open.wrap");
   await check();

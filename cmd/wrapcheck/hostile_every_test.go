@@ -274,7 +274,7 @@ var manyDigits = regexp.MustCompile(`[0-9]{41}`)
 
 // TestHostileEveryCommand runs every command and server of the built
 // binary on issue 34's reproducers: check, simulate, vet, fmt, graph,
-// ltl, replay, diff and explain with their limits (--timeout 2s, and
+// ltl, replay, diff, explain and prob (the reproducers with a query) with their limits (--timeout 2s, and
 // --memory 200MiB where they take it), the language server and the MCP
 // server over stdio driven by their protocols (lsp: its 5 s budget per
 // document, 512 MiB; mcp: timeout_seconds 2), the playground server over
@@ -300,6 +300,9 @@ func TestHostileEveryCommand(t *testing.T) {
 		return string(b)
 	}
 	longint := writeSpec(t, dir, "longint.wrap", longIntSrc)
+	// the reproducers with a probability query, for prob
+	bigworkQ, arr2Q := src(bigwork)+"probability P: eventually a == 1\n", src(arr2)+"probability P: eventually a[0] == 1\n"
+	bigworkP, arr2P := writeSpec(t, dir, "bigworkp.wrap", bigworkQ), writeSpec(t, dir, "arr2p.wrap", arr2Q)
 	probBomb, probChain := writeSpec(t, dir, "probbomb.wrap", probBombSrc), writeSpec(t, dir, "chain.wrap", probChainSrc)
 	fifo := filepath.Join(dir, "fifo.wrap")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
@@ -374,6 +377,11 @@ func TestHostileEveryCommand(t *testing.T) {
 		{"explain/arr2", cli(with(long, "explain", arr2)...), exitIncomplete, []string{"memory budget"}, sec10, 200},
 		{"explain/fnbomb", cli("explain", "--timeout", "10s", "--memory", "50MiB", fnbomb), exitIncomplete, []string{"explain: stopped before the end: memory budget (--memory 50MiB)"}, sec10, 50},
 		{"explain/longint", cli(with(mem, "explain", longint)...), exitViolated, []string{elided}, sec2, 200},
+		{"prob/bigwork-query", cli(with(mem, "prob", bigworkP)...), exitIncomplete, []string{"stopped at the timeout (2s)"}, sec2, 200},
+		// one step of arr2 expands 100,000 successors: without the
+		// budget's check within the expansion, 1.6 GB in 10 s
+		{"prob/arr2-query", cli(with(long, "prob", arr2P)...), exitIncomplete, []string{"memory budget exceeded"}, sec10, 200},
+		{"prob/constbomb", cli(with(mem, "prob", constbomb)...), exitUsage, []string{tooLarge}, sec2, 200},
 		// prob, with its witnesses and sensitivity asked for: the
 		// construction, the precomputation (prob1E was cubic on the
 		// chain: 17 s past a 2 s deadline) and the exact solution
@@ -400,6 +408,12 @@ func TestHostileEveryCommand(t *testing.T) {
 		{"mcp/fmt/dev-stdin", mcpRow("fmt", map[string]any{"path": "/dev/stdin"}), exitHolds, []string{"error: "}, sec2, 200},
 		{"mcp/ltl/untils", mcpRow("ltl", map[string]any{"formula": strings.Join(untils, " and ")}), exitHolds, []string{"ltl: stopped before the end: timeout"}, sec2, 200},
 		{"mcp/replay/bigwork", mcpRow("replay", map[string]any{"spec": src(bigwork), "run": `{"action": "go"}` + "\n"}), exitHolds, []string{"replay: stopped before the end: timeout"}, sec2, 200},
+		{"mcp/prob/bigwork", mcpRow("prob", map[string]any{"spec": bigworkQ}), exitHolds, []string{"prob: stopped before the end: timeout"}, sec2, 200},
+		{"mcp/prob/chain", mcpRow("prob", map[string]any{"spec": probChainSrc}), exitHolds, []string{"prob: stopped before the end: timeout"}, sec2, 200},
+		// the server's 1 GiB budget or the call's 2 s, as mcp/check/arr2
+		{"mcp/prob/arr2", mcpRow("prob", map[string]any{"spec": arr2Q}), exitHolds, nil, sec2, 1024},
+		{"mcp/prob/constbomb", mcpRow("prob", map[string]any{"spec": src(constbomb)}), exitHolds, []string{"error: ", tooLarge}, sec2, 200},
+		{"mcp/prob/etc-passwd", mcpRow("prob", map[string]any{"path": "/etc/passwd"}), exitHolds, []string{"error: "}, sec2, 200},
 		// The expansion's bound or, on a loaded machine, the timeout.
 		{"mcp/explain/fnbomb", mcpRow("explain", map[string]any{"spec": src(fnbomb)}), exitHolds, []string{"error: "}, sec2, 200},
 		{"ui/bigwork", func(t *testing.T) hostileRun { return uiRun(t, bin, dir, bigwork, src(bigwork), sec2) }, exitHolds,

@@ -16,7 +16,8 @@ func newMCPCmd() *cobra.Command {
 		Short: "run the Model Context Protocol server for AI agents (stdio)",
 		Long: `mcp runs a Model Context Protocol server on stdin and stdout, so that AI
 agents can write and check wrapper specs: the tools check (the same JSON as
-check --format json), vet, fmt, ltl, replay and examples, and the language
+check --format json), explain, prob (the same JSON as prob --format json),
+vet, fmt, ltl, replay and examples, and the language
 reference, the patterns page, the agents' guide and the examples as
 resources. docs/agents.md says how to register it in the common agent hosts.`,
 		Args: cobra.NoArgs,

@@ -47,6 +47,10 @@ schedulers. A query with a bound is a check. Expected-cost queries
 (` + "`expected E: cost until c`" + `) are exact too: infinity where c is not reached
 with probability 1, as PRISM's R=? [ F c ].
 
+--format json writes the whole result as one object; --format sarif
+writes the checks as check's SARIF does: a result, level error, at each
+query whose bound can be broken, a warning at each bound not decided.
+
 Exit codes: 0 every bound holds, 1 a bound can be broken, 2 the spec or the
 command line is wrong, 3 the computation stopped early (--timeout, --memory,
 --max-states, an interrupt) or an interval could not decide a bound.
@@ -71,7 +75,7 @@ the point estimates but not over that range is not decided (exit 3).`,
 	fl.IntVar(&f.maxStates, "max-states", 0, "stop after building this many states (0: no limit)")
 	fl.DurationVar(&f.timeout, "timeout", 0, "stop after this long, e.g. 30s or 5m (0: no limit)")
 	fl.StringVar(&f.memory, "memory", "", "memory budget, e.g. 4GiB (default: none)")
-	fl.StringVar(&f.format, "format", "text", "output format: text or json")
+	fl.StringVar(&f.format, "format", "text", "output format: text, json or sarif (a bound that can be broken is a result)")
 	fl.BoolVar(&f.interval, "interval", false, "interval iteration (sound bounds) instead of exact values for unbounded queries; used anyway past exact mode's limit")
 	fl.Float64Var(&f.epsilon, "epsilon", 1e-6, "width interval iteration aims at")
 	fl.StringVar(&f.confidence, "confidence", "95%", "level of the confidence intervals of counts `k of n`: 95%, 0.99 or 99/100")
@@ -83,7 +87,7 @@ the point estimates but not over that range is not decided (exit 3).`,
 
 func runProb(cmd *cobra.Command, path string, f probFlags) error {
 	format := f.format
-	if format != "text" && format != "json" {
+	if format != "text" && format != "json" && format != "sarif" {
 		format = ""
 	}
 	file := displayPath(path)
@@ -91,7 +95,7 @@ func runProb(cmd *cobra.Command, path string, f probFlags) error {
 		return renderError(cmd, format, file, &exitError{code: exitUsage, err: err})
 	}
 	if format == "" {
-		return usage(fmt.Errorf("--format %s: want text or json", report.Escape(f.format)))
+		return usage(fmt.Errorf("--format %s: want text, json or sarif", report.Escape(f.format)))
 	}
 	mem, err := parseSize(f.memory)
 	if err != nil {
@@ -135,21 +139,33 @@ func runProb(cmd *cobra.Command, path string, f probFlags) error {
 	}
 	res, err := quant.Check(ctx, m, opts)
 	if err != nil {
+		var stopped error
 		switch {
 		case errors.Is(err, context.DeadlineExceeded):
-			return &exitError{code: exitIncomplete, err: fmt.Errorf("%s: stopped at the timeout (%s)", file, f.timeout)}
+			stopped = fmt.Errorf("%s: stopped at the timeout (%s)", file, f.timeout)
 		case errors.Is(err, context.Canceled):
-			return &exitError{code: exitIncomplete, err: fmt.Errorf("%s: interrupted", file)}
+			stopped = fmt.Errorf("%s: interrupted", file)
 		case errors.Is(err, quant.ErrMemory), errors.Is(err, quant.ErrTooLarge) && f.maxStates > 0:
-			return &exitError{code: exitIncomplete, err: err}
+			stopped = err
+		default:
+			return usage(err)
 		}
-		return usage(err)
+		if format == "sarif" {
+			// a log for code scanning all the same, as check's
+			if werr := report.QuantSARIFStopped(cmd.OutOrStdout(), m, stopped.Error(), toolVersion()); werr != nil {
+				return werr
+			}
+		}
+		return &exitError{code: exitIncomplete, err: stopped}
 	}
 	res.Notes = append(notes, res.Notes...)
 	w := cmd.OutOrStdout()
-	if format == "json" {
+	switch format {
+	case "json":
 		err = report.QuantJSON(w, m, res)
-	} else {
+	case "sarif":
+		err = report.QuantSARIF(w, m, res, toolVersion())
+	default:
 		err = report.QuantText(w, m, res)
 	}
 	if err != nil {

@@ -27,7 +27,7 @@ const module = "github.com/wrapcheck/wrapcheck"
 var allowed = map[string][]string{
 	"cmd/wrapcheck":     {"", "internal/native", "cluster", "web/engine", "web/page", "diff", "explain", "lsp", "mcp", "replay", "simulate", "verify", "report", "ltl", "verdict", "checker", "machine", "spec", "spec/syntax", "github.com/spf13/cobra", "guard", "internal/loopback", "testgen", "quant", "reduce"},
 	"lsp":               {"verify", "report", "verdict", "spec", "spec/syntax"},
-	"mcp":               {"docs", "examples", "explain", "replay", "verify", "report", "ltl", "verdict", "machine", "spec", "spec/syntax", "github.com/modelcontextprotocol/go-sdk"},
+	"mcp":               {"docs", "examples", "explain", "replay", "verify", "report", "quant", "ltl", "verdict", "machine", "spec", "spec/syntax", "github.com/modelcontextprotocol/go-sdk"},
 	"guard":             {"internal/loopback", "replay", "report", "verdict", "machine", "spec"},
 	"internal/loopback": {},
 	"replay":            {"report", "verdict", "machine", "spec"},
@@ -57,7 +57,7 @@ var allowed = map[string][]string{
 	"editors":           {},
 	"bench":             {}, // tests alone (and bench/bar, on the standard library)
 	"examples":          {}, // the embedded examples, and tests
-	"web/engine":        {"examples", "verify", "report", "verdict", "machine", "spec", "spec/syntax"},
+	"web/engine":        {"examples", "verify", "report", "quant", "verdict", "machine", "spec", "spec/syntax"},
 	"web/wasm":          {"web/engine"},
 	"web/page":          {}, // the built page of wrapcheck ui, embedded
 	"web/e2e":           {}, // tests alone: the playground in headless Chromium

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"slices"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/wrapcheck/wrapcheck/examples"
 	"github.com/wrapcheck/wrapcheck/machine"
+	"github.com/wrapcheck/wrapcheck/quant"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/spec/syntax"
@@ -96,6 +98,12 @@ type Response struct {
 	// ("shipped == approved: false").
 	Text     string   `json:"text,omitempty"`
 	Operands []string `json:"operands,omitempty"`
+	// Prob is report.QuantJSON's object, the values of the spec's
+	// probability and expected-cost queries (op "check", when it has
+	// any: docs/language.md, "Probabilities"); ProbError says why they
+	// could not be computed (a limit, a rate that cannot be followed).
+	Prob      json.RawMessage `json:"prob,omitempty"`
+	ProbError string          `json:"prob_error,omitempty"`
 	// Formatted is the canonical layout (op "fmt").
 	Formatted string `json:"formatted,omitempty"`
 	// DOT is the state graph (op "graph"); Truncated when it was cut at
@@ -264,7 +272,31 @@ func check(ctx context.Context, resp *Response, m *spec.Model, vet []report.Diag
 		resp.Text = tb.String()
 		resp.Operands = operands(resp.Text)
 	}
+	if len(m.Queries) > 0 || len(m.Expectations) > 0 {
+		prob(ctx, resp, m, int(opts.MaxStates))
+	}
 	return nil
+}
+
+// prob computes the probability and expected-cost queries of m, as
+// `wrapcheck prob` does, within the check's limits: at most maxStates
+// states, the check's time and memory budget.
+func prob(ctx context.Context, resp *Response, m *spec.Model, maxStates int) {
+	res, err := quant.Check(ctx, m, quant.Options{MaxStates: maxStates, MemoryBudget: MemoryBudget})
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		resp.ProbError = "the probabilities were not computed: stopped at the time limit"
+		return
+	case err != nil:
+		resp.ProbError = "the probabilities were not computed: " + err.Error()
+		return
+	}
+	var b bytes.Buffer
+	if err := report.QuantJSON(&b, m, res); err != nil {
+		resp.ProbError = err.Error()
+		return
+	}
+	resp.Prob = json.RawMessage(b.Bytes())
 }
 
 // operands returns the lines of the text report's "and its parts

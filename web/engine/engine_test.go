@@ -185,3 +185,43 @@ func TestTraceText(t *testing.T) {
 		t.Errorf("explorer's editor.edit (-want +got):\n%s", diff)
 	}
 }
+
+// TestCheckProb: a check of a spec with probability queries carries
+// their values (report.QuantJSON's object, as `wrapcheck prob --format
+// json`), a spec without them none, and a limit that stops the
+// computation says so instead.
+func TestCheckProb(t *testing.T) {
+	b, err := os.ReadFile("../../examples/pipeline/rates.wrap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp := Run(context.Background(), Request{Op: "check", Name: "rates.wrap", Source: string(b)}, nil)
+	var doc struct {
+		Verdict string
+		Queries []struct {
+			Name  string
+			Max   struct{ Exact string }
+			Bound *struct{ Violated bool }
+		}
+	}
+	if err := json.Unmarshal(resp.Prob, &doc); err != nil {
+		t.Fatalf("prob %q: %v (%s)", resp.Prob, err, resp.ProbError)
+	}
+	var got []string
+	for _, q := range doc.Queries {
+		got = append(got, q.Name+" "+q.Max.Exact)
+		if q.Name == "CleanCaveat" && (q.Bound == nil || !q.Bound.Violated) {
+			t.Errorf("CleanCaveat's bound is not violated: %s", resp.Prob)
+		}
+	}
+	if diff := cmp.Diff([]string{"Caveat 1", "CleanCaveat 1", "Stop 0", "FabricationReleased 15/16"}, got); diff != "" || doc.Verdict != "violated" {
+		t.Errorf("verdict %s, queries (-want +got):\n%s", doc.Verdict, diff)
+	}
+	if resp := Run(context.Background(), Request{Op: "check", Source: toctou(t)}, nil); resp.Prob != nil || resp.ProbError != "" {
+		t.Errorf("toctou has no queries but got %s %q", resp.Prob, resp.ProbError)
+	}
+	resp = Run(context.Background(), Request{Op: "check", Source: string(b), MaxStates: 5}, nil)
+	if resp.Prob != nil || !strings.Contains(resp.ProbError, "more than 5 states") {
+		t.Errorf("at 5 states: prob %s, error %q", resp.Prob, resp.ProbError)
+	}
+}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wrapcheck/wrapcheck/internal/testenv"
+	"github.com/wrapcheck/wrapcheck/quant"
 	"github.com/wrapcheck/wrapcheck/report"
 	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/verify"
@@ -144,7 +145,7 @@ func TestWasmMatchesNative(t *testing.T) {
 			t.Errorf("%s %s: empty answer", reqs[i].Op, reqs[i].Name)
 		}
 	}
-	violated := 0
+	violated, probs := 0, 0
 	for i, c := range cases {
 		name := c.path + " " + fmtDefines(c.defines)
 		m, err := spec.ParseFile(c.path, []byte(reqs[i].Source), spec.Options{Defines: c.defines})
@@ -183,9 +184,32 @@ func TestWasmMatchesNative(t *testing.T) {
 		if want["verdict"] == "violated" {
 			violated++
 		}
+		if len(m.Queries)+len(m.Expectations) > 0 {
+			// the probabilities: the same values as `wrapcheck prob`
+			// computes natively
+			probs++
+			res, err := quant.Check(context.Background(), m, quant.Options{})
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			b.Reset()
+			if err := report.QuantJSON(&b, m, res); err != nil {
+				t.Fatal(err)
+			}
+			if len(got[i].Prob) == 0 {
+				t.Errorf("%s: the wasm gave no probabilities: %s", name, got[i].ProbError)
+				continue
+			}
+			if diff := cmp.Diff(comparable(t, b.Bytes()), comparable(t, got[i].Prob)); diff != "" {
+				t.Errorf("%s: probabilities (-native +wasm):\n%s", name, diff)
+			}
+		}
 	}
 	if violated < 10 {
 		t.Errorf("only %d examples were violated: the comparison of traces is too weak", violated)
+	}
+	if probs == 0 {
+		t.Errorf("no example has probability queries: the panel's values are not compared")
 	}
 }
 

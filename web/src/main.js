@@ -1,7 +1,8 @@
 // The wrapcheck playground: an editor, the checker in a Web Worker (or,
 // under `wrapcheck ui`, the native checker over HTTP), and the results: the
-// verdict, the trace as a table, the lasso's cycle, the sequence diagram,
-// the state graph and an explorer that steps through states by hand.
+// verdict, the values of the probability queries (prob.js), the trace as a
+// table, the lasso's cycle, the sequence diagram, the state graph and an
+// explorer that steps through states by hand.
 import { EditorState } from "@codemirror/state";
 import { EditorView, keymap, lineNumbers, highlightActiveLine } from "@codemirror/view";
 import { defaultKeymap, history, historyKeymap } from "@codemirror/commands";
@@ -10,6 +11,7 @@ import { setDiagnostics, lintGutter } from "@codemirror/lint";
 import { compressToEncodedURIComponent, decompressFromEncodedURIComponent } from "lz-string";
 import { wrapLanguage } from "./lang.js";
 import { inline, traceTable, renderMermaid, renderNotes, verdictLine, watchBox } from "./trace.js";
+import { probPanel } from "./prob.js";
 
 const $ = (id) => document.getElementById(id);
 globalThis.wrapcheckTimes = {}; // see main
@@ -286,6 +288,8 @@ async function runCheck() {
   $("verdict").textContent = verdictLine(rep, v);
   if (v) renderTrace();
   renderNotes($("notes"), rep.notes);
+  const panel = probPanel(resp.prob, resp.prob_error);
+  if (panel) $("probBox").appendChild(panel);
   if (!globalThis.wrapcheckTimes.firstResult) globalThis.wrapcheckTimes.firstResult = performance.now();
   if (v && resp.mermaid) renderMermaid($("mermaid"), resp.mermaid);
 }
@@ -304,7 +308,7 @@ function renderLesson(text) {
 }
 
 function clearResults() {
-  for (const id of ["verdict", "diagnostics", "traceBox", "notes", "explorer", "mermaid", "graphBox"]) $(id).textContent = "";
+  for (const id of ["verdict", "diagnostics", "probBox", "traceBox", "notes", "explorer", "mermaid", "graphBox"]) $(id).textContent = "";
   $("verdict").className = "";
   $("dot").hidden = true;
 }

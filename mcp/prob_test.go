@@ -1,0 +1,182 @@
+package mcp
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// flagSpec has a bound kept at the point estimate of its counts (1/3)
+// and not over their interval (Flag), and a bound broken (Twice).
+const flagSpec = `spec Flag
+var flagged: bool
+var done: bool
+agent verifier(): bool
+rate verifier { true: 3 of 9; false: 6 of 9 }
+action verify when not done {
+  flagged := ask verifier()
+  done := true
+}
+probability Flag: eventually flagged bound <= 1/2
+probability Twice: eventually flagged bound <= 1/4
+`
+
+// TestProb: the prob tool over the SDK's client: the verdict, the
+// values as exact fractions in the structured result (the JSON of prob
+// --format json), the bounds broken or undecided in the text, and the
+// limits.
+func TestProb(t *testing.T) {
+	cs := connect(t, nil)
+	tests := []struct {
+		name    string
+		args    map[string]any
+		verdict string
+		values  map[string]string // query: min/max exact
+		want    []string          // substrings of the text content
+	}{
+		{"by path", map[string]any{"path": "../bench/prism/gambler.wrap"}, "violated",
+			map[string]string{"Rich": "1/5 1/3", "Ruin": " 4/5"}, []string{"Gambler: a bound can be broken", "gambler.wrap:30:1: Ruin: P_max(eventually money == 0) = 4/5 (0.800000): bound <= 1/2 violated"}},
+		{"holds", map[string]any{"path": "../bench/prism/gambler.wrap", "only": []string{"Rich"}}, "holds",
+			map[string]string{"Rich": "1/5 1/3"}, []string{"Gambler: every bound holds"}},
+		{"a bound broken", map[string]any{"spec": flagSpec, "only": []string{"Twice"}}, "violated",
+			map[string]string{"Twice": " 1/3"}, []string{"Flag: a bound can be broken", "spec.wrap:11:1: Twice: P_max(eventually flagged) = 1/3 (0.333333): bound <= 1/4 violated"}},
+		{"not decided by the counts", map[string]any{"spec": flagSpec, "only": []string{"Flag"}}, "unknown",
+			map[string]string{"Flag": " 1/3"}, []string{"not decided by the counts", "[0.074854, 0.700705]"}},
+		{"a narrower level decides it", map[string]any{"spec": flagSpec, "only": []string{"Flag"}, "confidence": 0.2}, "holds", nil, nil},
+		{"incomplete at the state limit", map[string]any{"path": "../bench/prism/herman5.wrap", "max_states": 3}, "incomplete", nil, []string{"incomplete: quant: model too large"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out ProbOutput
+			res := call(t, cs, "prob", tt.args, &out)
+			if res.IsError {
+				t.Fatalf("tool error: %s", text(res))
+			}
+			if out.Verdict != tt.verdict {
+				t.Errorf("verdict %q, want %q: %s", out.Verdict, tt.verdict, text(res))
+			}
+			if out.Verdict == "incomplete" {
+				if out.Result != nil || out.Reason == "" {
+					t.Errorf("incomplete with result %v, reason %q", out.Result, out.Reason)
+				}
+			} else if out.Result["verdict"] != tt.verdict || out.Result["format"] != 1.0 {
+				t.Errorf("result verdict %v format %v, want %s 1", out.Result["verdict"], out.Result["format"], tt.verdict)
+			}
+			for name, want := range tt.values {
+				if got := exactOf(out.Result, name); got != want {
+					t.Errorf("%s: min max %q, want %q", name, got, want)
+				}
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(text(res), w) {
+					t.Errorf("text lacks %q:\n%s", w, text(res))
+				}
+			}
+		})
+	}
+}
+
+// exactOf returns the exact min and max of query name in a prob
+// result, "min max" ("" for one not computed).
+func exactOf(result map[string]any, name string) string {
+	qs, _ := result["queries"].([]any)
+	for _, q := range qs {
+		q := q.(map[string]any)
+		if q["name"] != name {
+			continue
+		}
+		ex := func(v any) string {
+			m, _ := v.(map[string]any)
+			s, _ := m["exact"].(string)
+			return s
+		}
+		return ex(q["min"]) + " " + ex(q["max"])
+	}
+	return "no query " + name
+}
+
+func TestProbErrors(t *testing.T) {
+	cs := connect(t, nil)
+	tests := []struct {
+		name string
+		args map[string]any
+		want string
+	}{
+		{"no queries", map[string]any{"spec": toggle}, "spec.wrap: no probability queries (declare one with `probability Name: eventually c`)"},
+		{"spec error", map[string]any{"spec": "spec S\nvar x: bool\nprobability P: eventually y\n"}, "spec.wrap:3:27: undefined: y"},
+		{"negative limit", map[string]any{"spec": flagSpec, "max_states": -1}, "max_states and timeout_seconds must not be negative"},
+		{"bad level", map[string]any{"spec": flagSpec, "confidence": 1.5}, "confidence 1.5: want a level between 0 and 1, such as 0.95"},
+		{"unknown only", map[string]any{"spec": flagSpec, "only": []string{"Nope"}}, ""},
+		{"outside the roots", map[string]any{"path": "/etc/passwd"}, "/etc/passwd: outside the client's roots, where the server reads files"},
+		{"schema: wrong type", map[string]any{"spec": flagSpec, "interval": "yes"}, `validating "arguments": validating root: validating /properties/interval: type: yes has type "string", want "boolean"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "prob", Arguments: tt.args})
+			var got string
+			switch {
+			case err != nil:
+				got = err.Error()
+			case !res.IsError:
+				t.Fatalf("no tool error: %s", text(res))
+			default:
+				got = text(res)
+			}
+			if tt.want == "" {
+				if !strings.Contains(got, "Nope") {
+					t.Errorf("error %q does not name the query", got)
+				}
+				return
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("error (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestProbHostile: a prob call on hostile specs ends by its time limit
+// (a step that computes with huge integers for hours) or at the server's
+// memory budget (one step with 100,000 successors of 25 KB each), and
+// the server answers the next call.
+func TestProbHostile(t *testing.T) {
+	cs := connectServer(t, Options{MemoryBudget: 200 << 20}, &sdk.ClientOptions{Capabilities: &sdk.ClientCapabilities{}})
+	query := map[string]string{"bigwork.wrap": "probability P: eventually a == 1\n", "arr2.wrap": "probability P: eventually a[0] == 1\n"}
+	tests := []struct {
+		file, want string
+		error      bool
+	}{
+		{"bigwork.wrap", "prob: stopped before the end: timeout (timeout_seconds 1)", true},
+		{"arr2.wrap", "incomplete: quant: memory budget exceeded", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			secs := 1.0
+			if !tt.error {
+				secs = 20 // the budget, not the time, stops it
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			start := time.Now()
+			res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "prob", Arguments: map[string]any{"spec": hostile(t, tt.file) + query[tt.file], "timeout_seconds": secs}})
+			el := time.Since(start)
+			if err != nil {
+				t.Fatalf("after %v: %v", el, err)
+			}
+			if el > time.Duration((secs+1)*float64(time.Second)) {
+				t.Errorf("answered after %v, limit %vs", el, secs)
+			}
+			if res.IsError != tt.error || !strings.Contains(text(res), tt.want) {
+				t.Errorf("error %v %q, want error %v with %q", res.IsError, text(res), tt.error, tt.want)
+			}
+		})
+	}
+	var out ProbOutput
+	if res := call(t, cs, "prob", map[string]any{"spec": flagSpec}, &out); res.IsError || out.Verdict != "violated" {
+		t.Fatalf("after the hostile calls: %s", text(res))
+	}
+}

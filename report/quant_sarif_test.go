@@ -1,0 +1,158 @@
+package report_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/wrapcheck/wrapcheck/quant"
+	"github.com/wrapcheck/wrapcheck/report"
+	"github.com/wrapcheck/wrapcheck/spec"
+)
+
+// gamblerProb is bench/prism's gambler with bounds: Ruin's maximum 4/5
+// breaks <= 1/2, Rich's minimum 1/5 keeps >= 1/10, Steps's maximum
+// expected bets (18/5) break <= 3, and Flag's counts (3 of 9) keep <= 1/2
+// at the point estimate 1/3 but not over their 95% interval.
+const gamblerProb = `spec Gambler
+type Mood = {bold, timid}
+var money: 0..4 = 2
+var flagged: bool
+var checked: bool
+agent coin(): bool
+rate coin {
+  true: 1/3
+  false: 2/3
+}
+agent mood(): Mood
+agent verifier(): bool
+rate verifier { true: 3 of 9; false: 6 of 9 }
+fn stake(m: Mood, x: 0..4): 0..4 = if m == bold and x <= 2 then x else if m == bold then 4 - x else 1
+action bet when money > 0 and money < 4 {
+  let m = ask mood()
+  let heads = ask coin()
+  money := if heads then money + stake(m, money) else money - stake(m, money)
+}
+action verify when not checked {
+  flagged := ask verifier()
+  checked := true
+}
+terminal money == 0 or money == 4
+probability Rich: min eventually money == 4 bound >= 1/10
+probability Ruin: max eventually money == 0 bound <= 1/2
+probability Flag: max eventually flagged bound <= 1/2
+probability Free: eventually money == 4
+cost bets { bet: 1 }
+expected Steps: max bets until (money == 0 or money == 4) bound <= 3
+`
+
+// TestQuantSARIF validates `prob --format sarif` against the official
+// SARIF 2.1.0 schema and our subset, as check's SARIF is validated, and
+// checks its results: one per bound that can be broken (level error, at
+// the query's line and column) or is not decided (level warning), none
+// for a bound kept or a query without one.
+func TestQuantSARIF(t *testing.T) {
+	official := loadSchema(t, "testdata/sarif-2.1.0-rtm.5.json")
+	subset := loadSchema(t, "testdata/sarif-2.1.0-subset.json")
+	tests := []struct {
+		name string
+		src  string
+		want []string // ruleId level line:col message, in order
+	}{
+		{"violated and undecided", gamblerProb, []string{
+			"Ruin error 26:1 Ruin: P_max(eventually money == 0) = 4/5 (0.800000): bound <= 1/2 violated",
+			"Flag warning 27:1 Flag: P(eventually flagged) over the 95% confidence intervals of the counts in [0.074854, 0.700705]: bound <= 1/2 not decided by the counts",
+			"Steps error 30:1 Steps: E_max(bets until (money == 0 or money == 4)) = 18/5 (3.600000): bound <= 3 violated",
+		}},
+		{"holds", "spec Die\nvar d: 0..6\nagent roll(): 1..6\nrate roll { 1: 1/6; 2: 1/6; 3: 1/6; 4: 1/6; 5: 1/6; 6: 1/6 }\naction throw when d == 0 { d := ask roll() }\nterminal d > 0\nprobability Six: eventually d == 6 bound <= 1/6\n", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := spec.ParseFile("g.wrap", []byte(tt.src), spec.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := quant.Check(context.Background(), m, quant.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			if err := report.QuantSARIF(&out, m, res, "v1.2.3"); err != nil {
+				t.Fatal(err)
+			}
+			x, err := decodeJSON(out.Bytes())
+			if err != nil {
+				t.Fatalf("%v\n%s", err, out.String())
+			}
+			for _, e := range official.validate(x) {
+				t.Errorf("official schema: %s", e)
+			}
+			for _, e := range subset.validate(x) {
+				t.Errorf("subset: %s", e)
+			}
+			run := x.(map[string]any)["runs"].([]any)[0].(map[string]any)
+			var got []string
+			for _, r := range run["results"].([]any) {
+				r := r.(map[string]any)
+				reg := r["locations"].([]any)[0].(map[string]any)["physicalLocation"].(map[string]any)["region"].(map[string]any)
+				got = append(got, fmt.Sprintf("%v %v %v:%v %v", r["ruleId"], r["level"], reg["startLine"], reg["startColumn"], r["message"].(map[string]any)["text"]))
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("results (-want +got):\n%s\n%s", diff, out.String())
+			}
+			wantVerdict := "holds"
+			if tt.want != nil {
+				wantVerdict = "violated"
+			}
+			if v := run["properties"].(map[string]any)["verdict"]; v != wantVerdict {
+				t.Errorf("verdict %v, want %s", v, wantVerdict)
+			}
+			// The same result renders the same bytes: no time in the log.
+			var again bytes.Buffer
+			report.QuantSARIF(&again, m, res, "v1.2.3")
+			res2, _ := quant.Check(context.Background(), m, quant.Options{})
+			var third bytes.Buffer
+			report.QuantSARIF(&third, m, res2, "v1.2.3")
+			if !bytes.Equal(out.Bytes(), third.Bytes()) {
+				t.Errorf("two runs give different SARIF:\n%s\n%s", out.String(), third.String())
+			}
+		})
+	}
+}
+
+// TestQuantSARIFStopped validates the log of a computation stopped
+// early: the rules of the bounds, no result, a notification.
+func TestQuantSARIFStopped(t *testing.T) {
+	official := loadSchema(t, "testdata/sarif-2.1.0-rtm.5.json")
+	subset := loadSchema(t, "testdata/sarif-2.1.0-subset.json")
+	m, err := spec.ParseFile("g.wrap", []byte(gamblerProb), spec.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := report.QuantSARIFStopped(&out, m, "stopped at the timeout (2s)", ""); err != nil {
+		t.Fatal(err)
+	}
+	x, err := decodeJSON(out.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range append(official.validate(x), subset.validate(x)...) {
+		t.Error(e)
+	}
+	run := x.(map[string]any)["runs"].([]any)[0].(map[string]any)
+	rules := run["tool"].(map[string]any)["driver"].(map[string]any)["rules"].([]any)
+	var ids []string
+	for _, r := range rules {
+		ids = append(ids, r.(map[string]any)["id"].(string))
+	}
+	if diff := cmp.Diff([]string{"Rich", "Ruin", "Flag", "Steps"}, ids); diff != "" {
+		t.Errorf("rules (-want +got):\n%s", diff)
+	}
+	inv := run["invocations"].([]any)[0].(map[string]any)
+	if len(run["results"].([]any)) != 0 || inv["toolExecutionNotifications"] == nil {
+		t.Errorf("results %v, invocation %v: want none and a notification", run["results"], inv)
+	}
+}
