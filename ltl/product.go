@@ -88,8 +88,9 @@ type expandedPart struct {
 	// (when the filter runs): the OWCTY filter's first elimination starts
 	// from it instead of a pass over the product's edges.
 	indeg    []uint32
-	tmpEdges []edge // appendTargets: the edges of a node
-	sink     uint32 // what appendTargetsOf's touching loads read
+	tmpEdges []edge   // appendTargets: the edges of a node
+	tmpTo    []uint32 // addEdges: the targets of a state's successors
+	sink     uint32   // what appendTargetsOf's touching loads read
 }
 
 // cycleChecks is when the cycle search runs over the expanded part
