@@ -208,9 +208,16 @@ func (s *system) replay() error {
 func (p *product) prefetch(lo, hi int) {
 	sys := p.sys
 	sys.dropPending()
+	// seen holds, at s%len(seen), s+1 for the last state s computed
+	// ahead by this call: 0 there means that s is not pending, s+1 that it
+	// is, and only another state there asks for the scan of pending.
+	var seen [2 * prefetchNodes]uint32
 	for k := lo; k < hi; k++ {
 		s := p.nodeSys[k]
-		if sys.expanded.has(s) || sys.pending(s) {
+		if sys.expanded.has(s) {
+			continue
+		}
+		if h := seen[s%uint32(len(seen))]; h == s+1 || h != 0 && sys.pending(s) {
 			continue
 		}
 		vals, err := p.atomValues(s)
@@ -220,6 +227,7 @@ func (p *product) prefetch(lo, hi int) {
 		if len(p.liveEdges(p.stateQ(uint32(k)), vals)) == 0 {
 			continue
 		}
+		seen[s%uint32(len(seen))] = s + 1
 		if !sys.prefetch(s) {
 			break
 		}
