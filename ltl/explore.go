@@ -134,11 +134,16 @@ func (p *product) addEdges(i int, es []Edge, live []int32, s uint32, rest bool) 
 	if p.record {
 		list = sys.succs(s, rest)
 	}
+	dense, na := p.denseIndex(), len(p.aut.States)
 	for k, t := range tos {
 		for _, j := range live {
 			e := &es[j]
-			to, err := p.node(t, e.To, uint32(i), d+1)
-			if err != nil {
+			// A node found in the dense index without a call to node
+			// (most edges lead to a node that exists).
+			var to uint32
+			if x := int(t)*na + e.To; dense && x < len(p.dense) && p.dense[x] != 0 {
+				to = p.dense[x] - 1
+			} else if to, err = p.node(t, e.To, uint32(i), d+1); err != nil {
 				return false, err
 			}
 			// depth(to) <= d: to precedes level d+1, or there is none.

@@ -530,7 +530,10 @@ func (s *system) expand(idx uint32) error {
 		}
 		return nil
 	}
-	st := s.state(idx) // before expanded: under hash compaction, the vector kept
+	var st machine.State
+	if s.fp != nil {
+		st = s.state(idx) // before expanded: the vector kept
+	}
 	s.expanded.set(idx, true)
 	if s.fp != nil {
 		s.from = idx
@@ -538,8 +541,11 @@ func (s *system) expand(idx uint32) error {
 	}
 	var err error
 	if s.pendAt < len(s.pend) && s.pend[s.pendAt].idx == idx {
-		err = s.replay() // computed ahead by prefetch (batch.go)
+		err = s.replay() // computed ahead by prefetch (batch.go): no vector read
 	} else {
+		if s.fp == nil {
+			st = s.state(idx)
+		}
 		s.dropPending() // not the order prefetch foresaw
 		err = s.compute(idx, st)
 	}
