@@ -576,7 +576,32 @@ func (p *product) appendBy(dst []edge, s uint32, rest bool, es []Edge, live []in
 		if threads {
 			perms = sys.succPerm.list(off, n)
 		}
-		for k := range to {
+		// The edges written in place, room made once, the dense index
+		// read without a call per edge (the cycle search's passes take
+		// every edge of every node at every checkpoint).
+		at := len(dst)
+		dst = slices.Grow(dst, len(to)*len(live))[:at+len(to)*len(live)]
+		out := dst[at:]
+		dense, na := p.denseIndex(), len(p.aut.States)
+		if len(live) == 1 && dense && !threads {
+			// One automaton edge (the common case): one loop over the
+			// successors.
+			e := &es[live[0]]
+			q, acc := e.To, e.Acc
+			out = out[:len(to)]
+			for k, t := range to {
+				a := int32(noAct)
+				if act8 != nil {
+					a = actOf8(act8[k])
+				} else if act != nil {
+					a = actOf(act[k])
+				}
+				out[k] = edge{to: p.dense[int(t)*na+q] - 1, act: a, acc: acc}
+			}
+			return dst
+		}
+		i := 0
+		for k, t := range to {
 			var perm uint32
 			if threads {
 				perm = perms[k]
@@ -590,7 +615,14 @@ func (p *product) appendBy(dst []edge, s uint32, rest bool, es []Edge, live []in
 			}
 			for _, j := range live {
 				e := &es[j]
-				dst = append(dst, edge{to: p.find(to[k], e.To), act: a, perm: perm, acc: e.Acc})
+				var id uint32
+				if dense {
+					id = p.dense[int(t)*na+e.To] - 1
+				} else {
+					id = p.find(t, e.To)
+				}
+				out[i] = edge{to: id, act: a, perm: perm, acc: e.Acc}
+				i++
 			}
 		}
 		return dst
@@ -627,6 +659,7 @@ func (p *product) appendTargets(dst []uint32, v uint32) []uint32 {
 	if !ok {
 		return dst
 	}
+	dense, na := p.denseIndex(), len(p.aut.States)
 	for _, rest := range [2]bool{false, true} {
 		if rest && !p.isFull(v) {
 			break
@@ -634,7 +667,11 @@ func (p *product) appendTargets(dst []uint32, v uint32) []uint32 {
 		off, n := sys.keptList(s, rest)
 		for _, t := range sys.succTo.list(off, n) {
 			for _, j := range live {
-				dst = append(dst, p.find(t, es[j].To))
+				if dense { // the dense index read without a call per edge
+					dst = append(dst, p.dense[int(t)*na+es[j].To]-1)
+				} else {
+					dst = append(dst, p.find(t, es[j].To))
+				}
 			}
 		}
 	}
