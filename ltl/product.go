@@ -64,9 +64,12 @@ type nodeIndex struct {
 	nodes     nodeTable
 	hashNodes bool // Options.hashNodes
 	nodeSys   []uint32
-	nodeQ     []uint16 // the automaton state, qBig: in bigQ
-	bigQ      map[uint32]int32
-	parent    paged[uint32]
+	nodeQ     []uint16 // the automaton state, qBig: in bigQ; empty when oneQ
+	// oneQ: the automaton has one state, every node's (nodeQ is not
+	// kept: 2 bytes a node).
+	oneQ   bool
+	bigQ   map[uint32]int32
+	parent paged[uint32]
 	// Node ids are in BFS order, so the depth of a node is the level
 	// whose range holds its id: levels[d] is the first node of depth d.
 	levels   []uint32
@@ -138,7 +141,7 @@ const noParent = ^uint32(0)
 
 func newProduct(ctx context.Context, sys *system, aut *Automaton, atoms []*spec.Expr, limit int64) (*product, error) {
 	p := &product{ctx: ctx, sys: sys, aut: aut, limit: limit, ignored: make([]bool, len(sys.units)),
-		valuation: valuation{aw: (len(atoms) + 63) / 64, small: len(atoms) <= 7}, cycleChecks: cycleChecks{firstCheck: defaultFirstCheck}}
+		valuation: valuation{aw: (len(atoms) + 63) / 64, small: len(atoms) <= 7}, nodeIndex: nodeIndex{oneQ: len(aut.States) == 1}, cycleChecks: cycleChecks{firstCheck: defaultFirstCheck}}
 	// Atoms are evaluated in groups of up to 62 by one predicate that
 	// computes their bit mask (sum of if atom_i then 2^i else 0), so the
 	// state is unpacked once per group.
@@ -296,7 +299,9 @@ func (p *product) node(sysIdx uint32, q int, parent uint32, d int32) (uint32, er
 			p.bigQ[id] = int32(q)
 			q = qBig
 		}
-		p.nodeQ = append(p.nodeQ, uint16(q))
+		if !p.oneQ {
+			p.nodeQ = append(p.nodeQ, uint16(q))
+		}
 		p.parent.push(parent)
 		if int(d) == len(p.levels) {
 			p.levels = append(p.levels, id)
@@ -315,6 +320,9 @@ const qBig = 1<<16 - 1
 
 // stateQ returns the automaton state of node v.
 func (p *product) stateQ(v uint32) int {
+	if p.oneQ {
+		return 0
+	}
 	if q := p.nodeQ[v]; q != qBig {
 		return int(q)
 	}
@@ -402,7 +410,9 @@ func (p *product) start() error {
 // times over.
 func (p *product) reserve(n int) {
 	p.nodeSys = slices.Grow(p.nodeSys, n)
-	p.nodeQ = slices.Grow(p.nodeQ, n)
+	if !p.oneQ {
+		p.nodeQ = slices.Grow(p.nodeQ, n)
+	}
 	if p.useFilter {
 		p.indeg = slices.Grow(p.indeg, n)
 	}
@@ -693,7 +703,9 @@ func (p *product) appendTargetsOf(dst []uint32, vs []uint32) []uint32 {
 		var sink uint32
 		for i, v := range vs {
 			ss[i] = p.nodeSys[v]
-			sink += uint32(p.nodeQ[v])
+			if !p.oneQ {
+				sink += uint32(p.nodeQ[v])
+			}
 		}
 		for i, s := range ss[:len(vs)] {
 			at[i] = sys.succAt.get(s)
