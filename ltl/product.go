@@ -557,6 +557,11 @@ func (p *product) liveOf(v uint32) (s uint32, es []Edge, live []int32, ok bool) 
 	}
 	q := p.stateQ(v)
 	es = p.aut.States[q].Edges
+	if p.liveTab != nil { // the lists per (q, valuation) kept: read in place
+		if l := p.liveTab[q<<7|int(p.vals8.get(s)&^valKnown)]; l != nil {
+			return s, es, l, len(l) > 0
+		}
+	}
 	live = p.liveEdges(q, p.valsOf(s))
 	return s, es, live, len(live) > 0
 }
