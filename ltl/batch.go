@@ -1,6 +1,7 @@
 package ltl
 
 import (
+	"slices"
 	"sync/atomic"
 
 	"github.com/wrapcheck/wrapcheck/machine"
@@ -164,10 +165,14 @@ func (s *system) touchPending() {
 func (s *system) replay() error {
 	ps := &s.pend[s.pendAt]
 	s.pendAt++
-	s.buf, s.bufTo, s.bufPerm = s.buf[:0], s.bufTo[:0], s.bufPerm[:0]
+	// Room for every successor (and the stutter) at once, written in
+	// place: no append's capacity check per successor.
+	room := max(ps.hi-ps.lo, 1)
+	buf, bufTo, bufPerm := slices.Grow(s.buf[:0], room)[:room], slices.Grow(s.bufTo[:0], room)[:room], slices.Grow(s.bufPerm[:0], room)[:room]
 	c := &s.pcol
 	var addErr error
 	stutTo := ps.idx
+	n := 0
 	for k := ps.lo; k < ps.hi; k++ {
 		to, err := s.insert(s.pendVec(k), c.Succs[k].H)
 		if err != nil {
@@ -179,10 +184,10 @@ func (s *system) replay() error {
 			stutTo = to
 			continue
 		}
-		s.buf = append(s.buf, act)
-		s.bufTo = append(s.bufTo, to)
-		s.bufPerm = append(s.bufPerm, 0)
+		buf[n], bufTo[n], bufPerm[n] = act, to, 0
+		n++
 	}
+	s.buf, s.bufTo, s.bufPerm = buf[:n], bufTo[:n], bufPerm[:n]
 	err := ps.err
 	if err == nil {
 		err = addErr
@@ -203,9 +208,16 @@ func (s *system) replay() error {
 func (p *product) prefetch(lo, hi int) {
 	sys := p.sys
 	sys.dropPending()
+	// seen holds, at s%len(seen), s+1 for the last state s computed
+	// ahead by this call: 0 there means that s is not pending, s+1 that it
+	// is, and only another state there asks for the scan of pending.
+	var seen [2 * prefetchNodes]uint32
 	for k := lo; k < hi; k++ {
 		s := p.nodeSys[k]
-		if sys.expanded.has(s) || sys.pending(s) {
+		if sys.expanded.has(s) {
+			continue
+		}
+		if h := seen[s%uint32(len(seen))]; h == s+1 || h != 0 && sys.pending(s) {
 			continue
 		}
 		vals, err := p.atomValues(s)
@@ -215,6 +227,7 @@ func (p *product) prefetch(lo, hi int) {
 		if len(p.liveEdges(p.stateQ(uint32(k)), vals)) == 0 {
 			continue
 		}
+		seen[s%uint32(len(seen))] = s + 1
 		if !sys.prefetch(s) {
 			break
 		}

@@ -178,50 +178,54 @@ func (c *cycleSearch) push(v uint32, token int32) {
 func (c *cycleSearch) analyze(comp []uint32, token, st int32) (ok bool, refine []uint32) {
 	p := c.p
 	sys := p.sys
-	// Acceptance first, without allocating: most SCCs are single nodes.
+	// Acceptance and the units taken and enabled in one pass over the
+	// edges (the fairness figures are read only once acceptance holds);
+	// without units, nothing is allocated: most SCCs are single nodes.
 	var acc uint64
 	hasEdge := false
-	for _, v := range comp {
-		c.edges = p.appendEdges(c.edges[:0], v)
-		for _, e := range c.edges {
-			w := e.to
-			if !c.inComp(w, st) {
-				continue
-			}
-			hasEdge = true
-			acc |= e.acc
+	units := len(sys.units) > 0
+	var taken, some, every []uint64
+	if units {
+		taken = make([]uint64, c.uw)
+		some = make([]uint64, c.uw)
+		every = make([]uint64, c.uw)
+		for w := range every {
+			every[w] = ^uint64(0)
 		}
 	}
-	if !hasEdge || acc != p.aut.AllAcc() {
-		return false, nil
-	}
-	if len(sys.units) == 0 {
-		return true, nil
-	}
-	taken := make([]uint64, c.uw)
-	some := make([]uint64, c.uw)
-	every := make([]uint64, c.uw)
-	for w := range every {
-		every[w] = ^uint64(0)
-	}
 	for _, v := range comp {
 		c.edges = p.appendEdges(c.edges[:0], v)
+		inside := false
 		for _, e := range c.edges {
 			w := e.to
 			if !c.inComp(w, st) {
 				continue
 			}
-			if a := e.act; a >= 0 {
+			inside = true
+			acc |= e.acc
+			if a := e.act; units && a >= 0 {
 				for k := 0; k < c.uw; k++ {
 					taken[k] |= sys.actionUnits[int(a)*c.uw+k]
 				}
 			}
 		}
-		en := sys.unitsEnabled(p.nodeSys[v])
-		for k := 0; k < c.uw; k++ {
-			some[k] |= en[k]
-			every[k] &= en[k]
+		hasEdge = hasEdge || inside
+		// A node without an edge inside comp is comp alone (in an SCC
+		// of two nodes or more each has one), which fails below; it may
+		// be unexpanded, without enabled units.
+		if units && inside {
+			en := sys.unitsEnabled(p.nodeSys[v])
+			for k := 0; k < c.uw; k++ {
+				some[k] |= en[k]
+				every[k] &= en[k]
+			}
 		}
+	}
+	if !hasEdge || acc != p.aut.AllAcc() {
+		return false, nil
+	}
+	if !units {
+		return true, nil
 	}
 	bad := make([]uint64, c.uw)
 	anyBad := false

@@ -93,7 +93,7 @@ func (p *product) expandNode(i int) (stop bool, err error) {
 		}
 		return false, err
 	}
-	back, err := p.addEdges(i, es, live, sys.succs(s, false))
+	back, err := p.addEdges(i, es, live, s, false)
 	if err != nil || !back || !sys.reduced.has(s) {
 		return false, err
 	}
@@ -114,23 +114,36 @@ func (p *product) expandNode(i int) (stop bool, err error) {
 		}
 		return false, err
 	}
-	_, err = p.addEdges(i, es, live, sys.succs(s, true))
+	_, err = p.addEdges(i, es, live, s, true)
 	return false, err
 }
 
-// addEdges adds the product edges of node i by the system successors
-// list and the automaton edges es[live] (those of its automaton state
-// whose label holds), counts them in the targets' indeg, and reports
-// whether one of them leads to a node no deeper than i.
-func (p *product) addEdges(i int, es []Edge, live []int32, list []succ) (back bool, err error) {
+// addEdges adds the product edges of node i by the successors of its
+// system state s (rest: those outside its ample set) and the automaton
+// edges es[live] (those of its automaton state whose label holds),
+// counts them in the targets' indeg, and reports whether one of them
+// leads to a node no deeper than i.
+func (p *product) addEdges(i int, es []Edge, live []int32, s uint32, rest bool) (back bool, err error) {
 	sys := p.sys
 	d := p.curDepth
-	for k := range list {
-		t, act := list[k].to, list[k].act
+	tos := sys.targets(s, rest, p.tmpTo[:0])
+	if !sys.keep {
+		p.tmpTo = tos[:0] // not the kept list: a buffer of p's
+	}
+	var list []succ // the actions and permutations, recorded (tests)
+	if p.record {
+		list = sys.succs(s, rest)
+	}
+	dense, na := p.denseIndex(), len(p.aut.States)
+	for k, t := range tos {
 		for _, j := range live {
 			e := &es[j]
-			to, err := p.node(t, e.To, uint32(i), d+1)
-			if err != nil {
+			// A node found in the dense index without a call to node
+			// (most edges lead to a node that exists).
+			var to uint32
+			if x := int(t)*na + e.To; dense && x < len(p.dense) && p.dense[x] != 0 {
+				to = p.dense[x] - 1
+			} else if to, err = p.node(t, e.To, uint32(i), d+1); err != nil {
 				return false, err
 			}
 			// depth(to) <= d: to precedes level d+1, or there is none.
@@ -143,7 +156,7 @@ func (p *product) addEdges(i int, es []Edge, live []int32, list []succ) (back bo
 				p.downEdges++
 			}
 			if p.record {
-				ed := edge{to: to, act: act, acc: e.Acc}
+				ed := edge{to: to, act: list[k].act, acc: e.Acc}
 				if sys.threads != nil {
 					ed.perm = list[k].perm
 				}

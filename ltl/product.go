@@ -64,9 +64,12 @@ type nodeIndex struct {
 	nodes     nodeTable
 	hashNodes bool // Options.hashNodes
 	nodeSys   []uint32
-	nodeQ     []uint16 // the automaton state, qBig: in bigQ
-	bigQ      map[uint32]int32
-	parent    paged[uint32]
+	nodeQ     []uint16 // the automaton state, qBig: in bigQ; empty when oneQ
+	// oneQ: the automaton has one state, every node's (nodeQ is not
+	// kept: 2 bytes a node).
+	oneQ   bool
+	bigQ   map[uint32]int32
+	parent paged[uint32]
 	// Node ids are in BFS order, so the depth of a node is the level
 	// whose range holds its id: levels[d] is the first node of depth d.
 	levels   []uint32
@@ -88,8 +91,9 @@ type expandedPart struct {
 	// (when the filter runs): the OWCTY filter's first elimination starts
 	// from it instead of a pass over the product's edges.
 	indeg    []uint32
-	tmpEdges []edge // appendTargets: the edges of a node
-	sink     uint32 // what appendTargetsOf's touching loads read
+	tmpEdges []edge   // appendTargets: the edges of a node
+	tmpTo    []uint32 // addEdges: the targets of a state's successors
+	sink     uint32   // what appendTargetsOf's touching loads read
 }
 
 // cycleChecks is when the cycle search runs over the expanded part
@@ -137,7 +141,7 @@ const noParent = ^uint32(0)
 
 func newProduct(ctx context.Context, sys *system, aut *Automaton, atoms []*spec.Expr, limit int64) (*product, error) {
 	p := &product{ctx: ctx, sys: sys, aut: aut, limit: limit, ignored: make([]bool, len(sys.units)),
-		valuation: valuation{aw: (len(atoms) + 63) / 64, small: len(atoms) <= 7}, cycleChecks: cycleChecks{firstCheck: defaultFirstCheck}}
+		valuation: valuation{aw: (len(atoms) + 63) / 64, small: len(atoms) <= 7}, nodeIndex: nodeIndex{oneQ: len(aut.States) == 1}, cycleChecks: cycleChecks{firstCheck: defaultFirstCheck}}
 	// Atoms are evaluated in groups of up to 62 by one predicate that
 	// computes their bit mask (sum of if atom_i then 2^i else 0), so the
 	// state is unpacked once per group.
@@ -295,7 +299,9 @@ func (p *product) node(sysIdx uint32, q int, parent uint32, d int32) (uint32, er
 			p.bigQ[id] = int32(q)
 			q = qBig
 		}
-		p.nodeQ = append(p.nodeQ, uint16(q))
+		if !p.oneQ {
+			p.nodeQ = append(p.nodeQ, uint16(q))
+		}
 		p.parent.push(parent)
 		if int(d) == len(p.levels) {
 			p.levels = append(p.levels, id)
@@ -314,6 +320,9 @@ const qBig = 1<<16 - 1
 
 // stateQ returns the automaton state of node v.
 func (p *product) stateQ(v uint32) int {
+	if p.oneQ {
+		return 0
+	}
 	if q := p.nodeQ[v]; q != qBig {
 		return int(q)
 	}
@@ -401,7 +410,9 @@ func (p *product) start() error {
 // times over.
 func (p *product) reserve(n int) {
 	p.nodeSys = slices.Grow(p.nodeSys, n)
-	p.nodeQ = slices.Grow(p.nodeQ, n)
+	if !p.oneQ {
+		p.nodeQ = slices.Grow(p.nodeQ, n)
+	}
 	if p.useFilter {
 		p.indeg = slices.Grow(p.indeg, n)
 	}
@@ -546,6 +557,11 @@ func (p *product) liveOf(v uint32) (s uint32, es []Edge, live []int32, ok bool) 
 	}
 	q := p.stateQ(v)
 	es = p.aut.States[q].Edges
+	if p.liveTab != nil { // the lists per (q, valuation) kept: read in place
+		if l := p.liveTab[q<<7|int(p.vals8.get(s)&^valKnown)]; l != nil {
+			return s, es, l, len(l) > 0
+		}
+	}
 	live = p.liveEdges(q, p.valsOf(s))
 	return s, es, live, len(live) > 0
 }
@@ -575,7 +591,32 @@ func (p *product) appendBy(dst []edge, s uint32, rest bool, es []Edge, live []in
 		if threads {
 			perms = sys.succPerm.list(off, n)
 		}
-		for k := range to {
+		// The edges written in place, room made once, the dense index
+		// read without a call per edge (the cycle search's passes take
+		// every edge of every node at every checkpoint).
+		at := len(dst)
+		dst = slices.Grow(dst, len(to)*len(live))[:at+len(to)*len(live)]
+		out := dst[at:]
+		dense, na := p.denseIndex(), len(p.aut.States)
+		if len(live) == 1 && dense && !threads {
+			// One automaton edge (the common case): one loop over the
+			// successors.
+			e := &es[live[0]]
+			q, acc := e.To, e.Acc
+			out = out[:len(to)]
+			for k, t := range to {
+				a := int32(noAct)
+				if act8 != nil {
+					a = actOf8(act8[k])
+				} else if act != nil {
+					a = actOf(act[k])
+				}
+				out[k] = edge{to: p.dense[int(t)*na+q] - 1, act: a, acc: acc}
+			}
+			return dst
+		}
+		i := 0
+		for k, t := range to {
 			var perm uint32
 			if threads {
 				perm = perms[k]
@@ -589,7 +630,14 @@ func (p *product) appendBy(dst []edge, s uint32, rest bool, es []Edge, live []in
 			}
 			for _, j := range live {
 				e := &es[j]
-				dst = append(dst, edge{to: p.find(to[k], e.To), act: a, perm: perm, acc: e.Acc})
+				var id uint32
+				if dense {
+					id = p.dense[int(t)*na+e.To] - 1
+				} else {
+					id = p.find(t, e.To)
+				}
+				out[i] = edge{to: id, act: a, perm: perm, acc: e.Acc}
+				i++
 			}
 		}
 		return dst
@@ -626,6 +674,7 @@ func (p *product) appendTargets(dst []uint32, v uint32) []uint32 {
 	if !ok {
 		return dst
 	}
+	dense, na := p.denseIndex(), len(p.aut.States)
 	for _, rest := range [2]bool{false, true} {
 		if rest && !p.isFull(v) {
 			break
@@ -633,7 +682,11 @@ func (p *product) appendTargets(dst []uint32, v uint32) []uint32 {
 		off, n := sys.keptList(s, rest)
 		for _, t := range sys.succTo.list(off, n) {
 			for _, j := range live {
-				dst = append(dst, p.find(t, es[j].To))
+				if dense { // the dense index read without a call per edge
+					dst = append(dst, p.dense[int(t)*na+es[j].To]-1)
+				} else {
+					dst = append(dst, p.find(t, es[j].To))
+				}
 			}
 		}
 	}
@@ -655,7 +708,9 @@ func (p *product) appendTargetsOf(dst []uint32, vs []uint32) []uint32 {
 		var sink uint32
 		for i, v := range vs {
 			ss[i] = p.nodeSys[v]
-			sink += uint32(p.nodeQ[v])
+			if !p.oneQ {
+				sink += uint32(p.nodeQ[v])
+			}
 		}
 		for i, s := range ss[:len(vs)] {
 			at[i] = sys.succAt.get(s)

@@ -530,7 +530,10 @@ func (s *system) expand(idx uint32) error {
 		}
 		return nil
 	}
-	st := s.state(idx) // before expanded: under hash compaction, the vector kept
+	var st machine.State
+	if s.fp != nil {
+		st = s.state(idx) // before expanded: the vector kept
+	}
 	s.expanded.set(idx, true)
 	if s.fp != nil {
 		s.from = idx
@@ -538,8 +541,11 @@ func (s *system) expand(idx uint32) error {
 	}
 	var err error
 	if s.pendAt < len(s.pend) && s.pend[s.pendAt].idx == idx {
-		err = s.replay() // computed ahead by prefetch (batch.go)
+		err = s.replay() // computed ahead by prefetch (batch.go): no vector read
 	} else {
+		if s.fp == nil {
+			st = s.state(idx)
+		}
 		s.dropPending() // not the order prefetch foresaw
 		err = s.compute(idx, st)
 	}
@@ -553,11 +559,14 @@ func (s *system) expand(idx uint32) error {
 		}
 		return err
 	}
-	s.fill(idx, false)
 	if s.keep {
+		// The kept list is the product's to read ([system.targets]): no
+		// copy into the cache.
 		if err := s.setList(idx, s.appendSuccs(), int64(len(s.buf))); err != nil {
 			return err
 		}
+	} else {
+		s.fill(idx, false)
 	}
 	en := make([]uint64, s.uw)
 	if s.buf[0] >= 0 { // the stutter is no transition and enables no unit
@@ -818,6 +827,24 @@ func (s *system) succs(idx uint32, rest bool) []succ {
 		panic(fmt.Sprintf("wrapcheck internal error: ltl: the successors of state %d computed again differ (%v)", idx, err))
 	}
 	return s.fill(idx, rest)
+}
+
+// targets returns the targets of the successors of the expanded state
+// idx (rest: those outside its ample set), in the order of
+// [system.succs]: the kept list in place, else the targets of the list
+// appended to tmp.
+func (s *system) targets(idx uint32, rest bool, tmp []uint32) []uint32 {
+	if !s.keep {
+		for _, sc := range s.succs(idx, rest) {
+			tmp = append(tmp, sc.to)
+		}
+		return tmp
+	}
+	if rest && !s.rest[idx] || !rest && s.failure[idx] != nil {
+		return nil
+	}
+	off, n := s.keptList(idx, rest)
+	return s.succTo.list(off, n)
 }
 
 // slot returns the cache slot of the successors of idx (rest: those
