@@ -50,9 +50,11 @@ func prob0A(m *MDP, left, target []bool) []bool {
 // prob1E returns the states s with Pmax(s) = 1: the greatest R such that
 // every state of R reaches target within R by choices that stay in R.
 // Each round keeps the states of R that reach target (backwards from it)
-// by choices that stay in R; it ends when a round keeps them all. ctx is
-// checked between rounds: when it is done, the result is meaningless and
-// the caller returns ctx.Err().
+// by choices that stay in R; it ends when a round keeps them all. A round
+// is linear in the transitions: the choices that stay in R are kept up to
+// date as states leave R (each transition is looked at once over all the
+// rounds), not recomputed. ctx is checked between rounds: when it is
+// done, the result is meaningless and the caller returns ctx.Err().
 func prob1E(ctx context.Context, m *MDP, left, target []bool) []bool {
 	n := m.N()
 	pred := choicePredecessors(m)
@@ -61,19 +63,27 @@ func prob1E(ctx context.Context, m *MDP, left, target []bool) []bool {
 		r[s] = true
 	}
 	stay := make([][]bool, n) // stay[s][c]: choice c of s stays in r
-	for ctx.Err() == nil {
-		for s := range stay {
-			stay[s] = stay[s][:0]
-			for _, d := range m.Choices[s] {
-				stay[s] = append(stay[s], within(d, r))
-			}
+	for s := range stay {
+		stay[s] = make([]bool, len(m.Choices[s]))
+		for c := range stay[s] {
+			stay[s][c] = true
 		}
-		y := slices.Clone(target)
+	}
+	y := make([]bool, n)
+	for ctx.Err() == nil {
+		copy(y, target)
 		backward(y, pred, func(s, c int) bool { return left[s] && r[s] && stay[s][c] })
 		if slices.Equal(r, y) {
 			return r
 		}
-		r = y
+		for t := range r {
+			if r[t] && !y[t] {
+				r[t] = false
+				for _, p := range pred[t] {
+					stay[p.s][p.c] = false
+				}
+			}
+		}
 	}
 	return r
 }
