@@ -182,6 +182,7 @@ func newIterator(m *MDP, set []bool, max bool) *iterator {
 			start[comp[s]]++
 		}
 	}
+	exitFirst(m, set, comp, it.comps, it.states)
 	it.first = make([]int32, 0, len(it.states)+1)
 	it.at = []int32{0}
 	it.fLo = make([]float64, len(it.states))
@@ -209,6 +210,58 @@ func newIterator(m *MDP, set []bool, max bool) *iterator {
 	}
 	it.first = append(it.first, int32(len(it.at)-1))
 	return it
+}
+
+// exitFirst orders the states of each component (states[comps[k]:
+// comps[k+1]]) by their distance, within it, to a state outside it: the
+// states that move out of the component first, then their predecessors,
+// and so on, so that a Gauss-Seidel sweep carries the values of the
+// components solved before through the component in one pass where it
+// can. States that never leave come last, in their order.
+func exitFirst(m *MDP, set []bool, comp []int, comps, states []int32) {
+	n := m.N()
+	pred := make([][]int32, n)
+	out := make([]bool, n)
+	for _, s := range states {
+		for _, d := range m.Choices[s] {
+			for _, tr := range d {
+				switch {
+				case !set[tr.To] || comp[tr.To] != comp[s]:
+					out[s] = true
+				case tr.Prob.Sign() > 0 && tr.To != int(s):
+					pred[tr.To] = append(pred[tr.To], s)
+				}
+			}
+		}
+	}
+	seen := make([]bool, n)
+	for k := 0; k+1 < len(comps); k++ {
+		part := states[comps[k]:comps[k+1]]
+		if len(part) == 1 {
+			continue
+		}
+		order := make([]int32, 0, len(part))
+		for _, s := range part {
+			if out[s] {
+				order = append(order, s)
+				seen[s] = true
+			}
+		}
+		for i := 0; i < len(order); i++ {
+			for _, p := range pred[order[i]] {
+				if !seen[p] {
+					seen[p] = true
+					order = append(order, p)
+				}
+			}
+		}
+		for _, s := range part {
+			if !seen[s] {
+				order = append(order, s)
+			}
+		}
+		copy(part, order)
+	}
 }
 
 func maxInt(a, b int) int {

@@ -53,23 +53,27 @@ func prob0A(m *MDP, left, target []bool) []bool {
 // by choices that stay in R; it ends when a round keeps them all. A round
 // is linear in the transitions: the choices that stay in R are kept up to
 // date as states leave R (each transition is looked at once over all the
-// rounds), not recomputed. ctx is checked between rounds: when it is
-// done, the result is meaningless and the caller returns ctx.Err().
+// rounds), and a state outside target whose last choice that stays in R
+// stops staying leaves R at once (it cannot be in the greatest R), so
+// that on a Markov chain one round removes everything it will. ctx is
+// checked between rounds: when it is done, the result is meaningless and
+// the caller returns ctx.Err().
 func prob1E(ctx context.Context, m *MDP, left, target []bool) []bool {
 	n := m.N()
 	pred := choicePredecessors(m)
 	r := make([]bool, n)
+	stay := make([][]bool, n) // stay[s][c]: choice c of s stays in r
+	staying := make([]int, n) // how many choices of s stay in r
 	for s := range r {
 		r[s] = true
-	}
-	stay := make([][]bool, n) // stay[s][c]: choice c of s stays in r
-	for s := range stay {
 		stay[s] = make([]bool, len(m.Choices[s]))
 		for c := range stay[s] {
 			stay[s][c] = true
 		}
+		staying[s] = len(stay[s])
 	}
 	y := make([]bool, n)
+	var gone []int
 	for ctx.Err() == nil {
 		copy(y, target)
 		backward(y, pred, func(s, c int) bool { return left[s] && r[s] && stay[s][c] })
@@ -79,8 +83,21 @@ func prob1E(ctx context.Context, m *MDP, left, target []bool) []bool {
 		for t := range r {
 			if r[t] && !y[t] {
 				r[t] = false
-				for _, p := range pred[t] {
-					stay[p.s][p.c] = false
+				gone = append(gone, t)
+			}
+		}
+		for len(gone) > 0 {
+			t := gone[len(gone)-1]
+			gone = gone[:len(gone)-1]
+			for _, p := range pred[t] {
+				s, c := int(p.s), int(p.c)
+				if !stay[s][c] {
+					continue
+				}
+				stay[s][c] = false
+				if staying[s]--; staying[s] == 0 && r[s] && !target[s] {
+					r[s] = false
+					gone = append(gone, s)
 				}
 			}
 		}
