@@ -389,9 +389,12 @@ func widenDown(x, f float64) float64 {
 
 func widenUp(x, f float64) float64 {
 	if x < tiny {
-		return math.Min(1, 2*tiny)
+		return 2 * tiny
 	}
-	return math.Min(1, x*f)
+	if x *= f; x > 1 {
+		return 1 // no NaN here: plain comparisons, cheaper than math.Min
+	}
+	return x
 }
 
 // initialInterval is [initial] over intervals.
