@@ -245,7 +245,9 @@
 // one rate exact against closed forms; TestSymmetry the quotient by
 // symmetry.
 // TestIntervalEncloses checks that interval iteration encloses those
-// values; TestGamblerClosedForms checks a gambler against closed forms
+// values, and TestIntervalEnclosesExact the same on bigger random MDPs,
+// chains whose values lie below float64's range and Haddad-Monmege walks
+// with a scheduler; TestGamblerClosedForms checks a gambler against closed forms
 // over a grid of goals, coins and numbers of gamblers, and
 // TestPipelineClosedForms examples/pipeline/rates.wrap over a grid of
 // false-positive and outage rates; TestBoxEncloses checks the range over
