@@ -204,7 +204,9 @@ func newIterator(m *MDP, set []bool, max bool) *iterator {
 			}
 			it.at = append(it.at, int32(len(it.to)))
 			it.exit = append(it.exit, it.mec[i] >= 0 && !stay[s][c])
-			widest = maxInt(widest, len(d))
+			if len(d) > widest {
+				widest = len(d)
+			}
 		}
 		it.fLo[i], it.fHi[i] = widening(widest)
 	}
@@ -262,13 +264,6 @@ func exitFirst(m *MDP, set []bool, comp []int, comps, states []int32) {
 		}
 		copy(part, order)
 	}
-}
-
-func maxInt(a, b int) int {
-	if a > b {
-		return a
-	}
-	return b
 }
 
 // solve runs the sweeps of each component in turn.
