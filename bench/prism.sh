@@ -42,7 +42,7 @@
 #            coin.wrap's AllZero. Not in the default set: its random walk
 #            is slow to converge (value iteration contracts by about
 #            1 - c/K^2 a sweep): wrapcheck's interval iteration reaches
-#            the width of 1e-6 at K = 50 (6,416 states) in 21 CPU s,
+#            the width of 1e-6 at K = 50 (6,416 states) in 19 CPU s,
 #            PRISM's -ii stops at its 10000 iterations; see
 #            docs/design/quantitative.md
 # wrapcheck computes unbounded queries exactly up to 2000 undecided
