@@ -40,9 +40,11 @@
 #   coin     the consensus coin of N = 2 processes, K = 1600 (an MDP,
 #            about 2e5 states): Pmin of both finishing with coin 0,
 #            coin.wrap's AllZero. Not in the default set: its random walk
-#            is slow to converge, and wrapcheck's interval iteration stops
-#            at its iteration limit before the width of 1e-6 already at
-#            K = 50 (6,416 states: P_max's bounds [0.4977, 0.5073])
+#            is slow to converge (value iteration contracts by about
+#            1 - c/K^2 a sweep): wrapcheck's interval iteration reaches
+#            the width of 1e-6 at K = 50 (6,416 states) in 19 CPU s,
+#            PRISM's -ii stops at its 10000 iterations; see
+#            docs/design/quantitative.md
 # wrapcheck computes unbounded queries exactly up to 2000 undecided
 # states and by interval iteration (sound bounds, --epsilon 1e-6) past
 # them; PRISM's engines by value iteration to its default relative

@@ -50,30 +50,57 @@ func prob0A(m *MDP, left, target []bool) []bool {
 // prob1E returns the states s with Pmax(s) = 1: the greatest R such that
 // every state of R reaches target within R by choices that stay in R.
 // Each round keeps the states of R that reach target (backwards from it)
-// by choices that stay in R; it ends when a round keeps them all. ctx is
+// by choices that stay in R; it ends when a round keeps them all. A round
+// is linear in the transitions: the choices that stay in R are kept up to
+// date as states leave R (each transition is looked at once over all the
+// rounds), and a state outside target whose last choice that stays in R
+// stops staying leaves R at once (it cannot be in the greatest R), so
+// that on a Markov chain one round removes everything it will. ctx is
 // checked between rounds: when it is done, the result is meaningless and
 // the caller returns ctx.Err().
 func prob1E(ctx context.Context, m *MDP, left, target []bool) []bool {
 	n := m.N()
 	pred := choicePredecessors(m)
 	r := make([]bool, n)
+	stay := make([][]bool, n) // stay[s][c]: choice c of s stays in r
+	staying := make([]int, n) // how many choices of s stay in r
 	for s := range r {
 		r[s] = true
-	}
-	stay := make([][]bool, n) // stay[s][c]: choice c of s stays in r
-	for ctx.Err() == nil {
-		for s := range stay {
-			stay[s] = stay[s][:0]
-			for _, d := range m.Choices[s] {
-				stay[s] = append(stay[s], within(d, r))
-			}
+		stay[s] = make([]bool, len(m.Choices[s]))
+		for c := range stay[s] {
+			stay[s][c] = true
 		}
-		y := slices.Clone(target)
+		staying[s] = len(stay[s])
+	}
+	y := make([]bool, n)
+	var gone []int
+	for ctx.Err() == nil {
+		copy(y, target)
 		backward(y, pred, func(s, c int) bool { return left[s] && r[s] && stay[s][c] })
 		if slices.Equal(r, y) {
 			return r
 		}
-		r = y
+		for t := range r {
+			if r[t] && !y[t] {
+				r[t] = false
+				gone = append(gone, t)
+			}
+		}
+		for len(gone) > 0 {
+			t := gone[len(gone)-1]
+			gone = gone[:len(gone)-1]
+			for _, p := range pred[t] {
+				s, c := int(p.s), int(p.c)
+				if !stay[s][c] {
+					continue
+				}
+				stay[s][c] = false
+				if staying[s]--; staying[s] == 0 && r[s] && !target[s] {
+					r[s] = false
+					gone = append(gone, s)
+				}
+			}
+		}
 	}
 	return r
 }

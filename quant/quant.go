@@ -30,7 +30,10 @@ type Options struct {
 	// iteration is used for the queries past exact mode's MaxExact.
 	Interval bool
 	// Epsilon is the width interval iteration aims at (0: 1e-6), and
-	// MaxIter the most iterations it runs (0: 100000).
+	// MaxIter the most sweeps it runs over one strongly connected
+	// component (0: 10^7; the context, --timeout in the command, stops
+	// it sooner). The sweeps of a component also stop when one changes
+	// no bound.
 	Epsilon float64
 	MaxIter int
 	// Confidence is the level of the confidence intervals of counts `k
@@ -107,7 +110,7 @@ func (o Options) maxIter() int {
 	if o.MaxIter > 0 {
 		return o.MaxIter
 	}
-	return 100000
+	return 10_000_000
 }
 
 func (o Options) maxCombos() int {
