@@ -54,20 +54,7 @@ func QuantText(w io.Writer, m *spec.Model, res *quant.Result) error {
 		}
 		if bx := r.Box; bx != nil {
 			lo, hi := boxEnds(bx)
-			line := fmt.Sprintf("%s: P(%s) over the %s confidence intervals of the counts in [%s, %s]", q.Name, f, percent(bx.Level), lo, hi)
-			if b := q.Bound; b != nil && !r.Violated {
-				if r.Unknown {
-					line += fmt.Sprintf(": bound %s %s not decided by the counts", b.Op, b.Text)
-				} else {
-					line += fmt.Sprintf(": bound %s %s holds", b.Op, b.Text)
-				}
-			}
-			if _, err := fmt.Fprintln(w, line); err != nil {
-				return err
-			}
-			var sb strings.Builder
-			sensitivityText(&sb, m, q.Name, bx, r.Sensitivity)
-			if _, err := io.WriteString(w, sb.String()); err != nil {
+			if err := writeBox(w, m, q.Name, boxLine(q.Name, "P", f, bx, lo, hi), q.Bound, r.Violated, r.Unknown, bx, r.Sensitivity); err != nil {
 				return err
 			}
 		}
@@ -106,20 +93,7 @@ func QuantText(w io.Writer, m *spec.Model, res *quant.Result) error {
 		}
 		if bx := r.Box; bx != nil {
 			lo, hi := expectBoxEnds(r)
-			line := fmt.Sprintf("%s: E(%s) over the %s confidence intervals of the counts in [%s, %s]", e.Name, e.Formula, percent(bx.Level), lo, hi)
-			if b := e.Bound; b != nil && !r.Violated {
-				if r.BoxBroken {
-					line += fmt.Sprintf(": bound %s %s not decided by the counts", b.Op, b.Text)
-				} else {
-					line += fmt.Sprintf(": bound %s %s holds", b.Op, b.Text)
-				}
-			}
-			if _, err := fmt.Fprintln(w, line); err != nil {
-				return err
-			}
-			var sb strings.Builder
-			sensitivityText(&sb, m, e.Name, bx, r.Sensitivity)
-			if _, err := io.WriteString(w, sb.String()); err != nil {
+			if err := writeBox(w, m, e.Name, boxLine(e.Name, "E", e.Formula, bx, lo, hi), e.Bound, r.Violated, r.BoxBroken, bx, r.Sensitivity); err != nil {
 				return err
 			}
 		}
@@ -135,6 +109,31 @@ func QuantText(w io.Writer, m *spec.Model, res *quant.Result) error {
 		orbits = " (orbits under symmetry)"
 	}
 	_, err := fmt.Fprintf(w, "states: %d%s, choices: %d, transitions: %d, seconds: %.3f\n", s.States, orbits, s.Choices, s.Transitions, s.Seconds)
+	return err
+}
+
+// boxLine is the line of a value's range over the confidence box of the
+// counts: `Name: P(formula) over the 95% confidence intervals of the
+// counts in [lo, hi]` (kind P or E), as the text and SARIF give it.
+func boxLine(name, kind, formula string, bx *quant.Box, lo, hi string) string {
+	return fmt.Sprintf("%s: %s(%s) over the %s confidence intervals of the counts in [%s, %s]", name, kind, formula, percent(bx.Level), lo, hi)
+}
+
+// writeBox writes the box's line, with the verdict of bound b (when
+// there is one and no value broke it: undecided by the counts, or
+// holds), then the sensitivity of the value to each measured rate.
+func writeBox(w io.Writer, m *spec.Model, name, line string, b *spec.QueryBound, violated, undecided bool, bx *quant.Box, sens []quant.Sensitivity) error {
+	if b != nil && !violated {
+		if undecided {
+			line += fmt.Sprintf(": bound %s %s not decided by the counts", b.Op, b.Text)
+		} else {
+			line += fmt.Sprintf(": bound %s %s holds", b.Op, b.Text)
+		}
+	}
+	var sb strings.Builder
+	sb.WriteString(line + "\n")
+	sensitivityText(&sb, m, name, bx, sens)
+	_, err := io.WriteString(w, sb.String())
 	return err
 }
 

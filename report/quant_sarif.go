@@ -90,8 +90,7 @@ func queryFinding(r *quant.QueryResult) (QuantFinding, bool) {
 		f.Msg += "violated"
 	case r.BoxBroken:
 		lo, hi := boxEnds(r.Box)
-		f.Msg = fmt.Sprintf("%s: P(%s) over the %s confidence intervals of the counts in [%s, %s]: bound %s %s not decided by the counts",
-			q.Name, queryFormula(q), percent(r.Box.Level), lo, hi, q.Bound.Op, q.Bound.Text)
+		f.Msg = boxLine(q.Name, "P", queryFormula(q), r.Box, lo, hi) + fmt.Sprintf(": bound %s %s not decided by the counts", q.Bound.Op, q.Bound.Text)
 		f.Level, f.Value = "warning", "["+lo+", "+hi+"]"
 	default:
 		f.Msg += "not decided"
@@ -110,8 +109,7 @@ func expectFinding(r *quant.ExpectResult) (QuantFinding, bool) {
 	if !r.Violated {
 		lo, hi := expectBoxEnds(r)
 		return QuantFinding{Name: e.Name, Pos: e.Pos, Level: "warning", Value: "[" + lo + ", " + hi + "]",
-			Msg: fmt.Sprintf("%s: E(%s) over the %s confidence intervals of the counts in [%s, %s]: bound %s %s not decided by the counts",
-				e.Name, e.Formula, percent(r.Box.Level), lo, hi, e.Bound.Op, e.Bound.Text)}, true
+			Msg: boxLine(e.Name, "E", e.Formula, r.Box, lo, hi) + fmt.Sprintf(": bound %s %s not decided by the counts", e.Bound.Op, e.Bound.Text)}, true
 	}
 	name, val, inf := "E_max", r.Max, r.MaxInf
 	if e.Opt == spec.QueryMin || e.Opt == spec.QueryBoth && !e.Bound.Upper() {
