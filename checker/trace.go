@@ -118,12 +118,12 @@ func (e *explorer) replay(path [][]uint64, failing bool) []Step {
 		p.Pack(vec, cs)
 		if slices.Equal(vec, target) {
 			found = true
-			got = Step{Action: m.Action(), State: slices.Clone(m.Slots()), Asked: cloneAnswers(m.Asked())}
+			got = Step{Action: m.Action(), State: slices.Clone(m.Slots()), Asked: machine.CloneAnswers(m.Asked())}
 		}
 	})
 	failStep := func() Step {
 		a, state, asked := m.FailedStep()
-		return Step{Action: a, State: slices.Clone(state), Asked: cloneAnswers(asked)}
+		return Step{Action: a, State: slices.Clone(state), Asked: machine.CloneAnswers(asked)}
 	}
 	if len(path) == 0 {
 		m.RunInit()
@@ -169,17 +169,6 @@ func (e *explorer) replay(path [][]uint64, failing bool) []Step {
 		panic("wrapcheck internal error: trace replay lost the failure")
 	}
 	return steps
-}
-
-func cloneAnswers(a []Answer) []Answer {
-	if len(a) == 0 {
-		return nil
-	}
-	out := make([]Answer, len(a))
-	for i, x := range a {
-		out[i] = Answer{Agent: x.Agent, Value: slices.Clone(x.Value)}
-	}
-	return out
 }
 
 func (e *explorer) sampleHeap() uint64 {

@@ -235,12 +235,12 @@ func (e *engine) replay(path [][]uint64, failing bool) ([]verdict.Step, error) {
 		e.canonOf(vec, m.Slots())
 		if slices.Equal(vec, target) {
 			found = true
-			got = verdict.Step{Action: m.Action(), State: slices.Clone(m.Slots()), Asked: cloneAnswers(m.Asked())}
+			got = verdict.Step{Action: m.Action(), State: slices.Clone(m.Slots()), Asked: machine.CloneAnswers(m.Asked())}
 		}
 	})
 	failStep := func() verdict.Step {
 		a, st, asked := m.FailedStep()
-		return verdict.Step{Action: a, State: slices.Clone(st), Asked: cloneAnswers(asked)}
+		return verdict.Step{Action: a, State: slices.Clone(st), Asked: machine.CloneAnswers(asked)}
 	}
 	lost := errors.New("wrapcheck internal error: distributed trace replay lost a step")
 	if len(path) == 0 {
@@ -288,15 +288,4 @@ func (e *engine) replay(path [][]uint64, failing bool) ([]verdict.Step, error) {
 		return nil, lost
 	}
 	return steps, nil
-}
-
-func cloneAnswers(a []machine.Answer) []machine.Answer {
-	if len(a) == 0 {
-		return nil
-	}
-	out := make([]machine.Answer, len(a))
-	for i, x := range a {
-		out[i] = machine.Answer{Agent: x.Agent, Value: slices.Clone(x.Value)}
-	}
-	return out
 }

@@ -393,7 +393,7 @@ func (s *searcher) trace(f *found) (*Trace, error) {
 		picked := false
 		pick := func(act int, t machine.State) {
 			if !picked && act == h.action && slices.Equal(t, h.vec) {
-				asked, picked = cloneAnswers(mach.Asked()), true
+				asked, picked = machine.CloneAnswers(mach.Asked()), true
 			}
 		}
 		if prev == nil {
@@ -484,12 +484,4 @@ func varAt(m *spec.Model, slot int) *spec.Var {
 		}
 	}
 	panic("wrapcheck internal error: diff: no variable at slot " + fmt.Sprint(slot))
-}
-
-func cloneAnswers(as []verdict.Answer) []verdict.Answer {
-	var out []verdict.Answer
-	for _, x := range as {
-		out = append(out, verdict.Answer{Agent: x.Agent, Value: slices.Clone(x.Value)})
-	}
-	return out
 }

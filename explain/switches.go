@@ -168,14 +168,14 @@ func fewestSwitches(prog *machine.Program, v *verdict.Violation, maxStates int64
 			picked := false
 			_ = rec.SuccessorsOf(chain[d-1].state, []int{e.action}, func(a, _ int, t machine.State) {
 				if !picked && a == e.action && slices.Equal(t, e.state) {
-					asked, picked = cloneAnswers(rec.Asked()), true
+					asked, picked = machine.CloneAnswers(rec.Asked()), true
 				}
 			})
 		} else if d == 0 {
 			picked := false
 			_ = rec.Init(func(_ int, t machine.State) {
 				if !picked && slices.Equal(t, e.state) {
-					asked, picked = cloneAnswers(rec.Asked()), true
+					asked, picked = machine.CloneAnswers(rec.Asked()), true
 				}
 			})
 		}
@@ -184,12 +184,4 @@ func fewestSwitches(prog *machine.Program, v *verdict.Violation, maxStates int64
 		out.Trace = append(out.Trace, verdict.Step{Action: e.action, State: st, Asked: asked})
 	}
 	return out, nil
-}
-
-func cloneAnswers(as []verdict.Answer) []verdict.Answer {
-	var out []verdict.Answer
-	for _, x := range as {
-		out = append(out, verdict.Answer{Agent: x.Agent, Value: slices.Clone(x.Value)})
-	}
-	return out
 }

@@ -55,7 +55,7 @@ func (w *walker) walk(depth int, mutate bool) (lines [][]byte, states []machine.
 	for len(steps) <= depth {
 		var next []succ
 		failed := w.mach.Successors(cur, func(a, _ int, t machine.State) {
-			next = append(next, succ{a, slices.Clone(t), cloneAnswers(w.mach.Asked())})
+			next = append(next, succ{a, slices.Clone(t), machine.CloneAnswers(w.mach.Asked())})
 		}) != nil
 		if failed || len(next) == 0 {
 			if failed && len(next) > 0 {
@@ -116,14 +116,6 @@ func withStates(steps []verdict.Step) []verdict.Step {
 func (w *walker) unpack(s machine.State) []int64 {
 	out := make([]int64, w.prog.Slots())
 	w.prog.Unpack(out, s)
-	return out
-}
-
-func cloneAnswers(as []verdict.Answer) []verdict.Answer {
-	var out []verdict.Answer
-	for _, a := range as {
-		out = append(out, verdict.Answer{Agent: a.Agent, Value: slices.Clone(a.Value)})
-	}
 	return out
 }
 

@@ -773,9 +773,9 @@ func (c *compiler) ask(s *spec.Stmt, cx frameCtx, k stepFn) stepFn {
 						m.branches = append(m.branches, b)
 					}
 					if m.record {
-						m.asked = append(m.asked, Answer{Agent: agent, Value: append([]int64(nil), mem[ans:ans+w]...)})
+						n := m.pushAnswer(agent, mem[ans:ans+w])
 						k(m)
-						m.asked = m.asked[:len(m.asked)-1]
+						m.popAnswer(n)
 					} else {
 						k(m)
 					}

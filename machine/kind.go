@@ -31,6 +31,26 @@ type Answer struct {
 	Value []int64 // Agent.Result.Width scalars
 }
 
+// CloneAnswers returns a copy of as that shares no memory with it (nil
+// for none): what a caller of [Machine.Asked] keeps past its callback.
+func CloneAnswers(as []Answer) []Answer {
+	if len(as) == 0 {
+		return nil
+	}
+	n := 0
+	for _, a := range as {
+		n += len(a.Value)
+	}
+	vals := make([]int64, 0, n)
+	out := make([]Answer, len(as))
+	for i, a := range as {
+		k := len(vals)
+		vals = append(vals, a.Value...)
+		out[i] = Answer{Agent: a.Agent, Value: vals[k:len(vals):len(vals)]}
+	}
+	return out
+}
+
 // AnswersInclude reports whether the answers a branch took, got, include
 // every answer of want (an agent asked twice on one step matches when any
 // of its answers is the wanted one): how a recorded step's answers are

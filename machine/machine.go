@@ -72,8 +72,10 @@ type Machine struct {
 	// failure recorded by raise
 	failAction, failOrd int
 
-	record    bool // keep agent answers and the failing state (traces)
-	asked     []Answer
+	record bool // keep agent answers and the failing state (traces)
+	asked  []Answer
+	// askedVals holds the values of asked, a stack as asked is.
+	askedVals []int64
 	failState []int64
 	failAsked []Answer
 
@@ -205,7 +207,7 @@ func (m *Machine) raise() {
 		m.failed = m.pending()
 		if m.record {
 			m.failState = append(m.failState[:0], m.mem[:m.p.n]...)
-			m.failAsked = append(m.failAsked[:0], m.asked...)
+			m.failAsked = CloneAnswers(m.asked)
 		}
 	}
 	m.ord++
@@ -529,12 +531,30 @@ func (m *Machine) IsTerminal(s State) (bool, error) {
 	return v != 0, nil
 }
 
+// pushAnswer records an answer taken on the branch being run, its value
+// copied onto askedVals (a value pushed before keeps its slots when
+// askedVals grows: the old array is not written again), and returns the
+// mark popAnswer takes.
+func (m *Machine) pushAnswer(agent int, val []int64) int {
+	n := len(m.askedVals)
+	m.askedVals = append(m.askedVals, val...)
+	end := len(m.askedVals)
+	m.asked = append(m.asked, Answer{Agent: agent, Value: m.askedVals[n:end:end]})
+	return n
+}
+
+// popAnswer drops the answer pushAnswer recorded, once its branch ran.
+func (m *Machine) popAnswer(mark int) {
+	m.asked = m.asked[:len(m.asked)-1]
+	m.askedVals = m.askedVals[:mark]
+}
+
 // RecordAnswers turns on (or off) the recording of agent answers, which
 // Asked then reports during a visit callback of Init or Successors.
 // Recording allocates; leave it off in searches.
 func (m *Machine) RecordAnswers(on bool) { m.record = on }
 
 // Asked returns the agent answers taken on the branch being visited, in
-// the order asked, when RecordAnswers is on. The slice is valid only
-// during the callback.
+// the order asked, when RecordAnswers is on. The slice and the answers'
+// values are valid only during the callback ([CloneAnswers] keeps them).
 func (m *Machine) Asked() []Answer { return m.asked }

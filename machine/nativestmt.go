@@ -363,9 +363,9 @@ func (g *gen) ask(s *spec.Stmt, cx frameCtx, k string) {
 	}
 	g.emit("if done {")
 	g.emit("if m.record {")
-	g.emit("m.asked = append(m.asked, Answer{Agent: %d, Value: append([]int64(nil), %s[:]...)})", s.Agent, ans)
+	g.emit("n := m.pushAnswer(%d, %s[:])", s.Agent, ans)
 	g.emit("%s", body)
-	g.emit("m.asked = m.asked[:len(m.asked)-1]")
+	g.emit("m.popAnswer(n)")
 	g.emit("} else {")
 	g.emit("%s", body)
 	g.emit("}")

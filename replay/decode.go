@@ -77,6 +77,14 @@ type lineReader struct {
 	actions map[string]int
 	vars    map[string]*spec.Var
 	agents  map[string]int
+	// maxSlots is the slots of every variable and answer of a line.
+	maxSlots int
+	// reuse makes the fast path parse each line into the buffers of the
+	// line before (a Decoder's lines are valid until the next).
+	reuse    bool
+	arena    []int64
+	wantBuf  []wantVar
+	askedBuf []verdict.Answer
 }
 
 func newLineReader(m *spec.Model, name string, r io.Reader) *lineReader {
@@ -88,10 +96,12 @@ func newLineReader(m *spec.Model, name string, r io.Reader) *lineReader {
 	for _, v := range m.Vars {
 		if v.Monitor == nil { // replay recomputes the past-time monitors
 			lr.vars[v.Name] = v
+			lr.maxSlots += v.Type.Width
 		}
 	}
 	for i, a := range m.Agents {
 		lr.agents[a.Name] = i
+		lr.maxSlots += a.Result.Width
 	}
 	return lr
 }
@@ -145,8 +155,17 @@ func (lr *lineReader) next() (Line, bool, error) {
 	}
 }
 
-// parse parses one non-blank line.
+// parse parses one non-blank line: in one pass when it has the common
+// shape, else with encoding/json, which gives the errors.
 func (lr *lineReader) parse(text []byte) (Line, error) {
+	if w, ok := lr.parseFast(text); ok {
+		return w, nil
+	}
+	return lr.parseSlow(text)
+}
+
+// parseSlow parses one non-blank line with encoding/json.
+func (lr *lineReader) parseSlow(text []byte) (Line, error) {
 	m := lr.m
 	if err := checkDuplicateKeys(text); err != nil {
 		return Line{}, err

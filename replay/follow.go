@@ -20,13 +20,17 @@ type Decoder struct {
 
 // NewDecoder returns a Decoder of the lines of runs of m.
 func NewDecoder(m *spec.Model) *Decoder {
-	return &Decoder{lr: newLineReader(m, "", nil)}
+	lr := newLineReader(m, "", nil)
+	lr.reuse = true
+	return &Decoder{lr: lr}
 }
 
 // Decode parses text, one JSON object, as the line numbered line of a
 // run; first says it is the first line of its run, the only one that may
 // omit the action (it then constrains the initial state). The error is
-// the message [Read] gives for the line, without the file and line.
+// the message [Read] gives for the line, without the file and line. The
+// Line is valid until the next call: what a [Trail] keeps of it, it
+// copies.
 func (d *Decoder) Decode(text []byte, line int, first bool) (Line, error) {
 	if len(text) > MaxLineBytes {
 		return Line{}, errLineTooLong
@@ -133,7 +137,8 @@ func (t *Trail) Trace() []verdict.Step {
 }
 
 // Allowed lists the actions the spec allows next (enabled, with a branch,
-// in some state consistent with the run), in the model's order.
+// in some state consistent with the run), in the model's order. The list
+// may be shared with other calls: read it, do not change it.
 func (t *Trail) Allowed() []string {
 	return t.f.r.allowed(t.rs.cur)
 }
@@ -147,19 +152,7 @@ func (t *Trail) Allowed() []string {
 // three.
 func (t *Trail) Next() (allowed []string, stuck, terminal bool) {
 	r := t.f.r
-	on := make([]bool, len(r.m.Actions))
-	some := false
-	for _, c := range t.rs.cur {
-		err := r.mach.Successors(c.state, func(a, _ int, _ machine.State) { on[a], some = true, true })
-		if err != nil {
-			some = true
-		}
-	}
-	for i, ok := range on {
-		if ok {
-			allowed = append(allowed, r.m.Actions[i].Name)
-		}
-	}
+	allowed, some := r.enabled(t.rs.cur)
 	terminal = len(t.rs.cur) > 0
 	for _, c := range t.rs.cur {
 		if ok, err := r.mach.IsTerminal(c.state); err != nil || !ok {

@@ -31,7 +31,68 @@ type replayer struct {
 	// maxStates, when positive, bounds the states consistent with a run
 	// ([FollowOptions.MaxStates]).
 	maxStates int
+	// slots is matches' buffer of a state's unpacked slots.
+	slots []int64
+	// The scratch of a step, shared by the runs (one steps at a time):
+	// the successors that match it, their states, and the set of them
+	// once they are many (newSucc).
+	succ   []cand
+	next   []uint64
+	seen   map[string]bool
+	seenOn bool
+	// scan is the step being expanded, and visitStep its visit, made
+	// once (a closure made at each expansion would be allocated).
+	scan      stepScan
+	visitStep func(action, branch int, t machine.State)
+	// on is the scratch of the actions enabled (allowed), some whether
+	// any is, and visitOn the visit that sets them.
+	on      []bool
+	some    bool
+	visitOn func(action, branch int, t machine.State)
+	// names caches the lists of actions allowed, by set of actions, for
+	// models of at most 64 actions (at most maxNames of them).
+	names map[uint64][]string
 }
+
+// stepScan is the expansion of a step of a run: the line it takes, the
+// record of the state expanded, and what the visits found.
+type stepScan struct {
+	rs      *runState
+	w       Line
+	from    int32
+	enabled bool
+	succ    []cand   // the successors that match the line
+	next    []uint64 // their states
+}
+
+// stepVisit visits a successor of the state expanded for r.scan.
+func (r *replayer) stepVisit(a, b int, t machine.State) {
+	sc := &r.scan
+	rs := sc.rs
+	rs.transitions++
+	if a != sc.w.action {
+		return
+	}
+	sc.enabled = true
+	if r.matches(t, sc.w.vars) && machine.AnswersInclude(r.mach.Asked(), sc.w.asked) && rs.newSucc(t, sc.succ) {
+		rs.recs = append(rs.recs, stepRecord{parent: sc.from, action: int32(a), branch: int32(b)})
+		// a state moved by next's growth keeps its slots: the old array
+		// is not written again this step
+		at := len(sc.next)
+		sc.next = append(sc.next, t...)
+		sc.succ = append(sc.succ, cand{state: sc.next[at:len(sc.next):len(sc.next)], rec: int32(len(rs.recs) - 1)})
+	}
+}
+
+// onVisit marks the action of a successor enabled.
+func (r *replayer) onVisit(a, _ int, _ machine.State) { r.on[a], r.some = true, true }
+
+// maxNames bounds the cache of the lists of allowed actions.
+const maxNames = 1024
+
+// fewSucc is the most successors of a step that newSucc compares one by
+// one; past it, it keeps them in a set.
+const fewSucc = 16
 
 // MaxHistory is the most step records (12 bytes each, one per spec state
 // consistent with the run, per step) a run keeps for the trace of a
@@ -54,6 +115,7 @@ func newReplayer(prog *machine.Program) (*replayer, error) {
 	m := prog.Model
 	r := &replayer{m: m, prog: prog, mach: prog.NewMachine(), maxRecords: MaxHistory}
 	r.mach.RecordAnswers(true)
+	r.visitStep, r.visitOn = r.stepVisit, r.onVisit
 	for _, in := range m.Invariants {
 		pr, err := prog.CompileExpr(in.Expr)
 		if err != nil {
@@ -205,12 +267,13 @@ type root struct {
 // runState is one run being replayed: fed its lines one at a time, it
 // keeps the spec states consistent with the run so far and their history.
 type runState struct {
-	r       *replayer
-	cur     []cand
+	r   *replayer
+	cur []cand
+	// arena holds the states of cur past the first step.
+	arena   []uint64
 	roots   []root
 	recs    []stepRecord
-	from    int // the line of the roots' step (0: the initial states)
-	seen    map[string]bool
+	from    int  // the line of the roots' step (0: the initial states)
 	started bool // a line was fed, or the end reached: the initial states were checked
 	steps   int
 	// lastLine is the line of the last step replayed.
@@ -222,9 +285,10 @@ type runState struct {
 
 // start begins a run at the initial states of the spec.
 func (r *replayer) start() *runState {
-	rs := &runState{r: r, seen: map[string]bool{}}
+	rs := &runState{r: r}
+	r.startStep()
 	err := r.mach.Init(func(_ int, t machine.State) {
-		if rs.add(t) {
+		if rs.newSucc(t, rs.cur) {
 			rs.roots = append(rs.roots, root{state: slices.Clone(t), action: -1})
 			rs.cur = append(rs.cur, cand{state: rs.roots[len(rs.roots)-1].state, rec: -int32(len(rs.roots))})
 		}
@@ -235,13 +299,42 @@ func (r *replayer) start() *runState {
 	return rs
 }
 
-// add reports whether t is new among the states of this step.
-func (rs *runState) add(t machine.State) bool {
+// startStep clears the set of newSucc for a new step.
+func (r *replayer) startStep() {
+	if r.seenOn {
+		clear(r.seen)
+		r.seenOn = false
+	}
+}
+
+// newSucc reports whether t is new among the states among, the states
+// of this step so far (compared one by one while they are few, then kept
+// in a set), and counts it.
+func (rs *runState) newSucc(t machine.State, among []cand) bool {
+	r := rs.r
+	if len(among) < fewSucc {
+		for _, c := range among {
+			if slices.Equal(c.state, t) {
+				return false
+			}
+		}
+		rs.states++
+		return true
+	}
+	if !r.seenOn {
+		if r.seen == nil {
+			r.seen = map[string]bool{}
+		}
+		for _, c := range among {
+			r.seen[stateKey(c.state)] = true
+		}
+		r.seenOn = true
+	}
 	k := stateKey(t)
-	if rs.seen[k] {
+	if r.seen[k] {
 		return false
 	}
-	rs.seen[k] = true
+	r.seen[k] = true
 	rs.states++
 	return true
 }
@@ -306,7 +399,7 @@ func (rs *runState) advance(w Line) *Result {
 					Mismatch: near.mismatch, Allowed: r.allowed(rs.cur)}}
 			}
 			rs.cur = keep
-			rs.roots[-keep[0].rec-1].asked = w.asked
+			rs.roots[-keep[0].rec-1].asked = machine.CloneAnswers(w.asked) // w's may be reused
 			if v := rs.initialViolation(); v != nil {
 				return &Result{Violation: v, Line: 0}
 			}
@@ -320,36 +413,24 @@ func (rs *runState) advance(w Line) *Result {
 		rs.rebase()
 	}
 	kept := len(rs.recs)
-	clear(rs.seen)
-	var succ []cand
-	enabled := false
-	var near closest
+	r.startStep()
+	sc := &r.scan
+	*sc = stepScan{rs: rs, w: w, succ: r.succ[:0], next: r.next[:0]}
 	for _, c := range rs.cur {
-		err := r.mach.Successors(c.state, func(a, b int, t machine.State) {
-			rs.transitions++
-			if a != w.action {
-				return
-			}
-			enabled = true
-			if r.matches(t, w.vars) && machine.AnswersInclude(r.mach.Asked(), w.asked) {
-				if rs.add(t) {
-					rs.recs = append(rs.recs, stepRecord{parent: c.rec, action: int32(a), branch: int32(b)})
-					succ = append(succ, cand{state: slices.Clone(t), rec: int32(len(rs.recs) - 1)})
-				}
-			} else if len(succ) == 0 {
-				r.consider(&near, t, r.mach.Asked(), w)
-			}
-		})
+		sc.from = c.rec
+		err := r.mach.Successors(c.state, r.visitStep)
 		if err != nil {
 			v := rs.execViolation(err, &c, w.action, w.asked)
 			rs.recs = rs.recs[:kept]
 			return &Result{Steps: rs.steps, Violation: v, Line: w.line, TraceFrom: rs.from}
 		}
 	}
+	succ, next, enabled := sc.succ, sc.next, sc.enabled
+	sc.rs, sc.w = nil, Line{} // keep no run or line alive
 	if len(succ) == 0 {
 		d := &Divergence{Line: w.line, Action: r.m.Actions[w.action].Name, Enabled: enabled, Allowed: r.allowed(rs.cur)}
 		if enabled {
-			d.Mismatch = near.mismatch
+			d.Mismatch = rs.nearest(w)
 		}
 		rs.recs = rs.recs[:kept]
 		return &Result{Steps: rs.steps, Diverged: d}
@@ -365,9 +446,40 @@ func (rs *runState) advance(w Line) *Result {
 		}
 	}
 	rs.steps++
-	rs.cur = succ
+	rs.keep(succ)
+	r.succ, r.next = succ, next
 	rs.lastLine = w.line
 	return nil
+}
+
+// keep makes succ, in the step's scratch, the states consistent with
+// the run, copied into the run's arena.
+func (rs *runState) keep(succ []cand) {
+	n := 0
+	for _, c := range succ {
+		n += len(c.state)
+	}
+	rs.arena = slices.Grow(rs.arena[:0], n)
+	rs.cur = rs.cur[:0]
+	for _, c := range succ {
+		at := len(rs.arena)
+		rs.arena = append(rs.arena, c.state...)
+		rs.cur = append(rs.cur, cand{state: rs.arena[at:len(rs.arena):len(rs.arena)], rec: c.rec})
+	}
+}
+
+// nearest says how the successors by w's action that are nearest to w
+// differ from it, once none matches: the divergence's mismatch, computed
+// only for a step that diverges.
+func (rs *runState) nearest(w Line) []string {
+	r := rs.r
+	var near closest
+	for _, c := range rs.cur {
+		_ = r.mach.SuccessorsOf(c.state, []int{w.action}, func(_, _ int, t machine.State) {
+			r.consider(&near, t, r.mach.Asked(), w)
+		})
+	}
+	return near.mismatch
 }
 
 // rebase makes the states consistent with the run the new roots of its
@@ -378,7 +490,7 @@ func (rs *runState) rebase() {
 	for i, c := range rs.cur {
 		st := rs.rebuild(c.rec)
 		last := st[len(st)-1]
-		roots[i] = root{state: c.state, action: last.Action, asked: last.Asked}
+		roots[i] = root{state: slices.Clone(c.state), action: last.Action, asked: last.Asked}
 		rs.cur[i].rec = -int32(i + 1)
 	}
 	rs.roots, rs.recs, rs.from = roots, rs.recs[:0:0], rs.lastLine
@@ -413,7 +525,11 @@ func (r *replayer) matches(s machine.State, vars []wantVar) bool {
 	if len(vars) == 0 {
 		return true
 	}
-	st := r.unpack(s)
+	if r.slots == nil {
+		r.slots = make([]int64, r.prog.Slots())
+	}
+	st := r.slots
+	r.prog.Unpack(st, s)
 	for _, wv := range vars {
 		if !slices.Equal(st[wv.v.Slot:wv.v.Slot+wv.v.Type.Width], wv.val) {
 			return false
@@ -436,19 +552,52 @@ func (r *replayer) mismatch(s machine.State, vars []wantVar) []string {
 	return out
 }
 
-// allowed lists the actions enabled in some current state, in model order.
+// allowed lists the actions enabled in some current state, in model
+// order.
 func (r *replayer) allowed(cur []cand) []string {
-	on := make([]bool, len(r.m.Actions))
-	for _, c := range cur {
-		_ = r.mach.Successors(c.state, func(a, _ int, _ machine.State) { on[a] = true })
+	out, _ := r.enabled(cur)
+	return out
+}
+
+// enabled lists the actions with a successor in some state of cur, in
+// model order (a list shared by the calls that give it: read it only),
+// and reports whether some action has a successor or fails there.
+func (r *replayer) enabled(cur []cand) (names []string, some bool) {
+	if r.on == nil {
+		r.on = make([]bool, len(r.m.Actions))
 	}
-	var out []string
-	for i, ok := range on {
-		if ok {
-			out = append(out, r.m.Actions[i].Name)
+	on := r.on
+	clear(on)
+	r.some = false
+	for _, c := range cur {
+		if r.mach.Successors(c.state, r.visitOn) != nil {
+			r.some = true
 		}
 	}
-	return out
+	some = r.some
+	var set uint64
+	if len(on) <= 64 {
+		for i, ok := range on {
+			if ok {
+				set |= 1 << uint(i)
+			}
+		}
+		if names, ok := r.names[set]; ok {
+			return names, some
+		}
+	}
+	for i, ok := range on {
+		if ok {
+			names = append(names, r.m.Actions[i].Name)
+		}
+	}
+	if len(on) <= 64 && len(r.names) < maxNames {
+		if r.names == nil {
+			r.names = map[uint64][]string{}
+		}
+		r.names[set] = slices.Clip(names)
+	}
+	return names, some
 }
 
 // rebuild returns the steps from the root of record rec to it, by
@@ -469,7 +618,7 @@ func (rs *runState) rebuild(rec int32) []verdict.Step {
 		var asked []verdict.Answer
 		_ = r.mach.SuccessorsOf(s, []int{int(p.action)}, func(_, b int, t machine.State) {
 			if b == int(p.branch) && next == nil {
-				next, asked = slices.Clone(t), cloneAnswers(r.mach.Asked())
+				next, asked = slices.Clone(t), machine.CloneAnswers(r.mach.Asked())
 			}
 		})
 		if next == nil {
@@ -518,17 +667,9 @@ func (rs *runState) execViolation(err error, c *cand, action int, asked []verdic
 		if ee.Action != action {
 			asked = nil
 		}
-		trace = append(trace, verdict.Step{Action: ee.Action, State: slices.Clone(trace[len(trace)-1].State), Asked: asked})
+		trace = append(trace, verdict.Step{Action: ee.Action, State: slices.Clone(trace[len(trace)-1].State), Asked: machine.CloneAnswers(asked)})
 	} else {
 		trace = []verdict.Step{{Action: -1, State: make([]int64, r.prog.Slots())}}
 	}
 	return &verdict.Violation{Name: name, Kind: ee.Kind, Pos: ee.Pos, Msg: ee.Msg, Trace: trace, LoopStart: -1}
-}
-
-func cloneAnswers(as []verdict.Answer) []verdict.Answer {
-	var out []verdict.Answer
-	for _, a := range as {
-		out = append(out, verdict.Answer{Agent: a.Agent, Value: slices.Clone(a.Value)})
-	}
-	return out
 }

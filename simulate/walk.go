@@ -233,7 +233,7 @@ func (w *walker) violation(f *found) *verdict.Violation {
 			v.Name = md.Actions[ex.Action].Name
 		}
 		a, st, asked := m.FailedStep()
-		v.Trace = append(v.Trace, verdict.Step{Action: a, State: slices.Clone(st), Asked: cloneAnswers(asked)})
+		v.Trace = append(v.Trace, verdict.Step{Action: a, State: slices.Clone(st), Asked: machine.CloneAnswers(asked)})
 	case atInvariant:
 		in := md.Invariants[f.inv]
 		v.Kind, v.Name, v.Pos, v.Msg = verdict.Invariant, in.Name, in.Pos, "invariant "+in.Name+" is violated"
@@ -267,7 +267,7 @@ func replayPath(prog *machine.Program, m *machine.Machine, path []uint32) ([]ver
 		var got *verdict.Step
 		take := func(action int, t machine.State) {
 			if n == ord {
-				got = &verdict.Step{Action: action, State: unpack(t), Asked: cloneAnswers(m.Asked())}
+				got = &verdict.Step{Action: action, State: unpack(t), Asked: machine.CloneAnswers(m.Asked())}
 				cur = slices.Clone(t)
 			}
 			n++
@@ -283,17 +283,6 @@ func replayPath(prog *machine.Program, m *machine.Machine, path []uint32) ([]ver
 		trace = append(trace, *got)
 	}
 	return trace, cur
-}
-
-func cloneAnswers(as []verdict.Answer) []verdict.Answer {
-	if len(as) == 0 {
-		return nil
-	}
-	out := make([]verdict.Answer, len(as))
-	for i, a := range as {
-		out[i] = verdict.Answer{Agent: a.Agent, Value: slices.Clone(a.Value)}
-	}
-	return out
 }
 
 // secondSeed is the second seed word of walk k: SplitMix64's k-th output

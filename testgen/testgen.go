@@ -320,7 +320,7 @@ func (s *search) run(ctx context.Context, limit int64) error {
 			}
 		}
 		err := s.mach.Successors(packed, func(action, _ int, t machine.State) {
-			asked := cloneAnswers(s.mach.Asked())
+			asked := machine.CloneAnswers(s.mach.Asked())
 			s.fired[action]++
 			for _, a := range asked {
 				s.asked[a.Agent]++
@@ -358,17 +358,6 @@ func (s *search) noteState(idx int32, t machine.State) {
 			s.wit[g] = &witness{from: idx, to: idx}
 		}
 	}
-}
-
-func cloneAnswers(a []verdict.Answer) []verdict.Answer {
-	if len(a) == 0 {
-		return nil
-	}
-	out := make([]verdict.Answer, len(a))
-	for i, x := range a {
-		out[i] = verdict.Answer{Agent: x.Agent, Value: slices.Clone(x.Value)}
-	}
-	return out
 }
 
 // path returns the nodes from an initial state to idx.

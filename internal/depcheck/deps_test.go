@@ -25,42 +25,44 @@ const module = "github.com/wrapcheck/wrapcheck"
 // cmd/wrapcheck's TestNoHeavyModules checks it.) Test files are not
 // policed: a test may import a package above its own to compare with it.
 var allowed = map[string][]string{
-	"cmd/wrapcheck":     {"", "internal/native", "cluster", "web/engine", "web/page", "diff", "explain", "lsp", "mcp", "replay", "simulate", "verify", "report", "ltl", "verdict", "checker", "machine", "spec", "spec/syntax", "github.com/spf13/cobra", "guard", "internal/loopback", "testgen", "quant", "reduce"},
-	"lsp":               {"verify", "report", "verdict", "spec", "spec/syntax"},
-	"mcp":               {"docs", "examples", "explain", "replay", "verify", "report", "quant", "ltl", "verdict", "machine", "spec", "spec/syntax", "github.com/modelcontextprotocol/go-sdk"},
-	"guard":             {"internal/loopback", "replay", "report", "verdict", "machine", "spec"},
-	"internal/loopback": {},
-	"replay":            {"report", "verdict", "machine", "spec"},
-	"diff":              {"verify", "report", "verdict", "machine", "spec"},
-	"explain":           {"verify", "report", "verdict", "machine", "spec"},
-	"verify":            {"ltl", "reduce", "checker", "verdict", "machine", "spec"},
-	"simulate":          {"verdict", "machine", "spec"},
-	"testgen":           {"report", "verdict", "machine", "spec"},
-	"report":            {"quant", "simulate", "verdict", "machine", "spec", "spec/syntax", "github.com/dominikbraun/graph"},
-	"ltl":               {"reduce", "verdict", "machine", "spec", "spec/syntax", "github.com/dominikbraun/graph"},
-	"reduce":            {"verdict", "machine", "spec"},
-	"quant":             {"machine", "spec"}, // probabilities over the state space (issue 36)
-	"checker":           {"verdict", "machine", "spec"},
-	"verdict":           {"machine", "spec"}, // the results, hooks and violation keys every engine shares
-	"machine":           {"spec"},
-	"spec":              {"spec/syntax"},
-	"spec/syntax":       {"github.com/alecthomas/participle/v2"},
-	"internal/golden":   {"github.com/google/go-cmp", "github.com/rogpeppe/go-internal"},
-	"cluster":           {"checker", "verdict", "machine", "spec", "gocloud.dev", "github.com/klauspost/compress"},
-	"internal/oracle":   {"spec"},                // its tests alone import machine, checker and verify, to compare
-	"internal/gen":      {"spec", "spec/syntax"}, // random specs as source text, IR models and syntax trees; imported only by tests
-	"internal/testenv":  {},                      // the optional tools and the slow tests; imported only by tests
-	"internal/depcheck": {},
-	"internal/native":   {"", "machine"},
-	"":                  {}, // package wrapcheck: the embedded source for check --compile (cmd/wrapcheck, "" above)
-	"docs":              {},
-	"editors":           {},
-	"bench":             {}, // tests alone (and bench/bar, on the standard library)
-	"examples":          {}, // the embedded examples, and tests
-	"web/engine":        {"examples", "verify", "report", "quant", "verdict", "machine", "spec", "spec/syntax"},
-	"web/wasm":          {"web/engine"},
-	"web/page":          {}, // the built page of wrapcheck ui, embedded
-	"web/e2e":           {}, // tests alone: the playground in headless Chromium
+	"cmd/wrapcheck":             {"", "internal/native", "cluster", "web/engine", "web/page", "diff", "explain", "lsp", "mcp", "replay", "simulate", "verify", "report", "ltl", "verdict", "checker", "machine", "spec", "spec/syntax", "github.com/spf13/cobra", "guard", "internal/loopback", "testgen", "quant", "reduce"},
+	"lsp":                       {"verify", "report", "verdict", "spec", "spec/syntax"},
+	"mcp":                       {"docs", "examples", "explain", "replay", "verify", "report", "quant", "ltl", "verdict", "machine", "spec", "spec/syntax", "github.com/modelcontextprotocol/go-sdk"},
+	"guard":                     {"internal/jsonscan", "internal/loopback", "replay", "report", "verdict", "machine", "spec"},
+	"internal/loopback":         {},
+	"replay":                    {"internal/jsonscan", "report", "verdict", "machine", "spec"},
+	"internal/jsonscan":         {},
+	"internal/jsonscan/jsonmut": {}, // imported only by tests
+	"diff":                      {"verify", "report", "verdict", "machine", "spec"},
+	"explain":                   {"verify", "report", "verdict", "machine", "spec"},
+	"verify":                    {"ltl", "reduce", "checker", "verdict", "machine", "spec"},
+	"simulate":                  {"verdict", "machine", "spec"},
+	"testgen":                   {"report", "verdict", "machine", "spec"},
+	"report":                    {"quant", "simulate", "verdict", "machine", "spec", "spec/syntax", "github.com/dominikbraun/graph"},
+	"ltl":                       {"reduce", "verdict", "machine", "spec", "spec/syntax", "github.com/dominikbraun/graph"},
+	"reduce":                    {"verdict", "machine", "spec"},
+	"quant":                     {"machine", "spec"}, // probabilities over the state space (issue 36)
+	"checker":                   {"verdict", "machine", "spec"},
+	"verdict":                   {"machine", "spec"}, // the results, hooks and violation keys every engine shares
+	"machine":                   {"spec"},
+	"spec":                      {"spec/syntax"},
+	"spec/syntax":               {"github.com/alecthomas/participle/v2"},
+	"internal/golden":           {"github.com/google/go-cmp", "github.com/rogpeppe/go-internal"},
+	"cluster":                   {"checker", "verdict", "machine", "spec", "gocloud.dev", "github.com/klauspost/compress"},
+	"internal/oracle":           {"spec"},                // its tests alone import machine, checker and verify, to compare
+	"internal/gen":              {"spec", "spec/syntax"}, // random specs as source text, IR models and syntax trees; imported only by tests
+	"internal/testenv":          {},                      // the optional tools and the slow tests; imported only by tests
+	"internal/depcheck":         {},
+	"internal/native":           {"", "machine"},
+	"":                          {}, // package wrapcheck: the embedded source for check --compile (cmd/wrapcheck, "" above)
+	"docs":                      {},
+	"editors":                   {},
+	"bench":                     {}, // tests alone (and bench/bar, on the standard library)
+	"examples":                  {}, // the embedded examples, and tests
+	"web/engine":                {"examples", "verify", "report", "quant", "verdict", "machine", "spec", "spec/syntax"},
+	"web/wasm":                  {"web/engine"},
+	"web/page":                  {}, // the built page of wrapcheck ui, embedded
+	"web/e2e":                   {}, // tests alone: the playground in headless Chromium
 }
 
 // contexts are the builds whose imports the tests read: the default, the

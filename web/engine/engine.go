@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"slices"
 	"strings"
 	"time"
 
@@ -368,7 +367,7 @@ func explore(resp *Response, m *spec.Model, slots []int64) error {
 	visit := func(action int, t machine.State) {
 		st := make([]int64, prog.Slots())
 		prog.Unpack(st, t)
-		steps = append(steps, verdict.Step{Action: action, State: st, Asked: slices.Clone(mach.Asked())})
+		steps = append(steps, verdict.Step{Action: action, State: st, Asked: machine.CloneAnswers(mach.Asked())})
 	}
 	ex := &Explore{}
 	if slots == nil {
