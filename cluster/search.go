@@ -226,16 +226,27 @@ func (w *worker) restore(level int) error {
 }
 
 // positions appends to dst the positions in the level of worker idx's
-// new states: their ranks among all workers' keys.
+// new states: their ranks among all workers' keys. Each summary's keys
+// ascend (decodeSummary checks it), so a key's rank is its own rank plus
+// the number of each other worker's keys below it: one pass over each.
 func positions(sums []*summary, idx int, dst []uint64) []uint64 {
-	var all []key
-	for _, s := range sums {
-		all = append(all, s.keys...)
+	mine := sums[idx].keys
+	at := len(dst)
+	for r := range mine {
+		dst = append(dst, uint64(r))
 	}
-	slices.SortFunc(all, key.Compare)
-	for _, k := range sums[idx].keys {
-		p, _ := slices.BinarySearchFunc(all, k, key.Compare)
-		dst = append(dst, uint64(p))
+	pos := dst[at:]
+	for j, s := range sums {
+		if j == idx {
+			continue
+		}
+		below := 0
+		for r, k := range mine {
+			for below < len(s.keys) && s.keys[below].Less(k) {
+				below++
+			}
+			pos[r] += uint64(below)
+		}
 	}
 	return dst
 }

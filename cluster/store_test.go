@@ -5,10 +5,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"hash/crc64"
+	"math/rand/v2"
 	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -427,5 +429,67 @@ func TestStoreFrameBounds(t *testing.T) {
 				t.Errorf("Get allocated %d MiB", alloc>>20)
 			}
 		})
+	}
+}
+
+// TestSummaryKeysAscend: a summary whose keys do not strictly ascend
+// (the ranks of the next level's positions rely on it) does not decode.
+func TestSummaryKeysAscend(t *testing.T) {
+	tests := []struct {
+		name string
+		keys []key
+		ok   bool
+	}{
+		{"ascending", []key{{Pos: 0, Ord: 1}, {Pos: 0, Ord: 2}, {Pos: 3, Ord: 0}}, true},
+		{"equal", []key{{Pos: 1, Ord: 1}, {Pos: 1, Ord: 1}}, false},
+		{"ordinal-down", []key{{Pos: 1, Ord: 2}, {Pos: 1, Ord: 1}}, false},
+		// The positions are sent as deltas: one that wraps around is a
+		// smaller position.
+		{"position-wraps", []key{{Pos: 5, Ord: 0}, {Pos: 2, Ord: 0}}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &summary{keys: tt.keys, deadlock: -1}
+			_, err := decodeSummary(s.encode())
+			if (err == nil) != tt.ok {
+				t.Errorf("decodeSummary: error %v, want ok %t", err, tt.ok)
+			}
+		})
+	}
+}
+
+// TestPositions: the positions of a worker's keys are their ranks among
+// every worker's keys, as a sort of them all gives.
+func TestPositions(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 200 {
+		n := 1 + rng.IntN(5)
+		seen := map[key]bool{}
+		var all []key
+		sums := make([]*summary, n)
+		for j := range sums {
+			sums[j] = &summary{}
+			for range rng.IntN(20) {
+				k := key{Pos: rng.Uint64N(8), Ord: rng.Uint64N(4)}
+				if !seen[k] {
+					seen[k] = true
+					sums[j].keys = append(sums[j].keys, k)
+					all = append(all, k)
+				}
+			}
+			slices.SortFunc(sums[j].keys, key.Compare)
+		}
+		slices.SortFunc(all, key.Compare)
+		for idx := range sums {
+			var want []uint64
+			for _, k := range sums[idx].keys {
+				p, _ := slices.BinarySearchFunc(all, k, key.Compare)
+				want = append(want, uint64(p))
+			}
+			got := positions(sums, idx, []uint64{99})
+			if diff := cmp.Diff(append([]uint64{99}, want...), got); diff != "" {
+				t.Fatalf("round %d, worker %d of %d (-want +got):\n%s", round, idx, n, diff)
+			}
+		}
 	}
 }
