@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"errors"
+	"math/bits"
 	"slices"
 
 	"github.com/wrapcheck/wrapcheck/checker"
@@ -26,16 +27,35 @@ type engine struct {
 	words int
 	nacts int
 	invs  []int // checked invariants, ascending
-	slots []int64
-	enab  []int
-	rest  []int
-	all   []int
+	ante  []int // those of invs with an antecedent
+	conjs []conj
+	// The conjuncts that read each slot, as bit sets of cw words over
+	// the conjuncts' numbers (slotConj[sl*cw:]), and each bit of a packed
+	// state's slot (bitSlot, -1: none) and mask in its word (slotMask):
+	// checkSucc's index from changed bits to conjuncts.
+	cw       int
+	slotConj []uint64
+	bitSlot  []int32
+	slotMask []uint64
+	valid    []uint64 // per word, the bits some slot takes
+	acc      []uint64
+	slots    []int64
+	enab     []int
+	rest     []int
+	all      []int
 
 	// the expansion in progress
 	parent []uint64
 	vec    []uint64
-	off    int // ordinal offset (the second round of partial-order reduction)
-	succ   func(ord uint64, action int, t []uint64)
+	off    int     // ordinal offset (the second round of partial-order reduction)
+	uslots []int64 // the successor unpacked, during a succ call
+	succ   func(ord uint64, action int, t []uint64, h uint64)
+}
+
+// conj is a conjunct of a checked invariant, in checking order.
+type conj struct {
+	inv int
+	c   *machine.Conjunct
 }
 
 func newEngine(prog *machine.Program, opts checker.Options) (*engine, error) {
@@ -47,6 +67,34 @@ func newEngine(prog *machine.Program, opts checker.Options) (*engine, error) {
 			continue
 		}
 		e.invs = append(e.invs, i)
+		if prog.HasAntecedent(i) {
+			e.ante = append(e.ante, i)
+		}
+		for k := range prog.Conjuncts(i) {
+			e.conjs = append(e.conjs, conj{inv: i, c: &prog.Conjuncts(i)[k]})
+		}
+	}
+	e.cw = (len(e.conjs) + 63) / 64
+	e.acc = make([]uint64, e.cw)
+	e.slotConj = make([]uint64, prog.Slots()*e.cw)
+	e.slotMask = make([]uint64, prog.Slots())
+	e.bitSlot = make([]int32, e.words*64)
+	e.valid = make([]uint64, e.words)
+	for b := range e.bitSlot {
+		e.bitSlot[b] = -1
+	}
+	for g, c := range e.conjs {
+		for _, sl := range c.c.Slots() {
+			e.slotConj[int(sl)*e.cw+g/64] |= 1 << (g % 64)
+		}
+	}
+	for sl := range prog.Slots() {
+		wd, mask := prog.SlotBits(sl)
+		e.slotMask[sl] = mask
+		e.valid[wd] |= mask
+		for x := mask; x != 0; x &= x - 1 {
+			e.bitSlot[wd*64+bits.TrailingZeros64(x)] = int32(sl)
+		}
 	}
 	for a := range e.nacts {
 		e.all = append(e.all, a)
@@ -67,14 +115,19 @@ func (e *engine) canonOf(dst []uint64, u []int64) {
 }
 
 // onState is the machine's callback for each successor of the loaded
-// state: its canonical packed form goes to succ with its ordinal.
+// state: its canonical packed form goes to succ with its ordinal and
+// hash, the form unpacked in e.uslots.
 func (e *engine) onState(m *machine.Machine) {
+	var h uint64
 	if e.opts.Canon != nil {
 		e.canonOf(e.vec, m.Slots())
+		h = machine.Hash(e.vec)
+		e.uslots = e.slots
 	} else {
-		m.Repack(e.vec, e.parent) // only the slots the branch wrote
+		h = m.RepackHash(e.vec, e.parent) // only the slots the branch wrote
+		e.uslots = m.Slots()
 	}
-	e.succ(verdict.Ordinal(e.off+m.Ordinal()), m.Action(), e.vec)
+	e.succ(verdict.Ordinal(e.off+m.Ordinal()), m.Action(), e.vec, h)
 }
 
 // failure is a failing branch: its key and error.
@@ -91,12 +144,19 @@ func (e *engine) load(s []uint64) {
 
 // run runs actions acts of the loaded state, its ordinals starting at
 // off, calling succ for each successor (canonical; valid during the call)
-// with its ordinal; it returns the number of ordinals the actions took
+// with its ordinal and [machine.Hash]; during the call, checkSucc checks
+// it. It returns the number of ordinals the actions took
 // (successors and failing branches) and the first failure (nil: none).
-func (e *engine) run(acts []int, off int, succ func(ord uint64, action int, t []uint64)) (int, *failure) {
+func (e *engine) run(acts []int, off int, succ func(ord uint64, action int, t []uint64, h uint64)) (int, *failure) {
 	e.succ, e.off = succ, off
 	var first *failure
+	// The actions that may be enabled: the others make no successor and
+	// take no ordinal, and are not run.
+	cand := e.m.Candidates()
 	for _, a := range acts {
+		if cand[a/64]>>(a%64)&1 == 0 {
+			continue
+		}
 		if !e.m.RunAction(a) {
 			if first == nil {
 				first = &failure{k: key{Ord: verdict.Ordinal(off + e.m.FailOrdinal())}, ex: e.m.Failure()}
@@ -156,35 +216,95 @@ type bad struct {
 
 // check evaluates the conjuncts of the checked invariants in s
 // (canonical) in order and returns the first violated invariant (found
-// false: none); it sets witnessed[i] for the invariants whose antecedent
-// holds. checker checks only the conjuncts that read a slot changed from
-// the parent; the others hold in the parent, which satisfied every
-// invariant, so the first violated conjunct is the same.
-func (e *engine) check(s []uint64, witnessed []bool) (b bad, found bool) {
-	m := e.m
-	m.UnpackCheck(s)
-	for _, i := range e.invs {
-		cjs := e.prog.Conjuncts(i)
-		for k := range cjs {
-			v, ok := m.EvalConjunct(&cjs[k])
-			if !ok {
-				return e.witness(bad{inv: i, ex: m.PredFailure()}, true, witnessed)
-			}
-			if v == 0 {
-				return e.witness(bad{inv: i}, true, witnessed)
-			}
+// false: none); it witnesses the antecedents of left that hold in s.
+func (e *engine) check(s []uint64, witnessed []bool, left *[]int) (b bad, found bool) {
+	e.m.UnpackCheck(s)
+	for g := range e.conjs {
+		if b, found = e.evalConj(g); found {
+			break
 		}
 	}
-	return e.witness(bad{}, false, witnessed)
+	e.witness(witnessed, left, true)
+	return b, found
 }
 
-func (e *engine) witness(b bad, found bool, witnessed []bool) (bad, bool) {
-	for _, i := range e.invs {
-		if e.prog.HasAntecedent(i) && !witnessed[i] && e.m.Antecedent(i) {
-			witnessed[i] = true
+// checkSucc is check of the successor s of the loaded state during a
+// succ call (e.uslots holds it unpacked). As checker does, it evaluates
+// only the conjuncts that read a slot in which s differs from the loaded
+// state: the others hold in s as in the loaded state, which satisfied
+// every invariant, so the first violated conjunct is the same.
+func (e *engine) checkSucc(s []uint64, witnessed []bool, left *[]int) (b bad, found bool) {
+	acc := e.acc
+	cw := e.cw
+	for wd, x := range s {
+		for d := x ^ e.parent[wd]; d != 0; {
+			sl := e.bitSlot[wd*64+bits.TrailingZeros64(d)]
+			if sl < 0 {
+				d &= d - 1
+				continue
+			}
+			d &^= e.slotMask[sl]
+			for j, c := range e.slotConj[int(sl)*cw : int(sl+1)*cw] {
+				acc[j] |= c
+			}
 		}
 	}
+	ready := false
+	for j, x := range acc {
+		acc[j] = 0
+		for ; x != 0 && !found; x &= x - 1 {
+			if !ready {
+				copy(e.m.CheckSlots(), e.uslots)
+				ready = true
+			}
+			b, found = e.evalConj(j*64 + bits.TrailingZeros64(x))
+		}
+	}
+	if len(*left) > 0 {
+		e.witness(witnessed, left, ready)
+	}
 	return b, found
+}
+
+// evalConj evaluates conjunct g over the check area: found when it is
+// false or fails.
+func (e *engine) evalConj(g int) (b bad, found bool) {
+	c := &e.conjs[g]
+	v, ok := e.m.EvalConjunct(c.c)
+	if !ok {
+		return bad{inv: c.inv, ex: e.m.PredFailure()}, true
+	}
+	return bad{inv: c.inv}, v == 0
+}
+
+// witness sets witnessed[i] for the invariants i of left whose
+// antecedent holds in the state checked, and drops them from left; with
+// ready false the check area does not hold the state yet (checkSucc
+// evaluated no conjunct) and is made to.
+func (e *engine) witness(witnessed []bool, left *[]int, ready bool) {
+	if len(*left) > 0 && !ready {
+		copy(e.m.CheckSlots(), e.uslots)
+	}
+	l := (*left)[:0]
+	for _, i := range *left {
+		if e.m.Antecedent(i) {
+			witnessed[i] = true
+		} else {
+			l = append(l, i)
+		}
+	}
+	*left = l
+}
+
+// isValid reports whether the packed state s sets no bit outside the
+// slots' (a state read from the store is input).
+func (e *engine) isValid(s []uint64) bool {
+	for i, x := range s {
+		if x&^e.valid[i] != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // initStates returns the initial states (canonical, first occurrences in

@@ -108,7 +108,8 @@ func (w *worker) violation() (*verdict.Violation, error) {
 		var b bad
 		scratch := make([]bool, len(w.witnessed))
 		for i, s := range w.inits {
-			if bb, found := e.check(s, scratch); found {
+			left := slices.Clone(e.ante)
+			if bb, found := e.check(s, scratch, &left); found {
 				badAt, badOrd, b = i, w.initOrds[i], bb
 				break
 			}

@@ -61,6 +61,7 @@ func Search(ctx context.Context, cfg Config, prog *machine.Program, opts checker
 	w := &worker{ctx: ctx, cfg: cfg, st: cfg.Store, idx: cfg.Index, n: cfg.Workers, e: e, opts: opts,
 		visited: machine.NewStore(prog.Words()), start: time.Now(),
 		fired: make([]int64, len(prog.Model.Actions)), witnessed: make([]bool, len(prog.Model.Invariants))}
+	w.unwit = slices.Clone(e.ante)
 	res, err := w.run()
 	if err != nil {
 		var ce *CorruptError
@@ -97,6 +98,7 @@ type worker struct {
 	trans     int64
 	fired     []int64
 	witnessed []bool
+	unwit     []int // the invariants with an antecedent not witnessed yet
 
 	// during a merge: the keys of the states stored since levelStart
 	levelStart uint32
@@ -109,10 +111,11 @@ type worker struct {
 	written   atomic.Int64 // bytes written
 }
 
-// owner returns the worker that owns state vec: its shard (of 4096, by
-// the high bits of its hash) modulo N.
-func (w *worker) owner(vec []uint64) int {
-	return int(w.visited.Hash(vec)>>52) % w.n
+// owner returns the worker that owns a state of hash h
+// ([machine.Hash]): its shard (of 4096, by the high bits of the hash)
+// modulo N.
+func (w *worker) owner(h uint64) int {
+	return int(h>>52) % w.n
 }
 
 func (w *worker) run() (*verdict.Result, error) {
@@ -169,7 +172,7 @@ func (w *worker) restore(level int) error {
 	w.level = 0
 	w.front, w.fpos = w.front[:0], w.fpos[:0]
 	for p, s := range w.inits {
-		if w.owner(s) != w.idx {
+		if w.owner(machine.Hash(s)) != w.idx {
 			continue
 		}
 		idx, _, err := w.visited.Insert(s, 0)
@@ -182,7 +185,7 @@ func (w *worker) restore(level int) error {
 	// Witnessed antecedents of the initial states: every worker checks
 	// them all (they are few), the figures being an OR.
 	for _, s := range w.inits {
-		w.e.check(s, w.witnessed)
+		w.e.check(s, w.witnessed, &w.unwit)
 	}
 	if level == 0 {
 		return nil
@@ -217,6 +220,7 @@ func (w *worker) restore(level int) error {
 	for i, x := range me.witnessed {
 		w.witnessed[i] = w.witnessed[i] || x
 	}
+	w.unwit = slices.DeleteFunc(w.unwit, func(i int) bool { return w.witnessed[i] })
 	w.level, w.sums = level, sums
 	w.fpos = positions(sums, w.idx, w.fpos[:0])
 	if len(w.fpos) != len(w.front) {
@@ -352,6 +356,9 @@ func (w *worker) readStates(level, j int, records uint64) ([][]uint64, []key, er
 		for i := range v {
 			v[i] = r.word()
 		}
+		if r.err == nil && !w.e.isValid(v) {
+			return nil, nil, &CorruptError{Path: n.Key(), Msg: "holds a state with bits outside the model's slots"}
+		}
 		vecs = append(vecs, v)
 		keys = append(keys, r.key())
 	}
@@ -412,23 +419,38 @@ func (w *worker) expandLevel() error {
 	ps := make([]pstate, len(w.front))
 	sum := &summary{deadlock: -1}
 
-	// Phase A: every action, or the ample sets.
+	// Phase A: every action, or the ample sets. The successors this
+	// worker owns are stored as they come (checked against their parent,
+	// the loaded state); the others go to their owners' outboxes.
+	var serr error // the first error of storing a successor
 	out := make([]outbox, w.n)
 	for k, idx := range w.front {
 		P := w.fpos[k]
 		w.e.load(w.visited.Vector(idx))
 		enabled, sub := w.e.enabled()
 		ps[k].ask = por && len(sub) < len(enabled)
-		taken, fail := w.e.run(sub, 0, func(ord uint64, a int, t []uint64) {
+		taken, fail := w.e.run(sub, 0, func(ord uint64, a int, t []uint64, h uint64) {
 			w.trans++
 			w.fired[a]++
-			out[w.owner(t)].add(t, key{Pos: P, Ord: ord}, ps[k].ask, k)
+			kk := key{Pos: P, Ord: ord}
+			if o := w.owner(h); o != w.idx {
+				out[o].add(t, kk, ps[k].ask, k)
+				return
+			}
+			if old, err := w.keep(t, h, kk, true); err != nil {
+				serr = err
+			} else if old && ps[k].ask {
+				ps[k].old = true
+			}
 		})
 		ps[k].taken = taken
 		if fail != nil {
 			fail.k.Pos = P
 			ps[k].fail = fail
 		}
+	}
+	if serr != nil {
+		return serr
 	}
 	replies, err := w.exchange(KindBatch, L, out, por)
 	if err != nil {
@@ -457,16 +479,24 @@ func (w *worker) expandLevel() error {
 			w.e.load(w.visited.Vector(idx))
 			enabled, sub := w.e.enabled()
 			rest := w.e.restOf(enabled, sub)
-			taken, fail := w.e.run(rest, ps[k].taken, func(ord uint64, a int, t []uint64) {
+			taken, fail := w.e.run(rest, ps[k].taken, func(ord uint64, a int, t []uint64, h uint64) {
 				w.trans++
 				w.fired[a]++
-				outB[w.owner(t)].add(t, key{Pos: P, Ord: ord}, false, k)
+				kk := key{Pos: P, Ord: ord}
+				if o := w.owner(h); o != w.idx {
+					outB[o].add(t, kk, false, k)
+				} else if _, err := w.keep(t, h, kk, true); err != nil {
+					serr = err
+				}
 			})
 			ps[k].taken += taken
 			if fail != nil && ps[k].fail == nil {
 				fail.k.Pos = P
 				ps[k].fail = fail
 			}
+		}
+		if serr != nil {
+			return serr
 		}
 		if _, err := w.exchange(KindRest, L, outB, false); err != nil {
 			return err
@@ -569,10 +599,8 @@ func (w *worker) exchange(kind Kind, L int, out []outbox, ask bool) ([][]bool, e
 	return replies, nil
 }
 
-// merge stores the successors of one batch: a new state gets its key and
-// its invariants checked, a state of this level keeps the smaller key. It
-// returns, per asking record, whether its state was stored before the
-// level.
+// merge stores the successors of one batch (keep): it returns, per
+// asking record, whether its state was stored before the level.
 func (w *worker) merge(p []byte, n Name) ([]bool, error) {
 	r := &reader{b: p}
 	vec := make([]uint64, w.e.words)
@@ -586,32 +614,57 @@ func (w *worker) merge(p []byte, n Name) ([]bool, error) {
 		if r.err != nil {
 			break
 		}
-		if w.owner(vec) != w.idx {
+		if !w.e.isValid(vec) {
+			return nil, &CorruptError{Path: n.Key(), Msg: "holds a state with bits outside the model's slots"}
+		}
+		h := machine.Hash(vec)
+		if w.owner(h) != w.idx {
 			return nil, &CorruptError{Path: n.Key(), Msg: "holds a state another worker owns"}
 		}
-		idx, isNew, err := w.visited.Insert(vec, 0)
+		old, err := w.keep(vec, h, k, false)
 		if err != nil {
 			return nil, err
 		}
-		switch {
-		case isNew:
-			w.keys = append(w.keys, k)
-			if b, found := w.e.check(vec, w.witnessed); found {
-				w.bads[idx] = b
-			}
-		case idx >= w.levelStart:
-			if i := idx - w.levelStart; k.Less(w.keys[i]) {
-				w.keys[i] = k
-			}
-		}
 		if asking {
-			ans = append(ans, !isNew && idx < w.levelStart)
+			ans = append(ans, old)
 		}
 	}
 	if r.done() != nil {
 		return nil, &CorruptError{Path: n.Key(), Msg: "batch payload does not decode"}
 	}
 	return ans, nil
+}
+
+// keep stores a successor that this worker owns, vec of hash h with key
+// k: a new state gets its key and its invariants checked (checkSucc
+// during an expansion, when expanding, else check), a state of this
+// level keeps the smaller key. It reports whether the state was stored
+// before the level.
+func (w *worker) keep(vec []uint64, h uint64, k key, expanding bool) (old bool, err error) {
+	// One goroutine uses the visited set: no locks.
+	idx, isNew, err := w.visited.InsertHashed(vec, h, 0, false)
+	if err != nil {
+		return false, err
+	}
+	switch {
+	case isNew:
+		w.keys = append(w.keys, k)
+		var b bad
+		var found bool
+		if expanding {
+			b, found = w.e.checkSucc(vec, w.witnessed, &w.unwit)
+		} else {
+			b, found = w.e.check(vec, w.witnessed, &w.unwit)
+		}
+		if found {
+			w.bads[idx] = b
+		}
+	case idx >= w.levelStart:
+		if i := idx - w.levelStart; k.Less(w.keys[i]) {
+			w.keys[i] = k
+		}
+	}
+	return !isNew && idx < w.levelStart, nil
 }
 
 // finishLevel writes this worker's states and summary of level L.
