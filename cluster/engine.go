@@ -47,9 +47,15 @@ type engine struct {
 	// the expansion in progress
 	parent []uint64
 	vec    []uint64
-	off    int     // ordinal offset (the second round of partial-order reduction)
-	uslots []int64 // the successor unpacked, during a succ call
+	off    int // ordinal offset (the second round of partial-order reduction)
 	succ   func(ord uint64, action int, t []uint64, h uint64)
+
+	// held is the packed state the check area holds unpacked, when
+	// heldOK: checkSucc then unpacks only the slots in which the next
+	// state differs from it. Anything else that writes the check area
+	// (check, terminal) clears heldOK.
+	held   []uint64
+	heldOK bool
 }
 
 // conj is a conjunct of a checked invariant, in checking order.
@@ -61,7 +67,7 @@ type conj struct {
 func newEngine(prog *machine.Program, opts checker.Options) (*engine, error) {
 	m := prog.Model
 	e := &engine{prog: prog, opts: opts, m: prog.NewMachine(), words: prog.Words(), nacts: prog.Actions(),
-		slots: make([]int64, prog.Slots()), vec: make([]uint64, prog.Words())}
+		slots: make([]int64, prog.Slots()), vec: make([]uint64, prog.Words()), held: make([]uint64, prog.Words())}
 	for i, inv := range m.Invariants {
 		if len(opts.Only) > 0 && !slices.Contains(opts.Only, inv.Name) {
 			continue
@@ -116,16 +122,14 @@ func (e *engine) canonOf(dst []uint64, u []int64) {
 
 // onState is the machine's callback for each successor of the loaded
 // state: its canonical packed form goes to succ with its ordinal and
-// hash, the form unpacked in e.uslots.
+// hash.
 func (e *engine) onState(m *machine.Machine) {
 	var h uint64
 	if e.opts.Canon != nil {
 		e.canonOf(e.vec, m.Slots())
 		h = machine.Hash(e.vec)
-		e.uslots = e.slots
 	} else {
 		h = m.RepackHash(e.vec, e.parent) // only the slots the branch wrote
-		e.uslots = m.Slots()
 	}
 	e.succ(verdict.Ordinal(e.off+m.Ordinal()), m.Action(), e.vec, h)
 }
@@ -205,7 +209,10 @@ func (e *engine) restOf(enabled, sub []int) []int {
 
 // terminal reports whether the loaded state satisfies the terminal
 // predicate (false when its evaluation fails, as in the search).
-func (e *engine) terminal() bool { return e.m.LoadedTerminal() }
+func (e *engine) terminal() bool {
+	e.heldOK = false // LoadedTerminal writes the check area
+	return e.m.LoadedTerminal()
+}
 
 // bad is a violated invariant of a state: the invariant (index into
 // Model.Invariants) and, when evaluating it failed, the error.
@@ -218,26 +225,27 @@ type bad struct {
 // (canonical) in order and returns the first violated invariant (found
 // false: none); it witnesses the antecedents of left that hold in s.
 func (e *engine) check(s []uint64, witnessed []bool, left *[]int) (b bad, found bool) {
+	e.heldOK = false
 	e.m.UnpackCheck(s)
 	for g := range e.conjs {
 		if b, found = e.evalConj(g); found {
 			break
 		}
 	}
-	e.witness(witnessed, left, true)
+	e.witness(witnessed, left)
 	return b, found
 }
 
-// checkSucc is check of the successor s of the loaded state during a
-// succ call (e.uslots holds it unpacked). As checker does, it evaluates
-// only the conjuncts that read a slot in which s differs from the loaded
-// state: the others hold in s as in the loaded state, which satisfied
-// every invariant, so the first violated conjunct is the same.
-func (e *engine) checkSucc(s []uint64, witnessed []bool, left *[]int) (b bad, found bool) {
+// checkSucc is check of s, a successor of parent. As checker does, it
+// evaluates only the conjuncts that read a slot in which s differs from
+// parent: the others hold in s as in parent, which satisfied every
+// invariant, so the first violated conjunct is the same.
+func (e *engine) checkSucc(s, parent []uint64, witnessed []bool, left *[]int) (b bad, found bool) {
 	acc := e.acc
 	cw := e.cw
+	any := false
 	for wd, x := range s {
-		for d := x ^ e.parent[wd]; d != 0; {
+		for d := x ^ parent[wd]; d != 0; {
 			sl := e.bitSlot[wd*64+bits.TrailingZeros64(d)]
 			if sl < 0 {
 				d &= d - 1
@@ -246,24 +254,34 @@ func (e *engine) checkSucc(s []uint64, witnessed []bool, left *[]int) (b bad, fo
 			d &^= e.slotMask[sl]
 			for j, c := range e.slotConj[int(sl)*cw : int(sl+1)*cw] {
 				acc[j] |= c
+				any = any || c != 0
 			}
 		}
 	}
-	ready := false
+	if !any && len(*left) == 0 {
+		return bad{}, false
+	}
+	e.hold(s)
 	for j, x := range acc {
 		acc[j] = 0
 		for ; x != 0 && !found; x &= x - 1 {
-			if !ready {
-				copy(e.m.CheckSlots(), e.uslots)
-				ready = true
-			}
 			b, found = e.evalConj(j*64 + bits.TrailingZeros64(x))
 		}
 	}
-	if len(*left) > 0 {
-		e.witness(witnessed, left, ready)
-	}
+	e.witness(witnessed, left)
 	return b, found
+}
+
+// hold makes the check area hold s unpacked: only the slots in which s
+// differs from the state it holds are decoded.
+func (e *engine) hold(s []uint64) {
+	if e.heldOK {
+		e.m.UnpackCheckChanged(s, e.held)
+	} else {
+		e.m.UnpackCheck(s)
+		e.heldOK = true
+	}
+	copy(e.held, s)
 }
 
 // evalConj evaluates conjunct g over the check area: found when it is
@@ -278,13 +296,9 @@ func (e *engine) evalConj(g int) (b bad, found bool) {
 }
 
 // witness sets witnessed[i] for the invariants i of left whose
-// antecedent holds in the state checked, and drops them from left; with
-// ready false the check area does not hold the state yet (checkSucc
-// evaluated no conjunct) and is made to.
-func (e *engine) witness(witnessed []bool, left *[]int, ready bool) {
-	if len(*left) > 0 && !ready {
-		copy(e.m.CheckSlots(), e.uslots)
-	}
+// antecedent holds in the state the check area holds, and drops them
+// from left.
+func (e *engine) witness(witnessed []bool, left *[]int) {
 	l := (*left)[:0]
 	for _, i := range *left {
 		if e.m.Antecedent(i) {

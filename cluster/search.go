@@ -62,6 +62,7 @@ func Search(ctx context.Context, cfg Config, prog *machine.Program, opts checker
 		visited: machine.NewStore(prog.Words()), start: time.Now(),
 		fired: make([]int64, len(prog.Model.Actions)), witnessed: make([]bool, len(prog.Model.Invariants))}
 	w.unwit = slices.Clone(e.ante)
+	w.onSucc = w.successor
 	res, err := w.run()
 	if err != nil {
 		var ce *CorruptError
@@ -104,6 +105,11 @@ type worker struct {
 	levelStart uint32
 	keys       []key
 	bads       map[uint32]bad
+	x          expansion
+	onSucc     func(ord uint64, a int, t []uint64, h uint64) // succ, made once
+	pend       []pending                                     // successors waiting in flush
+	pendVec    []uint64                                      // their vectors
+	sink       uint64                                        // flush's loads, kept
 
 	// the last committed global figures, for a stopped search
 	lastStats verdict.Stats
@@ -420,37 +426,29 @@ func (w *worker) expandLevel() error {
 	sum := &summary{deadlock: -1}
 
 	// Phase A: every action, or the ample sets. The successors this
-	// worker owns are stored as they come (checked against their parent,
-	// the loaded state); the others go to their owners' outboxes.
-	var serr error // the first error of storing a successor
+	// worker owns are stored in batches (flush); the others go to their
+	// owners' outboxes.
 	out := make([]outbox, w.n)
 	for k, idx := range w.front {
 		P := w.fpos[k]
 		w.e.load(w.visited.Vector(idx))
 		enabled, sub := w.e.enabled()
 		ps[k].ask = por && len(sub) < len(enabled)
-		taken, fail := w.e.run(sub, 0, func(ord uint64, a int, t []uint64, h uint64) {
-			w.trans++
-			w.fired[a]++
-			kk := key{Pos: P, Ord: ord}
-			if o := w.owner(h); o != w.idx {
-				out[o].add(t, kk, ps[k].ask, k)
-				return
-			}
-			if old, err := w.keep(t, h, kk, true); err != nil {
-				serr = err
-			} else if old && ps[k].ask {
-				ps[k].old = true
-			}
-		})
+		w.x = expansion{out: out, parent: k, pos: P, ask: ps[k].ask}
+		taken, fail := w.e.run(sub, 0, w.onSucc)
 		ps[k].taken = taken
 		if fail != nil {
 			fail.k.Pos = P
 			ps[k].fail = fail
 		}
+		if len(w.pend) >= flushAt {
+			if err := w.flush(ps); err != nil {
+				return err
+			}
+		}
 	}
-	if serr != nil {
-		return serr
+	if err := w.flush(ps); err != nil {
+		return err
 	}
 	replies, err := w.exchange(KindBatch, L, out, por)
 	if err != nil {
@@ -479,24 +477,21 @@ func (w *worker) expandLevel() error {
 			w.e.load(w.visited.Vector(idx))
 			enabled, sub := w.e.enabled()
 			rest := w.e.restOf(enabled, sub)
-			taken, fail := w.e.run(rest, ps[k].taken, func(ord uint64, a int, t []uint64, h uint64) {
-				w.trans++
-				w.fired[a]++
-				kk := key{Pos: P, Ord: ord}
-				if o := w.owner(h); o != w.idx {
-					outB[o].add(t, kk, false, k)
-				} else if _, err := w.keep(t, h, kk, true); err != nil {
-					serr = err
-				}
-			})
+			w.x = expansion{out: outB, parent: k, pos: P}
+			taken, fail := w.e.run(rest, ps[k].taken, w.onSucc)
 			ps[k].taken += taken
 			if fail != nil && ps[k].fail == nil {
 				fail.k.Pos = P
 				ps[k].fail = fail
 			}
+			if len(w.pend) >= flushAt {
+				if err := w.flush(ps); err != nil {
+					return err
+				}
+			}
 		}
-		if serr != nil {
-			return serr
+		if err := w.flush(ps); err != nil {
+			return err
 		}
 		if _, err := w.exchange(KindRest, L, outB, false); err != nil {
 			return err
@@ -621,7 +616,7 @@ func (w *worker) merge(p []byte, n Name) ([]bool, error) {
 		if w.owner(h) != w.idx {
 			return nil, &CorruptError{Path: n.Key(), Msg: "holds a state another worker owns"}
 		}
-		old, err := w.keep(vec, h, k, false)
+		old, err := w.keep(vec, h, k, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -636,11 +631,11 @@ func (w *worker) merge(p []byte, n Name) ([]bool, error) {
 }
 
 // keep stores a successor that this worker owns, vec of hash h with key
-// k: a new state gets its key and its invariants checked (checkSucc
-// during an expansion, when expanding, else check), a state of this
-// level keeps the smaller key. It reports whether the state was stored
-// before the level.
-func (w *worker) keep(vec []uint64, h uint64, k key, expanding bool) (old bool, err error) {
+// k: a new state gets its key and its invariants checked (against
+// parent, the packed state it was made from; nil: every conjunct), a
+// state of this level keeps the smaller key. It reports whether the
+// state was stored before the level.
+func (w *worker) keep(vec []uint64, h uint64, k key, parent []uint64) (old bool, err error) {
 	// One goroutine uses the visited set: no locks.
 	idx, isNew, err := w.visited.InsertHashed(vec, h, 0, false)
 	if err != nil {
@@ -651,8 +646,8 @@ func (w *worker) keep(vec []uint64, h uint64, k key, expanding bool) (old bool, 
 		w.keys = append(w.keys, k)
 		var b bad
 		var found bool
-		if expanding {
-			b, found = w.e.checkSucc(vec, w.witnessed, &w.unwit)
+		if parent != nil {
+			b, found = w.e.checkSucc(vec, parent, w.witnessed, &w.unwit)
 		} else {
 			b, found = w.e.check(vec, w.witnessed, &w.unwit)
 		}
@@ -665,6 +660,100 @@ func (w *worker) keep(vec []uint64, h uint64, k key, expanding bool) (old bool, 
 		}
 	}
 	return !isNew && idx < w.levelStart, nil
+}
+
+// pending is a successor that the expanding worker owns, waiting in
+// flush: its hash, its ordinal, the frontier index of its parent, and
+// whether the parent asks if it was stored before the level.
+type pending struct {
+	h      uint64
+	ord    uint64
+	parent int32
+	ask    bool
+}
+
+// flushAt is the number of pending successors at which an expansion
+// ends with a flush; touchBatch the number whose table slots flush loads
+// in one tight loop.
+const (
+	flushAt    = 64
+	touchBatch = 64
+)
+
+// expansion is the frontier state being expanded: its index and
+// position, whether it asks the owners of its successors if they were
+// stored before the level, and the outboxes of the phase.
+type expansion struct {
+	out    []outbox
+	parent int
+	pos    uint64
+	ask    bool
+}
+
+// successor is the engine's succ function (as w.onSucc): successor t (hash h) of the
+// state being expanded (w.x) with its ordinal and action goes to its
+// owner's outbox, or, when this worker owns it, waits for flush.
+func (w *worker) successor(ord uint64, a int, t []uint64, h uint64) {
+	w.trans++
+	w.fired[a]++
+	x := &w.x
+	if o := w.owner(h); o != w.idx {
+		x.out[o].add(t, key{Pos: x.pos, Ord: ord}, x.ask, x.parent)
+		return
+	}
+	// A loop, not append's copy: vectors are a few words.
+	n := len(w.pendVec)
+	if cap(w.pendVec)-n < len(t) {
+		w.pendVec = slices.Grow(w.pendVec, len(t))
+	}
+	w.pendVec = w.pendVec[:n+len(t)]
+	for i, v := range t {
+		w.pendVec[n+i] = v
+	}
+	w.pend = append(w.pend, pending{h: h, ord: ord, parent: int32(x.parent), ask: x.ask})
+}
+
+// flush stores the pending successors (keep), checked against their
+// parents, and marks the asking parents of the states stored before the
+// level in ps. Their table slots are loaded first, in a loop of a few
+// instructions a load, so that the cache misses of a batch are in
+// flight together, not paid one after the other (as checker's flush).
+func (w *worker) flush(ps []pstate) error {
+	st := w.visited
+	nw := w.e.words
+	var sink uint64
+	var refs [touchBatch]*uint64
+	for at := 0; at < len(w.pend); at += touchBatch {
+		batch := w.pend[at:min(at+touchBatch, len(w.pend))]
+		for i, p := range batch {
+			refs[i] = st.SlotAddr(p.h)
+		}
+		for _, r := range refs[:len(batch)] {
+			sink += atomic.LoadUint64(r)
+		}
+		for i, p := range batch {
+			sink += st.TouchRecordAt(refs[i], w.pendVec[(at+i)*nw:(at+i+1)*nw], p.h)
+		}
+	}
+	w.sink += sink
+	cur := int32(-1)
+	var parent []uint64
+	for i, p := range w.pend {
+		if p.parent != cur {
+			cur = p.parent
+			parent = w.visited.Vector(w.front[cur])
+		}
+		vec := w.pendVec[i*nw : (i+1)*nw]
+		old, err := w.keep(vec, p.h, key{Pos: w.fpos[cur], Ord: p.ord}, parent)
+		if err != nil {
+			return err
+		}
+		if old && p.ask {
+			ps[p.parent].old = true
+		}
+	}
+	w.pend, w.pendVec = w.pend[:0], w.pendVec[:0]
+	return nil
 }
 
 // finishLevel writes this worker's states and summary of level L.
