@@ -40,6 +40,9 @@ func searchN(t testing.TB, b Bucket, n int, prog *machine.Program, opts checker.
 			}
 			defer st.Close()
 			st.Poll = 2 * time.Millisecond
+			// The odd workers compress their frames: every reader reads
+			// both codecs.
+			st.Compress = i%2 == 1
 			if err := st.Acquire(ctx, i); err != nil {
 				errs[i] = err
 				return

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc64"
 	"math/rand/v2"
 	"net/url"
@@ -45,46 +46,54 @@ func buckets(t *testing.T) map[string]func() (string, Bucket) {
 }
 
 func TestStoreRoundTrip(t *testing.T) {
-	ctx := context.Background()
 	for name, open := range buckets(t) {
-		t.Run(name, func(t *testing.T) {
-			u, b := open()
-			st, err := Attach(ctx, u, b, testMan)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			if err := st.Acquire(ctx, 1); err != nil {
-				t.Fatal(err)
-			}
-			n := Name{Kind: KindBatch, Search: 0, Level: 3, Src: 1, Dst: 0}
-			want := []byte(strings.Repeat("successor ", 1000))
-			if _, err := st.Put(ctx, n, 7, want); err != nil {
-				t.Fatal(err)
-			}
-			// Written once: a second write of the same file keeps the first.
-			if _, err := st.Put(ctx, n, 8, []byte("other")); err != nil {
-				t.Fatal(err)
-			}
-			count, got, err := st.Get(ctx, n, testBound)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if count != 7 {
-				t.Errorf("count = %d, want 7", count)
-			}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("payload (-want +got):\n%s", diff)
-			}
-			_, _, err = st.Get(ctx, Name{Kind: KindBatch, Level: 4, Src: 1, Dst: 0}, testBound)
-			if !IsNotExist(err) {
-				t.Errorf("Get of a missing file: %v, want not written", err)
-			}
-			// Another worker's file is not ours to write.
-			if _, err := st.Put(ctx, Name{Kind: KindStates, Level: 1, Src: 0, Dst: 0}, 0, nil); err == nil {
-				t.Error("worker 1 wrote a file of worker 0")
-			}
-		})
+		for _, compress := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/compress=%t", name, compress), func(t *testing.T) {
+				roundTrip(t, open, compress)
+			})
+		}
+	}
+}
+
+// roundTrip is TestStoreRoundTrip on one bucket, with or without zstd.
+func roundTrip(t *testing.T, open func() (string, Bucket), compress bool) {
+	ctx := context.Background()
+	u, b := open()
+	st, err := Attach(ctx, u, b, testMan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	st.Compress = compress
+	if err := st.Acquire(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	n := Name{Kind: KindBatch, Search: 0, Level: 3, Src: 1, Dst: 0}
+	want := []byte(strings.Repeat("successor ", 1000))
+	if _, err := st.Put(ctx, n, 7, want); err != nil {
+		t.Fatal(err)
+	}
+	// Written once: a second write of the same file keeps the first.
+	if _, err := st.Put(ctx, n, 8, []byte("other")); err != nil {
+		t.Fatal(err)
+	}
+	count, got, err := st.Get(ctx, n, testBound)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if count != 7 {
+		t.Errorf("count = %d, want 7", count)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("payload (-want +got):\n%s", diff)
+	}
+	_, _, err = st.Get(ctx, Name{Kind: KindBatch, Level: 4, Src: 1, Dst: 0}, testBound)
+	if !IsNotExist(err) {
+		t.Errorf("Get of a missing file: %v, want not written", err)
+	}
+	// Another worker's file is not ours to write.
+	if _, err := st.Put(ctx, Name{Kind: KindStates, Level: 1, Src: 0, Dst: 0}, 0, nil); err == nil {
+		t.Error("worker 1 wrote a file of worker 0")
 	}
 }
 
@@ -195,8 +204,8 @@ func TestStoreBadFiles(t *testing.T) {
 			b[headerSize+3] ^= 0x10
 			return b
 		}, "", "checksum mismatch: the file is corrupt"},
-		{"garbage", func(g, _ []byte) []byte { return []byte("{\"not\": \"a frame\"}") }, "", "not a wrapcheck store file of format 1"},
-		{"foreign", func(_, f []byte) []byte { return f }, "", "written by another run (run dbe70e7816227ebd, this run is 3b598467af1cecca)"},
+		{"garbage", func(g, _ []byte) []byte { return []byte("{\"not\": \"a frame\"}") }, "", "not a wrapcheck store file of format 2"},
+		{"foreign", func(_, f []byte) []byte { return f }, "", "written by another run (run 8f58dd5aca1e431a, this run is 17a7a64ea3616a0a)"},
 		{"misplaced", func(g, _ []byte) []byte { return g }, "s0/L000003/states-0.wc", "holds s0/L000002/states-0.wc, not s0/L000003/states-0.wc"},
 		{"appended", func(g, _ []byte) []byte { return append(append([]byte(nil), g...), 0) }, "", "longer than the 104 bytes the header says"},
 	}
@@ -213,6 +222,7 @@ func TestStoreBadFiles(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, s := range []*Store{st, fst} {
+				s.Compress = true
 				if err := s.Acquire(ctx, 0); err != nil {
 					t.Fatal(err)
 				}
@@ -392,6 +402,22 @@ func TestStoreFrameBounds(t *testing.T) {
 		}, bound, "1099511627776 compressed bytes, more than a payload of 500 bytes needs"},
 		{"bomb", func(g []byte) []byte { return reframe(g, 3, 500<<10, bomb) }, Bound{Records: 8, Record: 1 << 20},
 			"payload: more than the 512000 bytes the header says"},
+		// A payload stored as is must be as long as the header says.
+		{"stored-comp", func(g []byte) []byte {
+			b := reframe(g, 3, 500, nil)
+			b[9] = codecStored
+			return reframe(b, 3, 400, nil)
+		}, bound, "28 stored bytes for a payload of 400"},
+		{"unknown-codec", func(g []byte) []byte {
+			b := append([]byte(nil), g...)
+			b[9] = 2
+			return reframe(b, 3, 500, nil)
+		}, bound, "an unknown codec 2.0.0"},
+		{"reserved-byte", func(g []byte) []byte {
+			b := append([]byte(nil), g...)
+			b[11] = 1
+			return reframe(b, 3, 500, nil)
+		}, bound, "an unknown codec 1.0.1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -401,6 +427,7 @@ func TestStoreFrameBounds(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer st.Close()
+			st.Compress = true
 			if err := st.Acquire(ctx, 0); err != nil {
 				t.Fatal(err)
 			}
