@@ -48,7 +48,16 @@ type engine struct {
 	parent []uint64
 	vec    []uint64
 	off    int // ordinal offset (the second round of partial-order reduction)
-	succ   func(ord uint64, action int, t []uint64, h uint64)
+	succ   func(vecs []uint64, succs []machine.Succ)
+	// col holds the successors of an expansion, packed and hashed, until
+	// they go to succ, colLimit at a time. Without a canonicalisation the
+	// machine collects them, with no call each; with one, or with an
+	// ordinal offset, onState adds each.
+	col machine.Collector
+
+	// the figures of the expansions so far: successors, per action
+	trans int64
+	fired []int64
 
 	// held is the packed state the check area holds unpacked, when
 	// heldOK: checkSucc then unpacks only the slots in which the next
@@ -105,8 +114,29 @@ func newEngine(prog *machine.Program, opts checker.Options) (*engine, error) {
 	for a := range e.nacts {
 		e.all = append(e.all, a)
 	}
+	e.fired = make([]int64, e.nacts)
+	e.col = machine.Collector{Vecs: make([]uint64, colLimit*e.words), Succs: make([]machine.Succ, colLimit),
+		MaxOrd: verdict.MaxOrdinal, Limit: colLimit, Full: e.colFull, Fired: e.fired}
 	e.m.OnState(e.onState)
 	return e, nil
+}
+
+// colLimit is the number of successors the collector holds before they
+// go to succ.
+const colLimit = 64
+
+// colFull is the collector's Full: its successors go to succ.
+func (e *engine) colFull(*machine.Machine) { e.drain() }
+
+// drain hands the collected successors to succ: their ordinals are
+// their keys (Collector.Key is 0).
+func (e *engine) drain() {
+	c := &e.col
+	if c.N > 0 {
+		e.succ(c.Vecs[:c.N*e.words], c.Succs[:c.N])
+	}
+	e.trans += c.Trans
+	c.N, c.Trans = 0, 0
 }
 
 // canonOf writes the canonical form of the unpacked state u into dst.
@@ -121,17 +151,24 @@ func (e *engine) canonOf(dst []uint64, u []int64) {
 }
 
 // onState is the machine's callback for each successor of the loaded
-// state: its canonical packed form goes to succ with its ordinal and
-// hash.
+// state when it does not collect them: the successor's canonical packed
+// form joins the collected ones with its ordinal and hash.
 func (e *engine) onState(m *machine.Machine) {
+	c := &e.col
+	vec := c.Vecs[c.N*e.words : (c.N+1)*e.words]
 	var h uint64
 	if e.opts.Canon != nil {
-		e.canonOf(e.vec, m.Slots())
-		h = machine.Hash(e.vec)
+		e.canonOf(vec, m.Slots())
+		h = machine.Hash(vec)
 	} else {
-		h = m.RepackHash(e.vec, e.parent) // only the slots the branch wrote
+		h = m.RepackHash(vec, e.parent) // only the slots the branch wrote
 	}
-	e.succ(verdict.Ordinal(e.off+m.Ordinal()), m.Action(), e.vec, h)
+	c.Trans++
+	c.Fired[m.Action()]++
+	c.Succs[c.N] = machine.Succ{H: h, Key: verdict.Ordinal(e.off + m.Ordinal())}
+	if c.N++; c.N == c.Limit {
+		e.drain()
+	}
 }
 
 // failure is a failing branch: its key and error.
@@ -147,12 +184,20 @@ func (e *engine) load(s []uint64) {
 }
 
 // run runs actions acts of the loaded state, its ordinals starting at
-// off, calling succ for each successor (canonical; valid during the call)
-// with its ordinal and [machine.Hash]; during the call, checkSucc checks
-// it. It returns the number of ordinals the actions took
-// (successors and failing branches) and the first failure (nil: none).
-func (e *engine) run(acts []int, off int, succ func(ord uint64, action int, t []uint64, h uint64)) (int, *failure) {
+// off, handing succ the successors (canonical; valid during the call)
+// with their ordinals (Key) and [machine.Hash]es, a batch at a time, and
+// counts them (trans, fired).
+// It returns the number of ordinals the actions took (successors and
+// failing branches) and the first failure (nil: none).
+func (e *engine) run(acts []int, off int, succ func(vecs []uint64, succs []machine.Succ)) (int, *failure) {
 	e.succ, e.off = succ, off
+	collect := e.opts.Canon == nil && off == 0
+	if collect {
+		e.col.Parent = e.parent
+		e.m.Collect(&e.col)
+	} else {
+		e.m.OnState(e.onState)
+	}
 	var first *failure
 	// The actions that may be enabled: the others make no successor and
 	// take no ordinal, and are not run.
@@ -168,6 +213,7 @@ func (e *engine) run(acts []int, off int, succ func(ord uint64, action int, t []
 			e.m.ClearFailure()
 		}
 	}
+	e.drain()
 	return e.m.Ordinal(), first
 }
 

@@ -14,7 +14,7 @@ import (
 // level, from every worker's summary of it.
 func (w *worker) global() (verdict.Stats, verdict.Coverage) {
 	st := verdict.Stats{States: int64(len(w.inits)), Workers: w.n}
-	cov := verdict.Coverage{Fired: make([]int64, len(w.fired))}
+	cov := verdict.Coverage{Fired: make([]int64, len(w.e.fired))}
 	wit := slices.Clone(w.witnessed)
 	if w.level > 0 {
 		for _, s := range w.sums {

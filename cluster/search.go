@@ -60,9 +60,9 @@ func Search(ctx context.Context, cfg Config, prog *machine.Program, opts checker
 	}
 	w := &worker{ctx: ctx, cfg: cfg, st: cfg.Store, idx: cfg.Index, n: cfg.Workers, e: e, opts: opts,
 		visited: machine.NewStore(prog.Words()), start: time.Now(),
-		fired: make([]int64, len(prog.Model.Actions)), witnessed: make([]bool, len(prog.Model.Invariants))}
+		witnessed: make([]bool, len(prog.Model.Invariants))}
 	w.unwit = slices.Clone(e.ante)
-	w.onSucc = w.successor
+	w.onSucc = w.successors
 	res, err := w.run()
 	if err != nil {
 		var ce *CorruptError
@@ -94,10 +94,9 @@ type worker struct {
 	fpos  []uint64 // their positions in the level
 	sums  []*summary
 
-	// this worker's figures so far (cumulative)
+	// this worker's figures so far (cumulative; the successors and
+	// their actions are e.trans and e.fired)
 	states    int64
-	trans     int64
-	fired     []int64
 	witnessed []bool
 	unwit     []int // the invariants with an antecedent not witnessed yet
 
@@ -106,10 +105,10 @@ type worker struct {
 	keys       []key
 	bads       map[uint32]bad
 	x          expansion
-	onSucc     func(ord uint64, a int, t []uint64, h uint64) // succ, made once
-	pend       []pending                                     // successors waiting in flush
-	pendVec    []uint64                                      // their vectors
-	sink       uint64                                        // flush's loads, kept
+	onSucc     func(vecs []uint64, succs []machine.Succ) // succ, made once
+	pend       []pending                                 // successors waiting in flush
+	pendVec    []uint64                                  // their vectors
+	sink       uint64                                    // flush's loads, kept
 
 	// the last committed global figures, for a stopped search
 	lastStats verdict.Stats
@@ -221,8 +220,8 @@ func (w *worker) restore(level int) error {
 			w.front = append(w.front, idx)
 		}
 	}
-	w.states, w.trans = me.states, me.trans
-	copy(w.fired, me.fired)
+	w.states, w.e.trans = me.states, me.trans
+	copy(w.e.fired, me.fired)
 	for i, x := range me.witnessed {
 		w.witnessed[i] = w.witnessed[i] || x
 	}
@@ -285,7 +284,7 @@ func (w *worker) plausible(s *summary) bool {
 	m := w.e.prog.Model
 	okEx := func(ex *machine.ExecError) bool { return ex == nil || ex.Action >= -1 && ex.Action < len(m.Actions) }
 	switch {
-	case len(s.fired) != len(w.fired) || len(s.witnessed) != len(w.witnessed):
+	case len(s.fired) != len(w.e.fired) || len(s.witnessed) != len(w.witnessed):
 		return false
 	case s.fail != nil && !okEx(s.fail.ex):
 		return false
@@ -342,7 +341,7 @@ func (w *worker) bound(k Kind, records uint64) Bound {
 	}
 	// A summary: keys, its figures per action and invariant, and two
 	// runtime errors with their file names and messages.
-	return Bound{Records: records, Record: 2 * uv, Fixed: 4<<20 + uint64(uv*len(w.fired)+len(w.witnessed))}
+	return Bound{Records: records, Record: 2 * uv, Fixed: 4<<20 + uint64(uv*len(w.e.fired)+len(w.witnessed))}
 }
 
 // readStates reads worker j's new states of a level, in key order: at
@@ -690,27 +689,30 @@ type expansion struct {
 	ask    bool
 }
 
-// successor is the engine's succ function (as w.onSucc): successor t (hash h) of the
-// state being expanded (w.x) with its ordinal and action goes to its
-// owner's outbox, or, when this worker owns it, waits for flush.
-func (w *worker) successor(ord uint64, a int, t []uint64, h uint64) {
-	w.trans++
-	w.fired[a]++
+// successors is the engine's succ function (as w.onSucc): each
+// successor of the state being expanded (w.x), packed in vecs, with its
+// ordinal and hash in succs, goes to its owner's outbox, or, when this
+// worker owns it, waits for flush.
+func (w *worker) successors(vecs []uint64, succs []machine.Succ) {
 	x := &w.x
-	if o := w.owner(h); o != w.idx {
-		x.out[o].add(t, key{Pos: x.pos, Ord: ord}, x.ask, x.parent)
-		return
+	nw := w.e.words
+	for i, sc := range succs {
+		t := vecs[i*nw : (i+1)*nw : (i+1)*nw]
+		if o := w.owner(sc.H); o != w.idx {
+			x.out[o].add(t, key{Pos: x.pos, Ord: sc.Key}, x.ask, x.parent)
+			continue
+		}
+		// A loop, not append's copy: vectors are a few words.
+		n := len(w.pendVec)
+		if cap(w.pendVec)-n < nw {
+			w.pendVec = slices.Grow(w.pendVec, nw)
+		}
+		w.pendVec = w.pendVec[:n+nw]
+		for j, v := range t {
+			w.pendVec[n+j] = v
+		}
+		w.pend = append(w.pend, pending{h: sc.H, ord: sc.Key, parent: int32(x.parent), ask: x.ask})
 	}
-	// A loop, not append's copy: vectors are a few words.
-	n := len(w.pendVec)
-	if cap(w.pendVec)-n < len(t) {
-		w.pendVec = slices.Grow(w.pendVec, len(t))
-	}
-	w.pendVec = w.pendVec[:n+len(t)]
-	for i, v := range t {
-		w.pendVec[n+i] = v
-	}
-	w.pend = append(w.pend, pending{h: h, ord: ord, parent: int32(x.parent), ask: x.ask})
 }
 
 // flush stores the pending successors (keep), checked against their
@@ -763,8 +765,13 @@ func (w *worker) finishLevel(L int, sum *summary) error {
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortFunc(order, func(a, b int) int { return w.keys[a].Compare(w.keys[b]) })
-	var sw writer
+	if !slices.IsSortedFunc(w.keys, key.Compare) { // one worker stores in key order
+		slices.SortFunc(order, func(a, b int) int { return w.keys[a].Compare(w.keys[b]) })
+	}
+	// Room for the vectors and keys of a level of fewer than 2^21
+	// positions and 128 ordinals a state: one allocation, not a
+	// doubling series of copies.
+	sw := writer{b: make([]byte, 0, binary.MaxVarintLen64+nn*(w.e.words*8+4))}
 	sw.u(uint64(nn))
 	sum.keys = make([]key, nn)
 	for r, i := range order {
@@ -782,8 +789,8 @@ func (w *worker) finishLevel(L int, sum *summary) error {
 		}
 	}
 	w.states += int64(nn)
-	sum.states, sum.trans = w.states, w.trans
-	sum.fired = slices.Clone(w.fired)
+	sum.states, sum.trans = w.states, w.e.trans
+	sum.fired = slices.Clone(w.e.fired)
 	sum.witnessed = slices.Clone(w.witnessed)
 	if err := w.put(w.name(KindStates, L, w.idx, w.idx), nn, sw.b); err != nil {
 		return err

@@ -311,7 +311,7 @@ func TestSummaryPlausible(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &worker{e: e, fired: make([]int64, len(m.Actions)), witnessed: make([]bool, len(m.Invariants))}
+	w := &worker{e: e, witnessed: make([]bool, len(m.Invariants))}
 	good := func() *summary {
 		return &summary{keys: []key{{Pos: 0, Ord: 1}}, fired: make([]int64, len(m.Actions)), witnessed: make([]bool, len(m.Invariants)), deadlock: -1}
 	}
