@@ -289,7 +289,7 @@ func (e *engine) check(s []uint64, witnessed []bool, left *[]int) (b bad, found 
 func (e *engine) checkSucc(s, parent []uint64, witnessed []bool, left *[]int) (b bad, found bool) {
 	acc := e.acc
 	cw := e.cw
-	any := false
+	some := false
 	for wd, x := range s {
 		for d := x ^ parent[wd]; d != 0; {
 			sl := e.bitSlot[wd*64+bits.TrailingZeros64(d)]
@@ -300,11 +300,11 @@ func (e *engine) checkSucc(s, parent []uint64, witnessed []bool, left *[]int) (b
 			d &^= e.slotMask[sl]
 			for j, c := range e.slotConj[int(sl)*cw : int(sl+1)*cw] {
 				acc[j] |= c
-				any = any || c != 0
+				some = some || c != 0
 			}
 		}
 	}
-	if !any && len(*left) == 0 {
+	if !some && len(*left) == 0 {
 		return bad{}, false
 	}
 	e.hold(s)
