@@ -175,7 +175,7 @@ func (w *worker) pathTo(level int, pos uint64) ([][]uint64, error) {
 		sums := w.sums
 		if l != w.level {
 			var err error
-			if sums, err = w.readSummaries(l); err != nil {
+			if sums, err = w.readSummaries(l, nil); err != nil {
 				return nil, err
 			}
 		}

@@ -104,6 +104,7 @@ type worker struct {
 	levelStart uint32
 	keys       []key
 	bads       map[uint32]bad
+	own        *summary // this worker's summary of the level it wrote, for the commit
 	x          expansion
 	onSucc     func(vecs []uint64, succs []machine.Succ) // succ, made once
 	pend       []pending                                 // successors waiting in flush
@@ -196,7 +197,7 @@ func (w *worker) restore(level int) error {
 		return nil
 	}
 	// The summaries first: this worker's bounds its states files.
-	sums, err := w.readSummaries(level)
+	sums, err := w.readSummaries(level, nil)
 	if err != nil {
 		return err
 	}
@@ -260,9 +261,15 @@ func positions(sums []*summary, idx int, dst []uint64) []uint64 {
 	return dst
 }
 
-func (w *worker) readSummaries(level int) ([]*summary, error) {
+// readSummaries reads every worker's summary of level; own, when not
+// nil, is this worker's, as it wrote it.
+func (w *worker) readSummaries(level int, own *summary) ([]*summary, error) {
 	sums := make([]*summary, w.n)
 	err := ioEach(w.n, func(j int) error {
+		if j == w.idx && own != nil {
+			sums[j] = own
+			return nil
+		}
 		n := w.name(KindSummary, level, j, j)
 		_, p, err := w.st.Wait(w.ctx, n, w.bound(KindSummary, NoBound))
 		if err != nil {
@@ -375,9 +382,15 @@ func (w *worker) readStates(level, j int, records uint64) ([][]uint64, []key, er
 
 // put writes a frame and counts its bytes.
 func (w *worker) put(n Name, count int, payload []byte) error {
-	b, err := w.st.Put(w.ctx, n, uint64(count), payload)
-	w.written.Add(int64(b))
+	_, err := w.create(n, count, payload)
 	return err
+}
+
+// create is put, and reports whether this write created the file.
+func (w *worker) create(n Name, count int, payload []byte) (bool, error) {
+	b, created, err := w.st.create(w.ctx, n, uint64(count), payload)
+	w.written.Add(int64(b))
+	return created, err
 }
 
 // A record is a successor on its way to its owner: the vector, its key,
@@ -795,8 +808,15 @@ func (w *worker) finishLevel(L int, sum *summary) error {
 	if err := w.put(w.name(KindStates, L, w.idx, w.idx), nn, sw.b); err != nil {
 		return err
 	}
-	if err := w.put(w.name(KindSummary, L, w.idx, w.idx), nn, sum.encode()); err != nil {
+	created, err := w.create(w.name(KindSummary, L, w.idx, w.idx), nn, sum.encode())
+	if err != nil {
 		return err
+	}
+	// The commit takes this summary as written, not read back, unless
+	// the file was there already (its bytes are what the others read).
+	w.own = nil
+	if created {
+		w.own = sum
 	}
 	// The next frontier: the new states in key order (positions follow at
 	// the commit).
@@ -810,7 +830,8 @@ func (w *worker) finishLevel(L int, sum *summary) error {
 // commit waits for every worker's summary of level L and takes L as the
 // committed level.
 func (w *worker) commit(L int) error {
-	sums, err := w.readSummaries(L)
+	sums, err := w.readSummaries(L, w.own)
+	w.own = nil
 	if err != nil {
 		return err
 	}

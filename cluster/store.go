@@ -323,19 +323,26 @@ func crcTable() *crc64.Table { return crc64.MakeTable(crc64.ECMA) }
 // stale worker may still write in that window, the same bytes as its
 // successor, and stops at its next check).
 func (s *Store) Put(ctx context.Context, n Name, count uint64, payload []byte) (int, error) {
+	size, _, err := s.create(ctx, n, count, payload)
+	return size, err
+}
+
+// create is Put, and reports whether this write created the file (false:
+// it was there, and keeps its bytes).
+func (s *Store) create(ctx context.Context, n Name, count uint64, payload []byte) (size int, created bool, err error) {
 	s.mu.Lock()
 	fresh := s.LeaseEvery > 0 && time.Since(s.leaseSeen) < s.LeaseEvery
 	s.mu.Unlock()
 	if !fresh {
 		if err := s.CheckLease(ctx); err != nil {
-			return 0, err
+			return 0, false, err
 		}
 		s.mu.Lock()
 		s.leaseSeen = time.Now()
 		s.mu.Unlock()
 	}
 	if n.Kind != KindResult && n.Src != s.index {
-		return 0, fmt.Errorf("cluster: worker %d writing a file of worker %d", s.index, n.Src)
+		return 0, false, fmt.Errorf("cluster: worker %d writing a file of worker %d", s.index, n.Src)
 	}
 	var buf []byte
 	if s.Compress {
@@ -357,11 +364,14 @@ func (s *Store) Put(ctx context.Context, n Name, count uint64, payload []byte) (
 	le.PutUint64(buf[52:], uint64(len(payload)))
 	le.PutUint64(buf[60:], uint64(len(buf)-headerSize))
 	buf = le.AppendUint64(buf, crc64.Checksum(buf, crcTable()))
-	err := s.bucket.Create(ctx, n.Key(), buf)
-	if err != nil && !errors.Is(err, ErrExist) {
-		return 0, fmt.Errorf("store %s: writing %s: %w", s.url, n.Key(), err)
+	err = s.bucket.Create(ctx, n.Key(), buf)
+	if errors.Is(err, ErrExist) {
+		return len(buf), false, nil
 	}
-	return len(buf), nil
+	if err != nil {
+		return 0, false, fmt.Errorf("store %s: writing %s: %w", s.url, n.Key(), err)
+	}
+	return len(buf), true, nil
 }
 
 // Exists reports whether the frame n is written.
