@@ -204,6 +204,9 @@ func decodeSummary(p []byte) (*summary, error) {
 	var prev key
 	for i := range s.keys {
 		s.keys[i] = key{Pos: prev.Pos + r.u(), Ord: r.u()}
+		if i > 0 && !prev.Less(s.keys[i]) {
+			r.err = errPayload // keys ascend strictly (positions rely on it)
+		}
 		prev = s.keys[i]
 	}
 	s.states = r.i()

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"errors"
+	"math/bits"
 	"slices"
 
 	"github.com/wrapcheck/wrapcheck/checker"
@@ -26,33 +27,116 @@ type engine struct {
 	words int
 	nacts int
 	invs  []int // checked invariants, ascending
-	slots []int64
-	enab  []int
-	rest  []int
-	all   []int
+	ante  []int // those of invs with an antecedent
+	conjs []conj
+	// The conjuncts that read each slot, as bit sets of cw words over
+	// the conjuncts' numbers (slotConj[sl*cw:]), and each bit of a packed
+	// state's slot (bitSlot, -1: none) and mask in its word (slotMask):
+	// checkSucc's index from changed bits to conjuncts.
+	cw       int
+	slotConj []uint64
+	bitSlot  []int32
+	slotMask []uint64
+	valid    []uint64 // per word, the bits some slot takes
+	acc      []uint64
+	slots    []int64
+	enab     []int
+	rest     []int
+	all      []int
 
 	// the expansion in progress
 	parent []uint64
 	vec    []uint64
 	off    int // ordinal offset (the second round of partial-order reduction)
-	succ   func(ord uint64, action int, t []uint64)
+	succ   func(vecs []uint64, succs []machine.Succ)
+	// col holds the successors of an expansion, packed and hashed, until
+	// they go to succ, colLimit at a time. Without a canonicalisation the
+	// machine collects them, with no call each; with one, or with an
+	// ordinal offset, onState adds each.
+	col machine.Collector
+
+	// the figures of the expansions so far: successors, per action
+	trans int64
+	fired []int64
+
+	// held is the packed state the check area holds unpacked, when
+	// heldOK: checkSucc then unpacks only the slots in which the next
+	// state differs from it. Anything else that writes the check area
+	// (check, terminal) clears heldOK.
+	held   []uint64
+	heldOK bool
+}
+
+// conj is a conjunct of a checked invariant, in checking order.
+type conj struct {
+	inv int
+	c   *machine.Conjunct
 }
 
 func newEngine(prog *machine.Program, opts checker.Options) (*engine, error) {
 	m := prog.Model
 	e := &engine{prog: prog, opts: opts, m: prog.NewMachine(), words: prog.Words(), nacts: prog.Actions(),
-		slots: make([]int64, prog.Slots()), vec: make([]uint64, prog.Words())}
+		slots: make([]int64, prog.Slots()), vec: make([]uint64, prog.Words()), held: make([]uint64, prog.Words())}
 	for i, inv := range m.Invariants {
 		if len(opts.Only) > 0 && !slices.Contains(opts.Only, inv.Name) {
 			continue
 		}
 		e.invs = append(e.invs, i)
+		if prog.HasAntecedent(i) {
+			e.ante = append(e.ante, i)
+		}
+		for k := range prog.Conjuncts(i) {
+			e.conjs = append(e.conjs, conj{inv: i, c: &prog.Conjuncts(i)[k]})
+		}
+	}
+	e.cw = (len(e.conjs) + 63) / 64
+	e.acc = make([]uint64, e.cw)
+	e.slotConj = make([]uint64, prog.Slots()*e.cw)
+	e.slotMask = make([]uint64, prog.Slots())
+	e.bitSlot = make([]int32, e.words*64)
+	e.valid = make([]uint64, e.words)
+	for b := range e.bitSlot {
+		e.bitSlot[b] = -1
+	}
+	for g, c := range e.conjs {
+		for _, sl := range c.c.Slots() {
+			e.slotConj[int(sl)*e.cw+g/64] |= 1 << (g % 64)
+		}
+	}
+	for sl := range prog.Slots() {
+		wd, mask := prog.SlotBits(sl)
+		e.slotMask[sl] = mask
+		e.valid[wd] |= mask
+		for x := mask; x != 0; x &= x - 1 {
+			e.bitSlot[wd*64+bits.TrailingZeros64(x)] = int32(sl)
+		}
 	}
 	for a := range e.nacts {
 		e.all = append(e.all, a)
 	}
+	e.fired = make([]int64, e.nacts)
+	e.col = machine.Collector{Vecs: make([]uint64, colLimit*e.words), Succs: make([]machine.Succ, colLimit),
+		MaxOrd: verdict.MaxOrdinal, Limit: colLimit, Full: e.colFull, Fired: e.fired}
 	e.m.OnState(e.onState)
 	return e, nil
+}
+
+// colLimit is the number of successors the collector holds before they
+// go to succ.
+const colLimit = 64
+
+// colFull is the collector's Full: its successors go to succ.
+func (e *engine) colFull(*machine.Machine) { e.drain() }
+
+// drain hands the collected successors to succ: their ordinals are
+// their keys (Collector.Key is 0).
+func (e *engine) drain() {
+	c := &e.col
+	if c.N > 0 {
+		e.succ(c.Vecs[:c.N*e.words], c.Succs[:c.N])
+	}
+	e.trans += c.Trans
+	c.N, c.Trans = 0, 0
 }
 
 // canonOf writes the canonical form of the unpacked state u into dst.
@@ -67,14 +151,24 @@ func (e *engine) canonOf(dst []uint64, u []int64) {
 }
 
 // onState is the machine's callback for each successor of the loaded
-// state: its canonical packed form goes to succ with its ordinal.
+// state when it does not collect them: the successor's canonical packed
+// form joins the collected ones with its ordinal and hash.
 func (e *engine) onState(m *machine.Machine) {
+	c := &e.col
+	vec := c.Vecs[c.N*e.words : (c.N+1)*e.words]
+	var h uint64
 	if e.opts.Canon != nil {
-		e.canonOf(e.vec, m.Slots())
+		e.canonOf(vec, m.Slots())
+		h = machine.Hash(vec)
 	} else {
-		m.Repack(e.vec, e.parent) // only the slots the branch wrote
+		h = m.RepackHash(vec, e.parent) // only the slots the branch wrote
 	}
-	e.succ(verdict.Ordinal(e.off+m.Ordinal()), m.Action(), e.vec)
+	c.Trans++
+	c.Fired[m.Action()]++
+	c.Succs[c.N] = machine.Succ{H: h, Key: verdict.Ordinal(e.off + m.Ordinal())}
+	if c.N++; c.N == c.Limit {
+		e.drain()
+	}
 }
 
 // failure is a failing branch: its key and error.
@@ -90,13 +184,28 @@ func (e *engine) load(s []uint64) {
 }
 
 // run runs actions acts of the loaded state, its ordinals starting at
-// off, calling succ for each successor (canonical; valid during the call)
-// with its ordinal; it returns the number of ordinals the actions took
-// (successors and failing branches) and the first failure (nil: none).
-func (e *engine) run(acts []int, off int, succ func(ord uint64, action int, t []uint64)) (int, *failure) {
+// off, handing succ the successors (canonical; valid during the call)
+// with their ordinals (Key) and [machine.Hash]es, a batch at a time, and
+// counts them (trans, fired).
+// It returns the number of ordinals the actions took (successors and
+// failing branches) and the first failure (nil: none).
+func (e *engine) run(acts []int, off int, succ func(vecs []uint64, succs []machine.Succ)) (int, *failure) {
 	e.succ, e.off = succ, off
+	collect := e.opts.Canon == nil && off == 0
+	if collect {
+		e.col.Parent = e.parent
+		e.m.Collect(&e.col)
+	} else {
+		e.m.OnState(e.onState)
+	}
 	var first *failure
+	// The actions that may be enabled: the others make no successor and
+	// take no ordinal, and are not run.
+	cand := e.m.Candidates()
 	for _, a := range acts {
+		if cand[a/64]>>(a%64)&1 == 0 {
+			continue
+		}
 		if !e.m.RunAction(a) {
 			if first == nil {
 				first = &failure{k: key{Ord: verdict.Ordinal(off + e.m.FailOrdinal())}, ex: e.m.Failure()}
@@ -104,6 +213,7 @@ func (e *engine) run(acts []int, off int, succ func(ord uint64, action int, t []
 			e.m.ClearFailure()
 		}
 	}
+	e.drain()
 	return e.m.Ordinal(), first
 }
 
@@ -145,7 +255,10 @@ func (e *engine) restOf(enabled, sub []int) []int {
 
 // terminal reports whether the loaded state satisfies the terminal
 // predicate (false when its evaluation fails, as in the search).
-func (e *engine) terminal() bool { return e.m.LoadedTerminal() }
+func (e *engine) terminal() bool {
+	e.heldOK = false // LoadedTerminal writes the check area
+	return e.m.LoadedTerminal()
+}
 
 // bad is a violated invariant of a state: the invariant (index into
 // Model.Invariants) and, when evaluating it failed, the error.
@@ -156,35 +269,102 @@ type bad struct {
 
 // check evaluates the conjuncts of the checked invariants in s
 // (canonical) in order and returns the first violated invariant (found
-// false: none); it sets witnessed[i] for the invariants whose antecedent
-// holds. checker checks only the conjuncts that read a slot changed from
-// the parent; the others hold in the parent, which satisfied every
-// invariant, so the first violated conjunct is the same.
-func (e *engine) check(s []uint64, witnessed []bool) (b bad, found bool) {
-	m := e.m
-	m.UnpackCheck(s)
-	for _, i := range e.invs {
-		cjs := e.prog.Conjuncts(i)
-		for k := range cjs {
-			v, ok := m.EvalConjunct(&cjs[k])
-			if !ok {
-				return e.witness(bad{inv: i, ex: m.PredFailure()}, true, witnessed)
-			}
-			if v == 0 {
-				return e.witness(bad{inv: i}, true, witnessed)
-			}
+// false: none); it witnesses the antecedents of left that hold in s.
+func (e *engine) check(s []uint64, witnessed []bool, left *[]int) (b bad, found bool) {
+	e.heldOK = false
+	e.m.UnpackCheck(s)
+	for g := range e.conjs {
+		if b, found = e.evalConj(g); found {
+			break
 		}
 	}
-	return e.witness(bad{}, false, witnessed)
+	e.witness(witnessed, left)
+	return b, found
 }
 
-func (e *engine) witness(b bad, found bool, witnessed []bool) (bad, bool) {
-	for _, i := range e.invs {
-		if e.prog.HasAntecedent(i) && !witnessed[i] && e.m.Antecedent(i) {
-			witnessed[i] = true
+// checkSucc is check of s, a successor of parent. As checker does, it
+// evaluates only the conjuncts that read a slot in which s differs from
+// parent: the others hold in s as in parent, which satisfied every
+// invariant, so the first violated conjunct is the same.
+func (e *engine) checkSucc(s, parent []uint64, witnessed []bool, left *[]int) (b bad, found bool) {
+	acc := e.acc
+	cw := e.cw
+	some := false
+	for wd, x := range s {
+		for d := x ^ parent[wd]; d != 0; {
+			sl := e.bitSlot[wd*64+bits.TrailingZeros64(d)]
+			if sl < 0 {
+				d &= d - 1
+				continue
+			}
+			d &^= e.slotMask[sl]
+			for j, c := range e.slotConj[int(sl)*cw : int(sl+1)*cw] {
+				acc[j] |= c
+				some = some || c != 0
+			}
 		}
 	}
+	if !some && len(*left) == 0 {
+		return bad{}, false
+	}
+	e.hold(s)
+	for j, x := range acc {
+		acc[j] = 0
+		for ; x != 0 && !found; x &= x - 1 {
+			b, found = e.evalConj(j*64 + bits.TrailingZeros64(x))
+		}
+	}
+	e.witness(witnessed, left)
 	return b, found
+}
+
+// hold makes the check area hold s unpacked: only the slots in which s
+// differs from the state it holds are decoded.
+func (e *engine) hold(s []uint64) {
+	if e.heldOK {
+		e.m.UnpackCheckChanged(s, e.held)
+	} else {
+		e.m.UnpackCheck(s)
+		e.heldOK = true
+	}
+	copy(e.held, s)
+}
+
+// evalConj evaluates conjunct g over the check area: found when it is
+// false or fails.
+func (e *engine) evalConj(g int) (b bad, found bool) {
+	c := &e.conjs[g]
+	v, ok := e.m.EvalConjunct(c.c)
+	if !ok {
+		return bad{inv: c.inv, ex: e.m.PredFailure()}, true
+	}
+	return bad{inv: c.inv}, v == 0
+}
+
+// witness sets witnessed[i] for the invariants i of left whose
+// antecedent holds in the state the check area holds, and drops them
+// from left.
+func (e *engine) witness(witnessed []bool, left *[]int) {
+	l := (*left)[:0]
+	for _, i := range *left {
+		if e.m.Antecedent(i) {
+			witnessed[i] = true
+		} else {
+			l = append(l, i)
+		}
+	}
+	*left = l
+}
+
+// isValid reports whether the packed state s sets no bit outside the
+// slots' (a state read from the store is input).
+func (e *engine) isValid(s []uint64) bool {
+	for i, x := range s {
+		if x&^e.valid[i] != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // initStates returns the initial states (canonical, first occurrences in

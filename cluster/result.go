@@ -14,7 +14,7 @@ import (
 // level, from every worker's summary of it.
 func (w *worker) global() (verdict.Stats, verdict.Coverage) {
 	st := verdict.Stats{States: int64(len(w.inits)), Workers: w.n}
-	cov := verdict.Coverage{Fired: make([]int64, len(w.fired))}
+	cov := verdict.Coverage{Fired: make([]int64, len(w.e.fired))}
 	wit := slices.Clone(w.witnessed)
 	if w.level > 0 {
 		for _, s := range w.sums {
@@ -108,7 +108,8 @@ func (w *worker) violation() (*verdict.Violation, error) {
 		var b bad
 		scratch := make([]bool, len(w.witnessed))
 		for i, s := range w.inits {
-			if bb, found := e.check(s, scratch); found {
+			left := slices.Clone(e.ante)
+			if bb, found := e.check(s, scratch, &left); found {
 				badAt, badOrd, b = i, w.initOrds[i], bb
 				break
 			}
@@ -174,7 +175,7 @@ func (w *worker) pathTo(level int, pos uint64) ([][]uint64, error) {
 		sums := w.sums
 		if l != w.level {
 			var err error
-			if sums, err = w.readSummaries(l); err != nil {
+			if sums, err = w.readSummaries(l, nil); err != nil {
 				return nil, err
 			}
 		}

@@ -60,7 +60,9 @@ func Search(ctx context.Context, cfg Config, prog *machine.Program, opts checker
 	}
 	w := &worker{ctx: ctx, cfg: cfg, st: cfg.Store, idx: cfg.Index, n: cfg.Workers, e: e, opts: opts,
 		visited: machine.NewStore(prog.Words()), start: time.Now(),
-		fired: make([]int64, len(prog.Model.Actions)), witnessed: make([]bool, len(prog.Model.Invariants))}
+		witnessed: make([]bool, len(prog.Model.Invariants))}
+	w.unwit = slices.Clone(e.ante)
+	w.onSucc = w.successors
 	res, err := w.run()
 	if err != nil {
 		var ce *CorruptError
@@ -92,16 +94,22 @@ type worker struct {
 	fpos  []uint64 // their positions in the level
 	sums  []*summary
 
-	// this worker's figures so far (cumulative)
+	// this worker's figures so far (cumulative; the successors and
+	// their actions are e.trans and e.fired)
 	states    int64
-	trans     int64
-	fired     []int64
 	witnessed []bool
+	unwit     []int // the invariants with an antecedent not witnessed yet
 
 	// during a merge: the keys of the states stored since levelStart
 	levelStart uint32
 	keys       []key
 	bads       map[uint32]bad
+	own        *summary // this worker's summary of the level it wrote, for the commit
+	x          expansion
+	onSucc     func(vecs []uint64, succs []machine.Succ) // succ, made once
+	pend       []pending                                 // successors waiting in flush
+	pendVec    []uint64                                  // their vectors
+	sink       uint64                                    // flush's loads, kept
 
 	// the last committed global figures, for a stopped search
 	lastStats verdict.Stats
@@ -109,10 +117,11 @@ type worker struct {
 	written   atomic.Int64 // bytes written
 }
 
-// owner returns the worker that owns state vec: its shard (of 4096, by
-// the high bits of its hash) modulo N.
-func (w *worker) owner(vec []uint64) int {
-	return int(w.visited.Hash(vec)>>52) % w.n
+// owner returns the worker that owns a state of hash h
+// ([machine.Hash]): its shard (of 4096, by the high bits of the hash)
+// modulo N.
+func (w *worker) owner(h uint64) int {
+	return int(h>>52) % w.n
 }
 
 func (w *worker) run() (*verdict.Result, error) {
@@ -169,7 +178,7 @@ func (w *worker) restore(level int) error {
 	w.level = 0
 	w.front, w.fpos = w.front[:0], w.fpos[:0]
 	for p, s := range w.inits {
-		if w.owner(s) != w.idx {
+		if w.owner(machine.Hash(s)) != w.idx {
 			continue
 		}
 		idx, _, err := w.visited.Insert(s, 0)
@@ -182,13 +191,13 @@ func (w *worker) restore(level int) error {
 	// Witnessed antecedents of the initial states: every worker checks
 	// them all (they are few), the figures being an OR.
 	for _, s := range w.inits {
-		w.e.check(s, w.witnessed)
+		w.e.check(s, w.witnessed, &w.unwit)
 	}
 	if level == 0 {
 		return nil
 	}
 	// The summaries first: this worker's bounds its states files.
-	sums, err := w.readSummaries(level)
+	sums, err := w.readSummaries(level, nil)
 	if err != nil {
 		return err
 	}
@@ -212,11 +221,12 @@ func (w *worker) restore(level int) error {
 			w.front = append(w.front, idx)
 		}
 	}
-	w.states, w.trans = me.states, me.trans
-	copy(w.fired, me.fired)
+	w.states, w.e.trans = me.states, me.trans
+	copy(w.e.fired, me.fired)
 	for i, x := range me.witnessed {
 		w.witnessed[i] = w.witnessed[i] || x
 	}
+	w.unwit = slices.DeleteFunc(w.unwit, func(i int) bool { return w.witnessed[i] })
 	w.level, w.sums = level, sums
 	w.fpos = positions(sums, w.idx, w.fpos[:0])
 	if len(w.fpos) != len(w.front) {
@@ -226,23 +236,40 @@ func (w *worker) restore(level int) error {
 }
 
 // positions appends to dst the positions in the level of worker idx's
-// new states: their ranks among all workers' keys.
+// new states: their ranks among all workers' keys. Each summary's keys
+// ascend (decodeSummary checks it), so a key's rank is its own rank plus
+// the number of each other worker's keys below it: one pass over each.
 func positions(sums []*summary, idx int, dst []uint64) []uint64 {
-	var all []key
-	for _, s := range sums {
-		all = append(all, s.keys...)
+	mine := sums[idx].keys
+	at := len(dst)
+	for r := range mine {
+		dst = append(dst, uint64(r))
 	}
-	slices.SortFunc(all, key.Compare)
-	for _, k := range sums[idx].keys {
-		p, _ := slices.BinarySearchFunc(all, k, key.Compare)
-		dst = append(dst, uint64(p))
+	pos := dst[at:]
+	for j, s := range sums {
+		if j == idx {
+			continue
+		}
+		below := 0
+		for r, k := range mine {
+			for below < len(s.keys) && s.keys[below].Less(k) {
+				below++
+			}
+			pos[r] += uint64(below)
+		}
 	}
 	return dst
 }
 
-func (w *worker) readSummaries(level int) ([]*summary, error) {
+// readSummaries reads every worker's summary of level; own, when not
+// nil, is this worker's, as it wrote it.
+func (w *worker) readSummaries(level int, own *summary) ([]*summary, error) {
 	sums := make([]*summary, w.n)
 	err := ioEach(w.n, func(j int) error {
+		if j == w.idx && own != nil {
+			sums[j] = own
+			return nil
+		}
 		n := w.name(KindSummary, level, j, j)
 		_, p, err := w.st.Wait(w.ctx, n, w.bound(KindSummary, NoBound))
 		if err != nil {
@@ -264,7 +291,7 @@ func (w *worker) plausible(s *summary) bool {
 	m := w.e.prog.Model
 	okEx := func(ex *machine.ExecError) bool { return ex == nil || ex.Action >= -1 && ex.Action < len(m.Actions) }
 	switch {
-	case len(s.fired) != len(w.fired) || len(s.witnessed) != len(w.witnessed):
+	case len(s.fired) != len(w.e.fired) || len(s.witnessed) != len(w.witnessed):
 		return false
 	case s.fail != nil && !okEx(s.fail.ex):
 		return false
@@ -321,7 +348,7 @@ func (w *worker) bound(k Kind, records uint64) Bound {
 	}
 	// A summary: keys, its figures per action and invariant, and two
 	// runtime errors with their file names and messages.
-	return Bound{Records: records, Record: 2 * uv, Fixed: 4<<20 + uint64(uv*len(w.fired)+len(w.witnessed))}
+	return Bound{Records: records, Record: 2 * uv, Fixed: 4<<20 + uint64(uv*len(w.e.fired)+len(w.witnessed))}
 }
 
 // readStates reads worker j's new states of a level, in key order: at
@@ -341,6 +368,9 @@ func (w *worker) readStates(level, j int, records uint64) ([][]uint64, []key, er
 		for i := range v {
 			v[i] = r.word()
 		}
+		if r.err == nil && !w.e.isValid(v) {
+			return nil, nil, &CorruptError{Path: n.Key(), Msg: "holds a state with bits outside the model's slots"}
+		}
 		vecs = append(vecs, v)
 		keys = append(keys, r.key())
 	}
@@ -352,9 +382,15 @@ func (w *worker) readStates(level, j int, records uint64) ([][]uint64, []key, er
 
 // put writes a frame and counts its bytes.
 func (w *worker) put(n Name, count int, payload []byte) error {
-	b, err := w.st.Put(w.ctx, n, uint64(count), payload)
-	w.written.Add(int64(b))
+	_, err := w.create(n, count, payload)
 	return err
+}
+
+// create is put, and reports whether this write created the file.
+func (w *worker) create(n Name, count int, payload []byte) (bool, error) {
+	b, created, err := w.st.create(w.ctx, n, uint64(count), payload)
+	w.written.Add(int64(b))
+	return created, err
 }
 
 // A record is a successor on its way to its owner: the vector, its key,
@@ -401,23 +437,30 @@ func (w *worker) expandLevel() error {
 	ps := make([]pstate, len(w.front))
 	sum := &summary{deadlock: -1}
 
-	// Phase A: every action, or the ample sets.
+	// Phase A: every action, or the ample sets. The successors this
+	// worker owns are stored in batches (flush); the others go to their
+	// owners' outboxes.
 	out := make([]outbox, w.n)
 	for k, idx := range w.front {
 		P := w.fpos[k]
 		w.e.load(w.visited.Vector(idx))
 		enabled, sub := w.e.enabled()
 		ps[k].ask = por && len(sub) < len(enabled)
-		taken, fail := w.e.run(sub, 0, func(ord uint64, a int, t []uint64) {
-			w.trans++
-			w.fired[a]++
-			out[w.owner(t)].add(t, key{Pos: P, Ord: ord}, ps[k].ask, k)
-		})
+		w.x = expansion{out: out, parent: k, pos: P, ask: ps[k].ask}
+		taken, fail := w.e.run(sub, 0, w.onSucc)
 		ps[k].taken = taken
 		if fail != nil {
 			fail.k.Pos = P
 			ps[k].fail = fail
 		}
+		if len(w.pend) >= flushAt {
+			if err := w.flush(ps); err != nil {
+				return err
+			}
+		}
+	}
+	if err := w.flush(ps); err != nil {
+		return err
 	}
 	replies, err := w.exchange(KindBatch, L, out, por)
 	if err != nil {
@@ -446,16 +489,21 @@ func (w *worker) expandLevel() error {
 			w.e.load(w.visited.Vector(idx))
 			enabled, sub := w.e.enabled()
 			rest := w.e.restOf(enabled, sub)
-			taken, fail := w.e.run(rest, ps[k].taken, func(ord uint64, a int, t []uint64) {
-				w.trans++
-				w.fired[a]++
-				outB[w.owner(t)].add(t, key{Pos: P, Ord: ord}, false, k)
-			})
+			w.x = expansion{out: outB, parent: k, pos: P}
+			taken, fail := w.e.run(rest, ps[k].taken, w.onSucc)
 			ps[k].taken += taken
 			if fail != nil && ps[k].fail == nil {
 				fail.k.Pos = P
 				ps[k].fail = fail
 			}
+			if len(w.pend) >= flushAt {
+				if err := w.flush(ps); err != nil {
+					return err
+				}
+			}
+		}
+		if err := w.flush(ps); err != nil {
+			return err
 		}
 		if _, err := w.exchange(KindRest, L, outB, false); err != nil {
 			return err
@@ -558,10 +606,8 @@ func (w *worker) exchange(kind Kind, L int, out []outbox, ask bool) ([][]bool, e
 	return replies, nil
 }
 
-// merge stores the successors of one batch: a new state gets its key and
-// its invariants checked, a state of this level keeps the smaller key. It
-// returns, per asking record, whether its state was stored before the
-// level.
+// merge stores the successors of one batch (keep): it returns, per
+// asking record, whether its state was stored before the level.
 func (w *worker) merge(p []byte, n Name) ([]bool, error) {
 	r := &reader{b: p}
 	vec := make([]uint64, w.e.words)
@@ -575,32 +621,154 @@ func (w *worker) merge(p []byte, n Name) ([]bool, error) {
 		if r.err != nil {
 			break
 		}
-		if w.owner(vec) != w.idx {
+		if !w.e.isValid(vec) {
+			return nil, &CorruptError{Path: n.Key(), Msg: "holds a state with bits outside the model's slots"}
+		}
+		h := machine.Hash(vec)
+		if w.owner(h) != w.idx {
 			return nil, &CorruptError{Path: n.Key(), Msg: "holds a state another worker owns"}
 		}
-		idx, isNew, err := w.visited.Insert(vec, 0)
+		old, err := w.keep(vec, h, k, nil)
 		if err != nil {
 			return nil, err
 		}
-		switch {
-		case isNew:
-			w.keys = append(w.keys, k)
-			if b, found := w.e.check(vec, w.witnessed); found {
-				w.bads[idx] = b
-			}
-		case idx >= w.levelStart:
-			if i := idx - w.levelStart; k.Less(w.keys[i]) {
-				w.keys[i] = k
-			}
-		}
 		if asking {
-			ans = append(ans, !isNew && idx < w.levelStart)
+			ans = append(ans, old)
 		}
 	}
 	if r.done() != nil {
 		return nil, &CorruptError{Path: n.Key(), Msg: "batch payload does not decode"}
 	}
 	return ans, nil
+}
+
+// keep stores a successor that this worker owns, vec of hash h with key
+// k: a new state gets its key and its invariants checked (against
+// parent, the packed state it was made from; nil: every conjunct), a
+// state of this level keeps the smaller key. It reports whether the
+// state was stored before the level.
+func (w *worker) keep(vec []uint64, h uint64, k key, parent []uint64) (old bool, err error) {
+	// One goroutine uses the visited set: no locks.
+	idx, isNew, err := w.visited.InsertHashed(vec, h, 0, false)
+	if err != nil {
+		return false, err
+	}
+	switch {
+	case isNew:
+		w.keys = append(w.keys, k)
+		var b bad
+		var found bool
+		if parent != nil {
+			b, found = w.e.checkSucc(vec, parent, w.witnessed, &w.unwit)
+		} else {
+			b, found = w.e.check(vec, w.witnessed, &w.unwit)
+		}
+		if found {
+			w.bads[idx] = b
+		}
+	case idx >= w.levelStart:
+		if i := idx - w.levelStart; k.Less(w.keys[i]) {
+			w.keys[i] = k
+		}
+	}
+	return !isNew && idx < w.levelStart, nil
+}
+
+// pending is a successor that the expanding worker owns, waiting in
+// flush: its hash, its ordinal, the frontier index of its parent, and
+// whether the parent asks if it was stored before the level.
+type pending struct {
+	h      uint64
+	ord    uint64
+	parent int32
+	ask    bool
+}
+
+// flushAt is the number of pending successors at which an expansion
+// ends with a flush; touchBatch the number whose table slots flush loads
+// in one tight loop.
+const (
+	flushAt    = 64
+	touchBatch = 64
+)
+
+// expansion is the frontier state being expanded: its index and
+// position, whether it asks the owners of its successors if they were
+// stored before the level, and the outboxes of the phase.
+type expansion struct {
+	out    []outbox
+	parent int
+	pos    uint64
+	ask    bool
+}
+
+// successors is the engine's succ function (as w.onSucc): each
+// successor of the state being expanded (w.x), packed in vecs, with its
+// ordinal and hash in succs, goes to its owner's outbox, or, when this
+// worker owns it, waits for flush.
+func (w *worker) successors(vecs []uint64, succs []machine.Succ) {
+	x := &w.x
+	nw := w.e.words
+	for i, sc := range succs {
+		t := vecs[i*nw : (i+1)*nw : (i+1)*nw]
+		if o := w.owner(sc.H); o != w.idx {
+			x.out[o].add(t, key{Pos: x.pos, Ord: sc.Key}, x.ask, x.parent)
+			continue
+		}
+		// A loop, not append's copy: vectors are a few words.
+		n := len(w.pendVec)
+		if cap(w.pendVec)-n < nw {
+			w.pendVec = slices.Grow(w.pendVec, nw)
+		}
+		w.pendVec = w.pendVec[:n+nw]
+		for j, v := range t {
+			w.pendVec[n+j] = v
+		}
+		w.pend = append(w.pend, pending{h: sc.H, ord: sc.Key, parent: int32(x.parent), ask: x.ask})
+	}
+}
+
+// flush stores the pending successors (keep), checked against their
+// parents, and marks the asking parents of the states stored before the
+// level in ps. Their table slots are loaded first, in a loop of a few
+// instructions a load, so that the cache misses of a batch are in
+// flight together, not paid one after the other (as checker's flush).
+func (w *worker) flush(ps []pstate) error {
+	st := w.visited
+	nw := w.e.words
+	var sink uint64
+	var refs [touchBatch]*uint64
+	for at := 0; at < len(w.pend); at += touchBatch {
+		batch := w.pend[at:min(at+touchBatch, len(w.pend))]
+		for i, p := range batch {
+			refs[i] = st.SlotAddr(p.h)
+		}
+		for _, r := range refs[:len(batch)] {
+			sink += atomic.LoadUint64(r)
+		}
+		for i, p := range batch {
+			sink += st.TouchRecordAt(refs[i], w.pendVec[(at+i)*nw:(at+i+1)*nw], p.h)
+		}
+	}
+	w.sink += sink
+	cur := int32(-1)
+	var parent []uint64
+	for i, p := range w.pend {
+		if p.parent != cur {
+			cur = p.parent
+			parent = w.visited.Vector(w.front[cur])
+		}
+		vec := w.pendVec[i*nw : (i+1)*nw]
+		old, err := w.keep(vec, p.h, key{Pos: w.fpos[cur], Ord: p.ord}, parent)
+		if err != nil {
+			return err
+		}
+		if old && p.ask {
+			ps[p.parent].old = true
+		}
+	}
+	w.pend, w.pendVec = w.pend[:0], w.pendVec[:0]
+	return nil
 }
 
 // finishLevel writes this worker's states and summary of level L.
@@ -610,8 +778,13 @@ func (w *worker) finishLevel(L int, sum *summary) error {
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortFunc(order, func(a, b int) int { return w.keys[a].Compare(w.keys[b]) })
-	var sw writer
+	if !slices.IsSortedFunc(w.keys, key.Compare) { // one worker stores in key order
+		slices.SortFunc(order, func(a, b int) int { return w.keys[a].Compare(w.keys[b]) })
+	}
+	// Room for the vectors and keys of a level of fewer than 2^21
+	// positions and 128 ordinals a state: one allocation, not a
+	// doubling series of copies.
+	sw := writer{b: make([]byte, 0, binary.MaxVarintLen64+nn*(w.e.words*8+4))}
 	sw.u(uint64(nn))
 	sum.keys = make([]key, nn)
 	for r, i := range order {
@@ -629,14 +802,21 @@ func (w *worker) finishLevel(L int, sum *summary) error {
 		}
 	}
 	w.states += int64(nn)
-	sum.states, sum.trans = w.states, w.trans
-	sum.fired = slices.Clone(w.fired)
+	sum.states, sum.trans = w.states, w.e.trans
+	sum.fired = slices.Clone(w.e.fired)
 	sum.witnessed = slices.Clone(w.witnessed)
 	if err := w.put(w.name(KindStates, L, w.idx, w.idx), nn, sw.b); err != nil {
 		return err
 	}
-	if err := w.put(w.name(KindSummary, L, w.idx, w.idx), nn, sum.encode()); err != nil {
+	created, err := w.create(w.name(KindSummary, L, w.idx, w.idx), nn, sum.encode())
+	if err != nil {
 		return err
+	}
+	// The commit takes this summary as written, not read back, unless
+	// the file was there already (its bytes are what the others read).
+	w.own = nil
+	if created {
+		w.own = sum
 	}
 	// The next frontier: the new states in key order (positions follow at
 	// the commit).
@@ -650,7 +830,8 @@ func (w *worker) finishLevel(L int, sum *summary) error {
 // commit waits for every worker's summary of level L and takes L as the
 // committed level.
 func (w *worker) commit(L int) error {
-	sums, err := w.readSummaries(L)
+	sums, err := w.readSummaries(L, w.own)
+	w.own = nil
 	if err != nil {
 		return err
 	}

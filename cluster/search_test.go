@@ -40,6 +40,9 @@ func searchN(t testing.TB, b Bucket, n int, prog *machine.Program, opts checker.
 			}
 			defer st.Close()
 			st.Poll = 2 * time.Millisecond
+			// The odd workers compress their frames: every reader reads
+			// both codecs.
+			st.Compress = i%2 == 1
 			if err := st.Acquire(ctx, i); err != nil {
 				errs[i] = err
 				return
@@ -153,14 +156,14 @@ func TestSearchExamples(t *testing.T) {
 	}
 }
 
-// BenchmarkSearch runs the peers pipeline (K=2, N=3: 182k states) on
-// mem:// with 1 and 2 workers and reports states per second.
-func BenchmarkSearch(b *testing.B) {
+// pipeline returns examples/peers/pipeline.wrap with K and N, compiled.
+func pipeline(b *testing.B, k, n int64) (*spec.Model, *machine.Program) {
+	b.Helper()
 	src, err := os.ReadFile("../examples/peers/pipeline.wrap")
 	if err != nil {
 		b.Fatal(err)
 	}
-	m, err := spec.ParseFile("pipeline.wrap", src, spec.Options{Defines: map[string]int64{"K": 2, "N": 3}})
+	m, err := spec.ParseFile("pipeline.wrap", src, spec.Options{Defines: map[string]int64{"K": k, "N": n}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -168,6 +171,13 @@ func BenchmarkSearch(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	return m, prog
+}
+
+// BenchmarkSearch runs the peers pipeline (K=2, N=3: 182k states) on
+// mem:// with 1 and 2 workers and reports states per second.
+func BenchmarkSearch(b *testing.B) {
+	m, prog := pipeline(b, 2, 3)
 	canon, err := reduce.Symmetry(m)
 	if err != nil {
 		b.Fatal(err)
@@ -186,4 +196,42 @@ func BenchmarkSearch(b *testing.B) {
 			b.ReportMetric(float64(states)*float64(b.N)/b.Elapsed().Seconds(), "states/s")
 		})
 	}
+}
+
+// BenchmarkOneWorker compares one worker over a file:// store with the
+// single-process search (one goroutine) on the peers pipeline (K=3, N=2:
+// 970,299 states, no reductions): the cost of partitioning when there is
+// nothing to share.
+func BenchmarkOneWorker(b *testing.B) {
+	_, prog := pipeline(b, 3, 2)
+	opts := checker.Options{Workers: 1}
+	report := func(b *testing.B, res *verdict.Result) {
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(res.Stats.States), "ns/state")
+	}
+	b.Run("local", func(b *testing.B) {
+		var res *verdict.Result
+		for b.Loop() {
+			var err error
+			res, err = checker.RunProgram(context.Background(), prog, opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		report(b, res)
+	})
+	b.Run("file", func(b *testing.B) {
+		var res *verdict.Result
+		for b.Loop() {
+			bk, err := OpenBucket(context.Background(), "file://"+filepath.ToSlash(b.TempDir()))
+			if err != nil {
+				b.Fatal(err)
+			}
+			res, err = searchN(b, bk, 1, prog, opts)
+			bk.Close()
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		report(b, res)
+	})
 }

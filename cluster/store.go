@@ -21,8 +21,9 @@ import (
 )
 
 // FormatVersion is the version of the store's file layout and frame
-// format; a store written by another version is refused.
-const FormatVersion = 1
+// format; a store written by another version is refused. Version 2 added
+// the frame's codec byte (stored or zstd).
+const FormatVersion = 2
 
 // Kind is the kind of a frame file.
 type Kind uint8
@@ -111,8 +112,13 @@ type Store struct {
 	// LeaseEvery is how long a lease check holds: Put lists the leases
 	// again only when the last check is older (0: before every Put).
 	LeaseEvery time.Duration
-	enc        *zstd.Encoder
-	owned      bool // Close closes the bucket
+	// Compress makes Put compress payloads with zstd (Get reads both
+	// kinds of frame). Open sets it for s3://, whose bytes cross a
+	// network, and not for file:// and mem://, where zstd's CPU costs
+	// more than the bytes it saves (docs/distributed.md).
+	Compress bool
+	enc      *zstd.Encoder
+	owned    bool // Close closes the bucket
 
 	mu        sync.Mutex
 	leaseSeen time.Time       // the last check that found the lease ours
@@ -140,6 +146,7 @@ func Open(ctx context.Context, url string, man Manifest) (*Store, error) {
 		return nil, err
 	}
 	st.owned = true
+	st.Compress = strings.HasPrefix(url, "s3:")
 	return st, nil
 }
 
@@ -281,20 +288,28 @@ func (n Name) Key() string {
 	return fmt.Sprintf("s%d/L%06d/%s-%d.wc", n.Search, n.Level, n.Kind, n.Src)
 }
 
-// The frame format: a header, the zstd-compressed payload, and a CRC-64
-// (ECMA) of the header and the compressed payload.
+// The frame format: a header, the payload as its codec stores it, and a
+// CRC-64 (ECMA) of the header and the stored payload.
 //
-//	magic   [8]byte "WRAPCHK\x01"
-//	kind    uint8, 3 bytes zero
+//	magic   [8]byte "WRAPCHK\x02"
+//	kind    uint8
+//	codec   uint8: 0 the payload as is, 1 zstd
+//	2 bytes zero
 //	search, level, src, dst uint32
 //	run     [16]byte: the run ID
 //	count   uint64: the records of the payload (as its writer counts them)
 //	raw     uint64: the payload's length
-//	comp    uint64: the compressed payload's length
+//	comp    uint64: the stored payload's length (raw when stored as is)
 const (
-	magic      = "WRAPCHK\x01"
+	magic      = "WRAPCHK\x02"
 	headerSize = 8 + 4 + 16 + 16 + 24
 	crcSize    = 8
+)
+
+// The codecs of a frame's payload.
+const (
+	codecStored = 0
+	codecZstd   = 1
 )
 
 // crcTable returns the CRC-64 table of the files: built on first use, not
@@ -308,22 +323,35 @@ func crcTable() *crc64.Table { return crc64.MakeTable(crc64.ECMA) }
 // stale worker may still write in that window, the same bytes as its
 // successor, and stops at its next check).
 func (s *Store) Put(ctx context.Context, n Name, count uint64, payload []byte) (int, error) {
+	size, _, err := s.create(ctx, n, count, payload)
+	return size, err
+}
+
+// create is Put, and reports whether this write created the file (false:
+// it was there, and keeps its bytes).
+func (s *Store) create(ctx context.Context, n Name, count uint64, payload []byte) (size int, created bool, err error) {
 	s.mu.Lock()
 	fresh := s.LeaseEvery > 0 && time.Since(s.leaseSeen) < s.LeaseEvery
 	s.mu.Unlock()
 	if !fresh {
 		if err := s.CheckLease(ctx); err != nil {
-			return 0, err
+			return 0, false, err
 		}
 		s.mu.Lock()
 		s.leaseSeen = time.Now()
 		s.mu.Unlock()
 	}
 	if n.Kind != KindResult && n.Src != s.index {
-		return 0, fmt.Errorf("cluster: worker %d writing a file of worker %d", s.index, n.Src)
+		return 0, false, fmt.Errorf("cluster: worker %d writing a file of worker %d", s.index, n.Src)
 	}
-	comp := s.enc.EncodeAll(payload, nil)
-	buf := make([]byte, headerSize, headerSize+len(comp)+crcSize)
+	var buf []byte
+	if s.Compress {
+		buf = s.enc.EncodeAll(payload, make([]byte, headerSize, headerSize+len(payload)/2+crcSize))
+		buf[9] = codecZstd
+	} else {
+		buf = make([]byte, headerSize, headerSize+len(payload)+crcSize)
+		buf = append(buf, payload...)
+	}
 	copy(buf, magic)
 	buf[8] = byte(n.Kind)
 	le := binary.LittleEndian
@@ -334,14 +362,16 @@ func (s *Store) Put(ctx context.Context, n Name, count uint64, payload []byte) (
 	copy(buf[28:44], s.run[:])
 	le.PutUint64(buf[44:], count)
 	le.PutUint64(buf[52:], uint64(len(payload)))
-	le.PutUint64(buf[60:], uint64(len(comp)))
-	buf = append(buf, comp...)
+	le.PutUint64(buf[60:], uint64(len(buf)-headerSize))
 	buf = le.AppendUint64(buf, crc64.Checksum(buf, crcTable()))
-	err := s.bucket.Create(ctx, n.Key(), buf)
-	if err != nil && !errors.Is(err, ErrExist) {
-		return 0, fmt.Errorf("store %s: writing %s: %w", s.url, n.Key(), err)
+	err = s.bucket.Create(ctx, n.Key(), buf)
+	if errors.Is(err, ErrExist) {
+		return len(buf), false, nil
 	}
-	return len(buf), nil
+	if err != nil {
+		return 0, false, fmt.Errorf("store %s: writing %s: %w", s.url, n.Key(), err)
+	}
+	return len(buf), true, nil
 }
 
 // Exists reports whether the frame n is written.
@@ -431,11 +461,16 @@ func (s *Store) read(key string, n Name, b Bound, r io.Reader) (uint64, []byte, 
 		return bad(fmt.Sprintf("holds %s, not %s", hn.Key(), key))
 	}
 	count, raw, comp := le.Uint64(buf[44:]), le.Uint64(buf[52:]), le.Uint64(buf[60:])
+	codec := buf[9]
 	switch {
+	case codec != codecStored && codec != codecZstd || buf[10] != 0 || buf[11] != 0:
+		return bad(fmt.Sprintf("an unknown codec %d.%d.%d", buf[9], buf[10], buf[11]))
 	case count > b.Records:
 		return bad(fmt.Sprintf("%d records, more than the %d the run can need", count, b.Records))
 	case raw > b.payload(count) || raw > maxRaw:
 		return bad(fmt.Sprintf("a payload of %d bytes, more than %d %s records can take", raw, count, n.Kind))
+	case codec == codecStored && comp != raw:
+		return bad(fmt.Sprintf("%d stored bytes for a payload of %d", comp, raw))
 	case comp > compBound(raw):
 		return bad(fmt.Sprintf("%d compressed bytes, more than a payload of %d bytes needs", comp, raw))
 	}
@@ -455,6 +490,9 @@ func (s *Store) read(key string, n Name, b Bound, r io.Reader) (uint64, []byte, 
 	body := buf[:len(buf)-crcSize]
 	if crc64.Checksum(body, crcTable()) != le.Uint64(buf[len(buf)-crcSize:]) {
 		return bad("checksum mismatch: the file is corrupt")
+	}
+	if codec == codecStored {
+		return count, buf[headerSize : len(buf)-crcSize], nil
 	}
 	payload, err := s.inflate(buf[headerSize:len(buf)-crcSize], raw)
 	if err != nil {

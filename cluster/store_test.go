@@ -4,11 +4,14 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc64"
+	"math/rand/v2"
 	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -43,46 +46,54 @@ func buckets(t *testing.T) map[string]func() (string, Bucket) {
 }
 
 func TestStoreRoundTrip(t *testing.T) {
-	ctx := context.Background()
 	for name, open := range buckets(t) {
-		t.Run(name, func(t *testing.T) {
-			u, b := open()
-			st, err := Attach(ctx, u, b, testMan)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			if err := st.Acquire(ctx, 1); err != nil {
-				t.Fatal(err)
-			}
-			n := Name{Kind: KindBatch, Search: 0, Level: 3, Src: 1, Dst: 0}
-			want := []byte(strings.Repeat("successor ", 1000))
-			if _, err := st.Put(ctx, n, 7, want); err != nil {
-				t.Fatal(err)
-			}
-			// Written once: a second write of the same file keeps the first.
-			if _, err := st.Put(ctx, n, 8, []byte("other")); err != nil {
-				t.Fatal(err)
-			}
-			count, got, err := st.Get(ctx, n, testBound)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if count != 7 {
-				t.Errorf("count = %d, want 7", count)
-			}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("payload (-want +got):\n%s", diff)
-			}
-			_, _, err = st.Get(ctx, Name{Kind: KindBatch, Level: 4, Src: 1, Dst: 0}, testBound)
-			if !IsNotExist(err) {
-				t.Errorf("Get of a missing file: %v, want not written", err)
-			}
-			// Another worker's file is not ours to write.
-			if _, err := st.Put(ctx, Name{Kind: KindStates, Level: 1, Src: 0, Dst: 0}, 0, nil); err == nil {
-				t.Error("worker 1 wrote a file of worker 0")
-			}
-		})
+		for _, compress := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/compress=%t", name, compress), func(t *testing.T) {
+				roundTrip(t, open, compress)
+			})
+		}
+	}
+}
+
+// roundTrip is TestStoreRoundTrip on one bucket, with or without zstd.
+func roundTrip(t *testing.T, open func() (string, Bucket), compress bool) {
+	ctx := context.Background()
+	u, b := open()
+	st, err := Attach(ctx, u, b, testMan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	st.Compress = compress
+	if err := st.Acquire(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	n := Name{Kind: KindBatch, Search: 0, Level: 3, Src: 1, Dst: 0}
+	want := []byte(strings.Repeat("successor ", 1000))
+	if _, err := st.Put(ctx, n, 7, want); err != nil {
+		t.Fatal(err)
+	}
+	// Written once: a second write of the same file keeps the first.
+	if _, err := st.Put(ctx, n, 8, []byte("other")); err != nil {
+		t.Fatal(err)
+	}
+	count, got, err := st.Get(ctx, n, testBound)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if count != 7 {
+		t.Errorf("count = %d, want 7", count)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("payload (-want +got):\n%s", diff)
+	}
+	_, _, err = st.Get(ctx, Name{Kind: KindBatch, Level: 4, Src: 1, Dst: 0}, testBound)
+	if !IsNotExist(err) {
+		t.Errorf("Get of a missing file: %v, want not written", err)
+	}
+	// Another worker's file is not ours to write.
+	if _, err := st.Put(ctx, Name{Kind: KindStates, Level: 1, Src: 0, Dst: 0}, 0, nil); err == nil {
+		t.Error("worker 1 wrote a file of worker 0")
 	}
 }
 
@@ -193,8 +204,8 @@ func TestStoreBadFiles(t *testing.T) {
 			b[headerSize+3] ^= 0x10
 			return b
 		}, "", "checksum mismatch: the file is corrupt"},
-		{"garbage", func(g, _ []byte) []byte { return []byte("{\"not\": \"a frame\"}") }, "", "not a wrapcheck store file of format 1"},
-		{"foreign", func(_, f []byte) []byte { return f }, "", "written by another run (run dbe70e7816227ebd, this run is 3b598467af1cecca)"},
+		{"garbage", func(g, _ []byte) []byte { return []byte("{\"not\": \"a frame\"}") }, "", "not a wrapcheck store file of format 2"},
+		{"foreign", func(_, f []byte) []byte { return f }, "", "written by another run (run 8f58dd5aca1e431a, this run is 17a7a64ea3616a0a)"},
 		{"misplaced", func(g, _ []byte) []byte { return g }, "s0/L000003/states-0.wc", "holds s0/L000002/states-0.wc, not s0/L000003/states-0.wc"},
 		{"appended", func(g, _ []byte) []byte { return append(append([]byte(nil), g...), 0) }, "", "longer than the 104 bytes the header says"},
 	}
@@ -211,6 +222,7 @@ func TestStoreBadFiles(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, s := range []*Store{st, fst} {
+				s.Compress = true
 				if err := s.Acquire(ctx, 0); err != nil {
 					t.Fatal(err)
 				}
@@ -299,7 +311,7 @@ func TestSummaryPlausible(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &worker{e: e, fired: make([]int64, len(m.Actions)), witnessed: make([]bool, len(m.Invariants))}
+	w := &worker{e: e, witnessed: make([]bool, len(m.Invariants))}
 	good := func() *summary {
 		return &summary{keys: []key{{Pos: 0, Ord: 1}}, fired: make([]int64, len(m.Actions)), witnessed: make([]bool, len(m.Invariants)), deadlock: -1}
 	}
@@ -390,6 +402,22 @@ func TestStoreFrameBounds(t *testing.T) {
 		}, bound, "1099511627776 compressed bytes, more than a payload of 500 bytes needs"},
 		{"bomb", func(g []byte) []byte { return reframe(g, 3, 500<<10, bomb) }, Bound{Records: 8, Record: 1 << 20},
 			"payload: more than the 512000 bytes the header says"},
+		// A payload stored as is must be as long as the header says.
+		{"stored-comp", func(g []byte) []byte {
+			b := reframe(g, 3, 500, nil)
+			b[9] = codecStored
+			return reframe(b, 3, 400, nil)
+		}, bound, "28 stored bytes for a payload of 400"},
+		{"unknown-codec", func(g []byte) []byte {
+			b := append([]byte(nil), g...)
+			b[9] = 2
+			return reframe(b, 3, 500, nil)
+		}, bound, "an unknown codec 2.0.0"},
+		{"reserved-byte", func(g []byte) []byte {
+			b := append([]byte(nil), g...)
+			b[11] = 1
+			return reframe(b, 3, 500, nil)
+		}, bound, "an unknown codec 1.0.1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -399,6 +427,7 @@ func TestStoreFrameBounds(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer st.Close()
+			st.Compress = true
 			if err := st.Acquire(ctx, 0); err != nil {
 				t.Fatal(err)
 			}
@@ -427,5 +456,113 @@ func TestStoreFrameBounds(t *testing.T) {
 				t.Errorf("Get allocated %d MiB", alloc>>20)
 			}
 		})
+	}
+}
+
+// TestSummaryKeysAscend: a summary whose keys do not strictly ascend
+// (the ranks of the next level's positions rely on it) does not decode.
+func TestSummaryKeysAscend(t *testing.T) {
+	tests := []struct {
+		name string
+		keys []key
+		ok   bool
+	}{
+		{"ascending", []key{{Pos: 0, Ord: 1}, {Pos: 0, Ord: 2}, {Pos: 3, Ord: 0}}, true},
+		{"equal", []key{{Pos: 1, Ord: 1}, {Pos: 1, Ord: 1}}, false},
+		{"ordinal-down", []key{{Pos: 1, Ord: 2}, {Pos: 1, Ord: 1}}, false},
+		// The positions are sent as deltas: one that wraps around is a
+		// smaller position.
+		{"position-wraps", []key{{Pos: 5, Ord: 0}, {Pos: 2, Ord: 0}}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &summary{keys: tt.keys, deadlock: -1}
+			_, err := decodeSummary(s.encode())
+			if (err == nil) != tt.ok {
+				t.Errorf("decodeSummary: error %v, want ok %t", err, tt.ok)
+			}
+		})
+	}
+}
+
+// TestPositions: the positions of a worker's keys are their ranks among
+// every worker's keys, as a sort of them all gives.
+func TestPositions(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 200 {
+		n := 1 + rng.IntN(5)
+		seen := map[key]bool{}
+		var all []key
+		sums := make([]*summary, n)
+		for j := range sums {
+			sums[j] = &summary{}
+			for range rng.IntN(20) {
+				k := key{Pos: rng.Uint64N(8), Ord: rng.Uint64N(4)}
+				if !seen[k] {
+					seen[k] = true
+					sums[j].keys = append(sums[j].keys, k)
+					all = append(all, k)
+				}
+			}
+			slices.SortFunc(sums[j].keys, key.Compare)
+		}
+		slices.SortFunc(all, key.Compare)
+		for idx := range sums {
+			var want []uint64
+			for _, k := range sums[idx].keys {
+				p, _ := slices.BinarySearchFunc(all, k, key.Compare)
+				want = append(want, uint64(p))
+			}
+			got := positions(sums, idx, []uint64{99})
+			if diff := cmp.Diff(append([]uint64{99}, want...), got); diff != "" {
+				t.Fatalf("round %d, worker %d of %d (-want +got):\n%s", round, idx, n, diff)
+			}
+		}
+	}
+}
+
+// TestStoreStateBits: a batch or states file with a good checksum whose
+// state sets bits that no slot of the model takes is refused, not stored.
+func TestStoreStateBits(t *testing.T) {
+	ctx := context.Background()
+	m := load(t, "../examples/approval/toctou.wrap", nil)
+	prog, err := machine.Compile(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := newEngine(prog, checker.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.words != 1 || e.valid[0] == ^uint64(0) {
+		t.Fatalf("toctou: a state of %d words takes every bit; the test needs a spare bit", e.words)
+	}
+	st, err := Attach(ctx, "mem://", NewMemBucket(), Manifest{Spec: "x", Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.Acquire(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	w := &worker{ctx: ctx, st: st, n: 1, e: e, visited: machine.NewStore(e.words), bads: map[uint32]bad{},
+		witnessed: make([]bool, len(m.Invariants))}
+	var bw writer
+	bw.word(^uint64(0))
+	bw.key(key{Pos: 0, Ord: 1})
+	bw.u(0)
+	var ce *CorruptError
+	if _, err := w.merge(bw.b, w.name(KindBatch, 0, 0, 0)); !errors.As(err, &ce) {
+		t.Errorf("merge: %v, want a CorruptError", err)
+	}
+	var sw writer
+	sw.u(1)
+	sw.word(^uint64(0))
+	sw.key(key{Pos: 0, Ord: 1})
+	if _, err := st.Put(ctx, w.name(KindStates, 1, 0, 0), 1, sw.b); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := w.readStates(1, 0, 1); !errors.As(err, &ce) {
+		t.Errorf("readStates: %v, want a CorruptError", err)
 	}
 }

@@ -200,10 +200,11 @@ func TestDistBadStore(t *testing.T) {
 	}{
 		{"corrupt", func(t *testing.T, dir, _ string) { flip(t, filepath.Join(dir, "s0", "L000001", "states-0.wc"), 9) }, nil,
 			"store file s0/L000001/states-0.wc: checksum mismatch: the file is corrupt\n"},
-		{"corrupt-header", func(t *testing.T, dir, _ string) { flip(t, filepath.Join(dir, "s0", "L000001", "states-0.wc"), -1) }, nil,
+		// Byte 55 of the header: bit 30 of the payload's length.
+		{"corrupt-header", func(t *testing.T, dir, _ string) { flipAt(t, filepath.Join(dir, "s0", "L000001", "states-0.wc"), 55) }, nil,
 			"store file s0/L000001/states-0.wc: a payload of 1073741845 bytes, more than 2 states records can take\n"},
 		{"truncated", func(t *testing.T, dir, _ string) { truncate(t, filepath.Join(dir, "s0", "L000002", "summary-0.wc")) }, nil,
-			"store file s0/L000002/summary-0.wc: truncated: 104 bytes, the header says 109\n"},
+			"store file s0/L000002/summary-0.wc: truncated: 91 bytes, the header says 96\n"},
 		{"foreign", func(t *testing.T, dir, other string) {
 			copyFile(t, filepath.Join(other, "s0", "L000001", "states-0.wc"), filepath.Join(dir, "s0", "L000001", "states-0.wc"))
 		}, nil, "store file s0/L000001/states-0.wc: written by another run (run <hash>, this run is <hash>)\n"},
@@ -244,14 +245,20 @@ func TestDistBadStore(t *testing.T) {
 // flip flips a bit of the file at path: of its byte at end bytes from
 // its end (the compressed payload's last at 9), or of its middle byte
 // with -1 (in a small frame, its header's).
+// flip flips a bit of the byte end bytes before the end of the file.
 func flip(t *testing.T, path string, end int) {
-	b, err := os.ReadFile(path)
+	fi, err := os.Stat(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	at := len(b) / 2
-	if end > 0 {
-		at = len(b) - end
+	flipAt(t, path, int(fi.Size())-end)
+}
+
+// flipAt flips a bit of byte at of the file.
+func flipAt(t *testing.T, path string, at int) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
 	}
 	b[at] ^= 0x40
 	if err := os.WriteFile(path, b, 0o644); err != nil {
