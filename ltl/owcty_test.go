@@ -349,14 +349,7 @@ func TestEliminateBatches(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 	}
-	src, err := os.ReadFile("testdata/coffeecan.wrap")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := spec.ParseFile("coffeecan.wrap", src, spec.Options{Defines: map[string]int64{"MAX": 60}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := coffeeCanModel(t, 60)
 	if _, err := Check(context.Background(), m, Options{onProduct: func(pr *product) { compare(t, "CoffeeCan", pr) }}); err != nil {
 		t.Fatal(err)
 	}
