@@ -6,6 +6,10 @@ type cycleSearch struct {
 	p  *product
 	n  int
 	uw int
+	// from is the first node the depth-first search of the first round
+	// (roots nil) starts from: nodes from..n-1, in increasing order, the
+	// others only when reached from those.
+	from int
 	// Tarjan state, per node: index is -1 before the node's visit, its
 	// depth-first number while it is on the stack, and -2-st once the
 	// SCC stamped st emitted it (so a node is on the stack exactly when
@@ -60,7 +64,8 @@ func (c *cycleSearch) bytes() int64 {
 }
 
 // search returns the fair accepting SCCs among the nodes of roots (in
-// increasing order; nil: every node), each as a list of nodes.
+// increasing order; nil: every node, the SCCs reachable from the nodes
+// from..n-1), each as a list of nodes.
 func (c *cycleSearch) search(roots []uint32) [][]uint32 {
 	work := [][]uint32{roots}
 	var fair [][]uint32
@@ -89,13 +94,18 @@ func (c *cycleSearch) search(roots []uint32) [][]uint32 {
 }
 
 // tarjan emits the SCCs of the subgraph token (roots: its nodes in
-// increasing order; nil: every node, member nil), each with its stamp
+// increasing order; nil: every node, member nil, and the search starts
+// from the nodes from..n-1 alone), each with its stamp
 // (iteratively, so deep graphs do not grow the goroutine stack). The
 // targets inside the subgraph of each node on the depth-first path wait
 // in arena (4 bytes an edge), taken once by [product.appendEdges].
 func (c *cycleSearch) tarjan(roots []uint32, token int32, emit func(comp []uint32, st int32)) {
 	counter := int32(0)
-	for r := 0; roots == nil && r < c.n || r < len(roots); r++ {
+	r0 := 0
+	if roots == nil {
+		r0 = c.from
+	}
+	for r := r0; roots == nil && r < c.n || r < len(roots); r++ {
 		root := uint32(r)
 		if roots != nil {
 			root = roots[r]

@@ -284,7 +284,15 @@ func (p *product) search(prop *spec.Property) (*verdict.Violation, int) {
 	}
 	t0 := p.clock()
 	c := newCycleSearch(p)
+	if !p.useFilter && !p.fullSearch {
+		// Only the SCCs reachable from the nodes expanded since the last
+		// search: any other lies in the part searched then, where it
+		// was an SCC already, with the same edges (an expanded node's
+		// edges do not change), and was found unfair.
+		c.from = p.searchedN
+	}
 	fair := c.search(roots)
+	p.searchedN = p.expanded()
 	p.searchBytes = max(p.searchBytes, c.bytes())
 	p.phase(phaseSearch, t0)
 	if len(fair) == 0 {

@@ -114,6 +114,12 @@ type cycleChecks struct {
 	phases     *phaseStats // Options.phases
 	// searchBytes is the largest footprint of a cycle search so far.
 	searchBytes int64
+	// searchedN is the number of expanded nodes at the last cycle search
+	// without the filter: the next one starts its depth-first search at
+	// the nodes expanded since (see [product.search]); fullSearch starts
+	// it at every node (Options.fullSearch).
+	searchedN  int
+	fullSearch bool
 }
 
 // progressReport is the progress of the exploration, reported about
