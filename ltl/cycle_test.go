@@ -1,6 +1,7 @@
 package ltl
 
 import (
+	"context"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -76,5 +77,62 @@ func TestSearchExamples(t *testing.T) {
 			continue
 		}
 		searchDiff(t, ex.file, ex.model, Options{MaxStates: 100000})
+	}
+}
+
+// TestSCCSums checks the sums the depth-first search gives each SCC
+// (tarjan's sccSum: an edge inside, the acceptance sets and the units of
+// the edges inside) against the SCC's edges read again, on the products
+// of random systems and random specs, the search started from every node
+// and from the later half.
+func TestSCCSums(t *testing.T) {
+	sccs, inside := 0, 0
+	compare := func(name string, pr *product) {
+		for _, from := range []int{0, pr.expanded() / 2} {
+			c := newCycleSearch(pr)
+			c.from = from
+			c.tarjan(nil, 1, func(comp []uint32, st int32, sum *sccSum) {
+				sccs++
+				want := sccSum{taken: make([]uint64, c.uw)}
+				for _, v := range comp {
+					for _, e := range pr.appendEdges(nil, v) {
+						if !c.inComp(e.to, st) {
+							continue
+						}
+						want.inside = true
+						want.acc |= e.acc
+						if e.act >= 0 {
+							for k := range want.taken {
+								want.taken[k] |= pr.sys.actionUnits[int(e.act)*c.uw+k]
+							}
+						}
+					}
+				}
+				if want.inside {
+					inside++
+				}
+				got := sccSum{inside: sum.inside, acc: sum.acc, taken: append(make([]uint64, 0, c.uw), sum.taken...)}
+				if diff := cmp.Diff(want, got, cmp.AllowUnexported(sccSum{})); diff != "" {
+					t.Fatalf("%s: SCC %v (from %d): sums (-want +got):\n%s", name, comp, from, diff)
+				}
+			})
+		}
+	}
+	n := 200
+	if testenv.Short(t) {
+		n = 60
+	}
+	eachRandomSystem(t, n, 31, func(name string, m *spec.Model) {
+		if _, err := Check(context.Background(), m, Options{filter: filterOff, onProduct: func(pr *product) { compare(name, pr) }}); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	})
+	eachRandomSpec(8, func(name string, m *spec.Model) {
+		if _, err := Check(context.Background(), m, Options{filter: filterOff, onProduct: func(pr *product) { compare(name, pr) }}); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	})
+	if sccs < 300 || inside < 100 {
+		t.Fatalf("%d SCCs compared, %d with an edge inside", sccs, inside)
 	}
 }

@@ -164,7 +164,7 @@ func TestFilterExact(t *testing.T) {
 		sets := pr.aut.NumAcc + len(g.weak)
 		exists := false
 		c = newCycleSearch(pr)
-		c.tarjan(nil, 1, func(comp []uint32, st int32) {
+		c.tarjan(nil, 1, func(comp []uint32, st int32, _ *sccSum) {
 			covered := make([]bool, sets)
 			edges := false
 			for _, v := range comp {
