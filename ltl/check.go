@@ -80,6 +80,12 @@ type Options struct {
 	// phases, when not nil, accumulates the CPU time of the product
 	// searches' phases (benchmarks).
 	phases *phaseStats
+	// fullSearch runs every cycle search without the filter from every
+	// expanded node, not from those expanded since the last (tests).
+	fullSearch bool
+	// noKeyTab evaluates the atoms of every system state, never taking
+	// a valuation from the table per key of the slots they read (tests).
+	noKeyTab bool
 }
 
 // phaseStats is the CPU time of the phases of product searches
@@ -343,6 +349,10 @@ func (r *checkRun) product(p *spec.Property, sys *system, aut *Automaton, atoms 
 	pr.useFilter = pr.filter == filterOn || pr.filter == filterAuto && len(pr.weakUnits()) == 0
 	pr.record = r.opts.onProduct != nil
 	pr.phases = r.opts.phases
+	pr.fullSearch = r.opts.fullSearch
+	if r.opts.noKeyTab {
+		pr.keyTab = nil
+	}
 	return pr, nil
 }
 

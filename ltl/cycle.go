@@ -6,6 +6,10 @@ type cycleSearch struct {
 	p  *product
 	n  int
 	uw int
+	// from is the first node the depth-first search of the first round
+	// (roots nil) starts from: nodes from..n-1, in increasing order, the
+	// others only when reached from those.
+	from int
 	// Tarjan state, per node: index is -1 before the node's visit, its
 	// depth-first number while it is on the stack, and -2-st once the
 	// SCC stamped st emitted it (so a node is on the stack exactly when
@@ -20,9 +24,14 @@ type cycleSearch struct {
 	member []int32
 	stampN int32 // the next SCC's stamp
 	stack  []uint32
-	calls  []frame  // the depth-first path
-	arena  []uint32 // the targets of its nodes' edges
-	edges  []edge   // the edges of one node (appendEdges)
+	calls  []frame // the depth-first path
+	arena  []arc   // the edges of its nodes inside the subgraph
+	edges  []edge  // the edges of one node (appendEdges)
+	// taken is per frame of calls uw words: the units taken by the
+	// edges inside the frame's SCC found so far (see [frame]); sum is
+	// the summary of the SCC emitted last.
+	taken []uint64
+	sum   sccSum
 	// BFS state for lassos.
 	seen     []int32
 	prevEdge []edge
@@ -56,11 +65,13 @@ func (c *cycleSearch) inComp(w uint32, st int32) bool {
 // bytes returns the bytes of the search's arrays.
 func (c *cycleSearch) bytes() int64 {
 	return bytesOf(c.index) + bytesOf(c.member) +
-		bytesOf(c.stack) + bytesOf(c.calls) + bytesOf(c.arena) + bytesOf(c.edges) + bytesOf(c.seen) + bytesOf(c.prevEdge) + bytesOf(c.prevNode)
+		bytesOf(c.stack) + bytesOf(c.calls) + bytesOf(c.arena) + bytesOf(c.edges) + bytesOf(c.taken) + bytesOf(c.sum.taken) +
+		bytesOf(c.seen) + bytesOf(c.prevEdge) + bytesOf(c.prevNode)
 }
 
 // search returns the fair accepting SCCs among the nodes of roots (in
-// increasing order; nil: every node), each as a list of nodes.
+// increasing order; nil: every node, the SCCs reachable from the nodes
+// from..n-1), each as a list of nodes.
 func (c *cycleSearch) search(roots []uint32) [][]uint32 {
 	work := [][]uint32{roots}
 	var fair [][]uint32
@@ -75,8 +86,8 @@ func (c *cycleSearch) search(roots []uint32) [][]uint32 {
 			c.member[v] = token
 			c.index[v] = -1
 		}
-		c.tarjan(sub, token, func(comp []uint32, st int32) {
-			ok, refine := c.analyze(comp, token, st)
+		c.tarjan(sub, token, func(comp []uint32, st int32, sum *sccSum) {
+			ok, refine := c.analyze(comp, token, st, sum)
 			if ok {
 				fair = append(fair, append([]uint32(nil), comp...))
 			} else if refine != nil {
@@ -89,13 +100,27 @@ func (c *cycleSearch) search(roots []uint32) [][]uint32 {
 }
 
 // tarjan emits the SCCs of the subgraph token (roots: its nodes in
-// increasing order; nil: every node, member nil), each with its stamp
-// (iteratively, so deep graphs do not grow the goroutine stack). The
-// targets inside the subgraph of each node on the depth-first path wait
-// in arena (4 bytes an edge), taken once by [product.appendEdges].
-func (c *cycleSearch) tarjan(roots []uint32, token int32, emit func(comp []uint32, st int32)) {
+// increasing order; nil: every node, member nil, and the search starts
+// from the nodes from..n-1 alone), each with its stamp
+// (iteratively, so deep graphs do not grow the goroutine stack) and the
+// summary of its edges inside it. The edges inside the subgraph of each
+// node on the depth-first path wait in arena (16 bytes an edge), taken
+// once by [product.appendEdges].
+//
+// An edge v → w lies inside the SCC of v exactly when w is on the stack
+// when the edge is taken (w's SCC is then that of a node of the path,
+// which v reaches and which reaches v), or when w was first visited by
+// it and is still on the stack when its visit ends (w was not emitted).
+// Such an edge is summed into v's frame, and the frame of a node that
+// is not emitted into its parent's, so that the frame of an SCC's root
+// holds the sums of all the SCC's edges when it is emitted.
+func (c *cycleSearch) tarjan(roots []uint32, token int32, emit func(comp []uint32, st int32, sum *sccSum)) {
 	counter := int32(0)
-	for r := 0; roots == nil && r < c.n || r < len(roots); r++ {
+	r0 := 0
+	if roots == nil {
+		r0 = c.from
+	}
+	for r := r0; roots == nil && r < c.n || r < len(roots); r++ {
 		root := uint32(r)
 		if roots != nil {
 			root = roots[r]
@@ -111,21 +136,41 @@ func (c *cycleSearch) tarjan(roots []uint32, token int32, emit func(comp []uint3
 			f := &c.calls[len(c.calls)-1]
 			v := f.v
 			if f.next < int64(len(c.arena)) {
-				w := c.arena[f.next]
+				a := &c.arena[f.next]
+				w := a.to
 				f.next++
-				if c.index[w] == -1 {
+				if x := c.index[w]; x == -1 {
 					c.index[w] = counter
 					counter++
 					c.stack = append(c.stack, w)
 					c.push(w, token)
-				} else if c.index[w] >= 0 && c.index[w] < f.low { // on the stack
-					f.low = c.index[w]
+				} else if x >= 0 { // on the stack: inside v's SCC
+					f.low = min(f.low, x)
+					c.add(len(c.calls)-1, a)
 				}
 				continue
 			}
 			low := f.low
+			fi := len(c.calls) - 1
+			if low != c.index[v] && fi > 0 {
+				// v stays on the stack: the edge from its parent and
+				// v's sums are inside the parent's SCC.
+				u := &c.calls[fi-1]
+				c.add(fi-1, &c.arena[u.next-1])
+				u.acc |= f.acc
+				if c.uw > 0 {
+					pw, vw := c.taken[(fi-1)*c.uw:fi*c.uw], c.taken[fi*c.uw:(fi+1)*c.uw]
+					for k := range pw {
+						pw[k] |= vw[k]
+					}
+				}
+			} else {
+				c.sum.acc, c.sum.inside = f.acc, f.inside
+				c.sum.taken = append(c.sum.taken[:0], c.taken[fi*c.uw:(fi+1)*c.uw]...)
+			}
 			c.arena = c.arena[:f.off]
-			c.calls = c.calls[:len(c.calls)-1]
+			c.taken = c.taken[:fi*c.uw]
+			c.calls = c.calls[:fi]
 			if low == c.index[v] {
 				k := len(c.stack) - 1
 				for c.stack[k] != v {
@@ -137,7 +182,7 @@ func (c *cycleSearch) tarjan(roots []uint32, token int32, emit func(comp []uint3
 				for _, w := range comp {
 					c.index[w] = -2 - st
 				}
-				emit(comp, st)
+				emit(comp, st, &c.sum)
 				c.stack = c.stack[:k]
 			}
 			if len(c.calls) > 0 {
@@ -149,14 +194,34 @@ func (c *cycleSearch) tarjan(roots []uint32, token int32, emit func(comp []uint3
 	}
 }
 
-// frame is a node of the depth-first path: its targets inside the
+// frame is a node of the depth-first path: its edges inside the
 // subgraph are arena[off:], those not yet taken arena[next:] (up to the
 // next frame's off), and its low link (only a node on the path needs
-// one, so it is not kept per node).
+// one, so it is not kept per node). acc, inside and the frame's words of
+// cycleSearch.taken sum the edges found inside its SCC so far: their
+// acceptance sets, whether there is one, and the units they take.
 type frame struct {
 	v         uint32
 	low       int32
+	inside    bool
 	off, next int64
+	acc       uint64
+}
+
+// arc is an edge of the depth-first path's arena: its target, action
+// and acceptance sets.
+type arc struct {
+	to  uint32
+	act int32
+	acc uint64
+}
+
+// sccSum is what the edges inside an SCC sum to: whether there is one,
+// their acceptance sets and (uw words) the units they take.
+type sccSum struct {
+	inside bool
+	acc    uint64
+	taken  []uint64
 }
 
 // push puts node v on the depth-first path of the subgraph token.
@@ -165,67 +230,57 @@ func (c *cycleSearch) push(v uint32, token int32) {
 	c.edges = c.p.appendEdges(c.edges[:0], v)
 	for _, e := range c.edges {
 		if w := e.to; c.inSub(w, token) {
-			c.arena = append(c.arena, w)
+			c.arena = append(c.arena, arc{to: w, act: e.act, acc: e.acc})
 		}
 	}
 	c.calls = append(c.calls, frame{v: v, low: c.index[v], off: off, next: off})
+	for range c.uw {
+		c.taken = append(c.taken, 0)
+	}
 }
 
-// analyze decides whether the SCC comp (stamped st in subgraph token) is
-// fair and accepting. When it fails only because strongly fair units are
-// enabled in it but never taken, refine lists the nodes of comp where none
-// of them is enabled, to be examined again.
-func (c *cycleSearch) analyze(comp []uint32, token, st int32) (ok bool, refine []uint32) {
+// add sums the edge a, inside the SCC, into frame fi.
+func (c *cycleSearch) add(fi int, a *arc) {
+	f := &c.calls[fi]
+	f.inside = true
+	f.acc |= a.acc
+	if act := a.act; c.uw > 0 && act >= 0 {
+		au := c.p.sys.actionUnits[int(act)*c.uw : int(act+1)*c.uw]
+		for k, w := range au {
+			c.taken[fi*c.uw+k] |= w
+		}
+	}
+}
+
+// analyze decides whether the SCC comp (stamped st in subgraph token),
+// whose edges inside it sum to sum, is fair and accepting. When it fails
+// only because strongly fair units are enabled in it but never taken,
+// refine lists the nodes of comp where none of them is enabled, to be
+// examined again.
+func (c *cycleSearch) analyze(comp []uint32, token, st int32, sum *sccSum) (ok bool, refine []uint32) {
 	p := c.p
 	sys := p.sys
-	// Acceptance and the units taken and enabled in one pass over the
-	// edges (the fairness figures are read only once acceptance holds);
-	// without units, nothing is allocated: most SCCs are single nodes.
-	var acc uint64
-	hasEdge := false
-	units := len(sys.units) > 0
-	var taken, some, every []uint64
-	if units {
-		taken = make([]uint64, c.uw)
-		some = make([]uint64, c.uw)
-		every = make([]uint64, c.uw)
-		for w := range every {
-			every[w] = ^uint64(0)
-		}
-	}
-	for _, v := range comp {
-		c.edges = p.appendEdges(c.edges[:0], v)
-		inside := false
-		for _, e := range c.edges {
-			w := e.to
-			if !c.inComp(w, st) {
-				continue
-			}
-			inside = true
-			acc |= e.acc
-			if a := e.act; units && a >= 0 {
-				for k := 0; k < c.uw; k++ {
-					taken[k] |= sys.actionUnits[int(a)*c.uw+k]
-				}
-			}
-		}
-		hasEdge = hasEdge || inside
-		// A node without an edge inside comp is comp alone (in an SCC
-		// of two nodes or more each has one), which fails below; it may
-		// be unexpanded, without enabled units.
-		if units && inside {
-			en := sys.unitsEnabled(p.nodeSys[v])
-			for k := 0; k < c.uw; k++ {
-				some[k] |= en[k]
-				every[k] &= en[k]
-			}
-		}
-	}
-	if !hasEdge || acc != p.aut.AllAcc() {
+	// A comp without an edge inside is one node, which fails (it may be
+	// unexpanded, without enabled units); in a comp with one, every
+	// node has one (a self-loop, or an edge to another node of comp).
+	if !sum.inside || sum.acc != p.aut.AllAcc() {
 		return false, nil
 	}
-	if !units {
+	if len(sys.units) == 0 {
 		return true, nil
+	}
+	taken := sum.taken
+	some := make([]uint64, c.uw)
+	every := make([]uint64, c.uw)
+	for w := range every {
+		every[w] = ^uint64(0)
+	}
+	for _, v := range comp {
+		en := sys.unitsEnabled(p.nodeSys[v])
+		for k := 0; k < c.uw; k++ {
+			some[k] |= en[k]
+			every[k] &= en[k]
+		}
 	}
 	bad := make([]uint64, c.uw)
 	anyBad := false

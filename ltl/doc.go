@@ -180,7 +180,15 @@
 // whole product, so the SCC search runs at checkpoints (after 4096
 // expanded nodes, then each time the expanded part has grown fourfold,
 // and at the end): a violation is usually found after a small part of
-// the product, and the total work stays linear.
+// the product, and the total work stays linear. Without the OWCTY filter
+// (products with weakly fair units), a checkpoint's depth-first search
+// starts from the nodes expanded since the last one: an SCC that none of
+// them reaches was an SCC, with the same edges, at the last checkpoint,
+// and was found unfair there. The search sums each SCC's edges
+// (acceptance sets, units taken) as it goes, so a component's analysis
+// does not read them again. The atoms of a state are evaluated once, or
+// taken from a table indexed by the packed bits of the slots they read
+// (machine.PredKey) when few such keys cover many states.
 //
 // The counterexample is a lasso: the BFS-shortest path from an initial
 // node to the nearest node of a fair accepting SCC found at the first

@@ -122,7 +122,8 @@ func (p *product) expandNode(i int) (stop bool, err error) {
 // system state s (rest: those outside its ample set) and the automaton
 // edges es[live] (those of its automaton state whose label holds),
 // counts them in the targets' indeg, and reports whether one of them
-// leads to a node no deeper than i.
+// leads to a node no deeper than i (only for a state whose ample set is
+// proper: the cycle proviso asks no other; false otherwise).
 func (p *product) addEdges(i int, es []Edge, live []int32, s uint32, rest bool) (back bool, err error) {
 	sys := p.sys
 	d := p.curDepth
@@ -135,7 +136,9 @@ func (p *product) addEdges(i int, es []Edge, live []int32, s uint32, rest bool) 
 		list = sys.succs(s, rest)
 	}
 	dense, na := p.denseIndex(), len(p.aut.States)
+	proviso := !rest && sys.reduced.has(s)
 	for k, t := range tos {
+		p.edgesN += int64(len(live))
 		for _, j := range live {
 			e := &es[j]
 			// A node found in the dense index without a call to node
@@ -147,11 +150,12 @@ func (p *product) addEdges(i int, es []Edge, live []int32, s uint32, rest bool) 
 				return false, err
 			}
 			// depth(to) <= d: to precedes level d+1, or there is none.
-			back = back || int(d)+1 >= len(p.levels) || to < p.levels[d+1]
+			if proviso {
+				back = back || int(d)+1 >= len(p.levels) || to < p.levels[d+1]
+			}
 			if p.useFilter {
 				p.indeg[to]++
 			}
-			p.edgesN++
 			if to < uint32(i) {
 				p.downEdges++
 			}
@@ -284,7 +288,15 @@ func (p *product) search(prop *spec.Property) (*verdict.Violation, int) {
 	}
 	t0 := p.clock()
 	c := newCycleSearch(p)
+	if !p.useFilter && !p.fullSearch {
+		// Only the SCCs reachable from the nodes expanded since the last
+		// search: any other lies in the part searched then, where it
+		// was an SCC already, with the same edges (an expanded node's
+		// edges do not change), and was found unfair.
+		c.from = p.searchedN
+	}
 	fair := c.search(roots)
+	p.searchedN = p.expanded()
 	p.searchBytes = max(p.searchBytes, c.bytes())
 	p.phase(phaseSearch, t0)
 	if len(fair) == 0 {

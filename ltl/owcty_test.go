@@ -164,7 +164,7 @@ func TestFilterExact(t *testing.T) {
 		sets := pr.aut.NumAcc + len(g.weak)
 		exists := false
 		c = newCycleSearch(pr)
-		c.tarjan(nil, 1, func(comp []uint32, st int32) {
+		c.tarjan(nil, 1, func(comp []uint32, st int32, _ *sccSum) {
 			covered := make([]bool, sets)
 			edges := false
 			for _, v := range comp {
@@ -349,14 +349,7 @@ func TestEliminateBatches(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 	}
-	src, err := os.ReadFile("testdata/coffeecan.wrap")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := spec.ParseFile("coffeecan.wrap", src, spec.Options{Defines: map[string]int64{"MAX": 60}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := coffeeCanModel(t, 60)
 	if _, err := Check(context.Background(), m, Options{onProduct: func(pr *product) { compare(t, "CoffeeCan", pr) }}); err != nil {
 		t.Fatal(err)
 	}

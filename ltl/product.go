@@ -52,6 +52,15 @@ type valuation struct {
 	valBuf  [1]uint64
 	liveBuf []int32   // appendEdges: the automaton edges whose label holds
 	liveTab [][]int32 // liveEdges: those per (automaton state, valuation)
+	// keyTab is, for a small valuation whose predicate reads slots of at
+	// most keyTabBits bits, the valuation per key of those slots (key),
+	// valKnown set once computed: a state whose key was met before is not
+	// evaluated. keyHits and keyFills count the look-ups that found a
+	// valuation and those that computed one; a table that finds fewer
+	// than it computes is dropped (every state its own key: CoffeeCan).
+	key               machine.PredKey
+	keyTab            []uint8
+	keyHits, keyFills int
 }
 
 // nodeIndex is the product's nodes: node id i is (nodeSys[i],
@@ -105,6 +114,12 @@ type cycleChecks struct {
 	phases     *phaseStats // Options.phases
 	// searchBytes is the largest footprint of a cycle search so far.
 	searchBytes int64
+	// searchedN is the number of expanded nodes at the last cycle search
+	// without the filter: the next one starts its depth-first search at
+	// the nodes expanded since (see [product.search]); fullSearch starts
+	// it at every node (Options.fullSearch).
+	searchedN  int
+	fullSearch bool
 }
 
 // progressReport is the progress of the exploration, reported about
@@ -164,10 +179,24 @@ func newProduct(ctx context.Context, sys *system, aut *Automaton, atoms []*spec.
 		}
 		p.preds = append(p.preds, pr)
 	}
+	if p.small && len(p.preds) == 1 {
+		if k, ok := sys.prog.KeyOf(p.preds[0], keyTabBits); ok {
+			p.key, p.keyTab = k, make([]uint8, 1<<k.Bits())
+		}
+	}
 	return p, nil
 }
 
 const atomGroup = 62
+
+// keyTabBits is the widest key of the slots a small valuation reads that
+// keyTab indexes (a table of 2^keyTabBits bytes at most).
+const keyTabBits = 18
+
+// keyTabTrial is the number of valuations computed through keyTab after
+// which (and after each as many more) the table is dropped when it found
+// fewer than it computed.
+const keyTabTrial = 1 << 12
 
 // ignore leaves out the units of the given fairness declarations.
 func (p *product) ignore(decls []int) {
@@ -185,16 +214,29 @@ func (p *product) atomValues(idx uint32) ([]uint64, error) {
 			p.vals8.extend(int(idx) + 1)
 		}
 		if v8 := p.vals8.at(idx); *v8&valKnown == 0 {
-			v := uint8(valKnown)
 			st := p.sys.state(idx)
-			for _, pr := range p.preds {
-				x, err := p.sys.mach.Eval(pr, st)
+			if p.keyTab == nil {
+				v, err := p.evalSmall(st)
 				if err != nil {
 					return nil, err
 				}
-				v |= uint8(x)
+				*v8 = v
+				return p.valsOf(idx), nil
 			}
-			*v8 = v
+			k := p.key.Of(st)
+			if v := p.keyTab[k]; v != 0 {
+				p.keyHits++
+				*v8 = v
+				return p.valsOf(idx), nil
+			}
+			v, err := p.evalSmall(st)
+			if err != nil {
+				return nil, err
+			}
+			*v8, p.keyTab[k] = v, v
+			if p.keyFills++; p.keyFills%keyTabTrial == 0 && p.keyHits < p.keyFills {
+				p.keyTab = nil
+			}
 		}
 		return p.valsOf(idx), nil
 	}
@@ -221,6 +263,20 @@ func (p *product) atomValues(idx uint32) ([]uint64, error) {
 		}
 	}
 	p.valOK[idx] = true
+	return v, nil
+}
+
+// evalSmall returns the small valuation of the packed state st, with
+// valKnown set.
+func (p *product) evalSmall(st machine.State) (uint8, error) {
+	v := uint8(valKnown)
+	for _, pr := range p.preds {
+		x, err := p.sys.mach.Eval(pr, st)
+		if err != nil {
+			return 0, err
+		}
+		v |= uint8(x)
+	}
 	return v, nil
 }
 
@@ -346,7 +402,7 @@ func (p *product) footprint() int64 {
 	}
 	b += bytesOf(p.vals) + p.vals8.bytes() + bytesOf(p.valOK) + bytesOf(p.dense) + bytesOf(p.nodes.keys) + bytesOf(p.nodes.ids) +
 		bytesOf(p.nodeSys) + bytesOf(p.nodeQ) + p.parent.bytes() + bytesOf(p.levels) + bytesOf(p.indeg) +
-		bytesOf(p.full) + bytesOf(p.liveTab)
+		bytesOf(p.full) + bytesOf(p.liveTab) + bytesOf(p.keyTab)
 	for _, l := range p.liveTab {
 		b += bytesOf(l)
 	}
