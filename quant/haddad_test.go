@@ -3,6 +3,7 @@ package quant_test
 import (
 	"context"
 	"math"
+	"math/big"
 	"os"
 	"path/filepath"
 	"testing"
@@ -87,4 +88,58 @@ func TestHaddadMonmege(t *testing.T) {
 		t.Errorf("interval iteration [%g, %g] misses 1/2", b.Lo, b.Hi)
 	}
 	t.Logf("value iteration: %g after %d sweeps; interval iteration after 20000 sweeps: [%g, %g]", v[init], sweeps, iv[init].Lo, iv[init].Hi)
+}
+
+// TestCoinCertified checks the consensus coin (bench/prism/coin.wrap)
+// at K = 20 and 50, by interval iteration (--interval), against PRISM 4.10's exact
+// values (prism coin.pm coin.props -explicit -exact, with coin.pm's K
+// replaced, on Pmin and Pmax of F "finished" & coin0=0 & coin1=0 and
+// Pmax of F "finished" & coin0!=coin1): every interval must enclose
+// them and be at most 1e-6 wide within 1000 sweeps a component, which
+// interval iteration alone does not reach on the counter's random walk
+// (1 - c/K^2 a sweep; docs/design/quantitative.md) and the certified
+// solver does.
+func TestCoinCertified(t *testing.T) {
+	for _, tt := range []struct {
+		k                      int64
+		minZero, maxZero, disa string
+	}{
+		{20, "8576190696653/17592186044416", "41/81", "219902325551/17592186044400"},
+		{50, "5019896376903788429926944693289/10141204801825835211973625643008", "101/201", "50706024009129176059868128213/10141204801825835211973625643000"},
+	} {
+		path := filepath.Join("..", "bench", "prism", "coin.wrap")
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := spec.ParseFile(path, src, spec.Options{Defines: map[string]int64{"K": tt.k}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := quant.Check(context.Background(), m, quant.Options{Only: []string{"AllZero", "Disagree"}, Interval: true, MaxIter: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			name  string
+			iv    *quant.Interval
+			exact string
+		}{
+			{"Pmin(AllZero)", res.Queries[0].MinBounds, tt.minZero},
+			{"Pmax(AllZero)", res.Queries[0].MaxBounds, tt.maxZero},
+			{"Pmax(Disagree)", res.Queries[1].MaxBounds, tt.disa},
+		} {
+			if c.iv == nil {
+				t.Fatalf("K=%d %s: no interval (exact mode?)", tt.k, c.name)
+			}
+			ex, _ := new(big.Rat).SetString(c.exact)
+			lo, hi := new(big.Rat).SetFloat64(c.iv.Lo), new(big.Rat).SetFloat64(c.iv.Hi)
+			if lo.Cmp(ex) > 0 || hi.Cmp(ex) < 0 {
+				t.Errorf("K=%d %s: [%v, %v] misses PRISM's %s", tt.k, c.name, c.iv.Lo, c.iv.Hi, c.exact)
+			}
+			if c.iv.Hi-c.iv.Lo > 1e-6 {
+				t.Errorf("K=%d %s: [%v, %v] wider than 1e-6", tt.k, c.name, c.iv.Lo, c.iv.Hi)
+			}
+		}
+	}
 }
