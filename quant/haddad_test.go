@@ -2,11 +2,13 @@ package quant_test
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/big"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/quant"
@@ -140,6 +142,50 @@ func TestCoinCertified(t *testing.T) {
 			if c.iv.Hi-c.iv.Lo > 1e-6 {
 				t.Errorf("K=%d %s: [%v, %v] wider than 1e-6", tt.k, c.name, c.iv.Lo, c.iv.Hi)
 			}
+		}
+	}
+}
+
+// TestCheckStopped checks that a context that ends during interval
+// iteration gives the bounds reached, on bench/prism/haddad_monmege.wrap
+// at N = 60 (some (7/3)^60 steps to an end: too many for interval
+// iteration to narrow its bounds and, float64 failing on the walk's
+// linear systems, for the certified solver): Check returns the context's error
+// with a Result marked Stopped whose first query holds bounds, marked
+// Stopped too, that enclose the exact value.
+func TestCheckStopped(t *testing.T) {
+	path := filepath.Join("..", "bench", "prism", "haddad_monmege.wrap")
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := spec.ParseFile(path, src, spec.Options{Defines: map[string]int64{"N": 60}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exact, err := quant.Check(context.Background(), m, quant.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	res, err := quant.Check(ctx, m, quant.Options{Interval: true})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Check: %v, want the deadline", err)
+	}
+	if res == nil || res.Stopped == nil || len(res.Queries) != 1 || !res.Queries[0].Stopped {
+		t.Fatalf("Check: %+v, want a result stopped in its first query", res)
+	}
+	for _, c := range []struct {
+		iv    *quant.Interval
+		exact *big.Rat
+	}{{res.Queries[0].MaxBounds, exact.Queries[0].Max}} {
+		if c.iv == nil {
+			t.Fatal("no bounds")
+		}
+		lo, hi := new(big.Rat).SetFloat64(c.iv.Lo), new(big.Rat).SetFloat64(c.iv.Hi)
+		if lo.Cmp(c.exact) > 0 || hi.Cmp(c.exact) < 0 {
+			t.Errorf("[%v, %v] misses %s", c.iv.Lo, c.iv.Hi, c.exact.FloatString(20))
 		}
 	}
 }

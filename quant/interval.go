@@ -64,6 +64,11 @@ func ratUp(r *big.Rat) float64 {
 // removed); for max the upper bound is iterated on the quotient by the
 // maximal end components among the undecided states (mecs), where they
 // meet too.
+//
+// When ctx ends during the iteration, ReachInterval returns the bounds
+// reached with ctx.Err(): sound, as at every point of the iteration, but
+// wider than eps (those of the components not reached yet are [0, 1]);
+// when it ends before (during the precomputation), nil.
 func ReachInterval(ctx context.Context, m *MDP, left, target []bool, max bool, eps float64, maxIter int) ([]Interval, error) {
 	lo, hi, set, err := intervalStart(ctx, m, left, target, max)
 	if err != nil {
@@ -71,15 +76,13 @@ func ReachInterval(ctx context.Context, m *MDP, left, target []bool, max bool, e
 	}
 	if slices.Contains(set, true) {
 		it := newIterator(m, set, max)
-		if err := it.solve(ctx, lo, hi, eps, maxIter); err != nil {
-			return nil, err
-		}
+		err = it.solve(ctx, lo, hi, eps, maxIter)
 	}
 	out := make([]Interval, len(lo))
 	for s := range out {
 		out[s] = Interval{Lo: lo[s], Hi: hi[s]}
 	}
-	return out, nil
+	return out, err
 }
 
 // intervalStart runs the qualitative precomputation of [ReachInterval]
