@@ -328,6 +328,9 @@ func (c *local) ties(x, ext, p []float64) []bool {
 // into the bounds v where it is better. It reports whether it passed.
 func (c *local) commit(x, v []float64, up bool, sigma []int32) bool {
 	for i := range x {
+		if math.IsNaN(x[i]) {
+			return false // every comparison with NaN is false: it would pass
+		}
 		x[i] = math.Min(1, math.Max(0, x[i]))
 	}
 	if !c.check(x, v, up, sigma) {

@@ -128,6 +128,12 @@ func rejectWrong(t *testing.T, it *iterator, a, b int, lo, hi []float64, exact [
 			t.Fatalf("state %d: the lower guess %g above %s passed for a policy", s, l[i], ex.FloatString(20))
 		}
 	}
+	// NaN compares false with everything: a guess with one must fail
+	u[i] = math.NaN()
+	tried++
+	if c.commit(u, hi, true, nil) {
+		t.Fatalf("state %d: an upper guess with NaN passed", s)
+	}
 	return tried
 }
 

@@ -311,7 +311,9 @@
 // with a scheduler; TestGamblerClosedForms checks a gambler against closed forms
 // over a grid of goals, coins and numbers of gamblers, and
 // TestPipelineClosedForms examples/pipeline/rates.wrap over a grid of
-// false-positive and outage rates; TestBoxEncloses checks the range over
+// false-positive and outage rates; TestCertify and TestCoinCertified the
+// certified bounds (above), and TestCheckStopped the bounds returned when
+// the context stops interval iteration; TestBoxEncloses checks the range over
 // the confidence box against fixed rates drawn from it; TestHaddadMonmege
 // shows plain value iteration failing where exact and interval iteration
 // do not.
