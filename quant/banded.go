@@ -19,9 +19,11 @@ type band struct {
 	a               []float64
 }
 
-// maxBand is the most entries a band may hold (128 MiB of float64);
-// past it the component is left to interval iteration.
-const maxBand = 1 << 24
+// maxBand is the most entries a band may hold (32 MiB of float64, so
+// that the solver stays small beside a --memory budget; the coin at K =
+// 1600 needs 2.8 million); past it the component is left to interval
+// iteration.
+const maxBand = 1 << 22
 
 func newBand(n, lower, upper int) *band {
 	return &band{n: n, lower: lower, upper: upper, a: make([]float64, n*(lower+upper+1))}
