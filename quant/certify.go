@@ -67,14 +67,17 @@ func (it *iterator) certify(ctx context.Context, a, b int, lo, hi []float64) boo
 	// 2^-40 of its values: the perturbed problem picks among them (over
 	// all choices, a huge expected time could outweigh the value)
 	x := make([]float64, c.k)
-	var tied []bool
+	// (when float64 cannot solve its systems, as on a walk of 10^16
+	// steps, neither will it the perturbed ones: interval iteration
+	// keeps the component)
+	ext, p := hi, it.pHi
 	if it.max {
-		c.iterate(ctx, sigma, true, 0, lo, it.pLo, x, nil)
-		tied = c.ties(x, lo, it.pLo)
-	} else {
-		c.iterate(ctx, sigma, false, 0, hi, it.pHi, x, nil)
-		tied = c.ties(x, hi, it.pHi)
+		ext, p = lo, it.pLo
 	}
+	if !c.iterate(ctx, sigma, it.max, 0, ext, p, x, nil) {
+		return false
+	}
+	tied := c.ties(x, ext, p)
 	upper, lower := false, false
 	for try, e := 0, certifyEps; try < certifyTries && !(upper && lower); try, e = try+1, e*4 {
 		if it.max {
@@ -101,7 +104,7 @@ func (it *iterator) certify(ctx context.Context, a, b int, lo, hi []float64) boo
 
 // local sets up the component states[a:b] for the solver: the reverse
 // Cuthill-McKee order of its graph and the band that order gives; nil
-// when the band would pass maxBand.
+// when the band would pass maxBand or its elimination 2^31 operations.
 func (it *iterator) local(a, b int) *local {
 	c := &local{it: it, a: a, k: b - a}
 	adj := make([][]int32, c.k)
@@ -131,7 +134,9 @@ func (it *iterator) local(a, b int) *local {
 			}
 		}
 	}
-	if c.k*(c.lower+c.upper+1) > maxBand {
+	// past maxBand entries, or 2^31 operations an elimination, interval
+	// iteration keeps the component
+	if c.k*(c.lower+c.upper+1) > maxBand || float64(c.k)*float64(c.lower)*float64(c.upper) > 1<<31 {
 		return nil
 	}
 	return c
