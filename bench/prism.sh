@@ -41,9 +41,10 @@
 #            about 2e5 states): Pmin of both finishing with coin 0,
 #            coin.wrap's AllZero. Not in the default set: its random walk
 #            is slow to converge (value iteration contracts by about
-#            1 - c/K^2 a sweep): wrapcheck's interval iteration reaches
-#            the width of 1e-6 at K = 50 (6,416 states) in 19 CPU s,
-#            PRISM's -ii stops at its 10000 iterations; see
+#            1 - c/K^2 a sweep); wrapcheck's certified solver answers it
+#            in about 5 CPU s, bounds 1.1e-7 wide, but PRISM -explicit
+#            with this script's flags did not finish in 300 s (its Prob0
+#            alone took 19,205 iterations and 137 s); see
 #            docs/design/quantitative.md
 # wrapcheck computes unbounded queries exactly up to 2000 undecided
 # states and by interval iteration (sound bounds, --epsilon 1e-6) past

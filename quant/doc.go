@@ -153,6 +153,67 @@
 // values below float64's range, and fails if the widening or the
 // underflow rule is dropped.
 //
+// # Certified bounds
+//
+// Value iteration on a random walk of length L contracts by about 1 -
+// c/L^2 a sweep (the consensus coin: docs/design/quantitative.md), so a
+// component whose bounds are still wider than Options.Epsilon after 100
+// sweeps is handed to a faster method whose results are checked before
+// they are used (certify.go). Policy iteration in float64, each
+// policy's linear system (I - A) x = b solved by Gaussian elimination in
+// the band of the reverse Cuthill-McKee order of the component (a random
+// walk is near banded) with one step of iterative refinement, guesses
+// the values of the component, the bounds of the states outside it (all
+// solved before it) standing for their values: the upper ones for an
+// upper bound, the lower ones for a lower bound. Nothing it computes is
+// trusted. A guess u is an upper bound when one Bellman step from it,
+// computed with the probabilities rounded up and widened outwards exactly
+// as a sweep of interval iteration is (above), stays below it: B(u) <=
+// u. The Bellman operator B is monotone on [0, 1]^C, and the values are
+// its least fixed point (given the values outside, which the upper
+// bounds there only raise), so by Knaster and Tarski (Park's induction)
+// every u with B(u) <= u is at least the values. A lower bound l needs l
+// <= B(l) rounded downwards, which bounds the greatest fixed point from
+// below; that is the value when the fixed point is unique. For min it
+// is: after Prob0A no end component is left among the undecided states
+// (one would give its states Pmin = 0), so every scheduler leaves them
+// with probability 1 and B is a contraction in a weighted norm
+// (Bertsekas and Tsitsiklis, stochastic shortest paths, 1991). For max it
+// is not (an end component has a fixed point per value on it), so the
+// lower bound is taken over one policy sigma's choices alone: l <=
+// B_sigma(l), and a graph search checks that sigma leaves the component
+// with probability 1 from every state, so that B_sigma, affine with a
+// matrix of spectral radius below 1, has one fixed point, sigma's value,
+// at most Pmax. For min the upper bound is one policy's too: B_sigma(u)
+// <= u bounds sigma's value, at least Pmin, from above (Park again, no
+// uniqueness needed); for max the upper bound is over all choices, and
+// is tried only when no end component is in the component (else
+// interval iteration's quotient gives it, as before).
+//
+// An exact fixed point fails the check by the rounding, so the guesses
+// are those of the problem perturbed by a reward of e a step: for an
+// upper bound, u = x + e y where y is the expected number of steps to
+// leave the component, which satisfies B(u) = u - e, leaving e of slack
+// for the widening (about (n + 3) 2^-52) and the solver's residual; for
+// a lower bound -e. For the bound over all choices the policy is the
+// optimal one of the perturbed problem among the choices within 2^-40 of
+// optimal for the unperturbed one (policy iteration maximises or
+// minimises the value plus or minus e a step), which is finite since no
+// scheduler stays in the component forever; the margin is what settles
+// ties between choices. A guess that fails is dropped, and the next try
+// perturbs 4 times more (from 2^-49, six tries); a bound that passes
+// replaces the current one where it is better. The cost is e y wide:
+// about 10^-7 on the consensus coin at K = 1600, whose walks take about
+// 10^7 steps; where y passes 10^16 or so (Haddad-Monmege walks of 40
+// steps each way), float64 cannot solve the systems and interval
+// iteration keeps the component. Then interval iteration goes on from
+// the certified bounds, sound whatever they are, until they are
+// Options.Epsilon apart, or a sweep changes nothing, or 200 sweeps of the
+// component in all when both bounds passed: they may then stay wider
+// than Options.Epsilon, by the certificate's e y. TestCertify checks the certified bounds
+// against exact values of random MDPs, Markov chains and Haddad-Monmege
+// walks, and that wrong guesses are rejected.
+//
 // # Witnesses and sensitivity
 //
 // With Options.Witness, each exact probability and finite expected cost
@@ -250,7 +311,9 @@
 // with a scheduler; TestGamblerClosedForms checks a gambler against closed forms
 // over a grid of goals, coins and numbers of gamblers, and
 // TestPipelineClosedForms examples/pipeline/rates.wrap over a grid of
-// false-positive and outage rates; TestBoxEncloses checks the range over
+// false-positive and outage rates; TestCertify and TestCoinCertified the
+// certified bounds (above), and TestCheckStopped the bounds returned when
+// the context stops interval iteration; TestBoxEncloses checks the range over
 // the confidence box against fixed rates drawn from it; TestHaddadMonmege
 // shows plain value iteration failing where exact and interval iteration
 // do not.

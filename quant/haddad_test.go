@@ -2,10 +2,13 @@ package quant_test
 
 import (
 	"context"
+	"errors"
 	"math"
+	"math/big"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/quant"
@@ -87,4 +90,102 @@ func TestHaddadMonmege(t *testing.T) {
 		t.Errorf("interval iteration [%g, %g] misses 1/2", b.Lo, b.Hi)
 	}
 	t.Logf("value iteration: %g after %d sweeps; interval iteration after 20000 sweeps: [%g, %g]", v[init], sweeps, iv[init].Lo, iv[init].Hi)
+}
+
+// TestCoinCertified checks the consensus coin (bench/prism/coin.wrap)
+// at K = 20 and 50, by interval iteration (--interval), against PRISM 4.10's exact
+// values (prism coin.pm coin.props -explicit -exact, with coin.pm's K
+// replaced, on Pmin and Pmax of F "finished" & coin0=0 & coin1=0 and
+// Pmax of F "finished" & coin0!=coin1): every interval must enclose
+// them and be at most 1e-6 wide within 1000 sweeps a component, which
+// interval iteration alone does not reach on the counter's random walk
+// (1 - c/K^2 a sweep; docs/design/quantitative.md) and the certified
+// solver does.
+func TestCoinCertified(t *testing.T) {
+	for _, tt := range []struct {
+		k                      int64
+		minZero, maxZero, disa string
+	}{
+		{20, "8576190696653/17592186044416", "41/81", "219902325551/17592186044400"},
+		{50, "5019896376903788429926944693289/10141204801825835211973625643008", "101/201", "50706024009129176059868128213/10141204801825835211973625643000"},
+	} {
+		path := filepath.Join("..", "bench", "prism", "coin.wrap")
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := spec.ParseFile(path, src, spec.Options{Defines: map[string]int64{"K": tt.k}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := quant.Check(context.Background(), m, quant.Options{Only: []string{"AllZero", "Disagree"}, Interval: true, MaxIter: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			name  string
+			iv    *quant.Interval
+			exact string
+		}{
+			{"Pmin(AllZero)", res.Queries[0].MinBounds, tt.minZero},
+			{"Pmax(AllZero)", res.Queries[0].MaxBounds, tt.maxZero},
+			{"Pmax(Disagree)", res.Queries[1].MaxBounds, tt.disa},
+		} {
+			if c.iv == nil {
+				t.Fatalf("K=%d %s: no interval (exact mode?)", tt.k, c.name)
+			}
+			ex, _ := new(big.Rat).SetString(c.exact)
+			lo, hi := new(big.Rat).SetFloat64(c.iv.Lo), new(big.Rat).SetFloat64(c.iv.Hi)
+			if lo.Cmp(ex) > 0 || hi.Cmp(ex) < 0 {
+				t.Errorf("K=%d %s: [%v, %v] misses PRISM's %s", tt.k, c.name, c.iv.Lo, c.iv.Hi, c.exact)
+			}
+			if c.iv.Hi-c.iv.Lo > 1e-6 {
+				t.Errorf("K=%d %s: [%v, %v] wider than 1e-6", tt.k, c.name, c.iv.Lo, c.iv.Hi)
+			}
+		}
+	}
+}
+
+// TestCheckStopped checks that a context that ends during interval
+// iteration gives the bounds reached, on bench/prism/haddad_monmege.wrap
+// at N = 60 (some (7/3)^60 steps to an end: too many for interval
+// iteration to narrow its bounds and, float64 failing on the walk's
+// linear systems, for the certified solver): Check returns the context's error
+// with a Result marked Stopped whose first query holds bounds, marked
+// Stopped too, that enclose the exact value.
+func TestCheckStopped(t *testing.T) {
+	path := filepath.Join("..", "bench", "prism", "haddad_monmege.wrap")
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := spec.ParseFile(path, src, spec.Options{Defines: map[string]int64{"N": 60}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exact, err := quant.Check(context.Background(), m, quant.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	res, err := quant.Check(ctx, m, quant.Options{Interval: true})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Check: %v, want the deadline", err)
+	}
+	if res == nil || res.Stopped == nil || len(res.Queries) != 1 || !res.Queries[0].Stopped {
+		t.Fatalf("Check: %+v, want a result stopped in its first query", res)
+	}
+	for _, c := range []struct {
+		iv    *quant.Interval
+		exact *big.Rat
+	}{{res.Queries[0].MaxBounds, exact.Queries[0].Max}} {
+		if c.iv == nil {
+			t.Fatal("no bounds")
+		}
+		lo, hi := new(big.Rat).SetFloat64(c.iv.Lo), new(big.Rat).SetFloat64(c.iv.Hi)
+		if lo.Cmp(c.exact) > 0 || hi.Cmp(c.exact) < 0 {
+			t.Errorf("[%v, %v] misses %s", c.iv.Lo, c.iv.Hi, c.exact.FloatString(20))
+		}
+	}
 }

@@ -64,7 +64,31 @@ func ratUp(r *big.Rat) float64 {
 // removed); for max the upper bound is iterated on the quotient by the
 // maximal end components among the undecided states (mecs), where they
 // meet too.
+//
+// When ctx ends during the iteration, ReachInterval returns the bounds
+// reached with ctx.Err(): sound, as at every point of the iteration, but
+// wider than eps (those of the components not reached yet are [0, 1]);
+// when it ends before (during the precomputation), nil.
 func ReachInterval(ctx context.Context, m *MDP, left, target []bool, max bool, eps float64, maxIter int) ([]Interval, error) {
+	lo, hi, set, err := intervalStart(ctx, m, left, target, max)
+	if err != nil {
+		return nil, err
+	}
+	if slices.Contains(set, true) {
+		it := newIterator(m, set, max)
+		err = it.solve(ctx, lo, hi, eps, maxIter)
+	}
+	out := make([]Interval, len(lo))
+	for s := range out {
+		out[s] = Interval{Lo: lo[s], Hi: hi[s]}
+	}
+	return out, err
+}
+
+// intervalStart runs the qualitative precomputation of [ReachInterval]
+// and returns the first bounds: [1, 1] on the states of value 1, [0, 0]
+// on those of value 0, [0, 1] on the others, the undecided states (set).
+func intervalStart(ctx context.Context, m *MDP, left, target []bool, max bool) (lo, hi []float64, set []bool, err error) {
 	n := m.N()
 	if left == nil {
 		left = make([]bool, n)
@@ -80,12 +104,11 @@ func ReachInterval(ctx context.Context, m *MDP, left, target []bool, max bool, e
 		one = prob1A(m, left, target, zero)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err // prob1E stopped early
+		return nil, nil, nil, err // prob1E stopped early
 	}
-	lo := make([]float64, n)
-	hi := make([]float64, n)
-	set := make([]bool, n)
-	var nmaybe int
+	lo = make([]float64, n)
+	hi = make([]float64, n)
+	set = make([]bool, n)
 	for s := 0; s < n; s++ {
 		switch {
 		case target[s] || one[s]:
@@ -94,20 +117,9 @@ func ReachInterval(ctx context.Context, m *MDP, left, target []bool, max bool, e
 		default:
 			hi[s] = 1
 			set[s] = true
-			nmaybe++
 		}
 	}
-	if nmaybe > 0 {
-		it := newIterator(m, set, max)
-		if err := it.solve(ctx, lo, hi, eps, maxIter); err != nil {
-			return nil, err
-		}
-	}
-	out := make([]Interval, n)
-	for s := range out {
-		out[s] = Interval{Lo: lo[s], Hi: hi[s]}
-	}
-	return out, nil
+	return lo, hi, set, nil
 }
 
 // An iterator holds the undecided states of interval iteration in
@@ -135,6 +147,8 @@ type iterator struct {
 	// widened
 	mec   []int32
 	exits []float64
+	// pos[s] is the index of state s in states, -1 for a decided state
+	pos []int32
 }
 
 func newIterator(m *MDP, set []bool, max bool) *iterator {
@@ -183,6 +197,13 @@ func newIterator(m *MDP, set []bool, max bool) *iterator {
 		}
 	}
 	exitFirst(m, set, comp, it.comps, it.states)
+	it.pos = make([]int32, n)
+	for s := range it.pos {
+		it.pos[s] = -1
+	}
+	for i, s := range it.states {
+		it.pos[s] = int32(i)
+	}
 	it.first = make([]int32, 0, len(it.states)+1)
 	it.at = []int32{0}
 	it.fLo = make([]float64, len(it.states))
@@ -271,10 +292,20 @@ func (it *iterator) solve(ctx context.Context, lo, hi []float64, eps float64, ma
 	sweeps := 0
 	for k := 0; k+1 < len(it.comps); k++ {
 		a, b := int(it.comps[k]), int(it.comps[k+1])
-		for iter := 0; maxIter <= 0 || iter < maxIter; iter++ {
+		limit := maxIter
+		for iter := 0; limit <= 0 || iter < limit; iter++ {
 			if sweeps++; sweeps%64 == 0 {
 				if err := ctx.Err(); err != nil {
 					return err
+				}
+			}
+			if iter == certifyAfter && it.certify(ctx, a, b, lo, hi) {
+				// Still wide after this many sweeps: a slow
+				// component (a random walk); certified, the
+				// bounds are as tight as the certificate can
+				// make them, and more sweeps would gain little.
+				if limit <= 0 || limit > 2*certifyAfter {
+					limit = 2 * certifyAfter
 				}
 			}
 			changed, wide := it.sweep(a, b, lo, hi, eps/2)

@@ -32,7 +32,7 @@ func TestIntervalEnclosesExact(t *testing.T) {
 			m, left, target = underflowChain(r)
 			eps = 0
 		default:
-			m, left, target = haddadMonmege(r)
+			m, left, target = quant.HaddadWalk(r, 12)
 			walk = true
 		}
 		for _, max := range []bool{true, false} {
@@ -125,48 +125,5 @@ func underflowChain(r *rand.Rand) (*quant.MDP, []bool, []bool) {
 		left[s] = true
 	}
 	target[k] = true
-	return m, left, target
-}
-
-// haddadMonmege is bench/prism/haddad_monmege.pm with N from 2 to 12 and
-// p in [6/10, 9/10], x = ±N the ends, x = N the target, and at some
-// states a second choice that moves one step outwards for sure: value
-// iteration's successive sweeps differ by little long before they are
-// near the value.
-func haddadMonmege(r *rand.Rand) (*quant.MDP, []bool, []bool) {
-	N := 2 + r.Intn(11)
-	p := big.NewRat(int64(6+r.Intn(4)), 10)
-	q := new(big.Rat).Sub(big.NewRat(1, 1), p)
-	n := 2*N + 1
-	id := func(x int) int { return x + N }
-	m := &quant.MDP{Choices: make([][]quant.Dist, n)}
-	half := big.NewRat(1, 2)
-	for x := -N; x <= N; x++ {
-		s := id(x)
-		switch {
-		case x == 0:
-			m.Choices[s] = append(m.Choices[s], quant.Dist{{To: id(-1), Prob: half}, {To: id(1), Prob: half}})
-		case x == N || x == -N:
-			m.Choices[s] = append(m.Choices[s], quant.Dist{{To: s, Prob: big.NewRat(1, 1)}})
-			continue
-		case x > 0:
-			m.Choices[s] = append(m.Choices[s], quant.Dist{{To: id(x - 1), Prob: p}, {To: id(x + 1), Prob: q}})
-		default:
-			m.Choices[s] = append(m.Choices[s], quant.Dist{{To: id(x - 1), Prob: q}, {To: id(x + 1), Prob: p}})
-		}
-		if r.Intn(4) == 0 {
-			out := id(x + 1)
-			if x < 0 {
-				out = id(x - 1)
-			}
-			m.Choices[s] = append(m.Choices[s], quant.Dist{{To: out, Prob: big.NewRat(1, 1)}})
-		}
-	}
-	left := make([]bool, n)
-	target := make([]bool, n)
-	for s := range left {
-		left[s] = true
-	}
-	target[id(N)] = true
 	return m, left, target
 }

@@ -12,15 +12,47 @@ func mecs(m *MDP, set []bool) (mec []int, stay [][]bool, count int) {
 	n := m.N()
 	in := append([]bool(nil), set...)
 	stay = make([][]bool, n)
+	staying := make([]int, n) // how many choices of s stay
+	pred := choicePredecessors(m)
+	// gone lists the states just removed; cascade removes the choices
+	// that move to them, and the states left with none, at once (one
+	// round per layer of a chain would be quadratic)
+	var gone []int
+	cascade := func() {
+		for len(gone) > 0 {
+			t := gone[len(gone)-1]
+			gone = gone[:len(gone)-1]
+			for _, p := range pred[t] {
+				s, c := int(p.s), int(p.c)
+				if !in[s] || !stay[s][c] {
+					continue
+				}
+				stay[s][c] = false
+				if staying[s]--; staying[s] == 0 {
+					in[s] = false
+					gone = append(gone, s)
+				}
+			}
+		}
+	}
 	for s := 0; s < n; s++ {
 		if !in[s] {
 			continue
 		}
 		stay[s] = make([]bool, len(m.Choices[s]))
 		for c, d := range m.Choices[s] {
-			stay[s][c] = within(d, in)
+			if stay[s][c] = within(d, in); stay[s][c] {
+				staying[s]++
+			}
 		}
 	}
+	for s := 0; s < n; s++ {
+		if in[s] && staying[s] == 0 {
+			in[s] = false
+			gone = append(gone, s)
+		}
+	}
+	cascade()
 	var comp []int
 	for {
 		comp = sccs(m, in, stay)
@@ -29,7 +61,6 @@ func mecs(m *MDP, set []bool) (mec []int, stay [][]bool, count int) {
 			if !in[s] {
 				continue
 			}
-			any := false
 			for c, d := range m.Choices[s] {
 				if !stay[s][c] {
 					continue
@@ -37,15 +68,17 @@ func mecs(m *MDP, set []bool) (mec []int, stay [][]bool, count int) {
 				for _, t := range d {
 					if t.Prob.Sign() > 0 && (!in[t.To] || comp[t.To] != comp[s]) {
 						stay[s][c], changed = false, true
+						staying[s]--
 						break
 					}
 				}
-				any = any || stay[s][c]
 			}
-			if !any {
+			if staying[s] == 0 {
 				in[s], changed = false, true
+				gone = append(gone, s)
 			}
 		}
+		cascade()
 		if !changed {
 			break
 		}

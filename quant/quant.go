@@ -128,6 +128,11 @@ type Result struct {
 	// Notes are sentences for the reader (the reductions' notes, which
 	// the caller adds: which symmetric types were left unpermuted).
 	Notes []string
+	// Stopped, when not nil, is the context's error that stopped [Check]
+	// during interval iteration: Queries holds the queries computed
+	// before and, last, the one stopped (QueryResult.Stopped), with the
+	// bounds reached; the others are missing.
+	Stopped error
 }
 
 // ExpectResult is the value of one expected-cost query: Min and Max are
@@ -194,6 +199,10 @@ type QueryResult struct {
 	// Sensitivity holds, with Options.Sensitivity and counts, the range
 	// if each measured rate in turn were known exactly, narrowest first.
 	Sensitivity []Sensitivity
+	// Stopped is set when the context ended interval iteration on this
+	// query: its bounds are those reached, sound but wider than
+	// Options.Epsilon, and the values not computed yet are nil.
+	Stopped bool
 }
 
 // Box is the range of a query's probability over the schedulers and the
@@ -245,7 +254,8 @@ func (r *Result) Violations() int {
 // Check builds the MDP of m and computes each of its probability
 // queries exactly. A bad spec for this analysis (a runtime error in the
 // state space, a rate that cannot be followed) is an error; so is ctx's
-// end, returned as ctx.Err().
+// end, returned as ctx.Err(), with a partial Result (Result.Stopped)
+// when it stopped interval iteration, else with nil.
 func Check(ctx context.Context, m *spec.Model, opts Options) (*Result, error) {
 	start := time.Now()
 	p, err := machine.Compile(m)
@@ -363,20 +373,21 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*Result, error) {
 				}
 			}
 			iv, err := ReachInterval(ctx, mdp, left, target, max, opts.epsilon(), opts.maxIter())
-			if err != nil {
+			if iv == nil {
 				return nil, nil, err
 			}
+			// with ctx's error, the bounds reached (partial)
 			b := initialInterval(mdp.Init, iv, max)
-			return nil, &b, nil
+			return nil, &b, err
 		}
 		if wantMax {
 			if r.Max, r.MaxBounds, err = solve(mdp, true, &r.MaxWitness); err != nil {
-				return nil, err
+				return stopped(ctx, res, &r, err, start)
 			}
 		}
 		if wantMin {
 			if r.Min, r.MinBounds, err = solve(mdp, false, &r.MinWitness); err != nil {
-				return nil, err
+				return stopped(ctx, res, &r, err, start)
 			}
 		}
 		if box != nil {
@@ -431,6 +442,32 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*Result, error) {
 	}
 	res.Stats.Seconds = time.Since(start).Seconds()
 	return res, nil
+}
+
+// stopped ends [Check] when solving the query r failed with err. When
+// ctx ended it during interval iteration (r has bounds: those reached),
+// r is added to res, marked Stopped, with the verdict of its bound on
+// them (sound: a violation they show is one), and res is returned,
+// marked Stopped too, with err; otherwise nil and err.
+func stopped(ctx context.Context, res *Result, r *QueryResult, err error, start time.Time) (*Result, error) {
+	if ctx.Err() == nil || !errors.Is(err, ctx.Err()) || r.MinBounds == nil && r.MaxBounds == nil {
+		return nil, err
+	}
+	r.Stopped = true
+	if b := r.Query.Bound; b != nil {
+		v, iv := r.Max, r.MaxBounds
+		if r.Query.Opt == spec.QueryMin || r.Query.Opt == spec.QueryBoth && !b.Upper() {
+			v, iv = r.Min, r.MinBounds
+		}
+		r.Unknown = true
+		if v != nil || iv != nil {
+			r.Violated, r.Unknown = decide(b, v, iv)
+		}
+	}
+	res.Queries = append(res.Queries, *r)
+	res.Stopped = err
+	res.Stats.Seconds = time.Since(start).Seconds()
+	return res, err
 }
 
 // expectation computes one expected-cost query on mdp (the point

@@ -1,7 +1,9 @@
 package report
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/big"
@@ -27,7 +29,7 @@ func QuantText(w io.Writer, m *spec.Model, res *quant.Result) error {
 			min  bool
 			wit  *quant.Witness
 		}{{"P_min", r.Min, r.MinBounds, true, r.MinWitness}, {"P_max", r.Max, r.MaxBounds, false, r.MaxWitness}} {
-			val := probText(v.val, v.iv)
+			val := probText(v.val, v.iv, r.Stopped)
 			if val == "" {
 				continue
 			}
@@ -147,8 +149,10 @@ func queryFormula(q *spec.Query) string {
 }
 
 // probText prints a probability after its formula: `= 3/16 (0.187500)`
-// exactly, `in [lo, hi] (interval iteration)` for bounds; "" for none.
-func probText(v *big.Rat, iv *quant.Interval) string {
+// exactly, `in [lo, hi] (interval iteration)` for bounds, `in [lo, hi]
+// (interval iteration, stopped by the limit)` for the bounds reached
+// when a limit stopped it (stopped); "" for none.
+func probText(v *big.Rat, iv *quant.Interval, stopped bool) string {
 	switch {
 	case v != nil:
 		if v.IsInt() {
@@ -156,19 +160,39 @@ func probText(v *big.Rat, iv *quant.Interval) string {
 		}
 		return "= " + v.RatString() + " (" + v.FloatString(6) + ")"
 	case iv != nil:
-		return fmt.Sprintf("in [%s, %s] (interval iteration)", strconv.FormatFloat(iv.Lo, 'g', -1, 64), strconv.FormatFloat(iv.Hi, 'g', -1, 64))
+		how := "interval iteration"
+		if stopped {
+			how += ", stopped by the limit"
+		}
+		return fmt.Sprintf("in [%s, %s] (%s)", strconv.FormatFloat(iv.Lo, 'g', -1, 64), strconv.FormatFloat(iv.Hi, 'g', -1, 64), how)
 	}
 	return ""
 }
 
+// QuantStopReason is why the computation of res stopped early, in the
+// words of check's reasons: "timeout" or "interrupted"; "" when it did
+// not.
+func QuantStopReason(res *quant.Result) string {
+	switch {
+	case res.Stopped == nil:
+		return ""
+	case errors.Is(res.Stopped, context.DeadlineExceeded):
+		return "timeout"
+	case errors.Is(res.Stopped, context.Canceled):
+		return "interrupted"
+	}
+	return res.Stopped.Error()
+}
+
 // QuantVerdict is the verdict of a [quant.Result] as the JSON and SARIF
 // reports name it: "violated" when some bound can be broken, else
-// "unknown" when some bound is not decided, else "holds".
+// "unknown" when some bound is not decided or the computation stopped
+// early, else "holds".
 func QuantVerdict(res *quant.Result) string {
 	switch {
 	case res.Violations() > 0:
 		return "violated"
-	case res.Unknowns() > 0:
+	case res.Unknowns() > 0 || res.Stopped != nil:
 		return "unknown"
 	}
 	return "holds"
@@ -292,6 +316,9 @@ func QuantJSON(w io.Writer, m *spec.Model, res *quant.Result) error {
 		Min      *value `json:"min"`
 		Max      *value `json:"max"`
 		Bound    *bound `json:"bound"`
+		// Stopped: a limit stopped interval iteration on this query;
+		// its bounds are those reached.
+		Stopped bool `json:"stopped,omitempty"`
 		// Box is the range over the confidence intervals of the
 		// counts, with them only.
 		Box *box `json:"box,omitempty"`
@@ -340,9 +367,12 @@ func QuantJSON(w io.Writer, m *spec.Model, res *quant.Result) error {
 		return &cost{Exact: r.RatString(), Float: &f}
 	}
 	out := struct {
-		Format       int           `json:"format"`
-		Spec         string        `json:"spec"`
-		Verdict      string        `json:"verdict"`
+		Format  int    `json:"format"`
+		Spec    string `json:"spec"`
+		Verdict string `json:"verdict"`
+		// Reason says why the computation stopped early ("timeout",
+		// "interrupted"): the queries after the last are missing.
+		Reason       string        `json:"reason,omitempty"`
 		Queries      []query       `json:"queries"`
 		Expectations []expectation `json:"expectations,omitempty"`
 		Notes        []string      `json:"notes,omitempty"`
@@ -354,11 +384,11 @@ func QuantJSON(w io.Writer, m *spec.Model, res *quant.Result) error {
 			// Symmetry: the states are orbits under symmetry reduction.
 			Symmetry bool `json:"symmetry,omitempty"`
 		} `json:"stats"`
-	}{Format: 1, Spec: m.Name, Verdict: QuantVerdict(res), Queries: []query{}}
+	}{Format: 1, Spec: m.Name, Verdict: QuantVerdict(res), Reason: QuantStopReason(res), Queries: []query{}}
 	for i := range res.Queries {
 		r := &res.Queries[i]
 		q := r.Query
-		jq := query{Name: q.Name, Position: q.Pos.String(), Formula: q.Formula, Min: val(r.Min, r.MinBounds), Max: val(r.Max, r.MaxBounds)}
+		jq := query{Name: q.Name, Position: q.Pos.String(), Formula: q.Formula, Min: val(r.Min, r.MinBounds), Max: val(r.Max, r.MaxBounds), Stopped: r.Stopped}
 		if q.Steps >= 0 {
 			k := q.Steps
 			jq.Steps = &k

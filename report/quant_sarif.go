@@ -40,6 +40,11 @@ func QuantSARIF(w io.Writer, m *spec.Model, res *quant.Result, version string) e
 		inv.ToolExecutionNotifications = []sarifNotification{{Level: "warning",
 			Message: sarifMessage{Text: verdict.Plural(undecided, "bound") + " not decided: the interval of the value straddles the bound"}}}
 	}
+	if reason := QuantStopReason(res); reason != "" {
+		run.Properties["complete"], run.Properties["reason"] = false, reason
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{Level: "warning",
+			Message: sarifMessage{Text: "the computation stopped early (" + Escape(reason) + "): the values are the bounds reached, and the queries after the last are missing"}})
+	}
 	run.Invocations = []sarifInvocation{inv}
 	return writeSARIF(w, run)
 }
@@ -84,7 +89,7 @@ func queryFinding(r *quant.QueryResult) (QuantFinding, bool) {
 		name, val, iv = "P_min", r.Min, r.MinBounds
 	}
 	f := QuantFinding{Name: q.Name, Pos: q.Pos, Level: "error", Value: ratOrBounds(val, iv),
-		Msg: fmt.Sprintf("%s: %s(%s) %s: bound %s %s ", q.Name, name, queryFormula(q), probText(val, iv), q.Bound.Op, q.Bound.Text)}
+		Msg: fmt.Sprintf("%s: %s(%s) %s: bound %s %s ", q.Name, name, queryFormula(q), probText(val, iv, r.Stopped), q.Bound.Op, q.Bound.Text)}
 	switch {
 	case r.Violated:
 		f.Msg += "violated"

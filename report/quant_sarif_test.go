@@ -125,8 +125,6 @@ func TestQuantSARIF(t *testing.T) {
 // TestQuantSARIFStopped validates the log of a computation stopped
 // early: the rules of the bounds, no result, a notification.
 func TestQuantSARIFStopped(t *testing.T) {
-	official := loadSchema(t, "testdata/sarif-2.1.0-rtm.5.json")
-	subset := loadSchema(t, "testdata/sarif-2.1.0-subset.json")
 	m, err := spec.ParseFile("g.wrap", []byte(gamblerProb), spec.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -135,14 +133,7 @@ func TestQuantSARIFStopped(t *testing.T) {
 	if err := report.QuantSARIFStopped(&out, m, "stopped at the timeout (2s)", ""); err != nil {
 		t.Fatal(err)
 	}
-	x, err := decodeJSON(out.Bytes())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range append(official.validate(x), subset.validate(x)...) {
-		t.Error(e)
-	}
-	run := x.(map[string]any)["runs"].([]any)[0].(map[string]any)
+	run := validSARIFRun(t, out.Bytes())
 	rules := run["tool"].(map[string]any)["driver"].(map[string]any)["rules"].([]any)
 	var ids []string
 	for _, r := range rules {
@@ -155,4 +146,65 @@ func TestQuantSARIFStopped(t *testing.T) {
 	if len(run["results"].([]any)) != 0 || inv["toolExecutionNotifications"] == nil {
 		t.Errorf("results %v, invocation %v: want none and a notification", run["results"], inv)
 	}
+}
+
+// TestQuantPartial renders a result that a timeout stopped during
+// interval iteration, in every format: the SARIF log is valid, has the
+// undecided bound as a warning, "complete": false and the reason; the
+// JSON marks the query stopped and gives the reason; the text says
+// "stopped by the limit".
+func TestQuantPartial(t *testing.T) {
+	src := "spec Die\nvar d: 0..6\nagent roll(): 1..6\nrate roll { 1: 1/6; 2: 1/6; 3: 1/6; 4: 1/6; 5: 1/6; 6: 1/6 }\naction throw when d == 0 { d := ask roll() }\nterminal d > 0\nprobability Six: max eventually d == 6 bound <= 1/2\n"
+	m, err := spec.ParseFile("g.wrap", []byte(src), spec.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := &quant.Result{Stopped: context.DeadlineExceeded, Queries: []quant.QueryResult{{Query: m.Queries[0],
+		MaxBounds: &quant.Interval{Lo: 0.125, Hi: 0.75}, Stopped: true, Unknown: true}}}
+	var out bytes.Buffer
+	if err := report.QuantSARIF(&out, m, res, "v1.2.3"); err != nil {
+		t.Fatal(err)
+	}
+	run := validSARIFRun(t, out.Bytes())
+	props := run["properties"].(map[string]any)
+	if props["complete"] != false || props["reason"] != "timeout" || props["verdict"] != "unknown" {
+		t.Errorf("properties %v: want complete false, reason timeout, verdict unknown", props)
+	}
+	results := run["results"].([]any)
+	want := "Six: P_max(eventually d == 6) in [0.125, 0.75] (interval iteration, stopped by the limit): bound <= 1/2 not decided"
+	if len(results) != 1 || results[0].(map[string]any)["message"].(map[string]any)["text"] != want {
+		t.Errorf("results %v, want one: %s", results, want)
+	}
+	out.Reset()
+	if err := report.QuantJSON(&out, m, res); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{`"verdict": "unknown"`, `"reason": "timeout"`, `"stopped": true`} {
+		if !bytes.Contains(out.Bytes(), []byte(s)) {
+			t.Errorf("JSON without %s:\n%s", s, out.String())
+		}
+	}
+	out.Reset()
+	if err := report.QuantText(&out, m, res); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(out.Bytes(), []byte(want)) {
+		t.Errorf("text without %q:\n%s", want, out.String())
+	}
+}
+
+// validSARIFRun validates the SARIF log b against the official schema
+// and our subset and returns its run.
+func validSARIFRun(t *testing.T, b []byte) map[string]any {
+	t.Helper()
+	official := loadSchema(t, "testdata/sarif-2.1.0-rtm.5.json")
+	subset := loadSchema(t, "testdata/sarif-2.1.0-subset.json")
+	x, err := decodeJSON(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range append(official.validate(x), subset.validate(x)...) {
+		t.Error(e)
+	}
+	return x.(map[string]any)["runs"].([]any)[0].(map[string]any)
 }

@@ -267,6 +267,21 @@ action bet when money > 0 and money < 1990 {
 terminal money == 0 or money == 1990
 probability Rich: eventually money == 1990
 `
+	// probWalkSrc steps back towards 0 with probability 7/10 until it
+	// reaches 60 or -60: some (7/3)^60 steps, which neither interval
+	// iteration nor the certified solver (float64 fails on it) narrows
+	// within the timeout: prob --interval prints the bounds reached.
+	probWalkSrc = `spec Walk
+var x: -60..60 = 0
+agent back(): bool
+rate back { true: 7/10; false: 3/10 }
+action step when x > -60 and x < 60 {
+  let b = ask back()
+  x := if b == (x > 0) then x - 1 else x + 1
+}
+terminal x == 60 or x == -60
+probability Far: eventually x == 60 bound <= 9/10
+`
 )
 
 // manyDigits is a run of more digits than a message may quote.
@@ -304,6 +319,7 @@ func TestHostileEveryCommand(t *testing.T) {
 	bigworkQ, arr2Q := src(bigwork)+"probability P: eventually a == 1\n", src(arr2)+"probability P: eventually a[0] == 1\n"
 	bigworkP, arr2P := writeSpec(t, dir, "bigworkp.wrap", bigworkQ), writeSpec(t, dir, "arr2p.wrap", arr2Q)
 	probBomb, probChain := writeSpec(t, dir, "probbomb.wrap", probBombSrc), writeSpec(t, dir, "chain.wrap", probChainSrc)
+	probWalk := writeSpec(t, dir, "walk.wrap", probWalkSrc)
 	fifo := filepath.Join(dir, "fifo.wrap")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
@@ -391,6 +407,11 @@ func TestHostileEveryCommand(t *testing.T) {
 		{"prob/probbomb/memory", cli(with(long, "prob", "--witness", "--sensitivity", probBomb)...), exitIncomplete, []string{"memory budget exceeded"}, sec10, 200},
 		{"prob/chain", cli(with(mem, "prob", "--witness", "--sensitivity", probChain)...), exitIncomplete, []string{"stopped at the timeout (2s)"}, sec2, 200},
 		{"prob/bigwork", cli(with(mem, "prob", bigwork)...), exitUsage, []string{"no probability queries"}, sec2, 200},
+		// interval iteration stopped: the bounds reached, the bound
+		// not decided, in every format
+		{"prob/walk", cli(with(mem, "prob", "--interval", probWalk)...), exitIncomplete, []string{"(interval iteration, stopped by the limit): bound <= 9/10 not decided", "stopped at the timeout (2s)"}, sec2, 200},
+		{"prob/walk/json", cli(with(mem, "prob", "--interval", "--format", "json", probWalk)...), exitIncomplete, []string{`"reason": "timeout"`, `"stopped": true`, "stopped at the timeout (2s)"}, sec2, 200},
+		{"prob/walk/sarif", cli(with(mem, "prob", "--interval", "--format", "sarif", probWalk)...), exitIncomplete, []string{`"reason": "timeout"`, "the computation stopped early (timeout)", "stopped at the timeout (2s)"}, sec2, 200},
 		{"lsp/constbomb", func(t *testing.T) hostileRun { return lspSession(t, bin, src(constbomb), "") }, exitHolds, []string{tooLarge}, 5 * time.Second, 512},
 		{"lsp/fnbomb", func(t *testing.T) hostileRun { return lspSession(t, bin, src(fnbomb), "") }, exitHolds, []string{expansion}, 5 * time.Second, 512},
 		{"lsp/arr2", func(t *testing.T) hostileRun { return lspSession(t, bin, src(arr2), "") }, exitHolds, nil, 5 * time.Second, 512},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/big"
 	"os"
 	"os/signal"
@@ -15,6 +16,7 @@ import (
 	"github.com/wrapcheck/wrapcheck/quant"
 	"github.com/wrapcheck/wrapcheck/reduce"
 	"github.com/wrapcheck/wrapcheck/report"
+	"github.com/wrapcheck/wrapcheck/spec"
 )
 
 // probFlags are the flags of `wrapcheck prob`, copied into quant.Options.
@@ -57,7 +59,14 @@ command line is wrong, 3 the computation stopped early (--timeout, --memory,
 
 Values are exact fractions. With --interval, or for a query past exact
 mode's limit (2000 undecided states), interval iteration gives sound lower
-and upper bounds instead, computed with directed rounding.
+and upper bounds instead, computed with directed rounding; a component
+where it is slow (a random walk) gets bounds from floating-point policy
+iteration, kept only when one Bellman step rounded outwards certifies them.
+When --timeout or a signal stops interval iteration, the bounds reached
+(sound, wider than --epsilon) are printed, marked "stopped by the limit"
+("stopped": true and "reason" in JSON; "complete": false in SARIF), and
+the queries after it are missing: exit 3, or 1 when the bounds already show
+a bound broken.
 
 A rate given as counts (` + "`k of n`" + `) is a measurement: the values at the point
 estimates k/n are printed, then the range of the probability over the
@@ -150,6 +159,19 @@ func runProb(cmd *cobra.Command, path string, f probFlags) error {
 		default:
 			return usage(err)
 		}
+		if res != nil && res.Stopped != nil {
+			// stopped during interval iteration: the bounds reached,
+			// sound, then exit 3 (1 when they show a bound broken)
+			res.Notes = append(notes, res.Notes...)
+			if err := writeQuant(cmd.OutOrStdout(), format, m, res); err != nil {
+				return err
+			}
+			code := exitIncomplete
+			if res.Violations() > 0 {
+				code = exitViolated
+			}
+			return &exitError{code: code, err: stopped}
+		}
 		if format == "sarif" {
 			// a log for code scanning all the same, as check's
 			if werr := report.QuantSARIFStopped(cmd.OutOrStdout(), m, stopped.Error(), toolVersion()); werr != nil {
@@ -159,16 +181,7 @@ func runProb(cmd *cobra.Command, path string, f probFlags) error {
 		return &exitError{code: exitIncomplete, err: stopped}
 	}
 	res.Notes = append(notes, res.Notes...)
-	w := cmd.OutOrStdout()
-	switch format {
-	case "json":
-		err = report.QuantJSON(w, m, res)
-	case "sarif":
-		err = report.QuantSARIF(w, m, res, toolVersion())
-	default:
-		err = report.QuantText(w, m, res)
-	}
-	if err != nil {
+	if err := writeQuant(cmd.OutOrStdout(), format, m, res); err != nil {
 		return err
 	}
 	if res.Violations() > 0 {
@@ -178,4 +191,15 @@ func runProb(cmd *cobra.Command, path string, f probFlags) error {
 		return &exitError{code: exitIncomplete}
 	}
 	return nil
+}
+
+// writeQuant writes res in format (text, json or sarif).
+func writeQuant(w io.Writer, format string, m *spec.Model, res *quant.Result) error {
+	switch format {
+	case "json":
+		return report.QuantJSON(w, m, res)
+	case "sarif":
+		return report.QuantSARIF(w, m, res, toolVersion())
+	}
+	return report.QuantText(w, m, res)
 }
