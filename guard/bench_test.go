@@ -64,6 +64,7 @@ func BenchmarkDecide(b *testing.B) {
 		b.Fatal(err)
 	}
 	ds := make([]time.Duration, 0, b.N)
+	var opens, steps []time.Duration
 	r, k := 0, 0
 	b.ResetTimer()
 	for range b.N {
@@ -73,17 +74,52 @@ func BenchmarkDecide(b *testing.B) {
 		}
 		t0 := time.Now()
 		g.HandleLine(runs[r][k])
-		ds = append(ds, time.Since(t0))
+		d := time.Since(t0)
+		ds = append(ds, d)
+		if k == 0 {
+			opens = append(opens, d)
+		} else {
+			steps = append(steps, d)
+		}
 		k++
 	}
 	b.StopTimer()
 	reportLatency(b, ds)
+	if len(opens) > 0 && len(steps) > 0 {
+		slices.Sort(opens)
+		slices.Sort(steps)
+		b.ReportMetric(float64(steps[len(steps)*99/100].Nanoseconds())/1e3, "step-p99-µs")
+		b.ReportMetric(float64(opens[len(opens)*99/100].Nanoseconds())/1e3, "open-p99-µs")
+	}
 }
 
 // BenchmarkDecideHTTP measures a decision over HTTP on loopback with
 // 1,000 open runs and 8 concurrent clients (the issue's figure: p99 ≤ 1 ms
 // on a 2-core machine), without a journal.
 func BenchmarkDecideHTTP(b *testing.B) {
+	benchHTTP(b, func(g *guard.Guard, port string) http.Handler {
+		return g.Handler(loopback.Gate{Token: "t", Port: port})
+	})
+}
+
+// BenchmarkHTTPFloor is BenchmarkDecideHTTP with a server that reads each
+// request and answers a fixed decision without deciding: the latency of
+// the HTTP exchange alone (server and clients in this process), the floor
+// under BenchmarkDecideHTTP's.
+func BenchmarkHTTPFloor(b *testing.B) {
+	allow := []byte(`{"run":"run0","decision":"allow","step":1,"allowed":["wrapper.render"]}` + "\n")
+	benchHTTP(b, func(*guard.Guard, string) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.ReadAll(http.MaxBytesReader(w, r.Body, guard.MaxRequestBytes))
+			w.Header().Set("Content-Type", "application/json")
+			w.Write(allow)
+		})
+	})
+}
+
+// benchHTTP measures the requests of 1,000 open runs from 8 concurrent
+// clients, posted to the handler that handler makes of the guard.
+func benchHTTP(b *testing.B, handler func(g *guard.Guard, port string) http.Handler) {
 	const open, clients = 1000, 8
 	runs := benchRuns(b, open)
 	g, err := guard.New(compile(b, benchSpec), guard.Options{})
@@ -92,7 +128,7 @@ func BenchmarkDecideHTTP(b *testing.B) {
 	}
 	srv := httptest.NewServer(nil)
 	_, port, _ := splitPort(srv.URL)
-	srv.Config.Handler = g.Handler(loopback.Gate{Token: "t", Port: port})
+	srv.Config.Handler = handler(g, port)
 	defer srv.Close()
 	for _, r := range runs {
 		g.HandleLine(r[0])

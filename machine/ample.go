@@ -54,6 +54,18 @@ func (m *Machine) SuccessorsOf(s State, actions []int, visit func(action, branch
 	return m.expansionEnd()
 }
 
+// SuccessorsPacking is [Machine.Successors] that packs only the
+// successors of action want: visit gets a nil state for the successors
+// of the other actions, which are run all the same (their failures are
+// returned) but not packed (want < 0: none is). For a caller that needs
+// the other actions' branches counted, not their states.
+func (m *Machine) SuccessorsPacking(s State, want int, visit func(action, branch int, t State)) error {
+	m.packOne, m.packAction = true, want
+	err := m.SuccessorsOf(s, nil, visit)
+	m.packOne = false
+	return err
+}
+
 // expansionEnd returns the outcome of an expansion that has run:
 // ErrInterrupted when the interrupt stopped it, else its first failure
 // (cleared), else nil.

@@ -86,9 +86,13 @@ type Machine struct {
 	start int
 	// pubLeaf is publicLeaf and pubInit the visit of Init, which calls
 	// initVisit, made once by NewMachine.
-	pubLeaf   func(m *Machine)
-	pubInit   func(action, branch int, t State)
-	initVisit func(branch int, t State)
+	pubLeaf func(m *Machine)
+	// packOne says the public visits pack only the successors of
+	// packAction (SuccessorsPacking).
+	packOne    bool
+	packAction int
+	pubInit    func(action, branch int, t State)
+	initVisit  func(branch int, t State)
 
 	// Interruption (SetInterrupt): interrupt is polled when countdown,
 	// decremented by every quantifier iteration, choose branch and agent
@@ -413,6 +417,11 @@ func (m *Machine) enabledGuard(a int) bool {
 
 func (m *Machine) publicLeaf(mm *Machine) {
 	if m.halted {
+		return
+	}
+	if m.packOne && m.action != m.packAction {
+		m.countdown--
+		m.visit(m.action, m.ord-m.start, nil)
 		return
 	}
 	m.p.lay.pack(m.vec, m.mem[:m.p.n])

@@ -341,3 +341,65 @@ action reset when x[1] == 3 { x[1] := 0 }
 		t.Fatalf("CollectSuccessors after the interrupt: err %v, %d successors (%v), want b's", err, c.N, c.Succs[:c.N])
 	}
 }
+
+// TestSuccessorsPacking holds SuccessorsPacking to Successors: the same
+// visits in the same order with the same error, the states of the wanted
+// action equal and the others nil, over every reachable state of the
+// repack models and a model whose actions fail.
+func TestSuccessorsPacking(t *testing.T) {
+	tests := append(repackModels(t), repackModel{name: "failing", words: 1, src: `spec Failing
+type P = 0..3
+var x: [P]0..9
+action inc { choose i in P { x[i] := x[i] + 1 } }
+action div when x[0] > 0 { choose i in P { x[i] := 8 / (x[i] - 2) } }
+`})
+	type visit struct {
+		A, B int
+		T    []uint64
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := tt.compile(t)
+			plain, packing := p.NewMachine(), p.NewMachine()
+			var queue stateQueue
+			var first State
+			if err := plain.Init(func(_ int, v State) {
+				queue.add(v)
+				if first == nil {
+					first = slices.Clone(v)
+				}
+			}); err != nil {
+				t.Fatal(err)
+			}
+			for states := 0; queue.more() && states < 2000; states++ {
+				parent := queue.next()
+				var all []visit
+				werr := plain.Successors(parent, func(a, b int, v State) {
+					all = append(all, visit{a, b, slices.Clone(v)})
+					queue.add(v)
+				})
+				for want := -1; want < p.Actions(); want++ {
+					var got []visit
+					gerr := packing.SuccessorsPacking(parent, want, func(a, b int, v State) {
+						got = append(got, visit{a, b, slices.Clone(v)})
+					})
+					exp := slices.Clone(all)
+					for i := range exp {
+						if exp[i].A != want {
+							exp[i].T = nil
+						}
+					}
+					if d := cmp.Diff(exp, got); d != "" || fmt.Sprint(werr) != fmt.Sprint(gerr) {
+						t.Fatalf("successors of %v packing %d (-Successors +SuccessorsPacking):\n%s\nerror %v, want %v", parent, want, d, gerr, werr)
+					}
+				}
+			}
+			// the machine packs every successor again afterwards
+			_ = packing.Successors(first, func(_, _ int, v State) {
+				if v == nil {
+					t.Fatal("a nil state after SuccessorsPacking")
+				}
+			})
+		})
+	}
+}

@@ -39,8 +39,9 @@ type Line struct {
 }
 
 type wantVar struct {
-	v   *spec.Var
-	val []int64
+	v    *spec.Var
+	val  []int64
+	rank int32 // v's place in the order of the names
 }
 
 // MaxLineBytes is the longest line of a run file (1 MiB): a longer one
@@ -79,6 +80,10 @@ type lineReader struct {
 	agents  map[string]int
 	// maxSlots is the slots of every variable and answer of a line.
 	maxSlots int
+	// rank is a variable's place in the order of the names (the order of
+	// a line's vars); seenVars the fast path's set of the ranks read.
+	rank     map[*spec.Var]int32
+	seenVars []uint64
 	// reuse makes the fast path parse each line into the buffers of the
 	// line before (a Decoder's lines are valid until the next).
 	reuse    bool
@@ -102,6 +107,12 @@ func newLineReader(m *spec.Model, name string, r io.Reader) *lineReader {
 	for i, a := range m.Agents {
 		lr.agents[a.Name] = i
 		lr.maxSlots += a.Result.Width
+	}
+	names := sortedKeys(lr.vars)
+	lr.seenVars = make([]uint64, (len(names)+63)/64)
+	lr.rank = make(map[*spec.Var]int32, len(names))
+	for i, k := range names {
+		lr.rank[lr.vars[k]] = int32(i)
 	}
 	return lr
 }
@@ -202,7 +213,7 @@ func (lr *lineReader) parseSlow(text []byte) (Line, error) {
 		if err != nil {
 			return Line{}, fmt.Errorf("state.%s: %v", k, err)
 		}
-		w.vars = append(w.vars, wantVar{v, val})
+		w.vars = append(w.vars, wantVar{v: v, val: val, rank: lr.rank[v]})
 	}
 	for _, k := range sortedKeys(l.Asked) {
 		ag, ok := lr.agents[k]

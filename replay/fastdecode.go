@@ -25,6 +25,7 @@ const (
 func (lr *lineReader) parseFast(text []byte) (Line, bool) {
 	s := jsonscan.New(text)
 	w := Line{line: lr.n, action: -1}
+	clear(lr.seenVars)
 	var arena []int64 // the values' slots
 	if lr.reuse {
 		arena = lr.arena[:0]
@@ -76,15 +77,7 @@ func (lr *lineReader) parseFast(text []byte) (Line, bool) {
 	if !s.End() || w.action < 0 && lr.parsed > 0 {
 		return Line{}, false
 	}
-	slices.SortFunc(w.vars, func(a, b wantVar) int {
-		switch {
-		case a.v.Name < b.v.Name:
-			return -1
-		case a.v.Name > b.v.Name:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(w.vars, func(a, b wantVar) int { return int(a.rank - b.rank) })
 	slices.SortFunc(w.asked, func(a, b verdict.Answer) int { return a.Agent - b.Agent })
 	if lr.reuse {
 		lr.arena, lr.wantBuf, lr.askedBuf = arena, w.vars, w.asked
@@ -103,14 +96,19 @@ func (lr *lineReader) parseFast(text []byte) (Line, bool) {
 func (lr *lineReader) fastState(s *jsonscan.Scanner, w *Line, arena *[]int64) bool {
 	return s.Object(func(k []byte) bool {
 		v, found := lr.vars[string(k)]
-		if !found || slices.ContainsFunc(w.vars, func(x wantVar) bool { return x.v == v }) {
-			return false // an unknown variable, or a duplicate key
+		if !found {
+			return false
 		}
+		r := lr.rank[v]
+		if lr.seenVars[r/64]&(1<<uint(r%64)) != 0 {
+			return false // a duplicate key
+		}
+		lr.seenVars[r/64] |= 1 << uint(r%64)
 		val, ok := lr.fastAppend(s, v.Type, arena)
 		if w.vars == nil && !lr.reuse {
 			w.vars = make([]wantVar, 0, len(lr.vars))
 		}
-		w.vars = append(w.vars, wantVar{v: v, val: val})
+		w.vars = append(w.vars, wantVar{v: v, val: val, rank: r})
 		return ok
 	})
 }

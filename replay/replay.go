@@ -418,7 +418,7 @@ func (rs *runState) advance(w Line) *Result {
 	*sc = stepScan{rs: rs, w: w, succ: r.succ[:0], next: r.next[:0]}
 	for _, c := range rs.cur {
 		sc.from = c.rec
-		err := r.mach.Successors(c.state, r.visitStep)
+		err := r.mach.SuccessorsPacking(c.state, w.action, r.visitStep)
 		if err != nil {
 			v := rs.execViolation(err, &c, w.action, w.asked)
 			rs.recs = rs.recs[:kept]
@@ -570,7 +570,7 @@ func (r *replayer) enabled(cur []cand) (names []string, some bool) {
 	clear(on)
 	r.some = false
 	for _, c := range cur {
-		if r.mach.Successors(c.state, r.visitOn) != nil {
+		if r.mach.SuccessorsPacking(c.state, -1, r.visitOn) != nil {
 			r.some = true
 		}
 	}

@@ -33,7 +33,7 @@ func New(b []byte) Scanner { return Scanner{b: b} }
 func (s *Scanner) Pos() int { return s.i }
 
 func (s *Scanner) ws() {
-	for s.i < len(s.b) {
+	for s.i < len(s.b) && s.b[s.i] <= ' ' {
 		switch s.b[s.i] {
 		case ' ', '\t', '\n', '\r':
 			s.i++
@@ -126,19 +126,23 @@ func (s *Scanner) Str() ([]byte, bool) {
 		return nil, false
 	}
 	start := s.i
-	for s.i < len(s.b) {
-		c := s.b[s.i]
-		if c == '"' {
-			s.i++
-			return s.b[start : s.i-1], true
-		}
-		if c == '\\' || c < 0x20 || c >= 0x7f {
-			return nil, false
-		}
+	for s.i < len(s.b) && plain[s.b[s.i]] {
 		s.i++
 	}
-	return nil, false
+	if s.i == len(s.b) || s.b[s.i] != '"' {
+		return nil, false // the end, an escape, a control byte or not ASCII
+	}
+	s.i++
+	return s.b[start : s.i-1], true
 }
+
+// plain holds the bytes a string the Scanner reads may hold as they are.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 0x7f; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // Key reads an object's key and the colon after it.
 func (s *Scanner) Key() ([]byte, bool) {
@@ -195,6 +199,15 @@ func (s *Scanner) Lit(w string) bool {
 	return true
 }
 
+// keySig is a bit of 64 that equal keys share.
+func keySig(k []byte) uint64 {
+	h := uint(len(k)) * 7
+	if len(k) > 0 {
+		h += uint(k[0]) + uint(k[len(k)-1])*3
+	}
+	return 1 << (h % 64)
+}
+
 func isIdent(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
@@ -218,16 +231,21 @@ func (s *Scanner) skip(depth int) bool {
 	switch s.Peek() {
 	case '{':
 		var keys [maxKeys][]byte
+		var sigs uint64 // a bit per key's signature: most keys need no comparison
 		n := 0
 		return s.Object(func(k []byte) bool {
 			if n == maxKeys {
 				return false
 			}
-			for _, x := range keys[:n] {
-				if bytes.Equal(x, k) {
-					return false
+			sig := keySig(k)
+			if sigs&sig != 0 {
+				for _, x := range keys[:n] {
+					if bytes.Equal(x, k) {
+						return false
+					}
 				}
 			}
+			sigs |= sig
 			keys[n] = k
 			n++
 			return s.skip(depth + 1)
