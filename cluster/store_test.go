@@ -20,6 +20,7 @@ import (
 
 	"github.com/wrapcheck/wrapcheck/checker"
 	"github.com/wrapcheck/wrapcheck/machine"
+	"github.com/wrapcheck/wrapcheck/spec"
 )
 
 var testMan = Manifest{Spec: "abc123", Workers: 2}
@@ -299,9 +300,10 @@ func TestStoreFileLayout(t *testing.T) {
 	}
 }
 
-// TestSummaryPlausible: a summary frame with a good checksum but indexes
-// out of range for the model is refused, not used.
-func TestSummaryPlausible(t *testing.T) {
+// toctouEngine returns the model of examples/approval/toctou.wrap and
+// its engine.
+func toctouEngine(t *testing.T) (*spec.Model, *engine) {
+	t.Helper()
 	m := load(t, "../examples/approval/toctou.wrap", nil)
 	prog, err := machine.Compile(m)
 	if err != nil {
@@ -311,6 +313,13 @@ func TestSummaryPlausible(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return m, e
+}
+
+// TestSummaryPlausible: a summary frame with a good checksum but indexes
+// out of range for the model is refused, not used.
+func TestSummaryPlausible(t *testing.T) {
+	m, e := toctouEngine(t)
 	w := &worker{e: e, witnessed: make([]bool, len(m.Invariants))}
 	good := func() *summary {
 		return &summary{keys: []key{{Pos: 0, Ord: 1}}, fired: make([]int64, len(m.Actions)), witnessed: make([]bool, len(m.Invariants)), deadlock: -1}
@@ -525,15 +534,7 @@ func TestPositions(t *testing.T) {
 // state sets bits that no slot of the model takes is refused, not stored.
 func TestStoreStateBits(t *testing.T) {
 	ctx := context.Background()
-	m := load(t, "../examples/approval/toctou.wrap", nil)
-	prog, err := machine.Compile(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := newEngine(prog, checker.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, e := toctouEngine(t)
 	if e.words != 1 || e.valid[0] == ^uint64(0) {
 		t.Fatalf("toctou: a state of %d words takes every bit; the test needs a spare bit", e.words)
 	}
