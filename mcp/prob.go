@@ -30,8 +30,8 @@ type ProbInput struct {
 // ProbOutput is the structured result of the prob tool: the report once,
 // as JSON. The tool's text content is a summary of it ([probSummary]).
 type ProbOutput struct {
-	Verdict string         `json:"verdict" jsonschema:"holds (every bound kept), violated (a bound can be broken), unknown (a bound not decided by an interval or by the counts) or incomplete (a limit stopped the construction)"`
-	Result  map[string]any `json:"result,omitempty" jsonschema:"the JSON of wrapcheck prob --format json: each query's min and max as exact fractions, its bound, the range over the counts' confidence intervals; absent when incomplete"`
+	Verdict string         `json:"verdict" jsonschema:"holds (every bound kept), violated (a bound can be broken), unknown (a bound not decided by an interval or by the counts) or incomplete (a limit stopped the construction, or the interval iteration: then result holds the sound bounds reached)"`
+	Result  map[string]any `json:"result,omitempty" jsonschema:"the JSON of wrapcheck prob --format json: each query's min and max as exact fractions, its bound, the range over the counts' confidence intervals; absent when the construction stopped, the bounds reached when interval iteration stopped"`
 	Reason  string         `json:"reason,omitempty" jsonschema:"why the computation stopped early (incomplete only)"`
 }
 
@@ -60,6 +60,10 @@ func (t *tools) prob(ctx context.Context, req *sdk.CallToolRequest, in ProbInput
 	case errors.Is(err, quant.ErrMemory), errors.Is(err, quant.ErrTooLarge) && in.MaxStates > 0:
 		out.Verdict, out.Reason = "incomplete", err.Error()
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf("%s: incomplete: %s\n", report.Escape(m.Name), report.Escape(err.Error()))}}}, out, nil
+	case err != nil && res != nil && res.Stopped != nil:
+		// the limit stopped interval iteration: the sound bounds reached
+		// are the result, as prob prints them (the queries after the
+		// one stopped are absent)
 	case err != nil:
 		return nil, out, err
 	}
@@ -71,6 +75,9 @@ func (t *tools) prob(ctx context.Context, req *sdk.CallToolRequest, in ProbInput
 		return nil, out, err
 	}
 	out.Verdict = report.QuantVerdict(res)
+	if why := report.QuantStopReason(res); why != "" && out.Verdict != "violated" {
+		out.Verdict, out.Reason = "incomplete", why
+	}
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: probSummary(m, res)}}}, out, nil
 }
 
@@ -81,10 +88,12 @@ func probSummary(m *spec.Model, res *quant.Result) string {
 	var b strings.Builder
 	name := report.Escape(m.Name)
 	findings := report.QuantFindings(res)
-	switch report.QuantVerdict(res) {
-	case "violated":
+	switch why := report.QuantStopReason(res); {
+	case report.QuantVerdict(res) == "violated":
 		fmt.Fprintf(&b, "%s: a bound can be broken\n", name)
-	case "unknown":
+	case why != "":
+		fmt.Fprintf(&b, "%s: incomplete: stopped (%s) during interval iteration: the bounds reached are sound, the queries after the one stopped are not computed\n", name, report.Escape(why))
+	case report.QuantVerdict(res) == "unknown":
 		fmt.Fprintf(&b, "%s: a bound is not decided\n", name)
 	default:
 		fmt.Fprintf(&b, "%s: every bound holds (%d queries, %d expected costs)\n", name, len(res.Queries), len(res.Expectations))

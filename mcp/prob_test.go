@@ -180,3 +180,30 @@ func TestProbHostile(t *testing.T) {
 		t.Fatalf("after the hostile calls: %s", text(res))
 	}
 }
+
+// TestProbStopped: when the time limit stops interval iteration, prob
+// answers the sound bounds reached, as the CLI prints them: verdict
+// incomplete with the reason, the query marked stopped in the result
+// (a random walk of 121 states whose value iteration crawls).
+func TestProbStopped(t *testing.T) {
+	cs := connectServer(t, Options{}, nil)
+	var out ProbOutput
+	start := time.Now()
+	res := call(t, cs, "prob", map[string]any{"spec": hostile(t, "walk.wrap"), "interval": true, "timeout_seconds": 1}, &out)
+	if el := time.Since(start); el > 5*time.Second {
+		t.Errorf("answered after %v, limit 1s", el)
+	}
+	if res.IsError || out.Verdict != "incomplete" || out.Reason != "timeout" {
+		t.Fatalf("verdict %q reason %q (error %v): %s", out.Verdict, out.Reason, res.IsError, text(res))
+	}
+	qs, _ := out.Result["queries"].([]any)
+	if len(qs) != 1 {
+		t.Fatalf("queries %v", out.Result["queries"])
+	}
+	if q, _ := qs[0].(map[string]any); q["stopped"] != true {
+		t.Errorf("the query is not marked stopped: %v", q)
+	}
+	if !strings.Contains(text(res), "incomplete: stopped (timeout) during interval iteration") {
+		t.Errorf("text: %s", text(res))
+	}
+}

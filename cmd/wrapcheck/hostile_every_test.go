@@ -267,21 +267,6 @@ action bet when money > 0 and money < 1990 {
 terminal money == 0 or money == 1990
 probability Rich: eventually money == 1990
 `
-	// probWalkSrc steps back towards 0 with probability 7/10 until it
-	// reaches 60 or -60: some (7/3)^60 steps, which neither interval
-	// iteration nor the certified solver (float64 fails on it) narrows
-	// within the timeout: prob --interval prints the bounds reached.
-	probWalkSrc = `spec Walk
-var x: -60..60 = 0
-agent back(): bool
-rate back { true: 7/10; false: 3/10 }
-action step when x > -60 and x < 60 {
-  let b = ask back()
-  x := if b == (x > 0) then x - 1 else x + 1
-}
-terminal x == 60 or x == -60
-probability Far: eventually x == 60 bound <= 9/10
-`
 )
 
 // manyDigits is a run of more digits than a message may quote.
@@ -319,7 +304,7 @@ func TestHostileEveryCommand(t *testing.T) {
 	bigworkQ, arr2Q := src(bigwork)+"probability P: eventually a == 1\n", src(arr2)+"probability P: eventually a[0] == 1\n"
 	bigworkP, arr2P := writeSpec(t, dir, "bigworkp.wrap", bigworkQ), writeSpec(t, dir, "arr2p.wrap", arr2Q)
 	probBomb, probChain := writeSpec(t, dir, "probbomb.wrap", probBombSrc), writeSpec(t, dir, "chain.wrap", probChainSrc)
-	probWalk := writeSpec(t, dir, "walk.wrap", probWalkSrc)
+	probWalk := h("walk.wrap")
 	fifo := filepath.Join(dir, "fifo.wrap")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
@@ -431,6 +416,8 @@ func TestHostileEveryCommand(t *testing.T) {
 		{"mcp/replay/bigwork", mcpRow("replay", map[string]any{"spec": src(bigwork), "run": `{"action": "go"}` + "\n"}), exitHolds, []string{"replay: stopped before the end: timeout"}, sec2, 200},
 		{"mcp/prob/bigwork", mcpRow("prob", map[string]any{"spec": bigworkQ}), exitHolds, []string{"prob: stopped before the end: timeout"}, sec2, 200},
 		{"mcp/prob/chain", mcpRow("prob", map[string]any{"spec": probChainSrc}), exitHolds, []string{"prob: stopped before the end: timeout"}, sec2, 200},
+		// interval iteration stopped: the bounds reached, as the CLI's
+		{"mcp/prob/walk", mcpRow("prob", map[string]any{"spec": src(probWalk), "interval": true}), exitHolds, []string{"Walk: incomplete: stopped (timeout) during interval iteration", "(interval iteration, stopped by the limit): bound <= 9/10 not decided"}, sec2, 200},
 		// the server's 1 GiB budget or the call's 2 s, as mcp/check/arr2
 		{"mcp/prob/arr2", mcpRow("prob", map[string]any{"spec": arr2Q}), exitHolds, nil, sec2, 1024},
 		{"mcp/prob/constbomb", mcpRow("prob", map[string]any{"spec": src(constbomb)}), exitHolds, []string{"error: ", tooLarge}, sec2, 200},
