@@ -29,9 +29,6 @@ type Scanner struct {
 // New returns a Scanner of b.
 func New(b []byte) Scanner { return Scanner{b: b} }
 
-// Pos is the offset of the next byte to read.
-func (s *Scanner) Pos() int { return s.i }
-
 func (s *Scanner) ws() {
 	for s.i < len(s.b) && s.b[s.i] <= ' ' {
 		switch s.b[s.i] {
