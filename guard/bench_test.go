@@ -1,15 +1,22 @@
 package guard_test
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -95,10 +102,17 @@ func BenchmarkDecide(b *testing.B) {
 
 // BenchmarkDecideHTTP measures a decision over HTTP on loopback with
 // 1,000 open runs and 8 concurrent clients (the issue's figure: p99 ≤ 1 ms
-// on a 2-core machine), without a journal.
+// on a 2-core machine), without a journal, the guard's server and its
+// clients in this process. Two kinds of client: Go's net/http client
+// (client=net-http) and one that writes each request on its own
+// keep-alive connection and reads the answer by its Content-Length
+// (client=raw), as a load generator such as wrk does: the clients share
+// the 2 cores with the server, and net/http's client costs more CPU a
+// request than the server's whole answer.
 func BenchmarkDecideHTTP(b *testing.B) {
-	benchHTTP(b, func(g *guard.Guard, port string) http.Handler {
-		return g.Handler(loopback.Gate{Token: "t", Port: port})
+	benchClients(b, func(b *testing.B, c clientKind) {
+		g, runs := benchGuard(b)
+		benchHTTP(b, inProcess(b, g.Handler), runs, c)
 	})
 }
 
@@ -108,61 +122,131 @@ func BenchmarkDecideHTTP(b *testing.B) {
 // under BenchmarkDecideHTTP's.
 func BenchmarkHTTPFloor(b *testing.B) {
 	allow := []byte(`{"run":"run0","decision":"allow","step":1,"allowed":["wrapper.render"]}` + "\n")
-	benchHTTP(b, func(*guard.Guard, string) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			io.ReadAll(http.MaxBytesReader(w, r.Body, guard.MaxRequestBytes))
-			w.Header().Set("Content-Type", "application/json")
-			w.Write(allow)
-		})
+	benchClients(b, func(b *testing.B, c clientKind) {
+		_, runs := benchGuard(b)
+		benchHTTP(b, inProcess(b, func(loopback.Gate) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				io.ReadAll(http.MaxBytesReader(w, r.Body, guard.MaxRequestBytes))
+				w.Header().Set("Content-Type", "application/json")
+				w.Write(allow)
+			})
+		}), runs, c)
 	})
 }
 
-// benchHTTP measures the requests of 1,000 open runs from 8 concurrent
-// clients, posted to the handler that handler makes of the guard.
-func benchHTTP(b *testing.B, handler func(g *guard.Guard, port string) http.Handler) {
-	const open, clients = 1000, 8
-	runs := benchRuns(b, open)
+// BenchmarkDecideHTTPProcess is BenchmarkDecideHTTP against the built
+// binary: `wrapcheck guard --listen 127.0.0.1:0` in its own process, as
+// an agent loop reaches it, with the clients in this one.
+func BenchmarkDecideHTTPProcess(b *testing.B) {
+	dir := b.TempDir()
+	bin := filepath.Join(dir, "wrapcheck")
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/wrapcheck").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	benchClients(b, func(b *testing.B, c clientKind) {
+		tokenFile := filepath.Join(b.TempDir(), "token")
+		cmd := exec.Command(bin, "guard", "--listen", "127.0.0.1:0", "--token-file", tokenFile, benchSpec)
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		defer func() {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}()
+		// "wrapcheck guard: listening on 127.0.0.1:PORT (token in FILE)"
+		line, err := bufio.NewReader(stderr).ReadString('\n')
+		addr, ok := strings.CutPrefix(line, "wrapcheck guard: listening on ")
+		if !ok {
+			b.Fatalf("guard said %q, %v", line, err)
+		}
+		addr, _, _ = strings.Cut(strings.TrimPrefix(addr, "http://"), " ")
+		go io.Copy(io.Discard, stderr)
+		token, err := os.ReadFile(tokenFile)
+		if err != nil {
+			b.Fatal(err)
+		}
+		t := target{addr: addr, token: strings.TrimSpace(string(token))}
+		benchHTTP(b, t, benchRuns(b, benchOpen), c)
+	})
+}
+
+// benchOpen and benchClientsN are the issue's figures: open runs and
+// concurrent clients.
+const benchOpen, benchClientsN = 1000, 8
+
+// clientKind names a kind of benchmark client: Go's net/http client or
+// the raw one (BenchmarkDecideHTTP).
+type clientKind string
+
+// benchClients runs f for each kind of client, a sub-benchmark each.
+func benchClients(b *testing.B, f func(b *testing.B, c clientKind)) {
+	for _, c := range []clientKind{"net-http", "raw"} {
+		b.Run("client="+string(c), func(b *testing.B) { f(b, c) })
+	}
+}
+
+// benchGuard returns a guard of the bench spec and the requests of
+// benchOpen runs.
+func benchGuard(b *testing.B) (*guard.Guard, [][][]byte) {
 	g, err := guard.New(compile(b, benchSpec), guard.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
+	return g, benchRuns(b, benchOpen)
+}
+
+// target is a guard's HTTP server: its address (host:port) and token.
+type target struct{ addr, token string }
+
+// inProcess serves the handler that handler makes of the server's gate
+// in this process until the benchmark ends.
+func inProcess(b *testing.B, handler func(loopback.Gate) http.Handler) target {
 	srv := httptest.NewServer(nil)
-	_, port, _ := splitPort(srv.URL)
-	srv.Config.Handler = handler(g, port)
-	defer srv.Close()
-	for _, r := range runs {
-		g.HandleLine(r[0])
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	_, port, _ := strings.Cut(addr, ":")
+	srv.Config.Handler = handler(loopback.Gate{Token: "t", Port: port})
+	b.Cleanup(srv.Close)
+	return target{addr: addr, token: "t"}
+}
+
+// benchHTTP opens the runs at t, then times the requests of their steps
+// from benchClientsN concurrent clients of kind c, reopening a run whose
+// walk is over.
+func benchHTTP(b *testing.B, t target, runs [][][]byte, c clientKind) {
+	var client *http.Client // shared by the net/http clients, as one agent's
+	if c == "net-http" {
+		client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: benchClientsN}}
+		b.Cleanup(client.CloseIdleConnections)
 	}
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
-	post := func(body []byte) {
-		req, _ := http.NewRequest("POST", srv.URL+"/v1/decide", bytes.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set(loopback.TokenHeader, "t")
-		resp, err := client.Do(req)
-		if err != nil {
-			b.Error(err)
+	open := newPoster(b, t, client)
+	for _, r := range runs {
+		if !open(r[0]) {
 			return
 		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
 	}
 	var mu sync.Mutex
 	var all []time.Duration
 	var wg sync.WaitGroup
-	per := b.N/clients + 1
+	per := b.N/benchClientsN + 1
 	b.ResetTimer()
-	for c := range clients {
+	for c0 := range benchClientsN {
+		post := newPoster(b, t, client)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var ds []time.Duration
+			ds := make([]time.Duration, 0, per)
 			pos := map[int]int{}
 			for i := range per {
-				r := (c + i*clients) % open
+				r := (c0 + i*benchClientsN) % len(runs)
 				k := pos[r] + 1
 				if k >= len(runs[r]) { // the walk is over: reopen the run
-					post([]byte(fmt.Sprintf(`{"op": "close", "run": "run%d"}`, r)))
-					post(runs[r][0])
+					if !post([]byte(fmt.Sprintf(`{"op": "close", "run": "run%d"}`, r))) || !post(runs[r][0]) {
+						break
+					}
 					k = 1
 				}
 				if k >= len(runs[r]) {
@@ -170,7 +254,9 @@ func benchHTTP(b *testing.B, handler func(g *guard.Guard, port string) http.Hand
 				}
 				pos[r] = k
 				t0 := time.Now()
-				post(runs[r][k])
+				if !post(runs[r][k]) {
+					break
+				}
 				ds = append(ds, time.Since(t0))
 			}
 			mu.Lock()
@@ -181,6 +267,75 @@ func benchHTTP(b *testing.B, handler func(g *guard.Guard, port string) http.Hand
 	wg.Wait()
 	b.StopTimer()
 	reportLatency(b, all)
+}
+
+// newPoster returns a function that posts a request to t, reads its
+// answer and reports whether it was a decision: through client, Go's
+// net/http client, or when nil on a keep-alive connection of its own.
+// A failure is the benchmark's error.
+func newPoster(b *testing.B, t target, client *http.Client) func(body []byte) bool {
+	if client != nil {
+		url := "http://" + t.addr + "/v1/decide"
+		return func(body []byte) bool {
+			req, _ := http.NewRequest("POST", url, bytes.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set(loopback.TokenHeader, t.token)
+			resp, err := client.Do(req)
+			if err != nil {
+				b.Error(err)
+				return false
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				b.Errorf("status %d", resp.StatusCode)
+				return false
+			}
+			return true
+		}
+	}
+	conn, err := net.Dial("tcp", t.addr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { conn.Close() })
+	br := bufio.NewReader(conn)
+	head := []byte("POST /v1/decide HTTP/1.1\r\nHost: " + t.addr + "\r\nContent-Type: application/json\r\n" +
+		loopback.TokenHeader + ": " + t.token + "\r\nContent-Length: ")
+	buf := make([]byte, 0, 4096)
+	return func(body []byte) bool {
+		buf = append(append(buf[:0], head...), strconv.Itoa(len(body))...)
+		buf = append(append(buf, "\r\n\r\n"...), body...)
+		if _, err := conn.Write(buf); err != nil {
+			b.Error(err)
+			return false
+		}
+		status, err := br.ReadSlice('\n')
+		if err != nil || !bytes.HasPrefix(status, []byte("HTTP/1.1 200 ")) {
+			b.Errorf("answer %q, %v", status, err)
+			return false
+		}
+		n := -1
+		for {
+			line, err := br.ReadSlice('\n')
+			if err != nil {
+				b.Error(err)
+				return false
+			}
+			if len(line) <= 2 { // the blank line
+				break
+			}
+			if k, v, ok := bytes.Cut(line, []byte(":")); ok && strings.EqualFold(string(k), "Content-Length") {
+				n, _ = strconv.Atoi(string(bytes.TrimSpace(v)))
+			}
+		}
+		if n < 0 {
+			b.Error("an answer without Content-Length")
+			return false
+		}
+		_, err = br.Discard(n)
+		return err == nil
+	}
 }
 
 // BenchmarkRunMemory reports the heap an open run of examples/pipeline
@@ -206,9 +361,4 @@ func BenchmarkRunMemory(b *testing.B) {
 		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(g.Runs()), "bytes/run")
 		runtime.KeepAlive(g)
 	}
-}
-
-func splitPort(url string) (string, string, error) {
-	i := bytes.LastIndexByte([]byte(url), ':')
-	return url[:i], url[i+1:], nil
 }

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/wrapcheck/wrapcheck/internal/loopback"
@@ -111,7 +112,7 @@ func (g *Guard) Handler(gate Gate) http.Handler {
 			httpError(w, code, why)
 			return
 		}
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxRequestBytes))
+		buf, err := readBody(w, r)
 		if err != nil {
 			var mb *http.MaxBytesError
 			if errors.As(err, &mb) {
@@ -121,14 +122,15 @@ func (g *Guard) Handler(gate Gate) http.Handler {
 			httpError(w, http.StatusBadRequest, "reading the request: "+err.Error())
 			return
 		}
-		out := g.HandleLine(body)
-		w.Header().Set("Content-Type", "application/json")
+		out := g.HandleLine(*buf)
+		putBody(buf)
+		w.Header()["Content-Type"] = jsonType
 		w.Write(out)
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
-		h.Set("X-Content-Type-Options", "nosniff")
-		h.Set("Cache-Control", "no-store")
+		h["X-Content-Type-Options"] = nosniff
+		h["Cache-Control"] = noStore
 		if code, why := gate.CheckSite(r); code != 0 {
 			httpError(w, code, why)
 			return
@@ -137,10 +139,64 @@ func (g *Guard) Handler(gate Gate) http.Handler {
 	})
 }
 
+// The values of the headers of every answer, shared (a header's value
+// is never changed in place: Set and Add replace or copy it), so that
+// setting them allocates nothing.
+var (
+	jsonType = []string{"application/json"}
+	nosniff  = []string{"nosniff"}
+	noStore  = []string{"no-store"}
+)
+
+// bodies holds the buffers of requests' bodies between requests. The
+// guard keeps nothing of a request's bytes once HandleLine returns (its
+// strings are copies, replay's Decoder parses the event into values),
+// so a buffer is reused by the next request.
+var bodies = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooled is the largest buffer kept for reuse: a rare long request
+// does not pin its memory.
+const maxPooled = 64 << 10
+
+// readBody reads r's body, no longer than MaxRequestBytes (a longer one
+// is a *http.MaxBytesError), into a buffer from bodies, to be given back
+// by putBody. A body of declared length is read in one piece: its length
+// checked before any byte is read, its bytes into a buffer of that size.
+func readBody(w http.ResponseWriter, r *http.Request) (*[]byte, error) {
+	n := r.ContentLength
+	if n < 0 { // chunked: read to its end, through the limit
+		b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxRequestBytes))
+		return &b, err
+	}
+	if n > MaxRequestBytes {
+		return nil, &http.MaxBytesError{Limit: MaxRequestBytes}
+	}
+	buf := bodies.Get().(*[]byte)
+	if int64(cap(*buf)) < n {
+		*buf = make([]byte, n)
+	}
+	*buf = (*buf)[:n]
+	if _, err := io.ReadFull(r.Body, *buf); err != nil {
+		putBody(buf)
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	return buf, nil
+}
+
+// putBody gives buf back to bodies.
+func putBody(buf *[]byte) {
+	if cap(*buf) <= maxPooled {
+		bodies.Put(buf)
+	}
+}
+
 // httpError answers a refusal: a block decision, so that a client reads
 // every refusal as one.
 func httpError(w http.ResponseWriter, code int, why string) {
-	w.Header().Set("Content-Type", "application/json")
+	w.Header()["Content-Type"] = jsonType
 	w.WriteHeader(code)
 	w.Write(encode(&Decision{Decision: "block", Kind: "refused", Reason: "wrapcheck guard: " + why}))
 }

@@ -57,7 +57,11 @@ func (g Gate) HasToken(r *http.Request) bool {
 // simple request may send), or 0.
 func CheckBody(r *http.Request) (int, string) {
 	if r.Method == http.MethodPost {
-		if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		ct := r.Header.Get("Content-Type")
+		if ct == "application/json" {
+			return 0, "" // the common case, without parsing
+		}
+		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
 			return http.StatusUnsupportedMediaType, "a POST must be application/json"
 		}
 	}
@@ -70,13 +74,20 @@ func (g Gate) IsOwnHost(host string) bool {
 		return false
 	}
 	host = strings.ToLower(host)
-	for _, name := range []string{"127.0.0.1", "localhost", "[::1]"} {
-		if host == name+":"+g.Port || (g.Port == "80" && host == name) {
-			return true
+	for _, name := range ownNames {
+		if rest, ok := strings.CutPrefix(host, name); ok {
+			// name:port, or name alone for port 80 (no concatenation:
+			// a request's check allocates nothing)
+			if len(rest) == 1+len(g.Port) && rest[0] == ':' && rest[1:] == g.Port || g.Port == "80" && rest == "" {
+				return true
+			}
 		}
 	}
 	return false
 }
+
+// ownNames are the host names of a loopback server.
+var ownNames = []string{"127.0.0.1", "localhost", "[::1]"}
 
 // IsOwnOrigin reports whether origin, a request's Origin, is this
 // server's.

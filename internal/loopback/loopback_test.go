@@ -2,6 +2,7 @@ package loopback
 
 import (
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -47,5 +48,42 @@ func TestGate(t *testing.T) {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestIsOwnHost holds IsOwnHost, which compares without concatenating,
+// to the rule it implements (the host, in lower case, is a loopback name
+// and the port, or the name alone for port 80), on hosts near the own
+// ones: cut short, lengthened, in other cases, with other ports.
+func TestIsOwnHost(t *testing.T) {
+	rule := func(g Gate, host string) bool {
+		host = strings.ToLower(host)
+		for _, name := range []string{"127.0.0.1", "localhost", "[::1]"} {
+			if host == name+":"+g.Port || (g.Port == "80" && host == name) {
+				return true
+			}
+		}
+		return false
+	}
+	var hosts []string
+	for _, name := range []string{"127.0.0.1", "localhost", "LocalHost", "[::1]", "127.0.0.10", "localhostx", "::1", ""} {
+		for _, port := range []string{"", ":", ":80", ":8", ":8377", ":83770", ":837", "80", "8377", ":8377:8377"} {
+			h := name + port
+			hosts = append(hosts, h, h+" ", " "+h)
+			if h != "" {
+				hosts = append(hosts, h[1:], h[:len(h)-1])
+			}
+		}
+	}
+	for _, port := range []string{"8377", "80", "8", ""} {
+		g := Gate{Port: port}
+		for _, h := range hosts {
+			if got, want := g.IsOwnHost(h), rule(g, h) && port != ""; got != want {
+				t.Errorf("Gate{Port: %q}.IsOwnHost(%q) = %v, want %v", port, h, got, want)
+			}
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { Gate{Port: "8377"}.IsOwnHost("127.0.0.1:8377") }); n != 0 {
+		t.Errorf("IsOwnHost allocates %v times, want 0", n)
 	}
 }
