@@ -84,6 +84,13 @@ type lineReader struct {
 	// a line's vars); seenVars the fast path's set of the ranks read.
 	rank     map[*spec.Var]int32
 	seenVars []uint64
+	// The fast path's: a name's rank (one lookup for the variable and its
+	// rank), the variable of each rank, the index in the line's vars of
+	// each rank read, and the buffer the vars are put in rank order into.
+	rankOf  map[string]int32
+	ranked  []*spec.Var
+	at      []int32
+	sortBuf []wantVar
 	// reuse makes the fast path parse each line into the buffers of the
 	// line before (a Decoder's lines are valid until the next).
 	reuse    bool
@@ -111,8 +118,13 @@ func newLineReader(m *spec.Model, name string, r io.Reader) *lineReader {
 	names := sortedKeys(lr.vars)
 	lr.seenVars = make([]uint64, (len(names)+63)/64)
 	lr.rank = make(map[*spec.Var]int32, len(names))
+	lr.rankOf = make(map[string]int32, len(names))
+	lr.ranked = make([]*spec.Var, len(names))
+	lr.at = make([]int32, len(names))
 	for i, k := range names {
 		lr.rank[lr.vars[k]] = int32(i)
+		lr.rankOf[k] = int32(i)
+		lr.ranked[i] = lr.vars[k]
 	}
 	return lr
 }

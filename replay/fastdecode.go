@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"math/bits"
 	"slices"
 
 	"github.com/wrapcheck/wrapcheck/internal/jsonscan"
@@ -77,7 +78,7 @@ func (lr *lineReader) parseFast(text []byte) (Line, bool) {
 	if !s.End() || w.action < 0 && lr.parsed > 0 {
 		return Line{}, false
 	}
-	slices.SortFunc(w.vars, func(a, b wantVar) int { return int(a.rank - b.rank) })
+	lr.sortVars(&w)
 	slices.SortFunc(w.asked, func(a, b verdict.Answer) int { return a.Agent - b.Agent })
 	if lr.reuse {
 		lr.arena, lr.wantBuf, lr.askedBuf = arena, w.vars, w.asked
@@ -95,22 +96,47 @@ func (lr *lineReader) parseFast(text []byte) (Line, bool) {
 // slots appended to arena.
 func (lr *lineReader) fastState(s *jsonscan.Scanner, w *Line, arena *[]int64) bool {
 	return s.Object(func(k []byte) bool {
-		v, found := lr.vars[string(k)]
+		r, found := lr.rankOf[string(k)]
 		if !found {
 			return false
 		}
-		r := lr.rank[v]
 		if lr.seenVars[r/64]&(1<<uint(r%64)) != 0 {
 			return false // a duplicate key
 		}
 		lr.seenVars[r/64] |= 1 << uint(r%64)
+		v := lr.ranked[r]
 		val, ok := lr.fastAppend(s, v.Type, arena)
 		if w.vars == nil && !lr.reuse {
 			w.vars = make([]wantVar, 0, len(lr.vars))
 		}
+		lr.at[r] = int32(len(w.vars))
 		w.vars = append(w.vars, wantVar{v: v, val: val, rank: r})
 		return ok
 	})
+}
+
+// sortVars puts w.vars, read by fastState, in the order of their ranks
+// (parse's order), without comparing: the ranks read are the bits of
+// seenVars, and at holds where each is in w.vars. Under reuse the
+// sorted vars go to the buffer of the line before's unsorted ones.
+func (lr *lineReader) sortVars(w *Line) {
+	if len(w.vars) < 2 {
+		return
+	}
+	var out []wantVar
+	if lr.reuse {
+		out, lr.sortBuf = lr.sortBuf[:0], w.vars
+	} else {
+		out = make([]wantVar, 0, len(w.vars))
+	}
+	for i, word := range lr.seenVars {
+		for word != 0 {
+			r := i*64 + bits.TrailingZeros64(word)
+			word &= word - 1
+			out = append(out, w.vars[lr.at[r]])
+		}
+	}
+	w.vars = out
 }
 
 // fastAsked reads the object of a line's answers into w.asked, as
