@@ -3,6 +3,7 @@ package guard_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -135,43 +136,65 @@ func BenchmarkHTTPFloor(b *testing.B) {
 }
 
 // BenchmarkDecideHTTPProcess is BenchmarkDecideHTTP against the built
-// binary: `wrapcheck guard --listen 127.0.0.1:0` in its own process, as
-// an agent loop reaches it, with the clients in this one.
+// binary in its own process, as an agent loop reaches it, with the
+// clients in this one: `wrapcheck guard --listen 127.0.0.1:0` (tcp) and
+// `--listen unix:PATH` (unix).
 func BenchmarkDecideHTTPProcess(b *testing.B) {
 	dir := b.TempDir()
 	bin := filepath.Join(dir, "wrapcheck")
 	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/wrapcheck").CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}
-	benchClients(b, func(b *testing.B, c clientKind) {
-		tokenFile := filepath.Join(b.TempDir(), "token")
-		cmd := exec.Command(bin, "guard", "--listen", "127.0.0.1:0", "--token-file", tokenFile, benchSpec)
-		stderr, err := cmd.StderrPipe()
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			b.Fatal(err)
-		}
-		defer func() {
-			cmd.Process.Kill()
-			cmd.Wait()
-		}()
-		// "wrapcheck guard: listening on 127.0.0.1:PORT (token in FILE)"
-		line, err := bufio.NewReader(stderr).ReadString('\n')
-		addr, ok := strings.CutPrefix(line, "wrapcheck guard: listening on ")
-		if !ok {
-			b.Fatalf("guard said %q, %v", line, err)
-		}
-		addr, _, _ = strings.Cut(strings.TrimPrefix(addr, "http://"), " ")
-		go io.Copy(io.Discard, stderr)
-		token, err := os.ReadFile(tokenFile)
-		if err != nil {
-			b.Fatal(err)
-		}
-		t := target{addr: addr, token: strings.TrimSpace(string(token))}
-		benchHTTP(b, t, benchRuns(b, benchOpen), c)
+	for _, network := range []string{"tcp", "unix"} {
+		b.Run(network, func(b *testing.B) {
+			benchClients(b, func(b *testing.B, c clientKind) {
+				benchHTTP(b, startGuard(b, bin, network), benchRuns(b, benchOpen), c)
+			})
+		})
+	}
+}
+
+// startGuard starts `bin guard` of the bench spec listening on network
+// (tcp: a loopback port; unix: a socket in a temporary directory) until
+// the benchmark ends, and returns its target.
+func startGuard(b *testing.B, bin, network string) target {
+	dir := b.TempDir()
+	tokenFile := filepath.Join(dir, "token")
+	listen := "127.0.0.1:0"
+	if network == "unix" {
+		listen = "unix:" + filepath.Join(dir, "guard.sock")
+	}
+	cmd := exec.Command(bin, "guard", "--listen", listen, "--token-file", tokenFile, benchSpec)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
 	})
+	// "wrapcheck guard: listening on http://127.0.0.1:PORT (token in FILE)", or unix:PATH
+	line, err := bufio.NewReader(stderr).ReadString('\n')
+	where, ok := strings.CutPrefix(line, "wrapcheck guard: listening on ")
+	if !ok {
+		b.Fatalf("guard said %q, %v", line, err)
+	}
+	where, _, _ = strings.Cut(where, " (token in ")
+	go io.Copy(io.Discard, stderr)
+	token, err := os.ReadFile(tokenFile)
+	if err != nil {
+		b.Fatal(err)
+	}
+	t := target{network: network, addr: strings.TrimPrefix(where, "http://"), host: "localhost", token: strings.TrimSpace(string(token))}
+	if sock, ok := strings.CutPrefix(where, "unix:"); ok {
+		t.addr = sock
+	} else {
+		t.host = t.addr
+	}
+	return t
 }
 
 // benchOpen and benchClientsN are the issue's figures: open runs and
@@ -199,8 +222,9 @@ func benchGuard(b *testing.B) (*guard.Guard, [][][]byte) {
 	return g, benchRuns(b, benchOpen)
 }
 
-// target is a guard's HTTP server: its address (host:port) and token.
-type target struct{ addr, token string }
+// target is a guard's HTTP server: its network (tcp or unix) and address
+// there, the Host its requests name, and its token.
+type target struct{ network, addr, host, token string }
 
 // inProcess serves the handler that handler makes of the server's gate
 // in this process until the benchmark ends.
@@ -210,7 +234,7 @@ func inProcess(b *testing.B, handler func(loopback.Gate) http.Handler) target {
 	_, port, _ := strings.Cut(addr, ":")
 	srv.Config.Handler = handler(loopback.Gate{Token: "t", Port: port})
 	b.Cleanup(srv.Close)
-	return target{addr: addr, token: "t"}
+	return target{network: "tcp", addr: addr, host: addr, token: "t"}
 }
 
 // benchHTTP opens the runs at t, then times the requests of their steps
@@ -219,7 +243,10 @@ func inProcess(b *testing.B, handler func(loopback.Gate) http.Handler) target {
 func benchHTTP(b *testing.B, t target, runs [][][]byte, c clientKind) {
 	var client *http.Client // shared by the net/http clients, as one agent's
 	if c == "net-http" {
-		client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: benchClientsN}}
+		client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: benchClientsN,
+			DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+				return (&net.Dialer{}).DialContext(ctx, t.network, t.addr)
+			}}}
 		b.Cleanup(client.CloseIdleConnections)
 	}
 	open := newPoster(b, t, client)
@@ -275,7 +302,7 @@ func benchHTTP(b *testing.B, t target, runs [][][]byte, c clientKind) {
 // A failure is the benchmark's error.
 func newPoster(b *testing.B, t target, client *http.Client) func(body []byte) bool {
 	if client != nil {
-		url := "http://" + t.addr + "/v1/decide"
+		url := "http://" + t.host + "/v1/decide"
 		return func(body []byte) bool {
 			req, _ := http.NewRequest("POST", url, bytes.NewReader(body))
 			req.Header.Set("Content-Type", "application/json")
@@ -294,13 +321,13 @@ func newPoster(b *testing.B, t target, client *http.Client) func(body []byte) bo
 			return true
 		}
 	}
-	conn, err := net.Dial("tcp", t.addr)
+	conn, err := net.Dial(t.network, t.addr)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { conn.Close() })
 	br := bufio.NewReader(conn)
-	head := []byte("POST /v1/decide HTTP/1.1\r\nHost: " + t.addr + "\r\nContent-Type: application/json\r\n" +
+	head := []byte("POST /v1/decide HTTP/1.1\r\nHost: " + t.host + "\r\nContent-Type: application/json\r\n" +
 		loopback.TokenHeader + ": " + t.token + "\r\nContent-Length: ")
 	buf := make([]byte, 0, 4096)
 	return func(body []byte) bool {
