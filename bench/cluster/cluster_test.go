@@ -125,7 +125,7 @@ func TestModelReproduces(t *testing.T) {
 	// over itself is 1.
 	p4 := profileK(m.profile1, 4)
 	t1, _, _, _ := f.predict(p4, perState(4), 1, 0.02, 1e9, ioConcurrency)
-	if tn, _, _, _ := f.predict(p4, perState(4), 1, 0.02, 1e9, 64); tn != t1 {
+	if tn, _, _, _ := f.predict(p4, perState(4), 1, 0.02, 1e9, oldConcurrency); tn != t1 {
 		t.Errorf("one worker: %g s with 16 in flight, %g with 64", t1, tn)
 	}
 	var buf bytes.Buffer

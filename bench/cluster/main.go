@@ -15,8 +15,9 @@
 // each successor to the worker that owns it (a batch file per other
 // worker), reads the batches sent to it, merges, writes its states file
 // and then its summary, and reads every other summary (the commit). The
-// requests of one kind go out together, at most c = 16 in flight
-// (cluster's ioConcurrency), so a level costs a worker
+// requests of one kind go out together, at most c = 64 in flight
+// (cluster's ioConcurrency; 16 before this model showed what it cost on
+// 64 workers), so a level costs a worker
 //
 //	r(N) = 2 + 3·⌈(N−1)/c⌉ round trips (N ≥ 2; one worker: 2)
 //
@@ -27,7 +28,9 @@
 //
 // and a worker's CPU on a level is a·successors + b·crossing + z, fitted
 // by least squares to every worker's every level of the runs at latency
-// 0: successors are those its states make (its expanded states times the
+// 0 of at most 8 workers (with more processes than 4 a core, a level's
+// CPU is mostly the polling of the workers that wait for the others):
+// successors are those its states make (its expanded states times the
 // model's transitions per state), crossing are the records it sends to
 // and receives from other workers (encoded, written, read, decoded).
 package main
@@ -48,13 +51,20 @@ import (
 )
 
 // ioConcurrency is cluster's bound on the store requests one worker has
-// in flight (cluster/search.go).
-const ioConcurrency = 16
+// in flight (cluster/search.go); oldConcurrency the bound before it.
+const (
+	ioConcurrency  = 64
+	oldConcurrency = 16
+)
+
+// fitMax is the most workers of a run whose levels the CPU model is
+// fitted to.
+const fitMax = 8
 
 func main() {
 	record := flag.String("record", "", "write the per-run table to this file")
 	table := flag.String("table", "", "read a recorded per-run table instead of runs")
-	bw := flag.Float64("bandwidth", 100e6, "bytes per second of one worker's store traffic, for the predictions")
+	bw := flag.Float64("bandwidth", 1e9, "bytes per second of one worker's store traffic, for the predictions")
 	flag.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: go run ./bench/cluster [-record FILE] OUT | -table FILE")
 		flag.PrintDefaults()
@@ -434,6 +444,9 @@ func fitCPU(m *measured) (fit, error) {
 				if r.latency != 0 {
 					continue
 				}
+				if r.n > fitMax {
+					continue
+				}
 				bb += float64(l.batchB)
 				br += float64(l.batchR)
 				sb += float64(l.statesB)
@@ -459,6 +472,9 @@ func fitCPU(m *measured) (fit, error) {
 		return f, errors.New("the CPU model's equations are singular (no run with 2 or more workers at latency 0?)")
 	}
 	f.a, f.b, f.z = sol[0], sol[1], sol[2]
+	if f.a <= 0 || f.b <= 0 {
+		return f, fmt.Errorf("the CPU model's fit is %.3g s a successor and %.3g s a crossing record: it needs runs of one worker and of 2 to %d at latency 0", f.a, f.b, fitMax)
+	}
 	f.batchRec, f.statesRec, f.keyRec = bb/max(br, 1), sb/max(sr, 1), kb/max(kr, 1)
 	return f, nil
 }
@@ -597,7 +613,7 @@ func report(w io.Writer, m *measured, bw float64) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "CPU model of a worker's level (least squares over %d worker-levels at latency 0):\n", f.rows)
+	fmt.Fprintf(w, "CPU model of a worker's level (least squares over %d worker-levels at latency 0, runs of at most %d workers):\n", f.rows, fitMax)
 	fmt.Fprintf(w, "  %.1f ns a successor + %.1f ns a record sent or received + %.2f ms a level\n", f.a*1e9, f.b*1e9, f.z*1e3)
 	fmt.Fprintf(w, "  bytes: %.1f a batch record, %.1f a states record, %.1f a summary key\n\n", f.batchRec, f.statesRec, f.keyRec)
 
@@ -640,21 +656,23 @@ func report(w io.Writer, m *measured, bw float64) error {
 	for _, x := range p4 {
 		total += x
 	}
-	fmt.Fprintf(w, "\nPrediction: pipeline K=4 N=2, %d states, %d levels, %.2f transitions a state; bandwidth %.0f MB/s a worker\n",
-		total, len(p4), perState(4), bw/1e6)
-	fmt.Fprintln(w, "| latency ms | N | in flight | T(1) s | T(N) s | compute s | latency s | transfer s | speed-up | ÷ N | ≥ 0.7·N |")
-	fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+	fmt.Fprintf(w, "\nPrediction: pipeline K=4 N=2, %d states, %d levels, %.2f transitions a state; bandwidth %.0f MB/s a worker (the last column: %.0f MB/s)\n",
+		total, len(p4), perState(4), bw/1e6, bw/10/1e6)
+	fmt.Fprintln(w, "| latency ms | N | in flight | T(1) s | T(N) s | compute s | latency s | transfer s | speed-up | ÷ N | ≥ 0.7·N | speed-up at a tenth of the bandwidth |")
+	fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|")
 	for _, lat := range []float64{0.005, 0.020, 0.050} {
 		t1, _, _, _ := f.predict(p4, perState(4), 1, lat, bw, ioConcurrency)
 		for _, n := range []int{4, 16, 64} {
-			for _, c := range []int{ioConcurrency, 64} {
-				if c != ioConcurrency && n <= ioConcurrency+1 {
-					continue
+			for _, c := range []int{oldConcurrency, ioConcurrency} {
+				if c != ioConcurrency && n <= c+1 {
+					continue // the same round trips
 				}
 				tn, comp, latT, tr := f.predict(p4, perState(4), n, lat, bw, c)
 				s := t1 / tn
-				fmt.Fprintf(w, "| %.0f | %d | %d | %.1f | %.2f | %.2f | %.2f | %.2f | %.1f | %.2f | %t |\n",
-					lat*1e3, n, c, t1, tn, comp, latT, tr, s, s/float64(n), s >= 0.7*float64(n))
+				slow1, _, _, _ := f.predict(p4, perState(4), 1, lat, bw/10, ioConcurrency)
+				slowN, _, _, _ := f.predict(p4, perState(4), n, lat, bw/10, c)
+				fmt.Fprintf(w, "| %.0f | %d | %d | %.1f | %.2f | %.2f | %.2f | %.2f | %.1f | %.2f | %t | %.1f |\n",
+					lat*1e3, n, c, t1, tn, comp, latT, tr, s, s/float64(n), s >= 0.7*float64(n), slow1/slowN)
 			}
 		}
 	}
