@@ -28,8 +28,11 @@
 //
 // and a worker's CPU on a level is a·successors + b·crossing + z, fitted
 // by least squares to every worker's every level of the runs at latency
-// 0 of at most 8 workers (with more processes than 4 a core, a level's
-// CPU is mostly the polling of the workers that wait for the others):
+// 0 of no more workers than the machine has cores (-fitmax, 2 where the
+// recorded runs were made: with more processes than cores each pays for
+// sharing them, in switches, caches and the polling of the workers that
+// wait, and the CPU a crossing record grew from 64 ns on 2 workers to 97
+// on 4 and 179 on 8, which a machine of its own per worker does not pay):
 // successors are those its states make (its expanded states times the
 // model's transitions per state), crossing are the records it sends to
 // and receives from other workers (encoded, written, read, decoded).
@@ -57,14 +60,16 @@ const (
 	oldConcurrency = 16
 )
 
-// fitMax is the most workers of a run whose levels the CPU model is
-// fitted to.
-const fitMax = 8
+// defaultFitMax is the most workers of a run whose levels the CPU
+// model is fitted to: the cores of the machine the recorded runs were
+// made on.
+const defaultFitMax = 2
 
 func main() {
 	record := flag.String("record", "", "write the per-run table to this file")
 	table := flag.String("table", "", "read a recorded per-run table instead of runs")
 	bw := flag.Float64("bandwidth", 1e9, "bytes per second of one worker's store traffic, for the predictions")
+	fitMax := flag.Int("fitmax", defaultFitMax, "fit the CPU model to the runs of at most this many workers (the machine's cores)")
 	flag.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: go run ./bench/cluster [-record FILE] OUT | -table FILE")
 		flag.PrintDefaults()
@@ -98,7 +103,7 @@ func main() {
 			os.Exit(2)
 		}
 	}
-	if err := report(os.Stdout, m, *bw); err != nil {
+	if err := report(os.Stdout, m, *bw, *fitMax); err != nil {
 		fmt.Fprintln(os.Stderr, "cluster:", err)
 		os.Exit(1)
 	}
@@ -432,8 +437,8 @@ type fit struct {
 }
 
 // fitCPU fits the CPU model on every worker's every level of the runs
-// at latency 0.
-func fitCPU(m *measured) (fit, error) {
+// at latency 0 of at most fitMax workers.
+func fitCPU(m *measured, fitMax int) (fit, error) {
 	var ata [3][3]float64
 	var atb [3]float64
 	var f fit
@@ -608,8 +613,8 @@ func slopes(m *measured) []slope {
 	return out
 }
 
-func report(w io.Writer, m *measured, bw float64) error {
-	f, err := fitCPU(m)
+func report(w io.Writer, m *measured, bw float64, fitMax int) error {
+	f, err := fitCPU(m, fitMax)
 	if err != nil {
 		return err
 	}
