@@ -102,7 +102,9 @@ func openers() map[string]func(ctx context.Context, u *url.URL) (Bucket, error) 
 //	                              AWS S3 or any S3-compatible store
 //
 // Every scheme takes prefix=P/: the bucket's keys are then those under P
-// (a run's files in one folder of a shared bucket). The parameters are
+// (a run's files in one folder of a shared bucket); and latency=D (a Go
+// duration, at most [MaxLatency]): every operation then takes D longer,
+// a remote store simulated on a local one. The parameters are
 // those of gocloud.dev/blob's URLs, which earlier versions used; an
 // unknown parameter is an error.
 func OpenBucket(ctx context.Context, rawURL string) (Bucket, error) {
@@ -113,6 +115,10 @@ func OpenBucket(ctx context.Context, rawURL string) (Bucket, error) {
 	q := u.Query()
 	prefix := q.Get("prefix")
 	q.Del("prefix")
+	latency, err := parseLatency(q)
+	if err != nil {
+		return nil, err
+	}
 	u.RawQuery = q.Encode()
 	open, ok := openers()[u.Scheme]
 	if !ok {
@@ -129,6 +135,9 @@ func OpenBucket(ctx context.Context, rawURL string) (Bucket, error) {
 	}
 	if prefix != "" {
 		b = &prefixed{b: b, prefix: prefix}
+	}
+	if latency > 0 {
+		b = &delayed{b: b, half: latency / 2}
 	}
 	return b, nil
 }
@@ -149,7 +158,7 @@ func knownParams(q url.Values, known ...string) error {
 		return nil
 	}
 	sort.Strings(bad)
-	return fmt.Errorf("unknown query parameter %q (known: prefix, %s)", bad[0], strings.Join(known, ", "))
+	return fmt.Errorf("unknown query parameter %q (known: %s)", bad[0], strings.Join(append([]string{"prefix", "latency"}, known...), ", "))
 }
 
 // prefixed is a bucket seen through a key prefix.

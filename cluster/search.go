@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -108,6 +109,7 @@ type worker struct {
 	x          expansion
 	onSucc     func(vecs []uint64, succs []machine.Succ) // succ, made once
 	pend       []pending                                 // successors waiting in flush
+	pendH      []uint64                                  // their hashes
 	pendVec    []uint64                                  // their vectors
 	sink       uint64                                    // flush's loads, kept
 
@@ -301,8 +303,14 @@ func (w *worker) plausible(s *summary) bool {
 	return true
 }
 
-// ioConcurrency bounds the store requests one worker has in flight.
-const ioConcurrency = 16
+// ioConcurrency bounds the store requests one worker has in flight. The
+// requests of one kind of a level (a batch or a summary for each other
+// worker) go out in ⌈(N−1)/ioConcurrency⌉ rounds, one after the other,
+// and a level takes three such sets (writes of the batches, their reads,
+// the reads of the summaries) besides its states and summary: 16 made 14
+// round trips a level on 64 workers, 64 makes 5 (bench/cluster.sh,
+// docs/distributed.md, "A model of N machines").
+const ioConcurrency = 64
 
 // ioEach calls f(0..n-1) from up to ioConcurrency goroutines and returns
 // the error of the smallest j that failed.
@@ -607,33 +615,49 @@ func (w *worker) exchange(kind Kind, L int, out []outbox, ask bool) ([][]bool, e
 }
 
 // merge stores the successors of one batch (keep): it returns, per
-// asking record, whether its state was stored before the level.
+// asking record, whether its state was stored before the level. It
+// decodes and checks touchBatch records, loads their table slots
+// (touch), then stores them.
 func (w *worker) merge(p []byte, n Name) ([]bool, error) {
 	r := &reader{b: p}
-	vec := make([]uint64, w.e.words)
+	nw := w.e.words
+	vecs := make([]uint64, touchBatch*nw)
+	var hs [touchBatch]uint64
+	var keys [touchBatch]key
+	var asking [touchBatch]bool
 	var ans []bool
 	for len(r.b) > 0 && r.err == nil {
-		for i := range vec {
-			vec[i] = r.word()
+		m := 0
+		for ; m < touchBatch && len(r.b) > 0; m++ {
+			vec := vecs[m*nw : (m+1)*nw]
+			for i := range vec {
+				vec[i] = r.word()
+			}
+			keys[m] = r.key()
+			asking[m] = r.u() != 0
+			if r.err != nil {
+				break
+			}
+			if !w.e.isValid(vec) {
+				return nil, &CorruptError{Path: n.Key(), Msg: "holds a state with bits outside the model's slots"}
+			}
+			hs[m] = machine.Hash(vec)
+			if w.owner(hs[m]) != w.idx {
+				return nil, &CorruptError{Path: n.Key(), Msg: "holds a state another worker owns"}
+			}
 		}
-		k := r.key()
-		asking := r.u() != 0
 		if r.err != nil {
 			break
 		}
-		if !w.e.isValid(vec) {
-			return nil, &CorruptError{Path: n.Key(), Msg: "holds a state with bits outside the model's slots"}
-		}
-		h := machine.Hash(vec)
-		if w.owner(h) != w.idx {
-			return nil, &CorruptError{Path: n.Key(), Msg: "holds a state another worker owns"}
-		}
-		old, err := w.keep(vec, h, k, nil)
-		if err != nil {
-			return nil, err
-		}
-		if asking {
-			ans = append(ans, old)
+		w.touch(hs[:m], vecs[:m*nw])
+		for i := range m {
+			old, err := w.keep(vecs[i*nw:(i+1)*nw], hs[i], keys[i], nil)
+			if err != nil {
+				return nil, err
+			}
+			if asking[i] {
+				ans = append(ans, old)
+			}
 		}
 	}
 	if r.done() != nil {
@@ -675,10 +699,10 @@ func (w *worker) keep(vec []uint64, h uint64, k key, parent []uint64) (old bool,
 }
 
 // pending is a successor that the expanding worker owns, waiting in
-// flush: its hash, its ordinal, the frontier index of its parent, and
-// whether the parent asks if it was stored before the level.
+// flush (its hash in pendH, its vector in pendVec): its ordinal, the
+// frontier index of its parent, and whether the parent asks if it was
+// stored before the level.
 type pending struct {
-	h      uint64
 	ord    uint64
 	parent int32
 	ask    bool
@@ -724,7 +748,8 @@ func (w *worker) successors(vecs []uint64, succs []machine.Succ) {
 		for j, v := range t {
 			w.pendVec[n+j] = v
 		}
-		w.pend = append(w.pend, pending{h: sc.H, ord: sc.Key, parent: int32(x.parent), ask: x.ask})
+		w.pend = append(w.pend, pending{ord: sc.Key, parent: int32(x.parent), ask: x.ask})
+		w.pendH = append(w.pendH, sc.H)
 	}
 }
 
@@ -734,23 +759,8 @@ func (w *worker) successors(vecs []uint64, succs []machine.Succ) {
 // instructions a load, so that the cache misses of a batch are in
 // flight together, not paid one after the other (as checker's flush).
 func (w *worker) flush(ps []pstate) error {
-	st := w.visited
 	nw := w.e.words
-	var sink uint64
-	var refs [touchBatch]*uint64
-	for at := 0; at < len(w.pend); at += touchBatch {
-		batch := w.pend[at:min(at+touchBatch, len(w.pend))]
-		for i, p := range batch {
-			refs[i] = st.SlotAddr(p.h)
-		}
-		for _, r := range refs[:len(batch)] {
-			sink += atomic.LoadUint64(r)
-		}
-		for i, p := range batch {
-			sink += st.TouchRecordAt(refs[i], w.pendVec[(at+i)*nw:(at+i+1)*nw], p.h)
-		}
-	}
-	w.sink += sink
+	w.touch(w.pendH, w.pendVec)
 	cur := int32(-1)
 	var parent []uint64
 	for i, p := range w.pend {
@@ -759,7 +769,7 @@ func (w *worker) flush(ps []pstate) error {
 			parent = w.visited.Vector(w.front[cur])
 		}
 		vec := w.pendVec[i*nw : (i+1)*nw]
-		old, err := w.keep(vec, p.h, key{Pos: w.fpos[cur], Ord: p.ord}, parent)
+		old, err := w.keep(vec, w.pendH[i], key{Pos: w.fpos[cur], Ord: p.ord}, parent)
 		if err != nil {
 			return err
 		}
@@ -767,20 +777,39 @@ func (w *worker) flush(ps []pstate) error {
 			ps[p.parent].old = true
 		}
 	}
-	w.pend, w.pendVec = w.pend[:0], w.pendVec[:0]
+	w.pend, w.pendH, w.pendVec = w.pend[:0], w.pendH[:0], w.pendVec[:0]
 	return nil
+}
+
+// touch loads the table slots of the states of hashes hs and vectors
+// vecs (words each, one after the other), touchBatch at a time, in a loop
+// of a few instructions a load, so that the cache misses of a batch are
+// in flight together, not paid one after the other by the inserts that
+// follow (as checker's flush).
+func (w *worker) touch(hs, vecs []uint64) {
+	st := w.visited
+	nw := w.e.words
+	var sink uint64
+	var refs [touchBatch]*uint64
+	for at := 0; at < len(hs); at += touchBatch {
+		n := min(touchBatch, len(hs)-at)
+		for i := range n {
+			refs[i] = st.SlotAddr(hs[at+i])
+		}
+		for _, r := range refs[:n] {
+			sink += atomic.LoadUint64(r)
+		}
+		for i := range n {
+			sink += st.TouchRecordAt(refs[i], vecs[(at+i)*nw:(at+i+1)*nw], hs[at+i])
+		}
+	}
+	w.sink += sink
 }
 
 // finishLevel writes this worker's states and summary of level L.
 func (w *worker) finishLevel(L int, sum *summary) error {
 	nn := len(w.keys)
-	order := make([]int, nn)
-	for i := range order {
-		order[i] = i
-	}
-	if !slices.IsSortedFunc(w.keys, key.Compare) { // one worker stores in key order
-		slices.SortFunc(order, func(a, b int) int { return w.keys[a].Compare(w.keys[b]) })
-	}
+	order := keyOrder(w.keys)
 	// Room for the vectors and keys of a level of fewer than 2^21
 	// positions and 128 ordinals a state: one allocation, not a
 	// doubling series of copies.
@@ -825,6 +854,51 @@ func (w *worker) finishLevel(L int, sum *summary) error {
 		w.front = append(w.front, w.levelStart+uint32(i))
 	}
 	return nil
+}
+
+// keyOrder returns the indexes of keys in the order of the keys. One
+// worker stores its states in key order; with more, the states that
+// crossed from other workers come after its own, and a sort puts them in
+// place: of the keys in one word each ([verdict.Key.Word], with the index
+// to break ties) when every key fits, which is every key of a level of
+// fewer than 2^40 states (a sort of words, not a comparison through two
+// indexes; a tenth of the CPU of two workers on pipeline K=3 N=2 went to
+// that one).
+func keyOrder(keys []key) []int {
+	order := make([]int, len(keys))
+	for i := range order {
+		order[i] = i
+	}
+	if slices.IsSortedFunc(keys, key.Compare) {
+		return order
+	}
+	type word struct {
+		w uint64
+		i int
+	}
+	words := make([]word, len(keys))
+	for i, k := range keys {
+		if k.Pos >= 1<<(64-verdict.OrdinalBits) || k.Ord > verdict.MaxOrdinal {
+			slices.SortFunc(order, func(a, b int) int {
+				if c := keys[a].Compare(keys[b]); c != 0 {
+					return c
+				}
+				return cmp.Compare(a, b)
+			})
+			return order
+		}
+		words[i] = word{k.Word(), i}
+	}
+	slices.SortFunc(words, func(a, b word) int {
+		if c := cmp.Compare(a.w, b.w); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.i, b.i)
+	})
+	for r, x := range words {
+		order[r] = x.i
+	}
+	return order
 }
 
 // commit waits for every worker's summary of level L and takes L as the

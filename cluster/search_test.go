@@ -3,8 +3,10 @@ package cluster
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -25,6 +27,13 @@ import (
 // worker returned the same.
 func searchN(t testing.TB, b Bucket, n int, prog *machine.Program, opts checker.Options) (*verdict.Result, error) {
 	t.Helper()
+	return searchCodec(t, b, n, prog, opts, true)
+}
+
+// searchCodec is searchN; with mixed, the odd workers compress their
+// frames (every reader reads both codecs), else none does, as on file://.
+func searchCodec(t testing.TB, b Bucket, n int, prog *machine.Program, opts checker.Options, mixed bool) (*verdict.Result, error) {
+	t.Helper()
 	ctx := context.Background()
 	res := make([]*verdict.Result, n)
 	errs := make([]error, n)
@@ -42,7 +51,7 @@ func searchN(t testing.TB, b Bucket, n int, prog *machine.Program, opts checker.
 			st.Poll = 2 * time.Millisecond
 			// The odd workers compress their frames: every reader reads
 			// both codecs.
-			st.Compress = i%2 == 1
+			st.Compress = mixed && i%2 == 1
 			if err := st.Acquire(ctx, i); err != nil {
 				errs[i] = err
 				return
@@ -201,7 +210,9 @@ func BenchmarkSearch(b *testing.B) {
 // BenchmarkOneWorker compares one worker over a file:// store with the
 // single-process search (one goroutine) on the peers pipeline (K=3, N=2:
 // 970,299 states, no reductions): the cost of partitioning when there is
-// nothing to share.
+// nothing to share; and two workers (file-N2), whose every other
+// successor crosses to the other (ns/state is then of both workers'
+// time on the machine's cores).
 func BenchmarkOneWorker(b *testing.B) {
 	_, prog := pipeline(b, 3, 2)
 	opts := checker.Options{Workers: 1}
@@ -219,19 +230,60 @@ func BenchmarkOneWorker(b *testing.B) {
 		}
 		report(b, res)
 	})
-	b.Run("file", func(b *testing.B) {
-		var res *verdict.Result
-		for b.Loop() {
-			bk, err := OpenBucket(context.Background(), "file://"+filepath.ToSlash(b.TempDir()))
-			if err != nil {
-				b.Fatal(err)
-			}
-			res, err = searchN(b, bk, 1, prog, opts)
-			bk.Close()
-			if err != nil {
-				b.Fatal(err)
-			}
+	for _, n := range []int{1, 2} {
+		name := "file"
+		if n > 1 {
+			name = fmt.Sprintf("file-N%d", n) // what crossing workers costs
 		}
-		report(b, res)
-	})
+		b.Run(name, func(b *testing.B) {
+			var res *verdict.Result
+			for b.Loop() {
+				bk, err := OpenBucket(context.Background(), "file://"+filepath.ToSlash(b.TempDir()))
+				if err != nil {
+					b.Fatal(err)
+				}
+				res, err = searchCodec(b, bk, n, prog, opts, false)
+				bk.Close()
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			report(b, res)
+		})
+	}
+}
+
+// TestKeyOrder: keyOrder sorts keys as Key.Compare does (the index
+// breaking ties), whether they fit in a word each or not.
+func TestKeyOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, tt := range []struct {
+		name     string
+		pos, ord uint64 // bounds of the random keys
+	}{
+		{"words", 1 << 12, 8},
+		{"large-ordinals", 1 << 12, verdict.MaxOrdinal + 4},
+		{"large-positions", 1<<40 + 8, 4},
+		{"ties", 4, 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for range 50 {
+				keys := make([]key, rng.IntN(300))
+				for i := range keys {
+					keys[i] = key{Pos: rng.Uint64N(tt.pos), Ord: rng.Uint64N(tt.ord)}
+					if tt.pos > 1<<40 && rng.IntN(2) == 0 {
+						keys[i].Pos = 1<<40 - 4 + rng.Uint64N(8)
+					}
+				}
+				want := make([]int, len(keys))
+				for i := range want {
+					want[i] = i
+				}
+				sort.SliceStable(want, func(a, b int) bool { return keys[want[a]].Less(keys[want[b]]) })
+				if diff := cmp.Diff(want, keyOrder(keys)); diff != "" {
+					t.Fatalf("keyOrder of %v (-want +got):\n%s", keys, diff)
+				}
+			}
+		})
+	}
 }

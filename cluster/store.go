@@ -136,18 +136,34 @@ const (
 // see [OpenBucket]) and reads or creates the run manifest: a manifest of
 // another run is a *ForeignRunError.
 func Open(ctx context.Context, url string, man Manifest) (*Store, error) {
+	st, _, err := open(ctx, url, man, false)
+	return st, err
+}
+
+// OpenRecorded is [Open] with every operation on the bucket logged by
+// the Recorder it returns (from the manifest's creation on).
+func OpenRecorded(ctx context.Context, url string, man Manifest) (*Store, *Recorder, error) {
+	return open(ctx, url, man, true)
+}
+
+func open(ctx context.Context, url string, man Manifest, record bool) (*Store, *Recorder, error) {
 	b, err := OpenBucket(ctx, url)
 	if err != nil {
-		return nil, fmt.Errorf("store %s: %v", url, err)
+		return nil, nil, fmt.Errorf("store %s: %v", url, err)
+	}
+	var rec *Recorder
+	if record {
+		rec = Record(b)
+		b = rec
 	}
 	st, err := Attach(ctx, url, b, man)
 	if err != nil {
 		b.Close()
-		return nil, err
+		return nil, nil, err
 	}
 	st.owned = true
 	st.Compress = strings.HasPrefix(url, "s3:")
-	return st, nil
+	return st, rec, nil
 }
 
 // Attach is [Open] on a bucket the caller opened (and closes): url names

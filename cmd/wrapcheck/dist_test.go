@@ -324,3 +324,57 @@ func TestDeployRecipes(t *testing.T) {
 		})
 	}
 }
+
+// TestDistLatency: a store URL's latency=D (a remote store simulated on
+// a local one) changes no report, every store operation then takes at
+// least D, and WRAPCHECK_STORE_LOG has each worker log its operations;
+// a latency out of bounds exits 2 with the parameter named.
+func TestDistLatency(t *testing.T) {
+	root, _ := filepath.Abs("../..")
+	spec := "examples/approval/toctou.wrap"
+	_, want, _ := wrapcheck(t, root, "check", "--format", "json", "--workers", "1", spec)
+	logs := t.TempDir()
+	c := exec.Command("wrapcheck", "check", "--format", "json", "--progress", "off", "--workers-local", "2",
+		"--store", storeURL(t.TempDir())+"&latency=2ms", spec)
+	c.Dir = root
+	c.Env = append(os.Environ(), storeLogEnv+"="+logs)
+	var stderr bytes.Buffer
+	c.Stderr = &stderr
+	got, err := c.Output()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitViolated {
+		t.Fatalf("exit %v, want %d; stderr:\n%s", err, exitViolated, stderr.Bytes())
+	}
+	if diff := cmp.Diff(untimed(want), untimed(got)); diff != "" {
+		t.Errorf("check --store with latency vs check (-want +got):\n%s", diff)
+	}
+	for i := range 2 {
+		b, err := os.ReadFile(filepath.Join(logs, fmt.Sprintf("ops-%d.tsv", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+		if len(lines) < 10 {
+			t.Fatalf("worker %d logged %d lines:\n%s", i, len(lines), b)
+		}
+		for _, line := range lines[1:] {
+			f := strings.Split(line, "\t")
+			var start, end int64
+			if len(f) == 9 {
+				fmt.Sscan(f[2], &start)
+				fmt.Sscan(f[3], &end)
+			}
+			if end-start < int64(2*time.Millisecond) {
+				t.Errorf("worker %d: an operation of less than 2ms: %q", i, line)
+			}
+		}
+		if !strings.Contains(string(b), fmt.Sprintf("create\ts0/L000001/summary-%d.wc\t", i)) {
+			t.Errorf("worker %d's log has no create of its summary of level 1:\n%s", i, b)
+		}
+	}
+	for _, bad := range []string{"1h", "-5ms", "x"} {
+		code, _, stderr := wrapcheck(t, root, "check", "--store", "mem://?latency="+bad, spec)
+		if code != exitUsage || !strings.Contains(string(stderr), `latency="`+bad+`": want a duration from 0 to 10s`) {
+			t.Errorf("latency=%s: exit %d, stderr %q; want 2 and the bound", bad, code, stderr)
+		}
+	}
+}

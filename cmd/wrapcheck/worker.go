@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -119,7 +120,15 @@ func startDist(ctx context.Context, cmd *cobra.Command, path string, f checkFlag
 	if d.worker {
 		n, index = d.n, d.index
 	}
-	st, err := cluster.Open(ctx, d.store, cluster.Manifest{Spec: runHash(src, f), Workers: n})
+	man := cluster.Manifest{Spec: runHash(src, f), Workers: n}
+	logDir := os.Getenv(storeLogEnv)
+	var st *cluster.Store
+	var rec *cluster.Recorder
+	if logDir != "" {
+		st, rec, err = cluster.OpenRecorded(ctx, d.store, man)
+	} else {
+		st, err = cluster.Open(ctx, d.store, man)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -177,9 +186,33 @@ func startDist(ctx context.Context, cmd *cobra.Command, path string, f checkFlag
 		st.Close()
 		mu.Lock()
 		defer mu.Unlock()
+		if rec != nil {
+			if err := writeStoreLog(logDir, index, rec); err != nil && failed == nil {
+				return err
+			}
+		}
 		return failed
 	}
 	return ctx, finish, nil
+}
+
+// storeLogEnv names a directory: when it is set, each worker of a
+// distributed search logs its store operations to DIR/ops-I.tsv
+// ([cluster.Recorder]; for bench/cluster.sh). The workers that
+// --workers-local starts inherit it.
+const storeLogEnv = "WRAPCHECK_STORE_LOG"
+
+// writeStoreLog writes worker index's log of store operations to dir.
+func writeStoreLog(dir string, index int, rec *cluster.Recorder) error {
+	f, err := os.Create(filepath.Join(dir, fmt.Sprintf("ops-%d.tsv", index)))
+	if err != nil {
+		return err
+	}
+	if _, err := rec.WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // verdictCode reports whether a worker's exit code is a verdict (holds,
