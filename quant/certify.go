@@ -3,6 +3,7 @@ package quant
 import (
 	"context"
 	"math"
+	"slices"
 )
 
 // certifyAfter is the number of sweeps of a component after which, if
@@ -79,6 +80,7 @@ func (it *iterator) certify(ctx context.Context, a, b int, lo, hi []float64) boo
 		return false
 	}
 	tied := c.ties(x, guess)
+	x0, sigma0 := slices.Clone(x), slices.Clone(sigma)
 	// the perturbation is relative to the values (1 for probabilities;
 	// expected costs may be large)
 	scale := 1.0
@@ -98,7 +100,9 @@ func (it *iterator) certify(ctx context.Context, a, b int, lo, hi []float64) boo
 			if !lower && c.iterate(ctx, sigma, false, -e, below, x, tied) {
 				lower = c.commit(x, lo, false, nil)
 			}
-			if !upper && c.values(ctx, sigma, e, above, x) {
+			// for expected costs, sigma must be proper: see
+			// "Expected costs past exact mode"
+			if !upper && (it.cLo == nil || c.proper(sigma)) && c.values(ctx, sigma, e, above, x) {
 				upper = c.commit(x, hi, true, sigma)
 			}
 		}
@@ -106,7 +110,38 @@ func (it *iterator) certify(ctx context.Context, a, b int, lo, hi []float64) boo
 			break
 		}
 	}
+	if it.cLo != nil {
+		// Expected costs: the values scaled by 1 -/+ eta. A choice
+		// of cost c leaves eta c of slack, whatever its expected number
+		// of steps, which a perturbation per step does not (a choice
+		// worse by little but far slower fails it). From 2^-40 to
+		// 2^-16 (relative widths past Options.Epsilon's default
+		// 10^-6 are still sound bounds, and better than none).
+		for eta := 0x1p-40; eta <= 0x1p-16 && !(upper && lower) && ctx.Err() == nil; eta *= 4 {
+			var lowerOver, upperOver []int32 // nil: all choices
+			if it.max {
+				lowerOver = sigma0
+			} else {
+				upperOver = sigma0
+			}
+			if !lower && (!it.max || c.proper(sigma0)) {
+				scaleTo(x, x0, 1-eta)
+				lower = c.commit(x, lo, false, lowerOver)
+			}
+			if !upper && (it.max && optimal || !it.max && c.proper(sigma0)) {
+				scaleTo(x, x0, 1+eta)
+				upper = c.commit(x, hi, true, upperOver)
+			}
+		}
+	}
 	return upper && lower
+}
+
+// scaleTo sets x to f times x0.
+func scaleTo(x, x0 []float64, f float64) {
+	for i := range x {
+		x[i] = x0[i] * f
+	}
 }
 
 // local sets up the component states[a:b] for the solver: the reverse
