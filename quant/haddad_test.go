@@ -109,15 +109,7 @@ func TestCoinCertified(t *testing.T) {
 		{20, "8576190696653/17592186044416", "41/81", "219902325551/17592186044400"},
 		{50, "5019896376903788429926944693289/10141204801825835211973625643008", "101/201", "50706024009129176059868128213/10141204801825835211973625643000"},
 	} {
-		path := filepath.Join("..", "bench", "prism", "coin.wrap")
-		src, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := spec.ParseFile(path, src, spec.Options{Defines: map[string]int64{"K": tt.k}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := coinModel(t, tt.k)
 		res, err := quant.Check(context.Background(), m, quant.Options{Only: []string{"AllZero", "Disagree"}, Interval: true, MaxIter: 1000})
 		if err != nil {
 			t.Fatal(err)
@@ -146,6 +138,21 @@ func TestCoinCertified(t *testing.T) {
 	}
 }
 
+// coinModel is bench/prism/coin.wrap with K = k.
+func coinModel(t *testing.T, k int64) *spec.Model {
+	t.Helper()
+	path := filepath.Join("..", "bench", "prism", "coin.wrap")
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := spec.ParseFile(path, src, spec.Options{Defines: map[string]int64{"K": k}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // TestCoinCostCertified compares the expected number of steps of the
 // consensus coin (bench/prism/coin.wrap's Steps) past exact mode (K = 20:
 // 2,576 states; K = 50: 6,416), by interval iteration and the certified
@@ -162,15 +169,7 @@ func TestCoinCostCertified(t *testing.T) {
 		{20, "4800", "5043"},
 		{50, "30000", ""},
 	} {
-		path := filepath.Join("..", "bench", "prism", "coin.wrap")
-		src, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := spec.ParseFile(path, src, spec.Options{Defines: map[string]int64{"K": tt.k}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := coinModel(t, tt.k)
 		res, err := quant.Check(context.Background(), m, quant.Options{Only: []string{"Steps"}})
 		if err != nil {
 			t.Fatal(err)
