@@ -30,7 +30,8 @@ type Options struct {
 	// ([ReachInterval]) instead of exact mode; without it, interval
 	// iteration is used for the queries past exact mode's MaxExact.
 	Interval bool
-	// Epsilon is the width interval iteration aims at (0: 1e-6), and
+	// Epsilon is the width interval iteration aims at (0: 1e-6; for
+	// expected costs, relative: Epsilon times max(1, the value)), and
 	// MaxIter the most sweeps it runs over one strongly connected
 	// component (0: 10^7; the context, --timeout in the command, stops
 	// it sooner). The sweeps of a component also stop when one changes
