@@ -5,9 +5,12 @@ import (
 	"math"
 	"math/big"
 	"math/rand"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/wrapcheck/wrapcheck/quant"
+	"github.com/wrapcheck/wrapcheck/spec"
 )
 
 // randomCosts returns costs for m's choices: 0 half the time (end
@@ -99,4 +102,64 @@ func TestCostIntervalEnclosesExact(t *testing.T) {
 		t.Errorf("upper bounds certified on %d of %d finite values, want 99 in 100", certified, finite)
 	}
 	t.Logf("%d finite values, %d with a certified upper bound", finite, certified)
+}
+
+// TestCostBoxInterval checks the expected verifier calls of
+// examples/pipeline/rates.wrap (counts: the range over the confidence
+// box, and the sensitivity to each measured rate) by interval iteration
+// against exact mode: every value, every end of the box and of each
+// sensitivity's range enclosed by its bounds, which exact mode leaves
+// nil.
+func TestCostBoxInterval(t *testing.T) {
+	path := filepath.Join("..", "examples", "pipeline", "rates.wrap")
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, family := range []int64{0, 1} {
+		m, err := spec.ParseFile(path, src, spec.Options{Defines: map[string]int64{"HONEST": 1, "FAMILY": family}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts := quant.Options{Only: []string{"Calls"}, Sensitivity: true}
+		exact, err := quant.Check(context.Background(), m, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opts.Interval = true
+		iv, err := quant.Check(context.Background(), m, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, b := exact.Expectations[0], iv.Expectations[0]
+		encloses := func(what string, bd *quant.Interval, r *big.Rat) {
+			t.Helper()
+			if bd == nil || r == nil || new(big.Rat).SetFloat64(bd.Lo).Cmp(r) > 0 || new(big.Rat).SetFloat64(bd.Hi).Cmp(r) < 0 {
+				t.Errorf("family %d %s: %+v does not enclose %v", family, what, bd, r)
+			}
+		}
+		encloses("E_min", b.MinBounds, e.Min)
+		encloses("E_max", b.MaxBounds, e.Max)
+		if e.Box == nil || b.Box == nil {
+			t.Fatalf("family %d: no box", family)
+		}
+		encloses("box min", b.Box.LoBounds, e.Box.Lo)
+		encloses("box max", b.Box.HiBounds, e.Box.Hi)
+		if len(e.Sensitivity) == 0 || len(e.Sensitivity) != len(b.Sensitivity) {
+			t.Fatalf("family %d: %d and %d sensitivities", family, len(e.Sensitivity), len(b.Sensitivity))
+		}
+		// matched by rate: ties may rank otherwise by the bounds' widths
+		byRate := map[*spec.Rate]quant.Sensitivity{}
+		for _, bs := range b.Sensitivity {
+			byRate[bs.Rate] = bs
+		}
+		for _, es := range e.Sensitivity {
+			bs, ok := byRate[es.Rate]
+			if !ok {
+				t.Fatalf("family %d: no sensitivity to %v by interval iteration", family, es.Rate)
+			}
+			encloses("sensitivity min", bs.Box.LoBounds, es.Box.Lo)
+			encloses("sensitivity max", bs.Box.HiBounds, es.Box.Hi)
+		}
+	}
 }
