@@ -88,30 +88,9 @@ func (it *iterator) certify(ctx context.Context, a, b int, lo, hi []float64) boo
 		scale = math.Max(scale, v)
 	}
 	upper, lower := false, false
-	for try, e := 0, certifyEps*scale; try < certifyTries && !(upper && lower); try, e = try+1, e*4 {
-		if it.max {
-			if !upper && optimal && c.iterate(ctx, sigma, true, e, above, x, tied) {
-				upper = c.commit(x, hi, true, nil)
-			}
-			if !lower && c.proper(sigma) && c.values(ctx, sigma, -e, below, x) {
-				lower = c.commit(x, lo, false, sigma)
-			}
-		} else {
-			if !lower && c.iterate(ctx, sigma, false, -e, below, x, tied) {
-				lower = c.commit(x, lo, false, nil)
-			}
-			// for expected costs, sigma must be proper: see
-			// "Expected costs past exact mode"
-			if !upper && (it.cLo == nil || c.proper(sigma)) && c.values(ctx, sigma, e, above, x) {
-				upper = c.commit(x, hi, true, sigma)
-			}
-		}
-		if ctx.Err() != nil {
-			break
-		}
-	}
 	if it.cLo != nil {
-		// Expected costs: the values scaled by 1 -/+ eta. A choice
+		// Expected costs, first (a check each, no solve): the
+		// values scaled by 1 -/+ eta. A choice
 		// of cost c leaves eta c of slack, whatever its expected number
 		// of steps, which a perturbation per step does not (a choice
 		// worse by little but far slower fails it). From 2^-40 to
@@ -132,6 +111,28 @@ func (it *iterator) certify(ctx context.Context, a, b int, lo, hi []float64) boo
 				scaleTo(x, x0, 1+eta)
 				upper = c.commit(x, hi, true, upperOver)
 			}
+		}
+	}
+	for try, e := 0, certifyEps*scale; try < certifyTries && !(upper && lower); try, e = try+1, e*4 {
+		if it.max {
+			if !upper && optimal && c.iterate(ctx, sigma, true, e, above, x, tied) {
+				upper = c.commit(x, hi, true, nil)
+			}
+			if !lower && c.proper(sigma) && c.values(ctx, sigma, -e, below, x) {
+				lower = c.commit(x, lo, false, sigma)
+			}
+		} else {
+			if !lower && c.iterate(ctx, sigma, false, -e, below, x, tied) {
+				lower = c.commit(x, lo, false, nil)
+			}
+			// for expected costs, sigma must be proper: see
+			// "Expected costs past exact mode"
+			if !upper && (it.cLo == nil || c.proper(sigma)) && c.values(ctx, sigma, e, above, x) {
+				upper = c.commit(x, hi, true, sigma)
+			}
+		}
+		if ctx.Err() != nil {
+			break
 		}
 	}
 	return upper && lower
