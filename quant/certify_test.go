@@ -290,40 +290,14 @@ func haddadWalk(r *rand.Rand, maxN int) (*MDP, []bool, []bool) {
 // components with a cycle in ten must be certified, and guesses moved
 // past the exact value of one state (rejectWrong) must be rejected.
 func TestCertifyCost(t *testing.T) {
-	ctx := context.Background()
 	r := rand.New(rand.NewSource(3637))
 	var tally certifyTally
 	for i := 0; i < 200; i++ {
 		m, _, target := certifyRandom(r, 1+i%3)
-		costs := make([][]*big.Rat, m.N())
-		for s := range costs {
-			for range m.Choices[s] {
-				costs[s] = append(costs[s], big.NewRat(r.Int63n(3)*r.Int63n(1000), 1))
-			}
-		}
-		cost := func(s, c int) *big.Rat { return costs[s][c] }
+		cost := randomCost(m, func() int64 { return r.Int63n(3) * r.Int63n(1000) })
 		for _, max := range []bool{true, false} {
-			exact, err := ExpectCost(ctx, m, cost, target, max, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			finite, err := costFinite(ctx, m, target, max)
-			if err != nil {
-				t.Fatal(err)
-			}
-			n := m.N()
-			lo, hi, set := make([]float64, n), make([]float64, n), make([]bool, n)
-			for s := 0; s < n; s++ {
-				switch {
-				case target[s]:
-				case finite[s]:
-					hi[s], set[s] = math.Inf(1), true
-				default:
-					lo[s], hi[s] = math.Inf(1), math.Inf(1)
-				}
-			}
-			q, qc, _, qset := costQuotient(m, cost, set, finite, max)
-			tally.each(t, buildIterator(q, qset, max, qc), lo, hi, exact, r)
+			it, lo, hi, exact := costSetup(t, m, cost, target, max)
+			tally.each(t, it, lo, hi, exact, r)
 		}
 	}
 	tally.report(t)
@@ -370,4 +344,76 @@ func TestCostZeroLoop(t *testing.T) {
 	if iv[0].Lo > 5 || iv[0].Hi < 5 || iv[0].Hi-iv[0].Lo > 1e-9 {
 		t.Fatalf("state 0: [%g, %g], want about [5, 5]", iv[0].Lo, iv[0].Hi)
 	}
+}
+
+// randomCost returns costs for m's choices, each draw() (not negative).
+func randomCost(m *MDP, draw func() int64) func(s, c int) *big.Rat {
+	costs := make([][]*big.Rat, m.N())
+	for s := range costs {
+		for range m.Choices[s] {
+			costs[s] = append(costs[s], big.NewRat(draw(), 1))
+		}
+	}
+	return func(s, c int) *big.Rat { return costs[s][c] }
+}
+
+// costSetup returns, as ExpectCostInterval sets them up, the iterator of
+// the quotient and the first bounds, and ExpectCost's exact values.
+func costSetup(t *testing.T, m *MDP, cost func(s, c int) *big.Rat, target []bool, max bool) (*iterator, []float64, []float64, []*big.Rat) {
+	t.Helper()
+	ctx := context.Background()
+	exact, err := ExpectCost(ctx, m, cost, target, max, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	finite, err := costFinite(ctx, m, target, max)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo, hi, set := costStart(target, finite)
+	q, qc, _, qset := costQuotient(m, cost, set, finite, max)
+	return buildIterator(q, qset, max, qc), lo, hi, exact
+}
+
+// TestGuessCost checks the upper bounds that guessCost derives from
+// converged lower bounds (the fallback where the certificate fails) on
+// random walks with positive costs: each must enclose the exact value
+// (ExpectCost's), and most components must get one.
+func TestGuessCost(t *testing.T) {
+	r := rand.New(rand.NewSource(3638))
+	comps, passed := 0, 0
+	for i := 0; i < 100; i++ {
+		m, _, target := certifyRandom(r, 1+i%3)
+		cost := randomCost(m, func() int64 { return 1 + r.Int63n(9) })
+		for _, max := range []bool{true, false} {
+			it, lo, hi, exact := costSetup(t, m, cost, target, max)
+			for k := 0; k+1 < len(it.comps); k++ {
+				a, b := int(it.comps[k]), int(it.comps[k+1])
+				for sweep := 0; sweep < 100000; sweep++ {
+					if changed, _ := it.sweepCost(a, b, lo, hi, 0); !changed {
+						break
+					}
+				}
+				if b-a == 1 && !it.selfLoop(a) {
+					continue
+				}
+				comps++
+				if it.guessCost(a, b, lo, hi) {
+					passed++
+				}
+				for _, s := range it.states[a:b] {
+					if !math.IsInf(hi[s], 1) && new(big.Rat).SetFloat64(hi[s]).Cmp(exact[s]) < 0 {
+						t.Fatalf("case %d max=%v state %d: guessed upper bound %g below %s", i, max, s, hi[s], exact[s].FloatString(20))
+					}
+				}
+				if math.IsInf(hi[it.states[a]], 1) {
+					break // the later components need this one's bounds
+				}
+			}
+		}
+	}
+	if passed*10 < comps*9 {
+		t.Errorf("guessed %d of %d components with a cycle, want 9 in 10", passed, comps)
+	}
+	t.Logf("guessed %d of %d components with a cycle", passed, comps)
 }

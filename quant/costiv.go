@@ -22,8 +22,9 @@ import (
 // changes nothing, or after maxIter sweeps, or, once both bounds are
 // certified, after 200 sweeps. Where the certificate fails (a component
 // whose band is too wide for the solver, or whose systems float64
-// cannot solve) the upper bound stays +Inf: sound, and no value is
-// claimed.
+// cannot solve), guessCost tries upper bounds from the lower ones after
+// 128, 256, 512... sweeps; where that fails too, the upper bound stays
+// +Inf: sound, and no value is claimed.
 //
 // When ctx ends during the iteration, ExpectCostInterval returns the
 // bounds reached with ctx.Err() (those of the components not reached
@@ -34,19 +35,7 @@ func ExpectCostInterval(ctx context.Context, m *MDP, cost func(s, c int) *big.Ra
 		return nil, err
 	}
 	n := m.N()
-	lo := make([]float64, n)
-	hi := make([]float64, n)
-	set := make([]bool, n)
-	for s := 0; s < n; s++ {
-		switch {
-		case target[s]:
-		case finite[s]:
-			hi[s] = math.Inf(1)
-			set[s] = true
-		default:
-			lo[s], hi[s] = math.Inf(1), math.Inf(1)
-		}
-	}
+	lo, hi, set := costStart(target, finite)
 	if slices.Contains(set, true) {
 		q, qc, rep, qset := costQuotient(m, cost, set, finite, max)
 		it := buildIterator(q, qset, max, qc)
@@ -60,6 +49,24 @@ func ExpectCostInterval(ctx context.Context, m *MDP, cost func(s, c int) *big.Ra
 		out[s] = Interval{Lo: lo[s], Hi: hi[s]}
 	}
 	return out, err
+}
+
+// costStart returns the first bounds of [ExpectCostInterval]: [0, 0] on
+// target, [+Inf, +Inf] on the states of infinite cost, [0, +Inf] on the
+// others, the states to solve (set).
+func costStart(target, finite []bool) (lo, hi []float64, set []bool) {
+	n := len(target)
+	lo, hi, set = make([]float64, n), make([]float64, n), make([]bool, n)
+	for s := 0; s < n; s++ {
+		switch {
+		case target[s]:
+		case finite[s]:
+			hi[s], set[s] = math.Inf(1), true
+		default:
+			lo[s], hi[s] = math.Inf(1), math.Inf(1)
+		}
+	}
+	return lo, hi, set
 }
 
 // costFinite returns the states of finite expected cost: for max those
@@ -276,4 +283,46 @@ func initialCostInterval(init []Dist, v []Interval, max bool) Interval {
 		return Interval{}
 	}
 	return *best
+}
+
+// guessCost tries, for the component states[a:b] of expected costs whose
+// upper bounds the certificate left infinite (its band too wide for the
+// solver, or its systems beyond float64), upper bounds from the lower
+// ones, as optimistic value iteration does (Hartmanns and Kaminski, CAV
+// 2020): once value iteration's lower bounds l are near the values, u =
+// (1 + eta) l passes the upper check (B(u) <= u, over all choices for
+// max, over the choices sigma that attain min over l for min, sigma
+// checked proper: "Expected costs past exact mode" in the package
+// documentation), and eta c is its slack on a choice of cost c. It tries
+// eta from 2^-30 to 2^-10 and reports whether a bound passed.
+func (it *iterator) guessCost(a, b int, lo, hi []float64) bool {
+	c := &local{it: it, a: a, k: b - a}
+	x0 := make([]float64, c.k)
+	for i := range x0 {
+		x0[i] = lo[it.states[a+i]]
+	}
+	var sigma []int32
+	if !it.max {
+		sd := it.side(false, lo)
+		sigma = make([]int32, c.k)
+		for i := range sigma {
+			best := math.Inf(1)
+			for j := it.first[a+i]; j < it.first[a+i+1]; j++ {
+				if e := c.expect(j, x0, sd, 0); e < best {
+					best, sigma[i] = e, j-it.first[a+i]
+				}
+			}
+		}
+		if !c.proper(sigma) {
+			return false
+		}
+	}
+	x := make([]float64, c.k)
+	for eta := 0x1p-30; eta <= 0x1p-10; eta *= 4 {
+		scaleTo(x, x0, 1+eta)
+		if c.commit(x, hi, true, sigma) {
+			return true
+		}
+	}
+	return false
 }

@@ -266,8 +266,14 @@
 // breaks the perturbation's slack, the values x of the unperturbed
 // problem scaled by 1 - eta and 1 + eta (eta from 2^-40 to 2^-16): a
 // choice of cost c then has eta c of slack, as (1 - eta)(c + P x) + eta c
-// shows. A component never certified from above keeps +Inf there: sound,
-// printed as infinity. TestCostIntervalEnclosesExact checks the bounds
+// shows. Where neither passes (a band too wide for the solver, systems
+// beyond float64), the lower bounds of value iteration stand for the
+// values after 128, 256, 512... sweeps: u = (1 + eta) l, eta from 2^-30
+// to 2^-10, is checked the same way (optimistic value iteration,
+// Hartmanns and Kaminski, CAV 2020; for min over the choices attaining
+// the minimum over l, checked proper). A component never certified from
+// above keeps +Inf there: sound, printed as infinity. TestGuessCost
+// checks those guesses against exact values. TestCostIntervalEnclosesExact checks the bounds
 // against exact values of random MDPs with zero-cost end components,
 // infinite states and costs up to 10^6, and fails without the collapse or
 // the widening; TestCertifyCost that wrong guesses are rejected;

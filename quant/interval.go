@@ -328,6 +328,11 @@ func (it *iterator) solve(ctx context.Context, lo, hi []float64, eps float64, ma
 					return err
 				}
 			}
+			if it.cLo != nil && iter >= certifyAfter && iter&(iter-1) == 0 && it.guessCost(a, b, lo, hi) && (limit <= 0 || limit > iter+2*certifyAfter) {
+				// expected costs where the certificate failed: an
+				// upper bound from the lower one (guessCost)
+				limit = iter + 2*certifyAfter
+			}
 			if iter == at && it.certify(ctx, a, b, lo, hi) {
 				// Still wide after this many sweeps: a slow
 				// component (a random walk); certified, the

@@ -270,7 +270,9 @@ func (r *Result) Violations() int {
 // queries exactly. A bad spec for this analysis (a runtime error in the
 // state space, a rate that cannot be followed) is an error; so is ctx's
 // end, returned as ctx.Err(), with a partial Result (Result.Stopped)
-// when it stopped interval iteration, else with nil.
+// when it stopped interval iteration (of a probability or an expected
+// cost), the range over the confidence box or the sensitivity pass of a
+// query whose values were computed, else with nil.
 func Check(ctx context.Context, m *spec.Model, opts Options) (*Result, error) {
 	start := time.Now()
 	p, err := machine.Compile(m)
