@@ -141,7 +141,7 @@ run_wrapcheck() {
 	# shellcheck disable=SC2086
 	timed "$log" "$WC" prob $DEFS --only "$QUERY" "$WRAP"
 	STATES=$(sed -n 's/^states: \([0-9]*\),.*/\1/p' "$log")
-	VALUE=$(grep -m1 "^$QUERY: " "$log" | sed 's/^[^=]*= //; s/^[^[]*in \[/[/; s/ (interval iteration)//' || true)
+	VALUE=$(grep -m1 "^$QUERY: " "$log" | sed 's/ (interval iteration)$//; s/^.*) in \[/[/; s/^.*) = //' || true)
 }
 
 run_prism() { # ENGINE (-explicit or "" for the default)
