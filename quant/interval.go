@@ -7,8 +7,9 @@ import (
 	"slices"
 )
 
-// An Interval is a sound enclosure of a probability: the value lies in
-// [Lo, Hi]. Every operation that computed them was rounded outwards (Lo
+// An Interval is a sound enclosure of a probability or an expected cost:
+// the value lies in [Lo, Hi] (for a cost, Hi +Inf where no upper bound
+// was certified, and [+Inf, +Inf] for an infinite one). Every operation that computed them was rounded outwards (Lo
 // downwards, Hi upwards), so the enclosure holds despite floating point.
 type Interval struct {
 	Lo, Hi float64
