@@ -92,7 +92,14 @@ func probSummary(m *spec.Model, res *quant.Result) string {
 	case report.QuantVerdict(res) == "violated":
 		fmt.Fprintf(&b, "%s: a bound can be broken\n", name)
 	case why != "":
-		fmt.Fprintf(&b, "%s: incomplete: stopped (%s) during interval iteration: the bounds reached are sound, the queries after the one stopped are not computed\n", name, report.Escape(why))
+		switch report.QuantStoppedIn(res) {
+		case "box":
+			fmt.Fprintf(&b, "%s: incomplete: stopped (%s) during the range over the confidence intervals of the counts: the values and the bounds of the range reached are sound, the queries after the one stopped are not computed\n", name, report.Escape(why))
+		case "sensitivity":
+			fmt.Fprintf(&b, "%s: incomplete: stopped (%s) during the sensitivity pass: the values and the range over the counts are complete, the sensitivity of the query stopped is not given, the queries after it are not computed\n", name, report.Escape(why))
+		default:
+			fmt.Fprintf(&b, "%s: incomplete: stopped (%s) during interval iteration: the bounds reached are sound, the queries after the one stopped are not computed\n", name, report.Escape(why))
+		}
 	case report.QuantVerdict(res) == "unknown":
 		fmt.Fprintf(&b, "%s: a bound is not decided\n", name)
 	default:

@@ -207,3 +207,28 @@ func TestProbStopped(t *testing.T) {
 		t.Errorf("text: %s", text(res))
 	}
 }
+
+// TestProbStoppedBox: when the time limit stops the range over the
+// confidence box (walkbox.wrap: the values come at once, the range
+// crawls), prob answers the values, the query marked stopped in "box",
+// verdict incomplete with the reason, and says where it stopped; before,
+// the call was an error.
+func TestProbStoppedBox(t *testing.T) {
+	cs := connectServer(t, Options{}, nil)
+	var out ProbOutput
+	res := call(t, cs, "prob", map[string]any{"spec": hostile(t, "walkbox.wrap"), "interval": true, "timeout_seconds": 1}, &out)
+	if res.IsError || out.Verdict != "incomplete" || out.Reason != "timeout" {
+		t.Fatalf("verdict %q reason %q (error %v): %s", out.Verdict, out.Reason, res.IsError, text(res))
+	}
+	qs, _ := out.Result["queries"].([]any)
+	if len(qs) != 1 {
+		t.Fatalf("queries %v", out.Result["queries"])
+	}
+	q, _ := qs[0].(map[string]any)
+	if q["stopped"] != true || q["stopped_in"] != "box" || q["max"] == nil {
+		t.Errorf("the query is not marked stopped in the box with its value: %v", q)
+	}
+	if !strings.Contains(text(res), "incomplete: stopped (timeout) during the range over the confidence intervals of the counts") {
+		t.Errorf("text: %s", text(res))
+	}
+}

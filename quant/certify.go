@@ -3,6 +3,7 @@ package quant
 import (
 	"context"
 	"math"
+	"slices"
 )
 
 // certifyAfter is the number of sweeps of a component after which, if
@@ -70,28 +71,63 @@ func (it *iterator) certify(ctx context.Context, a, b int, lo, hi []float64) boo
 	// (when float64 cannot solve its systems, as on a walk of 10^16
 	// steps, neither will it the perturbed ones: interval iteration
 	// keeps the component)
-	ext, p := hi, it.pHi
-	if it.max {
-		ext, p = lo, it.pLo
+	below, above := it.side(false, lo), it.side(true, hi)
+	guess := above
+	if it.max || it.cLo != nil {
+		guess = below // for costs, the upper bounds outside may be infinite
 	}
-	if !c.iterate(ctx, sigma, it.max, 0, ext, p, x, nil) {
+	if !c.iterate(ctx, sigma, it.max, 0, guess, x, nil) {
 		return false
 	}
-	tied := c.ties(x, ext, p)
+	tied := c.ties(x, guess)
+	x0, sigma0 := slices.Clone(x), slices.Clone(sigma)
+	// the perturbation is relative to the values (1 for probabilities;
+	// expected costs may be large)
+	scale := 1.0
+	for _, v := range x {
+		scale = math.Max(scale, v)
+	}
 	upper, lower := false, false
-	for try, e := 0, certifyEps; try < certifyTries && !(upper && lower); try, e = try+1, e*4 {
+	if it.cLo != nil {
+		// Expected costs, first (a check each, no solve): the
+		// values scaled by 1 -/+ eta. A choice
+		// of cost c leaves eta c of slack, whatever its expected number
+		// of steps, which a perturbation per step does not (a choice
+		// worse by little but far slower fails it). From 2^-40 to
+		// 2^-16 (relative widths past Options.Epsilon's default
+		// 10^-6 are still sound bounds, and better than none).
+		for eta := 0x1p-40; eta <= 0x1p-16 && !(upper && lower) && ctx.Err() == nil; eta *= 4 {
+			var lowerOver, upperOver []int32 // nil: all choices
+			if it.max {
+				lowerOver = sigma0
+			} else {
+				upperOver = sigma0
+			}
+			if !lower && (!it.max || c.proper(sigma0)) {
+				scaleTo(x, x0, 1-eta)
+				lower = c.commit(x, lo, false, lowerOver)
+			}
+			if !upper && (it.max && optimal || !it.max && c.proper(sigma0)) {
+				scaleTo(x, x0, 1+eta)
+				upper = c.commit(x, hi, true, upperOver)
+			}
+		}
+	}
+	for try, e := 0, certifyEps*scale; try < certifyTries && !(upper && lower); try, e = try+1, e*4 {
 		if it.max {
-			if !upper && optimal && c.iterate(ctx, sigma, true, e, hi, it.pHi, x, tied) {
+			if !upper && optimal && c.iterate(ctx, sigma, true, e, above, x, tied) {
 				upper = c.commit(x, hi, true, nil)
 			}
-			if !lower && c.proper(sigma) && c.values(ctx, sigma, -e, lo, it.pLo, x) {
+			if !lower && c.proper(sigma) && c.values(ctx, sigma, -e, below, x) {
 				lower = c.commit(x, lo, false, sigma)
 			}
 		} else {
-			if !lower && c.iterate(ctx, sigma, false, -e, lo, it.pLo, x, tied) {
+			if !lower && c.iterate(ctx, sigma, false, -e, below, x, tied) {
 				lower = c.commit(x, lo, false, nil)
 			}
-			if !upper && c.values(ctx, sigma, e, hi, it.pHi, x) {
+			// for expected costs, sigma must be proper: see
+			// "Expected costs past exact mode"
+			if !upper && (it.cLo == nil || c.proper(sigma)) && c.values(ctx, sigma, e, above, x) {
 				upper = c.commit(x, hi, true, sigma)
 			}
 		}
@@ -100,6 +136,13 @@ func (it *iterator) certify(ctx context.Context, a, b int, lo, hi []float64) boo
 		}
 	}
 	return upper && lower
+}
+
+// scaleTo sets x to f times x0.
+func scaleTo(x, x0 []float64, f float64) {
+	for i := range x {
+		x[i] = x0[i] * f
+	}
 }
 
 // local sets up the component states[a:b] for the solver: the reverse
@@ -216,28 +259,50 @@ func (c *local) proper(sigma []int32) bool {
 	return len(queue) == c.k
 }
 
+// A side is what a bound from below or from above uses: the values of
+// the states outside the component (their bounds), the probabilities
+// and, for expected costs, the costs of the choices, all rounded on that
+// side (cost nil for probabilities).
+type side struct {
+	ext, p, cost []float64
+}
+
+// side returns the lower (up false) or the upper side, ext the bounds
+// outside the component.
+func (it *iterator) side(up bool, ext []float64) side {
+	if up {
+		return side{ext, it.pHi, it.cHi}
+	}
+	return side{ext, it.pLo, it.cLo}
+}
+
 // expect returns the expectation under choice j of the local values x
-// and, outside the component, ext, with probabilities p, plus r.
-func (c *local) expect(j int32, x, ext, p []float64, r float64) float64 {
+// and, outside the component, sd.ext, with sd's probabilities, plus r
+// and the choice's cost.
+func (c *local) expect(j int32, x []float64, sd side, r float64) float64 {
 	it := c.it
 	s := r
+	if sd.cost != nil {
+		s += sd.cost[j]
+	}
 	for y := it.at[j]; y < it.at[j+1]; y++ {
 		t := it.to[y]
 		if i := c.in(t); i >= 0 {
-			s += p[y] * x[i]
+			s += sd.p[y] * x[i]
 		} else {
-			s += p[y] * ext[t]
+			s += sd.p[y] * sd.ext[t]
 		}
 	}
 	return s
 }
 
 // values sets x to the values of policy sigma with a reward of r a step
-// and the values ext outside the component, with probabilities p: the
-// solution of (I - A) x = b + r, by the band solver and one step of
-// iterative refinement. It reports false when the solver fails (a pivot
-// not positive: sigma does not leave the component).
-func (c *local) values(ctx context.Context, sigma []int32, r float64, ext, p, x []float64) bool {
+// (and the choices' costs) and the values sd.ext outside the component,
+// with sd's probabilities: the solution of (I - A) x = b + r, by the
+// band solver and one step of iterative refinement. It reports false
+// when the solver fails (a pivot not positive: sigma does not leave the
+// component).
+func (c *local) values(ctx context.Context, sigma []int32, r float64, sd side, x []float64) bool {
 	it := c.it
 	m := newBand(c.k, c.lower, c.upper)
 	rhs := make([]float64, c.k)
@@ -246,12 +311,15 @@ func (c *local) values(ctx context.Context, sigma []int32, r float64, ext, p, x 
 		*m.at(row, row) += 1
 		j := it.first[c.a+i] + sigma[i]
 		rhs[row] = r
+		if sd.cost != nil {
+			rhs[row] += sd.cost[j]
+		}
 		for y := it.at[j]; y < it.at[j+1]; y++ {
 			t := it.to[y]
 			if l := c.in(t); l >= 0 {
-				*m.at(row, int(c.rank[l])) -= p[y]
+				*m.at(row, int(c.rank[l])) -= sd.p[y]
 			} else {
-				rhs[row] += p[y] * ext[t]
+				rhs[row] += sd.p[y] * sd.ext[t]
 			}
 		}
 	}
@@ -267,7 +335,7 @@ func (c *local) values(ctx context.Context, sigma []int32, r float64, ext, p, x 
 	// rows, solved for a correction
 	res := make([]float64, c.k)
 	for i := 0; i < c.k; i++ {
-		res[c.rank[i]] = c.expect(it.first[c.a+i]+sigma[i], x, ext, p, r) - x[i]
+		res[c.rank[i]] = c.expect(it.first[c.a+i]+sigma[i], x, sd, r) - x[i]
 	}
 	m.solve(res)
 	for i := 0; i < c.k; i++ {
@@ -282,25 +350,25 @@ func (c *local) values(ctx context.Context, sigma []int32, r float64, ext, p, x 
 // iterate is policy iteration from sigma, which it updates: the values
 // of the policy with a reward of r a step (values), then each state
 // switches to a choice (among the allowed ones; nil: all) better by
-// more than 2^-52, until none is or 64 policies were tried; x holds the
-// last policy's values. It reports false when a policy's system cannot
-// be solved.
-func (c *local) iterate(ctx context.Context, sigma []int32, max bool, r float64, ext, p, x []float64, allowed []bool) bool {
+// more than 2^-52 (relative to the value, where it passes 1), until
+// none is or 64 policies were tried; x holds the last policy's values.
+// It reports false when a policy's system cannot be solved.
+func (c *local) iterate(ctx context.Context, sigma []int32, max bool, r float64, sd side, x []float64, allowed []bool) bool {
 	it := c.it
-	const tol = 0x1p-52
 	for round := 0; round < 64; round++ {
-		if !c.values(ctx, sigma, r, ext, p, x) {
+		if !c.values(ctx, sigma, r, sd, x) {
 			return false
 		}
 		changed := false
 		for i := 0; i < c.k; i++ {
 			best := x[i]
+			tol := 0x1p-52 * math.Max(1, math.Abs(best))
 			first := it.first[c.a+i]
 			for j := first; j < it.first[c.a+i+1]; j++ {
 				if j == first+sigma[i] || allowed != nil && !allowed[j] {
 					continue
 				}
-				v := c.expect(j, x, ext, p, r)
+				v := c.expect(j, x, sd, r)
 				if max && v > best+tol || !max && v < best-tol {
 					best, sigma[i], changed = v, j-first, true
 				}
@@ -313,21 +381,22 @@ func (c *local) iterate(ctx context.Context, sigma []int32, max bool, r float64,
 	return true
 }
 
-// ties returns the choices whose expectation of the values x (ext
-// outside the component) is within 2^-40 of their state's value,
-// indexed as it.at.
-func (c *local) ties(x, ext, p []float64) []bool {
+// ties returns the choices whose expectation of the values x (sd.ext
+// outside the component) is within 2^-40 of their state's value
+// (relative to it where it passes 1), indexed as it.at.
+func (c *local) ties(x []float64, sd side) []bool {
 	it := c.it
 	tied := make([]bool, len(it.at))
 	for i := 0; i < c.k; i++ {
 		for j := it.first[c.a+i]; j < it.first[c.a+i+1]; j++ {
-			tied[j] = math.Abs(c.expect(j, x, ext, p, 0)-x[i]) <= 0x1p-40
+			tied[j] = math.Abs(c.expect(j, x, sd, 0)-x[i]) <= 0x1p-40*math.Max(1, math.Abs(x[i]))
 		}
 	}
 	return tied
 }
 
-// commit checks the candidate x (clamped to [0, 1]) as an upper bound
+// commit checks the candidate x (clamped to [0, 1], for expected costs
+// to [0, +Inf)) as an upper bound
 // (up) or a lower bound of the component's values, over sigma's choices
 // when sigma is not nil, else over all, and, when it passes, writes it
 // into the bounds v where it is better. It reports whether it passed.
@@ -336,7 +405,11 @@ func (c *local) commit(x, v []float64, up bool, sigma []int32) bool {
 		if math.IsNaN(x[i]) {
 			return false // every comparison with NaN is false: it would pass
 		}
-		x[i] = math.Min(1, math.Max(0, x[i]))
+		if x[i] = math.Max(0, x[i]); c.it.cLo == nil {
+			x[i] = math.Min(1, x[i])
+		} else if math.IsInf(x[i], 0) {
+			return false // no bound: the check would pass at infinity
+		}
 	}
 	if !c.check(x, v, up, sigma) {
 		return false
@@ -354,13 +427,10 @@ func (c *local) commit(x, v []float64, up bool, sigma []int32) bool {
 // interval iteration rounds (the values outside the component from v),
 // stays below x (up) or above it: B(x) <= x for an upper bound, x <=
 // B(x) for a lower one, over sigma's choices when sigma is not nil. x
-// must lie in [0, 1].
+// must lie in [0, 1] (for expected costs, be finite and not negative).
 func (c *local) check(x, v []float64, up bool, sigma []int32) bool {
 	it := c.it
-	p := it.pLo
-	if up {
-		p = it.pHi
-	}
+	sd := it.side(up, v)
 	for i := 0; i < c.k; i++ {
 		first, last := it.first[c.a+i], it.first[c.a+i+1]
 		if sigma != nil {
@@ -369,12 +439,12 @@ func (c *local) check(x, v []float64, up bool, sigma []int32) bool {
 		}
 		best := -1.0
 		for j := first; j < last; j++ {
-			e := c.expect(j, x, v, p, 0)
+			e := c.expect(j, x, sd, 0)
 			if best < 0 || it.max == (e > best) && e != best {
 				best = e
 			}
 		}
-		if up && widenUp(best, it.fHi[c.a+i]) > x[i] || !up && widenDown(best, it.fLo[c.a+i]) < x[i] {
+		if up && !(it.widenHi(best, c.a+i) <= x[i]) || !up && !(it.widenLo(best, c.a+i) >= x[i]) {
 			return false
 		}
 	}

@@ -20,7 +20,7 @@ import (
 func TestCertify(t *testing.T) {
 	ctx := context.Background()
 	r := rand.New(rand.NewSource(36))
-	var comps, passed, rejected int
+	var tally certifyTally
 	for i := 0; i < 300; i++ {
 		var m *MDP
 		var left, target []bool
@@ -41,35 +41,63 @@ func TestCertify(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			it := newIterator(m, set, max)
-			for k := 0; k+1 < len(it.comps); k++ {
-				a, b := int(it.comps[k]), int(it.comps[k+1])
-				cyclic := b-a > 1 || it.selfLoop(a)
-				ok := it.certify(ctx, a, b, lo, hi)
-				if cyclic {
-					comps++
-					if ok {
-						passed++
-					}
-				}
-				for _, s := range it.states[a:b] {
-					l, h := new(big.Rat).SetFloat64(lo[s]), new(big.Rat).SetFloat64(hi[s])
-					if l.Cmp(exact[s]) > 0 || h.Cmp(exact[s]) < 0 {
-						t.Fatalf("case %d max=%v state %d: certified [%g, %g] misses %s", i, max, s, lo[s], hi[s], exact[s].FloatString(20))
-					}
-				}
-				if ok {
-					rejected += rejectWrong(t, it, a, b, lo, hi, exact, r)
-				}
-				// the later components need tight bounds here
-				for sweep := 0; sweep < 5000; sweep++ {
-					if changed, wide := it.sweep(a, b, lo, hi, 0); !changed || !wide {
-						break
-					}
-				}
+			tally.each(t, newIterator(m, set, max), lo, hi, exact, r)
+		}
+	}
+	tally.report(t)
+}
+
+// A certifyTally counts the components with a cycle that
+// certifyTally.each saw, those certified and the wrong guesses
+// rejected.
+type certifyTally struct{ comps, passed, rejected int }
+
+// each certifies the components of it in turn, bottom up, checks that
+// the bounds enclose the exact values (an upper end +Inf, for expected
+// costs, stands for none), tries wrong guesses on those certified
+// (rejectWrong), then sweeps the component until its bounds are tight,
+// as the later components need.
+func (ct *certifyTally) each(t *testing.T, it *iterator, lo, hi []float64, exact []*big.Rat, r *rand.Rand) {
+	t.Helper()
+	ctx := context.Background()
+	for k := 0; k+1 < len(it.comps); k++ {
+		a, b := int(it.comps[k]), int(it.comps[k+1])
+		cyclic := b-a > 1 || it.selfLoop(a)
+		ok := it.certify(ctx, a, b, lo, hi)
+		if cyclic {
+			ct.comps++
+			if ok {
+				ct.passed++
+			}
+		}
+		for _, s := range it.states[a:b] {
+			l := new(big.Rat).SetFloat64(lo[s])
+			if l.Cmp(exact[s]) > 0 || !math.IsInf(hi[s], 1) && new(big.Rat).SetFloat64(hi[s]).Cmp(exact[s]) < 0 {
+				t.Fatalf("max=%v state %d: certified [%g, %g] misses %s", it.max, s, lo[s], hi[s], exact[s].FloatString(20))
+			}
+		}
+		if ok {
+			ct.rejected += rejectWrong(t, it, a, b, lo, hi, exact, r)
+		}
+		for sweep := 0; sweep < 5000; sweep++ {
+			var changed, wide bool
+			if it.cLo != nil {
+				changed, wide = it.sweepCost(a, b, lo, hi, 0)
+			} else {
+				changed, wide = it.sweep(a, b, lo, hi, 0)
+			}
+			if !changed || !wide {
+				break
 			}
 		}
 	}
+}
+
+// report fails the test unless nine components with a cycle in ten
+// were certified and some wrong guess was tried.
+func (ct *certifyTally) report(t *testing.T) {
+	t.Helper()
+	comps, passed, rejected := ct.comps, ct.passed, ct.rejected
 	if passed*10 < comps*9 {
 		t.Errorf("certified %d of %d components with a cycle, want 9 in 10", passed, comps)
 	}
@@ -119,7 +147,7 @@ func rejectWrong(t *testing.T, it *iterator, a, b int, lo, hi []float64, exact [
 		l[j] = lo[it.states[a+j]]
 	}
 	l[i] = math.Max(ratUp(ex)+1e-9*r.Float64(), math.Nextafter(ratUp(ex), 2))
-	if l[i] <= 1 {
+	if l[i] <= 1 || it.cLo != nil {
 		tried++
 		if !it.max && c.check(l, lo, false, nil) {
 			t.Fatalf("state %d: the lower guess %g above %s passed", s, l[i], ex.FloatString(20))
@@ -253,4 +281,139 @@ func haddadWalk(r *rand.Rand, maxN int) (*MDP, []bool, []bool) {
 	}
 	target[id(N)] = true
 	return m, left, target
+}
+
+// TestCertifyCost is TestCertify for expected costs: on random walks
+// with costs (zero on a third of the choices), the bounds that
+// certify passes on each component of the quotient of
+// [ExpectCostInterval] must enclose ExpectCost's exact values, nine
+// components with a cycle in ten must be certified, and guesses moved
+// past the exact value of one state (rejectWrong) must be rejected.
+func TestCertifyCost(t *testing.T) {
+	r := rand.New(rand.NewSource(3637))
+	var tally certifyTally
+	for i := 0; i < 200; i++ {
+		m, _, target := certifyRandom(r, 1+i%3)
+		cost := randomCost(m, func() int64 { return r.Int63n(3) * r.Int63n(1000) })
+		for _, max := range []bool{true, false} {
+			it, lo, hi, exact := costSetup(t, m, cost, target, max)
+			tally.each(t, it, lo, hi, exact, r)
+		}
+	}
+	tally.report(t)
+}
+
+// TestCostZeroLoop: state 0 may loop at no cost or move to the target
+// at cost 5; the least expected cost over the schedulers that reach the
+// target is 5. Without the collapse of the loop's end component, the
+// lower bound iterated from 0 stays 0 (0 is the least fixed point of
+// the Bellman operator, which counts the loop as a scheduler of cost
+// 0); on the quotient interval iteration gives [5, 5], and the
+// candidate 4 fails the upper check.
+func TestCostZeroLoop(t *testing.T) {
+	one := big.NewRat(1, 1)
+	m := &MDP{Choices: [][]Dist{
+		{{{To: 0, Prob: one}}, {{To: 1, Prob: one}}},
+		{{{To: 1, Prob: one}}},
+	}}
+	costs := [][]*big.Rat{{new(big.Rat), big.NewRat(5, 1)}, {new(big.Rat)}}
+	cost := func(s, c int) *big.Rat { return costs[s][c] }
+	target := []bool{false, true}
+	set := []bool{true, false}
+	finite := []bool{true, true}
+	lo, hi := []float64{0, 0}, []float64{math.Inf(1), 0}
+	whole := buildIterator(m, set, false, costs)
+	for i := 0; i < 100; i++ {
+		whole.sweepCost(0, 1, lo, hi, 0)
+	}
+	if lo[0] != 0 {
+		t.Fatalf("without the collapse the lower bound is %g: the test shows nothing", lo[0])
+	}
+	q, qc, _, qset := costQuotient(m, cost, set, finite, false)
+	it := buildIterator(q, qset, false, qc)
+	if len(q.Choices[0]) != 1 {
+		t.Fatalf("the quotient's state 0 has %d choices, want 1 (the loop dropped)", len(q.Choices[0]))
+	}
+	if it.local(0, 1).check([]float64{4}, hi, true, []int32{0}) {
+		t.Fatal("the candidate 4 passed the upper check")
+	}
+	iv, err := ExpectCostInterval(context.Background(), m, cost, target, false, 1e-9, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if iv[0].Lo > 5 || iv[0].Hi < 5 || iv[0].Hi-iv[0].Lo > 1e-9 {
+		t.Fatalf("state 0: [%g, %g], want about [5, 5]", iv[0].Lo, iv[0].Hi)
+	}
+}
+
+// randomCost returns costs for m's choices, each draw() (not negative).
+func randomCost(m *MDP, draw func() int64) func(s, c int) *big.Rat {
+	costs := make([][]*big.Rat, m.N())
+	for s := range costs {
+		for range m.Choices[s] {
+			costs[s] = append(costs[s], big.NewRat(draw(), 1))
+		}
+	}
+	return func(s, c int) *big.Rat { return costs[s][c] }
+}
+
+// costSetup returns, as ExpectCostInterval sets them up, the iterator of
+// the quotient and the first bounds, and ExpectCost's exact values.
+func costSetup(t *testing.T, m *MDP, cost func(s, c int) *big.Rat, target []bool, max bool) (*iterator, []float64, []float64, []*big.Rat) {
+	t.Helper()
+	ctx := context.Background()
+	exact, err := ExpectCost(ctx, m, cost, target, max, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	finite, err := costFinite(ctx, m, target, max)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo, hi, set := costStart(target, finite)
+	q, qc, _, qset := costQuotient(m, cost, set, finite, max)
+	return buildIterator(q, qset, max, qc), lo, hi, exact
+}
+
+// TestGuessCost checks the upper bounds that guessCost derives from
+// converged lower bounds (the fallback where the certificate fails) on
+// random walks with positive costs: each must enclose the exact value
+// (ExpectCost's), and most components must get one.
+func TestGuessCost(t *testing.T) {
+	r := rand.New(rand.NewSource(3638))
+	comps, passed := 0, 0
+	for i := 0; i < 100; i++ {
+		m, _, target := certifyRandom(r, 1+i%3)
+		cost := randomCost(m, func() int64 { return 1 + r.Int63n(9) })
+		for _, max := range []bool{true, false} {
+			it, lo, hi, exact := costSetup(t, m, cost, target, max)
+			for k := 0; k+1 < len(it.comps); k++ {
+				a, b := int(it.comps[k]), int(it.comps[k+1])
+				for sweep := 0; sweep < 100000; sweep++ {
+					if changed, _ := it.sweepCost(a, b, lo, hi, 0); !changed {
+						break
+					}
+				}
+				if b-a == 1 && !it.selfLoop(a) {
+					continue
+				}
+				comps++
+				if it.guessCost(a, b, lo, hi) {
+					passed++
+				}
+				for _, s := range it.states[a:b] {
+					if !math.IsInf(hi[s], 1) && new(big.Rat).SetFloat64(hi[s]).Cmp(exact[s]) < 0 {
+						t.Fatalf("case %d max=%v state %d: guessed upper bound %g below %s", i, max, s, hi[s], exact[s].FloatString(20))
+					}
+				}
+				if math.IsInf(hi[it.states[a]], 1) {
+					break // the later components need this one's bounds
+				}
+			}
+		}
+	}
+	if passed*10 < comps*9 {
+		t.Errorf("guessed %d of %d components with a cycle, want 9 in 10", passed, comps)
+	}
+	t.Logf("guessed %d of %d components with a cycle", passed, comps)
 }

@@ -50,18 +50,9 @@ func ExpectCost(ctx context.Context, m *MDP, cost func(s, c int) *big.Rat, targe
 // target, -1 elsewhere.
 func expectCost(ctx context.Context, m *MDP, cost func(s, c int) *big.Rat, target []bool, max bool, opts Options) ([]*big.Rat, []int, error) {
 	n := m.N()
-	all := make([]bool, n)
-	for i := range all {
-		all[i] = true
-	}
-	var finite []bool
-	if max {
-		finite = prob1A(m, all, target, prob0A(m, all, target))
-	} else {
-		finite = prob1E(ctx, m, all, target)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, nil, err // prob1E stopped early
+	finite, err := costFinite(ctx, m, target, max)
+	if err != nil {
+		return nil, nil, err
 	}
 	strategy := make([]int, n)
 	for s := range strategy {
@@ -101,7 +92,7 @@ func expectCost(ctx context.Context, m *MDP, cost func(s, c int) *big.Rat, targe
 			panic("wrapcheck internal error: quant: a state of Pmax = 1 cannot reach the target")
 		}
 	}
-	v, err := improve(ctx, m, maybe, idx, v, policy, max, cost, allowed, opts)
+	v, err = improve(ctx, m, maybe, idx, v, policy, max, cost, allowed, opts)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -93,7 +93,9 @@
 // Expected costs until a condition ([ExpectCost]) follow PRISM's
 // semantics for R=? [ F c ], infinity where c is missed with positive
 // probability, and are solved exactly by policy iteration after the same
-// precomputation (cost.go says why that is sound with zero-cost cycles).
+// precomputation (cost.go says why that is sound with zero-cost cycles),
+// and past exact mode by interval iteration ("Expected costs past exact
+// mode", below).
 //
 // Bounded queries (`within k`) apply the Bellman operator k times from
 // the indicator of target, exactly, stopping early at a fixed point.
@@ -214,6 +216,70 @@
 // against exact values of random MDPs, Markov chains and Haddad-Monmege
 // walks, and that wrong guesses are rejected.
 //
+// # Expected costs past exact mode
+//
+// [ExpectCostInterval] bounds the expected costs of the finite states
+// (those the precomputation of [ExpectCost] leaves finite, outside the
+// target), with the costs rounded down for the lower bounds and up for
+// the upper ones and each update widened as a sweep of reachability is,
+// the cost one more non-negative term of the sum (so the same argument
+// holds; the values are not bounded by 1, so no clamp, and a sum that
+// overflows to +Inf gives no lower bound). The states solved are a
+// quotient. For max, every choice of a state of Pmin = 1 stays among
+// such states and every scheduler reaches the target with probability 1
+// (every policy is proper), so no end component is left and nothing is
+// collapsed. For min, only the choices that stay among the states of
+// Pmax = 1 are kept, and each maximal end component of the choices of
+// zero cost is collapsed into one state whose choices are those of its
+// states that leave it or cost something (costQuotient says why the
+// values are the same); after that, every end component has a choice of
+// positive cost, so a policy that stays in one forever costs infinity.
+//
+// v*, the values, is a fixed point of the Bellman operator B over the
+// choices kept (the minimum or maximum over them of c + P v), and the
+// bounds rest on these facts about a vector x of finite non-negative
+// numbers. Lower bounds: for max, x <= B(x) gives x <= B_sigma(x) for
+// the choices sigma attaining the maximum, a proper policy, whose
+// B_sigma is affine with a matrix of spectral radius below 1, so x <=
+// B_sigma^k(x), which tends to sigma's value, at most v*; for min, x <=
+// B(x) <= B_tau(x) for a proper policy tau attaining v* (one exists:
+// [ExpectCost]), so x <= tau's value = v*. Lower bounds from value
+// iteration from 0 are below the least fixed point of B, itself at most
+// v*. Upper bounds: for max, B(x) <= x gives x >= B_sigma(x) for every
+// policy, so x >= every policy's value, and v* is attained by one; for
+// min, B_sigma(x) <= x for a policy sigma that a graph search finds
+// proper gives x >= sigma's value >= v* (the least fixed point of
+// B_sigma on [0, +Inf] is sigma's expected total cost, Park's induction
+// again). So the certificate of "Certified bounds" applies with the
+// choices each side needs (min: lower over all kept choices, upper over
+// one proper policy; max: lower over one proper policy, upper over all),
+// and the sweeps are sound from any sound start: the lower bounds from 0,
+// the upper ones from +Inf, which no sweep lowers on a cycle; so each
+// component with a cycle is certified before its sweeps. Without the
+// collapse, value iteration for min converges to the least fixed point,
+// below v* where a zero-cost end component lets a run stay forever at no
+// cost (TestCostZeroLoop).
+//
+// The guesses are those of reachability (float policy iteration in the
+// band, the values perturbed by ±e a step, e relative to the largest
+// value) and, since a choice worse by little but with many more steps
+// breaks the perturbation's slack, the values x of the unperturbed
+// problem scaled by 1 - eta and 1 + eta (eta from 2^-40 to 2^-16): a
+// choice of cost c then has eta c of slack, as (1 - eta)(c + P x) + eta c
+// shows. Where neither passes (a band too wide for the solver, systems
+// beyond float64), the lower bounds of value iteration stand for the
+// values after 128, 256, 512... sweeps: u = (1 + eta) l, eta from 2^-30
+// to 2^-10, is checked the same way (optimistic value iteration,
+// Hartmanns and Kaminski, CAV 2020; for min over the choices attaining
+// the minimum over l, checked proper). A component never certified from
+// above keeps +Inf there: sound, printed as infinity. TestGuessCost
+// checks those guesses against exact values. TestCostIntervalEnclosesExact checks the bounds
+// against exact values of random MDPs with zero-cost end components,
+// infinite states and costs up to 10^6, and fails without the collapse or
+// the widening; TestCertifyCost that wrong guesses are rejected;
+// TestCoinCostCertified the consensus coin's expected steps past exact
+// mode against PRISM's exact values.
+//
 // # Witnesses and sensitivity
 //
 // With Options.Witness, each exact probability and finite expected cost
@@ -313,7 +379,12 @@
 // TestPipelineClosedForms examples/pipeline/rates.wrap over a grid of
 // false-positive and outage rates; TestCertify and TestCoinCertified the
 // certified bounds (above), and TestCheckStopped the bounds returned when
-// the context stops interval iteration; TestBoxEncloses checks the range over
+// the context stops interval iteration (TestCheckStoppedBox,
+// TestCheckStoppedSensitivity and TestCheckStoppedCost: what is returned
+// when it stops the range over the counts, where the values are kept
+// and the range when both its ends were reached, the sensitivity pass,
+// whose partial ranking is dropped, or an expected cost);
+// TestBoxEncloses checks the range over
 // the confidence box against fixed rates drawn from it; TestHaddadMonmege
 // shows plain value iteration failing where exact and interval iteration
 // do not.
@@ -328,8 +399,7 @@
 //     simultaneous confidence for several counts;
 //   - topological (SCC by SCC) solution, and the speed targets against
 //     PRISM's engines, measured;
-//   - interval iteration for expected costs (exact mode only), costs
-//     within k steps, long-run averages;
+//   - costs within k steps, long-run averages;
 //   - witnesses of the ranges over the counts and of values from
 //     interval iteration (witnesses are given for exact probabilities
 //     and finite expected costs);

@@ -109,15 +109,7 @@ func TestCoinCertified(t *testing.T) {
 		{20, "8576190696653/17592186044416", "41/81", "219902325551/17592186044400"},
 		{50, "5019896376903788429926944693289/10141204801825835211973625643008", "101/201", "50706024009129176059868128213/10141204801825835211973625643000"},
 	} {
-		path := filepath.Join("..", "bench", "prism", "coin.wrap")
-		src, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := spec.ParseFile(path, src, spec.Options{Defines: map[string]int64{"K": tt.k}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := coinModel(t, tt.k)
 		res, err := quant.Check(context.Background(), m, quant.Options{Only: []string{"AllZero", "Disagree"}, Interval: true, MaxIter: 1000})
 		if err != nil {
 			t.Fatal(err)
@@ -141,6 +133,66 @@ func TestCoinCertified(t *testing.T) {
 			}
 			if c.iv.Hi-c.iv.Lo > 1e-6 {
 				t.Errorf("K=%d %s: [%v, %v] wider than 1e-6", tt.k, c.name, c.iv.Lo, c.iv.Hi)
+			}
+		}
+	}
+}
+
+// coinModel is bench/prism/coin.wrap with K = k.
+func coinModel(t *testing.T, k int64) *spec.Model {
+	t.Helper()
+	path := filepath.Join("..", "bench", "prism", "coin.wrap")
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := spec.ParseFile(path, src, spec.Options{Defines: map[string]int64{"K": k}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestCoinCostCertified compares the expected number of steps of the
+// consensus coin (bench/prism/coin.wrap's Steps) past exact mode (K = 20:
+// 2,576 states; K = 50: 6,416), by interval iteration and the certified
+// bounds for costs, with PRISM 4.10's answers to R{"steps"}min=? [ F
+// "finished" ] and R{"steps"}max=? [ F "finished" ] under -exact on
+// bench/prism/coin.pm with K replaced (K = 50's max: PRISM gave no
+// answer in 300 s): each interval must enclose PRISM's value and be at
+// most 10^-6 of it wide.
+func TestCoinCostCertified(t *testing.T) {
+	for _, tt := range []struct {
+		k        int64
+		min, max string // "" where PRISM gave none
+	}{
+		{20, "4800", "5043"},
+		{50, "30000", ""},
+	} {
+		m := coinModel(t, tt.k)
+		res, err := quant.Check(context.Background(), m, quant.Options{Only: []string{"Steps"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := res.Expectations[0]
+		for _, c := range []struct {
+			name  string
+			iv    *quant.Interval
+			prism string
+		}{{"Emin", e.MinBounds, tt.min}, {"Emax", e.MaxBounds, tt.max}} {
+			if c.iv == nil {
+				t.Fatalf("K=%d %s: no interval (exact mode?)", tt.k, c.name)
+			}
+			if c.iv.Hi-c.iv.Lo > 1e-6*c.iv.Lo {
+				t.Errorf("K=%d %s: [%v, %v] wider than 10^-6 of its value", tt.k, c.name, c.iv.Lo, c.iv.Hi)
+			}
+			if c.prism == "" {
+				continue
+			}
+			ex, _ := new(big.Rat).SetString(c.prism)
+			lo, hi := new(big.Rat).SetFloat64(c.iv.Lo), new(big.Rat).SetFloat64(c.iv.Hi)
+			if lo.Cmp(ex) > 0 || hi.Cmp(ex) < 0 {
+				t.Errorf("K=%d %s: [%v, %v] misses PRISM's %s", tt.k, c.name, c.iv.Lo, c.iv.Hi, c.prism)
 			}
 		}
 	}

@@ -7,8 +7,9 @@ import (
 	"slices"
 )
 
-// An Interval is a sound enclosure of a probability: the value lies in
-// [Lo, Hi]. Every operation that computed them was rounded outwards (Lo
+// An Interval is a sound enclosure of a probability or an expected cost:
+// the value lies in [Lo, Hi] (for a cost, Hi +Inf where no upper bound
+// was certified, and [+Inf, +Inf] for an infinite one). Every operation that computed them was rounded outwards (Lo
 // downwards, Hi upwards), so the enclosure holds despite floating point.
 type Interval struct {
 	Lo, Hi float64
@@ -149,14 +150,26 @@ type iterator struct {
 	exits []float64
 	// pos[s] is the index of state s in states, -1 for a decided state
 	pos []int32
+	// cLo and cHi, for expected costs ([newCostIterator]), are each
+	// choice's cost rounded down and up; nil for probabilities
+	cLo, cHi []float64
 }
 
 func newIterator(m *MDP, set []bool, max bool) *iterator {
+	return buildIterator(m, set, max, nil)
+}
+
+// buildIterator is [newIterator], for expected costs when cost is not
+// nil (cost[s][c] the cost of choice c of state s, not negative): then
+// no end component is looked for (there is none among the states solved
+// for expected costs: see [ExpectCostInterval]), and each sum has one
+// term more, the cost.
+func buildIterator(m *MDP, set []bool, max bool, cost [][]*big.Rat) *iterator {
 	n := m.N()
 	it := &iterator{max: max}
 	var mec []int
 	var stay [][]bool
-	if max {
+	if max && cost == nil {
 		var k int
 		mec, stay, k = mecs(m, set)
 		it.exits = make([]float64, k)
@@ -228,6 +241,13 @@ func newIterator(m *MDP, set []bool, max bool) *iterator {
 			if len(d) > widest {
 				widest = len(d)
 			}
+			if cost != nil {
+				it.cLo = append(it.cLo, ratDown(cost[s][c]))
+				it.cHi = append(it.cHi, ratUp(cost[s][c]))
+			}
+		}
+		if cost != nil {
+			widest++ // the cost is one more term of the sum
 		}
 		it.fLo[i], it.fHi[i] = widening(widest)
 	}
@@ -293,13 +313,28 @@ func (it *iterator) solve(ctx context.Context, lo, hi []float64, eps float64, ma
 	for k := 0; k+1 < len(it.comps); k++ {
 		a, b := int(it.comps[k]), int(it.comps[k+1])
 		limit := maxIter
+		// expected costs: the upper bounds start at infinity, which no
+		// sweep lowers where the component has a cycle; the certificate
+		// comes first there
+		at := certifyAfter
+		if it.cLo != nil {
+			at = -1
+			if b-a > 1 || it.selfLoop(a) {
+				at = 0
+			}
+		}
 		for iter := 0; limit <= 0 || iter < limit; iter++ {
 			if sweeps++; sweeps%64 == 0 {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
 			}
-			if iter == certifyAfter && it.certify(ctx, a, b, lo, hi) {
+			if it.cLo != nil && iter >= certifyAfter && iter&(iter-1) == 0 && it.guessCost(a, b, lo, hi) && (limit <= 0 || limit > iter+2*certifyAfter) {
+				// expected costs where the certificate failed: an
+				// upper bound from the lower one (guessCost)
+				limit = iter + 2*certifyAfter
+			}
+			if iter == at && it.certify(ctx, a, b, lo, hi) {
 				// Still wide after this many sweeps: a slow
 				// component (a random walk); certified, the
 				// bounds are as tight as the certificate can
@@ -308,7 +343,12 @@ func (it *iterator) solve(ctx context.Context, lo, hi []float64, eps float64, ma
 					limit = 2 * certifyAfter
 				}
 			}
-			changed, wide := it.sweep(a, b, lo, hi, eps/2)
+			var changed, wide bool
+			if it.cLo != nil {
+				changed, wide = it.sweepCost(a, b, lo, hi, eps/2)
+			} else {
+				changed, wide = it.sweep(a, b, lo, hi, eps/2)
+			}
 			// one state without a self-loop needs one update: what it
 			// moves to is final
 			if !changed || !wide || b-a == 1 && !it.selfLoop(a) {
@@ -421,6 +461,23 @@ func widenUp(x, f float64) float64 {
 		return 1 // no NaN here: plain comparisons, cheaper than math.Min
 	}
 	return x
+}
+
+// widenLo and widenHi are widenDown and widenUp of a sum of states[i]'s
+// update: for expected costs, where the values are not within [0, 1],
+// their cost versions.
+func (it *iterator) widenLo(x float64, i int) float64 {
+	if it.cLo != nil {
+		return widenCostDown(x, it.fLo[i])
+	}
+	return widenDown(x, it.fLo[i])
+}
+
+func (it *iterator) widenHi(x float64, i int) float64 {
+	if it.cLo != nil {
+		return widenCostUp(x, it.fHi[i])
+	}
+	return widenUp(x, it.fHi[i])
 }
 
 // initialInterval is [initial] over intervals.

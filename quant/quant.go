@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/big"
 	"runtime"
 	"time"
@@ -29,7 +30,8 @@ type Options struct {
 	// ([ReachInterval]) instead of exact mode; without it, interval
 	// iteration is used for the queries past exact mode's MaxExact.
 	Interval bool
-	// Epsilon is the width interval iteration aims at (0: 1e-6), and
+	// Epsilon is the width interval iteration aims at (0: 1e-6; for
+	// expected costs, relative: Epsilon times max(1, the value)), and
 	// MaxIter the most sweeps it runs over one strongly connected
 	// component (0: 10^7; the context, --timeout in the command, stops
 	// it sooner). The sweeps of a component also stop when one changes
@@ -129,28 +131,35 @@ type Result struct {
 	// the caller adds: which symmetric types were left unpermuted).
 	Notes []string
 	// Stopped, when not nil, is the context's error that stopped [Check]
-	// during interval iteration: Queries holds the queries computed
-	// before and, last, the one stopped (QueryResult.Stopped), with the
-	// bounds reached; the others are missing.
+	// during interval iteration, the range over the confidence box or
+	// the sensitivity pass: Queries (or Expectations) holds the queries
+	// computed before and, last, the one stopped (QueryResult.Stopped),
+	// with what was reached; the others are missing.
 	Stopped error
 }
 
 // ExpectResult is the value of one expected-cost query: Min and Max are
 // the least and the greatest expected cost over the schedulers, exactly,
-// nil when not computed; MinInf and MaxInf mark an infinite one (target
-// missed with positive probability: see [ExpectCost]). With counts, Box
-// is the range over the rates within their intervals too, an infinite
-// end marked by BoxLoInf or BoxHiInf.
+// or, past exact mode, MinBounds and MaxBounds enclose them (interval
+// iteration: [ExpectCostInterval]; an upper end +Inf where no upper
+// bound was certified); all nil when not computed; MinInf and MaxInf
+// mark an infinite one (target missed with positive probability: see
+// [ExpectCost]). With counts, Box is the range over the rates within
+// their intervals too, an infinite end marked by BoxLoInf or BoxHiInf.
 type ExpectResult struct {
-	Expectation    *spec.Expectation
-	Min, Max       *big.Rat
-	MinInf, MaxInf bool
-	Box            *Box
-	BoxLoInf       bool
-	BoxHiInf       bool
-	Violated       bool
-	Unknown        bool
-	BoxBroken      bool
+	Expectation          *spec.Expectation
+	Min, Max             *big.Rat
+	MinBounds, MaxBounds *Interval
+	MinInf, MaxInf       bool
+	// Stopped and StoppedIn are QueryResult's.
+	Stopped   bool
+	StoppedIn string
+	Box       *Box
+	BoxLoInf  bool
+	BoxHiInf  bool
+	Violated  bool
+	Unknown   bool
+	BoxBroken bool
 	// Sensitivity is QueryResult.Sensitivity's for expected costs.
 	Sensitivity []Sensitivity
 	// MinWitness and MaxWitness show the strategies that attain Min and
@@ -199,10 +208,16 @@ type QueryResult struct {
 	// Sensitivity holds, with Options.Sensitivity and counts, the range
 	// if each measured rate in turn were known exactly, narrowest first.
 	Sensitivity []Sensitivity
-	// Stopped is set when the context ended interval iteration on this
-	// query: its bounds are those reached, sound but wider than
-	// Options.Epsilon, and the values not computed yet are nil.
-	Stopped bool
+	// Stopped is set when the context ended the computation of this
+	// query. StoppedIn says where: "" in its values (interval iteration:
+	// its bounds are those reached, sound but wider than
+	// Options.Epsilon, and the values not computed yet are nil), "box"
+	// in the range over the confidence box (Box is then nil unless both
+	// of its ends were reached, with bounds), "sensitivity" in the
+	// sensitivity pass (Sensitivity is then nil: a ranking of some rates
+	// would point at the wrong one).
+	Stopped   bool
+	StoppedIn string
 }
 
 // Box is the range of a query's probability over the schedulers and the
@@ -255,7 +270,9 @@ func (r *Result) Violations() int {
 // queries exactly. A bad spec for this analysis (a runtime error in the
 // state space, a rate that cannot be followed) is an error; so is ctx's
 // end, returned as ctx.Err(), with a partial Result (Result.Stopped)
-// when it stopped interval iteration, else with nil.
+// when it stopped interval iteration (of a probability or an expected
+// cost), the range over the confidence box or the sensitivity pass of a
+// query whose values were computed, else with nil.
 func Check(ctx context.Context, m *spec.Model, opts Options) (*Result, error) {
 	start := time.Now()
 	p, err := machine.Compile(m)
@@ -390,13 +407,20 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*Result, error) {
 				return stopped(ctx, res, &r, err, start)
 			}
 		}
+		if b := q.Bound; b != nil {
+			v, iv := r.Max, r.MaxBounds
+			if q.Opt == spec.QueryMin || q.Opt == spec.QueryBoth && !b.Upper() {
+				v, iv = r.Min, r.MinBounds
+			}
+			r.Violated, r.Unknown = decide(b, v, iv)
+		}
 		if box != nil {
 			r.Box = &Box{Level: opts.confidence()}
-			if r.Box.Hi, r.Box.HiBounds, err = solve(box, true, nil); err != nil {
-				return nil, err
+			if r.Box.Hi, r.Box.HiBounds, err = solve(box, true, nil); err == nil {
+				r.Box.Lo, r.Box.LoBounds, err = solve(box, false, nil)
 			}
-			if r.Box.Lo, r.Box.LoBounds, err = solve(box, false, nil); err != nil {
-				return nil, err
+			if err != nil {
+				return stoppedIn(ctx, res, &r, "box", err, start)
 			}
 			if opts.Sensitivity {
 				r.Sensitivity, err = sensitivities(measured, pins, func(g *MDP, sv *Sensitivity) (err error) {
@@ -407,27 +431,13 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*Result, error) {
 					return err
 				})
 				if err != nil {
-					return nil, err
+					r.Sensitivity = nil
+					boxVerdict(&r)
+					return stoppedIn(ctx, res, &r, "sensitivity", err, start)
 				}
 			}
 		}
-		if b := q.Bound; b != nil {
-			v, iv := r.Max, r.MaxBounds
-			if q.Opt == spec.QueryMin || q.Opt == spec.QueryBoth && !b.Upper() {
-				v, iv = r.Min, r.MinBounds
-			}
-			r.Violated, r.Unknown = decide(b, v, iv)
-			if r.Box != nil && !r.Violated && !r.Unknown {
-				// Held at the point estimates: over the box too?
-				v, iv := r.Box.Hi, r.Box.HiBounds
-				if !b.Upper() {
-					v, iv = r.Box.Lo, r.Box.LoBounds
-				}
-				bv, bu := decide(b, v, iv)
-				r.Unknown = bv || bu
-				r.BoxBroken = r.Unknown
-			}
-		}
+		boxVerdict(&r)
 		res.Queries = append(res.Queries, r)
 	}
 	for _, e := range m.Expectations {
@@ -436,12 +446,65 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*Result, error) {
 		}
 		r, err := expectation(ctx, m, e, mdp, box, pins, label, opts)
 		if err != nil {
+			if r != nil && r.Stopped {
+				res.Expectations = append(res.Expectations, *r)
+				res.Stopped = err
+				res.Stats.Seconds = time.Since(start).Seconds()
+				return res, err
+			}
 			return nil, err
 		}
 		res.Expectations = append(res.Expectations, *r)
 	}
 	res.Stats.Seconds = time.Since(start).Seconds()
 	return res, nil
+}
+
+// boxVerdict sets r's verdict over the confidence box: when its bound
+// held at the point estimates (or, from bounds, was not broken), whether
+// it holds over the whole box; a box not computed leaves it undecided.
+func boxVerdict(r *QueryResult) {
+	b := r.Query.Bound
+	if b == nil || r.Violated || r.Unknown {
+		return
+	}
+	if r.Box == nil {
+		r.Unknown = r.Stopped // stopped before the box: not decided
+		return
+	}
+	v, iv := r.Box.Hi, r.Box.HiBounds
+	if !b.Upper() {
+		v, iv = r.Box.Lo, r.Box.LoBounds
+	}
+	if v == nil && iv == nil {
+		r.Unknown = true
+		return
+	}
+	bv, bu := decide(b, v, iv)
+	r.Unknown = bv || bu
+	r.BoxBroken = r.Unknown
+}
+
+// stoppedIn ends [Check] when the range over the confidence box (where
+// "box") or the sensitivity pass (where "sensitivity") of the query r
+// failed with err, its values computed: when ctx ended it, r is added to
+// res, marked Stopped, with its box when both ends were reached (bounds
+// that a stopped interval iteration reached are sound) and the verdict
+// on what was computed, and res is returned, marked Stopped, with err;
+// otherwise nil and err.
+func stoppedIn(ctx context.Context, res *Result, r *QueryResult, where string, err error, start time.Time) (*Result, error) {
+	if ctx.Err() == nil || !errors.Is(err, ctx.Err()) {
+		return nil, err
+	}
+	r.Stopped, r.StoppedIn = true, where
+	if bx := r.Box; bx != nil && (bx.Hi == nil && bx.HiBounds == nil || bx.Lo == nil && bx.LoBounds == nil) {
+		r.Box = nil
+	}
+	boxVerdict(r)
+	res.Queries = append(res.Queries, *r)
+	res.Stopped = err
+	res.Stats.Seconds = time.Since(start).Seconds()
+	return res, err
 }
 
 // stopped ends [Check] when solving the query r failed with err. When
@@ -516,70 +579,141 @@ func expectation(ctx context.Context, m *spec.Model, e *spec.Expectation, mdp, b
 	r := &ExpectResult{Expectation: e}
 	wantMax := e.Opt == spec.QueryMax || e.Opt == spec.QueryBoth && (e.Bound == nil || e.Bound.Upper())
 	wantMin := e.Opt == spec.QueryMin || e.Opt == spec.QueryBoth && (e.Bound == nil || !e.Bound.Upper())
-	// solve computes the value on g; with wit (not nil) and
-	// opts.Witness, the witness too, when the value is finite.
-	solve := func(g *MDP, max bool, wit **Witness) (*big.Rat, bool, error) {
-		v, strategy, err := expectCost(ctx, g, costOf(g), target, max, opts)
-		if err != nil {
-			return nil, false, err
-		}
-		x, init := initialCostIndex(g.Init, v, max)
-		if wit != nil && opts.Witness && x != nil {
-			choice := func(s, _ int) int { return strategy[s] }
-			if *wit, err = pins.b.witness(g, init, nil, target, max, choice, -1); err != nil {
-				return nil, false, err
+	// solve computes the value on g, exactly, or past exact mode (or
+	// with opts.Interval) its bounds; with wit (not nil) and
+	// opts.Witness, the witness of an exact finite value too.
+	solve := func(g *MDP, max bool, wit **Witness) (*big.Rat, *Interval, bool, error) {
+		if !opts.Interval {
+			v, strategy, err := expectCost(ctx, g, costOf(g), target, max, opts)
+			if err == nil {
+				x, init := initialCostIndex(g.Init, v, max)
+				if wit != nil && opts.Witness && x != nil {
+					choice := func(s, _ int) int { return strategy[s] }
+					if *wit, err = pins.b.witness(g, init, nil, target, max, choice, -1); err != nil {
+						return nil, nil, false, err
+					}
+				}
+				return x, nil, x == nil, nil
+			}
+			if !errors.Is(err, ErrTooLarge) {
+				return nil, nil, false, err
 			}
 		}
-		return x, x == nil, nil
+		iv, err := ExpectCostInterval(ctx, g, costOf(g), target, max, opts.epsilon(), opts.maxIter())
+		if iv == nil {
+			return nil, nil, false, err
+		}
+		// with ctx's error, the bounds reached (partial)
+		b := initialCostInterval(g.Init, iv, max)
+		if math.IsInf(b.Lo, 1) {
+			return nil, nil, true, err
+		}
+		return nil, &b, false, err
+	}
+	// stop marks r stopped (in where) when ctx ended err's computation,
+	// and decides its bound on what was reached.
+	stop := func(where string, err error) (*ExpectResult, error) {
+		if ctx.Err() == nil || !errors.Is(err, ctx.Err()) {
+			return nil, err
+		}
+		r.Stopped, r.StoppedIn = true, where
+		if where == "" && r.MinBounds == nil && r.MaxBounds == nil {
+			return nil, err // stopped before any bound
+		}
+		if bx := r.Box; bx != nil && (bx.Hi == nil && bx.HiBounds == nil && !r.BoxHiInf || bx.Lo == nil && bx.LoBounds == nil && !r.BoxLoInf) {
+			r.Box, r.BoxLoInf, r.BoxHiInf = nil, false, false
+		}
+		r.decide()
+		return r, err
 	}
 	if wantMax {
-		if r.Max, r.MaxInf, err = solve(mdp, true, &r.MaxWitness); err != nil {
-			return nil, err
+		if r.Max, r.MaxBounds, r.MaxInf, err = solve(mdp, true, &r.MaxWitness); err != nil {
+			return stop("", err)
 		}
 	}
 	if wantMin {
-		if r.Min, r.MinInf, err = solve(mdp, false, &r.MinWitness); err != nil {
-			return nil, err
+		if r.Min, r.MinBounds, r.MinInf, err = solve(mdp, false, &r.MinWitness); err != nil {
+			return stop("", err)
 		}
 	}
 	if box != nil {
 		r.Box = &Box{Level: opts.confidence()}
-		if r.Box.Hi, r.BoxHiInf, err = solve(box, true, nil); err != nil {
-			return nil, err
+		if r.Box.Hi, r.Box.HiBounds, r.BoxHiInf, err = solve(box, true, nil); err == nil {
+			r.Box.Lo, r.Box.LoBounds, r.BoxLoInf, err = solve(box, false, nil)
 		}
-		if r.Box.Lo, r.BoxLoInf, err = solve(box, false, nil); err != nil {
-			return nil, err
+		if err != nil {
+			return stop("box", err)
 		}
 		if opts.Sensitivity {
 			r.Sensitivity, err = sensitivities(measuredRates(m), pins, func(g *MDP, sv *Sensitivity) (err error) {
-				if sv.Box.Hi, sv.HiInf, err = solve(g, true, nil); err != nil {
+				if sv.Box.Hi, sv.Box.HiBounds, sv.HiInf, err = solve(g, true, nil); err != nil {
 					return err
 				}
-				sv.Box.Lo, sv.LoInf, err = solve(g, false, nil)
+				sv.Box.Lo, sv.Box.LoBounds, sv.LoInf, err = solve(g, false, nil)
 				return err
 			})
 			if err != nil {
-				return nil, err
+				r.Sensitivity = nil
+				return stop("sensitivity", err)
 			}
 		}
 	}
-	if b := e.Bound; b != nil {
-		holds := func(v *big.Rat, inf bool) bool {
-			if inf {
-				return b.Op[0] == '>'
-			}
-			return b.Holds(v)
-		}
-		if b.Upper() {
-			r.Violated = !holds(r.Max, r.MaxInf)
-			r.BoxBroken = r.Box != nil && !r.Violated && !holds(r.Box.Hi, r.BoxHiInf)
-		} else {
-			r.Violated = !holds(r.Min, r.MinInf)
-			r.BoxBroken = r.Box != nil && !r.Violated && !holds(r.Box.Lo, r.BoxLoInf)
-		}
-		r.Unknown = r.BoxBroken
-	}
+	r.decide()
 	return r, nil
+}
+
+// decide sets the verdict of r's bound: violated when the value (exact,
+// or its bounds) breaks it at the point estimates, unknown when its
+// bounds straddle it, or when it holds there but not over the whole
+// confidence box (BoxBroken), or when the box was not computed (r
+// stopped before it).
+func (r *ExpectResult) decide() {
+	e := r.Expectation
+	b := e.Bound
+	if b == nil {
+		return
+	}
+	if b.Upper() {
+		r.Violated, r.Unknown = decideCost(b, r.Max, r.MaxBounds, r.MaxInf)
+	} else {
+		r.Violated, r.Unknown = decideCost(b, r.Min, r.MinBounds, r.MinInf)
+	}
+	if r.Violated || r.Unknown {
+		return
+	}
+	switch {
+	case r.Box != nil && b.Upper():
+		bv, bu := decideCost(b, r.Box.Hi, r.Box.HiBounds, r.BoxHiInf)
+		r.BoxBroken = bv || bu
+	case r.Box != nil:
+		bv, bu := decideCost(b, r.Box.Lo, r.Box.LoBounds, r.BoxLoInf)
+		r.BoxBroken = bv || bu
+	case r.Stopped && r.StoppedIn == "box":
+		r.Unknown = true
+	}
+	r.Unknown = r.Unknown || r.BoxBroken
+}
+
+// decideCost is [decide] for expected costs: v exact, or its bounds iv,
+// or infinite (inf); an upper end +Inf (not certified) is above every
+// bound.
+func decideCost(b *spec.QueryBound, v *big.Rat, iv *Interval, inf bool) (violated, unknown bool) {
+	holds := func(f float64) bool {
+		if math.IsInf(f, 1) {
+			return b.Op[0] == '>'
+		}
+		return b.Holds(new(big.Rat).SetFloat64(f))
+	}
+	switch {
+	case inf:
+		return !holds(math.Inf(1)), false
+	case v != nil:
+		return !b.Holds(v), false
+	case iv == nil:
+		return false, true
+	}
+	l, h := holds(iv.Lo), holds(iv.Hi)
+	return !l && !h, l != h
 }
 
 // decide compares a value (v, or, from interval iteration, iv) with a

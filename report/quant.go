@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/big"
 	"strconv"
 	"strings"
@@ -29,7 +30,7 @@ func QuantText(w io.Writer, m *spec.Model, res *quant.Result) error {
 			min  bool
 			wit  *quant.Witness
 		}{{"P_min", r.Min, r.MinBounds, true, r.MinWitness}, {"P_max", r.Max, r.MaxBounds, false, r.MaxWitness}} {
-			val := probText(v.val, v.iv, r.Stopped)
+			val := probText(v.val, v.iv, r.Stopped && r.StoppedIn == "")
 			if val == "" {
 				continue
 			}
@@ -60,6 +61,9 @@ func QuantText(w io.Writer, m *spec.Model, res *quant.Result) error {
 				return err
 			}
 		}
+		if err := stoppedInLine(w, q.Name, r.Stopped, r.StoppedIn); err != nil {
+			return err
+		}
 	}
 	for i := range res.Expectations {
 		r := &res.Expectations[i]
@@ -67,16 +71,19 @@ func QuantText(w io.Writer, m *spec.Model, res *quant.Result) error {
 		for _, v := range []struct {
 			name string
 			val  *big.Rat
+			iv   *quant.Interval
 			inf  bool
 			min  bool
 			wit  *quant.Witness
-		}{{"E_min", r.Min, r.MinInf, true, r.MinWitness}, {"E_max", r.Max, r.MaxInf, false, r.MaxWitness}} {
-			if v.val == nil && !v.inf {
+		}{{"E_min", r.Min, r.MinBounds, r.MinInf, true, r.MinWitness}, {"E_max", r.Max, r.MaxBounds, r.MaxInf, false, r.MaxWitness}} {
+			if v.val == nil && v.iv == nil && !v.inf {
 				continue
 			}
-			line := fmt.Sprintf("%s: %s(%s) = %s", e.Name, v.name, e.Formula, costText(v.val, v.inf))
+			line := fmt.Sprintf("%s: %s(%s) %s", e.Name, v.name, e.Formula, costValueText(v.val, v.iv, v.inf, r.Stopped && r.StoppedIn == ""))
 			if b := e.Bound; b != nil && v.min == (e.Opt == spec.QueryMin || e.Opt == spec.QueryBoth && !b.Upper()) {
-				if r.Violated {
+				if r.Unknown && !r.BoxBroken {
+					line += fmt.Sprintf(": bound %s %s not decided", b.Op, b.Text)
+				} else if r.Violated {
 					line += fmt.Sprintf(": bound %s %s violated", b.Op, b.Text)
 				} else {
 					line += fmt.Sprintf(": bound %s %s holds", b.Op, b.Text)
@@ -98,6 +105,9 @@ func QuantText(w io.Writer, m *spec.Model, res *quant.Result) error {
 			if err := writeBox(w, m, e.Name, boxLine(e.Name, "E", e.Formula, bx, lo, hi), e.Bound, r.Violated, r.BoxBroken, bx, r.Sensitivity); err != nil {
 				return err
 			}
+		}
+		if err := stoppedInLine(w, e.Name, r.Stopped, r.StoppedIn); err != nil {
+			return err
 		}
 	}
 	for _, n := range res.Notes {
@@ -184,6 +194,24 @@ func QuantStopReason(res *quant.Result) string {
 	return res.Stopped.Error()
 }
 
+// QuantStoppedIn is where the limit stopped the computation of res:
+// "box" (the range over the confidence box of a query, its values
+// computed), "sensitivity" (its sensitivity pass), "" when it stopped in
+// the values (interval iteration) or did not stop.
+func QuantStoppedIn(res *quant.Result) string {
+	for i := range res.Queries {
+		if r := &res.Queries[i]; r.Stopped {
+			return r.StoppedIn
+		}
+	}
+	for i := range res.Expectations {
+		if r := &res.Expectations[i]; r.Stopped {
+			return r.StoppedIn
+		}
+	}
+	return ""
+}
+
 // QuantVerdict is the verdict of a [quant.Result] as the JSON and SARIF
 // reports name it: "violated" when some bound can be broken, else
 // "unknown" when some bound is not decided or the computation stopped
@@ -196,6 +224,47 @@ func QuantVerdict(res *quant.Result) string {
 		return "unknown"
 	}
 	return "holds"
+}
+
+// stoppedInLine writes, for a query that a limit stopped after its
+// values (where: "box" or "sensitivity"), the line that says what is
+// missing.
+func stoppedInLine(w io.Writer, name string, stopped bool, where string) error {
+	var line string
+	switch {
+	case !stopped || where == "":
+		return nil
+	case where == "box":
+		line = "the range over the confidence intervals of the counts was stopped by the limit (the range's bounds reached, when shown, are sound)"
+	default:
+		line = "the sensitivity to each measured rate was stopped by the limit (not shown)"
+	}
+	_, err := fmt.Fprintf(w, "%s: %s\n", name, line)
+	return err
+}
+
+// costValueText prints an expected cost after its formula: `= 7/2
+// (3.500000)` exactly, `= infinity (...)`, or `in [lo, hi] (interval
+// iteration)` for bounds, as [probText] does (hi "infinity" where no
+// upper bound was certified).
+func costValueText(v *big.Rat, iv *quant.Interval, inf, stopped bool) string {
+	if iv == nil || inf {
+		return "= " + costText(v, inf)
+	}
+	how := "interval iteration"
+	if stopped {
+		how += ", stopped by the limit"
+	}
+	return fmt.Sprintf("in [%s, %s] (%s)", strconv.FormatFloat(iv.Lo, 'g', -1, 64), floatOrInfinity(iv.Hi), how)
+}
+
+// floatOrInfinity prints f as the shortest decimal that reads back as
+// it, +Inf as "infinity".
+func floatOrInfinity(f float64) string {
+	if math.IsInf(f, 1) {
+		return "infinity"
+	}
+	return strconv.FormatFloat(f, 'g', -1, 64)
 }
 
 // costText prints an expected cost: a fraction and its decimal, or
@@ -230,11 +299,19 @@ func boxEnds(b *quant.Box) (lo, hi string) {
 // does, or infinity.
 func expectBoxEnds(r *quant.ExpectResult) (lo, hi string) {
 	lo, hi = "infinity", "infinity"
-	if !r.BoxLoInf {
+	switch {
+	case r.BoxLoInf:
+	case r.Box.Lo != nil:
 		lo = decimal(r.Box.Lo, false)
+	case r.Box.LoBounds != nil:
+		lo = strconv.FormatFloat(r.Box.LoBounds.Lo, 'g', -1, 64)
 	}
-	if !r.BoxHiInf {
+	switch {
+	case r.BoxHiInf:
+	case r.Box.Hi != nil:
 		hi = decimal(r.Box.Hi, true)
+	case r.Box.HiBounds != nil:
+		hi = floatOrInfinity(r.Box.HiBounds.Hi)
 	}
 	return lo, hi
 }
@@ -302,6 +379,11 @@ func QuantJSON(w io.Writer, m *spec.Model, res *quant.Result) error {
 		Exact    string   `json:"exact,omitempty"`
 		Float    *float64 `json:"float,omitempty"`
 		Infinite bool     `json:"infinite,omitempty"`
+		// Lower and Upper enclose a value computed by interval
+		// iteration (Float is then their midpoint; Upper is absent
+		// where no upper bound was certified, and Float then too).
+		Lower *float64 `json:"lower,omitempty"`
+		Upper *float64 `json:"upper,omitempty"`
 	}
 	type box struct {
 		Level string `json:"level"`
@@ -316,9 +398,12 @@ func QuantJSON(w io.Writer, m *spec.Model, res *quant.Result) error {
 		Min      *value `json:"min"`
 		Max      *value `json:"max"`
 		Bound    *bound `json:"bound"`
-		// Stopped: a limit stopped interval iteration on this query;
-		// its bounds are those reached.
-		Stopped bool `json:"stopped,omitempty"`
+		// Stopped: a limit stopped interval iteration on this query
+		// (its bounds are those reached) or, by StoppedIn, its range
+		// over the confidence box ("box") or its sensitivity pass
+		// ("sensitivity").
+		Stopped   bool   `json:"stopped,omitempty"`
+		StoppedIn string `json:"stopped_in,omitempty"`
 		// Box is the range over the confidence intervals of the
 		// counts, with them only.
 		Box *box `json:"box,omitempty"`
@@ -347,7 +432,10 @@ func QuantJSON(w io.Writer, m *spec.Model, res *quant.Result) error {
 		Min   *cost  `json:"min"`
 		Max   *cost  `json:"max"`
 		Bound *bound `json:"bound"`
-		Box   *struct {
+		// Stopped and StoppedIn are a query's.
+		Stopped   bool   `json:"stopped,omitempty"`
+		StoppedIn string `json:"stopped_in,omitempty"`
+		Box       *struct {
 			Level string `json:"level"`
 			Min   *cost  `json:"min"`
 			Max   *cost  `json:"max"`
@@ -356,9 +444,17 @@ func QuantJSON(w io.Writer, m *spec.Model, res *quant.Result) error {
 		// Witness holds the witnesses of min and max, with --witness.
 		Witness *witnessPairJSON `json:"witness,omitempty"`
 	}
-	cval := func(r *big.Rat, inf bool) *cost {
+	cval := func(r *big.Rat, iv *quant.Interval, inf bool) *cost {
 		if inf {
 			return &cost{Infinite: true}
+		}
+		if iv != nil {
+			lo, hi := iv.Lo, iv.Hi
+			if math.IsInf(hi, 1) {
+				return &cost{Lower: &lo}
+			}
+			mid := lo/2 + hi/2
+			return &cost{Float: &mid, Lower: &lo, Upper: &hi}
 		}
 		if r == nil {
 			return nil
@@ -388,7 +484,7 @@ func QuantJSON(w io.Writer, m *spec.Model, res *quant.Result) error {
 	for i := range res.Queries {
 		r := &res.Queries[i]
 		q := r.Query
-		jq := query{Name: q.Name, Position: q.Pos.String(), Formula: q.Formula, Min: val(r.Min, r.MinBounds), Max: val(r.Max, r.MaxBounds), Stopped: r.Stopped}
+		jq := query{Name: q.Name, Position: q.Pos.String(), Formula: q.Formula, Min: val(r.Min, r.MinBounds), Max: val(r.Max, r.MaxBounds), Stopped: r.Stopped, StoppedIn: r.StoppedIn}
 		if q.Steps >= 0 {
 			k := q.Steps
 			jq.Steps = &k
@@ -409,7 +505,7 @@ func QuantJSON(w io.Writer, m *spec.Model, res *quant.Result) error {
 	for i := range res.Expectations {
 		r := &res.Expectations[i]
 		e := r.Expectation
-		je := expectation{Name: e.Name, Position: e.Pos.String(), Formula: e.Formula, Min: cval(r.Min, r.MinInf), Max: cval(r.Max, r.MaxInf)}
+		je := expectation{Name: e.Name, Position: e.Pos.String(), Formula: e.Formula, Min: cval(r.Min, r.MinBounds, r.MinInf), Max: cval(r.Max, r.MaxBounds, r.MaxInf), Stopped: r.Stopped, StoppedIn: r.StoppedIn}
 		if b := e.Bound; b != nil {
 			je.Bound = &bound{Op: b.Op, Value: b.Value.RatString(), Violated: r.Violated, Unknown: r.Unknown}
 		}
@@ -418,7 +514,7 @@ func QuantJSON(w io.Writer, m *spec.Model, res *quant.Result) error {
 				Level string `json:"level"`
 				Min   *cost  `json:"min"`
 				Max   *cost  `json:"max"`
-			}{b.Level.RatString(), cval(b.Lo, r.BoxLoInf), cval(b.Hi, r.BoxHiInf)}
+			}{b.Level.RatString(), cval(b.Lo, b.LoBounds, r.BoxLoInf), cval(b.Hi, b.HiBounds, r.BoxHiInf)}
 		}
 		je.Sensitivity = newSensitivityJSON(m, r.Sensitivity)
 		var err error

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"strconv"
 
 	"github.com/wrapcheck/wrapcheck/quant"
 	"github.com/wrapcheck/wrapcheck/spec"
@@ -89,7 +90,7 @@ func queryFinding(r *quant.QueryResult) (QuantFinding, bool) {
 		name, val, iv = "P_min", r.Min, r.MinBounds
 	}
 	f := QuantFinding{Name: q.Name, Pos: q.Pos, Level: "error", Value: ratOrBounds(val, iv),
-		Msg: fmt.Sprintf("%s: %s(%s) %s: bound %s %s ", q.Name, name, queryFormula(q), probText(val, iv, r.Stopped), q.Bound.Op, q.Bound.Text)}
+		Msg: fmt.Sprintf("%s: %s(%s) %s: bound %s %s ", q.Name, name, queryFormula(q), probText(val, iv, r.Stopped && r.StoppedIn == ""), q.Bound.Op, q.Bound.Text)}
 	switch {
 	case r.Violated:
 		f.Msg += "violated"
@@ -111,21 +112,34 @@ func expectFinding(r *quant.ExpectResult) (QuantFinding, bool) {
 	if e.Bound == nil || !r.Violated && !r.Unknown {
 		return QuantFinding{}, false
 	}
-	if !r.Violated {
+	if r.BoxBroken {
 		lo, hi := expectBoxEnds(r)
 		return QuantFinding{Name: e.Name, Pos: e.Pos, Level: "warning", Value: "[" + lo + ", " + hi + "]",
 			Msg: boxLine(e.Name, "E", e.Formula, r.Box, lo, hi) + fmt.Sprintf(": bound %s %s not decided by the counts", e.Bound.Op, e.Bound.Text)}, true
 	}
-	name, val, inf := "E_max", r.Max, r.MaxInf
+	name, val, iv, inf := "E_max", r.Max, r.MaxBounds, r.MaxInf
 	if e.Opt == spec.QueryMin || e.Opt == spec.QueryBoth && !e.Bound.Upper() {
-		name, val, inf = "E_min", r.Min, r.MinInf
+		name, val, iv, inf = "E_min", r.Min, r.MinBounds, r.MinInf
 	}
 	value := "infinity"
-	if !inf {
+	switch {
+	case inf:
+	case val != nil:
 		value = val.RatString()
+	case iv != nil:
+		value = "[" + strconv.FormatFloat(iv.Lo, 'g', -1, 64) + ", " + floatOrInfinity(iv.Hi) + "]"
+	default:
+		value = ""
 	}
-	return QuantFinding{Name: e.Name, Pos: e.Pos, Level: "error", Value: value,
-		Msg: fmt.Sprintf("%s: %s(%s) = %s: bound %s %s violated", e.Name, name, e.Formula, costText(val, inf), e.Bound.Op, e.Bound.Text)}, true
+	f := QuantFinding{Name: e.Name, Pos: e.Pos, Level: "error", Value: value,
+		Msg: fmt.Sprintf("%s: %s(%s) %s: bound %s %s ", e.Name, name, e.Formula, costValueText(val, iv, inf, r.Stopped && r.StoppedIn == ""), e.Bound.Op, e.Bound.Text)}
+	if r.Violated {
+		f.Msg += "violated"
+	} else {
+		f.Msg += "not decided"
+		f.Level = "warning"
+	}
+	return f, true
 }
 
 // QuantSARIFStopped writes the SARIF log of a computation that stopped

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
+	"math/big"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -207,4 +209,68 @@ func validSARIFRun(t *testing.T, b []byte) map[string]any {
 		t.Error(e)
 	}
 	return x.(map[string]any)["runs"].([]any)[0].(map[string]any)
+}
+
+// TestQuantCostBounds renders expected costs computed by interval
+// iteration in every format: a bound the interval straddles is not
+// decided (a SARIF warning), one it breaks is violated (an error), an
+// upper end never certified is "infinity" in the text and absent from
+// the JSON; and a query stopped in the range over the counts says so in
+// the text and as "stopped_in" in the JSON. The SARIF log is valid.
+func TestQuantCostBounds(t *testing.T) {
+	src := "spec Die\nvar d: 0..6\nagent roll(): 1..6\nrate roll { 1: 1/6; 2: 1/6; 3: 1/6; 4: 1/6; 5: 1/6; 6: 1/6 }\naction throw when d == 0 { d := ask roll() }\nterminal d > 0\n" +
+		"probability Six: max eventually d == 6 bound <= 1/2\ncost throws { throw: 1 }\n" +
+		"expected Near: max throws until d > 0 bound <= 1\nexpected Over: max throws until d > 0 bound <= 1/2\nexpected Open: min throws until d > 0\n"
+	m, err := spec.ParseFile("g.wrap", []byte(src), spec.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inf := math.Inf(1)
+	res := &quant.Result{Stopped: context.DeadlineExceeded,
+		Queries: []quant.QueryResult{{Query: m.Queries[0], Max: big.NewRat(1, 6), Stopped: true, StoppedIn: "box", Unknown: true}},
+		Expectations: []quant.ExpectResult{
+			{Expectation: m.Expectations[0], MaxBounds: &quant.Interval{Lo: 0.9999999, Hi: 1.0000001}, Unknown: true},
+			{Expectation: m.Expectations[1], MaxBounds: &quant.Interval{Lo: 0.9999999, Hi: 1.0000001}, Violated: true},
+			{Expectation: m.Expectations[2], MinBounds: &quant.Interval{Lo: 0.5, Hi: inf}},
+		}}
+	var out bytes.Buffer
+	if err := report.QuantSARIF(&out, m, res, "v1.2.3"); err != nil {
+		t.Fatal(err)
+	}
+	run := validSARIFRun(t, out.Bytes())
+	var got []string
+	for _, r := range run["results"].([]any) {
+		r := r.(map[string]any)
+		got = append(got, r["level"].(string)+" "+r["message"].(map[string]any)["text"].(string))
+	}
+	want := []string{
+		"warning Six: P_max(eventually d == 6) = 1/6 (0.166667): bound <= 1/2 not decided",
+		"warning Near: E_max(throws until d > 0) in [0.9999999, 1.0000001] (interval iteration): bound <= 1 not decided",
+		"error Over: E_max(throws until d > 0) in [0.9999999, 1.0000001] (interval iteration): bound <= 1/2 violated",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("SARIF results (-want +got):\n%s", diff)
+	}
+	out.Reset()
+	if err := report.QuantText(&out, m, res); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{want[1][len("warning "):], want[2][len("error "):],
+		"Open: E_min(throws until d > 0) in [0.5, infinity] (interval iteration)",
+		"Six: the range over the confidence intervals of the counts was stopped by the limit"} {
+		if !bytes.Contains(out.Bytes(), []byte(s)) {
+			t.Errorf("text without %q:\n%s", s, out.String())
+		}
+	}
+	out.Reset()
+	if err := report.QuantJSON(&out, m, res); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{`"stopped_in": "box"`, `"lower": 0.9999999`, `"upper": 1.0000001`, `"min": {
+        "lower": 0.5
+      }`} {
+		if !bytes.Contains(out.Bytes(), []byte(s)) {
+			t.Errorf("JSON without %s:\n%s", s, out.String())
+		}
+	}
 }

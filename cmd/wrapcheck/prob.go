@@ -160,8 +160,9 @@ func runProb(cmd *cobra.Command, path string, f probFlags) error {
 			return usage(err)
 		}
 		if res != nil && res.Stopped != nil {
-			// stopped during interval iteration: the bounds reached,
-			// sound, then exit 3 (1 when they show a bound broken)
+			// stopped during interval iteration, the range over the
+			// counts or the sensitivity pass: what was reached, sound,
+			// then exit 3 (1 when it shows a bound broken)
 			res.Notes = append(notes, res.Notes...)
 			if err := writeQuant(cmd.OutOrStdout(), format, m, res); err != nil {
 				return err
