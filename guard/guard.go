@@ -262,7 +262,8 @@ func (g *Guard) HandleLine(line []byte) []byte {
 // Handle decides req and returns the decision as one line of JSON.
 func (g *Guard) Handle(req Request) []byte {
 	t0 := time.Now()
-	d, line, wait := g.decide(req)
+	var dst Decision // an allowed step's decision, off the heap
+	d, line, wait := g.decide(req, &dst)
 	retried := d == nil
 	if line == nil {
 		line = encode(d)
@@ -291,7 +292,9 @@ func (g *Guard) Decide(req Request) *Decision {
 // decide takes the decision of req under the lock and appends what it
 // changes to the journal; wait, when not nil, returns once that is
 // synced. line, when not nil, is the answer already encoded.
-func (g *Guard) decide(req Request) (d *Decision, line []byte, wait func() error) {
+// dst holds an allowed step's or open's decision, the ones decided most
+// often, which d then points to (so that they are not allocated).
+func (g *Guard) decide(req Request, dst *Decision) (d *Decision, line []byte, wait func() error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.closed {
@@ -306,7 +309,7 @@ func (g *Guard) decide(req Request) (d *Decision, line []byte, wait func() error
 	if err := checkIDs(req); err != nil {
 		return block(req, "invalid", err.Error()), nil, nil
 	}
-	d, line, changed := g.apply(req)
+	d, line, changed := g.apply(req, dst)
 	if changed && g.j != nil {
 		wait = g.j.append(record(req))
 	}
@@ -314,13 +317,14 @@ func (g *Guard) decide(req Request) (d *Decision, line []byte, wait func() error
 }
 
 // apply decides req and applies it to the runs; changed says the
-// decision changed them (it is journaled).
-func (g *Guard) apply(req Request) (d *Decision, line []byte, changed bool) {
+// decision changed them (it is journaled). An allowed step or open is
+// written to dst, which d then is.
+func (g *Guard) apply(req Request, dst *Decision) (d *Decision, line []byte, changed bool) {
 	switch req.Op {
 	case "open":
-		return g.open(req)
+		return g.open(req, dst)
 	case "", "step":
-		return g.step(req)
+		return g.step(req, dst)
 	case "close":
 		if _, ok := g.runs[req.Run]; !ok {
 			return &Decision{Run: req.Run, ID: req.ID, Decision: "allow", Ended: "closed"}, nil, false
@@ -339,7 +343,7 @@ func (g *Guard) apply(req Request) (d *Decision, line []byte, changed bool) {
 	return block(req, "invalid", "unknown op "+quote(req.Op)+" (open, step, close or state)"), nil, false
 }
 
-func (g *Guard) open(req Request) (*Decision, []byte, bool) {
+func (g *Guard) open(req Request, dst *Decision) (*Decision, []byte, bool) {
 	if r, ok := g.runs[req.Run]; ok {
 		if r.trail.Steps() == 0 {
 			// a retried open
@@ -368,7 +372,8 @@ func (g *Guard) open(req Request) (*Decision, []byte, bool) {
 	}
 	g.runs[req.Run] = &run{trail: t}
 	delete(g.ended, req.Run) // its id is in endedOrder until dropped: harmless
-	d := &Decision{Run: req.Run, ID: req.ID, Decision: "allow"}
+	d := dst
+	*d = Decision{Run: req.Run, ID: req.ID, Decision: "allow"}
 	g.end(d, t)
 	if d.Ended != "" {
 		delete(g.runs, req.Run)
@@ -376,7 +381,7 @@ func (g *Guard) open(req Request) (*Decision, []byte, bool) {
 	return d, nil, true
 }
 
-func (g *Guard) step(req Request) (*Decision, []byte, bool) {
+func (g *Guard) step(req Request, dst *Decision) (*Decision, []byte, bool) {
 	r, ok := g.runs[req.Run]
 	if !ok {
 		if e, ok := g.ended[req.Run]; ok && req.ID != "" && req.ID == e.lastID {
@@ -397,7 +402,8 @@ func (g *Guard) step(req Request) (*Decision, []byte, bool) {
 	if res := r.trail.Step(l); res != nil {
 		return g.blocked(req, r.trail, res), nil, false
 	}
-	d := &Decision{Run: req.Run, ID: req.ID, Decision: "allow", Step: r.trail.Steps()}
+	d := dst
+	*d = Decision{Run: req.Run, ID: req.ID, Decision: "allow", Step: r.trail.Steps()}
 	g.end(d, r.trail)
 	line := encode(d)
 	r.lastID, r.last = req.ID, line
@@ -517,7 +523,7 @@ func (g *Guard) restore(line int, rec []byte) error {
 	if err := json.Unmarshal(rec, &req); err != nil {
 		return err
 	}
-	d, _, changed := g.apply(req)
+	d, _, changed := g.apply(req, new(Decision))
 	if !changed {
 		why := ""
 		if d != nil {
@@ -592,9 +598,10 @@ func block(req Request, kind, reason string) *Decision {
 // a mismatch, the ones of the allowed steps (TestEncodeAgrees).
 func encode(d *Decision) []byte {
 	if d.Trace != nil || d.Mismatch != nil {
-		return encodeJSON(d)
+		return encodeJSON(*d) // a copy: d itself stays where it is (on the stack)
 	}
-	b := make([]byte, 0, 96)
+	var buf [256]byte // the line is built here, then copied at its size
+	b := buf[:0]
 	b = append(b, `{"run":`...)
 	b = appendString(b, d.Run)
 	if d.ID != "" {
@@ -628,7 +635,7 @@ func encode(d *Decision) []byte {
 		b = append(b, `,"ended":`...)
 		b = appendString(b, d.Ended)
 	}
-	return append(b, "}\n"...)
+	return bytes.Clone(append(b, "}\n"...))
 }
 
 // appendString appends s as a JSON string, as encoding/json writes it

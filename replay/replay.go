@@ -270,9 +270,12 @@ type runState struct {
 	r   *replayer
 	cur []cand
 	// arena holds the states of cur past the first step.
-	arena   []uint64
-	roots   []root
-	recs    []stepRecord
+	arena []uint64
+	roots []root
+	recs  []stepRecord
+	// recsBuf is recs' first array: a short run's records take no
+	// allocation of their own (the guard's steps allocate the less).
+	recsBuf [4]stepRecord
 	from    int  // the line of the roots' step (0: the initial states)
 	started bool // a line was fed, or the end reached: the initial states were checked
 	steps   int
@@ -286,6 +289,7 @@ type runState struct {
 // start begins a run at the initial states of the spec.
 func (r *replayer) start() *runState {
 	rs := &runState{r: r}
+	rs.recs = rs.recsBuf[:0]
 	r.startStep()
 	err := r.mach.Init(func(_ int, t machine.State) {
 		if rs.newSucc(t, rs.cur) {
