@@ -138,7 +138,8 @@ func BenchmarkHTTPFloor(b *testing.B) {
 // BenchmarkDecideHTTPProcess is BenchmarkDecideHTTP against the built
 // binary in its own process, as an agent loop reaches it, with the
 // clients in this one: `wrapcheck guard --listen 127.0.0.1:0` (tcp) and
-// `--listen unix:PATH` (unix).
+// `--listen unix:PATH` (unix), with the flags in
+// $WRAPCHECK_BENCH_GUARD_FLAGS (e.g. --procs 2) added.
 func BenchmarkDecideHTTPProcess(b *testing.B) {
 	dir := b.TempDir()
 	bin := filepath.Join(dir, "wrapcheck")
@@ -164,7 +165,8 @@ func startGuard(b *testing.B, bin, network string) target {
 	if network == "unix" {
 		listen = "unix:" + filepath.Join(dir, "guard.sock")
 	}
-	cmd := exec.Command(bin, "guard", "--listen", listen, "--token-file", tokenFile, benchSpec)
+	args := append([]string{"guard", "--listen", listen, "--token-file", tokenFile}, strings.Fields(os.Getenv("WRAPCHECK_BENCH_GUARD_FLAGS"))...)
+	cmd := exec.Command(bin, append(args, benchSpec)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		b.Fatal(err)

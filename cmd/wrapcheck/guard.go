@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime"
 	"strings"
 	"syscall"
 
@@ -34,7 +35,12 @@ type guardFlags struct {
 	log           string
 	mapping       string
 	otlpEndpoint  string
+	procs         int
 }
+
+// maxGuardProcs bounds --procs: each of the runtime's processors holds
+// its own caches.
+const maxGuardProcs = 256
 
 func newGuardCmd() *cobra.Command {
 	var f guardFlags
@@ -83,6 +89,7 @@ command line is wrong.`,
 	fl.IntVar(&f.maxRuns, "max-runs", guard.DefaultMaxRuns, "the most runs open at once")
 	fl.IntVar(&f.maxHistory, "max-history", guard.DefaultMaxHistory, "the most step records (12 bytes each) a run keeps for its traces")
 	fl.IntVar(&f.maxStates, "max-states", guard.DefaultMaxStates, "the most spec states a run may be consistent with")
+	fl.IntVar(&f.procs, "procs", 0, "with --listen: the threads that run Go code at once while serving (GOMAXPROCS); 0: 1, or $GOMAXPROCS when it is set (see docs/guard.md)")
 	return cmd
 }
 
@@ -91,6 +98,9 @@ func runGuard(cmd *cobra.Command, path string, f guardFlags) error {
 	usage := func(err error) error { return &exitError{code: exitUsage, err: err} }
 	if f.maxRuns < 1 || f.maxHistory < 1 || f.maxStates < 1 {
 		return usage(errors.New("--max-runs, --max-history and --max-states must be at least 1"))
+	}
+	if f.procs < 0 || f.procs > maxGuardProcs {
+		return usage(fmt.Errorf("--procs must be between 0 and %d", maxGuardProcs))
 	}
 	if f.tokenFile != "" && f.listen == "" {
 		return usage(errors.New("--token-file needs --listen"))
@@ -214,7 +224,26 @@ func serveGuardHTTP(ctx context.Context, cmd *cobra.Command, g *guard.Guard, f g
 	} else {
 		fmt.Fprintf(stderr, "wrapcheck guard: listening on %s (token %s)\n", report.Escape(where), gate.Token)
 	}
+	if p := serveProcs(f.procs, os.Getenv("GOMAXPROCS")); p > 0 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(p))
+	}
 	return g.Serve(ctx, l, gate)
+}
+
+// serveProcs returns the GOMAXPROCS guard serves HTTP with, given --procs
+// and the environment's GOMAXPROCS, or 0 to leave the runtime's. One by
+// default: decisions are taken under one lock, and the guard shares its
+// cores with the agents it answers; on the 2-core guest of docs/guard.md
+// two runtimes of two threads each (the guard's and its clients') had a
+// p99 of 1.6–1.9 ms, the guard's on one thread 0.85–1.1 ms.
+func serveProcs(procs int, env string) int {
+	switch {
+	case procs > 0:
+		return procs
+	case env != "":
+		return 0
+	}
+	return 1
 }
 
 // writeToken writes the token to path, readable by its owner alone.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"io"
 	"net/http"
 	"os"
@@ -195,5 +196,27 @@ func TestGuardClients(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestGuardProcs checks the threads guard serves HTTP with: one unless
+// --procs or the environment's GOMAXPROCS says otherwise, and --procs
+// out of its bounds refused before anything is read.
+func TestGuardProcs(t *testing.T) {
+	for _, tt := range []struct {
+		procs int
+		env   string
+		want  int
+	}{{0, "", 1}, {0, "4", 0}, {2, "", 2}, {3, "4", 3}} {
+		if got := serveProcs(tt.procs, tt.env); got != tt.want {
+			t.Errorf("serveProcs(%d, %q) = %d, want %d", tt.procs, tt.env, got, tt.want)
+		}
+	}
+	for _, p := range []string{"-1", "257"} {
+		var stdout, stderr bytes.Buffer
+		code := run([]string{"guard", "--procs", p, "--listen", "127.0.0.1:0", "../../examples/pipeline/pipeline.wrap"}, &stdout, &stderr)
+		if code != exitUsage || !strings.Contains(stderr.String(), "--procs must be between 0 and 256") {
+			t.Errorf("--procs %s: exit %d\n%s", p, code, stderr.String())
+		}
 	}
 }
