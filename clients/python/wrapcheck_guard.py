@@ -127,15 +127,28 @@ class Guard:
         return self.request({"op": "close", "run": run})
 
     def shutdown(self):
+        close_idle = getattr(self._send, "close_idle", None)
+        if close_idle is not None:
+            close_idle()
         proc = getattr(self, "process", None)
         if proc is not None:
             proc.stdin.close()
             proc.wait()
 
 
-def _http_sender(connect, host, token):
+def _http_sender(connect, host, token, keep=8):
+    """Sends each request on a kept-alive connection: an idle one when there
+    is one (at most keep are kept), else a new one. A connection that fails
+    is closed, and so is every idle one (the guard may have restarted:
+    request's retries then connect afresh)."""
+    idle = []
+    lock = threading.Lock()
+
     def send(body):
-        conn = connect()
+        with lock:
+            conn = idle.pop() if idle else None
+        if conn is None:
+            conn = connect()
         try:
             data = json.dumps(body).encode()
             conn.request("POST", "/v1/decide", body=data, headers={
@@ -144,7 +157,26 @@ def _http_sender(connect, host, token):
                 "X-Wrapcheck-Token": token,
             })
             resp = conn.getresponse()
-            return json.loads(resp.read())
-        finally:
+            out = json.loads(resp.read())
+        except BaseException:
+            with lock:
+                stale, idle[:] = idle[:], []
+            for c in stale + [conn]:
+                c.close()
+            raise
+        with lock:
+            if not resp.will_close and len(idle) < keep:
+                idle.append(conn)
+                conn = None
+        if conn is not None:
             conn.close()
+        return out
+
+    def close_idle():
+        with lock:
+            stale, idle[:] = idle[:], []
+        for c in stale:
+            c.close()
+
+    send.close_idle = close_idle
     return send

@@ -107,6 +107,7 @@ export class Guard {
   }
 
   async shutdown() {
+    this.send.agent?.destroy();
     if (this.child) {
       this.child.stdin.end();
       await new Promise((resolve) => this.child.on("close", resolve));
@@ -114,11 +115,16 @@ export class Guard {
   }
 }
 
+// httpSender sends each request on a kept-alive connection of its own
+// agent (at most 8 open); shutdown destroys them. A request on a connection
+// the guard closed fails, and request's retries connect afresh.
 function httpSender(target, host, token, timeoutMs) {
-  return (body) => new Promise((resolve, reject) => {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+  const send = (body) => new Promise((resolve, reject) => {
     const data = Buffer.from(JSON.stringify(body));
     const req = http.request({
       ...target,
+      agent,
       method: "POST",
       path: "/v1/decide",
       headers: {
@@ -144,4 +150,6 @@ function httpSender(target, host, token, timeoutMs) {
     req.on("error", reject);
     req.end(data);
   });
+  send.agent = agent;
+  return send;
 }
