@@ -2,11 +2,14 @@ package guard_test
 
 import (
 	"bufio"
+	"bytes"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os/exec"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -32,7 +35,7 @@ func (l *countingListener) Accept() (net.Conn, error) {
 
 // TestClientsKeepAlive runs the Python and JavaScript clients of
 // clients/ against the guard's HTTP handler on a listener that counts
-// connections: twelve requests one after another, then shutdown, take
+// connections: thirteen requests one after another, then shutdown, take
 // one connection, kept alive (a connection a request is a TCP handshake
 // and a new server goroutine each time; the Python client took 12).
 // Node's global agent keeps connections alive since Node 19; the
@@ -47,6 +50,7 @@ sys.path.insert(0, "../clients/python")
 from wrapcheck_guard import Guard
 g = Guard.http(sys.argv[1], sys.argv[2])
 assert g.open("r").allowed
+assert g.step("r", "wrapper.plan", traceparent="00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01").allowed
 for _ in range(10):
     assert g.request({"op": "state", "run": "r"}).allowed
 assert g.close("r").allowed
@@ -58,6 +62,7 @@ const { Guard } = await import(new URL("../clients/typescript/guard.mjs", "file:
 const g = Guard.http(process.argv[1], process.argv[2]);
 const ok = (d) => { if (!d.allowed) throw new Error(JSON.stringify(d.raw)); };
 ok(await g.open("r"));
+ok(await g.step("r", "wrapper.plan", { traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" }));
 for (let i = 0; i < 10; i++) ok(await g.request({ op: "state", run: "r" }));
 ok(await g.close("r"));
 await g.shutdown();
@@ -66,7 +71,17 @@ console.log("ok");
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			bin := testenv.Tool(t, tt.tool, "install "+tt.tool+" to run the guard's client")
-			g, err := guard.New(compile(t, "../examples/pipeline/pipeline.wrap"), guard.Options{})
+			var mu sync.Mutex
+			var posted []byte
+			collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				b, _ := io.ReadAll(r.Body)
+				mu.Lock()
+				posted = append(posted, b...)
+				mu.Unlock()
+			}))
+			defer collector.Close()
+			exp := guard.NewSpanExporter(collector.URL+"/v1/traces", "test")
+			g, err := guard.New(compile(t, "../examples/pipeline/pipeline.wrap"), guard.Options{Spans: exp})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,7 +105,14 @@ console.log("ok");
 				t.Fatalf("%s: %v\n%s", tt.tool, err, out)
 			}
 			if n := cl.n.Load(); n != 1 {
-				t.Errorf("12 requests took %d connections, want 1", n)
+				t.Errorf("13 requests took %d connections, want 1", n)
+			}
+			// the step's traceparent reached the guard: its span is the child
+			exp.Close()
+			mu.Lock()
+			defer mu.Unlock()
+			if !bytes.Contains(posted, []byte(`"parentSpanId":"00f067aa0ba902b7"`)) || !bytes.Contains(posted, []byte(`"traceId":"4bf92f3577b34da6a3ce929d0e0e4736"`)) {
+				t.Errorf("no span the child of the step's traceparent in %s", posted)
 			}
 		})
 	}

@@ -21,6 +21,7 @@ func TestDecodeFastAgrees(t *testing.T) {
 	for _, r := range []Request{
 		{Op: "open", Run: "run0", ID: "0"},
 		{Run: "r", ID: "1", Event: json.RawMessage(event)},
+		{Run: "r", ID: "2", Event: json.RawMessage(event), TraceParent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"},
 		{Op: "step", Run: "a-b_c.d", Event: json.RawMessage(`null`)},
 		{Op: "close", Run: "r"},
 		{Run: "r", OTLP: json.RawMessage(`{"resourceSpans": [{"scopeSpans": [{"spans": [{"name": "x", "attributes": []}]}]}]}`)},
@@ -64,7 +65,7 @@ func sameRequest(a, b Request) bool {
 		}
 		return bytes.Equal(x, y)
 	}
-	return a.Op == b.Op && a.Run == b.Run && a.ID == b.ID && raw(a.Event, b.Event) && raw(a.OTLP, b.OTLP)
+	return a.Op == b.Op && a.Run == b.Run && a.ID == b.ID && raw(a.Event, b.Event) && raw(a.OTLP, b.OTLP) && a.TraceParent == b.TraceParent
 }
 
 // TestEncodeAgrees holds the direct encoding of decisions to

@@ -135,6 +135,12 @@ type Request struct {
 	// mapping ([Options.Mapping]) makes exactly one step; Run, when
 	// empty, is then the span's run key.
 	OTLP json.RawMessage `json:"otlp,omitempty"`
+	// TraceParent, optional, is the W3C trace context of the wrapper's
+	// own span for the step (00-TRACEID-SPANID-FLAGS): the decision's span
+	// ([Options.Spans]) is then its child, in its trace. It changes no
+	// decision; a malformed one is ignored, as W3C Trace Context says,
+	// and the span starts the run's own trace.
+	TraceParent string `json:"traceparent,omitempty"`
 }
 
 // Guard holds the open runs of one spec and decides each proposed step.
@@ -715,6 +721,9 @@ func decodeFast(line []byte, req *Request) bool {
 		case "otlp":
 			bit = 16
 			req.OTLP, ok = s.Skip()
+		case "traceparent":
+			bit = 32
+			req.TraceParent, ok = fastString(&s)
 		}
 		if !ok || seen&bit != 0 {
 			return false
@@ -740,6 +749,9 @@ func checkIDs(req Request) error {
 	}
 	if len(req.Run) > MaxRunIDBytes || len(req.ID) > MaxRunIDBytes {
 		return fmt.Errorf("request: a run or request id longer than %d bytes", MaxRunIDBytes)
+	}
+	if len(req.TraceParent) > MaxRunIDBytes {
+		return fmt.Errorf("request: a traceparent longer than %d bytes", MaxRunIDBytes)
 	}
 	return nil
 }

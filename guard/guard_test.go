@@ -180,9 +180,11 @@ func TestLimits(t *testing.T) {
 		got = append(got, briefOf(g.HandleLine([]byte(l))))
 	}
 	got = append(got, briefOf(g.HandleLine([]byte(`{"run": "`+strings.Repeat("x", 300)+`", "op": "open"}`))))
+	got = append(got, briefOf(g.HandleLine([]byte(`{"run": "b", "op": "state", "traceparent": "`+strings.Repeat("0", 300)+`"}`))))
 	want := []brief{{Decision: "allow"}, {Decision: "allow"}, {Decision: "block", Kind: "limit", Reason: "2 runs are open: close one first"},
 		{Decision: "allow", Ended: "closed"}, {Decision: "allow"},
-		{Decision: "block", Kind: "invalid", Reason: "request: a run or request id longer than 256 bytes"}}
+		{Decision: "block", Kind: "invalid", Reason: "request: a run or request id longer than 256 bytes"},
+		{Decision: "block", Kind: "invalid", Reason: "request: a traceparent longer than 256 bytes"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("decisions (-want +got):\n%s", diff)
 	}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -150,7 +151,7 @@ func (e *SpanExporter) add(req Request, d *Decision, retried bool, start time.Ti
 			}
 		}
 	}
-	span, _ := json.Marshal(map[string]any{
+	sp := map[string]any{
 		"traceId":           hex.EncodeToString(sum[:16]),
 		"spanId":            hex.EncodeToString(sid[:]),
 		"name":              "guard.decide",
@@ -158,7 +159,11 @@ func (e *SpanExporter) add(req Request, d *Decision, retried bool, start time.Ti
 		"startTimeUnixNano": strconv.FormatInt(start.UnixNano(), 10),
 		"endTimeUnixNano":   strconv.FormatInt(start.Add(dur).UnixNano(), 10),
 		"attributes":        attrs,
-	})
+	}
+	if trace, parent, ok := parseTraceParent(req.TraceParent); ok {
+		sp["traceId"], sp["parentSpanId"] = trace, parent
+	}
+	span, _ := json.Marshal(sp)
 	e.mu.Lock()
 	if len(e.queue) >= MaxQueuedSpans {
 		e.dropped++
@@ -173,6 +178,34 @@ func (e *SpanExporter) add(req Request, d *Decision, retried bool, start time.Ti
 		default:
 		}
 	}
+}
+
+// parseTraceParent returns the trace id and parent span id of a W3C
+// traceparent (version 00: exactly 00-32HEX-16HEX-2HEX; a later version:
+// at least that, then "-" and more), in lower-case hex, none of them all
+// zeros; ok is false for any other.
+func parseTraceParent(tp string) (trace, parent string, ok bool) {
+	if len(tp) < 55 || tp[2] != '-' || tp[35] != '-' || tp[52] != '-' || len(tp) > 55 && (tp[:2] == "00" || tp[55] != '-') {
+		return "", "", false
+	}
+	if !lowerHex(tp[:2]) || tp[:2] == "ff" || !lowerHex(tp[3:35]) || !lowerHex(tp[36:52]) || !lowerHex(tp[53:55]) {
+		return "", "", false
+	}
+	trace, parent = tp[3:35], tp[36:52]
+	if strings.Trim(trace, "0") == "" || strings.Trim(parent, "0") == "" {
+		return "", "", false
+	}
+	return trace, parent, true
+}
+
+// lowerHex reports whether s is lower-case hexadecimal digits.
+func lowerHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 func strAttr(k, v string) map[string]any {

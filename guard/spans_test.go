@@ -38,6 +38,13 @@ func TestSpans(t *testing.T) {
 		`{"run": "r", "id": "1", "event": {"action": "approver.approve"}}`,
 		`{"run": "r", "id": "2", "event": {"action": "editor.edit"}}`,
 		`{"run": "r", "id": "3", "event": {"action": "releaser.release"}}`,
+		// the wrapper's trace context: the span its child; malformed ones ignored
+		`{"op": "state", "run": "r", "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}`,
+		`{"op": "state", "run": "r", "traceparent": "cc-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-later"}`,
+		`{"op": "state", "run": "r", "traceparent": "00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01"}`,
+		`{"op": "state", "run": "r", "traceparent": "00-00000000000000000000000000000000-00f067aa0ba902b7-01"}`,
+		`{"op": "state", "run": "r", "traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-x"}`,
+		`{"op": "state", "run": "r", "traceparent": "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}`,
 	} {
 		g.HandleLine([]byte(l))
 	}
@@ -49,8 +56,8 @@ func TestSpans(t *testing.T) {
 		Value map[string]any
 	}
 	type span struct {
-		TraceID, SpanID, Name string
-		Attributes            []attr
+		TraceID, SpanID, ParentSpanID, Name string
+		Attributes                          []attr
 	}
 	var spans []span
 	for _, b := range bodies {
@@ -71,12 +78,18 @@ func TestSpans(t *testing.T) {
 			}
 		}
 	}
-	if len(spans) != 4 {
-		t.Fatalf("%d spans, want 4", len(spans))
+	if len(spans) != 10 {
+		t.Fatalf("%d spans, want 10", len(spans))
 	}
-	for _, s := range spans[1:] {
-		if s.TraceID != spans[0].TraceID || s.SpanID == spans[0].SpanID || s.Name != "guard.decide" {
-			t.Errorf("span %+v not of the run's trace", s)
+	for i, s := range spans[1:] {
+		if i+1 == 4 || i+1 == 5 { // the valid traceparents, versions 00 and cc
+			if s.TraceID != "4bf92f3577b34da6a3ce929d0e0e4736" || s.ParentSpanID != "00f067aa0ba902b7" {
+				t.Errorf("span %d %+v not the child of the traceparent's span", i+1, s)
+			}
+			continue
+		}
+		if s.TraceID != spans[0].TraceID || s.ParentSpanID != "" || s.SpanID == spans[0].SpanID || s.Name != "guard.decide" {
+			t.Errorf("span %d %+v not of the run's trace", i+1, s)
 		}
 	}
 	got := map[string]any{}

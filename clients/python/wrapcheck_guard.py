@@ -114,14 +114,19 @@ class Guard:
             body["event"] = {"action": None, "state": initial_state}
         return self.request(body)
 
-    def step(self, run, action, asked=None, state=None, id=None):
-        """Asks whether the run may take action (with the agents' answers it got)."""
+    def step(self, run, action, asked=None, state=None, id=None, traceparent=None):
+        """Asks whether the run may take action (with the agents' answers it got).
+        traceparent, the W3C trace context of the caller's span, makes the
+        guard's span of the decision its child."""
         event = {"action": action}
         if asked:
             event["asked"] = asked
         if state:
             event["state"] = state
-        return self.request({"run": run, "id": id or uuid.uuid4().hex, "event": event})
+        body = {"run": run, "id": id or uuid.uuid4().hex, "event": event}
+        if traceparent:
+            body["traceparent"] = traceparent
+        return self.request(body)
 
     def close(self, run):
         return self.request({"op": "close", "run": run})

@@ -34,7 +34,7 @@ export declare class Guard {
   static stdio(argv: string[]): Guard;
   request(body: Record<string, unknown>): Promise<Decision>;
   open(run: string, initialState?: Record<string, unknown>): Promise<Decision>;
-  step(run: string, action: string, opts?: { asked?: Record<string, unknown>; state?: Record<string, unknown>; id?: string }): Promise<Decision>;
+  step(run: string, action: string, opts?: { asked?: Record<string, unknown>; state?: Record<string, unknown>; id?: string; traceparent?: string }): Promise<Decision>;
   close(run: string): Promise<Decision>;
   shutdown(): Promise<void>;
 }

@@ -95,11 +95,13 @@ export class Guard {
   }
 
   /** Asks whether the run may take action (with the agents' answers it got). */
-  step(run, action, { asked, state, id } = {}) {
+  step(run, action, { asked, state, id, traceparent } = {}) {
     const event = { action };
     if (asked) event.asked = asked;
     if (state) event.state = state;
-    return this.request({ run, id: id ?? randomUUID(), event });
+    const body = { run, id: id ?? randomUUID(), event };
+    if (traceparent) body.traceparent = traceparent; // the decision's span becomes its child
+    return this.request(body);
   }
 
   close(run) {
