@@ -25,6 +25,8 @@ type ProbInput struct {
 	TimeoutSeconds float64          `json:"timeout_seconds,omitempty" jsonschema:"stop after this many seconds (default 60, at most 600): an error then"`
 	Interval       bool             `json:"interval,omitempty" jsonschema:"sound lower and upper bounds by interval iteration instead of exact fractions"`
 	Confidence     float64          `json:"confidence,omitempty" jsonschema:"level of the confidence intervals of counts k of n, between 0 and 1 (default 0.95)"`
+	Witness        bool             `json:"witness,omitempty" jsonschema:"for each value computed exactly, the strategy that attains it and the most probable path to the event under it, as prob --witness (result's queries then carry witness)"`
+	Sensitivity    bool             `json:"sensitivity,omitempty" jsonschema:"rank the measured rates by how much each one's interval widens the answer, as prob --sensitivity (result's queries then carry sensitivity)"`
 }
 
 // ProbOutput is the structured result of the prob tool: the report once,
@@ -50,7 +52,8 @@ func (t *tools) prob(ctx context.Context, req *sdk.CallToolRequest, in ProbInput
 	if len(m.Queries) == 0 && len(m.Expectations) == 0 {
 		return nil, out, fmt.Errorf("%s: no probability queries (declare one with `probability Name: eventually c`)", m.Filename)
 	}
-	opts := quant.Options{MaxStates: in.MaxStates, MemoryBudget: t.opts.MemoryBudget, Only: in.Only, Interval: in.Interval}
+	opts := quant.Options{MaxStates: in.MaxStates, MemoryBudget: t.opts.MemoryBudget, Only: in.Only, Interval: in.Interval,
+		Witness: in.Witness, Sensitivity: in.Sensitivity}
 	if in.Confidence > 0 {
 		// 0.95 is 19/20, as --confidence 0.95 reads it
 		opts.Confidence, _ = new(mathbig.Rat).SetString(strconv.FormatFloat(in.Confidence, 'g', -1, 64))

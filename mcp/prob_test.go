@@ -1,13 +1,19 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"maps"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/wrapcheck/wrapcheck/quant"
+	"github.com/wrapcheck/wrapcheck/report"
 )
 
 // flagSpec has a bound kept at the point estimate of its counts (1/3)
@@ -208,27 +214,87 @@ func TestProbStopped(t *testing.T) {
 	}
 }
 
-// TestProbStoppedBox: when the time limit stops the range over the
+// TestProbStoppedIn: when the time limit stops the range over the
 // confidence box (walkbox.wrap: the values come at once, the range
-// crawls), prob answers the values, the query marked stopped in "box",
+// crawls) or the sensitivity pass (walksens.wrap: the values and the
+// range come quickly, one rate's pass crawls), prob answers what it
+// computed, the query marked stopped there ("box", "sensitivity"),
 // verdict incomplete with the reason, and says where it stopped; before,
-// the call was an error.
-func TestProbStoppedBox(t *testing.T) {
+// the call was an error (the box) or had no sensitivity option.
+func TestProbStoppedIn(t *testing.T) {
 	cs := connectServer(t, Options{}, nil)
+	for _, tt := range []struct {
+		where, spec string
+		args        map[string]any
+		want        string
+	}{
+		{"box", "walkbox.wrap", map[string]any{}, "incomplete: stopped (timeout) during the range over the confidence intervals of the counts"},
+		{"sensitivity", "walksens.wrap", map[string]any{"sensitivity": true}, "incomplete: stopped (timeout) during the sensitivity pass"},
+	} {
+		t.Run(tt.where, func(t *testing.T) {
+			args := map[string]any{"spec": hostile(t, tt.spec), "interval": true, "timeout_seconds": 1}
+			maps.Copy(args, tt.args)
+			var out ProbOutput
+			res := call(t, cs, "prob", args, &out)
+			if res.IsError || out.Verdict != "incomplete" || out.Reason != "timeout" {
+				t.Fatalf("verdict %q reason %q (error %v): %s", out.Verdict, out.Reason, res.IsError, text(res))
+			}
+			qs, _ := out.Result["queries"].([]any)
+			if len(qs) != 1 {
+				t.Fatalf("queries %v", out.Result["queries"])
+			}
+			q, _ := qs[0].(map[string]any)
+			if q["stopped"] != true || q["stopped_in"] != tt.where || q["max"] == nil || tt.where == "sensitivity" && q["box"] == nil {
+				t.Errorf("the query is not marked stopped in %s with what it computed: %v", tt.where, q)
+			}
+			if !strings.Contains(text(res), tt.want) {
+				t.Errorf("text: %s", text(res))
+			}
+		})
+	}
+}
+
+// TestProbWitnessSensitivity: the prob tool's witness and sensitivity
+// give what prob --witness --sensitivity --format json gives (the
+// queries and expectations of the result equal those of report.QuantJSON
+// on quant.Check with the same options), so the MCP answers "which
+// answers lead there" and "measure what next" as the terminal does.
+func TestProbWitnessSensitivity(t *testing.T) {
+	cs := connect(t, nil)
+	src, err := os.ReadFile("../examples/pipeline/rates.wrap")
+	if err != nil {
+		t.Fatal(err)
+	}
 	var out ProbOutput
-	res := call(t, cs, "prob", map[string]any{"spec": hostile(t, "walkbox.wrap"), "interval": true, "timeout_seconds": 1}, &out)
-	if res.IsError || out.Verdict != "incomplete" || out.Reason != "timeout" {
-		t.Fatalf("verdict %q reason %q (error %v): %s", out.Verdict, out.Reason, res.IsError, text(res))
+	res := call(t, cs, "prob", map[string]any{"spec": string(src), "witness": true, "sensitivity": true}, &out)
+	if res.IsError {
+		t.Fatalf("tool error: %s", text(res))
+	}
+	_, m, err := Source{Spec: string(src)}.model(context.Background(), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qres, err := quant.Check(context.Background(), m, quant.Options{Witness: true, Sensitivity: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var js bytes.Buffer
+	if err := report.QuantJSON(&js, m, qres); err != nil {
+		t.Fatal(err)
+	}
+	var want map[string]any
+	if err := json.Unmarshal(js.Bytes(), &want); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"queries", "expectations"} {
+		if diff := cmp.Diff(want[k], out.Result[k]); diff != "" {
+			t.Errorf("%s (-terminal +mcp):\n%s", k, diff)
+		}
 	}
 	qs, _ := out.Result["queries"].([]any)
-	if len(qs) != 1 {
-		t.Fatalf("queries %v", out.Result["queries"])
-	}
-	q, _ := qs[0].(map[string]any)
-	if q["stopped"] != true || q["stopped_in"] != "box" || q["max"] == nil {
-		t.Errorf("the query is not marked stopped in the box with its value: %v", q)
-	}
-	if !strings.Contains(text(res), "incomplete: stopped (timeout) during the range over the confidence intervals of the counts") {
-		t.Errorf("text: %s", text(res))
+	for _, q := range qs {
+		if q := q.(map[string]any); q["witness"] == nil || q["sensitivity"] == nil {
+			t.Errorf("query %v without a witness or a sensitivity", q["name"])
+		}
 	}
 }
