@@ -25,7 +25,7 @@ type ProbInput struct {
 	TimeoutSeconds float64          `json:"timeout_seconds,omitempty" jsonschema:"stop after this many seconds (default 60, at most 600): an error then"`
 	Interval       bool             `json:"interval,omitempty" jsonschema:"sound lower and upper bounds by interval iteration instead of exact fractions"`
 	Confidence     float64          `json:"confidence,omitempty" jsonschema:"level of the confidence intervals of counts k of n, between 0 and 1 (default 0.95)"`
-	Witness        bool             `json:"witness,omitempty" jsonschema:"for each value computed exactly, the strategy that attains it and the most probable path to the event under it, as prob --witness (result's queries then carry witness)"`
+	Witness        bool             `json:"witness,omitempty" jsonschema:"for each value, the strategy that attains it (from interval iteration: the one its bounds pick, with strategy_bounds) and the most probable path to the event under it, as prob --witness (result's queries then carry witness)"`
 	Sensitivity    bool             `json:"sensitivity,omitempty" jsonschema:"rank the measured rates by how much each one's interval widens the answer, as prob --sensitivity (result's queries then carry sensitivity)"`
 }
 

@@ -394,8 +394,11 @@ func Check(ctx context.Context, m *spec.Model, opts Options) (*Result, error) {
 				return nil, nil, err
 			}
 			// with ctx's error, the bounds reached (partial)
-			b := initialInterval(mdp.Init, iv, max)
-			return nil, &b, err
+			bounds := initialInterval(mdp.Init, iv, max)
+			if err == nil && wit != nil && opts.Witness {
+				*wit, err = b.intervalWitness(ctx, mdp, iv, left, target, max)
+			}
+			return nil, &bounds, err
 		}
 		if wantMax {
 			if r.Max, r.MaxBounds, err = solve(mdp, true, &r.MaxWitness); err != nil {

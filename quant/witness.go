@@ -57,6 +57,11 @@ type Witness struct {
 	Strategy []StrategyRow
 	// Orbits says that symmetry reduction was on (see above).
 	Orbits bool
+	// Bounds, for a value computed by interval iteration, are sound
+	// bounds on the probability of the event under the strategy, which
+	// the value's bounds picked and which need not attain the value
+	// ([boundsStrategy]); nil for an exact value, which it attains.
+	Bounds *Interval
 }
 
 // A WitnessStep is one step of a [Witness]'s path.

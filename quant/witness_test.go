@@ -124,18 +124,46 @@ func TestWitness(t *testing.T) {
 		}},
 	}
 	for _, tt := range tests {
-		t.Run(fmt.Sprintf("%s/%s/max=%v", tt.peer, tt.query, tt.max), func(t *testing.T) {
-			m, res := checkPeer(t, tt.peer, quant.Options{Witness: true, Only: []string{tt.query}})
+		for _, interval := range []bool{false, true} {
+			if interval && tt.query == "RichSoon" {
+				continue // a bounded query is solved exactly
+			}
+			t.Run(fmt.Sprintf("%s/%s/max=%v/interval=%v", tt.peer, tt.query, tt.max, interval), func(t *testing.T) {
+				testWitness(t, tt.peer, tt.query, tt.max, interval, tt.want)
+			})
+		}
+	}
+}
+
+// testWitness checks the witness of the min or max of query of a peer
+// model against want; with interval, of the value computed by interval
+// iteration (the strategy its bounds pick, whose own bounds must then
+// enclose the exact value: the strategy is optimal on these models).
+func testWitness(t *testing.T, peer, query string, max, interval bool, want []string) {
+	{
+		{
+			m, res := checkPeer(t, peer, quant.Options{Witness: true, Only: []string{query}, Interval: interval})
 			q := res.Queries[0]
-			w := q.MinWitness
-			if tt.max {
-				w = q.MaxWitness
+			w, bounds := q.MinWitness, q.MinBounds
+			if max {
+				w, bounds = q.MaxWitness, q.MaxBounds
 			}
 			if w == nil {
 				t.Fatal("no witness")
 			}
-			if diff := cmp.Diff(tt.want, witnessLines(m, w)); diff != "" {
+			if diff := cmp.Diff(want, witnessLines(m, w)); diff != "" {
 				t.Errorf("witness (-want +got):\n%s", diff)
+			}
+			if interval {
+				_, exact := checkPeer(t, peer, quant.Options{Only: []string{query}})
+				v := exact.Queries[0].Min
+				if max {
+					v = exact.Queries[0].Max
+				}
+				if bounds == nil || w.Bounds == nil || ratOutside(v, *w.Bounds) || ratOutside(v, *bounds) {
+					t.Fatalf("the value's bounds %v, the strategy's %v, the exact value %s", bounds, w.Bounds, v.RatString())
+				}
+				return
 			}
 			// The path's probability is the product of its steps', and
 			// no more than the value.
@@ -144,14 +172,19 @@ func TestWitness(t *testing.T) {
 				prod = prod.Mul(prod, s.Prob)
 			}
 			v := q.Min
-			if tt.max {
+			if max {
 				v = q.Max
 			}
 			if prod.Cmp(w.Prob) != 0 || w.Prob.Cmp(v) > 0 {
 				t.Errorf("path probability %s, product of the steps %s, value %s", w.Prob.RatString(), prod.RatString(), v.RatString())
 			}
-		})
+		}
 	}
+}
+
+// ratOutside reports whether r lies outside the interval iv.
+func ratOutside(r *big.Rat, iv quant.Interval) bool {
+	return new(big.Rat).SetFloat64(iv.Lo).Cmp(r) > 0 || new(big.Rat).SetFloat64(iv.Hi).Cmp(r) < 0
 }
 
 // TestWitnessNoPath checks that a value of 0 gives a witness without a

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -271,6 +272,39 @@ func TestQuantCostBounds(t *testing.T) {
       }`} {
 		if !bytes.Contains(out.Bytes(), []byte(s)) {
 			t.Errorf("JSON without %s:\n%s", s, out.String())
+		}
+	}
+}
+
+// TestQuantIntervalWitness renders the witness of a value computed by
+// interval iteration: the text names the strategy its bounds picked with
+// the bounds of its own probability (not "the strategy that attains
+// it"), and the JSON adds them as strategy_bounds; an exact value's
+// witness has neither.
+func TestQuantIntervalWitness(t *testing.T) {
+	src := "spec Die\nvar d: 0..6\nagent roll(): 1..6\nrate roll { 1: 1/6; 2: 1/6; 3: 1/6; 4: 1/6; 5: 1/6; 6: 1/6 }\naction throw when d == 0 { d := ask roll() }\nterminal d > 0\n" +
+		"probability Six: max eventually d == 6\n"
+	m, err := spec.ParseFile("g.wrap", []byte(src), spec.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, interval := range []bool{false, true} {
+		res, err := quant.Check(context.Background(), m, quant.Options{Witness: true, Interval: interval})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var text, js bytes.Buffer
+		if err := report.QuantText(&text, m, res); err != nil {
+			t.Fatal(err)
+		}
+		if err := report.QuantJSON(&js, m, res); err != nil {
+			t.Fatal(err)
+		}
+		picked := strings.Contains(text.String(), "witness of Six's P_max: the most probable path to the event under the strategy its bounds pick (whose own probability is in [0.16666666666666")
+		attains := strings.Contains(text.String(), "witness of Six's P_max: the most probable path to the event under the strategy that attains it, probability 1/6")
+		bounds := strings.Contains(js.String(), `"strategy_bounds": {`)
+		if picked != interval || attains == interval || bounds != interval {
+			t.Errorf("interval=%v: text\n%s\njson\n%s", interval, text.String(), js.String())
 		}
 	}
 }

@@ -21,11 +21,16 @@ import (
 // "Rich's P_max"; event is "event", or "target" for an expected cost): the path as check's trace, with each step's
 // probability, then the strategy on the path.
 func witnessText(b *strings.Builder, m *spec.Model, name, event string, w *quant.Witness) {
+	strategy := "the strategy that attains it"
+	if w.Bounds != nil {
+		strategy = fmt.Sprintf("the strategy its bounds pick (whose own probability is in [%s, %s])",
+			strconv.FormatFloat(w.Bounds.Lo, 'g', -1, 64), strconv.FormatFloat(w.Bounds.Hi, 'g', -1, 64))
+	}
 	if len(w.Steps) == 0 {
-		fmt.Fprintf(b, "witness of %s: no path reaches the %s under the strategy that attains it\n", Escape(name), event)
+		fmt.Fprintf(b, "witness of %s: no path reaches the %s under %s\n", Escape(name), event, strategy)
 		return
 	}
-	fmt.Fprintf(b, "witness of %s: the most probable path to the %s under the strategy that attains it, probability %s\n", Escape(name), event, ratText(w.Prob))
+	fmt.Fprintf(b, "witness of %s: the most probable path to the %s under %s, probability %s\n", Escape(name), event, strategy, ratText(w.Prob))
 	if w.Orbits {
 		b.WriteString("(symmetry reduction: each state stands for its orbit, each step's probability is that of entering the orbit)\n")
 	}
@@ -99,6 +104,14 @@ type witnessJSON struct {
 	// Orbits: symmetry reduction was on; each state stands for its
 	// orbit.
 	Orbits bool `json:"orbits,omitempty"`
+	// StrategyBounds, for a value computed by interval iteration, bound
+	// the probability of the event under the strategy, which its bounds
+	// picked and which need not attain the value; absent for an exact
+	// value, which the strategy attains.
+	StrategyBounds *struct {
+		Lower float64 `json:"lower"`
+		Upper float64 `json:"upper"`
+	} `json:"strategy_bounds,omitempty"`
 }
 
 // witnessPairJSON holds the witnesses of a query's min and max.
@@ -137,6 +150,12 @@ func newWitnessJSON(m *spec.Model, w *quant.Witness) (*witnessJSON, error) {
 		return nil, nil
 	}
 	out := &witnessJSON{Orbits: w.Orbits, Trace: json.RawMessage("[]"), StepProbabilities: []string{}}
+	if w.Bounds != nil {
+		out.StrategyBounds = &struct {
+			Lower float64 `json:"lower"`
+			Upper float64 `json:"upper"`
+		}{w.Bounds.Lo, w.Bounds.Hi}
+	}
 	if len(w.Steps) == 0 {
 		return out, nil
 	}
