@@ -97,9 +97,11 @@ func boundsStrategy(mdp *MDP, iv []Interval, left, target []bool, max bool) []in
 				if !candidate(int(s), d) {
 					continue
 				}
-				if e, _ := expect(d); bc >= 0 && e <= be {
+				e, _ := expect(d)
+				if bc >= 0 && e <= be {
 					continue
-				} else if _, ok := slices.BinarySearchFunc(d, int(t), func(tr Trans, to int) int { return tr.To - to }); ok {
+				}
+				if _, ok := slices.BinarySearchFunc(d, int(t), func(tr Trans, to int) int { return tr.To - to }); ok {
 					bc, be = c, e
 				}
 			}
