@@ -22,38 +22,41 @@ import (
 // the value: [intervalWitness] bounds its own probability.
 func boundsStrategy(mdp *MDP, iv []Interval, left, target []bool, max bool) []int {
 	n := mdp.N()
-	expect := func(d Dist) (lo, hi float64) {
-		for _, tr := range d {
-			p, _ := tr.Prob.Float64()
-			lo += p * iv[tr.To].Lo
-			hi += p * iv[tr.To].Hi
+	// exp[s][c]: choice c's expectation under the lower and the upper
+	// bounds, computed once
+	exp := make([][][2]float64, n)
+	for s := range n {
+		exp[s] = make([][2]float64, len(mdp.Choices[s]))
+		for c, d := range mdp.Choices[s] {
+			for _, tr := range d {
+				p, _ := tr.Prob.Float64()
+				exp[s][c][0] += p * iv[tr.To].Lo
+				exp[s][c][1] += p * iv[tr.To].Hi
+			}
 		}
-		return lo, hi
 	}
 	// slack covers the rounding of the float sums above
 	const slack = 1e-12
 	strategy := make([]int, n)
 	bar := make([]float64, n) // the best lower (max) or upper (min) expectation
-	candidate := func(s int, d Dist) bool {
-		lo, hi := expect(d)
+	candidate := func(s, c int) bool {
 		if max {
-			return hi >= bar[s]-slack
+			return exp[s][c][1] >= bar[s]-slack
 		}
-		return lo <= bar[s]+slack
+		return exp[s][c][0] <= bar[s]+slack
 	}
 	for s := range n {
 		bar[s] = math.NaN()
-		for _, d := range mdp.Choices[s] {
-			lo, hi := expect(d)
-			if math.IsNaN(bar[s]) || max && lo > bar[s] || !max && hi < bar[s] {
-				bar[s] = lo
+		for _, e := range exp[s] {
+			if math.IsNaN(bar[s]) || max && e[0] > bar[s] || !max && e[1] < bar[s] {
+				bar[s] = e[0]
 				if !max {
-					bar[s] = hi
+					bar[s] = e[1]
 				}
 			}
 		}
-		for c, d := range mdp.Choices[s] {
-			if candidate(s, d) {
+		for c := range exp[s] {
+			if candidate(s, c) {
 				strategy[s] = c
 				break
 			}
@@ -67,8 +70,8 @@ func boundsStrategy(mdp *MDP, iv []Interval, left, target []bool, max bool) []in
 		if target[s] || !left[s] {
 			continue
 		}
-		for _, d := range mdp.Choices[s] {
-			if !candidate(s, d) {
+		for c, d := range mdp.Choices[s] {
+			if !candidate(s, c) {
 				continue
 			}
 			for _, tr := range d {
@@ -92,17 +95,13 @@ func boundsStrategy(mdp *MDP, iv []Interval, left, target []bool, max bool) []in
 			}
 			// of the candidates of s that may move to t, the best by the
 			// lower bounds (the first on ties)
-			bc, be := -1, 0.0
+			bc := -1
 			for c, d := range mdp.Choices[s] {
-				if !candidate(int(s), d) {
-					continue
-				}
-				e, _ := expect(d)
-				if bc >= 0 && e <= be {
+				if !candidate(int(s), c) || bc >= 0 && exp[s][c][0] <= exp[s][bc][0] {
 					continue
 				}
 				if _, ok := slices.BinarySearchFunc(d, int(t), func(tr Trans, to int) int { return tr.To - to }); ok {
-					bc, be = c, e
+					bc = c
 				}
 			}
 			strategy[s] = bc

@@ -80,17 +80,15 @@ type lineReader struct {
 	agents  map[string]int
 	// maxSlots is the slots of every variable and answer of a line.
 	maxSlots int
-	// rank is a variable's place in the order of the names (the order of
-	// a line's vars); seenVars the fast path's set of the ranks read.
-	rank     map[*spec.Var]int32
+	// rankOf is a variable's place in the order of the names (the order
+	// of a line's vars), by name; ranked the variable of each rank.
+	rankOf map[string]int32
+	ranked []*spec.Var
+	// The fast path's: the set of the ranks read, the index in the line's
+	// vars of each, and the buffer the vars are put in rank order into.
 	seenVars []uint64
-	// The fast path's: a name's rank (one lookup for the variable and its
-	// rank), the variable of each rank, the index in the line's vars of
-	// each rank read, and the buffer the vars are put in rank order into.
-	rankOf  map[string]int32
-	ranked  []*spec.Var
-	at      []int32
-	sortBuf []wantVar
+	at       []int32
+	sortBuf  []wantVar
 	// reuse makes the fast path parse each line into the buffers of the
 	// line before (a Decoder's lines are valid until the next).
 	reuse    bool
@@ -117,12 +115,10 @@ func newLineReader(m *spec.Model, name string, r io.Reader) *lineReader {
 	}
 	names := sortedKeys(lr.vars)
 	lr.seenVars = make([]uint64, (len(names)+63)/64)
-	lr.rank = make(map[*spec.Var]int32, len(names))
 	lr.rankOf = make(map[string]int32, len(names))
 	lr.ranked = make([]*spec.Var, len(names))
 	lr.at = make([]int32, len(names))
 	for i, k := range names {
-		lr.rank[lr.vars[k]] = int32(i)
 		lr.rankOf[k] = int32(i)
 		lr.ranked[i] = lr.vars[k]
 	}
@@ -225,7 +221,7 @@ func (lr *lineReader) parseSlow(text []byte) (Line, error) {
 		if err != nil {
 			return Line{}, fmt.Errorf("state.%s: %v", k, err)
 		}
-		w.vars = append(w.vars, wantVar{v: v, val: val, rank: lr.rank[v]})
+		w.vars = append(w.vars, wantVar{v: v, val: val, rank: lr.rankOf[k]})
 	}
 	for _, k := range sortedKeys(l.Asked) {
 		ag, ok := lr.agents[k]
