@@ -3,7 +3,10 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -217,6 +220,60 @@ func TestGuardProcs(t *testing.T) {
 		code := run([]string{"guard", "--procs", p, "--listen", "127.0.0.1:0", "../../examples/pipeline/pipeline.wrap"}, &stdout, &stderr)
 		if code != exitUsage || !strings.Contains(stderr.String(), "--procs must be between 0 and 256") {
 			t.Errorf("--procs %s: exit %d\n%s", p, code, stderr.String())
+		}
+	}
+}
+
+// TestGuardHTTPBodies sends the built binary's guard, raw, the request
+// bodies its handler reads in two ways (of declared length into a reused
+// buffer, chunked through the limit): too long either way, refused (a
+// declared length before any byte of the body is read), and cut short,
+// refused; then a good one on a fresh connection is still decided.
+func TestGuardHTTPBodies(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin, _ := buildBinary(t)
+	addr, token, _ := startGuard(t, bin, "127.0.0.1:0", "../../examples/approval/toctou_fixed_revoke.wrap")
+	host := strings.TrimPrefix(addr, "http://")
+	head := "POST /v1/decide HTTP/1.1\r\nHost: " + host + "\r\nContent-Type: application/json\r\nX-Wrapcheck-Token: " + token + "\r\n"
+	long := `{"run": "` + strings.Repeat("x", 2<<20) + `"}`
+	open := `{"op": "open", "run": "r"}`
+	for _, tt := range []struct {
+		name, send string
+		closeWrite bool
+		want       string
+	}{
+		{"declared too long", head + fmt.Sprintf("Content-Length: %d\r\n\r\n", len(long)), false, "413 request longer than 1052672 bytes"},
+		{"chunked too long", head + "Transfer-Encoding: chunked\r\n\r\n" + fmt.Sprintf("%x\r\n%s\r\n0\r\n\r\n", len(long), long), false, "413 request longer than 1052672 bytes"},
+		{"cut short", head + "Content-Length: 100\r\n\r\n" + open, true, "400 reading the request: unexpected EOF"},
+		{"good", head + fmt.Sprintf("Content-Length: %d\r\n\r\n", len(open)) + open, false, "200 allow"},
+	} {
+		conn, err := net.DialTimeout("tcp", host, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn.SetDeadline(time.Now().Add(10 * time.Second))
+		go func() {
+			conn.Write([]byte(tt.send))
+			if tt.closeWrite {
+				conn.(*net.TCPConn).CloseWrite()
+			}
+		}()
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		var d struct{ Decision, Reason string }
+		json.NewDecoder(resp.Body).Decode(&d)
+		resp.Body.Close()
+		conn.Close()
+		got := fmt.Sprintf("%d %s", resp.StatusCode, strings.TrimPrefix(d.Reason, "wrapcheck guard: "))
+		if d.Decision == "allow" {
+			got = fmt.Sprintf("%d allow", resp.StatusCode)
+		}
+		if got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
 		}
 	}
 }
