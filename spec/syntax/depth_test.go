@@ -158,7 +158,7 @@ func TestStopEarly(t *testing.T) {
 		}
 		full, _, _ := scanTokens("p.wrap", []byte(src), false)
 		part, _, _ := scanTokens("p.wrap", []byte(src), true)
-		if len(part) < len(full) {
+		if part.len() < full.len() {
 			stopped++
 			if err2 == nil {
 				t.Errorf("case %d: the scanner stopped early but Parse succeeded", i)

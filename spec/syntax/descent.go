@@ -26,7 +26,7 @@ import (
 
 // descent is the recursive-descent parser of one token stream.
 type descent struct {
-	lex *lexer.PeekingLexer
+	lex tokenStream
 	at  lexer.Token // the token at which the parser gave up
 }
 
@@ -40,7 +40,7 @@ type giveUp struct{}
 // valid string literal, too many repetitions). at is then the token at
 // which it gave up. A panic inside, a bug, also reports false, so that
 // the participle path decides.
-func parseDescent(lex *lexer.PeekingLexer, filename string) (f *File, at lexer.Token, ok bool) {
+func parseDescent(lex tokenStream, filename string) (f *File, at lexer.Token, ok bool) {
 	p := &descent{lex: lex}
 	defer func() {
 		if r := recover(); r != nil {
@@ -425,10 +425,10 @@ func (p *descent) stmt() Stmt {
 // forStmt reports whether the statement at the name for is a for
 // statement: a name follows it (for := 1 assigns to a variable for).
 func (p *descent) forStmt() bool {
-	cp := p.lex.MakeCheckpoint()
+	cp := p.lex.mark()
 	p.lex.Next()
 	ok := p.peek().Type == tokIdent
-	p.lex.LoadCheckpoint(cp)
+	p.lex.reset(cp)
 	return ok
 }
 

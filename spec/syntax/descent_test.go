@@ -197,10 +197,11 @@ func TestDescentMutants(t *testing.T) {
 	total, accepted := 0, 0
 	for _, name := range names {
 		src := specs[name]
-		toks, _, err := scanTokens(name, src, false)
-		if err != nil || len(toks) < 2 {
+		list, _, err := scanTokens(name, src, false)
+		if err != nil || list.len() < 2 {
 			continue
 		}
+		toks := list.slice()
 		toks = toks[:len(toks)-1] // not EOF
 		span := func(i int) (int, int) {
 			return toks[i].Pos.Offset, toks[i].Pos.Offset + len(toks[i].Value)

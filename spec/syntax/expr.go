@@ -64,7 +64,7 @@ type gType struct{ T TypeExpr }
 
 // Parse implements participle.Parseable.
 func (g *gExpr) Parse(lex *lexer.PeekingLexer) error {
-	p := &exprParser{lex: lex}
+	p := &exprParser{lex: peeking{lex}}
 	if !p.startsOperand() {
 		return participle.NextMatch
 	}
@@ -74,8 +74,8 @@ func (g *gExpr) Parse(lex *lexer.PeekingLexer) error {
 
 // Parse implements participle.Parseable.
 func (g *gTarget) Parse(lex *lexer.PeekingLexer) error {
-	p := &exprParser{lex: lex}
-	if t := lex.Peek(); t.Type != tokIdent {
+	p := &exprParser{lex: peeking{lex}}
+	if t := p.lex.Peek(); t.Type != tokIdent {
 		return participle.NextMatch
 	}
 	g.X = p.postfix()
@@ -84,7 +84,7 @@ func (g *gTarget) Parse(lex *lexer.PeekingLexer) error {
 
 // Parse implements participle.Parseable.
 func (g *gType) Parse(lex *lexer.PeekingLexer) error {
-	p := &exprParser{lex: lex}
+	p := &exprParser{lex: peeking{lex}}
 	if !p.startsType() {
 		return participle.NextMatch
 	}
@@ -227,7 +227,7 @@ func prefixOp(t *lexer.Token) (opInfo, bool) {
 // stops consuming tokens and returns placeholder nodes; err holds the
 // error.
 type exprParser struct {
-	lex   *lexer.PeekingLexer
+	lex   tokenStream
 	err   error
 	depth int // nesting of operands and types, bounded by maxExprDepth
 }
@@ -371,10 +371,10 @@ func (p *exprParser) binary(minBin, minPre int) Expr {
 // next statement (mod := 1, mod[i] := 1), as it was before mod was an
 // operator.
 func (p *exprParser) modOperator() bool {
-	cp := p.lex.MakeCheckpoint()
+	cp := p.lex.mark()
 	p.lex.Next()
 	ok := p.startsOperand()
-	p.lex.LoadCheckpoint(cp)
+	p.lex.reset(cp)
 	return ok
 }
 
@@ -448,11 +448,11 @@ func (p *exprParser) args() ([]Expr, Position) {
 // element is a membership test writes it in parentheses.
 func (p *exprParser) array() Expr {
 	pos := position(p.next().Pos)
-	cp := p.lex.MakeCheckpoint()
+	cp := p.lex.mark()
 	if p.peek().Type == tokIdent {
 		p.next()
 		comp := p.is("in")
-		p.lex.LoadCheckpoint(cp)
+		p.lex.reset(cp)
 		if comp {
 			c := &ArrayComp{Pos: pos, Var: p.ident()}
 			p.expect("in")
@@ -479,8 +479,8 @@ func (p *exprParser) array() Expr {
 // or channel type (an extension): seq or chan followed by [. Elsewhere
 // seq and chan are names.
 func (p *exprParser) seqType() bool {
-	cp := p.lex.MakeCheckpoint()
-	defer p.lex.LoadCheckpoint(cp)
+	cp := p.lex.mark()
+	defer p.lex.reset(cp)
 	p.lex.Next()
 	return p.is("[")
 }
@@ -500,8 +500,8 @@ func (p *exprParser) aggregate() (QuantKind, bool) {
 	default:
 		return 0, false
 	}
-	cp := p.lex.MakeCheckpoint()
-	defer p.lex.LoadCheckpoint(cp)
+	cp := p.lex.mark()
+	defer p.lex.reset(cp)
 	p.lex.Next()
 	if p.peek().Type != tokIdent {
 		return 0, false

@@ -44,7 +44,7 @@ func scanPositions(t *testing.T, path string, src []byte) (toks, comments []toke
 	if err != nil {
 		t.Fatalf("scan: %v", err)
 	}
-	for _, tk := range ts {
+	for _, tk := range ts.slice() {
 		toks = append(toks, tokenPos{int(tk.Type), tk.Value, tk.Pos.Line, tk.Pos.Column})
 	}
 	for _, c := range cs {

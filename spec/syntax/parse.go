@@ -64,7 +64,7 @@ func parseWith(filename string, src []byte, stopEarly bool, mode parseMode) (f *
 		}
 		return nil, list.Err()
 	}
-	if t := toks[0]; t.Type != tokKeyword || t.Value != "spec" {
+	if t := *toks.at(0); t.Type != tokKeyword || t.Value != "spec" {
 		var list ErrorList
 		list.Add(position(t.Pos), "expected 'spec', found "+describe(t))
 		return nil, list.Err()
@@ -75,13 +75,7 @@ func parseWith(filename string, src []byte, stopEarly bool, mode parseMode) (f *
 		return nil, list.Err()
 	}
 	if mode != grammarOnly {
-		peek, lerr := lexer.Upgrade(&sliceLexer{toks: toks})
-		if lerr != nil {
-			var list ErrorList
-			list.Add(Position{Filename: filename}, lerr.Error())
-			return nil, list.Err()
-		}
-		f, at, ok := parseDescent(peek, filename)
+		f, at, ok := parseDescent(&cursor{toks: toks}, filename)
 		switch {
 		case ok:
 			addComments(f, comments)
@@ -141,11 +135,13 @@ func lineFeeds(s string) string {
 // tooDeep reports the first token at which the nesting of brackets and
 // else-if chains, which the participle grammar parses recursively, exceeds
 // maxNesting. (exprParser bounds its own recursion.)
-func tooDeep(toks []lexer.Token) (lexer.Token, bool) {
+func tooDeep(toks *tokenList) (lexer.Token, bool) {
 	depth := 0
 	chains := []int{0} // length of the else-if chain open at each depth
 	extra := 0         // sum of chains
-	for i, t := range toks {
+	last := toks.len() - 1
+	for i := range toks.len() {
+		t := toks.at(i)
 		if t.Type != tokPunct && t.Type != tokKeyword {
 			continue
 		}
@@ -160,18 +156,18 @@ func tooDeep(toks []lexer.Token) (lexer.Token, bool) {
 			extra -= chains[max(depth, 0)]
 			chains[max(depth, 0)] = 0
 			depth = max(depth-1, 0)
-			if next := toks[min(i+1, len(toks)-1)]; next.Value != "else" || next.Type != tokKeyword {
+			if next := toks.at(min(i+1, last)); next.Value != "else" || next.Type != tokKeyword {
 				extra -= chains[depth]
 				chains[depth] = 0
 			}
 		case "else":
-			if next := toks[min(i+1, len(toks)-1)]; next.Value == "if" && next.Type == tokKeyword {
+			if next := toks.at(min(i+1, last)); next.Value == "if" && next.Type == tokKeyword {
 				chains[depth]++
 				extra++
 			}
 		}
 		if depth+extra > maxNesting {
-			return t, true
+			return *t, true
 		}
 	}
 	return lexer.Token{}, false
@@ -527,14 +523,9 @@ func ParseExpr(filename string, src []byte) (x Expr, err error) {
 		list.Add(position(t.Pos), "nested too deeply")
 		return nil, list.Err()
 	}
-	peek, lerr := lexer.Upgrade(&sliceLexer{toks: toks})
-	if lerr != nil {
-		list.Add(Position{Filename: filename}, lerr.Error())
-		return nil, list.Err()
-	}
-	p := &exprParser{lex: peek}
+	p := &exprParser{lex: &cursor{toks: toks}}
 	if !p.startsOperand() {
-		t := *peek.Peek()
+		t := *p.peek()
 		list.Add(position(t.Pos), "expected an expression, found "+describe(t))
 		return nil, list.Err()
 	}
@@ -543,7 +534,7 @@ func ParseExpr(filename string, src []byte) (x Expr, err error) {
 		list.Add(syntaxError(perr, filename))
 		return nil, list.Err()
 	}
-	if t := *peek.Peek(); t.Type != tokEOF {
+	if t := *p.peek(); t.Type != tokEOF {
 		list.Add(position(t.Pos), "expected the end of the expression, found "+describe(t)+hint(t))
 		return nil, list.Err()
 	}

@@ -58,17 +58,59 @@ func (lexDef) LexBytes(filename string, src []byte) (lexer.Lexer, error) {
 
 // sliceLexer replays scanned tokens; the last one is EOF.
 type sliceLexer struct {
-	toks []lexer.Token
+	toks *tokenList
 	i    int
 }
 
 func (l *sliceLexer) Next() (lexer.Token, error) {
-	t := l.toks[l.i]
-	if l.i < len(l.toks)-1 {
+	t := *l.toks.at(l.i)
+	if l.i < l.toks.len()-1 {
 		l.i++
 	}
 	return t, nil
 }
+
+// tokenStream is what the recursive-descent and expression parsers read:
+// a cursor over the scanned tokens, or, inside the participle grammar's
+// hooks, participle's PeekingLexer (peeking). Next at EOF stays there.
+type tokenStream interface {
+	Peek() *lexer.Token
+	Next() *lexer.Token
+	mark() streamMark
+	reset(streamMark)
+}
+
+// streamMark is a position of a tokenStream to return to.
+type streamMark struct {
+	i  int              // cursor's
+	cp lexer.Checkpoint // peeking's
+}
+
+// cursor is a tokenStream over the scanned tokens (tokenList says why
+// the parsers do not read participle's PeekingLexer, a copy).
+type cursor struct {
+	toks *tokenList
+	i    int
+}
+
+func (c *cursor) Peek() *lexer.Token { return c.toks.at(c.i) }
+
+func (c *cursor) Next() *lexer.Token {
+	t := c.toks.at(c.i)
+	if c.i < c.toks.len()-1 {
+		c.i++
+	}
+	return t
+}
+
+func (c *cursor) mark() streamMark   { return streamMark{i: c.i} }
+func (c *cursor) reset(m streamMark) { c.i = m.i }
+
+// peeking is participle's PeekingLexer as a tokenStream.
+type peeking struct{ *lexer.PeekingLexer }
+
+func (p peeking) mark() streamMark   { return streamMark{cp: p.MakeCheckpoint()} }
+func (p peeking) reset(m streamMark) { p.LoadCheckpoint(m.cp) }
 
 // scanError is a lexical error.
 type scanError struct {
@@ -126,17 +168,49 @@ func isDigit(c byte) bool  { return '0' <= c && c <= '9' }
 // error, so that no message echoes an unbounded name.
 const MaxIdentLen = 1000
 
+// tokenChunk is the number of tokens in a chunk of a tokenList (1 MiB).
+const tokenChunk = 1 << 14
+
+// tokenList is the scanner's tokens, the last one EOF, kept in chunks of
+// tokenChunk. One slice grown by append would copy itself as it doubles
+// (and participle's PeekingLexer would copy it again), and the copy of a
+// large one (hundreds of MB for a spec of 15 MB) is one step the Go
+// runtime cannot preempt: the collector, waiting on it, holds up every
+// other goroutine (the deadline's among them) for a second or more.
+type tokenList struct {
+	chunks [][]lexer.Token // each of tokenChunk tokens but the last
+	n      int
+}
+
+// add appends t and returns where it is kept.
+func (l *tokenList) add(t lexer.Token) *lexer.Token {
+	last := len(l.chunks) - 1
+	if last < 0 || len(l.chunks[last]) == tokenChunk {
+		l.chunks = append(l.chunks, nil)
+		last++
+	}
+	l.chunks[last] = append(l.chunks[last], t)
+	l.n++
+	return &l.chunks[last][len(l.chunks[last])-1]
+}
+
+// len is the number of tokens.
+func (l *tokenList) len() int { return l.n }
+
+// at returns the i-th token.
+func (l *tokenList) at(i int) *lexer.Token { return &l.chunks[i/tokenChunk][i%tokenChunk] }
+
 // scan returns the tokens of src, ending with EOF, and its comments
 // separately. It stops early, with an EOF, after a token at which the
 // parser will certainly fail (see chainCounter).
-func scan(filename string, src []byte) (toks, comments []lexer.Token, err error) {
+func scan(filename string, src []byte) (toks *tokenList, comments []lexer.Token, err error) {
 	return scanTokens(filename, src, true)
 }
 
 // scanTokens is scan; with stopEarly false it scans the whole of src.
-func scanTokens(filename string, src []byte, stopEarly bool) (toks, comments []lexer.Token, err error) {
+func scanTokens(filename string, src []byte, stopEarly bool) (toks *tokenList, comments []lexer.Token, err error) {
 	s := &scanner{filename: filename, src: src, line: 1, col: 1}
-	toks = make([]lexer.Token, 0, min(len(src)/4+1, 1<<16))
+	toks = new(tokenList)
 	var chain chainCounter
 	for {
 		for s.off < len(src) {
@@ -148,7 +222,7 @@ func scanTokens(filename string, src []byte, stopEarly bool) (toks, comments []l
 		}
 		start := s.pos()
 		if s.off >= len(src) {
-			toks = append(toks, lexer.Token{Type: tokEOF, Pos: start})
+			toks.add(lexer.Token{Type: tokEOF, Pos: start})
 			return toks, comments, nil
 		}
 		c := src[s.off]
@@ -240,11 +314,10 @@ func scanTokens(filename string, src []byte, stopEarly bool) (toks, comments []l
 			s.off += n
 			s.col += n
 		}
-		toks = append(toks, lexer.Token{Type: typ, Value: string(src[start.Offset:s.off]), Pos: start})
-		if chain.next(&toks[len(toks)-1]) && stopEarly {
+		if chain.next(toks.add(lexer.Token{Type: typ, Value: string(src[start.Offset:s.off]), Pos: start})) && stopEarly {
 			// The parser fails at this token at the latest (see
 			// chainCounter): the rest need not become tokens.
-			toks = append(toks, lexer.Token{Type: tokEOF, Pos: s.pos()})
+			toks.add(lexer.Token{Type: tokEOF, Pos: s.pos()})
 			return toks, comments, nil
 		}
 	}
