@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/wrapcheck/wrapcheck/internal/jsonscan"
 	"github.com/wrapcheck/wrapcheck/machine"
@@ -171,7 +172,7 @@ type Guard struct {
 // run is an open run.
 type run struct {
 	trail  *replay.Trail
-	lastID string
+	lastID []byte // reused from step to step, as last is
 	last   []byte // the answer to lastID
 }
 
@@ -250,9 +251,19 @@ func (g *Guard) RunKey(id string) (string, bool) {
 // decision as one line of JSON (with its newline). Any text that is not a
 // valid request is answered with a block.
 func (g *Guard) HandleLine(line []byte) []byte {
+	return g.AppendHandleLine(nil, line)
+}
+
+// AppendHandleLine is HandleLine that appends the decision to dst and
+// returns the extended buffer: a server that reuses its buffer from
+// request to request allocates nothing for the answer. The guard keeps
+// nothing of line once it returns.
+func (g *Guard) AppendHandleLine(dst, line []byte) []byte {
 	var fast Request
 	if len(line) <= MaxRequestBytes && decodeFast(line, &fast) {
-		return g.Handle(fast)
+		// fast's strings are line's bytes (decodeFast): what outlives
+		// this call copies them (open, keepEnded, observe's logger)
+		return g.appendHandle(dst, fast)
 	}
 	// declined by the one pass: encoding/json reads it, or says why not
 	var req Request
@@ -260,29 +271,35 @@ func (g *Guard) HandleLine(line []byte) []byte {
 		t0 := time.Now()
 		d := &Decision{Run: clip(req.Run), ID: clip(req.ID), Decision: "block", Kind: "invalid", Reason: err.Error()}
 		g.observe(Request{Run: d.Run, ID: d.ID, Op: clip(req.Op)}, d, false, t0)
-		return encode(d)
+		return appendDecision(dst, d)
 	}
-	return g.Handle(req)
+	return g.appendHandle(dst, req)
 }
 
 // Handle decides req and returns the decision as one line of JSON.
 func (g *Guard) Handle(req Request) []byte {
+	return g.appendHandle(nil, req)
+}
+
+// appendHandle is Handle, appending the decision to out.
+func (g *Guard) appendHandle(out []byte, req Request) []byte {
 	t0 := time.Now()
 	var dst Decision // an allowed step's decision, off the heap
-	d, line, wait := g.decide(req, &dst)
+	start := len(out)
+	d, out, encoded, wait := g.decide(req, &dst, out)
 	retried := d == nil
-	if line == nil {
-		line = encode(d)
+	if !encoded {
+		out = appendDecision(out, d)
 	}
 	if wait != nil {
 		if err := wait(); err != nil {
 			// The decision may not be durable: it must not be acted on.
 			d = &Decision{Run: req.Run, ID: req.ID, Decision: "block", Kind: "internal", Reason: "journal: " + err.Error()}
-			line = encode(d)
+			out = appendDecision(out[:start], d)
 		}
 	}
 	g.observe(req, d, retried, t0)
-	return line
+	return out
 }
 
 // Decide decides req; the decision is durable (journaled and synced)
@@ -297,29 +314,33 @@ func (g *Guard) Decide(req Request) *Decision {
 
 // decide takes the decision of req under the lock and appends what it
 // changes to the journal; wait, when not nil, returns once that is
-// synced. line, when not nil, is the answer already encoded.
+// synced. With encoded, the answer (a step's, kept by its run for a
+// retry) is appended to out under the lock, else the caller encodes d.
 // dst holds an allowed step's or open's decision, the ones decided most
 // often, which d then points to (so that they are not allocated).
-func (g *Guard) decide(req Request, dst *Decision) (d *Decision, line []byte, wait func() error) {
+func (g *Guard) decide(req Request, dst *Decision, out []byte) (d *Decision, _ []byte, encoded bool, wait func() error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.closed {
-		return block(req, "internal", "the guard is closed"), nil, nil
+		return block(req, "internal", "the guard is closed"), out, false, nil
 	}
 	if len(req.OTLP) > 0 {
 		var err error
 		if req, err = g.mapSpan(req); err != nil {
-			return block(req, "invalid", err.Error()), nil, nil
+			return block(req, "invalid", err.Error()), out, false, nil
 		}
 	}
 	if err := checkIDs(req); err != nil {
-		return block(req, "invalid", err.Error()), nil, nil
+		return block(req, "invalid", err.Error()), out, false, nil
 	}
 	d, line, changed := g.apply(req, dst)
 	if changed && g.j != nil {
 		wait = g.j.append(record(req))
 	}
-	return d, line, wait
+	if line != nil {
+		return d, append(out, line...), true, wait
+	}
+	return d, out, false, wait
 }
 
 // apply decides req and applies it to the runs; changed says the
@@ -376,7 +397,7 @@ func (g *Guard) open(req Request, dst *Decision) (*Decision, []byte, bool) {
 			return g.blocked(req, t, res), nil, false
 		}
 	}
-	g.runs[req.Run] = &run{trail: t}
+	g.runs[strings.Clone(req.Run)] = &run{trail: t}
 	delete(g.ended, req.Run) // its id is in endedOrder until dropped: harmless
 	d := dst
 	*d = Decision{Run: req.Run, ID: req.ID, Decision: "allow"}
@@ -390,12 +411,12 @@ func (g *Guard) open(req Request, dst *Decision) (*Decision, []byte, bool) {
 func (g *Guard) step(req Request, dst *Decision) (*Decision, []byte, bool) {
 	r, ok := g.runs[req.Run]
 	if !ok {
-		if e, ok := g.ended[req.Run]; ok && req.ID != "" && req.ID == e.lastID {
+		if e, ok := g.ended[req.Run]; ok && req.ID != "" && req.ID == string(e.lastID) {
 			return nil, e.last, false
 		}
 		return block(req, "invalid", "no open run "+quote(req.Run)+" (open it first; a run that ended or was closed is gone)"), nil, false
 	}
-	if req.ID != "" && req.ID == r.lastID {
+	if req.ID != "" && req.ID == string(r.lastID) {
 		return nil, r.last, false
 	}
 	if len(req.Event) == 0 || isNull(req.Event) {
@@ -411,13 +432,15 @@ func (g *Guard) step(req Request, dst *Decision) (*Decision, []byte, bool) {
 	d := dst
 	*d = Decision{Run: req.Run, ID: req.ID, Decision: "allow", Step: r.trail.Steps()}
 	g.end(d, r.trail)
-	line := encode(d)
-	r.lastID, r.last = req.ID, line
+	// the run's buffers, reused from step to step: the answer is copied
+	// out under the lock (decide)
+	r.last = appendDecision(r.last[:0], d)
+	r.lastID = append(r.lastID[:0], req.ID...)
 	if d.Ended != "" {
 		delete(g.runs, req.Run)
 		g.keepEnded(req.Run, r)
 	}
-	return d, line, true
+	return d, r.last, true
 }
 
 // mapSpan turns the OTLP span of req into its event, through the
@@ -453,9 +476,11 @@ func (g *Guard) mapSpan(req Request) (Request, error) {
 // keepEnded keeps the last answer of the run id, which ended, dropping
 // the oldest kept past MaxEnded.
 func (g *Guard) keepEnded(id string, r *run) {
-	if r.lastID == "" {
+	if len(r.lastID) == 0 {
 		return
 	}
+	// a map assigned to keeps the key it is given, even for a key it has
+	id = strings.Clone(id)
 	if _, ok := g.ended[id]; !ok {
 		g.endedOrder = append(g.endedOrder, id)
 	}
@@ -599,15 +624,16 @@ func block(req Request, kind, reason string) *Decision {
 	return &Decision{Run: clip(req.Run), ID: clip(req.ID), Decision: "block", Kind: kind, Reason: reason}
 }
 
-// encode returns d as one line of JSON, as encoding/json writes it
+// encode returns d as one line of JSON (appendDecision).
+func encode(d *Decision) []byte { return appendDecision(nil, d) }
+
+// appendDecision appends d as one line of JSON, as encoding/json writes it
 // (without HTML escapes): directly for the decisions without a trace or
 // a mismatch, the ones of the allowed steps (TestEncodeAgrees).
-func encode(d *Decision) []byte {
+func appendDecision(b []byte, d *Decision) []byte {
 	if d.Trace != nil || d.Mismatch != nil {
-		return encodeJSON(*d) // a copy: d itself stays where it is (on the stack)
+		return append(b, encodeJSON(*d)...) // a copy: d itself stays where it is (on the stack)
 	}
-	var buf [256]byte // the line is built here, then copied at its size
-	b := buf[:0]
 	b = append(b, `{"run":`...)
 	b = appendString(b, d.Run)
 	if d.ID != "" {
@@ -641,7 +667,7 @@ func encode(d *Decision) []byte {
 		b = append(b, `,"ended":`...)
 		b = appendString(b, d.Ended)
 	}
-	return bytes.Clone(append(b, "}\n"...))
+	return append(b, "}\n"...)
 }
 
 // appendString appends s as a JSON string, as encoding/json writes it
@@ -735,12 +761,15 @@ func decodeFast(line []byte, req *Request) bool {
 }
 
 // fastString reads a string or null (the empty string) for decodeFast.
+// The string is the request line's own bytes (the scanner reads strings
+// without escapes only), not a copy: valid while the line is, as the
+// event's RawMessage is. What outlives the request copies it.
 func fastString(s *jsonscan.Scanner) (string, bool) {
 	if s.Lit("null") {
 		return "", true
 	}
 	b, ok := s.Str()
-	return string(b), ok
+	return unsafe.String(unsafe.SliceData(b), len(b)), ok
 }
 
 func checkIDs(req Request) error {

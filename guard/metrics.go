@@ -58,9 +58,11 @@ func (g *Guard) observe(req Request, d *Decision, retried bool, start time.Time)
 	m.observed++
 	m.mu.Unlock()
 	if lg := g.opts.Logger; lg != nil {
-		attrs := []slog.Attr{slog.String("run", req.Run), slog.String("op", opName(req.Op))}
+		// req's strings may be the request's bytes (decodeFast), which a
+		// handler that keeps the record must not see reused
+		attrs := []slog.Attr{slog.String("run", strings.Clone(req.Run)), slog.String("op", opName(req.Op))}
 		if req.ID != "" {
-			attrs = append(attrs, slog.String("id", req.ID))
+			attrs = append(attrs, slog.String("id", strings.Clone(req.ID)))
 		}
 		if d == nil {
 			attrs = append(attrs, slog.String("decision", "allow"), slog.Bool("retried", true))

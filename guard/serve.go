@@ -25,6 +25,7 @@ import (
 // and skipped. The error is an I/O error of r or w.
 func (g *Guard) ServeLines(r io.Reader, w io.Writer) error {
 	br := bufio.NewReaderSize(r, 64<<10)
+	var out []byte // the answer, its buffer reused
 	for {
 		line, tooLong, err := readLine(br)
 		if err == io.EOF {
@@ -33,16 +34,15 @@ func (g *Guard) ServeLines(r io.Reader, w io.Writer) error {
 		if err != nil {
 			return err
 		}
-		var out []byte
 		switch {
 		case tooLong:
-			out = encode(&Decision{Decision: "block", Kind: "invalid", Reason: fmt.Sprintf("request longer than %d bytes", MaxRequestBytes)})
+			out = appendDecision(out[:0], &Decision{Decision: "block", Kind: "invalid", Reason: fmt.Sprintf("request longer than %d bytes", MaxRequestBytes)})
 		default:
 			line = bytes.TrimSpace(line)
 			if len(line) == 0 {
 				continue
 			}
-			out = g.HandleLine(line)
+			out = g.AppendHandleLine(out[:0], line)
 		}
 		if _, err := w.Write(out); err != nil {
 			return err
@@ -122,10 +122,12 @@ func (g *Guard) Handler(gate Gate) http.Handler {
 			httpError(w, http.StatusBadRequest, "reading the request: "+err.Error())
 			return
 		}
-		out := g.HandleLine(*buf)
+		out := getBody()
+		*out = g.AppendHandleLine((*out)[:0], *buf)
 		putBody(buf)
 		w.Header()["Content-Type"] = jsonType
-		w.Write(out)
+		w.Write(*out)
+		putBody(out)
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
@@ -148,10 +150,11 @@ var (
 	noStore  = []string{"no-store"}
 )
 
-// bodies holds the buffers of requests' bodies between requests. The
-// guard keeps nothing of a request's bytes once HandleLine returns (its
-// strings are copies, replay's Decoder parses the event into values),
-// so a buffer is reused by the next request.
+// bodies holds the buffers of requests' bodies and of their answers
+// between requests. The guard keeps nothing of a request's bytes once
+// AppendHandleLine returns (what it keeps of its strings it copies,
+// replay's Decoder parses the event into values), so a buffer is reused
+// by the next request.
 var bodies = sync.Pool{New: func() any { return new([]byte) }}
 
 // maxPooled is the largest buffer kept for reuse: a rare long request
@@ -171,7 +174,7 @@ func readBody(w http.ResponseWriter, r *http.Request) (*[]byte, error) {
 	if n > MaxRequestBytes {
 		return nil, &http.MaxBytesError{Limit: MaxRequestBytes}
 	}
-	buf := bodies.Get().(*[]byte)
+	buf := getBody()
 	if int64(cap(*buf)) < n {
 		*buf = make([]byte, n)
 	}
@@ -185,6 +188,9 @@ func readBody(w http.ResponseWriter, r *http.Request) (*[]byte, error) {
 	}
 	return buf, nil
 }
+
+// getBody takes a buffer from bodies.
+func getBody() *[]byte { return bodies.Get().(*[]byte) }
 
 // putBody gives buf back to bodies.
 func putBody(buf *[]byte) {
