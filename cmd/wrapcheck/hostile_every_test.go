@@ -464,7 +464,7 @@ func TestHostileEveryCommand(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := tt.run(t)
-			t.Logf("exit %d in %v, peak RSS %d MiB", r.code, r.took.Round(time.Millisecond), r.rssMiB)
+			t.Logf("exit %d in %v, peak RSS %d MiB, lag %v", r.code, r.took.Round(time.Millisecond), r.rssMiB, r.lag.Round(time.Millisecond))
 			r.check(t, tt.code, tt.want, tt.limit, tt.mem)
 			checkLines(t, tt.name, []byte(r.out))
 			if d := manyDigits.FindString(quotedDigits(r.out)); d != "" {
