@@ -57,9 +57,11 @@ type Options struct {
 	// Sensitivity computes, for each query with counts, the range if
 	// each measured rate in turn were known exactly ([Sensitivity]).
 	Sensitivity bool
-	// Witness computes, for each probability query solved exactly, the
-	// strategy that attains its min and max and the most probable path
-	// to the event under it ([Witness]).
+	// Witness computes, for each value of a probability query and each
+	// finite expected cost, the strategy that attains it (for a value
+	// from interval iteration, the one its bounds pick, with the bounds
+	// of its own value) and the most probable path to the event or the
+	// target under it ([Witness]).
 	Witness bool
 }
 
@@ -163,8 +165,9 @@ type ExpectResult struct {
 	// Sensitivity is QueryResult.Sensitivity's for expected costs.
 	Sensitivity []Sensitivity
 	// MinWitness and MaxWitness show the strategies that attain Min and
-	// Max, with Options.Witness, when finite: the most probable path to
-	// the target under them ([Witness]).
+	// Max (or, past exact mode, that MinBounds and MaxBounds pick), with
+	// Options.Witness, when finite: the most probable path to the target
+	// under them ([Witness]).
 	MinWitness, MaxWitness *Witness
 }
 
@@ -202,8 +205,7 @@ type QueryResult struct {
 	// tells the latter).
 	Violated, Unknown, BoxBroken bool
 	// MinWitness and MaxWitness show the strategies that attain Min and
-	// Max, with Options.Witness, for values computed exactly (nil
-	// otherwise).
+	// Max (or that MinBounds and MaxBounds pick), with Options.Witness.
 	MinWitness, MaxWitness *Witness
 	// Sensitivity holds, with Options.Sensitivity and counts, the range
 	// if each measured rate in turn were known exactly, narrowest first.
@@ -584,7 +586,7 @@ func expectation(ctx context.Context, m *spec.Model, e *spec.Expectation, mdp, b
 	wantMin := e.Opt == spec.QueryMin || e.Opt == spec.QueryBoth && (e.Bound == nil || !e.Bound.Upper())
 	// solve computes the value on g, exactly, or past exact mode (or
 	// with opts.Interval) its bounds; with wit (not nil) and
-	// opts.Witness, the witness of an exact finite value too.
+	// opts.Witness, the witness of a finite value too.
 	solve := func(g *MDP, max bool, wit **Witness) (*big.Rat, *Interval, bool, error) {
 		if !opts.Interval {
 			v, strategy, err := expectCost(ctx, g, costOf(g), target, max, opts)
@@ -610,6 +612,9 @@ func expectation(ctx context.Context, m *spec.Model, e *spec.Expectation, mdp, b
 		b := initialCostInterval(g.Init, iv, max)
 		if math.IsInf(b.Lo, 1) {
 			return nil, nil, true, err
+		}
+		if err == nil && wit != nil && opts.Witness {
+			*wit, err = pins.b.costIntervalWitness(ctx, g, costOf(g), iv, target, max)
 		}
 		return nil, &b, false, err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -293,18 +294,66 @@ func TestQuantIntervalWitness(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var text, js bytes.Buffer
-		if err := report.QuantText(&text, m, res); err != nil {
-			t.Fatal(err)
-		}
-		if err := report.QuantJSON(&js, m, res); err != nil {
-			t.Fatal(err)
-		}
+		text, js := quantTextJSON(t, m, res)
 		picked := strings.Contains(text.String(), "witness of Six's P_max: the most probable path to the event under the strategy its bounds pick (whose own probability is in [0.16666666666666")
 		attains := strings.Contains(text.String(), "witness of Six's P_max: the most probable path to the event under the strategy that attains it, probability 1/6")
 		bounds := strings.Contains(js.String(), `"strategy_bounds": {`)
 		if picked != interval || attains == interval || bounds != interval {
 			t.Errorf("interval=%v: text\n%s\njson\n%s", interval, text.String(), js.String())
+		}
+	}
+}
+
+// quantTextJSON returns res's text and JSON reports.
+func quantTextJSON(t *testing.T, m *spec.Model, res *quant.Result) (text, js *bytes.Buffer) {
+	t.Helper()
+	text, js = new(bytes.Buffer), new(bytes.Buffer)
+	if err := report.QuantText(text, m, res); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.QuantJSON(js, m, res); err != nil {
+		t.Fatal(err)
+	}
+	return text, js
+}
+
+// TestQuantCostIntervalWitness renders the witness of an expected cost
+// computed by interval iteration: the text names the strategy its bounds
+// picked with the bounds of its own expected cost, and the JSON adds
+// them as strategy_bounds, as for a probability; an upper end never
+// certified is "infinity" in the text and absent from the JSON (a
+// float64 infinity has no JSON: before, the JSON failed).
+func TestQuantCostIntervalWitness(t *testing.T) {
+	src := "spec Die\nvar d: 0..6\nagent roll(): 1..6\nrate roll { 1: 1/6; 2: 1/6; 3: 1/6; 4: 1/6; 5: 1/6; 6: 1/6 }\naction throw when d < 6 { d := ask roll() }\nterminal d == 6\n" +
+		"cost throws { throw: 1 }\nexpected Throws: max throws until d == 6\n"
+	m, err := spec.ParseFile("g.wrap", []byte(src), spec.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := quant.Check(context.Background(), m, quant.Options{Witness: true, Interval: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := res.Expectations[0].MaxWitness
+	if w == nil || w.Bounds == nil || !(w.Bounds.Lo <= 6 && 6 <= w.Bounds.Hi) {
+		t.Fatalf("witness %+v, want one with bounds around 6", w)
+	}
+	for _, hi := range []float64{w.Bounds.Hi, math.Inf(1)} {
+		w.Bounds.Hi = hi
+		text, js := quantTextJSON(t, m, res)
+		wantText := "witness of Throws's E_max: the most probable path to the target under the strategy its bounds pick (whose own expected cost is in [" + strconv.FormatFloat(w.Bounds.Lo, 'g', -1, 64) + ", "
+		wantJSON := `"strategy_bounds": {
+            "lower": ` + strconv.FormatFloat(w.Bounds.Lo, 'g', -1, 64)
+		if math.IsInf(hi, 1) {
+			wantText += "infinity]), probability 1/6"
+			wantJSON += "\n          }"
+		} else {
+			wantText += strconv.FormatFloat(hi, 'g', -1, 64) + "]), probability 1/6"
+			wantJSON += `,
+            "upper": ` + strconv.FormatFloat(hi, 'g', -1, 64)
+		}
+		if !strings.Contains(text.String(), wantText) || !strings.Contains(js.String(), wantJSON) {
+			t.Errorf("upper %g: text\n%s\njson\n%s\nwant %q and %q", hi, text.String(), js.String(), wantText, wantJSON)
 		}
 	}
 }
