@@ -298,3 +298,67 @@ func TestProbWitnessSensitivity(t *testing.T) {
 		}
 	}
 }
+
+// lineSpec has 2200 undecided states for its expected cost, past exact
+// mode's 2000: each go costs 1 and moves on with probability 1/2, each
+// hop costs nothing and moves nowhere that matters, so the least
+// expected cost is 2 N = 2200, and a strategy that hops forever never
+// gets there.
+const lineSpec = `spec Line
+const N = 1100
+var x: 0..N = 0
+var side: bool
+agent coin(): bool
+rate coin { true: 1/2; false: 1/2 }
+action hop when x < N { side := not side }
+action go when x < N {
+  let ok = ask coin()
+  x := if ok then x + 1 else x
+}
+terminal x == N
+cost work { go: 1 }
+expected Work: min work until x == N
+`
+
+// TestProbCostIntervalWitness: the prob tool's witness of an expected
+// cost past exact mode (interval iteration): the strategy its bounds
+// pick, with the bounds of its own expected cost (strategy_bounds,
+// enclosing 2200), and the most probable path to the target under it,
+// N steps of go; before, an expected cost from interval iteration had no
+// witness.
+func TestProbCostIntervalWitness(t *testing.T) {
+	cs := connect(t, nil)
+	var out ProbOutput
+	res := call(t, cs, "prob", map[string]any{"spec": lineSpec, "witness": true}, &out)
+	if res.IsError {
+		t.Fatalf("tool error: %s", text(res))
+	}
+	es, _ := out.Result["expectations"].([]any)
+	if len(es) != 1 {
+		t.Fatalf("expectations %v", out.Result["expectations"])
+	}
+	e, _ := es[0].(map[string]any)
+	min, _ := e["min"].(map[string]any)
+	if min == nil || min["exact"] != nil || min["lower"] == nil {
+		t.Fatalf("E_min %v, want bounds from interval iteration", e["min"])
+	}
+	w, _ := e["witness"].(map[string]any)
+	wmin, _ := w["min"].(map[string]any)
+	if wmin == nil {
+		t.Fatalf("no witness of E_min: %v", e)
+	}
+	sb, _ := wmin["strategy_bounds"].(map[string]any)
+	lo, _ := sb["lower"].(float64)
+	hi, _ := sb["upper"].(float64)
+	if !(lo <= 2200 && 2200 <= hi && hi-lo < 1e-3) {
+		t.Errorf("strategy_bounds %v, want tight bounds around 2200", wmin["strategy_bounds"])
+	}
+	if tr, _ := wmin["trace"].([]any); len(tr) != 1101 {
+		t.Errorf("a trace of %d states, want 1101", len(tr))
+	}
+	for _, row := range wmin["strategy"].([]any) {
+		if a := row.(map[string]any)["action"]; a != "go" {
+			t.Fatalf("the strategy takes %v on the path, want go", a)
+		}
+	}
+}

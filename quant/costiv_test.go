@@ -35,6 +35,22 @@ func randomCosts(r *rand.Rand, m *quant.MDP) func(s, c int) *big.Rat {
 	return func(s, c int) *big.Rat { return cost[s][c] }
 }
 
+// costCase returns the MDP and the target of case i of the tests of
+// expected costs on random MDPs: in turn a small one, a wider one and a
+// Haddad-Monmege walk (walk).
+func costCase(r *rand.Rand, i int) (m *quant.MDP, target []bool, walk bool) {
+	switch i % 3 {
+	case 0:
+		m, _, target = randomMDP(r)
+	case 1:
+		m, _, target = wideRandomMDP(r)
+	default:
+		m, _, target = quant.HaddadWalk(r, 12)
+		walk = true
+	}
+	return m, target, walk
+}
+
 // TestCostIntervalEnclosesExact compares ExpectCostInterval's bounds
 // with the exact values of ExpectCost (policy iteration over big.Rat) on
 // random MDPs, small and wider ones and Haddad-Monmege walks, with zero
@@ -50,18 +66,7 @@ func TestCostIntervalEnclosesExact(t *testing.T) {
 	r := rand.New(rand.NewSource(3636))
 	certified, finite := 0, 0
 	for i := 0; i < 600; i++ {
-		var m *quant.MDP
-		var target []bool
-		walk := false
-		switch i % 3 {
-		case 0:
-			m, _, target = randomMDP(r)
-		case 1:
-			m, _, target = wideRandomMDP(r)
-		default:
-			m, _, target = quant.HaddadWalk(r, 12)
-			walk = true
-		}
+		m, target, walk := costCase(r, i)
 		cost := randomCosts(r, m)
 		for _, max := range []bool{true, false} {
 			exact, err := quant.ExpectCost(ctx, m, cost, target, max, quant.Options{})

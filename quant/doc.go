@@ -288,7 +288,18 @@
 // iteration, the precomputation's choices where it decided the value, the
 // step-counting choices of `within k`) and the most probable path to the
 // event under it, found by Dijkstra's algorithm over exact fractions and
-// replayed through the machine for its actions and answers. With
+// replayed through the machine for its actions and answers. A value
+// computed by interval iteration, a probability or a finite expected
+// cost, has a witness too, under the strategy its bounds pick, which
+// need not attain the value ([boundsStrategy], [costBoundsStrategy]):
+// in each state a choice the bounds cannot rule out; where such a choice
+// may keep to a loop the bounds cannot tell from its exits (the maximum
+// of a probability, the minimum of an expected cost, whose end
+// components of zero cost cost nothing by the bounds and infinity when
+// never left), one that moves closer to the event, by a breadth-first
+// search backwards over those choices. The witness's Bounds are then the
+// sound bounds of that strategy's own probability or expected cost, by
+// interval iteration on the Markov chain it makes. With
 // Options.Sensitivity and counts, each range over the confidence box
 // comes with the ranges if each measured rate in turn were known exactly
 // ([Sensitivity]): the MDP rebuilt with that rate's probabilities at their
@@ -400,9 +411,8 @@
 //   - topological (SCC by SCC) solution, and the speed targets against
 //     PRISM's engines, measured;
 //   - costs within k steps, long-run averages;
-//   - witnesses of the ranges over the counts and of values from
-//     interval iteration (witnesses are given for exact probabilities
-//     and finite expected costs);
+//   - witnesses of the ranges over the counts (witnesses are given for
+//     the values at the point estimates);
 //   - partial-order reduction;
 //   - rates on answers of non-scalar types; rates conditioned on
 //     non-scalar arguments are supported only as far as the `when`

@@ -57,9 +57,11 @@ type Options struct {
 	// Sensitivity computes, for each query with counts, the range if
 	// each measured rate in turn were known exactly ([Sensitivity]).
 	Sensitivity bool
-	// Witness computes, for each probability query solved exactly, the
-	// strategy that attains its min and max and the most probable path
-	// to the event under it ([Witness]).
+	// Witness computes, for each value of a probability query and each
+	// finite expected cost, the strategy that attains it (for a value
+	// from interval iteration, the one its bounds pick, with the bounds
+	// of its own value) and the most probable path to the event or the
+	// target under it ([Witness]).
 	Witness bool
 }
 
@@ -145,7 +147,9 @@ type Result struct {
 // bound was certified); all nil when not computed; MinInf and MaxInf
 // mark an infinite one (target missed with positive probability: see
 // [ExpectCost]). With counts, Box is the range over the rates within
-// their intervals too, an infinite end marked by BoxLoInf or BoxHiInf.
+// their intervals too, an infinite end marked by BoxLoInf or BoxHiInf
+// (an end that a limit stopped before it was reached is nil and not
+// marked: StoppedIn "box").
 type ExpectResult struct {
 	Expectation          *spec.Expectation
 	Min, Max             *big.Rat
@@ -163,8 +167,9 @@ type ExpectResult struct {
 	// Sensitivity is QueryResult.Sensitivity's for expected costs.
 	Sensitivity []Sensitivity
 	// MinWitness and MaxWitness show the strategies that attain Min and
-	// Max, with Options.Witness, when finite: the most probable path to
-	// the target under them ([Witness]).
+	// Max (or, past exact mode, that MinBounds and MaxBounds pick), with
+	// Options.Witness, when finite: the most probable path to the target
+	// under them ([Witness]).
 	MinWitness, MaxWitness *Witness
 }
 
@@ -202,8 +207,7 @@ type QueryResult struct {
 	// tells the latter).
 	Violated, Unknown, BoxBroken bool
 	// MinWitness and MaxWitness show the strategies that attain Min and
-	// Max, with Options.Witness, for values computed exactly (nil
-	// otherwise).
+	// Max (or that MinBounds and MaxBounds pick), with Options.Witness.
 	MinWitness, MaxWitness *Witness
 	// Sensitivity holds, with Options.Sensitivity and counts, the range
 	// if each measured rate in turn were known exactly, narrowest first.
@@ -212,8 +216,10 @@ type QueryResult struct {
 	// query. StoppedIn says where: "" in its values (interval iteration:
 	// its bounds are those reached, sound but wider than
 	// Options.Epsilon, and the values not computed yet are nil), "box"
-	// in the range over the confidence box (Box is then nil unless both
-	// of its ends were reached, with bounds), "sensitivity" in the
+	// in the range over the confidence box (Box then holds the ends
+	// reached, those from a stopped interval iteration with the bounds
+	// reached; an end not reached is nil, and Box is nil when neither
+	// was), "sensitivity" in the
 	// sensitivity pass (Sensitivity is then nil: a ranking of some rates
 	// would point at the wrong one).
 	Stopped   bool
@@ -491,17 +497,18 @@ func boxVerdict(r *QueryResult) {
 // stoppedIn ends [Check] when the range over the confidence box (where
 // "box") or the sensitivity pass (where "sensitivity") of the query r
 // failed with err, its values computed: when ctx ended it, r is added to
-// res, marked Stopped, with its box when both ends were reached (bounds
-// that a stopped interval iteration reached are sound) and the verdict
-// on what was computed, and res is returned, marked Stopped, with err;
+// res, marked Stopped, with the ends of its box that were reached
+// (bounds that a stopped interval iteration reached are sound; an end
+// not reached is nil, the box nil when neither was) and the verdict on
+// what was computed, and res is returned, marked Stopped, with err;
 // otherwise nil and err.
 func stoppedIn(ctx context.Context, res *Result, r *QueryResult, where string, err error, start time.Time) (*Result, error) {
 	if ctx.Err() == nil || !errors.Is(err, ctx.Err()) {
 		return nil, err
 	}
 	r.Stopped, r.StoppedIn = true, where
-	if bx := r.Box; bx != nil && (bx.Hi == nil && bx.HiBounds == nil || bx.Lo == nil && bx.LoBounds == nil) {
-		r.Box = nil
+	if bx := r.Box; bx != nil && bx.Hi == nil && bx.HiBounds == nil && bx.Lo == nil && bx.LoBounds == nil {
+		r.Box = nil // neither end reached
 	}
 	boxVerdict(r)
 	res.Queries = append(res.Queries, *r)
@@ -584,7 +591,7 @@ func expectation(ctx context.Context, m *spec.Model, e *spec.Expectation, mdp, b
 	wantMin := e.Opt == spec.QueryMin || e.Opt == spec.QueryBoth && (e.Bound == nil || !e.Bound.Upper())
 	// solve computes the value on g, exactly, or past exact mode (or
 	// with opts.Interval) its bounds; with wit (not nil) and
-	// opts.Witness, the witness of an exact finite value too.
+	// opts.Witness, the witness of a finite value too.
 	solve := func(g *MDP, max bool, wit **Witness) (*big.Rat, *Interval, bool, error) {
 		if !opts.Interval {
 			v, strategy, err := expectCost(ctx, g, costOf(g), target, max, opts)
@@ -611,6 +618,9 @@ func expectation(ctx context.Context, m *spec.Model, e *spec.Expectation, mdp, b
 		if math.IsInf(b.Lo, 1) {
 			return nil, nil, true, err
 		}
+		if err == nil && wit != nil && opts.Witness {
+			*wit, err = pins.b.costIntervalWitness(ctx, g, costOf(g), iv, target, max)
+		}
 		return nil, &b, false, err
 	}
 	// stop marks r stopped (in where) when ctx ended err's computation,
@@ -623,8 +633,8 @@ func expectation(ctx context.Context, m *spec.Model, e *spec.Expectation, mdp, b
 		if where == "" && r.MinBounds == nil && r.MaxBounds == nil {
 			return nil, err // stopped before any bound
 		}
-		if bx := r.Box; bx != nil && (bx.Hi == nil && bx.HiBounds == nil && !r.BoxHiInf || bx.Lo == nil && bx.LoBounds == nil && !r.BoxLoInf) {
-			r.Box, r.BoxLoInf, r.BoxHiInf = nil, false, false
+		if bx := r.Box; bx != nil && bx.Hi == nil && bx.HiBounds == nil && !r.BoxHiInf && bx.Lo == nil && bx.LoBounds == nil && !r.BoxLoInf {
+			r.Box = nil // neither end reached
 		}
 		r.decide()
 		return r, err
@@ -668,8 +678,8 @@ func expectation(ctx context.Context, m *spec.Model, e *spec.Expectation, mdp, b
 // decide sets the verdict of r's bound: violated when the value (exact,
 // or its bounds) breaks it at the point estimates, unknown when its
 // bounds straddle it, or when it holds there but not over the whole
-// confidence box (BoxBroken), or when the box was not computed (r
-// stopped before it).
+// confidence box (BoxBroken), or when the end of the box it is on was
+// not reached (r stopped before it).
 func (r *ExpectResult) decide() {
 	e := r.Expectation
 	b := e.Bound
@@ -684,15 +694,21 @@ func (r *ExpectResult) decide() {
 	if r.Violated || r.Unknown {
 		return
 	}
+	// the end of the box the bound is on (none when not reached)
+	var v *big.Rat
+	var iv *Interval
+	inf := false
+	if bx := r.Box; bx != nil && b.Upper() {
+		v, iv, inf = bx.Hi, bx.HiBounds, r.BoxHiInf
+	} else if bx != nil {
+		v, iv, inf = bx.Lo, bx.LoBounds, r.BoxLoInf
+	}
 	switch {
-	case r.Box != nil && b.Upper():
-		bv, bu := decideCost(b, r.Box.Hi, r.Box.HiBounds, r.BoxHiInf)
-		r.BoxBroken = bv || bu
-	case r.Box != nil:
-		bv, bu := decideCost(b, r.Box.Lo, r.Box.LoBounds, r.BoxLoInf)
+	case v != nil || iv != nil || inf:
+		bv, bu := decideCost(b, v, iv, inf)
 		r.BoxBroken = bv || bu
 	case r.Stopped && r.StoppedIn == "box":
-		r.Unknown = true
+		r.Unknown = true // the end the bound is on was not reached
 	}
 	r.Unknown = r.Unknown || r.BoxBroken
 }

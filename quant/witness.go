@@ -58,9 +58,11 @@ type Witness struct {
 	// Orbits says that symmetry reduction was on (see above).
 	Orbits bool
 	// Bounds, for a value computed by interval iteration, are sound
-	// bounds on the probability of the event under the strategy, which
-	// the value's bounds picked and which need not attain the value
-	// ([boundsStrategy]); nil for an exact value, which it attains.
+	// bounds on the probability of the event (for an expected cost, on
+	// the expected cost until the target; Hi +Inf where no upper bound
+	// was certified) under the strategy, which the value's bounds picked
+	// and which need not attain the value ([boundsStrategy],
+	// [costBoundsStrategy]); nil for an exact value, which it attains.
 	Bounds *Interval
 }
 

@@ -1,8 +1,9 @@
 package quant
 
-// BoundsStrategy and FixedChain are boundsStrategy and fixed, for the
-// tests of package quant_test.
+// BoundsStrategy, CostBoundsStrategy and FixedChain are boundsStrategy,
+// costBoundsStrategy and fixed, for the tests of package quant_test.
 var (
-	BoundsStrategy = boundsStrategy
-	FixedChain     = fixed
+	BoundsStrategy     = boundsStrategy
+	CostBoundsStrategy = costBoundsStrategy
+	FixedChain         = fixed
 )

@@ -57,7 +57,7 @@ func QuantText(w io.Writer, m *spec.Model, res *quant.Result) error {
 		}
 		if bx := r.Box; bx != nil {
 			lo, hi := boxEnds(bx)
-			if err := writeBox(w, m, q.Name, boxLine(q.Name, "P", f, bx, lo, hi), q.Bound, r.Violated, r.Unknown, bx, r.Sensitivity); err != nil {
+			if err := writeBox(w, m, q.Name, "P", f, lo, hi, q.Bound, r.Violated, r.Unknown, bx, r.Sensitivity); err != nil {
 				return err
 			}
 		}
@@ -102,7 +102,7 @@ func QuantText(w io.Writer, m *spec.Model, res *quant.Result) error {
 		}
 		if bx := r.Box; bx != nil {
 			lo, hi := expectBoxEnds(r)
-			if err := writeBox(w, m, e.Name, boxLine(e.Name, "E", e.Formula, bx, lo, hi), e.Bound, r.Violated, r.BoxBroken, bx, r.Sensitivity); err != nil {
+			if err := writeBox(w, m, e.Name, "E", e.Formula, lo, hi, e.Bound, r.Violated, r.BoxBroken, bx, r.Sensitivity); err != nil {
 				return err
 			}
 		}
@@ -126,19 +126,58 @@ func QuantText(w io.Writer, m *spec.Model, res *quant.Result) error {
 
 // boxLine is the line of a value's range over the confidence box of the
 // counts: `Name: P(formula) over the 95% confidence intervals of the
-// counts in [lo, hi]` (kind P or E), as the text and SARIF give it.
+// counts in [lo, hi]` (kind P or E), as the text and SARIF give it. An
+// end that a limit stopped before it was reached ("") is said so, and
+// nothing is claimed of it: `... of the counts at most hi (the least
+// not reached: stopped by the limit)`.
 func boxLine(name, kind, formula string, bx *quant.Box, lo, hi string) string {
-	return fmt.Sprintf("%s: %s(%s) over the %s confidence intervals of the counts in [%s, %s]", name, kind, formula, percent(bx.Level), lo, hi)
+	return fmt.Sprintf("%s: %s(%s) over the %s confidence intervals of the counts %s", name, kind, formula, percent(bx.Level), boxRange(lo, hi))
 }
 
-// writeBox writes the box's line, with the verdict of bound b (when
-// there is one and no value broke it: undecided by the counts, or
-// holds), then the sensitivity of the value to each measured rate.
-func writeBox(w io.Writer, m *spec.Model, name, line string, b *spec.QueryBound, violated, undecided bool, bx *quant.Box, sens []quant.Sensitivity) error {
+// boxRange is a box's range, its ends lo and hi ("": not reached): `in
+// [lo, hi]`, `at most hi (the least not reached: stopped by the
+// limit)`, `at least lo (the greatest not reached: ...)`.
+func boxRange(lo, hi string) string {
+	const stopped = " not reached: stopped by the limit)"
+	switch {
+	case lo == "" && hi == "":
+		return "not reached (stopped by the limit)"
+	case lo == "":
+		return "at most " + hi + " (the least" + stopped
+	case hi == "":
+		return "at least " + lo + " (the greatest" + stopped
+	}
+	return "in [" + lo + ", " + hi + "]"
+}
+
+// boxValue is a box's range as a SARIF result's value: `[lo, hi]`, `<=
+// hi` or `>= lo` when an end was not reached.
+func boxValue(lo, hi string) string {
+	switch {
+	case lo == "" && hi != "":
+		return "<= " + hi
+	case hi == "" && lo != "":
+		return ">= " + lo
+	}
+	return "[" + lo + ", " + hi + "]"
+}
+
+// writeBox writes the box's line ([boxLine]; lo and hi its ends, "" for
+// one not reached), with the verdict of bound b (when there is one and no
+// value broke it: undecided by the counts, or holds, or, when the end it
+// is on was not reached, undecided for that reason), then the
+// sensitivity of the value to each measured rate.
+func writeBox(w io.Writer, m *spec.Model, name, kind, formula, lo, hi string, b *spec.QueryBound, violated, undecided bool, bx *quant.Box, sens []quant.Sensitivity) error {
+	line := boxLine(name, kind, formula, bx, lo, hi)
 	if b != nil && !violated {
-		if undecided {
+		switch {
+		case b.Upper() && hi == "":
+			line += fmt.Sprintf(": bound %s %s not decided by the counts (the greatest not reached)", b.Op, b.Text)
+		case !b.Upper() && lo == "":
+			line += fmt.Sprintf(": bound %s %s not decided by the counts (the least not reached)", b.Op, b.Text)
+		case undecided:
 			line += fmt.Sprintf(": bound %s %s not decided by the counts", b.Op, b.Text)
-		} else {
+		default:
 			line += fmt.Sprintf(": bound %s %s holds", b.Op, b.Text)
 		}
 	}
@@ -280,7 +319,8 @@ func costText(v *big.Rat, inf bool) string {
 }
 
 // boxEnds returns the ends of a box as decimals rounded outwards (the
-// lower end down, the upper end up, to 6 places).
+// lower end down, the upper end up, to 6 places), "" for an end not
+// reached.
 func boxEnds(b *quant.Box) (lo, hi string) {
 	if b.Lo != nil {
 		lo = decimal(b.Lo, false)
@@ -296,11 +336,11 @@ func boxEnds(b *quant.Box) (lo, hi string) {
 }
 
 // expectBoxEnds returns the ends of an expected cost's box as boxEnds
-// does, or infinity.
+// does, or infinity ("" for an end not reached).
 func expectBoxEnds(r *quant.ExpectResult) (lo, hi string) {
-	lo, hi = "infinity", "infinity"
 	switch {
 	case r.BoxLoInf:
+		lo = "infinity"
 	case r.Box.Lo != nil:
 		lo = decimal(r.Box.Lo, false)
 	case r.Box.LoBounds != nil:
@@ -308,6 +348,7 @@ func expectBoxEnds(r *quant.ExpectResult) (lo, hi string) {
 	}
 	switch {
 	case r.BoxHiInf:
+		hi = "infinity"
 	case r.Box.Hi != nil:
 		hi = decimal(r.Box.Hi, true)
 	case r.Box.HiBounds != nil:

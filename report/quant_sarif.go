@@ -97,7 +97,7 @@ func queryFinding(r *quant.QueryResult) (QuantFinding, bool) {
 	case r.BoxBroken:
 		lo, hi := boxEnds(r.Box)
 		f.Msg = boxLine(q.Name, "P", queryFormula(q), r.Box, lo, hi) + fmt.Sprintf(": bound %s %s not decided by the counts", q.Bound.Op, q.Bound.Text)
-		f.Level, f.Value = "warning", "["+lo+", "+hi+"]"
+		f.Level, f.Value = "warning", boxValue(lo, hi)
 	default:
 		f.Msg += "not decided"
 		f.Level = "warning"
@@ -114,7 +114,7 @@ func expectFinding(r *quant.ExpectResult) (QuantFinding, bool) {
 	}
 	if r.BoxBroken {
 		lo, hi := expectBoxEnds(r)
-		return QuantFinding{Name: e.Name, Pos: e.Pos, Level: "warning", Value: "[" + lo + ", " + hi + "]",
+		return QuantFinding{Name: e.Name, Pos: e.Pos, Level: "warning", Value: boxValue(lo, hi),
 			Msg: boxLine(e.Name, "E", e.Formula, r.Box, lo, hi) + fmt.Sprintf(": bound %s %s not decided by the counts", e.Bound.Op, e.Bound.Text)}, true
 	}
 	name, val, iv, inf := "E_max", r.Max, r.MaxBounds, r.MaxInf

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -293,13 +294,7 @@ func TestQuantIntervalWitness(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var text, js bytes.Buffer
-		if err := report.QuantText(&text, m, res); err != nil {
-			t.Fatal(err)
-		}
-		if err := report.QuantJSON(&js, m, res); err != nil {
-			t.Fatal(err)
-		}
+		text, js := quantTextJSON(t, m, res)
 		picked := strings.Contains(text.String(), "witness of Six's P_max: the most probable path to the event under the strategy its bounds pick (whose own probability is in [0.16666666666666")
 		attains := strings.Contains(text.String(), "witness of Six's P_max: the most probable path to the event under the strategy that attains it, probability 1/6")
 		bounds := strings.Contains(js.String(), `"strategy_bounds": {`)
@@ -307,4 +302,129 @@ func TestQuantIntervalWitness(t *testing.T) {
 			t.Errorf("interval=%v: text\n%s\njson\n%s", interval, text.String(), js.String())
 		}
 	}
+}
+
+// quantTextJSON returns res's text and JSON reports.
+func quantTextJSON(t *testing.T, m *spec.Model, res *quant.Result) (text, js *bytes.Buffer) {
+	t.Helper()
+	text, js = new(bytes.Buffer), new(bytes.Buffer)
+	if err := report.QuantText(text, m, res); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.QuantJSON(js, m, res); err != nil {
+		t.Fatal(err)
+	}
+	return text, js
+}
+
+// TestQuantCostIntervalWitness renders the witness of an expected cost
+// computed by interval iteration: the text names the strategy its bounds
+// picked with the bounds of its own expected cost, and the JSON adds
+// them as strategy_bounds, as for a probability; an upper end never
+// certified is "infinity" in the text and absent from the JSON (a
+// float64 infinity has no JSON: before, the JSON failed).
+func TestQuantCostIntervalWitness(t *testing.T) {
+	src := "spec Die\nvar d: 0..6\nagent roll(): 1..6\nrate roll { 1: 1/6; 2: 1/6; 3: 1/6; 4: 1/6; 5: 1/6; 6: 1/6 }\naction throw when d < 6 { d := ask roll() }\nterminal d == 6\n" +
+		"cost throws { throw: 1 }\nexpected Throws: max throws until d == 6\n"
+	m, err := spec.ParseFile("g.wrap", []byte(src), spec.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := quant.Check(context.Background(), m, quant.Options{Witness: true, Interval: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := res.Expectations[0].MaxWitness
+	if w == nil || w.Bounds == nil || !(w.Bounds.Lo <= 6 && 6 <= w.Bounds.Hi) {
+		t.Fatalf("witness %+v, want one with bounds around 6", w)
+	}
+	for _, hi := range []float64{w.Bounds.Hi, math.Inf(1)} {
+		w.Bounds.Hi = hi
+		text, js := quantTextJSON(t, m, res)
+		wantText := "witness of Throws's E_max: the most probable path to the target under the strategy its bounds pick (whose own expected cost is in [" + strconv.FormatFloat(w.Bounds.Lo, 'g', -1, 64) + ", "
+		wantJSON := `"strategy_bounds": {
+            "lower": ` + strconv.FormatFloat(w.Bounds.Lo, 'g', -1, 64)
+		if math.IsInf(hi, 1) {
+			wantText += "infinity]), probability 1/6"
+			wantJSON += "\n          }"
+		} else {
+			wantText += strconv.FormatFloat(hi, 'g', -1, 64) + "]), probability 1/6"
+			wantJSON += `,
+            "upper": ` + strconv.FormatFloat(hi, 'g', -1, 64)
+		}
+		if !strings.Contains(text.String(), wantText) || !strings.Contains(js.String(), wantJSON) {
+			t.Errorf("upper %g: text\n%s\njson\n%s\nwant %q and %q", hi, text.String(), js.String(), wantText, wantJSON)
+		}
+	}
+}
+
+// TestQuantBoxEndNotReached renders ranges over the counts of which a
+// limit stopped one end before it was reached: the text says which end
+// was not reached and claims nothing of it (`at most 0.300000 (the least
+// not reached: stopped by the limit)`), the JSON has that end null with
+// "stopped_in": "box", and SARIF's warning for a bound the reached end
+// leaves undecided gives that end alone as its value; a bound on the end
+// not reached is "not decided" on the value's line. Before, such a box
+// was dropped whole.
+func TestQuantBoxEndNotReached(t *testing.T) {
+	src := "spec Die\nvar d: 0..6\nagent roll(): 1..6\nrate roll { 1: 1/6; 2: 1/6; 3: 1/6; 4: 1/6; 5: 1/6; 6: 1/6 }\naction throw when d == 0 { d := ask roll() }\nterminal d > 0\n" +
+		"probability Six: max eventually d == 6 bound <= 1/5\ncost throws { throw: 1 }\n" +
+		"expected Many: max throws until d > 0 bound <= 2\nexpected Few: min throws until d > 0 bound >= 1/2\n"
+	m, err := spec.ParseFile("g.wrap", []byte(src), spec.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	level := big.NewRat(19, 20)
+	res := &quant.Result{Stopped: context.DeadlineExceeded,
+		Queries: []quant.QueryResult{{Query: m.Queries[0], Max: big.NewRat(1, 6), Box: &quant.Box{Hi: big.NewRat(3, 10), Level: level},
+			Stopped: true, StoppedIn: "box", Unknown: true, BoxBroken: true}},
+		Expectations: []quant.ExpectResult{
+			{Expectation: m.Expectations[0], Max: big.NewRat(1, 1), Box: &quant.Box{HiBounds: &quant.Interval{Lo: 1.5, Hi: 2.5}, Level: level},
+				Stopped: true, StoppedIn: "box", Unknown: true, BoxBroken: true},
+			{Expectation: m.Expectations[1], Min: big.NewRat(1, 1), Box: &quant.Box{Hi: big.NewRat(1, 1), Level: level},
+				Stopped: true, StoppedIn: "box", Unknown: true},
+		}}
+	text, js := quantTextJSON(t, m, res)
+	for _, s := range []string{
+		"Six: P(eventually d == 6) over the 95% confidence intervals of the counts at most 0.300000 (the least not reached: stopped by the limit): bound <= 1/5 not decided by the counts\n",
+		"Many: E(throws until d > 0) over the 95% confidence intervals of the counts at most 2.5 (the least not reached: stopped by the limit): bound <= 2 not decided by the counts\n",
+		"Few: E_min(throws until d > 0) = 1: bound >= 1/2 not decided\n",
+		"Few: E(throws until d > 0) over the 95% confidence intervals of the counts at most 1 (the least not reached: stopped by the limit): bound >= 1/2 not decided by the counts (the least not reached)\n",
+		"Few: the range over the confidence intervals of the counts was stopped by the limit",
+	} {
+		if !strings.Contains(text.String(), s) {
+			t.Errorf("text without %q:\n%s", s, text.String())
+		}
+	}
+	for _, s := range []string{`"stopped_in": "box"`, `"box": {
+        "level": "19/20",
+        "min": null,
+        "max": {
+          "exact": "3/10",`, `"min": null,
+        "max": {
+          "float": 2,
+          "lower": 1.5,
+          "upper": 2.5
+        }`} {
+		if !strings.Contains(js.String(), s) {
+			t.Errorf("JSON without %s:\n%s", s, js.String())
+		}
+	}
+	var got []string
+	for _, f := range report.QuantFindings(res) {
+		got = append(got, f.Level+" "+f.Value+" "+f.Msg)
+	}
+	want := []string{
+		"warning <= 0.300000 Six: P(eventually d == 6) over the 95% confidence intervals of the counts at most 0.300000 (the least not reached: stopped by the limit): bound <= 1/5 not decided by the counts",
+		"warning <= 2.5 Many: E(throws until d > 0) over the 95% confidence intervals of the counts at most 2.5 (the least not reached: stopped by the limit): bound <= 2 not decided by the counts",
+		"warning 1 Few: E_min(throws until d > 0) = 1: bound >= 1/2 not decided",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("findings (-want +got):\n%s", diff)
+	}
+	var out bytes.Buffer
+	if err := report.QuantSARIF(&out, m, res, "v1.2.3"); err != nil {
+		t.Fatal(err)
+	}
+	validSARIFRun(t, out.Bytes())
 }

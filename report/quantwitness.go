@@ -23,8 +23,12 @@ import (
 func witnessText(b *strings.Builder, m *spec.Model, name, event string, w *quant.Witness) {
 	strategy := "the strategy that attains it"
 	if w.Bounds != nil {
-		strategy = fmt.Sprintf("the strategy its bounds pick (whose own probability is in [%s, %s])",
-			strconv.FormatFloat(w.Bounds.Lo, 'g', -1, 64), strconv.FormatFloat(w.Bounds.Hi, 'g', -1, 64))
+		own := "probability"
+		if event == "target" {
+			own = "expected cost"
+		}
+		strategy = fmt.Sprintf("the strategy its bounds pick (whose own %s is in [%s, %s])",
+			own, floatOrInfinity(w.Bounds.Lo), floatOrInfinity(w.Bounds.Hi))
 	}
 	if len(w.Steps) == 0 {
 		fmt.Fprintf(b, "witness of %s: no path reaches the %s under %s\n", Escape(name), event, strategy)
@@ -105,13 +109,18 @@ type witnessJSON struct {
 	// orbit.
 	Orbits bool `json:"orbits,omitempty"`
 	// StrategyBounds, for a value computed by interval iteration, bound
-	// the probability of the event under the strategy, which its bounds
-	// picked and which need not attain the value; absent for an exact
-	// value, which the strategy attains.
-	StrategyBounds *struct {
-		Lower float64 `json:"lower"`
-		Upper float64 `json:"upper"`
-	} `json:"strategy_bounds,omitempty"`
+	// the probability of the event (for an expected cost, the expected
+	// cost until the target) under the strategy, which its bounds picked
+	// and which need not attain the value; absent for an exact value,
+	// which the strategy attains. An infinite end is null (lower) or
+	// absent (upper: no upper bound was certified), as a cost's are.
+	StrategyBounds *strategyBoundsJSON `json:"strategy_bounds,omitempty"`
+}
+
+// strategyBoundsJSON is a witness's strategy_bounds.
+type strategyBoundsJSON struct {
+	Lower *float64 `json:"lower"`
+	Upper *float64 `json:"upper,omitempty"`
 }
 
 // witnessPairJSON holds the witnesses of a query's min and max.
@@ -151,10 +160,14 @@ func newWitnessJSON(m *spec.Model, w *quant.Witness) (*witnessJSON, error) {
 	}
 	out := &witnessJSON{Orbits: w.Orbits, Trace: json.RawMessage("[]"), StepProbabilities: []string{}}
 	if w.Bounds != nil {
-		out.StrategyBounds = &struct {
-			Lower float64 `json:"lower"`
-			Upper float64 `json:"upper"`
-		}{w.Bounds.Lo, w.Bounds.Hi}
+		lo, hi := w.Bounds.Lo, w.Bounds.Hi
+		out.StrategyBounds = &strategyBoundsJSON{Lower: &lo, Upper: &hi}
+		if math.IsInf(lo, 1) {
+			out.StrategyBounds.Lower = nil
+		}
+		if math.IsInf(hi, 1) {
+			out.StrategyBounds.Upper = nil
+		}
 	}
 	if len(w.Steps) == 0 {
 		return out, nil

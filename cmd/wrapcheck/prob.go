@@ -90,7 +90,7 @@ the point estimates but not over that range is not decided (exit 3).`,
 	fl.StringVar(&f.confidence, "confidence", "95%", "level of the confidence intervals of counts `k of n`: 95%, 0.99 or 99/100")
 	fl.BoolVar(&f.noSym, "no-symmetry", false, "turn symmetry reduction off")
 	fl.BoolVar(&f.sensitive, "sensitivity", false, "with counts, the range if each measured rate were known exactly, narrowest first: the rate to measure next")
-	fl.BoolVar(&f.witness, "witness", false, "show, for each value, the strategy that attains it (for a value from interval iteration, the strategy its bounds pick, with the bounds of its own probability) and the most probable path to the event under it")
+	fl.BoolVar(&f.witness, "witness", false, "show, for each value, the strategy that attains it (for a value from interval iteration, the strategy its bounds pick, with the bounds of its own probability or expected cost) and the most probable path to the event or target under it")
 	return cmd
 }
 
