@@ -15,11 +15,13 @@ function decimal(x, dir = 0) {
 }
 
 // valueText prints one value: `1/16 (0.062500)`, `1`, `[lo, hi]` from
-// interval iteration, `infinity` for an expected cost that is.
+// interval iteration (`[lo, infinity]` for an expected cost whose upper
+// bound was not certified: the JSON has no upper), `infinity` for an
+// expected cost that is.
 export function valueText(v, dir = 0) {
   if (!v) return "";
   if (v.infinite) return "infinity";
-  if (v.lower !== undefined && v.upper !== undefined) return `[${v.lower}, ${v.upper}]`;
+  if (v.lower !== undefined) return `[${v.lower}, ${v.upper ?? "infinity"}]`;
   if (v.exact !== undefined && v.exact !== "") return v.exact.includes("/") ? `${v.exact} (${decimal(v.float)})` : v.exact;
   return decimal(v.float, dir);
 }
@@ -31,12 +33,12 @@ function level(l) {
 }
 
 // rangeText prints the range over the counts: [lo, hi] at 95%.
-function rangeText(box) {
+export function rangeText(box) {
   if (!box) return "";
   const end = (v, dir) => {
     if (!v) return "?";
     if (v.infinite) return "infinity";
-    if (v.lower !== undefined) return String(dir < 0 ? v.lower : v.upper);
+    if (v.lower !== undefined) return String(dir < 0 ? v.lower : (v.upper ?? "infinity"));
     return v.exact !== undefined && !v.exact.includes("/") ? v.exact : decimal(v.float, dir);
   };
   return `[${end(box.min, -1)}, ${end(box.max, 1)}] at ${level(box.level)}`;
