@@ -73,7 +73,7 @@ func expectCost(ctx context.Context, m *MDP, cost func(s, c int) *big.Rat, targe
 		return v, strategy, nil
 	}
 	if len(maybe) > opts.maxExact() {
-		return nil, nil, fmt.Errorf("%w: %d states left after the precomputation, more than the %d of exact mode (expected costs have no interval iteration yet)", ErrTooLarge, len(maybe), opts.maxExact())
+		return nil, nil, fmt.Errorf("%w: %d states left after the precomputation, more than the %d of exact mode (ExpectCostInterval bounds them)", ErrTooLarge, len(maybe), opts.maxExact())
 	}
 	idx := make([]int, n)
 	for i := range idx {
