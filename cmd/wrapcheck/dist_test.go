@@ -210,6 +210,8 @@ func TestDistBadStore(t *testing.T) {
 		}, nil, "store file s0/L000001/states-0.wc: written by another run (run <hash>, this run is <hash>)\n"},
 		{"another-run", func(*testing.T, string, string) {}, []string{"--no-symmetry"},
 			"store $STORE holds another run: another spec or other options (spec hash <hash>, not <hash>); use another prefix or empty this one\n"},
+		{"another-partition", func(*testing.T, string, string) {}, []string{"--partition", "shipped,granted"},
+			"store $STORE holds another run: partition by the whole state, not by granted,shipped; use another prefix or empty this one\n"},
 	}
 	hashes := regexp.MustCompile(`\b[0-9a-f]{12,16}\b`)
 	for _, tt := range tests {
