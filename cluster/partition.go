@@ -149,12 +149,9 @@ func (p *Partition) String() string {
 	return strings.Join(p.names, ",")
 }
 
-// owner returns the worker of n that owns the packed state vec of hash
-// h ([machine.Hash]).
-func (p *Partition) owner(vec []uint64, h uint64, n int) int {
-	if p == nil {
-		return int(h>>52) % n
-	}
+// owner returns the worker of n that owns the packed state vec (p not
+// nil; the worker hashes the whole state itself).
+func (p *Partition) owner(vec []uint64, n int) int {
 	// The partition's bits, word by word, through a multiply-xorshift
 	// mix: a function of those bits alone.
 	x := uint64(len(p.words))
