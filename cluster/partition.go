@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"slices"
 	"strconv"
@@ -141,13 +142,23 @@ func (p *Partition) Slots() []int {
 
 // String is the partition as the run's manifest records it and messages
 // name it: "" for the whole state, else its slots' names ([SlotPaths]),
-// in slot order, separated by commas.
+// in slot order, separated by commas; past maxPartitionName bytes, the
+// number of slots, the first one's name and a SHA-256 of them all, so
+// that run.json stays small.
 func (p *Partition) String() string {
 	if p == nil {
 		return ""
 	}
-	return strings.Join(p.names, ",")
+	all := strings.Join(p.names, ",")
+	if len(all) <= maxPartitionName {
+		return all
+	}
+	sum := sha256.Sum256([]byte(all))
+	return fmt.Sprintf("%d slots: %s, ... (sha256 %x)", len(p.names), p.names[0], sum[:12])
 }
+
+// maxPartitionName bounds the partition's names in the manifest.
+const maxPartitionName = 1024
 
 // owner returns the worker of n that owns the packed state vec (p not
 // nil; the worker hashes the whole state itself).

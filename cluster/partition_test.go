@@ -239,3 +239,34 @@ func compileSource(t *testing.T, name, src string) *machine.Program {
 	}
 	return prog
 }
+
+// TestPartitionLongName: a partition of many slots is recorded by its
+// count, its first slot and a hash of their names, within the bound, and
+// two partitions that differ in a slot are told apart.
+func TestPartitionLongName(t *testing.T) {
+	prog := compileSource(t, "big.wrap", `spec Big
+var a: [0..999]0..1
+var b: 0..1 = 0
+action flip when b == 0 { b := 1 }
+invariant T: b <= 1
+`)
+	whole, err := ParsePartition(prog, []string{"a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for i := range 999 {
+		names = append(names, fmt.Sprintf("a[%d]", i))
+	}
+	less, err := ParsePartition(prog, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, l := whole.String(), less.String()
+	if len(w) > maxPartitionName || !strings.HasPrefix(w, "1000 slots: a[0], ... (sha256 ") {
+		t.Errorf("String() = %q: want the count, the first name and a hash, at most %d bytes", w, maxPartitionName)
+	}
+	if w == l || !strings.HasPrefix(l, "999 slots: a[0], ...") {
+		t.Errorf("1000 slots %q and 999 slots %q", w, l)
+	}
+}
