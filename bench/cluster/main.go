@@ -73,7 +73,7 @@ const defaultFitMax = 2
 
 func main() {
 	record := flag.String("record", "", "write the per-run table to this file")
-	table := flag.String("table", "", "read a recorded per-run table instead of runs")
+	table := flag.String("table", "", "read a recorded per-run table instead of runs (several, comma-separated, of one K: their runs together)")
 	k := flag.Int("k", 3, "the runs are of the pipeline of K runs (bench/cluster.sh: 3): its transitions a state are K·133/99")
 	bw := flag.Float64("bandwidth", 1e9, "bytes per second of one worker's store traffic, for the predictions")
 	fitMax := flag.Int("fitmax", defaultFitMax, "fit the CPU model to the runs of at most this many workers (the machine's cores)")
@@ -90,7 +90,7 @@ func main() {
 	var err error
 	switch {
 	case *table != "":
-		m, err = readTable(*table)
+		m, err = readTables(strings.Split(*table, ","))
 	case flag.NArg() == 1:
 		m, err = readRuns(flag.Arg(0), *k)
 	default:
@@ -757,6 +757,27 @@ func (m *measured) write(w io.Writer) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// readTables reads the tables that write wrote and returns their runs
+// together: tables of one K and one level profile.
+func readTables(paths []string) (*measured, error) {
+	var all *measured
+	for _, p := range paths {
+		m, err := readTable(p)
+		if err != nil {
+			return nil, err
+		}
+		if all == nil {
+			all = m
+			continue
+		}
+		if m.transK != all.transK || !slices.Equal(m.profile1, all.profile1) {
+			return nil, fmt.Errorf("%s: another K or another profile than %s", p, paths[0])
+		}
+		all.runs = append(all.runs, m.runs...)
+	}
+	return all, nil
 }
 
 // readTable reads a table that write wrote.
