@@ -17,8 +17,10 @@
 #   NS="1 2 4 8" LATS="0 20" bench/cluster.sh
 #   DIR=OUT bench/cluster.sh                # the model on runs already made
 #   RECORD=1 bench/cluster.sh               # also write bench/cluster/testdata/runs.tsv
+#   PART='run[Run1]' NS="2 4 8" LATS=0 bench/cluster.sh   # workers by run 1's state
 #
-# Environment: NS, LATS (milliseconds); OUT (default: a fresh directory
+# Environment: NS, LATS (milliseconds); PART, the check's --partition
+# (default: none, the whole state); OUT (default: a fresh directory
 # under ${TMPDIR:-/tmp}) keeps each run's report, time and logs; WC
 # (default: this checkout built as the README installs it) the binary.
 # Wall time and CPU time (user + system, the workers included) are
@@ -41,10 +43,13 @@ if [ -z "${WC:-}" ]; then
 	(cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -o "$WC" ./cmd/wrapcheck)
 fi
 SPEC=(--no-symmetry --no-por -D K=3 -D N=2 examples/peers/pipeline.wrap)
+PARTS=()
+[ -z "${PART:-}" ] || PARTS=(--partition "$PART")
 {
 	echo "date: $(date -u +%FT%TZ)"
 	echo "uptime: $(uptime)"
 	echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2) x $(nproc)"
+	echo "partition: ${PART:-the whole state}"
 	echo "wrapcheck: $(cd "$ROOT" && git rev-parse --short HEAD)$(cd "$ROOT" && git diff --quiet -- cluster cmd || echo +dirty)"
 } | tee "$OUT/versions.txt" >&2
 
@@ -69,7 +74,7 @@ for lat in $LATS; do
 		rc=0
 		(cd "$ROOT" && WRAPCHECK_STORE_LOG=$d/log /usr/bin/time -f '%e %U %S' -o "$d/time" \
 			"$WC" check --format json --progress off --store "file://$d/st?create_dir=1&latency=${lat}ms" \
-			--workers-local "$n" "${SPEC[@]}") >"$d/out.json" || rc=$?
+			--workers-local "$n" ${PARTS[@]+"${PARTS[@]}"} "${SPEC[@]}") >"$d/out.json" || rc=$?
 		read -r wall u s <"$d/time"
 		st=ok
 		[ $rc = 0 ] || st="rc=$rc"

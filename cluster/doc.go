@@ -30,9 +30,9 @@
 // # Search
 //
 // [Search] is worker Config.Index's part of one search; [Runner] adapts it
-// to verify.Options.Search. A state belongs to one of 4096 shards (the top
-// 12 bits of its hash), and worker i owns the shards congruent to i modulo
-// N. The search is checker's level by level: a worker expands its part of
+// to verify.Options.Search. A state belongs to one worker, its owner
+// ([Partition]; by default one of 4096 shards, the top 12 bits of its
+// hash, and worker i owns the shards congruent to i modulo N). The search is checker's level by level: a worker expands its part of
 // the committed level on the machine as checker does (Load, RunAction,
 // checker's ordinals, Guard and the Ample hook, the Canon hook), sends each
 // successor with its key (parent's position in the level, ordinal) to its
@@ -47,4 +47,26 @@
 // transitions, depth, coverage, the violation and its trace, which is
 // rebuilt from the states files (parent records) and replayed on the
 // machine. [Supported] names the options it does not take.
+//
+// # Partitions
+//
+// The owner of a state may be a function of the values of some of its
+// slots only ([ParsePartition], check's --partition): a successor whose
+// action leaves those slots as they were then has its parent's owner and
+// never crosses to another worker. The search stays exact because it
+// needs of the owner function only that it is a function of the state:
+// (1) every worker computes the same owner for the same packed,
+// canonical state (the function reads nothing but the state's bits and
+// N, and the manifest holds every worker to the same partition and N);
+// so (2) every copy of a state, found by any worker from any parent,
+// goes to one worker, whose visited set alone decides whether it is new
+// and keeps its smallest key; and (3) the owner's states, levels and
+// keys are what the whole-state partition gives it, merely on other
+// workers, so ranking all keys gives the same positions and the same
+// violation and trace. Nothing requires the owners to be balanced: a
+// partition by a variable of one value puts every state on one worker
+// (and leaves the others idle), still exact. Under symmetry the owner
+// is computed on the canonical form, the stored state. What a partition
+// changes is the cost: the fraction of successors that cross and the
+// share of the busiest worker (docs/distributed.md, "Partitions").
 package cluster

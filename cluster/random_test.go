@@ -16,15 +16,24 @@ import (
 	"github.com/wrapcheck/wrapcheck/verdict"
 )
 
-// TestSearchRandom: on random specs, 1, 2 and 4 workers give the
-// single-process search's result, reduced and plain.
-func TestSearchRandom(t *testing.T) {
-	n := 16
-	if testenv.Short(t) {
-		n = 6
-	}
+// reduction is a combination of the reductions the tests run.
+type reduction struct {
+	name     string
+	sym, por bool
+}
+
+// eachRandom calls f, for each of n random specs (gen's Symmetric
+// shape, seeded with (seed, salt); failing: with the actions that can
+// fail) that parses and each reduction of reds, with the single-process
+// search's result want within 200,000 states (a spec and reduction
+// whose search stops at that limit is left out) and the spec's rng,
+// which goes on from the generator's draws.
+func eachRandom(t *testing.T, n int, salt uint64, failing func(seed int) bool, reds []reduction,
+	f func(name, src string, prog *machine.Program, red reduction, opts checker.Options, want *verdict.Result, rng *rand.Rand)) {
+	t.Helper()
 	for seed := range n {
-		src := gen.Generate(rand.New(rand.NewPCG(uint64(seed), 11)), gen.Config{Shape: gen.Symmetric, Failing: true}).Source
+		rng := rand.New(rand.NewPCG(uint64(seed), salt))
+		src := gen.Generate(rng, gen.Config{Shape: gen.Symmetric, Failing: failing(seed)}).Source
 		name := fmt.Sprintf("seed%d", seed)
 		m, err := spec.ParseFile(name+".wrap", []byte(src), spec.Options{})
 		if err != nil {
@@ -34,10 +43,7 @@ func TestSearchRandom(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, red := range []struct {
-			name     string
-			sym, por bool
-		}{{"reduced", true, true}, {"sym", true, false}, {"plain", false, false}} {
+		for _, red := range reds {
 			opts := searchOptions(t, m, red.sym, red.por)
 			opts.Workers = 1
 			opts.MaxStates = 200000
@@ -48,17 +54,31 @@ func TestSearchRandom(t *testing.T) {
 			if want.Verdict == verdict.Unknown {
 				continue
 			}
-			for _, workers := range []int{1, 2, 4} {
-				t.Run(fmt.Sprintf("%s/%s/N%d", name, red.name, workers), func(t *testing.T) {
-					got, err := searchN(t, NewMemBucket(), workers, prog, opts)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if diff := cmp.Diff(comparable(want), comparable(got)); diff != "" {
-						t.Errorf("distributed vs single-process (-want +got):\n%s\nspec:\n%s", diff, src)
-					}
-				})
-			}
+			f(name, src, prog, red, opts, want, rng)
 		}
 	}
+}
+
+// TestSearchRandom: on random specs, 1, 2 and 4 workers give the
+// single-process search's result, reduced and plain.
+func TestSearchRandom(t *testing.T) {
+	n := 16
+	if testenv.Short(t) {
+		n = 6
+	}
+	always := func(int) bool { return true }
+	reds := []reduction{{"reduced", true, true}, {"sym", true, false}, {"plain", false, false}}
+	eachRandom(t, n, 11, always, reds, func(name, src string, prog *machine.Program, red reduction, opts checker.Options, want *verdict.Result, _ *rand.Rand) {
+		for _, workers := range []int{1, 2, 4} {
+			t.Run(fmt.Sprintf("%s/%s/N%d", name, red.name, workers), func(t *testing.T) {
+				got, err := searchN(t, NewMemBucket(), workers, prog, opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(comparable(want), comparable(got)); diff != "" {
+					t.Errorf("distributed vs single-process (-want +got):\n%s\nspec:\n%s", diff, src)
+				}
+			})
+		}
+	})
 }

@@ -77,7 +77,7 @@ func TestS3(t *testing.T) {
 					if errs[i] = st.Acquire(ctx, i); errs[i] != nil {
 						return
 					}
-					res[i], errs[i] = checker.Shortest(ctx, Runner(st, i, n), prog, opts)
+					res[i], errs[i] = checker.Shortest(ctx, Runner(st, i, n, nil), prog, opts)
 				}()
 			}
 			wg.Wait()

@@ -25,6 +25,10 @@ type Config struct {
 	// under partial-order reduction, the unreduced search for the shortest
 	// trace): each has its own files.
 	Search int
+	// Partition is the owner function (nil: the whole state's hash);
+	// every worker of a run must use the same, which the store's
+	// manifest records.
+	Partition *Partition
 }
 
 // Supported reports, as an error naming the option, whether the
@@ -54,6 +58,9 @@ func Search(ctx context.Context, cfg Config, prog *machine.Program, opts checker
 	}
 	if cfg.Workers < 1 || cfg.Index < 0 || cfg.Index >= cfg.Workers {
 		return nil, fmt.Errorf("worker index %d out of range for %d workers", cfg.Index, cfg.Workers)
+	}
+	if p := cfg.Partition; p != nil && len(p.words) > 0 && p.words[len(p.words)-1] >= prog.Words() {
+		return nil, fmt.Errorf("partition %s is not of this model's state (%d words)", p, prog.Words())
 	}
 	e, err := newEngine(prog, opts)
 	if err != nil {
@@ -119,11 +126,15 @@ type worker struct {
 	written   atomic.Int64 // bytes written
 }
 
-// owner returns the worker that owns a state of hash h
-// ([machine.Hash]): its shard (of 4096, by the high bits of the hash)
-// modulo N.
-func (w *worker) owner(h uint64) int {
-	return int(h>>52) % w.n
+// owner returns the worker that owns the packed state vec of hash h
+// ([machine.Hash]) under the run's [Partition].
+func (w *worker) owner(h uint64, vec []uint64) int {
+	if w.cfg.Partition == nil {
+		// The whole state: its shard (of 4096, by the high bits of the
+		// hash) modulo N; inlined, as it was before partitions.
+		return int(h>>52) % w.n
+	}
+	return w.cfg.Partition.owner(vec, w.n)
 }
 
 func (w *worker) run() (*verdict.Result, error) {
@@ -180,7 +191,7 @@ func (w *worker) restore(level int) error {
 	w.level = 0
 	w.front, w.fpos = w.front[:0], w.fpos[:0]
 	for p, s := range w.inits {
-		if w.owner(machine.Hash(s)) != w.idx {
+		if w.owner(machine.Hash(s), s) != w.idx {
 			continue
 		}
 		idx, _, err := w.visited.Insert(s, 0)
@@ -642,7 +653,7 @@ func (w *worker) merge(p []byte, n Name) ([]bool, error) {
 				return nil, &CorruptError{Path: n.Key(), Msg: "holds a state with bits outside the model's slots"}
 			}
 			hs[m] = machine.Hash(vec)
-			if w.owner(hs[m]) != w.idx {
+			if w.owner(hs[m], vec) != w.idx {
 				return nil, &CorruptError{Path: n.Key(), Msg: "holds a state another worker owns"}
 			}
 		}
@@ -735,7 +746,7 @@ func (w *worker) successors(vecs []uint64, succs []machine.Succ) {
 	nw := w.e.words
 	for i, sc := range succs {
 		t := vecs[i*nw : (i+1)*nw : (i+1)*nw]
-		if o := w.owner(sc.H); o != w.idx {
+		if o := w.owner(sc.H, t); o != w.idx {
 			x.out[o].add(t, key{Pos: x.pos, Ord: sc.Key}, x.ask, x.parent)
 			continue
 		}
@@ -917,11 +928,12 @@ func (w *worker) commit(L int) error {
 // Runner returns a function for verify.Options.Search that runs every
 // search it is given as worker index of workers on st (whose lease the
 // caller took), numbering the searches 0, 1, ... in call order: every
-// worker of a run makes the same calls, in the same order.
-func Runner(st *Store, index, workers int) func(context.Context, *machine.Program, checker.Options) (*verdict.Result, error) {
+// worker of a run makes the same calls, in the same order. part is the
+// run's owner function (nil: the whole state).
+func Runner(st *Store, index, workers int, part *Partition) func(context.Context, *machine.Program, checker.Options) (*verdict.Result, error) {
 	next := 0
 	return func(ctx context.Context, prog *machine.Program, opts checker.Options) (*verdict.Result, error) {
-		cfg := Config{Store: st, Index: index, Workers: workers, Search: next}
+		cfg := Config{Store: st, Index: index, Workers: workers, Search: next, Partition: part}
 		next++
 		return Search(ctx, cfg, prog, opts)
 	}

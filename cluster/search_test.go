@@ -27,12 +27,19 @@ import (
 // worker returned the same.
 func searchN(t testing.TB, b Bucket, n int, prog *machine.Program, opts checker.Options) (*verdict.Result, error) {
 	t.Helper()
-	return searchCodec(t, b, n, prog, opts, true)
+	return searchCodec(t, b, n, prog, opts, true, nil)
 }
 
-// searchCodec is searchN; with mixed, the odd workers compress their
-// frames (every reader reads both codecs), else none does, as on file://.
-func searchCodec(t testing.TB, b Bucket, n int, prog *machine.Program, opts checker.Options, mixed bool) (*verdict.Result, error) {
+// searchPart is searchN with the owner function part.
+func searchPart(t testing.TB, b Bucket, n int, prog *machine.Program, opts checker.Options, part *Partition) (*verdict.Result, error) {
+	t.Helper()
+	return searchCodec(t, b, n, prog, opts, true, part)
+}
+
+// searchCodec is searchN with the owner function part (nil: the whole
+// state); with mixed, the odd workers compress their frames (every
+// reader reads both codecs), else none does, as on file://.
+func searchCodec(t testing.TB, b Bucket, n int, prog *machine.Program, opts checker.Options, mixed bool, part *Partition) (*verdict.Result, error) {
 	t.Helper()
 	ctx := context.Background()
 	res := make([]*verdict.Result, n)
@@ -42,7 +49,7 @@ func searchCodec(t testing.TB, b Bucket, n int, prog *machine.Program, opts chec
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			st, err := Attach(ctx, "mem://", b, Manifest{Spec: "test", Workers: n})
+			st, err := Attach(ctx, "mem://", b, Manifest{Spec: "test", Workers: n, Partition: part.String()})
 			if err != nil {
 				errs[i] = err
 				return
@@ -58,7 +65,7 @@ func searchCodec(t testing.TB, b Bucket, n int, prog *machine.Program, opts chec
 			}
 			// As verify runs it: the shortest-trace guarantee over the
 			// distributed search (a second search when POR found a violation).
-			res[i], errs[i] = checker.Shortest(ctx, Runner(st, i, n), prog, opts)
+			res[i], errs[i] = checker.Shortest(ctx, Runner(st, i, n, part), prog, opts)
 		}()
 	}
 	wg.Wait()
@@ -242,7 +249,7 @@ func BenchmarkOneWorker(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				res, err = searchCodec(b, bk, n, prog, opts, false)
+				res, err = searchCodec(b, bk, n, prog, opts, false, nil)
 				bk.Close()
 				if err != nil {
 					b.Fatal(err)

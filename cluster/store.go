@@ -49,11 +49,15 @@ func (k Kind) String() string {
 
 // Manifest describes a run: the files under a prefix belong to the run
 // whose manifest is there. Spec identifies the spec and every option that
-// changes the search; Workers is the number of workers N.
+// changes the search; Workers is the number of workers N; Partition is
+// the owner function ([Partition.String]: the names of the slots that
+// decide it; "", left out of run.json: the whole state), which every
+// worker must share.
 type Manifest struct {
-	Format  int    `json:"format"`
-	Spec    string `json:"spec"`
-	Workers int    `json:"workers"`
+	Format    int    `json:"format"`
+	Spec      string `json:"spec"`
+	Workers   int    `json:"workers"`
+	Partition string `json:"partition,omitempty"`
 }
 
 // ErrStale is returned by a write of a worker whose lease another
@@ -88,7 +92,18 @@ func (e *ForeignRunError) Error() string {
 	if e.Have.Workers != e.Got.Workers {
 		why = append(why, fmt.Sprintf("%d workers, not %d", e.Have.Workers, e.Got.Workers))
 	}
+	if e.Have.Partition != e.Got.Partition {
+		why = append(why, "partition by "+partitionName(e.Have.Partition)+", not by "+partitionName(e.Got.Partition))
+	}
 	return fmt.Sprintf("store %s holds another run: %s; use another prefix or empty this one", e.URL, strings.Join(why, ", "))
+}
+
+// partitionName names a manifest's partition in a message.
+func partitionName(p string) string {
+	if p == "" {
+		return "the whole state"
+	}
+	return p
 }
 
 func short(h string) string {

@@ -9,6 +9,12 @@
 //	go run ./bench/cluster OUT                       # OUT of bench/cluster.sh
 //	go run ./bench/cluster -record runs.tsv OUT      # also write the table the test reads
 //	go run ./bench/cluster -table bench/cluster/testdata/runs.tsv   # a recorded table
+//	go run ./bench/cluster -table ... -owners NAME=TABLE ... -record-shapes FILE
+//	go run ./bench/cluster -table ... -shapes bench/cluster/testdata/owners.tsv
+//
+// The last two add the owner functions of check --partition (owners.go):
+// the crossing fraction and imbalance that runs of bench/cluster.sh with
+// PART measured, and the predictions with them.
 //
 // The model of one breadth-first level on N workers, read from
 // cluster/search.go: each worker expands its part of the level and sends
@@ -67,9 +73,14 @@ const defaultFitMax = 2
 
 func main() {
 	record := flag.String("record", "", "write the per-run table to this file")
-	table := flag.String("table", "", "read a recorded per-run table instead of runs")
+	table := flag.String("table", "", "read a recorded per-run table instead of runs (several, comma-separated, of one K: their runs together)")
+	k := flag.Int("k", 3, "the runs are of the pipeline of K runs (bench/cluster.sh: 3): its transitions a state are K·133/99")
 	bw := flag.Float64("bandwidth", 1e9, "bytes per second of one worker's store traffic, for the predictions")
 	fitMax := flag.Int("fitmax", defaultFitMax, "fit the CPU model to the runs of at most this many workers (the machine's cores)")
+	var owners ownerFlags
+	flag.Var(&owners, "owners", "NAME=TABLE: predict also with the crossing fraction and imbalance measured in the runs of TABLE (written by -record from the runs of bench/cluster.sh with PART) at each N (repeatable; the tables of one NAME merge)")
+	shapesIn := flag.String("shapes", "", "read the owners' crossing fractions and imbalances from this table (written by -record-shapes) instead of -owners")
+	shapesOut := flag.String("record-shapes", "", "write the crossing fractions and imbalances of the -owners runs to this table")
 	flag.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: go run ./bench/cluster [-record FILE] OUT | -table FILE")
 		flag.PrintDefaults()
@@ -79,9 +90,9 @@ func main() {
 	var err error
 	switch {
 	case *table != "":
-		m, err = readTable(*table)
+		m, err = readTables(strings.Split(*table, ","))
 	case flag.NArg() == 1:
-		m, err = readRuns(flag.Arg(0))
+		m, err = readRuns(flag.Arg(0), *k)
 	default:
 		flag.Usage()
 		os.Exit(2)
@@ -106,6 +117,24 @@ func main() {
 	if err := report(os.Stdout, m, *bw, *fitMax); err != nil {
 		fmt.Fprintln(os.Stderr, "cluster:", err)
 		os.Exit(1)
+	}
+	if len(owners) > 0 || *shapesIn != "" {
+		var sh *shapes
+		if *shapesIn != "" {
+			sh, err = readShapesTable(*shapesIn)
+		} else {
+			sh, err = readShapes(owners)
+		}
+		if err == nil && *shapesOut != "" {
+			err = sh.writeFile(*shapesOut)
+		}
+		if err == nil {
+			err = reportOwners(os.Stdout, m, sh, *bw, *fitMax)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "cluster:", err)
+			os.Exit(1)
+		}
 	}
 }
 
@@ -247,8 +276,8 @@ const (
 
 func perState(k int) float64 { return float64(k) * e1 / s1 }
 
-func readRuns(dir string) (*measured, error) {
-	m := &measured{transK: perState(3)}
+func readRuns(dir string, k int) (*measured, error) {
+	m := &measured{transK: perState(k)}
 	prof, err := readLog(filepath.Join(dir, "profile", "log", "ops-0.tsv"))
 	if err != nil {
 		return nil, err
@@ -542,10 +571,20 @@ func profileK(p1 []int64, k int) []int64 {
 // predict returns the model's time of the pipeline of profile prof on n
 // machines at latency lat (seconds) with bandwidth bw (bytes/s) and c
 // requests in flight per worker, and its parts: compute, latency and
-// transfer. A level's CPU is the fitted one of a worker with the level's
-// mean share and the imbalance of hashing F states to n workers (the
-// expected maximum of n binomial shares, about F/n·(1+√(2·ln n·n/F))).
+// transfer, with the owners of the whole state's hash: a fraction
+// (n−1)/n of the successors cross, and a level's CPU is the fitted one of
+// a worker with the level's mean share and the imbalance of hashing F
+// states to n workers (the expected maximum of n binomial shares, about
+// F/n·(1+√(2·ln n·n/F))).
 func (f fit) predict(prof []int64, perState float64, n int, lat, bw float64, c int) (total, compute, latency, transfer float64) {
+	return f.predictShape(prof, perState, n, lat, bw, c, nil)
+}
+
+// predictShape is predict with the crossing fraction and the imbalance
+// of sh (nil: the whole state's, as predict says): a fraction sh.f of
+// the successors cross, and the busiest worker of a level has sh.level
+// times the mean share of its successors and of their crossing records.
+func (f fit) predictShape(prof []int64, perState float64, n int, lat, bw float64, c int, sh *shape) (total, compute, latency, transfer float64) {
 	nf := float64(n)
 	for d := range len(prof) {
 		F := float64(prof[d])
@@ -553,13 +592,19 @@ func (f fit) predict(prof []int64, perState float64, n int, lat, bw float64, c i
 		if d+1 < len(prof) {
 			next = float64(prof[d+1])
 		}
-		imb := 0.0
-		if n > 1 && F > 0 {
-			imb = math.Sqrt(2 * math.Log(nf) * nf / F)
-		}
 		succ := F * perState
-		cross := 2 * succ * (nf - 1) / (nf * nf)
-		cpu := f.a*succ/nf*(1+imb) + f.b*cross + f.z
+		var cross, cpu float64
+		if sh == nil {
+			imb := 0.0
+			if n > 1 && F > 0 {
+				imb = math.Sqrt(2 * math.Log(nf) * nf / F)
+			}
+			cross = 2 * succ * (nf - 1) / (nf * nf)
+			cpu = f.a*succ/nf*(1+imb) + f.b*cross + f.z
+		} else {
+			cross = 2 * succ / nf * sh.f
+			cpu = (f.a*succ/nf+f.b*cross)*sh.level + f.z
+		}
 		bytes := cross*f.batchRec + next/nf*f.statesRec + next*f.keyRec
 		compute += cpu
 		latency += float64(roundTrips(n, c)) * lat
@@ -693,6 +738,9 @@ func (m *measured) write(w io.Writer) error {
 		p = append(p, strconv.FormatInt(x, 10))
 	}
 	fmt.Fprintf(bw, "profile1\t%s\n", strings.Join(p, ","))
+	if k := math.Round(m.transK * s1 / e1); k != 3 {
+		fmt.Fprintf(bw, "k\t%.0f\n", k) // the pipeline of K runs, not bench/cluster.sh's 3
+	}
 	for _, r := range m.runs {
 		fmt.Fprintf(bw, "run\t%d\t%g\t%.2f\t%.2f\t%.4f\t%.6f\t%d\t%.3f\t%d\t%d\n", r.n, r.latency*1e3, r.wall, r.cpu, r.logCPU, r.opTime, r.steps, r.criticalRT, r.ops, r.polls)
 	}
@@ -709,6 +757,27 @@ func (m *measured) write(w io.Writer) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// readTables reads the tables that write wrote and returns their runs
+// together: tables of one K and one level profile.
+func readTables(paths []string) (*measured, error) {
+	var all *measured
+	for _, p := range paths {
+		m, err := readTable(p)
+		if err != nil {
+			return nil, err
+		}
+		if all == nil {
+			all = m
+			continue
+		}
+		if m.transK != all.transK || !slices.Equal(m.profile1, all.profile1) {
+			return nil, fmt.Errorf("%s: another K or another profile than %s", p, paths[0])
+		}
+		all.runs = append(all.runs, m.runs...)
+	}
+	return all, nil
 }
 
 // readTable reads a table that write wrote.
@@ -742,6 +811,12 @@ func readTable(path string) (*measured, error) {
 				}
 				m.profile1 = append(m.profile1, x)
 			}
+		case c[0] == "k" && len(c) == 2:
+			k, err := strconv.Atoi(c[1])
+			if err != nil || k < 1 {
+				return nil, bad(fmt.Errorf("K %q", c[1]))
+			}
+			m.transK = perState(k)
 		case c[0] == "run" && len(c) == 11:
 			x, err := nums(1)
 			if err != nil {

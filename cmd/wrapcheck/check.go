@@ -178,6 +178,9 @@ func runCheck(cmd *cobra.Command, path string, f checkFlags) error {
 	if f.timeout < 0 { // the other limits are verify.Options, which Validate checks
 		return usage(fmt.Errorf("--timeout %s: must not be negative", f.timeout))
 	}
+	if len(f.dist.partition) > 0 && f.dist.store == "" {
+		return usage(fmt.Errorf("--partition needs --store: it chooses the workers of a distributed search"))
+	}
 	if f.failFast && f.cont {
 		return usage(fmt.Errorf("--fail-fast and --continue contradict each other"))
 	}

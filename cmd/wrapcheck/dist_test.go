@@ -99,6 +99,42 @@ func TestDistMatchesCheck(t *testing.T) {
 	}
 }
 
+// TestDistPartition: check --store --partition with 1 to 3 local
+// worker processes (which must be given the partition, or they refuse
+// the store) prints check's JSON report, on a spec that holds and on one
+// with a violation and its trace, with partitions by one run's state, by
+// an element of each run's array, and by a variable of the state whose
+// values spread over every level.
+func TestDistPartition(t *testing.T) {
+	root, _ := filepath.Abs("../..")
+	for _, tc := range []struct {
+		path, part string
+		defines    []string
+	}{
+		{"examples/peers/pipeline.wrap", "run[Run1]", []string{"-D", "K=2", "-D", "N=2", "--no-symmetry"}},
+		{"examples/peers/pipeline.wrap", "run[Run1].rel[0],run[Run2].rel[0]", []string{"-D", "K=2", "-D", "N=2", "-D", "BUG=1"}},
+		{"examples/approval/toctou.wrap", "shipped", nil},
+	} {
+		args := append(append([]string{"check", "--format", "json", "--progress", "off"}, tc.defines...), tc.path)
+		wantCode, want, wantErr := wrapcheck(t, root, append(args[:1:1], append([]string{"--workers", "1"}, args[1:]...)...)...)
+		if wantCode == exitUsage {
+			t.Fatalf("check %s: %s", tc.path, wantErr)
+		}
+		for _, n := range []int{1, 2, 3} {
+			t.Run(fmt.Sprintf("%s/%s/N%d", tc.path, tc.part, n), func(t *testing.T) {
+				a := append([]string{args[0], "--store", storeURL(t.TempDir()), "--workers-local", fmt.Sprint(n), "--partition", tc.part}, args[1:]...)
+				code, got, stderr := wrapcheck(t, root, a...)
+				if code != wantCode {
+					t.Fatalf("exit %d, want %d; stderr:\n%s", code, wantCode, stderr)
+				}
+				if diff := cmp.Diff(untimed(want), untimed(got)); diff != "" {
+					t.Errorf("check --store --partition vs check (-want +got):\n%s", diff)
+				}
+			})
+		}
+	}
+}
+
 // killSpec is a spec with enough levels that a worker is killed in the
 // middle of the search.
 var killSpec = struct {
@@ -210,6 +246,8 @@ func TestDistBadStore(t *testing.T) {
 		}, nil, "store file s0/L000001/states-0.wc: written by another run (run <hash>, this run is <hash>)\n"},
 		{"another-run", func(*testing.T, string, string) {}, []string{"--no-symmetry"},
 			"store $STORE holds another run: another spec or other options (spec hash <hash>, not <hash>); use another prefix or empty this one\n"},
+		{"another-partition", func(*testing.T, string, string) {}, []string{"--partition", "shipped,granted"},
+			"store $STORE holds another run: partition by the whole state, not by granted,shipped; use another prefix or empty this one\n"},
 	}
 	hashes := regexp.MustCompile(`\b[0-9a-f]{12,16}\b`)
 	for _, tt := range tests {

@@ -29,10 +29,14 @@ type distFlags struct {
 	local  int // check: worker processes to run on this machine
 	index  int // worker: this worker's index
 	n      int // worker: the number of workers of the run
+	// partition: the state variables (or parts) whose values decide a
+	// state's worker; none: the whole state
+	partition []string
 }
 
 func addDistFlags(cmd *cobra.Command, d *distFlags) {
 	fl := cmd.Flags()
+	fl.StringSliceVar(&d.partition, "partition", nil, "with --store: give each state to the worker chosen by the values of these variables or elements (VAR[,VAR...], as a trace names them: x, P[v].y, a[2]), not by the whole state; every worker of a run must give the same")
 	if d.worker {
 		fl.StringVar(&d.store, "store", "", "bucket URL of the run's files: file:///dir, s3://bucket?prefix=run1/&region=..., mem:// (required)")
 		fl.IntVar(&d.index, "index", -1, "this worker's index, 0 to N-1 (a Kubernetes Indexed Job's JOB_COMPLETION_INDEX; required)")
@@ -120,7 +124,11 @@ func startDist(ctx context.Context, cmd *cobra.Command, path string, f checkFlag
 	if d.worker {
 		n, index = d.n, d.index
 	}
-	man := cluster.Manifest{Spec: runHash(src, f), Workers: n}
+	part, err := cluster.ParsePartition(opts.Program, d.partition)
+	if err != nil {
+		return nil, nil, err
+	}
+	man := cluster.Manifest{Spec: runHash(src, f), Workers: n, Partition: part.String()}
 	logDir := os.Getenv(storeLogEnv)
 	var st *cluster.Store
 	var rec *cluster.Recorder
@@ -136,7 +144,7 @@ func startDist(ctx context.Context, cmd *cobra.Command, path string, f checkFlag
 		st.Close()
 		return nil, nil, err
 	}
-	opts.Search = cluster.Runner(st, index, n)
+	opts.Search = cluster.Runner(st, index, n, part)
 	ctx, cancel := context.WithCancelCause(ctx)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -257,6 +265,9 @@ func workerArgs(f checkFlags, i, n int, path string) []string {
 	}
 	if f.timeout > 0 {
 		args = append(args, "--timeout", f.timeout.String())
+	}
+	if len(f.dist.partition) > 0 {
+		args = append(args, "--partition", strings.Join(f.dist.partition, ","))
 	}
 	return append(args, "--", path)
 }
