@@ -251,7 +251,8 @@ func (g *Guard) RunKey(id string) (string, bool) {
 // decision as one line of JSON (with its newline). Any text that is not a
 // valid request is answered with a block.
 func (g *Guard) HandleLine(line []byte) []byte {
-	return g.AppendHandleLine(nil, line)
+	var buf [256]byte // the answer is built here, then copied at its size
+	return bytes.Clone(g.AppendHandleLine(buf[:0], line))
 }
 
 // AppendHandleLine is HandleLine that appends the decision to dst and
@@ -278,7 +279,8 @@ func (g *Guard) AppendHandleLine(dst, line []byte) []byte {
 
 // Handle decides req and returns the decision as one line of JSON.
 func (g *Guard) Handle(req Request) []byte {
-	return g.appendHandle(nil, req)
+	var buf [256]byte // as HandleLine's
+	return bytes.Clone(g.appendHandle(buf[:0], req))
 }
 
 // appendHandle is Handle, appending the decision to out.
