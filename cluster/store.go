@@ -98,13 +98,21 @@ func (e *ForeignRunError) Error() string {
 	return fmt.Sprintf("store %s holds another run: %s; use another prefix or empty this one", e.URL, strings.Join(why, ", "))
 }
 
-// partitionName names a manifest's partition in a message.
+// partitionName names a manifest's partition in a message: at most
+// maxNamed bytes of it (the store's run.json may hold anything up to
+// maxManifest).
 func partitionName(p string) string {
 	if p == "" {
 		return "the whole state"
 	}
+	if len(p) > maxNamed {
+		return fmt.Sprintf("%q... (%d bytes)", p[:maxNamed], len(p))
+	}
 	return p
 }
+
+// maxNamed is the most of a manifest's partition that a message quotes.
+const maxNamed = 120
 
 func short(h string) string {
 	if len(h) > 12 {

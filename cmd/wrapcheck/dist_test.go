@@ -248,6 +248,14 @@ func TestDistBadStore(t *testing.T) {
 			"store $STORE holds another run: another spec or other options (spec hash <hash>, not <hash>); use another prefix or empty this one\n"},
 		{"another-partition", func(*testing.T, string, string) {}, []string{"--partition", "shipped,granted"},
 			"store $STORE holds another run: partition by the whole state, not by granted,shipped; use another prefix or empty this one\n"},
+		// a hostile run.json's partition: quoted, at most 120 bytes of it
+		{"hostile-partition", func(t *testing.T, dir, _ string) {
+			man := `{"format":2,"spec":"x","workers":1,"partition":"a\nstate: holds ` + strings.Repeat("A", 5000) + `"}` + "\n"
+			if err := os.WriteFile(filepath.Join(dir, "run.json"), []byte(man), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, nil, "store $STORE holds another run: another spec or other options (spec hash x, not <hash>), partition by \"a\\nstate: holds " +
+			strings.Repeat("A", 105) + "\"... (5015 bytes), not by the whole state; use another prefix or empty this one\n"},
 	}
 	hashes := regexp.MustCompile(`\b[0-9a-f]{12,16}\b`)
 	for _, tt := range tests {
