@@ -95,7 +95,7 @@ func parseWith(filename string, src []byte, stopEarly bool, mode parseMode) (f *
 			f, err = nil, list.Err()
 		}
 	}()
-	peek, lerr := lexer.Upgrade(&sliceLexer{toks: toks})
+	peek, lerr := lexer.Upgrade(&sliceLexer{cursor{toks: toks}})
 	if lerr != nil {
 		var list ErrorList
 		list.Add(Position{Filename: filename}, lerr.Error())

@@ -53,22 +53,14 @@ func (lexDef) LexBytes(filename string, src []byte) (lexer.Lexer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &sliceLexer{toks: toks}, nil
+	return &sliceLexer{cursor{toks: toks}}, nil
 }
 
-// sliceLexer replays scanned tokens; the last one is EOF.
-type sliceLexer struct {
-	toks *tokenList
-	i    int
-}
+// sliceLexer replays scanned tokens to participle, through a cursor;
+// the last one is EOF.
+type sliceLexer struct{ c cursor }
 
-func (l *sliceLexer) Next() (lexer.Token, error) {
-	t := *l.toks.at(l.i)
-	if l.i < l.toks.len()-1 {
-		l.i++
-	}
-	return t, nil
-}
+func (l *sliceLexer) Next() (lexer.Token, error) { return *l.c.Next(), nil }
 
 // tokenStream is what the recursive-descent and expression parsers read:
 // a cursor over the scanned tokens, or, inside the participle grammar's
