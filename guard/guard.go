@@ -151,6 +151,10 @@ type Guard struct {
 	m    *spec.Model
 	opts Options
 
+	// decoders read the events of requests with their envelopes
+	// (decodeFast), outside the lock: *replay.Decoder, one a request.
+	decoders sync.Pool
+
 	mu   sync.Mutex // guards what follows, and f and dec
 	f    *replay.Follower
 	dec  *replay.Decoder
@@ -197,6 +201,7 @@ func New(prog *machine.Program, opts Options) (*Guard, error) {
 		return nil, err
 	}
 	g := &Guard{m: prog.Model, opts: opts, f: f, dec: replay.NewDecoder(prog.Model), runs: map[string]*run{}, ended: map[string]*run{}}
+	g.decoders.New = func() any { return replay.NewDecoder(prog.Model) }
 	if opts.Journal != "" {
 		g.openedAt = map[string]int{}
 		j, err := openJournal(opts.Journal, prog.Model.Name, opts.SpecDigest, g.restore)
@@ -261,10 +266,13 @@ func (g *Guard) HandleLine(line []byte) []byte {
 // nothing of line once it returns.
 func (g *Guard) AppendHandleLine(dst, line []byte) []byte {
 	var fast Request
-	if len(line) <= MaxRequestBytes && decodeFast(line, &fast) {
+	var ev fastEvent
+	dec := g.decoders.Get().(*replay.Decoder)
+	defer g.decoders.Put(dec) // after the decision: ev's Line is dec's
+	if len(line) <= MaxRequestBytes && decodeFast(line, &fast, dec, &ev) {
 		// fast's strings are line's bytes (decodeFast): what outlives
 		// this call copies them (open, keepEnded, observe's logger)
-		return g.appendHandle(dst, fast)
+		return g.appendHandle(dst, fast, &ev)
 	}
 	// declined by the one pass: encoding/json reads it, or says why not
 	var req Request
@@ -274,21 +282,22 @@ func (g *Guard) AppendHandleLine(dst, line []byte) []byte {
 		g.observe(Request{Run: d.Run, ID: d.ID, Op: clip(req.Op)}, d, false, t0)
 		return appendDecision(dst, d)
 	}
-	return g.appendHandle(dst, req)
+	return g.appendHandle(dst, req, nil)
 }
 
 // Handle decides req and returns the decision as one line of JSON.
 func (g *Guard) Handle(req Request) []byte {
 	var buf [256]byte // as HandleLine's
-	return bytes.Clone(g.appendHandle(buf[:0], req))
+	return bytes.Clone(g.appendHandle(buf[:0], req, nil))
 }
 
-// appendHandle is Handle, appending the decision to out.
-func (g *Guard) appendHandle(out []byte, req Request) []byte {
+// appendHandle is Handle, appending the decision to out; ev, when not
+// nil, is req's event as decodeFast read it.
+func (g *Guard) appendHandle(out []byte, req Request, ev *fastEvent) []byte {
 	t0 := time.Now()
 	var dst Decision // an allowed step's decision, off the heap
 	start := len(out)
-	d, out, encoded, wait := g.decide(req, &dst, out)
+	d, out, encoded, wait := g.decide(req, ev, &dst, out)
 	retried := d == nil
 	if !encoded {
 		out = appendDecision(out, d)
@@ -320,7 +329,7 @@ func (g *Guard) Decide(req Request) *Decision {
 // retry) is appended to out under the lock, else the caller encodes d.
 // dst holds an allowed step's or open's decision, the ones decided most
 // often, which d then points to (so that they are not allocated).
-func (g *Guard) decide(req Request, dst *Decision, out []byte) (d *Decision, _ []byte, encoded bool, wait func() error) {
+func (g *Guard) decide(req Request, ev *fastEvent, dst *Decision, out []byte) (d *Decision, _ []byte, encoded bool, wait func() error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.closed {
@@ -331,11 +340,12 @@ func (g *Guard) decide(req Request, dst *Decision, out []byte) (d *Decision, _ [
 		if req, err = g.mapSpan(req); err != nil {
 			return block(req, "invalid", err.Error()), out, false, nil
 		}
+		ev = nil // the event is the span's
 	}
 	if err := checkIDs(req); err != nil {
 		return block(req, "invalid", err.Error()), out, false, nil
 	}
-	d, line, changed := g.apply(req, dst)
+	d, line, changed := g.apply(req, ev, dst)
 	if changed && g.j != nil {
 		wait = g.j.append(record(req))
 	}
@@ -347,13 +357,14 @@ func (g *Guard) decide(req Request, dst *Decision, out []byte) (d *Decision, _ [
 
 // apply decides req and applies it to the runs; changed says the
 // decision changed them (it is journaled). An allowed step or open is
-// written to dst, which d then is.
-func (g *Guard) apply(req Request, dst *Decision) (d *Decision, line []byte, changed bool) {
+// written to dst, which d then is. ev, when not nil, is req's event as
+// decodeFast read it.
+func (g *Guard) apply(req Request, ev *fastEvent, dst *Decision) (d *Decision, line []byte, changed bool) {
 	switch req.Op {
 	case "open":
-		return g.open(req, dst)
+		return g.open(req, ev, dst)
 	case "", "step":
-		return g.step(req, dst)
+		return g.step(req, ev, dst)
 	case "close":
 		if _, ok := g.runs[req.Run]; !ok {
 			return &Decision{Run: req.Run, ID: req.ID, Decision: "allow", Ended: "closed"}, nil, false
@@ -372,7 +383,7 @@ func (g *Guard) apply(req Request, dst *Decision) (d *Decision, line []byte, cha
 	return block(req, "invalid", "unknown op "+quote(req.Op)+" (open, step, close or state)"), nil, false
 }
 
-func (g *Guard) open(req Request, dst *Decision) (*Decision, []byte, bool) {
+func (g *Guard) open(req Request, ev *fastEvent, dst *Decision) (*Decision, []byte, bool) {
 	if r, ok := g.runs[req.Run]; ok {
 		if r.trail.Steps() == 0 {
 			// a retried open
@@ -388,7 +399,10 @@ func (g *Guard) open(req Request, dst *Decision) (*Decision, []byte, bool) {
 		return g.blocked(req, t, res), nil, false
 	}
 	if len(req.Event) > 0 && !isNull(req.Event) {
-		l, err := g.dec.Decode(req.Event, 0, true)
+		l, err := ev.line(), error(nil)
+		if !ev.read() {
+			l, err = g.dec.Decode(req.Event, 0, true)
+		}
 		if err != nil {
 			return block(req, "invalid", "event: "+err.Error()), nil, false
 		}
@@ -410,7 +424,7 @@ func (g *Guard) open(req Request, dst *Decision) (*Decision, []byte, bool) {
 	return d, nil, true
 }
 
-func (g *Guard) step(req Request, dst *Decision) (*Decision, []byte, bool) {
+func (g *Guard) step(req Request, ev *fastEvent, dst *Decision) (*Decision, []byte, bool) {
 	r, ok := g.runs[req.Run]
 	if !ok {
 		if e, ok := g.ended[req.Run]; ok && req.ID != "" && req.ID == string(e.lastID) {
@@ -424,7 +438,12 @@ func (g *Guard) step(req Request, dst *Decision) (*Decision, []byte, bool) {
 	if len(req.Event) == 0 || isNull(req.Event) {
 		return block(req, "invalid", "a step needs an event"), nil, false
 	}
-	l, err := g.dec.Decode(req.Event, r.trail.Steps()+1, false)
+	n := r.trail.Steps() + 1
+	l, err := ev.line().At(n), error(nil)
+	if !ev.read() || l.Action() < 0 {
+		// a step's event has an action: Decode says so
+		l, err = g.dec.Decode(req.Event, n, false)
+	}
 	if err != nil {
 		return block(req, "invalid", "event: "+err.Error()), nil, false
 	}
@@ -556,7 +575,7 @@ func (g *Guard) restore(line int, rec []byte) error {
 	if err := json.Unmarshal(rec, &req); err != nil {
 		return err
 	}
-	d, _, changed := g.apply(req, new(Decision))
+	d, _, changed := g.apply(req, nil, new(Decision))
 	if !changed {
 		why := ""
 		if d != nil {
@@ -727,7 +746,12 @@ func decodeRequest(line []byte, req *Request) error {
 // package jsonscan): false for any other, which decodeRequest then reads
 // with encoding/json. A request it reads is one encoding/json reads the
 // same (TestDecodeFastAgrees).
-func decodeFast(line []byte, req *Request) bool {
+//
+// With dec, it reads the event too, in the same pass, as dec.DecodeFast
+// reads it, into ev; an event DecodeFast declines is read as text only
+// (ev.ok false), for the decision to decode. ev's Line is valid until
+// dec's next use.
+func decodeFast(line []byte, req *Request, dec *replay.Decoder, ev *fastEvent) bool {
 	s := jsonscan.New(line)
 	seen := 0
 	ok := s.Object(func(k []byte) bool {
@@ -745,6 +769,17 @@ func decodeFast(line []byte, req *Request) bool {
 			req.ID, ok = fastString(&s)
 		case "event":
 			bit = 8
+			if dec != nil && s.Peek() == '{' {
+				at := s // to read the event again as text, if dec declines it
+				start := s.Offset()
+				l, read := dec.DecodeFast(&s)
+				if read && s.Offset()-start <= replay.MaxLineBytes {
+					req.Event, ok = line[start:s.Offset():s.Offset()], true
+					*ev = fastEvent{l: l, ok: true}
+					break
+				}
+				s = at
+			}
 			req.Event, ok = s.Skip()
 		case "otlp":
 			bit = 16
@@ -759,7 +794,31 @@ func decodeFast(line []byte, req *Request) bool {
 		seen |= bit
 		return true
 	})
-	return ok && s.End()
+	if !ok || !s.End() {
+		if ev != nil {
+			*ev = fastEvent{}
+		}
+		return false
+	}
+	return true
+}
+
+// fastEvent is a request's event as decodeFast read it, with the
+// request: ok false when it was not.
+type fastEvent struct {
+	l  replay.Line
+	ok bool
+}
+
+// read reports whether ev, which may be nil, holds the event.
+func (ev *fastEvent) read() bool { return ev != nil && ev.ok }
+
+// line returns the event read, or the zero Line.
+func (ev *fastEvent) line() replay.Line {
+	if !ev.read() {
+		return replay.Line{}
+	}
+	return ev.l
 }
 
 // fastString reads a string or null (the empty string) for decodeFast.

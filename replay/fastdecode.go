@@ -25,6 +25,13 @@ const (
 // Line parse gives (TestParseFastAgrees).
 func (lr *lineReader) parseFast(text []byte) (Line, bool) {
 	s := jsonscan.New(text)
+	w, ok := lr.parseFastAt(&s)
+	return w, ok && s.End()
+}
+
+// parseFastAt is parseFast of the object at s's position, which it
+// leaves after the object: what follows is the caller's.
+func (lr *lineReader) parseFastAt(s *jsonscan.Scanner) (Line, bool) {
 	w := Line{line: lr.n, action: -1}
 	clear(lr.seenVars)
 	var arena []int64 // the values' slots
@@ -52,10 +59,10 @@ func (lr *lineReader) parseFast(text []byte) (Line, bool) {
 			}
 		case "asked":
 			bit = memberAsked
-			ok = s.Lit("null") || lr.fastAsked(&s, &w, &arena)
+			ok = s.Lit("null") || lr.fastAsked(s, &w, &arena)
 		case "state":
 			bit = memberState
-			ok = s.Lit("null") || lr.fastState(&s, &w, &arena)
+			ok = s.Lit("null") || lr.fastState(s, &w, &arena)
 		case "monitors":
 			bit = memberMonitors
 			if !s.Lit("null") {
@@ -75,7 +82,7 @@ func (lr *lineReader) parseFast(text []byte) (Line, bool) {
 	if !ok {
 		return Line{}, false
 	}
-	if !s.End() || w.action < 0 && lr.parsed > 0 {
+	if w.action < 0 && lr.parsed > 0 {
 		return Line{}, false
 	}
 	lr.sortVars(&w)

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/wrapcheck/wrapcheck/internal/jsonscan"
 	"github.com/wrapcheck/wrapcheck/internal/jsonscan/jsonmut"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/report"
@@ -129,5 +130,68 @@ func TestParseFastAgrees(t *testing.T) {
 	t.Logf("%d files, fast path: %d plain lines, %d of %d mutations", len(paths), fastPlain, fastMutated, mutations)
 	if fastPlain == 0 || fastMutated == 0 {
 		t.Fatal("the fast path was not taken")
+	}
+}
+
+// TestDecodeFastAgrees holds DecodeFast, which reads a line inside a
+// larger text (the guard's request), to Decode: on the lines of walks of
+// every example and their mutations, each inside other text, an object
+// it reads is one Decode reads as the same Line, and it stops right after
+// the object; every line Decode's one pass reads, it reads.
+func TestDecodeFastAgrees(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(13, 17))
+	paths, _ := filepath.Glob("../examples/*/*.wrap")
+	read, mutations := 0, 0
+	for _, path := range paths {
+		lines, m := walkLines(t, path, 3, 12, rnd)
+		if m == nil {
+			continue
+		}
+		d, ref := NewDecoder(m), NewDecoder(m)
+		for _, line := range lines {
+			for k := range 40 {
+				text := line
+				if k > 0 {
+					text = jsonmut.Mutate(line, rnd)
+					mutations++
+				}
+				prefix := []byte(`{"event": ` + string(bytes.Repeat([]byte(" "), k%3)))
+				buf := append(append(slices.Clone(prefix), text...), `, "id": "x"}`...)
+				rest := buf[len(`{"event": `):] // from the white space before the line
+				s := jsonscan.New(rest)
+				s.Peek() // past the white space
+				start := s.Offset()
+				got, ok := d.DecodeFast(&s)
+				_, plainOK := ref.lr.parseFast(text)
+				if !ok {
+					if plainOK {
+						t.Fatalf("%s: DecodeFast declines %s, which Decode's one pass reads", path, text)
+					}
+					continue
+				}
+				read++
+				span := rest[start:s.Offset()]
+				if !json.Valid(span) || span[len(span)-1] != '}' {
+					t.Fatalf("%s: DecodeFast read %q, not one object", path, span)
+				}
+				want, err := ref.Decode(span, 0, true)
+				if err != nil {
+					t.Fatalf("%s: DecodeFast reads %s, which Decode rejects: %v", path, span, err)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s: %s:\nDecodeFast %+v\nDecode     %+v", path, span, got, want)
+				}
+				if plainOK && !bytes.Equal(span, bytes.TrimSpace(text)) {
+					t.Fatalf("%s: DecodeFast read %q of the line %q", path, span, text)
+				}
+				if got.At(7).line != 7 {
+					t.Fatal("At does not number the line")
+				}
+			}
+		}
+	}
+	t.Logf("%d files: DecodeFast read %d lines and mutations (%d mutations)", len(paths), read, mutations)
+	if read == 0 {
+		t.Fatal("DecodeFast read nothing")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/wrapcheck/wrapcheck/internal/jsonscan"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/verdict"
@@ -41,6 +42,25 @@ func (d *Decoder) Decode(text []byte, line int, first bool) (Line, error) {
 		d.lr.parsed = 0
 	}
 	return d.lr.parse(text)
+}
+
+// DecodeFast parses the JSON object at s's position as Decode(its text,
+// 0, true) parses it, along Decode's one-pass path only (see package
+// jsonscan), and leaves s after it: a caller that reads the object inside
+// a larger text (the guard's request) reads it once. ok is false for any
+// object that path declines, s then anywhere: the caller reads the text
+// again, and gives it to Decode, which says why. A line it accepts is one
+// Decode(text, 0, true) gives the same Line (TestDecodeFastAgrees); the
+// caller numbers it ([Line.At]) and checks that a step has an action.
+func (d *Decoder) DecodeFast(s *jsonscan.Scanner) (Line, bool) {
+	d.lr.n, d.lr.parsed = 0, 0
+	return d.lr.parseFastAt(s)
+}
+
+// At returns l numbered as the line numbered line of its run.
+func (l Line) At(line int) Line {
+	l.line = line
+	return l
 }
 
 // errLineTooLong is the error of a line longer than [MaxLineBytes].

@@ -30,15 +30,18 @@ type Scanner struct {
 func New(b []byte) Scanner { return Scanner{b: b} }
 
 func (s *Scanner) ws() {
-	for s.i < len(s.b) && s.b[s.i] <= ' ' {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r':
-			s.i++
-		default:
-			return
-		}
+	b, i := s.b, s.i // locals: the loop keeps them in registers
+	for i < len(b) && space[b[i]] {
+		i++
 	}
+	s.i = i
 }
+
+// space holds the bytes of JSON's white space.
+var space = [256]bool{' ': true, '\t': true, '\n': true, '\r': true}
+
+// Offset returns how many bytes of the input the Scanner has read.
+func (s *Scanner) Offset() int { return s.i }
 
 // Peek returns the next byte after white space, 0 at the end.
 func (s *Scanner) Peek() byte {
@@ -122,15 +125,17 @@ func (s *Scanner) Str() ([]byte, bool) {
 	if !s.Byte('"') {
 		return nil, false
 	}
-	start := s.i
-	for s.i < len(s.b) && plain[s.b[s.i]] {
-		s.i++
+	b, start := s.b, s.i
+	i := start
+	for i < len(b) && plain[b[i]] {
+		i++
 	}
-	if s.i == len(s.b) || s.b[s.i] != '"' {
+	if i == len(b) || b[i] != '"' {
+		s.i = i
 		return nil, false // the end, an escape, a control byte or not ASCII
 	}
-	s.i++
-	return s.b[start : s.i-1], true
+	s.i = i + 1
+	return b[start:i], true
 }
 
 // plain holds the bytes a string the Scanner reads may hold as they are.
