@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -206,7 +207,17 @@ func TestDistInterrupted(t *testing.T) {
 	st := storeURL(dir)
 	base := append(append([]string{"--format", "json", "--progress", "off"}, killSpec.defines...), killSpec.path)
 	_, want, _ := wrapcheck(t, root, append([]string{"check", "--workers", "1"}, base...)...)
-	code, out, stderr := wrapcheck(t, root, append([]string{"check", "--store", st, "--timeout", "300ms"}, base...)...)
+	// A third of the whole search's time, as this machine takes it now:
+	// a fixed 300 ms let the search end first on an idle machine (0.29 s),
+	// and the first levels, a few states each, commit within milliseconds.
+	var ref struct {
+		Stats struct{ Seconds float64 }
+	}
+	if err := json.Unmarshal(want, &ref); err != nil || ref.Stats.Seconds <= 0 {
+		t.Fatalf("check's JSON: %v\n%s", err, want)
+	}
+	timeout := max(30*time.Millisecond, time.Duration(ref.Stats.Seconds*float64(time.Second)/3))
+	code, out, stderr := wrapcheck(t, root, append([]string{"check", "--store", st, "--timeout", timeout.String()}, base...)...)
 	if code != exitIncomplete || !strings.Contains(string(out), `"timeout"`) {
 		t.Fatalf("with --timeout: exit %d\n%s%s", code, out, stderr)
 	}
