@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -244,8 +245,13 @@ func benchGuard(b *testing.B) (*guard.Guard, [][][]byte) {
 type target struct{ network, addr, host, token string }
 
 // inProcess serves the handler that handler makes of the server's gate
-// in this process until the benchmark ends.
+// in this process, at the collector's pace of `wrapcheck guard`
+// (guard.ServeGCPercent, unless $GOGC is set), until the benchmark ends.
 func inProcess(b *testing.B, handler func(loopback.Gate) http.Handler) target {
+	if os.Getenv("GOGC") == "" { // the collector's pace `wrapcheck guard` serves at
+		old := debug.SetGCPercent(guard.ServeGCPercent)
+		b.Cleanup(func() { debug.SetGCPercent(old) })
+	}
 	srv := httptest.NewServer(nil)
 	addr := strings.TrimPrefix(srv.URL, "http://")
 	_, port, _ := strings.Cut(addr, ":")

@@ -41,6 +41,14 @@ const (
 	CompactAfter = 1024
 	// MaxRunIDBytes is the longest run or request id.
 	MaxRunIDBytes = 256
+	// ServeGCPercent is the collector's target (GOGC) `wrapcheck guard`
+	// serves with unless $GOGC is set: the heap may grow to 5 times what
+	// is live between collections, not twice. A serving guard's live heap
+	// is its open runs (about 700 bytes each and their histories), small,
+	// while the HTTP exchanges make garbage at 4 KB a request: at
+	// Go's 100 a collection ran every 4 MB, and its marking was the
+	// exchanges' 99th percentile (docs/guard.md, "The collector's pace").
+	ServeGCPercent = 400
 )
 
 // Options configures a [Guard]. Its zero value is the defaults.

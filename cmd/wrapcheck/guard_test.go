@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wrapcheck/wrapcheck/guard"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/wrapcheck/wrapcheck/internal/testenv"
 )
@@ -199,6 +201,16 @@ func TestGuardClients(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestGuardGCPercent checks the collector's pace guard serves at:
+// guard.ServeGCPercent, unless the environment's GOGC is set.
+func TestGuardGCPercent(t *testing.T) {
+	for env, want := range map[string]int{"": guard.ServeGCPercent, "100": 0, "off": 0} {
+		if got := serveGCPercent(env); got != want {
+			t.Errorf("serveGCPercent(%q) = %d, want %d", env, got, want)
+		}
 	}
 }
 
