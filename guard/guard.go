@@ -160,8 +160,8 @@ type Guard struct {
 	opts Options
 
 	// decoders read the events of requests with their envelopes
-	// (decodeFast), outside the lock: *replay.Decoder, one a request.
-	decoders sync.Pool
+	// (decodeFast), outside the lock, one a request.
+	decoders decoderPool
 
 	mu   sync.Mutex // guards what follows, and f and dec
 	f    *replay.Follower
@@ -209,7 +209,7 @@ func New(prog *machine.Program, opts Options) (*Guard, error) {
 		return nil, err
 	}
 	g := &Guard{m: prog.Model, opts: opts, f: f, dec: replay.NewDecoder(prog.Model), runs: map[string]*run{}, ended: map[string]*run{}}
-	g.decoders.New = func() any { return replay.NewDecoder(prog.Model) }
+	g.decoders = decoderPool{m: prog.Model, idle: make(chan *replay.Decoder, maxIdleDecoders)}
 	if opts.Journal != "" {
 		g.openedAt = map[string]int{}
 		j, err := openJournal(opts.Journal, prog.Model.Name, opts.SpecDigest, g.restore)
@@ -275,8 +275,8 @@ func (g *Guard) HandleLine(line []byte) []byte {
 func (g *Guard) AppendHandleLine(dst, line []byte) []byte {
 	var fast Request
 	var ev fastEvent
-	dec := g.decoders.Get().(*replay.Decoder)
-	defer g.decoders.Put(dec) // after the decision: ev's Line is dec's
+	dec := g.decoders.get()
+	defer g.decoders.put(dec) // after the decision: ev's Line is dec's
 	if len(line) <= MaxRequestBytes && decodeFast(line, &fast, dec, &ev) {
 		// fast's strings are line's bytes (decodeFast): what outlives
 		// this call copies them (open, keepEnded, observe's logger)
@@ -809,6 +809,37 @@ func decodeFast(line []byte, req *Request, dec *replay.Decoder, ev *fastEvent) b
 		return false
 	}
 	return true
+}
+
+// maxIdleDecoders is the most decoders a guard keeps between requests:
+// as many as requests read at once, up to this.
+const maxIdleDecoders = 16
+
+// decoderPool keeps the decoders of requests between requests. Unlike a
+// sync.Pool it does not drop them at a collection (a new decoder, its
+// maps and buffers, would then be a request's cost) nor, under the race
+// detector, at random.
+type decoderPool struct {
+	m    *spec.Model
+	idle chan *replay.Decoder
+}
+
+// get returns an idle decoder, or a new one.
+func (p *decoderPool) get() *replay.Decoder {
+	select {
+	case d := <-p.idle:
+		return d
+	default:
+		return replay.NewDecoder(p.m)
+	}
+}
+
+// put keeps d for a later request, unless maxIdleDecoders are kept.
+func (p *decoderPool) put(d *replay.Decoder) {
+	select {
+	case p.idle <- d:
+	default:
+	}
 }
 
 // fastEvent is a request's event as decodeFast read it, with the
