@@ -5,14 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"testing"
 
 	"github.com/wrapcheck/wrapcheck/guard"
 	"github.com/wrapcheck/wrapcheck/internal/jsonscan/jsonmut"
-	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/replay"
-	"github.com/wrapcheck/wrapcheck/spec"
 )
 
 // TestEventReadOnceAgrees holds the decision of a request whose event is
@@ -28,17 +25,9 @@ func TestEventReadOnceAgrees(t *testing.T) {
 	var allowed, blocked, mutated int
 	paths := exampleSpecs(t)
 	for _, path := range paths {
-		src, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := spec.ParseFile(path, src, spec.Options{})
+		prog, err := exampleProgram(t, path)
 		if err != nil {
 			continue // an example of a spec error
-		}
-		prog, err := machine.Compile(m)
-		if err != nil {
-			t.Fatal(err)
 		}
 		a, err := guard.New(prog, guard.Options{})
 		if err != nil {

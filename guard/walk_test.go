@@ -190,6 +190,25 @@ func walkCount(t *testing.T) int {
 	return 150
 }
 
+// exampleProgram compiles the example at path, or returns the spec's
+// error (an example of a spec error).
+func exampleProgram(t *testing.T, path string) (*machine.Program, error) {
+	t.Helper()
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := spec.ParseFile(path, src, spec.Options{})
+	if err != nil {
+		return nil, err
+	}
+	prog, err := machine.Compile(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return prog, nil
+}
+
 func exampleSpecs(t *testing.T) []string {
 	files, err := filepath.Glob("../examples/*/*.wrap")
 	if err != nil {
@@ -208,18 +227,11 @@ func TestAgreesWithReplay(t *testing.T) {
 	n := walkCount(t)
 	for _, path := range exampleSpecs(t) {
 		t.Run(filepath.Base(filepath.Dir(path))+"/"+filepath.Base(path), func(t *testing.T) {
-			src, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, err := spec.ParseFile(path, src, spec.Options{})
+			prog, err := exampleProgram(t, path)
 			if err != nil {
 				t.Skipf("not a valid spec: %v", err)
 			}
-			prog, err := machine.Compile(m)
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := prog.Model
 			g, err := guard.New(prog, guard.Options{MaxStates: 1 << 20})
 			if err != nil {
 				t.Fatal(err)
