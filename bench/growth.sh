@@ -41,7 +41,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # same mode.
 table() {
 	awk -F'\t' '
-function fmt(n,   s, r) { s = sprintf("%d", n); r = ""; while (length(s) > 3) { r = "," substr(s, length(s) - 2) r; s = substr(s, 1, length(s) - 3) } return s r }
+function fmt(n,   s, r) { s = sprintf("%.0f", n); r = ""; while (length(s) > 3) { r = "," substr(s, length(s) - 2) r; s = substr(s, 1, length(s) - 3) } return s r }
 {
 	k = $2 SUBSEP $1
 	if (!(k in st)) { order[++n] = k; runs[k] = 0 }
