@@ -17,19 +17,30 @@ import (
 
 func compile(t testing.TB, path string) *machine.Program {
 	t.Helper()
+	prog, err := exampleProgram(t, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return prog
+}
+
+// exampleProgram compiles the spec at path, or returns its error (an
+// example of a spec error).
+func exampleProgram(t testing.TB, path string) (*machine.Program, error) {
+	t.Helper()
 	src, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	m, err := spec.ParseFile(path, src, spec.Options{})
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	prog, err := machine.Compile(m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return prog
+	return prog, nil
 }
 
 // brief is what a test compares of a decision.

@@ -190,25 +190,6 @@ func walkCount(t *testing.T) int {
 	return 150
 }
 
-// exampleProgram compiles the example at path, or returns the spec's
-// error (an example of a spec error).
-func exampleProgram(t *testing.T, path string) (*machine.Program, error) {
-	t.Helper()
-	src, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := spec.ParseFile(path, src, spec.Options{})
-	if err != nil {
-		return nil, err
-	}
-	prog, err := machine.Compile(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return prog, nil
-}
-
 func exampleSpecs(t *testing.T) []string {
 	files, err := filepath.Glob("../examples/*/*.wrap")
 	if err != nil {
