@@ -407,10 +407,7 @@ func (g *Guard) open(req Request, ev *fastEvent, dst *Decision) (*Decision, []by
 		return g.blocked(req, t, res), nil, false
 	}
 	if len(req.Event) > 0 && !isNull(req.Event) {
-		l, err := ev.line(), error(nil)
-		if !ev.read() {
-			l, err = g.dec.Decode(req.Event, 0, true)
-		}
+		l, err := g.event(req, ev, 0, true)
 		if err != nil {
 			return block(req, "invalid", "event: "+err.Error()), nil, false
 		}
@@ -446,12 +443,7 @@ func (g *Guard) step(req Request, ev *fastEvent, dst *Decision) (*Decision, []by
 	if len(req.Event) == 0 || isNull(req.Event) {
 		return block(req, "invalid", "a step needs an event"), nil, false
 	}
-	n := r.trail.Steps() + 1
-	l, err := ev.line().At(n), error(nil)
-	if !ev.read() || l.Action() < 0 {
-		// a step's event has an action: Decode says so
-		l, err = g.dec.Decode(req.Event, n, false)
-	}
+	l, err := g.event(req, ev, r.trail.Steps()+1, false)
 	if err != nil {
 		return block(req, "invalid", "event: "+err.Error()), nil, false
 	}
@@ -849,15 +841,15 @@ type fastEvent struct {
 	ok bool
 }
 
-// read reports whether ev, which may be nil, holds the event.
-func (ev *fastEvent) read() bool { return ev != nil && ev.ok }
-
-// line returns the event read, or the zero Line.
-func (ev *fastEvent) line() replay.Line {
-	if !ev.read() {
-		return replay.Line{}
+// event returns req's event as the line numbered n of its run (first:
+// its first, the only one that may omit the action): ev's, read with the
+// request, or decoded now (also a step's without an action, for Decode
+// to say why).
+func (g *Guard) event(req Request, ev *fastEvent, n int, first bool) (replay.Line, error) {
+	if ev != nil && ev.ok && (first || ev.l.Action() >= 0) {
+		return ev.l.At(n), nil
 	}
-	return ev.l
+	return g.dec.Decode(req.Event, n, first)
 }
 
 // fastString reads a string or null (the empty string) for decodeFast.
