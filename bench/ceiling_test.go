@@ -119,29 +119,36 @@ func BenchmarkTableReads(b *testing.B) {
 		}
 		b.Run(fmt.Sprintf("%dMiB", bytes>>20), func(b *testing.B) {
 			tab := make([]uint64, 1<<lg)
-			for i := range tab {
-				tab[i] = uint64(i)
-			}
-			mask := uint64(len(tab) - 1)
-			const batch, reads = 32, 1 << 24
-			var idx [batch]uint64
-			b.ResetTimer()
-			s, x := uint64(0), uint64(1)
-			for range b.N {
-				for range reads / batch {
-					for j := range idx {
-						x = mix(x + uint64(j))
-						idx[j] = x & mask
-					}
-					for _, i := range idx {
-						s += tab[i]
-					}
-				}
-			}
-			ceilingSink += s
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/reads, "ns/read")
+			randomReads(b, tab)
 		})
 	}
+}
+
+// randomReads fills tab (a power of two long) and reports what a random
+// read of it costs: 2^24 reads an op, 32 at a time with no dependence
+// between them (BenchmarkTableReads).
+func randomReads(b *testing.B, tab []uint64) {
+	for i := range tab {
+		tab[i] = uint64(i)
+	}
+	mask := uint64(len(tab) - 1)
+	const batch, reads = 32, 1 << 24
+	var idx [batch]uint64
+	b.ResetTimer()
+	s, x := uint64(0), uint64(1)
+	for range b.N {
+		for range reads / batch {
+			for j := range idx {
+				x = mix(x + uint64(j))
+				idx[j] = x & mask
+			}
+			for _, i := range idx {
+				s += tab[i]
+			}
+		}
+	}
+	ceilingSink += s
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/reads, "ns/read")
 }
 
 // BenchmarkFirstTouch measures what the first write to fresh memory
