@@ -47,6 +47,12 @@ const (
 	// fpSmallShard is the shard size below which a table grows to load
 	// 0.5 rather than 0.75.
 	fpSmallShard = 1 << 9
+	// fpLargeShard is the shard size from which a table grows to load
+	// 0.6 rather than 0.75 (a set of some 6·10⁷ states and more): half
+	// as many rebuilds of tables that outgrew the caches, each of which
+	// the kernel gives fresh memory to clear, for 8 bytes in 0.6-0.9 of
+	// a slot instead of 0.75-0.9 (design/store.md, "Hash compaction").
+	fpLargeShard = 1 << 18
 	// compactGCPercent is GOGC during a hash-compacted search: the heap
 	// is pointer-free tables, cheap to mark, and its growth is the
 	// tables' own, so frequent collections keep the peak near the live
@@ -98,6 +104,7 @@ type fpSet struct {
 	bytes  atomic.Int64
 	dups   atomic.Int64 // inserts of a fingerprint already present
 	zero   uint64       // what slotAddr points to for a shard with no table
+	large  int          // fpLargeShard (tests lower it)
 }
 
 type fpShard struct {
@@ -110,7 +117,7 @@ type fpShard struct {
 
 // newFPSet returns an empty set; a shard's table is allocated by its
 // first insert.
-func newFPSet() *fpSet { return &fpSet{} }
+func newFPSet() *fpSet { return &fpSet{large: fpLargeShard} }
 
 // fingerprint maps a vector hash to the fingerprint stored (0 is the empty
 // slot).
@@ -178,6 +185,8 @@ func (s *fpSet) insertShard(i int, fps []uint64) {
 		size := need * 4 / 3 // load 0.75
 		if need < fpSmallShard {
 			size = 2 * need // fewer rebuilds while the tables are small
+		} else if need >= s.large {
+			size = need * 5 / 3 // load 0.6: fewer rebuilds of large tables
 		}
 		s.rebuild(sh, max(size, fpInitSlots))
 	}

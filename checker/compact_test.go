@@ -170,9 +170,22 @@ func TestCompactLimits(t *testing.T) {
 }
 
 // TestFPSet checks the fingerprint set against a map, through many
-// rebuilds and runs that shift.
+// rebuilds and runs that shift: with the tables' growth of every size
+// (large: the load of large tables from 1,024 entries a shard, as from
+// fpLargeShard).
 func TestFPSet(t *testing.T) {
+	for _, large := range []bool{false, true} {
+		t.Run(fmt.Sprintf("large=%v", large), func(t *testing.T) { testFPSet(t, large) })
+	}
+}
+
+func testFPSet(t *testing.T, large bool) {
 	s := newFPSet()
+	maxBytes := 11.0
+	if large {
+		s.large = 1 << 10
+		maxBytes = 8/0.6 + 0.5
+	}
 	r := rand.New(rand.NewPCG(5, 6))
 	want := map[uint64]bool{}
 	var batch [nShards][]uint64
@@ -211,8 +224,13 @@ func TestFPSet(t *testing.T) {
 			t.Fatalf("shard %d is not sorted", i)
 		}
 	}
-	if bpf := float64(s.bytes.Load()) / float64(s.Len()); bpf > 11 {
-		t.Errorf("%.1f bytes per fingerprint, want <= 11", bpf)
+	bpf := float64(s.bytes.Load()) / float64(s.Len())
+	t.Logf("%.2f bytes per fingerprint", bpf)
+	if bpf > maxBytes {
+		t.Errorf("%.1f bytes per fingerprint, want <= %.1f", bpf, maxBytes)
+	}
+	if large && bpf < 10.5 {
+		t.Errorf("%.1f bytes per fingerprint: the large tables' load 0.6 was not used", bpf)
 	}
 }
 

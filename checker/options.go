@@ -34,7 +34,8 @@ type Options struct {
 	MemoryBudget int64
 	// HashCompact keeps only a 64-bit fingerprint per visited state in
 	// memory, instead of its vector (9-11 bytes per state whatever the
-	// vector's width), plus the level being built; a 5-byte trace record
+	// vector's width, 9-14 past some 6·10⁷ states, whose tables grow
+	// further at a time), plus the level being built; a 5-byte trace record
 	// per state and the level being expanded go to temporary files in
 	// os.TempDir, removed when the search ends. Two states with the same
 	// fingerprint count as one, so the search may miss states; Result.Notes

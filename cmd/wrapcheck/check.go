@@ -143,7 +143,7 @@ the worst: 2, then 1, then 3, then 0.`,
 	}
 	fl.BoolVar(&f.noSymmetry, "no-symmetry", false, "turn symmetry reduction off")
 	fl.BoolVar(&f.noPOR, "no-por", false, "turn partial-order reduction off")
-	fl.BoolVar(&f.compact, "hash-compact", false, "store visited states as 64-bit fingerprints (9-11 bytes per visited state in memory, plus one BFS level; trace records and the level being expanded go to $TMPDIR); reports the collision probability; properties keep a fingerprint and a derivation per system state")
+	fl.BoolVar(&f.compact, "hash-compact", false, "store visited states as 64-bit fingerprints (9-11 bytes per visited state in memory, up to 14 past 6*10^7 states, plus one BFS level; trace records and the level being expanded go to $TMPDIR); reports the collision probability; properties keep a fingerprint and a derivation per system state")
 	fl.BoolVar(&f.why, "explain", false, "mark the essential steps of each finite counterexample (*) and say why each step matters, in every format; for a lasso, check which fairness would make the property hold (as wrapcheck explain does)")
 	fl.BoolVar(&f.explain, "explain-reduction", false, "also search with each combination of reductions and print the stored states of each")
 	fl.BoolVar(&f.noDeadlock, "no-deadlock", false, "do not report states with no enabled action")
