@@ -29,7 +29,7 @@ func BenchmarkTableReadsHuge(b *testing.B) {
 				b.Skip(err)
 			}
 			defer munmap(mem)
-			if err := syscall.Madvise(mem, 14); err != nil { // MADV_HUGEPAGE
+			if err := syscall.Madvise(mem, syscall.MADV_HUGEPAGE); err != nil {
 				b.Skip(err)
 			}
 			randomReads(b, unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(mem))), 1<<lg))
