@@ -22,7 +22,7 @@ import (
 //go:embed spec/*.go spec/syntax/*.go machine/*.go checker/*.go simulate/*.go
 //go:embed report/*.go reduce/*.go ltl/*.go verify/*.go diff/*.go cluster/*.go
 //go:embed explain/*.go lsp/*.go replay/*.go mcp/*.go web/engine/*.go cmd/wrapcheck/*.go
-//go:embed internal/native/*.go internal/loopback/*.go internal/jsonscan/*.go guard/*.go testgen/*.go quant/*.go verdict/*.go
+//go:embed internal/native/*.go internal/loopback/*.go internal/jsonscan/*.go internal/vmem/*.go guard/*.go testgen/*.go quant/*.go verdict/*.go
 //go:embed web/page/*.go web/page/page.zip
 //go:embed docs/embed.go docs/language.md docs/patterns.md docs/agents.md
 //go:embed examples/embed.go examples/README.md examples/*/*.wrap

@@ -391,6 +391,7 @@ func (r *checkRun) property(p *spec.Property) (stop bool, err error) {
 	if err != nil {
 		return false, err
 	}
+	defer pr.free()
 	v, reason, fair := pr.run(p)
 	if r.opts.onProduct != nil {
 		r.opts.onProduct(pr)
@@ -449,6 +450,7 @@ func (r *checkRun) plainLasso(p *spec.Property, pn *plan, aut *Automaton, starte
 	if err != nil {
 		return nil, verdict.NotStopped, false, err
 	}
+	defer plain.free()
 	v, reason, _ = plain.run(p)
 	if r.opts.onProduct != nil {
 		r.opts.onProduct(plain)

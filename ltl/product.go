@@ -6,6 +6,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/wrapcheck/wrapcheck/internal/vmem"
 	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/verdict"
@@ -26,6 +27,10 @@ type product struct {
 	limit   int64
 	budget  int64  // heap bytes; 0: none
 	ignored []bool // per unit of sys: left out (Options.IgnoreFairness)
+	// arena holds the arrays that grow with the nodes (the dense index,
+	// nodeSys, nodeQ, indeg) in reserved address space, so that they
+	// grow without a copy; free returns it.
+	arena *vmem.Arena
 
 	valuation
 	nodeIndex
@@ -179,6 +184,7 @@ func newProduct(ctx context.Context, sys *system, aut *Automaton, atoms []*spec.
 		}
 		p.preds = append(p.preds, pr)
 	}
+	p.reserveArrays()
 	if p.small && len(p.preds) == 1 {
 		if k, ok := sys.prog.KeyOf(p.preds[0], keyTabBits); ok {
 			p.key, p.keyTab = k, make([]uint8, 1<<k.Bits())
@@ -188,6 +194,43 @@ func newProduct(ctx context.Context, sys *system, aut *Automaton, atoms []*spec.
 }
 
 const atomGroup = 62
+
+// reserveArrays reserves the address space of the arrays that grow with
+// the nodes: as many nodes as the limit allows, or 2^32 (node ids are
+// 32 bits), and the dense index for as many system states times the
+// automaton's states. Only what the arrays grow to is memory: a
+// reservation is address space, and where it is refused the arrays
+// grow on the heap.
+func (p *product) reserveArrays() {
+	n := 1 << 32
+	if p.limit > 0 && p.limit < int64(n) {
+		n = int(p.limit) + 1
+	}
+	p.arena = vmem.New()
+	p.nodeSys = vmem.Reserve[uint32](p.arena, n)
+	if !p.oneQ {
+		p.nodeQ = vmem.Reserve[uint16](p.arena, n)
+	}
+	p.indeg = vmem.Reserve[uint32](p.arena, n)
+	if na := len(p.aut.States); na <= denseAutomaton {
+		p.dense = vmem.Reserve[uint32](p.arena, n*na)
+	}
+}
+
+// free returns the product's reserved arrays: the product may not be
+// used after.
+func (p *product) free() {
+	p.arena.Free()
+	p.dense, p.nodeSys, p.nodeQ, p.indeg = nil, nil, nil, nil
+}
+
+// push appends x to s, grown in arena a when it is full.
+func push[T vmem.Plain](a *vmem.Arena, s []T, x T) []T {
+	if len(s) == cap(s) {
+		s = vmem.Grow(a, s, 1)
+	}
+	return append(s, x)
+}
 
 // keyTabBits is the widest key of the slots a small valuation reads that
 // keyTab indexes (a table of 2^keyTabBits bytes at most).
@@ -347,7 +390,7 @@ func (p *product) node(sysIdx uint32, q int, parent uint32, d int32) (uint32, er
 	}
 	id, isNew := p.lookup(sysIdx, q)
 	if isNew {
-		p.nodeSys = append(p.nodeSys, sysIdx)
+		p.nodeSys = push(p.arena, p.nodeSys, sysIdx)
 		if q >= qBig {
 			if p.bigQ == nil {
 				p.bigQ = map[uint32]int32{}
@@ -356,7 +399,7 @@ func (p *product) node(sysIdx uint32, q int, parent uint32, d int32) (uint32, er
 			q = qBig
 		}
 		if !p.oneQ {
-			p.nodeQ = append(p.nodeQ, uint16(q))
+			p.nodeQ = push(p.arena, p.nodeQ, uint16(q))
 		}
 		p.parent.push(parent)
 		if int(d) == len(p.levels) {
@@ -364,7 +407,7 @@ func (p *product) node(sysIdx uint32, q int, parent uint32, d int32) (uint32, er
 			p.maxDepth = int(d)
 		}
 		if p.useFilter {
-			p.indeg = append(p.indeg, 0)
+			p.indeg = push(p.arena, p.indeg, 0)
 		}
 	}
 	return id, nil
@@ -437,7 +480,7 @@ func (p *product) lookup(sysIdx uint32, q int) (uint32, bool) {
 	}
 	k := int(sysIdx)*na + q
 	if k >= len(p.dense) {
-		p.dense = slices.Grow(p.dense, k+1-len(p.dense))
+		p.dense = vmem.Grow(p.arena, p.dense, k+1-len(p.dense))
 		p.dense = p.dense[:cap(p.dense)]
 	}
 	if id := p.dense[k]; id != 0 {
@@ -465,16 +508,16 @@ func (p *product) start() error {
 // not grow them by a quarter at a time, copying each one about four
 // times over.
 func (p *product) reserve(n int) {
-	p.nodeSys = slices.Grow(p.nodeSys, n)
+	p.nodeSys = vmem.Grow(p.arena, p.nodeSys, n)
 	if !p.oneQ {
-		p.nodeQ = slices.Grow(p.nodeQ, n)
+		p.nodeQ = vmem.Grow(p.arena, p.nodeQ, n)
 	}
 	if p.useFilter {
-		p.indeg = slices.Grow(p.indeg, n)
+		p.indeg = vmem.Grow(p.arena, p.indeg, n)
 	}
 	if na := len(p.aut.States); p.denseIndex() {
 		if k := int(p.sys.len()) * na; k > len(p.dense) {
-			p.dense = slices.Grow(p.dense, k-len(p.dense))
+			p.dense = vmem.Grow(p.arena, p.dense, k-len(p.dense))
 			p.dense = p.dense[:cap(p.dense)]
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wrapcheck/wrapcheck/internal/testenv"
+	"github.com/wrapcheck/wrapcheck/internal/vmem"
 	"github.com/wrapcheck/wrapcheck/spec"
 	"github.com/wrapcheck/wrapcheck/verdict"
 )
@@ -657,5 +658,55 @@ func TestCheckpointPutOff(t *testing.T) {
 		if res.Verdict != tt.verdict || ph.checks != tt.checks || tt.nodes > 0 && int(st.ProductNodes) != tt.nodes {
 			t.Errorf("%s: verdict %v, %d checks, %d nodes; want %v, %d, %d", tt.prop, res.Verdict, ph.checks, st.ProductNodes, tt.verdict, tt.checks, tt.nodes)
 		}
+	}
+}
+
+// TestProductArena checks that the product's node arrays grow in its
+// arena where address space is reserved: while the product lives the
+// bytes they have grown to are counted in vmem.InUse (and so in the
+// memory budget's verdict.HeapBytes), the dense index and nodeSys keep
+// their reservation's address, and the check gives them back when it
+// ends. The verdicts and counts are the same as on the heap: the other
+// tests of this package run the same products.
+func TestProductArena(t *testing.T) {
+	src := "spec A\nvar x: 0..999\naction inc when x < 999 { x := x + 1 }\naction reset when x == 999 { x := 0 }\n" +
+		"property P: always eventually x == 0\nproperty Q: always (x == 5 implies eventually x == 6)\n"
+	m, err := spec.ParseFile("a.wrap", []byte(src), spec.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := vmem.InUse()
+	products := 0
+	res, err := Check(context.Background(), m, Options{onProduct: func(pr *product) {
+		products++
+		if pr.arena == nil {
+			t.Fatal("a product without an arena")
+		}
+		probe := vmem.New()
+		reserved := vmem.Reserve[uint8](probe, 1) != nil
+		probe.Free()
+		if !reserved {
+			return // reserve_other.go: on the heap
+		}
+		counted := vmem.InUse() - before
+		arrays := 4 * int64(len(pr.nodeSys)+len(pr.dense)+len(pr.indeg))
+		if !pr.oneQ {
+			arrays += 2 * int64(len(pr.nodeQ))
+		}
+		if len(pr.nodeSys) < 1000 || counted < arrays {
+			t.Errorf("%d nodes; %d bytes counted in use, the arrays hold %d", len(pr.nodeSys), counted, arrays)
+		}
+		if h := verdict.HeapBytes(); h < uint64(counted) {
+			t.Errorf("HeapBytes %d, below the arrays' %d", h, counted)
+		}
+	}})
+	if err != nil || res.Verdict != verdict.Holds {
+		t.Fatalf("Check: %v %v", res.Verdict, err)
+	}
+	if products != 2 {
+		t.Errorf("%d products, want 2", products)
+	}
+	if got := vmem.InUse(); got != before {
+		t.Errorf("InUse after the check %d, want %d", got, before)
 	}
 }

@@ -3,6 +3,8 @@ package verdict
 import (
 	"runtime/metrics"
 	"time"
+
+	"github.com/wrapcheck/wrapcheck/internal/vmem"
 )
 
 // Progress is a snapshot of a running search.
@@ -23,13 +25,16 @@ type Progress struct {
 const heapMetric = "/memory/classes/heap/objects:bytes"
 
 // HeapBytes returns the bytes of the Go heap's objects (live or not yet
-// collected), the measure the memory budget is checked against. It does
-// not stop the world.
+// collected) and of the arrays kept outside it in reserved address
+// space (internal/vmem: the liveness product's node arrays), the
+// measure the memory budget is checked against. It does not stop the
+// world.
 func HeapBytes() uint64 {
 	s := []metrics.Sample{{Name: heapMetric}}
 	metrics.Read(s)
+	var b uint64
 	if s[0].Value.Kind() == metrics.KindUint64 {
-		return s[0].Value.Uint64()
+		b = s[0].Value.Uint64()
 	}
-	return 0
+	return b + uint64(vmem.InUse())
 }
