@@ -82,8 +82,8 @@ func Reserve[T Plain](a *Arena, n int) []T {
 
 // Grow returns s with room for at least n more elements, like
 // [slices.Grow]. When s lies in a region of a (from [Reserve]) with that
-// room, s keeps its address and its capacity grows in place by a quarter
-// at least, counted in [InUse]; the new elements beyond len(s) are zero
+// room, s keeps its address and its capacity grows in place by a
+// sixteenth or growStep bytes at least, counted in [InUse]; the new elements beyond len(s) are zero
 // provided s was never shortened. Otherwise s is grown on the Go heap.
 func Grow[T Plain](a *Arena, s []T, n int) []T {
 	if n <= cap(s)-len(s) {
@@ -95,7 +95,7 @@ func Grow[T Plain](a *Arena, s []T, n int) []T {
 			es := unsafe.Sizeof(z)
 			limit := int(r.size / es)
 			if need := len(s) + n; need <= limit {
-				c := min(max(need, cap(s)+cap(s)/4, int(pageSize/es)), limit)
+				c := min(max(need, cap(s)+cap(s)/16, cap(s)+int(growStep/es)), limit)
 				a.count(int64(c-cap(s)) * int64(es))
 				return unsafe.Slice((*T)(r.base), c)[:len(s)]
 			}
@@ -104,8 +104,11 @@ func Grow[T Plain](a *Arena, s []T, n int) []T {
 	return slices.Grow(s, n)
 }
 
-// pageSize is the smallest step a reserved array's capacity grows by.
-const pageSize = 4096
+// growStep is the smallest step, in bytes, a reserved array's capacity
+// grows by; past 16 times that it grows by a sixteenth. Growing costs no
+// copy here, so the steps are small: the capacity counted, which is all
+// that may be touched, stays within a sixteenth of the length.
+const growStep = 64 << 10
 
 // regionOf returns the region that starts at p (an array from Reserve
 // keeps its region's start as its address, even at capacity zero).
