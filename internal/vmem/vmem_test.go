@@ -126,3 +126,26 @@ func TestConcurrentArenas(t *testing.T) {
 		t.Errorf("InUse after every arena freed: %d, want %d", got, before)
 	}
 }
+
+// TestReserveRefused asks for more address space than a 64-bit process
+// has (2^47 bytes of user space on x86-64 and arm64) and for a size
+// that overflows: Reserve returns nil, and the array grows on the heap.
+func TestReserveRefused(t *testing.T) {
+	a := New()
+	defer a.Free()
+	before := InUse()
+	for _, n := range []int{1 << 46, 1<<62 + 1} {
+		s := Reserve[uint64](a, n)
+		if s != nil {
+			t.Fatalf("Reserve of %d words: a reservation", n)
+		}
+		s = Grow(a, s, 10)
+		s = append(s, 1, 2, 3)
+		if len(s) != 3 || s[2] != 3 {
+			t.Fatalf("the heap array: %v", s)
+		}
+	}
+	if got := InUse(); got != before {
+		t.Errorf("InUse moved by %d for arrays on the heap", got-before)
+	}
+}
