@@ -131,29 +131,32 @@ func (s *system) pendStutter(t machine.State) { s.pendPush(-1, t) }
 // tight loop.
 const touchBatch = 64
 
-// touchPending loads the table slots of the successors computed ahead
-// (their addresses first, then the slots in a loop of a few
-// instructions a load, so that the out-of-order window holds the misses
-// of many), and then, when the records hold the vectors, the records of
-// likely duplicates, for the comparison of the insert.
+// touchPending loads the table slots of the successors computed ahead,
+// touchBatch at a time (their addresses first, then the slots in a loop
+// of a few instructions a load, so that the out-of-order window holds
+// the misses of many), and then, when the records hold the vectors, the
+// batch's records of likely duplicates, for the comparison of the
+// insert, from the slots' addresses already computed.
 func (s *system) touchPending() {
 	st := s.store
 	var refs [touchBatch]*uint64
 	var sink uint64
 	succs := s.pcol.Succs[:s.pcol.N]
+	rec := !st.InSlot()
 	for k := 0; k < len(succs); k += touchBatch {
-		n := 0
-		for _, sc := range succs[k:min(k+touchBatch, len(succs))] {
-			refs[n] = st.SlotAddr(sc.H)
-			n++
+		batch := succs[k:min(k+touchBatch, len(succs))]
+		for i, sc := range batch {
+			refs[i] = st.SlotAddr(sc.H)
 		}
-		for _, r := range refs[:n] {
+		for _, r := range refs[:len(batch)] {
 			sink += atomic.LoadUint64(r)
 		}
-	}
-	if !st.InSlot() {
-		for k, sc := range succs {
-			sink += st.TouchRecord(s.pendVec(k), sc.H)
+		if rec {
+			// The batch's slots are in cache: the records of likely
+			// duplicates, from the slots' addresses.
+			for i, sc := range batch {
+				sink += st.TouchRecordAt(refs[i], s.pendVec(k+i), sc.H)
+			}
 		}
 	}
 	s.sink += sink
