@@ -38,8 +38,8 @@ var inUse atomic.Int64
 func InUse() int64 { return inUse.Load() }
 
 // An Arena holds arrays grown by [Grow] in reserved address space until
-// [Arena.Free]. The zero value is an arena that reserves nothing and
-// grows its arrays on the Go heap.
+// [Arena.Free]. The zero value is ready to use, as [New]'s is; a nil
+// *Arena reserves nothing, and its arrays grow on the Go heap.
 type Arena struct {
 	mu      sync.Mutex
 	regions []region
