@@ -224,14 +224,6 @@ func (p *product) free() {
 	p.dense, p.nodeSys, p.nodeQ, p.indeg = nil, nil, nil, nil
 }
 
-// push appends x to s, grown in arena a when it is full.
-func push[T vmem.Plain](a *vmem.Arena, s []T, x T) []T {
-	if len(s) == cap(s) {
-		s = vmem.Grow(a, s, 1)
-	}
-	return append(s, x)
-}
-
 // keyTabBits is the widest key of the slots a small valuation reads that
 // keyTab indexes (a table of 2^keyTabBits bytes at most).
 const keyTabBits = 18
@@ -390,7 +382,7 @@ func (p *product) node(sysIdx uint32, q int, parent uint32, d int32) (uint32, er
 	}
 	id, isNew := p.lookup(sysIdx, q)
 	if isNew {
-		p.nodeSys = push(p.arena, p.nodeSys, sysIdx)
+		p.nodeSys = vmem.Append(p.arena, p.nodeSys, sysIdx)
 		if q >= qBig {
 			if p.bigQ == nil {
 				p.bigQ = map[uint32]int32{}
@@ -399,7 +391,7 @@ func (p *product) node(sysIdx uint32, q int, parent uint32, d int32) (uint32, er
 			q = qBig
 		}
 		if !p.oneQ {
-			p.nodeQ = push(p.arena, p.nodeQ, uint16(q))
+			p.nodeQ = vmem.Append(p.arena, p.nodeQ, uint16(q))
 		}
 		p.parent.push(parent)
 		if int(d) == len(p.levels) {
@@ -407,7 +399,7 @@ func (p *product) node(sysIdx uint32, q int, parent uint32, d int32) (uint32, er
 			p.maxDepth = int(d)
 		}
 		if p.useFilter {
-			p.indeg = push(p.arena, p.indeg, 0)
+			p.indeg = vmem.Append(p.arena, p.indeg, 0)
 		}
 	}
 	return id, nil
@@ -480,14 +472,20 @@ func (p *product) lookup(sysIdx uint32, q int) (uint32, bool) {
 	}
 	k := int(sysIdx)*na + q
 	if k >= len(p.dense) {
-		p.dense = vmem.Grow(p.arena, p.dense, k+1-len(p.dense))
-		p.dense = p.dense[:cap(p.dense)]
+		p.growDense(k + 1)
 	}
 	if id := p.dense[k]; id != 0 {
 		return id - 1, false
 	}
 	p.dense[k] = next + 1
 	return next, true
+}
+
+// growDense makes the dense index at least n entries long, zero past
+// its old length, taking the whole capacity it grew to.
+func (p *product) growDense(n int) {
+	p.dense = vmem.Grow(p.arena, p.dense, n-len(p.dense))
+	p.dense = p.dense[:cap(p.dense)]
 }
 
 // start adds the initial product nodes.
@@ -517,8 +515,7 @@ func (p *product) reserve(n int) {
 	}
 	if na := len(p.aut.States); p.denseIndex() {
 		if k := int(p.sys.len()) * na; k > len(p.dense) {
-			p.dense = vmem.Grow(p.arena, p.dense, k-len(p.dense))
-			p.dense = p.dense[:cap(p.dense)]
+			p.growDense(k)
 		}
 	}
 }

@@ -46,12 +46,9 @@ type Arena struct {
 	counted int64
 }
 
-// region is one reservation: the address space of one array.
-type region struct {
-	base unsafe.Pointer
-	size uintptr
-	mem  []byte // what the mapping returned, for unmapping
-}
+// region is one reservation, the address space of one array, as the
+// mapping returned it.
+type region []byte
 
 // New returns an arena that reserves address space for its arrays.
 func New() *Arena { return &Arena{} }
@@ -74,7 +71,7 @@ func Reserve[T Plain](a *Arena, n int) []T {
 		return nil
 	}
 	a.mu.Lock()
-	a.regions = append(a.regions, region{base: unsafe.Pointer(unsafe.SliceData(mem)), size: size, mem: mem})
+	a.regions = append(a.regions, mem)
 	a.mu.Unlock()
 	// The capacity starts at zero: Grow moves it, counting what it adds.
 	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(mem))), n)[:0:0]
@@ -93,15 +90,23 @@ func Grow[T Plain](a *Arena, s []T, n int) []T {
 		if r, ok := a.regionOf(unsafe.Pointer(unsafe.SliceData(s))); ok {
 			var z T
 			es := unsafe.Sizeof(z)
-			limit := int(r.size / es)
+			limit := len(r) / int(es)
 			if need := len(s) + n; need <= limit {
 				c := min(max(need, cap(s)+cap(s)/16, cap(s)+int(growStep/es)), limit)
 				a.count(int64(c-cap(s)) * int64(es))
-				return unsafe.Slice((*T)(r.base), c)[:len(s)]
+				return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(r))), c)[:len(s)]
 			}
 		}
 	}
 	return slices.Grow(s, n)
+}
+
+// Append appends x to s, grown by [Grow] in a when it is full.
+func Append[T Plain](a *Arena, s []T, x T) []T {
+	if len(s) == cap(s) {
+		s = Grow(a, s, 1)
+	}
+	return append(s, x)
 }
 
 // growStep is the smallest step, in bytes, a reserved array's capacity
@@ -116,11 +121,11 @@ func (a *Arena) regionOf(p unsafe.Pointer) (region, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, r := range a.regions {
-		if p == r.base {
+		if p == unsafe.Pointer(unsafe.SliceData(r)) {
 			return r, true
 		}
 	}
-	return region{}, false
+	return nil, false
 }
 
 // count adds b bytes to the arena's and the process's in-use count.
@@ -143,7 +148,7 @@ func (a *Arena) Free() {
 	a.regions, a.counted = nil, 0
 	a.mu.Unlock()
 	for _, r := range regions {
-		release(r.mem)
+		release(r)
 	}
 	inUse.Add(-counted)
 }
