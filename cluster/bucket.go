@@ -21,6 +21,8 @@ type Bucket interface {
 	// Create writes data under key unless an object has that key: then
 	// it returns an error for which errors.Is(err, ErrExist) holds and
 	// leaves the object as it is. Readers never see a partial object.
+	// The caller may reuse data once Create returns: an object is never
+	// created from bytes read after that.
 	Create(ctx context.Context, key string, data []byte) error
 	// NewReader returns a reader of the object's bytes, which the caller
 	// closes; a missing object is an error for which errors.Is(err,

@@ -148,8 +148,9 @@ type badState struct {
 	b     bad
 }
 
-func (s *summary) encode() []byte {
-	var w writer
+// encode appends the summary's payload to dst.
+func (s *summary) encode(dst []byte) []byte {
+	w := writer{b: dst}
 	w.u(uint64(len(s.keys)))
 	var prev key
 	for _, k := range s.keys {

@@ -12,7 +12,7 @@
 // lease/I/G is generation G of worker I's lease: a restarted worker takes
 // the next generation, and a worker that sees a later generation than its
 // own stops before writing ([ErrStale]). Every other file is a frame
-// (header, payload stored as is or zstd-compressed, CRC-64 of both) named by [Name]:
+// (header, payload stored as is or zstd-compressed, CRC-32C of both) named by [Name]:
 // sS/LDDDDDD/batch-I-J.wc (successors sent by worker I to worker J while
 // expanding level D of search S), states-I.wc (the new states of level D
 // that worker I owns, with their parent records), summary-I.wc (worker

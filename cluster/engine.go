@@ -48,7 +48,12 @@ type engine struct {
 	parent []uint64
 	vec    []uint64
 	off    int // ordinal offset (the second round of partial-order reduction)
-	succ   func(vecs []uint64, succs []machine.Succ)
+	// succ takes the successors of each expansion (set once: a pointer
+	// written per state costs a write barrier while the collector marks)
+	succ func(vecs []uint64, succs []machine.Succ)
+	// collecting: the machine collects successors into col (Collect),
+	// not onState, since the last run that changed it
+	collecting bool
 	// col holds the successors of an expansion, packed and hashed, until
 	// they go to succ, colLimit at a time. Without a canonicalisation the
 	// machine collects them, with no call each; with one, or with an
@@ -184,33 +189,51 @@ func (e *engine) load(s []uint64) {
 }
 
 // run runs actions acts of the loaded state, its ordinals starting at
-// off, handing succ the successors (canonical; valid during the call)
+// off, handing e.succ the successors (canonical; valid during the call)
 // with their ordinals (Key) and [machine.Hash]es, a batch at a time, and
 // counts them (trans, fired).
 // It returns the number of ordinals the actions took (successors and
 // failing branches) and the first failure (nil: none).
-func (e *engine) run(acts []int, off int, succ func(vecs []uint64, succs []machine.Succ)) (int, *failure) {
-	e.succ, e.off = succ, off
+func (e *engine) run(acts []int, off int) (int, *failure) {
+	e.off = off
 	collect := e.opts.Canon == nil && off == 0
 	if collect {
 		e.col.Parent = e.parent
-		e.m.Collect(&e.col)
-	} else {
-		e.m.OnState(e.onState)
+	}
+	if collect != e.collecting {
+		if collect {
+			e.m.Collect(&e.col)
+		} else {
+			e.m.OnState(e.onState)
+		}
+		e.collecting = collect
 	}
 	var first *failure
-	// The actions that may be enabled: the others make no successor and
-	// take no ordinal, and are not run.
-	cand := e.m.Candidates()
-	for _, a := range acts {
-		if cand[a/64]>>(a%64)&1 == 0 {
-			continue
-		}
+	runAction := func(a int) {
 		if !e.m.RunAction(a) {
 			if first == nil {
 				first = &failure{k: key{Ord: verdict.Ordinal(off + e.m.FailOrdinal())}, ex: e.m.Failure()}
 			}
 			e.m.ClearFailure()
+		}
+	}
+	// The actions that may be enabled: the others make no successor and
+	// take no ordinal, and are not run. Every action (acts ascend, so
+	// all of them is as many): the candidates' bits in order, not a test
+	// of each action's (a third of the worker's instructions over the
+	// local search's on pipeline K=3 N=2).
+	cand := e.m.Candidates()
+	if len(acts) == e.nacts {
+		for i, x := range cand {
+			for ; x != 0; x &= x - 1 {
+				runAction(i*64 + bits.TrailingZeros64(x))
+			}
+		}
+	} else {
+		for _, a := range acts {
+			if cand[a/64]>>(a%64)&1 != 0 {
+				runAction(a)
+			}
 		}
 	}
 	e.drain()
@@ -353,7 +376,9 @@ func (e *engine) witness(witnessed []bool, left *[]int) {
 			l = append(l, i)
 		}
 	}
-	*left = l
+	if len(l) < len(*left) {
+		*left = l // only then: a write barrier while the collector marks
+	}
 }
 
 // isValid reports whether the packed state s sets no bit outside the

@@ -70,7 +70,7 @@ func Search(ctx context.Context, cfg Config, prog *machine.Program, opts checker
 		visited: machine.NewStore(prog.Words()), start: time.Now(),
 		witnessed: make([]bool, len(prog.Model.Invariants))}
 	w.unwit = slices.Clone(e.ante)
-	w.onSucc = w.successors
+	e.succ = w.successors
 	res, err := w.run()
 	if err != nil {
 		var ce *CorruptError
@@ -114,11 +114,19 @@ type worker struct {
 	bads       map[uint32]bad
 	own        *summary // this worker's summary of the level it wrote, for the commit
 	x          expansion
-	onSucc     func(vecs []uint64, succs []machine.Succ) // succ, made once
-	pend       []pending                                 // successors waiting in flush
-	pendH      []uint64                                  // their hashes
-	pendVec    []uint64                                  // their vectors
-	sink       uint64                                    // flush's loads, kept
+	pend       []pending // successors waiting in flush
+	pendH      []uint64  // their hashes
+	pendVec    []uint64  // their vectors
+	sink       uint64    // flush's loads, kept
+	// finishLevel's buffers, reused from level to level: the key order,
+	// the states and summary frames, and the keys of this worker's
+	// summary of the level before the committed one (which no one reads
+	// once the next level is committed)
+	ps        []pstate // expandLevel's, reused
+	order     []int
+	frame     []byte
+	sumFrame  []byte
+	spareKeys []key
 
 	// the last committed global figures, for a stopped search
 	lastStats verdict.Stats
@@ -412,6 +420,13 @@ func (w *worker) create(n Name, count int, payload []byte) (bool, error) {
 	return created, err
 }
 
+// createFrame is create of a frame made by newFrame ([Store.createFrame]).
+func (w *worker) createFrame(n Name, count int, frame []byte) (bool, error) {
+	b, created, err := w.st.createFrame(w.ctx, n, uint64(count), frame)
+	w.written.Add(int64(b))
+	return created, err
+}
+
 // A record is a successor on its way to its owner: the vector, its key,
 // and whether the expanding worker asks if it was stored before the
 // level (the cycle proviso of partial-order reduction).
@@ -441,7 +456,18 @@ type pstate struct {
 	taken int  // ordinals taken so far
 	ask   bool // a proper ample subset: the rest may follow
 	old   bool // a successor of the ample set was stored before the level
-	fail  *failure
+	// (no pointer: the collector does not scan a level's pstates; the
+	// failures, which are rare, are in a map beside them)
+}
+
+// room returns s resliced to length n, or, when it has too little room,
+// a new slice (s's contents dropped) with half again as much: a level's
+// buffers grow in few steps and are not copied.
+func room[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n, n+n/2)
+	}
+	return s[:n]
 }
 
 // expandLevel expands this worker's part of the committed level, sends
@@ -453,24 +479,31 @@ func (w *worker) expandLevel() error {
 	w.keys = w.keys[:0]
 	w.bads = map[uint32]bad{}
 	por := w.opts.Ample != nil
-	ps := make([]pstate, len(w.front))
+	ps := room(w.ps, len(w.front))
+	clear(ps)
+	w.ps = ps
+	var fails map[int]*failure // per frontier index: its expansion's first failure
 	sum := &summary{deadlock: -1}
 
 	// Phase A: every action, or the ample sets. The successors this
 	// worker owns are stored in batches (flush); the others go to their
 	// owners' outboxes.
 	out := make([]outbox, w.n)
+	w.x.out = out // once a phase, not a pointer written per state
 	for k, idx := range w.front {
 		P := w.fpos[k]
 		w.e.load(w.visited.Vector(idx))
 		enabled, sub := w.e.enabled()
 		ps[k].ask = por && len(sub) < len(enabled)
-		w.x = expansion{out: out, parent: k, pos: P, ask: ps[k].ask}
-		taken, fail := w.e.run(sub, 0, w.onSucc)
+		w.x.parent, w.x.pos, w.x.ask = k, P, ps[k].ask
+		taken, fail := w.e.run(sub, 0)
 		ps[k].taken = taken
 		if fail != nil {
 			fail.k.Pos = P
-			ps[k].fail = fail
+			if fails == nil {
+				fails = map[int]*failure{}
+			}
+			fails[k] = fail
 		}
 		if len(w.pend) >= flushAt {
 			if err := w.flush(ps); err != nil {
@@ -500,6 +533,7 @@ func (w *worker) expandLevel() error {
 			}
 		}
 		outB := make([]outbox, w.n)
+		w.x.out = outB
 		for k, idx := range w.front {
 			if !ps[k].ask || ps[k].taken > 0 && !ps[k].old {
 				continue
@@ -508,12 +542,15 @@ func (w *worker) expandLevel() error {
 			w.e.load(w.visited.Vector(idx))
 			enabled, sub := w.e.enabled()
 			rest := w.e.restOf(enabled, sub)
-			w.x = expansion{out: outB, parent: k, pos: P}
-			taken, fail := w.e.run(rest, ps[k].taken, w.onSucc)
+			w.x.parent, w.x.pos, w.x.ask = k, P, false
+			taken, fail := w.e.run(rest, ps[k].taken)
 			ps[k].taken += taken
-			if fail != nil && ps[k].fail == nil {
+			if _, ok := fails[k]; fail != nil && !ok {
 				fail.k.Pos = P
-				ps[k].fail = fail
+				if fails == nil {
+					fails = map[int]*failure{}
+				}
+				fails[k] = fail
 			}
 			if len(w.pend) >= flushAt {
 				if err := w.flush(ps); err != nil {
@@ -529,8 +566,8 @@ func (w *worker) expandLevel() error {
 		}
 	}
 	for k, idx := range w.front {
-		if ps[k].fail != nil && sum.fail == nil {
-			sum.fail = ps[k].fail // positions ascend: the first is the smallest key
+		if f, ok := fails[k]; ok && sum.fail == nil {
+			sum.fail = f // positions ascend: the first is the smallest key
 		}
 		if ps[k].taken == 0 && !w.opts.NoDeadlock && sum.deadlock < 0 {
 			if w.e.load(w.visited.Vector(idx)); !w.e.terminal() {
@@ -744,6 +781,21 @@ type expansion struct {
 func (w *worker) successors(vecs []uint64, succs []machine.Succ) {
 	x := &w.x
 	nw := w.e.words
+	if w.n == 1 {
+		// Every successor is this worker's: one copy of the vectors (the
+		// slice resliced in place: no pointer written).
+		n, m := len(w.pendVec), len(succs)*nw
+		if cap(w.pendVec)-n < m {
+			w.pendVec = slices.Grow(w.pendVec, m)
+		}
+		w.pendVec = w.pendVec[:n+m]
+		copy(w.pendVec[n:], vecs[:m])
+		for _, sc := range succs {
+			w.pend = append(w.pend, pending{ord: sc.Key, parent: int32(x.parent), ask: x.ask})
+			w.pendH = append(w.pendH, sc.H)
+		}
+		return
+	}
 	for i, sc := range succs {
 		t := vecs[i*nw : (i+1)*nw : (i+1)*nw]
 		if o := w.owner(sc.H, t); o != w.idx {
@@ -771,16 +823,18 @@ func (w *worker) successors(vecs []uint64, succs []machine.Succ) {
 // flight together, not paid one after the other (as checker's flush).
 func (w *worker) flush(ps []pstate) error {
 	nw := w.e.words
-	w.touch(w.pendH, w.pendVec)
+	pend, pendH, pendVec := w.pend, w.pendH, w.pendVec // in registers: keep writes w
+	w.touch(pendH, pendVec)
 	cur := int32(-1)
 	var parent []uint64
-	for i, p := range w.pend {
+	var pos uint64
+	for i, p := range pend {
 		if p.parent != cur {
 			cur = p.parent
 			parent = w.visited.Vector(w.front[cur])
+			pos = w.fpos[cur]
 		}
-		vec := w.pendVec[i*nw : (i+1)*nw]
-		old, err := w.keep(vec, w.pendH[i], key{Pos: w.fpos[cur], Ord: p.ord}, parent)
+		old, err := w.keep(pendVec[i*nw:(i+1)*nw:(i+1)*nw], pendH[i], key{Pos: pos, Ord: p.ord}, parent)
 		if err != nil {
 			return err
 		}
@@ -788,7 +842,7 @@ func (w *worker) flush(ps []pstate) error {
 			ps[p.parent].old = true
 		}
 	}
-	w.pend, w.pendH, w.pendVec = w.pend[:0], w.pendH[:0], w.pendVec[:0]
+	w.pend, w.pendH, w.pendVec = pend[:0], pendH[:0], pendVec[:0]
 	return nil
 }
 
@@ -796,10 +850,14 @@ func (w *worker) flush(ps []pstate) error {
 // vecs (words each, one after the other), touchBatch at a time, in a loop
 // of a few instructions a load, so that the cache misses of a batch are
 // in flight together, not paid one after the other by the inserts that
-// follow (as checker's flush).
+// follow (as checker's flush); then, unless the slots hold the vectors,
+// the records of the likely duplicates, for their vectors (when the
+// slots hold them, a record has nothing a look-up reads: its link word
+// is for checker's parallel levels).
 func (w *worker) touch(hs, vecs []uint64) {
 	st := w.visited
 	nw := w.e.words
+	records := !st.InSlot()
 	var sink uint64
 	var refs [touchBatch]*uint64
 	for at := 0; at < len(hs); at += touchBatch {
@@ -810,8 +868,10 @@ func (w *worker) touch(hs, vecs []uint64) {
 		for _, r := range refs[:n] {
 			sink += atomic.LoadUint64(r)
 		}
-		for i := range n {
-			sink += st.TouchRecordAt(refs[i], vecs[(at+i)*nw:(at+i+1)*nw], hs[at+i])
+		if records {
+			for i := range n {
+				sink += st.TouchRecordAt(refs[i], vecs[(at+i)*nw:(at+i+1)*nw], hs[at+i])
+			}
 		}
 	}
 	w.sink += sink
@@ -820,13 +880,19 @@ func (w *worker) touch(hs, vecs []uint64) {
 // finishLevel writes this worker's states and summary of level L.
 func (w *worker) finishLevel(L int, sum *summary) error {
 	nn := len(w.keys)
-	order := keyOrder(w.keys)
+	order := keyOrder(w.keys, w.order)
+	w.order = order
 	// Room for the vectors and keys of a level of fewer than 2^21
 	// positions and 128 ordinals a state: one allocation, not a
-	// doubling series of copies.
-	sw := writer{b: make([]byte, 0, binary.MaxVarintLen64+nn*(w.e.words*8+4))}
+	// doubling series of copies, and the frame's, written in place and
+	// kept for the next level.
+	if size := binary.MaxVarintLen64 + nn*(w.e.words*8+4); cap(w.frame) < headerSize+size+crcSize {
+		w.frame = newFrame(size + size/2)
+	}
+	sw := writer{b: w.frame[:headerSize]}
 	sw.u(uint64(nn))
-	sum.keys = make([]key, nn)
+	sum.keys = room(w.spareKeys, nn)
+	w.spareKeys = nil
 	for r, i := range order {
 		idx := w.levelStart + uint32(i)
 		for _, x := range w.visited.Vector(idx) {
@@ -845,10 +911,15 @@ func (w *worker) finishLevel(L int, sum *summary) error {
 	sum.states, sum.trans = w.states, w.e.trans
 	sum.fired = slices.Clone(w.e.fired)
 	sum.witnessed = slices.Clone(w.witnessed)
-	if err := w.put(w.name(KindStates, L, w.idx, w.idx), nn, sw.b); err != nil {
+	if _, err := w.createFrame(w.name(KindStates, L, w.idx, w.idx), nn, sw.b); err != nil {
 		return err
 	}
-	created, err := w.create(w.name(KindSummary, L, w.idx, w.idx), nn, sum.encode())
+	w.frame = sw.b[:0]
+	if cap(w.sumFrame) == 0 {
+		w.sumFrame = newFrame(4 * nn)
+	}
+	w.sumFrame = sum.encode(w.sumFrame[:headerSize])
+	created, err := w.createFrame(w.name(KindSummary, L, w.idx, w.idx), nn, w.sumFrame)
 	if err != nil {
 		return err
 	}
@@ -867,7 +938,8 @@ func (w *worker) finishLevel(L int, sum *summary) error {
 	return nil
 }
 
-// keyOrder returns the indexes of keys in the order of the keys. One
+// keyOrder returns the indexes of keys in the order of the keys, in dst's
+// room if it has enough. One
 // worker stores its states in key order; with more, the states that
 // crossed from other workers come after its own, and a sort puts them in
 // place: of the keys in one word each ([verdict.Key.Word], with the index
@@ -875,8 +947,8 @@ func (w *worker) finishLevel(L int, sum *summary) error {
 // fewer than 2^40 states (a sort of words, not a comparison through two
 // indexes; a tenth of the CPU of two workers on pipeline K=3 N=2 went to
 // that one).
-func keyOrder(keys []key) []int {
-	order := make([]int, len(keys))
+func keyOrder(keys []key, dst []int) []int {
+	order := room(dst, len(keys))
 	for i := range order {
 		order[i] = i
 	}
@@ -919,6 +991,9 @@ func (w *worker) commit(L int) error {
 	w.own = nil
 	if err != nil {
 		return err
+	}
+	if len(w.sums) > w.idx {
+		w.spareKeys = w.sums[w.idx].keys[:0] // the level before's: unread from now on
 	}
 	w.level, w.sums = L, sums
 	w.fpos = positions(sums, w.idx, w.fpos[:0])

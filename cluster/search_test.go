@@ -287,7 +287,7 @@ func TestKeyOrder(t *testing.T) {
 					want[i] = i
 				}
 				sort.SliceStable(want, func(a, b int) bool { return keys[want[a]].Less(keys[want[b]]) })
-				if diff := cmp.Diff(want, keyOrder(keys)); diff != "" {
+				if diff := cmp.Diff(want, keyOrder(keys, nil)); diff != "" {
 					t.Fatalf("keyOrder of %v (-want +got):\n%s", keys, diff)
 				}
 			}

@@ -251,7 +251,7 @@ func TestDistBadStore(t *testing.T) {
 		{"corrupt-header", func(t *testing.T, dir, _ string) { flipAt(t, filepath.Join(dir, "s0", "L000001", "states-0.wc"), 55) }, nil,
 			"store file s0/L000001/states-0.wc: a payload of 1073741845 bytes, more than 2 states records can take\n"},
 		{"truncated", func(t *testing.T, dir, _ string) { truncate(t, filepath.Join(dir, "s0", "L000002", "summary-0.wc")) }, nil,
-			"store file s0/L000002/summary-0.wc: truncated: 91 bytes, the header says 96\n"},
+			"store file s0/L000002/summary-0.wc: truncated: 87 bytes, the header says 92\n"},
 		{"foreign", func(t *testing.T, dir, other string) {
 			copyFile(t, filepath.Join(other, "s0", "L000001", "states-0.wc"), filepath.Join(dir, "s0", "L000001", "states-0.wc"))
 		}, nil, "store file s0/L000001/states-0.wc: written by another run (run <hash>, this run is <hash>)\n"},
@@ -261,7 +261,7 @@ func TestDistBadStore(t *testing.T) {
 			"store $STORE holds another run: partition by the whole state, not by granted,shipped; use another prefix or empty this one\n"},
 		// a hostile run.json's partition: quoted, at most 120 bytes of it
 		{"hostile-partition", func(t *testing.T, dir, _ string) {
-			man := `{"format":2,"spec":"x","workers":1,"partition":"a\nstate: holds ` + strings.Repeat("A", 5000) + `"}` + "\n"
+			man := `{"format":3,"spec":"x","workers":1,"partition":"a\nstate: holds ` + strings.Repeat("A", 5000) + `"}` + "\n"
 			if err := os.WriteFile(filepath.Join(dir, "run.json"), []byte(man), 0o644); err != nil {
 				t.Fatal(err)
 			}
