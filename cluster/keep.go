@@ -1,0 +1,175 @@
+package cluster
+
+// The successors a worker owns: kept in the visited set as they are made
+// (flush, keep) or as they arrive from other workers (merge), their
+// table slots loaded a batch at a time first (touch).
+
+import (
+	"slices"
+	"sync/atomic"
+
+	"github.com/wrapcheck/wrapcheck/machine"
+)
+
+// keep stores a successor that this worker owns, vec of hash h with key
+// k: a new state gets its key and its invariants checked (against
+// parent, the packed state it was made from; nil: every conjunct), a
+// state of this level keeps the smaller key. It reports whether the
+// state was stored before the level.
+func (w *worker) keep(vec []uint64, h uint64, k key, parent []uint64) (old bool, err error) {
+	// One goroutine uses the visited set: no locks.
+	idx, isNew, err := w.visited.InsertHashed(vec, h, 0, false)
+	if err != nil {
+		return false, err
+	}
+	switch {
+	case isNew:
+		w.keys = append(w.keys, k)
+		var b bad
+		var found bool
+		if parent != nil {
+			b, found = w.e.checkSucc(vec, parent, w.witnessed, &w.unwit)
+		} else {
+			b, found = w.e.check(vec, w.witnessed, &w.unwit)
+		}
+		if found {
+			w.bads[idx] = b
+		}
+	case idx >= w.levelStart:
+		if i := idx - w.levelStart; k.Less(w.keys[i]) {
+			w.keys[i] = k
+		}
+	}
+	return !isNew && idx < w.levelStart, nil
+}
+
+// pending is a successor that the expanding worker owns, waiting in
+// flush (its hash in pendH, its vector in pendVec): its ordinal, the
+// frontier index of its parent, and whether the parent asks if it was
+// stored before the level.
+type pending struct {
+	ord    uint64
+	parent int32
+	ask    bool
+}
+
+// flushAt is the number of pending successors at which an expansion
+// ends with a flush; touchBatch the number whose table slots flush loads
+// in one tight loop.
+const (
+	flushAt    = 64
+	touchBatch = 64
+)
+
+// expansion is the frontier state being expanded: its index and
+// position, whether it asks the owners of its successors if they were
+// stored before the level, and the outboxes of the phase.
+type expansion struct {
+	out    []outbox
+	parent int
+	pos    uint64
+	ask    bool
+}
+
+// successors is the engine's succ function (e.succ): each
+// successor of the state being expanded (w.x), packed in vecs, with its
+// ordinal and hash in succs, goes to its owner's outbox, or, when this
+// worker owns it, waits for flush.
+func (w *worker) successors(vecs []uint64, succs []machine.Succ) {
+	x := &w.x
+	nw := w.e.words
+	if w.n == 1 {
+		// Every successor is this worker's: one copy of the vectors (the
+		// slice resliced in place: no pointer written).
+		n, m := len(w.pendVec), len(succs)*nw
+		if cap(w.pendVec)-n < m {
+			w.pendVec = slices.Grow(w.pendVec, m)
+		}
+		w.pendVec = w.pendVec[:n+m]
+		copy(w.pendVec[n:], vecs[:m])
+		for _, sc := range succs {
+			w.pend = append(w.pend, pending{ord: sc.Key, parent: int32(x.parent), ask: x.ask})
+			w.pendH = append(w.pendH, sc.H)
+		}
+		return
+	}
+	for i, sc := range succs {
+		t := vecs[i*nw : (i+1)*nw : (i+1)*nw]
+		if o := w.owner(sc.H, t); o != w.idx {
+			x.out[o].add(t, key{Pos: x.pos, Ord: sc.Key}, x.ask, x.parent)
+			continue
+		}
+		// A loop, not append's copy: vectors are a few words.
+		n := len(w.pendVec)
+		if cap(w.pendVec)-n < nw {
+			w.pendVec = slices.Grow(w.pendVec, nw)
+		}
+		w.pendVec = w.pendVec[:n+nw]
+		for j, v := range t {
+			w.pendVec[n+j] = v
+		}
+		w.pend = append(w.pend, pending{ord: sc.Key, parent: int32(x.parent), ask: x.ask})
+		w.pendH = append(w.pendH, sc.H)
+	}
+}
+
+// flush stores the pending successors (keep), checked against their
+// parents, and marks the asking parents of the states stored before the
+// level in ps. Their table slots are loaded first, in a loop of a few
+// instructions a load, so that the cache misses of a batch are in
+// flight together, not paid one after the other (as checker's flush).
+func (w *worker) flush(ps []pstate) error {
+	nw := w.e.words
+	pend, pendH, pendVec := w.pend, w.pendH, w.pendVec // in registers: keep writes w
+	w.touch(pendH, pendVec)
+	cur := int32(-1)
+	var parent []uint64
+	var pos uint64
+	for i, p := range pend {
+		if p.parent != cur {
+			cur = p.parent
+			parent = w.visited.Vector(w.front[cur])
+			pos = w.fpos[cur]
+		}
+		old, err := w.keep(pendVec[i*nw:(i+1)*nw:(i+1)*nw], pendH[i], key{Pos: pos, Ord: p.ord}, parent)
+		if err != nil {
+			return err
+		}
+		if old && p.ask {
+			ps[p.parent].old = true
+		}
+	}
+	w.pend, w.pendH, w.pendVec = pend[:0], pendH[:0], pendVec[:0]
+	return nil
+}
+
+// touch loads the table slots of the states of hashes hs and vectors
+// vecs (words each, one after the other), touchBatch at a time, in a loop
+// of a few instructions a load, so that the cache misses of a batch are
+// in flight together, not paid one after the other by the inserts that
+// follow (as checker's flush); then, unless the slots hold the vectors,
+// the records of the likely duplicates, for their vectors (when the
+// slots hold them, a record has nothing a look-up reads: its link word
+// is for checker's parallel levels).
+func (w *worker) touch(hs, vecs []uint64) {
+	st := w.visited
+	nw := w.e.words
+	records := !st.InSlot()
+	var sink uint64
+	var refs [touchBatch]*uint64
+	for at := 0; at < len(hs); at += touchBatch {
+		n := min(touchBatch, len(hs)-at)
+		for i := range n {
+			refs[i] = st.SlotAddr(hs[at+i])
+		}
+		for _, r := range refs[:n] {
+			sink += atomic.LoadUint64(r)
+		}
+		if records {
+			for i := range n {
+				sink += st.TouchRecordAt(refs[i], vecs[(at+i)*nw:(at+i+1)*nw], hs[at+i])
+			}
+		}
+	}
+	w.sink += sink
+}
