@@ -1,9 +1,5 @@
 package cluster
 
-// The successors a worker owns: kept in the visited set as they are made
-// (flush, keep) or as they arrive from other workers (merge), their
-// table slots loaded a batch at a time first (touch).
-
 import (
 	"slices"
 	"sync/atomic"

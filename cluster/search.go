@@ -118,11 +118,12 @@ type worker struct {
 	pendH      []uint64  // their hashes
 	pendVec    []uint64  // their vectors
 	sink       uint64    // flush's loads, kept
+	ps         []pstate  // expandLevel's notes, reused from level to level
+
 	// finishLevel's buffers, reused from level to level: the key order,
 	// the states and summary frames, and the keys of this worker's
 	// summary of the level before the committed one (which no one reads
 	// once the next level is committed)
-	ps        []pstate // expandLevel's, reused
 	order     []int
 	frame     []byte
 	sumFrame  []byte
@@ -720,9 +721,9 @@ func (w *worker) finishLevel(L int, sum *summary) error {
 	order := keyOrder(w.keys, w.order)
 	w.order = order
 	// Room for the vectors and keys of a level of fewer than 2^21
-	// positions and 128 ordinals a state: one allocation, not a
-	// doubling series of copies, and the frame's, written in place and
-	// kept for the next level.
+	// positions and 128 ordinals a state, and the frame's header and
+	// CRC: one allocation, not a doubling series of copies, with half
+	// again for the levels after, which write in the same frame.
 	if size := binary.MaxVarintLen64 + nn*(w.e.words*8+4); cap(w.frame) < headerSize+size+crcSize {
 		w.frame = newFrame(size + size/2)
 	}
