@@ -150,13 +150,8 @@ func (w *worker) flush() {
 	w.sink += sink
 	cur, parent := -1, w.parent
 	made := 0
-	// pendVec in a register (the calls below might write w, as far as
-	// the compiler knows), each vector at an offset advanced by nw.
-	pendVec := w.pendVec[:len(w.pend)*nw]
-	off := -nw
-	for _, pd := range w.pend {
-		off += nw
-		vec := pendVec[off : off+nw : off+nw]
+	for i, pd := range w.pend {
+		vec := w.pendVec[i*nw : (i+1)*nw]
 		if pos := int(pd.Key >> ordBits); pos != cur {
 			// The first successor of another parent: the check area is
 			// made ready for it at its first new state.

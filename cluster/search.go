@@ -483,7 +483,19 @@ func (w *worker) expandLevel() error {
 	ps := room(w.ps, len(w.front))
 	clear(ps)
 	w.ps = ps
-	var fails map[int]*failure // per frontier index: its expansion's first failure
+	// fails: per frontier index k at position P, its expansion's first
+	// failure (rare: a map, not a pointer in every pstate)
+	var fails map[int]*failure
+	failed := func(k int, P uint64, f *failure) {
+		if _, ok := fails[k]; f == nil || ok {
+			return
+		}
+		f.k.Pos = P
+		if fails == nil {
+			fails = map[int]*failure{}
+		}
+		fails[k] = f
+	}
 	sum := &summary{deadlock: -1}
 
 	// Phase A: every action, or the ample sets. The successors this
@@ -499,13 +511,7 @@ func (w *worker) expandLevel() error {
 		w.x.parent, w.x.pos, w.x.ask = k, P, ps[k].ask
 		taken, fail := w.e.run(sub, 0)
 		ps[k].taken = taken
-		if fail != nil {
-			fail.k.Pos = P
-			if fails == nil {
-				fails = map[int]*failure{}
-			}
-			fails[k] = fail
-		}
+		failed(k, P, fail)
 		if len(w.pend) >= flushAt {
 			if err := w.flush(ps); err != nil {
 				return err
@@ -546,13 +552,7 @@ func (w *worker) expandLevel() error {
 			w.x.parent, w.x.pos, w.x.ask = k, P, false
 			taken, fail := w.e.run(rest, ps[k].taken)
 			ps[k].taken += taken
-			if _, ok := fails[k]; fail != nil && !ok {
-				fail.k.Pos = P
-				if fails == nil {
-					fails = map[int]*failure{}
-				}
-				fails[k] = fail
-			}
+			failed(k, P, fail)
 			if len(w.pend) >= flushAt {
 				if err := w.flush(ps); err != nil {
 					return err

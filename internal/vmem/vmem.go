@@ -80,8 +80,9 @@ func Reserve[T Plain](a *Arena, n int) []T {
 // Grow returns s with room for at least n more elements, like
 // [slices.Grow]. When s lies in a region of a (from [Reserve]) with that
 // room, s keeps its address and its capacity grows in place by a
-// sixteenth or growStep bytes at least, counted in [InUse]; the new elements beyond len(s) are zero
-// provided s was never shortened. Otherwise s is grown on the Go heap.
+// sixteenth or growStep bytes at least, counted in [InUse]; the new
+// elements beyond len(s) are zero provided s was never shortened.
+// Otherwise s is grown on the Go heap.
 func Grow[T Plain](a *Arena, s []T, n int) []T {
 	if n <= cap(s)-len(s) {
 		return s
