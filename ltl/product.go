@@ -771,22 +771,31 @@ func (p *product) appendTargets(dst []uint32, v uint32) []uint32 {
 		return dst
 	}
 	dense, na := p.denseIndex(), len(p.aut.States)
-	for _, rest := range [2]bool{false, true} {
-		if rest && !p.isFull(v) {
-			break
-		}
-		off, n := sys.keptList(s, rest)
-		for _, t := range sys.succTo.list(off, n) {
-			for _, j := range live {
-				if dense { // the dense index read without a call per edge
-					dst = append(dst, p.dense[int(t)*na+es[j].To]-1)
-				} else {
-					dst = append(dst, p.find(t, es[j].To))
+	off, n := sys.keptList(s, false)
+	for rest := false; ; rest = true {
+		list := sys.succTo.list(off, n)
+		if dense && len(live) == 1 { // one automaton edge: one loop, the index read in place
+			to := es[live[0]].To
+			dst = slices.Grow(dst, len(list))
+			for _, t := range list {
+				dst = append(dst, p.dense[int(t)*na+to]-1)
+			}
+		} else {
+			for _, t := range list {
+				for _, j := range live {
+					if dense {
+						dst = append(dst, p.dense[int(t)*na+es[j].To]-1)
+					} else {
+						dst = append(dst, p.find(t, es[j].To))
+					}
 				}
 			}
 		}
+		if rest || !p.isFull(v) {
+			return dst
+		}
+		off, n = sys.keptList(s, true)
 	}
-	return dst
 }
 
 // appendTargetsOf appends the targets of the edges of the expanded nodes
