@@ -139,25 +139,29 @@ const touchBatch = 64
 // insert, from the slots' addresses already computed.
 func (s *system) touchPending() {
 	st := s.store
-	var refs [touchBatch]*uint64
+	var room [touchBatch]*uint64
 	var sink uint64
 	succs := s.pcol.Succs[:s.pcol.N]
+	w := s.prog.Words()
+	vecs := s.pcol.Vecs[:len(succs)*w]
 	rec := !st.InSlot()
-	for k := 0; k < len(succs); k += touchBatch {
-		batch := succs[k:min(k+touchBatch, len(succs))]
-		for i, sc := range batch {
-			refs[i] = st.SlotAddr(sc.H)
+	for len(succs) > 0 {
+		batch := succs[:min(touchBatch, len(succs))]
+		refs := room[:len(batch)]
+		for i := range refs {
+			refs[i] = st.SlotAddr(batch[i].H)
 		}
-		for _, r := range refs[:len(batch)] {
+		for _, r := range refs {
 			sink += atomic.LoadUint64(r)
 		}
 		if rec {
 			// The batch's slots are in cache: the records of likely
 			// duplicates, from the slots' addresses.
-			for i, sc := range batch {
-				sink += st.TouchRecordAt(refs[i], s.pendVec(k+i), sc.H)
+			for i, r := range refs {
+				sink += st.TouchRecordAt(r, vecs[i*w:(i+1)*w:(i+1)*w], batch[i].H)
 			}
 		}
+		succs, vecs = succs[len(batch):], vecs[len(batch)*w:]
 	}
 	s.sink += sink
 }
@@ -172,17 +176,20 @@ func (s *system) replay() error {
 	// place: no append's capacity check per successor.
 	room := max(ps.hi-ps.lo, 1)
 	buf, bufTo, bufPerm := slices.Grow(s.buf[:0], room)[:room], slices.Grow(s.bufTo[:0], room)[:room], slices.Grow(s.bufPerm[:0], room)[:room]
-	c := &s.pcol
 	var addErr error
 	stutTo := ps.idx
 	n := 0
-	for k := ps.lo; k < ps.hi; k++ {
-		to, err := s.insert(s.pendVec(k), c.Succs[k].H)
+	w := s.prog.Words()
+	succs := s.pcol.Succs[ps.lo:ps.hi]
+	vecs := s.pcol.Vecs[ps.lo*w : ps.hi*w]
+	for k := range succs {
+		sc := &succs[k]
+		to, err := s.insert(vecs[k*w:(k+1)*w:(k+1)*w], sc.H)
 		if err != nil {
 			addErr = err
 			continue
 		}
-		act := int32(c.Succs[k].Key) // the action (-1: the stutter)
+		act := int32(sc.Key) // the action (-1: the stutter)
 		if act < 0 {
 			stutTo = to
 			continue
