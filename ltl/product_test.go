@@ -629,7 +629,9 @@ func TestListAt(t *testing.T) {
 // chain, whose frontier is one node: each checkpoint of at least 16
 // nodes is put off to twice its size, and the next one is kept (four
 // checks without: at 16, 64, 256 and the end). The violation of a
-// property is found all the same.
+// property is found all the same. And on a product whose nodes are all
+// initial, a checkpoint where under a quarter of the expanded nodes
+// wait.
 func TestCheckpointPutOff(t *testing.T) {
 	src := "spec Chain\nvar x: 0..1000 = 0\naction step when x < 1000 { x := x + 1 }\n" +
 		"property Ends: eventually x == 1000\nproperty Small: always x < 500\n"
@@ -658,6 +660,25 @@ func TestCheckpointPutOff(t *testing.T) {
 		if res.Verdict != tt.verdict || ph.checks != tt.checks || tt.nodes > 0 && int(st.ProductNodes) != tt.nodes {
 			t.Errorf("%s: verdict %v, %d checks, %d nodes; want %v, %d, %d", tt.prop, res.Verdict, ph.checks, st.ProductNodes, tt.verdict, tt.checks, tt.nodes)
 		}
+	}
+	// A product whose 72 nodes are all initial, as CoffeeCan's: at the
+	// checkpoint of 64 expanded nodes 8 wait, under a quarter, so it is
+	// put off to 128 and the search runs twice (at 16, and on the
+	// complete product), not three times.
+	src = "spec Down\nvar x: 0..71\ninit { choose v in 0..71 { x := v } }\n" +
+		"action down when x > 0 { x := x - 1 }\nproperty Ends: eventually x == 0\n"
+	m, err = spec.ParseFile("down.wrap", []byte(src), spec.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ph := &phaseStats{clock: func() int64 { return 0 }}
+	var st PropertyStats
+	res, err := Check(context.Background(), m, Options{firstCheck: 16, phases: ph, OnProperty: func(s PropertyStats) { st = s }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != verdict.Holds || ph.checks != 2 || st.ProductNodes != 72 {
+		t.Errorf("Down: verdict %v, %d checks, %d nodes; want holds, 2, 72", res.Verdict, ph.checks, st.ProductNodes)
 	}
 }
 
