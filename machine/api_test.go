@@ -213,12 +213,14 @@ func FuzzCompile(f *testing.F) {
 	f.Add([]byte("spec P\nvar b: bool\naction a { match b { else => b := true } }\nterminal b\n"))
 	f.Add([]byte("spec P\ntype C = {r, g, b}\nvar c: C\naction a { match c { r, g => c := b  else => skip } }\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
-		m, err := spec.ParseFile("fuzz.wrap", src, spec.Options{})
+		// The spec's own work (folding, expansion) under the deadline
+		// too, as every way in checks a spec.
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		m, err := spec.ParseFile("fuzz.wrap", src, spec.Options{Context: ctx})
 		if err != nil {
 			return
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
 		if err := explore(ctx, m, 500, 50); err != nil && strings.Contains(err.Error(), "internal error") {
 			t.Fatal(err)
 		}

@@ -1,9 +1,11 @@
 package spec
 
 import (
+	"context"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wrapcheck/wrapcheck/internal/golden"
 	"github.com/wrapcheck/wrapcheck/spec/syntax"
@@ -27,7 +29,16 @@ func FuzzCheck(f *testing.F) {
 		if err != nil {
 			return
 		}
-		m, err := Check(file, Options{})
+		// Within a deadline, as every way in checks a spec: a spec may
+		// ask for any amount of work (a long fold, a large expansion),
+		// and Check must stop soon after its context is done.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		start := time.Now()
+		m, err := Check(file, Options{Context: ctx})
+		if d := time.Since(start); d > 10*time.Second {
+			t.Fatalf("Check took %v, its context done after 1 s (err %v)", d, err)
+		}
 		if err != nil {
 			if strings.Contains(err.Error(), "internal error") {
 				t.Fatal(err)
