@@ -178,10 +178,11 @@ func (p *product) addEdges(i int, es []Edge, live []int32, s uint32, rest bool) 
 // expansion, the frontier of a product near its end, is put off to twice
 // its size (once: the next one is kept), as the search there would be
 // repeated almost whole when the product is complete. A quarter, not an
-// eighth or a half (docs/design/liveness-cost.md, the ninth cut):
-// CoffeeCan's 80,600 nodes, all initial, have 15,064 waiting at the
-// checkpoint of 65,536, which an eighth searched (0.92 of its CPU
-// without), and a half moved the pipeline's checkpoints too (1.02-1.04).
+// eighth or a half (docs/design/liveness-cost.md, the ninth cut): at
+// CoffeeCan's checkpoint of 65,536 the 15,064 nodes that wait are all
+// that is left of its 80,600 (all initial); an eighth let that search
+// run (putting it off takes the check to 0.92 of its CPU), and a half
+// put off the pipeline's too (1.02-1.04 of their CPU).
 const (
 	defaultFirstCheck = 1 << 12
 	checkGrowth       = 4

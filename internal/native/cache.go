@@ -259,11 +259,11 @@ func (c *Cache) Remove(rel string) (bool, error) {
 		return false, err
 	}
 	f.Close() // whoever waits for the lock finds the entry gone, and starts again
-	// Another process's Evict may be deleting the same trash now, and a
-	// directory read while another process removes its entries can miss
-	// one, so that the last rmdir finds the directory not empty (seen
-	// once in CI's TestRace: 1 of 394 removals). The entry is gone from
-	// the cache already; the removal is tried again a few times before
+	// Another process's Evict may be deleting the same trash now (its
+	// sweep of what removals left), and the two deletions can meet: CI's
+	// TestRace saw this one fail once with "directory not empty" (1 of
+	// 394 removals; not reproduced here since). The entry is gone from
+	// the cache already; the deletion is tried again a few times before
 	// its error is reported.
 	for try := 0; ; try++ {
 		err = os.RemoveAll(trash)
