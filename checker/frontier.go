@@ -60,6 +60,9 @@ func (e *explorer) nextFrontier() {
 	for j := 0; j < len(segs); j += 2 {
 		nn += int(segs[j+1] - segs[j])
 	}
+	if !e.parallel && e.fps == nil && e.inKeyOrder(segs, nn) {
+		return
+	}
 	nb := e.nbatch
 	bk := append(e.buckets[:0], make([]int, nb+1)...)
 	resize(&e.pairs, nn)
@@ -100,12 +103,62 @@ func (e *explorer) nextFrontier() {
 		e.promote(nn)
 	}
 	e.buckets = bk
+	e.advance(next, nn)
+}
+
+// advance makes next, of nn states, the frontier (nil under
+// HashCompact: the level is in e.vecs): the level is built.
+func (e *explorer) advance(next []uint32, nn int) {
 	e.pending = false
 	e.spare, e.frontier, e.nfront = e.frontier, next, nn
 	e.depth++
 	if len(next) > 0 {
 		e.maxDepth = e.depth
 	}
+}
+
+// inKeyOrder builds the next level as nextFrontier does when one worker
+// expanded this one: its states were then stored in the order of their
+// keys (parents in frontier order, each one's successors in ordinal
+// order, a duplicate never lowering a key), so their order is that of
+// their indexes (the sort's tie-break between equal keys) and no bucket
+// or sort is needed. It checks that order first, reading the keys, and
+// builds nothing (false) where it does not hold; then it writes the
+// level and turns the keys into parent links.
+func (e *explorer) inKeyOrder(segs []uint32, nn int) bool {
+	st := e.store
+	stride := st.Stride()
+	prev := uint64(0)
+	for j := 0; j < len(segs); j += 2 {
+		for i := segs[j]; i < segs[j+1]; {
+			recs, n := st.LinkRun(i, segs[j+1])
+			for k := range n {
+				key := recs[k*stride]
+				if key < prev {
+					return false
+				}
+				prev = key
+			}
+			i += uint32(n)
+		}
+	}
+	resize(&e.spare, nn)
+	next := e.spare
+	at := 0
+	for j := 0; j < len(segs); j += 2 {
+		for i := segs[j]; i < segs[j+1]; {
+			recs, n := st.LinkRun(i, segs[j+1])
+			for k := range n {
+				l := &recs[k*stride]
+				next[at] = i + uint32(k)
+				*l = uint64(e.frontier[*l>>ordBits])
+				at++
+			}
+			i += uint32(n)
+		}
+	}
+	e.advance(next, nn)
+	return true
 }
 
 // countBuckets adds to h[b], for every state of the index ranges rs (lo,
