@@ -150,8 +150,12 @@ func (w *worker) flush() {
 	w.sink += sink
 	cur, parent := -1, w.parent
 	made := 0
-	for i, pd := range w.pend {
-		vec := w.pendVec[i*nw : (i+1)*nw]
+	// The batch and the level's start in locals: the loop calls out (the
+	// insert, the invariants), after which fields would be loaded again.
+	pend, pendVec, levelStart := w.pend, w.pendVec, e.levelStart
+	for i := range pend {
+		pd := &pend[i]
+		vec := pendVec[i*nw : (i+1)*nw : (i+1)*nw]
 		if pos := int(pd.Key >> ordBits); pos != cur {
 			// The first successor of another parent: the check area is
 			// made ready for it at its first new state.
@@ -172,7 +176,7 @@ func (w *worker) flush() {
 		var isNew bool
 		var err error
 		if par {
-			if idx, isNew, err = w.insertParallel(pd, vec, parent); err == machine.ErrGrowing {
+			if idx, isNew, err = w.insertParallel(*pd, vec, parent); err == machine.ErrGrowing {
 				continue // set aside
 			}
 		} else {
@@ -186,7 +190,7 @@ func (w *worker) flush() {
 		case isNew:
 			made++
 			w.checkState(m, idx, vec, parent)
-		case idx < e.levelStart:
+		case idx < levelStart:
 			// The cycle proviso looks only at states stored before this
 			// level (levels no deeper than the parent): every cycle has
 			// such an edge, and unlike "already stored" it does not
