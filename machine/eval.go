@@ -394,7 +394,7 @@ func (c *compiler) quant(e *spec.Expr, cx frameCtx) evalFn {
 
 // unrolled compiles a quantifier from its instances.
 func (c *compiler) unrolled(op spec.Op, inst []*spec.Expr, cx frameCtx) evalFn {
-	var fs []evalFn
+	var live []*spec.Expr
 	konst := int64(0) // count: instances folded to true
 	for _, x := range inst {
 		if x.Op == spec.OpConst {
@@ -408,33 +408,22 @@ func (c *compiler) unrolled(op spec.Op, inst []*spec.Expr, cx frameCtx) evalFn {
 			}
 			continue
 		}
-		fs = append(fs, c.scalar(x, cx))
+		live = append(live, x)
+	}
+	if op == spec.OpForall {
+		if f, ok := c.hoistForall(live, cx); ok {
+			return f
+		}
+	}
+	fs := make([]evalFn, len(live))
+	for i, x := range live {
+		fs[i] = c.scalar(x, cx)
 	}
 	switch op {
 	case spec.OpForall:
-		if len(fs) == 1 {
-			return fs[0]
-		}
-		return func(m *Machine) int64 {
-			for _, f := range fs {
-				if f(m) == 0 {
-					return 0
-				}
-			}
-			return 1
-		}
+		return allOf(fs)
 	case spec.OpExists:
-		if len(fs) == 1 {
-			return fs[0]
-		}
-		return func(m *Machine) int64 {
-			for _, f := range fs {
-				if f(m) != 0 {
-					return 1
-				}
-			}
-			return 0
-		}
+		return anyOf(fs)
 	}
 	return func(m *Machine) int64 {
 		n := konst

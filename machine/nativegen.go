@@ -195,7 +195,7 @@ func generateNative(p *Program) (*genResult, error) {
 		e, _ := c.invariantParts(inv, chk)
 		noBig := len(c.bigSlot) == 0
 		allSmall = allSmall && noBig
-		exprs[i] = conjunctExprs(e, nil)
+		exprs[i] = conjunctExprs(e, chk, nil)
 		for _, x := range exprs[i] {
 			res.units++
 			conjs[i] = append(conjs[i], g.unit("(m *Machine) int64", func() {
@@ -274,16 +274,19 @@ func generateNative(p *Program) (*genResult, error) {
 	return res, nil
 }
 
-// conjunctExprs splits an invariant into its conjuncts as
-// compiler.conjuncts does.
-func conjunctExprs(e *spec.Expr, out []*spec.Expr) []*spec.Expr {
+// conjunctExprs splits an invariant, checked in the frame cx, into its
+// conjuncts, left to right: the operands of and, the instances of a
+// forall that unrolls (unless they share a term to test first: one
+// conjunct then, hoist.go), less those folded to true. The search's
+// conjuncts (compiler.conjuncts) and the generated code's are these.
+func conjunctExprs(e *spec.Expr, cx frameCtx, out []*spec.Expr) []*spec.Expr {
 	switch e.Op {
 	case spec.OpAnd:
-		return conjunctExprs(e.Args[1], conjunctExprs(e.Args[0], out))
+		return conjunctExprs(e.Args[1], cx, conjunctExprs(e.Args[0], cx, out))
 	case spec.OpForall:
-		if inst := unroll(e); inst != nil {
+		if inst := unroll(e); inst != nil && !hoistable(inst, cx) {
 			for _, x := range inst {
-				out = conjunctExprs(x, out)
+				out = conjunctExprs(x, cx, out)
 			}
 			return out
 		}

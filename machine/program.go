@@ -393,26 +393,15 @@ func (p *Program) Eval(e *spec.Expr, s State) (int64, error) {
 	return p.NewMachine().Eval(pr, s)
 }
 
-// conjuncts splits an invariant into its conjuncts, left to right.
-// Evaluating them in order and stopping at the first false one is the
-// short-circuit evaluation of the whole.
+// conjuncts splits an invariant into its conjuncts, left to right
+// (conjunctExprs), and compiles them. Evaluating them in order and
+// stopping at the first false one is the short-circuit evaluation of the
+// whole.
 func (c *compiler) conjuncts(e *spec.Expr, cx frameCtx, out []Conjunct) []Conjunct {
-	switch e.Op {
-	case spec.OpAnd:
-		return c.conjuncts(e.Args[1], cx, c.conjuncts(e.Args[0], cx, out))
-	case spec.OpForall:
-		if inst := unroll(e); inst != nil {
-			for _, x := range inst {
-				out = c.conjuncts(x, cx, out)
-			}
-			return out
-		}
-	case spec.OpConst:
-		if e.Val != 0 {
-			return out
-		}
+	for _, x := range conjunctExprs(e, cx, nil) {
+		out = append(out, Conjunct{eval: c.scalar(x, cx), slots: c.readSlots(x)})
 	}
-	return append(out, Conjunct{eval: c.scalar(e, cx), slots: c.readSlots(e)})
+	return out
 }
 
 // readSlots returns the state slots e may read, ascending.
