@@ -3,19 +3,22 @@ package machine
 import "github.com/wrapcheck/wrapcheck/spec"
 
 // A forall unrolled into instances that are each a disjunction of terms
-// that cannot fail (comparisons of constants and slots at static
-// offsets, and boolean slots), such as the instances of
+// that cannot fail (comparisons of constants, slots at static offsets
+// and elements at indexes whose type lies within their array's; boolean
+// slots), such as the instances of
 //
 //	forall q in Proc: p != q implies not (st[p] == CS and st[q] == CS)
 //
-// for a constant p (each instance is st[p] != CS or st[q] != CS), is
-// evaluated with the terms common to every instance taken out and tested
-// once, first: forall_i (A or B_i) is A or forall_i B_i. Where no term
-// can fail and none has an effect, the short-circuits of the instances
+// for a constant p, or p bound by a quantifier that does not unroll
+// (each instance is p == q or st[p] != CS or st[q] != CS), is evaluated
+// with the terms common to every instance taken out and tested once,
+// first: forall_i (A or B_i) is A or forall_i B_i. Where no term can
+// fail and none has an effect, the short-circuits of the instances
 // decide nothing but the order of pure reads, so the value is the same,
-// and so is every failure (there are none). The mutual exclusion of the
-// filter lock over N processes evaluates N terms a state instead of
-// N·(N−1) instances.
+// and so is every failure (there are none). Such a forall stays one
+// invariant conjunct (conjunctExprs): the mutual exclusion of the filter
+// lock over N processes is N conjuncts, each one test of st[p] != CS in
+// most states, instead of N·(N−1).
 
 // term is a disjunct of an instance: x, or not x when neg.
 type term struct {
@@ -52,8 +55,8 @@ func disjuncts(dst []term, e *spec.Expr, neg bool, cx frameCtx) ([]term, bool) {
 }
 
 // safeTerm reports whether e is a boolean that cannot fail: a constant,
-// a slot at a static offset, or a comparison of two scalars each a
-// constant or such a slot.
+// a slot, or a comparison of two scalars each a constant or a slot (as
+// safeOperand takes them).
 func safeTerm(e *spec.Expr, cx frameCtx) bool {
 	switch e.Op {
 	case spec.OpEq, spec.OpNe, spec.OpLt, spec.OpLe, spec.OpGt, spec.OpGe:
