@@ -1,11 +1,14 @@
 package checker
 
 import (
+	"iter"
 	"math/bits"
 	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/wrapcheck/wrapcheck/machine"
 )
 
 // level is the explorer's frontier and the level being built from it.
@@ -126,35 +129,24 @@ func (e *explorer) advance(next []uint32, nn int) {
 // builds nothing (false) where it does not hold; then it writes the
 // level and turns the keys into parent links.
 func (e *explorer) inKeyOrder(segs []uint32, nn int) bool {
-	st := e.store
-	stride := st.Stride()
+	stride := e.store.Stride()
 	prev := uint64(0)
-	for j := 0; j < len(segs); j += 2 {
-		for i := segs[j]; i < segs[j+1]; {
-			recs, n := st.LinkRun(i, segs[j+1])
-			for k := range n {
-				key := recs[k*stride]
-				if key < prev {
-					return false
-				}
-				prev = key
+	for _, recs := range linkRuns(e.store, segs) {
+		for k := 0; k < len(recs); k += stride {
+			if recs[k] < prev {
+				return false
 			}
-			i += uint32(n)
+			prev = recs[k]
 		}
 	}
 	resize(&e.spare, nn)
 	next := e.spare
 	at := 0
-	for j := 0; j < len(segs); j += 2 {
-		for i := segs[j]; i < segs[j+1]; {
-			recs, n := st.LinkRun(i, segs[j+1])
-			for k := range n {
-				l := &recs[k*stride]
-				next[at] = i + uint32(k)
-				*l = uint64(e.frontier[*l>>ordBits])
-				at++
-			}
-			i += uint32(n)
+	for lo, recs := range linkRuns(e.store, segs) {
+		for k, idx := 0, lo; k < len(recs); k, idx = k+stride, idx+1 {
+			next[at] = idx
+			recs[k] = uint64(e.frontier[recs[k]>>ordBits])
+			at++
 		}
 	}
 	e.advance(next, nn)
@@ -164,15 +156,10 @@ func (e *explorer) inKeyOrder(segs []uint32, nn int) bool {
 // countBuckets adds to h[b], for every state of the index ranges rs (lo,
 // hi pairs), one when its parent is in frontier batch b.
 func (e *explorer) countBuckets(rs []uint32, h []int) {
-	st := e.store
-	stride, bm := st.Stride(), e.batchMul
-	for j := 0; j < len(rs); j += 2 {
-		for i := rs[j]; i < rs[j+1]; {
-			recs, n := st.LinkRun(i, rs[j+1])
-			for k := range n {
-				h[batchOf(int(recs[k*stride]>>ordBits), bm)]++
-			}
-			i += uint32(n)
+	stride, bm := e.store.Stride(), e.batchMul
+	for _, recs := range linkRuns(e.store, rs) {
+		for k := 0; k < len(recs); k += stride {
+			h[batchOf(int(recs[k]>>ordBits), bm)]++
 		}
 	}
 }
@@ -181,19 +168,31 @@ func (e *explorer) countBuckets(rs []uint32, h []int) {
 // (lo, hi pairs) to pairs at fill[b], b its parent's frontier batch, and
 // advances fill[b]: the states of a bucket in the order of rs.
 func (e *explorer) placeBuckets(rs []uint32, fill []int, pairs []uint64) {
-	st := e.store
-	stride, bm, batch := st.Stride(), e.batchMul, e.batch
-	for j := 0; j < len(rs); j += 2 {
-		for i := rs[j]; i < rs[j+1]; {
-			recs, n := st.LinkRun(i, rs[j+1])
-			for k := range n {
-				key := recs[k*stride]
-				p := int(key >> ordBits)
-				b := batchOf(p, bm)
-				pairs[fill[b]] = packEntry(p-b*batch, key&ordMax, i+uint32(k))
-				fill[b]++
+	stride, bm, batch := e.store.Stride(), e.batchMul, e.batch
+	for lo, recs := range linkRuns(e.store, rs) {
+		for k, idx := 0, lo; k < len(recs); k, idx = k+stride, idx+1 {
+			key := recs[k]
+			p := int(key >> ordBits)
+			b := batchOf(p, bm)
+			pairs[fill[b]] = packEntry(p-b*batch, key&ordMax, idx)
+			fill[b]++
+		}
+	}
+}
+
+// linkRuns yields, over the index ranges rs (lo, hi pairs), each run of
+// consecutive records that one chunk of st holds: the run's first index
+// and its records, Stride words each, the link word first.
+func linkRuns(st *machine.Store, rs []uint32) iter.Seq2[uint32, []uint64] {
+	return func(yield func(uint32, []uint64) bool) {
+		for j := 0; j < len(rs); j += 2 {
+			for i := rs[j]; i < rs[j+1]; {
+				recs, n := st.LinkRun(i, rs[j+1])
+				if !yield(i, recs) {
+					return
+				}
+				i += uint32(n)
 			}
-			i += uint32(n)
 		}
 	}
 }
