@@ -227,7 +227,15 @@ func runProgram(ctx context.Context, prog *machine.Program, opts Options, minPar
 	if err := e.selectInvariants(); err != nil {
 		return nil, err
 	}
-	e.store = machine.NewStoreFor(prog)
+	if workers == 1 && opts.Ample == nil && !opts.HashCompact {
+		// One worker without ample sets never asks which state a
+		// duplicate is (the cycle proviso does, and parallel levels
+		// keep a duplicate's smallest key): its vector alone in the
+		// table slot, if it fits, spares a duplicate the record's miss.
+		e.store = machine.NewKeyStoreFor(prog)
+	} else {
+		e.store = machine.NewStoreFor(prog)
+	}
 	e.store.SetWriters(workers)
 	if opts.HashCompact {
 		e.fps = newFPSet()

@@ -57,6 +57,12 @@ const MaxStates = 1<<32 - 2
 // slot) instead of two (the slot, then the record), and growth rehashes
 // the vector in the slot.
 //
+// A store made by [NewKeyStoreFor] for one writer keeps a one-word vector
+// of 33 to 63 bits whole in its slot, with no index (vector | 1<<63): a
+// look-up compares the slot and reads no record, as above, and a
+// duplicate's index is not known ([NoIndex]). Only [Store.Insert] and
+// [Store.InsertHashed] insert into it.
+//
 // The zero value is not usable; call [NewStore]. Insert, Vector, Link and
 // Len are safe for concurrent use. A vector written by Insert is visible
 // to every goroutine that obtained its index from Insert.
@@ -67,6 +73,7 @@ type Store struct {
 	mask   uint32 // 1<<shift - 1
 	limit  int64  // most records the chunk directory covers
 	inSlot bool   // the table slots hold the vectors (NewStoreBits)
+	keyed  bool   // the slots hold the vectors without their indexes (NewKeyStoreFor)
 	dirMax int    // entries of the chunk directory at its largest
 	// chunks is the chunk directory: it starts with dirInit entries and
 	// doubles (under alloc) up to dirMax as chunks are allocated.
@@ -152,6 +159,12 @@ func NewStoreBits(width, nbits int) *Store {
 // NewStoreFor returns an empty store for the packed states of p: its
 // table slots hold the vectors when they are one word of at most 32 bits.
 func NewStoreFor(p *Program) *Store {
+	return NewStoreBits(p.lay.words, stateBits(p))
+}
+
+// stateBits returns the bits of p's packed states that may be set: those
+// below the highest bit of any slot.
+func stateBits(p *Program) int {
 	top := 0
 	for i := range p.lay.slots {
 		ps := &p.lay.slots[i]
@@ -159,7 +172,32 @@ func NewStoreFor(p *Program) *Store {
 			top = max(top, 64*int(ps.word)+bits.Len64(ps.mask<<ps.shift))
 		}
 	}
-	return NewStoreBits(p.lay.words, top)
+	return top
+}
+
+// NoIndex is what a store made by [NewKeyStoreFor] returns as the index
+// of a vector it holds already: it keeps no index in its slots.
+const NoIndex = ^uint32(0)
+
+// keyedMark is set in every slot of a keyed store, so that the zero
+// vector's slot is not empty.
+const keyedMark = 1 << 63
+
+// NewKeyStoreFor is [NewStoreFor] for one goroutine that inserts and needs
+// the indexes of new vectors only: where the vectors are one word of 33
+// to 63 bits, the table slots hold them whole, without their indexes, and
+// a duplicate's insert returns [NoIndex] (a duplicate then costs the
+// slot's cache miss alone, not the record's too, in the same table
+// memory). Other vectors get NewStoreFor's store. Only Insert and
+// InsertHashed may insert into a keyed one ([Store.Keyed]).
+func NewKeyStoreFor(p *Program) *Store { return newKeyStoreBits(p.lay.words, stateBits(p)) }
+
+// newKeyStoreBits is NewKeyStoreFor for vectors of width words whose set
+// bits lie in the low nbits bits.
+func newKeyStoreBits(width, nbits int) *Store {
+	s := NewStoreBits(width, nbits)
+	s.keyed = width == 1 && nbits > 32 && nbits < 64
+	return s
 }
 
 // Width returns the number of words of every vector.
@@ -168,7 +206,12 @@ func (s *Store) Width() int { return s.width }
 // InSlot reports whether the table slots hold the vectors (see [Store]):
 // a look-up then reads no record, and [Store.TouchRecord] touches the
 // record of a match only for its link word.
-func (s *Store) InSlot() bool { return s.inSlot }
+func (s *Store) InSlot() bool { return s.inSlot || s.keyed }
+
+// Keyed reports whether the store keeps no index of a stored vector in
+// its slots ([NewKeyStoreFor]): the insert of a duplicate returns
+// [NoIndex].
+func (s *Store) Keyed() bool { return s.keyed }
 
 // slotTag returns what a table slot of vec (hash h) holds above the
 // index: the vector itself when the slots hold the vectors, else the
@@ -260,6 +303,9 @@ func (s *Store) insert(vec []uint64, link uint64, lock bool) (idx uint32, isNew 
 // false skips the shard locks, for a caller that knows no other goroutine
 // uses the store meanwhile.
 func (s *Store) InsertHashed(vec []uint64, h, link uint64, lock bool) (idx uint32, isNew bool, err error) {
+	if s.keyed {
+		return s.insertKeyed(vec[0], h, link, lock)
+	}
 	si := h >> (64 - shardBits)
 	sh := &s.shards[si]
 	tag := s.slotTag(vec, h)
@@ -327,6 +373,60 @@ func (s *Store) InsertHashed(vec []uint64, h, link uint64, lock bool) (idx uint3
 	return idx, true, nil
 }
 
+// insertKeyed is InsertHashed into a keyed store (vector x, hash h).
+func (s *Store) insertKeyed(x, h, link uint64, lock bool) (uint32, bool, error) {
+	if !lock {
+		return s.putKeyed(x, h, link, false)
+	}
+	sh := &s.shards[h>>(64-shardBits)]
+	sh.mu.Lock()
+	idx, isNew, err := s.putKeyed(x, h, link, true)
+	sh.mu.Unlock()
+	return idx, isNew, err
+}
+
+// putKeyed is insertKeyed's insert; publish stores the slot atomically,
+// for a caller that holds the shard's lock while others may read.
+func (s *Store) putKeyed(x, h, link uint64, publish bool) (idx uint32, isNew bool, err error) {
+	if x&keyedMark != 0 {
+		panic("wrapcheck internal error: a vector of more bits than its store was made for")
+	}
+	si := h >> (64 - shardBits)
+	e := x | keyedMark
+	tab := *s.tabs[si].Load()
+	mask := uint64(len(tab) - 1)
+	i := (h >> 32) & mask
+	for {
+		t := atomic.LoadUint64(&tab[i])
+		if t == e {
+			return NoIndex, false, nil
+		}
+		if t == 0 {
+			break
+		}
+		i = (i + 1) & mask
+	}
+	n := s.n.Add(1) - 1
+	if n >= s.limit {
+		s.n.Add(-1)
+		return 0, false, ErrStoreFull
+	}
+	idx = uint32(n)
+	rec := s.record(idx)
+	rec[0], rec[1] = link, x
+	if publish {
+		atomic.StoreUint64(&tab[i], e) // after the record
+	} else {
+		tab[i] = e
+	}
+	sh := &s.shards[si]
+	sh.used++
+	if sh.used*4 > int64(len(tab))*3 {
+		s.grow(si)
+	}
+	return idx, true, nil
+}
+
 // An IndexBlock is a range of store indexes reserved by one goroutine
 // for the vectors it inserts with [Store.InsertBlock]: goroutines that
 // insert concurrently then neither increment one shared counter per
@@ -370,6 +470,9 @@ func (s *Store) TryInsertBlock(vec []uint64, h, link uint64, blk *IndexBlock) (i
 }
 
 func (s *Store) insertBlock(vec []uint64, h, link uint64, blk *IndexBlock, wait bool) (idx uint32, isNew bool, err error) {
+	if s.keyed {
+		panic("wrapcheck internal error: InsertBlock on a keyed store")
+	}
 	si := h >> (64 - shardBits)
 	// Look up first, as InsertHashed does; only a new vector (or a
 	// concurrent insert) goes on to insertShared.
@@ -676,6 +779,8 @@ func (s *Store) place(tab []uint64, e uint64) {
 	i := (e >> 32) & mask // the position bits are part of the stored tag
 	if s.inSlot {
 		i = (hashWord(e>>32) >> 32) & mask
+	} else if s.keyed {
+		i = (hashWord(e&^keyedMark) >> 32) & mask
 	}
 	for tab[i] != 0 {
 		i = (i + 1) & mask
@@ -721,6 +826,9 @@ func (s *Store) TouchRecord(vec []uint64, h uint64) uint64 {
 // of hash h given, as [Store.SlotAddr] returned it (so that a caller that
 // loaded the slot already does not look its table up again).
 func (s *Store) TouchRecordAt(slot *uint64, vec []uint64, h uint64) uint64 {
+	if s.keyed {
+		return 0 // no record is read for a look-up
+	}
 	e := atomic.LoadUint64(slot)
 	tag := h & tagMask
 	if s.inSlot {

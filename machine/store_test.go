@@ -199,20 +199,33 @@ func TestHashWord(t *testing.T) {
 // hold the vectors: one word of at most 32 bits.
 func TestNewStoreFor(t *testing.T) {
 	tests := []struct {
-		vars string
-		want bool
+		vars        string
+		want, keyed bool // InSlot of NewStoreFor's, Keyed of NewKeyStoreFor's
 	}{
-		{"var a: 0..1 = 0", true},
-		{"var a: 0..1 = 0\nvar b: 0..65535 = 0\nvar c: 0..32767 = 0", true},                // 1 + 16 + 15 = 32 bits
-		{"var a: 0..3 = 0\nvar b: 0..65535 = 0\nvar c: 0..32767 = 0", false},               // 33 bits
-		{"var a: 0..1 = 0\nvar b: 0..4294967295 = 0", false},                               // 33 bits
-		{"var a: 0..0 = 0", true},                                                          // no bits
-		{"var a: 0..1 = 0\nvar b: 0..1152921504606846975 = 0\nvar c: 0..65535 = 0", false}, // 1 + 60 + 16 bits: two words
+		{"var a: 0..1 = 0", true, false},
+		{"var a: 0..1 = 0\nvar b: 0..65535 = 0\nvar c: 0..32767 = 0", true, false},                // 1 + 16 + 15 = 32 bits
+		{"var a: 0..3 = 0\nvar b: 0..65535 = 0\nvar c: 0..32767 = 0", false, true},                // 33 bits
+		{"var a: 0..1 = 0\nvar b: 0..4294967295 = 0", false, true},                                // 33 bits
+		{"var a: 0..0 = 0", true, false},                                                          // no bits
+		{"var a: 0..1 = 0\nvar b: 0..1152921504606846975 = 0\nvar c: 0..65535 = 0", false, false}, // 1 + 60 + 16 bits: two words
+		{"var a: 0..3 = 0\nvar b: 0..1152921504606846975 = 0", false, true},                       // 2 + 60 = 62 bits
+		{"var a: 0..7 = 0\nvar b: 0..1152921504606846975 = 0", false, true},                       // 3 + 60 = 63 bits
+		{"var a: 0..15 = 0\nvar b: 0..1152921504606846975 = 0", false, false},                     // 4 + 60 = 64 bits: no mark bit left
 	}
 	for _, tt := range tests {
 		p := compile(t, "spec S\n"+tt.vars+"\naction step { a := a }\n")
 		if got := NewStoreFor(p).InSlot(); got != tt.want {
 			t.Errorf("%q (%d words): InSlot = %v, want %v", tt.vars, p.Words(), got, tt.want)
+		}
+		if NewStoreFor(p).Keyed() {
+			t.Errorf("%q: NewStoreFor's store is keyed", tt.vars)
+		}
+		ks := NewKeyStoreFor(p)
+		if got := ks.Keyed(); got != tt.keyed {
+			t.Errorf("%q (%d words): NewKeyStoreFor's Keyed = %v, want %v", tt.vars, p.Words(), got, tt.keyed)
+		}
+		if got, want := ks.InSlot(), tt.want || tt.keyed; got != want {
+			t.Errorf("%q: NewKeyStoreFor's InSlot = %v, want %v", tt.vars, got, want)
 		}
 	}
 }
@@ -231,22 +244,7 @@ func TestStoreInSlot(t *testing.T) {
 		vecs = append(vecs, vecs[(i*7)%uint64(len(vecs))]) // a repeat
 	}
 	vecs = append(vecs, 0, 1<<32-1, 0, 1<<32-1)
-	type ins struct {
-		Idx   uint32
-		IsNew bool
-	}
-	run := func(s *Store, lock bool) []ins {
-		var got []ins
-		for _, x := range vecs {
-			v := []uint64{x}
-			i, isNew, err := s.InsertHashed(v, Hash(v), x^5, lock)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, ins{i, isNew})
-		}
-		return got
-	}
+	run := func(s *Store, lock bool) []storeIns { return insertSeq(t, s, vecs, lock) }
 	plain, in := NewStore(1), NewStoreBits(1, 32)
 	if plain.InSlot() || !in.InSlot() {
 		t.Fatalf("InSlot: %v %v, want false true", plain.InSlot(), in.InSlot())
@@ -310,6 +308,99 @@ func TestStoreInSlot(t *testing.T) {
 			at[x] = idx
 		}
 	}
+}
+
+// TestStoreKeyed inserts one sequence of one-word vectors of up to 63
+// bits, with repeats, the zero vector and the largest among them, into a
+// keyed store (locked and not) and into one that compares records: the
+// novelty, the new vectors' indexes, the vectors and the links must
+// agree, past many table doublings and after a Reset, and a duplicate's
+// index is NoIndex in the keyed store.
+func TestStoreKeyed(t *testing.T) {
+	const n = 60000
+	vecs := make([]uint64, 0, 2*n+4)
+	for i := range uint64(n) {
+		x := (i * 0x9E3779B97F4A7C15) >> 1 // distinct in 63 bits
+		vecs = append(vecs, x)
+		vecs = append(vecs, vecs[(i*7)%uint64(len(vecs))]) // a repeat
+	}
+	vecs = append(vecs, 0, 1<<63-1, 0, 1<<63-1)
+	// A duplicate's index as NoIndex, the keyed store's answer.
+	run := func(s *Store, lock bool) []storeIns {
+		got := insertSeq(t, s, vecs, lock)
+		for i := range got {
+			if !got[i].IsNew && !s.Keyed() {
+				got[i].Idx = NoIndex
+			}
+		}
+		return got
+	}
+	plain := NewStore(1)
+	want := run(plain, true)
+	for _, lock := range []bool{true, false} {
+		ks := newKeyStoreBits(1, 63)
+		if !ks.Keyed() || !ks.InSlot() {
+			t.Fatalf("Keyed %v, InSlot %v, want true", ks.Keyed(), ks.InSlot())
+		}
+		for round := range 2 {
+			if diff := cmp.Diff(want, run(ks, lock)); diff != "" {
+				t.Fatalf("lock %v, round %d (-plain +keyed):\n%s", lock, round, diff)
+			}
+			if ks.Len() != plain.Len() {
+				t.Fatalf("Len = %d, want %d", ks.Len(), plain.Len())
+			}
+			for i := range uint32(plain.Len()) {
+				if got, want := ks.Vector(i)[0], plain.Vector(i)[0]; got != want {
+					t.Fatalf("vector %d = %#x, want %#x", i, got, want)
+				}
+				if *ks.Link(i) != ks.Vector(i)[0]^5 {
+					t.Fatalf("link %d = %d", i, *ks.Link(i))
+				}
+			}
+			ks.Reset()
+		}
+	}
+}
+
+// TestStoreKeyedRefuses checks that a keyed store refuses what it cannot
+// answer with an internal error: a vector with the slot's mark bit set,
+// and InsertBlock, whose callers need a duplicate's index.
+func TestStoreKeyedRefuses(t *testing.T) {
+	for name, f := range map[string]func(s *Store){
+		"64-bit vector": func(s *Store) { s.Insert([]uint64{1 << 63}, 0) },
+		"InsertBlock":   func(s *Store) { s.InsertBlock([]uint64{1}, Hash([]uint64{1}), 0, &IndexBlock{}) },
+	} {
+		func() {
+			defer func() {
+				if r := recover(); r == nil {
+					t.Errorf("%s: no panic", name)
+				}
+			}()
+			f(newKeyStoreBits(1, 63))
+		}()
+	}
+}
+
+// storeIns is what an insert returned.
+type storeIns struct {
+	Idx   uint32
+	IsNew bool
+}
+
+// insertSeq inserts the one-word vectors vecs into s in order, each with
+// the link word x^5, and returns what each insert returned.
+func insertSeq(t *testing.T, s *Store, vecs []uint64, lock bool) []storeIns {
+	t.Helper()
+	var got []storeIns
+	for _, x := range vecs {
+		v := []uint64{x}
+		i, isNew, err := s.InsertHashed(v, Hash(v), x^5, lock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, storeIns{i, isNew})
+	}
+	return got
 }
 
 // TestStoreInSlotTooWide checks that a vector beyond the 32 bits of a
