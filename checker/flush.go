@@ -152,7 +152,7 @@ func (w *worker) flush() {
 	made := 0
 	// The batch and the level's start in locals: the loop calls out (the
 	// insert, the invariants), after which fields would be loaded again.
-	pend, pendVec, levelStart := w.pend, w.pendVec, e.levelStart
+	pend, pendVec, levelStart, keyed := w.pend, w.pendVec, e.levelStart, st.Keyed()
 	for i := range pend {
 		pd := &pend[i]
 		vec := pendVec[i*nw : (i+1)*nw : (i+1)*nw]
@@ -179,6 +179,8 @@ func (w *worker) flush() {
 			if idx, isNew, err = w.insertParallel(*pd, vec, parent); err == machine.ErrGrowing {
 				continue // set aside
 			}
+		} else if keyed {
+			idx, isNew, err = st.InsertWord(vec[0], pd.H, pd.Key)
 		} else {
 			idx, isNew, err = st.InsertHashed(vec, pd.H, pd.Key, false)
 		}

@@ -385,6 +385,13 @@ func (s *Store) insertKeyed(x, h, link uint64, lock bool) (uint32, bool, error) 
 	return idx, isNew, err
 }
 
+// InsertWord is InsertHashed(vec, h, link, false) into a keyed store
+// ([Store.Keyed]) of the one-word vector vec = {x}, in one call, for its
+// one writer's inner loop.
+func (s *Store) InsertWord(x, h, link uint64) (idx uint32, isNew bool, err error) {
+	return s.putKeyed(x, h, link, false)
+}
+
 // putKeyed is insertKeyed's insert; publish stores the slot atomically,
 // for a caller that holds the shard's lock while others may read.
 func (s *Store) putKeyed(x, h, link uint64, publish bool) (idx uint32, isNew bool, err error) {
