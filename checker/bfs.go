@@ -227,16 +227,7 @@ func runProgram(ctx context.Context, prog *machine.Program, opts Options, minPar
 	if err := e.selectInvariants(); err != nil {
 		return nil, err
 	}
-	if workers == 1 && opts.Ample == nil && !opts.HashCompact {
-		// One worker without ample sets never asks which state a
-		// duplicate is (the cycle proviso does, and parallel levels
-		// keep a duplicate's smallest key): its vector alone in the
-		// table slot, if it fits, spares a duplicate the record's miss.
-		e.store = machine.NewKeyStoreFor(prog)
-	} else {
-		e.store = machine.NewStoreFor(prog)
-	}
-	e.store.SetWriters(workers)
+	e.store = e.newStore(workers)
 	if opts.HashCompact {
 		e.fps = newFPSet()
 		if err := e.openSpills(); err != nil {
@@ -262,6 +253,22 @@ func runProgram(ctx context.Context, prog *machine.Program, opts Options, minPar
 		e.workers[i] = w
 	}
 	return e.run()
+}
+
+// newStore returns an empty store of the program's states for the given
+// number of workers. One worker without ample sets never asks which
+// state a duplicate is (the cycle proviso does, and parallel levels keep
+// a duplicate's smallest key): its store keeps a vector alone in its
+// table slot where it fits, which spares a duplicate the record's miss.
+func (e *explorer) newStore(workers int) *machine.Store {
+	var st *machine.Store
+	if workers == 1 && e.opts.Ample == nil {
+		st = machine.NewKeyStoreFor(e.prog)
+	} else {
+		st = machine.NewStoreFor(e.prog)
+	}
+	st.SetWriters(workers)
+	return st
 }
 
 // interrupted is the workers' machines' interrupt function: it reports

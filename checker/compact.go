@@ -401,8 +401,7 @@ func (e *explorer) promote(nn int) {
 	if e.levelMax > 1<<16 && 3*nn < 2*e.levelMax {
 		e.store, e.levelMax = nil, nn
 		runtime.GC() // see resize
-		e.store = machine.NewStoreFor(e.prog)
-		e.store.SetWriters(len(e.workers))
+		e.store = e.newStore(len(e.workers))
 	} else {
 		e.store.Reset()
 	}
