@@ -31,6 +31,9 @@ func (w *worker) keep(vec []uint64, h uint64, k key, parent []uint64) (old bool,
 		if found {
 			w.bads[idx] = b
 		}
+	case idx == machine.NoIndex:
+		// A keyed set's duplicate (newVisited): its first key was the
+		// smallest.
 	case idx >= w.levelStart:
 		if i := idx - w.levelStart; k.Less(w.keys[i]) {
 			w.keys[i] = k

@@ -67,7 +67,7 @@ func Search(ctx context.Context, cfg Config, prog *machine.Program, opts checker
 		return nil, err
 	}
 	w := &worker{ctx: ctx, cfg: cfg, st: cfg.Store, idx: cfg.Index, n: cfg.Workers, e: e, opts: opts,
-		visited: machine.NewStore(prog.Words()), start: time.Now(),
+		visited: newVisited(prog, cfg.Workers, opts), start: time.Now(),
 		witnessed: make([]bool, len(prog.Model.Invariants))}
 	w.unwit = slices.Clone(e.ante)
 	e.succ = w.successors
@@ -81,6 +81,19 @@ func Search(ctx context.Context, cfg Config, prog *machine.Program, opts checker
 		return nil, err
 	}
 	return res, nil
+}
+
+// newVisited returns the visited set of a worker of n. One worker
+// without ample sets stores the level's successors in key order (its
+// frontier's positions, then ordinals), so the first key a state gets is
+// its smallest, and no parent asks whether a duplicate was stored before
+// the level: like the local search's one worker, its set keeps no index
+// of a duplicate where a state fits a slot (machine.NewKeyStoreFor).
+func newVisited(prog *machine.Program, n int, opts checker.Options) *machine.Store {
+	if n == 1 && opts.Ample == nil {
+		return machine.NewKeyStoreFor(prog)
+	}
+	return machine.NewStore(prog.Words())
 }
 
 type worker struct {
@@ -236,9 +249,12 @@ func (w *worker) restore(level int) error {
 		left -= min(left, uint64(len(vecs)))
 		w.front = w.front[:0]
 		for _, v := range vecs {
-			idx, _, err := w.visited.Insert(v, 0)
+			idx, isNew, err := w.visited.Insert(v, 0)
 			if err != nil {
 				return err
+			}
+			if !isNew {
+				return &CorruptError{Path: w.name(KindStates, l, w.idx, w.idx).Key(), Msg: "holds a state stored before"}
 			}
 			w.front = append(w.front, idx)
 		}

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -290,6 +291,73 @@ func TestKeyOrder(t *testing.T) {
 				if diff := cmp.Diff(want, keyOrder(keys, nil)); diff != "" {
 					t.Fatalf("keyOrder of %v (-want +got):\n%s", keys, diff)
 				}
+			}
+		})
+	}
+}
+
+// TestRestoreRepeatedState: a committed level's states file that holds a
+// state twice (a damaged or hostile store, with a good frame) is a
+// CorruptError at the resume, for one worker, whose visited set keeps no
+// index of a duplicate (the state of 40 bits fits its slot), and for two.
+func TestRestoreRepeatedState(t *testing.T) {
+	prog := compileSource(t, "wide.wrap", `spec Wide
+var x: 0..7 = 0
+var y: 0..1099511627775 = 0
+action a when x < 7 { x := x + 1 }
+action b when x < 7 and y < 100 { y := y + x + 1 }
+`)
+	ctx := context.Background()
+	for _, n := range []int{1, 2} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			if n == 1 && !newVisited(prog, 1, checker.Options{}).Keyed() {
+				t.Fatal("one worker's visited set is not keyed: the test no longer covers it")
+			}
+			b := NewMemBucket()
+			want, err := searchN(t, b, n, prog, checker.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want.Stats.Depth < 4 {
+				t.Fatalf("depth %d: too few levels", want.Stats.Depth)
+			}
+			st, err := Attach(ctx, "mem://", b, Manifest{Spec: "test", Workers: n})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			if err := st.Acquire(ctx, 0); err != nil {
+				t.Fatal(err)
+			}
+			// Worker 0's states of level 2, its first state twice.
+			name := Name{Kind: KindStates, Level: 2}
+			cnt, p, err := st.Get(ctx, name, Bound{Records: 1 << 20, Record: 1 << 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := &reader{b: p}
+			if got := r.count(8); uint64(got) != cnt || cnt == 0 {
+				t.Fatalf("%d records, the header says %d", got, cnt)
+			}
+			rest := r.b
+			first := &reader{b: rest}
+			first.word()
+			first.key()
+			w := &writer{}
+			w.u(cnt + 1)
+			w.b = append(w.b, rest...)
+			w.b = append(w.b, rest[:len(rest)-len(first.b)]...)
+			if err := b.Delete(ctx, name.Key()); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := st.Put(ctx, name, cnt+1, w.b); err != nil {
+				t.Fatal(err)
+			}
+			st.Close()
+			_, err = searchN(t, b, n, prog, checker.Options{})
+			var ce *CorruptError
+			if !errors.As(err, &ce) || !strings.Contains(err.Error(), "s0/L000002/states-0.wc: holds a state stored before") {
+				t.Fatalf("resume: %v, want a CorruptError of s0/L000002/states-0.wc", err)
 			}
 		})
 	}
