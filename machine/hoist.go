@@ -222,6 +222,11 @@ func hasTerm(ts []term, t term, cx frameCtx) bool {
 
 // termsOr compiles the disjunction of ts (false when there is none).
 func (c *compiler) termsOr(ts []term, cx frameCtx) evalFn {
+	if len(ts) >= 2 {
+		if f, ok := flatOr(ts, false, cx); ok {
+			return f
+		}
+	}
 	fs := make([]evalFn, len(ts))
 	for i, t := range ts {
 		f := c.scalar(t.x, cx)
