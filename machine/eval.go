@@ -422,6 +422,9 @@ func (c *compiler) unrolled(op spec.Op, inst []*spec.Expr, cx frameCtx) evalFn {
 		}
 		live = append(live, x)
 	}
+	if f, ok := c.flatUnrolled(op, live, cx); ok {
+		return f
+	}
 	if op == spec.OpForall {
 		if f, ok := c.hoistForall(live, cx); ok {
 			return f

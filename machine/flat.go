@@ -183,3 +183,26 @@ func (c *compiler) flatBool(e *spec.Expr, cx frameCtx) (evalFn, bool) {
 	}
 	return nil, false
 }
+
+// flatUnrolled compiles the forall or exists (op) over the unrolled
+// instances inst (at least two, none constant) to one flatOr closure
+// when it is one: exists_i x_i is the disjunction of the instances'
+// disjuncts, forall_i x_i the negation of the disjunction of their
+// negations'.
+func (c *compiler) flatUnrolled(op spec.Op, inst []*spec.Expr, cx frameCtx) (evalFn, bool) {
+	if len(inst) < 2 || (op != spec.OpForall && op != spec.OpExists) {
+		return nil, false
+	}
+	negate := op == spec.OpForall
+	var ts []term
+	for _, x := range inst {
+		if c.wide(x, cx) {
+			return nil, false
+		}
+		var ok bool
+		if ts, ok = disjuncts(ts, x, negate, cx); !ok {
+			return nil, false
+		}
+	}
+	return flatOr(ts, negate, cx)
+}

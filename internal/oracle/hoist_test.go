@@ -83,3 +83,57 @@ func TestHoistedForalls(t *testing.T) {
 		t.Errorf("%d specs compared, %d invariants hoisted: too few to test anything", compared, hoisted)
 	}
 }
+
+// TestFlatQuantifiers compares the engine with the oracle on random specs
+// whose guards and invariants are foralls and exists over conjunctions
+// and disjunctions of comparisons of slots, which the machine compiles
+// to one closure of range tests each (machine/flat.go): some of them
+// false in reachable states (a violation and its trace, compared), some
+// guards disabling their action in some states.
+func TestFlatQuantifiers(t *testing.T) {
+	atoms := []string{
+		"st[p] == CS", "st[p] != IDLE", "lv[p] < k", "lv[p] >= 1", "ok[p]", "not ok[p]", "lv[p] != lv[0]", "k <= lv[p]", "2 > lv[p]",
+	}
+	r := rand.New(rand.NewPCG(13, 17))
+	pick := func(join string) string {
+		var xs []string
+		for range 1 + r.IntN(3) {
+			xs = append(xs, atoms[r.IntN(len(atoms))])
+		}
+		return strings.Join(xs, join)
+	}
+	quant := func() string {
+		q := []string{"forall", "exists"}[r.IntN(2)]
+		join := []string{" and ", " or "}[r.IntN(2)]
+		if q == "forall" && join == " or " && r.IntN(2) == 0 {
+			join = " and " // the flat shape for a forall
+		}
+		return q + " p in P: " + pick(join)
+	}
+	compared := 0
+	for n := range 40 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "spec F%d\ntype P = 0..%d\ntype S = {IDLE, WAIT, CS}\n", n, 1+r.IntN(2))
+		b.WriteString("var st: [P]S\nvar lv: [P]0..2\nvar ok: [P]bool\nvar k: 0..2\n")
+		b.WriteString("process W[i: P] {\n")
+		b.WriteString("  action go when st[i] == IDLE { st[i] := WAIT }\n")
+		fmt.Fprintf(&b, "  action enter when st[i] == WAIT and (%s) { st[i] := CS  lv[i] := (lv[i] + 1) %% 3 }\n", quant())
+		b.WriteString("  action leave when st[i] == CS { st[i] := IDLE  ok[i] := not ok[i] }\n")
+		fmt.Fprintf(&b, "  action bump when k < 2 and not (%s) { k := k + 1 }\n}\n", quant())
+		for i := range 1 + r.IntN(3) {
+			fmt.Fprintf(&b, "invariant I%d: %s\n", i, quant())
+		}
+		src := b.String()
+		name := fmt.Sprintf("flat%d", n)
+		m, err := spec.ParseFile(name+".wrap", []byte(src), spec.Options{})
+		if err != nil {
+			t.Fatalf("%s does not check: %v\n%s", name, err, src)
+		}
+		if r := compare(t, name, m, Options{MaxStates: 40_000}); r != nil {
+			compared++
+		}
+	}
+	if compared < 30 {
+		t.Errorf("%d specs compared: too few to test anything", compared)
+	}
+}
