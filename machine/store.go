@@ -205,7 +205,8 @@ func (s *Store) Width() int { return s.width }
 
 // InSlot reports whether the table slots hold the vectors (see [Store]):
 // a look-up then reads no record, and [Store.TouchRecord] touches the
-// record of a match only for its link word.
+// record of a match only for its link word (of a keyed store's, none:
+// its slots name no record).
 func (s *Store) InSlot() bool { return s.inSlot || s.keyed }
 
 // Keyed reports whether the store keeps no index of a stored vector in
