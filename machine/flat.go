@@ -171,18 +171,27 @@ func swapCmp(op spec.Op) spec.Op {
 // flatBool compiles e, an and, or, implies or not of at least two atoms
 // of flatOr, to one closure; false when it is not one.
 func (c *compiler) flatBool(e *spec.Expr, cx frameCtx) (evalFn, bool) {
-	if c.wide(e, cx) {
-		return nil, false
-	}
+	// (scalar, the caller, compiled e exactly if it needed that.)
 	for _, negate := range []bool{false, true} {
 		// e = or(ts), or e = not or(ts) with ts the disjuncts of not e.
-		ts, ok := disjuncts(nil, e, negate, cx)
+		budget := maxFlatNodes
+		ts, ok := disjuncts(nil, e, negate, cx, &budget)
 		if ok && len(ts) >= 2 {
 			return flatOr(ts, negate, cx)
 		}
 	}
 	return nil, false
 }
+
+// maxFlatNodes bounds the nodes flatBool visits: it is asked at every
+// and, or, implies and not of an expression, so that a chain of n of
+// them that is not flat at its top costs n·maxFlatNodes steps to compile,
+// not n² (a larger flat chain is flat in parts of this size).
+const maxFlatNodes = 128
+
+// maxFlatUnrolled bounds the nodes of an unrolled quantifier's instances
+// that flatUnrolled visits (it is asked once a quantifier).
+const maxFlatUnrolled = 1 << 14
 
 // flatUnrolled compiles the forall or exists (op) over the unrolled
 // instances inst (at least two, none constant) to one flatOr closure
@@ -195,12 +204,13 @@ func (c *compiler) flatUnrolled(op spec.Op, inst []*spec.Expr, cx frameCtx) (eva
 	}
 	negate := op == spec.OpForall
 	var ts []term
+	budget := maxFlatUnrolled
 	for _, x := range inst {
 		if c.wide(x, cx) {
 			return nil, false
 		}
 		var ok bool
-		if ts, ok = disjuncts(ts, x, negate, cx); !ok {
+		if ts, ok = disjuncts(ts, x, negate, cx, &budget); !ok {
 			return nil, false
 		}
 	}

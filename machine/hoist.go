@@ -1,6 +1,10 @@
 package machine
 
-import "github.com/wrapcheck/wrapcheck/spec"
+import (
+	"math"
+
+	"github.com/wrapcheck/wrapcheck/spec"
+)
 
 // A forall unrolled into instances that are each a disjunction of terms
 // that cannot fail (comparisons of constants, slots at static offsets
@@ -28,25 +32,29 @@ type term struct {
 
 // disjuncts appends the terms whose disjunction e is (not e when neg) to
 // dst, and reports false when one of them may fail or is not a plain
-// comparison or boolean slot.
-func disjuncts(dst []term, e *spec.Expr, neg bool, cx frameCtx) ([]term, bool) {
+// comparison or boolean slot, or when the walk would visit more than
+// *budget nodes (it counts them down).
+func disjuncts(dst []term, e *spec.Expr, neg bool, cx frameCtx, budget *int) ([]term, bool) {
+	if *budget--; *budget < 0 {
+		return nil, false
+	}
 	switch {
 	case e.Op == spec.OpNot:
-		return disjuncts(dst, e.Args[0], !neg, cx)
+		return disjuncts(dst, e.Args[0], !neg, cx, budget)
 	case e.Op == spec.OpOr && !neg, e.Op == spec.OpAnd && neg:
 		// a or b; not (a and b) = not a or not b
-		dst, ok := disjuncts(dst, e.Args[0], neg, cx)
+		dst, ok := disjuncts(dst, e.Args[0], neg, cx, budget)
 		if !ok {
 			return nil, false
 		}
-		return disjuncts(dst, e.Args[1], neg, cx)
+		return disjuncts(dst, e.Args[1], neg, cx, budget)
 	case e.Op == spec.OpImplies && !neg:
 		// a implies b = not a or b
-		dst, ok := disjuncts(dst, e.Args[0], true, cx)
+		dst, ok := disjuncts(dst, e.Args[0], true, cx, budget)
 		if !ok {
 			return nil, false
 		}
-		return disjuncts(dst, e.Args[1], false, cx)
+		return disjuncts(dst, e.Args[1], false, cx, budget)
 	}
 	if !safeTerm(e, cx) {
 		return nil, false
@@ -161,7 +169,8 @@ func commonTerms(inst []*spec.Expr, cx frameCtx) (terms [][]term, common []term)
 	}
 	terms = make([][]term, len(inst))
 	for i, x := range inst {
-		ts, ok := disjuncts(nil, x, false, cx)
+		budget := math.MaxInt // one walk an instance, at the forall's compilation
+		ts, ok := disjuncts(nil, x, false, cx, &budget)
 		if !ok {
 			return nil, nil
 		}

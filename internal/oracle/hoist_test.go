@@ -26,10 +26,7 @@ func TestHoistedForalls(t *testing.T) {
 	compared, hoisted, invs := 0, 0, 0
 	for n := range 40 {
 		var b strings.Builder
-		fmt.Fprintf(&b, "spec H%d\ntype P = 0..%d\ntype S = {IDLE, WAIT, CS}\n", n, 1+r.IntN(2))
-		b.WriteString("var st: [P]S\nvar lv: [P]0..2\nvar ok: [P]bool\nvar k: 0..2\n")
-		b.WriteString("process W[i: P] {\n")
-		b.WriteString("  action go when st[i] == IDLE { st[i] := WAIT }\n")
+		procHeader(&b, fmt.Sprintf("H%d", n), r)
 		b.WriteString("  action enter when st[i] == WAIT and (forall j in P: j == i or st[j] != CS) { st[i] := CS  lv[i] := (lv[i] + 1) % 3 }\n")
 		b.WriteString("  action leave when st[i] == CS { st[i] := IDLE  ok[i] := not ok[i] }\n")
 		b.WriteString("  action bump when k < 2 { k := k + 1 }\n}\n")
@@ -113,10 +110,7 @@ func TestFlatQuantifiers(t *testing.T) {
 	compared := 0
 	for n := range 40 {
 		var b strings.Builder
-		fmt.Fprintf(&b, "spec F%d\ntype P = 0..%d\ntype S = {IDLE, WAIT, CS}\n", n, 1+r.IntN(2))
-		b.WriteString("var st: [P]S\nvar lv: [P]0..2\nvar ok: [P]bool\nvar k: 0..2\n")
-		b.WriteString("process W[i: P] {\n")
-		b.WriteString("  action go when st[i] == IDLE { st[i] := WAIT }\n")
+		procHeader(&b, fmt.Sprintf("F%d", n), r)
 		fmt.Fprintf(&b, "  action enter when st[i] == WAIT and (%s) { st[i] := CS  lv[i] := (lv[i] + 1) %% 3 }\n", quant())
 		b.WriteString("  action leave when st[i] == CS { st[i] := IDLE  ok[i] := not ok[i] }\n")
 		fmt.Fprintf(&b, "  action bump when k < 2 and not (%s) { k := k + 1 }\n}\n", quant())
@@ -136,4 +130,14 @@ func TestFlatQuantifiers(t *testing.T) {
 	if compared < 30 {
 		t.Errorf("%d specs compared: too few to test anything", compared)
 	}
+}
+
+// procHeader writes the start of the specs of TestHoistedForalls and
+// TestFlatQuantifiers: spec name, two or three processes W[i] over st,
+// lv, ok and k, and W's first action.
+func procHeader(b *strings.Builder, name string, r *rand.Rand) {
+	fmt.Fprintf(b, "spec %s\ntype P = 0..%d\ntype S = {IDLE, WAIT, CS}\n", name, 1+r.IntN(2))
+	b.WriteString("var st: [P]S\nvar lv: [P]0..2\nvar ok: [P]bool\nvar k: 0..2\n")
+	b.WriteString("process W[i: P] {\n")
+	b.WriteString("  action go when st[i] == IDLE { st[i] := WAIT }\n")
 }
