@@ -112,6 +112,12 @@ func (c *compiler) scalar(e *spec.Expr, cx frameCtx) evalFn {
 		return c.exactScalar(e, cx)
 	}
 	switch e.Op {
+	case spec.OpNot, spec.OpAnd, spec.OpOr, spec.OpImplies:
+		if f, ok := c.flatBool(e, cx); ok {
+			return f
+		}
+	}
+	switch e.Op {
 	case spec.OpConst:
 		v := e.Val
 		return func(*Machine) int64 { return v }
@@ -141,9 +147,6 @@ func (c *compiler) scalar(e *spec.Expr, cx frameCtx) evalFn {
 		d := r.dyn
 		return func(m *Machine) int64 { return m.mem[d(m)] }
 	case spec.OpNot:
-		if f, ok := c.flatBool(e, cx); ok {
-			return f
-		}
 		if off, ok := staticOff(e.Args[0], cx); ok {
 			return func(m *Machine) int64 { return 1 - m.mem[off] }
 		}
@@ -158,9 +161,6 @@ func (c *compiler) scalar(e *spec.Expr, cx frameCtx) evalFn {
 		a := c.scalar(e.Args[0], cx)
 		return func(m *Machine) int64 { return -a(m) }
 	case spec.OpAnd:
-		if f, ok := c.flatBool(e, cx); ok {
-			return f
-		}
 		a, b := c.scalar(e.Args[0], cx), c.scalar(e.Args[1], cx)
 		return func(m *Machine) int64 {
 			if a(m) == 0 {
@@ -169,9 +169,6 @@ func (c *compiler) scalar(e *spec.Expr, cx frameCtx) evalFn {
 			return b(m)
 		}
 	case spec.OpOr:
-		if f, ok := c.flatBool(e, cx); ok {
-			return f
-		}
 		a, b := c.scalar(e.Args[0], cx), c.scalar(e.Args[1], cx)
 		return func(m *Machine) int64 {
 			if a(m) != 0 {
@@ -180,9 +177,6 @@ func (c *compiler) scalar(e *spec.Expr, cx frameCtx) evalFn {
 			return b(m)
 		}
 	case spec.OpImplies:
-		if f, ok := c.flatBool(e, cx); ok {
-			return f
-		}
 		a, b := c.scalar(e.Args[0], cx), c.scalar(e.Args[1], cx)
 		return func(m *Machine) int64 {
 			if a(m) == 0 {

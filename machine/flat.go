@@ -29,8 +29,8 @@ type flatAtom struct {
 	neg      bool
 }
 
-// flatOr compiles the disjunction of ts (e when neg is false; not e when
-// true, as negate says) to one closure, and reports false when some term
+// flatOr compiles the disjunction of ts, or its negation when negate, to
+// one closure, and reports false when some term
 // is not a comparison of a slot at a static offset with a constant, or of
 // two such slots (== and != of any scalars; <, <=, >, >= of ordered ones
 // whose difference cannot overflow), or a boolean slot.
