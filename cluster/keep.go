@@ -37,6 +37,7 @@ func (w *worker) keep(vec []uint64, h uint64, k key, parent []uint64) (old bool,
 	case idx >= w.levelStart:
 		if i := idx - w.levelStart; k.Less(w.keys[i]) {
 			w.keys[i] = k
+			w.lowered = append(w.lowered, i)
 		}
 	}
 	return !isNew && idx < w.levelStart, nil

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -288,11 +289,63 @@ func TestKeyOrder(t *testing.T) {
 					want[i] = i
 				}
 				sort.SliceStable(want, func(a, b int) bool { return keys[want[a]].Less(keys[want[b]]) })
-				if diff := cmp.Diff(want, keyOrder(keys, nil)); diff != "" {
+				if diff := cmp.Diff(want, new(orderBuf).keyOrder(keys, nil, nil)); diff != "" {
 					t.Fatalf("keyOrder of %v (-want +got):\n%s", keys, diff)
 				}
 			}
 		})
+	}
+}
+
+// TestKeyOrderRuns: keyOrder's merge of a level's runs (one per source,
+// ascending, some keys lowered later) sorts as Key.Compare does, with
+// the lowered indexes given, given in part, with repeats, or wrong, and
+// with its buffers reused from call to call.
+func TestKeyOrderRuns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var b orderBuf
+	var dst []int
+	for trial := range 2000 {
+		var keys []key
+		for range rng.IntN(6) + 1 { // the runs
+			n := rng.IntN(200)
+			pos := rng.Uint64N(1000)
+			for range n {
+				pos += rng.Uint64N(3)
+				keys = append(keys, key{Pos: pos, Ord: rng.Uint64N(4)})
+			}
+			// Each run ascending, as a source's records are.
+			run := keys[len(keys)-n:]
+			slices.SortFunc(run, key.Compare)
+		}
+		var lowered []uint32
+		if len(keys) > 0 {
+			for range rng.IntN(len(keys)/4 + 1) {
+				i := rng.IntN(len(keys))
+				if keys[i].Pos > 0 {
+					keys[i].Pos = rng.Uint64N(keys[i].Pos)
+				}
+				switch trial % 4 {
+				case 0, 1:
+					lowered = append(lowered, uint32(i), uint32(i))
+				case 2:
+					if rng.IntN(2) == 0 {
+						lowered = append(lowered, uint32(i)) // half of them
+					}
+				case 3:
+					lowered = append(lowered, uint32(rng.IntN(len(keys)+3))) // wrong, some out of range
+				}
+			}
+		}
+		want := make([]int, len(keys))
+		for i := range want {
+			want[i] = i
+		}
+		sort.SliceStable(want, func(a, b int) bool { return keys[want[a]].Less(keys[want[b]]) })
+		dst = b.keyOrder(keys, lowered, dst)
+		if diff := cmp.Diff(want, dst); diff != "" {
+			t.Fatalf("trial %d: keyOrder of %v, lowered %v (-want +got):\n%s", trial, keys, lowered, diff)
+		}
 	}
 }
 
