@@ -108,6 +108,10 @@ func (w *worker) flush() {
 	}
 	st := e.store
 	fps := e.fps
+	if fps == nil && st.Keyed() && !e.parallel {
+		w.flushKeyed(loaded)
+		return
+	}
 	// The slots' addresses first (loads that hit the cache), then the
 	// slots themselves in a loop of a few instructions a load: the
 	// out-of-order window then holds the misses of the whole batch, not
@@ -157,16 +161,8 @@ func (w *worker) flush() {
 		pd := &pend[i]
 		vec := pendVec[i*nw : (i+1)*nw : (i+1)*nw]
 		if pos := int(pd.Key >> ordBits); pos != cur {
-			// The first successor of another parent: the check area is
-			// made ready for it at its first new state.
 			cur = pos
-			if pos != w.pos {
-				parent = w.frontierVector(pos)
-			} else {
-				parent = w.parent
-			}
-			w.checkReady = false
-			w.loaded = loaded && pos == w.pos
+			parent = w.nextParent(pos, loaded)
 		}
 		if fps != nil && fps.has(fingerprint(pd.H)) {
 			w.sawOld = true // a state of an earlier level, or one colliding with it
@@ -211,6 +207,67 @@ func (w *worker) flush() {
 	if len(w.deferred) > 0 {
 		w.retryDeferred(false)
 	}
+}
+
+// flushKeyed is flush for one worker whose store keeps one-word vectors
+// in its slots ([machine.Store.Keyed]; no hash compaction): the same
+// inserts in the same order, in a loop with none of the other cases' tests
+// (a duplicate is NoIndex, never a state of an earlier level: the cycle
+// proviso, which asks, has a store with indexes).
+func (w *worker) flushKeyed(loaded bool) {
+	e := w.e
+	st := e.store
+	pend := w.pend
+	vecs := w.pendVec[:len(pend)]
+	var sink uint64
+	var refs [touchBatch]*uint64
+	for k := 0; k < len(pend); k += touchBatch {
+		batch := pend[k:min(k+touchBatch, len(pend))]
+		for i := range batch {
+			refs[i] = st.SlotAddr(batch[i].H)
+		}
+		for _, r := range refs[:len(batch)] {
+			sink += atomic.LoadUint64(r)
+		}
+	}
+	w.sink += sink
+	m := w.m
+	cur, parent := -1, w.parent
+	made := 0
+	for i := range pend {
+		key := pend[i].Key
+		if pos := int(key >> ordBits); pos != cur {
+			cur = pos
+			parent = w.nextParent(pos, loaded)
+		}
+		idx, isNew, err := st.InsertWord(vecs[i], pend[i].H, key)
+		if err != nil {
+			e.stop.CompareAndSwap(runOK, stopFull)
+			break
+		}
+		if isNew {
+			made++
+			w.checkState(m, idx, vecs[i:i+1:i+1], parent)
+		}
+	}
+	w.pend = w.pend[:0]
+	w.pendVec = w.pendVec[:0]
+	if made > 0 {
+		w.madeStates(made, 1)
+	}
+}
+
+// nextParent returns the vector of the frontier state at position pos,
+// the parent of flush's next successors: the check area is made ready
+// for it at its first new state, and the action state is that parent
+// when it is the loaded one (loaded: flush at the end of its expansion).
+func (w *worker) nextParent(pos int, loaded bool) []uint64 {
+	w.checkReady = false
+	w.loaded = loaded && pos == w.pos
+	if pos != w.pos {
+		return w.frontierVector(pos)
+	}
+	return w.parent
 }
 
 // keepSmallestKey makes the state at index idx, stored in this level,

@@ -55,16 +55,8 @@ func TestHoistedForalls(t *testing.T) {
 			}
 			fmt.Fprintf(&b, "invariant I%d: forall p in P: forall q in P: %s\n", i, body)
 		}
-		src := b.String()
 		name := fmt.Sprintf("hoist%d", n)
-		m, err := spec.ParseFile(name+".wrap", []byte(src), spec.Options{})
-		if err != nil {
-			t.Fatalf("%s does not check: %v\n%s", name, err, src)
-		}
-		p, err := machine.Compile(m)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m, p := compiled(t, name, b.String())
 		for i := range m.Invariants {
 			if len(p.Conjuncts(i)) <= 3 {
 				hoisted++
@@ -92,13 +84,7 @@ func TestFlatQuantifiers(t *testing.T) {
 		"st[p] == CS", "st[p] != IDLE", "lv[p] < k", "lv[p] >= 1", "ok[p]", "not ok[p]", "lv[p] != lv[0]", "k <= lv[p]", "2 > lv[p]",
 	}
 	r := rand.New(rand.NewPCG(13, 17))
-	pick := func(join string) string {
-		var xs []string
-		for range 1 + r.IntN(3) {
-			xs = append(xs, atoms[r.IntN(len(atoms))])
-		}
-		return strings.Join(xs, join)
-	}
+	pick := picker(r, atoms)
 	quant := func() string {
 		q := []string{"forall", "exists"}[r.IntN(2)]
 		join := []string{" and ", " or "}[r.IntN(2)]
@@ -140,4 +126,75 @@ func procHeader(b *strings.Builder, name string, r *rand.Rand) {
 	b.WriteString("var st: [P]S\nvar lv: [P]0..2\nvar ok: [P]bool\nvar k: 0..2\n")
 	b.WriteString("process W[i: P] {\n")
 	b.WriteString("  action go when st[i] == IDLE { st[i] := WAIT }\n")
+}
+
+// TestWideVectors compares the engine with the oracle on random specs
+// whose packed state is one word of 33 to 63 bits: the one-worker search
+// then keeps each vector whole in its table slot without its index
+// (machine.NewKeyStoreFor) and stores a batch of successors through its
+// own loop (checker's flushKeyed). The specs are TestFlatQuantifiers'
+// with a 40-bit variable that every action writes, and invariants that
+// many reachable states break at several depths: a new state left
+// unchecked, checked against the wrong parent or stored with the wrong
+// key shows as a missed violation, a longer trace or another count.
+func TestWideVectors(t *testing.T) {
+	atoms := []string{
+		"st[p] == CS", "st[p] != IDLE", "lv[p] < k", "lv[p] >= 1", "ok[p]", "not ok[p]", "lv[p] != lv[0]", "k <= lv[p]",
+	}
+	r := rand.New(rand.NewPCG(19, 23))
+	pick := picker(r, atoms)
+	compared, violated := 0, 0
+	for n := range 40 {
+		var b strings.Builder
+		procHeader(&b, fmt.Sprintf("W%d", n), r)
+		fmt.Fprintf(&b, "  action enter when st[i] == WAIT and (exists p in P: %s) { st[i] := CS  lv[i] := (lv[i] + 1) %% 3  big := 100000000000 * lv[i] + i }\n", pick(" or "))
+		b.WriteString("  action leave when st[i] == CS { st[i] := IDLE  ok[i] := not ok[i]  big := big % 2 }\n")
+		b.WriteString("  action bump when k < 2 { k := k + 1  big := 1099511627000 + k }\n}\n")
+		b.WriteString("var big: 0..1099511627775\n")
+		for i := range 1 + r.IntN(3) {
+			fmt.Fprintf(&b, "invariant I%d: (big %% %d != %d) or (forall p in P: %s)\n", i, 2+r.IntN(5), r.IntN(2), pick(" or "))
+		}
+		src := b.String()
+		name := fmt.Sprintf("wide%d", n)
+		m, prog := compiled(t, name, src)
+		if !machine.NewKeyStoreFor(prog).Keyed() {
+			t.Fatalf("%s: its states are not one word of 33 to 63 bits: the test no longer covers the keyed store\n%s", name, src)
+		}
+		if res := compare(t, name, m, Options{MaxStates: 40_000}); res != nil {
+			compared++
+			if res.Violation != nil {
+				violated++
+			}
+		}
+	}
+	if compared < 30 || violated < 10 {
+		t.Errorf("%d specs compared, %d of them violated: too few to test anything", compared, violated)
+	}
+}
+
+// compiled parses and compiles the spec src named name; a spec error
+// fails the test.
+func compiled(t *testing.T, name, src string) (*spec.Model, *machine.Program) {
+	t.Helper()
+	m, err := spec.ParseFile(name+".wrap", []byte(src), spec.Options{})
+	if err != nil {
+		t.Fatalf("%s does not check: %v\n%s", name, err, src)
+	}
+	p, err := machine.Compile(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, p
+}
+
+// picker returns a function that joins one to three of atoms, drawn by
+// r, with join.
+func picker(r *rand.Rand, atoms []string) func(join string) string {
+	return func(join string) string {
+		var xs []string
+		for range 1 + r.IntN(3) {
+			xs = append(xs, atoms[r.IntN(len(atoms))])
+		}
+		return strings.Join(xs, join)
+	}
 }
