@@ -63,7 +63,7 @@ func BenchmarkCeiling(b *testing.B) {
 			const size, page = 256 << 20, 4096
 			mem, err := mmapAnon(size)
 			if err != nil {
-				return 0 // not on this system: both timings are of nothing
+				return 0 // not reached: the kernel is skipped where mmapAnon fails
 			}
 			for i := 0; i < size; i += page {
 				mem[i] = 1
@@ -77,6 +77,13 @@ func BenchmarkCeiling(b *testing.B) {
 	}
 	for _, k := range kernels {
 		b.Run(k.name, func(b *testing.B) {
+			if k.name == "touch" {
+				mem, err := mmapAnon(4096)
+				if err != nil {
+					b.Skip(err)
+				}
+				_ = munmap(mem)
+			}
 			var one, two time.Duration
 			for range b.N {
 				one += timed(1, k.f)
