@@ -20,17 +20,7 @@ func (w *worker) keep(vec []uint64, h uint64, k key, parent []uint64) (old bool,
 	}
 	switch {
 	case isNew:
-		w.keys = append(w.keys, k)
-		var b bad
-		var found bool
-		if parent != nil {
-			b, found = w.e.checkSucc(vec, parent, w.witnessed, &w.unwit)
-		} else {
-			b, found = w.e.check(vec, w.witnessed, &w.unwit)
-		}
-		if found {
-			w.bads[idx] = b
-		}
+		w.stored(idx, vec, k, parent)
 	case idx == machine.NoIndex:
 		// A keyed set's duplicate (newVisited): its first key was the
 		// smallest.
@@ -41,6 +31,23 @@ func (w *worker) keep(vec []uint64, h uint64, k key, parent []uint64) (old bool,
 		}
 	}
 	return !isNew && idx < w.levelStart, nil
+}
+
+// stored gives the new state idx, vec, its key k and checks its
+// invariants (against parent, the packed state it was made from; nil:
+// every conjunct).
+func (w *worker) stored(idx uint32, vec []uint64, k key, parent []uint64) {
+	w.keys = append(w.keys, k)
+	var b bad
+	var found bool
+	if parent != nil {
+		b, found = w.e.checkSucc(vec, parent, w.witnessed, &w.unwit)
+	} else {
+		b, found = w.e.check(vec, w.witnessed, &w.unwit)
+	}
+	if found {
+		w.bads[idx] = b
+	}
 }
 
 // pending is a successor that the expanding worker owns, waiting in
@@ -125,11 +132,25 @@ func (w *worker) flush(ps []pstate) error {
 	cur := int32(-1)
 	var parent []uint64
 	var pos uint64
+	// A keyed set (one word a state, no ample sets: no parent asks) is
+	// inserted into directly: a duplicate is NoIndex, and its first key
+	// was its smallest (newVisited).
+	keyed := w.visited.Keyed()
 	for i, p := range pend {
 		if p.parent != cur {
 			cur = p.parent
 			parent = w.visited.Vector(w.front[cur])
 			pos = w.fpos[cur]
+		}
+		if keyed {
+			idx, isNew, err := w.visited.InsertWord(pendVec[i], pendH[i], 0)
+			if err != nil {
+				return err
+			}
+			if isNew {
+				w.stored(idx, pendVec[i:i+1:i+1], key{Pos: pos, Ord: p.ord}, parent)
+			}
+			continue
 		}
 		old, err := w.keep(pendVec[i*nw:(i+1)*nw:(i+1)*nw], pendH[i], key{Pos: pos, Ord: p.ord}, parent)
 		if err != nil {
