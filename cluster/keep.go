@@ -33,8 +33,8 @@ func (w *worker) keep(vec []uint64, h uint64, k key, parent []uint64) (old bool,
 	return !isNew && idx < w.levelStart, nil
 }
 
-// stored gives the new state idx, vec, its key k and checks its
-// invariants (against parent, the packed state it was made from; nil:
+// stored records the key k of the new state idx (vector vec) and checks
+// its invariants against parent, the packed state it was made from (nil:
 // every conjunct).
 func (w *worker) stored(idx uint32, vec []uint64, k key, parent []uint64) {
 	w.keys = append(w.keys, k)

@@ -107,14 +107,7 @@ func TestLatencyDelays(t *testing.T) {
 func TestRecorder(t *testing.T) {
 	ctx := context.Background()
 	rec := Record(NewMemBucket())
-	st, err := Attach(ctx, "mem://", rec, Manifest{Spec: "rec", Workers: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if err := st.Acquire(ctx, 0); err != nil {
-		t.Fatal(err)
-	}
+	st := leased(t, rec, Manifest{Spec: "rec", Workers: 1})
 	n := Name{Kind: KindStates, Level: 3}
 	size, err := st.Put(ctx, n, 7, []byte("payload"))
 	if err != nil {
@@ -158,4 +151,20 @@ func TestRecorder(t *testing.T) {
 	if len(lines) != len(want)+1 || lines[0] != "kind\tkey\tstart_ns\tend_ns\tcpu0_ns\tcpu1_ns\tbytes\trecords\tresult" {
 		t.Errorf("WriteTo wrote %d lines, want a header and %d:\n%s", len(lines), len(want), sb.String())
 	}
+}
+
+// leased attaches a store over bucket b at mem:// for man, closed when
+// the test ends, and takes worker 0's lease.
+func leased(t *testing.T, b Bucket, man Manifest) *Store {
+	t.Helper()
+	ctx := context.Background()
+	st, err := Attach(ctx, "mem://", b, man)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if err := st.Acquire(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	return st
 }

@@ -374,14 +374,7 @@ action b when x < 7 and y < 100 { y := y + x + 1 }
 			if want.Stats.Depth < 4 {
 				t.Fatalf("depth %d: too few levels", want.Stats.Depth)
 			}
-			st, err := Attach(ctx, "mem://", b, Manifest{Spec: "test", Workers: n})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer st.Close()
-			if err := st.Acquire(ctx, 0); err != nil {
-				t.Fatal(err)
-			}
+			st := leased(t, b, Manifest{Spec: "test", Workers: n})
 			// Worker 0's states of level 2, its first state twice.
 			name := Name{Kind: KindStates, Level: 2}
 			cnt, p, err := st.Get(ctx, name, Bound{Records: 1 << 20, Record: 1 << 10})

@@ -538,14 +538,7 @@ func TestStoreStateBits(t *testing.T) {
 	if e.words != 1 || e.valid[0] == ^uint64(0) {
 		t.Fatalf("toctou: a state of %d words takes every bit; the test needs a spare bit", e.words)
 	}
-	st, err := Attach(ctx, "mem://", NewMemBucket(), Manifest{Spec: "x", Workers: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if err := st.Acquire(ctx, 0); err != nil {
-		t.Fatal(err)
-	}
+	st := leased(t, NewMemBucket(), Manifest{Spec: "x", Workers: 1})
 	w := &worker{ctx: ctx, st: st, n: 1, e: e, visited: machine.NewStore(e.words), bads: map[uint32]bad{},
 		witnessed: make([]bool, len(m.Invariants))}
 	var bw writer
