@@ -381,7 +381,7 @@ func newSystemStore(prog *machine.Program) *machine.Store {
 	if prog.Words() == 0 {
 		return machine.NewStore(1)
 	}
-	return machine.NewStoreFor(prog)
+	return machine.NewVectorStoreFor(prog)
 }
 
 // internPerm returns the id of the permutation in s.permBuf.

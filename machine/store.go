@@ -57,6 +57,9 @@ const MaxStates = 1<<32 - 2
 // slot) instead of two (the slot, then the record), and growth rehashes
 // the vector in the slot.
 //
+// A store made by [NewVectorStoreFor] has no link words: a record is the
+// vector alone.
+//
 // A store made by [NewKeyStoreFor] for one writer keeps a one-word vector
 // of 33 to 63 bits whole in its slot, with no index (vector | 1<<63): a
 // look-up compares the slot and reads no record, as above, and a
@@ -69,6 +72,7 @@ const MaxStates = 1<<32 - 2
 type Store struct {
 	width  int    // payload words per vector
 	stride int    // record words: link + payload
+	lw     int    // link words of a record: 1, or 0 (NewVectorStoreFor)
 	shift  uint   // records per chunk: 1 << shift
 	mask   uint32 // 1<<shift - 1
 	limit  int64  // most records the chunk directory covers
@@ -129,9 +133,11 @@ func NewStore(width int) *Store { return NewStoreBits(width, 64*width) }
 // low nbits bits: when that is one word of at most 32 bits, the table
 // slots hold the vectors themselves (see [Store]). Inserting a vector
 // with a bit set at or above bits then panics.
-func NewStoreBits(width, nbits int) *Store {
+func NewStoreBits(width, nbits int) *Store { return newStoreBits(width, nbits, 1) }
+
+func newStoreBits(width, nbits, lw int) *Store {
 	// A chunk holds at most the 1<<nbits distinct vectors (and a block).
-	s := &Store{width: width, stride: width + 1, shift: uint(min(maxChunkShift, max(nbits, 8))), inSlot: width == 1 && nbits <= 32}
+	s := &Store{width: width, stride: width + lw, lw: lw, shift: uint(min(maxChunkShift, max(nbits, 8))), inSlot: width == 1 && nbits <= 32}
 	for s.shift > 0 && (1<<s.shift)*s.stride*8 > maxChunkBytes {
 		s.shift--
 	}
@@ -160,6 +166,14 @@ func NewStoreBits(width, nbits int) *Store {
 // table slots hold the vectors when they are one word of at most 32 bits.
 func NewStoreFor(p *Program) *Store {
 	return NewStoreBits(p.lay.words, stateBits(p))
+}
+
+// NewVectorStoreFor is [NewStoreFor] without link words: its records are
+// the vectors alone, for a caller that never asks a link (Link, LinkRun
+// and the link argument of the inserts mean nothing in it). Only Insert
+// and InsertHashed may insert into it.
+func NewVectorStoreFor(p *Program) *Store {
+	return newStoreBits(p.lay.words, stateBits(p), 0)
 }
 
 // stateBits returns the bits of p's packed states that may be set: those
@@ -257,12 +271,13 @@ func (s *Store) Hash(vec []uint64) uint64 { return hashWords(vec) }
 // Vector returns the stored vector idx (do not modify it).
 func (s *Store) Vector(idx uint32) []uint64 {
 	c := *(*s.chunks.Load())[idx>>s.shift].Load()
-	o := int(idx&s.mask)*s.stride + 1
+	o := int(idx&s.mask)*s.stride + s.lw
 	return c[o : o+s.width : o+s.width]
 }
 
 // Stride returns the words from one record to the next in the slices
-// [Store.LinkRun] returns (the link word and the vector).
+// [Store.LinkRun] returns (the link word and the vector; the vector alone
+// in a store of [NewVectorStoreFor]).
 func (s *Store) Stride() int { return s.stride }
 
 // LinkRun returns the records of the indexes idx, idx+1, .. up to hi
@@ -349,10 +364,12 @@ func (s *Store) InsertHashed(vec []uint64, h, link uint64, lock bool) (idx uint3
 	}
 	idx = uint32(n)
 	rec := s.record(idx)
-	rec[0] = link
+	if s.lw > 0 {
+		rec[0] = link
+	}
 	// A loop rather than copy: vectors are a few words, and copy is a
 	// call of runtime.memmove.
-	rec = rec[1 : 1+len(vec)]
+	rec = rec[s.lw : s.lw+len(vec)]
 	for k, x := range vec {
 		rec[k] = x
 	}
@@ -854,7 +871,7 @@ func (s *Store) TouchRecordAt(slot *uint64, vec []uint64, h uint64) uint64 {
 	if cp == nil {
 		return 0
 	}
-	return (*cp)[int(idx&s.mask)*s.stride+1]
+	return (*cp)[int(idx&s.mask)*s.stride+s.lw]
 }
 
 // Touch loads the table slot of hash h so that a following insert finds

@@ -1,6 +1,8 @@
 package machine
 
 import (
+	"math/rand/v2"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -756,6 +758,59 @@ func TestStoreTryInsertBlock(t *testing.T) {
 	for _, v := range vecs {
 		if _, isNew, err := s.TryInsertBlock(v, Hash(v), 0, &blk); err != nil || isNew {
 			t.Fatalf("%v again: new %v, %v", v, isNew, err)
+		}
+	}
+}
+
+// TestVectorStore inserts the same sequence of vectors, with repeats,
+// into a store without link words (NewVectorStoreFor) and into one with
+// them, for programs of one word of at most 32 bits (slots hold the
+// vectors), of 33 to 63 bits and of two words: the indexes, the novelty
+// and the vectors must agree past many table doublings and chunks, and
+// the vector store's records must be a word a vector smaller.
+func TestVectorStore(t *testing.T) {
+	for _, vars := range []string{
+		"var a: 0..65535 = 0\nvar b: 0..255 = 0",
+		"var a: 0..3 = 0\nvar b: 0..4294967295 = 0",
+		"var a: 0..1 = 0\nvar b: 0..1152921504606846975 = 0\nvar c: 0..65535 = 0",
+	} {
+		p := compile(t, "spec S\n"+vars+"\naction step { a := a }\n")
+		w := p.Words()
+		vs, ls := NewVectorStoreFor(p), NewStoreFor(p)
+		rng := rand.New(rand.NewPCG(uint64(w), 7))
+		const n = 100000
+		seen := make([][]uint64, 0, n)
+		for k := range 2 * n {
+			vec := make([]uint64, w)
+			if k%3 == 2 && len(seen) > 0 {
+				copy(vec, seen[rng.IntN(len(seen))])
+			} else {
+				for i := range vec {
+					vec[i] = rng.Uint64()
+					if b := stateBits(p) - 64*i; b < 64 {
+						vec[i] &= 1<<b - 1
+					}
+				}
+			}
+			i1, new1, err1 := vs.InsertHashed(vec, vs.Hash(vec), 0, false)
+			i2, new2, err2 := ls.InsertHashed(vec, ls.Hash(vec), uint64(k), false)
+			if err1 != nil || err2 != nil || i1 != i2 || new1 != new2 {
+				t.Fatalf("%q, insert %d: vector store (%d, %v, %v), link store (%d, %v, %v)", vars, k, i1, new1, err1, i2, new2, err2)
+			}
+			if new1 {
+				seen = append(seen, vec)
+			}
+		}
+		for i, vec := range seen {
+			if got := vs.Vector(uint32(i)); !slices.Equal(got, vec) {
+				t.Fatalf("%q: Vector(%d) = %x, want %x", vars, i, got, vec)
+			}
+		}
+		if got, want := vs.Stride(), ls.Stride()-1; got != want {
+			t.Errorf("%q: Stride = %d, want %d", vars, got, want)
+		}
+		if d := ls.BytesPerVector() - vs.BytesPerVector(); d != 8 {
+			t.Errorf("%q: the vector store's bytes a vector are %v fewer than the link store's, want 8", vars, d)
 		}
 	}
 }
