@@ -131,8 +131,10 @@ type worker struct {
 	pend       []pending // successors waiting in flush
 	pendH      []uint64  // their hashes
 	pendVec    []uint64  // their vectors
-	sink       uint64    // flush's loads, kept
-	ps         []pstate  // expandLevel's notes, reused from level to level
+	sent       []uint64  // the sent cache (keep.go), sentMask+1 vectors
+	sentMask   uint64
+	sink       uint64   // flush's loads, kept
+	ps         []pstate // expandLevel's notes, reused from level to level
 
 	// finishLevel's buffers, reused from level to level: the key order,
 	// the states and summary frames, and the keys of this worker's
@@ -527,7 +529,7 @@ func (w *worker) expandLevel() error {
 		w.e.load(w.visited.Vector(idx))
 		enabled, sub := w.e.enabled()
 		ps[k].ask = por && len(sub) < len(enabled)
-		w.x.parent, w.x.pos, w.x.ask = k, P, ps[k].ask
+		w.x.parent, w.x.pos, w.x.ask, w.x.once = k, P, ps[k].ask, true
 		taken, fail := w.e.run(sub, 0)
 		ps[k].taken = taken
 		failed(k, P, fail)
@@ -568,7 +570,7 @@ func (w *worker) expandLevel() error {
 			w.e.load(w.visited.Vector(idx))
 			enabled, sub := w.e.enabled()
 			rest := w.e.restOf(enabled, sub)
-			w.x.parent, w.x.pos, w.x.ask = k, P, false
+			w.x.parent, w.x.pos, w.x.ask, w.x.once = k, P, false, false
 			taken, fail := w.e.run(rest, ps[k].taken)
 			ps[k].taken += taken
 			failed(k, P, fail)

@@ -560,3 +560,61 @@ func TestStoreStateBits(t *testing.T) {
 		t.Errorf("readStates: %v, want a CorruptError", err)
 	}
 }
+
+// TestSentCache: a successor owned by another worker goes to its outbox
+// once in phase A (a repeat, of this level or an earlier one, is left
+// out), but every time when its parent asks (each asking record needs
+// its answer) and in phase B (whose keys may be smaller than phase A's);
+// a vector whose first word is all ones is never entered. Wide vectors
+// get fewer slots, the cache staying within sentBytes.
+func TestSentCache(t *testing.T) {
+	_, e := toctouEngine(t)
+	w := &worker{e: e, n: 2, idx: 0}
+	nw := e.words
+	// A vector owned by worker 1, and its hash.
+	vec := make([]uint64, nw)
+	var h uint64
+	for x := uint64(1); ; x++ {
+		vec[0] = x
+		if h = machine.Hash(vec); w.owner(h, vec) == 1 {
+			break
+		}
+	}
+	send := func(once, ask bool, v []uint64) int {
+		out := make([]outbox, 2)
+		w.x = expansion{out: out, once: once, ask: ask}
+		w.successors(v, []machine.Succ{{H: machine.Hash(v), Key: 1}})
+		return out[1-w.idx].count
+	}
+	for i, tt := range []struct {
+		once, ask bool
+		want      int
+	}{
+		{true, false, 1},  // phase A, first: sent
+		{true, false, 0},  // phase A, a repeat: left out
+		{true, true, 1},   // an asking parent: sent
+		{false, false, 1}, // phase B: sent
+		{true, false, 0},  // phase A, a later level: left out
+	} {
+		if got := send(tt.once, tt.ask, vec); got != tt.want {
+			t.Errorf("send %d (once %v, ask %v): %d records, want %d", i, tt.once, tt.ask, got, tt.want)
+		}
+	}
+	// All ones in the first word: never entered, always sent.
+	ones := slices.Clone(vec)
+	ones[0] = ^uint64(0)
+	w.idx = 1 - w.owner(machine.Hash(ones), ones) // the other worker sends it
+	for i := range 2 {
+		if got := send(true, false, ones); got != 1 {
+			t.Errorf("all-ones send %d: %d records, want 1", i, got)
+		}
+	}
+	if got := len(w.sent) / nw; got != sentSlots {
+		t.Errorf("%d slots for %d-word vectors, want %d", got, nw, sentSlots)
+	}
+	wide := &worker{}
+	wide.sentBefore(make([]uint64, 100), 0)
+	if got := len(wide.sent) * 8; got > sentBytes || got < sentBytes/2 {
+		t.Errorf("the cache of 100-word vectors takes %d bytes, want within (%d/2, %d]", got, sentBytes, sentBytes)
+	}
+}
