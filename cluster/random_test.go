@@ -69,18 +69,26 @@ func TestSearchRandom(t *testing.T) {
 	always := func(int) bool { return true }
 	reds := []reduction{{"reduced", true, true}, {"sym", true, false}, {"plain", false, false}}
 	eachRandom(t, n, 11, always, reds, func(name, src string, prog *machine.Program, red reduction, opts checker.Options, want *verdict.Result, _ *rand.Rand) {
-		for _, workers := range []int{1, 2, 4} {
-			t.Run(fmt.Sprintf("%s/%s/N%d", name, red.name, workers), func(t *testing.T) {
-				got, err := searchN(t, NewMemBucket(), workers, prog, opts)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if diff := cmp.Diff(comparable(want), comparable(got)); diff != "" {
-					t.Errorf("distributed vs single-process (-want +got):\n%s\nspec:\n%s", diff, src)
-				}
-			})
-		}
+		againstLocal(t, name+"/"+red.name, src, prog, opts, want, 1, 2, 4)
 	})
+}
+
+// againstLocal runs the distributed search of prog on each number of
+// workers, as subtests of name, and compares each result with want, the
+// single-process search's of the spec src.
+func againstLocal(t *testing.T, name, src string, prog *machine.Program, opts checker.Options, want *verdict.Result, workers ...int) {
+	t.Helper()
+	for _, n := range workers {
+		t.Run(fmt.Sprintf("%s/N%d", name, n), func(t *testing.T) {
+			got, err := searchN(t, NewMemBucket(), n, prog, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(comparable(want), comparable(got)); diff != "" {
+				t.Errorf("distributed vs single-process (-want +got):\n%s\nspec:\n%s", diff, src)
+			}
+		})
+	}
 }
 
 // TestSentCacheRandom: on random specs with partial-order reduction,
@@ -97,16 +105,6 @@ func TestSentCacheRandom(t *testing.T) {
 	}
 	reds := []reduction{{"reduced", true, true}}
 	eachRandom(t, n, 77, func(s int) bool { return s%3 == 0 }, reds, func(name, src string, prog *machine.Program, red reduction, opts checker.Options, want *verdict.Result, _ *rand.Rand) {
-		for _, workers := range []int{2, 3} {
-			t.Run(fmt.Sprintf("%s/%s/N%d", name, red.name, workers), func(t *testing.T) {
-				got, err := searchN(t, NewMemBucket(), workers, prog, opts)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if diff := cmp.Diff(comparable(want), comparable(got)); diff != "" {
-					t.Errorf("distributed vs single-process (-want +got):\n%s\nspec:\n%s", diff, src)
-				}
-			})
-		}
+		againstLocal(t, name+"/"+red.name, src, prog, opts, want, 2, 3)
 	})
 }
