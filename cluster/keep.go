@@ -207,7 +207,7 @@ func (w *worker) touch(hs, vecs []uint64) {
 // (fewer for wide vectors, so that it stays within sentBytes). A
 // successor owned by another worker is most often one that this worker
 // sent a moment before: the same state reached from another parent of
-// the level (on pipeline K=3 N=2, 55% of the records two workers send,
+// the level (on pipeline K=3 N=2, 54% of the records two workers send,
 // 40% of four's; a table of 2^14 slots keeps 96% of those repeats, one
 // of 2^16 99%). Leaving it out changes nothing the owner keeps: within
 // phase A the keys a worker sends ascend (its frontier in position
