@@ -495,8 +495,8 @@ func (s *Store) TryInsertBlock(vec []uint64, h, link uint64, blk *IndexBlock) (i
 }
 
 func (s *Store) insertBlock(vec []uint64, h, link uint64, blk *IndexBlock, wait bool) (idx uint32, isNew bool, err error) {
-	if s.keyed {
-		panic("wrapcheck internal error: InsertBlock on a keyed store")
+	if s.keyed || s.lw == 0 {
+		panic("wrapcheck internal error: InsertBlock on a keyed store or one without link words")
 	}
 	si := h >> (64 - shardBits)
 	// Look up first, as InsertHashed does; only a new vector (or a

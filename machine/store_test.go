@@ -812,5 +812,14 @@ func TestVectorStore(t *testing.T) {
 		if d := ls.BytesPerVector() - vs.BytesPerVector(); d != 8 {
 			t.Errorf("%q: the vector store's bytes a vector are %v fewer than the link store's, want 8", vars, d)
 		}
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%q: InsertBlock on a store without link words did not panic", vars)
+				}
+			}()
+			var blk IndexBlock
+			vs.InsertBlock(make([]uint64, w), 1, 0, &blk)
+		}()
 	}
 }
