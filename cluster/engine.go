@@ -60,6 +60,11 @@ type engine struct {
 	// ordinal offset, onState adds each.
 	col machine.Collector
 
+	// keepCol: the successors stay in col from run to run, for the
+	// worker to store them from there (one worker: flushHeld), col
+	// growing when full; succ is not called
+	keepCol bool
+
 	// the figures of the expansions so far: successors, per action
 	trans int64
 	fired []int64
@@ -130,18 +135,32 @@ func newEngine(prog *machine.Program, opts checker.Options) (*engine, error) {
 // go to succ.
 const colLimit = 64
 
-// colFull is the collector's Full: its successors go to succ.
-func (e *engine) colFull(*machine.Machine) { e.drain() }
+// colFull is the collector's Full: its successors go to succ, or,
+// held, it doubles.
+func (e *engine) colFull(*machine.Machine) {
+	if !e.keepCol {
+		e.drain()
+		return
+	}
+	c := &e.col
+	c.Vecs = append(c.Vecs, make([]uint64, len(c.Vecs))...)
+	c.Succs = append(c.Succs, make([]machine.Succ, c.Limit)...)
+	c.Limit *= 2
+}
 
-// drain hands the collected successors to succ: their ordinals are
-// their keys (Collector.Key is 0).
+// drain hands the collected successors to succ (held: it counts them
+// alone): their ordinals are their keys (Collector.Key is 0).
 func (e *engine) drain() {
 	c := &e.col
+	e.trans += c.Trans
+	c.Trans = 0
+	if e.keepCol {
+		return
+	}
 	if c.N > 0 {
 		e.succ(c.Vecs[:c.N*e.words], c.Succs[:c.N])
 	}
-	e.trans += c.Trans
-	c.N, c.Trans = 0, 0
+	c.N = 0
 }
 
 // canonOf writes the canonical form of the unpacked state u into dst.
@@ -172,7 +191,7 @@ func (e *engine) onState(m *machine.Machine) {
 	c.Fired[m.Action()]++
 	c.Succs[c.N] = machine.Succ{H: h, Key: verdict.Ordinal(e.off + m.Ordinal())}
 	if c.N++; c.N == c.Limit {
-		e.drain()
+		e.colFull(m)
 	}
 }
 

@@ -82,28 +82,14 @@ type expansion struct {
 	once bool
 }
 
-// successors is the engine's succ function (e.succ): each
-// successor of the state being expanded (w.x), packed in vecs, with its
-// ordinal and hash in succs, goes to its owner's outbox, or, when this
-// worker owns it, waits for flush.
+// successors is the engine's succ function (e.succ) when there is more
+// than one worker: each successor of the state being expanded (w.x),
+// packed in vecs, with its ordinal and hash in succs, goes to its
+// owner's outbox, or, when this worker owns it, waits for flush. (One
+// worker's successors stay in the engine's collector: [worker.flushHeld].)
 func (w *worker) successors(vecs []uint64, succs []machine.Succ) {
 	x := &w.x
 	nw := w.e.words
-	if w.n == 1 {
-		// Every successor is this worker's: one copy of the vectors (the
-		// slice resliced in place: no pointer written).
-		n, m := len(w.pendVec), len(succs)*nw
-		if cap(w.pendVec)-n < m {
-			w.pendVec = slices.Grow(w.pendVec, m)
-		}
-		w.pendVec = w.pendVec[:n+m]
-		copy(w.pendVec[n:], vecs[:m])
-		for _, sc := range succs {
-			w.pend = append(w.pend, pending{ord: sc.Key, parent: int32(x.parent), ask: x.ask})
-			w.pendH = append(w.pendH, sc.H)
-		}
-		return
-	}
 	for i, sc := range succs {
 		t := vecs[i*nw : (i+1)*nw : (i+1)*nw]
 		if o := w.owner(sc.H, t); o != w.idx {
@@ -127,37 +113,53 @@ func (w *worker) successors(vecs []uint64, succs []machine.Succ) {
 	}
 }
 
-// flush stores the pending successors (keep), checked against their
+// heldRun is a run of the successors one worker's engine holds in its
+// collector ([engine.keepCol]): those before end (and after the run
+// before), of the frontier state parent, which asks if they were stored
+// before the level when ask.
+type heldRun struct {
+	end    int
+	parent int32
+	ask    bool
+}
+
+// expanded ends the expansion of the frontier state w.x.parent: one
+// worker notes the run of its successors in the collector; the
+// successors waiting are flushed once there are flushAt of them.
+func (w *worker) expanded(ps []pstate) error {
+	if w.e.keepCol {
+		if n := w.e.col.N; len(w.runs) == 0 || w.runs[len(w.runs)-1].end < n {
+			w.runs = append(w.runs, heldRun{end: n, parent: int32(w.x.parent), ask: w.x.ask})
+		}
+		if w.e.col.N < flushAt {
+			return nil
+		}
+	} else if len(w.pend) < flushAt {
+		return nil
+	}
+	return w.flush(ps)
+}
+
+// flush stores the successors waiting (keep), checked against their
 // parents, and marks the asking parents of the states stored before the
 // level in ps. Their table slots are loaded first, in a loop of a few
 // instructions a load, so that the cache misses of a batch are in
 // flight together, not paid one after the other (as checker's flush).
 func (w *worker) flush(ps []pstate) error {
+	if w.e.keepCol {
+		return w.flushHeld(ps)
+	}
 	nw := w.e.words
 	pend, pendH, pendVec := w.pend, w.pendH, w.pendVec // in registers: keep writes w
 	w.touch(pendH, pendVec)
 	cur := int32(-1)
 	var parent []uint64
 	var pos uint64
-	// A keyed set (one word a state, no ample sets: no parent asks) is
-	// inserted into directly: a duplicate is NoIndex, and its first key
-	// was its smallest (newVisited).
-	keyed := w.visited.Keyed()
 	for i, p := range pend {
 		if p.parent != cur {
 			cur = p.parent
 			parent = w.visited.Vector(w.front[cur])
 			pos = w.fpos[cur]
-		}
-		if keyed {
-			idx, isNew, err := w.visited.InsertWord(pendVec[i], pendH[i], 0)
-			if err != nil {
-				return err
-			}
-			if isNew {
-				w.stored(idx, pendVec[i:i+1:i+1], key{Pos: pos, Ord: p.ord}, parent)
-			}
-			continue
 		}
 		old, err := w.keep(pendVec[i*nw:(i+1)*nw:(i+1)*nw], pendH[i], key{Pos: pos, Ord: p.ord}, parent)
 		if err != nil {
@@ -168,6 +170,52 @@ func (w *worker) flush(ps []pstate) error {
 		}
 	}
 	w.pend, w.pendH, w.pendVec = pend[:0], pendH[:0], pendVec[:0]
+	return nil
+}
+
+// flushHeld is flush for one worker, whose successors wait where the
+// machine wrote them, in the engine's collector (no copy of each), their
+// parents in w.runs. A keyed set (one word a state, no ample sets: no
+// parent asks) is inserted into directly: a duplicate is NoIndex, and
+// its first key was its smallest (newVisited).
+func (w *worker) flushHeld(ps []pstate) error {
+	c := &w.e.col
+	nw := w.e.words
+	succs, vecs := c.Succs[:c.N], c.Vecs[:c.N*nw]
+	hs := w.heldH[:0]
+	for _, sc := range succs {
+		hs = append(hs, sc.H)
+	}
+	w.heldH = hs
+	w.touch(hs, vecs)
+	keyed := w.visited.Keyed()
+	lo := 0
+	for _, r := range w.runs {
+		parent := w.visited.Vector(w.front[r.parent])
+		pos := w.fpos[r.parent]
+		for i := lo; i < r.end; i++ {
+			vec, k := vecs[i*nw:(i+1)*nw:(i+1)*nw], key{Pos: pos, Ord: succs[i].Key}
+			if keyed {
+				idx, isNew, err := w.visited.InsertWord(vec[0], hs[i], 0)
+				if err != nil {
+					return err
+				}
+				if isNew {
+					w.stored(idx, vec, k, parent)
+				}
+				continue
+			}
+			old, err := w.keep(vec, hs[i], k, parent)
+			if err != nil {
+				return err
+			}
+			if old && r.ask {
+				ps[r.parent].old = true
+			}
+		}
+		lo = r.end
+	}
+	c.N, w.runs = 0, w.runs[:0]
 	return nil
 }
 

@@ -105,6 +105,47 @@ func TestSentCacheRandom(t *testing.T) {
 	}
 	reds := []reduction{{"reduced", true, true}}
 	eachRandom(t, n, 77, func(s int) bool { return s%3 == 0 }, reds, func(name, src string, prog *machine.Program, red reduction, opts checker.Options, want *verdict.Result, _ *rand.Rand) {
-		againstLocal(t, name+"/"+red.name, src, prog, opts, want, 2, 3)
+		againstLocal(t, name+"/"+red.name, src, prog, opts, want, 1, 2, 3)
 	})
+}
+
+// TestProvisoWorkers: a spec whose ample sets close cycles (each p
+// steps round three values, and the ws' actions are independent of it),
+// so that the cycle proviso decides which states are expanded fully: a
+// state whose ample successors were all stored before the level takes
+// its other actions too. 1, 2 and 3 workers give the single-process
+// search's counts and result, reduced by partial-order reduction and by
+// both reductions; without the proviso's answers (a worker not marking
+// a parent whose successor it found stored before) states go missing.
+func TestProvisoWorkers(t *testing.T) {
+	src := `spec Proviso
+type W = symmetric 3
+process w[i: W] {
+  var c: 0..3
+  var d: 0..2
+  action inc when c < 3 { c := c + 1 }
+  action dec when c > 0 and d < 2 { c := c - 1; d := d + 1 }
+}
+process p[j: 0..1] {
+  var e: 0..2
+  action step { e := (e + 1) % 3 }
+}
+`
+	m, err := spec.ParseFile("proviso.wrap", []byte(src), spec.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prog, err := machine.Compile(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, red := range []reduction{{"por", false, true}, {"reduced", true, true}} {
+		opts := searchOptions(t, m, red.sym, red.por)
+		opts.Workers, opts.NoDeadlock = 1, true
+		want, err := checker.RunProgram(context.Background(), prog, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		againstLocal(t, red.name, src, prog, opts, want, 1, 2, 3)
+	}
 }

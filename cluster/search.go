@@ -71,6 +71,7 @@ func Search(ctx context.Context, cfg Config, prog *machine.Program, opts checker
 		witnessed: make([]bool, len(prog.Model.Invariants))}
 	w.unwit = slices.Clone(e.ante)
 	e.succ = w.successors
+	e.keepCol = w.n == 1
 	res, err := w.run()
 	if err != nil {
 		var ce *CorruptError
@@ -131,6 +132,8 @@ type worker struct {
 	pend       []pending // successors waiting in flush
 	pendH      []uint64  // their hashes
 	pendVec    []uint64  // their vectors
+	runs       []heldRun // one worker's: its successors' parents (flushHeld)
+	heldH      []uint64  // their hashes, for touch
 	sent       []uint64  // the sent cache (keep.go), sentMask+1 vectors
 	sentMask   uint64
 	sink       uint64   // flush's loads, kept
@@ -533,10 +536,8 @@ func (w *worker) expandLevel() error {
 		taken, fail := w.e.run(sub, 0)
 		ps[k].taken = taken
 		failed(k, P, fail)
-		if len(w.pend) >= flushAt {
-			if err := w.flush(ps); err != nil {
-				return err
-			}
+		if err := w.expanded(ps); err != nil {
+			return err
 		}
 	}
 	if err := w.flush(ps); err != nil {
@@ -574,10 +575,8 @@ func (w *worker) expandLevel() error {
 			taken, fail := w.e.run(rest, ps[k].taken)
 			ps[k].taken += taken
 			failed(k, P, fail)
-			if len(w.pend) >= flushAt {
-				if err := w.flush(ps); err != nil {
-					return err
-				}
+			if err := w.expanded(ps); err != nil {
+				return err
 			}
 		}
 		if err := w.flush(ps); err != nil {
