@@ -587,8 +587,10 @@ func (w *worker) expandLevel() error {
 		}
 	}
 	for k, idx := range w.front {
-		if f, ok := fails[k]; ok && sum.fail == nil {
-			sum.fail = f // positions ascend: the first is the smallest key
+		if fails != nil && sum.fail == nil {
+			if f, ok := fails[k]; ok {
+				sum.fail = f // positions ascend: the first is the smallest key
+			}
 		}
 		if ps[k].taken == 0 && !w.opts.NoDeadlock && sum.deadlock < 0 {
 			if w.e.load(w.visited.Vector(idx)); !w.e.terminal() {
@@ -789,9 +791,9 @@ func (w *worker) finishLevel(L int, sum *summary) error {
 	}
 	// The next frontier: the new states in key order (positions follow at
 	// the commit).
-	w.front = w.front[:0]
-	for _, i := range order {
-		w.front = append(w.front, w.levelStart+uint32(i))
+	w.front = room(w.front, len(order))
+	for r, i := range order {
+		w.front[r] = w.levelStart + uint32(i)
 	}
 	return nil
 }
@@ -815,7 +817,12 @@ func (w *worker) finishLevel(L int, sum *summary) error {
 func (b *orderBuf) keyOrder(keys []key, lowered []uint32, dst []int) []int {
 	n := len(keys)
 	order := room(dst, n)
-	if slices.IsSortedFunc(keys, key.Compare) {
+	sorted := true
+	for i := 1; i < n && sorted; i++ {
+		a, b := keys[i-1], keys[i]
+		sorted = a.Pos < b.Pos || a.Pos == b.Pos && a.Ord <= b.Ord
+	}
+	if sorted {
 		for i := range order {
 			order[i] = i
 		}
