@@ -142,10 +142,7 @@ func (e *engine) colFull(*machine.Machine) {
 		e.drain()
 		return
 	}
-	c := &e.col
-	c.Vecs = append(c.Vecs, make([]uint64, len(c.Vecs))...)
-	c.Succs = append(c.Succs, make([]machine.Succ, c.Limit)...)
-	c.Limit *= 2
+	e.col.Grow()
 }
 
 // drain hands the collected successors to succ (held: it counts them

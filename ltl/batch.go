@@ -77,13 +77,7 @@ func (s *system) pendCollector() *machine.Collector {
 }
 
 // growPending is the collector's Full: it doubles the collector's room.
-func (s *system) growPending(*machine.Machine) {
-	c := &s.pcol
-	n := 2 * c.Limit
-	c.Vecs = append(c.Vecs, make([]uint64, len(c.Vecs))...)
-	c.Succs = append(c.Succs, make([]machine.Succ, c.Limit)...)
-	c.Limit = n
-}
+func (s *system) growPending(*machine.Machine) { s.pcol.Grow() }
 
 // pendPush adds t, a successor by action act, to the collector, its Key
 // the action as [machine.Machine.CollectSuccessors] makes it (-1: all

@@ -285,11 +285,7 @@ action reset when x[1] == 3 { x[1] := 0 }
 			nw := p.Words()
 			plain, col := p.NewMachine(), p.NewMachine()
 			c := &Collector{Vecs: make([]uint64, 4*nw), Succs: make([]Succ, 4), Limit: 4, Fired: make([]int64, p.Actions())}
-			c.Full = func(*Machine) { // grow
-				c.Vecs = append(c.Vecs, make([]uint64, len(c.Vecs))...)
-				c.Succs = append(c.Succs, make([]Succ, len(c.Succs))...)
-				c.Limit = len(c.Succs)
-			}
+			c.Full = func(*Machine) { c.Grow() }
 			var queue stateQueue
 			add := queue.add
 			if err := plain.Init(func(_ int, v State) { add(v) }); err != nil {

@@ -93,6 +93,14 @@ type Collector struct {
 	Trans int64
 }
 
+// Grow doubles c's room (Vecs, Succs and Limit), keeping what it holds:
+// a Full for a caller that keeps every successor until it takes them.
+func (c *Collector) Grow() {
+	c.Vecs = append(c.Vecs, make([]uint64, len(c.Vecs))...)
+	c.Succs = append(c.Succs, make([]Succ, c.Limit)...)
+	c.Limit *= 2
+}
+
 // Collect makes RunAction collect its successors into c instead of
 // calling the OnState function; the successors of an interrupted
 // evaluation are left out. OnState, RunInit's callers Init, Successors,
