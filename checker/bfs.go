@@ -148,20 +148,13 @@ type worker struct {
 	badInit   int // level 0: init ordinal of the first initial state found bad, -1: none
 	witnessed []bool
 
-	// checkState's candidate conjuncts: stamp[g] == stampCur marks g as
-	// collected for the current state (conjBits: as a bit set, when the
-	// explorer keeps slotConjBits).
-	stamp    []uint32
-	stampCur uint32
-	conjBits []uint64
-	cands    []int32
-	candWord [64]int32 // changedConjunctWord's result
-	// changed lists the slots in which the state being checked differs
-	// from its parent (changedConjuncts fills it). During a flush, the
-	// check area holds the parent once checkReady is set, and a new state
-	// is checked by writing its changed slots there and restoring them
-	// after (checkState): no conjunct unpacks its slots.
-	changed    []int32
+	// cs: checkState's room for the index of conjuncts (cix), whose
+	// Slots list the slots in which the state being checked differs from
+	// its parent. During a flush, the check area holds the parent once
+	// checkReady is set, and a new state is checked by writing its
+	// changed slots there and restoring them after (checkState): no
+	// conjunct unpacks its slots.
+	cs         machine.ConjScratch
 	checkReady bool
 	// checkVec is the packed state the check area holds unpacked when
 	// checkHeld (readyCheck then decodes only the slots in which the next
@@ -241,7 +234,7 @@ func runProgram(ctx context.Context, prog *machine.Program, opts Options, minPar
 		// vec is written at every successor: made as small slices one
 		// after the other, the workers' vectors would share a cache line.
 		w := &worker{e: e, m: prog.NewMachine(), vec: machine.Padded[uint64](prog.Words()), checkVec: machine.Padded[uint64](prog.Words()),
-			changed: machine.Padded[int32](prog.Slots())[:0], cands: machine.Padded[int32](len(e.conjRef))[:0],
+			cs:    e.cix.Scratch(),
 			fired: machine.Padded[int64](len(m.Actions)), witnessed: make([]bool, ninv), deadlock: -1}
 		if opts.Canon == nil {
 			w.collecting = true

@@ -219,18 +219,7 @@ func (w *worker) flushKeyed(loaded bool) {
 	st := e.store
 	pend := w.pend
 	vecs := w.pendVec[:len(pend)]
-	var sink uint64
-	var refs [touchBatch]*uint64
-	for k := 0; k < len(pend); k += touchBatch {
-		batch := pend[k:min(k+touchBatch, len(pend))]
-		for i := range batch {
-			refs[i] = st.SlotAddr(batch[i].H)
-		}
-		for _, r := range refs[:len(batch)] {
-			sink += atomic.LoadUint64(r)
-		}
-	}
-	w.sink += sink
+	w.sink += st.TouchSuccs(pend, vecs, 1)
 	m := w.m
 	cur, parent := -1, w.parent
 	made := 0

@@ -182,40 +182,49 @@ func (w *worker) flushHeld(ps []pstate) error {
 	c := &w.e.col
 	nw := w.e.words
 	succs, vecs := c.Succs[:c.N], c.Vecs[:c.N*nw]
-	hs := w.heldH[:0]
-	for _, sc := range succs {
-		hs = append(hs, sc.H)
+	w.sink += w.visited.TouchSuccs(succs, vecs, nw)
+	var err error
+	if w.visited.Keyed() {
+		err = w.flushHeldKeyed(succs, vecs)
+	} else {
+		lo := 0
+		for _, r := range w.runs {
+			parent := w.visited.Vector(w.front[r.parent])
+			pos := w.fpos[r.parent]
+			for i := lo; i < r.end; i++ {
+				old, err := w.keep(vecs[i*nw:(i+1)*nw:(i+1)*nw], succs[i].H, key{Pos: pos, Ord: succs[i].Key}, parent)
+				if err != nil {
+					return err
+				}
+				if old && r.ask {
+					ps[r.parent].old = true
+				}
+			}
+			lo = r.end
+		}
 	}
-	w.heldH = hs
-	w.touch(hs, vecs)
-	keyed := w.visited.Keyed()
+	c.N, w.runs = 0, w.runs[:0]
+	return err
+}
+
+// flushHeldKeyed is flushHeld's loop for a keyed set: one word a state,
+// and no parent asks (newVisited).
+func (w *worker) flushHeldKeyed(succs []machine.Succ, vecs []uint64) error {
 	lo := 0
 	for _, r := range w.runs {
 		parent := w.visited.Vector(w.front[r.parent])
 		pos := w.fpos[r.parent]
 		for i := lo; i < r.end; i++ {
-			vec, k := vecs[i*nw:(i+1)*nw:(i+1)*nw], key{Pos: pos, Ord: succs[i].Key}
-			if keyed {
-				idx, isNew, err := w.visited.InsertWord(vec[0], hs[i], 0)
-				if err != nil {
-					return err
-				}
-				if isNew {
-					w.stored(idx, vec, k, parent)
-				}
-				continue
-			}
-			old, err := w.keep(vec, hs[i], k, parent)
+			idx, isNew, err := w.visited.InsertWord(vecs[i], succs[i].H, 0)
 			if err != nil {
 				return err
 			}
-			if old && r.ask {
-				ps[r.parent].old = true
+			if isNew {
+				w.stored(idx, vecs[i:i+1:i+1], key{Pos: pos, Ord: succs[i].Key}, parent)
 			}
 		}
 		lo = r.end
 	}
-	c.N, w.runs = 0, w.runs[:0]
 	return nil
 }
 

@@ -133,7 +133,6 @@ type worker struct {
 	pendH      []uint64  // their hashes
 	pendVec    []uint64  // their vectors
 	runs       []heldRun // one worker's: its successors' parents (flushHeld)
-	heldH      []uint64  // their hashes, for touch
 	sent       []uint64  // the sent cache (keep.go), sentMask+1 vectors
 	sentMask   uint64
 	sink       uint64   // flush's loads, kept
@@ -511,7 +510,10 @@ func (w *worker) expandLevel() error {
 	// failure (rare: a map, not a pointer in every pstate)
 	var fails map[int]*failure
 	failed := func(k int, P uint64, f *failure) {
-		if _, ok := fails[k]; f == nil || ok {
+		if f == nil {
+			return
+		}
+		if _, ok := fails[k]; ok {
 			return
 		}
 		f.k.Pos = P

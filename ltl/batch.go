@@ -2,7 +2,6 @@ package ltl
 
 import (
 	"slices"
-	"sync/atomic"
 
 	"github.com/wrapcheck/wrapcheck/machine"
 )
@@ -121,43 +120,13 @@ func (s *system) prefetch(idx uint32) bool {
 // pendStutter is the visit function of prefetch's stutter step.
 func (s *system) pendStutter(t machine.State) { s.pendPush(-1, t) }
 
-// touchBatch is the number of table slots touchPending loads in one
-// tight loop.
-const touchBatch = 64
-
 // touchPending loads the table slots of the successors computed ahead,
-// touchBatch at a time (their addresses first, then the slots in a loop
-// of a few instructions a load, so that the out-of-order window holds
-// the misses of many), and then, when the records hold the vectors, the
-// batch's records of likely duplicates, for the comparison of the
-// insert, from the slots' addresses already computed.
+// and when the records hold the vectors, the records of likely
+// duplicates, for the comparison of the insert ([machine.Store.TouchSuccs]).
 func (s *system) touchPending() {
-	st := s.store
-	var room [touchBatch]*uint64
-	var sink uint64
-	succs := s.pcol.Succs[:s.pcol.N]
 	w := s.prog.Words()
-	vecs := s.pcol.Vecs[:len(succs)*w]
-	rec := !st.InSlot()
-	for len(succs) > 0 {
-		batch := succs[:min(touchBatch, len(succs))]
-		refs := room[:len(batch)]
-		for i := range refs {
-			refs[i] = st.SlotAddr(batch[i].H)
-		}
-		for _, r := range refs {
-			sink += atomic.LoadUint64(r)
-		}
-		if rec {
-			// The batch's slots are in cache: the records of likely
-			// duplicates, from the slots' addresses.
-			for i, r := range refs {
-				sink += st.TouchRecordAt(r, vecs[i*w:(i+1)*w:(i+1)*w], batch[i].H)
-			}
-		}
-		succs, vecs = succs[len(batch):], vecs[len(batch)*w:]
-	}
-	s.sink += sink
+	succs := s.pcol.Succs[:s.pcol.N]
+	s.sink += s.store.TouchSuccs(succs, s.pcol.Vecs[:len(succs)*w], w)
 }
 
 // replay fills s.buf/s.bufTo/s.bufPerm with the next successors computed

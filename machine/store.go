@@ -874,6 +874,45 @@ func (s *Store) TouchRecordAt(slot *uint64, vec []uint64, h uint64) uint64 {
 	return (*cp)[int(idx&s.mask)*s.stride+s.lw]
 }
 
+// TouchBatch is the number of successors whose table slots TouchSuccs
+// loads in one tight loop.
+const TouchBatch = 64
+
+// TouchSuccs loads the table slots of the successors succs (hashes in
+// their H) ahead of their inserts, TouchBatch at a time: their addresses
+// first (loads that hit the cache), then the slots in a loop of a few
+// instructions a load, so that the out-of-order window holds the misses
+// of the whole batch, not of the few successors whose address
+// computations fit in it; then, unless the slots hold the vectors, the
+// batch's records of likely duplicates, for the insert's comparison
+// (vecs: the successors' vectors, w words each, one after the other: a
+// program of no state words inserts a one-word zero). The addresses
+// stay on the stack (no write barrier). It returns a sum of what it
+// read, for the caller to keep where the compiler cannot drop the loads.
+func (s *Store) TouchSuccs(succs []Succ, vecs []uint64, w int) uint64 {
+	var room [TouchBatch]*uint64
+	var sink uint64
+	rec := !s.InSlot()
+	for len(succs) > 0 {
+		batch := succs[:min(TouchBatch, len(succs))]
+		refs := room[:len(batch)]
+		for i := range refs {
+			refs[i] = s.SlotAddr(batch[i].H)
+		}
+		for _, r := range refs {
+			sink += atomic.LoadUint64(r)
+		}
+		if rec {
+			for i, r := range refs {
+				sink += s.TouchRecordAt(r, vecs[i*w:(i+1)*w:(i+1)*w], batch[i].H)
+			}
+			vecs = vecs[len(batch)*w:]
+		}
+		succs = succs[len(batch):]
+	}
+	return sink
+}
+
 // Touch loads the table slot of hash h so that a following insert finds
 // it in cache. It takes no lock and may read a stale table. The result
 // means nothing, as TouchRecord's.

@@ -1,26 +1,23 @@
-package checker
+package machine
 
 import (
-	"context"
 	"math/rand/v2"
 	"os"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/wrapcheck/wrapcheck/machine"
 	"github.com/wrapcheck/wrapcheck/spec"
 )
 
-// TestChangedConjunctBits checks that the bit-set path of changedConjuncts
-// (slotConjBits) picks the same conjuncts, in the same order, as the
-// list path (slotConjs) on random pairs of vectors, for models with one
-// word of conjunct bits (the pipeline: 21 conjuncts, changedConjunctWord)
-// and several (wide: 3 invariants over 8x8 pairs, 136 conjuncts: C's
-// instances share a term, so each row of them is one), also
-// with vectors of two words (long: 8 slots of 10 bits, 16 conjuncts);
-// and that both list the same changed slots, which checkState writes
-// into the check area.
-func TestChangedConjunctBits(t *testing.T) {
+// TestConjIndexChanged checks that the bit-set paths of
+// ConjIndex.Changed pick the same conjuncts, in the same order, as the
+// list path on random pairs of vectors, for models with one word of
+// conjunct bits (the pipeline: 21 conjuncts, changedWord) and several
+// (wide: 3 invariants over 8x8 pairs, 136 conjuncts: C's instances share
+// a term, so each row of them is one), also with vectors of two words
+// (long: 8 slots of 10 bits, 16 conjuncts); and that both list the same
+// changed slots, which the searches write into the check area.
+func TestConjIndexChanged(t *testing.T) {
 	pipeline, err := os.ReadFile("../examples/peers/pipeline.wrap")
 	if err != nil {
 		t.Fatal(err)
@@ -58,18 +55,21 @@ invariant B: forall i in P: b[i] implies a[i] >= 0
 			if err != nil {
 				t.Fatal(err)
 			}
-			prog, err := machine.Compile(m)
+			prog, err := Compile(m)
 			if err != nil {
 				t.Fatal(err)
 			}
-			e := &explorer{ctx: context.Background(), prog: prog, n: prog.Slots()}
-			if err := e.selectInvariants(); err != nil {
-				t.Fatal(err)
+			var conjs []*Conjunct
+			for i := range m.Invariants {
+				for k := range prog.Conjuncts(i) {
+					conjs = append(conjs, &prog.Conjuncts(i)[k])
+				}
 			}
-			if e.conjWords != tt.words {
-				t.Fatalf("conjWords = %d for %d conjuncts, want %d", e.conjWords, len(e.conjRef), tt.words)
+			x := NewConjIndex(prog, conjs)
+			if x.Words() != tt.words {
+				t.Fatalf("Words = %d for %d conjuncts, want %d", x.Words(), len(conjs), tt.words)
 			}
-			w := &worker{e: e}
+			var sc, ref ConjScratch
 			r := rand.New(rand.NewPCG(1, 2))
 			nw := prog.Words()
 			vec, parent := make([]uint64, nw), make([]uint64, nw)
@@ -84,10 +84,9 @@ invariant B: forall i in P: b[i] implies a[i] >= 0
 						}
 					}
 				}
-				got := append([]int32(nil), w.changedConjunctBits(vec, parent)...)
-				gotSlots := append([]int32{}, w.changed...)
-				want := append([]int32(nil), w.changedConjunctList(vec, parent)...)
-				if diff := cmp.Diff(append([]int32{}, w.changed...), gotSlots); diff != "" {
+				got := append([]int32(nil), x.Changed(vec, parent, &sc)...)
+				want := append([]int32(nil), x.changedList(vec, parent, &ref)...)
+				if diff := cmp.Diff(ref.Slots, sc.Slots); diff != "" {
 					t.Fatalf("pair %d: changed slots (-list +bits):\n%s", i, diff)
 				}
 				if len(want) > 0 {
