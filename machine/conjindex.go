@@ -30,9 +30,10 @@ type ConjIndex struct {
 	slotBits  []uint64 // slot sl's conjuncts: words sl*cw.., bit g%64 of word g/64
 	bitSlot   []int32  // per bit of the packed vector: its slot, -1: none
 	slotMask  []uint64 // per slot: its bits in its word (Program.SlotBits)
-	// For changedWord, per top bit of a slot (word*64+bit: the layout's
-	// top) the slot and its conjuncts.
-	top, below []uint64 // the layout's
+	// For changedWord: per word, the top bit of each slot's bits (top)
+	// and the slots' other bits (below), the layout's own; and per top
+	// bit (word*64+bit) the slot and its conjuncts.
+	top, below []uint64
 	topSlot    []topSlot
 }
 
@@ -108,7 +109,8 @@ func NewConjIndex(p *Program, conjs []*Conjunct) *ConjIndex {
 }
 
 // Words returns the words of a slot's bit set of conjuncts: 0 when there
-// are more than MaxConjBits conjuncts (the index keeps lists alone).
+// are none or more than MaxConjBits conjuncts (the index keeps lists
+// alone).
 func (x *ConjIndex) Words() int { return x.cw }
 
 // Changed returns, ascending, the conjuncts that read a slot in which
