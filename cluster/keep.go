@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"slices"
-	"sync/atomic"
 
 	"github.com/wrapcheck/wrapcheck/machine"
 )
@@ -51,22 +50,17 @@ func (w *worker) stored(idx uint32, vec []uint64, k key, parent []uint64) {
 }
 
 // pending is a successor that the expanding worker owns, waiting in
-// flush (its hash in pendH, its vector in pendVec): its ordinal, the
+// flush (its hash and ordinal in pendS, its vector in pendVec): the
 // frontier index of its parent, and whether the parent asks if it was
 // stored before the level.
 type pending struct {
-	ord    uint64
 	parent int32
 	ask    bool
 }
 
 // flushAt is the number of pending successors at which an expansion
-// ends with a flush; touchBatch the number whose table slots flush loads
-// in one tight loop.
-const (
-	flushAt    = 64
-	touchBatch = 64
-)
+// ends with a flush.
+const flushAt = 64
 
 // expansion is the frontier state being expanded: its index and
 // position, whether it asks the owners of its successors if they were
@@ -108,8 +102,8 @@ func (w *worker) successors(vecs []uint64, succs []machine.Succ) {
 		for j, v := range t {
 			w.pendVec[n+j] = v
 		}
-		w.pend = append(w.pend, pending{ord: sc.Key, parent: int32(x.parent), ask: x.ask})
-		w.pendH = append(w.pendH, sc.H)
+		w.pend = append(w.pend, pending{parent: int32(x.parent), ask: x.ask})
+		w.pendS = append(w.pendS, sc)
 	}
 }
 
@@ -150,8 +144,8 @@ func (w *worker) flush(ps []pstate) error {
 		return w.flushHeld(ps)
 	}
 	nw := w.e.words
-	pend, pendH, pendVec := w.pend, w.pendH, w.pendVec // in registers: keep writes w
-	w.touch(pendH, pendVec)
+	pend, pendS, pendVec := w.pend, w.pendS, w.pendVec // in registers: keep writes w
+	w.sink += w.visited.TouchSuccs(pendS, pendVec, nw)
 	cur := int32(-1)
 	var parent []uint64
 	var pos uint64
@@ -161,7 +155,7 @@ func (w *worker) flush(ps []pstate) error {
 			parent = w.visited.Vector(w.front[cur])
 			pos = w.fpos[cur]
 		}
-		old, err := w.keep(pendVec[i*nw:(i+1)*nw:(i+1)*nw], pendH[i], key{Pos: pos, Ord: p.ord}, parent)
+		old, err := w.keep(pendVec[i*nw:(i+1)*nw:(i+1)*nw], pendS[i].H, key{Pos: pos, Ord: pendS[i].Key}, parent)
 		if err != nil {
 			return err
 		}
@@ -169,7 +163,7 @@ func (w *worker) flush(ps []pstate) error {
 			ps[p.parent].old = true
 		}
 	}
-	w.pend, w.pendH, w.pendVec = pend[:0], pendH[:0], pendVec[:0]
+	w.pend, w.pendS, w.pendVec = pend[:0], pendS[:0], pendVec[:0]
 	return nil
 }
 
@@ -226,37 +220,6 @@ func (w *worker) flushHeldKeyed(succs []machine.Succ, vecs []uint64) error {
 		lo = r.end
 	}
 	return nil
-}
-
-// touch loads the table slots of the states of hashes hs and vectors
-// vecs (words each, one after the other), touchBatch at a time, in a loop
-// of a few instructions a load, so that the cache misses of a batch are
-// in flight together, not paid one after the other by the inserts that
-// follow (as checker's flush); then, unless the slots hold the vectors,
-// the records of the likely duplicates, for their vectors (when the
-// slots hold them, a record has nothing a look-up reads: its link word
-// is for checker's parallel levels).
-func (w *worker) touch(hs, vecs []uint64) {
-	st := w.visited
-	nw := w.e.words
-	records := !st.InSlot()
-	var sink uint64
-	var refs [touchBatch]*uint64
-	for at := 0; at < len(hs); at += touchBatch {
-		n := min(touchBatch, len(hs)-at)
-		for i := range n {
-			refs[i] = st.SlotAddr(hs[at+i])
-		}
-		for _, r := range refs[:n] {
-			sink += atomic.LoadUint64(r)
-		}
-		if records {
-			for i := range n {
-				sink += st.TouchRecordAt(refs[i], vecs[(at+i)*nw:(at+i+1)*nw], hs[at+i])
-			}
-		}
-	}
-	w.sink += sink
 }
 
 // The sent cache: a direct-mapped table of the vectors this worker sent

@@ -131,14 +131,8 @@ process p[j: 0..1] {
   action step { e := (e + 1) % 3 }
 }
 `
-	m, err := spec.ParseFile("proviso.wrap", []byte(src), spec.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	prog, err := machine.Compile(m)
-	if err != nil {
-		t.Fatal(err)
-	}
+	prog := compileSource(t, "proviso.wrap", src)
+	m := prog.Model
 	for _, red := range []reduction{{"por", false, true}, {"reduced", true, true}} {
 		opts := searchOptions(t, m, red.sym, red.por)
 		opts.Workers, opts.NoDeadlock = 1, true

@@ -129,11 +129,11 @@ type worker struct {
 	bads       map[uint32]bad
 	own        *summary // this worker's summary of the level it wrote, for the commit
 	x          expansion
-	pend       []pending // successors waiting in flush
-	pendH      []uint64  // their hashes
-	pendVec    []uint64  // their vectors
-	runs       []heldRun // one worker's: its successors' parents (flushHeld)
-	sent       []uint64  // the sent cache (keep.go), sentMask+1 vectors
+	pend       []pending      // successors waiting in flush
+	pendS      []machine.Succ // their hashes and ordinals
+	pendVec    []uint64       // their vectors
+	runs       []heldRun      // one worker's: its successors' parents (flushHeld)
+	sent       []uint64       // the sent cache (keep.go), sentMask+1 vectors
 	sentMask   uint64
 	sink       uint64   // flush's loads, kept
 	ps         []pstate // expandLevel's notes, reused from level to level
@@ -689,19 +689,19 @@ func (w *worker) exchange(kind Kind, L int, out []outbox, ask bool) ([][]bool, e
 
 // merge stores the successors of one batch (keep): it returns, per
 // asking record, whether its state was stored before the level. It
-// decodes and checks touchBatch records, loads their table slots
-// (touch), then stores them.
+// decodes and checks [machine.TouchBatch] records, loads their table slots
+// ([machine.Store.TouchSuccs]), then stores them.
 func (w *worker) merge(p []byte, n Name) ([]bool, error) {
 	r := &reader{b: p}
 	nw := w.e.words
-	vecs := make([]uint64, touchBatch*nw)
-	var hs [touchBatch]uint64
-	var keys [touchBatch]key
-	var asking [touchBatch]bool
+	vecs := make([]uint64, machine.TouchBatch*nw)
+	var hs [machine.TouchBatch]machine.Succ
+	var keys [machine.TouchBatch]key
+	var asking [machine.TouchBatch]bool
 	var ans []bool
 	for len(r.b) > 0 && r.err == nil {
 		m := 0
-		for ; m < touchBatch && len(r.b) > 0; m++ {
+		for ; m < machine.TouchBatch && len(r.b) > 0; m++ {
 			vec := vecs[m*nw : (m+1)*nw]
 			for i := range vec {
 				vec[i] = r.word()
@@ -714,17 +714,17 @@ func (w *worker) merge(p []byte, n Name) ([]bool, error) {
 			if !w.e.isValid(vec) {
 				return nil, &CorruptError{Path: n.Key(), Msg: "holds a state with bits outside the model's slots"}
 			}
-			hs[m] = machine.Hash(vec)
-			if w.owner(hs[m], vec) != w.idx {
+			hs[m].H = machine.Hash(vec)
+			if w.owner(hs[m].H, vec) != w.idx {
 				return nil, &CorruptError{Path: n.Key(), Msg: "holds a state another worker owns"}
 			}
 		}
 		if r.err != nil {
 			break
 		}
-		w.touch(hs[:m], vecs[:m*nw])
+		w.sink += w.visited.TouchSuccs(hs[:m], vecs[:m*nw], nw)
 		for i := range m {
-			old, err := w.keep(vecs[i*nw:(i+1)*nw], hs[i], keys[i], nil)
+			old, err := w.keep(vecs[i*nw:(i+1)*nw], hs[i].H, keys[i], nil)
 			if err != nil {
 				return nil, err
 			}
