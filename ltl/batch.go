@@ -186,7 +186,7 @@ func (p *product) prefetch(lo, hi int) {
 	// is, and only another state there asks for the scan of pending.
 	var seen [2 * prefetchNodes]uint32
 	for k := lo; k < hi; k++ {
-		s := p.nodeSys[k]
+		s := p.sysOf(uint32(k))
 		if sys.expanded.has(s) {
 			continue
 		}

@@ -52,6 +52,9 @@ type Options struct {
 	// hashNodes finds every product node through the hash table, never
 	// the dense array (tests).
 	hashNodes bool
+	// noIdent keeps the dense index of an automaton of one state too
+	// (tests: product.ident).
+	noIdent bool
 	// filter says when the OWCTY filter runs in front of the cycle search
 	// (tests; the default: only without plain weakly fair units).
 	filter filterMode
@@ -345,6 +348,7 @@ func (r *checkRun) product(p *spec.Property, sys *system, aut *Automaton, atoms 
 		pr.firstCheck = r.opts.firstCheck
 	}
 	pr.hashNodes = r.opts.hashNodes
+	pr.noIdent = r.opts.noIdent
 	pr.filter = r.opts.filter
 	pr.useFilter = pr.filter == filterOn || pr.filter == filterAuto && len(pr.weakUnits()) == 0
 	pr.record = r.opts.onProduct != nil
@@ -468,7 +472,7 @@ func (r *checkRun) report(p *spec.Property, pr *product, aut *Automaton, neg *Fo
 	}
 	st := PropertyStats{Name: p.Name, Verdict: verdict.Holds, Formula: neg.String(),
 		AutomatonStates: len(aut.States), AutomatonEdges: aut.NumEdges(), AcceptanceSets: aut.NumAcc,
-		ProductNodes: int64(len(pr.nodeSys)), ProductEdges: pr.edgesN, FairSCCs: fair,
+		ProductNodes: int64(pr.nodeN), ProductEdges: pr.edgesN, FairSCCs: fair,
 		Seconds: time.Since(started).Seconds(), Bytes: pr.footprint()}
 	switch {
 	case v != nil:

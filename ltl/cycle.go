@@ -276,7 +276,7 @@ func (c *cycleSearch) analyze(comp []uint32, token, st int32, sum *sccSum) (ok b
 		every[w] = ^uint64(0)
 	}
 	for _, v := range comp {
-		en := sys.unitsEnabled(p.nodeSys[v])
+		en := sys.unitsEnabled(p.sysOf(v))
 		for k := 0; k < c.uw; k++ {
 			some[k] |= en[k]
 			every[k] &= en[k]
@@ -309,7 +309,7 @@ func (c *cycleSearch) analyze(comp []uint32, token, st int32, sum *sccSum) (ok b
 		return true, nil
 	}
 	for k, v := range comp {
-		en := sys.unitsEnabled(p.nodeSys[v])
+		en := sys.unitsEnabled(p.sysOf(v))
 		keep := badNode == nil || !badNode[k]
 		for k := 0; k < c.uw && keep; k++ {
 			keep = en[k]&bad[k] == 0
@@ -389,7 +389,7 @@ func (c *cycleSearch) threadFairness(comp []uint32, token, st int32) (badNode []
 		disabled := make([]bool, len(parent))
 		has := func(set []uint64, u int) bool { return set[u/64]>>uint(u%64)&1 != 0 }
 		for k, v := range comp {
-			en := sys.unitsEnabled(p.nodeSys[v])
+			en := sys.unitsEnabled(p.sysOf(v))
 			for i, u := range td.units {
 				r := find(int32(k*n + i))
 				if has(en, u) {
@@ -426,7 +426,7 @@ func (c *cycleSearch) threadFairness(comp []uint32, token, st int32) (badNode []
 			continue
 		}
 		for k, v := range comp {
-			en := sys.unitsEnabled(p.nodeSys[v])
+			en := sys.unitsEnabled(p.sysOf(v))
 			for i, u := range td.units {
 				r := find(int32(k*n + i))
 				if !taken[r] && has(en, u) {
@@ -464,7 +464,7 @@ func (c *cycleSearch) lasso(n0 uint32, comp []uint32) []edge {
 	needStrong := make([]uint64, c.uw) // edge taking u
 	some := make([]uint64, c.uw)
 	for _, v := range comp {
-		en := sys.unitsEnabled(p.nodeSys[v])
+		en := sys.unitsEnabled(p.sysOf(v))
 		for k := range some {
 			some[k] |= en[k]
 		}
@@ -481,7 +481,7 @@ func (c *cycleSearch) lasso(n0 uint32, comp []uint32) []edge {
 		}
 	}
 	visitNode := func(v uint32) {
-		en := sys.unitsEnabled(p.nodeSys[v])
+		en := sys.unitsEnabled(p.sysOf(v))
 		for k := range needWeak {
 			needWeak[k] &= en[k]
 		}
@@ -500,7 +500,7 @@ func (c *cycleSearch) lasso(n0 uint32, comp []uint32) []edge {
 		return false
 	}
 	nodeUseful := func(v uint32) bool {
-		en := sys.unitsEnabled(p.nodeSys[v])
+		en := sys.unitsEnabled(p.sysOf(v))
 		for k := range needWeak {
 			if needWeak[k]&^en[k] != 0 {
 				return true

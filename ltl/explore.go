@@ -18,12 +18,12 @@ import (
 func (p *product) explore(upto int) (reason verdict.StopReason, done bool, err error) {
 	batched, ahead := p.sys.batched(), 0
 	defer p.sys.dropPending()
-	for i := p.expanded(); i < len(p.nodeSys); i++ {
+	for i := p.expanded(); i < p.nodeN; i++ {
 		if i >= upto {
 			return verdict.NotStopped, false, nil
 		}
 		if batched && i >= ahead {
-			ahead = min(i+prefetchNodes, upto, len(p.nodeSys))
+			ahead = min(i+prefetchNodes, upto, p.nodeN)
 			p.prefetch(i, ahead)
 		}
 		if i&1023 == 0 {
@@ -34,7 +34,7 @@ func (p *product) explore(upto int) (reason verdict.StopReason, done bool, err e
 				return verdict.StopInterrupted, false, nil
 			}
 		}
-		if p.limit > 0 && int64(len(p.nodeSys)) > p.limit {
+		if p.limit > 0 && int64(p.nodeN) > p.limit {
 			return verdict.StopStates, false, nil
 		}
 		if p.budget > 0 && i&(1<<10-1) == 0 && verdict.HeapBytes() > uint64(p.budget) {
@@ -42,8 +42,8 @@ func (p *product) explore(upto int) (reason verdict.StopReason, done bool, err e
 		}
 		if p.progress != nil && i&(1<<12-1) == 0 && time.Since(p.lastProg) >= time.Second {
 			p.lastProg = time.Now()
-			p.progress(verdict.Progress{Property: p.name, States: int64(len(p.nodeSys)), Transitions: p.edgesN,
-				Depth: p.maxDepth, Frontier: len(p.nodeSys) - i, Elapsed: time.Since(p.started), HeapBytes: verdict.HeapBytes()})
+			p.progress(verdict.Progress{Property: p.name, States: int64(p.nodeN), Transitions: p.edgesN,
+				Depth: p.maxDepth, Frontier: p.nodeN - i, Elapsed: time.Since(p.started), HeapBytes: verdict.HeapBytes()})
 		}
 		stop, err := p.expandNode(i)
 		if err != nil || stop {
@@ -65,7 +65,7 @@ func (p *product) explore(upto int) (reason verdict.StopReason, done bool, err e
 func (p *product) expandNode(i int) (stop bool, err error) {
 	sys := p.sys
 	id := uint32(i)
-	s, q := p.nodeSys[i], p.stateQ(id)
+	s, q := p.sysOf(uint32(i)), p.stateQ(id)
 	for int(p.curDepth)+1 < len(p.levels) && p.levels[p.curDepth+1] <= id {
 		p.curDepth++
 	}
@@ -144,7 +144,9 @@ func (p *product) addEdges(i int, es []Edge, live []int32, s uint32, rest bool) 
 			// A node found in the dense index without a call to node
 			// (most edges lead to a node that exists).
 			var to uint32
-			if x := int(t)*na + e.To; dense && x < len(p.dense) && p.dense[x] != 0 {
+			if p.ident && t < uint32(p.nodeN) {
+				to = t
+			} else if x := int(t)*na + e.To; dense && x < len(p.dense) && p.dense[x] != 0 {
 				to = p.dense[x] - 1
 			} else if to, err = p.node(t, e.To, uint32(i), d+1); err != nil {
 				return false, err
@@ -222,7 +224,7 @@ func (p *product) run(prop *spec.Property) (*verdict.Violation, verdict.StopReas
 		if p.failErr != nil {
 			return p.failure(prop), verdict.NotStopped, 0
 		}
-		if !done && !putOff && len(p.nodeSys)-p.expanded() < upto/taperCheck {
+		if !done && !putOff && p.nodeN-p.expanded() < upto/taperCheck {
 			putOff = true
 			upto = upto * 2 / checkGrowth // the next checkpoint at twice this one
 			continue

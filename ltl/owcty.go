@@ -148,7 +148,7 @@ func (f *owctyFilter) setsOf(lo, hi int, v uint32, e edge) uint32 {
 		}
 		u := f.weak[i-p.aut.NumAcc]
 		w, b := u/64, uint64(1)<<uint(u%64)
-		if e.act >= 0 && sys.actionUnits[int(e.act)*sys.uw+w]&b != 0 || sys.unitsEnabled(p.nodeSys[v])[w]&b == 0 {
+		if e.act >= 0 && sys.actionUnits[int(e.act)*sys.uw+w]&b != 0 || sys.unitsEnabled(p.sysOf(v))[w]&b == 0 {
 			m |= 1 << uint(i-lo)
 		}
 	}

@@ -231,8 +231,8 @@ func TestFilterExact(t *testing.T) {
 // TestFilterDefault checks when the filter runs by default: on a property
 // that holds without fairness, where it empties the product and the
 // search keeps about what the cycle search would (PropertyStats.Bytes,
-// within 5%: the filter's counters and the predecessors counted, 8 bytes
-// a node, against the cycle search's index and depth-first path); with
+// at most 8 bytes a node more: the filter's counters and the predecessors
+// counted, against the cycle search's index and depth-first path); with
 // weakly fair units it is off, and the figures are those without it.
 func TestFilterDefault(t *testing.T) {
 	tests := []struct {
@@ -271,8 +271,8 @@ func TestFilterDefault(t *testing.T) {
 			t.Errorf("%s: the filter ran by default: %v, want %v", tt.file, ran, tt.filtered)
 		}
 		off := bytes(filterOff)
-		if tt.filtered && def.Bytes > off.Bytes+off.Bytes/20 || !tt.filtered && def.Bytes != off.Bytes {
-			t.Errorf("%s: %d bytes by default, %d without the filter (filter by default: %v)", tt.file, def.Bytes, off.Bytes, tt.filtered)
+		if tt.filtered && def.Bytes > off.Bytes+8*def.ProductNodes || !tt.filtered && def.Bytes != off.Bytes {
+			t.Errorf("%s: %d bytes by default, %d without the filter, %d nodes (filter by default: %v)", tt.file, def.Bytes, off.Bytes, def.ProductNodes, tt.filtered)
 		}
 		if def.FairSCCs != 0 || def.ProductNodes != off.ProductNodes {
 			t.Errorf("%s: %d fair SCCs, %d nodes by default, %d nodes without the filter", tt.file, def.FairSCCs, def.ProductNodes, off.ProductNodes)

@@ -68,8 +68,9 @@ type valuation struct {
 	keyHits, keyFills int
 }
 
-// nodeIndex is the product's nodes: node id i is (nodeSys[i],
-// nodeQ[i]), reached first from parent[i] (noParent: an initial node).
+// nodeIndex is the product's nodes: node id i is (sysOf(i), nodeQ[i]),
+// reached first from parent[i] (noParent: an initial node); nodeN counts
+// them.
 type nodeIndex struct {
 	// The node of (system state, automaton state): in dense, at
 	// sysIdx*len(aut.States)+q, id+1 (0: none), when the automaton has at
@@ -77,13 +78,24 @@ type nodeIndex struct {
 	dense     []uint32
 	nodes     nodeTable
 	hashNodes bool // Options.hashNodes
-	nodeSys   []uint32
+	nodeN     int
+	nodeSys   []uint32 // the system state of each node; empty while ident
 	nodeQ     []uint16 // the automaton state, qBig: in bigQ; empty when oneQ
 	// oneQ: the automaton has one state, every node's (nodeQ is not
 	// kept: 2 bytes a node).
-	oneQ   bool
-	bigQ   map[uint32]int32
-	parent paged[uint32]
+	oneQ bool
+	// ident: the node of system state s is node s, so dense and nodeSys
+	// are not kept (8 bytes a node, and no read of dense an edge). It is
+	// set at the start for an automaton of one state in the dense index
+	// and holds while each new node's system state is the next one, as
+	// it does in the product that explores its system first: each state
+	// the system stores is a successor of the node being expanded, which
+	// makes it a node in the order it was stored. lookup gives it up
+	// (leaveIdent) at the first node that would break it.
+	ident   bool
+	noIdent bool // Options.noIdent
+	bigQ    map[uint32]int32
+	parent  paged[uint32]
 	// Node ids are in BFS order, so the depth of a node is the level
 	// whose range holds its id: levels[d] is the first node of depth d.
 	levels   []uint32
@@ -377,12 +389,15 @@ func labelHolds(l Label, vals []uint64) bool {
 }
 
 func (p *product) node(sysIdx uint32, q int, parent uint32, d int32) (uint32, error) {
-	if len(p.nodeSys) == int(noParent) {
+	if p.nodeN == int(noParent) {
 		return 0, machine.ErrStoreFull
 	}
 	id, isNew := p.lookup(sysIdx, q)
 	if isNew {
-		p.nodeSys = vmem.Append(p.arena, p.nodeSys, sysIdx)
+		p.nodeN++
+		if !p.ident {
+			p.nodeSys = vmem.Append(p.arena, p.nodeSys, sysIdx)
+		}
 		if q >= qBig {
 			if p.bigQ == nil {
 				p.bigQ = map[uint32]int32{}
@@ -463,12 +478,21 @@ func (p *product) denseIndex() bool {
 }
 
 // lookup returns the id of node (sysIdx, q), adding it with the next id
-// (len(p.nodeSys)) when absent.
+// (p.nodeN) when absent.
 func (p *product) lookup(sysIdx uint32, q int) (uint32, bool) {
-	next := uint32(len(p.nodeSys))
+	next := uint32(p.nodeN)
 	na := len(p.aut.States)
 	if !p.denseIndex() {
 		return p.nodes.insert(uint64(sysIdx)<<32|uint64(q), next)
+	}
+	if p.ident {
+		if sysIdx < next {
+			return sysIdx, false
+		}
+		if sysIdx == next {
+			return next, true
+		}
+		p.leaveIdent()
 	}
 	k := int(sysIdx)*na + q
 	if k >= len(p.dense) {
@@ -481,6 +505,36 @@ func (p *product) lookup(sysIdx uint32, q int) (uint32, bool) {
 	return next, true
 }
 
+// leaveIdent makes the dense index and the nodes' system states that
+// ident left out: node s of system state s for every node so far.
+func (p *product) leaveIdent() {
+	p.ident = false
+	n := p.nodeN
+	p.growDense(max(n, int(p.sys.len())) * len(p.aut.States))
+	p.nodeSys = vmem.Grow(p.arena, p.nodeSys, n)
+	for k := range n {
+		p.dense[k] = uint32(k) + 1
+		p.nodeSys = append(p.nodeSys, uint32(k))
+	}
+}
+
+// sysOf returns the system state of node v.
+func (p *product) sysOf(v uint32) uint32 {
+	if p.ident {
+		return v
+	}
+	return p.nodeSys[v]
+}
+
+// nodeOf returns the id of node (sysIdx, q) of the dense index, which
+// exists.
+func (p *product) nodeOf(sysIdx uint32, q, na int) uint32 {
+	if p.ident {
+		return sysIdx
+	}
+	return p.dense[int(sysIdx)*na+q] - 1
+}
+
 // growDense makes the dense index at least n entries long, zero past
 // its old length, taking the whole capacity it grew to.
 func (p *product) growDense(n int) {
@@ -490,6 +544,7 @@ func (p *product) growDense(n int) {
 
 // start adds the initial product nodes.
 func (p *product) start() error {
+	p.ident = p.oneQ && p.denseIndex() && !p.noIdent
 	p.reserve(int(p.sys.inits.len()))
 	for k := range p.sys.inits.len() {
 		s := p.sys.inits.get(uint32(k))
@@ -506,14 +561,16 @@ func (p *product) start() error {
 // not grow them by a quarter at a time, copying each one about four
 // times over.
 func (p *product) reserve(n int) {
-	p.nodeSys = vmem.Grow(p.arena, p.nodeSys, n)
+	if !p.ident {
+		p.nodeSys = vmem.Grow(p.arena, p.nodeSys, n)
+	}
 	if !p.oneQ {
 		p.nodeQ = vmem.Grow(p.arena, p.nodeQ, n)
 	}
 	if p.useFilter {
 		p.indeg = vmem.Grow(p.arena, p.indeg, n)
 	}
-	if na := len(p.aut.States); p.denseIndex() {
+	if na := len(p.aut.States); p.denseIndex() && !p.ident {
 		if k := int(p.sys.len()) * na; k > len(p.dense) {
 			p.growDense(k)
 		}
@@ -557,7 +614,7 @@ func (p *product) edges(v uint32) edgeCursor {
 // next returns the next edge of c, or false when there is none.
 func (p *product) next(c *edgeCursor) (edge, bool) {
 	sys := p.sys
-	s := p.nodeSys[c.v]
+	s := p.sysOf(c.v)
 	if !sys.expanded.has(s) {
 		return edge{}, false
 	}
@@ -578,7 +635,7 @@ func (p *product) isFull(v uint32) bool {
 // step returns the next edge of c by the successors in list (those
 // outside the ample set when rest), or false at its end.
 func (p *product) step(c *edgeCursor, list []succ, rest bool) (edge, bool) {
-	s := p.nodeSys[c.v]
+	s := p.sysOf(c.v)
 	es := p.aut.States[p.stateQ(c.v)].Edges
 	vals := p.valsOf(s)
 	j := int(c.j)
@@ -647,7 +704,7 @@ func (p *product) edgesOf(dst []edge, v uint32, acts bool) []edge {
 // holds there; ok is false when v has no edge (its system state was not
 // expanded, or no label holds).
 func (p *product) liveOf(v uint32) (s uint32, es []Edge, live []int32, ok bool) {
-	s = p.nodeSys[v]
+	s = p.sysOf(v)
 	if !p.sys.expanded.has(s) {
 		return s, nil, nil, false
 	}
@@ -707,7 +764,7 @@ func (p *product) appendBy(dst []edge, s uint32, rest bool, es []Edge, live []in
 				} else if act != nil {
 					a = actOf(act[k])
 				}
-				out[k] = edge{to: p.dense[int(t)*na+q] - 1, act: a, acc: acc}
+				out[k] = edge{to: p.nodeOf(t, q, na), act: a, acc: acc}
 			}
 			return dst
 		}
@@ -728,7 +785,7 @@ func (p *product) appendBy(dst []edge, s uint32, rest bool, es []Edge, live []in
 				e := &es[j]
 				var id uint32
 				if dense {
-					id = p.dense[int(t)*na+e.To] - 1
+					id = p.nodeOf(t, e.To, na)
 				} else {
 					id = p.find(t, e.To)
 				}
@@ -777,14 +834,18 @@ func (p *product) appendTargets(dst []uint32, v uint32) []uint32 {
 		if dense && len(live) == 1 { // one automaton edge: one loop, the index read in place
 			to := es[live[0]].To
 			dst = slices.Grow(dst, len(list))
-			for _, t := range list {
-				dst = append(dst, p.dense[int(t)*na+to]-1)
+			if p.ident {
+				dst = append(dst, list...)
+			} else {
+				for _, t := range list {
+					dst = append(dst, p.dense[int(t)*na+to]-1)
+				}
 			}
 		} else {
 			for _, t := range list {
 				for _, j := range live {
 					if dense {
-						dst = append(dst, p.dense[int(t)*na+es[j].To]-1)
+						dst = append(dst, p.nodeOf(t, es[j].To, na))
 					} else {
 						dst = append(dst, p.find(t, es[j].To))
 					}
@@ -812,7 +873,7 @@ func (p *product) appendTargetsOf(dst []uint32, vs []uint32) []uint32 {
 		var at [elimBatch]uint64
 		var sink uint32
 		for i, v := range vs {
-			ss[i] = p.nodeSys[v]
+			ss[i] = p.sysOf(v)
 			if !p.oneQ {
 				sink += uint32(p.nodeQ[v])
 			}
@@ -831,7 +892,7 @@ func (p *product) appendTargetsOf(dst []uint32, vs []uint32) []uint32 {
 				continue
 			}
 			for _, t := range sys.succTo.list(off, n) {
-				if k := int(t) * na; dense && k < len(p.dense) {
+				if k := int(t) * na; dense && !p.ident && k < len(p.dense) {
 					sink += p.dense[k]
 				}
 			}
@@ -851,5 +912,5 @@ func (p *product) find(sysIdx uint32, q int) uint32 {
 	if !p.denseIndex() {
 		return p.nodes.find(uint64(sysIdx)<<32 | uint64(q))
 	}
-	return p.dense[int(sysIdx)*na+q] - 1
+	return p.nodeOf(sysIdx, q, na)
 }

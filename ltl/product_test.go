@@ -685,7 +685,8 @@ func TestCheckpointPutOff(t *testing.T) {
 // TestProductArena checks that the product's node arrays grow in its
 // arena where address space is reserved: while the product lives the
 // bytes they have grown to are counted in vmem.InUse (and so in the
-// memory budget's verdict.HeapBytes), the dense index and nodeSys keep
+// memory budget's verdict.HeapBytes), the dense index and nodeSys (where
+// kept: product.ident) keep
 // their reservation's address, and the check gives them back when it
 // ends. The verdicts and counts are the same as on the heap: the other
 // tests of this package run the same products.
@@ -714,8 +715,8 @@ func TestProductArena(t *testing.T) {
 		if !pr.oneQ {
 			arrays += 2 * int64(len(pr.nodeQ))
 		}
-		if len(pr.nodeSys) < 1000 || counted < arrays {
-			t.Errorf("%d nodes; %d bytes counted in use, the arrays hold %d", len(pr.nodeSys), counted, arrays)
+		if pr.nodeN < 1000 || counted < arrays {
+			t.Errorf("%d nodes; %d bytes counted in use, the arrays hold %d", pr.nodeN, counted, arrays)
 		}
 		if h := verdict.HeapBytes(); h < uint64(counted) {
 			t.Errorf("HeapBytes %d, below the arrays' %d", h, counted)

@@ -76,11 +76,11 @@ func (p *product) trace(path []uint32, cycle []edge) ([]verdict.Step, int, error
 		if i > 0 {
 			act = p.parentAction(v)
 		}
-		seq = append(seq, p.nodeSys[v])
+		seq = append(seq, p.sysOf(v))
 		acts = append(acts, act)
 	}
 	for _, e := range cycle {
-		seq = append(seq, p.nodeSys[e.to])
+		seq = append(seq, p.sysOf(e.to))
 		acts = append(acts, e.act)
 	}
 	var vecs [][]uint64
@@ -186,7 +186,7 @@ func (p *product) shortestPeriod(cycle []edge) []edge {
 		ok := true
 		for k := d; k < m && ok; k++ {
 			a, b := cycle[k], cycle[k-d]
-			ok = a.act == b.act && p.nodeSys[a.to] == p.nodeSys[b.to]
+			ok = a.act == b.act && p.sysOf(a.to) == p.sysOf(b.to)
 		}
 		if ok {
 			return cycle[:d]
