@@ -13,7 +13,11 @@ import (
 // kernels that bound the engine's parallel speed-up: a register-only
 // loop (cpu), random reads of a 256 MiB table (mem, the access pattern
 // of the visited store's look-ups), random compare-and-swaps on the
-// same table shared by both goroutines (cas, its inserts), and the first
+// same table shared by both goroutines (cas, its inserts), batches of
+// 32 random reads of that table whose loads do not wait for each other,
+// then a compare-and-swap on every fourth slot read (batch: the flush's
+// touch of a batch's slots, then the inserts of its new states, about a
+// successor in four), and the first
 // write to each 4 KiB page of 256 MiB of fresh memory that each
 // goroutine maps for itself (touch: the page faults of the store's
 // growth, which two threads of one process pay at once). It reports
@@ -55,6 +59,26 @@ func BenchmarkCeiling(b *testing.B) {
 				old := atomic.LoadUint64(p)
 				if atomic.CompareAndSwapUint64(p, old, old+1) {
 					s++
+				}
+			}
+			return s
+		}},
+		{"batch", func(seed uint64) uint64 {
+			x, s := seed, uint64(0)
+			mask := uint64(len(tab) - 1)
+			var at [32]uint64
+			for range 20_000_000 / len(at) {
+				for i := range at {
+					x = mix(x)
+					at[i] = x & mask
+					s += atomic.LoadUint64(&tab[at[i]])
+				}
+				for k := 0; k < len(at); k += 4 {
+					p := &tab[at[k]]
+					old := atomic.LoadUint64(p)
+					if atomic.CompareAndSwapUint64(p, old, old+1) {
+						s++
+					}
 				}
 			}
 			return s
