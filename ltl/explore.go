@@ -137,6 +137,9 @@ func (p *product) addEdges(i int, es []Edge, live []int32, s uint32, rest bool) 
 	}
 	dense, na := p.denseIndex(), len(p.aut.States)
 	proviso := !rest && sys.reduced.has(s)
+	if p.ident && len(live) == 1 && !proviso && !p.record {
+		return false, p.addIdentEdges(i, tos, d)
+	}
 	for k, t := range tos {
 		p.edgesN += int64(len(live))
 		for _, j := range live {
@@ -171,6 +174,32 @@ func (p *product) addEdges(i int, es []Edge, live []int32, s uint32, rest bool) 
 		}
 	}
 	return back, nil
+}
+
+// addIdentEdges is addEdges for a product with product.ident and one live
+// automaton edge (to its one state), without the proviso or the
+// recording: the edges of node i to the nodes of the system states tos
+// in a loop of their own. Node t of state t exists when t is below the
+// node count; a new one is made by node, which may leave ident.
+func (p *product) addIdentEdges(i int, tos []uint32, d int32) error {
+	p.edgesN += int64(len(tos))
+	filter := p.useFilter
+	for _, t := range tos {
+		to := t
+		if !p.ident || t >= uint32(p.nodeN) {
+			var err error
+			if to, err = p.node(t, 0, uint32(i), d+1); err != nil {
+				return err
+			}
+		}
+		if filter {
+			p.indeg[to]++
+		}
+		if to < uint32(i) {
+			p.downEdges++
+		}
+	}
+	return nil
 }
 
 // defaultFirstCheck is the number of expanded nodes at which the cycle
