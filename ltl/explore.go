@@ -65,7 +65,7 @@ func (p *product) explore(upto int) (reason verdict.StopReason, done bool, err e
 func (p *product) expandNode(i int) (stop bool, err error) {
 	sys := p.sys
 	id := uint32(i)
-	s, q := p.sysOf(uint32(i)), p.stateQ(id)
+	s, q := p.sysOf(id), p.stateQ(id)
 	for int(p.curDepth)+1 < len(p.levels) && p.levels[p.curDepth+1] <= id {
 		p.curDepth++
 	}
