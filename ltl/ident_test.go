@@ -81,8 +81,10 @@ func TestIdentExamples(t *testing.T) {
 }
 
 // TestIdentRandom compares the check with and without the dense index of
-// a one-state automaton on random small systems, with early checkpoints
-// and with the reductions, and on random temporal specs.
+// a one-state automaton on random small systems, also with early
+// checkpoints, with the successor lists computed again instead of kept
+// (a memory budget's) and under hash compaction, and on random temporal
+// specs, also with the reductions.
 func TestIdentRandom(t *testing.T) {
 	n, specs := 300, 40
 	if testenv.Short(t) {
@@ -92,6 +94,8 @@ func TestIdentRandom(t *testing.T) {
 	eachRandomSystem(t, n, 43, func(name string, m *spec.Model) {
 		identDiff(t, name, m, Options{}, &c)
 		identDiff(t, name+" (first check 1)", m, Options{firstCheck: 1}, nil)
+		identDiff(t, name+" (lists computed again)", m, Options{recompute: true}, nil)
+		identDiff(t, name+" (hash compaction)", m, Options{HashCompact: true}, nil)
 	})
 	eachRandomSpec(specs, func(name string, m *spec.Model) {
 		identDiff(t, name, m, Options{MaxStates: 100000}, &c)
