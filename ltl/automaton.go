@@ -3,6 +3,7 @@ package ltl
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -156,22 +157,35 @@ func (a *Automaton) AcceptsLasso(prefix, loop [][]bool) bool {
 		return len(prefix)
 	}
 	// Product nodes q*n+i.
-	type pedge struct {
-		to  int
-		acc uint64
-	}
-	adj := func(v int) []pedge {
+	adj := func(v int) []accEdge {
 		q, i := v/n, v%n
-		var out []pedge
+		var out []accEdge
 		for _, e := range a.States[q].Edges {
 			if e.Label.Holds(word[i]) {
-				out = append(out, pedge{e.To*n + succ(i), e.Acc})
+				out = append(out, accEdge{e.To*n + succ(i), e.Acc})
 			}
 		}
 		return out
 	}
-	total := len(a.States) * n
-	comp := make([]int, total)
+	_, ok := acceptingSCCs(len(a.States)*n, []int{a.Init*n + 0}, a.AllAcc(), adj)
+	return slices.Contains(ok, true)
+}
+
+// accEdge is an edge of the graphs of [acceptingSCCs]: its target and
+// acceptance sets.
+type accEdge struct {
+	to  int
+	acc uint64
+}
+
+// acceptingSCCs returns the strongly connected components of the graph
+// of nodes 0..total-1 whose edges adj gives, among the nodes reached from
+// roots (comp: the component of each, -1 for a node not reached), and per
+// component whether a run may stay in it forever taking edges of every
+// acceptance set of all: an edge between two of its nodes, and among
+// those edges one of each set (Tarjan's algorithm).
+func acceptingSCCs(total int, roots []int, all uint64, adj func(v int) []accEdge) (comp []int, ok []bool) {
+	comp = make([]int, total)
 	for i := range comp {
 		comp[i] = -1
 	}
@@ -210,27 +224,29 @@ func (a *Automaton) AcceptsLasso(prefix, loop [][]bool) bool {
 			ncomp++
 		}
 	}
-	strong(a.Init*n + 0)
+	for _, r := range roots {
+		if index[r] < 0 {
+			strong(r)
+		}
+	}
 	acc := make([]uint64, ncomp)
-	cyc := make([]bool, ncomp)
+	inner := make([]bool, ncomp)
 	for v := 0; v < total; v++ {
 		if comp[v] < 0 {
 			continue
 		}
 		for _, e := range adj(v) {
 			if comp[e.to] == comp[v] {
-				cyc[comp[v]] = true
+				inner[comp[v]] = true
 				acc[comp[v]] |= e.acc
 			}
 		}
 	}
-	all := a.AllAcc()
-	for c := 0; c < ncomp; c++ {
-		if cyc[c] && acc[c] == all {
-			return true
-		}
+	ok = make([]bool, ncomp)
+	for c := range ok {
+		ok[c] = inner[c] && acc[c]&all == all
 	}
-	return false
+	return comp, ok
 }
 
 // Format prints the automaton as text: a header line, then per state its
@@ -313,3 +329,36 @@ func (a *Automaton) DOT() string {
 }
 
 func dotEscape(s string) string { return strings.ReplaceAll(s, `"`, `\"`) }
+
+// CycleSCCs returns, per state, the number of its strongly connected
+// component when an accepting run may stay in that component forever: it
+// has an edge between two of its states (a cycle) and, among those
+// edges, one of each acceptance set; -1 for every other state. A cycle of
+// a product with this automaton runs through the states of one component
+// alone, taking only edges inside it, so a product node whose automaton
+// state has -1 lies on no accepting cycle, and an edge between states of
+// two components lies on no cycle at all. all reports that every state
+// has its component's number (nothing to leave out).
+func (a *Automaton) CycleSCCs() (scc []int32, all bool) {
+	n := len(a.States)
+	roots := make([]int, n)
+	for q := range roots {
+		roots[q] = q
+	}
+	adj := func(q int) []accEdge {
+		out := make([]accEdge, len(a.States[q].Edges))
+		for k, e := range a.States[q].Edges {
+			out[k] = accEdge{e.To, e.Acc}
+		}
+		return out
+	}
+	comp, ok := acceptingSCCs(n, roots, a.AllAcc(), adj)
+	scc, all = make([]int32, n), true
+	for q, c := range comp {
+		scc[q] = int32(c)
+		if !ok[c] {
+			scc[q], all = -1, false
+		}
+	}
+	return scc, all
+}

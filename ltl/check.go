@@ -55,6 +55,10 @@ type Options struct {
 	// noIdent keeps the dense index of an automaton of one state too
 	// (tests: product.ident).
 	noIdent bool
+	// noCycleSCCs keeps, in the filter and the cycle search, the nodes
+	// whose automaton state lies in no component where an accepting
+	// cycle may stay (tests: product.cyc).
+	noCycleSCCs bool
 	// filter says when the OWCTY filter runs in front of the cycle search
 	// (tests; the default: only without plain weakly fair units).
 	filter filterMode
@@ -349,6 +353,9 @@ func (r *checkRun) product(p *spec.Property, sys *system, aut *Automaton, atoms 
 	}
 	pr.hashNodes = r.opts.hashNodes
 	pr.noIdent = r.opts.noIdent
+	if r.opts.noCycleSCCs {
+		pr.cyc = nil
+	}
 	pr.filter = r.opts.filter
 	pr.useFilter = pr.filter == filterOn || pr.filter == filterAuto && len(pr.weakUnits()) == 0
 	pr.record = r.opts.onProduct != nil

@@ -125,7 +125,7 @@ func (c *cycleSearch) tarjan(roots []uint32, token int32, emit func(comp []uint3
 		if roots != nil {
 			root = roots[r]
 		}
-		if c.index[root] != -1 {
+		if c.index[root] != -1 || roots == nil && c.p.cyc != nil && c.p.cycOf(root) < 0 {
 			continue
 		}
 		c.index[root] = counter
@@ -228,9 +228,20 @@ type sccSum struct {
 func (c *cycleSearch) push(v uint32, token int32) {
 	off := int64(len(c.arena))
 	c.edges = c.p.appendEdges(c.edges[:0], v)
-	for _, e := range c.edges {
-		if w := e.to; c.inSub(w, token) {
-			c.arena = append(c.arena, arc{to: w, act: e.act, acc: e.acc})
+	if p := c.p; p.cyc != nil {
+		// Only the edges inside v's automaton component: no other lies
+		// on a cycle, so the SCCs are the same.
+		cv := p.cycOf(v)
+		for _, e := range c.edges {
+			if w := e.to; c.inSub(w, token) && p.cycOf(w) == cv {
+				c.arena = append(c.arena, arc{to: w, act: e.act, acc: e.acc})
+			}
+		}
+	} else {
+		for _, e := range c.edges {
+			if w := e.to; c.inSub(w, token) {
+				c.arena = append(c.arena, arc{to: w, act: e.act, acc: e.acc})
+			}
 		}
 	}
 	c.calls = append(c.calls, frame{v: v, low: c.index[v], off: off, next: off})

@@ -121,7 +121,8 @@ func (p *product) expandNode(i int) (stop bool, err error) {
 // addEdges adds the product edges of node i by the successors of its
 // system state s (rest: those outside its ample set) and the automaton
 // edges es[live] (those of its automaton state whose label holds),
-// counts them in the targets' indeg, and reports whether one of them
+// counts those between nodes of the filter's first set in the targets'
+// indeg, and reports whether one of them
 // leads to a node no deeper than i (only for a state whose ample set is
 // proper: the cycle proviso asks no other; false otherwise).
 func (p *product) addEdges(i int, es []Edge, live []int32, s uint32, rest bool) (back bool, err error) {
@@ -137,6 +138,10 @@ func (p *product) addEdges(i int, es []Edge, live []int32, s uint32, rest bool) 
 	}
 	dense, na := p.denseIndex(), len(p.aut.States)
 	proviso := !rest && sys.reduced.has(s)
+	// The filter's set starts with the nodes whose automaton state may
+	// hold an accepting cycle (product.cyc): indeg counts the edges
+	// between two of them.
+	count := p.useFilter && (p.cyc == nil || p.cyc[p.stateQ(uint32(i))] >= 0)
 	if p.ident && len(live) == 1 && !proviso && !p.record {
 		return false, p.addIdentEdges(i, tos, d)
 	}
@@ -158,7 +163,7 @@ func (p *product) addEdges(i int, es []Edge, live []int32, s uint32, rest bool) 
 			if proviso {
 				back = back || int(d)+1 >= len(p.levels) || to < p.levels[d+1]
 			}
-			if p.useFilter {
+			if count && (p.cyc == nil || p.cyc[e.To] >= 0) {
 				p.indeg[to]++
 			}
 			if to < uint32(i) {
@@ -183,7 +188,7 @@ func (p *product) addEdges(i int, es []Edge, live []int32, s uint32, rest bool) 
 // node count; a new one is made by node, which may leave ident.
 func (p *product) addIdentEdges(i int, tos []uint32, d int32) error {
 	p.edgesN += int64(len(tos))
-	filter := p.useFilter
+	filter := p.useFilter && p.cyc == nil // else the one state holds no accepting cycle: the filter's set is empty
 	for _, t := range tos {
 		to := t
 		if !p.ident || t >= uint32(p.nodeN) {

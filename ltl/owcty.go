@@ -69,6 +69,16 @@ func newOWCTYFilter(p *product) *owctyFilter {
 	for v := 0; v < n; v++ {
 		f.in[v/64] |= 1 << uint(v%64)
 	}
+	if p.cyc != nil {
+		// The nodes on no accepting cycle by their automaton state are
+		// not in the set (nor, in the in-degrees that the first
+		// elimination starts from, their edges).
+		for v := 0; v < n; v++ {
+			if p.cycOf(uint32(v)) < 0 {
+				f.remove(uint32(v))
+			}
+		}
+	}
 	f.weak = p.weakUnits()
 	return f
 }

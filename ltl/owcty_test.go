@@ -292,20 +292,24 @@ func TestEliminateBatches(t *testing.T) {
 		t.Helper()
 		products++
 		n := pr.expanded()
+		// The set starts with the nodes whose automaton states have a
+		// component (every node without pr.cyc).
 		want := make([]bool, n)
 		count := make([]int, n)
 		var targets []uint32
 		for v := range n {
-			want[v] = true
+			want[v] = pr.cyc == nil || pr.cycOf(uint32(v)) >= 0
+		}
+		for v := range n {
 			for _, w := range pr.appendTargets(targets[:0], uint32(v)) {
-				if int(w) < n {
+				if want[v] && int(w) < n && want[w] {
 					count[w]++
 				}
 			}
 		}
 		var work []uint32
 		for v := range n {
-			if count[v] == 0 {
+			if want[v] && count[v] == 0 {
 				work = append(work, uint32(v))
 			}
 		}
@@ -314,7 +318,7 @@ func TestEliminateBatches(t *testing.T) {
 			work = work[:len(work)-1]
 			want[v] = false
 			for _, w := range pr.appendTargets(targets[:0], v) {
-				if int(w) < n {
+				if int(w) < n && want[w] {
 					if count[w]--; count[w] == 0 {
 						work = append(work, w)
 					}

@@ -114,8 +114,10 @@ type expandedPart struct {
 	downEdges int64 // the edges to a smaller id (the filter's scan)
 	full      []uint64
 	// indeg counts per node the edges into it from the expanded nodes
-	// (when the filter runs): the OWCTY filter's first elimination starts
-	// from it instead of a pass over the product's edges.
+	// (when the filter runs; with cyc, only those between nodes whose
+	// automaton states have a component): the OWCTY filter's first
+	// elimination starts from it instead of a pass over the product's
+	// edges.
 	indeg    []uint32
 	tmpEdges []edge   // appendTargets: the edges of a node
 	tmpTo    []uint32 // addEdges: the targets of a state's successors
@@ -137,6 +139,12 @@ type cycleChecks struct {
 	// it at every node (Options.fullSearch).
 	searchedN  int
 	fullSearch bool
+	// cyc is per automaton state the number of its component when an
+	// accepting cycle may stay in it, else -1 ([Automaton.CycleSCCs]):
+	// the filter and the cycle search leave out the nodes of -1 and the
+	// edges between two components. nil when no state has -1 (or
+	// Options.noCycleSCCs).
+	cyc []int32
 }
 
 // progressReport is the progress of the exploration, reported about
@@ -195,6 +203,9 @@ func newProduct(ctx context.Context, sys *system, aut *Automaton, atoms []*spec.
 			return nil, err
 		}
 		p.preds = append(p.preds, pr)
+	}
+	if scc, all := aut.CycleSCCs(); !all {
+		p.cyc = scc
 	}
 	p.reserveArrays()
 	if p.small && len(p.preds) == 1 {
@@ -423,6 +434,12 @@ func (p *product) node(sysIdx uint32, q int, parent uint32, d int32) (uint32, er
 // qBig is the nodeQ of a node whose automaton state is kept in bigQ (an
 // automaton of more than qBig states; 2 bytes a node otherwise).
 const qBig = 1<<16 - 1
+
+// cycOf returns the component of node v's automaton state in which an
+// accepting cycle may stay, or -1 (see cycleChecks.cyc, which is not nil).
+func (p *product) cycOf(v uint32) int32 {
+	return p.cyc[p.stateQ(v)]
+}
 
 // stateQ returns the automaton state of node v.
 func (p *product) stateQ(v uint32) int {
