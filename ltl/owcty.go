@@ -66,16 +66,19 @@ const (
 func newOWCTYFilter(p *product) *owctyFilter {
 	n := p.expanded()
 	f := &owctyFilter{p: p, n: n, in: make([]uint64, (n+63)/64), size: n, word: make([]uint32, n), batchN: elimBatch}
-	for v := 0; v < n; v++ {
-		f.in[v/64] |= 1 << uint(v%64)
-	}
-	if p.cyc != nil {
+	if p.cyc == nil {
+		for v := 0; v < n; v++ {
+			f.in[v/64] |= 1 << uint(v%64)
+		}
+	} else {
 		// The nodes on no accepting cycle by their automaton state are
 		// not in the set (nor, in the in-degrees that the first
 		// elimination starts from, their edges).
+		f.size = 0
 		for v := 0; v < n; v++ {
-			if p.cycOf(uint32(v)) < 0 {
-				f.remove(uint32(v))
+			if p.cycOf(uint32(v)) >= 0 {
+				f.in[v/64] |= 1 << uint(v%64)
+				f.size++
 			}
 		}
 	}

@@ -568,10 +568,13 @@ func (s *system) expand(idx uint32) error {
 	} else {
 		s.fill(idx, false)
 	}
-	en := make([]uint64, s.uw)
 	if s.buf[0] >= 0 { // the stutter is no transition and enables no unit
 		s.transitions += int64(len(s.buf))
 	}
+	if s.uw == 0 { // no fairness units: nothing to keep
+		return nil
+	}
+	en := make([]uint64, s.uw)
 	for _, a := range s.buf {
 		if a < 0 {
 			continue
