@@ -149,6 +149,15 @@
 // and the SCCs of the rest are examined again. Fairness is thus handled
 // in the cycle analysis, not by enlarging the formula.
 //
+// A cycle of the product runs through the automaton states of one
+// component of the automaton, taking only edges inside it, so a node
+// whose automaton state lies in a component without an inner edge of
+// every acceptance set (Automaton.CycleSCCs: the start state of a
+// response property's negation, with its self-loop that accepts
+// nothing) is on no accepting cycle: the filter below and the cycle
+// search leave such nodes out, and the search takes no edge between two
+// components. The fair SCCs they find are the same.
+//
 // When no weakly fair unit is in play, the OWCTY filter (Černá and
 // Pelánek) runs first: rounds of reachability from the edges of every
 // acceptance set and elimination of the nodes without a predecessor left
