@@ -264,7 +264,7 @@ func (p *product) run(prop *spec.Property) (*verdict.Violation, verdict.StopReas
 			continue
 		}
 		putOff = false
-		if v, n := p.search(prop); v != nil || done || p.collided != nil {
+		if v, n := p.search(prop, done); v != nil || done || p.collided != nil {
 			return v, verdict.NotStopped, n
 		}
 	}
@@ -308,15 +308,16 @@ func (p *product) failure(prop *spec.Property) *verdict.Violation {
 
 // search looks for a fair accepting SCC in the expanded part and, when
 // there is one, returns the lasso through the fair node closest to an
-// initial node.
-func (p *product) search(prop *spec.Property) (*verdict.Violation, int) {
+// initial node. last says that the product is complete: no search
+// follows, so the filter may take over the in-degrees.
+func (p *product) search(prop *spec.Property, last bool) (*verdict.Violation, int) {
 	var roots []uint32
 	if p.phases != nil {
 		p.phases.checks++
 	}
 	if p.useFilter {
 		t0 := p.clock()
-		f := newOWCTYFilter(p)
+		f := newOWCTYFilter(p, last && !p.record)
 		roots = f.run()
 		p.searchBytes = max(p.searchBytes, f.bytes())
 		p.phase(phaseFilter, t0)

@@ -144,7 +144,7 @@ func TestFilterExact(t *testing.T) {
 	empty, nonEmpty := 0, 0
 	compare := func(t *testing.T, name string, pr *product) {
 		t.Helper()
-		f := newOWCTYFilter(pr)
+		f := newOWCTYFilter(pr, false)
 		f.fixpoint = true
 		rest := f.run()
 		kept := make([]bool, pr.expanded())
@@ -160,7 +160,7 @@ func TestFilterExact(t *testing.T) {
 			}
 		}
 		// Generalised Büchi emptiness by SCCs, with the filter's sets.
-		g := newOWCTYFilter(pr)
+		g := newOWCTYFilter(pr, false)
 		sets := pr.aut.NumAcc + len(g.weak)
 		exists := false
 		c = newCycleSearch(pr)
@@ -327,7 +327,7 @@ func TestEliminateBatches(t *testing.T) {
 		}
 		for _, first := range []bool{false, pr.useFilter} {
 			for _, b := range batches {
-				f := newOWCTYFilter(pr)
+				f := newOWCTYFilter(pr, false)
 				f.batchN = b
 				f.eliminate(first)
 				size := 0
