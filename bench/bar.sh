@@ -12,6 +12,17 @@
 #   FULL=1 bench/bar.sh           # all of them (15-30 minutes on 2 cores)
 #   TOL=0.15 bench/bar.sh         # another tolerance (default 0.10)
 #   TABLE=OUT/table.tsv bench/bar.sh   # compare a run already made
+#   BASE=ba8b4f2 bench/bar.sh     # and the old build beside HEAD (commit first)
+#
+# With BASE (a git revision, or a wrapcheck binary), the speed of the
+# build is judged against BASE's in the same run: bench/ab.sh BASE HEAD
+# (the quick models unless FULL=1, ROUNDS=${ABROUNDS:-5}, the two builds
+# interleaved), then `go run ./bench/bar -ab`: every configuration's
+# median CPU ratio new÷old at most 1 + TOL plus the rounding, and every
+# count equal. The table against the recorded one is then printed with
+# -counts-only: its ratios to the peers move with the machine's speed
+# from hour to hour (the peers' runs and ours do not move alike), which
+# the A/B cancels, so there only the counts decide.
 #
 # The tolerance is relative, plus the rounding of the times a figure is
 # made of (0.01 s over the time): the ratios of the small models move by
@@ -35,5 +46,16 @@ if [ -z "${TABLE:-}" ]; then
 	}
 fi
 echo
-(cd "$ROOT" && go run ./bench/bar -tol "$TOL" bench/peers/latest.tsv "$TABLE") || exit 1
+if [ -z "${BASE:-}" ]; then
+	(cd "$ROOT" && go run ./bench/bar -tol "$TOL" bench/peers/latest.tsv "$TABLE") || exit 1
+	exit "$rc"
+fi
+(cd "$ROOT" && go run ./bench/bar -tol "$TOL" -counts-only bench/peers/latest.tsv "$TABLE") || rc=1
+quick=1
+[ "${FULL:-0}" = 1 ] && quick=0
+AB=$(mktemp -d "${TMPDIR:-/tmp}/wrapcheck-bar-ab.XXXXXX")
+echo
+echo "the old build beside the new: bench/ab.sh $BASE HEAD"
+OUT=$AB QUICK=$quick ROUNDS=${ABROUNDS:-5} "$ROOT/bench/ab.sh" "$BASE" HEAD >"$AB/ab.md" || rc=1
+(cd "$ROOT" && go run ./bench/bar -tol "$TOL" -ab "$AB/ab.tsv") || rc=1
 exit "$rc"

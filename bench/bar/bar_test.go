@@ -287,3 +287,99 @@ func markdown(r row) string {
 		d("bps_wc"), d("bps_spin"), d("bps_compact"), red, peer, d("peer_wc"), r["counts"]}
 	return "| " + strings.Join(cells, " | ") + " |"
 }
+
+// abTSV writes ab.sh's raw TSV for rounds of one configuration per
+// model: build a at cpu a, build b at cpu times b[round], both with the
+// given counts (b's counts bCounts).
+func abTSV(rounds int, a float64, b []float64, counts, bCounts string) string {
+	var w strings.Builder
+	for r := range rounds {
+		for _, m := range []string{"pipeline K=3 N=2", "toctou D=3 M=10"} {
+			for _, flags := range []string{"--no-symmetry --no-por --workers 1", ""} {
+				w.WriteString(strconv.Itoa(r) + "\t" + m + "\t" + flags + "\ta\t" + counts + "\t0.50\t" + strconv.FormatFloat(a, 'f', 2, 64) + "\n")
+				w.WriteString(strconv.Itoa(r) + "\t" + m + "\t" + flags + "\tb\t" + bCounts + "\t0.50\t" + strconv.FormatFloat(b[r], 'f', 2, 64) + "\n")
+			}
+		}
+	}
+	return w.String()
+}
+
+// TestCompareAB checks the A/B bar: equal builds pass, a median CPU
+// ratio past the tolerance and its rounding fails (one slow round does
+// not), a count that differs fails, and a run under the timing's
+// resolution is compared without dividing by zero.
+func TestCompareAB(t *testing.T) {
+	const counts = "970299\t3910599"
+	for _, tt := range []struct {
+		name    string
+		b       []float64
+		bCounts string
+		fails   int
+		counts  int
+	}{
+		{"equal", []float64{0.40, 0.40, 0.40}, counts, 0, 0},
+		{"one slow round", []float64{0.40, 0.60, 0.41}, counts, 0, 0},
+		{"within the tolerance and rounding", []float64{0.45, 0.46, 0.45}, counts, 0, 0},
+		{"slower", []float64{0.48, 0.49, 0.48}, counts, 4, 0},
+		{"faster", []float64{0.30, 0.31, 0.30}, counts, 0, 0},
+		{"counts", []float64{0.40, 0.40, 0.40}, "970298\t3910599", 4, 4},
+	} {
+		res, err := compareAB("ab.tsv", strings.NewReader(abTSV(3, 0.40, tt.b, counts, tt.bCounts)), 0.10)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		fails, countFails := 0, 0
+		for _, l := range res.lines {
+			if l.isFail {
+				fails++
+			}
+			if l.isCountFail {
+				countFails++
+			}
+		}
+		if len(res.lines) != 4 || fails != tt.fails || countFails != tt.counts || res.failed() != (tt.fails > 0) {
+			var out bytes.Buffer
+			res.write(&out, 0.10)
+			t.Errorf("%s: %d lines, %d failed (%d counts), want 4, %d (%d):\n%s", tt.name, len(res.lines), fails, countFails, tt.fails, tt.counts, out.String())
+		}
+	}
+	// Under the resolution: 0.00 against 0.01 s.
+	res, err := compareAB("ab.tsv", strings.NewReader("0\tmutex N=5\t\ta\t1288\t9000\t0.01\t0.00\n0\tmutex N=5\t\tb\t1288\t9000\t0.01\t0.01\n"), 0.10)
+	if err != nil || res.failed() {
+		t.Errorf("a run under the resolution: %v, failed %v", err, res != nil && res.failed())
+	}
+	for _, bad := range []string{"", "0\tm\tf\ta\t1\t2\t0.1\n", "x\tm\tf\ta\t1\t2\t0.1\t0.1\n", "0\tm\tf\tc\t1\t2\t0.1\t0.1\n"} {
+		if _, err := compareAB("ab.tsv", strings.NewReader(bad), 0.10); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+// TestCountsOnly checks that -counts-only keeps the count failures and
+// turns the figures' into "moved".
+func TestCountsOnly(t *testing.T) {
+	rec, err := readTable(latest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := copyTable(rec)
+	run.rows[0]["w1_spin"] = "0.01"
+	run.rows[1]["states"] = "1"
+	res := compare(rec, run, 0.10)
+	res.countsOnly()
+	moved, fails := 0, 0
+	for _, l := range res.lines {
+		if l.verdict == "moved" {
+			moved++
+		}
+		if l.isFail {
+			fails++
+			if !l.isCountFail {
+				t.Errorf("%s %s: a figure fails under -counts-only", l.key, l.label)
+			}
+		}
+	}
+	if moved != 1 || fails != 1 || !res.failed() {
+		t.Errorf("%d moved, %d failed, want 1 and 1", moved, fails)
+	}
+}

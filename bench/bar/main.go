@@ -23,7 +23,19 @@
 // time, so that a 0.11 s run is not failed for the 9% that one
 // hundredth of a second is of it. A figure recorded but missing from
 // the run (a run that failed or timed out) fails too. The absolute
-// rates are machine-dependent and are not compared.
+// rates are machine-dependent and are not compared. With -counts-only,
+// only the counts decide: a figure beyond the tolerance is printed as
+// "moved" (bench/bar.sh with BASE, where the A/B below decides speed).
+//
+//	go run ./bench/bar [-tol 0.10] -ab AB.tsv
+//
+// compares instead the two builds of one run of bench/ab.sh (its raw
+// ab.tsv: the old build A beside the new B, interleaved on one machine,
+// so that the machine's drift falls on both): per configuration the
+// states and transitions of every run of both must be equal, and the
+// median over the rounds of B's CPU time over A's must be at most
+// 1 + tol + q, q the rounding of the two times (0.01 s over each
+// median).
 package main
 
 import (
@@ -33,17 +45,42 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 )
 
 func main() {
 	tol := flag.Float64("tol", 0.10, "relative tolerance of the ratios and byte figures")
+	countsOnly := flag.Bool("counts-only", false, "only the counts decide; figures beyond the tolerance are printed as moved")
+	abPath := flag.String("ab", "", "compare the two builds of bench/ab.sh's raw `ab.tsv` instead of two tables")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: go run ./bench/bar [-tol 0.10] RECORDED.tsv RUN.tsv")
+		fmt.Fprintln(os.Stderr, "usage: go run ./bench/bar [-tol 0.10] [-counts-only] RECORDED.tsv RUN.tsv\n       go run ./bench/bar [-tol 0.10] -ab AB.tsv")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
+	if *abPath != "" {
+		if flag.NArg() != 0 {
+			flag.Usage()
+			os.Exit(2)
+		}
+		f, err := os.Open(*abPath)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		res, err := compareAB(*abPath, f, *tol)
+		f.Close()
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		res.write(os.Stdout, *tol)
+		if res.failed() {
+			os.Exit(1)
+		}
+		return
+	}
 	if flag.NArg() != 2 {
 		flag.Usage()
 		os.Exit(2)
@@ -59,6 +96,9 @@ func main() {
 		os.Exit(2)
 	}
 	res := compare(rec, run, *tol)
+	if *countsOnly {
+		res.countsOnly()
+	}
 	res.write(os.Stdout, *tol)
 	if res.failed() {
 		os.Exit(1)
@@ -256,6 +296,153 @@ func compare(rec, run *table, tol float64) *result {
 		}
 	}
 	return res
+}
+
+// countsOnly leaves the verdict to the counts: a figure beyond the
+// tolerance is "moved", not a failure.
+func (r *result) countsOnly() {
+	for i := range r.lines {
+		if l := &r.lines[i]; l.isFail && !l.isCountFail {
+			l.verdict, l.isFail = "moved", false
+		}
+	}
+}
+
+// abRun is one run of bench/ab.sh's raw TSV: round, configuration (model
+// and flags), side (a or b), states, transitions, wall and CPU seconds.
+type abRun struct {
+	round         int
+	model, flags  string
+	side          string
+	states, trans string
+	wall, cpu     float64
+}
+
+// compareAB compares build b with build a in ab.sh's raw TSV (see the
+// package documentation).
+func compareAB(name string, r io.Reader, tol float64) (*result, error) {
+	type config struct{ model, flags string }
+	var order []config
+	runs := map[config][]abRun{}
+	sc := bufio.NewScanner(r)
+	for ln := 1; sc.Scan(); ln++ {
+		text := sc.Text()
+		if strings.TrimSpace(text) == "" {
+			continue
+		}
+		c := strings.Split(text, "\t")
+		if len(c) != 8 {
+			return nil, fmt.Errorf("%s:%d: %d cells, want 8", name, ln, len(c))
+		}
+		round, err := strconv.Atoi(c[0])
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: round %q", name, ln, c[0])
+		}
+		if c[3] != "a" && c[3] != "b" {
+			return nil, fmt.Errorf("%s:%d: side %q, want a or b", name, ln, c[3])
+		}
+		run := abRun{round: round, model: c[1], flags: c[2], side: c[3], states: c[4], trans: c[5]}
+		// A run that failed has no times ("?"): its counts differ, so it
+		// fails as a count below.
+		run.wall, _ = strconv.ParseFloat(c[6], 64)
+		run.cpu, _ = strconv.ParseFloat(c[7], 64)
+		k := config{run.model, run.flags}
+		if _, ok := runs[k]; !ok {
+			order = append(order, k)
+		}
+		runs[k] = append(runs[k], run)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(order) == 0 {
+		return nil, fmt.Errorf("%s: no runs", name)
+	}
+	res := &result{}
+	for _, k := range order {
+		label := abLabel(k.flags)
+		a, b := map[int]abRun{}, map[int]abRun{}
+		counts := map[string]bool{}
+		for _, run := range runs[k] {
+			if run.side == "a" {
+				a[run.round] = run
+			} else {
+				b[run.round] = run
+			}
+			counts[run.states+" "+run.trans] = true
+		}
+		var ratios, as, bs []float64
+		for round, ra := range a {
+			rb, ok := b[round]
+			if !ok {
+				continue
+			}
+			// A time under the 0.01 s the runs are timed to counts as
+			// half of it.
+			ca, cb := max(ra.cpu, 0.005), max(rb.cpu, 0.005)
+			ratios = append(ratios, cb/ca)
+			as, bs = append(as, ca), append(bs, cb)
+		}
+		var first abRun
+		for _, run := range runs[k] {
+			first = run
+			break
+		}
+		if len(counts) != 1 || strings.Contains(first.states, "?") {
+			cs := make([]string, 0, len(counts))
+			for c := range counts {
+				cs = append(cs, c)
+			}
+			sort.Strings(cs)
+			res.lines = append(res.lines, line{key: k.model, label: label + " counts", rec: first.states, now: strings.Join(cs, "/"),
+				verdict: "COUNT MISMATCH", isFail: true, isCountFail: true})
+			continue
+		}
+		if len(ratios) == 0 {
+			res.lines = append(res.lines, line{key: k.model, label: label, verdict: "MISSING", isFail: true})
+			continue
+		}
+		ma, mb, m := median(as), median(bs), median(ratios)
+		allow := tol + 0.01/max(ma, 0.01) + 0.01/max(mb, 0.01)
+		l := line{key: k.model, label: label, rec: fmt.Sprintf("%.2f s", ma), now: fmt.Sprintf("%.2f s", mb),
+			change: fmt.Sprintf("%+.1f%%", 100*(m-1)), allowed: fmt.Sprintf("%.0f%%", 100*allow), verdict: "ok"}
+		if m > 1+allow {
+			l.verdict, l.isFail = "REGRESSED", true
+		}
+		res.lines = append(res.lines, l)
+	}
+	return res, nil
+}
+
+// abLabel names a configuration of ab.sh by its flags: w1, w2, w1
+// compact, or the defaults.
+func abLabel(flags string) string {
+	f := " " + flags + " "
+	var l string
+	switch {
+	case strings.Contains(f, " --workers 1 "):
+		l = "w1"
+	case strings.Contains(f, " --workers 2 "):
+		l = "w2"
+	case strings.TrimSpace(flags) == "":
+		return "defaults cpu"
+	default:
+		return strings.TrimSpace(flags)
+	}
+	if strings.Contains(f, " --hash-compact ") {
+		l += " compact"
+	}
+	return l + " cpu"
+}
+
+// median returns the median of xs (not empty), which it sorts.
+func median(xs []float64) float64 {
+	sort.Float64s(xs)
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
 }
 
 // number parses a cell; "-" (no figure) is an error.
