@@ -383,11 +383,7 @@ func compareAB(name string, r io.Reader, tol float64) (*result, error) {
 			ratios = append(ratios, cb/ca)
 			as, bs = append(as, ca), append(bs, cb)
 		}
-		var first abRun
-		for _, run := range runs[k] {
-			first = run
-			break
-		}
+		first := runs[k][0]
 		if len(counts) != 1 || strings.Contains(first.states, "?") {
 			cs := make([]string, 0, len(counts))
 			for c := range counts {
@@ -404,7 +400,7 @@ func compareAB(name string, r io.Reader, tol float64) (*result, error) {
 		}
 		ma, mb, m := median(as), median(bs), median(ratios)
 		allow := tol + 0.01/max(ma, 0.01) + 0.01/max(mb, 0.01)
-		l := line{key: k.model, label: label, rec: fmt.Sprintf("%.2f s", ma), now: fmt.Sprintf("%.2f s", mb),
+		l := line{key: k.model, label: label, rec: seconds(ma), now: seconds(mb),
 			change: fmt.Sprintf("%+.1f%%", 100*(m-1)), allowed: fmt.Sprintf("%.0f%%", 100*allow), verdict: "ok"}
 		if m > 1+allow {
 			l.verdict, l.isFail = "REGRESSED", true
@@ -412,6 +408,15 @@ func compareAB(name string, r io.Reader, tol float64) (*result, error) {
 		res.lines = append(res.lines, l)
 	}
 	return res, nil
+}
+
+// seconds prints a median CPU time of the A/B ("<0.01 s" under the
+// runs' resolution).
+func seconds(t float64) string {
+	if t < 0.01 {
+		return "<0.01 s"
+	}
+	return fmt.Sprintf("%.2f s", t)
 }
 
 // abLabel names a configuration of ab.sh by its flags: w1, w2, w1
