@@ -227,21 +227,17 @@ type sccSum struct {
 // push puts node v on the depth-first path of the subgraph token.
 func (c *cycleSearch) push(v uint32, token int32) {
 	off := int64(len(c.arena))
-	c.edges = c.p.appendEdges(c.edges[:0], v)
-	if p := c.p; p.cyc != nil {
-		// Only the edges inside v's automaton component: no other lies
-		// on a cycle, so the SCCs are the same.
-		cv := p.cycOf(v)
-		for _, e := range c.edges {
-			if w := e.to; c.inSub(w, token) && p.cycOf(w) == cv {
-				c.arena = append(c.arena, arc{to: w, act: e.act, acc: e.acc})
-			}
-		}
-	} else {
-		for _, e := range c.edges {
-			if w := e.to; c.inSub(w, token) {
-				c.arena = append(c.arena, arc{to: w, act: e.act, acc: e.acc})
-			}
+	p := c.p
+	c.edges = p.appendEdges(c.edges[:0], v)
+	// With p.cyc, only the edges inside v's automaton component: no
+	// other lies on a cycle, so the SCCs are the same.
+	var cv int32
+	if p.cyc != nil {
+		cv = p.cycOf(v)
+	}
+	for _, e := range c.edges {
+		if w := e.to; c.inSub(w, token) && (p.cyc == nil || p.cycOf(w) == cv) {
+			c.arena = append(c.arena, arc{to: w, act: e.act, acc: e.acc})
 		}
 	}
 	c.calls = append(c.calls, frame{v: v, low: c.index[v], off: off, next: off})

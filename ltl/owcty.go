@@ -70,26 +70,20 @@ const (
 // product's largest.
 func newOWCTYFilter(p *product, takeIndeg bool) *owctyFilter {
 	n := p.expanded()
-	f := &owctyFilter{p: p, n: n, in: make([]uint64, (n+63)/64), size: n, batchN: elimBatch}
+	f := &owctyFilter{p: p, n: n, in: make([]uint64, (n+63)/64), batchN: elimBatch}
 	if takeIndeg && p.useFilter {
 		f.word, f.taken = p.indeg[:n:n], true
 	} else {
 		f.word = make([]uint32, n)
 	}
-	if p.cyc == nil {
-		for v := 0; v < n; v++ {
+	// With p.cyc, the nodes on no accepting cycle by their automaton
+	// state are not in the set (nor, in the in-degrees that the first
+	// elimination starts from, their edges).
+	f.size = 0
+	for v := 0; v < n; v++ {
+		if p.cyc == nil || p.cycOf(uint32(v)) >= 0 {
 			f.in[v/64] |= 1 << uint(v%64)
-		}
-	} else {
-		// The nodes on no accepting cycle by their automaton state are
-		// not in the set (nor, in the in-degrees that the first
-		// elimination starts from, their edges).
-		f.size = 0
-		for v := 0; v < n; v++ {
-			if p.cycOf(uint32(v)) >= 0 {
-				f.in[v/64] |= 1 << uint(v%64)
-				f.size++
-			}
+			f.size++
 		}
 	}
 	f.weak = p.weakUnits()
