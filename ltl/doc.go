@@ -179,9 +179,11 @@
 // computed (once, and shared by the products of all properties) only when
 // some product node with that state has an automaton edge whose label
 // holds there. The explored product keeps its nodes (ids in BFS order,
-// parent links), not its edges: the edges of a node are enumerated again
-// from its state's successor list and the automaton, in the order the
-// expansion found them. System states live in a machine.Store; their
+// and where each level starts), not their parents nor their edges: a
+// node's parent is the first node of the level before with an edge to
+// it, found again when a trace needs it, and the edges of a node are
+// enumerated again from its state's successor list and the automaton, in
+// the order the expansion found them. System states live in a machine.Store; their
 // successor lists are kept, or, under a memory budget
 // (Options.MemoryBudget), computed again from the machine when asked for.
 //

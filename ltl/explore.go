@@ -156,7 +156,7 @@ func (p *product) addEdges(i int, es []Edge, live []int32, s uint32, rest bool) 
 				to = t
 			} else if x := int(t)*na + e.To; dense && x < len(p.dense) && p.dense[x] != 0 {
 				to = p.dense[x] - 1
-			} else if to, err = p.node(t, e.To, uint32(i), d+1); err != nil {
+			} else if to, err = p.node(t, e.To, d+1); err != nil {
 				return false, err
 			}
 			// depth(to) <= d: to precedes level d+1, or there is none.
@@ -193,7 +193,7 @@ func (p *product) addIdentEdges(i int, tos []uint32, d int32) error {
 		to := t
 		if !p.ident || t >= uint32(p.nodeN) {
 			var err error
-			if to, err = p.node(t, 0, uint32(i), d+1); err != nil {
+			if to, err = p.node(t, 0, d+1); err != nil {
 				return err
 			}
 		}

@@ -14,7 +14,8 @@ import (
 
 // product is the product of the system with the automaton of a negated
 // property, explored breadth-first: node ids are in BFS order, so the
-// parent links give shortest paths and a smaller id is never deeper.
+// paths of parents give shortest paths ([product.parentOf]) and a smaller
+// id is never deeper.
 //
 // Its parts are value structs embedded in it, so that their fields are
 // reached without a load more: the atom valuations, the nodes, the
@@ -69,8 +70,8 @@ type valuation struct {
 }
 
 // nodeIndex is the product's nodes: node id i is (sysOf(i), nodeQ[i]),
-// reached first from parent[i] (noParent: an initial node); nodeN counts
-// them.
+// reached first from the node [product.parentOf] finds again (noParent:
+// an initial node); nodeN counts them.
 type nodeIndex struct {
 	// The node of (system state, automaton state): in dense, at
 	// sysIdx*len(aut.States)+q, id+1 (0: none), when the automaton has at
@@ -95,7 +96,6 @@ type nodeIndex struct {
 	ident   bool
 	noIdent bool // Options.noIdent
 	bigQ    map[uint32]int32
-	parent  paged[uint32]
 	// Node ids are in BFS order, so the depth of a node is the level
 	// whose range holds its id: levels[d] is the first node of depth d.
 	levels   []uint32
@@ -121,7 +121,9 @@ type expandedPart struct {
 	indeg    []uint32
 	tmpEdges []edge   // appendTargets: the edges of a node
 	tmpTo    []uint32 // addEdges: the targets of a state's successors
-	sink     uint32   // what appendTargetsOf's touching loads read
+	// tmpTargets is parentOf's buffer of a node's targets.
+	tmpTargets []uint32
+	sink       uint32 // what appendTargetsOf's touching loads read
 }
 
 // cycleChecks is when the cycle search runs over the expanded part
@@ -399,7 +401,7 @@ func labelHolds(l Label, vals []uint64) bool {
 	return true
 }
 
-func (p *product) node(sysIdx uint32, q int, parent uint32, d int32) (uint32, error) {
+func (p *product) node(sysIdx uint32, q int, d int32) (uint32, error) {
 	if p.nodeN == int(noParent) {
 		return 0, machine.ErrStoreFull
 	}
@@ -419,7 +421,6 @@ func (p *product) node(sysIdx uint32, q int, parent uint32, d int32) (uint32, er
 		if !p.oneQ {
 			p.nodeQ = vmem.Append(p.arena, p.nodeQ, uint16(q))
 		}
-		p.parent.push(parent)
 		if int(d) == len(p.levels) {
 			p.levels = append(p.levels, id)
 			p.maxDepth = int(d)
@@ -463,12 +464,12 @@ func (p *product) footprint() int64 {
 		b = s.store.Bytes()
 	}
 	b += bytesOf(s.expanded.w) + bytesOf(s.enabled) + bytesOf(s.enabled8) + bytesOf(s.reduced.w) + bytesOf(s.cache) +
-		s.succAt.bytes() + s.succTo.bytes() + s.succAct.bytes() + s.succAct8.bytes() + s.succPerm.bytes()
+		s.succAt.bytes() + bytesOf(s.succBase) + s.succTo.bytes() + s.succAct.bytes() + s.succAct8.bytes() + s.succPerm.bytes()
 	for _, sl := range s.cache {
 		b += bytesOf(sl.list)
 	}
 	b += bytesOf(p.vals) + p.vals8.bytes() + bytesOf(p.valOK) + bytesOf(p.dense) + bytesOf(p.nodes.keys) + bytesOf(p.nodes.ids) +
-		bytesOf(p.nodeSys) + bytesOf(p.nodeQ) + p.parent.bytes() + bytesOf(p.levels) + bytesOf(p.indeg) +
+		bytesOf(p.nodeSys) + bytesOf(p.nodeQ) + bytesOf(p.levels) + bytesOf(p.indeg) +
 		bytesOf(p.full) + bytesOf(p.liveTab) + bytesOf(p.keyTab)
 	for _, l := range p.liveTab {
 		b += bytesOf(l)
@@ -565,7 +566,7 @@ func (p *product) start() error {
 	p.reserve(int(p.sys.inits.len()))
 	for k := range p.sys.inits.len() {
 		s := p.sys.inits.get(uint32(k))
-		if _, err := p.node(s, p.aut.Init, noParent, 0); err != nil {
+		if _, err := p.node(s, p.aut.Init, 0); err != nil {
 			return err
 		}
 	}
@@ -887,7 +888,7 @@ func (p *product) appendTargetsOf(dst []uint32, vs []uint32) []uint32 {
 	sys := p.sys
 	if sys.keep && len(vs) <= elimBatch {
 		var ss [elimBatch]uint32
-		var at [elimBatch]uint64
+		var at [elimBatch]uint32
 		var sink uint32
 		for i, v := range vs {
 			ss[i] = p.sysOf(v)
@@ -903,11 +904,12 @@ func (p *product) appendTargetsOf(dst []uint32, vs []uint32) []uint32 {
 		}
 		dense := p.denseIndex()
 		na := len(p.aut.States)
-		for _, w := range at[:len(vs)] {
-			off, n := int64(w>>succNBits), int64(w&succNMax)
+		for i, w := range at[:len(vs)] {
+			n := int64(w & succNMax)
 			if n == 0 || n == succNMax {
 				continue
 			}
+			off := sys.succBase[ss[i]/succBlock] + int64(w>>succNBits)
 			for _, t := range sys.succTo.list(off, n) {
 				if k := int(t) * na; dense && !p.ident && k < len(p.dense) {
 					sink += p.dense[k]

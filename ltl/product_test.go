@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"strings"
+	"slices"
 	"testing"
 	"time"
 
@@ -603,25 +604,29 @@ func TestUncompilableAtom(t *testing.T) {
 }
 
 // TestListAt checks the packing of a kept successor list's offset and
-// count into one word (setList, listAt), with the counts too large for it
-// kept aside and the offsets too large for it refused.
+// count into one word (setList, listAt): the offset less its block's
+// base, with the offsets and counts too large for it kept aside, over two
+// blocks.
 func TestListAt(t *testing.T) {
-	tests := []struct{ off, n int64 }{{0, 0}, {1, 3}, {1<<40 - 1, succNMax - 1}, {7, succNMax}, {9, 1 << 30}}
-	s := &system{keptLists: keptLists{succBig: map[uint32]int64{}}}
-	s.succAt.extend(len(tests))
+	const big = 1 << succOffBits
+	tests := []struct{ off, n int64 }{{5, 0}, {5, 3}, {8, succNMax - 1}, {5 + big - 1, 2}, {1 << 40, 1}, {1<<40 + big, 2}, {1<<40 + 1, succNMax}, {1<<40 + 2, 1 << 30}}
+	s := &system{keptLists: keptLists{succBig: map[uint32][2]int64{}}}
+	s.succAt.extend(2 * succBlock)
+	idx := func(i int) uint32 { return uint32(i%4 + i/4*succBlock) } // four in each block
 	for i, tc := range tests {
-		if err := s.setList(uint32(i), tc.off, tc.n); err != nil {
-			t.Fatalf("list %d: %v", i, err)
-		}
+		s.setList(idx(i), tc.off, tc.n)
 	}
 	for i, tc := range tests {
-		off, n := s.listAt(uint32(i))
+		off, n := s.listAt(idx(i))
 		if diff := cmp.Diff([2]int64{tc.off, tc.n}, [2]int64{off, n}); diff != "" {
 			t.Errorf("list %d (-want +got):\n%s", i, diff)
 		}
 	}
-	if err := s.setList(0, 1<<40, 1); err == nil {
-		t.Errorf("offset 2^40: no error")
+	if want := []int64{5, 1 << 40}; !slices.Equal(s.succBase, want) {
+		t.Errorf("bases %v, want %v", s.succBase, want)
+	}
+	if len(s.succBig) != 3 {
+		t.Errorf("%d lists aside, want 3 (an offset past the word, two counts)", len(s.succBig))
 	}
 }
 

@@ -586,6 +586,25 @@ func TestEdgesRecomputed(t *testing.T) {
 			}
 			nodes++
 		}
+		// The parents found again (parentOf): a node's is the first
+		// expanded node with a recorded edge to it (which made it), an
+		// initial node's none (the first nodes, one per initial state).
+		parent := make([]uint32, pr.nodeN)
+		for w := range parent {
+			parent[w] = noParent
+		}
+		for v := 0; v+1 < len(pr.recordOff); v++ {
+			for _, e := range pr.recorded[pr.recordOff[v]:pr.recordOff[v+1]] {
+				if int(e.to) >= pr.sys.inits.len() && parent[e.to] == noParent {
+					parent[e.to] = uint32(v)
+				}
+			}
+		}
+		for w := range parent {
+			if got := pr.parentOf(uint32(w)); got != parent[w] {
+				t.Fatalf("%s: parent of node %d: found %d, the exploration's %d", name, w, got, parent[w])
+			}
+		}
 		if !pr.useFilter {
 			return
 		}

@@ -116,9 +116,13 @@ type keptLists struct {
 	// The actions are kept in 16 bits (actNone: the stutter), so keepAct
 	// also needs fewer than actNone actions; in 8 bits (succAct8,
 	// actNone8: the stutter) when there are fewer than actNone8.
-	keepAct  bool
-	succAt   paged[uint64]    // per state: offset<<succNBits | count
-	succBig  map[uint32]int64 // the counts of at least succNMax
+	keepAct bool
+	// succAt is per state its list's offset less its block's base
+	// (succBase) << succNBits | its count; succNMax: the offset and the
+	// count are in succBig ([system.setList]).
+	succAt   paged[uint32]
+	succBase []int64 // per block of succBlock states: the offset of the first list set in it
+	succBig  map[uint32][2]int64
 	succTo   chunked[uint32]
 	succAct  chunked[uint16]
 	succAct8 chunked[uint8]
@@ -208,13 +212,17 @@ func actOf(a uint16) int32 {
 	return int32(a)
 }
 
-// The kept list of a state: its offset in succTo (succOffBits bits) and
-// its count (succNBits bits; succNMax: the count is in succBig) in one
-// word.
+// The kept list of a state: its offset in succTo less the base of its
+// block of succBlock states (the offset of the block's first list set,
+// succBase), in succOffBits bits, and its count, in succNBits bits, in
+// one word (4 bytes a state, not 8: the lists of a block's states are
+// found together, by the expansions of the nodes of one level); a list
+// whose offset or count does not fit is in succBig, its count succNMax.
 const (
-	succNBits   = 24
-	succOffBits = 64 - succNBits
+	succNBits   = 12
+	succOffBits = 32 - succNBits
 	succNMax    = 1<<succNBits - 1
+	succBlock   = 64
 )
 
 // The kept lists are in chunks of listChunk entries (or, for a longer
@@ -270,33 +278,34 @@ func (s *system) listRoom(n int64) int64 {
 	return off
 }
 
-// errTooManySuccessors is the failure of a system whose kept successor
-// lists outgrow succOffBits.
-var errTooManySuccessors = errors.New("ltl: more than 2^40 system transitions kept")
-
 // listAt returns the offset and the length of the kept list of the
 // expanded state idx.
 func (s *system) listAt(idx uint32) (off, n int64) {
 	w := s.succAt.get(idx)
-	off, n = int64(w>>succNBits), int64(w&succNMax)
-	if n == succNMax {
-		n = s.succBig[idx]
+	if n = int64(w & succNMax); n != succNMax {
+		return s.succBase[idx/succBlock] + int64(w>>succNBits), n
 	}
-	return off, n
+	big := s.succBig[idx]
+	return big[0], big[1]
 }
 
 // setList records the offset and the length of the kept list of state
-// idx.
-func (s *system) setList(idx uint32, off, n int64) error {
-	if off >= 1<<succOffBits {
-		return errTooManySuccessors
+// idx. The offsets of the lists only grow ([system.listRoom]), so those
+// of a block are at least its base.
+func (s *system) setList(idx uint32, off, n int64) {
+	b := int(idx / succBlock)
+	for len(s.succBase) <= b {
+		s.succBase = append(s.succBase, -1)
 	}
-	if n >= succNMax {
-		s.succBig[idx] = n
-		n = succNMax
+	if s.succBase[b] < 0 {
+		s.succBase[b] = off
 	}
-	*s.succAt.at(idx) = uint64(off)<<succNBits | uint64(n)
-	return nil
+	if d := off - s.succBase[b]; d >= 0 && d < 1<<succOffBits && n < succNMax {
+		*s.succAt.at(idx) = uint32(d)<<succNBits | uint32(n)
+		return
+	}
+	s.succBig[idx] = [2]int64{off, n}
+	*s.succAt.at(idx) = succNMax
 }
 
 // succ is a system successor: the target state, the action (-1: the
@@ -330,7 +339,7 @@ func newSystem(prog *machine.Program, pn *plan, keep bool) *system {
 		compaction: compaction{from: noParent},
 		reduction: reduction{canon: pn.canon, ample: pn.ample, rest: map[uint32]bool{},
 			unp: make([]int64, prog.Slots()), packed: make([]uint64, prog.Words())},
-		keptLists: keptLists{keep: keep, restAt: map[uint32][2]int64{}, succBig: map[uint32]int64{}, remach: prog.NewMachine()}}
+		keptLists: keptLists{keep: keep, restAt: map[uint32][2]int64{}, succBig: map[uint32][2]int64{}, remach: prog.NewMachine()}}
 	s.visitFn, s.stutFn = s.visit, s.stutter
 	if s.canon != nil {
 		s.canonFn = s.canon.Func()
@@ -562,9 +571,7 @@ func (s *system) expand(idx uint32) error {
 	if s.keep {
 		// The kept list is the product's to read ([system.targets]): no
 		// copy into the cache.
-		if err := s.setList(idx, s.appendSuccs(), int64(len(s.buf))); err != nil {
-			return err
-		}
+		s.setList(idx, s.appendSuccs(), int64(len(s.buf)))
 	} else {
 		s.fill(idx, false)
 	}

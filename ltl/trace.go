@@ -34,24 +34,46 @@ func (p *product) withActions(n0 uint32, cycle []edge) []edge {
 	return cycle
 }
 
-// pathTo returns the product nodes from an initial node to id.
+// pathTo returns the product nodes from an initial node to id, each the
+// parent of the next ([product.parentOf]).
 func (p *product) pathTo(id uint32) []uint32 {
 	var path []uint32
-	for v := id; v != noParent; v = p.parent.get(v) {
+	for v := id; v != noParent; v = p.parentOf(v) {
 		path = append(path, v)
 	}
-	for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
-		path[i], path[j] = path[j], path[i]
-	}
+	slices.Reverse(path)
 	return path
 }
 
+// parentOf returns the node whose expansion reached v first (noParent
+// for an initial node), found again instead of kept per node (4 bytes a
+// node): the nodes are numbered in BFS order and expanded in it, so every
+// node with an edge to v is in the level before v's or later, and the one
+// that reached v is the first of them, the first node of the level before
+// with an edge to v. A node's edges are the same whenever they are
+// enumerated, so this is the node the exploration linked v to. The scans
+// of one path read at most the levels it crosses, once each.
+func (p *product) parentOf(v uint32) uint32 {
+	// v's depth: the number of levels that start at or before v, less one.
+	d, _ := slices.BinarySearch(p.levels, v+1)
+	d--
+	if d == 0 {
+		return noParent
+	}
+	for u := p.levels[d-1]; u < p.levels[d]; u++ {
+		p.tmpTargets = p.appendTargets(p.tmpTargets[:0], u)
+		if slices.Contains(p.tmpTargets, v) {
+			return u
+		}
+	}
+	panic("wrapcheck internal error: ltl: no node of the level before a node's has an edge to it")
+}
+
 // parentAction returns the action of the edge by which the exploration
-// reached node v from its parent: the parent's first edge into v (an
-// earlier one would have reached it first), computed again instead of
-// kept per node.
-func (p *product) parentAction(v uint32) int32 {
-	for _, e := range p.actEdges(nil, p.parent.get(v)) {
+// reached node v from its parent u: u's first edge into v (an earlier one
+// would have reached it first), computed again instead of kept per node.
+func (p *product) parentAction(u, v uint32) int32 {
+	for _, e := range p.actEdges(nil, u) {
 		if e.to == v {
 			return e.act
 		}
@@ -59,8 +81,8 @@ func (p *product) parentAction(v uint32) int32 {
 	panic("wrapcheck internal error: ltl: no edge from a node's parent to it")
 }
 
-// trace converts a product path (nodes, each reached from the previous
-// one by its parent action) and a cycle (edges from the path's last node
+// trace converts a product path (nodes, each the parent of the next,
+// reached from it by its parent action) and a cycle (edges from the path's last node
 // back to it) into trace steps of the unreduced system, and returns the
 // index of the entry the cycle's first step reaches. The cycle's states
 // appear after the path, so the last entry is the state the cycle starts
@@ -74,7 +96,7 @@ func (p *product) trace(path []uint32, cycle []edge) ([]verdict.Step, int, error
 	for i, v := range path {
 		act := int32(-1)
 		if i > 0 {
-			act = p.parentAction(v)
+			act = p.parentAction(path[i-1], v)
 		}
 		seq = append(seq, p.sysOf(v))
 		acts = append(acts, act)
