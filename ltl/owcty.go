@@ -38,10 +38,11 @@ type owctyFilter struct {
 	n    int
 	in   []uint64 // the current set, one bit per node
 	size int
-	// word is per node the number of its predecessors in the set
-	// (elimination), or the acceptance sets of a chunk it is reached
-	// from, with queuedBit while it waits in queue (reachability).
-	word    []uint32
+	// word is per node the number of its predecessors in the set, up to
+	// maxCount (elimination), or the acceptance sets of a chunk it is
+	// reached from, with queuedBit while it waits in queue
+	// (reachability): a byte a node.
+	word    []uint8
 	taken   bool     // word is the product's indeg (newOWCTYFilter)
 	queue   []uint32 // the work list of both passes
 	edges   []edge   // the edges of one node (appendEdges)
@@ -57,10 +58,14 @@ type owctyFilter struct {
 }
 
 // chunkSets acceptance sets are propagated together; the word's top bit
-// marks a queued node.
+// marks a queued node. A count of predecessors stops at maxCount, and a
+// node whose count reached it is not removed by that elimination (the
+// filter may keep more than the nodes of accepting cycles, never fewer:
+// the cycle search finds the same fair components on any such set).
 const (
-	chunkSets = 31
-	queuedBit = uint32(1) << 31
+	chunkSets = 7
+	queuedBit = uint8(1) << 7
+	maxCount  = 1<<8 - 1
 )
 
 // newOWCTYFilter prepares the filter over the expanded nodes of p. With
@@ -74,7 +79,7 @@ func newOWCTYFilter(p *product, takeIndeg bool) *owctyFilter {
 	if takeIndeg && p.useFilter {
 		f.word, f.taken = p.indeg[:n:n], true
 	} else {
-		f.word = make([]uint32, n)
+		f.word = make([]uint8, n)
 	}
 	// With p.cyc, the nodes on no accepting cycle by their automaton
 	// state are not in the set (nor, in the in-degrees that the first
@@ -199,7 +204,7 @@ func (f *owctyFilter) eliminate(first bool) {
 			}
 			f.targets = p.appendTargets(f.targets[:0], uint32(v))
 			for _, t := range f.targets {
-				if f.has(t) {
+				if f.has(t) && f.word[t] != maxCount {
 					f.word[t]++
 				}
 			}
@@ -240,9 +245,10 @@ const elimBatch = 32
 // release takes one predecessor off each target in f.targets of nodes
 // just removed, and queues those left without any that the scan has
 // passed (their place in the scan at most k); the scan finds the others.
+// A count at maxCount stays there: its node is kept.
 func (f *owctyFilter) release(k int, down bool) {
 	for _, t := range f.targets {
-		if !f.has(t) {
+		if !f.has(t) || f.word[t] == maxCount {
 			continue
 		}
 		if f.word[t]--; f.word[t] != 0 {
@@ -274,7 +280,7 @@ func (f *owctyFilter) drain(k int, down bool, keep int) {
 		var sink uint32
 		for _, t := range f.targets {
 			if int(t) < f.n {
-				sink += f.word[t]
+				sink += uint32(f.word[t])
 			}
 		}
 		f.sink += sink
@@ -292,7 +298,7 @@ func (f *owctyFilter) drain(k int, down bool, keep int) {
 // hi-lo+1 times).
 func (f *owctyFilter) reach(lo, hi int) {
 	p := f.p
-	all := uint32(1)<<uint(hi-lo) - 1
+	all := uint8(1)<<uint(hi-lo) - 1
 	clear(f.word)
 	f.queue = f.queue[:0]
 	visit := func(v uint32, scanning bool) {
@@ -304,7 +310,7 @@ func (f *owctyFilter) reach(lo, hi int) {
 				continue
 			}
 			old := f.word[w]
-			nw := old | from | f.setsOf(lo, hi, v, e)
+			nw := old | from | uint8(f.setsOf(lo, hi, v, e))
 			if nw == old {
 				continue
 			}

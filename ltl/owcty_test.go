@@ -129,6 +129,51 @@ func TestFilterExamples(t *testing.T) {
 	}
 }
 
+// TestFilterCountsStop checks the filter where a node of the only
+// accepting cycle has more predecessors than a count holds (maxCount):
+// a hub that all 256 states of a counter enter, each on a cycle through
+// it; and one that 300 states enter once, none of them on a cycle, which
+// the elimination removes one by one. The hub's count stops at maxCount
+// and stays there (a count that wrapped to 0, or went down from maxCount
+// to 0, would remove the hub and the cycle with it), and the check finds
+// the violation with the filter as without it.
+func TestFilterCountsStop(t *testing.T) {
+	for _, src := range []string{
+		"spec Hub\nvar x: 0..255 = 0\nvar h: bool = false\n" +
+			"action inc when not h and x < 255 { x := x + 1 }\n" +
+			"action enter when not h {\n  h := true\n  x := 0\n}\n" +
+			"action leave when h { h := false }\n" +
+			"property Settles: eventually always not h\n",
+		"spec Funnel\nvar x: 0..299 = 0\nvar phase: 0..2 = 0\n" +
+			"action inc when phase == 0 and x < 299 { x := x + 1 }\n" +
+			"action enter when phase == 0 {\n  phase := 1\n  x := 0\n}\n" +
+			"action leave when phase == 1 { phase := 2 }\n" +
+			"action back when phase == 2 { phase := 1 }\n" +
+			"property Settles: eventually always phase != 1\n",
+	} {
+		m, err := spec.ParseFile("hub.wrap", []byte(src), spec.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		filterDiff(t, m.Name, m, Options{})
+		saturated := false
+		res, err := Check(context.Background(), m, Options{filter: filterOn, onProduct: func(pr *product) {
+			for _, c := range pr.indeg {
+				saturated = saturated || c == maxCount
+			}
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !saturated {
+			t.Errorf("%s: no in-degree reached maxCount: the test does not reach the case", m.Name)
+		}
+		if res.Verdict != verdict.Violated {
+			t.Errorf("%s: verdict %v, want a violation", m.Name, res.Verdict)
+		}
+	}
+}
+
 // TestFilterExact checks the filter, run to its fixpoint, against the SCCs of the product on
 // random systems and specs: its remainder is empty exactly when some SCC
 // holds an edge of every acceptance set and of every plain weakly fair
@@ -220,6 +265,39 @@ func TestFilterExact(t *testing.T) {
 			if _, err := Check(context.Background(), m, opts); err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
+		}
+	}
+	// More acceptance sets than one propagation takes (chunkSets): nine
+	// weakly fair processes, eight of them in a ring on which the ninth
+	// (the one that stops) is enabled and never steps, a cycle fair to
+	// the first eight only (the property holds); and all nine in a ring,
+	// a fair cycle that never stops (violated).
+	for _, ring := range []int{8, 9} {
+		var b strings.Builder
+		fmt.Fprintf(&b, "spec Ring\nvar x: 0..%d = 0\nvar stop: bool = false\n", ring-1)
+		for i := range ring {
+			fmt.Fprintf(&b, "process p%d {\n  action a when x == %d { x := %d }\n}\nfairness weak p%d\n", i, i, (i+1)%ring, i)
+		}
+		if ring == 8 {
+			b.WriteString("process p8 {\n  action a when not stop { stop := true }\n}\nfairness weak p8\n")
+		}
+		b.WriteString("property Stops: eventually stop\n")
+		m, err := spec.ParseFile("ring.wrap", []byte(b.String()), spec.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := fmt.Sprint("ring of ", ring)
+		res, err := Check(context.Background(), m, Options{onProduct: func(pr *product) {
+			if sets := pr.aut.NumAcc + len(pr.weakUnits()); sets <= chunkSets {
+				t.Errorf("%s: %d acceptance sets, one propagation's", name, sets)
+			}
+			compare(t, name, pr)
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[int]verdict.Verdict{8: verdict.Holds, 9: verdict.Violated}[ring]; res.Verdict != want {
+			t.Errorf("%s: %v, want %v", name, res.Verdict, want)
 		}
 	}
 	if empty == 0 || nonEmpty == 0 {

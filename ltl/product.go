@@ -117,8 +117,8 @@ type expandedPart struct {
 	// (when the filter runs; with cyc, only those between nodes whose
 	// automaton states have a component): the OWCTY filter's first
 	// elimination starts from it instead of a pass over the product's
-	// edges.
-	indeg    []uint32
+	// edges. A count stops at maxCount (owcty.go).
+	indeg    []uint8
 	tmpEdges []edge   // appendTargets: the edges of a node
 	tmpTo    []uint32 // addEdges: the targets of a state's successors
 	// tmpTargets is parentOf's buffer of a node's targets.
@@ -236,7 +236,7 @@ func (p *product) reserveArrays() {
 	if !p.oneQ {
 		p.nodeQ = vmem.Reserve[uint16](p.arena, n)
 	}
-	p.indeg = vmem.Reserve[uint32](p.arena, n)
+	p.indeg = vmem.Reserve[uint8](p.arena, n)
 	if na := len(p.aut.States); na <= denseAutomaton {
 		p.dense = vmem.Reserve[uint32](p.arena, n*na)
 	}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
-	"strings"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -716,7 +716,7 @@ func TestProductArena(t *testing.T) {
 			return // reserve_other.go: on the heap
 		}
 		counted := vmem.InUse() - before
-		arrays := 4 * int64(len(pr.nodeSys)+len(pr.dense)+len(pr.indeg))
+		arrays := 4*int64(len(pr.nodeSys)+len(pr.dense)) + int64(len(pr.indeg))
 		if !pr.oneQ {
 			arrays += 2 * int64(len(pr.nodeQ))
 		}
