@@ -15,8 +15,8 @@ package ltl
 // which is accepting and weakly fair, so the filter keeps it. A fair
 // subgraph of the remainder is one of the whole product (its fairness
 // depends only on its own nodes and edges). The lasso is built from the
-// fair SCC through the node of smallest id and the parent links of the
-// whole product, so it does not change either.
+// fair SCC through the node of smallest id and the parents in the whole
+// product, so it does not change either.
 
 // filterMode says when the filter runs.
 type filterMode uint8
