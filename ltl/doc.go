@@ -183,9 +183,10 @@
 // node's parent is the first node of the level before with an edge to
 // it, found again when a trace needs it, and the edges of a node are
 // enumerated again from its state's successor list and the automaton, in
-// the order the expansion found them. System states live in a machine.Store; their
-// successor lists are kept, or, under a memory budget
-// (Options.MemoryBudget), computed again from the machine when asked for.
+// the order the expansion found them. System states live in a
+// machine.Store; their successor lists are kept, or, under a memory
+// budget (Options.MemoryBudget), computed again from the machine when
+// asked for.
 //
 // A fair accepting cycle among the nodes expanded so far is one of the
 // whole product, so the SCC search runs at checkpoints (after 4096
