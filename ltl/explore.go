@@ -128,10 +128,8 @@ func (p *product) expandNode(i int) (stop bool, err error) {
 func (p *product) addEdges(i int, es []Edge, live []int32, s uint32, rest bool) (back bool, err error) {
 	sys := p.sys
 	d := p.curDepth
-	tos := sys.targets(s, rest, p.tmpTo[:0])
-	if !sys.keep {
-		p.tmpTo = tos[:0] // not the kept list: a buffer of p's
-	}
+	tos, buf := sys.targets(s, rest, p.tmpTo[:0])
+	p.tmpTo = buf[:0]
 	var list []succ // the actions and permutations, recorded (tests)
 	if p.record {
 		list = sys.succs(s, rest)

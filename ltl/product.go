@@ -121,6 +121,11 @@ type expandedPart struct {
 	indeg    []uint8
 	tmpEdges []edge   // appendTargets: the edges of a node
 	tmpTo    []uint32 // addEdges: the targets of a state's successors
+	// listTo, listAct and listPerm are a kept list decoded
+	// (appendBy, appendTargets, appendTargetsOf).
+	listTo   []uint32
+	listAct  []int32
+	listPerm []uint32
 	// tmpTargets is parentOf's buffer of a node's targets.
 	tmpTargets []uint32
 	sink       uint32 // what appendTargetsOf's touching loads read
@@ -464,7 +469,7 @@ func (p *product) footprint() int64 {
 		b = s.store.Bytes()
 	}
 	b += bytesOf(s.expanded.w) + bytesOf(s.enabled) + bytesOf(s.enabled8) + bytesOf(s.reduced.w) + bytesOf(s.cache) +
-		s.succAt.bytes() + bytesOf(s.succBase) + s.succTo.bytes() + s.succAct.bytes() + s.succAct8.bytes() + s.succPerm.bytes()
+		s.succAt.bytes() + bytesOf(s.succBase) + bytesOf(s.succFirst) + s.succB.bytes()
 	for _, sl := range s.cache {
 		b += bytesOf(sl.list)
 	}
@@ -687,11 +692,10 @@ func (p *product) step(c *edgeCursor, list []succ, rest bool) (edge, bool) {
 // order of its cursor ([product.next]), and returns dst: the passes over
 // the product take a node's edges in one call, the labels of its
 // automaton state evaluated once (not once per system successor) and the
-// kept successor lists read in place.
+// kept successor lists decoded once a node.
 func (p *product) appendEdges(dst []edge, v uint32) []edge {
-	// The passes read the actions when there are fairness units: a
-	// system that keeps no actions then computes its lists again (a
-	// model of actNone actions or more).
+	// The passes read the actions when there are fairness units (the
+	// system then keeps them).
 	return p.edgesOf(dst, v, len(p.sys.units) > 0)
 }
 
@@ -749,18 +753,10 @@ func (p *product) appendBy(dst []edge, s uint32, rest bool, es []Edge, live []in
 	threads := sys.threads != nil
 	if sys.keep && (sys.keepAct || !acts) {
 		off, n := sys.keptList(s, rest)
-		to := sys.succTo.list(off, n)
-		var act []uint16
-		var act8 []uint8
-		var perms []uint32
-		switch {
-		case sys.keepAct && sys.act8:
-			act8 = sys.succAct8.list(off, n)
-		case sys.keepAct:
-			act = sys.succAct.list(off, n)
-		}
-		if threads {
-			perms = sys.succPerm.list(off, n)
+		to, act, perms := sys.decodeList(s, rest, off, n, p.listTo[:0], p.listAct[:0], p.listPerm[:0])
+		p.listTo, p.listAct, p.listPerm = to, act, perms
+		if !sys.keepAct {
+			act = nil
 		}
 		// The edges written in place, room made once, the dense index
 		// read without a call per edge (the cycle search's passes take
@@ -777,10 +773,8 @@ func (p *product) appendBy(dst []edge, s uint32, rest bool, es []Edge, live []in
 			out = out[:len(to)]
 			for k, t := range to {
 				a := int32(noAct)
-				if act8 != nil {
-					a = actOf8(act8[k])
-				} else if act != nil {
-					a = actOf(act[k])
+				if act != nil {
+					a = act[k]
 				}
 				out[k] = edge{to: p.nodeOf(t, q, na), act: a, acc: acc}
 			}
@@ -793,11 +787,8 @@ func (p *product) appendBy(dst []edge, s uint32, rest bool, es []Edge, live []in
 				perm = perms[k]
 			}
 			a := int32(noAct)
-			switch {
-			case act8 != nil:
-				a = actOf8(act8[k])
-			case act != nil:
-				a = actOf(act[k])
+			if act != nil {
+				a = act[k]
 			}
 			for _, j := range live {
 				e := &es[j]
@@ -848,7 +839,8 @@ func (p *product) appendTargets(dst []uint32, v uint32) []uint32 {
 	dense, na := p.denseIndex(), len(p.aut.States)
 	off, n := sys.keptList(s, false)
 	for rest := false; ; rest = true {
-		list := sys.succTo.list(off, n)
+		list := sys.targetsOf(s, rest, off, n, p.listTo[:0])
+		p.listTo = list
 		if dense && len(live) == 1 { // one automaton edge: one loop, the index read in place
 			to := es[live[0]].To
 			dst = slices.Grow(dst, len(list))
@@ -910,7 +902,8 @@ func (p *product) appendTargetsOf(dst []uint32, vs []uint32) []uint32 {
 				continue
 			}
 			off := sys.succBase[ss[i]/succBlock] + int64(w>>succNBits)
-			for _, t := range sys.succTo.list(off, n) {
+			p.listTo = sys.targetsOf(ss[i], false, off, n, p.listTo[:0])
+			for _, t := range p.listTo {
 				if k := int(t) * na; dense && !p.ident && k < len(p.dense) {
 					sink += p.dense[k]
 				}

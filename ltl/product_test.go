@@ -3,6 +3,7 @@ package ltl
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/wrapcheck/wrapcheck/internal/testenv"
 	"github.com/wrapcheck/wrapcheck/internal/vmem"
 	"github.com/wrapcheck/wrapcheck/spec"
@@ -627,6 +629,107 @@ func TestListAt(t *testing.T) {
 	}
 	if len(s.succBig) != 3 {
 		t.Errorf("%d lists aside, want 3 (an offset past the word, two counts)", len(s.succBig))
+	}
+}
+
+// TestKeptListsCoded checks the coding of the kept successor lists
+// (appendSuccs, decodeList, targetsOf): lists of states in three blocks,
+// their ample sets' and the rest, of random targets, among them 0 and
+// the largest state after each other (the largest differences), the
+// stutter and actions of every varint length (of a byte's values with
+// act8), with the actions kept or not and thread tracking or not, decode
+// to what was kept, and a list longer than a chunk gets a chunk of its
+// own.
+func TestKeptListsCoded(t *testing.T) {
+	rng := rand.New(rand.NewSource(41))
+	for _, cf := range []struct{ keepAct, act8 bool }{{false, true}, {true, false}, {true, true}} {
+		keepAct := cf.keepAct
+		for _, threads := range []bool{false, true} {
+			s := &system{keptLists: keptLists{keepAct: keepAct, act8: cf.act8, succBig: map[uint32][2]int64{}, restAt: map[uint32][2]int64{}}}
+			if threads {
+				s.threads = make([]threadDecl, 1)
+			}
+			s.succAt.extend(3 * succBlock)
+			type kept struct {
+				idx  uint32
+				rest bool
+				to   []uint32
+				act  []int32
+				perm []uint32
+			}
+			var lists []kept
+			for i := range 60 {
+				idx := uint32(rng.Intn(3 * succBlock))
+				rest := i%5 == 4
+				n := rng.Intn(12)
+				if i == 0 {
+					n = listChunk / 3 // past a chunk coded: a chunk of its own
+				}
+				if _, ok := s.restAt[idx]; ok && rest {
+					continue // one list a state and kind
+				}
+				if !rest {
+					if _, ok := s.succBig[idx]; ok || s.succAt.get(idx) != 0 {
+						continue
+					}
+					n = max(n, 1) // a state's list has its stutter at least
+				}
+				k := kept{idx: idx, rest: rest}
+				for j := range n {
+					var to uint32
+					switch rng.Intn(4) {
+					case 0:
+						to = rng.Uint32()
+					case 1:
+						to = []uint32{0, math.MaxUint32}[j%2]
+					default:
+						to = idx + uint32(rng.Intn(300)) - 150
+					}
+					act := []int32{-1, 0, 126, 127, 16383, 16384, math.MaxInt32 - 1}[rng.Intn(7)]
+					if cf.act8 {
+						act = []int32{-1, 0, 126, 127, 253}[rng.Intn(5)]
+					}
+					k.to = append(k.to, to)
+					k.act = append(k.act, act)
+					k.perm = append(k.perm, []uint32{0, 127, 128, math.MaxUint32}[rng.Intn(4)])
+				}
+				s.buf, s.bufTo, s.bufPerm = k.act, k.to, k.perm
+				off := s.appendSuccs(idx, rest)
+				if rest {
+					s.restAt[idx] = [2]int64{off, int64(n)}
+				} else {
+					s.setList(idx, off, int64(n))
+				}
+				lists = append(lists, k)
+			}
+			if len(s.succB.c) < 2 || len(s.succB.c[0]) <= listChunk {
+				t.Errorf("keepAct %v act8 %v threads %v: %d chunks, want a chunk of its own for the long list", keepAct, cf.act8, threads, len(s.succB.c))
+			}
+			for i, k := range lists {
+				off, n := s.listAt(k.idx)
+				if k.rest {
+					r := s.restAt[k.idx]
+					off, n = r[0], r[1]
+				}
+				to, act, perm := s.decodeList(k.idx, k.rest, off, n, nil, nil, nil)
+				wantAct, wantPerm := k.act, k.perm
+				if !keepAct {
+					wantAct = nil
+				}
+				if !threads {
+					wantPerm = nil
+				}
+				if diff := cmp.Diff([][]uint32{k.to, wantPerm}, [][]uint32{to, perm}, cmpopts.EquateEmpty()); diff != "" {
+					t.Errorf("keepAct %v act8 %v threads %v: list %d, targets and permutations (-kept +decoded):\n%s", keepAct, cf.act8, threads, i, diff)
+				}
+				if diff := cmp.Diff(wantAct, act, cmpopts.EquateEmpty()); diff != "" {
+					t.Errorf("keepAct %v act8 %v threads %v: list %d, actions (-kept +decoded):\n%s", keepAct, cf.act8, threads, i, diff)
+				}
+				if diff := cmp.Diff(k.to, s.targetsOf(k.idx, k.rest, off, n, nil), cmpopts.EquateEmpty()); diff != "" {
+					t.Errorf("keepAct %v act8 %v threads %v: list %d, targetsOf (-kept +decoded):\n%s", keepAct, cf.act8, threads, i, diff)
+				}
+			}
+		}
 	}
 }
 

@@ -100,40 +100,6 @@ type fairness struct {
 	enBuf       [1]uint64
 }
 
-// keptLists is the system's successor lists: they are kept (keep:
-// succTo/succAct/succPerm, a state's at [system.listAt], those outside
-// its ample set at restAt) or, under a memory budget, not: a list is
-// then computed again from the machine (remach, which is never
-// interrupted: the expansion succeeded once and must give the same list
-// again) when asked for. Either way the recent ones stay in cache
-// ([system.succs]).
-type keptLists struct {
-	keep bool
-	// keepAct: the actions of the kept successors are kept too, when the
-	// model has fairness units (the passes over the product read them);
-	// else only the targets are, and [system.succs] computes a list again
-	// for the few nodes whose actions a trace needs.
-	// The actions are kept in 16 bits (actNone: the stutter), so keepAct
-	// also needs fewer than actNone actions; in 8 bits (succAct8,
-	// actNone8: the stutter) when there are fewer than actNone8.
-	keepAct bool
-	// succAt is per state its list's offset less its block's base
-	// (succBase) << succNBits | its count; succNMax: the offset and the
-	// count are in succBig ([system.setList]).
-	succAt   paged[uint32]
-	succBase []int64 // per block of succBlock states: the offset of the first list set in it
-	succBig  map[uint32][2]int64
-	succTo   chunked[uint32]
-	succAct  chunked[uint16]
-	succAct8 chunked[uint8]
-	act8     bool  // the kept actions are in succAct8
-	succEnd  int64 // the offset of the next kept list ([system.listRoom])
-	succPerm chunked[uint32]
-	restAt   map[uint32][2]int64
-	remach   *machine.Machine
-	cache    []succSlot
-}
-
 // expansion is the list of the expansion in progress, or of the last
 // one ([system.successors], [system.stutterStep]): buf, bufTo and
 // bufPerm, one entry per successor, its action, target and permutation
@@ -189,125 +155,6 @@ func (f *stateFlags) set(i uint32, v bool) {
 	}
 }
 
-// actNone is the kept action of the stutter of a state without enabled
-// action (-1 in a succ).
-const actNone = 1<<16 - 1
-
-// actNone8 is actNone in succAct8.
-const actNone8 = 1<<8 - 1
-
-// actOf8 returns the action of a kept one of succAct8.
-func actOf8(a uint8) int32 {
-	if a == actNone8 {
-		return -1
-	}
-	return int32(a)
-}
-
-// actOf returns the action of a kept one.
-func actOf(a uint16) int32 {
-	if a == actNone {
-		return -1
-	}
-	return int32(a)
-}
-
-// The kept list of a state: its offset in succTo less the base of its
-// block of succBlock states (the offset of the block's first list set,
-// succBase), in succOffBits bits, and its count, in succNBits bits, in
-// one word (4 bytes a state, not 8: the lists of a block's states are
-// found together, by the expansions of the nodes of one level); a list
-// whose offset or count does not fit is in succBig, its count succNMax.
-const (
-	succNBits   = 12
-	succOffBits = 32 - succNBits
-	succNMax    = 1<<succNBits - 1
-	succBlock   = 64
-)
-
-// The kept lists are in chunks of listChunk entries (or, for a longer
-// list, a chunk of its own), so that they grow without copying: a list's
-// offset is its chunk's number << listChunkBits | its place there, and no
-// list spans two chunks.
-const (
-	listChunkBits = 16
-	listChunk     = 1 << listChunkBits
-)
-
-// chunked is an array of kept lists in chunks (listChunk).
-type chunked[T any] struct{ c [][]T }
-
-// list returns the n entries at offset off.
-func (a *chunked[T]) list(off, n int64) []T {
-	k := off & (listChunk - 1)
-	return a.c[off>>listChunkBits][k : k+n : k+n]
-}
-
-// room makes room for a list of n entries at offset off, that
-// [system.listRoom] chose, and returns it.
-func (a *chunked[T]) room(off, n int64) []T {
-	if c := off >> listChunkBits; int(c) == len(a.c) {
-		a.c = append(a.c, make([]T, max(n, listChunk)))
-	}
-	return a.list(off, n)
-}
-
-// bytes returns the bytes of the chunks.
-func (a *chunked[T]) bytes() int64 {
-	b := bytesOf(a.c)
-	for _, c := range a.c {
-		b += bytesOf(c)
-	}
-	return b
-}
-
-// listRoom returns the offset of the next kept list, of n entries: the
-// next place of the last chunk when it fits there, else the start of a
-// new chunk; and moves succEnd past it.
-func (s *system) listRoom(n int64) int64 {
-	off := s.succEnd
-	if k := off & (listChunk - 1); k != 0 && k+n > listChunk {
-		off += listChunk - k // to the next chunk
-	}
-	s.succEnd = off + n
-	if n > listChunk {
-		// A chunk of its own (off starts a chunk here): the next list
-		// starts a new chunk.
-		s.succEnd = (off>>listChunkBits + 1) << listChunkBits
-	}
-	return off
-}
-
-// listAt returns the offset and the length of the kept list of the
-// expanded state idx.
-func (s *system) listAt(idx uint32) (off, n int64) {
-	w := s.succAt.get(idx)
-	if n = int64(w & succNMax); n != succNMax {
-		return s.succBase[idx/succBlock] + int64(w>>succNBits), n
-	}
-	big := s.succBig[idx]
-	return big[0], big[1]
-}
-
-// setList records the offset and the length of the kept list of state
-// idx. The offsets of the lists only grow ([system.listRoom]), so those
-// of a block are at least its base.
-func (s *system) setList(idx uint32, off, n int64) {
-	b := int(idx / succBlock)
-	for len(s.succBase) <= b {
-		s.succBase = append(s.succBase, -1)
-	}
-	if s.succBase[b] < 0 {
-		s.succBase[b] = off
-	}
-	if d := off - s.succBase[b]; d >= 0 && d < 1<<succOffBits && n < succNMax {
-		*s.succAt.at(idx) = uint32(d)<<succNBits | uint32(n)
-		return
-	}
-	s.succBig[idx] = [2]int64{off, n}
-	*s.succAt.at(idx) = succNMax
-}
-
 // succ is a system successor: the target state, the action (-1: the
 // stutter of a state without enabled action) and, under thread tracking,
 // the id of the permutation that canonicalised the target.
@@ -339,7 +186,7 @@ func newSystem(prog *machine.Program, pn *plan, keep bool) *system {
 		compaction: compaction{from: noParent},
 		reduction: reduction{canon: pn.canon, ample: pn.ample, rest: map[uint32]bool{},
 			unp: make([]int64, prog.Slots()), packed: make([]uint64, prog.Words())},
-		keptLists: keptLists{keep: keep, restAt: map[uint32][2]int64{}, succBig: map[uint32][2]int64{}, remach: prog.NewMachine()}}
+		keptLists: keptLists{keep: keep, lastIdx: noParent, restAt: map[uint32][2]int64{}, succBig: map[uint32][2]int64{}, remach: prog.NewMachine()}}
 	s.visitFn, s.stutFn = s.visit, s.stutter
 	if s.canon != nil {
 		s.canonFn = s.canon.Func()
@@ -370,8 +217,8 @@ func newSystem(prog *machine.Program, pn *plan, keep bool) *system {
 		}
 		s.internPerm() // the identity gets id 0
 	}
-	s.keepAct = keep && len(s.units) > 0 && len(m.Actions) < actNone
-	s.act8 = len(m.Actions) < actNone8
+	s.keepAct = keep && len(s.units) > 0
+	s.act8 = len(m.Actions) < 255
 	s.uw = (len(s.units) + 63) / 64
 	s.actionUnits = make([]uint64, len(m.Actions)*s.uw)
 	for k, acts := range unitActs {
@@ -571,7 +418,7 @@ func (s *system) expand(idx uint32) error {
 	if s.keep {
 		// The kept list is the product's to read ([system.targets]): no
 		// copy into the cache.
-		s.setList(idx, s.appendSuccs(), int64(len(s.buf)))
+		s.setList(idx, s.appendSuccs(idx, false), int64(len(s.buf)))
 	} else {
 		s.fill(idx, false)
 	}
@@ -720,30 +567,6 @@ func (s *system) visit(action, _ int, t machine.State) {
 	s.bufPerm = append(s.bufPerm, s.lastPerm)
 }
 
-// appendSuccs keeps the successors in buf, in succTo/succAct/succPerm,
-// and returns their offset there.
-func (s *system) appendSuccs() int64 {
-	n := int64(len(s.buf))
-	off := s.listRoom(n)
-	switch {
-	case s.keepAct && s.act8:
-		dst := s.succAct8.room(off, n)
-		for k, a := range s.buf {
-			dst[k] = uint8(a) // -1 (the stutter) is actNone8
-		}
-	case s.keepAct:
-		dst := s.succAct.room(off, n)
-		for k, a := range s.buf {
-			dst[k] = uint16(a) // -1 (the stutter) is actNone
-		}
-	}
-	copy(s.succTo.room(off, n), s.bufTo)
-	if s.threads != nil {
-		copy(s.succPerm.room(off, n), s.bufPerm)
-	}
-	return off
-}
-
 // restOf computes, once, the successors of the expanded, reduced state
 // idx by the enabled actions outside its ample set; the list stays in the
 // cache ([system.succs] with rest).
@@ -759,7 +582,7 @@ func (s *system) restOf(idx uint32) error {
 	}
 	s.fill(idx, true)
 	if s.keep {
-		s.restAt[idx] = [2]int64{s.appendSuccs(), int64(len(s.buf))}
+		s.restAt[idx] = [2]int64{s.appendSuccs(idx, true), int64(len(s.buf))}
 	}
 	s.transitions += int64(len(s.buf))
 	s.rest[idx] = true
@@ -798,21 +621,8 @@ func (s *system) succs(idx uint32, rest bool) []succ {
 			r := s.restAt[idx]
 			off, n = r[0], r[1]
 		}
-		s.buf = s.buf[:0]
-		if s.act8 {
-			for _, a := range s.succAct8.list(off, n) {
-				s.buf = append(s.buf, actOf8(a))
-			}
-		} else {
-			for _, a := range s.succAct.list(off, n) {
-				s.buf = append(s.buf, actOf(a))
-			}
-		}
-		s.bufTo = append(s.bufTo[:0], s.succTo.list(off, n)...)
-		s.bufPerm = s.bufPerm[:0]
-		if s.threads != nil {
-			s.bufPerm = append(s.bufPerm, s.succPerm.list(off, n)...)
-		} else {
+		s.bufTo, s.buf, s.bufPerm = s.decodeList(idx, rest, off, n, s.bufTo[:0], s.buf[:0], s.bufPerm[:0])
+		if s.threads == nil {
 			for range n {
 				s.bufPerm = append(s.bufPerm, 0)
 			}
@@ -837,24 +647,6 @@ func (s *system) succs(idx uint32, rest bool) []succ {
 		panic(fmt.Sprintf("wrapcheck internal error: ltl: the successors of state %d computed again differ (%v)", idx, err))
 	}
 	return s.fill(idx, rest)
-}
-
-// targets returns the targets of the successors of the expanded state
-// idx (rest: those outside its ample set), in the order of
-// [system.succs]: the kept list in place, else the targets of the list
-// appended to tmp.
-func (s *system) targets(idx uint32, rest bool, tmp []uint32) []uint32 {
-	if !s.keep {
-		for _, sc := range s.succs(idx, rest) {
-			tmp = append(tmp, sc.to)
-		}
-		return tmp
-	}
-	if rest && !s.rest[idx] || !rest && s.failure[idx] != nil {
-		return nil
-	}
-	off, n := s.keptList(idx, rest)
-	return s.succTo.list(off, n)
 }
 
 // slot returns the cache slot of the successors of idx (rest: those
@@ -905,18 +697,4 @@ func (s *system) unitsEnabled(idx uint32) []uint64 {
 		return s.enBuf[:]
 	}
 	return s.enabled[int(idx)*s.uw : int(idx+1)*s.uw]
-}
-
-// keptList returns the offset and the length in succTo of the kept list
-// of the expanded state s (rest: of its successors outside its ample
-// set; none when restOf did not compute them).
-func (s *system) keptList(idx uint32, rest bool) (off, n int64) {
-	if !rest {
-		return s.listAt(idx)
-	}
-	if !s.rest[idx] {
-		return 0, 0
-	}
-	r := s.restAt[idx]
-	return r[0], r[1]
 }
