@@ -184,9 +184,10 @@
 // it, found again when a trace needs it, and the edges of a node are
 // enumerated again from its state's successor list and the automaton, in
 // the order the expansion found them. System states live in a
-// machine.Store; their successor lists are kept, or, under a memory
-// budget (Options.MemoryBudget), computed again from the machine when
-// asked for.
+// machine.Store; their successor lists are kept, coded (each target as
+// its difference from the one before, a varint: one or two bytes for
+// most), or, under a memory budget (Options.MemoryBudget), computed again
+// from the machine when asked for.
 //
 // A fair accepting cycle among the nodes expanded so far is one of the
 // whole product, so the SCC search runs at checkpoints (after 4096
