@@ -126,6 +126,7 @@ type expandedPart struct {
 	listTo   []uint32
 	listAct  []int32
 	listPerm []uint32
+	batchTo  []uint32 // appendTargetsOf: the lists of a batch of nodes
 	// tmpTargets is parentOf's buffer of a node's targets.
 	tmpTargets []uint32
 	sink       uint32 // what appendTargetsOf's touching loads read
@@ -824,6 +825,12 @@ func (p *product) appendBy(dst []edge, s uint32, rest bool, es []Edge, live []in
 // no more (the OWCTY filter's eliminations): from the kept lists, without
 // the edges' actions and acceptance sets.
 func (p *product) appendTargets(dst []uint32, v uint32) []uint32 {
+	return p.appendTargetsWith(dst, v, nil, false)
+}
+
+// appendTargetsWith is appendTargets with, when have, the targets of the
+// kept list of v's state (its ample set's) decoded already, in main.
+func (p *product) appendTargetsWith(dst []uint32, v uint32, main []uint32, have bool) []uint32 {
 	sys := p.sys
 	if !sys.keep {
 		p.tmpEdges = p.appendEdges(p.tmpEdges[:0], v)
@@ -839,8 +846,11 @@ func (p *product) appendTargets(dst []uint32, v uint32) []uint32 {
 	dense, na := p.denseIndex(), len(p.aut.States)
 	off, n := sys.keptList(s, false)
 	for rest := false; ; rest = true {
-		list := sys.targetsOf(s, rest, off, n, p.listTo[:0])
-		p.listTo = list
+		list := main
+		if rest || !have {
+			list = sys.targetsOf(s, rest, off, n, p.listTo[:0])
+			p.listTo = list
+		}
 		if dense && len(live) == 1 { // one automaton edge: one loop, the index read in place
 			to := es[live[0]].To
 			dst = slices.Grow(dst, len(list))
@@ -874,8 +884,9 @@ func (p *product) appendTargets(dst []uint32, v uint32) []uint32 {
 // stage by stage and each stage in a loop of its own, what appendTargets
 // reads for all of them: the nodes' system and automaton states, the
 // system states' kept lists' offsets and atom valuations, then the
-// lists and the dense index's entries of their targets. The loads of
-// one stage do not wait for each other, so their misses overlap.
+// lists (decoded once, into batchTo) and the dense index's entries of
+// their targets. The loads of one stage do not wait for each other, so
+// their misses overlap.
 func (p *product) appendTargetsOf(dst []uint32, vs []uint32) []uint32 {
 	sys := p.sys
 	if sys.keep && len(vs) <= elimBatch {
@@ -894,22 +905,39 @@ func (p *product) appendTargetsOf(dst []uint32, vs []uint32) []uint32 {
 				sink += uint32(p.vals8.get(s))
 			}
 		}
-		dense := p.denseIndex()
+		touch := p.denseIndex() && !p.ident
 		na := len(p.aut.States)
+		var ends [elimBatch]int32 // the end of each list in batchTo; -1: not decoded
+		p.batchTo = p.batchTo[:0]
 		for i, w := range at[:len(vs)] {
+			ends[i] = -1
 			n := int64(w & succNMax)
 			if n == 0 || n == succNMax {
 				continue
 			}
+			from := len(p.batchTo)
 			off := sys.succBase[ss[i]/succBlock] + int64(w>>succNBits)
-			p.listTo = sys.targetsOf(ss[i], false, off, n, p.listTo[:0])
-			for _, t := range p.listTo {
-				if k := int(t) * na; dense && !p.ident && k < len(p.dense) {
-					sink += p.dense[k]
+			p.batchTo = sys.targetsOf(ss[i], false, off, n, p.batchTo)
+			ends[i] = int32(len(p.batchTo))
+			if touch {
+				for _, t := range p.batchTo[from:] {
+					if k := int(t) * na; k < len(p.dense) {
+						sink += p.dense[k]
+					}
 				}
 			}
 		}
 		p.sink += sink
+		from := int32(0)
+		for i, v := range vs {
+			if ends[i] < 0 {
+				dst = p.appendTargets(dst, v)
+				continue
+			}
+			dst = p.appendTargetsWith(dst, v, p.batchTo[from:ends[i]], true)
+			from = ends[i]
+		}
+		return dst
 	}
 	for _, v := range vs {
 		dst = p.appendTargets(dst, v)

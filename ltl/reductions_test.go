@@ -605,6 +605,23 @@ func TestEdgesRecomputed(t *testing.T) {
 				t.Fatalf("%s: parent of node %d: found %d, the exploration's %d", name, w, got, parent[w])
 			}
 		}
+		// The targets of batches of nodes (the eliminations'
+		// appendTargetsOf, which decodes a batch's lists once): those
+		// of its nodes one after the other. Batches of 1 to elimBatch
+		// nodes, the ids in steps of 1 and of 3.
+		for step := 1; step <= 3; step += 2 {
+			for at, size := 0, 1; at < pr.expanded(); at, size = at+size*step, size%elimBatch+1 {
+				var vs []uint32
+				var want []uint32
+				for v := at; v < pr.expanded() && len(vs) < size; v += step {
+					vs = append(vs, uint32(v))
+					want = pr.appendTargets(want, uint32(v))
+				}
+				if diff := cmp.Diff(want, pr.appendTargetsOf(nil, vs), cmpopts.EquateEmpty()); diff != "" {
+					t.Fatalf("%s: targets of nodes %v (-appendTargets +appendTargetsOf):\n%s", name, vs, diff)
+				}
+			}
+		}
 		if !pr.useFilter {
 			return
 		}
