@@ -153,11 +153,14 @@ func (s *system) setList(idx uint32, off, n int64) {
 // (0: the stutter), a byte when the model has fewer than 255 actions
 // (act8), else a varint; then, under thread tracking, the permutation's
 // id.
+//
 // The targets of a list are mostly the states that its expansion stored,
 // one after the other, and states of the levels just before; the states
 // of a block are expanded about together, and the states their
 // expansions store are stored together: most differences take one or
-// two bytes, not four.
+// two bytes, not four. A list of more than listChunk bytes at its
+// longest coding gets a chunk of its own of that length, most of which
+// it may not use (a state of thousands of successors).
 func (s *system) appendSuccs(idx uint32, rest bool) int64 {
 	if b := int(idx / succBlock); !rest && len(s.bufTo) > 0 {
 		for len(s.succFirst) <= b {
