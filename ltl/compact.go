@@ -266,12 +266,14 @@ func (s *system) compactState(idx uint32) machine.State {
 // of its successors outside the ample set, which restOf computed).
 func (s *system) place(p, c uint32) uint32 {
 	off, n := s.listAt(p)
-	if k := slices.Index(s.targetsOf(p, false, off, n, nil), c); k >= 0 {
+	s.placeBuf = s.targetsOf(p, false, off, n, s.placeBuf[:0])
+	if k := slices.Index(s.placeBuf, c); k >= 0 {
 		return uint32(k)
 	}
 	if s.rest[p] {
 		r := s.restAt[p]
-		if k := slices.Index(s.targetsOf(p, true, r[0], r[1], nil), c); k >= 0 {
+		s.placeBuf = s.targetsOf(p, true, r[0], r[1], s.placeBuf[:0])
+		if k := slices.Index(s.placeBuf, c); k >= 0 {
 			return uint32(k) | ordRest
 		}
 	}

@@ -50,8 +50,9 @@ type system struct {
 // replaces store (nil: not compacted), and from is then the state being
 // expanded (the derivation of the states it finds).
 type compaction struct {
-	fp   *fpStore
-	from uint32
+	fp       *fpStore
+	from     uint32
+	placeBuf []uint32 // [system.place]: a kept list decoded
 }
 
 // reduction holds the reductions: states are stored canonical (canon !=
