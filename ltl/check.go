@@ -55,6 +55,9 @@ type Options struct {
 	// noIdent keeps the dense index of an automaton of one state too
 	// (tests: product.ident).
 	noIdent bool
+	// wideQ keeps the nodes' automaton states in 2 bytes for a small
+	// automaton too (tests: product.q8).
+	wideQ bool
 	// noCycleSCCs keeps, in the filter and the cycle search, the nodes
 	// whose automaton state lies in no component where an accepting
 	// cycle may stay (tests: product.cyc).
@@ -353,6 +356,9 @@ func (r *checkRun) product(p *spec.Property, sys *system, aut *Automaton, atoms 
 	}
 	pr.hashNodes = r.opts.hashNodes
 	pr.noIdent = r.opts.noIdent
+	if r.opts.wideQ {
+		pr.wideQ()
+	}
 	if r.opts.noCycleSCCs {
 		pr.cyc = nil
 	}

@@ -106,3 +106,52 @@ func TestIdentRandom(t *testing.T) {
 		t.Error("no one-state product kept node s for state s")
 	}
 }
+
+// TestNodeQ8 compares the check with the nodes' automaton states in a
+// byte (product.q8, an automaton of 2 to 255 states) and in two bytes
+// (nodeQ, the larger automata's), on every example and on random
+// systems and temporal specs: verdicts, counts, lassos and traces byte
+// for byte. Some products must have taken the byte.
+func TestNodeQ8(t *testing.T) {
+	n, specs := 150, 30
+	if testenv.Short(t) {
+		n, specs = 40, 10
+	}
+	q8, q16 := 0, 0
+	count := func(opts Options) Options {
+		opts.onProduct = func(pr *product) {
+			switch {
+			case pr.q8 && len(pr.nodeQ8) == pr.nodeN && pr.nodeN > 0:
+				q8++
+			case !pr.oneQ && len(pr.nodeQ) == pr.nodeN && pr.nodeN > 0:
+				q16++
+			}
+		}
+		return opts
+	}
+	diff := func(name string, m *spec.Model, opts Options) {
+		wide := opts
+		wide.wideQ = true
+		if d := cmp.Diff(checkTogether(t, m, count(wide), nil), checkTogether(t, m, count(opts), nil)); d != "" {
+			t.Errorf("%s: the automaton states in two bytes and in one (-want +got):\n%s", name, d)
+		}
+	}
+	for i, ex := range exampleProperties(t) {
+		if testenv.Short(t) && i%3 != 0 {
+			continue
+		}
+		diff(ex.file, ex.model, Options{MaxStates: 200000})
+	}
+	eachRandomSystem(t, n, 47, func(name string, m *spec.Model) {
+		diff(name, m, Options{})
+		diff(name+" (hash compaction)", m, Options{HashCompact: true})
+	})
+	eachRandomSpec(specs, func(name string, m *spec.Model) {
+		diff(name, m, Options{MaxStates: 100000})
+		diff(name+" (reduced)", m, Options{MaxStates: 100000, Symmetry: true, POR: true})
+	})
+	t.Logf("products: %d with a byte a node's automaton state, %d with two", q8, q16)
+	if q8 == 0 || q16 == 0 {
+		t.Errorf("%d products kept their nodes' automaton states in a byte, %d in two; want some of each", q8, q16)
+	}
+}

@@ -81,10 +81,14 @@ type nodeIndex struct {
 	hashNodes bool // Options.hashNodes
 	nodeN     int
 	nodeSys   []uint32 // the system state of each node; empty while ident
-	nodeQ     []uint16 // the automaton state, qBig: in bigQ; empty when oneQ
+	nodeQ     []uint16 // the automaton state, qBig: in bigQ; empty when oneQ or q8
 	// oneQ: the automaton has one state, every node's (nodeQ is not
 	// kept: 2 bytes a node).
 	oneQ bool
+	// q8: the automaton has 2 to 255 states, and a node's is in nodeQ8
+	// (a byte a node, not 2).
+	q8     bool
+	nodeQ8 []uint8
 	// ident: the node of system state s is node s, so dense and nodeSys
 	// are not kept (8 bytes a node, and no read of dense an edge). It is
 	// set at the start for an automaton of one state in the dense index
@@ -189,7 +193,7 @@ const noParent = ^uint32(0)
 
 func newProduct(ctx context.Context, sys *system, aut *Automaton, atoms []*spec.Expr, limit int64) (*product, error) {
 	p := &product{ctx: ctx, sys: sys, aut: aut, limit: limit, ignored: make([]bool, len(sys.units)),
-		valuation: valuation{aw: (len(atoms) + 63) / 64, small: len(atoms) <= 7}, nodeIndex: nodeIndex{oneQ: len(aut.States) == 1}, cycleChecks: cycleChecks{firstCheck: defaultFirstCheck}}
+		valuation: valuation{aw: (len(atoms) + 63) / 64, small: len(atoms) <= 7}, nodeIndex: nodeIndex{oneQ: len(aut.States) == 1, q8: len(aut.States) > 1 && len(aut.States) <= 255}, cycleChecks: cycleChecks{firstCheck: defaultFirstCheck}}
 	// Atoms are evaluated in groups of up to 62 by one predicate that
 	// computes their bit mask (sum of if atom_i then 2^i else 0), so the
 	// state is unpacked once per group.
@@ -233,13 +237,13 @@ const atomGroup = 62
 // reservation is address space, and where it is refused the arrays
 // grow on the heap.
 func (p *product) reserveArrays() {
-	n := 1 << 32
-	if p.limit > 0 && p.limit < int64(n) {
-		n = int(p.limit) + 1
-	}
+	n := p.nodeRoom()
 	p.arena = vmem.New()
 	p.nodeSys = vmem.Reserve[uint32](p.arena, n)
-	if !p.oneQ {
+	switch {
+	case p.q8:
+		p.nodeQ8 = vmem.Reserve[uint8](p.arena, n)
+	case !p.oneQ:
 		p.nodeQ = vmem.Reserve[uint16](p.arena, n)
 	}
 	p.indeg = vmem.Reserve[uint8](p.arena, n)
@@ -248,11 +252,29 @@ func (p *product) reserveArrays() {
 	}
 }
 
+// nodeRoom returns the most nodes the product may have: as many as the
+// limit allows, or 2^32 (node ids are 32 bits).
+func (p *product) nodeRoom() int {
+	if p.limit > 0 && p.limit < 1<<32 {
+		return int(p.limit) + 1
+	}
+	return 1 << 32
+}
+
+// wideQ keeps the nodes' automaton states in 2 bytes (nodeQ) for an
+// automaton of fewer than 256 states too (tests: product.q8).
+func (p *product) wideQ() {
+	if p.q8 && p.nodeN == 0 {
+		p.q8, p.nodeQ8 = false, nil
+		p.nodeQ = vmem.Reserve[uint16](p.arena, p.nodeRoom())
+	}
+}
+
 // free returns the product's reserved arrays: the product may not be
 // used after.
 func (p *product) free() {
 	p.arena.Free()
-	p.dense, p.nodeSys, p.nodeQ, p.indeg = nil, nil, nil, nil
+	p.dense, p.nodeSys, p.nodeQ, p.nodeQ8, p.indeg = nil, nil, nil, nil, nil
 }
 
 // keyTabBits is the widest key of the slots a small valuation reads that
@@ -417,14 +439,17 @@ func (p *product) node(sysIdx uint32, q int, d int32) (uint32, error) {
 		if !p.ident {
 			p.nodeSys = vmem.Append(p.arena, p.nodeSys, sysIdx)
 		}
-		if q >= qBig {
-			if p.bigQ == nil {
-				p.bigQ = map[uint32]int32{}
+		switch {
+		case p.q8:
+			p.nodeQ8 = vmem.Append(p.arena, p.nodeQ8, uint8(q))
+		case !p.oneQ:
+			if q >= qBig {
+				if p.bigQ == nil {
+					p.bigQ = map[uint32]int32{}
+				}
+				p.bigQ[id] = int32(q)
+				q = qBig
 			}
-			p.bigQ[id] = int32(q)
-			q = qBig
-		}
-		if !p.oneQ {
 			p.nodeQ = vmem.Append(p.arena, p.nodeQ, uint16(q))
 		}
 		if int(d) == len(p.levels) {
@@ -450,6 +475,9 @@ func (p *product) cycOf(v uint32) int32 {
 
 // stateQ returns the automaton state of node v.
 func (p *product) stateQ(v uint32) int {
+	if p.q8 {
+		return int(p.nodeQ8[v])
+	}
 	if p.oneQ {
 		return 0
 	}
@@ -475,7 +503,7 @@ func (p *product) footprint() int64 {
 		b += bytesOf(sl.list)
 	}
 	b += bytesOf(p.vals) + p.vals8.bytes() + bytesOf(p.valOK) + bytesOf(p.dense) + bytesOf(p.nodes.keys) + bytesOf(p.nodes.ids) +
-		bytesOf(p.nodeSys) + bytesOf(p.nodeQ) + bytesOf(p.levels) + bytesOf(p.indeg) +
+		bytesOf(p.nodeSys) + bytesOf(p.nodeQ) + bytesOf(p.nodeQ8) + bytesOf(p.levels) + bytesOf(p.indeg) +
 		bytesOf(p.full) + bytesOf(p.liveTab) + bytesOf(p.keyTab)
 	for _, l := range p.liveTab {
 		b += bytesOf(l)
@@ -588,7 +616,10 @@ func (p *product) reserve(n int) {
 	if !p.ident {
 		p.nodeSys = vmem.Grow(p.arena, p.nodeSys, n)
 	}
-	if !p.oneQ {
+	switch {
+	case p.q8:
+		p.nodeQ8 = vmem.Grow(p.arena, p.nodeQ8, n)
+	case !p.oneQ:
 		p.nodeQ = vmem.Grow(p.arena, p.nodeQ, n)
 	}
 	if p.useFilter {
@@ -896,7 +927,7 @@ func (p *product) appendTargetsOf(dst []uint32, vs []uint32) []uint32 {
 		for i, v := range vs {
 			ss[i] = p.sysOf(v)
 			if !p.oneQ {
-				sink += uint32(p.nodeQ[v])
+				sink += uint32(p.stateQ(v))
 			}
 		}
 		for i, s := range ss[:len(vs)] {

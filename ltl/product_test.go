@@ -821,7 +821,7 @@ func TestProductArena(t *testing.T) {
 		counted := vmem.InUse() - before
 		arrays := 4*int64(len(pr.nodeSys)+len(pr.dense)) + int64(len(pr.indeg))
 		if !pr.oneQ {
-			arrays += 2 * int64(len(pr.nodeQ))
+			arrays += 2*int64(len(pr.nodeQ)) + int64(len(pr.nodeQ8))
 		}
 		if pr.nodeN < 1000 || counted < arrays {
 			t.Errorf("%d nodes; %d bytes counted in use, the arrays hold %d", pr.nodeN, counted, arrays)
