@@ -464,7 +464,8 @@ func (p *product) node(sysIdx uint32, q int, d int32) (uint32, error) {
 }
 
 // qBig is the nodeQ of a node whose automaton state is kept in bigQ (an
-// automaton of more than qBig states; 2 bytes a node otherwise).
+// automaton of more than qBig states; 2 bytes a node otherwise, and 1
+// in nodeQ8 for one of fewer than 256).
 const qBig = 1<<16 - 1
 
 // cycOf returns the component of node v's automaton state in which an
