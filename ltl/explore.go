@@ -161,8 +161,8 @@ func (p *product) addEdges(i int, es []Edge, live []int32, s uint32, rest bool) 
 			if proviso {
 				back = back || int(d)+1 >= len(p.levels) || to < p.levels[d+1]
 			}
-			if count && (p.cyc == nil || p.cyc[e.To] >= 0) && p.indeg[to] != maxCount {
-				p.indeg[to]++
+			if count && (p.cyc == nil || p.cyc[e.To] >= 0) {
+				addCount(&p.indeg[to])
 			}
 			if to < uint32(i) {
 				p.downEdges++
@@ -195,8 +195,8 @@ func (p *product) addIdentEdges(i int, tos []uint32, d int32) error {
 				return err
 			}
 		}
-		if filter && p.indeg[to] != maxCount {
-			p.indeg[to]++
+		if filter {
+			addCount(&p.indeg[to])
 		}
 		if to < uint32(i) {
 			p.downEdges++

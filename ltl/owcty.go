@@ -68,6 +68,13 @@ const (
 	maxCount  = 1<<8 - 1
 )
 
+// addCount counts one more predecessor in c, which stops at maxCount.
+func addCount(c *uint8) {
+	if *c != maxCount {
+		*c++
+	}
+}
+
 // newOWCTYFilter prepares the filter over the expanded nodes of p. With
 // takeIndeg (the last search, when no test reads p.indeg after it), the
 // filter's words are p.indeg's own array, which its first elimination
@@ -204,8 +211,8 @@ func (f *owctyFilter) eliminate(first bool) {
 			}
 			f.targets = p.appendTargets(f.targets[:0], uint32(v))
 			for _, t := range f.targets {
-				if f.has(t) && f.word[t] != maxCount {
-					f.word[t]++
+				if f.has(t) {
+					addCount(&f.word[t])
 				}
 			}
 		}

@@ -82,14 +82,14 @@ func (p *product) parentAction(u, v uint32) int32 {
 }
 
 // trace converts a product path (nodes, each the parent of the next,
-// reached from it by its parent action) and a cycle (edges from the path's last node
-// back to it) into trace steps of the unreduced system, and returns the
-// index of the entry the cycle's first step reaches. The cycle's states
-// appear after the path, so the last entry is the state the cycle starts
-// from. Stutter steps (action -1 after the first) are dropped: they
-// repeat a state without enabled action. Under symmetry reduction the
-// canonical states are replaced by a real run (see concretize), whose
-// cycle may be the product cycle repeated.
+// reached from it by its parent action) and a cycle (edges from the
+// path's last node back to it) into trace steps of the unreduced system,
+// and returns the index of the entry the cycle's first step reaches. The
+// cycle's states appear after the path, so the last entry is the state
+// the cycle starts from. Stutter steps (action -1 after the first) are
+// dropped: they repeat a state without enabled action. Under symmetry
+// reduction the canonical states are replaced by a real run (see
+// concretize), whose cycle may be the product cycle repeated.
 func (p *product) trace(path []uint32, cycle []edge) ([]verdict.Step, int, error) {
 	var seq []uint32
 	var acts []int32
